@@ -1,0 +1,19 @@
+// Package softmax computes softmax, log-softmax and their gradients along any
+// axis of an N-d tensor, with PyTorch's softmax(scale·x, dim) semantics, as
+// fast as the hardware allows.
+//
+// This package is the CPU backend and the shared vocabulary: dtypes
+// (float32, float16, bfloat16 storage; float32 arithmetic), ops, options and
+// the Tensor type. It runs on every machine, in parallel across GOMAXPROCS
+// goroutines with SIMD kernels where the CPU has them. The cuda package runs
+// the same operations on NVIDIA GPUs.
+//
+// Semantics, for every backend:
+//   - the max of each slice is subtracted first, so finite inputs never overflow;
+//   - −∞ entries give 0 (log-softmax: −∞); a slice of only −∞ gives NaN;
+//   - a NaN or +∞ anywhere in a slice makes the whole slice NaN;
+//   - zero-size tensors and zero-length axes are valid no-ops;
+//   - dst may be src itself (in place); any other overlap is an error.
+//
+// Every bad call returns an error naming the problem, and nothing is written.
+package softmax

@@ -1,0 +1,47 @@
+package cpu
+
+import (
+	"github.com/gofused/softmax/internal/cpu/vec"
+	"github.com/gofused/softmax/internal/spec"
+)
+
+// Buf is a typed view of a tensor's storage: F32 for float32, U16 for the
+// raw bits of float16 or bfloat16.
+type Buf struct {
+	DType spec.DType
+	F32   []float32
+	U16   []uint16
+}
+
+// load returns elements [off, off+n) as float32: the storage itself for
+// float32, else a conversion into tmp.
+func (b Buf) load(tmp []float32, off, n int) []float32 {
+	switch b.DType {
+	case spec.Float16:
+		vec.F16ToF32(tmp[:n], b.U16[off:off+n])
+		return tmp[:n]
+	case spec.BFloat16:
+		vec.BF16ToF32(tmp[:n], b.U16[off:off+n])
+		return tmp[:n]
+	}
+	return b.F32[off : off+n]
+}
+
+// out returns where elements [off, off+n) should be computed: the storage
+// itself for float32, else tmp, to be stored back with commit.
+func (b Buf) out(tmp []float32, off, n int) []float32 {
+	if b.DType == spec.Float32 {
+		return b.F32[off : off+n]
+	}
+	return tmp[:n]
+}
+
+// commit stores a chunk computed in the slice that out returned.
+func (b Buf) commit(v []float32, off int) {
+	switch b.DType {
+	case spec.Float16:
+		vec.F32ToF16(b.U16[off:off+len(v)], v)
+	case spec.BFloat16:
+		vec.F32ToBF16(b.U16[off:off+len(v)], v)
+	}
+}

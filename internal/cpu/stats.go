@@ -1,0 +1,71 @@
+package cpu
+
+import (
+	"math"
+
+	"github.com/gofused/softmax/internal/cpu/vec"
+)
+
+// chunk is the number of elements a kernel call handles at once: small
+// enough for L1/L2 and to keep float32 partial sums accurate, large enough
+// to amortise the call.
+const chunk = 2048
+
+var negInf = math.Inf(-1)
+
+// pair is an online softmax statistic: the running max and the sum of
+// exp(x − max), or for backward ops just a sum (m unused).
+type pair struct{ m, d float64 }
+
+var emptyPair = pair{m: negInf}
+
+// merge combines two pairs; −∞-safe (two empty pairs stay empty) and NaN
+// in either sum propagates.
+func (p pair) merge(q pair) pair {
+	if q.m > p.m {
+		p, q = q, p
+	}
+	off := p.m
+	if math.IsInf(off, -1) {
+		off = 0
+	}
+	return pair{p.m, p.d + q.d*math.Exp(q.m-off)}
+}
+
+// fold merges a float32 chunk result into p.
+func (p pair) fold(m, d float32) pair { return p.merge(pair{float64(m), float64(d)}) }
+
+// forwardParams turns a slice's final pair into the write pass's constants:
+// for softmax exp(s·x − m)·mul, for log-softmax (s·x − m) − logd, rounded
+// in that order as PyTorch does, so a huge max never swallows log d.
+func forwardParams(p pair) (m, mul, logd float32) {
+	return float32(p.m), float32(1 / p.d), float32(math.Log(p.d))
+}
+
+// statsChunked returns the pair of scale·x over elements [off, off+n) of
+// src, chunk by chunk.
+func statsChunked(src Buf, off, n int, scale float32, s *scratch) pair {
+	p := emptyPair
+	tmp := grow32(&s.a, chunk)
+	for k := 0; k < n; k += chunk {
+		c := min(chunk, n-k)
+		p = p.fold(vec.MaxSum(src.load(tmp, off+k, c), scale))
+	}
+	return p
+}
+
+// gradSumChunked returns Σ dy·y (softmax) or Σ dy (log-softmax) over
+// elements [off, off+n).
+func gradSumChunked(logGrad bool, y, dy Buf, off, n int, s *scratch) float64 {
+	var total float64
+	ty, tdy := grow32(&s.a, chunk), grow32(&s.b, chunk)
+	for k := 0; k < n; k += chunk {
+		c := min(chunk, n-k)
+		if logGrad {
+			total += float64(vec.Sum(dy.load(tdy, off+k, c)))
+		} else {
+			total += float64(vec.Dot(y.load(ty, off+k, c), dy.load(tdy, off+k, c)))
+		}
+	}
+	return total
+}

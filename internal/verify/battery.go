@@ -1,0 +1,54 @@
+package verify
+
+import "github.com/gofused/softmax/internal/spec"
+
+var (
+	allDTypes = []spec.DType{spec.Float32, spec.Float16, spec.BFloat16}
+	allOps    = []spec.Op{spec.Softmax, spec.LogSoftmax, spec.SoftmaxBackward, spec.LogSoftmaxBackward}
+	edgeFills = []Fill{NegInf, AllNegInf, NaN, PosInf, Huge, Constant, Wide}
+)
+
+// shapeAxis is a shape with the axis to reduce.
+type shapeAxis struct {
+	shape []int
+	axis  int
+}
+
+// Battery returns the standard checks: every op × dtype over ragged
+// last-axis sizes (1, 7, 781, 1000, 4097, 1000003), 2-D and 3-D tensors
+// along every axis, scales, zero-size tensors, a scalar, and every edge fill.
+// With quick set, the million-element row is left out (fast unit tests).
+func Battery(quick bool) []Case {
+	shapes := []shapeAxis{
+		{[]int{1}, -1}, {[]int{7}, -1}, {[]int{781}, 0}, {[]int{3, 1000}, -1},
+		{[]int{5, 4097}, 1}, {[]int{300, 33}, -1}, {[]int{2, 70000}, -1},
+		{[]int{1000, 7}, 0}, {[]int{781, 33}, 0}, {[]int{64, 300}, -2},
+		{[]int{4, 5, 6}, 0}, {[]int{4, 5, 6}, 1}, {[]int{4, 5, 6}, 2},
+		{[]int{2, 1000, 3}, 1}, {[]int{3, 129, 70}, -2}, {[]int{2, 3, 4097}, 2},
+		{[]int{}, -1}, {[]int{0, 5}, 1}, {[]int{5, 0}, -1}, {[]int{0}, 0},
+	}
+	if !quick {
+		shapes = append(shapes, shapeAxis{[]int{1000003}, -1}, shapeAxis{[]int{2, 1000003}, 0})
+	}
+	var cases []Case
+	for _, sa := range shapes {
+		for _, dt := range allDTypes {
+			for _, op := range allOps {
+				cases = append(cases, Case{Shape: sa.shape, Axis: sa.axis, DType: dt, Op: op, Fill: Random})
+			}
+		}
+	}
+	for _, dt := range allDTypes {
+		for _, op := range []spec.Op{spec.Softmax, spec.LogSoftmax} {
+			for _, sc := range []float32{0.5, -2} {
+				cases = append(cases, Case{Shape: []int{9, 781}, Axis: -1, DType: dt, Op: op, Scale: sc, Fill: Random})
+			}
+			for _, f := range edgeFills {
+				cases = append(cases,
+					Case{Shape: []int{16, 781}, Axis: -1, DType: dt, Op: op, Fill: f},
+					Case{Shape: []int{37, 5, 3}, Axis: 1, DType: dt, Op: op, Fill: f})
+			}
+		}
+	}
+	return cases
+}

@@ -1,0 +1,296 @@
+// Package verify is the accuracy battery shared by the tests of every
+// backend and by `softmax verify`: it builds inputs (random, ragged, −∞,
+// NaN, huge, constant slices), runs a backend, and compares the result with
+// the float64 reference of package ref.
+package verify
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"github.com/gofused/softmax/internal/cpu/vec"
+	"github.com/gofused/softmax/internal/ref"
+	"github.com/gofused/softmax/internal/spec"
+)
+
+// Fill names how a case's input is drawn.
+type Fill string
+
+// Fills. Edge fills plant their values in a random subset of slices on top
+// of random data.
+const (
+	Random    Fill = "random"    // normal, σ = 3
+	NegInf    Fill = "neginf"    // some −∞ entries
+	AllNegInf Fill = "allneginf" // some slices entirely −∞
+	NaN       Fill = "nan"       // a NaN in some slices
+	PosInf    Fill = "posinf"    // a +∞ in some slices
+	Huge      Fill = "huge"      // values near the dtype's max magnitude
+	Constant  Fill = "constant"  // every element equal
+	Wide      Fill = "wide"      // uniform over ±80: exp spans the float32 range
+)
+
+// Case is one check: an op on a shape along an axis.
+type Case struct {
+	Shape []int
+	Axis  int
+	DType spec.DType
+	Op    spec.Op
+	Scale float32 // 0 means 1
+	Fill  Fill
+}
+
+// Name is a compact label such as "softmax f16 [4 781] axis -1 random".
+func (c Case) Name() string {
+	s := fmt.Sprintf("%v %v %v axis %d %s", c.Op, c.DType, c.Shape, c.Axis, c.Fill)
+	if c.Scale != 0 && c.Scale != 1 {
+		s += fmt.Sprintf(" scale %g", c.Scale)
+	}
+	return s
+}
+
+// Host is a host tensor as the backends take it: F32 for float32, raw bits
+// in U16 for float16/bfloat16.
+type Host struct {
+	DType spec.DType
+	F32   []float32
+	U16   []uint16
+}
+
+// Backend runs one op. For forward ops inputs is [x]; for backward ops it
+// is [y, dy]. out is poisoned with NaN before the call.
+type Backend func(c Case, out Host, inputs []Host) error
+
+// Result is the outcome of one case.
+type Result struct {
+	Case   Case
+	MaxAbs float64 // max |out − ref| over entries where both are finite
+	// Rel is ‖out − ref‖ / ‖ref‖ over finite entries; for log-softmax it is
+	// the largest |out − ref| / max(1, |ref|).
+	Rel float64
+	Tol float64
+	Err error // backend error, or a mismatch of NaN/±∞ pattern
+}
+
+// OK reports whether the case passed.
+func (r Result) OK() bool { return r.Err == nil && r.Rel <= r.Tol }
+
+// Tolerance is the accepted relative error ‖y−ref‖/‖ref‖ for dtype and op;
+// for log-softmax it bounds |y−ref| / max(1, |ref|) element-wise.
+func Tolerance(dt spec.DType, op spec.Op) float64 {
+	switch dt {
+	case spec.Float16:
+		return 1e-3
+	case spec.BFloat16:
+		return 8e-3
+	}
+	switch op {
+	case spec.LogSoftmax:
+		return 1e-5
+	case spec.Softmax:
+		return 1e-6
+	}
+	return 1e-5
+}
+
+// Run draws the case's inputs from rng, runs backend and compares.
+func Run(c Case, rng *rand.Rand, backend Backend) Result {
+	res := Result{Case: c, Tol: Tolerance(c.DType, c.Op)}
+	l, err := spec.Decompose(c.Shape, c.Axis)
+	if err != nil {
+		res.Err = err
+		return res
+	}
+	n := l.Len()
+	scale := c.Scale
+	if scale == 0 {
+		scale = 1
+	}
+	x := draw(c.Fill, c.DType, l, rng)
+	xs := store(c.DType, x) // rounded to storage
+	var want []float64
+	var inputs []Host
+	if c.Op.Backward() {
+		fwd := spec.Softmax
+		if c.Op == spec.LogSoftmaxBackward {
+			fwd = spec.LogSoftmax
+		}
+		y, _ := ref.Forward(fwd, l, load(xs), 1)
+		ys := store(c.DType, y)
+		dy := make([]float64, n)
+		for i := range dy {
+			dy[i] = rng.NormFloat64()
+		}
+		dys := store(c.DType, dy)
+		want, _ = ref.Backward(c.Op, l, load(ys), load(dys))
+		inputs = []Host{ys, dys}
+	} else {
+		// The backends compute scale·x in float32; so does the reference's input.
+		sx := load(xs)
+		for i, v := range sx {
+			sx[i] = float64(float32(v) * scale)
+		}
+		want, _ = ref.Forward(c.Op, l, sx, 1)
+		inputs = []Host{xs}
+	}
+	out := Host{DType: c.DType}
+	if c.DType == spec.Float32 {
+		out.F32 = make([]float32, n)
+		for i := range out.F32 {
+			out.F32[i] = float32(math.NaN())
+		}
+	} else {
+		out.U16 = make([]uint16, n)
+		for i := range out.U16 {
+			out.U16[i] = 0x7e00 // NaN in f16; a NaN payload in bf16 too (exp all ones)
+			if c.DType == spec.BFloat16 {
+				out.U16[i] = 0x7fc0
+			}
+		}
+	}
+	if err := backend(c, out, inputs); err != nil {
+		res.Err = err
+		return res
+	}
+	// A result beyond the storage range (log-softmax of huge spreads) is ±∞
+	// in that dtype, as in PyTorch.
+	for i, w := range load(store(c.DType, want)) {
+		if math.IsInf(w, 0) {
+			want[i] = w
+		}
+	}
+	res.MaxAbs, res.Rel, res.Err = compare(c.Op, load(out), want)
+	return res
+}
+
+// compare returns the error metrics and a non-nil error for any mismatch of
+// the NaN/±∞ pattern (which also catches unwritten, still poisoned, output).
+func compare(op spec.Op, got, want []float64) (maxAbs, rel float64, err error) {
+	var num, den, worst float64
+	for i := range got {
+		g, w := got[i], want[i]
+		if math.IsNaN(w) || math.IsInf(w, 0) {
+			if !(math.IsNaN(w) && math.IsNaN(g)) && g != w {
+				return maxAbs, rel, fmt.Errorf("element %d: got %v, want %v", i, g, w)
+			}
+			continue
+		}
+		if math.IsNaN(g) || math.IsInf(g, 0) {
+			return maxAbs, rel, fmt.Errorf("element %d: got %v, want %v (unwritten or wrong)", i, g, w)
+		}
+		d := math.Abs(g - w)
+		maxAbs = math.Max(maxAbs, d)
+		worst = math.Max(worst, d/math.Max(1, math.Abs(w)))
+		num += d * d
+		den += w * w
+	}
+	if den > 0 {
+		rel = math.Sqrt(num / den)
+	} else if num > 0 {
+		rel = math.Inf(1)
+	}
+	if op == spec.LogSoftmax {
+		rel = worst
+	}
+	return maxAbs, rel, nil
+}
+
+// draw makes float64 input values for a fill.
+func draw(f Fill, dt spec.DType, l spec.Layout, rng *rand.Rand) []float64 {
+	n := l.Len()
+	x := make([]float64, n)
+	for i := range x {
+		x[i] = 3 * rng.NormFloat64()
+	}
+	big := map[spec.DType]float64{spec.Float32: 3e38, spec.Float16: 6e4, spec.BFloat16: 3e38}[dt]
+	// Each edge fill touches about a third of the slices (at least one).
+	forSlices := func(fn func(at func(j int) int)) {
+		picked := false
+		for o := 0; o < l.Outer; o++ {
+			for i := 0; i < l.Inner; i++ {
+				last := o == l.Outer-1 && i == l.Inner-1
+				if rng.IntN(3) != 0 && !(last && !picked) {
+					continue
+				}
+				picked = true
+				fn(func(j int) int { return (o*l.Axis+j)*l.Inner + i })
+			}
+		}
+	}
+	switch f {
+	case NegInf:
+		forSlices(func(at func(int) int) {
+			for j := 0; j < l.Axis; j++ {
+				if rng.IntN(2) == 0 && j != 0 {
+					x[at(j)] = math.Inf(-1)
+				}
+			}
+		})
+	case AllNegInf:
+		forSlices(func(at func(int) int) {
+			for j := 0; j < l.Axis; j++ {
+				x[at(j)] = math.Inf(-1)
+			}
+		})
+	case NaN:
+		forSlices(func(at func(int) int) { x[at(rng.IntN(l.Axis))] = math.NaN() })
+	case PosInf:
+		forSlices(func(at func(int) int) { x[at(rng.IntN(l.Axis))] = math.Inf(1) })
+	case Huge:
+		for i := range x {
+			x[i] = big * (1 - rng.Float64()*2)
+		}
+	case Constant:
+		for i := range x {
+			x[i] = 1.25
+		}
+	case Wide:
+		for i := range x {
+			x[i] = 80 * (1 - 2*rng.Float64())
+		}
+	}
+	return x
+}
+
+// store rounds values to the dtype's storage.
+func store(dt spec.DType, v []float64) Host {
+	h := Host{DType: dt}
+	switch dt {
+	case spec.Float32:
+		h.F32 = make([]float32, len(v))
+		for i, x := range v {
+			h.F32[i] = float32(x)
+		}
+	case spec.Float16:
+		h.U16 = make([]uint16, len(v))
+		for i, x := range v {
+			h.U16[i] = vec.FloatToHalf(float32(x))
+		}
+	case spec.BFloat16:
+		h.U16 = make([]uint16, len(v))
+		for i, x := range v {
+			h.U16[i] = vec.FloatToBF16(float32(x))
+		}
+	}
+	return h
+}
+
+// load widens storage to float64.
+func load(h Host) []float64 {
+	if h.DType == spec.Float32 {
+		v := make([]float64, len(h.F32))
+		for i, x := range h.F32 {
+			v[i] = float64(x)
+		}
+		return v
+	}
+	v := make([]float64, len(h.U16))
+	for i, b := range h.U16 {
+		if h.DType == spec.Float16 {
+			v[i] = float64(vec.HalfToFloat(b))
+		} else {
+			v[i] = float64(vec.BF16ToFloat(b))
+		}
+	}
+	return v
+}

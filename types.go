@@ -1,0 +1,71 @@
+package softmax
+
+import (
+	"github.com/gofused/softmax/internal/cpu/vec"
+	"github.com/gofused/softmax/internal/spec"
+	"github.com/x448/float16"
+)
+
+// DType is the storage type of tensor elements; arithmetic is float32.
+type DType = spec.DType
+
+// Storage dtypes.
+const (
+	Float32  = spec.Float32
+	Float16  = spec.Float16
+	BFloat16 = spec.BFloat16
+)
+
+// Op is the operation computed along the axis.
+type Op = spec.Op
+
+// Operations. Backward ops take the forward output y and the gradient dy.
+const (
+	OpSoftmax            = spec.Softmax            // y = exp(s·x − max) / Σ exp(s·x − max)
+	OpLogSoftmax         = spec.LogSoftmax         // y = s·x − max − log Σ exp(s·x − max)
+	OpSoftmaxBackward    = spec.SoftmaxBackward    // dx = y·(dy − Σ dy·y)
+	OpLogSoftmaxBackward = spec.LogSoftmaxBackward // dx = dy − exp(y)·Σ dy
+)
+
+// ParseDType parses f32/float32, f16/float16/half, bf16/bfloat16.
+func ParseDType(s string) (DType, error) { return spec.ParseDType(s) }
+
+// ParseOp parses softmax, log_softmax, softmax_backward, log_softmax_backward.
+func ParseOp(s string) (Op, error) { return spec.ParseOp(s) }
+
+// Half is an IEEE 754 binary16 value (github.com/x448/float16).
+type Half = float16.Float16
+
+// BFloat16Value is a bfloat16 value: the top 16 bits of a float32.
+type BFloat16Value uint16
+
+// BFloat16From rounds f to the nearest bfloat16 (ties to even; NaN stays NaN).
+func BFloat16From(f float32) BFloat16Value { return BFloat16Value(vec.FloatToBF16(f)) }
+
+// Float32 returns the value as a float32 (exact).
+func (b BFloat16Value) Float32() float32 { return vec.BF16ToFloat(uint16(b)) }
+
+// Element is a storage element type accepted by the typed functions.
+type Element interface {
+	float32 | Half | BFloat16Value
+}
+
+// Options tune an operation.
+type Options struct {
+	// Axis is the softmax dimension; negative values count from the end
+	// (−1 is the last axis).
+	Axis int
+	// Scale multiplies the input before softmax (a fused temperature:
+	// softmax(Scale·x)). Zero means 1. Backward ops ignore it.
+	Scale float32
+}
+
+func (o Options) scale() float32 {
+	if o.Scale == 0 {
+		return 1
+	}
+	return o.Scale
+}
+
+// FloatToHalfBits rounds f to the nearest binary16 and returns its bits.
+func FloatToHalfBits(f float32) uint16 { return vec.FloatToHalf(f) }
