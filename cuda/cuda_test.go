@@ -1,0 +1,317 @@
+package cuda
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/gofused/softmax"
+	"github.com/gofused/softmax/internal/spec"
+	"github.com/gofused/softmax/internal/verify"
+)
+
+// openOrSkip opens device 0, or skips the test with the reason there is no GPU.
+func openOrSkip(t testing.TB) *Device {
+	t.Helper()
+	d, err := Open(0)
+	if err != nil {
+		t.Skip("no CUDA device: " + err.Error())
+	}
+	return d
+}
+
+// backend runs a verify case on the device with a forced strategy.
+func backend(d *Device, algo string) verify.Backend {
+	return func(c verify.Case, out verify.Host, in []verify.Host) error {
+		h := func(x verify.Host) softmax.Tensor {
+			return softmax.Tensor{Shape: c.Shape, DType: x.DType, F32: x.F32, U16: x.U16}
+		}
+		opt := Options{Axis: c.Axis, Scale: c.Scale, Algo: algo}
+		if c.Op.Backward() {
+			return d.ApplyBackwardHost(c.Op, h(out), h(in[0]), h(in[1]), opt)
+		}
+		return d.ApplyHost(c.Op, h(out), h(in[0]), opt)
+	}
+}
+
+// unsupported reports a planner refusal (the strategy cannot serve the case).
+func unsupported(err error) bool { return err != nil && strings.Contains(err.Error(), "cannot serve") }
+
+// Every strategy × dtype × op × shape of the battery, against the float64
+// reference, outputs poisoned with NaN before each run.
+func TestStrategiesAgainstReference(t *testing.T) {
+	d := openOrSkip(t)
+	t.Logf("device: %s", d)
+	rng := rand.New(rand.NewPCG(3, uint64(rand.Int64())))
+	for _, algo := range append([]string{"auto"}, Strategies()...) {
+		t.Run(algo, func(t *testing.T) {
+			run, skipped := 0, 0
+			for _, c := range verify.Battery(testing.Short()) {
+				r := verify.Run(c, rng, backend(d, algo))
+				if unsupported(r.Err) {
+					skipped++
+					continue
+				}
+				run++
+				if !r.OK() {
+					t.Errorf("%s: rel %.3g (tol %.0e) err %v", c.Name(), r.Rel, r.Tol, r.Err)
+				}
+			}
+			t.Logf("%s: %d cases run, %d not served by this strategy", algo, run, skipped)
+			if algo == "auto" && skipped > 0 {
+				t.Errorf("the planner refused %d cases", skipped)
+			}
+		})
+	}
+}
+
+// Long rows and big problems for the split / two-pass / cluster paths.
+func TestLargeShapes(t *testing.T) {
+	d := openOrSkip(t)
+	if testing.Short() {
+		t.Skip("large shapes in -short mode")
+	}
+	rng := rand.New(rand.NewPCG(4, uint64(rand.Int64())))
+	shapes := []struct {
+		shape []int
+		axis  int
+	}{{[]int{4, 1 << 22}, -1}, {[]int{1, 10000019}, -1}, {[]int{3, 100003}, -1}, {[]int{2048, 3, 4096}, 1},
+		{[]int{5000, 1000}, 0}, {[]int{1, 200000, 2}, 1}}
+	for _, algo := range append([]string{"auto"}, Strategies()...) {
+		for _, s := range shapes {
+			for _, dt := range []spec.DType{spec.Float32, spec.BFloat16} {
+				for _, op := range []spec.Op{spec.Softmax, spec.LogSoftmaxBackward} {
+					c := verify.Case{Shape: s.shape, Axis: s.axis, DType: dt, Op: op, Fill: verify.Random}
+					r := verify.Run(c, rng, backend(d, algo))
+					if unsupported(r.Err) {
+						continue
+					}
+					if !r.OK() {
+						t.Errorf("%s %s: rel %.3g err %v", algo, c.Name(), r.Rel, r.Err)
+					}
+				}
+			}
+		}
+	}
+}
+
+// A small, fast subset for compute-sanitizer (memcheck, racecheck).
+func TestSanitize(t *testing.T) {
+	d := openOrSkip(t)
+	rng := rand.New(rand.NewPCG(5, 6))
+	shapes := [][]int{{3, 781}, {2, 70000}, {5, 4097}, {37, 5, 3}, {7}, {2, 40000, 3}}
+	for _, algo := range Strategies() {
+		for _, shape := range shapes {
+			for _, dt := range []spec.DType{spec.Float32, spec.Float16} {
+				for _, op := range []spec.Op{spec.Softmax, spec.LogSoftmax, spec.SoftmaxBackward, spec.LogSoftmaxBackward} {
+					axis := -1
+					if len(shape) == 3 {
+						axis = 1
+					}
+					c := verify.Case{Shape: shape, Axis: axis, DType: dt, Op: op, Fill: verify.Random}
+					r := verify.Run(c, rng, backend(d, algo))
+					if !unsupported(r.Err) && !r.OK() {
+						t.Errorf("%s %s: rel %.3g err %v", algo, c.Name(), r.Rel, r.Err)
+					}
+				}
+			}
+		}
+	}
+}
+
+// Pointers that are element-aligned but not 16-byte aligned take the scalar
+// path; pointers that are not even element-aligned are refused.
+func TestMisaligned(t *testing.T) {
+	d := openOrSkip(t)
+	const rows, cols = 33, 1000
+	n := rows * cols
+	buf, err := d.Alloc(int64(4*n + 64))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer buf.Free()
+	x := make([]float32, n)
+	for i := range x {
+		x[i] = float32(math.Sin(float64(i)))
+	}
+	host := softmax.Tensor{Shape: []int{rows, cols}, DType: softmax.Float32, F32: x}
+	want := softmax.Tensor{Shape: host.Shape, DType: softmax.Float32, F32: make([]float32, n)}
+	if err := softmax.Apply(softmax.OpSoftmax, want, host, softmax.Options{Axis: -1}); err != nil {
+		t.Fatal(err)
+	}
+	for _, algo := range append([]string{"auto"}, Strategies()...) {
+		src := Tensor{Buf: buf, Offset: 4, Shape: host.Shape, DType: softmax.Float32} // 4-byte, not 16-byte aligned
+		if err := src.CopyFrom(host); err != nil {
+			t.Fatal(err)
+		}
+		err := d.Apply(softmax.OpSoftmax, src, src, Options{Axis: -1, Algo: algo}, nil)
+		if unsupported(err) {
+			continue
+		}
+		if err != nil {
+			t.Fatalf("%s: %v", algo, err)
+		}
+		got := softmax.Tensor{Shape: host.Shape, DType: softmax.Float32, F32: make([]float32, n)}
+		if err := src.CopyTo(got); err != nil {
+			t.Fatal(err)
+		}
+		for i := range got.F32 {
+			if math.Abs(float64(got.F32[i]-want.F32[i])) > 1e-6 {
+				t.Fatalf("%s misaligned: y[%d] = %v, want %v", algo, i, got.F32[i], want.F32[i])
+			}
+		}
+	}
+	bad := Tensor{Buf: buf, Offset: 2, Shape: []int{rows, cols}, DType: softmax.Float32}
+	if err := d.Apply(softmax.OpSoftmax, bad, bad, Options{Axis: -1}, nil); err == nil || !strings.Contains(err.Error(), "misaligned") {
+		t.Errorf("2-byte offset f32: err = %v, want misaligned pointer", err)
+	}
+}
+
+// Bad calls are errors naming the problem.
+func TestErrors(t *testing.T) {
+	d := openOrSkip(t)
+	a, _ := d.NewTensor(softmax.Float32, 4, 8)
+	b, _ := d.NewTensor(softmax.Float16, 4, 8)
+	defer a.Free()
+	defer b.Free()
+	cases := []struct {
+		err  error
+		want string
+	}{
+		{d.Apply(softmax.OpSoftmax, a, b, Options{Axis: -1}, nil), "dtype mismatch"},
+		{d.Apply(softmax.OpSoftmax, a, a, Options{Axis: 2}, nil), "axis 2 out of range"},
+		{d.Apply(softmax.OpSoftmax, Tensor{Shape: []int{4, 8}}, a, Options{}, nil), "no buffer"},
+		{d.Apply(softmax.OpSoftmax, Tensor{Buf: a.Buf, Shape: []int{4, 9}}, Tensor{Buf: a.Buf, Shape: []int{4, 9}}, Options{}, nil), "outside buffer"},
+		{d.Apply(softmax.OpSoftmax, Tensor{Buf: a.Buf, Offset: 4, Shape: []int{2, 8}}, Tensor{Buf: a.Buf, Shape: []int{2, 8}}, Options{}, nil), "partially overlaps"},
+		{d.Apply(softmax.OpSoftmax, a, a, Options{Algo: "nope"}, nil), "unknown strategy"},
+		{d.Apply(softmax.OpSoftmaxBackward, a, a, Options{}, nil), "forward op"},
+	}
+	for _, c := range cases {
+		if c.err == nil || !strings.Contains(c.err.Error(), c.want) {
+			t.Errorf("err = %v, want it to mention %q", c.err, c.want)
+		}
+	}
+}
+
+// 8 goroutines, each with its own stream and shapes, on one device.
+func TestConcurrent(t *testing.T) {
+	d := openOrSkip(t)
+	var wg sync.WaitGroup
+	errs := make(chan error, 8)
+	for g := 0; g < 8; g++ {
+		wg.Add(1)
+		go func(g int) {
+			defer wg.Done()
+			s, err := d.NewStream()
+			if err != nil {
+				errs <- err
+				return
+			}
+			defer s.Destroy()
+			rows, cols := 17+g*13, 100+g*997
+			x := make([]float32, rows*cols)
+			rng := rand.New(rand.NewPCG(uint64(g), 7))
+			for i := range x {
+				x[i] = float32(rng.NormFloat64())
+			}
+			h := softmax.Tensor{Shape: []int{rows, cols}, DType: softmax.Float32, F32: x}
+			want := softmax.Tensor{Shape: h.Shape, DType: softmax.Float32, F32: make([]float32, len(x))}
+			_ = softmax.Apply(softmax.OpSoftmax, want, h, softmax.Options{Axis: -1})
+			dx, err := d.Upload(h)
+			if err != nil {
+				errs <- err
+				return
+			}
+			defer dx.Free()
+			dy, _ := d.NewTensor(softmax.Float32, rows, cols)
+			defer dy.Free()
+			for it := 0; it < 20; it++ {
+				if err := d.Apply(softmax.OpSoftmax, dy, dx, Options{Axis: -1}, s); err != nil {
+					errs <- err
+					return
+				}
+			}
+			if err := d.Wait(s); err != nil {
+				errs <- err
+				return
+			}
+			got := softmax.Tensor{Shape: h.Shape, DType: softmax.Float32, F32: make([]float32, len(x))}
+			if err := dy.CopyTo(got); err != nil {
+				errs <- err
+				return
+			}
+			for i := range got.F32 {
+				if math.Abs(float64(got.F32[i]-want.F32[i])) > 1e-6 {
+					errs <- fmt.Errorf("goroutine %d: y[%d] = %v, want %v", g, i, got.F32[i], want.F32[i])
+					return
+				}
+			}
+		}(g)
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+}
+
+// A bf16 tensor of more than 2^31 elements (64-bit indexing): sampled slices
+// are checked against the reference.
+func TestHuge64BitIndexing(t *testing.T) {
+	d := openOrSkip(t)
+	if testing.Short() {
+		t.Skip("4.3 GB tensor in -short mode")
+	}
+	const rows, cols = 1 << 16, 32769 // 2,147,549,184 elements > 2^31
+	n := int64(rows) * cols
+	x, err := d.NewTensor(softmax.BFloat16, rows, cols)
+	if err != nil {
+		t.Skip("cannot allocate: " + err.Error())
+	}
+	defer x.Free()
+	// Fill row r with a pattern computed from r, upload in row blocks.
+	rowVals := func(r int) []uint16 {
+		v := make([]uint16, cols)
+		for j := range v {
+			v[j] = uint16(softmax.BFloat16From(float32((r*31+j*17)%1000)/250 - 2))
+		}
+		return v
+	}
+	block := make([]uint16, 0, 256*cols)
+	for r := 0; r < rows; r += 256 {
+		block = block[:0]
+		for k := r; k < r+256; k++ {
+			block = append(block, rowVals(k)...)
+		}
+		bytes := make([]byte, 2*len(block))
+		for i, v := range block {
+			bytes[2*i], bytes[2*i+1] = byte(v), byte(v>>8)
+		}
+		if err := x.Buf.Write(int64(r)*cols*2, bytes); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := d.Apply(softmax.OpSoftmax, x, x, Options{Axis: -1}, nil); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range []int{0, 1, rows/2 + 3, rows - 2, rows - 1} {
+		raw := make([]byte, 2*cols)
+		if err := x.Buf.Read(int64(r)*cols*2, raw); err != nil {
+			t.Fatal(err)
+		}
+		in := rowVals(r)
+		ref := softmax.Tensor{Shape: []int{cols}, DType: softmax.BFloat16, U16: in}
+		_ = softmax.Apply(softmax.OpSoftmax, ref, ref, softmax.Options{Axis: 0})
+		for j := 0; j < cols; j++ {
+			got := softmax.BFloat16Value(uint16(raw[2*j]) | uint16(raw[2*j+1])<<8).Float32()
+			want := softmax.BFloat16Value(ref.U16[j]).Float32()
+			if math.Abs(float64(got-want)) > 1.6e-2*math.Abs(float64(want))+1e-9 { // two bf16 ulps: both sides rounded
+				t.Fatalf("row %d col %d: %v, want %v", r, j, got, want)
+			}
+		}
+	}
+	t.Logf("%d elements (> 2^31) done", n)
+}

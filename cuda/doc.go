@@ -1,0 +1,17 @@
+// Package cuda runs the softmax operations of package softmax on NVIDIA GPUs.
+//
+// No cgo and no CUDA toolkit at build time: the driver (libcuda.so.1) and
+// NVRTC are opened at run time, the kernels (CUDA C embedded in the binary)
+// are compiled for the device's exact architecture on first use and cached
+// on disk. Open returns a clear error when either library is missing, so
+// callers can fall back to the CPU backend.
+//
+// A Device holds the primary context of one GPU. Buffers are device memory
+// (allocated here, or wrapped pointers of another library); a Tensor is a
+// shape and dtype over a buffer; Streams order work, and a nil *Stream is
+// the default stream. Every method may be called from any goroutine.
+//
+// For each call a planner picks the kernel strategy and launch configuration
+// from the shape, dtype and device properties (Options.Algo forces one;
+// Options.Tuned consults the autotuning cache written by `softmax tune`).
+package cuda

@@ -1,0 +1,163 @@
+package cuda
+
+import (
+	"fmt"
+	"sync"
+
+	"github.com/gofused/softmax/internal/driver"
+	"github.com/gofused/softmax/internal/jit"
+	"github.com/gofused/softmax/internal/kernels"
+	"github.com/gofused/softmax/internal/spec"
+)
+
+// module is one strategy file compiled for one dtype and loaded in the
+// device's context, with its functions resolved on first use.
+type module struct {
+	once   sync.Once
+	err    error
+	handle driver.Module
+	from   jit.Source
+
+	mu    sync.Mutex
+	fns   map[string]driver.Function
+	smem  map[string]int // dynamic smem limit already raised to
+	noSym map[string]error
+}
+
+func dtypeBit(dt spec.DType) int { return 1 << int(dt) }
+
+// module returns the loaded module of file for dt, compiling it with NVRTC
+// (or taking the CUBIN from the cache) on first use.
+func (d *Device) module(file string, dt spec.DType) (*module, error) {
+	key := file + "/" + dt.String()
+	d.mu.Lock()
+	m, ok := d.modules[key]
+	if !ok {
+		m = &module{fns: map[string]driver.Function{}, smem: map[string]int{}}
+		d.modules[key] = m
+	}
+	d.mu.Unlock()
+	m.once.Do(func() {
+		src, hdrs, err := kernels.Source(file, dtypeBit(dt))
+		if err != nil {
+			m.err = err
+			return
+		}
+		res, err := jit.Default().Get(jit.Request{Name: file, Source: src, Headers: hdrs, Arch: d.props.Arch()})
+		if err != nil {
+			m.err = fmt.Errorf("cuda: compiling %s for %v on %s: %w", file, dt, d.props.Arch(), err)
+			return
+		}
+		m.from = res.From
+		m.handle, m.err = d.ctx.LoadModule(res.CUBIN)
+		if m.err != nil {
+			m.err = fmt.Errorf("cuda: loading %s (%v): %w", file, dt, m.err)
+		}
+	})
+	return m, m.err
+}
+
+// function resolves a kernel symbol of file/dt.
+func (d *Device) function(file string, dt spec.DType, symbol string) (driver.Function, *module, error) {
+	m, err := d.module(file, dt)
+	if err != nil {
+		return 0, nil, err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if f, ok := m.fns[symbol]; ok {
+		return f, m, nil
+	}
+	f, err := d.ctx.Function(m.handle, symbol)
+	if err != nil {
+		return 0, nil, fmt.Errorf("cuda: kernel %s in %s: %w", symbol, file, err)
+	}
+	m.fns[symbol] = f
+	return f, m, nil
+}
+
+// raiseSmem lets f use smem bytes of dynamic shared memory (above 48 KB
+// this must be opted into per function).
+func (d *Device) raiseSmem(m *module, f driver.Function, symbol string, smem int) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.smem[symbol] >= smem {
+		return nil
+	}
+	err := d.ctx.Do(func() error {
+		return d.api.FuncSetAttribute(f, driver.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, smem)
+	})
+	if err != nil {
+		return fmt.Errorf("cuda: raising %s's shared memory to %d bytes: %w", symbol, smem, err)
+	}
+	m.smem[symbol] = smem
+	return nil
+}
+
+// occupancy is the planner's occupancy query.
+func (d *Device) occupancy(dt spec.DType) func(file, symbol string, block, smem int) (int, error) {
+	return func(file, symbol string, block, smem int) (int, error) {
+		f, m, err := d.function(file, dt, symbol)
+		if err != nil {
+			return 0, err
+		}
+		if smem > 48<<10 {
+			if err := d.raiseSmem(m, f, symbol, smem); err != nil {
+				return 0, err
+			}
+		}
+		var n int
+		err = d.ctx.Do(func() error {
+			var e error
+			n, e = d.api.OccupancyMaxActiveBlocksPerMultiprocessor(f, block, uint64(smem))
+			return e
+		})
+		return n, err
+	}
+}
+
+// workspace is a stream's scratch for split strategies.
+type workspace struct {
+	ptr  driver.DevicePtr
+	size int64
+}
+
+// workspaceFor returns at least n bytes of scratch private to stream s
+// (work on one stream is ordered, so reuse across its calls is safe).
+func (d *Device) workspaceFor(s *Stream, n int64) (driver.DevicePtr, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	h := s.handle()
+	w := d.workspace[h]
+	if w != nil && w.size >= n {
+		return w.ptr, nil
+	}
+	if w != nil {
+		// Work queued on s may still use the old scratch.
+		if err := d.ctx.SynchronizeStream(h); err != nil {
+			return 0, err
+		}
+		if err := d.ctx.MemFree(w.ptr); err != nil {
+			return 0, err
+		}
+		delete(d.workspace, h)
+	}
+	size := max(n, 1<<20)
+	p, err := d.ctx.MemAlloc(uint64(size))
+	if err != nil {
+		return 0, fmt.Errorf("cuda: workspace of %d bytes: %w", size, err)
+	}
+	d.workspace[h] = &workspace{ptr: p, size: size}
+	return p, nil
+}
+
+// dropWorkspace frees a destroyed stream's scratch.
+func (d *Device) dropWorkspace(h driver.Stream) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if w := d.workspace[h]; w != nil {
+		_ = d.ctx.SynchronizeStream(h)
+		_ = d.ctx.MemFree(w.ptr)
+		delete(d.workspace, h)
+	}
+}

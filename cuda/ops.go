@@ -1,0 +1,164 @@
+package cuda
+
+import (
+	"fmt"
+	"unsafe"
+
+	"github.com/gofused/softmax"
+	"github.com/gofused/softmax/internal/driver"
+	"github.com/gofused/softmax/internal/kernels"
+	"github.com/gofused/softmax/internal/plan"
+	"github.com/gofused/softmax/internal/spec"
+)
+
+// Apply computes a forward op (softmax.OpSoftmax or OpLogSoftmax) of src
+// into dst on stream s (nil: the default stream). dst may be src itself.
+// The call returns once the kernels are queued.
+func (d *Device) Apply(op softmax.Op, dst, src Tensor, opt Options, s *Stream) error {
+	if op.Backward() {
+		return fmt.Errorf("cuda: Apply takes a forward op, got %v (use ApplyBackward)", op)
+	}
+	l, err := d.checkTensors(op, opt, []string{"dst", "src"}, dst, src)
+	if err != nil {
+		return err
+	}
+	return d.run(op, l, dst.DType, opt, kernels.Params{X: src.Ptr(), Y: dst.Ptr(), Scale: opt.scale()}, s)
+}
+
+// ApplyBackward computes a gradient op into dx from the forward output y
+// and the incoming gradient dy, on stream s. dx may be y or dy itself.
+func (d *Device) ApplyBackward(op softmax.Op, dx, y, dy Tensor, opt Options, s *Stream) error {
+	if !op.Backward() {
+		return fmt.Errorf("cuda: ApplyBackward takes a backward op, got %v (use Apply)", op)
+	}
+	l, err := d.checkTensors(op, opt, []string{"dx", "y", "dy"}, dx, y, dy)
+	if err != nil {
+		return err
+	}
+	return d.run(op, l, dx.DType, opt, kernels.Params{X: y.Ptr(), DY: dy.Ptr(), Y: dx.Ptr(), Scale: 1}, s)
+}
+
+// Plan returns the plan the device would use for op on a tensor of shape
+// and dtype along opt.Axis with 16-byte aligned pointers.
+func (d *Device) Plan(op softmax.Op, dt softmax.DType, shape []int, opt Options) (plan.Plan, error) {
+	l, err := spec.Decompose(shape, opt.Axis)
+	if err != nil {
+		return plan.Plan{}, fmt.Errorf("cuda: %w", err)
+	}
+	return d.plan(op, l, dt, opt, true)
+}
+
+// Strategies lists the kernel strategies Options.Algo accepts.
+func Strategies() []string { return plan.Strategies() }
+
+func (d *Device) planDevice() plan.Device {
+	p := d.props
+	return plan.Device{Name: p.Name, Major: p.Major, Minor: p.Minor, SMs: p.Multiprocessors, L2Bytes: p.L2CacheSize,
+		SmemPerBlock: p.SharedMemPerBlock, SmemOptin: p.SharedMemPerBlockOptin, SmemPerSM: p.SharedMemPerSM,
+		MaxThreadsPerSM: p.MaxThreadsPerSM, MaxThreadsPerBlock: p.MaxThreadsPerBlock, Cluster: p.ClusterLaunch}
+}
+
+func (d *Device) plan(op softmax.Op, l spec.Layout, dt spec.DType, opt Options, aligned bool) (plan.Plan, error) {
+	prob := plan.Problem{Outer: int64(l.Outer), Axis: int64(l.Axis), Inner: int64(l.Inner), DType: dt, Op: op, Aligned: aligned}
+	algo := opt.Algo
+	if opt.Tuned && (algo == "" || algo == "auto") {
+		algo = tunedAlgo(d, prob)
+	}
+	return plan.Make(prob, d.planDevice(), d.occupancy(dt), algo)
+}
+
+// run plans and queues the launches.
+func (d *Device) run(op softmax.Op, l spec.Layout, dt spec.DType, opt Options, p kernels.Params, s *Stream) error {
+	if err := d.checkOpen(); err != nil {
+		return err
+	}
+	if l.Empty() {
+		return nil
+	}
+	aligned := (p.X|p.Y|p.DY)%16 == 0
+	pl, err := d.plan(op, l, dt, opt, aligned)
+	if err != nil {
+		return fmt.Errorf("cuda: %w", err)
+	}
+	p.Outer, p.Axis, p.Inner = int64(l.Outer), int64(l.Axis), int64(l.Inner)
+	p.Chunk, p.Split = pl.Chunk, int32(max(pl.Split, 1))
+	if op.Log() {
+		p.Log = 1
+	}
+	if pl.Vec {
+		p.Vec = 1
+	}
+	if pl.Workspace > 0 {
+		ws, err := d.workspaceFor(s, pl.Workspace)
+		if err != nil {
+			return err
+		}
+		p.WS = uintptr(ws)
+	}
+	for _, ln := range pl.Launches {
+		f, m, err := d.function(pl.File, dt, ln.Symbol)
+		if err != nil {
+			return err
+		}
+		if ln.Smem > 48<<10 {
+			if err := d.raiseSmem(m, f, ln.Symbol, ln.Smem); err != nil {
+				return err
+			}
+		}
+		arg := unsafe.Pointer(&p)
+		if ln.Cluster != [3]uint32{} {
+			err = d.ctx.LaunchEx(f, driver.LaunchConfig{Grid: ln.Grid, Block: ln.Block, SharedMem: uint32(ln.Smem),
+				Stream: s.handle(), Cluster: ln.Cluster}, arg)
+		} else {
+			err = d.ctx.Launch(f, ln.Grid, ln.Block, uint32(ln.Smem), s.handle(), arg)
+		}
+		if err != nil {
+			return fmt.Errorf("cuda: launching %s grid %v block %v smem %d: %w", ln.Symbol, ln.Grid, ln.Block, ln.Smem, err)
+		}
+	}
+	return nil
+}
+
+// ApplyHost runs a forward op on host tensors: upload, compute, download.
+// Convenient for tools and tests; keep data on the device for speed.
+func (d *Device) ApplyHost(op softmax.Op, dst, src softmax.Tensor, opt Options) error {
+	return d.hostCall(op, opt, []softmax.Tensor{dst, src})
+}
+
+// ApplyBackwardHost runs a backward op on host tensors.
+func (d *Device) ApplyBackwardHost(op softmax.Op, dx, y, dy softmax.Tensor, opt Options) error {
+	return d.hostCall(op, opt, []softmax.Tensor{dx, y, dy})
+}
+
+func (d *Device) hostCall(op softmax.Op, opt Options, hs []softmax.Tensor) error {
+	// Host-side validation first, with the CPU rules (same messages).
+	for i, h := range hs[1:] {
+		if h.DType != hs[0].DType || !sameShape(h.Shape, hs[0].Shape) || h.Len() != hs[0].Len() {
+			return fmt.Errorf("cuda: host tensor %d does not match the output's dtype/shape/length", i+1)
+		}
+	}
+	ts := make([]Tensor, len(hs))
+	defer func() {
+		for _, t := range ts {
+			if t.Buf != nil {
+				t.Free()
+			}
+		}
+	}()
+	for i, h := range hs {
+		var err error
+		if ts[i], err = d.Upload(h); err != nil {
+			return err
+		}
+	}
+	var err error
+	if op.Backward() {
+		err = d.ApplyBackward(op, ts[0], ts[1], ts[2], opt, nil)
+	} else {
+		err = d.Apply(op, ts[0], ts[1], opt, nil)
+	}
+	if err != nil {
+		return err
+	}
+	return ts[0].CopyTo(hs[0])
+}

@@ -1,0 +1,87 @@
+package cuda
+
+import (
+	"fmt"
+
+	"github.com/gofused/softmax"
+	"github.com/gofused/softmax/internal/spec"
+)
+
+// Options tune a device operation.
+type Options struct {
+	// Axis is the softmax dimension; negative counts from the end.
+	Axis int
+	// Scale multiplies the input first (softmax(Scale·x)); 0 means 1.
+	// Backward ops ignore it.
+	Scale float32
+	// Algo forces a kernel strategy by name (see Strategies); "" or "auto"
+	// lets the planner choose.
+	Algo string
+	// Tuned makes the planner prefer the autotuning cache's winner for the
+	// shape class, when `softmax tune` has stored one for this device.
+	Tuned bool
+}
+
+func (o Options) scale() float32 {
+	if o.Scale == 0 {
+		return 1
+	}
+	return o.Scale
+}
+
+// checkTensors validates a call's tensors (outputs first) against each
+// other and returns the layout. Nothing is launched on error.
+func (d *Device) checkTensors(op softmax.Op, opt Options, names []string, ts ...Tensor) (spec.Layout, error) {
+	if !op.Valid() {
+		return spec.Layout{}, fmt.Errorf("cuda: unknown op %v", op)
+	}
+	ref := ts[len(ts)-1]
+	if !ref.DType.Valid() {
+		return spec.Layout{}, fmt.Errorf("cuda: unknown dtype %v", ref.DType)
+	}
+	l, err := spec.Decompose(ref.Shape, opt.Axis)
+	if err != nil {
+		return l, fmt.Errorf("cuda: %w", err)
+	}
+	for i, t := range ts {
+		switch {
+		case t.Buf == nil:
+			return l, fmt.Errorf("cuda: %s has no buffer (nil)", names[i])
+		case t.Buf.dev != d:
+			return l, fmt.Errorf("cuda: %s lives on another device", names[i])
+		case t.DType != ref.DType:
+			return l, fmt.Errorf("cuda: dtype mismatch: %s is %v, want %v", names[i], t.DType, ref.DType)
+		case !sameShape(t.Shape, ref.Shape):
+			return l, fmt.Errorf("cuda: shape mismatch: %s has shape %v, want %v", names[i], t.Shape, ref.Shape)
+		case t.Ptr()%uintptr(t.DType.Size()) != 0:
+			return l, fmt.Errorf("cuda: misaligned pointer: %s at %#x is not %d-byte aligned for %v", names[i], t.Ptr(), t.DType.Size(), t.DType)
+		}
+		if err := t.Buf.span(t.Offset, t.Bytes()); err != nil {
+			return l, fmt.Errorf("cuda: %s: %w", names[i], err)
+		}
+	}
+	out := ts[0]
+	for i := 1; i < len(ts); i++ {
+		a, b := out.Ptr(), ts[i].Ptr()
+		n := uintptr(out.Bytes())
+		if n == 0 || a == b {
+			continue
+		}
+		if a < b+n && b < a+n {
+			return l, fmt.Errorf("cuda: %s partially overlaps %s (only exact in-place use is allowed)", names[0], names[i])
+		}
+	}
+	return l, nil
+}
+
+func sameShape(a, b []int) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}

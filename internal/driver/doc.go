@@ -1,0 +1,44 @@
+// Package driver binds the CUDA driver API (libcuda) and NVRTC (libnvrtc)
+// without cgo.
+//
+// Both libraries are opened at run time with purego.Dlopen; no CUDA header
+// or toolkit is needed to build, and binaries build with CGO_ENABLED=0 on
+// linux/amd64 and linux/arm64. The package has two layers, in the manner of
+// Rust's cudarc sys/result split:
+//
+//   - a "sys" layer: the raw function pointers of the loaded libraries,
+//     resolved once when the library is opened (a symbol the installed
+//     driver lacks is left unresolved and reported as an error by the
+//     wrapper that needs it, never as a crash at load time);
+//   - a "result" layer: typed Go wrappers that return (value, error) and
+//     turn every CUresult / nvrtcResult other than success into an *Error
+//     or *NVRTCError carrying the CUDA name and description of the code.
+//
+// # Entry points
+//
+// [Open] loads libcuda and calls cuInit once per process; the result (or the
+// first error, typically a [*NotFoundError] on machines without a GPU) is
+// cached and returned to every caller. [OpenNVRTC] does the same for NVRTC,
+// and [Compile] compiles CUDA C++ to a CUBIN with it.
+//
+// # Threads and contexts
+//
+// The CUDA driver keeps the "current context" per OS thread, while Go moves
+// goroutines between threads. Every API method that needs a context (memory,
+// modules, launches, streams, events) must therefore run on a thread where
+// the right context is current. [Context.Do] does that: it locks the
+// goroutine to its thread, makes the context current, runs the callback and
+// unlocks. The convenience methods on [Context] wrap single calls in Do. Any
+// goroutine may use the package; the API value itself is immutable after
+// Open and safe for concurrent use.
+//
+// # Go memory handed to the driver
+//
+// Host pointers passed to the driver (copy sources and destinations, kernel
+// parameter arrays, launch configurations, NVRTC strings) are Go memory. The
+// calls go through purego.SyscallN, which escapes such objects to the heap
+// and keeps them alive for the duration of the call; objects that contain Go
+// pointers seen by C (the kernelParams void** array, CUlaunchConfig.attrs,
+// NVRTC's char** arrays) are additionally pinned with runtime.Pinner, as the
+// cgo pointer-passing rules require. See [API.Launch] for the details.
+package driver

@@ -1,0 +1,66 @@
+// block_smem: one block per row, the row cached in dynamic shared memory in
+// its storage dtype (backward caches y and dy), so rows up to the opt-in
+// limit (227 KB per block on Hopper: 58K f32 / 116K f16 elements forward)
+// are read from global memory once. Pass 1 loads 16-byte packs, stashes them
+// in shared memory and keeps the online (m, d) per thread; after the block
+// merge, pass 2 reads the stash (each thread re-reads exactly the packs it
+// wrote, so no barrier is needed between the passes) and writes the output.
+//
+// Launch contract (Inner == 1, rows = outer, cols = axis):
+//   block  (nt, 1, 1), nt a multiple of 32, <= 512
+//   grid   (g, 1, 1), g <= min(rows, 2^31-1); blocks grid-stride over rows
+//   smem   dynamic NIN * roundup(cols*esize, 16) bytes (NIN = 1 forward, 2
+//          backward); above 48 KB the host must first raise
+//          CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES. Static: 256 B.
+//   workspace none
+//   symbol block_smem_{fwd,bwd}_{f32,f16,bf16}
+#include "common.cuh"
+
+namespace smx {
+
+// Writes the output of [0, n) from the shared-memory copy (input i at
+// sm + i*stride), packs t, t+nt, ... of the row at global offset off.
+template <class Op>
+__device__ __forceinline__ void smem_out(const Op& op, i64 off, i64 n, int t, int nt, bool vec,
+                                         const typename Op::T* sm, i64 stride, const typename Op::Fin& f) {
+  typedef typename Op::D D;
+  constexpr int P = D::P;
+  for (i64 col = (i64)t * P; col < n; col += (i64)nt * P) {
+    float b[Op::NIN][P];
+    load_vals_smem(op, b, 0, col, n, vec, sm, stride);
+    float o[P];
+    op.out_vals(b, 0, o, f);
+    st_pack<D, false>(op.dst() + off, col, n, vec, o);
+  }
+}
+
+template <class Op>
+__device__ __forceinline__ void block_smem_kernel(const Params& p) {
+  typedef typename Op::T T;
+  const Op op(p);
+  const i64 rows = p.outer, cols = p.axis;
+  const bool vec = p.vec != 0;
+  const i64 stride = pack_round<typename Op::D>(cols);
+  T* const sm = static_cast<T*>(dyn_smem());
+  for (i64 row = blockIdx.x; row < rows; row += gridDim.x) {
+    const i64 off = row * cols;
+    typename Op::Acc a = stream_acc<Op, true>(op, off, cols, threadIdx.x, blockDim.x, vec, sm, stride);
+    // The reduction's barriers also order this row's stash writes after the
+    // previous row's stash reads.
+    a = block_reduce<Op>(a);
+    smem_out(op, off, cols, threadIdx.x, blockDim.x, vec, sm, stride, op.finalize(a));
+  }
+}
+
+}  // namespace smx
+
+// Backward: occupancy is bounded by shared memory anyway; no min-blocks hint.
+#define BS_BWD_BOUNDS 512
+
+#define BS(DT, D)                                                                 \
+  SMX_KERNEL(block_smem_fwd_##DT, 512, smx::block_smem_kernel<smx::Fwd<smx::D>>) \
+  SMX_KERNEL(block_smem_bwd_##DT, BS_BWD_BOUNDS, smx::block_smem_kernel<smx::Bwd<smx::D>>)
+
+SMX_F32(BS(f32, F32))
+SMX_F16(BS(f16, F16))
+SMX_BF16(BS(bf16, BF16))

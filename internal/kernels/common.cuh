@@ -1,0 +1,797 @@
+// common.cuh: the one header shared by every softmax strategy module.
+//
+// Compiled at run time by NVRTC (CUDA 13, --std=c++17 -default-device) and
+// offline by nvcc for checks. It includes nothing: NVRTC has no standard
+// headers here, so conversions, exp/log and cluster access are spelled with
+// inline PTX and compiler builtins only.
+//
+// Contents
+//   * Params      the single by-value kernel parameter (mirrored by kernels.Params in Go)
+//   * math        accurate fast exp (ex2.approx with a hi/lo split of log2 e), log, max
+//   * dtypes      F32 / F16 / BF16 traits: scalar and 16-byte pack conversions
+//   * load/store  16-byte vector access with a masked scalar path and tail
+//   * ops         Fwd<D> (softmax / log_softmax, scale fused on load, (m,d)
+//                 accumulator with the -inf-safe merge) and Bwd<D> (both gradients)
+//   * reductions  sub-warp group, warp and block reductions of any op accumulator
+//   * cluster     thread-block-cluster / distributed shared memory PTX (sm_90+)
+//   * bodies      row bodies used by more than one strategy (register-cached
+//                 row, streaming two-pass row)
+//   * SMX_KERNEL  the macro that emits one extern "C" __global__ symbol
+//
+// Numerics (PyTorch semantics for softmax(scale*x, dim)):
+//   v = scale*x is formed on load; m = max v; d = sum exp(v - m).
+//   softmax y = exp(v - m) / d; log_softmax y = (v - m) - log d.
+//   When the running max is -inf the exponent uses 0 in its place (smx_safe),
+//   so exp(-inf - -inf) never poisons a valid slice; the final output uses the
+//   true m, so an all -inf slice gives exp(NaN) = NaN everywhere.
+//   NaN: fmaxf drops NaN, but exp(NaN - m) = NaN enters d and every output
+//   divides by (or subtracts log of) d, so the whole slice is NaN.
+//   +inf: m = +inf and exp(+inf - +inf) = NaN enters d: NaN slice.
+#pragma once
+
+// SMX_DTYPES selects which dtypes a module instantiates (bit 0 f32, bit 1
+// f16, bit 2 bf16). The Go side prepends "#define SMX_DTYPES n" to compile a
+// module for a single dtype; by default every dtype is instantiated.
+#ifndef SMX_DTYPES
+#define SMX_DTYPES 7
+#endif
+
+// SMX_KERNEL(name, max_threads, body) defines the extern "C" kernel `name`
+// taking one smx::Params by value and running body(p). body is a device
+// function template instance; commas in its template arguments are fine.
+#define SMX_KERNEL(NAME, BOUNDS, ...)                                          \
+  extern "C" __global__ void __launch_bounds__(BOUNDS) NAME(const smx::Params p) { \
+    __VA_ARGS__(p);                                                            \
+  }
+
+namespace smx {
+
+typedef long long i64;
+typedef unsigned int u32;
+typedef unsigned short u16;
+
+// Params is the single by-value parameter of every kernel.
+//
+//   offset size field
+//        0    8 x      input for forward; forward output y for backward
+//        8    8 dy     incoming gradient (backward only, else null)
+//       16    8 y      output: forward y, or backward dx
+//       24    8 ws     float workspace for split strategies (float2 per partial)
+//       32    8 outer
+//       40    8 axis   softmax runs over this index
+//       48    8 inner  element (o,j,i) lives at (o*axis + j)*inner + i
+//       56    8 chunk  axis elements per split chunk (split strategies), else 0
+//       64    4 scale  forward only: softmax(scale*x)
+//       68    4 log    1: log_softmax (or its gradient)
+//       72    4 split  chunks per slice (split strategies), else 1
+//       76    4 vec    1: 16-byte vector path allowed (pointers 16-byte aligned
+//                      and every row / chunk start a multiple of 16 bytes)
+//   size 80, alignment 8
+struct Params {
+  const void* x;
+  const void* dy;
+  void* y;
+  float* ws;
+  long long outer;
+  long long axis;
+  long long inner;
+  long long chunk;
+  float scale;
+  int log;
+  int split;
+  int vec;
+};
+
+static_assert(sizeof(Params) == 80, "Params layout is mirrored in Go");
+
+// 16 bytes of raw storage, the unit of vector loads and stores.
+struct alignas(16) V16 {
+  u32 w[4];
+};
+
+// A float pair as stored in the split workspace.
+struct alignas(8) F2 {
+  float a, b;
+};
+
+// ---------------------------------------------------------------- math
+
+__device__ __forceinline__ float neg_inf() { return __int_as_float(0xff800000); }
+__device__ __forceinline__ float qnan() { return __int_as_float(0x7fffffff); }
+
+// max/min that ignore a NaN operand (like fmaxf); NaN propagates through sums.
+__device__ __forceinline__ float fmax2(float a, float b) {
+  float r;
+  asm("max.f32 %0, %1, %2;" : "=f"(r) : "f"(a), "f"(b));
+  return r;
+}
+
+__device__ __forceinline__ float fma_rn(float a, float b, float c) {
+  float r;
+  asm("fma.rn.f32 %0, %1, %2, %3;" : "=f"(r) : "f"(a), "f"(b), "f"(c));
+  return r;
+}
+
+// 2^x, about 2 ulp, subnormal results kept (no .ftz).
+__device__ __forceinline__ float ex2(float x) {
+  float r;
+  asm("ex2.approx.f32 %0, %1;" : "=f"(r) : "f"(x));
+  return r;
+}
+
+__device__ __forceinline__ float lg2(float x) {
+  float r;
+  asm("lg2.approx.f32 %0, %1;" : "=f"(r) : "f"(x));
+  return r;
+}
+
+// exp(x) = 2^(x*log2 e) with the product split into t + r exactly
+// (t rounded, r the FMA residual plus the low part of log2 e), so the
+// argument rounding of x*log2e does not grow with |x|: relative error stays
+// within ~3 ulp (ex2.approx's 2 ulp plus one multiply). Inputs are clamped to
+// [-128, 128] (NaN passes the clamps) so the residual stays finite; exp(-inf)
+// = 0, exp(+inf) = +inf, exp(NaN) = NaN. Subnormal results are kept (no ftz).
+__device__ __forceinline__ float fexp(float x) {
+  const float L2E_HI = 1.44269502163f;       // log2(e) rounded to float
+  const float L2E_LO = 1.925963033500e-08f;  // log2(e) - L2E_HI
+  const float LN2 = 0.693147180560f;
+  x = x < -128.f ? -128.f : x;
+  x = x > 128.f ? 128.f : x;
+  float t = x * L2E_HI;
+  float r = fma_rn(x, L2E_HI, -t);
+  r = fma_rn(x, L2E_LO, r);
+  return ex2(t) * fma_rn(r, LN2, 1.f);
+}
+
+// Natural log from lg2.approx (abs error ~2^-22 in log2 units): used once per row.
+__device__ __forceinline__ float flog(float x) { return lg2(x) * 0.693147180560f; }
+
+// The -inf-safe max for exponent subtraction: 0 stands in for -inf.
+__device__ __forceinline__ float safe(float m) { return m == neg_inf() ? 0.f : m; }
+
+// 1 for finite v, NaN for +-inf: the contribution exp(v - v) of a new max.
+__device__ __forceinline__ float one_or_nan(float v) { return (v - v) + 1.f; }
+
+// ---------------------------------------------------------------- dtypes
+
+__device__ __forceinline__ float h2f(u16 h) {
+  float f;
+  asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h));
+  return f;
+}
+
+__device__ __forceinline__ u16 f2h(float f) {
+  u16 h;
+  asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(f));
+  return h;
+}
+
+__device__ __forceinline__ float bf2f(u16 h) { return __uint_as_float(((u32)h) << 16); }
+
+__device__ __forceinline__ u16 f2bf(float f) {
+#if __CUDA_ARCH__ >= 800
+  u16 h;
+  asm("cvt.rn.bf16.f32 %0, %1;" : "=h"(h) : "f"(f));
+  return h;
+#else
+  u32 u = __float_as_uint(f);
+  if ((u & 0x7fffffffu) > 0x7f800000u) return (u16)((u >> 16) | 0x40u);  // quiet NaN
+  u += 0x7fffu + ((u >> 16) & 1u);                                        // round to nearest even
+  return (u16)(u >> 16);
+#endif
+}
+
+// Packs two floats into one 32-bit word of two halves (lo in the low half).
+__device__ __forceinline__ u32 pack_h2(float lo, float hi) {
+#if __CUDA_ARCH__ >= 800
+  u32 w;
+  asm("cvt.rn.f16x2.f32 %0, %1, %2;" : "=r"(w) : "f"(hi), "f"(lo));
+  return w;
+#else
+  return (u32)f2h(lo) | ((u32)f2h(hi) << 16);
+#endif
+}
+
+__device__ __forceinline__ u32 pack_bf2(float lo, float hi) {
+#if __CUDA_ARCH__ >= 800
+  u32 w;
+  asm("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(w) : "f"(hi), "f"(lo));
+  return w;
+#else
+  return (u32)f2bf(lo) | ((u32)f2bf(hi) << 16);
+#endif
+}
+
+__device__ __forceinline__ void unpack_h2(u32 w, float& lo, float& hi) {
+  asm("{\n\t.reg .f16 l, h;\n\tmov.b32 {l, h}, %2;\n\tcvt.f32.f16 %0, l;\n\tcvt.f32.f16 %1, h;\n\t}"
+      : "=f"(lo), "=f"(hi)
+      : "r"(w));
+}
+
+// Storage traits: T is the element type, P the elements per 16-byte pack.
+struct F32 {
+  typedef float T;
+  static constexpr int P = 4;
+  static __device__ __forceinline__ float to_f(T v) { return v; }
+  static __device__ __forceinline__ T from_f(float v) { return v; }
+  static __device__ __forceinline__ void unpack(const V16& r, float* f) {
+#pragma unroll
+    for (int k = 0; k < 4; ++k) f[k] = __uint_as_float(r.w[k]);
+  }
+  static __device__ __forceinline__ V16 pack(const float* f) {
+    V16 r;
+#pragma unroll
+    for (int k = 0; k < 4; ++k) r.w[k] = __float_as_uint(f[k]);
+    return r;
+  }
+};
+
+struct F16 {
+  typedef u16 T;
+  static constexpr int P = 8;
+  static __device__ __forceinline__ float to_f(T v) { return h2f(v); }
+  static __device__ __forceinline__ T from_f(float v) { return f2h(v); }
+  static __device__ __forceinline__ void unpack(const V16& r, float* f) {
+#pragma unroll
+    for (int k = 0; k < 4; ++k) unpack_h2(r.w[k], f[2 * k], f[2 * k + 1]);
+  }
+  static __device__ __forceinline__ V16 pack(const float* f) {
+    V16 r;
+#pragma unroll
+    for (int k = 0; k < 4; ++k) r.w[k] = pack_h2(f[2 * k], f[2 * k + 1]);
+    return r;
+  }
+};
+
+struct BF16 {
+  typedef u16 T;
+  static constexpr int P = 8;
+  static __device__ __forceinline__ float to_f(T v) { return bf2f(v); }
+  static __device__ __forceinline__ T from_f(float v) { return f2bf(v); }
+  static __device__ __forceinline__ void unpack(const V16& r, float* f) {
+#pragma unroll
+    for (int k = 0; k < 4; ++k) {
+      f[2 * k] = __uint_as_float(r.w[k] << 16);
+      f[2 * k + 1] = __uint_as_float(r.w[k] & 0xffff0000u);
+    }
+  }
+  static __device__ __forceinline__ V16 pack(const float* f) {
+    V16 r;
+#pragma unroll
+    for (int k = 0; k < 4; ++k) r.w[k] = pack_bf2(f[2 * k], f[2 * k + 1]);
+    return r;
+  }
+};
+
+// ---------------------------------------------------------------- load / store
+
+// Dynamic shared memory, 16-byte aligned, shared by every module's kernels.
+__device__ __forceinline__ void* dyn_smem() {
+  extern __shared__ V16 smx_dyn_smem[];
+  return smx_dyn_smem;
+}
+
+// Pack loads come in two halves so that several 16-byte loads can be in
+// flight as raw registers before any is converted:
+//   ld_raw  issues the 16-byte load of pack [col, col+P) when the vector path
+//           applies (vec set and the pack whole) and stashes it if asked;
+//   ld_cvt  turns it into P floats via op.conv (scale for Fwd), or, off the
+//           vector path, loads element by element (and stashes), reading
+//           Op::fill(i) at or past n.
+// With STASH the raw elements are also copied to the same columns of `stash`
+// (a shared-memory copy of the row).
+template <class Op, bool STASH>
+__device__ __forceinline__ void ld_raw(const typename Op::T* row, typename Op::T* stash, i64 col, i64 n, bool vec,
+                                       V16& r) {
+  if (vec && col + Op::D::P <= n) {
+    r = *reinterpret_cast<const V16*>(row + col);
+    if (STASH) *reinterpret_cast<V16*>(stash + col) = r;
+  }
+}
+
+template <class Op, bool STASH>
+__device__ __forceinline__ void ld_cvt(const Op& op, int i, const V16& r, const typename Op::T* row,
+                                       typename Op::T* stash, i64 col, i64 n, bool vec, float* f) {
+  typedef typename Op::D D;
+  typedef typename D::T T;
+  constexpr int P = D::P;
+  if (vec && col + P <= n) {
+    D::unpack(r, f);
+#pragma unroll
+    for (int e = 0; e < P; ++e) f[e] = op.conv(i, f[e]);
+  } else {
+#pragma unroll
+    for (int e = 0; e < P; ++e) {
+      if (col + e < n) {
+        T t = row[col + e];
+        if (STASH) stash[col + e] = t;
+        f[e] = op.conv(i, D::to_f(t));
+      } else {
+        f[e] = Op::fill(i);
+      }
+    }
+  }
+}
+
+// Both halves at once.
+template <class Op, bool STASH>
+__device__ __forceinline__ void ld_pack(const Op& op, int i, const typename Op::T* row, typename Op::T* stash,
+                                        i64 col, i64 n, bool vec, float* f) {
+  V16 r;
+  ld_raw<Op, STASH>(row, stash, col, n, vec, r);
+  ld_cvt<Op, STASH>(op, i, r, row, stash, col, n, vec, f);
+}
+
+// Streaming (evict-first) 16-byte global store: the output is not re-read, so
+// it should not push the input out of L2 before a second pass re-reads it.
+__device__ __forceinline__ void st_cs(void* p, const V16& r) {
+  asm volatile("st.global.cs.v4.u32 [%0], {%1, %2, %3, %4};" ::"l"(p), "r"(r.w[0]), "r"(r.w[1]), "r"(r.w[2]),
+               "r"(r.w[3])
+               : "memory");
+}
+
+// Stores the P floats f as elements [col, col+P) of a row of length n,
+// skipping columns at or past n. CS selects the streaming store hint.
+template <class D, bool CS>
+__device__ __forceinline__ void st_pack(typename D::T* row, i64 col, i64 n, bool vec, const float* f) {
+  constexpr int P = D::P;
+  if (vec && col + P <= n) {
+    V16 r = D::pack(f);
+    if (CS)
+      st_cs(row + col, r);
+    else
+      *reinterpret_cast<V16*>(row + col) = r;
+  } else {
+#pragma unroll
+    for (int e = 0; e < P; ++e)
+      if (col + e < n) row[col + e] = D::from_f(f[e]);
+  }
+}
+
+// ---------------------------------------------------------------- ops
+
+// (m, d): running max and sum of exp(v - m).
+struct MD {
+  float m, d;
+};
+
+// Folds (m2, d2) into (m, d), -inf-safe.
+__device__ __forceinline__ MD md_merge(MD a, MD b) {
+  float m = fmax2(a.m, b.m);
+  float s = safe(m);
+  MD r;
+  r.m = m;
+  r.d = a.d * fexp(a.m - s) + b.d * fexp(b.m - s);
+  return r;
+}
+
+// Fwd is the forward op: one input x (scaled on load), accumulator (m, d).
+template <class D_>
+struct Fwd {
+  typedef D_ D;
+  typedef typename D::T T;
+  static constexpr int NIN = 1;
+  static constexpr bool BACKWARD = false;
+  typedef MD Acc;
+  // Per-slice constants after the reduction.
+  struct Fin {
+    float m, rd, lse;
+    int log;
+  };
+
+  const T* x;
+  T* y;
+  float scale;
+  int log;
+
+  __device__ __forceinline__ explicit Fwd(const Params& p)
+      : x(static_cast<const T*>(p.x)), y(static_cast<T*>(p.y)), scale(p.scale), log(p.log) {}
+
+  __device__ __forceinline__ const T* src(int) const { return x; }
+  __device__ __forceinline__ T* dst() const { return y; }
+  __device__ __forceinline__ float conv(int, float v) const { return v * scale; }
+  static __device__ __forceinline__ float fill(int) { return neg_inf(); }
+
+  static __device__ __forceinline__ Acc identity() { return MD{neg_inf(), 0.f}; }
+  static __device__ __forceinline__ Acc merge(Acc a, Acc b) { return md_merge(a, b); }
+  static __device__ __forceinline__ Acc shfl_xor(Acc a, int lane_mask) {
+    Acc r;
+    r.m = __shfl_xor_sync(0xffffffffu, a.m, lane_mask);
+    r.d = __shfl_xor_sync(0xffffffffu, a.d, lane_mask);
+    return r;
+  }
+  static __device__ __forceinline__ F2 to_ws(Acc a) { return F2{a.m, a.d}; }
+  static __device__ __forceinline__ Acc from_ws(F2 f) { return MD{f.a, f.b}; }
+
+  // Accumulator of N cached values: max first, then one exp per element.
+  template <int N>
+  __device__ __forceinline__ Acc reduce_cached(const float (&b)[NIN][N]) const {
+    float m = neg_inf();
+#pragma unroll
+    for (int k = 0; k < N; ++k) m = fmax2(m, b[0][k]);
+    const float s = safe(m);
+    float d = 0.f;
+#pragma unroll
+    for (int k = 0; k < N; ++k) d += fexp(b[0][k] - s);
+    return MD{m, d};
+  }
+
+  // Online update with N values at once: one rescale per call.
+  template <int N>
+  __device__ __forceinline__ void push(Acc& a, const float (&b)[NIN][N]) const {
+    float pm = b[0][0];
+#pragma unroll
+    for (int k = 1; k < N; ++k) pm = fmax2(pm, b[0][k]);
+    const float m = fmax2(a.m, pm);
+    const float s = safe(m);
+    float d = a.d * fexp(a.m - s);
+#pragma unroll
+    for (int k = 0; k < N; ++k) d += fexp(b[0][k] - s);
+    a.m = m;
+    a.d = d;
+  }
+
+  // Online update with one value: one exp unless the max moves.
+  __device__ __forceinline__ void push1(Acc& a, float v, float) const {
+    if (v > a.m) {
+      a.d = a.d * fexp(a.m - v) + one_or_nan(v);
+      a.m = v;
+    } else {
+      a.d += fexp(v - safe(a.m));
+    }
+  }
+
+  __device__ __forceinline__ Fin finalize(Acc a) const {
+    Fin f;
+    f.m = a.m;
+    f.rd = 1.f / a.d;
+    f.lse = flog(a.d);
+    f.log = log;
+    return f;
+  }
+
+  __device__ __forceinline__ float out1(float v, float, const Fin& f) const {
+    return f.log ? (v - f.m) - f.lse : fexp(v - f.m) * f.rd;
+  }
+
+  // o[e] = output for cached values b[.][k0 + e], e < M.
+  template <int N, int M>
+  __device__ __forceinline__ void out_vals(const float (&b)[NIN][N], int k0, float (&o)[M], const Fin& f) const {
+    if (f.log) {
+#pragma unroll
+      for (int e = 0; e < M; ++e) o[e] = (b[0][k0 + e] - f.m) - f.lse;
+    } else {
+#pragma unroll
+      for (int e = 0; e < M; ++e) o[e] = fexp(b[0][k0 + e] - f.m) * f.rd;
+    }
+  }
+};
+
+// Bwd is the backward op: inputs y (forward output) and dy, accumulator
+// s = sum(dy*y) (softmax) or sum(dy) (log_softmax).
+//   softmax:     dx = y*(dy - s)
+//   log_softmax: dx = dy - exp(y)*s
+template <class D_>
+struct Bwd {
+  typedef D_ D;
+  typedef typename D::T T;
+  static constexpr int NIN = 2;
+  static constexpr bool BACKWARD = true;
+  typedef float Acc;
+  struct Fin {
+    float s;
+    int log;
+  };
+
+  const T* yv;
+  const T* dy;
+  T* dx;
+  int log;
+
+  __device__ __forceinline__ explicit Bwd(const Params& p)
+      : yv(static_cast<const T*>(p.x)), dy(static_cast<const T*>(p.dy)), dx(static_cast<T*>(p.y)), log(p.log) {}
+
+  __device__ __forceinline__ const T* src(int i) const { return i == 0 ? yv : dy; }
+  __device__ __forceinline__ T* dst() const { return dx; }
+  __device__ __forceinline__ float conv(int, float v) const { return v; }
+  static __device__ __forceinline__ float fill(int) { return 0.f; }
+
+  static __device__ __forceinline__ Acc identity() { return 0.f; }
+  static __device__ __forceinline__ Acc merge(Acc a, Acc b) { return a + b; }
+  static __device__ __forceinline__ Acc shfl_xor(Acc a, int lane_mask) {
+    return __shfl_xor_sync(0xffffffffu, a, lane_mask);
+  }
+  static __device__ __forceinline__ F2 to_ws(Acc a) { return F2{0.f, a}; }
+  static __device__ __forceinline__ Acc from_ws(F2 f) { return f.b; }
+
+  template <int N>
+  __device__ __forceinline__ Acc reduce_cached(const float (&b)[NIN][N]) const {
+    float s = 0.f;
+    if (log) {
+#pragma unroll
+      for (int k = 0; k < N; ++k) s += b[1][k];
+    } else {
+#pragma unroll
+      for (int k = 0; k < N; ++k) s = fma_rn(b[1][k], b[0][k], s);
+    }
+    return s;
+  }
+
+  template <int N>
+  __device__ __forceinline__ void push(Acc& a, const float (&b)[NIN][N]) const {
+    a += reduce_cached(b);
+  }
+
+  __device__ __forceinline__ void push1(Acc& a, float yy, float g) const { a += log ? g : g * yy; }
+
+  __device__ __forceinline__ Fin finalize(Acc a) const { return Fin{a, log}; }
+
+  __device__ __forceinline__ float out1(float yy, float g, const Fin& f) const {
+    return f.log ? g - fexp(yy) * f.s : yy * (g - f.s);
+  }
+
+  template <int N, int M>
+  __device__ __forceinline__ void out_vals(const float (&b)[NIN][N], int k0, float (&o)[M], const Fin& f) const {
+    if (f.log) {
+#pragma unroll
+      for (int e = 0; e < M; ++e) o[e] = b[1][k0 + e] - fexp(b[0][k0 + e]) * f.s;
+    } else {
+#pragma unroll
+      for (int e = 0; e < M; ++e) o[e] = b[0][k0 + e] * (b[1][k0 + e] - f.s);
+    }
+  }
+};
+
+// Loads pack [col, col+P) of every input of op (row at element offset off,
+// length n) into b[i][k0 .. k0+P), converted (and scaled for Fwd).
+template <class Op, int N>
+__device__ __forceinline__ void load_vals(const Op& op, float (&b)[Op::NIN][N], int k0, i64 off, i64 col, i64 n,
+                                          bool vec) {
+#pragma unroll
+  for (int i = 0; i < Op::NIN; ++i) ld_pack<Op, false>(op, i, op.src(i) + off, nullptr, col, n, vec, &b[i][k0]);
+}
+
+// Re-reads a pack of a row copy in shared memory (input i at stash + i*stride).
+template <class Op, int N>
+__device__ __forceinline__ void load_vals_smem(const Op& op, float (&b)[Op::NIN][N], int k0, i64 col, i64 n, bool vec,
+                                               const typename Op::T* stash, i64 stride) {
+#pragma unroll
+  for (int i = 0; i < Op::NIN; ++i) ld_pack<Op, false>(op, i, stash + i * stride, nullptr, col, n, vec, &b[i][k0]);
+}
+
+// Loads one element of every input at element index idx.
+template <class Op>
+__device__ __forceinline__ void load1(const Op& op, i64 idx, float& v0, float& v1) {
+  typedef typename Op::D D;
+  v0 = op.conv(0, D::to_f(op.src(0)[idx]));
+  v1 = Op::NIN > 1 ? op.conv(1, D::to_f(op.src(Op::NIN - 1)[idx])) : v0;
+}
+
+// ---------------------------------------------------------------- reductions
+
+// Butterfly reduction within aligned groups of W lanes (W a power of two
+// <= 32); every lane of the warp must call it. All lanes get the result.
+template <class Op, int W>
+__device__ __forceinline__ typename Op::Acc group_reduce(typename Op::Acc a) {
+#pragma unroll
+  for (int o = W / 2; o > 0; o >>= 1) a = Op::merge(a, Op::shfl_xor(a, o));
+  return a;
+}
+
+// Block-wide reduction; blockDim.x must be a multiple of 32 (1-D blocks).
+// Every thread gets the result. Safe to call repeatedly (leading barrier).
+template <class Op>
+__device__ __forceinline__ typename Op::Acc block_reduce(typename Op::Acc a) {
+  typedef typename Op::Acc Acc;
+  __shared__ Acc smx_red[32];
+  const int lane = threadIdx.x & 31, wid = threadIdx.x >> 5, nw = blockDim.x >> 5;
+  a = group_reduce<Op, 32>(a);
+  __syncthreads();
+  if (lane == 0) smx_red[wid] = a;
+  __syncthreads();
+  a = lane < nw ? smx_red[lane] : Op::identity();
+  return group_reduce<Op, 32>(a);
+}
+
+// Reduction policies for the shared row bodies.
+template <int W>
+struct GroupRed {
+  template <class Op>
+  static __device__ __forceinline__ typename Op::Acc run(typename Op::Acc a) {
+    return group_reduce<Op, W>(a);
+  }
+};
+
+struct BlockRed {
+  template <class Op>
+  static __device__ __forceinline__ typename Op::Acc run(typename Op::Acc a) {
+    return block_reduce<Op>(a);
+  }
+};
+
+// Plain float max / sum reductions as ops (used by the teaching kernels).
+struct RedMax {
+  typedef float Acc;
+  static __device__ __forceinline__ Acc identity() { return neg_inf(); }
+  static __device__ __forceinline__ Acc merge(Acc a, Acc b) { return fmax2(a, b); }
+  static __device__ __forceinline__ Acc shfl_xor(Acc a, int m) { return __shfl_xor_sync(0xffffffffu, a, m); }
+};
+
+struct RedSum {
+  typedef float Acc;
+  static __device__ __forceinline__ Acc identity() { return 0.f; }
+  static __device__ __forceinline__ Acc merge(Acc a, Acc b) { return a + b; }
+  static __device__ __forceinline__ Acc shfl_xor(Acc a, int m) { return __shfl_xor_sync(0xffffffffu, a, m); }
+};
+
+// ---------------------------------------------------------------- cluster (sm_90+)
+
+#if __CUDA_ARCH__ >= 900
+__device__ __forceinline__ u32 cluster_rank() {
+  u32 r;
+  asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(r));
+  return r;
+}
+
+__device__ __forceinline__ u32 cluster_size() {
+  u32 r;
+  asm volatile("mov.u32 %0, %%cluster_nctarank;" : "=r"(r));
+  return r;
+}
+
+// Full cluster barrier: arrive has release, wait has acquire semantics, so
+// shared-memory writes before it are visible to every block of the cluster.
+__device__ __forceinline__ void cluster_sync() {
+  asm volatile("barrier.cluster.arrive.aligned;\n\tbarrier.cluster.wait.aligned;" ::: "memory");
+}
+
+// Shared-memory (CTA window) address of a generic pointer to shared memory.
+__device__ __forceinline__ u32 smem_addr(const void* p) {
+  u32 a;
+  asm("{\n\t.reg .u64 t;\n\tcvta.to.shared.u64 t, %1;\n\tcvt.u32.u64 %0, t;\n\t}" : "=r"(a) : "l"(p));
+  return a;
+}
+
+// Loads the float pair at CTA-window address a in block `rank` of the cluster.
+__device__ __forceinline__ F2 ld_cluster_f2(u32 a, u32 rank) {
+  u32 r;
+  F2 v;
+  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(rank));
+  asm volatile("ld.shared::cluster.v2.f32 {%0, %1}, [%2];" : "=f"(v.a), "=f"(v.b) : "r"(r) : "memory");
+  return v;
+}
+#endif
+
+// ---------------------------------------------------------------- shared bodies
+
+// One row (or one sub-warp group's row) cached in registers: NP packs per
+// thread, thread t of nt owns packs (k*nt + t), k < NP, so consecutive threads
+// touch consecutive 16-byte packs. One global read, one write. Covers rows of
+// up to nt*NP*P elements. n == 0 means "no row" (the thread still takes part
+// in the reduction, as Red requires).
+template <class Op, int NP, class Red>
+__device__ __forceinline__ void cached_row(const Op& op, i64 off, i64 n, int t, int nt, bool vec) {
+  typedef typename Op::D D;
+  constexpr int P = D::P;
+  float b[Op::NIN][NP * P];
+#pragma unroll
+  for (int k = 0; k < NP; ++k) load_vals(op, b, k * P, off, (i64)(k * nt + t) * P, n, vec);
+  typename Op::Acc a = op.reduce_cached(b);
+  a = Red::template run<Op>(a);
+  const typename Op::Fin f = op.finalize(a);
+#pragma unroll
+  for (int k = 0; k < NP; ++k) {
+    const i64 col = (i64)(k * nt + t) * P;
+    if (col < n) {
+      float o[P];
+      op.out_vals(b, k * P, o, f);
+      st_pack<D, false>(op.dst() + off, col, n, vec, o);
+    }
+  }
+}
+
+// 16-byte loads in flight per thread in the streaming bodies: 4 (4 packs of
+// x forward, 2 packs each of y and dy backward). They are held raw (4
+// registers each) and converted one pack at a time, so the float expansion
+// of f16/bf16 does not multiply register pressure.
+template <class Op>
+struct Unroll {
+  static constexpr int U = 4 / Op::NIN;
+};
+
+// Streams packs [c0 + u*step], u < UNROLL, of the row at `off` (length n) of
+// every input: issues the loads (stashing into stash + i*sstride when STASH),
+// then calls fn(u, b) with each pack converted to floats b[NIN][P].
+template <class Op, bool STASH, class Fn>
+__device__ __forceinline__ void stream_step(const Op& op, i64 off, i64 c0, i64 step, i64 n, bool vec,
+                                            typename Op::T* stash, i64 sstride, Fn&& fn) {
+  constexpr int P = Op::D::P;
+  constexpr int UNROLL = Unroll<Op>::U;
+  V16 r[Op::NIN][UNROLL];
+#pragma unroll
+  for (int u = 0; u < UNROLL; ++u)
+#pragma unroll
+    for (int i = 0; i < Op::NIN; ++i)
+      ld_raw<Op, STASH>(op.src(i) + off, stash + i * sstride, c0 + u * step, n, vec, r[i][u]);
+#pragma unroll
+  for (int u = 0; u < UNROLL; ++u) {
+    float b[Op::NIN][P];
+#pragma unroll
+    for (int i = 0; i < Op::NIN; ++i)
+      ld_cvt<Op, STASH>(op, i, r[i][u], op.src(i) + off, stash + i * sstride, c0 + u * step, n, vec, b[i]);
+    fn(u, b);
+  }
+}
+
+// Streaming accumulation over elements [0, n) of the row at offset off:
+// thread t of nt reads packs t, t+nt, ..., UNROLL in flight, online merge per
+// pack. Returns the thread's partial accumulator. With STASH the row is also
+// copied to shared memory (input i at stash + i*sstride).
+template <class Op, bool STASH>
+__device__ __forceinline__ typename Op::Acc stream_acc(const Op& op, i64 off, i64 n, int t, int nt, bool vec,
+                                                       typename Op::T* stash = nullptr, i64 sstride = 0) {
+  constexpr int P = Op::D::P;
+  constexpr int UNROLL = Unroll<Op>::U;
+  typename Op::Acc a = Op::identity();
+  const i64 step = (i64)nt * P;
+  for (i64 c0 = (i64)t * P; c0 < n; c0 += step * UNROLL)
+    stream_step<Op, STASH>(op, off, c0, step, n, vec, stash, sstride,
+                           [&](int, const float(&b)[Op::NIN][P]) { op.push(a, b); });
+  return a;
+}
+
+// Streaming output over [0, n) given the slice constants f (second read of
+// global memory; evict-first stores).
+template <class Op>
+__device__ __forceinline__ void stream_out(const Op& op, i64 off, i64 n, int t, int nt, bool vec,
+                                           const typename Op::Fin& f) {
+  typedef typename Op::D D;
+  constexpr int P = D::P;
+  constexpr int UNROLL = Unroll<Op>::U;
+  const i64 step = (i64)nt * P;
+  for (i64 c0 = (i64)t * P; c0 < n; c0 += step * UNROLL)
+    stream_step<Op, false>(op, off, c0, step, n, vec, nullptr, 0, [&](int u, const float(&b)[Op::NIN][P]) {
+      const i64 col = c0 + u * step;
+      if (col < n) {
+        float o[P];
+        op.out_vals(b, 0, o, f);
+        st_pack<D, true>(op.dst() + off, col, n, vec, o);
+      }
+    });
+}
+
+// A whole row by one block in two reads: online (m,d) (or the gradient sum)
+// over 16-byte packs, block merge, then a second read (mostly from L2) that
+// writes the output. Any row length.
+template <class Op>
+__device__ __forceinline__ void row_2pass(const Op& op, i64 off, i64 n, bool vec) {
+  typename Op::Acc a = stream_acc<Op, false>(op, off, n, threadIdx.x, blockDim.x, vec);
+  a = block_reduce<Op>(a);
+  stream_out(op, off, n, threadIdx.x, blockDim.x, vec, op.finalize(a));
+}
+
+// Rounds n elements of type T up to a whole number of 16-byte packs.
+template <class D>
+__device__ __forceinline__ i64 pack_round(i64 n) {
+  return (n + D::P - 1) / D::P * D::P;
+}
+
+}  // namespace smx
+
+// Dtype gating for instantiation lists: SMX_F32(...) expands to its
+// arguments only when SMX_DTYPES selects f32, and so on.
+#if SMX_DTYPES & 1
+#define SMX_F32(...) __VA_ARGS__
+#else
+#define SMX_F32(...)
+#endif
+#if SMX_DTYPES & 2
+#define SMX_F16(...) __VA_ARGS__
+#else
+#define SMX_F16(...)
+#endif
+#if SMX_DTYPES & 4
+#define SMX_BF16(...) __VA_ARGS__
+#else
+#define SMX_BF16(...)
+#endif

@@ -1,0 +1,35 @@
+// online_2pass: one block per row, any row length. Pass 1 streams the row in
+// 16-byte packs (UNROLL packs in flight per thread) keeping a per-thread
+// online (m, d) (backward: the sum of dy*y or dy), then one block merge.
+// Pass 2 re-reads the row (served mostly by L2 for rows in flight) and
+// writes the output with evict-first stores.
+//
+// Launch contract (Inner == 1, rows = outer, cols = axis):
+//   block  (nt, 1, 1), nt a multiple of 32, <= 512
+//   grid   (g, 1, 1), g <= min(rows, 2^31-1); blocks grid-stride over rows
+//   smem   none dynamic; workspace none
+//   symbol online_2pass_{fwd,bwd}_{f32,f16,bf16}
+#include "common.cuh"
+
+namespace smx {
+
+template <class Op>
+__device__ __forceinline__ void online_2pass_kernel(const Params& p) {
+  const Op op(p);
+  const i64 rows = p.outer, cols = p.axis;
+  const bool vec = p.vec != 0;
+  for (i64 row = blockIdx.x; row < rows; row += gridDim.x) row_2pass(op, row * cols, cols, vec);
+}
+
+}  // namespace smx
+
+// Backward holds two inputs in flight: ask for two 512-thread blocks per SM.
+#define O2_BWD_BOUNDS 512, 2
+
+#define O2(DT, D)                                                                   \
+  SMX_KERNEL(online_2pass_fwd_##DT, 512, smx::online_2pass_kernel<smx::Fwd<smx::D>>) \
+  SMX_KERNEL(online_2pass_bwd_##DT, O2_BWD_BOUNDS, smx::online_2pass_kernel<smx::Bwd<smx::D>>)
+
+SMX_F32(O2(f32, F32))
+SMX_F16(O2(f16, F16))
+SMX_BF16(O2(bf16, BF16))

@@ -1,0 +1,28 @@
+package kernels
+
+import (
+	"testing"
+	"unsafe"
+)
+
+// The offsets documented for smx::Params in common.cuh.
+func TestParamsLayout(t *testing.T) {
+	var p Params
+	want := []struct {
+		name     string
+		got, off uintptr
+	}{
+		{"x", unsafe.Offsetof(p.X), 0}, {"dy", unsafe.Offsetof(p.DY), 8}, {"y", unsafe.Offsetof(p.Y), 16},
+		{"ws", unsafe.Offsetof(p.WS), 24}, {"outer", unsafe.Offsetof(p.Outer), 32}, {"axis", unsafe.Offsetof(p.Axis), 40},
+		{"inner", unsafe.Offsetof(p.Inner), 48}, {"chunk", unsafe.Offsetof(p.Chunk), 56}, {"scale", unsafe.Offsetof(p.Scale), 64},
+		{"log", unsafe.Offsetof(p.Log), 68}, {"split", unsafe.Offsetof(p.Split), 72}, {"vec", unsafe.Offsetof(p.Vec), 76},
+	}
+	for _, w := range want {
+		if w.got != w.off {
+			t.Errorf("Params.%s at offset %d, C has %d", w.name, w.got, w.off)
+		}
+	}
+	if ParamsSize != 80 || unsafe.Alignof(p) != 8 {
+		t.Errorf("Params size %d align %d, C has 80 and 8", ParamsSize, unsafe.Alignof(p))
+	}
+}

@@ -1,0 +1,56 @@
+// warp_row: a sub-warp group of W lanes (1, 2, 4, 8, 16 or 32) per row, the
+// row cached in registers (NP 16-byte packs per lane), several rows per block.
+// For short rows: cols <= W*NP*P (P = 4 for f32, 8 for f16/bf16), i.e. up to
+// 1024 f32 / 2048 f16 columns with W = 32, NP = 8 (backward: NP <= 4). Reductions are butterfly
+// shuffles inside the group; no shared memory, no __syncthreads.
+//
+// Launch contract (Inner == 1, rows = outer, cols = axis):
+//   block  (128, 1, 1)  -> 128/W rows per block iteration
+//   grid   (g, 1, 1), g <= ceil(rows / (128/W)); blocks grid-stride over row groups
+//   smem   none; workspace none
+//   symbol warp_row_{fwd,bwd}_{f32,f16,bf16}_w{W}_p{NP}
+//   variants: w1_p1 w2_p1 w4_p1 w8_p1 w16_p1 w32_p1 w32_p2 w32_p4, and w32_p8 (forward only)
+#include "common.cuh"
+
+namespace smx {
+
+template <class Op, int W, int NP>
+__device__ __forceinline__ void warp_row_kernel(const Params& p) {
+  const Op op(p);
+  const i64 rows = p.outer, cols = p.axis;
+  const int groups = blockDim.x / W;
+  const int g = threadIdx.x / W, lane = threadIdx.x % W;
+  const bool vec = p.vec != 0;
+  // Every thread of the block runs the same iterations (shuffles need the
+  // whole warp); rows past the end take part with n = 0.
+  for (i64 base = (i64)blockIdx.x * groups; base < rows; base += (i64)gridDim.x * groups) {
+    const i64 row = base + g;
+    const bool ok = row < rows;
+    cached_row<Op, NP, GroupRed<W>>(op, ok ? row * cols : 0, ok ? cols : 0, lane, W, vec);
+  }
+}
+
+}  // namespace smx
+
+// 128 threads, at least 4 blocks per SM (<= 128 registers).
+#define WR_BOUNDS 128, 4
+
+#define WR(DIR, OP, DT, D)                                                                       \
+  SMX_KERNEL(warp_row_##DIR##_##DT##_w1_p1, WR_BOUNDS, smx::warp_row_kernel<smx::OP<smx::D>, 1, 1>)   \
+  SMX_KERNEL(warp_row_##DIR##_##DT##_w2_p1, WR_BOUNDS, smx::warp_row_kernel<smx::OP<smx::D>, 2, 1>)   \
+  SMX_KERNEL(warp_row_##DIR##_##DT##_w4_p1, WR_BOUNDS, smx::warp_row_kernel<smx::OP<smx::D>, 4, 1>)   \
+  SMX_KERNEL(warp_row_##DIR##_##DT##_w8_p1, WR_BOUNDS, smx::warp_row_kernel<smx::OP<smx::D>, 8, 1>)   \
+  SMX_KERNEL(warp_row_##DIR##_##DT##_w16_p1, WR_BOUNDS, smx::warp_row_kernel<smx::OP<smx::D>, 16, 1>) \
+  SMX_KERNEL(warp_row_##DIR##_##DT##_w32_p1, WR_BOUNDS, smx::warp_row_kernel<smx::OP<smx::D>, 32, 1>) \
+  SMX_KERNEL(warp_row_##DIR##_##DT##_w32_p2, WR_BOUNDS, smx::warp_row_kernel<smx::OP<smx::D>, 32, 2>) \
+  SMX_KERNEL(warp_row_##DIR##_##DT##_w32_p4, WR_BOUNDS, smx::warp_row_kernel<smx::OP<smx::D>, 32, 4>)
+
+// Forward also has w32_p8 (1024 f32 / 2048 f16 columns); backward caches two
+// inputs, so its longest variant is w32_p4 (512 f32 / 1024 f16 columns).
+#define WR_FWD(DT, D) \
+  WR(fwd, Fwd, DT, D) \
+  SMX_KERNEL(warp_row_fwd_##DT##_w32_p8, WR_BOUNDS, smx::warp_row_kernel<smx::Fwd<smx::D>, 32, 8>)
+
+SMX_F32(WR_FWD(f32, F32) WR(bwd, Bwd, f32, F32))
+SMX_F16(WR_FWD(f16, F16) WR(bwd, Bwd, f16, F16))
+SMX_BF16(WR_FWD(bf16, BF16) WR(bwd, Bwd, bf16, BF16))
