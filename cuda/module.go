@@ -18,10 +18,10 @@ type module struct {
 	handle driver.Module
 	from   jit.Source
 
-	mu    sync.Mutex
-	fns   map[string]driver.Function
-	smem  map[string]int // dynamic smem limit already raised to
-	noSym map[string]error
+	mu   sync.Mutex
+	fns  map[string]driver.Function
+	smem map[string]int // dynamic smem limit already raised to
+	maxT map[string]int // CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK
 }
 
 func dtypeBit(dt spec.DType) int { return 1 << int(dt) }
@@ -33,7 +33,7 @@ func (d *Device) module(file string, dt spec.DType) (*module, error) {
 	d.mu.Lock()
 	m, ok := d.modules[key]
 	if !ok {
-		m = &module{fns: map[string]driver.Function{}, smem: map[string]int{}}
+		m = &module{fns: map[string]driver.Function{}, smem: map[string]int{}, maxT: map[string]int{}}
 		d.modules[key] = m
 	}
 	d.mu.Unlock()
@@ -92,6 +92,26 @@ func (d *Device) raiseSmem(m *module, f driver.Function, symbol string, smem int
 	}
 	m.smem[symbol] = smem
 	return nil
+}
+
+// maxThreads returns the largest block the compiled kernel accepts (its
+// register use can make it less than 1024).
+func (d *Device) maxThreads(m *module, f driver.Function, symbol string) (int, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if n, ok := m.maxT[symbol]; ok {
+		return n, nil
+	}
+	var n int
+	err := d.ctx.Do(func() error {
+		var e error
+		n, e = d.api.FuncGetAttribute(driver.CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, f)
+		return e
+	})
+	if err == nil {
+		m.maxT[symbol] = n
+	}
+	return n, err
 }
 
 // occupancy is the planner's occupancy query.

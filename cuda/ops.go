@@ -105,6 +105,9 @@ func (d *Device) run(op softmax.Op, l spec.Layout, dt spec.DType, opt Options, p
 				return err
 			}
 		}
+		if lim, err := d.maxThreads(m, f, ln.Symbol); err == nil && int(ln.Block[0]*ln.Block[1]*ln.Block[2]) > lim {
+			return fmt.Errorf("cuda: plan error: %s launched with %v threads, the compiled kernel allows %d", ln.Symbol, ln.Block, lim)
+		}
 		arg := unsafe.Pointer(&p)
 		if ln.Cluster != [3]uint32{} {
 			err = d.ctx.LaunchEx(f, driver.LaunchConfig{Grid: ln.Grid, Block: ln.Block, SharedMem: uint32(ln.Smem),

@@ -18,22 +18,6 @@
 
 namespace smx {
 
-// Writes the output of [0, n) from the shared-memory copy (input i at
-// sm + i*stride), packs t, t+nt, ... of the row at global offset off.
-template <class Op>
-__device__ __forceinline__ void smem_out(const Op& op, i64 off, i64 n, int t, int nt, bool vec,
-                                         const typename Op::T* sm, i64 stride, const typename Op::Fin& f) {
-  typedef typename Op::D D;
-  constexpr int P = D::P;
-  for (i64 col = (i64)t * P; col < n; col += (i64)nt * P) {
-    float b[Op::NIN][P];
-    load_vals_smem(op, b, 0, col, n, vec, sm, stride);
-    float o[P];
-    op.out_vals(b, 0, o, f);
-    st_pack<D, false>(op.dst() + off, col, n, vec, o);
-  }
-}
-
 template <class Op>
 __device__ __forceinline__ void block_smem_kernel(const Params& p) {
   typedef typename Op::T T;

@@ -760,6 +760,22 @@ __device__ __forceinline__ void stream_out(const Op& op, i64 off, i64 n, int t, 
     });
 }
 
+// Writes the output of [0, n) from the shared-memory copy (input i at
+// sm + i*stride), packs t, t+nt, ... of the row at global offset off.
+template <class Op>
+__device__ __forceinline__ void smem_out(const Op& op, i64 off, i64 n, int t, int nt, bool vec,
+                                         const typename Op::T* sm, i64 stride, const typename Op::Fin& f) {
+  typedef typename Op::D D;
+  constexpr int P = D::P;
+  for (i64 col = (i64)t * P; col < n; col += (i64)nt * P) {
+    float b[Op::NIN][P];
+    load_vals_smem(op, b, 0, col, n, vec, sm, stride);
+    float o[P];
+    op.out_vals(b, 0, o, f);
+    st_pack<D, false>(op.dst() + off, col, n, vec, o);
+  }
+}
+
 // A whole row by one block in two reads: online (m,d) (or the gradient sum)
 // over 16-byte packs, block merge, then a second read (mostly from L2) that
 // writes the output. Any row length.
@@ -769,6 +785,9 @@ __device__ __forceinline__ void row_2pass(const Op& op, i64 off, i64 n, bool vec
   a = block_reduce<Op>(a);
   stream_out(op, off, n, threadIdx.x, blockDim.x, vec, op.finalize(a));
 }
+
+__device__ __forceinline__ i64 imin(i64 a, i64 b) { return a < b ? a : b; }
+__device__ __forceinline__ i64 imax(i64 a, i64 b) { return a > b ? a : b; }
 
 // Rounds n elements of type T up to a whole number of 16-byte packs.
 template <class D>

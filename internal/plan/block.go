@@ -60,7 +60,7 @@ func planBlockSmem(p Problem, d Device, occ Occupancy) (Plan, error) {
 	if smem > limit {
 		return Plan{}, fmt.Errorf("a row needs %d bytes of shared memory, the device allows %d per block", smem, limit)
 	}
-	nt := min(max(roundUp(p.Axis/pack(p.DType), 32), 128), 1024)
+	nt := min(max(roundUp(p.Axis/pack(p.DType), 32), 128), 512)
 	sym := fmt.Sprintf("block_smem_%s_%v", dir(p.Op), p.DType)
 	occN := occupancy(occ, "block_smem.cu", sym, int(nt), int(smem), 1)
 	return Plan{Strategy: "block_smem", File: "block_smem.cu", Split: 1, Vec: vecOK(p, p.Axis),
@@ -72,7 +72,7 @@ func planOnline2Pass(p Problem, d Device, occ Occupancy) (Plan, error) {
 	if err := lastAxisOnly(p); err != nil {
 		return Plan{}, err
 	}
-	nt := min(max(roundUp(p.Axis/(4*pack(p.DType)), 32), 128), 1024)
+	nt := min(max(roundUp(p.Axis/(4*pack(p.DType)), 32), 128), 512)
 	sym := fmt.Sprintf("online_2pass_%s_%v", dir(p.Op), p.DType)
 	occN := occupancy(occ, "online_2pass.cu", sym, int(nt), 0, max(1, 2048/int(nt)))
 	return Plan{Strategy: "online_2pass", File: "online_2pass.cu", Split: 1, Vec: vecOK(p, p.Axis),

@@ -129,7 +129,12 @@ func choose(p Problem, d Device) []string {
 	if p.Inner > 1 {
 		return []string{"strided", "naive"}
 	}
-	return []string{"warp_row", "block_reg", "block_smem", "split_row", "online_2pass", "block_vec", "smem_tree", "naive"}
+	few := p.Outer < int64(max(d.SMs, 1))
+	if few && p.Axis > 16384 {
+		// Long rows, too few to fill the GPU one block each.
+		return []string{"split_cluster", "split_row", "online_2pass", "naive"}
+	}
+	return []string{"warp_row", "block_reg", "block_smem", "online_2pass", "split_row", "block_vec", "smem_tree", "naive"}
 }
 
 // vecOK reports whether the 16-byte path may be used for rows of n elements.

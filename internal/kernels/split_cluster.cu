@@ -1,0 +1,71 @@
+// split_cluster (sm_90+): one thread-block cluster of C blocks per row, in a
+// single launch. Block `rank` of the cluster caches chunk `rank` of the row
+// (chunk elements) in dynamic shared memory in the storage dtype, computes
+// its (m, d) (backward: gradient sum), and publishes it in shared memory.
+// After a cluster barrier every warp reads all C partials over distributed
+// shared memory (mapa + ld.shared::cluster), merges them, and after a second
+// barrier (no block may reuse or free its partial while others read it) the
+// block writes its chunk from the shared-memory copy. The row is read from
+// global memory exactly once.
+//
+// Launch contract (Inner == 1, rows = outer, cols = axis):
+//   cluster (C, 1, 1), C <= 8 portable, <= 16 with
+//           CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED; launched with
+//           cuLaunchKernelEx and CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION (no
+//           __cluster_dims__ in the source)
+//   block   (nt, 1, 1), nt a multiple of 32, <= 1024
+//   grid    (C, gy, 1), gy <= min(rows, 65535); clusters grid-stride over rows
+//   smem    dynamic NIN * roundup(chunk*esize, 16) bytes (NIN = 1 forward, 2
+//           backward), via CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES
+//           above 48 KB; static ~264 B
+//   params  chunk (multiple of the pack), split = C; requires C*chunk >= cols
+//           (the kernel traps otherwise, e.g. when launched without clusters)
+//   ws      none
+//   symbol  split_cluster_{fwd,bwd}_{f32,f16,bf16}
+// On architectures below sm_90 the kernels compile to a trap.
+#include "common.cuh"
+
+namespace smx {
+
+template <class Op>
+__device__ __forceinline__ void split_cluster_kernel(const Params& p) {
+#if __CUDA_ARCH__ >= 900
+  typedef typename Op::T T;
+  const Op op(p);
+  const i64 rows = p.outer, cols = p.axis, chunk = p.chunk;
+  const bool vec = p.vec != 0;
+  const u32 rank = cluster_rank(), csize = cluster_size();
+  if ((i64)csize * chunk < cols) __trap();
+  const i64 stride = pack_round<typename Op::D>(chunk);
+  T* const sm = static_cast<T*>(dyn_smem());
+  __shared__ F2 part;
+  const u32 part_addr = smem_addr(&part);
+  const int lane = threadIdx.x & 31;
+  for (i64 row = blockIdx.y; row < rows; row += gridDim.y) {
+    const i64 c0 = (i64)rank * chunk;
+    const i64 n = imax(0, imin(chunk, cols - c0));
+    const i64 off = row * cols + c0;
+    typename Op::Acc a = stream_acc<Op, true>(op, off, n, threadIdx.x, blockDim.x, vec, sm, stride);
+    a = block_reduce<Op>(a);
+    if (threadIdx.x == 0) part = Op::to_ws(a);
+    cluster_sync();
+    typename Op::Acc g = Op::identity();
+    if ((u32)lane < csize) g = Op::from_ws(ld_cluster_f2(part_addr, lane));
+    g = group_reduce<Op, 32>(g);
+    cluster_sync();
+    smem_out(op, off, n, threadIdx.x, blockDim.x, vec, sm, stride, op.finalize(g));
+  }
+#else
+  __trap();
+#endif
+}
+
+}  // namespace smx
+
+#define SC(DT, D)                                                                       \
+  SMX_KERNEL(split_cluster_fwd_##DT, 1024, smx::split_cluster_kernel<smx::Fwd<smx::D>>) \
+  SMX_KERNEL(split_cluster_bwd_##DT, 1024, smx::split_cluster_kernel<smx::Bwd<smx::D>>)
+
+SMX_F32(SC(f32, F32))
+SMX_F16(SC(f16, F16))
+SMX_BF16(SC(bf16, BF16))

@@ -1,0 +1,68 @@
+// split_row: several blocks per row, for few rows of huge length (rows <
+// SMs). The row is cut into `split` chunks of `chunk` elements (chunk a
+// multiple of the 16-byte pack when the vector path is on).
+//   phase 1: block (c, r) streams chunk c of row r, keeps the online (m, d)
+//            (backward: the gradient sum) and writes it to ws[r*split + c].
+//   phase 2: block (c, r) merges the row's `split` partials from ws (cheap:
+//            every block redoes it, split is kept <= ~1024 by the planner),
+//            then re-reads chunk c (from L2 when it is still resident) and
+//            writes the output.
+//
+// Launch contract (Inner == 1, rows = outer, cols = axis), both phases alike,
+// phase 1 then phase 2 on the same stream:
+//   block  (nt, 1, 1), nt a multiple of 32, <= 512
+//   grid   (gx, gy, 1), gx <= split, gy <= min(rows, 65535); blocks
+//          grid-stride over chunks (x) and rows (y)
+//   smem   none dynamic; static 256 B
+//   ws     rows*split float pairs (8 bytes each): forward (m, d), backward
+//          (0, sum); fully written by phase 1, so it needs no clearing
+//   params chunk, split
+//   symbol split_row_{fwd,bwd}_{f32,f16,bf16}_phase{1,2}
+#include "common.cuh"
+
+namespace smx {
+
+template <class Op>
+__device__ __forceinline__ void split_row_phase1(const Params& p) {
+  const Op op(p);
+  const i64 rows = p.outer, cols = p.axis, chunk = p.chunk;
+  const int split = p.split;
+  const bool vec = p.vec != 0;
+  F2* const ws = reinterpret_cast<F2*>(p.ws);
+  for (i64 row = blockIdx.y; row < rows; row += gridDim.y)
+    for (i64 c = blockIdx.x; c < split; c += gridDim.x) {
+      const i64 c0 = c * chunk, n = imin(chunk, cols - c0);
+      typename Op::Acc a = stream_acc<Op, false>(op, row * cols + c0, n, threadIdx.x, blockDim.x, vec);
+      a = block_reduce<Op>(a);
+      if (threadIdx.x == 0) ws[row * split + c] = Op::to_ws(a);
+    }
+}
+
+template <class Op>
+__device__ __forceinline__ void split_row_phase2(const Params& p) {
+  const Op op(p);
+  const i64 rows = p.outer, cols = p.axis, chunk = p.chunk;
+  const int split = p.split;
+  const bool vec = p.vec != 0;
+  const F2* const ws = reinterpret_cast<const F2*>(p.ws);
+  for (i64 row = blockIdx.y; row < rows; row += gridDim.y)
+    for (i64 c = blockIdx.x; c < split; c += gridDim.x) {
+      typename Op::Acc a = Op::identity();
+      for (int k = threadIdx.x; k < split; k += blockDim.x) a = Op::merge(a, Op::from_ws(ws[row * split + k]));
+      a = block_reduce<Op>(a);
+      const i64 c0 = c * chunk, n = imin(chunk, cols - c0);
+      stream_out(op, row * cols + c0, n, threadIdx.x, blockDim.x, vec, op.finalize(a));
+    }
+}
+
+}  // namespace smx
+
+#define SR(DT, D)                                                                           \
+  SMX_KERNEL(split_row_fwd_##DT##_phase1, 512, smx::split_row_phase1<smx::Fwd<smx::D>>) \
+  SMX_KERNEL(split_row_fwd_##DT##_phase2, 512, smx::split_row_phase2<smx::Fwd<smx::D>>) \
+  SMX_KERNEL(split_row_bwd_##DT##_phase1, 512, smx::split_row_phase1<smx::Bwd<smx::D>>) \
+  SMX_KERNEL(split_row_bwd_##DT##_phase2, 512, smx::split_row_phase2<smx::Bwd<smx::D>>)
+
+SMX_F32(SR(f32, F32))
+SMX_F16(SR(f16, F16))
+SMX_BF16(SR(bf16, BF16))
