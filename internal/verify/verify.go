@@ -90,7 +90,9 @@ func Tolerance(dt spec.DType, op spec.Op) float64 {
 	case spec.Softmax:
 		return 1e-6
 	}
-	return 1e-5
+	// Backward: dx = y·(dy − s) cancels when dy ≈ s, so float32 rounding of
+	// the sum s shows up relative to a small ‖dx‖.
+	return 5e-5
 }
 
 // Run draws the case's inputs from rng, runs backend and compares.

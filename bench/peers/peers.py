@@ -1,0 +1,465 @@
+#!/usr/bin/env python3
+"""Time peer softmax implementations on the cases of `softmax bench`.
+
+Peers (GPU mode, the default):
+  torch          torch.softmax / torch.log_softmax (eager); backward ops with
+                 torch._softmax_backward_data / _log_softmax_backward_data
+                 (autograd when those are missing)
+  torch.compile  the same op through torch.compile (mode
+                 max-autotune-no-cudagraphs, falling back to the default mode)
+  triton         a fused kernel in the style of the Triton tutorial: one
+                 program per row, a persistent grid over the rows, masked
+                 power-of-two blocks; last-axis rows that fit one block only
+
+CPU mode (--cpu): torch's CPU softmax with --threads N threads
+(torch.set_num_threads), timed with time.perf_counter.
+
+Each case is timed like triton.testing.do_bench: warm-up runs, then --reps
+runs each timed with CUDA events (the L2 cache is flushed before each rep
+unless --no-flush), and the median is kept. In the same run a device copy of
+the op's minimum traffic (forward: 2 tensors, backward: 3; half read, half
+written) is timed the same way.
+
+Cases are the SPECs of `softmax bench` (DIMxDIM[x...]:dtype[:axis[:op]]):
+
+  python3 bench/peers/peers.py --shapes 4096x32000:f32,128x128256:bf16 --out peers.json
+  python3 bench/peers/peers.py --suite quick --softmax-bin ./softmax --out peers.json
+  python3 bench/peers/peers.py --cpu --threads 2 --suite cpu --out peers-cpu.json
+  softmax bench --suite quick --peers peers.json
+
+The output is a JSON array of records
+{shape, dtype, axis, op, peer, us, copy_us, device, spec}.
+"""
+
+import argparse
+import json
+import math
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+OPS = ("softmax", "log_softmax", "softmax_backward", "log_softmax_backward")
+DTYPES = {"f32": "float32", "float32": "float32", "f16": "float16", "float16": "float16",
+          "half": "float16", "bf16": "bfloat16", "bfloat16": "bfloat16"}
+SHORT = {"float32": "f32", "float16": "f16", "bfloat16": "bf16"}
+
+# Largest row (elements) the Triton peer handles in one block.
+TRITON_MAX_BLOCK = 65536
+
+
+def note(msg):
+    print("peers: " + msg, file=sys.stderr, flush=True)
+
+
+# ---------------------------------------------------------------- cases
+
+class Case:
+    """One benchmark case, parsed from a SPEC as `softmax bench` does."""
+
+    def __init__(self, shape, dtype, axis, op):
+        self.shape, self.dtype, self.axis, self.op = list(shape), dtype, axis, op
+
+    @property
+    def norm_axis(self):
+        return self.axis + len(self.shape) if self.axis < 0 else self.axis
+
+    @property
+    def backward(self):
+        return self.op.endswith("_backward")
+
+    @property
+    def log(self):
+        return self.op.startswith("log_")
+
+    def numel(self):
+        n = 1
+        for d in self.shape:
+            n *= d
+        return n
+
+    def elem_size(self):
+        return 4 if self.dtype == "float32" else 2
+
+    def traffic(self):
+        return (3 if self.backward else 2) * self.numel() * self.elem_size()
+
+    def spec(self):
+        s = "x".join(str(d) for d in self.shape) + ":" + SHORT[self.dtype]
+        if self.op != "softmax":
+            return s + ":%d:%s" % (self.axis, self.op)
+        if self.axis != -1:
+            s += ":%d" % self.axis
+        return s
+
+    def __str__(self):
+        return self.spec()
+
+
+def parse_spec(s):
+    fields = s.strip().split(":")
+    if not 2 <= len(fields) <= 4:
+        raise ValueError("bad shape spec %r (want DIMxDIM[x...]:dtype[:axis[:op]])" % s)
+    try:
+        shape = [int(d) for d in fields[0].replace("\u00d7", "x").split("x")]
+    except ValueError:
+        raise ValueError("bad shape spec %r: dimensions must be integers" % s)
+    if any(d <= 0 for d in shape):
+        raise ValueError("bad shape spec %r: dimensions must be positive" % s)
+    dt = DTYPES.get(fields[1].strip())
+    if dt is None:
+        raise ValueError("bad shape spec %r: unknown dtype %r (want f32, f16 or bf16)" % (s, fields[1]))
+    axis = int(fields[2]) if len(fields) >= 3 else -1
+    if not -len(shape) <= axis < len(shape):
+        raise ValueError("bad shape spec %r: axis %d out of range" % (s, axis))
+    op = fields[3].strip() if len(fields) == 4 else "softmax"
+    if op not in OPS:
+        raise ValueError("bad shape spec %r: unknown op %r" % (s, op))
+    return Case(shape, dt, axis, op)
+
+
+def parse_specs(text):
+    return [parse_spec(s) for s in text.split(",") if s.strip()]
+
+
+def suite_specs(name, softmax_bin):
+    """Asks `softmax bench --list-suite NAME` for the suite's SPECs."""
+    cwd = None
+    if softmax_bin:
+        cmd = [softmax_bin]
+    else:
+        cmd = ["go", "run", "./cmd/softmax"]
+        cwd = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # the module root
+    out = subprocess.run(cmd + ["bench", "--list-suite", name], check=True, cwd=cwd,
+                         stdout=subprocess.PIPE, universal_newlines=True).stdout
+    return out.strip()
+
+
+# ---------------------------------------------------------------- timing
+
+class GPUTimer:
+    """triton.testing.do_bench-style timing with CUDA events."""
+
+    def __init__(self, torch, warmup, reps, flush):
+        self.torch, self.warmup, self.reps = torch, warmup, reps
+        self.cache = None
+        if flush:
+            # Larger than the L2 of any current GPU (H100: 50 MB).
+            self.cache = torch.empty(256 << 20, dtype=torch.int8, device="cuda")
+
+    def __call__(self, fn):
+        torch = self.torch
+        fn()
+        torch.cuda.synchronize()
+        for _ in range(self.warmup):
+            fn()
+        starts = [torch.cuda.Event(enable_timing=True) for _ in range(self.reps)]
+        ends = [torch.cuda.Event(enable_timing=True) for _ in range(self.reps)]
+        for i in range(self.reps):
+            if self.cache is not None:
+                self.cache.zero_()
+            starts[i].record()
+            fn()
+            ends[i].record()
+        torch.cuda.synchronize()
+        ms = [s.elapsed_time(e) for s, e in zip(starts, ends)]
+        return statistics.median(ms) * 1e3  # µs
+
+
+class CPUTimer:
+    """Median of time.perf_counter around single calls."""
+
+    def __init__(self, warmup, reps):
+        self.warmup, self.reps = warmup, reps
+
+    def __call__(self, fn):
+        fn()
+        for _ in range(self.warmup):
+            fn()
+        ts = []
+        for _ in range(self.reps):
+            t0 = time.perf_counter()
+            fn()
+            ts.append(time.perf_counter() - t0)
+        return statistics.median(ts) * 1e6  # µs
+
+
+# ---------------------------------------------------------------- peers
+
+def make_inputs(torch, c, device):
+    dt = getattr(torch, c.dtype)
+    x = (torch.rand(c.shape, device=device, dtype=torch.float32) * 8 - 4).to(dt)
+    if not c.backward:
+        return x, None
+    y = torch.log_softmax(x, dim=c.axis) if c.log else torch.softmax(x, dim=c.axis)
+    dy = (torch.rand(c.shape, device=device, dtype=torch.float32) * 8 - 4).to(dt)
+    return y, dy
+
+
+def torch_op(torch, c, a, b):
+    """The eager PyTorch op as a closure."""
+    dim = c.axis
+    if not c.backward:
+        f = torch.log_softmax if c.log else torch.softmax
+        return lambda: f(a, dim=dim)
+    y, dy = a, b
+    bwd = torch._log_softmax_backward_data if c.log else torch._softmax_backward_data
+    try:
+        bwd(dy, y, dim, y.dtype)
+        return lambda: bwd(dy, y, dim, y.dtype)
+    except (TypeError, RuntimeError, AttributeError):
+        pass
+    # Autograd: recompute a forward whose output is y, then time backward only.
+    x = y.detach().clone().requires_grad_(True)
+    out = torch.log_softmax(x, dim=dim) if c.log else torch.softmax(x, dim=dim)
+    return lambda: torch.autograd.grad(out, x, dy, retain_graph=True)
+
+
+def compiled_op(torch, c, a, b):
+    dim = c.axis
+    if not c.backward:
+        if c.log:
+            def f(x):
+                return torch.log_softmax(x, dim=dim)
+        else:
+            def f(x):
+                return torch.softmax(x, dim=dim)
+        args = (a,)
+    else:
+        if c.log:
+            def f(y, dy):
+                yf, dyf = y.float(), dy.float()
+                return (dyf - torch.exp(yf) * dyf.sum(dim, keepdim=True)).to(y.dtype)
+        else:
+            def f(y, dy):
+                yf, dyf = y.float(), dy.float()
+                return (yf * (dyf - (dyf * yf).sum(dim, keepdim=True))).to(y.dtype)
+        args = (a, b)
+    last = None
+    for mode in ("max-autotune-no-cudagraphs", None):
+        try:
+            g = torch.compile(f, mode=mode) if mode else torch.compile(f)
+            g(*args)  # compile now, not inside the timing
+            return lambda: g(*args)
+        except Exception as e:  # noqa: BLE001 - any compile failure skips the mode
+            last = e
+    raise RuntimeError("torch.compile failed: %s" % last)
+
+
+_triton = None
+
+
+def load_triton():
+    """Defines the Triton kernels; returns None (with a note) when Triton is missing."""
+    global _triton
+    if _triton is not None:
+        return _triton or None
+    try:
+        import triton
+        import triton.language as tl
+    except Exception as e:  # noqa: BLE001 - ImportError or a broken install
+        note("triton not available (%s): skipping the triton peer" % e)
+        _triton = False
+        return None
+
+    @triton.jit
+    def softmax_fwd(out_ptr, in_ptr, in_stride, out_stride, n_rows, n_cols,
+                    LOG: tl.constexpr, BLOCK: tl.constexpr):
+        start = tl.program_id(0)
+        step = tl.num_programs(0)
+        for row in range(start, n_rows, step):
+            offs = tl.arange(0, BLOCK)
+            mask = offs < n_cols
+            x = tl.load(in_ptr + row * in_stride + offs, mask=mask, other=-float("inf")).to(tl.float32)
+            m = tl.max(x, axis=0)
+            z = x - m
+            e = tl.exp(z)
+            s = tl.sum(e, axis=0)
+            if LOG:
+                y = z - tl.log(s)
+            else:
+                y = e / s
+            tl.store(out_ptr + row * out_stride + offs, y.to(out_ptr.dtype.element_ty), mask=mask)
+
+    @triton.jit
+    def softmax_bwd(dx_ptr, y_ptr, dy_ptr, stride, n_rows, n_cols,
+                    LOG: tl.constexpr, BLOCK: tl.constexpr):
+        start = tl.program_id(0)
+        step = tl.num_programs(0)
+        for row in range(start, n_rows, step):
+            offs = tl.arange(0, BLOCK)
+            mask = offs < n_cols
+            y = tl.load(y_ptr + row * stride + offs, mask=mask, other=0.0).to(tl.float32)
+            dy = tl.load(dy_ptr + row * stride + offs, mask=mask, other=0.0).to(tl.float32)
+            if LOG:
+                s = tl.sum(dy, axis=0)
+                dx = dy - tl.exp(y) * s
+            else:
+                s = tl.sum(dy * y, axis=0)
+                dx = y * (dy - s)
+            tl.store(dx_ptr + row * stride + offs, dx.to(dx_ptr.dtype.element_ty), mask=mask)
+
+    _triton = (triton, softmax_fwd, softmax_bwd)
+    return _triton
+
+
+def triton_op(torch, c, a, b):
+    t = load_triton()
+    if t is None:
+        return None
+    triton, fwd, bwd = t
+    if c.norm_axis != len(c.shape) - 1:
+        raise NotImplementedError("triton peer: last axis only")
+    n_cols = c.shape[-1]
+    n_rows = c.numel() // n_cols
+    block = triton.next_power_of_2(n_cols)
+    if block > TRITON_MAX_BLOCK:
+        raise NotImplementedError("triton peer: row of %d does not fit a block (max %d)" % (n_cols, TRITON_MAX_BLOCK))
+    num_warps = 4 if block < 2048 else 8 if block < 4096 else 16
+    props = torch.cuda.get_device_properties(a.device)
+    # Persistent grid: a few programs per SM (the tutorial derives the
+    # count from the kernel's registers and shared memory; a fixed 4 warps
+    # groups' worth per SM is close for these block sizes).
+    per_sm = max(1, 32 // num_warps)
+    programs = max(1, min(n_rows, props.multi_processor_count * per_sm))
+    grid = (programs,)
+    if not c.backward:
+        x = a.reshape(n_rows, n_cols)
+        y = torch.empty_like(x)
+        return lambda: fwd[grid](y, x, x.stride(0), y.stride(0), n_rows, n_cols,
+                                 LOG=c.log, BLOCK=block, num_warps=num_warps)
+    y, dy = a.reshape(n_rows, n_cols), b.reshape(n_rows, n_cols)
+    dx = torch.empty_like(y)
+    return lambda: bwd[grid](dx, y, dy, y.stride(0), n_rows, n_cols,
+                             LOG=c.log, BLOCK=block, num_warps=num_warps)
+
+
+def copy_op(torch, c, device):
+    n = c.traffic() // 2
+    src = torch.ones(n, dtype=torch.uint8, device=device)
+    dst = torch.empty_like(src)
+    return lambda: dst.copy_(src)
+
+
+# ---------------------------------------------------------------- main
+
+def cpu_model():
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    import platform
+    return platform.processor() or platform.machine()
+
+
+def run(args, cases):
+    try:
+        import torch
+    except ImportError:
+        sys.exit("peers: PyTorch is not installed (pip install torch); nothing to time")
+
+    if args.cpu:
+        torch.set_num_threads(args.threads)
+        device = "cpu"
+        device_name = "cpu %s (torch %s, %d threads)" % (cpu_model(), torch.__version__, torch.get_num_threads())
+        timer = CPUTimer(args.warmup, args.reps)
+        peers = [("torch", torch_op)]
+    else:
+        if not torch.cuda.is_available():
+            sys.exit("peers: no CUDA device visible to torch (use --cpu for the CPU peers)")
+        device = args.device
+        torch.cuda.set_device(torch.device(device))
+        device_name = "%s %s (torch %s)" % (device, torch.cuda.get_device_name(), torch.__version__)
+        timer = GPUTimer(torch, args.warmup, args.reps, not args.no_flush)
+        table = {"torch": torch_op, "torch.compile": compiled_op, "triton": triton_op}
+        peers = [(p, table[p]) for p in args.peers.split(",") if p]
+
+    records = []
+    for c in cases:
+        try:
+            a, b = make_inputs(torch, c, device)
+            copy_us = timer(copy_op(torch, c, device))
+        except Exception as e:  # noqa: BLE001 - e.g. out of memory: skip the case
+            note("%s: skipped: %s" % (c, e))
+            continue
+        for name, make in peers:
+            try:
+                fn = make(torch, c, a, b)
+                if fn is None:
+                    continue
+                us = timer(fn)
+            except NotImplementedError as e:
+                note("%s: %s: %s" % (c, name, e))
+                continue
+            except Exception as e:  # noqa: BLE001 - report and go on
+                note("%s: %s failed: %s" % (c, name, str(e).splitlines()[0] if str(e) else type(e).__name__))
+                continue
+            if not (us > 0 and math.isfinite(us)):
+                continue
+            records.append({"spec": c.spec(), "shape": c.shape, "dtype": SHORT[c.dtype], "axis": c.axis,
+                            "op": c.op, "peer": name, "us": us, "copy_us": copy_us, "device": device_name})
+            print("%-32s %-14s %12.2f us  (copy %10.2f us, ratio %.2f)" % (c, name, us, copy_us, copy_us / us),
+                  flush=True)
+        del a, b
+        if device != "cpu":
+            torch.cuda.empty_cache()
+    return records
+
+
+def write_json(path, records):
+    d = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(dir=d, prefix="." + os.path.basename(path) + ".tmp")
+    try:
+        with os.fdopen(fd, "w") as f:
+            json.dump(records, f, indent=1)
+            f.write("\n")
+        os.replace(tmp, path)
+    except BaseException:
+        os.unlink(tmp)
+        raise
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    g = p.add_mutually_exclusive_group(required=True)
+    g.add_argument("--shapes", help="comma-separated SPECs: DIMxDIM[x...]:dtype[:axis[:op]]")
+    g.add_argument("--suite", help="a suite of `softmax bench` (asks --softmax-bin for its SPECs)")
+    p.add_argument("--softmax-bin", default="", help="the softmax binary for --suite (default: go run ./cmd/softmax)")
+    p.add_argument("--op", choices=OPS, help="op for every case (default: each SPEC's, softmax)")
+    p.add_argument("--out", default="peers.json", help="output JSON file (default peers.json)")
+    p.add_argument("--peers", default="torch,torch.compile,triton", help="GPU peers to time (default: all)")
+    p.add_argument("--device", default="cuda:0", help="CUDA device (default cuda:0)")
+    p.add_argument("--cpu", action="store_true", help="time PyTorch on the CPU instead")
+    p.add_argument("--threads", type=int, default=os.cpu_count() or 1, help="CPU threads for --cpu")
+    p.add_argument("--reps", type=int, default=100, help="timed reps (default 100)")
+    p.add_argument("--warmup", type=int, default=25, help="warm-up runs (default 25)")
+    p.add_argument("--no-flush", action="store_true", help="do not flush the L2 cache between GPU reps")
+    args = p.parse_args(argv)
+    if args.reps < 1 or args.warmup < 0 or args.threads < 1:
+        p.error("--reps and --threads must be at least 1, --warmup at least 0")
+    for name in args.peers.split(","):
+        if name and name not in ("torch", "torch.compile", "triton"):
+            p.error("unknown peer %r (want torch, torch.compile, triton)" % name)
+    try:
+        text = args.shapes if args.shapes is not None else suite_specs(args.suite, args.softmax_bin)
+        cases = parse_specs(text)
+    except (ValueError, subprocess.CalledProcessError, OSError) as e:
+        p.error(str(e))
+    if not cases:
+        p.error("no cases")
+    if args.op:
+        for c in cases:
+            c.op = args.op
+    records = run(args, cases)
+    write_json(args.out, records)
+    note("wrote %d records to %s" % (len(records), args.out))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

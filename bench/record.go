@@ -1,0 +1,110 @@
+package bench
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+)
+
+// Record is the result of one (case, strategy) timing, as written by
+// `softmax bench --json`. Times are in microseconds, rates in GB/s (10^9
+// bytes per second) of the op's minimum traffic.
+type Record struct {
+	Spec   string `json:"spec"`   // the case's SPEC, e.g. "4096x65536:f32:0"
+	Shape  []int  `json:"shape"`  // tensor shape
+	DType  string `json:"dtype"`  // f32, f16, bf16
+	Axis   int    `json:"axis"`   // as given (negative counts from the end)
+	Op     string `json:"op"`     // softmax, log_softmax, softmax_backward, log_softmax_backward
+	Algo   string `json:"algo"`   // the strategy timed
+	Chosen string `json:"chosen"` // the strategy the planner picks for this case
+	// IsChosen reports whether Algo is the planner's pick (a "*" in the table).
+	IsChosen bool   `json:"is_chosen"`
+	Device   string `json:"device"` // Backend.Name()
+	Bytes    int64  `json:"bytes"`  // the op's minimum traffic (2 or 3 tensors)
+
+	US    float64 `json:"us"`     // median time
+	USMin float64 `json:"us_min"` // fastest rep
+	USMax float64 `json:"us_max"` // slowest rep
+	USP10 float64 `json:"us_p10"` // 10th percentile
+	USP90 float64 `json:"us_p90"` // 90th percentile
+	Reps  int     `json:"reps"`
+	GBps  float64 `json:"gbps"` // Bytes / US
+
+	CopyUS    float64 `json:"copy_us"`             // median time of the reference copy
+	CopyP10   float64 `json:"copy_us_p10"`         // its 10th percentile
+	CopyP90   float64 `json:"copy_us_p90"`         // its 90th percentile
+	CopyGBps  float64 `json:"copy_gbps"`           // Bytes / CopyUS
+	CopyRatio float64 `json:"copy_ratio"`          // CopyUS / US: 1 is copy speed
+	CopyKind  string  `json:"copy_kind,omitempty"` // how the copy was done, when the backend says
+
+	// Peer columns, filled by MergePeers when --peers is given.
+	Peers      map[string]float64 `json:"peers,omitempty"`        // peer name → median µs
+	TorchUS    float64            `json:"torch_us,omitempty"`     // torch's time
+	VsTorch    float64            `json:"vs_torch,omitempty"`     // TorchUS / US: above 1 means we are faster
+	BestPeer   string             `json:"best_peer,omitempty"`    // the fastest peer
+	BestPeerUS float64            `json:"best_peer_us,omitempty"` // its time
+	VsBestPeer float64            `json:"vs_best_peer,omitempty"` // BestPeerUS / US
+	PeerDevice string             `json:"peer_device,omitempty"`  // the device the peers ran on
+	Error      string             `json:"error,omitempty"`        // set when the timing failed
+}
+
+// newRecord fills the case fields of a record.
+func newRecord(c Case, device string) Record {
+	return Record{
+		Spec: c.String(), Shape: append([]int(nil), c.Shape...), DType: c.DType.String(),
+		Axis: c.Axis, Op: c.Op.String(), Device: device, Bytes: c.Traffic(),
+	}
+}
+
+// WriteJSON writes the records as an indented JSON array to path,
+// atomically (a temporary file renamed over path).
+func WriteJSON(path string, recs []Record) error {
+	if recs == nil {
+		recs = []Record{}
+	}
+	data, err := json.MarshalIndent(recs, "", "  ")
+	if err != nil {
+		return err
+	}
+	return writeFileAtomic(path, append(data, '\n'))
+}
+
+// ReadJSON reads records written by WriteJSON.
+func ReadJSON(path string) ([]Record, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var recs []Record
+	if err := json.Unmarshal(data, &recs); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return recs, nil
+}
+
+// writeFileAtomic writes data to a temporary file next to path and renames
+// it over path, so that path is either absent, the old file, or complete.
+func writeFileAtomic(path string, data []byte) (err error) {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			f.Close()
+			os.Remove(f.Name())
+		}
+	}()
+	if _, err = bytes.NewReader(data).WriteTo(f); err != nil {
+		return err
+	}
+	if err = f.Close(); err != nil {
+		return err
+	}
+	if err = os.Chmod(f.Name(), 0o644); err != nil {
+		return err
+	}
+	return os.Rename(f.Name(), path)
+}

@@ -1,0 +1,198 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/gofused/softmax/bench"
+	"github.com/gofused/softmax/internal/spec"
+	"github.com/schollz/progressbar/v3"
+)
+
+const benchSynopsis = `softmax bench [--suite NAME | --shapes SPEC,...] [--algo auto|all|NAME,...] [--op OP] [--device D] [--reps N] [--warmup N] [--json FILE] [--plot FILE.svg] [--peers FILE] [--quiet]
+  softmax bench --list-suite NAME
+
+Times each case (median of --reps after --warmup untimed runs) and, in the
+same run, a device copy moving the op's minimum traffic; prints shape,
+dtype, axis, op, algo ("*": the planner's pick), µs, p10–p90, GB/s and the
+copy ratio t(copy)/t(op).
+
+SPEC is DIMxDIM[x…]:dtype[:axis[:op]], e.g. 4096x65536:f32:0 (axis
+default -1, op default softmax or --op). Suites: ` + "tutorial, onepass, llm, axis, vector, cpu, quick, all" + `;
+the default is cpu on the CPU and quick on a GPU. --list-suite prints a
+suite's SPECs on one line (for bench/peers/peers.py --shapes). --peers
+reads that script's JSON and adds "vs torch" and "vs best peer" columns
+(t(peer) / t(ours): above 1, we are faster).`
+
+// minGPUReps is the fewest timed reps on a GPU.
+const minGPUReps = 20
+
+func runBench(e *env, args []string) error {
+	fs := flagSet("bench")
+	shapes := fs.String("shapes", "", "comma-separated `SPEC`s: DIMxDIM[x…]:dtype[:axis[:op]]")
+	suite := fs.String("suite", "", "`suite`: "+strings.Join(bench.SuiteNames(), ", ")+" (default: cpu on the CPU, quick on GPUs)")
+	algo := fs.String("algo", "auto", "`strategies`: auto (the planner's pick), all, or NAME,...")
+	opName := fs.String("op", "", "`op` for every case: softmax, log_softmax, softmax_backward, log_softmax_backward (default: each SPEC's, softmax)")
+	device := fs.String("device", "auto", "`device`: auto, cpu, cuda or cuda:N")
+	reps := fs.Int("reps", 20, "timed `reps` per strategy (at least 20 on GPUs)")
+	warmup := fs.Int("warmup", 5, "untimed `runs` before timing")
+	jsonPath := fs.String("json", "", "write JSON records to `FILE`")
+	plotPath := fs.String("plot", "", "write a GB/s plot to `FILE.svg`")
+	peersPath := fs.String("peers", "", "peer timings `FILE` written by bench/peers/peers.py")
+	quiet := fs.Bool("quiet", false, "no progress bar")
+	listSuite := fs.String("list-suite", "", "print the SPECs of `suite` and exit")
+	if err := parseFlags(e, fs, benchSynopsis, args); err != nil {
+		return err
+	}
+
+	var op spec.Op
+	haveOp := *opName != ""
+	if haveOp {
+		var err error
+		if op, err = spec.ParseOp(*opName); err != nil {
+			return usagef("--op: %v", err)
+		}
+	}
+	withOp := func(cases []bench.Case) []bench.Case {
+		if haveOp {
+			return bench.WithOp(cases, op)
+		}
+		return cases
+	}
+	if *listSuite != "" {
+		cases, err := bench.Suite(*listSuite)
+		if err != nil {
+			return usagef("--list-suite: %v", err)
+		}
+		fmt.Fprintln(e.stdout, bench.FormatSpecs(withOp(cases)))
+		return nil
+	}
+	if *shapes != "" && *suite != "" {
+		return usagef("use --shapes or --suite, not both")
+	}
+	if *reps < 1 {
+		return usagef("--reps %d: want at least 1", *reps)
+	}
+	if *warmup < 0 {
+		return usagef("--warmup %d: want at least 0", *warmup)
+	}
+	if *algo == "" {
+		return usagef("--algo: empty (want auto, all or NAME,...)")
+	}
+	var cases []bench.Case
+	var err error
+	what := ""
+	switch {
+	case *shapes != "":
+		if cases, err = bench.ParseSpecs(*shapes); err != nil {
+			return usagef("--shapes: %v", err)
+		}
+		what = "shapes " + *shapes
+	case *suite != "":
+		if cases, err = bench.Suite(*suite); err != nil {
+			return usagef("--suite: %v", err)
+		}
+		what = "suite " + *suite
+	}
+	if _, _, err := bench.ParseDevice(*device); err != nil {
+		return usagef("--device: %v", err)
+	}
+	var peers []bench.PeerRecord
+	if *peersPath != "" {
+		if peers, err = bench.LoadPeers(*peersPath); err != nil {
+			return fmt.Errorf("--peers: %w", err)
+		}
+	}
+
+	b, err := bench.Open(*device)
+	if err != nil {
+		return err
+	}
+	defer b.Close()
+	if cases == nil {
+		name := "quick"
+		if b.Kind() == "cpu" {
+			name = "cpu"
+		}
+		cases, _ = bench.Suite(name)
+		what = "suite " + name
+	}
+	cases = withOp(cases)
+	if _, err := bench.ParseAlgo(*algo, bench.KnownAlgos(b)); err != nil {
+		return usagef("--algo: %v", err)
+	}
+	if b.Kind() != "cpu" && *reps < minGPUReps {
+		fmt.Fprintf(e.stderr, "softmax: bench: --reps %d raised to %d on %s\n", *reps, minGPUReps, b.Kind())
+		*reps = minGPUReps
+	}
+
+	out := e.stdout
+	for _, l := range bench.Header(b) {
+		fmt.Fprintln(out, l)
+	}
+	fmt.Fprintf(out, "%s; algo %s; %d reps after %d warm-up\n\n", what, *algo, *reps, *warmup)
+
+	logw := &logWriter{w: e.stderr}
+	opt := bench.SweepOptions{Algo: *algo, Warmup: *warmup, Reps: *reps, Log: logw}
+	if e.stderrTTY && !*quiet && len(cases) > 1 {
+		bar := progressbar.NewOptions(len(cases),
+			progressbar.OptionSetWriter(e.stderr),
+			progressbar.OptionSetDescription("bench"),
+			progressbar.OptionShowCount(),
+			progressbar.OptionSetPredictTime(true),
+			progressbar.OptionThrottle(100*time.Millisecond),
+			progressbar.OptionClearOnFinish(),
+		)
+		logw.bar = bar
+		opt.Before = func(c bench.Case) { bar.Describe(c.String()) }
+		opt.Step = func(bench.Case) { bar.Add(1) }
+		defer bar.Finish()
+	}
+	recs, sweepErr := bench.Sweep(b, cases, opt)
+	if logw.bar != nil {
+		logw.bar.Finish()
+		logw.bar = nil
+	}
+	if len(peers) > 0 {
+		if bench.MergePeers(recs, peers) == 0 {
+			fmt.Fprintf(e.stderr, "softmax: bench: no peer timing in %s matches these cases\n", *peersPath)
+		}
+	}
+	if err := bench.WriteTable(out, recs); err != nil {
+		return err
+	}
+	fmt.Fprintln(out)
+	for _, l := range bench.Legend(recs) {
+		fmt.Fprintln(out, l)
+	}
+	if *jsonPath != "" {
+		if err := bench.WriteJSON(*jsonPath, recs); err != nil {
+			return fmt.Errorf("--json: %w", err)
+		}
+	}
+	if *plotPath != "" {
+		if err := bench.WritePlot(*plotPath, recs); err != nil {
+			return fmt.Errorf("--plot: %w", err)
+		}
+	}
+	return sweepErr
+}
+
+// logWriter writes the sweep's notes to stderr, prefixed, clearing the
+// progress bar first so the two do not mix.
+type logWriter struct {
+	w   io.Writer
+	bar *progressbar.ProgressBar
+}
+
+func (l *logWriter) Write(p []byte) (int, error) {
+	if l.bar != nil {
+		l.bar.Clear()
+	}
+	if _, err := fmt.Fprintf(l.w, "softmax: bench: %s", p); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}

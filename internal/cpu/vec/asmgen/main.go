@@ -1,0 +1,1161 @@
+// Command asmgen writes the amd64 assembly kernels of package vec with avo.
+//
+// It is run by go generate in internal/cpu/vec:
+//
+//	go run ./asmgen -out kernels_amd64.s -stubs stubs_amd64.go -pkg vec
+//
+// Every kernel exists twice: an AVX2+FMA(+F16C) variant on 256-bit ymm
+// registers with VMASKMOVPS or scalar tails, and an AVX-512 (F, BW, VL)
+// variant on 512-bit zmm registers with k-masked tails. The exp is the
+// algorithm of exp.go: Cephes range reduction x = n·ln2 + r with n rounded to
+// nearest (ties to even; the scalar rounds ties up), the same polynomial for
+// e^r in Cephes form p·r² + r + 1 with FMAs, and a scaling by 2^n that
+// rounds denormal results once (VSCALEFPS, or two exact power-of-two factors
+// on AVX2).
+package main
+
+import (
+	"fmt"
+	"math"
+
+	. "github.com/mmcloughlin/avo/build"
+	"github.com/mmcloughlin/avo/gotypes"
+	. "github.com/mmcloughlin/avo/operand"
+	"github.com/mmcloughlin/avo/reg"
+)
+
+// Exp constants; they must equal the float32 values of exp.go.
+const (
+	log2e = 1.44269504088896341
+	ln2Hi = 0.693359375
+	ln2Lo = -2.12194440e-4
+	expP0 = 1.9875691500e-4
+	expP1 = 1.3981999507e-3
+	expP2 = 8.3334519073e-3
+	expP3 = 4.1665795894e-2
+	expP4 = 1.6666665459e-1
+	expP5 = 5.0000001201e-1
+	// The exp input is clamped to [clampLo, clampHi]: exp(clampLo) rounds
+	// to 0 and exp(clampHi) overflows to +Inf, while NaN passes through.
+	clampLo = -104
+	clampHi = 89
+)
+
+// Indexes into the constant table.
+const (
+	cNegInf = iota
+	cNegMax
+	cExpLo
+	cExpHi
+	cLog2e
+	cLn2Hi
+	cLn2Lo
+	cP0
+	cP1
+	cP2
+	cP3
+	cP4
+	cP5
+	cOne
+	cBias     // int32 127
+	cInt1     // int32 1
+	cInt7FFF  // int32 0x7fff
+	cAbsMask  // int32 0x7fffffff
+	cInfBits  // int32 0x7f800000
+	cQuietBF  // int32 0x40
+	numConsts // count
+)
+
+func f32(v float64) uint32 { return math.Float32bits(float32(v)) }
+
+var constBits = [numConsts]uint32{
+	cNegInf:  f32(math.Inf(-1)),
+	cNegMax:  f32(-math.MaxFloat32),
+	cExpLo:   f32(clampLo),
+	cExpHi:   f32(clampHi),
+	cLog2e:   f32(log2e),
+	cLn2Hi:   f32(ln2Hi),
+	cLn2Lo:   f32(ln2Lo),
+	cP0:      f32(expP0),
+	cP1:      f32(expP1),
+	cP2:      f32(expP2),
+	cP3:      f32(expP3),
+	cP4:      f32(expP4),
+	cP5:      f32(expP5),
+	cOne:     f32(1),
+	cBias:    127,
+	cInt1:    1,
+	cInt7FFF: 0x7fff,
+	cAbsMask: 0x7fffffff,
+	cInfBits: 0x7f800000,
+	cQuietBF: 0x40,
+}
+
+// expConsts are the constants the exp needs.
+var expConsts = []int{cExpLo, cExpHi, cLog2e, cLn2Hi, cLn2Lo, cP0, cP1, cP2, cP3, cP4, cP5, cOne}
+
+var (
+	consts   Mem // numConsts entries of 8 replicated dwords (32 bytes each)
+	tailMask Mem // 8 dwords of -1 then 8 of 0
+)
+
+func main() {
+	ConstraintExpr("amd64,!purego")
+
+	consts = GLOBL("vecconsts", RODATA|NOPTR)
+	for k, v := range constBits {
+		for j := 0; j < 8; j++ {
+			DATA(32*k+4*j, U32(v))
+		}
+	}
+	tailMask = GLOBL("tailmask", RODATA|NOPTR)
+	for j := 0; j < 16; j++ {
+		v := uint32(0)
+		if j < 8 {
+			v = 0xffffffff
+		}
+		DATA(4*j, U32(v))
+	}
+
+	for _, g := range []*gen{{avx512: false, w: 8, suffix: "AVX2"}, {avx512: true, w: 16, suffix: "AVX512"}} {
+		g.maxSum()
+		g.expScale()
+		g.logOut()
+		g.dot()
+		g.sum()
+		g.softmaxGrad()
+		g.logSoftmaxGrad()
+		g.onlineUpdate()
+		g.expScaleLanes()
+		g.logOutLanes()
+		g.mulAdd()
+		g.add()
+		g.softmaxGradLanes()
+		g.logSoftmaxGradLanes()
+		g.f16ToF32()
+		g.f32ToF16()
+		g.bf16ToF32()
+		g.f32ToBF16()
+	}
+	Generate()
+}
+
+// gen emits the kernels of one instruction set.
+type gen struct {
+	avx512 bool
+	w      int // float32 lanes per vector
+	suffix string
+
+	// Per-function state.
+	hoisted map[int]reg.VecVirtual // constants kept in registers
+	i       reg.GPVirtual          // element index of the current block
+	tail    bool                   // emitting the masked tail block
+	k       reg.OpmaskVirtual      // AVX-512 tail mask
+	ymask   reg.VecVirtual         // AVX2 tail mask
+	labels  int
+}
+
+// text starts a kernel.
+func (g *gen) text(name, sig, doc string) {
+	TEXT(name+g.suffix, NOSPLIT, sig)
+	Pragma("noescape")
+	Doc(name + g.suffix + " " + doc)
+	g.hoisted = map[int]reg.VecVirtual{}
+	g.tail = false
+	g.labels = 0
+}
+
+// ret ends a kernel.
+func (g *gen) ret() {
+	VZEROUPPER()
+	RET()
+}
+
+// label returns a fresh label name.
+func (g *gen) label(s string) string {
+	g.labels++
+	return fmt.Sprintf("%s%d", s, g.labels)
+}
+
+func (g *gen) vec() reg.VecVirtual {
+	if g.avx512 {
+		return ZMM()
+	}
+	return YMM()
+}
+
+func addr(c gotypes.Component) Mem {
+	b, err := c.Resolve()
+	if err != nil {
+		panic(err)
+	}
+	return b.Addr
+}
+
+// bcast broadcasts a float32 parameter to a vector register.
+func (g *gen) bcast(name string) reg.VecVirtual {
+	r := g.vec()
+	VBROADCASTSS(addr(Param(name)), r)
+	return r
+}
+
+// hoist keeps constants in registers for the whole function.
+func (g *gen) hoist(ks ...int) {
+	for _, k := range ks {
+		if _, ok := g.hoisted[k]; ok {
+			continue
+		}
+		r := g.vec()
+		VBROADCASTSS(consts.Offset(32*k), r)
+		g.hoisted[k] = r
+	}
+}
+
+// c returns constant k as a source operand that may be memory.
+func (g *gen) c(k int) Op {
+	if r, ok := g.hoisted[k]; ok {
+		return r
+	}
+	if g.avx512 {
+		panic(fmt.Sprintf("constant %d not hoisted", k))
+	}
+	return consts.Offset(32 * k)
+}
+
+// creg returns constant k in a register.
+func (g *gen) creg(k int) reg.VecVirtual {
+	if r, ok := g.hoisted[k]; ok {
+		return r
+	}
+	r := g.vec()
+	if g.avx512 {
+		VBROADCASTSS(consts.Offset(32*k), r)
+	} else {
+		VMOVUPS(consts.Offset(32*k), r)
+	}
+	return r
+}
+
+// mov copies a vector register.
+func (g *gen) mov(src, dst reg.VecVirtual) {
+	if g.avx512 {
+		VMOVAPS(src, dst)
+	} else {
+		VMOVUPS(src, dst)
+	}
+}
+
+// at addresses vector v (of the current block) of the array at base with
+// elements of size bytes.
+func (g *gen) at(base reg.GPVirtual, v, size int) Mem {
+	return Mem{Base: base, Index: g.i, Scale: uint8(size), Disp: v * g.w * size}
+}
+
+// load loads float32 vector v from base (masked in the tail).
+func (g *gen) load(base reg.GPVirtual, v int) reg.VecVirtual {
+	r := g.vec()
+	m := g.at(base, v, 4)
+	switch {
+	case !g.tail:
+		VMOVUPS(m, r)
+	case g.avx512:
+		VMOVUPS_Z(m, g.k, r)
+	default:
+		VMASKMOVPS(m, g.ymask, r)
+	}
+	return r
+}
+
+// src returns float32 vector v of base as a source operand: memory in full
+// blocks, a masked load in the tail.
+func (g *gen) src(base reg.GPVirtual, v int) Op {
+	if g.tail {
+		return g.load(base, v)
+	}
+	return g.at(base, v, 4)
+}
+
+// store stores float32 vector r as vector v of base (masked in the tail).
+func (g *gen) store(r reg.VecVirtual, base reg.GPVirtual, v int) {
+	m := g.at(base, v, 4)
+	switch {
+	case !g.tail:
+		VMOVUPS(r, m)
+	case g.avx512:
+		VMOVUPS(r, g.k, m)
+	default:
+		VMASKMOVPS(r, g.ymask, m)
+	}
+}
+
+// loop runs body over n elements: blocks of unroll vectors, then single
+// vectors, then one masked block for the remainder (or scalarTail, when
+// given, which must handle rem elements at index g.i and may clobber both).
+func (g *gen) loop(n reg.GPVirtual, unroll int, body func(vs int), scalarTail func(rem reg.GPVirtual)) {
+	g.i = GP64()
+	XORQ(g.i, g.i)
+	rem := GP64()
+	MOVQ(n, rem)
+	loopU, loop1, tail, done := g.label("loopU"), g.label("loop1"), g.label("tail"), g.label("done")
+	if unroll > 1 {
+		Label(loopU)
+		CMPQ(rem, U32(unroll*g.w))
+		JB(LabelRef(loop1))
+		body(unroll)
+		ADDQ(U32(unroll*g.w), g.i)
+		SUBQ(U32(unroll*g.w), rem)
+		JMP(LabelRef(loopU))
+	}
+	Label(loop1)
+	CMPQ(rem, U32(g.w))
+	JB(LabelRef(tail))
+	body(1)
+	ADDQ(U32(g.w), g.i)
+	SUBQ(U32(g.w), rem)
+	JMP(LabelRef(loop1))
+	Label(tail)
+	TESTQ(rem, rem)
+	JZ(LabelRef(done))
+	if scalarTail != nil {
+		scalarTail(rem)
+	} else {
+		g.setMask(rem)
+		g.tail = true
+		body(1)
+		g.tail = false
+	}
+	Label(done)
+}
+
+// setMask builds the tail mask for rem (1 ≤ rem < w) lanes.
+func (g *gen) setMask(rem reg.GPVirtual) {
+	if g.avx512 {
+		t := GP32()
+		MOVL(U32(0xffff), t)
+		BZHIL(rem.As32(), t, t)
+		g.k = K()
+		KMOVW(t, g.k)
+		return
+	}
+	p, t := GP64(), GP64()
+	LEAQ(tailMask.Offset(32), p)
+	MOVQ(rem, t)
+	NEGQ(t)
+	g.ymask = YMM()
+	VMOVDQU(Mem{Base: p, Index: t, Scale: 4}, g.ymask)
+}
+
+// maxKeepNaN sets dst = max(a, b) where a is returned when either is NaN.
+func maxKeepNaN(a, b Op, dst reg.VecVirtual) { VMAXPS(a, b, dst) }
+
+// minKeepNaN sets dst = min(a, b) where a is returned when either is NaN.
+func minKeepNaN(a, b Op, dst reg.VecVirtual) { VMINPS(a, b, dst) }
+
+// exp returns e^x, clobbering x. NaN stays NaN, x < −103.97 gives 0 (or
+// the correctly rounded denormal above), x > 88.72 gives +Inf.
+func (g *gen) exp(x reg.VecVirtual) reg.VecVirtual {
+	return g.expN([]reg.VecVirtual{x}, true)[0]
+}
+
+// expN computes e^x for several vectors at once, step by step across them
+// so that independent work reaches the schedulers together. The xs are
+// clobbered. Without hi, every x must be ≤ 0 or NaN (the online merge's
+// exp(v − max)), which saves the upper clamp.
+func (g *gen) expN(xs []reg.VecVirtual, hi bool) []reg.VecVirtual {
+	each := func(f func(k int)) {
+		for k := range xs {
+			f(k)
+		}
+	}
+	// Clamp with NaN passing through: exp(−104) rounds to 0 and exp(89)
+	// overflows, as the scalar Exp's cut-offs require.
+	each(func(k int) { maxKeepNaN(xs[k], g.creg(cExpLo), xs[k]) })
+	if hi {
+		each(func(k int) { minKeepNaN(xs[k], g.creg(cExpHi), xs[k]) })
+	}
+	// n = round(x·log2e), r = x − n·ln2Hi − n·ln2Lo.
+	n := make([]reg.VecVirtual, len(xs))
+	each(func(k int) {
+		n[k] = g.vec()
+		VMULPS(g.c(cLog2e), xs[k], n[k])
+	})
+	each(func(k int) {
+		if g.avx512 {
+			VRNDSCALEPS(Imm(0), n[k], n[k])
+		} else {
+			VROUNDPS(Imm(0), n[k], n[k])
+		}
+	})
+	each(func(k int) { g.fma(VFNMADD231PS, VFNMADD231PS_BCST, cLn2Hi, n[k], xs[k]) })
+	each(func(k int) { g.fma(VFNMADD231PS, VFNMADD231PS_BCST, cLn2Lo, n[k], xs[k]) })
+	// p = (((((P0·r + P1)·r + P2)·r + P3)·r + P4)·r + P5)·r² + r + 1.
+	p := make([]reg.VecVirtual, len(xs))
+	each(func(k int) {
+		p[k] = g.vec()
+		if r, ok := g.hoisted[cP0]; ok {
+			g.mov(r, p[k])
+		} else {
+			VMOVUPS(g.c(cP0), p[k])
+		}
+	})
+	for _, c := range []int{cP1, cP2, cP3, cP4, cP5} {
+		each(func(k int) { g.fma(VFMADD213PS, VFMADD213PS_BCST, c, xs[k], p[k]) })
+	}
+	r2 := make([]reg.VecVirtual, len(xs))
+	each(func(k int) {
+		r2[k] = g.vec()
+		VMULPS(xs[k], xs[k], r2[k])
+	})
+	each(func(k int) { VFMADD213PS(xs[k], r2[k], p[k]) })
+	each(func(k int) { VADDPS(g.c(cOne), p[k], p[k]) })
+	if g.avx512 {
+		// p·2^n, rounded once even when denormal.
+		each(func(k int) { VSCALEFPS(n[k], p[k], p[k]) })
+		return p
+	}
+	// p·2^n as p·2^(n>>1)·2^(n−n>>1): both factors are normal for n in
+	// [−151, 128], the first product is exact and the second rounds once.
+	n1 := make([]reg.VecVirtual, len(xs))
+	each(func(k int) { VCVTPS2DQ(n[k], n[k]) })
+	each(func(k int) {
+		n1[k] = YMM()
+		VPSRAD(Imm(1), n[k], n1[k])
+	})
+	each(func(k int) { VPSUBD(n1[k], n[k], n[k]) })
+	each(func(k int) {
+		VPADDD(g.c(cBias), n1[k], n1[k])
+		VPSLLD(Imm(23), n1[k], n1[k])
+	})
+	each(func(k int) {
+		VPADDD(g.c(cBias), n[k], n[k])
+		VPSLLD(Imm(23), n[k], n[k])
+	})
+	each(func(k int) { VMULPS(n1[k], p[k], p[k]) })
+	each(func(k int) { VMULPS(n[k], p[k], p[k]) })
+	return p
+}
+
+// fma emits op(c, a, b) with constant c from a register, as a broadcast
+// memory operand (AVX-512 constants not hoisted) or as a 32-byte memory
+// operand (AVX2).
+func (g *gen) fma(op, bcst func(...Op), c int, a, b reg.VecVirtual) {
+	if _, ok := g.hoisted[c]; ok || !g.avx512 {
+		op(g.c(c), a, b)
+		return
+	}
+	bcst(consts.Offset(32*c), a, b)
+}
+
+// safe returns max(m, −MaxFloat32) with NaN kept: the exponent offset of
+// the online merge (−∞ is replaced so that −∞ − offset stays −∞).
+func (g *gen) safe(m reg.VecVirtual) reg.VecVirtual {
+	r := g.vec()
+	maxKeepNaN(m, g.creg(cNegMax), r)
+	return r
+}
+
+// hreduce combines all lanes of v with op (VMAXPS or VADDPS), leaving the
+// result in every lane. v is clobbered.
+func (g *gen) hreduce(v reg.VecVirtual, op func(...Op)) reg.VecVirtual {
+	t := g.vec()
+	if g.avx512 {
+		VSHUFF32X4(Imm(0x4e), v, v, t)
+		op(t, v, v)
+		VSHUFF32X4(Imm(0xb1), v, v, t)
+		op(t, v, v)
+	} else {
+		VPERM2F128(Imm(0x01), v, v, t)
+		op(t, v, v)
+	}
+	VPERMILPS(Imm(0x4e), v, t)
+	op(t, v, v)
+	VPERMILPS(Imm(0xb1), v, t)
+	op(t, v, v)
+	return v
+}
+
+func vmaxps(ops ...Op) { VMAXPS(ops...) }
+func vaddps(ops ...Op) { VADDPS(ops...) }
+
+// ptr loads the base pointer of a slice parameter.
+func ptr(name string) reg.GPVirtual {
+	r := GP64()
+	Load(Param(name).Base(), r)
+	return r
+}
+
+// length loads the length of a slice parameter.
+func length(name string) reg.GPVirtual {
+	r := GP64()
+	Load(Param(name).Len(), r)
+	return r
+}
+
+// Tuning, measured on Zen 5 (two FMA pipes that also run VSCALEFPS, two
+// add/max/round pipes): an exp is 11 FMA-pipe ops, so the kernels are
+// compute-bound in L1 and the aim is to keep both FMA pipes busy.
+const (
+	// unroll is the vectors per main-loop iteration of element-wise
+	// kernels.
+	unroll = 4
+	// expGroup* vectors have their exps emitted step by step together.
+	expGroupAVX2   = 2
+	expGroupAVX512 = 4
+	// MaxSum takes the max of maxSumUnroll* vectors, rescales its sums
+	// once per block and then computes the exps maxSumGroup* at a time.
+	maxSumUnrollAVX2   = 4
+	maxSumUnrollAVX512 = 8
+	maxSumGroupAVX2    = 2
+	maxSumGroupAVX512  = 5
+)
+
+// maxSumHoist are the constants MaxSum keeps in zmm registers; the other
+// exp constants are broadcast from memory, leaving registers for 8-vector
+// blocks.
+var maxSumHoist = []int{cExpLo, cLog2e, cP0, cOne, cNegMax}
+
+func (g *gen) maxSum() {
+	g.text("maxSum", "func(x []float32, scale float32) (m, d float32)",
+		"returns the online (max, sum) pair of scale·x.")
+	px, n := ptr("x"), length("x")
+	scale := g.bcast("scale")
+	if g.avx512 {
+		g.hoist(maxSumHoist...)
+	} else {
+		g.hoist(cExpLo)
+	}
+	M, D := g.vec(), g.vec()
+	VBROADCASTSS(consts.Offset(32*cNegInf), M)
+	VXORPS(D, D, D)
+	u := maxSumUnrollAVX2
+	if g.avx512 {
+		u = maxSumUnrollAVX512
+	}
+	g.loop(n, u, func(vs int) {
+		// Load the block and take its running max, ignoring NaN.
+		v := make([]reg.VecVirtual, vs)
+		for k := range v {
+			v[k] = g.vec()
+			switch {
+			case !g.tail:
+				VMULPS(g.at(px, k, 4), scale, v[k])
+			case g.avx512:
+				// Masked-off lanes are −∞, which leaves (m, d) alone.
+				x := g.vec()
+				VMOVUPS_Z(g.at(px, k, 4), g.k, x)
+				g.mov(g.creg(cNegInf), v[k])
+				VMULPS(x, scale, g.k, v[k])
+			default:
+				VMASKMOVPS(g.at(px, k, 4), g.ymask, v[k])
+				VMULPS(v[k], scale, v[k])
+				VBLENDVPS(g.ymask, v[k], g.creg(cNegInf), v[k])
+			}
+		}
+		// Block max by a tree (a NaN may win there), then the running
+		// max, which keeps its old value where the block max is NaN.
+		t := append([]reg.VecVirtual(nil), v...)
+		for len(t) > 1 {
+			var next []reg.VecVirtual
+			for j := 0; j+1 < len(t); j += 2 {
+				r := g.vec()
+				VMAXPS(t[j], t[j+1], r)
+				next = append(next, r)
+			}
+			if len(t)%2 == 1 {
+				next = append(next, t[len(t)-1])
+			}
+			t = next
+		}
+		mn := g.vec()
+		maxKeepNaN(M, t[0], mn)
+		ms := g.safe(mn)
+		// Rescale the sums by exp(M − new max) once per block, without a
+		// branch: a mispredicted one also throws away the loads in flight.
+		// Then one exp per element, a few at a time.
+		args := []reg.VecVirtual{g.vec()}
+		VSUBPS(ms, M, args[0])
+		g.mov(mn, M)
+		for k := range v {
+			VSUBPS(ms, v[k], v[k])
+			args = append(args, v[k])
+		}
+		gs := maxSumGroupAVX2
+		if g.avx512 {
+			gs = maxSumGroupAVX512
+		}
+		var sum reg.VecVirtual
+		for k := 0; k < len(args); k += gs {
+			es := g.expN(args[k:min(k+gs, len(args))], false)
+			if k == 0 {
+				VMULPS(es[0], D, D)
+				es = es[1:]
+			}
+			for len(es) > 1 {
+				var next []reg.VecVirtual
+				for j := 0; j+1 < len(es); j += 2 {
+					VADDPS(es[j+1], es[j], es[j])
+					next = append(next, es[j])
+				}
+				if len(es)%2 == 1 {
+					next = append(next, es[len(es)-1])
+				}
+				es = next
+			}
+			if len(es) == 0 {
+				continue
+			}
+			if sum == nil {
+				sum = es[0]
+			} else {
+				VADDPS(es[0], sum, sum)
+			}
+		}
+		VADDPS(sum, D, D)
+	}, nil)
+	// Merge the lanes.
+	mall := g.vec()
+	g.mov(M, mall)
+	mall = g.hreduce(mall, vmaxps)
+	ms := g.safe(mall)
+	VSUBPS(ms, M, M)
+	f := g.exp(M)
+	VMULPS(f, D, D)
+	D = g.hreduce(D, vaddps)
+	VMOVSS(mall.AsX(), addr(Return("m")))
+	VMOVSS(D.AsX(), addr(Return("d")))
+	g.ret()
+}
+
+func (g *gen) expScale() {
+	g.text("expScale", "func(dst, x []float32, scale, m, mul float32)",
+		"writes dst[i] = exp(scale·x[i] − m)·mul.")
+	pd, n, px := ptr("dst"), length("dst"), ptr("x")
+	scale, m, mul := g.bcast("scale"), g.bcast("m"), g.bcast("mul")
+	g.hoistExp()
+	g.loop(n, unroll, func(vs int) {
+		g.groups(vs, func(ks []int) {
+			xs := make([]reg.VecVirtual, len(ks))
+			for j, k := range ks {
+				xs[j] = g.vec()
+				VMULPS(g.src(px, k), scale, xs[j])
+				VSUBPS(m, xs[j], xs[j])
+			}
+			es := g.expN(xs, true)
+			for j, k := range ks {
+				VMULPS(mul, es[j], es[j])
+				g.store(es[j], pd, k)
+			}
+		})
+	}, nil)
+	g.ret()
+}
+
+// groups calls f with the vector indexes 0…vs−1 in groups of
+// expGroupAVX2/expGroupAVX512, whose exps are interleaved.
+func (g *gen) groups(vs int, f func(ks []int)) {
+	gs := expGroupAVX2
+	if g.avx512 {
+		gs = expGroupAVX512
+	}
+	g.groupsOf(vs, gs, f)
+}
+
+// groupsOf is groups with groups of gs.
+func (g *gen) groupsOf(vs, gs int, f func(ks []int)) {
+	for k := 0; k < vs; k += gs {
+		var ks []int
+		for j := k; j < k+gs && j < vs; j++ {
+			ks = append(ks, j)
+		}
+		f(ks)
+	}
+}
+
+// hoistExp keeps the exp constants in registers (all on AVX-512, the clamp
+// bounds on AVX2).
+func (g *gen) hoistExp() {
+	if g.avx512 {
+		g.hoist(expConsts...)
+	} else {
+		g.hoist(cExpLo, cExpHi)
+	}
+}
+
+func (g *gen) logOut() {
+	g.text("logOut", "func(dst, x []float32, scale, sub float32)",
+		"writes dst[i] = scale·x[i] − sub.")
+	pd, n, px := ptr("dst"), length("dst"), ptr("x")
+	scale, sub := g.bcast("scale"), g.bcast("sub")
+	g.loop(n, unroll, func(vs int) {
+		for k := 0; k < vs; k++ {
+			x := g.vec()
+			VMULPS(g.src(px, k), scale, x)
+			VSUBPS(sub, x, x)
+			g.store(x, pd, k)
+		}
+	}, nil)
+	g.ret()
+}
+
+// reduceSum adds the accumulators pairwise and then across lanes and
+// stores the sum to the result.
+func (g *gen) reduceSum(acc []reg.VecVirtual) {
+	for len(acc) > 1 {
+		var next []reg.VecVirtual
+		for k := 0; k+1 < len(acc); k += 2 {
+			VADDPS(acc[k+1], acc[k], acc[k])
+			next = append(next, acc[k])
+		}
+		acc = next
+	}
+	s := g.hreduce(acc[0], vaddps)
+	VMOVSS(s.AsX(), addr(ReturnIndex(0)))
+}
+
+func (g *gen) dot() {
+	g.text("dot", "func(a, b []float32) float32", "returns Σ a[i]·b[i].")
+	pa, n, pb := ptr("a"), length("a"), ptr("b")
+	acc := make([]reg.VecVirtual, unroll)
+	for k := range acc {
+		acc[k] = g.vec()
+		VXORPS(acc[k], acc[k], acc[k])
+	}
+	g.loop(n, unroll, func(vs int) {
+		for k := 0; k < vs; k++ {
+			a := g.load(pa, k)
+			VFMADD231PS(g.src(pb, k), a, acc[k])
+		}
+	}, nil)
+	g.reduceSum(acc)
+	g.ret()
+}
+
+func (g *gen) sum() {
+	g.text("sum", "func(a []float32) float32", "returns Σ a[i].")
+	pa, n := ptr("a"), length("a")
+	acc := make([]reg.VecVirtual, unroll)
+	for k := range acc {
+		acc[k] = g.vec()
+		VXORPS(acc[k], acc[k], acc[k])
+	}
+	g.loop(n, unroll, func(vs int) {
+		for k := 0; k < vs; k++ {
+			VADDPS(g.src(pa, k), acc[k], acc[k])
+		}
+	}, nil)
+	g.reduceSum(acc)
+	g.ret()
+}
+
+func (g *gen) softmaxGrad() {
+	g.text("softmaxGrad", "func(dx, y, dy []float32, s float32)",
+		"writes dx[i] = y[i]·(dy[i] − s).")
+	pdx, n, py, pdy := ptr("dx"), length("dx"), ptr("y"), ptr("dy")
+	s := g.bcast("s")
+	g.loop(n, unroll, func(vs int) {
+		for k := 0; k < vs; k++ {
+			t := g.load(pdy, k)
+			VSUBPS(s, t, t)
+			VMULPS(g.src(py, k), t, t)
+			g.store(t, pdx, k)
+		}
+	}, nil)
+	g.ret()
+}
+
+func (g *gen) logSoftmaxGrad() {
+	g.text("logSoftmaxGrad", "func(dx, y, dy []float32, s float32)",
+		"writes dx[i] = dy[i] − exp(y[i])·s.")
+	pdx, n, py, pdy := ptr("dx"), length("dx"), ptr("y"), ptr("dy")
+	s := g.bcast("s")
+	g.hoistExp()
+	g.loop(n, unroll, func(vs int) {
+		g.groups(vs, func(ks []int) {
+			ys := make([]reg.VecVirtual, len(ks))
+			for j, k := range ks {
+				ys[j] = g.load(py, k)
+			}
+			es := g.expN(ys, true)
+			for j, k := range ks {
+				VMULPS(s, es[j], es[j])
+				t := g.load(pdy, k)
+				VSUBPS(es[j], t, t)
+				g.store(t, pdx, k)
+			}
+		})
+	}, nil)
+	g.ret()
+}
+
+func (g *gen) onlineUpdate() {
+	g.text("onlineUpdate", "func(m, d, x []float32, scale float32)",
+		"merges (scale·x[i], 1) into the lane pairs (m[i], d[i]).")
+	pm, n, pd, px := ptr("m"), length("m"), ptr("d"), ptr("x")
+	scale := g.bcast("scale")
+	if g.avx512 {
+		g.hoist(cExpLo, cLog2e, cLn2Hi, cLn2Lo, cP0, cP1, cP2, cP3, cP4, cP5, cOne, cNegMax)
+	} else {
+		g.hoist(cExpLo)
+	}
+	g.loop(n, unroll, func(vs int) {
+		// With mn = max(v, mo) one of exp(mo − mn), exp(v − mn) is
+		// exp(0) = 1, so only the other one is computed:
+		//   v > mo: d = d·exp(mo − v) + exp(v − v)
+		//   else:   d = d + exp(v − mo)
+		// with the −∞-safe offset; exp(v − v) is 1, or NaN for v = +∞.
+		gs := 1
+		if g.avx512 {
+			gs = 3
+		}
+		g.groupsOf(vs, gs, func(ks []int) {
+			args := make([]reg.VecVirtual, len(ks))
+			ones := make([]reg.VecVirtual, len(ks))
+			gts := make([]reg.Register, len(ks))
+			for j, k := range ks {
+				v := g.vec()
+				VMULPS(g.src(px, k), scale, v)
+				mo := g.load(pm, k)
+				mn, oth := g.vec(), g.vec()
+				maxKeepNaN(mo, v, mn)
+				minKeepNaN(v, mo, oth)
+				g.store(mn, pm, k)
+				VSUBPS(g.safe(mn), oth, oth)
+				args[j] = oth
+				if g.avx512 {
+					gt := K()
+					VCMPPS(Imm(1), v, mo, gt)
+					gts[j] = gt
+				} else {
+					gt := YMM()
+					VCMPPS(Imm(1), v, mo, gt)
+					gts[j] = gt
+				}
+				ones[j] = g.vec()
+				VSUBPS(v, v, ones[j])
+				VADDPS(g.c(cOne), ones[j], ones[j])
+			}
+			es := g.expN(args, false)
+			for j, k := range ks {
+				e, do := es[j], g.load(pd, k)
+				if g.avx512 {
+					VMULPS(e, do, gts[j], do)
+					VMOVAPS(ones[j], gts[j], e)
+				} else {
+					t := YMM()
+					VMULPS(e, do, t)
+					VBLENDVPS(gts[j], t, do, do)
+					VBLENDVPS(gts[j], ones[j], e, e)
+				}
+				VADDPS(e, do, do)
+				g.store(do, pd, k)
+			}
+		})
+	}, nil)
+	g.ret()
+}
+
+func (g *gen) expScaleLanes() {
+	g.text("expScaleLanes", "func(dst, x, m, mul []float32, scale float32)",
+		"writes dst[i] = exp(scale·x[i] − m[i])·mul[i].")
+	pd, n, px, pm, pmul := ptr("dst"), length("dst"), ptr("x"), ptr("m"), ptr("mul")
+	scale := g.bcast("scale")
+	g.hoistExp()
+	g.loop(n, unroll, func(vs int) {
+		g.groups(vs, func(ks []int) {
+			xs := make([]reg.VecVirtual, len(ks))
+			for j, k := range ks {
+				xs[j] = g.vec()
+				VMULPS(g.src(px, k), scale, xs[j])
+				VSUBPS(g.src(pm, k), xs[j], xs[j])
+			}
+			es := g.expN(xs, true)
+			for j, k := range ks {
+				VMULPS(g.src(pmul, k), es[j], es[j])
+				g.store(es[j], pd, k)
+			}
+		})
+	}, nil)
+	g.ret()
+}
+
+func (g *gen) logOutLanes() {
+	g.text("logOutLanes", "func(dst, x, sub []float32, scale float32)",
+		"writes dst[i] = scale·x[i] − sub[i].")
+	pd, n, px, ps := ptr("dst"), length("dst"), ptr("x"), ptr("sub")
+	scale := g.bcast("scale")
+	g.loop(n, unroll, func(vs int) {
+		for k := 0; k < vs; k++ {
+			x := g.vec()
+			VMULPS(g.src(px, k), scale, x)
+			VSUBPS(g.src(ps, k), x, x)
+			g.store(x, pd, k)
+		}
+	}, nil)
+	g.ret()
+}
+
+func (g *gen) mulAdd() {
+	g.text("mulAdd", "func(acc, a, b []float32)", "accumulates acc[i] += a[i]·b[i].")
+	pacc, n, pa, pb := ptr("acc"), length("acc"), ptr("a"), ptr("b")
+	g.loop(n, unroll, func(vs int) {
+		for k := 0; k < vs; k++ {
+			t := g.load(pa, k)
+			VMULPS(g.src(pb, k), t, t)
+			VADDPS(g.src(pacc, k), t, t)
+			g.store(t, pacc, k)
+		}
+	}, nil)
+	g.ret()
+}
+
+func (g *gen) add() {
+	g.text("add", "func(acc, a []float32)", "accumulates acc[i] += a[i].")
+	pacc, n, pa := ptr("acc"), length("acc"), ptr("a")
+	g.loop(n, unroll, func(vs int) {
+		for k := 0; k < vs; k++ {
+			t := g.load(pacc, k)
+			VADDPS(g.src(pa, k), t, t)
+			g.store(t, pacc, k)
+		}
+	}, nil)
+	g.ret()
+}
+
+func (g *gen) softmaxGradLanes() {
+	g.text("softmaxGradLanes", "func(dx, y, dy, s []float32)",
+		"writes dx[i] = y[i]·(dy[i] − s[i]).")
+	pdx, n, py, pdy, ps := ptr("dx"), length("dx"), ptr("y"), ptr("dy"), ptr("s")
+	g.loop(n, unroll, func(vs int) {
+		for k := 0; k < vs; k++ {
+			t := g.load(pdy, k)
+			VSUBPS(g.src(ps, k), t, t)
+			VMULPS(g.src(py, k), t, t)
+			g.store(t, pdx, k)
+		}
+	}, nil)
+	g.ret()
+}
+
+func (g *gen) logSoftmaxGradLanes() {
+	g.text("logSoftmaxGradLanes", "func(dx, y, dy, s []float32)",
+		"writes dx[i] = dy[i] − exp(y[i])·s[i].")
+	pdx, n, py, pdy, ps := ptr("dx"), length("dx"), ptr("y"), ptr("dy"), ptr("s")
+	g.hoistExp()
+	g.loop(n, unroll, func(vs int) {
+		g.groups(vs, func(ks []int) {
+			ys := make([]reg.VecVirtual, len(ks))
+			for j, k := range ks {
+				ys[j] = g.load(py, k)
+			}
+			es := g.expN(ys, true)
+			for j, k := range ks {
+				VMULPS(g.src(ps, k), es[j], es[j])
+				t := g.load(pdy, k)
+				VSUBPS(es[j], t, t)
+				g.store(t, pdx, k)
+			}
+		})
+	}, nil)
+	g.ret()
+}
+
+// scalarLoop emits a loop over rem elements from index g.i (AVX2 tails of
+// the 16-bit conversions); body converts element g.i.
+func (g *gen) scalarLoop(rem reg.GPVirtual, body func()) {
+	top := g.label("scalar")
+	Label(top)
+	body()
+	INCQ(g.i)
+	DECQ(rem)
+	JNZ(LabelRef(top))
+}
+
+func (g *gen) f16ToF32() {
+	g.text("f16ToF32", "func(dst []float32, src []uint16)",
+		"converts len(dst) binary16 values with F16C.")
+	pd, n, ps := ptr("dst"), length("dst"), ptr("src")
+	var tail func(reg.GPVirtual)
+	if !g.avx512 {
+		tail = func(rem reg.GPVirtual) {
+			g.scalarLoop(rem, func() {
+				t, x := GP32(), XMM()
+				MOVWLZX(g.at(ps, 0, 2), t)
+				VMOVD(t, x)
+				VCVTPH2PS(x, x)
+				VMOVSS(x, g.at(pd, 0, 4))
+			})
+		}
+	}
+	g.loop(n, unroll, func(vs int) {
+		for k := 0; k < vs; k++ {
+			r := g.vec()
+			switch {
+			case !g.tail:
+				VCVTPH2PS(g.at(ps, k, 2), r)
+			default:
+				h := YMM()
+				VMOVDQU16_Z(g.at(ps, k, 2), g.k, h)
+				VCVTPH2PS(h, r)
+			}
+			g.store(r, pd, k)
+		}
+	}, tail)
+	g.ret()
+}
+
+func (g *gen) f32ToF16() {
+	g.text("f32ToF16", "func(dst []uint16, src []float32)",
+		"converts len(dst) values to binary16 with F16C, rounding to nearest even.")
+	pd, n, ps := ptr("dst"), length("dst"), ptr("src")
+	var tail func(reg.GPVirtual)
+	if !g.avx512 {
+		tail = func(rem reg.GPVirtual) {
+			g.scalarLoop(rem, func() {
+				x := XMM()
+				VMOVSS(g.at(ps, 0, 4), x)
+				VCVTPS2PH(Imm(0), x, x)
+				VPEXTRW(Imm(0), x, g.at(pd, 0, 2))
+			})
+		}
+	}
+	g.loop(n, unroll, func(vs int) {
+		for k := 0; k < vs; k++ {
+			x := g.load(ps, k)
+			switch {
+			case !g.tail:
+				VCVTPS2PH(Imm(0), x, g.at(pd, k, 2))
+			default:
+				h := YMM()
+				VCVTPS2PH(Imm(0), x, h)
+				VMOVDQU16(h, g.k, g.at(pd, k, 2))
+			}
+		}
+	}, tail)
+	g.ret()
+}
+
+func (g *gen) bf16ToF32() {
+	g.text("bf16ToF32", "func(dst []float32, src []uint16)",
+		"converts len(dst) bfloat16 values.")
+	pd, n, ps := ptr("dst"), length("dst"), ptr("src")
+	var tail func(reg.GPVirtual)
+	if !g.avx512 {
+		tail = func(rem reg.GPVirtual) {
+			g.scalarLoop(rem, func() {
+				t := GP32()
+				MOVWLZX(g.at(ps, 0, 2), t)
+				SHLL(Imm(16), t)
+				MOVL(t, g.at(pd, 0, 4))
+			})
+		}
+	}
+	g.loop(n, unroll, func(vs int) {
+		for k := 0; k < vs; k++ {
+			r := g.vec()
+			switch {
+			case !g.tail:
+				VPMOVZXWD(g.at(ps, k, 2), r)
+			default:
+				h := YMM()
+				VMOVDQU16_Z(g.at(ps, k, 2), g.k, h)
+				VPMOVZXWD(h, r)
+			}
+			VPSLLD(Imm(16), r, r)
+			g.store(r, pd, k)
+		}
+	}, tail)
+	g.ret()
+}
+
+func (g *gen) f32ToBF16() {
+	g.text("f32ToBF16", "func(dst []uint16, src []float32)",
+		"converts len(dst) values to bfloat16, rounding to nearest even with NaN kept quiet.")
+	pd, n, ps := ptr("dst"), length("dst"), ptr("src")
+	if g.avx512 {
+		g.hoist(cInt1, cInt7FFF, cAbsMask, cInfBits, cQuietBF)
+	}
+	// round returns the bfloat16 bits of vector k in the low half of each
+	// dword: (u + 0x7fff + (u>>16)&1) >> 16, or (u>>16)|0x40 for NaN.
+	round := func(k int) reg.VecVirtual {
+		u := g.load(ps, k)
+		h, t, a := g.vec(), g.vec(), g.vec()
+		if g.avx512 {
+			VPSRLD(Imm(16), u, h)
+			VPANDD(g.c(cInt1), h, t)
+			VPADDD(u, t, t)
+			VPADDD(g.c(cInt7FFF), t, t)
+			VPSRLD(Imm(16), t, t)
+			VPANDD(g.c(cAbsMask), u, a)
+			nan := K()
+			VPCMPGTD(g.c(cInfBits), a, nan)
+			VPORD(g.c(cQuietBF), h, nan, t)
+			return t
+		}
+		VPSRLD(Imm(16), u, h)
+		VPAND(g.c(cInt1), h, t)
+		VPADDD(u, t, t)
+		VPADDD(g.c(cInt7FFF), t, t)
+		VPSRLD(Imm(16), t, t)
+		VPAND(g.c(cAbsMask), u, a)
+		VPCMPGTD(g.c(cInfBits), a, a)
+		VPOR(g.c(cQuietBF), h, h)
+		VPBLENDVB(a, h, t, t)
+		return t
+	}
+	var tail func(reg.GPVirtual)
+	if !g.avx512 {
+		tail = func(rem reg.GPVirtual) {
+			g.scalarLoop(rem, func() {
+				u, a, l := GP32(), GP32(), GP32()
+				nan, store := g.label("nan"), g.label("store")
+				MOVL(g.at(ps, 0, 4), u)
+				MOVL(u, a)
+				ANDL(U32(0x7fffffff), a)
+				CMPL(a, U32(0x7f800000))
+				JA(LabelRef(nan))
+				MOVL(u, l)
+				SHRL(Imm(16), l)
+				ANDL(Imm(1), l)
+				ADDL(U32(0x7fff), u)
+				ADDL(l, u)
+				SHRL(Imm(16), u)
+				JMP(LabelRef(store))
+				Label(nan)
+				SHRL(Imm(16), u)
+				ORL(Imm(0x40), u)
+				Label(store)
+				MOVW(u.As16(), g.at(pd, 0, 2))
+			})
+		}
+	}
+	g.loop(n, unroll, func(vs int) {
+		if g.avx512 {
+			for k := 0; k < vs; k++ {
+				t := round(k)
+				h := YMM()
+				VPMOVDW(t, h)
+				if g.tail {
+					VMOVDQU16(h, g.k, g.at(pd, k, 2))
+				} else {
+					VMOVDQU16(h, g.at(pd, k, 2))
+				}
+			}
+			return
+		}
+		k := 0
+		for ; k+1 < vs; k += 2 {
+			t0, t1 := round(k), round(k+1)
+			VPACKUSDW(t1, t0, t0)
+			VPERMQ(Imm(0xd8), t0, t0)
+			VMOVDQU(t0, g.at(pd, k, 2))
+		}
+		if k < vs {
+			t := round(k)
+			hi := XMM()
+			VEXTRACTI128(Imm(1), t, hi)
+			VPACKUSDW(hi, t.AsX(), hi)
+			VMOVDQU(hi, g.at(pd, k, 2))
+		}
+	}, tail)
+	g.ret()
+}

@@ -1,0 +1,129 @@
+package vec
+
+import (
+	"fmt"
+	"os"
+)
+
+//go:generate go run ./asmgen -out kernels_amd64.s -stubs stubs_amd64.go -pkg vec
+
+// EnvKernels names the environment variable that picks the kernel set at
+// start-up: "go", "avx2" or "avx512". A set the CPU cannot run, or any other
+// value, is ignored and the fastest available set is used.
+const EnvKernels = "SOFTMAX_CPU_KERNELS"
+
+// kernelSet is one complete implementation of the kernel table.
+type kernelSet struct {
+	name                string
+	maxSum              func(x []float32, scale float32) (m, d float32)
+	expScale            func(dst, x []float32, scale, m, mul float32)
+	logOut              func(dst, x []float32, scale, sub float32)
+	dot                 func(a, b []float32) float32
+	sum                 func(a []float32) float32
+	softmaxGrad         func(dx, y, dy []float32, s float32)
+	logSoftmaxGrad      func(dx, y, dy []float32, s float32)
+	onlineUpdate        func(m, d, x []float32, scale float32)
+	expScaleLanes       func(dst, x, m, mul []float32, scale float32)
+	logOutLanes         func(dst, x, sub []float32, scale float32)
+	mulAdd              func(acc, a, b []float32)
+	add                 func(acc, a []float32)
+	softmaxGradLanes    func(dx, y, dy, s []float32)
+	logSoftmaxGradLanes func(dx, y, dy, s []float32)
+	f16ToF32            func(dst []float32, src []uint16)
+	f32ToF16            func(dst []uint16, src []float32)
+	bf16ToF32           func(dst []float32, src []uint16)
+	f32ToBF16           func(dst []uint16, src []float32)
+}
+
+// goSet is the pure-Go twins.
+var goSet = &kernelSet{
+	name:                "go",
+	maxSum:              maxSumGeneric,
+	expScale:            expScaleGeneric,
+	logOut:              logOutGeneric,
+	dot:                 dotGeneric,
+	sum:                 sumGeneric,
+	softmaxGrad:         softmaxGradGeneric,
+	logSoftmaxGrad:      logSoftmaxGradGeneric,
+	onlineUpdate:        onlineUpdateGeneric,
+	expScaleLanes:       expScaleLanesGeneric,
+	logOutLanes:         logOutLanesGeneric,
+	mulAdd:              mulAddGeneric,
+	add:                 addGeneric,
+	softmaxGradLanes:    softmaxGradLanesGeneric,
+	logSoftmaxGradLanes: logSoftmaxGradLanesGeneric,
+	f16ToF32:            f16ToF32Generic,
+	f32ToF16:            f32ToF16Generic,
+	bf16ToF32:           bf16ToF32Generic,
+	f32ToBF16:           f32ToBF16Generic,
+}
+
+// sets lists the kernel sets this CPU can run, "go" first and the fastest
+// last; asmSets (dispatch_amd64.go, dispatch_other.go) adds the assembly
+// sets the CPU supports.
+var sets = append([]*kernelSet{goSet}, asmSets()...)
+
+func init() {
+	best := sets[len(sets)-1]
+	if want := os.Getenv(EnvKernels); want != "" {
+		if s := findSet(want); s != nil {
+			best = s
+		}
+	}
+	best.install()
+}
+
+func findSet(name string) *kernelSet {
+	for _, s := range sets {
+		if s.name == name {
+			return s
+		}
+	}
+	return nil
+}
+
+// install makes s the kernel table.
+func (s *kernelSet) install() {
+	impl = s.name
+	maxSum = s.maxSum
+	expScale = s.expScale
+	logOut = s.logOut
+	dot = s.dot
+	sum = s.sum
+	softmaxGrad = s.softmaxGrad
+	logSoftmaxGrad = s.logSoftmaxGrad
+	onlineUpdate = s.onlineUpdate
+	expScaleLanes = s.expScaleLanes
+	logOutLanes = s.logOutLanes
+	mulAdd = s.mulAdd
+	add = s.add
+	softmaxGradLanes = s.softmaxGradLanes
+	logSoftmaxGradLanes = s.logSoftmaxGradLanes
+	f16ToF32 = s.f16ToF32
+	f32ToF16 = s.f32ToF16
+	bf16ToF32 = s.bf16ToF32
+	f32ToBF16 = s.f32ToBF16
+}
+
+// Impls lists the kernel sets this CPU can run, "go" first and the fastest
+// last. Without EnvKernels the last one is in use.
+func Impls() []string {
+	names := make([]string, len(sets))
+	for i, s := range sets {
+		names[i] = s.name
+	}
+	return names
+}
+
+// UseImpl switches every kernel to the named set (one of Impls) and returns
+// the name of the previous one. It is meant for tests and benchmarks: it
+// must not run concurrently with kernel calls.
+func UseImpl(name string) (prev string, err error) {
+	s := findSet(name)
+	if s == nil {
+		return impl, fmt.Errorf("vec: kernel set %q not available on this CPU (have %v)", name, Impls())
+	}
+	prev = impl
+	s.install()
+	return prev, nil
+}

@@ -1,0 +1,214 @@
+package vec
+
+import "math"
+
+// The pure-Go kernels. Unrolled by 8 lanes so that the sums are split into
+// independent accumulators like the vector kernels' (which keeps float32
+// rounding error small on long slices) and the compiler can pipeline them.
+
+// safeMax returns m, or 0 when m is −∞: the exponent offset used by the
+// online merge so that exp(−∞ − (−∞)) never turns a valid slice into NaN.
+func safeMax(m float32) float32 {
+	if m == NegInf {
+		return 0
+	}
+	return m
+}
+
+// maxSumGeneric is the twin of MaxSum.
+func maxSumGeneric(x []float32, scale float32) (m, d float32) {
+	var lm, ld [8]float32
+	for k := range lm {
+		lm[k] = NegInf
+	}
+	i := 0
+	for ; i+8 <= len(x); i += 8 {
+		for k := 0; k < 8; k++ {
+			v := x[i+k] * scale
+			if v > lm[k] {
+				ld[k] *= Exp(lm[k] - safeMax(v))
+				lm[k] = v
+			}
+			ld[k] += Exp(v - safeMax(lm[k]))
+		}
+	}
+	for ; i < len(x); i++ {
+		v := x[i] * scale
+		if v > lm[0] {
+			ld[0] *= Exp(lm[0] - safeMax(v))
+			lm[0] = v
+		}
+		ld[0] += Exp(v - safeMax(lm[0]))
+	}
+	m, d = lm[0], ld[0]
+	for k := 1; k < 8; k++ {
+		m, d = Merge(m, d, lm[k], ld[k])
+	}
+	return m, d
+}
+
+// Merge combines two online (max, sum) pairs. It is −∞-safe: two empty
+// pairs (−∞, 0) merge to (−∞, 0), and a NaN sum stays NaN.
+func Merge(m1, d1, m2, d2 float32) (m, d float32) {
+	if m2 > m1 {
+		m1, d1, m2, d2 = m2, d2, m1, d1
+	}
+	// m1 ≥ m2 or one of them is NaN.
+	return m1, d1 + d2*Exp(m2-safeMax(m1))
+}
+
+// expScaleGeneric is the twin of ExpScale.
+func expScaleGeneric(dst, x []float32, scale, m, mul float32) {
+	x = x[:len(dst)]
+	for i := range dst {
+		dst[i] = Exp(x[i]*scale-m) * mul
+	}
+}
+
+// logOutGeneric is the twin of LogOut.
+func logOutGeneric(dst, x []float32, scale, sub float32) {
+	x = x[:len(dst)]
+	for i := range dst {
+		dst[i] = x[i]*scale - sub
+	}
+}
+
+// dotGeneric is the twin of Dot.
+func dotGeneric(a, b []float32) float32 {
+	b = b[:len(a)]
+	var s [8]float32
+	i := 0
+	for ; i+8 <= len(a); i += 8 {
+		for k := 0; k < 8; k++ {
+			s[k] += a[i+k] * b[i+k]
+		}
+	}
+	for ; i < len(a); i++ {
+		s[0] += a[i] * b[i]
+	}
+	return ((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]))
+}
+
+// sumGeneric is the twin of Sum.
+func sumGeneric(a []float32) float32 {
+	var s [8]float32
+	i := 0
+	for ; i+8 <= len(a); i += 8 {
+		for k := 0; k < 8; k++ {
+			s[k] += a[i+k]
+		}
+	}
+	for ; i < len(a); i++ {
+		s[0] += a[i]
+	}
+	return ((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]))
+}
+
+// softmaxGradGeneric is the twin of SoftmaxGrad.
+func softmaxGradGeneric(dx, y, dy []float32, s float32) {
+	y, dy = y[:len(dx)], dy[:len(dx)]
+	for i := range dx {
+		dx[i] = y[i] * (dy[i] - s)
+	}
+}
+
+// logSoftmaxGradGeneric is the twin of LogSoftmaxGrad.
+func logSoftmaxGradGeneric(dx, y, dy []float32, s float32) {
+	y, dy = y[:len(dx)], dy[:len(dx)]
+	for i := range dx {
+		dx[i] = dy[i] - Exp(y[i])*s
+	}
+}
+
+// onlineUpdateGeneric is the twin of OnlineUpdate.
+func onlineUpdateGeneric(m, d, x []float32, scale float32) {
+	d, x = d[:len(m)], x[:len(m)]
+	for i := range m {
+		v := x[i] * scale
+		if v > m[i] {
+			d[i] *= Exp(m[i] - safeMax(v))
+			m[i] = v
+		}
+		d[i] += Exp(v - safeMax(m[i]))
+	}
+}
+
+// expScaleLanesGeneric is the twin of ExpScaleLanes.
+func expScaleLanesGeneric(dst, x, m, mul []float32, scale float32) {
+	x, m, mul = x[:len(dst)], m[:len(dst)], mul[:len(dst)]
+	for i := range dst {
+		dst[i] = Exp(x[i]*scale-m[i]) * mul[i]
+	}
+}
+
+// logOutLanesGeneric is the twin of LogOutLanes.
+func logOutLanesGeneric(dst, x, sub []float32, scale float32) {
+	x, sub = x[:len(dst)], sub[:len(dst)]
+	for i := range dst {
+		dst[i] = x[i]*scale - sub[i]
+	}
+}
+
+// mulAddGeneric is the twin of MulAdd.
+func mulAddGeneric(acc, a, b []float32) {
+	a, b = a[:len(acc)], b[:len(acc)]
+	for i := range acc {
+		acc[i] += a[i] * b[i]
+	}
+}
+
+// addGeneric is the twin of Add.
+func addGeneric(acc, a []float32) {
+	a = a[:len(acc)]
+	for i := range acc {
+		acc[i] += a[i]
+	}
+}
+
+// softmaxGradLanesGeneric is the twin of SoftmaxGradLanes.
+func softmaxGradLanesGeneric(dx, y, dy, s []float32) {
+	y, dy, s = y[:len(dx)], dy[:len(dx)], s[:len(dx)]
+	for i := range dx {
+		dx[i] = y[i] * (dy[i] - s[i])
+	}
+}
+
+// logSoftmaxGradLanesGeneric is the twin of LogSoftmaxGradLanes.
+func logSoftmaxGradLanesGeneric(dx, y, dy, s []float32) {
+	y, dy, s = y[:len(dx)], dy[:len(dx)], s[:len(dx)]
+	for i := range dx {
+		dx[i] = dy[i] - Exp(y[i])*s[i]
+	}
+}
+
+// f16ToF32Generic is the twin of F16ToF32.
+func f16ToF32Generic(dst []float32, src []uint16) {
+	src = src[:len(dst)]
+	for i := range dst {
+		dst[i] = HalfToFloat(src[i])
+	}
+}
+
+// f32ToF16Generic is the twin of F32ToF16.
+func f32ToF16Generic(dst []uint16, src []float32) {
+	src = src[:len(dst)]
+	for i := range dst {
+		dst[i] = FloatToHalf(src[i])
+	}
+}
+
+// bf16ToF32Generic is the twin of BF16ToF32.
+func bf16ToF32Generic(dst []float32, src []uint16) {
+	src = src[:len(dst)]
+	for i := range dst {
+		dst[i] = math.Float32frombits(uint32(src[i]) << 16)
+	}
+}
+
+// f32ToBF16Generic is the twin of F32ToBF16.
+func f32ToBF16Generic(dst []uint16, src []float32) {
+	src = src[:len(dst)]
+	for i := range dst {
+		dst[i] = FloatToBF16(src[i])
+	}
+}

@@ -1,0 +1,108 @@
+package vec
+
+// The kernel table. Assembly builds replace entries at init (see
+// dispatch.go and dispatch_amd64.go); Impl names the set in use. The
+// exported wrappers reslice every input to the length of the output (or of
+// the first slice) before the call, so a kernel never reads past what the
+// twins would read and short inputs panic the same way in every set.
+var (
+	impl                = "go"
+	maxSum              = maxSumGeneric
+	expScale            = expScaleGeneric
+	logOut              = logOutGeneric
+	dot                 = dotGeneric
+	sum                 = sumGeneric
+	softmaxGrad         = softmaxGradGeneric
+	logSoftmaxGrad      = logSoftmaxGradGeneric
+	onlineUpdate        = onlineUpdateGeneric
+	expScaleLanes       = expScaleLanesGeneric
+	logOutLanes         = logOutLanesGeneric
+	mulAdd              = mulAddGeneric
+	add                 = addGeneric
+	softmaxGradLanes    = softmaxGradLanesGeneric
+	logSoftmaxGradLanes = logSoftmaxGradLanesGeneric
+	f16ToF32            = f16ToF32Generic
+	f32ToF16            = f32ToF16Generic
+	bf16ToF32           = bf16ToF32Generic
+	f32ToBF16           = f32ToBF16Generic
+)
+
+// Impl names the kernel set in use: "go", "avx2" or "avx512". See Impls,
+// UseImpl and EnvKernels for choosing one.
+func Impl() string { return impl }
+
+// MaxSum returns the online pair of scale·x: m = max(scale·x) and
+// d = Σ exp(scale·x − m). An empty or all −∞ slice gives (−∞, 0); a NaN
+// element makes d NaN.
+func MaxSum(x []float32, scale float32) (m, d float32) { return maxSum(x, scale) }
+
+// ExpScale writes dst[i] = exp(scale·x[i] − m)·mul for i < len(dst).
+func ExpScale(dst, x []float32, scale, m, mul float32) {
+	expScale(dst, x[:len(dst)], scale, m, mul)
+}
+
+// LogOut writes dst[i] = scale·x[i] − sub for i < len(dst).
+func LogOut(dst, x []float32, scale, sub float32) { logOut(dst, x[:len(dst)], scale, sub) }
+
+// Dot returns Σ a[i]·b[i] over len(a).
+func Dot(a, b []float32) float32 { return dot(a, b[:len(a)]) }
+
+// Sum returns Σ a[i].
+func Sum(a []float32) float32 { return sum(a) }
+
+// SoftmaxGrad writes dx[i] = y[i]·(dy[i] − s).
+func SoftmaxGrad(dx, y, dy []float32, s float32) {
+	softmaxGrad(dx, y[:len(dx)], dy[:len(dx)], s)
+}
+
+// LogSoftmaxGrad writes dx[i] = dy[i] − exp(y[i])·s.
+func LogSoftmaxGrad(dx, y, dy []float32, s float32) {
+	logSoftmaxGrad(dx, y[:len(dx)], dy[:len(dx)], s)
+}
+
+// OnlineUpdate folds one slice of lanes into per-lane online pairs:
+// m[i], d[i] ← merge((m[i], d[i]), (scale·x[i], 1)). Lanes start at (−∞, 0).
+func OnlineUpdate(m, d, x []float32, scale float32) {
+	onlineUpdate(m, d[:len(m)], x[:len(m)], scale)
+}
+
+// ExpScaleLanes writes dst[i] = exp(scale·x[i] − m[i])·mul[i].
+func ExpScaleLanes(dst, x, m, mul []float32, scale float32) {
+	n := len(dst)
+	expScaleLanes(dst, x[:n], m[:n], mul[:n], scale)
+}
+
+// LogOutLanes writes dst[i] = scale·x[i] − sub[i].
+func LogOutLanes(dst, x, sub []float32, scale float32) {
+	logOutLanes(dst, x[:len(dst)], sub[:len(dst)], scale)
+}
+
+// MulAdd accumulates acc[i] += a[i]·b[i].
+func MulAdd(acc, a, b []float32) { mulAdd(acc, a[:len(acc)], b[:len(acc)]) }
+
+// Add accumulates acc[i] += a[i].
+func Add(acc, a []float32) { add(acc, a[:len(acc)]) }
+
+// SoftmaxGradLanes writes dx[i] = y[i]·(dy[i] − s[i]).
+func SoftmaxGradLanes(dx, y, dy, s []float32) {
+	n := len(dx)
+	softmaxGradLanes(dx, y[:n], dy[:n], s[:n])
+}
+
+// LogSoftmaxGradLanes writes dx[i] = dy[i] − exp(y[i])·s[i].
+func LogSoftmaxGradLanes(dx, y, dy, s []float32) {
+	n := len(dx)
+	logSoftmaxGradLanes(dx, y[:n], dy[:n], s[:n])
+}
+
+// F16ToF32 converts len(dst) binary16 values.
+func F16ToF32(dst []float32, src []uint16) { f16ToF32(dst, src[:len(dst)]) }
+
+// F32ToF16 converts len(dst) values to binary16, rounding to nearest even.
+func F32ToF16(dst []uint16, src []float32) { f32ToF16(dst, src[:len(dst)]) }
+
+// BF16ToF32 converts len(dst) bfloat16 values.
+func BF16ToF32(dst []float32, src []uint16) { bf16ToF32(dst, src[:len(dst)]) }
+
+// F32ToBF16 converts len(dst) values to bfloat16, rounding to nearest even.
+func F32ToBF16(dst []uint16, src []float32) { f32ToBF16(dst, src[:len(dst)]) }
