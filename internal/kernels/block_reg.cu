@@ -24,11 +24,28 @@ __device__ __forceinline__ void block_reg_kernel(const Params& p) {
 
 }  // namespace smx
 
-#define BR(DIR, OP, DT, D)                                                          \
-  SMX_KERNEL(block_reg_##DIR##_##DT##_p1, 1024, smx::block_reg_kernel<smx::OP<smx::D>, 1>) \
-  SMX_KERNEL(block_reg_##DIR##_##DT##_p2, 1024, smx::block_reg_kernel<smx::OP<smx::D>, 2>) \
-  SMX_KERNEL(block_reg_##DIR##_##DT##_p4, 512, smx::block_reg_kernel<smx::OP<smx::D>, 4>)
-
-SMX_F32(BR(fwd, Fwd, f32, F32) BR(bwd, Bwd, f32, F32))
-SMX_F16(BR(fwd, Fwd, f16, F16) BR(bwd, Bwd, f16, F16))
-SMX_BF16(BR(fwd, Fwd, bf16, BF16) BR(bwd, Bwd, bf16, BF16))
+// Kernels (one extern "C" symbol each; the dtype blocks follow SMX_DTYPES).
+#if SMX_DTYPES & 1
+SMX_KERNEL(block_reg_fwd_f32_p1, 1024, smx::block_reg_kernel<smx::Fwd<smx::F32>, 1>)
+SMX_KERNEL(block_reg_fwd_f32_p2, 1024, smx::block_reg_kernel<smx::Fwd<smx::F32>, 2>)
+SMX_KERNEL(block_reg_fwd_f32_p4, 512, smx::block_reg_kernel<smx::Fwd<smx::F32>, 4>)
+SMX_KERNEL(block_reg_bwd_f32_p1, 1024, smx::block_reg_kernel<smx::Bwd<smx::F32>, 1>)
+SMX_KERNEL(block_reg_bwd_f32_p2, 1024, smx::block_reg_kernel<smx::Bwd<smx::F32>, 2>)
+SMX_KERNEL(block_reg_bwd_f32_p4, 512, smx::block_reg_kernel<smx::Bwd<smx::F32>, 4>)
+#endif
+#if SMX_DTYPES & 2
+SMX_KERNEL(block_reg_fwd_f16_p1, 1024, smx::block_reg_kernel<smx::Fwd<smx::F16>, 1>)
+SMX_KERNEL(block_reg_fwd_f16_p2, 1024, smx::block_reg_kernel<smx::Fwd<smx::F16>, 2>)
+SMX_KERNEL(block_reg_fwd_f16_p4, 512, smx::block_reg_kernel<smx::Fwd<smx::F16>, 4>)
+SMX_KERNEL(block_reg_bwd_f16_p1, 1024, smx::block_reg_kernel<smx::Bwd<smx::F16>, 1>)
+SMX_KERNEL(block_reg_bwd_f16_p2, 1024, smx::block_reg_kernel<smx::Bwd<smx::F16>, 2>)
+SMX_KERNEL(block_reg_bwd_f16_p4, 512, smx::block_reg_kernel<smx::Bwd<smx::F16>, 4>)
+#endif
+#if SMX_DTYPES & 4
+SMX_KERNEL(block_reg_fwd_bf16_p1, 1024, smx::block_reg_kernel<smx::Fwd<smx::BF16>, 1>)
+SMX_KERNEL(block_reg_fwd_bf16_p2, 1024, smx::block_reg_kernel<smx::Fwd<smx::BF16>, 2>)
+SMX_KERNEL(block_reg_fwd_bf16_p4, 512, smx::block_reg_kernel<smx::Fwd<smx::BF16>, 4>)
+SMX_KERNEL(block_reg_bwd_bf16_p1, 1024, smx::block_reg_kernel<smx::Bwd<smx::BF16>, 1>)
+SMX_KERNEL(block_reg_bwd_bf16_p2, 1024, smx::block_reg_kernel<smx::Bwd<smx::BF16>, 2>)
+SMX_KERNEL(block_reg_bwd_bf16_p4, 512, smx::block_reg_kernel<smx::Bwd<smx::BF16>, 4>)
+#endif

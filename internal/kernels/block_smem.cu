@@ -38,13 +38,16 @@ __device__ __forceinline__ void block_smem_kernel(const Params& p) {
 
 }  // namespace smx
 
-// Backward: occupancy is bounded by shared memory anyway; no min-blocks hint.
-#define BS_BWD_BOUNDS 512
-
-#define BS(DT, D)                                                                 \
-  SMX_KERNEL(block_smem_fwd_##DT, 512, smx::block_smem_kernel<smx::Fwd<smx::D>>) \
-  SMX_KERNEL(block_smem_bwd_##DT, BS_BWD_BOUNDS, smx::block_smem_kernel<smx::Bwd<smx::D>>)
-
-SMX_F32(BS(f32, F32))
-SMX_F16(BS(f16, F16))
-SMX_BF16(BS(bf16, BF16))
+// Kernels (one extern "C" symbol each; the dtype blocks follow SMX_DTYPES).
+#if SMX_DTYPES & 1
+SMX_KERNEL(block_smem_fwd_f32, 512, smx::block_smem_kernel<smx::Fwd<smx::F32>>)
+SMX_KERNEL(block_smem_bwd_f32, 512, smx::block_smem_kernel<smx::Bwd<smx::F32>>)
+#endif
+#if SMX_DTYPES & 2
+SMX_KERNEL(block_smem_fwd_f16, 512, smx::block_smem_kernel<smx::Fwd<smx::F16>>)
+SMX_KERNEL(block_smem_bwd_f16, 512, smx::block_smem_kernel<smx::Bwd<smx::F16>>)
+#endif
+#if SMX_DTYPES & 4
+SMX_KERNEL(block_smem_fwd_bf16, 512, smx::block_smem_kernel<smx::Fwd<smx::BF16>>)
+SMX_KERNEL(block_smem_bwd_bf16, 512, smx::block_smem_kernel<smx::Bwd<smx::BF16>>)
+#endif

@@ -47,19 +47,22 @@ __device__ __forceinline__ void block_vec_fwd(const Params& p) {
     m = block_reduce<RedMax>(m);
     const float ms = safe(m);
     const float poison = m - m;  // NaN when m is +-inf: the slice is NaN
-    float d = 0.f;
+    float d = 0.f, comp = 0.f;
     for (i64 col = (i64)t * P; col < cols; col += step) {
       float f[P];
       ld_pack<Fwd<D>, false>(op, 0, x, nullptr, col, cols, vec, f);
 #pragma unroll
+      float local = 0.f;
+#pragma unroll
       for (int e = 0; e < P; ++e) {
         const float ex = fexp(f[e] - ms);
-        d += ex;
+        local += ex;
         f[e] = op.log ? f[e] - m : ex + poison;
       }
+      kadd(d, comp, local);
       st_pack<D, false>(y, col, cols, vec, f);
     }
-    d = block_reduce<RedSum>(d);
+    d = block_reduce<RedSum>(d - comp);
     const float rd = 1.f / d, lse = flog(d);
     for (i64 col = (i64)t * P; col < cols; col += step) {
       float f[P];
@@ -73,6 +76,13 @@ __device__ __forceinline__ void block_vec_fwd(const Params& p) {
 
 }  // namespace smx
 
-SMX_F32(SMX_KERNEL(block_vec_fwd_f32, 1024, smx::block_vec_fwd<smx::F32>))
-SMX_F16(SMX_KERNEL(block_vec_fwd_f16, 1024, smx::block_vec_fwd<smx::F16>))
-SMX_BF16(SMX_KERNEL(block_vec_fwd_bf16, 1024, smx::block_vec_fwd<smx::BF16>))
+// Kernels (one extern "C" symbol each; the dtype blocks follow SMX_DTYPES).
+#if SMX_DTYPES & 1
+SMX_KERNEL(block_vec_fwd_f32, 1024, smx::block_vec_fwd<smx::F32>)
+#endif
+#if SMX_DTYPES & 2
+SMX_KERNEL(block_vec_fwd_f16, 1024, smx::block_vec_fwd<smx::F16>)
+#endif
+#if SMX_DTYPES & 4
+SMX_KERNEL(block_vec_fwd_bf16, 1024, smx::block_vec_fwd<smx::BF16>)
+#endif

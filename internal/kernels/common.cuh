@@ -3,11 +3,14 @@
 // Compiled at run time by NVRTC (CUDA 13, --std=c++17 -default-device) and
 // offline by nvcc for checks. It includes nothing: NVRTC has no standard
 // headers here, so conversions, exp/log and cluster access are spelled with
-// inline PTX and compiler builtins only.
+// inline PTX and compiler builtins only. The inline-PTX primitives sit in
+// "#ifndef SMX_EMU" blocks: an offline host emulator (not part of the build)
+// defines SMX_EMU and supplies C++ versions of exactly those functions.
 //
 // Contents
 //   * Params      the single by-value kernel parameter (mirrored by kernels.Params in Go)
-//   * math        accurate fast exp (ex2.approx with a hi/lo split of log2 e), log, max
+//   * math        accurate fast exp (ex2.approx with a hi/lo split of log2 e), log,
+//                 max, Kahan and pairwise sums
 //   * dtypes      F32 / F16 / BF16 traits: scalar and 16-byte pack conversions
 //   * load/store  16-byte vector access with a masked scalar path and tail
 //   * ops         Fwd<D> (softmax / log_softmax, scale fused on load, (m,d)
@@ -21,24 +24,28 @@
 // Numerics (PyTorch semantics for softmax(scale*x, dim)):
 //   v = scale*x is formed on load; m = max v; d = sum exp(v - m).
 //   softmax y = exp(v - m) / d; log_softmax y = (v - m) - log d.
-//   When the running max is -inf the exponent uses 0 in its place (smx_safe),
+//   When the running max is -inf the exponent uses 0 in its place (safe()),
 //   so exp(-inf - -inf) never poisons a valid slice; the final output uses the
 //   true m, so an all -inf slice gives exp(NaN) = NaN everywhere.
 //   NaN: fmaxf drops NaN, but exp(NaN - m) = NaN enters d and every output
 //   divides by (or subtracts log of) d, so the whole slice is NaN.
 //   +inf: m = +inf and exp(+inf - +inf) = NaN enters d: NaN slice.
+//   Long per-thread sums are Kahan-compensated (kadd), cached ones pairwise.
 #pragma once
 
 // SMX_DTYPES selects which dtypes a module instantiates (bit 0 f32, bit 1
-// f16, bit 2 bf16). The Go side prepends "#define SMX_DTYPES n" to compile a
-// module for a single dtype; by default every dtype is instantiated.
+// f16, bit 2 bf16): each .cu lists its kernels in "#if SMX_DTYPES & bit"
+// blocks. The Go side prepends "#define SMX_DTYPES n" to compile a module
+// for a single dtype; by default every dtype is instantiated.
 #ifndef SMX_DTYPES
 #define SMX_DTYPES 7
 #endif
 
-// SMX_KERNEL(name, max_threads, body) defines the extern "C" kernel `name`
-// taking one smx::Params by value and running body(p). body is a device
-// function template instance; commas in its template arguments are fine.
+// SMX_KERNEL(name, bounds, body) defines the extern "C" kernel `name` taking
+// one smx::Params by value and running body(p), with __launch_bounds__(bounds)
+// (bounds is "max threads" or "max threads, min blocks per SM"). body is a
+// device function template instance; commas in its template arguments are
+// fine.
 #define SMX_KERNEL(NAME, BOUNDS, ...)                                          \
   extern "C" __global__ void __launch_bounds__(BOUNDS) NAME(const smx::Params p) { \
     __VA_ARGS__(p);                                                            \
@@ -99,6 +106,7 @@ struct alignas(8) F2 {
 __device__ __forceinline__ float neg_inf() { return __int_as_float(0xff800000); }
 __device__ __forceinline__ float qnan() { return __int_as_float(0x7fffffff); }
 
+#ifndef SMX_EMU  // inline-PTX math primitives
 // max/min that ignore a NaN operand (like fmaxf); NaN propagates through sums.
 __device__ __forceinline__ float fmax2(float a, float b) {
   float r;
@@ -124,6 +132,8 @@ __device__ __forceinline__ float lg2(float x) {
   asm("lg2.approx.f32 %0, %1;" : "=f"(r) : "f"(x));
   return r;
 }
+
+#endif  // SMX_EMU
 
 // exp(x) = 2^(x*log2 e) with the product split into t + r exactly
 // (t rounded, r the FMA residual plus the low part of log2 e), so the
@@ -152,8 +162,20 @@ __device__ __forceinline__ float safe(float m) { return m == neg_inf() ? 0.f : m
 // 1 for finite v, NaN for +-inf: the contribution exp(v - v) of a new max.
 __device__ __forceinline__ float one_or_nan(float v) { return (v - v) + 1.f; }
 
+// Kahan-compensated s += x: c carries the rounding error still owed, and the
+// sum is s - c. Long per-thread sequences (a thread streaming thousands of
+// elements) would otherwise lose ~k*eps/2 relative accuracy over k terms.
+// No -use_fast_math, so the compiler keeps the order of these operations.
+__device__ __forceinline__ void kadd(float& s, float& c, float x) {
+  const float y = x - c;
+  const float t = s + y;
+  c = (t - s) - y;
+  s = t;
+}
+
 // ---------------------------------------------------------------- dtypes
 
+#ifndef SMX_EMU  // inline-PTX conversions
 __device__ __forceinline__ float h2f(u16 h) {
   float f;
   asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h));
@@ -207,6 +229,8 @@ __device__ __forceinline__ void unpack_h2(u32 w, float& lo, float& hi) {
       : "=f"(lo), "=f"(hi)
       : "r"(w));
 }
+
+#endif  // SMX_EMU
 
 // Storage traits: T is the element type, P the elements per 16-byte pack.
 struct F32 {
@@ -265,11 +289,14 @@ struct BF16 {
 
 // ---------------------------------------------------------------- load / store
 
+#ifndef SMX_EMU  // dynamic shared memory
 // Dynamic shared memory, 16-byte aligned, shared by every module's kernels.
 __device__ __forceinline__ void* dyn_smem() {
   extern __shared__ V16 smx_dyn_smem[];
   return smx_dyn_smem;
 }
+
+#endif  // SMX_EMU
 
 // Pack loads come in two halves so that several 16-byte loads can be in
 // flight as raw registers before any is converted:
@@ -322,6 +349,7 @@ __device__ __forceinline__ void ld_pack(const Op& op, int i, const typename Op::
   ld_cvt<Op, STASH>(op, i, r, row, stash, col, n, vec, f);
 }
 
+#ifndef SMX_EMU  // inline-PTX store
 // Streaming (evict-first) 16-byte global store: the output is not re-read, so
 // it should not push the input out of L2 before a second pass re-reads it.
 __device__ __forceinline__ void st_cs(void* p, const V16& r) {
@@ -329,6 +357,8 @@ __device__ __forceinline__ void st_cs(void* p, const V16& r) {
                "r"(r.w[3])
                : "memory");
 }
+
+#endif  // SMX_EMU
 
 // Stores the P floats f as elements [col, col+P) of a row of length n,
 // skipping columns at or past n. CS selects the streaming store hint.
@@ -349,6 +379,16 @@ __device__ __forceinline__ void st_pack(typename D::T* row, i64 col, i64 n, bool
 }
 
 // ---------------------------------------------------------------- ops
+
+// Sum of Q values by pairwise (tree) addition: error grows with log2 Q.
+template <int Q>
+__device__ __forceinline__ float pairwise_sum(float (&v)[Q]) {
+#pragma unroll
+  for (int w = 1; w < Q; w *= 2)
+#pragma unroll
+    for (int q = 0; q + w < Q; q += 2 * w) v[q] += v[q + w];
+  return v[0];
+}
 
 // (m, d): running max and sum of exp(v - m).
 struct MD {
@@ -403,43 +443,59 @@ struct Fwd {
   static __device__ __forceinline__ F2 to_ws(Acc a) { return F2{a.m, a.d}; }
   static __device__ __forceinline__ Acc from_ws(F2 f) { return MD{f.a, f.b}; }
 
-  // Accumulator of N cached values: max first, then one exp per element.
+  // Accumulator of N cached values (N a multiple of P): max first, then one
+  // exp per element, summed per pack and pairwise across packs.
   template <int N>
   __device__ __forceinline__ Acc reduce_cached(const float (&b)[NIN][N]) const {
+    constexpr int P = D::P, Q = N / P;
     float m = neg_inf();
 #pragma unroll
     for (int k = 0; k < N; ++k) m = fmax2(m, b[0][k]);
     const float s = safe(m);
-    float d = 0.f;
+    float ps[Q];
 #pragma unroll
-    for (int k = 0; k < N; ++k) d += fexp(b[0][k] - s);
-    return MD{m, d};
+    for (int q = 0; q < Q; ++q) {
+      ps[q] = 0.f;
+#pragma unroll
+      for (int e = 0; e < P; ++e) ps[q] += fexp(b[0][q * P + e] - s);
+    }
+    return MD{m, pairwise_sum<Q>(ps)};
   }
 
-  // Online update with N values at once: one rescale per call.
+  // Online update with N values at once (one rescale per call); c is the
+  // caller's Kahan compensation of a.d, rescaled along with it.
   template <int N>
-  __device__ __forceinline__ void push(Acc& a, const float (&b)[NIN][N]) const {
+  __device__ __forceinline__ void push(Acc& a, float& c, const float (&b)[NIN][N]) const {
     float pm = b[0][0];
 #pragma unroll
     for (int k = 1; k < N; ++k) pm = fmax2(pm, b[0][k]);
     const float m = fmax2(a.m, pm);
     const float s = safe(m);
-    float d = a.d * fexp(a.m - s);
+    const float f = fexp(a.m - s);
+    float local = 0.f;
 #pragma unroll
-    for (int k = 0; k < N; ++k) d += fexp(b[0][k] - s);
+    for (int k = 0; k < N; ++k) local += fexp(b[0][k] - s);
+    a.d *= f;
+    c *= f;
+    kadd(a.d, c, local);
     a.m = m;
-    a.d = d;
   }
 
   // Online update with one value: one exp unless the max moves.
-  __device__ __forceinline__ void push1(Acc& a, float v, float) const {
+  __device__ __forceinline__ void push1(Acc& a, float& c, float v, float) const {
     if (v > a.m) {
-      a.d = a.d * fexp(a.m - v) + one_or_nan(v);
+      const float f = fexp(a.m - v);
+      a.d *= f;
+      c *= f;
+      kadd(a.d, c, one_or_nan(v));
       a.m = v;
     } else {
-      a.d += fexp(v - safe(a.m));
+      kadd(a.d, c, fexp(v - safe(a.m)));
     }
   }
+
+  // Applies the Kahan compensation: the accumulator to merge and reduce.
+  static __device__ __forceinline__ Acc fold(Acc a, float c) { return MD{a.m, a.d - c}; }
 
   __device__ __forceinline__ Fin finalize(Acc a) const {
     Fin f;
@@ -504,25 +560,34 @@ struct Bwd {
   static __device__ __forceinline__ F2 to_ws(Acc a) { return F2{0.f, a}; }
   static __device__ __forceinline__ Acc from_ws(F2 f) { return f.b; }
 
+  // One gradient term.
+  __device__ __forceinline__ float term(float yy, float g) const { return log ? g : g * yy; }
+
+  // Sum of N cached terms (N a multiple of P): per pack, then pairwise.
   template <int N>
   __device__ __forceinline__ Acc reduce_cached(const float (&b)[NIN][N]) const {
-    float s = 0.f;
-    if (log) {
+    constexpr int P = D::P, Q = N / P;
+    float ps[Q];
 #pragma unroll
-      for (int k = 0; k < N; ++k) s += b[1][k];
-    } else {
+    for (int q = 0; q < Q; ++q) {
+      ps[q] = 0.f;
 #pragma unroll
-      for (int k = 0; k < N; ++k) s = fma_rn(b[1][k], b[0][k], s);
+      for (int e = 0; e < P; ++e) ps[q] += term(b[0][q * P + e], b[1][q * P + e]);
     }
-    return s;
+    return pairwise_sum<Q>(ps);
   }
 
   template <int N>
-  __device__ __forceinline__ void push(Acc& a, const float (&b)[NIN][N]) const {
-    a += reduce_cached(b);
+  __device__ __forceinline__ void push(Acc& a, float& c, const float (&b)[NIN][N]) const {
+    float local = 0.f;
+#pragma unroll
+    for (int k = 0; k < N; ++k) local += term(b[0][k], b[1][k]);
+    kadd(a, c, local);
   }
 
-  __device__ __forceinline__ void push1(Acc& a, float yy, float g) const { a += log ? g : g * yy; }
+  __device__ __forceinline__ void push1(Acc& a, float& c, float yy, float g) const { kadd(a, c, term(yy, g)); }
+
+  static __device__ __forceinline__ Acc fold(Acc a, float c) { return a - c; }
 
   __device__ __forceinline__ Fin finalize(Acc a) const { return Fin{a, log}; }
 
@@ -707,7 +772,7 @@ __device__ __forceinline__ void stream_step(const Op& op, i64 off, i64 c0, i64 s
                                             typename Op::T* stash, i64 sstride, Fn&& fn) {
   constexpr int P = Op::D::P;
   constexpr int UNROLL = Unroll<Op>::U;
-  V16 r[Op::NIN][UNROLL];
+  V16 r[Op::NIN][UNROLL] = {};
 #pragma unroll
   for (int u = 0; u < UNROLL; ++u)
 #pragma unroll
@@ -733,11 +798,12 @@ __device__ __forceinline__ typename Op::Acc stream_acc(const Op& op, i64 off, i6
   constexpr int P = Op::D::P;
   constexpr int UNROLL = Unroll<Op>::U;
   typename Op::Acc a = Op::identity();
+  float comp = 0.f;
   const i64 step = (i64)nt * P;
   for (i64 c0 = (i64)t * P; c0 < n; c0 += step * UNROLL)
     stream_step<Op, STASH>(op, off, c0, step, n, vec, stash, sstride,
-                           [&](int, const float(&b)[Op::NIN][P]) { op.push(a, b); });
-  return a;
+                           [&](int, const float(&b)[Op::NIN][P]) { op.push(a, comp, b); });
+  return Op::fold(a, comp);
 }
 
 // Streaming output over [0, n) given the slice constants f (second read of
@@ -796,21 +862,3 @@ __device__ __forceinline__ i64 pack_round(i64 n) {
 }
 
 }  // namespace smx
-
-// Dtype gating for instantiation lists: SMX_F32(...) expands to its
-// arguments only when SMX_DTYPES selects f32, and so on.
-#if SMX_DTYPES & 1
-#define SMX_F32(...) __VA_ARGS__
-#else
-#define SMX_F32(...)
-#endif
-#if SMX_DTYPES & 2
-#define SMX_F16(...) __VA_ARGS__
-#else
-#define SMX_F16(...)
-#endif
-#if SMX_DTYPES & 4
-#define SMX_BF16(...) __VA_ARGS__
-#else
-#define SMX_BF16(...)
-#endif

@@ -24,9 +24,9 @@ __device__ __forceinline__ void naive_fwd(const Params& p) {
     float m = neg_inf();
     for (i64 j = 0; j < axis; ++j) m = fmax2(m, D::to_f(x[j * inner]) * op.scale);
     const float ms = safe(m);
-    float d = 0.f;
-    for (i64 j = 0; j < axis; ++j) d += fexp(D::to_f(x[j * inner]) * op.scale - ms);
-    const typename Fwd<D>::Fin f = op.finalize(MD{m, d});
+    float d = 0.f, comp = 0.f;  // Kahan: long slices keep float32 accuracy
+    for (i64 j = 0; j < axis; ++j) kadd(d, comp, fexp(D::to_f(x[j * inner]) * op.scale - ms));
+    const typename Fwd<D>::Fin f = op.finalize(MD{m, d - comp});
     for (i64 j = 0; j < axis; ++j) y[j * inner] = D::from_f(op.out1(D::to_f(x[j * inner]) * op.scale, 0.f, f));
   }
 }
@@ -38,13 +38,13 @@ __device__ __forceinline__ void naive_bwd(const Params& p) {
   for (i64 s = (i64)blockIdx.x * blockDim.x + threadIdx.x; s < slices; s += (i64)gridDim.x * blockDim.x) {
     const i64 o = s / inner, i = s - o * inner;
     const i64 base = o * axis * inner + i;
-    float sum = 0.f;
+    float sum = 0.f, comp = 0.f;
     for (i64 j = 0; j < axis; ++j) {
       float y, g;
       load1(op, base + j * inner, y, g);
-      op.push1(sum, y, g);
+      op.push1(sum, comp, y, g);
     }
-    const typename Bwd<D>::Fin f = op.finalize(sum);
+    const typename Bwd<D>::Fin f = op.finalize(Bwd<D>::fold(sum, comp));
     for (i64 j = 0; j < axis; ++j) {
       float y, g;
       load1(op, base + j * inner, y, g);
@@ -55,10 +55,16 @@ __device__ __forceinline__ void naive_bwd(const Params& p) {
 
 }  // namespace smx
 
-#define NV(DT, D)                                               \
-  SMX_KERNEL(naive_fwd_##DT, 1024, smx::naive_fwd<smx::D>) \
-  SMX_KERNEL(naive_bwd_##DT, 1024, smx::naive_bwd<smx::D>)
-
-SMX_F32(NV(f32, F32))
-SMX_F16(NV(f16, F16))
-SMX_BF16(NV(bf16, BF16))
+// Kernels (one extern "C" symbol each; the dtype blocks follow SMX_DTYPES).
+#if SMX_DTYPES & 1
+SMX_KERNEL(naive_fwd_f32, 1024, smx::naive_fwd<smx::F32>)
+SMX_KERNEL(naive_bwd_f32, 1024, smx::naive_bwd<smx::F32>)
+#endif
+#if SMX_DTYPES & 2
+SMX_KERNEL(naive_fwd_f16, 1024, smx::naive_fwd<smx::F16>)
+SMX_KERNEL(naive_bwd_f16, 1024, smx::naive_bwd<smx::F16>)
+#endif
+#if SMX_DTYPES & 4
+SMX_KERNEL(naive_fwd_bf16, 1024, smx::naive_fwd<smx::BF16>)
+SMX_KERNEL(naive_bwd_bf16, 1024, smx::naive_bwd<smx::BF16>)
+#endif

@@ -23,13 +23,19 @@ __device__ __forceinline__ void online_2pass_kernel(const Params& p) {
 
 }  // namespace smx
 
+// Kernels (one extern "C" symbol each; the dtype blocks follow SMX_DTYPES).
 // Backward holds two inputs in flight: ask for two 512-thread blocks per SM.
 #define O2_BWD_BOUNDS 512, 2
 
-#define O2(DT, D)                                                                   \
-  SMX_KERNEL(online_2pass_fwd_##DT, 512, smx::online_2pass_kernel<smx::Fwd<smx::D>>) \
-  SMX_KERNEL(online_2pass_bwd_##DT, O2_BWD_BOUNDS, smx::online_2pass_kernel<smx::Bwd<smx::D>>)
-
-SMX_F32(O2(f32, F32))
-SMX_F16(O2(f16, F16))
-SMX_BF16(O2(bf16, BF16))
+#if SMX_DTYPES & 1
+SMX_KERNEL(online_2pass_fwd_f32, 512, smx::online_2pass_kernel<smx::Fwd<smx::F32>>)
+SMX_KERNEL(online_2pass_bwd_f32, O2_BWD_BOUNDS, smx::online_2pass_kernel<smx::Bwd<smx::F32>>)
+#endif
+#if SMX_DTYPES & 2
+SMX_KERNEL(online_2pass_fwd_f16, 512, smx::online_2pass_kernel<smx::Fwd<smx::F16>>)
+SMX_KERNEL(online_2pass_bwd_f16, O2_BWD_BOUNDS, smx::online_2pass_kernel<smx::Bwd<smx::F16>>)
+#endif
+#if SMX_DTYPES & 4
+SMX_KERNEL(online_2pass_fwd_bf16, 512, smx::online_2pass_kernel<smx::Fwd<smx::BF16>>)
+SMX_KERNEL(online_2pass_bwd_bf16, O2_BWD_BOUNDS, smx::online_2pass_kernel<smx::Bwd<smx::BF16>>)
+#endif

@@ -90,22 +90,46 @@ __device__ __forceinline__ void persistent_2pass(const Params& p) {
 
 }  // namespace smx
 
-#define PS_FWD(DT, D)                                                                         \
-  SMX_KERNEL(persistent_fwd_##DT##_w32_p1, 256, smx::persistent_warp<smx::Fwd<smx::D>, 1>)  \
-  SMX_KERNEL(persistent_fwd_##DT##_w32_p2, 256, smx::persistent_warp<smx::Fwd<smx::D>, 2>)  \
-  SMX_KERNEL(persistent_fwd_##DT##_w32_p4, 256, smx::persistent_warp<smx::Fwd<smx::D>, 4>)  \
-  SMX_KERNEL(persistent_fwd_##DT##_b_p1, 512, smx::persistent_block<smx::Fwd<smx::D>, 1>)   \
-  SMX_KERNEL(persistent_fwd_##DT##_b_p2, 512, smx::persistent_block<smx::Fwd<smx::D>, 2>)   \
-  SMX_KERNEL(persistent_fwd_##DT##_b_p4, 512, smx::persistent_block<smx::Fwd<smx::D>, 4>)   \
-  SMX_KERNEL(persistent_fwd_##DT##_2pass, 512, smx::persistent_2pass<smx::Fwd<smx::D>>)
-
-#define PS_BWD(DT, D)                                                                         \
-  SMX_KERNEL(persistent_bwd_##DT##_w32_p1, 256, smx::persistent_warp<smx::Bwd<smx::D>, 1>)  \
-  SMX_KERNEL(persistent_bwd_##DT##_w32_p2, 256, smx::persistent_warp<smx::Bwd<smx::D>, 2>)  \
-  SMX_KERNEL(persistent_bwd_##DT##_b_p1, 512, smx::persistent_block<smx::Bwd<smx::D>, 1>)   \
-  SMX_KERNEL(persistent_bwd_##DT##_b_p2, 512, smx::persistent_block<smx::Bwd<smx::D>, 2>)   \
-  SMX_KERNEL(persistent_bwd_##DT##_2pass, 512, smx::persistent_2pass<smx::Bwd<smx::D>>)
-
-SMX_F32(PS_FWD(f32, F32) PS_BWD(f32, F32))
-SMX_F16(PS_FWD(f16, F16) PS_BWD(f16, F16))
-SMX_BF16(PS_FWD(bf16, BF16) PS_BWD(bf16, BF16))
+// Kernels (one extern "C" symbol each; the dtype blocks follow SMX_DTYPES).
+#if SMX_DTYPES & 1
+SMX_KERNEL(persistent_fwd_f32_w32_p1, 256, smx::persistent_warp<smx::Fwd<smx::F32>, 1>)
+SMX_KERNEL(persistent_fwd_f32_w32_p2, 256, smx::persistent_warp<smx::Fwd<smx::F32>, 2>)
+SMX_KERNEL(persistent_fwd_f32_w32_p4, 256, smx::persistent_warp<smx::Fwd<smx::F32>, 4>)
+SMX_KERNEL(persistent_fwd_f32_b_p1, 512, smx::persistent_block<smx::Fwd<smx::F32>, 1>)
+SMX_KERNEL(persistent_fwd_f32_b_p2, 512, smx::persistent_block<smx::Fwd<smx::F32>, 2>)
+SMX_KERNEL(persistent_fwd_f32_b_p4, 512, smx::persistent_block<smx::Fwd<smx::F32>, 4>)
+SMX_KERNEL(persistent_fwd_f32_2pass, 512, smx::persistent_2pass<smx::Fwd<smx::F32>>)
+SMX_KERNEL(persistent_bwd_f32_w32_p1, 256, smx::persistent_warp<smx::Bwd<smx::F32>, 1>)
+SMX_KERNEL(persistent_bwd_f32_w32_p2, 256, smx::persistent_warp<smx::Bwd<smx::F32>, 2>)
+SMX_KERNEL(persistent_bwd_f32_b_p1, 512, smx::persistent_block<smx::Bwd<smx::F32>, 1>)
+SMX_KERNEL(persistent_bwd_f32_b_p2, 512, smx::persistent_block<smx::Bwd<smx::F32>, 2>)
+SMX_KERNEL(persistent_bwd_f32_2pass, 512, smx::persistent_2pass<smx::Bwd<smx::F32>>)
+#endif
+#if SMX_DTYPES & 2
+SMX_KERNEL(persistent_fwd_f16_w32_p1, 256, smx::persistent_warp<smx::Fwd<smx::F16>, 1>)
+SMX_KERNEL(persistent_fwd_f16_w32_p2, 256, smx::persistent_warp<smx::Fwd<smx::F16>, 2>)
+SMX_KERNEL(persistent_fwd_f16_w32_p4, 256, smx::persistent_warp<smx::Fwd<smx::F16>, 4>)
+SMX_KERNEL(persistent_fwd_f16_b_p1, 512, smx::persistent_block<smx::Fwd<smx::F16>, 1>)
+SMX_KERNEL(persistent_fwd_f16_b_p2, 512, smx::persistent_block<smx::Fwd<smx::F16>, 2>)
+SMX_KERNEL(persistent_fwd_f16_b_p4, 512, smx::persistent_block<smx::Fwd<smx::F16>, 4>)
+SMX_KERNEL(persistent_fwd_f16_2pass, 512, smx::persistent_2pass<smx::Fwd<smx::F16>>)
+SMX_KERNEL(persistent_bwd_f16_w32_p1, 256, smx::persistent_warp<smx::Bwd<smx::F16>, 1>)
+SMX_KERNEL(persistent_bwd_f16_w32_p2, 256, smx::persistent_warp<smx::Bwd<smx::F16>, 2>)
+SMX_KERNEL(persistent_bwd_f16_b_p1, 512, smx::persistent_block<smx::Bwd<smx::F16>, 1>)
+SMX_KERNEL(persistent_bwd_f16_b_p2, 512, smx::persistent_block<smx::Bwd<smx::F16>, 2>)
+SMX_KERNEL(persistent_bwd_f16_2pass, 512, smx::persistent_2pass<smx::Bwd<smx::F16>>)
+#endif
+#if SMX_DTYPES & 4
+SMX_KERNEL(persistent_fwd_bf16_w32_p1, 256, smx::persistent_warp<smx::Fwd<smx::BF16>, 1>)
+SMX_KERNEL(persistent_fwd_bf16_w32_p2, 256, smx::persistent_warp<smx::Fwd<smx::BF16>, 2>)
+SMX_KERNEL(persistent_fwd_bf16_w32_p4, 256, smx::persistent_warp<smx::Fwd<smx::BF16>, 4>)
+SMX_KERNEL(persistent_fwd_bf16_b_p1, 512, smx::persistent_block<smx::Fwd<smx::BF16>, 1>)
+SMX_KERNEL(persistent_fwd_bf16_b_p2, 512, smx::persistent_block<smx::Fwd<smx::BF16>, 2>)
+SMX_KERNEL(persistent_fwd_bf16_b_p4, 512, smx::persistent_block<smx::Fwd<smx::BF16>, 4>)
+SMX_KERNEL(persistent_fwd_bf16_2pass, 512, smx::persistent_2pass<smx::Fwd<smx::BF16>>)
+SMX_KERNEL(persistent_bwd_bf16_w32_p1, 256, smx::persistent_warp<smx::Bwd<smx::BF16>, 1>)
+SMX_KERNEL(persistent_bwd_bf16_w32_p2, 256, smx::persistent_warp<smx::Bwd<smx::BF16>, 2>)
+SMX_KERNEL(persistent_bwd_bf16_b_p1, 512, smx::persistent_block<smx::Bwd<smx::BF16>, 1>)
+SMX_KERNEL(persistent_bwd_bf16_b_p2, 512, smx::persistent_block<smx::Bwd<smx::BF16>, 2>)
+SMX_KERNEL(persistent_bwd_bf16_2pass, 512, smx::persistent_2pass<smx::Bwd<smx::BF16>>)
+#endif

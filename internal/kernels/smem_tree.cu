@@ -24,12 +24,13 @@ __device__ __forceinline__ void smem_tree_kernel(const Params& p) {
   for (i64 row = blockIdx.x; row < rows; row += gridDim.x) {
     const i64 off = row * cols;
     Acc a = Op::identity();
+    float comp = 0.f;
     for (i64 j = t; j < cols; j += nt) {
       float v0, v1;
       load1(op, off + j, v0, v1);
-      op.push1(a, v0, v1);
+      op.push1(a, comp, v0, v1);
     }
-    sm[t] = a;
+    sm[t] = Op::fold(a, comp);
     __syncthreads();
     for (int s = nt / 2; s > 0; s >>= 1) {
       if (t < s) sm[t] = Op::merge(sm[t], sm[t + s]);
@@ -48,10 +49,16 @@ __device__ __forceinline__ void smem_tree_kernel(const Params& p) {
 
 }  // namespace smx
 
-#define TR(DT, D)                                                               \
-  SMX_KERNEL(smem_tree_fwd_##DT, 1024, smx::smem_tree_kernel<smx::Fwd<smx::D>>) \
-  SMX_KERNEL(smem_tree_bwd_##DT, 1024, smx::smem_tree_kernel<smx::Bwd<smx::D>>)
-
-SMX_F32(TR(f32, F32))
-SMX_F16(TR(f16, F16))
-SMX_BF16(TR(bf16, BF16))
+// Kernels (one extern "C" symbol each; the dtype blocks follow SMX_DTYPES).
+#if SMX_DTYPES & 1
+SMX_KERNEL(smem_tree_fwd_f32, 1024, smx::smem_tree_kernel<smx::Fwd<smx::F32>>)
+SMX_KERNEL(smem_tree_bwd_f32, 1024, smx::smem_tree_kernel<smx::Bwd<smx::F32>>)
+#endif
+#if SMX_DTYPES & 2
+SMX_KERNEL(smem_tree_fwd_f16, 1024, smx::smem_tree_kernel<smx::Fwd<smx::F16>>)
+SMX_KERNEL(smem_tree_bwd_f16, 1024, smx::smem_tree_kernel<smx::Bwd<smx::F16>>)
+#endif
+#if SMX_DTYPES & 4
+SMX_KERNEL(smem_tree_fwd_bf16, 1024, smx::smem_tree_kernel<smx::Fwd<smx::BF16>>)
+SMX_KERNEL(smem_tree_bwd_bf16, 1024, smx::smem_tree_kernel<smx::Bwd<smx::BF16>>)
+#endif

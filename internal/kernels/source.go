@@ -11,9 +11,11 @@ var files embed.FS
 // Header is the include name of the shared device helpers.
 const Header = "common.cuh"
 
-// Source returns the NVRTC input for one strategy file compiled for one
-// dtype: the .cu text with the dtype selector defined in front, and the
-// header map for its #include.
+// Source returns the NVRTC input for one strategy file compiled for the
+// dtypes in dtypeBit (a DTypeMask or an OR of them): the .cu text with the
+// dtype selector defined in front (and a #line directive so compiler
+// messages keep the file's own line numbers), and the header map for its
+// #include.
 func Source(file string, dtypeBit int) (src string, headers map[string]string, err error) {
 	body, err := files.ReadFile(file)
 	if err != nil {
@@ -23,7 +25,11 @@ func Source(file string, dtypeBit int) (src string, headers map[string]string, e
 	if err != nil {
 		return "", nil, err
 	}
-	return fmt.Sprintf("#define SMX_DTYPES %d\n", dtypeBit) + string(body), map[string]string{Header: string(hdr)}, nil
+	if dtypeBit <= 0 || dtypeBit > 7 {
+		return "", nil, fmt.Errorf("kernels: dtype mask %d out of range 1..7", dtypeBit)
+	}
+	prefix := fmt.Sprintf("#define SMX_DTYPES %d\n#line 1 %q\n", dtypeBit, file)
+	return prefix + string(body), map[string]string{Header: string(hdr)}, nil
 }
 
 // SourceText returns a raw embedded file (for tests and tools).

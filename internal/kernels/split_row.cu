@@ -57,12 +57,22 @@ __device__ __forceinline__ void split_row_phase2(const Params& p) {
 
 }  // namespace smx
 
-#define SR(DT, D)                                                                           \
-  SMX_KERNEL(split_row_fwd_##DT##_phase1, 512, smx::split_row_phase1<smx::Fwd<smx::D>>) \
-  SMX_KERNEL(split_row_fwd_##DT##_phase2, 512, smx::split_row_phase2<smx::Fwd<smx::D>>) \
-  SMX_KERNEL(split_row_bwd_##DT##_phase1, 512, smx::split_row_phase1<smx::Bwd<smx::D>>) \
-  SMX_KERNEL(split_row_bwd_##DT##_phase2, 512, smx::split_row_phase2<smx::Bwd<smx::D>>)
-
-SMX_F32(SR(f32, F32))
-SMX_F16(SR(f16, F16))
-SMX_BF16(SR(bf16, BF16))
+// Kernels (one extern "C" symbol each; the dtype blocks follow SMX_DTYPES).
+#if SMX_DTYPES & 1
+SMX_KERNEL(split_row_fwd_f32_phase1, 512, smx::split_row_phase1<smx::Fwd<smx::F32>>)
+SMX_KERNEL(split_row_fwd_f32_phase2, 512, smx::split_row_phase2<smx::Fwd<smx::F32>>)
+SMX_KERNEL(split_row_bwd_f32_phase1, 512, smx::split_row_phase1<smx::Bwd<smx::F32>>)
+SMX_KERNEL(split_row_bwd_f32_phase2, 512, smx::split_row_phase2<smx::Bwd<smx::F32>>)
+#endif
+#if SMX_DTYPES & 2
+SMX_KERNEL(split_row_fwd_f16_phase1, 512, smx::split_row_phase1<smx::Fwd<smx::F16>>)
+SMX_KERNEL(split_row_fwd_f16_phase2, 512, smx::split_row_phase2<smx::Fwd<smx::F16>>)
+SMX_KERNEL(split_row_bwd_f16_phase1, 512, smx::split_row_phase1<smx::Bwd<smx::F16>>)
+SMX_KERNEL(split_row_bwd_f16_phase2, 512, smx::split_row_phase2<smx::Bwd<smx::F16>>)
+#endif
+#if SMX_DTYPES & 4
+SMX_KERNEL(split_row_fwd_bf16_phase1, 512, smx::split_row_phase1<smx::Fwd<smx::BF16>>)
+SMX_KERNEL(split_row_fwd_bf16_phase2, 512, smx::split_row_phase2<smx::Fwd<smx::BF16>>)
+SMX_KERNEL(split_row_bwd_bf16_phase1, 512, smx::split_row_phase1<smx::Bwd<smx::BF16>>)
+SMX_KERNEL(split_row_bwd_bf16_phase2, 512, smx::split_row_phase2<smx::Bwd<smx::BF16>>)
+#endif

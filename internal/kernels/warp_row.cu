@@ -32,25 +32,66 @@ __device__ __forceinline__ void warp_row_kernel(const Params& p) {
 
 }  // namespace smx
 
-// 128 threads, at least 4 blocks per SM (<= 128 registers).
+// Kernels (one extern "C" symbol each; the dtype blocks follow SMX_DTYPES).
+// 128 threads, at least 4 blocks per SM (<= 128 registers). Forward has
+// w32_p8 (1024 f32 / 2048 f16 columns); backward caches two inputs, so its
+// longest variant is w32_p4 (512 f32 / 1024 f16 columns).
 #define WR_BOUNDS 128, 4
 
-#define WR(DIR, OP, DT, D)                                                                       \
-  SMX_KERNEL(warp_row_##DIR##_##DT##_w1_p1, WR_BOUNDS, smx::warp_row_kernel<smx::OP<smx::D>, 1, 1>)   \
-  SMX_KERNEL(warp_row_##DIR##_##DT##_w2_p1, WR_BOUNDS, smx::warp_row_kernel<smx::OP<smx::D>, 2, 1>)   \
-  SMX_KERNEL(warp_row_##DIR##_##DT##_w4_p1, WR_BOUNDS, smx::warp_row_kernel<smx::OP<smx::D>, 4, 1>)   \
-  SMX_KERNEL(warp_row_##DIR##_##DT##_w8_p1, WR_BOUNDS, smx::warp_row_kernel<smx::OP<smx::D>, 8, 1>)   \
-  SMX_KERNEL(warp_row_##DIR##_##DT##_w16_p1, WR_BOUNDS, smx::warp_row_kernel<smx::OP<smx::D>, 16, 1>) \
-  SMX_KERNEL(warp_row_##DIR##_##DT##_w32_p1, WR_BOUNDS, smx::warp_row_kernel<smx::OP<smx::D>, 32, 1>) \
-  SMX_KERNEL(warp_row_##DIR##_##DT##_w32_p2, WR_BOUNDS, smx::warp_row_kernel<smx::OP<smx::D>, 32, 2>) \
-  SMX_KERNEL(warp_row_##DIR##_##DT##_w32_p4, WR_BOUNDS, smx::warp_row_kernel<smx::OP<smx::D>, 32, 4>)
-
-// Forward also has w32_p8 (1024 f32 / 2048 f16 columns); backward caches two
-// inputs, so its longest variant is w32_p4 (512 f32 / 1024 f16 columns).
-#define WR_FWD(DT, D) \
-  WR(fwd, Fwd, DT, D) \
-  SMX_KERNEL(warp_row_fwd_##DT##_w32_p8, WR_BOUNDS, smx::warp_row_kernel<smx::Fwd<smx::D>, 32, 8>)
-
-SMX_F32(WR_FWD(f32, F32) WR(bwd, Bwd, f32, F32))
-SMX_F16(WR_FWD(f16, F16) WR(bwd, Bwd, f16, F16))
-SMX_BF16(WR_FWD(bf16, BF16) WR(bwd, Bwd, bf16, BF16))
+#if SMX_DTYPES & 1
+SMX_KERNEL(warp_row_fwd_f32_w1_p1, WR_BOUNDS, smx::warp_row_kernel<smx::Fwd<smx::F32>, 1, 1>)
+SMX_KERNEL(warp_row_fwd_f32_w2_p1, WR_BOUNDS, smx::warp_row_kernel<smx::Fwd<smx::F32>, 2, 1>)
+SMX_KERNEL(warp_row_fwd_f32_w4_p1, WR_BOUNDS, smx::warp_row_kernel<smx::Fwd<smx::F32>, 4, 1>)
+SMX_KERNEL(warp_row_fwd_f32_w8_p1, WR_BOUNDS, smx::warp_row_kernel<smx::Fwd<smx::F32>, 8, 1>)
+SMX_KERNEL(warp_row_fwd_f32_w16_p1, WR_BOUNDS, smx::warp_row_kernel<smx::Fwd<smx::F32>, 16, 1>)
+SMX_KERNEL(warp_row_fwd_f32_w32_p1, WR_BOUNDS, smx::warp_row_kernel<smx::Fwd<smx::F32>, 32, 1>)
+SMX_KERNEL(warp_row_fwd_f32_w32_p2, WR_BOUNDS, smx::warp_row_kernel<smx::Fwd<smx::F32>, 32, 2>)
+SMX_KERNEL(warp_row_fwd_f32_w32_p4, WR_BOUNDS, smx::warp_row_kernel<smx::Fwd<smx::F32>, 32, 4>)
+SMX_KERNEL(warp_row_fwd_f32_w32_p8, WR_BOUNDS, smx::warp_row_kernel<smx::Fwd<smx::F32>, 32, 8>)
+SMX_KERNEL(warp_row_bwd_f32_w1_p1, WR_BOUNDS, smx::warp_row_kernel<smx::Bwd<smx::F32>, 1, 1>)
+SMX_KERNEL(warp_row_bwd_f32_w2_p1, WR_BOUNDS, smx::warp_row_kernel<smx::Bwd<smx::F32>, 2, 1>)
+SMX_KERNEL(warp_row_bwd_f32_w4_p1, WR_BOUNDS, smx::warp_row_kernel<smx::Bwd<smx::F32>, 4, 1>)
+SMX_KERNEL(warp_row_bwd_f32_w8_p1, WR_BOUNDS, smx::warp_row_kernel<smx::Bwd<smx::F32>, 8, 1>)
+SMX_KERNEL(warp_row_bwd_f32_w16_p1, WR_BOUNDS, smx::warp_row_kernel<smx::Bwd<smx::F32>, 16, 1>)
+SMX_KERNEL(warp_row_bwd_f32_w32_p1, WR_BOUNDS, smx::warp_row_kernel<smx::Bwd<smx::F32>, 32, 1>)
+SMX_KERNEL(warp_row_bwd_f32_w32_p2, WR_BOUNDS, smx::warp_row_kernel<smx::Bwd<smx::F32>, 32, 2>)
+SMX_KERNEL(warp_row_bwd_f32_w32_p4, WR_BOUNDS, smx::warp_row_kernel<smx::Bwd<smx::F32>, 32, 4>)
+#endif
+#if SMX_DTYPES & 2
+SMX_KERNEL(warp_row_fwd_f16_w1_p1, WR_BOUNDS, smx::warp_row_kernel<smx::Fwd<smx::F16>, 1, 1>)
+SMX_KERNEL(warp_row_fwd_f16_w2_p1, WR_BOUNDS, smx::warp_row_kernel<smx::Fwd<smx::F16>, 2, 1>)
+SMX_KERNEL(warp_row_fwd_f16_w4_p1, WR_BOUNDS, smx::warp_row_kernel<smx::Fwd<smx::F16>, 4, 1>)
+SMX_KERNEL(warp_row_fwd_f16_w8_p1, WR_BOUNDS, smx::warp_row_kernel<smx::Fwd<smx::F16>, 8, 1>)
+SMX_KERNEL(warp_row_fwd_f16_w16_p1, WR_BOUNDS, smx::warp_row_kernel<smx::Fwd<smx::F16>, 16, 1>)
+SMX_KERNEL(warp_row_fwd_f16_w32_p1, WR_BOUNDS, smx::warp_row_kernel<smx::Fwd<smx::F16>, 32, 1>)
+SMX_KERNEL(warp_row_fwd_f16_w32_p2, WR_BOUNDS, smx::warp_row_kernel<smx::Fwd<smx::F16>, 32, 2>)
+SMX_KERNEL(warp_row_fwd_f16_w32_p4, WR_BOUNDS, smx::warp_row_kernel<smx::Fwd<smx::F16>, 32, 4>)
+SMX_KERNEL(warp_row_fwd_f16_w32_p8, WR_BOUNDS, smx::warp_row_kernel<smx::Fwd<smx::F16>, 32, 8>)
+SMX_KERNEL(warp_row_bwd_f16_w1_p1, WR_BOUNDS, smx::warp_row_kernel<smx::Bwd<smx::F16>, 1, 1>)
+SMX_KERNEL(warp_row_bwd_f16_w2_p1, WR_BOUNDS, smx::warp_row_kernel<smx::Bwd<smx::F16>, 2, 1>)
+SMX_KERNEL(warp_row_bwd_f16_w4_p1, WR_BOUNDS, smx::warp_row_kernel<smx::Bwd<smx::F16>, 4, 1>)
+SMX_KERNEL(warp_row_bwd_f16_w8_p1, WR_BOUNDS, smx::warp_row_kernel<smx::Bwd<smx::F16>, 8, 1>)
+SMX_KERNEL(warp_row_bwd_f16_w16_p1, WR_BOUNDS, smx::warp_row_kernel<smx::Bwd<smx::F16>, 16, 1>)
+SMX_KERNEL(warp_row_bwd_f16_w32_p1, WR_BOUNDS, smx::warp_row_kernel<smx::Bwd<smx::F16>, 32, 1>)
+SMX_KERNEL(warp_row_bwd_f16_w32_p2, WR_BOUNDS, smx::warp_row_kernel<smx::Bwd<smx::F16>, 32, 2>)
+SMX_KERNEL(warp_row_bwd_f16_w32_p4, WR_BOUNDS, smx::warp_row_kernel<smx::Bwd<smx::F16>, 32, 4>)
+#endif
+#if SMX_DTYPES & 4
+SMX_KERNEL(warp_row_fwd_bf16_w1_p1, WR_BOUNDS, smx::warp_row_kernel<smx::Fwd<smx::BF16>, 1, 1>)
+SMX_KERNEL(warp_row_fwd_bf16_w2_p1, WR_BOUNDS, smx::warp_row_kernel<smx::Fwd<smx::BF16>, 2, 1>)
+SMX_KERNEL(warp_row_fwd_bf16_w4_p1, WR_BOUNDS, smx::warp_row_kernel<smx::Fwd<smx::BF16>, 4, 1>)
+SMX_KERNEL(warp_row_fwd_bf16_w8_p1, WR_BOUNDS, smx::warp_row_kernel<smx::Fwd<smx::BF16>, 8, 1>)
+SMX_KERNEL(warp_row_fwd_bf16_w16_p1, WR_BOUNDS, smx::warp_row_kernel<smx::Fwd<smx::BF16>, 16, 1>)
+SMX_KERNEL(warp_row_fwd_bf16_w32_p1, WR_BOUNDS, smx::warp_row_kernel<smx::Fwd<smx::BF16>, 32, 1>)
+SMX_KERNEL(warp_row_fwd_bf16_w32_p2, WR_BOUNDS, smx::warp_row_kernel<smx::Fwd<smx::BF16>, 32, 2>)
+SMX_KERNEL(warp_row_fwd_bf16_w32_p4, WR_BOUNDS, smx::warp_row_kernel<smx::Fwd<smx::BF16>, 32, 4>)
+SMX_KERNEL(warp_row_fwd_bf16_w32_p8, WR_BOUNDS, smx::warp_row_kernel<smx::Fwd<smx::BF16>, 32, 8>)
+SMX_KERNEL(warp_row_bwd_bf16_w1_p1, WR_BOUNDS, smx::warp_row_kernel<smx::Bwd<smx::BF16>, 1, 1>)
+SMX_KERNEL(warp_row_bwd_bf16_w2_p1, WR_BOUNDS, smx::warp_row_kernel<smx::Bwd<smx::BF16>, 2, 1>)
+SMX_KERNEL(warp_row_bwd_bf16_w4_p1, WR_BOUNDS, smx::warp_row_kernel<smx::Bwd<smx::BF16>, 4, 1>)
+SMX_KERNEL(warp_row_bwd_bf16_w8_p1, WR_BOUNDS, smx::warp_row_kernel<smx::Bwd<smx::BF16>, 8, 1>)
+SMX_KERNEL(warp_row_bwd_bf16_w16_p1, WR_BOUNDS, smx::warp_row_kernel<smx::Bwd<smx::BF16>, 16, 1>)
+SMX_KERNEL(warp_row_bwd_bf16_w32_p1, WR_BOUNDS, smx::warp_row_kernel<smx::Bwd<smx::BF16>, 32, 1>)
+SMX_KERNEL(warp_row_bwd_bf16_w32_p2, WR_BOUNDS, smx::warp_row_kernel<smx::Bwd<smx::BF16>, 32, 2>)
+SMX_KERNEL(warp_row_bwd_bf16_w32_p4, WR_BOUNDS, smx::warp_row_kernel<smx::Bwd<smx::BF16>, 32, 4>)
+#endif

@@ -1,42 +1,106 @@
-// Package plan turns a problem (layout, dtype, op, alignment) and the
-// device's properties into a kernel strategy and its launch configuration.
-// It is a pure function of its inputs (the occupancy query is injected), so
+// Package plan turns a problem (Outer × Axis × Inner layout, dtype, op,
+// pointer alignment) and the device's properties into a kernel strategy and
+// its launches. It is a pure function of its inputs: the occupancy query is
+// injected (and estimated from the ptxas register table when absent), so
 // every rule is unit-tested on the CPU.
 //
-// Rules (first match wins; Inner == 1 means contiguous rows):
-//   - Inner > 1: strided, coalesced across the inner dimension.
-//   - rows of up to 1024 f32 / 2048 f16 columns: warp_row, a sub-warp group
-//     per row sized to the row, the row held in registers, one DRAM read.
-//   - longer rows that fit the register cache of one block: block_reg.
-//   - rows that fit the opt-in shared memory with at least one block per SM:
-//     block_smem (one DRAM read).
-//   - fewer rows than SMs with long rows: split_row (partials in a
-//     workspace), so every SM streams part of the row.
-//   - otherwise online_2pass: one block per row, the second read mostly
-//     from L2.
+// # Rules (automatic choice)
 //
-// A forced strategy (Options.Algo) is checked against what its kernels can
-// serve and refused with an error otherwise.
+// rows = Outer and cols = Axis when Inner == 1; P = 16/esize elements per
+// 16-byte pack (4 f32, 8 f16/bf16); NIN = 1 forward, 2 backward (y and dy
+// are both read and cached).
+//
+//  1. Inner > 1: strided. With aligned pointers and Inner a multiple of P,
+//     each thread owns P consecutive inner indices (VW = P slices, 16-byte
+//     accesses), else one (VW = 1). TX = min(32, nextpow2(ceil(Inner/VW)))
+//     threads across inner (coalesced), TY = min(256, 1024/VW)/TX threads
+//     along the axis (fewer for short axes). When the tiles alone cannot fill
+//     the GPU (tiles < 2·SMs) and the axis is long, split along the axis into
+//     chunks (two launches, partials in the workspace) so that about one wave
+//     of resident blocks runs.
+//  2. Few rows of huge length: when rows < SMs, a block per row leaves SMs
+//     idle, so a simple bandwidth model decides: one block streams ~40 GB/s
+//     (t_block = rowBytes/40GB/s); split_row spreads the row over every SM at
+//     ~25 GB/s each but reads it twice (the second read mostly from L2,
+//     counted as half) and pays a second launch (~4 µs); split_cluster (sm_90,
+//     row fits the shared memory of a cluster of C <= 8 blocks, or 16 with
+//     non-portable clusters) reads once in one launch at C·40 GB/s per row.
+//     A cluster launch is charged 1 µs more. A split must beat t_block by
+//     20% and 1 µs to be chosen; otherwise the block-per-row rules below
+//     apply.
+//  3. cols <= 256·P forward / 128·P backward (1024 / 512 f32, 2048 / 1024
+//     f16): warp_row. Lanes per row W = nextpow2(ceil(cols/P)) up to 32,
+//     then packs per lane NP = nextpow2(ceil(cols/(32·P))): the row lives in
+//     registers, one DRAM read, no shared memory, several rows per 128-thread
+//     block. When W = 32, the rows fit the persistent warp kernels (128·P
+//     forward, 64·P backward) and the launch needs >= 8 waves of resident
+//     blocks (very many short rows), persistent instead: an occupancy-sized
+//     grid whose warps prefetch the next row into registers while reducing
+//     the current one.
+//  4. longer rows: online_2pass, a block per row, online (m, d), the
+//     second read served mostly by L2 (evict-first stores keep x resident).
+//     The one-read block kernels (block_reg: row in registers, up to 2048·P
+//     columns; block_smem: row in the opt-in shared memory) are not chosen
+//     automatically: on H200 online_2pass beat them from 4096 to 32768
+//     columns (see autoOnePass). They remain available by name.
+//
+// naive, smem_tree and block_vec are teaching steps: used only when forced
+// (naive is also the last resort for a layout nothing else serves).
+// block_reg, block_smem and the persistent block bodies are used only when
+// forced, split_cluster only through rule 2.
+//
+// Grids: blocks grid-stride over rows (or tiles), so grids are capped at 4
+// waves of resident blocks (occupancy × SMs; persistent: exactly one wave)
+// and at the CUDA limits (x <= 2^31−1, y, z <= 65535). All indexing in the
+// kernels is 64-bit, so tensors of more than 2^31 elements are fine.
+//
+// Vector path: Params.Vec is set when the host reports 16-byte aligned
+// pointers and every row start is 16-byte aligned (cols·esize a multiple of
+// 16, or a single row; strided: Inner a multiple of P); row split chunks are
+// multiples of P so chunk starts stay aligned. Otherwise the kernels take
+// their scalar path.
+//
+// A forced strategy (Make's force argument, the --algo flag) is checked
+// against what its kernels can serve (layout, row length against register
+// caches, shared memory against the device's opt-in limit and the occupancy
+// query, clusters against sm_90 and driver support) and refused with an
+// error, never a panic.
+//
+// The constants of the model (40 GB/s per block, 25 GB/s per SM, 4 µs per
+// launch, 8 waves for persistent, 4 waves of grid cap, 256-thread strided
+// blocks) are first guesses, to be re-tuned with measurements.
 package plan
 
 import (
 	"fmt"
+	"math/bits"
+	"strings"
 
+	"github.com/gofused/softmax/internal/kernels"
 	"github.com/gofused/softmax/internal/spec"
 )
 
-// Device is the part of the device properties the planner uses.
+// Device is the part of the device properties the planner uses. Zero
+// values of the optional fields take H100-like defaults (RegsPerSM 65536,
+// MaxBlocksPerSM 32, MaxThreadsPerSM 2048, MaxThreadsPerBlock 1024,
+// MaxClusterSize 8).
 type Device struct {
 	Name               string
-	Major, Minor       int
-	SMs                int
+	Major, Minor       int // compute capability
+	SMs                int // multiprocessors
 	L2Bytes            int
-	SmemPerBlock       int // default dynamic limit
-	SmemOptin          int // opt-in limit per block
-	SmemPerSM          int
-	MaxThreadsPerSM    int
-	MaxThreadsPerBlock int
-	Cluster            bool
+	SmemPerBlock       int  // default dynamic shared memory limit per block (48 KB)
+	SmemOptin          int  // opt-in limit per block (227 KB on Hopper)
+	SmemPerSM          int  // shared memory per SM
+	MaxThreadsPerSM    int  //
+	MaxThreadsPerBlock int  //
+	Cluster            bool // cluster launch supported (CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH)
+	RegsPerSM          int  // optional: 32-bit registers per SM
+	MaxBlocksPerSM     int  // optional: resident blocks per SM
+	// MaxClusterSize is the largest cluster the planner may use: 8 is
+	// portable; 16 needs CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED
+	// (Launch.NonPortable tells the host). 0 means 8.
+	MaxClusterSize int
 }
 
 // Problem is one operation to plan.
@@ -44,129 +108,241 @@ type Problem struct {
 	Outer, Axis, Inner int64
 	DType              spec.DType
 	Op                 spec.Op
-	// Aligned reports that every pointer is 16-byte aligned; the row stride
-	// is checked here.
+	// Aligned reports that every pointer (x, y, and dy for backward) is
+	// 16-byte aligned; the row stride is checked here.
 	Aligned bool
 }
 
-// Launch is one kernel launch of a plan.
+// Launch is one kernel launch of a plan. Every launch of a plan takes the
+// same kernels.Params (Plan.Params with the pointers and scale filled in).
 type Launch struct {
-	Symbol  string
-	Grid    [3]uint32
-	Block   [3]uint32
-	Smem    int       // dynamic shared memory, bytes
-	Cluster [3]uint32 // zero: no cluster launch
+	Symbol string
+	Grid   [3]uint32
+	Block  [3]uint32
+	Smem   int // dynamic shared memory, bytes (above 48 KB: raise the function's limit first)
+	// Cluster is the thread-block cluster shape (cuLaunchKernelEx with
+	// CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION); zero: an ordinary launch.
+	Cluster [3]uint32
+	// NonPortable: the cluster has more than 8 blocks, so the function needs
+	// CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED = 1.
+	NonPortable bool
 }
 
-// Plan is a strategy with its launches, in order.
+// Plan is a strategy with its launches, to be queued in order on one stream.
 type Plan struct {
-	Strategy  string
-	File      string // kernel source file
+	Strategy  string // a kernels.Strategy name
+	File      string // the kernel source file (the module to compile)
 	Launches  []Launch
-	Workspace int64 // bytes of float workspace needed
+	Workspace int64 // bytes of float workspace (Params.WS) needed, 0 if none
 	Split     int   // chunks per slice (split strategies), else 1
-	Chunk     int64 // axis elements per chunk (split strategies)
+	Chunk     int64 // axis elements per chunk (split strategies), else 0
 	Vec       bool  // 16-byte path enabled
+	// Params is the kernel parameter template: layout, Chunk, Split, Vec,
+	// Log set, Scale 1, pointers 0. The host fills X, DY, Y, WS and Scale.
+	Params kernels.Params
+	// Reason says why the strategy was chosen (or forced).
+	Reason string
 }
 
 // Occupancy returns the max active blocks per SM of a kernel for a block
 // size and dynamic shared memory (cuOccupancyMaxActiveBlocksPerMultiprocessor).
+// file is the module (Plan.File) the symbol lives in.
 type Occupancy func(file, symbol string, block, smem int) (int, error)
 
-// strategy is one kernel family the planner knows.
-type strategy struct {
-	name string
-	file string
-	// make returns the plan, or an error saying why it cannot serve p.
-	make func(p Problem, d Device, occ Occupancy) (Plan, error)
-}
-
-var strategies []strategy
-
-func register(s strategy) { strategies = append(strategies, s) }
-
-// Strategies lists the strategy names the planner can use.
+// Strategies lists the strategy names the planner (and --algo) accepts.
 func Strategies() []string {
-	names := make([]string, len(strategies))
-	for i, s := range strategies {
-		names[i] = s.name
+	var out []string
+	for _, s := range kernels.Strategies() {
+		out = append(out, string(s))
 	}
-	return names
+	return out
 }
 
-// Make plans p on d. force names a strategy ("" or "auto": the rules).
+// CUDA grid limits.
+const (
+	maxGridX = 1<<31 - 1
+	maxGridY = 65535
+)
+
+// Make plans p on d. force names a strategy ("" or "auto": the rules); occ
+// may be nil (occupancy is then estimated from the ptxas register table).
 func Make(p Problem, d Device, occ Occupancy, force string) (Plan, error) {
-	if p.Outer <= 0 || p.Axis <= 0 || p.Inner <= 0 {
-		return Plan{}, fmt.Errorf("plan: empty problem %d×%d×%d (nothing to launch)", p.Outer, p.Axis, p.Inner)
+	c, err := newCtx(p, d, occ)
+	if err != nil {
+		return Plan{}, err
 	}
 	if force != "" && force != "auto" {
-		for _, s := range strategies {
-			if s.name == force {
-				pl, err := s.make(p, d, occ)
-				if err != nil {
-					return Plan{}, fmt.Errorf("plan: %s cannot serve %v %v %d×%d×%d: %w", force, p.Op, p.DType, p.Outer, p.Axis, p.Inner, err)
-				}
-				return pl, nil
-			}
+		s, err := kernels.ParseStrategy(force)
+		if err != nil {
+			return Plan{}, fmt.Errorf("plan: %w", err)
 		}
-		return Plan{}, fmt.Errorf("plan: unknown strategy %q (have %v)", force, Strategies())
+		pl, err := c.build(s)
+		if err != nil {
+			return Plan{}, fmt.Errorf("plan: %s cannot serve %v %v %d×%d×%d: %w", force, p.Op, p.DType, p.Outer, p.Axis, p.Inner, err)
+		}
+		pl.Reason = "forced: " + pl.Reason
+		return pl, nil
 	}
-	for _, name := range choose(p, d) {
-		for _, s := range strategies {
-			if s.name == name {
-				if pl, err := s.make(p, d, occ); err == nil {
-					return pl, nil
-				}
-			}
+	var tried []string
+	for _, ch := range c.choose() {
+		pl, err := c.build(ch.s)
+		if err == nil {
+			pl.Reason = ch.why + "; " + pl.Reason
+			return pl, nil
+		}
+		tried = append(tried, fmt.Sprintf("%s: %v", ch.s, err))
+	}
+	return Plan{}, fmt.Errorf("plan: no strategy serves %v %v %d×%d×%d (%s)", p.Op, p.DType, p.Outer, p.Axis, p.Inner, strings.Join(tried, "; "))
+}
+
+// ctx is one planning request with its derived quantities.
+type ctx struct {
+	p   Problem
+	d   Device
+	occ Occupancy
+	dt  spec.DType
+	bwd bool
+	es  int64 // element size
+	P   int64 // elements per 16-byte pack
+	nin int64 // inputs read per element
+}
+
+func newCtx(p Problem, d Device, occ Occupancy) (*ctx, error) {
+	if !p.DType.Valid() {
+		return nil, fmt.Errorf("plan: invalid dtype %v", p.DType)
+	}
+	if !p.Op.Valid() {
+		return nil, fmt.Errorf("plan: invalid op %v", p.Op)
+	}
+	if p.Outer <= 0 || p.Axis <= 0 || p.Inner <= 0 {
+		return nil, fmt.Errorf("plan: empty problem %d×%d×%d (nothing to launch)", p.Outer, p.Axis, p.Inner)
+	}
+	if hi, lo := bits.Mul64(uint64(p.Outer), uint64(p.Axis)); hi != 0 || lo > 1<<62 {
+		return nil, fmt.Errorf("plan: %d×%d×%d elements overflow", p.Outer, p.Axis, p.Inner)
+	} else if hi, lo := bits.Mul64(lo, uint64(p.Inner)); hi != 0 || lo > 1<<62 {
+		return nil, fmt.Errorf("plan: %d×%d×%d elements overflow", p.Outer, p.Axis, p.Inner)
+	}
+	d = withDefaults(d)
+	es := int64(p.DType.Size())
+	nin := int64(1)
+	if p.Op.Backward() {
+		nin = 2
+	}
+	return &ctx{p: p, d: d, occ: occ, dt: p.DType, bwd: p.Op.Backward(), es: es, P: 16 / es, nin: nin}, nil
+}
+
+func withDefaults(d Device) Device {
+	if d.SMs <= 0 {
+		d.SMs = 1
+	}
+	if d.RegsPerSM <= 0 {
+		d.RegsPerSM = 65536
+	}
+	if d.MaxBlocksPerSM <= 0 {
+		d.MaxBlocksPerSM = 32
+	}
+	if d.MaxThreadsPerSM <= 0 {
+		d.MaxThreadsPerSM = 2048
+	}
+	if d.MaxThreadsPerBlock <= 0 {
+		d.MaxThreadsPerBlock = 1024
+	}
+	if d.SmemPerBlock <= 0 {
+		d.SmemPerBlock = 48 << 10
+	}
+	if d.SmemOptin < d.SmemPerBlock {
+		d.SmemOptin = d.SmemPerBlock
+	}
+	if d.SmemPerSM <= 0 {
+		d.SmemPerSM = d.SmemOptin + 1024
+	}
+	if d.MaxClusterSize <= 0 {
+		d.MaxClusterSize = 8
+	}
+	d.MaxClusterSize = min(d.MaxClusterSize, 16)
+	return d
+}
+
+// sym returns the kernel symbol of strategy s for this problem.
+func (c *ctx) sym(s kernels.Strategy, variant string) string {
+	return kernels.Symbol(s, c.dt, c.bwd, variant)
+}
+
+// vec reports whether the 16-byte path applies to rows of cols elements.
+func (c *ctx) vec() bool {
+	return c.p.Aligned && c.p.Inner == 1 && (c.p.Axis%c.P == 0 || c.p.Outer == 1)
+}
+
+// occupancy returns resident blocks per SM for symbol (in file) at block
+// threads and dynamic smem: the injected query when it answers, else the
+// estimate from the register table.
+func (c *ctx) occupancy(file, symbol string, threads, smem int) int {
+	if c.occ != nil {
+		if n, err := c.occ(file, symbol, threads, smem); err == nil && n > 0 {
+			return n
 		}
 	}
-	return Plan{}, fmt.Errorf("plan: no strategy serves %v %v %d×%d×%d", p.Op, p.DType, p.Outer, p.Axis, p.Inner)
+	return estimate(c.d, symbol, threads, smem)
 }
 
-// choose lists strategies in order of preference for p; the first that can
-// serve it wins.
-func choose(p Problem, d Device) []string {
-	if p.Inner > 1 {
-		return []string{"strided", "naive"}
+// estimate is the CUDA occupancy calculation from the ptxas register and
+// static shared memory table (64 registers assumed for unknown symbols).
+func estimate(d Device, symbol string, threads, smem int) int {
+	d = withDefaults(d)
+	regs, static, ok := kernels.Resources(symbol)
+	if !ok {
+		regs = 64
 	}
-	few := p.Outer < int64(max(d.SMs, 1))
-	if few && p.Axis > 16384 {
-		// Long rows, too few to fill the GPU one block each.
-		return []string{"split_cluster", "split_row", "online_2pass", "naive"}
+	warps := (threads + 31) / 32
+	if warps == 0 || threads > d.MaxThreadsPerBlock {
+		return 0
 	}
-	return []string{"warp_row", "block_reg", "block_smem", "online_2pass", "split_row", "block_vec", "smem_tree", "naive"}
+	n := min(d.MaxBlocksPerSM, d.MaxThreadsPerSM/(warps*32))
+	regsPerWarp := (regs*32 + 255) / 256 * 256
+	n = min(n, (d.RegsPerSM/regsPerWarp)/warps)
+	if per := smem + static + 1024; smem+static > 0 {
+		if smem+static > d.SmemOptin {
+			return 0
+		}
+		n = min(n, d.SmemPerSM/per)
+	}
+	return max(n, 0)
 }
 
-// vecOK reports whether the 16-byte path may be used for rows of n elements.
-func vecOK(p Problem, n int64) bool {
-	return p.Aligned && (n*int64(p.DType.Size()))%16 == 0
+// capGrid caps a block count at waves of resident blocks (the kernels
+// grid-stride over the rest) and at limit.
+func (c *ctx) capGrid(needed int64, perSM int, waves int64, limit int64) uint32 {
+	resident := int64(max(perSM, 1)) * int64(c.d.SMs) * waves
+	return uint32(max(1, min(needed, resident, limit)))
 }
 
-// pack is the number of elements in 16 bytes.
-func pack(dt spec.DType) int64 { return int64(16 / dt.Size()) }
-
-func dir(op spec.Op) string {
-	if op.Backward() {
-		return "bwd"
+func nextPow2(n int64) int64 {
+	if n <= 1 {
+		return 1
 	}
-	return "fwd"
+	return 1 << bits.Len64(uint64(n-1))
 }
 
-// gridFor caps a block count by what can be resident (grid-stride kernels
-// loop over the rest) and by the grid limit.
-func gridFor(blocksNeeded int64, d Device, perSM int) uint32 {
-	limit := int64(max(1, d.SMs) * max(1, perSM))
-	g := min(blocksNeeded, limit, 1<<31-1)
-	return uint32(max(g, 1))
+func ceilDiv(a, b int64) int64 { return (a + b - 1) / b }
+
+func roundUp(n, m int64) int64 { return ceilDiv(n, m) * m }
+
+// plan1 returns a one-launch plan template.
+func (c *ctx) plan1(s kernels.Strategy, vec bool, l Launch, why string) Plan {
+	return c.finish(Plan{Strategy: string(s), File: s.Info().File, Launches: []Launch{l}, Split: 1, Vec: vec, Reason: why})
 }
 
-func occupancy(occ Occupancy, file, sym string, block, smem, fallback int) int {
-	if occ == nil {
-		return fallback
+// finish fills the Params template.
+func (c *ctx) finish(pl Plan) Plan {
+	if pl.Split < 1 {
+		pl.Split = 1
 	}
-	n, err := occ(file, sym, block, smem)
-	if err != nil || n <= 0 {
-		return fallback
+	pl.Params = kernels.Params{Outer: c.p.Outer, Axis: c.p.Axis, Inner: c.p.Inner, Chunk: pl.Chunk, Scale: 1, Split: int32(pl.Split)}
+	if c.p.Op.Log() {
+		pl.Params.Log = 1
 	}
-	return n
+	if pl.Vec {
+		pl.Params.Vec = 1
+	}
+	return pl
 }

@@ -1,0 +1,353 @@
+package kernels
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/gofused/softmax/internal/spec"
+)
+
+// Strategy names a kernel family: one .cu file, compiled as one NVRTC module
+// per dtype.
+type Strategy string
+
+// The strategies, from the teaching baseline to the specialised ones.
+const (
+	Naive        Strategy = "naive"         // one thread per slice, any layout
+	SmemTree     Strategy = "smem_tree"     // block per row, shared-memory tree reduction
+	BlockVec     Strategy = "block_vec"     // block per row, 16-byte loads, exp to y then normalize in place
+	WarpRow      Strategy = "warp_row"      // 1..32 lanes per row, row in registers (short rows)
+	BlockReg     Strategy = "block_reg"     // block per row, row in registers
+	BlockSmem    Strategy = "block_smem"    // block per row, row in dynamic shared memory
+	Online2Pass  Strategy = "online_2pass"  // block per row, online (m,d), second read from L2
+	SplitRow     Strategy = "split_row"     // blocks per row chunk, partials in a workspace, 2 launches
+	SplitCluster Strategy = "split_cluster" // a thread-block cluster per row, distributed shared memory (sm_90)
+	Strided      Strategy = "strided"       // softmax along a non-last axis, optional split along it
+	Persistent   Strategy = "persistent"    // occupancy-sized grid looping over rows, prefetching the next
+)
+
+// Variant is one kernel of a strategy for one direction. Its symbol is
+// <strategy>_<fwd|bwd>_<dtype>[_<Name>], an extern "C" name.
+type Variant struct {
+	// Name is the symbol suffix after the dtype, "" for none: "w32_p4"
+	// (lanes per row and packs per lane), "p2" (packs per thread),
+	// "phase1"/"phase2", "split1"/"split2", "b_p2", "2pass".
+	Name string
+	// Lanes is the number of threads sharing one row for sub-warp and warp
+	// bodies (warp_row, persistent w32); 0 when a whole block owns a row.
+	Lanes int
+	// Packs is the number of 16-byte packs each thread caches in registers
+	// (register-cached bodies); 0 for streaming bodies. A register-cached
+	// kernel serves rows of up to threads*Packs*(16/esize) elements, threads
+	// being Lanes, or the block size when Lanes is 0.
+	Packs int
+	// MaxThreads is the kernel's __launch_bounds__ block-size limit.
+	MaxThreads int
+	// FixedBlock is the block size the kernel is written for (0: any
+	// multiple of 32 up to MaxThreads, or see the strategy's contract).
+	FixedBlock int
+}
+
+// Info describes a strategy: its source, its kernels and its needs.
+type Info struct {
+	Strategy Strategy
+	File     string // the .cu source in this package
+	Summary  string
+	Fwd      []Variant // forward kernels (softmax and log_softmax, scale fused)
+	Bwd      []Variant // backward kernels (both gradients); nil: no backward
+	// RowsOnly: the kernels need Inner == 1 (contiguous rows); the others
+	// take any Outer × Axis × Inner layout.
+	RowsOnly bool
+	// Workspace: the plan needs a float workspace (Params.WS).
+	Workspace bool
+	// Cluster: launched with a thread-block cluster dimension (cuLaunchKernelEx).
+	Cluster bool
+	// DynSmem: takes dynamic shared memory, possibly above 48 KB (the host
+	// raises CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES first).
+	DynSmem bool
+	// MinMajor is the lowest compute capability major that runs the kernels.
+	MinMajor int
+}
+
+func warpRowVariants(backward bool) []Variant {
+	var v []Variant
+	for _, w := range []int{1, 2, 4, 8, 16} {
+		v = append(v, Variant{Name: fmt.Sprintf("w%d_p1", w), Lanes: w, Packs: 1, MaxThreads: 128, FixedBlock: 128})
+	}
+	np := []int{1, 2, 4, 8}
+	if backward {
+		np = np[:3]
+	}
+	for _, p := range np {
+		v = append(v, Variant{Name: fmt.Sprintf("w32_p%d", p), Lanes: 32, Packs: p, MaxThreads: 128, FixedBlock: 128})
+	}
+	return v
+}
+
+func blockRegVariants() []Variant {
+	return []Variant{
+		{Name: "p1", Packs: 1, MaxThreads: 1024},
+		{Name: "p2", Packs: 2, MaxThreads: 1024},
+		{Name: "p4", Packs: 4, MaxThreads: 512},
+	}
+}
+
+func persistentVariants(backward bool) []Variant {
+	np := []int{1, 2, 4}
+	if backward {
+		np = np[:2]
+	}
+	var v []Variant
+	for _, p := range np {
+		v = append(v, Variant{Name: fmt.Sprintf("w32_p%d", p), Lanes: 32, Packs: p, MaxThreads: 256})
+	}
+	for _, p := range np {
+		v = append(v, Variant{Name: fmt.Sprintf("b_p%d", p), Packs: p, MaxThreads: 512})
+	}
+	return append(v, Variant{Name: "2pass", MaxThreads: 512})
+}
+
+func one(name string, maxThreads int) []Variant {
+	return []Variant{{Name: name, MaxThreads: maxThreads}}
+}
+
+func phases(a, b string, maxThreads int) []Variant {
+	return []Variant{{Name: a, MaxThreads: maxThreads}, {Name: b, MaxThreads: maxThreads}}
+}
+
+var catalogue = []Info{
+	{Strategy: Naive, File: "naive.cu", Summary: "one thread per slice, three scalar sweeps (teaching baseline)",
+		Fwd: one("", 1024), Bwd: one("", 1024)},
+	{Strategy: SmemTree, File: "smem_tree.cu", Summary: "block per row, shared-memory tree reduction",
+		Fwd: one("", 1024), Bwd: one("", 1024), RowsOnly: true, DynSmem: true},
+	{Strategy: BlockVec, File: "block_vec.cu", Summary: "block per row, 16-byte loads, exp written to y then normalized in place",
+		Fwd: one("", 1024), RowsOnly: true},
+	{Strategy: WarpRow, File: "warp_row.cu", Summary: "1-32 lanes per row, row cached in registers (short rows)",
+		Fwd: warpRowVariants(false), Bwd: warpRowVariants(true), RowsOnly: true},
+	{Strategy: BlockReg, File: "block_reg.cu", Summary: "block per row, row cached in registers, one read",
+		Fwd: blockRegVariants(), Bwd: blockRegVariants(), RowsOnly: true},
+	{Strategy: BlockSmem, File: "block_smem.cu", Summary: "block per row, row cached in dynamic shared memory, one read",
+		Fwd: one("", 512), Bwd: one("", 512), RowsOnly: true, DynSmem: true},
+	{Strategy: Online2Pass, File: "online_2pass.cu", Summary: "block per row, online (m,d) then a second read from L2",
+		Fwd: one("", 512), Bwd: one("", 512), RowsOnly: true},
+	{Strategy: SplitRow, File: "split_row.cu", Summary: "several blocks per row, (m,d) partials in a workspace, two launches",
+		Fwd: phases("phase1", "phase2", 512), Bwd: phases("phase1", "phase2", 512), RowsOnly: true, Workspace: true},
+	{Strategy: SplitCluster, File: "split_cluster.cu", Summary: "a thread-block cluster per row, chunks in shared memory, partials over DSMEM",
+		Fwd: one("", 1024), Bwd: one("", 1024), RowsOnly: true, Cluster: true, DynSmem: true, MinMajor: 9},
+	{Strategy: Strided, File: "strided.cu", Summary: "non-last axis: coalesced across inner, online (m,d) along the axis",
+		Fwd: []Variant{{Name: "", MaxThreads: 256}, {Name: "split1", MaxThreads: 256}, {Name: "split2", MaxThreads: 256}},
+		Bwd: []Variant{{Name: "", MaxThreads: 256}, {Name: "split1", MaxThreads: 256}, {Name: "split2", MaxThreads: 256}}},
+	{Strategy: Persistent, File: "persistent.cu", Summary: "occupancy-sized grid looping over rows, next row prefetched into registers",
+		Fwd: persistentVariants(false), Bwd: persistentVariants(true), RowsOnly: true},
+}
+
+// All returns every strategy's description, in catalogue order.
+func All() []Info {
+	out := make([]Info, len(catalogue))
+	copy(out, catalogue)
+	return out
+}
+
+// Strategies returns the strategy names in catalogue order.
+func Strategies() []Strategy {
+	out := make([]Strategy, len(catalogue))
+	for i, in := range catalogue {
+		out[i] = in.Strategy
+	}
+	return out
+}
+
+// Lookup returns the description of the named strategy.
+func Lookup(name string) (Info, bool) {
+	for _, in := range catalogue {
+		if string(in.Strategy) == name {
+			return in, true
+		}
+	}
+	return Info{}, false
+}
+
+// Info returns s's description (the zero Info for an unknown name).
+func (s Strategy) Info() Info {
+	in, _ := Lookup(string(s))
+	return in
+}
+
+// Symbol returns the kernel name of strategy s for dtype dt, direction and
+// variant suffix ("" for none).
+func Symbol(s Strategy, dt spec.DType, backward bool, variant string) string {
+	dir := "fwd"
+	if backward {
+		dir = "bwd"
+	}
+	name := string(s) + "_" + dir + "_" + dt.String()
+	if variant != "" {
+		name += "_" + variant
+	}
+	return name
+}
+
+// Variants returns the kernels of one direction (nil when the strategy has
+// none for it).
+func (in Info) Variants(backward bool) []Variant {
+	if backward {
+		return in.Bwd
+	}
+	return in.Fwd
+}
+
+// Variant returns the named variant of one direction.
+func (in Info) Variant(backward bool, name string) (Variant, bool) {
+	for _, v := range in.Variants(backward) {
+		if v.Name == name {
+			return v, true
+		}
+	}
+	return Variant{}, false
+}
+
+// Symbols returns every kernel symbol of the strategy for dt, forward first.
+func (in Info) Symbols(dt spec.DType) []string {
+	var out []string
+	for _, bwd := range []bool{false, true} {
+		for _, v := range in.Variants(bwd) {
+			out = append(out, Symbol(in.Strategy, dt, bwd, v.Name))
+		}
+	}
+	return out
+}
+
+// NIn is the number of input tensors a kernel of op reads (and caches).
+func NIn(op spec.Op) int {
+	if op.Backward() {
+		return 2
+	}
+	return 1
+}
+
+// Pack is the number of elements of dt in one 16-byte vector.
+func Pack(dt spec.DType) int { return 16 / dt.Size() }
+
+// MaxCols returns the longest row the strategy's kernels can hold for op and
+// dt regardless of the device (register-cached bodies), or 0 when the
+// length is unbounded or bounded only by device limits (shared memory).
+func (in Info) MaxCols(op spec.Op, dt spec.DType) int64 {
+	P := int64(Pack(dt))
+	best := int64(0)
+	switch in.Strategy {
+	case WarpRow:
+		for _, v := range in.Variants(op.Backward()) {
+			best = max(best, int64(v.Lanes*v.Packs)*P)
+		}
+	case BlockReg:
+		for _, v := range in.Variants(op.Backward()) {
+			best = max(best, int64(v.MaxThreads*v.Packs)*P)
+		}
+	}
+	return best
+}
+
+// Supports reports whether the strategy has kernels for op and dt on
+// layout l (Inner == 1 for row strategies; row length within the fixed
+// register-cache limits). Device limits (shared memory, clusters) are the
+// planner's to check.
+func (in Info) Supports(op spec.Op, dt spec.DType, l spec.Layout) bool {
+	if !op.Valid() || !dt.Valid() || len(in.Variants(op.Backward())) == 0 {
+		return false
+	}
+	if in.RowsOnly && l.Inner != 1 {
+		return false
+	}
+	if m := in.MaxCols(op, dt); m > 0 && int64(l.Axis) > m {
+		return false
+	}
+	return true
+}
+
+// Supports reports whether strategy s serves op and dt on layout l.
+func Supports(s Strategy, op spec.Op, dt spec.DType, l spec.Layout) bool {
+	in, ok := Lookup(string(s))
+	return ok && in.Supports(op, dt, l)
+}
+
+// resources are a kernel's compiled register and static shared memory use.
+type resources struct {
+	Regs       int // registers per thread
+	StaticSmem int // bytes
+}
+
+// Resources returns the registers per thread and static shared memory
+// bytes ptxas reported for symbol on sm_90 (CUDA 11.8); ok is false for an
+// unknown symbol. Other architectures and compiler versions differ a little:
+// use it for estimates only.
+func Resources(symbol string) (regs, staticSmem int, ok bool) {
+	r, ok := ptxas[symbol]
+	return r.Regs, r.StaticSmem, ok
+}
+
+// SmemBytes returns the dynamic shared memory a launch of strategy s needs:
+// the row (block_smem, cols elements) or the chunk (split_cluster, cols =
+// chunk elements) per input, each rounded up to 16 bytes; smem_tree needs
+// one float pair per thread. Other strategies need none.
+func SmemBytes(s Strategy, op spec.Op, dt spec.DType, cols int64, threads int) int64 {
+	switch s {
+	case BlockSmem, SplitCluster:
+		row := (cols*int64(dt.Size()) + 15) / 16 * 16
+		return int64(NIn(op)) * row
+	case SmemTree:
+		return int64(threads) * 8
+	}
+	return 0
+}
+
+// DTypeMask is the SMX_DTYPES bit of dt (bit 0 f32, 1 f16, 2 bf16).
+func DTypeMask(dt spec.DType) int { return 1 << int(dt) }
+
+// Program is the complete NVRTC input of one strategy module.
+type Program struct {
+	Name    string            // program name: the .cu file
+	Source  string            // the .cu text, with its dtype selection in front
+	Headers map[string]string // include name -> text (just common.cuh)
+	Symbols []string          // the kernels the module defines
+}
+
+// Program returns the NVRTC input for s compiled for the given dtypes (all
+// when none are given). One dtype per module keeps NVRTC time down.
+func (s Strategy) Program(dts ...spec.DType) (Program, error) {
+	in, ok := Lookup(string(s))
+	if !ok {
+		return Program{}, fmt.Errorf("kernels: unknown strategy %q", s)
+	}
+	if len(dts) == 0 {
+		dts = []spec.DType{spec.Float32, spec.Float16, spec.BFloat16}
+	}
+	mask := 0
+	var syms []string
+	for _, dt := range dts {
+		if !dt.Valid() {
+			return Program{}, fmt.Errorf("kernels: invalid dtype %v", dt)
+		}
+		if mask&DTypeMask(dt) == 0 {
+			syms = append(syms, in.Symbols(dt)...)
+		}
+		mask |= DTypeMask(dt)
+	}
+	src, hdrs, err := Source(in.File, mask)
+	if err != nil {
+		return Program{}, err
+	}
+	return Program{Name: in.File, Source: src, Headers: hdrs, Symbols: syms}, nil
+}
+
+// ParseStrategy returns the strategy of a name, with the list of names in
+// the error otherwise.
+func ParseStrategy(name string) (Strategy, error) {
+	if _, ok := Lookup(name); ok {
+		return Strategy(name), nil
+	}
+	names := make([]string, len(catalogue))
+	for i, in := range catalogue {
+		names[i] = string(in.Strategy)
+	}
+	return "", fmt.Errorf("unknown strategy %q (want one of %s)", name, strings.Join(names, ", "))
+}

@@ -1,0 +1,353 @@
+package kernels
+
+import (
+	"os"
+	"os/exec"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+	"unsafe"
+
+	"github.com/gofused/softmax/internal/spec"
+)
+
+var dtypes = []spec.DType{spec.Float32, spec.Float16, spec.BFloat16}
+
+func readSource(t *testing.T, file string) string {
+	t.Helper()
+	s, err := SourceText(file)
+	if err != nil {
+		t.Fatalf("%s: %v", file, err)
+	}
+	return s
+}
+
+// The comment table of smx::Params in common.cuh must match the Go struct.
+func TestParamsMatchesHeaderTable(t *testing.T) {
+	hdr := readSource(t, Header)
+	row := regexp.MustCompile(`(?m)^//\s+(\d+)\s+(\d+)\s+([a-z]+)\b`)
+	var p Params
+	goField := map[string][2]uintptr{
+		"x": {unsafe.Offsetof(p.X), unsafe.Sizeof(p.X)}, "dy": {unsafe.Offsetof(p.DY), unsafe.Sizeof(p.DY)},
+		"y": {unsafe.Offsetof(p.Y), unsafe.Sizeof(p.Y)}, "ws": {unsafe.Offsetof(p.WS), unsafe.Sizeof(p.WS)},
+		"outer": {unsafe.Offsetof(p.Outer), 8}, "axis": {unsafe.Offsetof(p.Axis), 8},
+		"inner": {unsafe.Offsetof(p.Inner), 8}, "chunk": {unsafe.Offsetof(p.Chunk), 8},
+		"scale": {unsafe.Offsetof(p.Scale), 4}, "log": {unsafe.Offsetof(p.Log), 4},
+		"split": {unsafe.Offsetof(p.Split), 4}, "vec": {unsafe.Offsetof(p.Vec), 4},
+	}
+	seen := 0
+	for _, m := range row.FindAllStringSubmatch(hdr, -1) {
+		off, _ := strconv.Atoi(m[1])
+		size, _ := strconv.Atoi(m[2])
+		g, ok := goField[m[3]]
+		if !ok {
+			t.Errorf("header table field %q has no Go counterpart", m[3])
+			continue
+		}
+		seen++
+		if g[0] != uintptr(off) || g[1] != uintptr(size) {
+			t.Errorf("field %s: header says offset %d size %d, Go has %d and %d", m[3], off, size, g[0], g[1])
+		}
+	}
+	if seen != len(goField) {
+		t.Errorf("header table lists %d fields, Go has %d", seen, len(goField))
+	}
+	if !strings.Contains(hdr, "static_assert(sizeof(Params) == 80") || ParamsSize != 80 {
+		t.Errorf("Params size: header must assert 80, Go has %d", ParamsSize)
+	}
+	// Declaration order in the C struct.
+	decl := regexp.MustCompile(`(?s)struct Params \{(.*?)\};`).FindStringSubmatch(hdr)
+	if decl == nil {
+		t.Fatal("no struct Params in the header")
+	}
+	var order []string
+	for _, m := range regexp.MustCompile(`(\w+);`).FindAllStringSubmatch(decl[1], -1) {
+		order = append(order, m[1])
+	}
+	want := []string{"x", "dy", "y", "ws", "outer", "axis", "inner", "chunk", "scale", "log", "split", "vec"}
+	if strings.Join(order, ",") != strings.Join(want, ",") {
+		t.Errorf("C field order %v, want %v", order, want)
+	}
+}
+
+// kernelsIn returns the SMX_KERNEL symbols of a .cu file with the dtype
+// bit of the "#if SMX_DTYPES & bit" block they are in.
+func kernelsIn(t *testing.T, src string) map[string]int {
+	t.Helper()
+	out := map[string]int{}
+	bit := 0
+	ifRe := regexp.MustCompile(`^#if SMX_DTYPES & (\d)$`)
+	kRe := regexp.MustCompile(`^SMX_KERNEL\(\s*([a-z0-9_]+)\s*,`)
+	for _, line := range strings.Split(src, "\n") {
+		line = strings.TrimSpace(line)
+		if m := ifRe.FindStringSubmatch(line); m != nil {
+			bit, _ = strconv.Atoi(m[1])
+			continue
+		}
+		if line == "#endif" {
+			bit = 0
+			continue
+		}
+		if m := kRe.FindStringSubmatch(line); m != nil {
+			if _, dup := out[m[1]]; dup {
+				t.Errorf("kernel %s defined twice", m[1])
+			}
+			out[m[1]] = bit
+		}
+	}
+	return out
+}
+
+func TestKernelMacroIsExternC(t *testing.T) {
+	hdr := readSource(t, Header)
+	re := regexp.MustCompile(`#define SMX_KERNEL\(NAME, BOUNDS, \.\.\.\)\s*\\\s*extern "C" __global__ void __launch_bounds__\(BOUNDS\) NAME\(const smx::Params p\)`)
+	if !re.MatchString(hdr) {
+		t.Error(`SMX_KERNEL must define extern "C" __global__ void NAME(const smx::Params p)`)
+	}
+}
+
+// Every catalogue symbol is defined in its source, in the right dtype
+// block, and every defined kernel is in the catalogue.
+func TestCatalogueMatchesSources(t *testing.T) {
+	bits := map[spec.DType]int{spec.Float32: 1, spec.Float16: 2, spec.BFloat16: 4}
+	files := map[string]bool{}
+	for _, in := range All() {
+		if files[in.File] {
+			t.Errorf("%s: file %s used twice", in.Strategy, in.File)
+		}
+		files[in.File] = true
+		src := readSource(t, in.File)
+		defined := kernelsIn(t, src)
+		listed := map[string]bool{}
+		for _, dt := range dtypes {
+			for _, sym := range in.Symbols(dt) {
+				listed[sym] = true
+				bit, ok := defined[sym]
+				if !ok {
+					t.Errorf("%s: %s not defined in %s", in.Strategy, sym, in.File)
+					continue
+				}
+				if bit != bits[dt] {
+					t.Errorf("%s: %s in the SMX_DTYPES & %d block, want %d", in.Strategy, sym, bit, bits[dt])
+				}
+				if !strings.HasPrefix(sym, string(in.Strategy)+"_") {
+					t.Errorf("%s: symbol %s lacks the strategy prefix", in.Strategy, sym)
+				}
+			}
+		}
+		for sym := range defined {
+			if !listed[sym] {
+				t.Errorf("%s: %s defines %s, which the catalogue does not list", in.Strategy, in.File, sym)
+			}
+		}
+		if len(in.Fwd) == 0 {
+			t.Errorf("%s has no forward kernels", in.Strategy)
+		}
+		if !strings.Contains(src, `#include "common.cuh"`) {
+			t.Errorf("%s does not include common.cuh", in.File)
+		}
+		for _, m := range regexp.MustCompile(`#include\s*[<"]([^>"]+)[>"]`).FindAllStringSubmatch(src, -1) {
+			if m[1] != Header {
+				t.Errorf("%s includes %s; only %s is allowed (NVRTC has no other headers)", in.File, m[1], Header)
+			}
+		}
+	}
+	entries, err := files2()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range entries {
+		if strings.HasSuffix(name, ".cu") && !files[name] {
+			t.Errorf("%s is embedded but belongs to no strategy", name)
+		}
+	}
+	if strings.Contains(readSource(t, Header), "#include") {
+		t.Errorf("%s must not include anything", Header)
+	}
+}
+
+func files2() ([]string, error) {
+	ents, err := files.ReadDir(".")
+	if err != nil {
+		return nil, err
+	}
+	var names []string
+	for _, e := range ents {
+		names = append(names, e.Name())
+	}
+	sort.Strings(names)
+	return names, nil
+}
+
+// The ptxas table covers exactly the catalogue, and every kernel's
+// registers fit its launch bounds.
+func TestResourcesTable(t *testing.T) {
+	all := map[string]bool{}
+	for _, in := range All() {
+		for _, dt := range dtypes {
+			for bwd, vs := range [][]Variant{in.Fwd, in.Bwd} {
+				for _, v := range vs {
+					sym := Symbol(in.Strategy, dt, bwd == 1, v.Name)
+					all[sym] = true
+					regs, smem, ok := Resources(sym)
+					if !ok {
+						t.Errorf("no ptxas entry for %s", sym)
+						continue
+					}
+					if regs <= 0 || regs > 255 || regs*v.MaxThreads > 65536 {
+						t.Errorf("%s: %d registers × %d threads does not fit an SM", sym, regs, v.MaxThreads)
+					}
+					if smem < 0 || smem > 48<<10 {
+						t.Errorf("%s: static smem %d", sym, smem)
+					}
+				}
+			}
+		}
+	}
+	for sym := range ptxas {
+		if !all[sym] {
+			t.Errorf("ptxas table has %s, not in the catalogue", sym)
+		}
+	}
+}
+
+func TestProgram(t *testing.T) {
+	for _, s := range Strategies() {
+		for _, dt := range dtypes {
+			p, err := s.Program(dt)
+			if err != nil {
+				t.Fatalf("%s %v: %v", s, dt, err)
+			}
+			if p.Name != s.Info().File {
+				t.Errorf("%s: program name %s", s, p.Name)
+			}
+			prefix := "#define SMX_DTYPES " + strconv.Itoa(DTypeMask(dt)) + "\n#line 1 \"" + p.Name + "\"\n"
+			if !strings.HasPrefix(p.Source, prefix) {
+				t.Errorf("%s %v: source starts %q", s, dt, p.Source[:min(60, len(p.Source))])
+			}
+			if len(p.Headers) != 1 || p.Headers[Header] == "" {
+				t.Errorf("%s: headers %v", s, len(p.Headers))
+			}
+			if len(p.Symbols) != len(s.Info().Symbols(dt)) {
+				t.Errorf("%s %v: %d symbols", s, dt, len(p.Symbols))
+			}
+		}
+		all, err := s.Program()
+		if err != nil || !strings.HasPrefix(all.Source, "#define SMX_DTYPES 7\n") {
+			t.Errorf("%s all dtypes: %v", s, err)
+		}
+	}
+	if _, err := Strategy("nope").Program(spec.Float32); err == nil {
+		t.Error("unknown strategy compiled")
+	}
+	if _, _, err := Source("warp_row.cu", 0); err == nil {
+		t.Error("empty dtype mask accepted")
+	}
+	if _, err := ParseStrategy("block_reg"); err != nil {
+		t.Error(err)
+	}
+	if _, err := ParseStrategy("bogus"); err == nil || !strings.Contains(err.Error(), "split_cluster") {
+		t.Errorf("ParseStrategy(bogus) = %v", err)
+	}
+}
+
+func TestSupports(t *testing.T) {
+	rows := spec.Layout{Outer: 8, Axis: 1000, Inner: 1}
+	strided := spec.Layout{Outer: 8, Axis: 1000, Inner: 3}
+	cases := []struct {
+		s    Strategy
+		op   spec.Op
+		dt   spec.DType
+		l    spec.Layout
+		want bool
+	}{
+		{Naive, spec.Softmax, spec.Float32, strided, true},
+		{Strided, spec.LogSoftmaxBackward, spec.BFloat16, strided, true},
+		{Strided, spec.Softmax, spec.Float16, rows, true},
+		{WarpRow, spec.Softmax, spec.Float32, rows, true},
+		{WarpRow, spec.Softmax, spec.Float32, strided, false},
+		{WarpRow, spec.Softmax, spec.Float32, spec.Layout{Outer: 1, Axis: 1025, Inner: 1}, false},
+		{WarpRow, spec.Softmax, spec.Float16, spec.Layout{Outer: 1, Axis: 2048, Inner: 1}, true},
+		{WarpRow, spec.SoftmaxBackward, spec.Float16, spec.Layout{Outer: 1, Axis: 2048, Inner: 1}, false},
+		{WarpRow, spec.SoftmaxBackward, spec.Float16, spec.Layout{Outer: 1, Axis: 1024, Inner: 1}, true},
+		{BlockReg, spec.Softmax, spec.Float32, spec.Layout{Outer: 1, Axis: 8192, Inner: 1}, true},
+		{BlockReg, spec.Softmax, spec.Float32, spec.Layout{Outer: 1, Axis: 8193, Inner: 1}, false},
+		{BlockReg, spec.LogSoftmax, spec.BFloat16, spec.Layout{Outer: 1, Axis: 16384, Inner: 1}, true},
+		{BlockVec, spec.SoftmaxBackward, spec.Float32, rows, false},
+		{BlockVec, spec.LogSoftmax, spec.Float32, rows, true},
+		{SplitRow, spec.Softmax, spec.Float32, spec.Layout{Outer: 1, Axis: 100000000, Inner: 1}, true},
+		{SplitCluster, spec.LogSoftmaxBackward, spec.Float16, rows, true},
+		{Online2Pass, spec.Softmax, spec.DType(9), rows, false},
+		{Online2Pass, spec.Op(9), spec.Float32, rows, false},
+	}
+	for _, c := range cases {
+		if got := Supports(c.s, c.op, c.dt, c.l); got != c.want {
+			t.Errorf("Supports(%s, %v, %v, %+v) = %v, want %v", c.s, c.op, c.dt, c.l, got, c.want)
+		}
+	}
+	if Supports("nope", spec.Softmax, spec.Float32, rows) {
+		t.Error("unknown strategy supported")
+	}
+}
+
+func TestSmemBytes(t *testing.T) {
+	if got := SmemBytes(BlockSmem, spec.Softmax, spec.Float16, 1001, 256); got != 2016 {
+		t.Errorf("block_smem f16 1001 cols: %d", got)
+	}
+	if got := SmemBytes(BlockSmem, spec.SoftmaxBackward, spec.Float32, 1000, 256); got != 8000 {
+		t.Errorf("block_smem bwd f32 1000 cols: %d", got)
+	}
+	if got := SmemBytes(SmemTree, spec.Softmax, spec.Float32, 1000, 256); got != 2048 {
+		t.Errorf("smem_tree 256 threads: %d", got)
+	}
+	if got := SmemBytes(WarpRow, spec.Softmax, spec.Float32, 1000, 128); got != 0 {
+		t.Errorf("warp_row: %d", got)
+	}
+}
+
+// With SMX_NVCC=1 and nvcc on PATH, every strategy compiles for sm_80 and
+// sm_90 (split_cluster: sm_90 only matters) without errors or spills.
+func TestNvccCompiles(t *testing.T) {
+	if os.Getenv("SMX_NVCC") == "" {
+		t.Skip("set SMX_NVCC=1 to compile the kernels with nvcc")
+	}
+	nvcc, err := exec.LookPath("nvcc")
+	if err != nil {
+		t.Skip("nvcc not found")
+	}
+	dir := t.TempDir()
+	for _, name := range append([]string{Header}, fileNames()...) {
+		b, _ := files.ReadFile(name)
+		if err := os.WriteFile(dir+"/"+name, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	spill := regexp.MustCompile(`(\d+) bytes spill stores`)
+	for _, in := range All() {
+		for _, arch := range []string{"sm_80", "sm_90"} {
+			cmd := exec.Command(nvcc, "-arch="+arch, "-std=c++17", "-cubin", "-Xptxas", "-v", in.File, "-o", "/dev/null")
+			cmd.Dir = dir
+			out, err := cmd.CombinedOutput()
+			if err != nil {
+				t.Errorf("%s %s: %v\n%s", in.File, arch, err, out)
+				continue
+			}
+			for _, m := range spill.FindAllStringSubmatch(string(out), -1) {
+				if m[1] != "0" && arch == "sm_90" {
+					t.Errorf("%s %s spills:\n%s", in.File, arch, out)
+					break
+				}
+			}
+		}
+	}
+}
+
+func fileNames() []string {
+	var out []string
+	for _, in := range All() {
+		out = append(out, in.File)
+	}
+	return out
+}

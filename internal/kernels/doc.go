@@ -1,0 +1,118 @@
+// Package kernels holds the CUDA C sources of the softmax kernel family and
+// their Go catalogue. The sources are embedded (//go:embed *.cu *.cuh) and
+// compiled at run time by NVRTC, one module per strategy and dtype
+// (Strategy.Program, or Source with a DTypeMask), with the only header,
+// common.cuh, passed in the header map. Every kernel is an extern "C"
+// symbol named <strategy>_<fwd|bwd>_<f32|f16|bf16>[_<variant>], written out
+// literally in its .cu file as SMX_KERNEL(name, bounds, body), and takes one
+// parameter: a Params struct by value (kernelParams[0] = &params).
+//
+// # Semantics
+//
+// softmax(scale·x) and log_softmax(scale·x) along the axis of an
+// Outer × Axis × Inner view (element (o,j,i) at (o·Axis + j)·Inner + i),
+// and their gradients (dx = y·(dy − Σdy·y), dx = dy − exp(y)·Σdy; scale
+// does not apply). Storage f32/f16/bf16, arithmetic f32. The scale is
+// applied on load; the max is subtracted (no overflow); −inf entries give 0
+// / −inf; an all −inf slice, or one holding NaN or +inf, gives NaN
+// everywhere. The online (m, d) merge substitutes 0 for a −inf running
+// max in the exponent so valid slices never see exp(−inf − −inf).
+// exp is ex2.approx with log2 e split hi/lo (≈3 ulp, subnormals kept), the
+// per-thread sums that run over many elements are Kahan-compensated and the
+// cached ones pairwise, so f32 results stay within ~1e-6 of a float64
+// reference of the same float32 products (scale·x and v − max are rounded
+// to float32 as in PyTorch).
+//
+// # Strategies and launch contracts
+//
+// rows = Outer and cols = Axis for the row strategies (Inner == 1); nt is
+// the block size; P = 16/esize elements per 16-byte pack; NIN = 1 forward,
+// 2 backward. Unless noted, blocks grid-stride over rows (any grid of at
+// most 2^31−1 blocks is correct), there is no workspace and no dynamic
+// shared memory.
+//
+//	naive          naive_{fwd,bwd}_{dt}; any layout; block (nt) any size,
+//	               grid ≥ 1, threads grid-stride over the Outer·Inner slices.
+//	smem_tree      smem_tree_{fwd,bwd}_{dt}; rows; nt a power of two in
+//	               [32, 1024]; dynamic smem nt·8 bytes.
+//	block_vec      block_vec_fwd_{dt} (forward only); rows; nt multiple of 32
+//	               ≤ 1024; exp written to y, normalized in place.
+//	warp_row       warp_row_{fwd,bwd}_{dt}_w{W}_p{NP}; rows with cols ≤
+//	               W·NP·P; block exactly (128); 128/W rows per block step.
+//	               W ∈ {1,2,4,8,16} with NP = 1, W = 32 with NP ∈ {1,2,4,8}
+//	               (backward NP ≤ 4).
+//	block_reg      block_reg_{fwd,bwd}_{dt}_p{1,2,4}; rows with cols ≤ nt·NP·P;
+//	               nt multiple of 32, ≤ 1024 (p1, p2) or ≤ 512 (p4).
+//	block_smem     block_smem_{fwd,bwd}_{dt}; rows; nt multiple of 32 ≤ 512;
+//	               dynamic smem NIN·roundup(cols·esize, 16) (raise
+//	               CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES above 48 KB).
+//	online_2pass   online_2pass_{fwd,bwd}_{dt}; rows of any length; nt multiple
+//	               of 32 ≤ 512.
+//	split_row      split_row_{fwd,bwd}_{dt}_phase{1,2}, launched in that order
+//	               with the same grid (x: chunks, ≤ Split; y: rows, ≤ 65535,
+//	               both grid-stride); nt multiple of 32 ≤ 512; Params.Chunk
+//	               (multiple of P when Vec) and Split = ceil(cols/Chunk);
+//	               workspace rows·Split float pairs (8 bytes), written
+//	               entirely by phase 1 (no clearing needed).
+//	split_cluster  split_cluster_{fwd,bwd}_{dt} (sm_90+); cluster (C,1,1),
+//	               C ≤ 8 (≤ 16 non-portable), launched with cuLaunchKernelEx;
+//	               grid (C, ≤ 65535 rows, 1); nt multiple of 32 ≤ 1024;
+//	               Params.Chunk per block (multiple of P), Split = C,
+//	               C·Chunk ≥ cols (traps otherwise); dynamic smem
+//	               NIN·roundup(Chunk·esize, 16).
+//	strided        strided_{fwd,bwd}_{dt}: block (TX, TY) with TY a power of two,
+//	               TX·TY ≤ 256 and TX·TY·VW ≤ 1024, VW = P when Params.Vec
+//	               (Inner % P == 0, aligned pointers: P slices per thread,
+//	               16-byte accesses) else 1; grid x ≤ tiles =
+//	               Outer·ceil(Inner/(TX·VW)), grid-stride. Split along the
+//	               axis: _split1 then _split2, same grid with y = Split ≤ 65535
+//	               chunks of Params.Chunk axis elements; workspace
+//	               Outer·Inner·Split float pairs.
+//	persistent     persistent_{fwd,bwd}_{dt}_{w32_p{NP}|b_p{NP}|2pass}; rows;
+//	               grid = occupancy × SMs; w32: block ≤ 256, one warp per row,
+//	               cols ≤ 32·NP·P; b: nt ≤ 512, cols ≤ nt·NP·P; 2pass: any
+//	               cols, nt ≤ 512. NP ∈ {1,2,4} forward, {1,2} backward.
+//
+// Params.Vec = 1 selects the 16-byte path; the host may set it only when
+// x, y (and dy) are 16-byte aligned and every row (or chunk) start is too:
+// cols·esize a multiple of 16 or a single row (row strategies), Inner a
+// multiple of P (strided). Partial packs at a row's end take a scalar tail.
+// With Vec = 0 the same kernels use scalar accesses.
+//
+// # Resources (nvcc 11.8 ptxas, sm_90; regs.go has every kernel)
+//
+// No kernel spills on sm_90. Registers per thread for f32 / f16 (bf16 as
+// f16 within a few registers), static shared memory in bytes:
+//
+//	warp_row fwd   w1..w16 29-39, w32 p1 34/40, p2 44/54, p4 56/89, p8 95/126; 0
+//	warp_row bwd   w1..w16 32-54, w32 p1 36/54, p2 56/64, p4 79/114; 0
+//	block_reg      fwd p1 31/32, p2 32/48, p4 63/73; bwd p1 31/39, p2 44/64, p4 86/114; 256 / 128
+//	block_smem     fwd 58/64, bwd 64/64; 256 / 128
+//	online_2pass   fwd 58/64, bwd 46/56; 256 / 128
+//	split_row      fwd 52-58/64, bwd 47/52-56; 256 / 128
+//	split_cluster  fwd 58/64, bwd 53/64; 272 / 144
+//	strided        f32 57-76, f16 56-100; 16384 fwd / 8192 bwd
+//	persistent     w32 32-92, b 32-103, 2pass 46-64
+//	naive 32, smem_tree 20-22, block_vec 46/62
+//
+// ptxas_report.sh reprints the table (and regenerates regs.go); the
+// TestNvccCompiles test (SMX_NVCC=1) compiles every file for sm_80 and sm_90
+// and fails on sm_90 spills (sm_80 has 4-12 byte spills in three strided
+// kernels).
+//
+// # CPU check without a GPU
+//
+// emu/run.sh compiles the sources as host C++ (emu/emu.h supplies CUDA
+// builtins and the inline-PTX primitives, which common.cuh fences with
+// SMX_EMU; threads are fibers, blocks run one at a time) and runs the
+// planner's launches for ~3400 cases (every strategy but split_cluster,
+// every dtype, op and alignment, special values, grid-stride loops) against
+// a float64 reference: 0 failures at 2e-6 (f32) / 2e-3 (f16) / 1.6e-2
+// (bf16), with the f32 reference forming scale·x and v − max in float32.
+//
+// NVRTC note: NVRTC 11.8 crashes (unbounded recursion) compiling these
+// sources with -lineinfo when an inlined device function containing a
+// division, rcp or ex2.approx sits on another line than its call; without
+// -lineinfo they compile. Newer NVRTC releases are not known to have the
+// problem; drop -lineinfo if nvrtcCompileProgram ever overflows its stack.
+package kernels

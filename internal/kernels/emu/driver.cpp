@@ -1,0 +1,140 @@
+// Host emulator driver: reads the cases written by the planner test
+// (TestEmuCases), runs each plan's launches on the emulated kernels with
+// random inputs (special values in the first slices) and compares with a
+// float64 reference of the same float32 semantics. See run.sh.
+#include "common.cuh"
+#include <map>
+#include <string>
+#include <vector>
+#include <random>
+#include <fstream>
+#include <sstream>
+#include <iostream>
+#include <algorithm>
+#define K(s) extern "C" void s(const smx::Params);
+#include "table.inc"
+#undef K
+namespace emu { void launch(void (*fn)(const smx::Params), dim3 grid, dim3 block, size_t smem, const smx::Params& p); }
+static std::map<std::string, void (*)(const smx::Params)> table = {
+#define K(s) {#s, s},
+#include "table.inc"
+#undef K
+};
+static int esize(const std::string& dt) { return dt == "f32" ? 4 : 2; }
+static double ld(const std::string& dt, const char* b, long long i) {
+  if (dt == "f32") { float f; memcpy(&f, b + 4 * i, 4); return f; }
+  smx::u16 h; memcpy(&h, b + 2 * i, 2);
+  if (dt == "f16") return smx::h2f(h);
+  return __uint_as_float(((unsigned)h) << 16);
+}
+static void st(const std::string& dt, char* b, long long i, double v) {
+  if (dt == "f32") { float f = (float)v; memcpy(b + 4 * i, &f, 4); return; }
+  smx::u16 h = dt == "f16" ? smx::f2h((float)v) : smx::f2bf((float)v);
+  memcpy(b + 2 * i, &h, 2);
+}
+int main(int argc, char** argv) {
+  std::ifstream in(argc > 1 ? argv[1] : "cases.txt");
+  std::string line;
+  std::mt19937_64 rng(42);
+  std::normal_distribution<double> nd(0, 3);
+  int ncase = 0, nfail = 0;
+  std::map<std::string, double> worst;
+  while (std::getline(in, line)) {
+    std::istringstream ss(line);
+    std::string tag, strat, dt;
+    int op; long long outer, axis, inner, chunk, split, vec, lg, ws, nl, aligned;
+    ss >> tag >> strat >> dt >> op >> outer >> axis >> inner >> chunk >> split >> vec >> lg >> ws >> nl >> aligned;
+    struct L { std::string sym; unsigned g[3], b[3]; long long smem; };
+    std::vector<L> ls(nl);
+    for (auto& l : ls) {
+      std::getline(in, line); std::istringstream s2(line); std::string t2;
+      s2 >> t2 >> l.sym >> l.g[0] >> l.g[1] >> l.g[2] >> l.b[0] >> l.b[1] >> l.b[2] >> l.smem;
+    }
+    ++ncase;
+    bool bwd = op >= 2, islog = (op & 1) != 0;
+    int es = esize(dt);
+    long long n = outer * axis * inner, slices = outer * inner;
+    long long off = aligned ? 0 : es;  // misalign by one element
+    const int G = 64;
+    std::vector<char> xb(n * es + 2 * G + 16), dyb(n * es + 2 * G + 16), yb(n * es + 2 * G + 16, 0x7b);
+    auto base = [&](std::vector<char>& v) { return (char*)((((uintptr_t)v.data() + G + 15) & ~(uintptr_t)15) + off); };
+    char *X = base(xb), *DY = base(dyb), *Y = base(yb);
+    auto idx = [&](long long s, long long j) { long long o = s / inner, i = s % inner; return (o * axis + j) * inner + i; };
+    double scale = bwd ? 1.0 : 0.75;
+    // Inputs.
+    for (long long s = 0; s < slices; ++s) {
+      std::vector<double> xv(axis);
+      for (long long j = 0; j < axis; ++j) xv[j] = nd(rng);
+      if (slices >= 6 && !bwd) {
+        if (s == 0) for (auto& v : xv) v = -INFINITY;
+        if (s == 1) xv[axis / 2] = NAN;
+        if (s == 2) xv[axis - 1] = INFINITY;
+        if (s == 3) for (long long j = 0; j < axis; j += 2) xv[j] = -INFINITY;
+        if (s == 4) for (long long j = 0; j < axis; ++j) xv[j] = 1000 + xv[j];
+      }
+      if (!bwd) { for (long long j = 0; j < axis; ++j) st(dt, X, idx(s, j), xv[j]); continue; }
+      // backward: y = forward output of xv, dy random
+      double m = -INFINITY, d = 0;
+      for (auto v : xv) m = std::max(m, v);
+      for (auto v : xv) d += exp(v - m);
+      for (long long j = 0; j < axis; ++j) {
+        double y = islog ? xv[j] - m - log(d) : exp(xv[j] - m) / d;
+        st(dt, X, idx(s, j), y);
+        st(dt, DY, idx(s, j), (slices >= 6 && s == 1 && j == axis / 3) ? NAN : nd(rng));
+      }
+    }
+    std::vector<float> wsb(ws / 4 + 4, NAN);
+    smx::Params p{X, bwd ? DY : nullptr, Y, wsb.data(), outer, axis, inner, chunk, (float)scale, (int)lg, (int)split, (int)vec};
+    bool bad = false;
+    for (auto& l : ls) {
+      auto it = table.find(l.sym);
+      if (it == table.end()) { printf("no kernel %s\n", l.sym.c_str()); bad = true; break; }
+      emu::launch(it->second, dim3{l.g[0], l.g[1], l.g[2]}, dim3{l.b[0], l.b[1], l.b[2]}, l.smem, p);
+    }
+    // Guards.
+    for (char* g = (char*)(((uintptr_t)yb.data() + G + 15) & ~(uintptr_t)15) - G; g < Y; ++g) if (*g != 0x7b) { bad = true; printf("  guard before clobbered\n"); break; }
+    for (char* g = Y + n * es; g < Y + n * es + G; ++g) if (*g != 0x7b) { bad = true; printf("  guard after clobbered\n"); break; }
+    double tol = dt == "f32" ? 2e-6 : dt == "f16" ? 2e-3 : 1.6e-2;
+    double atol = dt == "f16" ? 1e-7 : 1e-38;
+    double werr = 0; std::string wwhere;
+    for (long long s = 0; s < slices; ++s) {
+      std::vector<double> ref(axis), cond(axis, 0.0);
+      if (!bwd) {
+        std::vector<double> v(axis);
+        bool poison = false;
+        for (long long j = 0; j < axis; ++j) { v[j] = (double)((float)ld(dt, X, idx(s, j)) * (float)scale); if (std::isnan(v[j]) || v[j] == INFINITY) poison = true; }
+        double m = -INFINITY; for (auto a : v) m = std::max(m, a);
+        if (m == -INFINITY) poison = true;
+        double d = 0; if (!poison) for (auto a : v) d += exp(a - m);
+        for (long long j = 0; j < axis; ++j) ref[j] = poison ? NAN : islog ? v[j] - m - log(d) : exp(v[j] - m) / d;
+      } else {
+        double sum = 0, asum = 0;
+        for (long long j = 0; j < axis; ++j) { double y = ld(dt, X, idx(s, j)), g = ld(dt, DY, idx(s, j)); sum += islog ? g : g * y; asum += fabs(islog ? g : g * y); }
+        for (long long j = 0; j < axis; ++j) { double y = ld(dt, X, idx(s, j)), g = ld(dt, DY, idx(s, j)); ref[j] = islog ? g - exp(y) * sum : y * (g - sum);
+          cond[j] = islog ? fabs(g) + exp(y) * asum : fabs(y) * (fabs(g) + asum); }
+      }
+      double smax = 0; for (auto r : ref) if (std::isfinite(r)) smax = std::max(smax, fabs(r));
+      for (long long j = 0; j < axis; ++j) {
+        double got = ld(dt, Y, idx(s, j)), r = ref[j];
+        double e;
+        if (std::isnan(r) || std::isnan(got)) e = (std::isnan(r) && std::isnan(got)) ? 0 : 1e9;
+        else if (std::isinf(r) || std::isinf(got)) e = (r == got) ? 0 : 1e9;
+        else {
+          double lim = !bwd && !islog ? tol * fabs(r) + atol : !bwd ? tol * (fabs(r) + 1) : tol * (fabs(r) + cond[j]) + atol;
+          e = fabs(got - r) / lim;
+        }
+        if (e > werr) { werr = e; std::ostringstream w; w << "slice " << s << " j " << j << " got " << got << " ref " << r; wwhere = w.str(); }
+      }
+    }
+    std::string key = strat + " " + dt + (bwd ? " bwd" : " fwd");
+    worst[key] = std::max(worst[key], werr);
+    if (werr > 1 || bad) {
+      ++nfail;
+      if (nfail < 40) printf("FAIL %s (err %.3g): %s | %s\n", line.c_str(), werr, wwhere.c_str(), tag.c_str());
+      printf("  case: %s %s op%d %lldx%lldx%lld chunk %lld split %lld vec %lld aligned %lld: %s\n", strat.c_str(), dt.c_str(), op, outer, axis, inner, chunk, split, vec, aligned, ls.empty() ? "" : ls[0].sym.c_str());
+    }
+  }
+  printf("%d cases, %d failures\n", ncase, nfail);
+  for (auto& w : worst) printf("  worst %-28s %.3g\n", w.first.c_str(), w.second);
+  return nfail != 0;
+}

@@ -1,0 +1,61 @@
+// Host emulation of the CUDA subset the softmax kernels use: fibers per
+// thread (ucontext), block barriers, warp shuffles, and C++ versions of the
+// inline-PTX primitives that common.cuh excludes under SMX_EMU.
+#pragma once
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <cstdio>
+#define SMX_EMU 1
+#define __device__
+#define __global__
+#define __forceinline__ inline
+#define __launch_bounds__(...)
+#define __shared__ static
+struct dim3 { unsigned x, y, z; };
+namespace emu {
+struct Thread;
+extern dim3 g_blockIdx, g_blockDim, g_gridDim;
+extern Thread* cur;
+extern void* dyn_smem_ptr;
+dim3& tid();
+void syncthreads();
+float shfl_xor(float v, int mask);
+[[noreturn]] void trap();
+}
+#define threadIdx (emu::tid())
+#define blockIdx (emu::g_blockIdx)
+#define blockDim (emu::g_blockDim)
+#define gridDim (emu::g_gridDim)
+inline void __syncthreads() { emu::syncthreads(); }
+inline float __shfl_xor_sync(unsigned, float v, int m, int = 32) { return emu::shfl_xor(v, m); }
+inline float __int_as_float(int i) { float f; memcpy(&f, &i, 4); return f; }
+inline float __int_as_float(unsigned i) { float f; memcpy(&f, &i, 4); return f; }
+inline float __uint_as_float(unsigned i) { float f; memcpy(&f, &i, 4); return f; }
+inline unsigned __float_as_uint(float f) { unsigned i; memcpy(&i, &f, 4); return i; }
+inline void __trap() { emu::trap(); }
+namespace smx {
+typedef unsigned int u32;
+typedef unsigned short u16;
+struct V16;
+inline float fmax2(float a, float b) { return fmaxf(a, b); }
+inline float fma_rn(float a, float b, float c) { return fmaf(a, b, c); }
+// ex2.approx (~2 ulp on the GPU) is emulated exactly.
+inline float ex2(float x) { return exp2f(x); }
+inline float lg2(float x) { return log2f(x); }
+inline float h2f(u16 h) { _Float16 v; memcpy(&v, &h, 2); return (float)v; }
+inline u16 f2h(float f) { _Float16 v = (_Float16)f; u16 h; memcpy(&h, &v, 2); return h; }
+inline float bf2f(u16 h) { return __uint_as_float(((u32)h) << 16); }
+inline u16 f2bf(float f) {
+  u32 u = __float_as_uint(f);
+  if ((u & 0x7fffffffu) > 0x7f800000u) return (u16)((u >> 16) | 0x40u);
+  u += 0x7fffu + ((u >> 16) & 1u);
+  return (u16)(u >> 16);
+}
+inline u32 pack_h2(float lo, float hi) { return (u32)f2h(lo) | ((u32)f2h(hi) << 16); }
+inline u32 pack_bf2(float lo, float hi) { return (u32)f2bf(lo) | ((u32)f2bf(hi) << 16); }
+inline void unpack_h2(u32 w, float& lo, float& hi) { lo = h2f((u16)(w & 0xffff)); hi = h2f((u16)(w >> 16)); }
+inline void* dyn_smem() { return emu::dyn_smem_ptr; }
+inline void st_cs(void* p, const V16& r) { memcpy(p, &r, 16); }
+}

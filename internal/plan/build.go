@@ -1,0 +1,368 @@
+package plan
+
+import (
+	"fmt"
+
+	"github.com/gofused/softmax/internal/kernels"
+)
+
+// build plans strategy s for the problem, or says why it cannot.
+func (c *ctx) build(s kernels.Strategy) (Plan, error) {
+	in, ok := kernels.Lookup(string(s))
+	if !ok {
+		return Plan{}, fmt.Errorf("unknown strategy %q", s)
+	}
+	if len(in.Variants(c.bwd)) == 0 {
+		return Plan{}, fmt.Errorf("it has no %s kernels", map[bool]string{false: "forward", true: "backward"}[c.bwd])
+	}
+	if in.RowsOnly && c.p.Inner != 1 {
+		return Plan{}, fmt.Errorf("it needs the softmax axis to be the last (Inner = 1, have %d)", c.p.Inner)
+	}
+	if in.MinMajor > 0 && c.d.Major < in.MinMajor {
+		return Plan{}, fmt.Errorf("it needs compute capability %d.0 or newer (device %d.%d)", in.MinMajor, c.d.Major, c.d.Minor)
+	}
+	switch s {
+	case kernels.Naive:
+		return c.naive()
+	case kernels.SmemTree:
+		return c.smemTree()
+	case kernels.BlockVec:
+		return c.blockVec()
+	case kernels.WarpRow:
+		return c.warpRow()
+	case kernels.BlockReg:
+		return c.blockReg()
+	case kernels.BlockSmem:
+		return c.blockSmem()
+	case kernels.Online2Pass:
+		return c.online2Pass()
+	case kernels.SplitRow:
+		return c.splitRow()
+	case kernels.SplitCluster:
+		return c.splitCluster()
+	case kernels.Strided:
+		return c.strided()
+	case kernels.Persistent:
+		return c.persistent()
+	}
+	return Plan{}, fmt.Errorf("no planner for %q", s)
+}
+
+func block1(n int64) [3]uint32 { return [3]uint32{uint32(n), 1, 1} }
+
+func clamp(v, lo, hi int64) int64 { return max(lo, min(v, hi)) }
+
+// packs is the number of 16-byte packs in a row.
+func (c *ctx) packs() int64 { return ceilDiv(c.p.Axis, c.P) }
+
+// naive: one thread per slice, any layout.
+func (c *ctx) naive() (Plan, error) {
+	const nt = 128
+	sym := c.sym(kernels.Naive, "")
+	slices := c.p.Outer * c.p.Inner
+	occ := c.occupancy("naive.cu", sym, nt, 0)
+	grid := c.capGrid(ceilDiv(slices, nt), occ, gridWaves, maxGridX)
+	return c.plan1(kernels.Naive, false, Launch{Symbol: sym, Grid: block1(int64(grid)), Block: block1(nt)},
+		"one thread per slice (teaching baseline)"), nil
+}
+
+// smem_tree: block per row, power-of-two block, one float pair per thread.
+func (c *ctx) smemTree() (Plan, error) {
+	nt := clamp(nextPow2(ceilDiv(c.p.Axis, 8)), 32, 512)
+	sym := c.sym(kernels.SmemTree, "")
+	smem := int(kernels.SmemBytes(kernels.SmemTree, c.p.Op, c.dt, c.p.Axis, int(nt)))
+	occ := c.occupancy("smem_tree.cu", sym, int(nt), smem)
+	grid := c.capGrid(c.p.Outer, occ, gridWaves, maxGridX)
+	return c.plan1(kernels.SmemTree, false, Launch{Symbol: sym, Grid: block1(int64(grid)), Block: block1(nt), Smem: smem},
+		fmt.Sprintf("block per row, %d-thread shared-memory tree", nt)), nil
+}
+
+// block_vec: block per row, about 4 packs per thread.
+func (c *ctx) blockVec() (Plan, error) {
+	nt := clamp(nextPow2(ceilDiv(c.packs(), 4)), 128, 1024)
+	sym := c.sym(kernels.BlockVec, "")
+	occ := c.occupancy("block_vec.cu", sym, int(nt), 0)
+	grid := c.capGrid(c.p.Outer, occ, gridWaves, maxGridX)
+	return c.plan1(kernels.BlockVec, c.vec(), Launch{Symbol: sym, Grid: block1(int64(grid)), Block: block1(nt)},
+		fmt.Sprintf("block per row, %d threads, 16-byte loads", nt)), nil
+}
+
+// warpShape returns warp_row's lanes per row and packs per lane.
+func (c *ctx) warpShape() (w, np int64, err error) {
+	packs := c.packs()
+	if m := kernels.WarpRow.Info().MaxCols(c.p.Op, c.dt); c.p.Axis > m {
+		return 0, 0, fmt.Errorf("rows of %d elements exceed its register cache (%d)", c.p.Axis, m)
+	}
+	if packs <= 32 {
+		return nextPow2(packs), 1, nil
+	}
+	return 32, nextPow2(ceilDiv(packs, 32)), nil
+}
+
+// warp_row: W lanes per row, NP packs per lane, 128-thread blocks.
+func (c *ctx) warpRow() (Plan, error) {
+	w, np, err := c.warpShape()
+	if err != nil {
+		return Plan{}, err
+	}
+	const nt = 128
+	sym := c.sym(kernels.WarpRow, fmt.Sprintf("w%d_p%d", w, np))
+	occ := c.occupancy("warp_row.cu", sym, nt, 0)
+	grid := c.capGrid(ceilDiv(c.p.Outer, nt/w), occ, gridWaves, maxGridX)
+	return c.plan1(kernels.WarpRow, c.vec(), Launch{Symbol: sym, Grid: block1(int64(grid)), Block: block1(nt)},
+		fmt.Sprintf("%d lanes × %d packs per row, %d rows per block", w, np, nt/w)), nil
+}
+
+// blockRegShape picks block_reg's packs per thread and block size: the
+// smallest NP whose block is <= 512 threads, else the first that fits its
+// launch bound.
+func (c *ctx) blockRegShape() (np, nt int64, err error) {
+	in := kernels.BlockReg.Info()
+	packs := c.packs()
+	var fallback *kernels.Variant
+	for _, v := range in.Variants(c.bwd) {
+		n := max(roundUp(ceilDiv(packs, int64(v.Packs)), 32), 32)
+		if n > int64(v.MaxThreads) {
+			continue
+		}
+		if n <= 512 {
+			return int64(v.Packs), n, nil
+		}
+		if fallback == nil {
+			v := v
+			fallback = &v
+		}
+	}
+	if fallback != nil {
+		return int64(fallback.Packs), max(roundUp(ceilDiv(packs, int64(fallback.Packs)), 32), 32), nil
+	}
+	return 0, 0, fmt.Errorf("rows of %d elements exceed its register cache (%d)", c.p.Axis, in.MaxCols(c.p.Op, c.dt))
+}
+
+// block_reg: a block per row holding the row in registers.
+func (c *ctx) blockReg() (Plan, error) {
+	np, nt, err := c.blockRegShape()
+	if err != nil {
+		return Plan{}, err
+	}
+	sym := c.sym(kernels.BlockReg, fmt.Sprintf("p%d", np))
+	occ := c.occupancy("block_reg.cu", sym, int(nt), 0)
+	grid := c.capGrid(c.p.Outer, occ, gridWaves, maxGridX)
+	return c.plan1(kernels.BlockReg, c.vec(), Launch{Symbol: sym, Grid: block1(int64(grid)), Block: block1(nt)},
+		fmt.Sprintf("%d threads × %d packs per row", nt, np)), nil
+}
+
+// staticSmem is a kernel's static shared memory (256 B if unknown).
+func staticSmem(sym string) int {
+	if _, s, ok := kernels.Resources(sym); ok {
+		return s
+	}
+	return 256
+}
+
+// fits checks a dynamic shared memory request against the device and the
+// occupancy query; it returns the resident blocks per SM.
+func (c *ctx) fits(file, sym string, threads int, smem int64) (int, error) {
+	if smem+int64(staticSmem(sym)) > int64(c.d.SmemOptin) {
+		return 0, fmt.Errorf("it needs %d bytes of shared memory per block (+%d static), the device allows %d", smem, staticSmem(sym), c.d.SmemOptin)
+	}
+	if c.occ != nil {
+		if n, err := c.occ(file, sym, threads, int(smem)); err == nil {
+			if n <= 0 {
+				return 0, fmt.Errorf("the occupancy query gives 0 blocks per SM for %d threads and %d bytes of shared memory", threads, smem)
+			}
+			return n, nil
+		}
+	}
+	n := estimate(c.d, sym, threads, int(smem))
+	if n <= 0 {
+		return 0, fmt.Errorf("no block of %d threads with %d bytes of shared memory fits an SM", threads, smem)
+	}
+	return n, nil
+}
+
+// block_smem: the row (backward: y and dy) cached in dynamic shared memory.
+func (c *ctx) blockSmem() (Plan, error) {
+	nt := clamp(roundUp(ceilDiv(c.packs(), 8), 32), 128, 512)
+	sym := c.sym(kernels.BlockSmem, "")
+	smem := kernels.SmemBytes(kernels.BlockSmem, c.p.Op, c.dt, c.p.Axis, int(nt))
+	occ, err := c.fits("block_smem.cu", sym, int(nt), smem)
+	if err != nil {
+		return Plan{}, err
+	}
+	grid := c.capGrid(c.p.Outer, occ, gridWaves, maxGridX)
+	return c.plan1(kernels.BlockSmem, c.vec(), Launch{Symbol: sym, Grid: block1(int64(grid)), Block: block1(nt), Smem: int(smem)},
+		fmt.Sprintf("%d threads, %d bytes of shared memory per row, %d blocks/SM", nt, smem, occ)), nil
+}
+
+// online_2pass: a block per row, any length.
+func (c *ctx) online2Pass() (Plan, error) {
+	nt := clamp(roundUp(ceilDiv(c.packs(), 8), 32), 128, 512)
+	sym := c.sym(kernels.Online2Pass, "")
+	occ := c.occupancy("online_2pass.cu", sym, int(nt), 0)
+	grid := c.capGrid(c.p.Outer, occ, gridWaves, maxGridX)
+	return c.plan1(kernels.Online2Pass, c.vec(), Launch{Symbol: sym, Grid: block1(int64(grid)), Block: block1(nt)},
+		fmt.Sprintf("%d threads per row", nt)), nil
+}
+
+// split_row: split blocks per row, partials in the workspace, two launches.
+func (c *ctx) splitRow() (Plan, error) {
+	const nt = 512
+	rows, cols := c.p.Outer, c.p.Axis
+	s1 := c.sym(kernels.SplitRow, "phase1")
+	occ := c.occupancy("split_row.cu", s1, nt, 0)
+	target := int64(occ) * int64(c.d.SMs) * 2
+	want := clamp(ceilDiv(target, rows), 1, maxSplitRow)
+	chunk := max(int64(nt)*c.P*2, roundUp(ceilDiv(cols, want), c.P))
+	split := ceilDiv(cols, chunk)
+	if split > maxSplitRow {
+		chunk = roundUp(ceilDiv(cols, maxSplitRow), c.P)
+		split = ceilDiv(cols, chunk)
+	}
+	grid := [3]uint32{uint32(min(split, maxGridX)), uint32(min(rows, maxGridY)), 1}
+	pl := Plan{Strategy: string(kernels.SplitRow), File: "split_row.cu", Split: int(split), Chunk: chunk, Vec: c.vec(),
+		Workspace: rows * split * 8,
+		Launches: []Launch{
+			{Symbol: s1, Grid: grid, Block: block1(nt)},
+			{Symbol: c.sym(kernels.SplitRow, "phase2"), Grid: grid, Block: block1(nt)},
+		},
+		Reason: fmt.Sprintf("%d chunks of %d elements per row", split, chunk)}
+	return c.finish(pl), nil
+}
+
+// clusterSize returns the cluster size split_cluster would use: the largest
+// power of two <= MaxClusterSize that leaves each block at least 256
+// elements (at least 2), if the device runs clusters and the chunk fits
+// shared memory.
+func (c *ctx) clusterSize() (int64, bool) {
+	if c.d.Major < 9 || !c.d.Cluster || c.p.Inner != 1 {
+		return 0, false
+	}
+	cs := int64(2)
+	for cs*2 <= int64(c.d.MaxClusterSize) && ceilDiv(c.p.Axis, cs*2) >= 256 {
+		cs *= 2
+	}
+	chunk := roundUp(ceilDiv(c.p.Axis, cs), c.P)
+	smem := kernels.SmemBytes(kernels.SplitCluster, c.p.Op, c.dt, chunk, 0)
+	if smem+int64(staticSmem(c.sym(kernels.SplitCluster, ""))) > int64(c.d.SmemOptin) {
+		return 0, false
+	}
+	return cs, true
+}
+
+// split_cluster: a cluster of C blocks per row, chunks in shared memory.
+func (c *ctx) splitCluster() (Plan, error) {
+	if !c.d.Cluster {
+		return Plan{}, fmt.Errorf("the device or driver does not support cluster launch")
+	}
+	cs, ok := c.clusterSize()
+	if !ok {
+		return Plan{}, fmt.Errorf("a row of %d elements does not fit the shared memory of a %d-block cluster (%d bytes per block)",
+			c.p.Axis, c.d.MaxClusterSize, c.d.SmemOptin)
+	}
+	chunk := roundUp(ceilDiv(c.p.Axis, cs), c.P)
+	nt := clamp(roundUp(ceilDiv(ceilDiv(chunk, c.P), 8), 32), 128, 1024)
+	sym := c.sym(kernels.SplitCluster, "")
+	smem := kernels.SmemBytes(kernels.SplitCluster, c.p.Op, c.dt, chunk, int(nt))
+	if _, err := c.fits("split_cluster.cu", sym, int(nt), smem); err != nil {
+		return Plan{}, err
+	}
+	l := Launch{Symbol: sym, Grid: [3]uint32{uint32(cs), uint32(min(c.p.Outer, maxGridY)), 1}, Block: block1(nt), Smem: int(smem),
+		Cluster: [3]uint32{uint32(cs), 1, 1}, NonPortable: cs > 8}
+	pl := Plan{Strategy: string(kernels.SplitCluster), File: "split_cluster.cu", Split: int(cs), Chunk: chunk, Vec: c.vec(),
+		Launches: []Launch{l}, Reason: fmt.Sprintf("%d-block clusters, %d elements (%d bytes) per block", cs, chunk, smem)}
+	return c.finish(pl), nil
+}
+
+// strided: tiles of TX·VW inner indices × TY threads along the axis (VW = P
+// with the 16-byte path: Inner % P == 0 and aligned pointers); split along
+// the axis when the tiles cannot fill the GPU and the axis is long.
+func (c *ctx) strided() (Plan, error) {
+	outer, axis, inner := c.p.Outer, c.p.Axis, c.p.Inner
+	vec := c.p.Aligned && inner%c.P == 0
+	vw := int64(1)
+	if vec {
+		vw = c.P
+	}
+	tx := min(nextPow2(ceilDiv(inner, vw)), 32)
+	ty := min(int64(256), 1024/vw) / tx
+	for ty > 1 && ty > axis {
+		ty /= 2
+	}
+	tiles := outer * ceilDiv(inner, tx*vw)
+	sym := c.sym(kernels.Strided, "")
+	occ := c.occupancy("strided.cu", sym, int(tx*ty), 0)
+	block := [3]uint32{uint32(tx), uint32(ty), 1}
+	const minPerThread = 64 // axis elements per thread and chunk
+	if tiles < 2*int64(c.d.SMs) && axis >= 2*ty*minPerThread {
+		target := int64(occ) * int64(c.d.SMs)
+		split := clamp(min(ceilDiv(target, tiles), axis/(ty*minPerThread)), 1, maxGridY)
+		chunk := ceilDiv(axis, split)
+		split = ceilDiv(axis, chunk)
+		if split >= 2 {
+			grid := [3]uint32{uint32(min(tiles, maxGridX)), uint32(split), 1}
+			pl := Plan{Strategy: string(kernels.Strided), File: "strided.cu", Split: int(split), Chunk: chunk, Vec: vec,
+				Workspace: outer * inner * split * 8,
+				Launches: []Launch{
+					{Symbol: c.sym(kernels.Strided, "split1"), Grid: grid, Block: block},
+					{Symbol: c.sym(kernels.Strided, "split2"), Grid: grid, Block: block},
+				},
+				Reason: fmt.Sprintf("%d×%d threads × %d slices each, %d tiles only: axis split into %d chunks of %d", tx, ty, vw, tiles, split, chunk)}
+			return c.finish(pl), nil
+		}
+	}
+	grid := c.capGrid(tiles, occ, gridWaves, maxGridX)
+	return c.plan1(kernels.Strided, vec, Launch{Symbol: sym, Grid: block1(int64(grid)), Block: block},
+		fmt.Sprintf("%d inner × %d axis threads per block, %d slices per thread, %d tiles", tx, ty, vw, tiles)), nil
+}
+
+// persistentWarpMax and persistentBlockMax are the longest rows the
+// persistent register-cached bodies hold.
+func (c *ctx) persistentWarpMax() int64 {
+	np := int64(4)
+	if c.bwd {
+		np = 2
+	}
+	return 32 * np * c.P
+}
+
+func (c *ctx) persistentBlockMax() int64 {
+	np := int64(4)
+	if c.bwd {
+		np = 2
+	}
+	return 512 * np * c.P
+}
+
+// persistent: an occupancy-sized grid looping over rows; a warp per row for
+// short rows, a block per row with register caching for moderate rows, the
+// online two-pass body beyond.
+func (c *ctx) persistent() (Plan, error) {
+	cols, rows := c.p.Axis, c.p.Outer
+	var variant string
+	var nt, perBlock int64
+	switch {
+	case cols <= c.persistentWarpMax():
+		np := nextPow2(ceilDiv(cols, 32*c.P))
+		variant, nt, perBlock = fmt.Sprintf("w32_p%d", np), 256, 8
+	case cols <= c.persistentBlockMax():
+		var np int64
+		for _, p := range []int64{1, 2, 4} {
+			if 512*p*c.P >= cols {
+				np = p
+				break
+			}
+		}
+		variant, nt, perBlock = fmt.Sprintf("b_p%d", np), max(roundUp(ceilDiv(cols, np*c.P), 32), 32), 1
+	default:
+		variant, nt, perBlock = "2pass", clamp(roundUp(ceilDiv(c.packs(), 8), 32), 128, 512), 1
+	}
+	sym := c.sym(kernels.Persistent, variant)
+	if _, ok := kernels.Persistent.Info().Variant(c.bwd, variant); !ok {
+		return Plan{}, fmt.Errorf("no kernel %s", sym)
+	}
+	occ := c.occupancy("persistent.cu", sym, int(nt), 0)
+	grid := c.capGrid(ceilDiv(rows, perBlock), occ, 1, maxGridX)
+	return c.plan1(kernels.Persistent, c.vec(), Launch{Symbol: sym, Grid: block1(int64(grid)), Block: block1(nt)},
+		fmt.Sprintf("%s, %d threads, %d blocks (%d per SM)", variant, nt, grid, occ)), nil
+}

@@ -1,0 +1,81 @@
+package plan
+
+import (
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/gofused/softmax/internal/kernels"
+	"github.com/gofused/softmax/internal/spec"
+)
+
+// TestEmuCases writes the inputs of the host emulator
+// (internal/kernels/emu/run.sh) to $SMX_EMU_OUT: the kernel table and plans
+// for a tiny device (2 SMs, 1 block per SM, so grid-stride loops iterate).
+func TestEmuCases(t *testing.T) {
+	dir := os.Getenv("SMX_EMU_OUT")
+	if dir == "" {
+		t.Skip("set SMX_EMU_OUT (see internal/kernels/emu/run.sh)")
+	}
+	dev := Device{Name: "tiny", Major: 9, Minor: 0, SMs: 2, MaxBlocksPerSM: 1, SmemPerBlock: 48 << 10, SmemOptin: 227 << 10, SmemPerSM: 228 << 10,
+		MaxThreadsPerSM: 2048, MaxThreadsPerBlock: 1024, Cluster: false}
+	var tab strings.Builder
+	for _, in := range kernels.All() {
+		if in.Strategy == kernels.SplitCluster {
+			continue
+		}
+		for _, dt := range []spec.DType{spec.Float32, spec.Float16, spec.BFloat16} {
+			for _, s := range in.Symbols(dt) {
+				fmt.Fprintf(&tab, "K(%s)\n", s)
+			}
+		}
+	}
+	if err := os.WriteFile(dir+"/table.inc", []byte(tab.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	shapes := [][3]int64{{5, 1, 1}, {7, 13, 1}, {33, 100, 1}, {6, 781, 1}, {9, 1024, 1}, {5, 1500, 1}, {4, 4100, 1},
+		{3, 9000, 1}, {2, 20000, 1}, {1, 70001, 1}, {3, 5, 7}, {2, 300, 3}, {1, 30000, 2}, {2, 64, 40}, {40, 8, 1}, {200, 33, 1}, {3, 37, 16}, {2, 700, 64}, {1, 5000, 8}, {3, 9, 264}}
+	var out strings.Builder
+	strats := append([]string{"auto"}, Strategies()...)
+	n := 0
+	for _, sh := range shapes {
+		for _, st := range strats {
+			if st == "split_cluster" {
+				continue
+			}
+			for _, dt := range []spec.DType{spec.Float32, spec.Float16, spec.BFloat16} {
+				for _, op := range []spec.Op{spec.Softmax, spec.LogSoftmax, spec.SoftmaxBackward, spec.LogSoftmaxBackward} {
+					for _, al := range []bool{true, false} {
+						p := Problem{Outer: sh[0], Axis: sh[1], Inner: sh[2], DType: dt, Op: op, Aligned: al}
+						pl, err := Make(p, dev, nil, st)
+						if err != nil {
+							continue
+						}
+						if st == "auto" && pl.Strategy == "split_cluster" {
+							continue
+						}
+						n++
+						fmt.Fprintf(&out, "case %s %s %d %d %d %d %d %d %d %d %d %d %d\n", pl.Strategy, dt, int(op), sh[0], sh[1], sh[2],
+							pl.Params.Chunk, pl.Params.Split, pl.Params.Vec, pl.Params.Log, pl.Workspace, len(pl.Launches), b2i(al))
+						for _, l := range pl.Launches {
+							fmt.Fprintf(&out, "launch %s %d %d %d %d %d %d %d\n", l.Symbol, l.Grid[0], l.Grid[1], l.Grid[2], l.Block[0], l.Block[1], l.Block[2], l.Smem)
+						}
+					}
+				}
+			}
+		}
+	}
+	if err := os.WriteFile(dir+"/cases.txt", []byte(out.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%d cases", n)
+}
+
+// b2i is 1 for true.
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}

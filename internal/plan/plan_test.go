@@ -1,0 +1,528 @@
+package plan
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/gofused/softmax/internal/kernels"
+	"github.com/gofused/softmax/internal/spec"
+)
+
+var h100 = Device{Name: "H100 SXM", Major: 9, Minor: 0, SMs: 132, L2Bytes: 50 << 20,
+	SmemPerBlock: 48 << 10, SmemOptin: 227 << 10, SmemPerSM: 228 << 10,
+	MaxThreadsPerSM: 2048, MaxThreadsPerBlock: 1024, Cluster: true, RegsPerSM: 65536, MaxBlocksPerSM: 32}
+
+var a100 = Device{Name: "A100", Major: 8, Minor: 0, SMs: 108, L2Bytes: 40 << 20,
+	SmemPerBlock: 48 << 10, SmemOptin: 163 << 10, SmemPerSM: 164 << 10,
+	MaxThreadsPerSM: 2048, MaxThreadsPerBlock: 1024, Cluster: false, RegsPerSM: 65536, MaxBlocksPerSM: 32}
+
+var (
+	ops    = []spec.Op{spec.Softmax, spec.LogSoftmax, spec.SoftmaxBackward, spec.LogSoftmaxBackward}
+	dtypes = []spec.DType{spec.Float32, spec.Float16, spec.BFloat16}
+)
+
+func prob(outer, axis, inner int64, dt spec.DType, op spec.Op) Problem {
+	return Problem{Outer: outer, Axis: axis, Inner: inner, DType: dt, Op: op, Aligned: true}
+}
+
+func mustMake(t *testing.T, p Problem, d Device, force string) Plan {
+	t.Helper()
+	pl, err := Make(p, d, nil, force)
+	if err != nil {
+		t.Fatalf("Make(%+v, %s, %q): %v", p, d.Name, force, err)
+	}
+	check(t, p, d, pl)
+	return pl
+}
+
+// check verifies a plan against the kernels' launch contracts.
+func check(t *testing.T, p Problem, d Device, pl Plan) {
+	t.Helper()
+	d = withDefaults(d)
+	in, ok := kernels.Lookup(pl.Strategy)
+	if !ok {
+		t.Fatalf("plan strategy %q unknown", pl.Strategy)
+	}
+	where := fmt.Sprintf("%s for %v %v %d×%d×%d", pl.Strategy, p.Op, p.DType, p.Outer, p.Axis, p.Inner)
+	if pl.File != in.File {
+		t.Errorf("%s: file %s, want %s", where, pl.File, in.File)
+	}
+	if len(pl.Launches) == 0 {
+		t.Fatalf("%s: no launches", where)
+	}
+	syms := map[string]bool{}
+	for _, s := range in.Symbols(p.DType) {
+		syms[s] = true
+	}
+	bwd := p.Op.Backward()
+	P := int64(16 / p.DType.Size())
+	nin := int64(1)
+	if bwd {
+		nin = 2
+	}
+	for _, l := range pl.Launches {
+		if !syms[l.Symbol] {
+			t.Errorf("%s: symbol %s not in the catalogue for %v", where, l.Symbol, p.DType)
+		}
+		want := kernels.Symbol(in.Strategy, p.DType, bwd, "")
+		if !strings.HasPrefix(l.Symbol, want) {
+			t.Errorf("%s: symbol %s does not match direction/dtype (%s)", where, l.Symbol, want)
+		}
+		variant := strings.TrimPrefix(strings.TrimPrefix(l.Symbol, want), "_")
+		v, ok := in.Variant(bwd, variant)
+		if !ok {
+			t.Errorf("%s: no variant %q", where, variant)
+		}
+		for i, g := range l.Grid {
+			if g == 0 {
+				t.Errorf("%s: grid %v has a zero dimension", where, l.Grid)
+			}
+			if i > 0 && g > maxGridY {
+				t.Errorf("%s: grid %v exceeds y/z limits", where, l.Grid)
+			}
+		}
+		if l.Grid[0] > maxGridX {
+			t.Errorf("%s: grid x %d too large", where, l.Grid[0])
+		}
+		threads := int(l.Block[0] * l.Block[1] * l.Block[2])
+		if threads <= 0 || threads > v.MaxThreads || threads > d.MaxThreadsPerBlock {
+			t.Errorf("%s: %v threads, kernel allows %d", where, l.Block, v.MaxThreads)
+		}
+		if v.FixedBlock > 0 && threads != v.FixedBlock {
+			t.Errorf("%s: block %v, kernel wants %d", where, l.Block, v.FixedBlock)
+		}
+		if in.Strategy != kernels.Naive && in.Strategy != kernels.Strided && threads%32 != 0 {
+			t.Errorf("%s: block %v not a multiple of 32", where, l.Block)
+		}
+		if l.Block[1] > 1 && in.Strategy != kernels.Strided || l.Block[2] > 1 {
+			t.Errorf("%s: unexpected block shape %v", where, l.Block)
+		}
+		if l.Smem < 0 || l.Smem+staticSmem(l.Symbol) > d.SmemOptin {
+			t.Errorf("%s: %d bytes of shared memory, device allows %d", where, l.Smem, d.SmemOptin)
+		}
+		if (l.Cluster != [3]uint32{}) != in.Cluster {
+			t.Errorf("%s: cluster %v", where, l.Cluster)
+		}
+		if l.Cluster[0] > 16 || l.NonPortable != (l.Cluster[0] > 8) {
+			t.Errorf("%s: cluster %v nonportable %v", where, l.Cluster, l.NonPortable)
+		}
+		if l.Cluster[0] > 0 && l.Grid[0]%l.Cluster[0] != 0 {
+			t.Errorf("%s: grid %v not a multiple of the cluster %v", where, l.Grid, l.Cluster)
+		}
+		// Per-variant row capacity.
+		switch {
+		case v.Packs > 0 && v.Lanes > 0:
+			if cap := int64(v.Lanes*v.Packs) * P; p.Axis > cap {
+				t.Errorf("%s: %s holds %d columns, row has %d", where, l.Symbol, cap, p.Axis)
+			}
+		case v.Packs > 0:
+			if cap := int64(threads*v.Packs) * P; p.Axis > cap {
+				t.Errorf("%s: %s with %d threads holds %d columns, row has %d", where, l.Symbol, threads, cap, p.Axis)
+			}
+		}
+		switch in.Strategy {
+		case kernels.BlockSmem:
+			if want := nin * roundUp(p.Axis*int64(p.DType.Size()), 16); int64(l.Smem) != want {
+				t.Errorf("%s: smem %d, want %d", where, l.Smem, want)
+			}
+		case kernels.SmemTree:
+			if threads&(threads-1) != 0 || l.Smem != threads*8 {
+				t.Errorf("%s: tree block %d smem %d", where, threads, l.Smem)
+			}
+		case kernels.Strided:
+			vw := uint32(1)
+			if pl.Vec {
+				vw = uint32(P)
+			}
+			if ty := l.Block[1]; ty&(ty-1) != 0 || l.Block[0]*ty > 256 || l.Block[0]*ty*vw > 1024 {
+				t.Errorf("%s: block %v with %d slices per thread", where, l.Block, vw)
+			}
+		}
+	}
+	// Split contracts.
+	switch {
+	case in.Workspace || (in.Strategy == kernels.Strided && pl.Split > 1):
+		if pl.Split < 1 || pl.Chunk < 1 || int64(pl.Split)*pl.Chunk < p.Axis || int64(pl.Split-1)*pl.Chunk >= p.Axis {
+			t.Errorf("%s: split %d × chunk %d does not tile axis %d", where, pl.Split, pl.Chunk, p.Axis)
+		}
+		if want := p.Outer * p.Inner * int64(pl.Split) * 8; pl.Workspace < want {
+			t.Errorf("%s: workspace %d < %d", where, pl.Workspace, want)
+		}
+		if len(pl.Launches) != 2 {
+			t.Errorf("%s: %d launches, want 2", where, len(pl.Launches))
+		}
+		if pl.Vec && in.Strategy != kernels.Strided && pl.Chunk%P != 0 {
+			t.Errorf("%s: chunk %d breaks 16-byte alignment", where, pl.Chunk)
+		}
+		if in.Strategy == kernels.Strided && int64(pl.Launches[0].Grid[1]) != int64(pl.Split) {
+			t.Errorf("%s: strided split grid %v, split %d", where, pl.Launches[0].Grid, pl.Split)
+		}
+	case in.Cluster:
+		if int64(pl.Split)*pl.Chunk < p.Axis || pl.Chunk%P != 0 || pl.Launches[0].Cluster[0] != uint32(pl.Split) {
+			t.Errorf("%s: cluster %d × chunk %d for axis %d", where, pl.Split, pl.Chunk, p.Axis)
+		}
+		if want := nin * roundUp(pl.Chunk*int64(p.DType.Size()), 16); int64(pl.Launches[0].Smem) != want {
+			t.Errorf("%s: cluster smem %d, want %d", where, pl.Launches[0].Smem, want)
+		}
+	default:
+		if pl.Split != 1 || pl.Workspace != 0 {
+			t.Errorf("%s: split %d workspace %d", where, pl.Split, pl.Workspace)
+		}
+	}
+	// Vector path only with aligned rows (strided: Inner a multiple of the pack).
+	if in.Strategy == kernels.Strided {
+		if pl.Vec && (!p.Aligned || p.Inner%P != 0) {
+			t.Errorf("%s: strided vector path with Inner %% %d != 0", where, P)
+		}
+	} else if pl.Vec && (!p.Aligned || p.Inner != 1 || (p.Axis%P != 0 && p.Outer != 1)) {
+		t.Errorf("%s: vector path on unaligned rows", where)
+	}
+	// Params template.
+	pp := pl.Params
+	if pp.Outer != p.Outer || pp.Axis != p.Axis || pp.Inner != p.Inner || pp.Chunk != pl.Chunk ||
+		int(pp.Split) != pl.Split || (pp.Vec == 1) != pl.Vec || (pp.Log == 1) != p.Op.Log() || pp.Scale != 1 ||
+		pp.X != 0 || pp.Y != 0 || pp.DY != 0 || pp.WS != 0 {
+		t.Errorf("%s: params template %+v", where, pp)
+	}
+	if pl.Reason == "" {
+		t.Errorf("%s: no reason", where)
+	}
+}
+
+func TestRegimes(t *testing.T) {
+	f32, f16 := spec.Float32, spec.Float16
+	cases := []struct {
+		name string
+		p    Problem
+		d    Device
+		want kernels.Strategy
+		sym  string // expected first symbol ("" to skip)
+	}{
+		{"one column", prob(4096, 1, 1, f32, spec.Softmax), h100, kernels.WarpRow, "warp_row_fwd_f32_w1_p1"},
+		{"7 columns", prob(4096, 7, 1, f32, spec.Softmax), h100, kernels.WarpRow, "warp_row_fwd_f32_w2_p1"},
+		{"781 columns (triton test)", prob(1823, 781, 1, f32, spec.Softmax), h100, kernels.WarpRow, "warp_row_fwd_f32_w32_p8"},
+		{"1024 f32", prob(4096, 1024, 1, f32, spec.Softmax), h100, kernels.WarpRow, "warp_row_fwd_f32_w32_p8"},
+		{"2048 f16", prob(4096, 2048, 1, f16, spec.Softmax), h100, kernels.WarpRow, "warp_row_fwd_f16_w32_p8"},
+		{"1024 f16 backward", prob(4096, 1024, 1, f16, spec.SoftmaxBackward), h100, kernels.WarpRow, "warp_row_bwd_f16_w32_p4"},
+		{"1025 f32", prob(4096, 1025, 1, f32, spec.Softmax), h100, kernels.Online2Pass, ""},
+		{"4096 f32", prob(2048, 4096, 1, f32, spec.LogSoftmax), h100, kernels.Online2Pass, "online_2pass_fwd_f32"},
+		{"8192 f32", prob(2048, 8192, 1, f32, spec.Softmax), h100, kernels.Online2Pass, ""},
+		{"16384 f16", prob(2048, 16384, 1, f16, spec.Softmax), h100, kernels.Online2Pass, ""},
+		{"32768 f32 many rows", prob(4096, 32768, 1, f32, spec.Softmax), h100, kernels.Online2Pass, "online_2pass_fwd_f32"},
+		{"50000 f32 A100", prob(1000, 50000, 1, f32, spec.Softmax), a100, kernels.Online2Pass, ""},
+		{"row larger than smem", prob(1000, 1<<20, 1, f32, spec.Softmax), h100, kernels.Online2Pass, "online_2pass_fwd_f32"},
+		{"1×100M", prob(1, 100000000, 1, f32, spec.Softmax), h100, kernels.SplitRow, "split_row_fwd_f32_phase1"},
+		{"4×33554432", prob(4, 33554432, 1, f32, spec.Softmax), h100, kernels.SplitRow, ""},
+		{"4×33554432 f16 A100", prob(4, 33554432, 1, f16, spec.LogSoftmax), a100, kernels.SplitRow, ""},
+		{"8×256K f32 clusters", prob(8, 262144, 1, f32, spec.Softmax), h100, kernels.SplitCluster, "split_cluster_fwd_f32"},
+		{"8×256K f32 no clusters", prob(8, 262144, 1, f32, spec.Softmax), a100, kernels.SplitRow, ""},
+		{"16×64K f16 backward", prob(16, 65536, 1, f16, spec.SoftmaxBackward), h100, kernels.SplitCluster, ""},
+		{"64×16K few short rows", prob(64, 16384, 1, f32, spec.Softmax), h100, kernels.Online2Pass, ""},
+		{"many rows of 512", prob(1<<22, 512, 1, f32, spec.Softmax), h100, kernels.Persistent, "persistent_fwd_f32_w32_p4"},
+		{"many rows of 4096", prob(1<<20, 4096, 1, f32, spec.Softmax), h100, kernels.Online2Pass, ""},
+		{"128×128256 bf16 (llama vocab)", prob(128, 128256, 1, spec.BFloat16, spec.Softmax), h100, kernels.Online2Pass, ""},
+		{"4×1M f16", prob(4, 1048576, 1, f16, spec.Softmax), h100, kernels.SplitRow, ""},
+		{"strided inner 2", prob(64, 1000, 2, f32, spec.Softmax), h100, kernels.Strided, "strided_fwd_f32"},
+		{"strided inner 3", prob(1000, 100, 3, f16, spec.LogSoftmax), h100, kernels.Strided, ""},
+		{"strided large inner", prob(8, 64, 4096, f32, spec.SoftmaxBackward), h100, kernels.Strided, "strided_bwd_f32"},
+		{"strided long axis split", prob(1, 10000000, 2, f32, spec.Softmax), h100, kernels.Strided, "strided_fwd_f32_split1"},
+		{"strided axis 1", prob(100, 1, 7, f32, spec.Softmax), h100, kernels.Strided, "strided_fwd_f32"},
+		{"vector 2^24", prob(1, 1<<24, 1, f32, spec.Softmax), h100, kernels.SplitRow, ""},
+	}
+	for _, c := range cases {
+		pl := mustMake(t, c.p, c.d, "")
+		if kernels.Strategy(pl.Strategy) != c.want {
+			t.Errorf("%s: got %s (%s), want %s", c.name, pl.Strategy, pl.Reason, c.want)
+			continue
+		}
+		if c.sym != "" && pl.Launches[0].Symbol != c.sym {
+			t.Errorf("%s: symbol %s, want %s", c.name, pl.Launches[0].Symbol, c.sym)
+		}
+	}
+}
+
+// Every strategy, forced, on a sweep of shapes, dtypes and ops: either a
+// plan that meets the kernel contracts or an error (never a panic).
+func TestForcedSweep(t *testing.T) {
+	shapes := [][3]int64{
+		{1, 1, 1}, {3, 5, 1}, {1024, 33, 1}, {7, 1000, 1}, {1, 4097, 1}, {256, 4096, 1}, {100, 8192, 1},
+		{10, 16384, 1}, {3, 60000, 1}, {2, 120000, 1}, {1, 1 << 20, 1}, {1 << 20, 300, 1}, {70000, 64, 1},
+		{1, 100000000, 1}, {4, 33554432, 1}, {1 << 21, 1024, 1}, // 2^31 elements
+		{2, 3, 5}, {8, 1000, 2}, {1, 5000000, 3}, {16, 64, 70000}, {100000, 10, 2}, {1, 1, 1 << 33},
+	}
+	for _, d := range []Device{h100, a100} {
+		for _, s := range Strategies() {
+			for _, sh := range shapes {
+				for _, dt := range dtypes {
+					for _, op := range ops {
+						for _, al := range []bool{true, false} {
+							p := Problem{Outer: sh[0], Axis: sh[1], Inner: sh[2], DType: dt, Op: op, Aligned: al}
+							pl, err := Make(p, d, nil, s)
+							if err != nil {
+								if !strings.Contains(err.Error(), s) {
+									t.Errorf("error without the strategy name: %v", err)
+								}
+								continue
+							}
+							if pl.Strategy != s {
+								t.Errorf("forced %s, got %s", s, pl.Strategy)
+							}
+							check(t, p, d, pl)
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// The automatic choice always finds a plan, for every layout, dtype and op.
+func TestAutoSweep(t *testing.T) {
+	for _, d := range []Device{h100, a100, {Name: "bare", Major: 7, Minor: 0, SMs: 80}} {
+		for _, outer := range []int64{1, 2, 7, 100, 131, 132, 5000, 1 << 22} {
+			for _, axis := range []int64{1, 3, 31, 32, 100, 1000, 1024, 1025, 2048, 2049, 5000, 8192, 16385, 40000, 70000, 300000, 1 << 22} {
+				for _, inner := range []int64{1, 2, 3, 1000} {
+					if outer*axis*inner > 1<<34 {
+						continue
+					}
+					for _, dt := range dtypes {
+						for _, op := range ops {
+							p := prob(outer, axis, inner, dt, op)
+							pl, err := Make(p, d, nil, "")
+							if err != nil {
+								t.Fatalf("%s %+v: %v", d.Name, p, err)
+							}
+							check(t, p, d, pl)
+							if inner > 1 && pl.Strategy != "strided" {
+								t.Errorf("%+v: %s for a strided layout", p, pl.Strategy)
+							}
+							if pl.Strategy == "naive" || pl.Strategy == "smem_tree" || pl.Strategy == "block_vec" {
+								t.Errorf("%+v: auto chose teaching kernel %s", p, pl.Strategy)
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+func TestForcedErrors(t *testing.T) {
+	f32 := spec.Float32
+	cases := []struct {
+		name  string
+		p     Problem
+		d     Device
+		force string
+		msg   string
+	}{
+		{"unknown", prob(4, 4, 1, f32, spec.Softmax), h100, "fastest", "unknown strategy"},
+		{"block_smem row too large", prob(10, 1<<20, 1, f32, spec.Softmax), h100, "block_smem", "shared memory"},
+		{"block_smem backward too large", prob(10, 40000, 1, f32, spec.SoftmaxBackward), h100, "block_smem", "shared memory"},
+		{"warp_row row too long", prob(10, 2000, 1, f32, spec.Softmax), h100, "warp_row", "register cache"},
+		{"warp_row backward too long", prob(10, 1024, 1, f32, spec.SoftmaxBackward), h100, "warp_row", "register cache"},
+		{"block_reg row too long", prob(10, 9000, 1, f32, spec.Softmax), h100, "block_reg", "register cache"},
+		{"cluster on sm_80", prob(4, 100000, 1, f32, spec.Softmax), a100, "split_cluster", "compute capability 9.0"},
+		{"cluster without support", prob(4, 100000, 1, f32, spec.Softmax), Device{Name: "h100 no cluster", Major: 9, SMs: 132, SmemOptin: 227 << 10}, "split_cluster", "cluster launch"},
+		{"cluster row too large", prob(4, 1<<22, 1, f32, spec.Softmax), h100, "split_cluster", "does not fit"},
+		{"block_vec backward", prob(4, 1000, 1, f32, spec.SoftmaxBackward), h100, "block_vec", "no backward"},
+		{"row strategy on strided layout", prob(4, 1000, 3, f32, spec.Softmax), h100, "online_2pass", "Inner = 1"},
+		{"warp_row on strided layout", prob(4, 10, 2, f32, spec.Softmax), h100, "warp_row", "last"},
+	}
+	for _, c := range cases {
+		_, err := Make(c.p, c.d, nil, c.force)
+		if err == nil || !strings.Contains(err.Error(), c.msg) {
+			t.Errorf("%s: err = %v, want it to mention %q", c.name, err, c.msg)
+		}
+	}
+	// Invalid problems.
+	bad := []Problem{
+		{Outer: 0, Axis: 4, Inner: 1, DType: f32},
+		{Outer: 4, Axis: -1, Inner: 1, DType: f32},
+		{Outer: 4, Axis: 4, Inner: 1, DType: spec.DType(7)},
+		{Outer: 4, Axis: 4, Inner: 1, DType: f32, Op: spec.Op(9)},
+		{Outer: 1 << 40, Axis: 1 << 30, Inner: 1, DType: f32},
+	}
+	for _, p := range bad {
+		if _, err := Make(p, h100, nil, ""); err == nil {
+			t.Errorf("Make(%+v) accepted", p)
+		}
+	}
+}
+
+func TestAlignment(t *testing.T) {
+	f32, f16 := spec.Float32, spec.Float16
+	// Aligned pointers, row stride a multiple of 16 bytes: vector path.
+	if pl := mustMake(t, prob(100, 1000, 1, f32, spec.Softmax), h100, ""); !pl.Vec || pl.Params.Vec != 1 {
+		t.Errorf("aligned 1000 f32: vec off")
+	}
+	// Unaligned pointers: scalar path, same kernels.
+	p := prob(100, 1000, 1, f32, spec.Softmax)
+	p.Aligned = false
+	if pl := mustMake(t, p, h100, ""); pl.Vec || pl.Params.Vec != 0 {
+		t.Errorf("unaligned pointers: vec on")
+	}
+	// Row stride not a multiple of 16 bytes: scalar, unless a single row.
+	if pl := mustMake(t, prob(100, 1001, 1, f32, spec.Softmax), h100, ""); pl.Vec {
+		t.Errorf("1001 f32 rows: vec on")
+	}
+	if pl := mustMake(t, prob(100, 1004, 1, f16, spec.Softmax), h100, ""); pl.Vec {
+		t.Errorf("1004 f16 rows (2008 bytes): vec on")
+	}
+	if pl := mustMake(t, prob(1, 100000001, 1, f32, spec.Softmax), h100, ""); !pl.Vec {
+		t.Errorf("single row: vec off")
+	}
+	// Strided layouts vectorize across Inner when it is a multiple of the pack.
+	if pl := mustMake(t, prob(4, 1000, 4, f32, spec.Softmax), h100, ""); !pl.Vec || pl.Launches[0].Block != [3]uint32{1, 256, 1} {
+		t.Errorf("strided inner 4 f32: vec %v block %v", pl.Vec, pl.Launches[0].Block)
+	}
+	if pl := mustMake(t, prob(4, 1000, 4, f16, spec.Softmax), h100, ""); pl.Vec {
+		t.Errorf("strided inner 4 f16: vec on")
+	}
+	if pl := mustMake(t, prob(64, 1024, 512, f16, spec.Softmax), h100, ""); !pl.Vec || pl.Launches[0].Block != [3]uint32{32, 4, 1} {
+		t.Errorf("strided inner 512 f16: vec %v block %v", pl.Vec, pl.Launches[0].Block)
+	}
+}
+
+func TestHugeTensors(t *testing.T) {
+	// More than 2^31 elements, every shape class: grids stay in limits
+	// (check), int64 layout in the params.
+	for _, p := range []Problem{
+		prob(1<<23, 512, 1, spec.Float16, spec.Softmax),      // 2^32 elements, short rows
+		prob(1<<20, 4096, 1, spec.BFloat16, spec.LogSoftmax), // 2^32, block rows
+		prob(1<<16, 65536, 1, spec.Float32, spec.Softmax),    // 2^32, long rows
+		prob(3, 1<<31, 1, spec.Float16, spec.Softmax),        // rows longer than 2^31
+		prob(1<<17, 1<<15, 1, spec.Float32, spec.SoftmaxBackward),
+		prob(1<<32, 1, 1, spec.Float32, spec.Softmax), // 2^32 rows of one element
+		prob(2, 1<<30, 3, spec.Float32, spec.Softmax), // strided, long axis
+		prob(1<<20, 4096, 2, spec.Float16, spec.LogSoftmaxBackward),
+	} {
+		pl := mustMake(t, p, h100, "")
+		if pl.Params.Outer*pl.Params.Axis*pl.Params.Inner != p.Outer*p.Axis*p.Inner {
+			t.Errorf("%+v: params layout %+v", p, pl.Params)
+		}
+	}
+}
+
+func TestOccupancyInjection(t *testing.T) {
+	p := prob(4096, 32768, 1, spec.Float32, spec.Softmax)
+	var calls []string
+	occ := func(file, symbol string, block, smem int) (int, error) {
+		calls = append(calls, fmt.Sprintf("%s:%s:%d:%d", file, symbol, block, smem))
+		if strings.HasPrefix(symbol, "block_smem") {
+			return 0, nil // does not fit on this (pretend) device
+		}
+		return 2, nil
+	}
+	if _, err := Make(p, h100, occ, ""); err != nil {
+		t.Fatal(err)
+	}
+	if len(calls) == 0 {
+		t.Error("occupancy query not used")
+	}
+	for _, c := range calls {
+		if !strings.HasSuffix(strings.SplitN(c, ":", 2)[0], ".cu") {
+			t.Errorf("occupancy asked with file %q", c)
+		}
+	}
+	if _, err := Make(p, h100, occ, "block_smem"); err == nil || !strings.Contains(err.Error(), "occupancy") {
+		t.Errorf("forced block_smem with zero occupancy: %v", err)
+	}
+	if pl, err := Make(p, h100, func(string, string, int, int) (int, error) { return 1, nil }, "block_smem"); err != nil || pl.Launches[0].Smem != 32768*4 {
+		t.Errorf("forced block_smem with occupancy 1: %v %+v", err, pl.Launches)
+	}
+	// A failing query falls back to the estimate.
+	failing := func(file, symbol string, block, smem int) (int, error) { return 0, errors.New("no context") }
+	pl2 := mustMake(t, p, h100, "")
+	pl3, err := Make(p, h100, failing, "")
+	if err != nil || pl3.Strategy != pl2.Strategy {
+		t.Errorf("failing query: %v %s vs %s", err, pl3.Strategy, pl2.Strategy)
+	}
+	// The persistent grid is exactly occupancy × SMs.
+	pq, err := Make(prob(1<<22, 512, 1, spec.Float32, spec.Softmax), h100,
+		func(string, string, int, int) (int, error) { return 3, nil }, "persistent")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g := pq.Launches[0].Grid[0]; g != 3*132 {
+		t.Errorf("persistent grid %d, want %d", g, 3*132)
+	}
+}
+
+func TestEstimate(t *testing.T) {
+	// 1024 threads at <= 32 registers: 2 blocks; shared memory bound.
+	if n := estimate(h100, "block_reg_fwd_f32_p1", 1024, 0); n != 2 {
+		t.Errorf("block_reg p1 1024 threads: %d blocks", n)
+	}
+	if n := estimate(h100, "block_smem_fwd_f32", 512, 200<<10); n != 1 {
+		t.Errorf("block_smem 200 KB: %d blocks", n)
+	}
+	if n := estimate(h100, "block_smem_fwd_f32", 512, 300<<10); n != 0 {
+		t.Errorf("block_smem 300 KB: %d blocks", n)
+	}
+	if n := estimate(h100, "warp_row_fwd_f32_w1_p1", 128, 0); n != 16 {
+		t.Errorf("warp_row 128 threads: %d blocks", n)
+	}
+	if n := estimate(h100, "unknown", 2048, 0); n != 0 {
+		t.Errorf("2048-thread block: %d", n)
+	}
+}
+
+func TestDeterministicAndNamed(t *testing.T) {
+	p := prob(1000, 3000, 1, spec.Float16, spec.LogSoftmax)
+	a := mustMake(t, p, h100, "")
+	b := mustMake(t, p, h100, "auto")
+	if fmt.Sprint(a) != fmt.Sprint(b) {
+		t.Errorf("auto and \"\" differ:\n%v\n%v", a, b)
+	}
+	names := Strategies()
+	if len(names) != len(kernels.Strategies()) {
+		t.Errorf("Strategies() = %v", names)
+	}
+}
+
+func TestClusterSizes(t *testing.T) {
+	big := h100
+	big.MaxClusterSize = 16
+	// 2 MB f32 row: too big for 8 × 227 KB, fits 16.
+	p := prob(2, 1<<19, 1, spec.Float32, spec.Softmax)
+	if _, err := Make(p, h100, nil, "split_cluster"); err == nil {
+		t.Error("2 MB row accepted by 8-block clusters")
+	}
+	pl := mustMake(t, p, big, "split_cluster")
+	if l := pl.Launches[0]; l.Cluster[0] != 16 || !l.NonPortable {
+		t.Errorf("16-block cluster: %+v", l)
+	}
+	// Short rows still use small clusters with at least 256 elements per block.
+	pl = mustMake(t, prob(2, 600, 1, spec.Float32, spec.Softmax), h100, "split_cluster")
+	if pl.Split != 2 {
+		t.Errorf("600 columns: cluster of %d", pl.Split)
+	}
+}
+
+func TestStridedInnerOne(t *testing.T) {
+	// Forced strided on contiguous rows: TX = 1, the block's 256 threads
+	// split the axis (consecutive j, so still coalesced).
+	pl := mustMake(t, prob(100, 5000, 1, spec.Float32, spec.Softmax), h100, "strided")
+	if b := pl.Launches[0].Block; b != [3]uint32{1, 256, 1} || pl.Vec {
+		t.Errorf("strided inner 1: block %v vec %v", b, pl.Vec)
+	}
+	// Short axis: TY shrinks to the axis.
+	pl = mustMake(t, prob(100, 5, 3, spec.Float32, spec.Softmax), h100, "")
+	if b := pl.Launches[0].Block; b != [3]uint32{4, 4, 1} {
+		t.Errorf("axis 5 inner 3: block %v", b)
+	}
+}
+
+// Every strategy serves some problem on an H100 when forced.
+func TestEveryStrategyReachable(t *testing.T) {
+	for _, s := range Strategies() {
+		p := prob(64, 2048, 1, spec.Float16, spec.Softmax)
+		pl := mustMake(t, p, h100, s)
+		if pl.Strategy != s {
+			t.Errorf("forced %s gave %s", s, pl.Strategy)
+		}
+	}
+}
