@@ -71,6 +71,14 @@ type KernelReporter interface {
 	KernelInfo() ([]string, error)
 }
 
+// Tunable is implemented by backends whose planner can consult the
+// autotuning cache written by `softmax tune`: after SetTuned(true), the
+// planner's pick ("auto" in Prepare, Run and Time, and Apply /
+// ApplyBackward) prefers the cached winner of the case's shape class.
+type Tunable interface {
+	SetTuned(on bool)
+}
+
 // CopyDescriber is implemented by workloads that can say how their
 // reference copy was done (for example "copy" or "parallel copy, 2
 // goroutines"), after TimeCopy; the text goes into the records' copy_kind.

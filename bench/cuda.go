@@ -3,7 +3,6 @@ package bench
 import (
 	"fmt"
 	"math/rand/v2"
-	"sort"
 	"strings"
 
 	"github.com/gofused/softmax"
@@ -22,7 +21,14 @@ func init() {
 }
 
 // cudaBackend runs cases on one GPU through package cuda.
-type cudaBackend struct{ dev *cuda.Device }
+type cudaBackend struct {
+	dev   *cuda.Device
+	tuned bool // the planner's pick consults the autotuning cache
+}
+
+// SetTuned makes the planner's pick ("auto", Apply, ApplyBackward) prefer
+// the autotuning cache's winners (cuda.Options.Tuned).
+func (b *cudaBackend) SetTuned(on bool) { b.tuned = on }
 
 func (b *cudaBackend) Kind() string { return "cuda" }
 func (b *cudaBackend) Name() string { return b.dev.String() }
@@ -32,11 +38,11 @@ func (b *cudaBackend) Algos() []string {
 func (b *cudaBackend) Close() error { return b.dev.Close() }
 
 func (b *cudaBackend) Apply(op spec.Op, dst, src softmax.Tensor, opt softmax.Options) error {
-	return b.dev.ApplyHost(op, dst, src, cuda.Options{Axis: opt.Axis, Scale: opt.Scale})
+	return b.dev.ApplyHost(op, dst, src, cuda.Options{Axis: opt.Axis, Scale: opt.Scale, Tuned: b.tuned})
 }
 
 func (b *cudaBackend) ApplyBackward(op spec.Op, dx, y, dy softmax.Tensor, opt softmax.Options) error {
-	return b.dev.ApplyBackwardHost(op, dx, y, dy, cuda.Options{Axis: opt.Axis})
+	return b.dev.ApplyBackwardHost(op, dx, y, dy, cuda.Options{Axis: opt.Axis, Tuned: b.tuned})
 }
 
 func (b *cudaBackend) Info() []string {
@@ -55,27 +61,15 @@ func (b *cudaBackend) Prepare(c Case, algo string) (Workload, error) {
 	if err != nil {
 		return nil, err
 	}
-	w := &cudaWorkload{dev: d, c: c}
-	pl, err := d.Plan(c.Op, c.DType, c.Shape, cuda.Options{Axis: c.Axis})
+	w := &cudaWorkload{dev: d, c: c, tuned: b.tuned}
+	pl, err := d.Plan(c.Op, c.DType, c.Shape, cuda.Options{Axis: c.Axis, Tuned: b.tuned})
 	if err != nil {
 		return nil, err
 	}
 	w.chosen = pl.Strategy
 	rng := rand.New(rand.NewPCG(uint64(l.Len()), 9))
 	for i := 0; i < c.Tensors(); i++ {
-		h, _ := softmax.NewTensor(c.DType, c.Shape...)
-		for k := range h.F32 {
-			h.F32[k] = float32(rng.NormFloat64())
-		}
-		for k := range h.U16 {
-			v := float32(rng.NormFloat64())
-			if c.DType == softmax.Float16 {
-				h.U16[k] = softmax.FloatToHalfBits(v)
-			} else {
-				h.U16[k] = uint16(softmax.BFloat16From(v))
-			}
-		}
-		t, err := d.Upload(h)
+		t, err := d.UploadRandom(rng, c.DType, c.Shape...)
 		if err != nil {
 			w.Close()
 			return nil, err
@@ -90,10 +84,7 @@ func (b *cudaBackend) Prepare(c Case, algo string) (Workload, error) {
 		w.Close()
 		return nil, err
 	}
-	if w.start, err = d.NewEvent(); err == nil {
-		w.stop, err = d.NewEvent()
-	}
-	if err != nil {
+	if w.timer, err = d.NewTimer(); err != nil {
 		w.Close()
 		return nil, err
 	}
@@ -101,13 +92,14 @@ func (b *cudaBackend) Prepare(c Case, algo string) (Workload, error) {
 }
 
 type cudaWorkload struct {
-	dev         *cuda.Device
-	c           Case
-	chosen      string
-	ts          []cuda.Tensor // output first
-	cpSrc       *cuda.Buffer
-	cpDst       *cuda.Buffer
-	start, stop *cuda.Event
+	dev    *cuda.Device
+	c      Case
+	chosen string
+	ts     []cuda.Tensor // output first
+	cpSrc  *cuda.Buffer
+	cpDst  *cuda.Buffer
+	timer  *cuda.Timer
+	tuned  bool // Options.Tuned for "auto"
 }
 
 func (w *cudaWorkload) Chosen() string { return w.chosen }
@@ -116,7 +108,7 @@ func (w *cudaWorkload) Run(algo string) error {
 	if algo == "auto" {
 		algo = ""
 	}
-	opt := cuda.Options{Axis: w.c.Axis, Algo: algo}
+	opt := cuda.Options{Axis: w.c.Axis, Algo: algo, Tuned: w.tuned}
 	var err error
 	if w.c.Op.Backward() {
 		err = w.dev.ApplyBackward(w.c.Op, w.ts[0], w.ts[1], w.ts[2], opt, nil)
@@ -131,33 +123,7 @@ func (w *cudaWorkload) Run(algo string) error {
 
 // timeEach times reps runs of f individually with CUDA events after warmup.
 func (w *cudaWorkload) timeEach(f func() error, warmup, reps int) ([]float64, error) {
-	for i := 0; i < warmup; i++ {
-		if err := f(); err != nil {
-			return nil, err
-		}
-	}
-	out := make([]float64, 0, reps)
-	for i := 0; i < reps; i++ {
-		if err := w.start.Record(nil); err != nil {
-			return nil, err
-		}
-		if err := f(); err != nil {
-			return nil, err
-		}
-		if err := w.stop.Record(nil); err != nil {
-			return nil, err
-		}
-		if err := w.stop.Synchronize(); err != nil {
-			return nil, err
-		}
-		dt, err := w.stop.Since(w.start)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, dt.Seconds())
-	}
-	sort.Float64s(out)
-	return out, nil
+	return w.timer.Time(nil, warmup, reps, f)
 }
 
 func (w *cudaWorkload) Time(algo string, warmup, reps int) ([]float64, error) {
@@ -181,10 +147,8 @@ func (w *cudaWorkload) Close() error {
 			b.Free()
 		}
 	}
-	for _, e := range []*cuda.Event{w.start, w.stop} {
-		if e != nil {
-			e.Destroy()
-		}
+	if w.timer != nil {
+		w.timer.Destroy()
 	}
 	return nil
 }

@@ -60,11 +60,13 @@ func (d *Device) planDevice() plan.Device {
 
 func (d *Device) plan(op softmax.Op, l spec.Layout, dt spec.DType, opt Options, aligned bool) (plan.Plan, error) {
 	prob := plan.Problem{Outer: int64(l.Outer), Axis: int64(l.Axis), Inner: int64(l.Inner), DType: dt, Op: op, Aligned: aligned}
-	algo := opt.Algo
-	if opt.Tuned && (algo == "" || algo == "auto") {
-		algo = tunedAlgo(d, prob)
+	dev, occ := d.planDevice(), d.occupancy(dt)
+	if opt.Tuned && (opt.Algo == "" || opt.Algo == "auto") {
+		if pl, ok := defaultTuneCache.plan(prob, dev, occ); ok {
+			return pl, nil
+		}
 	}
-	return plan.Make(prob, d.planDevice(), d.occupancy(dt), algo)
+	return plan.Make(prob, dev, occ, opt.Algo)
 }
 
 // run plans and queues the launches.

@@ -11,14 +11,15 @@ import (
 	"github.com/gofused/softmax/npy"
 )
 
-const applySynopsis = `softmax apply --in X.npy --out Y.npy [--axis -1] [--op softmax|log_softmax] [--scale S] [--dtype f32|f16|bf16] [--device auto|cpu|cuda|cuda:N]
+const applySynopsis = `softmax apply --in X.npy --out Y.npy [--axis -1] [--op softmax|log_softmax] [--scale S] [--dtype f32|f16|bf16] [--device auto|cpu|cuda|cuda:N] [--tuned]
 
 Reads a float32, float64 or float16 .npy file, computes the op along the
 axis and writes a .npy file of the input's dtype and shape. --dtype picks
 the storage precision of the computation (default: the input's; float64
 computes in f32): the input is rounded to it, the op runs, and the result
 is converted back to the input's dtype. The output is written atomically:
-on any error no output file appears.`
+on any error no output file appears. --tuned lets a GPU backend use the
+winners that softmax tune stored (the CPU has nothing to tune: a note says so).`
 
 func runApply(e *env, args []string) error {
 	fs := flagSet("apply")
@@ -29,6 +30,7 @@ func runApply(e *env, args []string) error {
 	scale := fs.Float64("scale", 1, "compute softmax(`S`·x) (a fused temperature)")
 	dtName := fs.String("dtype", "", "compute storage `dtype`: f32, f16 or bf16 (default: the input's; float64 computes in f32)")
 	device := fs.String("device", "auto", "`device`: auto, cpu, cuda or cuda:N")
+	tuned := fs.Bool("tuned", false, "use the autotuning cache written by softmax tune (GPU backends)")
 	if err := parseFlags(e, fs, applySynopsis, args); err != nil {
 		return err
 	}
@@ -64,6 +66,9 @@ func runApply(e *env, args []string) error {
 		return err
 	}
 	defer b.Close()
+	if *tuned {
+		useTuned(e, "apply", b)
+	}
 	arr, err := npy.ReadFile(*in)
 	if err != nil {
 		return err // npy's errors name the file

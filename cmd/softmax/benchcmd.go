@@ -11,7 +11,7 @@ import (
 	"github.com/schollz/progressbar/v3"
 )
 
-const benchSynopsis = `softmax bench [--suite NAME | --shapes SPEC,...] [--algo auto|all|NAME,...] [--op OP] [--device D] [--reps N] [--warmup N] [--json FILE] [--plot FILE.svg] [--peers FILE] [--quiet]
+const benchSynopsis = `softmax bench [--suite NAME | --shapes SPEC,...] [--algo auto|all|NAME,...] [--op OP] [--device D] [--reps N] [--warmup N] [--json FILE] [--plot FILE.svg] [--peers FILE] [--quiet] [--tuned]
   softmax bench --list-suite NAME
 
 Times each case (median of --reps after --warmup untimed runs) and, in the
@@ -24,7 +24,8 @@ default -1, op default softmax or --op). Suites: ` + "tutorial, onepass, llm, ax
 the default is cpu on the CPU and quick on a GPU. --list-suite prints a
 suite's SPECs on one line (for bench/peers/peers.py --shapes). --peers
 reads that script's JSON and adds "vs torch" and "vs best peer" columns
-(t(peer) / t(ours): above 1, we are faster).`
+(t(peer) / t(ours): above 1, we are faster). --tuned makes the planner's
+pick ("auto", "*") prefer the winners cached by 'softmax tune' (GPU).`
 
 // minGPUReps is the fewest timed reps on a GPU.
 const minGPUReps = 20
@@ -43,6 +44,7 @@ func runBench(e *env, args []string) error {
 	peersPath := fs.String("peers", "", "peer timings `FILE` written by bench/peers/peers.py")
 	quiet := fs.Bool("quiet", false, "no progress bar")
 	listSuite := fs.String("list-suite", "", "print the SPECs of `suite` and exit")
+	tuned := fs.Bool("tuned", false, "the planner's pick prefers the autotuning cache's winners (softmax tune)")
 	if err := parseFlags(e, fs, benchSynopsis, args); err != nil {
 		return err
 	}
@@ -111,6 +113,9 @@ func runBench(e *env, args []string) error {
 		return err
 	}
 	defer b.Close()
+	if *tuned {
+		useTuned(e, "bench", b)
+	}
 	if cases == nil {
 		name := "quick"
 		if b.Kind() == "cpu" {
@@ -132,7 +137,11 @@ func runBench(e *env, args []string) error {
 	for _, l := range bench.Header(b) {
 		fmt.Fprintln(out, l)
 	}
-	fmt.Fprintf(out, "%s; algo %s; %d reps after %d warm-up\n\n", what, *algo, *reps, *warmup)
+	algoDesc := *algo
+	if _, ok := b.(bench.Tunable); ok && *tuned {
+		algoDesc += " (tuned)"
+	}
+	fmt.Fprintf(out, "%s; algo %s; %d reps after %d warm-up\n\n", what, algoDesc, *reps, *warmup)
 
 	logw := &logWriter{w: e.stderr}
 	opt := bench.SweepOptions{Algo: *algo, Warmup: *warmup, Reps: *reps, Log: logw}

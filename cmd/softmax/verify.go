@@ -10,18 +10,20 @@ import (
 	"github.com/gofused/softmax/internal/verify"
 )
 
-const verifySynopsis = `softmax verify [--device auto|cpu|cuda|cuda:N] [--seed N] [--quick]
+const verifySynopsis = `softmax verify [--device auto|cpu|cuda|cuda:N] [--seed N] [--quick] [--tuned]
 
 Runs the accuracy battery (every op and dtype over ragged shapes, every
 axis, scales, zero-size tensors and edge values: −∞, NaN, +∞, huge,
 constant) on the device and compares it with a float64 reference. Prints
-one line per case, then "N passed, M failed"; exits 1 on any failure.`
+one line per case, then "N passed, M failed"; exits 1 on any failure.
+--tuned checks the strategies the autotuning cache ('softmax tune') picks.`
 
 func runVerify(e *env, args []string) error {
 	fs := flagSet("verify")
 	device := fs.String("device", "auto", "`device`: auto, cpu, cuda or cuda:N")
 	seed := fs.Uint64("seed", 1, "random `seed` of the inputs")
 	quick := fs.Bool("quick", false, "leave out the million-element cases")
+	tuned := fs.Bool("tuned", false, "the planner prefers the autotuning cache's winners (softmax tune)")
 	if err := parseFlags(e, fs, verifySynopsis, args); err != nil {
 		return err
 	}
@@ -33,6 +35,9 @@ func runVerify(e *env, args []string) error {
 		return err
 	}
 	defer b.Close()
+	if *tuned {
+		useTuned(e, "verify", b)
+	}
 
 	fmt.Fprintf(e.stdout, "device: %s\nseed: %d\n\n", b.Name(), *seed)
 	rng := rand.New(rand.NewPCG(*seed, 0x5eed))

@@ -826,6 +826,20 @@ __device__ __forceinline__ void stream_out(const Op& op, i64 off, i64 n, int t, 
     });
 }
 
+// stream_out over the row's tiles of nt*P*UNROLL elements, last tile first.
+// A two-pass body's first read leaves the row's end in L2 (least recently
+// used goes first), so starting the second read there turns most of its
+// misses into hits whenever the slices in flight nearly fit the L2, instead
+// of evicting the end while re-fetching the start. Tile starts are
+// multiples of P, so the 16-byte path stays aligned.
+template <class Op>
+__device__ __forceinline__ void stream_out_rev(const Op& op, i64 off, i64 n, int t, int nt, bool vec,
+                                               const typename Op::Fin& f) {
+  const i64 tile = (i64)nt * Op::D::P * Unroll<Op>::U;
+  for (i64 s = n > 0 ? (n - 1) / tile * tile : 0; s >= 0; s -= tile)
+    stream_out(op, off + s, n - s < tile ? n - s : tile, t, nt, vec, f);
+}
+
 // Writes the output of [0, n) from the shared-memory copy (input i at
 // sm + i*stride), packs t, t+nt, ... of the row at global offset off.
 template <class Op>
@@ -849,7 +863,7 @@ template <class Op>
 __device__ __forceinline__ void row_2pass(const Op& op, i64 off, i64 n, bool vec) {
   typename Op::Acc a = stream_acc<Op, false>(op, off, n, threadIdx.x, blockDim.x, vec);
   a = block_reduce<Op>(a);
-  stream_out(op, off, n, threadIdx.x, blockDim.x, vec, op.finalize(a));
+  stream_out_rev(op, off, n, threadIdx.x, blockDim.x, vec, op.finalize(a));
 }
 
 __device__ __forceinline__ i64 imin(i64 a, i64 b) { return a < b ? a : b; }

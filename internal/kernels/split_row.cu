@@ -5,8 +5,8 @@
 //            (backward: the gradient sum) and writes it to ws[r*split + c].
 //   phase 2: block (c, r) merges the row's `split` partials from ws (cheap:
 //            every block redoes it, split is kept <= ~1024 by the planner),
-//            then re-reads chunk c (from L2 when it is still resident) and
-//            writes the output.
+//            then re-reads chunk c, last tile first (its end is what phase 1
+//            left in L2), and writes the output.
 //
 // Launch contract (Inner == 1, rows = outer, cols = axis), both phases alike,
 // phase 1 then phase 2 on the same stream:
@@ -51,7 +51,7 @@ __device__ __forceinline__ void split_row_phase2(const Params& p) {
       for (int k = threadIdx.x; k < split; k += blockDim.x) a = Op::merge(a, Op::from_ws(ws[row * split + k]));
       a = block_reduce<Op>(a);
       const i64 c0 = c * chunk, n = imin(chunk, cols - c0);
-      stream_out(op, row * cols + c0, n, threadIdx.x, blockDim.x, vec, op.finalize(a));
+      stream_out_rev(op, row * cols + c0, n, threadIdx.x, blockDim.x, vec, op.finalize(a));
     }
 }
 

@@ -293,7 +293,7 @@ func (c *ctx) strided() (Plan, error) {
 	sym := c.sym(kernels.Strided, "")
 	occ := c.occupancy("strided.cu", sym, int(tx*ty), 0)
 	block := [3]uint32{uint32(tx), uint32(ty), 1}
-	const minPerThread = 64 // axis elements per thread and chunk
+	const minPerThread = 16 // axis elements per thread and chunk
 	if tiles < 2*int64(c.d.SMs) && axis >= 2*ty*minPerThread {
 		target := int64(occ) * int64(c.d.SMs)
 		split := clamp(min(ceilDiv(target, tiles), axis/(ty*minPerThread)), 1, maxGridY)

@@ -1,0 +1,293 @@
+package cuda
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"github.com/gofused/softmax/internal/jit"
+	"github.com/gofused/softmax/internal/plan"
+)
+
+// The autotuning cache file is JSON:
+//
+//	{
+//	  "version": 1,
+//	  "entries": {
+//	    "NVIDIA H200 sm_90|f32|softmax|rows<=4096 cols<=65536 vec16": {
+//	      "device": "NVIDIA H200", "arch": "sm_90", "dtype": "f32", "op": "softmax",
+//	      "class": "rows<=4096 cols<=65536 vec16", "shape": [4096, 65536], "axis": -1,
+//	      "strategy": "split_row", "us": 310.2, "default": "online_2pass", "default_us": 342.9,
+//	      "candidates": [{"strategy": "split_row", "us": 310.2}, ...],
+//	      "reps": 20, "tuned_at": "2026-11-23T10:00:00Z"
+//	    }
+//	  }
+//	}
+const (
+	tuneFileVersion = 1
+	tuneFileName    = "tuned.json"
+)
+
+type tuneFile struct {
+	Version int                  `json:"version"`
+	Entries map[string]TuneEntry `json:"entries"`
+}
+
+// Warnf receives the package's warnings: an autotuning cache that cannot
+// be read or is corrupt (it is then ignored, and each message is given
+// once per process). The default writes "softmax: warning: ..." to standard
+// error. Replace it before the first call with Options.Tuned (it is not
+// synchronised); it must not call back into this package.
+var Warnf = func(format string, args ...any) {
+	fmt.Fprintf(os.Stderr, "softmax: warning: "+format+"\n", args...)
+}
+
+// TuneCachePath returns the autotuning cache file:
+// $SOFTMAX_CACHE_DIR/tuned.json when that variable is set (the root the
+// kernel cache uses too), else os.UserCacheDir()/gofused-softmax/tuned.json
+// ($XDG_CACHE_HOME or ~/.cache on Linux). SOFTMAX_CACHE=off, which turns
+// the kernel cache off, does not affect it.
+func TuneCachePath() (string, error) {
+	if d := strings.TrimSpace(os.Getenv(jit.EnvCacheDir)); d != "" {
+		return filepath.Join(d, tuneFileName), nil
+	}
+	base, err := os.UserCacheDir()
+	if err != nil {
+		return "", fmt.Errorf("cuda: no location for the autotuning cache (set %s): %w", jit.EnvCacheDir, err)
+	}
+	return filepath.Join(base, "gofused-softmax", tuneFileName), nil
+}
+
+// corruptError says a cache file exists and was read but is not a valid
+// cache.
+type corruptError struct {
+	path, why string
+}
+
+func (e *corruptError) Error() string {
+	return fmt.Sprintf("autotuning cache %s is corrupt (%s)", e.path, e.why)
+}
+
+// readTuneFile reads and checks a cache file. A missing file gives nil
+// entries and no error; a file that is not a valid cache gives a
+// *corruptError.
+func readTuneFile(path string) (map[string]TuneEntry, error) {
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("reading the autotuning cache: %w", err)
+	}
+	var f tuneFile
+	if err := json.Unmarshal(b, &f); err != nil {
+		return nil, &corruptError{path, err.Error()}
+	}
+	if f.Version != tuneFileVersion {
+		return nil, &corruptError{path, fmt.Sprintf("version %d, want %d", f.Version, tuneFileVersion)}
+	}
+	for k, e := range f.Entries {
+		if e.Strategy == "" {
+			return nil, &corruptError{path, fmt.Sprintf("entry %q has no strategy", k)}
+		}
+	}
+	if f.Entries == nil {
+		f.Entries = map[string]TuneEntry{}
+	}
+	return f.Entries, nil
+}
+
+// writeTuneFile writes the entries atomically: a temporary file in the
+// same directory, renamed over path.
+func writeTuneFile(path string, entries map[string]TuneEntry) error {
+	b, err := json.MarshalIndent(tuneFile{Version: tuneFileVersion, Entries: entries}, "", "  ")
+	if err != nil {
+		return err
+	}
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(dir, ".tuned-*.tmp")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name()) // fails harmlessly after the rename
+	_, err = tmp.Write(append(b, '\n'))
+	if err == nil {
+		err = tmp.Sync()
+	}
+	if e := tmp.Close(); err == nil {
+		err = e
+	}
+	if err == nil {
+		err = os.Chmod(tmp.Name(), 0o644)
+	}
+	if err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}
+
+// tuneCache is the process's view of a cache file, read on first use.
+type tuneCache struct {
+	mu      sync.Mutex
+	path    string // "" until resolved (TuneCachePath)
+	loaded  bool
+	entries map[string]TuneEntry
+	warned  map[string]bool
+	warnf   func(format string, args ...any) // nil: Warnf
+}
+
+// defaultTuneCache is the cache Options.Tuned and SaveTuned use.
+var defaultTuneCache = &tuneCache{}
+
+// warn gives msg once per process (per cache).
+func (c *tuneCache) warn(msg string) {
+	c.mu.Lock()
+	if c.warned == nil {
+		c.warned = map[string]bool{}
+	}
+	seen := c.warned[msg]
+	c.warned[msg] = true
+	c.mu.Unlock()
+	if seen {
+		return
+	}
+	if c.warnf != nil {
+		c.warnf("%s", msg)
+	} else {
+		Warnf("%s", msg)
+	}
+}
+
+// resolve returns the cache file's path (c.mu held).
+func (c *tuneCache) resolve() (string, error) {
+	if c.path == "" {
+		p, err := TuneCachePath()
+		if err != nil {
+			return "", err
+		}
+		c.path = p
+	}
+	return c.path, nil
+}
+
+// lookup returns the entry stored under key, reading the file on first use.
+// An unreadable or corrupt file is ignored with a warning.
+func (c *tuneCache) lookup(key string) (TuneEntry, bool) {
+	c.mu.Lock()
+	var msg string
+	if !c.loaded {
+		c.loaded = true
+		path, err := c.resolve()
+		if err == nil {
+			c.entries, err = readTuneFile(path)
+		}
+		if err != nil {
+			msg = err.Error() + "; tuned choices are ignored"
+		}
+	}
+	e, ok := c.entries[key]
+	c.mu.Unlock()
+	if msg != "" {
+		c.warn(msg)
+	}
+	return e, ok
+}
+
+// plan returns the plan of the cached winner for p on dev, or ok false when
+// there is no entry or its strategy cannot plan p (the caller then uses the
+// planner's rules).
+func (c *tuneCache) plan(p plan.Problem, dev plan.Device, occ plan.Occupancy) (plan.Plan, bool) {
+	e, ok := c.lookup(tuneKey(dev, p))
+	if !ok {
+		return plan.Plan{}, false
+	}
+	pl, err := plan.Make(p, dev, occ, e.Strategy)
+	if err != nil {
+		return plan.Plan{}, false
+	}
+	pl.Reason = fmt.Sprintf("tuned (%s, %.1f µs vs %s %.1f µs on %v): %s", e.Class, e.US, e.Default, e.DefaultUS, e.Shape,
+		strings.TrimPrefix(pl.Reason, "forced: "))
+	return pl, true
+}
+
+// save merges results into the file (re-read now, so that entries other
+// processes wrote meanwhile are kept), writes it atomically and makes the
+// merged entries this process's view. A corrupt file is replaced, with a
+// warning. It returns the path and the number of entries in the file.
+func (c *tuneCache) save(results []TuneResult) (string, int, error) {
+	c.mu.Lock()
+	path, err := c.resolve()
+	if err != nil {
+		c.mu.Unlock()
+		return "", 0, err
+	}
+	var msg string
+	old, err := readTuneFile(path)
+	var ce *corruptError
+	switch {
+	case errors.As(err, &ce):
+		msg = err.Error() + "; replacing it"
+	case err != nil:
+		c.mu.Unlock()
+		return path, 0, err
+	}
+	merged := map[string]TuneEntry{}
+	for k, e := range old {
+		merged[k] = e
+	}
+	for _, r := range results {
+		merged[r.Key] = r.Entry
+	}
+	err = writeTuneFile(path, merged)
+	if err == nil {
+		c.entries, c.loaded = merged, true
+	}
+	c.mu.Unlock()
+	if msg != "" {
+		c.warn(msg)
+	}
+	if err != nil {
+		return path, 0, fmt.Errorf("cuda: writing the autotuning cache: %w", err)
+	}
+	return path, len(merged), nil
+}
+
+// reset forgets the loaded entries, the resolved path and the warnings
+// given (tests).
+func (c *tuneCache) reset() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.path, c.loaded, c.entries, c.warned = "", false, nil, nil
+}
+
+// SaveTuned merges results into the autotuning cache file (TuneCachePath),
+// replacing the entries of the same keys and keeping the others, writes it
+// atomically (temporary file + rename), and makes this process's calls
+// with Options.Tuned use the new entries at once. A corrupt cache file is
+// replaced (with a warning through Warnf). It returns the file's path and
+// the number of entries it now holds.
+func SaveTuned(results []TuneResult) (path string, entries int, err error) {
+	return defaultTuneCache.save(results)
+}
+
+// ReadTuneCache reads the autotuning cache file afresh and returns its path
+// and entries by key. A missing file gives no entries and no error; an
+// unreadable or corrupt one gives an error.
+func ReadTuneCache() (path string, entries map[string]TuneEntry, err error) {
+	if path, err = TuneCachePath(); err != nil {
+		return "", nil, err
+	}
+	entries, err = readTuneFile(path)
+	if err == nil && entries == nil {
+		entries = map[string]TuneEntry{}
+	}
+	return path, entries, err
+}
