@@ -5,11 +5,15 @@
 //
 //	softmax apply  --in X.npy --out Y.npy [--axis -1] [--op softmax|log_softmax]
 //	               [--scale S] [--dtype f32|f16|bf16] [--device auto|cpu|cuda|cuda:N]
-//	softmax verify [--device D] [--seed N] [--quick]
+//	               [--tuned]
+//	softmax verify [--device D] [--seed N] [--quick] [--tuned]
 //	softmax bench  [--suite NAME | --shapes SPEC,...] [--algo auto|all|NAME,...]
 //	               [--op OP] [--device D] [--reps N] [--warmup N]
-//	               [--json FILE] [--plot FILE.svg] [--peers FILE] [--quiet]
+//	               [--json FILE] [--plot FILE.svg] [--peers FILE] [--quiet] [--tuned]
 //	softmax bench  --list-suite NAME
+//	softmax tune   (--shapes SPEC,... | --suite NAME) [--op OP] [--device cuda[:N]]
+//	               [--algo all|NAME,...] [--reps N] [--warmup N] [--dry-run] [--verbose]
+//	softmax tune   --show
 //	softmax info   [--kernels]
 //	softmax help   [COMMAND]
 //
