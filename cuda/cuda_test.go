@@ -317,3 +317,24 @@ func TestHuge64BitIndexing(t *testing.T) {
 	}
 	t.Logf("%d elements (> 2^31) done", n)
 }
+
+// pipelined on problems with more rows than its workers times ring slots,
+// so every ring slot is refilled several times (the cp.async refill of a
+// slot read in the previous iteration is the part sanitizers should see):
+// a block per row (4096 f32 columns, 7 slots of 16 KB on a Hopper-class
+// GPU) and a warp per row (64 f32 columns, 8 slots per warp), forward and
+// backward, with a fused scale.
+func TestPipelinedRingWraps(t *testing.T) {
+	d := openOrSkip(t)
+	rng := rand.New(rand.NewPCG(7, 8))
+	for _, shape := range [][]int{{3000, 4096}, {70000, 64}, {5000, 1024}} {
+		for _, dt := range []spec.DType{spec.Float32, spec.BFloat16} {
+			for _, op := range []spec.Op{spec.Softmax, spec.LogSoftmax, spec.SoftmaxBackward} {
+				c := verify.Case{Shape: shape, Axis: -1, DType: dt, Op: op, Scale: 0.75, Fill: verify.Random}
+				if r := verify.Run(c, rng, backend(d, "pipelined")); !r.OK() {
+					t.Errorf("%s: rel %.3g err %v", c.Name(), r.Rel, r.Err)
+				}
+			}
+		}
+	}
+}

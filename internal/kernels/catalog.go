@@ -24,6 +24,7 @@ const (
 	SplitCluster Strategy = "split_cluster" // a thread-block cluster per row, distributed shared memory (sm_90)
 	Strided      Strategy = "strided"       // softmax along a non-last axis, optional split along it
 	Persistent   Strategy = "persistent"    // occupancy-sized grid looping over rows, prefetching the next
+	Pipelined    Strategy = "pipelined"     // occupancy-sized grid, rows staged through a cp.async shared-memory ring
 )
 
 // Variant is one kernel of a strategy for one direction. Its symbol is
@@ -107,6 +108,12 @@ func persistentVariants(backward bool) []Variant {
 	return append(v, Variant{Name: "2pass", MaxThreads: 512})
 }
 
+// pipelinedVariants: a warp per row ("w32") or a block per row ("b"); the
+// ring depth is not a variant, the host sets it through the shared memory.
+func pipelinedVariants() []Variant {
+	return []Variant{{Name: "w32", Lanes: 32, MaxThreads: 512}, {Name: "b", MaxThreads: 512}}
+}
+
 func one(name string, maxThreads int) []Variant {
 	return []Variant{{Name: name, MaxThreads: maxThreads}}
 }
@@ -139,6 +146,8 @@ var catalogue = []Info{
 		Bwd: []Variant{{Name: "", MaxThreads: 256}, {Name: "split1", MaxThreads: 256}, {Name: "split2", MaxThreads: 256}}},
 	{Strategy: Persistent, File: "persistent.cu", Summary: "occupancy-sized grid looping over rows, next row prefetched into registers",
 		Fwd: persistentVariants(false), Bwd: persistentVariants(true), RowsOnly: true},
+	{Strategy: Pipelined, File: "pipelined.cu", Summary: "occupancy-sized grid, next rows staged by cp.async into a shared-memory ring, one read",
+		Fwd: pipelinedVariants(), Bwd: pipelinedVariants(), RowsOnly: true, DynSmem: true, MinMajor: 8},
 }
 
 // All returns every strategy's description, in catalogue order.

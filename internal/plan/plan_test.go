@@ -526,3 +526,63 @@ func TestEveryStrategyReachable(t *testing.T) {
 		}
 	}
 }
+
+// pipelined: a warp per row up to 16 packs per lane, a block per row
+// beyond, two ring slots per worker when they fit (one otherwise), and a
+// refusal for layouts its cp.async copies cannot serve.
+func TestPipelinedShapes(t *testing.T) {
+	cases := []struct {
+		p                Problem
+		sym              string
+		block, smem, occ int
+	}{
+		// 1024 f32 = 256 packs, 8 per lane: 16 warps, 2 × 16 × 4 KB.
+		{prob(4096, 1024, 1, spec.Float32, spec.Softmax), "pipelined_fwd_f32_w32", 512, 2 * 16 * 4096, 1},
+		// 4096 f32 = 1024 packs: a block of 64 → 128 threads, 2 × 16 KB.
+		{prob(4096, 4096, 1, spec.Float32, spec.LogSoftmax), "pipelined_fwd_f32_b", 128, 2 * 16384, 6},
+		// 16384 f32 backward: 256 threads; a slot holds y and dy (128 KB),
+		// so only one fits.
+		{prob(4096, 16384, 1, spec.Float32, spec.SoftmaxBackward), "pipelined_bwd_f32_b", 256, 131072, 1},
+		// 32768 f32 = 128 KB: one slot only.
+		{prob(4096, 32768, 1, spec.Float32, spec.Softmax), "pipelined_fwd_f32_b", 512, 131072, 1},
+	}
+	for _, tc := range cases {
+		occ := func(file, sym string, block, smem int) (int, error) {
+			if file != "pipelined.cu" || sym != tc.sym || block != tc.block || smem != tc.smem {
+				t.Errorf("occupancy query %s %s %d %d, want %s %d %d", file, sym, block, smem, tc.sym, tc.block, tc.smem)
+			}
+			return tc.occ, nil
+		}
+		pl, err := Make(tc.p, h100, occ, "pipelined")
+		if err != nil {
+			t.Fatalf("%+v: %v", tc.p, err)
+		}
+		check(t, tc.p, h100, pl)
+		l := pl.Launches[0]
+		if l.Symbol != tc.sym || l.Block[0] != uint32(tc.block) || l.Smem != tc.smem || !pl.Vec {
+			t.Errorf("%+v: %s block %v smem %d vec %v", tc.p, l.Symbol, l.Block, l.Smem, pl.Vec)
+		}
+		workers := int64(1)
+		if strings.HasSuffix(tc.sym, "w32") {
+			workers = int64(tc.block / 32)
+		}
+		if want := min(int64(tc.occ*132), ceilDiv(tc.p.Outer, workers)); int64(l.Grid[0]) != want {
+			t.Errorf("%+v: grid %d, want %d (one wave of resident blocks)", tc.p, l.Grid[0], want)
+		}
+	}
+	for _, p := range []Problem{
+		prob(64, 1001, 1, spec.Float32, spec.Softmax),                            // rows not whole packs
+		{Outer: 64, Axis: 1024, Inner: 1, DType: spec.Float16, Op: spec.Softmax}, // unaligned pointers
+		prob(64, 1<<16, 1, spec.Float32, spec.Softmax),                           // 256 KB slot
+		prob(64, 1024, 3, spec.Float32, spec.Softmax),                            // not the last axis
+	} {
+		if _, err := Make(p, h100, nil, "pipelined"); err == nil || !strings.Contains(err.Error(), "cannot serve") {
+			t.Errorf("%+v: %v, want a refusal", p, err)
+		}
+	}
+	old := h100
+	old.Major = 7
+	if _, err := Make(prob(64, 1024, 1, spec.Float32, spec.Softmax), old, nil, "pipelined"); err == nil {
+		t.Error("pipelined planned on sm_70")
+	}
+}
