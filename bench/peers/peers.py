@@ -11,8 +11,21 @@ Peers (GPU mode, the default):
                  program per row, a persistent grid over the rows, masked
                  power-of-two blocks; last-axis rows that fit one block only
 
-CPU mode (--cpu): torch's CPU softmax with --threads N threads
-(torch.set_num_threads), timed with time.perf_counter.
+CPU mode (--cpu): PyTorch's CPU softmax (peer "torch") with --threads N
+intra-op threads (torch.set_num_threads; default 2: give the GOMAXPROCS of
+the `softmax bench --device cpu` run it is compared with). Each rep is timed
+with time.perf_counter. The op writes into a preallocated output through
+the ATen out= overloads (aten._softmax.out, _log_softmax.out,
+_softmax_backward_data.out, _log_softmax_backward_data.out), as `softmax
+bench` does, so a rep is the kernel and not a fresh allocation and its page
+faults; where an overload is missing, the plain call (torch.softmax, ...)
+is timed instead, with a note. Like bench/cpu.go, a case whose tensors are
+smaller than 64 MiB rotates through enough copies of them to cover 64 MiB
+(at most 64), so that each rep reads its inputs from memory, not from the
+caches of the previous rep; the reference copy (a torch copy_ of the op's
+minimum traffic, half read and half written, on the same threads) rotates
+the same way. Records carry device "cpu <model> (torch <version>, N
+threads)" and merge with the CPU bench's records by case.
 
 Each case is timed like triton.testing.do_bench: warm-up runs, then --reps
 runs each timed with CUDA events (the L2 cache is flushed before each rep
@@ -26,6 +39,7 @@ Cases are the SPECs of `softmax bench` (DIMxDIM[x...]:dtype[:axis[:op]]):
   python3 bench/peers/peers.py --suite quick --softmax-bin ./softmax --out peers.json
   python3 bench/peers/peers.py --cpu --threads 2 --suite cpu --out peers-cpu.json
   softmax bench --suite quick --peers peers.json
+  softmax bench --device cpu --suite cpu --peers peers-cpu.json
 
 The output is a JSON array of records
 {shape, dtype, axis, op, peer, us, copy_us, device, spec}.
@@ -343,6 +357,109 @@ def copy_op(torch, c, device):
     return lambda: dst.copy_(src)
 
 
+# ---------------------------------------------------------------- CPU peers
+
+# As bench/cpu.go: cases smaller than CPU_ROTATE_BYTES rotate through
+# enough buffer sets to cover it (at most CPU_MAX_SETS), twice a typical
+# server slice's last-level cache, so every rep reads from memory.
+CPU_ROTATE_BYTES = 64 << 20
+CPU_MAX_SETS = 64
+
+
+def cpu_sets(c):
+    t = c.traffic()
+    if t <= 0 or t >= CPU_ROTATE_BYTES:
+        return 1
+    return min(CPU_MAX_SETS, -(-CPU_ROTATE_BYTES // t))
+
+
+def rotate(fns):
+    """One closure that calls fns in turn, one per call."""
+    state = [0]
+
+    def call():
+        i = state[0]
+        state[0] = (i + 1) % len(fns)
+        fns[i]()
+    return call
+
+
+def cpu_torch_call(torch, c, a, b, out):
+    """The eager op on one buffer set, writing into out where ATen has an
+    out= overload. Returns (closure, how) after one checked call."""
+    dim = c.norm_axis
+    aten = torch.ops.aten
+    if not c.backward:
+        plain = torch.log_softmax if c.log else torch.softmax
+        overload = aten._log_softmax.out if c.log else aten._softmax.out
+        tries = [(lambda: overload(a, dim, False, out=out), "out="),
+                 (lambda: plain(a, dim=dim), "allocating")]
+    else:
+        y, dy = a, b
+        overload = aten._log_softmax_backward_data.out if c.log else aten._softmax_backward_data.out
+        plain = torch._log_softmax_backward_data if c.log else torch._softmax_backward_data
+        tries = [(lambda: overload(dy, y, dim, y.dtype, grad_input=out), "out="),
+                 (lambda: plain(dy, y, dim, y.dtype), "allocating")]
+    last = None
+    for fn, how in tries:
+        try:
+            fn()
+            return fn, how
+        except (TypeError, RuntimeError, AttributeError) as e:
+            last = e
+    raise RuntimeError("no usable torch CPU op: %s" % last)
+
+
+def cpu_torch_op(torch, c, sets):
+    """The torch peer on the CPU over the rotating buffer sets."""
+    fns, hows = [], set()
+    for a, b, out in sets:
+        fn, how = cpu_torch_call(torch, c, a, b, out)
+        fns.append(fn)
+        hows.add(how)
+    if "allocating" in hows:
+        note("%s: torch: no out= overload, timing the allocating call" % c)
+    return rotate(fns)
+
+
+def cpu_copy_op(torch, c, nsets):
+    n = c.traffic() // 2
+    fns = []
+    for _ in range(nsets):
+        src = torch.ones(n, dtype=torch.uint8)
+        dst = torch.empty_like(src)
+        dst.copy_(src)  # fault the pages in
+        fns.append(lambda src=src, dst=dst: dst.copy_(src))
+    return rotate(fns)
+
+
+def run_cpu(torch, args, cases):
+    torch.set_num_threads(args.threads)
+    device_name = "cpu %s (torch %s, %d threads)" % (cpu_model(), torch.__version__, torch.get_num_threads())
+    timer = CPUTimer(args.warmup, args.reps)
+    records = []
+    for c in cases:
+        try:
+            nsets = cpu_sets(c)
+            sets = []
+            for _ in range(nsets):
+                a, b = make_inputs(torch, c, "cpu")
+                sets.append((a, b, torch.empty_like(a)))
+            copy_us = timer(cpu_copy_op(torch, c, nsets))
+            us = timer(cpu_torch_op(torch, c, sets))
+        except Exception as e:  # noqa: BLE001 - e.g. out of memory: skip the case
+            note("%s: skipped: %s" % (c, str(e).splitlines()[0] if str(e) else type(e).__name__))
+            continue
+        del sets
+        if not (us > 0 and math.isfinite(us)):
+            continue
+        records.append({"spec": c.spec(), "shape": c.shape, "dtype": SHORT[c.dtype], "axis": c.axis,
+                        "op": c.op, "peer": "torch", "us": us, "copy_us": copy_us, "device": device_name})
+        print("%-32s %-14s %12.2f us  (copy %10.2f us, ratio %.2f)" % (c, "torch", us, copy_us, copy_us / us),
+              flush=True)
+    return records
+
+
 # ---------------------------------------------------------------- main
 
 def cpu_model():
@@ -364,20 +481,15 @@ def run(args, cases):
         sys.exit("peers: PyTorch is not installed (pip install torch); nothing to time")
 
     if args.cpu:
-        torch.set_num_threads(args.threads)
-        device = "cpu"
-        device_name = "cpu %s (torch %s, %d threads)" % (cpu_model(), torch.__version__, torch.get_num_threads())
-        timer = CPUTimer(args.warmup, args.reps)
-        peers = [("torch", torch_op)]
-    else:
-        if not torch.cuda.is_available():
-            sys.exit("peers: no CUDA device visible to torch (use --cpu for the CPU peers)")
-        device = args.device
-        torch.cuda.set_device(torch.device(device))
-        device_name = "%s %s (torch %s)" % (device, torch.cuda.get_device_name(), torch.__version__)
-        timer = GPUTimer(torch, args.warmup, args.reps, not args.no_flush)
-        table = {"torch": torch_op, "torch.compile": compiled_op, "triton": triton_op}
-        peers = [(p, table[p]) for p in args.peers.split(",") if p]
+        return run_cpu(torch, args, cases)
+    if not torch.cuda.is_available():
+        sys.exit("peers: no CUDA device visible to torch (use --cpu for the CPU peers)")
+    device = args.device
+    torch.cuda.set_device(torch.device(device))
+    device_name = "%s %s (torch %s)" % (device, torch.cuda.get_device_name(), torch.__version__)
+    timer = GPUTimer(torch, args.warmup, args.reps, not args.no_flush)
+    table = {"torch": torch_op, "torch.compile": compiled_op, "triton": triton_op}
+    peers = [(p, table[p]) for p in args.peers.split(",") if p]
 
     records = []
     for c in cases:
@@ -406,8 +518,7 @@ def run(args, cases):
             print("%-32s %-14s %12.2f us  (copy %10.2f us, ratio %.2f)" % (c, name, us, copy_us, copy_us / us),
                   flush=True)
         del a, b
-        if device != "cpu":
-            torch.cuda.empty_cache()
+        torch.cuda.empty_cache()
     return records
 
 
@@ -432,10 +543,11 @@ def main(argv=None):
     p.add_argument("--softmax-bin", default="", help="the softmax binary for --suite (default: go run ./cmd/softmax)")
     p.add_argument("--op", choices=OPS, help="op for every case (default: each SPEC's, softmax)")
     p.add_argument("--out", default="peers.json", help="output JSON file (default peers.json)")
-    p.add_argument("--peers", default="torch,torch.compile,triton", help="GPU peers to time (default: all)")
+    p.add_argument("--peers", default="torch,torch.compile,triton", help="GPU peers to time (default: all; --cpu times torch)")
     p.add_argument("--device", default="cuda:0", help="CUDA device (default cuda:0)")
     p.add_argument("--cpu", action="store_true", help="time PyTorch on the CPU instead")
-    p.add_argument("--threads", type=int, default=os.cpu_count() or 1, help="CPU threads for --cpu")
+    p.add_argument("--threads", type=int, default=2,
+                   help="torch threads for --cpu (default 2; match the GOMAXPROCS of softmax bench --device cpu)")
     p.add_argument("--reps", type=int, default=100, help="timed reps (default 100)")
     p.add_argument("--warmup", type=int, default=25, help="warm-up runs (default 25)")
     p.add_argument("--no-flush", action="store_true", help="do not flush the L2 cache between GPU reps")

@@ -1,6 +1,8 @@
 package cpu
 
 import (
+	"unsafe"
+
 	"github.com/gofused/softmax/internal/cpu/vec"
 	"github.com/gofused/softmax/internal/spec"
 )
@@ -44,4 +46,21 @@ func (b Buf) commit(v []float32, off int) {
 	case spec.BFloat16:
 		vec.F32ToBF16(b.U16[off:off+len(v)], v)
 	}
+}
+
+// ahead returns the memory of elements [off, off+n) as a float32 slice
+// for the prefetching kernels (vec.ExpSumAhead), which only take its
+// addresses: 16-bit storage is viewed from the 4-byte boundary at or below
+// its start.
+func (b Buf) ahead(off, n int) []float32 {
+	if n <= 0 {
+		return nil
+	}
+	if b.DType == spec.Float32 {
+		return b.F32[off : off+n]
+	}
+	p := unsafe.Pointer(&b.U16[off])
+	// Rounding down stays inside the allocation: Go aligns its start.
+	p = unsafe.Pointer(uintptr(p) &^ 3)
+	return unsafe.Slice((*float32)(p), (n+1)/2)
 }

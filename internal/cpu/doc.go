@@ -3,12 +3,20 @@
 // goroutines (GOMAXPROCS of them), and drives the vector kernels of package
 // vec on float32 chunks, converting f16/bf16 storage on the fly.
 //
-// Every slice is done in two passes: an online (max, sum) pass whose
-// per-chunk float32 results are merged in float64, then a write pass. Rows
-// are handed out whole when there are enough of them; a few long rows are
-// split across cores and their partial (max, sum) pairs merged; a non-last
-// axis is walked contiguously, lanes of the inner dimension side by side,
-// so no element is gathered with a stride.
+// A forward slice that fits in cache is read from memory once and visited
+// three times there, with one exp per element: a max pass, a pass that
+// stores exp(s·x − max) to scratch and sums it (prefetching the next slice
+// meanwhile), and a normalizing pass. A slice too long for the cache takes
+// a stats pass (chunk max, then the chunk's exp sum; the chunks' pairs are
+// merged in float64) and a write pass; a few long rows are split across
+// cores and their partial pairs merged. A non-last axis is walked
+// contiguously, lanes of the inner dimension side by side, so no element is
+// gathered with a stride: from a cached slab when the axis is short, else
+// in the same stats and write passes per lane, split along the axis when
+// there are too few lane blocks for the cores. Large float32 outputs are
+// written with non-temporal stores, a cached slice's write overlapping the
+// next slice's exps. The backward ops take a gradient-sum pass and a write
+// pass.
 //
 // Callers (the public package) validate shapes and buffers; this package
 // assumes its inputs are consistent.

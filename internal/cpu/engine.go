@@ -3,17 +3,21 @@ package cpu
 import (
 	"sync"
 
+	"github.com/gofused/softmax/internal/cpu/vec"
 	"github.com/gofused/softmax/internal/spec"
 )
 
 // Tuning constants. minShare keeps each goroutine's share large enough that
 // the hand-off (~1 µs) is noise; splitRow is the row length from which a
-// row is worth splitting across cores when there are fewer rows than cores.
+// row is worth splitting across cores when there are fewer rows than cores;
+// minAxisPart is the fewest axis steps of a non-last axis worth splitting
+// off to another core.
 const (
-	minShare  = 16384
-	splitRow  = 32768
-	minPiece  = 8192
-	axisBlock = 64 // axis steps per float32 block before a float64 merge
+	minShare    = 16384
+	splitRow    = 32768
+	minPiece    = 8192
+	axisBlock   = 64 // backward: axis steps per float32 block before a float64 merge
+	minAxisPart = 64
 )
 
 type mode int
@@ -23,6 +27,8 @@ const (
 	modeSplitStats             // pieces of long rows: partial pairs
 	modeSplitWrite             // pieces of long rows: merge pairs, write
 	modeStrided                // (outer, lane block) tasks of a non-last axis
+	modeAxisStats              // (outer, lane block, axis part) items: partial lane pairs
+	modeAxisWrite              // the same items: merge lane pairs, write
 )
 
 // call is one operation in flight; pooled so steady-state calls allocate
@@ -33,12 +39,17 @@ type call struct {
 	scale      float32
 	dst, x, dy Buf // forward: dst, x; backward: dst = dx, x = y, dy
 
-	mode     mode
-	rowParts int    // pieces per row (split modes)
-	partials []pair // rows·rowParts pairs (split modes)
-	width    int    // lane block width (strided)
-	blocks   int    // lane blocks per outer index (strided)
-	wg       sync.WaitGroup
+	mode      mode
+	stream    bool      // write float32 outputs with non-temporal stores
+	rowParts  int       // pieces per row (split modes)
+	partials  []pair    // rows·rowParts pairs (split modes)
+	width     int       // lane block width (strided)
+	blocks    int       // lane blocks per outer index (strided)
+	slab      bool      // strided forward from a cached slab (lanesCached)
+	axisParts int       // axis parts per lane block (axis modes)
+	laneM     []float32 // items·width partial lane maxima (axis modes)
+	laneD     []float64 // items·width partial lane sums (axis modes)
+	wg        sync.WaitGroup
 }
 
 var calls = sync.Pool{New: func() any { return new(call) }}
@@ -60,8 +71,9 @@ func run(req *call) {
 		return
 	}
 	c := calls.Get().(*call)
-	partials := c.partials
-	*c = call{op: req.op, l: req.l, scale: req.scale, dst: req.dst, x: req.x, dy: req.dy, partials: partials}
+	partials, laneM, laneD := c.partials, c.laneM, c.laneD
+	*c = call{op: req.op, l: req.l, scale: req.scale, dst: req.dst, x: req.x, dy: req.dy,
+		partials: partials, laneM: laneM, laneD: laneD}
 	defer func() {
 		c.dst, c.x, c.dy = Buf{}, Buf{}, Buf{} // drop references to caller memory
 		calls.Put(c)
@@ -69,11 +81,29 @@ func run(req *call) {
 
 	p := threads()
 	total := c.l.Len()
+	c.stream = !c.op.Backward() && c.dst.DType == spec.Float32 && total*4 >= streamBytes
 	byVolume := max(1, total/minShare)
 	if c.l.Inner > 1 {
-		c.mode = modeStrided
-		c.width, c.blocks = laneBlocks(c.l, p)
-		parallel(c, min(p, c.l.Outer*c.blocks, byVolume), &c.wg)
+		c.width, c.blocks, c.slab = laneBlocks(c.l, p, c.op.Backward())
+		tasks := c.l.Outer * c.blocks
+		if c.op.Backward() || c.slab || tasks >= p || c.l.Axis < 2*minAxisPart {
+			c.mode = modeStrided
+			parallel(c, min(p, tasks, byVolume), &c.wg)
+			return
+		}
+		// Too few lane blocks for the cores: split the axis too, as
+		// long rows are split, so that every core streams whole rows.
+		c.axisParts = min((p+tasks-1)/tasks, c.l.Axis/minAxisPart)
+		items := tasks * c.axisParts
+		if cap(c.laneM) < items*c.width {
+			c.laneM = make([]float32, items*c.width)
+			c.laneD = make([]float64, items*c.width)
+		}
+		c.laneM, c.laneD = c.laneM[:items*c.width], c.laneD[:items*c.width]
+		c.mode = modeAxisStats
+		parallel(c, items, &c.wg)
+		c.mode = modeAxisWrite
+		parallel(c, items, &c.wg)
 		return
 	}
 	rows, n := c.l.Outer, c.l.Axis
@@ -94,26 +124,42 @@ func run(req *call) {
 	parallel(c, items, &c.wg)
 }
 
-// laneBlocks picks the lane block width for a non-last axis: the block's
-// Axis × width slab should stay in a core's L2 between the two passes, the
-// width should keep whole cache lines streaming, and there should be enough
-// blocks for every core.
-func laneBlocks(l spec.Layout, p int) (width, blocks int) {
-	const slabBytes = 1 << 20
-	w := max(256, slabBytes/(4*l.Axis))
-	if l.Outer*((l.Inner+w-1)/w) < p && l.Inner > 16*p {
+// laneBlocks picks the lane block width for a non-last axis and, for
+// forward ops, the schedule. When the Axis × width slab and its exps fit
+// slabBytes with a width of at least 256 (1 KiB steps) or the whole inner
+// dimension, lanesCached reads the slab from memory once; otherwise
+// lanesBlocked reads it twice, blockWidth lanes at a time (run splits the
+// axis across cores when that leaves too few blocks). For the backward ops
+// the block's Axis × width slab should stay in a core's L2 between the two
+// passes. Where the axis is not split, a narrower width gives every core a
+// block.
+func laneBlocks(l spec.Layout, p int, backward bool) (width, blocks int, slab bool) {
+	w := min(l.Inner, blockWidth)
+	switch ws := slabBytes / (8 * l.Axis) &^ 15; {
+	case backward:
+		w = max(256, (1<<20)/(4*l.Axis))
+	case ws >= 256 || ws >= l.Inner:
+		w, slab = min(ws, 4096), true
+	}
+	if (backward || slab) && l.Outer*((l.Inner+w-1)/w) < p && l.Inner > 16*p {
 		w = (l.Inner + p - 1) / p
 	}
 	w = min((w+15)&^15, l.Inner)
-	return w, (l.Inner + w - 1) / w
+	return w, (l.Inner + w - 1) / w, slab
 }
 
 func (c *call) run(i, parts int, s *scratch) {
+	if c.stream {
+		// The share's non-temporal stores must be visible before the
+		// caller is told it is done.
+		defer vec.Fence()
+	}
 	switch c.mode {
 	case modeRows:
 		lo, hi := share(c.l.Outer, i, parts)
+		var pend pending
 		for r := lo; r < hi; r++ {
-			c.row(r*c.l.Axis, c.l.Axis, s)
+			c.row(r*c.l.Axis, c.l.Axis, r+1 < hi, s, &pend)
 		}
 	case modeSplitStats:
 		off, n := c.piece(i)
@@ -130,11 +176,28 @@ func (c *call) run(i, parts int, s *scratch) {
 		tasks := c.l.Outer * c.blocks
 		lo, hi := share(tasks, i, parts)
 		for t := lo; t < hi; t++ {
-			o, b := t/c.blocks, t%c.blocks
-			i0 := b * c.width
-			c.lanes(o*c.l.Axis*c.l.Inner+i0, min(c.width, c.l.Inner-i0), s)
+			base, w := c.laneBlock(t)
+			c.lanes(base, w, s)
 		}
+	case modeAxisStats:
+		base, w := c.laneBlock(i / c.axisParts)
+		jlo, jhi := share(c.l.Axis, i%c.axisParts, c.axisParts)
+		at := i * c.width
+		c.lanesStats(base, w, jlo, jhi, c.laneM[at:at+w], c.laneD[at:at+w], s)
+	case modeAxisWrite:
+		base, w := c.laneBlock(i / c.axisParts)
+		jlo, jhi := share(c.l.Axis, i%c.axisParts, c.axisParts)
+		m, k := c.mergeLanes(i-i%c.axisParts, w, s)
+		c.lanesWrite(base, w, jlo, jhi, m, k, s)
 	}
+}
+
+// laneBlock returns the first element and the width of lane block t (of
+// Outer × blocks).
+func (c *call) laneBlock(t int) (base, w int) {
+	o, b := t/c.blocks, t%c.blocks
+	i0 := b * c.width
+	return o*c.l.Axis*c.l.Inner + i0, min(c.width, c.l.Inner-i0)
 }
 
 // piece returns the element range of split item i.

@@ -73,6 +73,11 @@ func share(n, i, parts int) (lo, hi int) {
 // scratch is one goroutine's reusable working memory; it only grows.
 type scratch struct {
 	a, b, c, d, e []float32
+	f, g          []float32
+	lm            []float32 // lane maxima
+	ld            []float64 // lane sums
+	slab          []float32 // lanesCached's exps
+	ones          []float32 // all 1
 	m, s          []float64
 }
 

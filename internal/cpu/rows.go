@@ -5,16 +5,87 @@ import (
 	"github.com/gofused/softmax/internal/spec"
 )
 
-// row does one contiguous slice [off, off+n) start to finish.
-func (c *call) row(off, n int, s *scratch) {
-	if n <= chunk && !c.op.Backward() {
-		// One chunk: load (convert) once and reuse it for the write.
-		x := c.x.load(grow32(&s.a, chunk), off, n)
-		m, d := vec.MaxSum(x, c.scale)
-		c.writeChunk(x, off, emptyPair.fold(m, d), s)
+// row does one contiguous slice [off, off+n) start to finish. more says
+// whether the same goroutine does the next slice, at off+n, next; pend
+// carries a normalization that rowCached leaves to the next slice.
+func (c *call) row(off, n int, more bool, s *scratch, pend *pending) {
+	if n <= rowCache && !c.op.Backward() {
+		c.rowCached(off, n, more, s, pend)
 		return
 	}
 	c.write(off, n, c.stats(off, n, s), s)
+}
+
+// pending is a float32 slice whose exps e are computed but not yet
+// normalized into dst at off: streamed rows defer that write to the next
+// slice's exp pass, so that memory writes while the core computes exps.
+type pending struct {
+	off int
+	e   []float32 // nil: nothing pending
+	mul float32
+}
+
+// rowCached does a forward slice that fits in cache with one exp per
+// element: the slice is loaded (converted) once, then a max pass, a pass
+// that stores exp(s·x − m) to scratch and sums it, and a pass that
+// normalizes into dst all run from cache, so memory sees one read of x and
+// one write of y. The exp pass is compute-bound, so it also prefetches the
+// next slice (whose max pass then finds it in L2) and, for streamed
+// float32 output, writes the previous slice's output (vec.ExpSumFlush).
+func (c *call) rowCached(off, n int, more bool, s *scratch, pend *pending) {
+	x := c.x.load(grow32(&s.a, n), off, n)
+	m := vec.Max(x, c.scale)
+	// Two exp buffers: one may be pending.
+	e := grow32(&s.b, n)
+	if pend.e != nil && &pend.e[0] == &e[0] {
+		e = grow32(&s.f, n)
+	}
+	// Float32 sums of chunks, merged in float64, as in statsChunked; with
+	// each chunk, the same chunk of the pending slice is written.
+	var d float64
+	for k := 0; k < n; k += chunk {
+		cn := min(chunk, n-k)
+		var nk []float32 // the same chunk of the next slice
+		if more {
+			nk = c.x.ahead(off+n+k, cn)
+		}
+		if hi := min(k+cn, len(pend.e)); k < hi {
+			d += float64(vec.ExpSumFlush(e[k:k+cn], x[k:k+cn], nk, c.scale, m,
+				c.dst.F32[pend.off+k:pend.off+hi], pend.e[k:hi], pend.mul))
+		} else {
+			d += float64(vec.ExpSumAhead(e[k:k+cn], x[k:k+cn], nk, c.scale, m))
+		}
+	}
+	if pend.e != nil {
+		if n < len(pend.e) {
+			vec.NormalizeStream(c.dst.F32[pend.off+n:pend.off+len(pend.e)], pend.e[n:], pend.mul)
+		}
+		pend.e = nil
+	}
+	// m = −∞ (a slice of −∞) makes d NaN, and so every output, as required.
+	if c.op == spec.LogSoftmax {
+		_, _, logd := forwardParams(pair{m: float64(m), d: d})
+		if c.stream {
+			vec.LogNormStream(c.dst.F32[off:off+n], x, c.scale, m, logd)
+			return
+		}
+		o := c.dst.out(e, off, n) // e is free again
+		vec.LogNorm(o, x, c.scale, m, logd)
+		c.dst.commit(o, off)
+		return
+	}
+	mul := float32(1 / d)
+	switch {
+	case c.dst.DType != spec.Float32:
+		vec.Normalize(e, e, mul)
+		c.dst.commit(e, off)
+	case c.stream && more:
+		*pend = pending{off: off, e: e, mul: mul}
+	case c.stream:
+		vec.NormalizeStream(c.dst.F32[off:off+n], e, mul)
+	default:
+		vec.Normalize(c.dst.F32[off:off+n], e, mul)
+	}
 }
 
 // stats is the first pass over [off, off+n): the online pair (forward) or
@@ -43,10 +114,14 @@ func (c *call) write(off, n int, p pair, s *scratch) {
 func (c *call) writeChunk(x []float32, off int, p pair, s *scratch) {
 	m, mul, logd := forwardParams(p)
 	o := c.dst.out(grow32(&s.b, chunk), off, len(x))
-	if c.op == spec.LogSoftmax {
-		vec.LogOut(o, x, c.scale, m)
-		vec.LogOut(o, o, 1, logd)
-	} else {
+	switch {
+	case c.op == spec.LogSoftmax && c.stream:
+		vec.LogNormStream(o, x, c.scale, m, logd)
+	case c.op == spec.LogSoftmax:
+		vec.LogNorm(o, x, c.scale, m, logd)
+	case c.stream:
+		vec.ExpScaleStream(o, x, c.scale, m, mul)
+	default:
 		vec.ExpScale(o, x, c.scale, m, mul)
 	}
 	c.dst.commit(o, off)

@@ -10,50 +10,145 @@ import (
 // the axis reading w contiguous elements per step, so memory is streamed,
 // not gathered.
 func (c *call) lanes(base, w int, s *scratch) {
-	if c.op.Backward() {
+	switch {
+	case c.op.Backward():
 		c.gradLanes(base, w, s)
-		return
+	case c.slab:
+		c.lanesCached(base, w, s)
+	default:
+		c.lanesBlocked(base, w, s)
 	}
-	A, I := c.l.Axis, c.l.Inner
-	m64, d64 := grow64(&s.m, w), grow64(&s.s, w)
-	for i := range m64 {
-		m64[i], d64[i] = negInf, 0
-	}
-	bm, bd := grow32(&s.c, w), grow32(&s.d, w)
+}
+
+// lanesBlocked is the forward schedule of a long axis: a stats pass and a
+// write pass, each reading the input from memory once, in wide steps.
+func (c *call) lanesBlocked(base, w int, s *scratch) {
+	m, d := grow32(&s.lm, w), grow64(&s.ld, w)
+	c.lanesStats(base, w, 0, c.l.Axis, m, d, s)
+	c.lanesWrite(base, w, 0, c.l.Axis, m, c.writeConsts(m, d, s), s)
+}
+
+// lanesStats sets m[i], d[i] to the max of scale·x and the sum of
+// exp(scale·x − m) (in float64) of lane i over axis steps [j0, j1). It goes
+// through blocks of steps that stay in L2 between a max pass and a pass that
+// sums the exps (and prefetches the next block), and folds each block's
+// float32 sums into d, rescaled where the block raised the max.
+func (c *call) lanesStats(base, w, j0, j1 int, m []float32, d []float64, s *scratch) {
+	I := c.l.Inner
+	R := max(1, blockBytes/(4*w))
 	tx := grow32(&s.a, w)
-	for j0 := 0; j0 < A; j0 += axisBlock {
-		for i := range bm {
-			bm[i], bd[i] = vec.NegInf, 0
+	bm, ms, bd := grow32(&s.c, w), grow32(&s.d, w), grow32(&s.e, w)
+	f, tmp, ones := grow32(&s.f, w), grow32(&s.b, w), c.ones(w, s)
+	for i := range m {
+		m[i], d[i] = vec.NegInf, 0
+	}
+	for b0 := j0; b0 < j1; b0 += R {
+		b1 := min(b0+R, j1)
+		copy(bm, m)
+		for j := b0; j < b1; j++ {
+			vec.MaxLanes(bm, c.x.load(tx, base+j*I, w), c.scale)
 		}
-		for j := j0; j < min(j0+axisBlock, A); j++ {
-			vec.OnlineUpdate(bm, bd, c.x.load(tx, base+j*I, w), c.scale)
+		// The block's exponent offsets: its running max, or 0 for lanes
+		// still all −∞ (whose exps are then 0, not NaN).
+		copy(ms, bm)
+		for i, v := range ms {
+			if v == vec.NegInf {
+				ms[i] = 0
+			}
 		}
-		for i := range bm {
-			p := pair{m64[i], d64[i]}.fold(bm[i], bd[i])
-			m64[i], d64[i] = p.m, p.d
+		clear(bd)
+		for j := b0; j < b1; j++ {
+			var next []float32
+			if j+R < j1 {
+				next = c.x.ahead(base+(j+R)*I, w)
+			}
+			vec.ExpSumLanesAhead(tmp, bd, c.x.load(tx, base+j*I, w), ms, next, c.scale)
+		}
+		// d = d·exp(m_old − m_new) + block sum: exp(−∞) = 0 while the lane
+		// has seen only −∞, and a +∞ max makes the factor NaN, as it must.
+		vec.ExpScaleLanes(f, m, ms, ones, 1)
+		for i := range d {
+			d[i] = d[i]*float64(f[i]) + float64(bd[i])
+		}
+		copy(m, bm)
+	}
+}
+
+// ones returns w ones (ExpScaleLanes' factors when it computes plain exps).
+func (c *call) ones(w int, s *scratch) []float32 {
+	if len(s.ones) < w {
+		s.ones = make([]float32, w)
+		for i := range s.ones {
+			s.ones[i] = 1
 		}
 	}
-	// Reuse the block lanes for the write constants: m, and 1/d or log d.
-	mm, k := bm, bd
-	for i := range mm {
-		m, mul, logd := forwardParams(pair{m64[i], d64[i]})
-		mm[i], k[i] = m, mul
+	return s.ones[:w]
+}
+
+// writeConsts turns the lane pairs into lanesWrite's factors: 1/d for
+// softmax, log d for log-softmax.
+func (c *call) writeConsts(m []float32, d []float64, s *scratch) []float32 {
+	k := grow32(&s.g, len(m))
+	for i := range k {
+		_, mul, logd := forwardParams(pair{float64(m[i]), d[i]})
+		k[i] = mul
 		if c.op == spec.LogSoftmax {
 			k[i] = logd
 		}
 	}
-	to := grow32(&s.b, w)
-	for j := 0; j < A; j++ {
+	return k
+}
+
+// mergeLanes merges the axis parts' lane pairs of the lane block whose
+// first item is first, and returns the block's lane maxima and write
+// factors.
+func (c *call) mergeLanes(first, w int, s *scratch) (m, k []float32) {
+	m, ms, f, ones := grow32(&s.lm, w), grow32(&s.d, w), grow32(&s.f, w), c.ones(w, s)
+	d := grow64(&s.ld, w)
+	at := func(p int) int { return (first + p) * c.width }
+	copy(m, c.laneM[at(0):at(0)+w])
+	for p := 1; p < c.axisParts; p++ {
+		vec.MaxLanes(m, c.laneM[at(p):at(p)+w], 1)
+	}
+	copy(ms, m)
+	for i, v := range ms {
+		if v == vec.NegInf {
+			ms[i] = 0
+		}
+	}
+	clear(d)
+	for p := 0; p < c.axisParts; p++ {
+		vec.ExpScaleLanes(f, c.laneM[at(p):at(p)+w], ms, ones, 1)
+		dp := c.laneD[at(p) : at(p)+w]
+		for i := range d {
+			d[i] += dp[i] * float64(f[i])
+		}
+	}
+	return m, c.writeConsts(m, d, s)
+}
+
+// lanesWrite writes the forward output of axis steps [j0, j1) given the
+// lane maxima m and factors k (writeConsts).
+func (c *call) lanesWrite(base, w, j0, j1 int, m, k []float32, s *scratch) {
+	I := c.l.Inner
+	tx, tmp := grow32(&s.a, w), grow32(&s.b, w)
+	for j := j0; j < j1; j++ {
 		off := base + j*I
 		x := c.x.load(tx, off, w)
-		o := c.dst.out(to, off, w)
-		if c.op == spec.LogSoftmax {
-			vec.LogOutLanes(o, x, mm, c.scale)
-			vec.LogOutLanes(o, o, k, 1)
-		} else {
-			vec.ExpScaleLanes(o, x, mm, k, c.scale)
+		switch {
+		case c.op == spec.LogSoftmax && c.stream:
+			vec.LogNormLanesStream(c.dst.F32[off:off+w], x, m, k, c.scale)
+		case c.op == spec.LogSoftmax:
+			o := c.dst.out(tmp, off, w)
+			vec.LogNormLanes(o, x, m, k, c.scale)
+			c.dst.commit(o, off)
+		case c.stream:
+			vec.ExpScaleLanesStream(c.dst.F32[off:off+w], x, m, k, c.scale)
+		default:
+			o := c.dst.out(tmp, off, w)
+			vec.ExpScaleLanes(o, x, m, k, c.scale)
+			c.dst.commit(o, off)
 		}
-		c.dst.commit(o, off)
 	}
 }
 
@@ -95,5 +190,69 @@ func (c *call) gradLanes(base, w int, s *scratch) {
 			vec.SoftmaxGradLanes(o, y, dy, sum)
 		}
 		c.dst.commit(o, off)
+	}
+}
+
+// lanesCached is lanes with one exp per element for a block whose slab
+// (Axis × w inputs and as many exps) fits in L2: a max pass reads the slab
+// from memory, an exp pass stores the exps to scratch and sums them, and a
+// normalizing pass writes dst, the last two from cache.
+func (c *call) lanesCached(base, w int, s *scratch) {
+	A, I := c.l.Axis, c.l.Inner
+	tx := grow32(&s.a, w)
+	m := grow32(&s.c, w)
+	for i := range m {
+		m[i] = vec.NegInf
+	}
+	for j := 0; j < A; j++ {
+		vec.MaxLanes(m, c.x.load(tx, base+j*I, w), c.scale)
+	}
+	// A lane of −∞ (max −∞) gets NaN exps and so NaN outputs, as required.
+	e := grow32(&s.slab, A*w)
+	d64 := grow64(&s.s, w)
+	clear(d64)
+	bd := grow32(&s.d, w)
+	for j0 := 0; j0 < A; j0 += axisBlock {
+		clear(bd)
+		for j := j0; j < min(j0+axisBlock, A); j++ {
+			vec.ExpSumLanes(e[j*w:(j+1)*w], bd, c.x.load(tx, base+j*I, w), m, c.scale)
+		}
+		for i := range bd {
+			d64[i] += float64(bd[i])
+		}
+	}
+	k := bd // the write constants: 1/d, or log d
+	for i := range k {
+		_, mul, logd := forwardParams(pair{float64(m[i]), d64[i]})
+		k[i] = mul
+		if c.op == spec.LogSoftmax {
+			k[i] = logd
+		}
+	}
+	to := grow32(&s.b, w)
+	for j := 0; j < A; j++ {
+		off := base + j*I
+		if c.op == spec.LogSoftmax {
+			x := c.x.load(tx, off, w)
+			if c.stream {
+				vec.LogNormLanesStream(c.dst.F32[off:off+w], x, m, k, c.scale)
+				continue
+			}
+			o := c.dst.out(to, off, w)
+			vec.LogNormLanes(o, x, m, k, c.scale)
+			c.dst.commit(o, off)
+			continue
+		}
+		ej := e[j*w : (j+1)*w]
+		switch {
+		case c.dst.DType != spec.Float32:
+			o := to[:w]
+			vec.NormalizeLanes(o, ej, k)
+			c.dst.commit(o, off)
+		case c.stream:
+			vec.NormalizeLanesStream(c.dst.F32[off:off+w], ej, k)
+		default:
+			vec.NormalizeLanes(c.dst.F32[off:off+w], ej, k)
+		}
 	}
 }

@@ -14,48 +14,80 @@ const EnvKernels = "SOFTMAX_CPU_KERNELS"
 
 // kernelSet is one complete implementation of the kernel table.
 type kernelSet struct {
-	name                string
-	maxSum              func(x []float32, scale float32) (m, d float32)
-	expScale            func(dst, x []float32, scale, m, mul float32)
-	logOut              func(dst, x []float32, scale, sub float32)
-	dot                 func(a, b []float32) float32
-	sum                 func(a []float32) float32
-	softmaxGrad         func(dx, y, dy []float32, s float32)
-	logSoftmaxGrad      func(dx, y, dy []float32, s float32)
-	onlineUpdate        func(m, d, x []float32, scale float32)
-	expScaleLanes       func(dst, x, m, mul []float32, scale float32)
-	logOutLanes         func(dst, x, sub []float32, scale float32)
-	mulAdd              func(acc, a, b []float32)
-	add                 func(acc, a []float32)
-	softmaxGradLanes    func(dx, y, dy, s []float32)
-	logSoftmaxGradLanes func(dx, y, dy, s []float32)
-	f16ToF32            func(dst []float32, src []uint16)
-	f32ToF16            func(dst []uint16, src []float32)
-	bf16ToF32           func(dst []float32, src []uint16)
-	f32ToBF16           func(dst []uint16, src []float32)
+	name                 string
+	maxSum               func(x []float32, scale float32) (m, d float32)
+	expScale             func(dst, x []float32, scale, m, mul float32)
+	logOut               func(dst, x []float32, scale, sub float32)
+	dot                  func(a, b []float32) float32
+	sum                  func(a []float32) float32
+	softmaxGrad          func(dx, y, dy []float32, s float32)
+	logSoftmaxGrad       func(dx, y, dy []float32, s float32)
+	onlineUpdate         func(m, d, x []float32, scale float32)
+	expScaleLanes        func(dst, x, m, mul []float32, scale float32)
+	logOutLanes          func(dst, x, sub []float32, scale float32)
+	mulAdd               func(acc, a, b []float32)
+	add                  func(acc, a []float32)
+	softmaxGradLanes     func(dx, y, dy, s []float32)
+	logSoftmaxGradLanes  func(dx, y, dy, s []float32)
+	f16ToF32             func(dst []float32, src []uint16)
+	f32ToF16             func(dst []uint16, src []float32)
+	bf16ToF32            func(dst []float32, src []uint16)
+	f32ToBF16            func(dst []uint16, src []float32)
+	maxOf                func(x []float32, scale float32) float32
+	expSum               func(dst, x, next []float32, scale, m float32) float32
+	normalize            func(dst, x []float32, k float32)
+	normalizeStream      func(dst, x []float32, k float32)
+	expScaleStream       func(dst, x []float32, scale, m, mul float32)
+	fence                func()
+	maxLanes             func(m, x []float32, scale float32)
+	expSumLanes          func(dst, d, x, m, next []float32, scale float32)
+	normalizeLanes       func(dst, x, k []float32)
+	normalizeLanesStream func(dst, x, k []float32)
+	expScaleLanesStream  func(dst, x, m, mul []float32, scale float32)
+	expSumFlush          func(dst, x, next, out, in []float32, scale, m, k float32) float32
+	logNorm              func(dst, x []float32, scale, m, logd float32)
+	logNormStream        func(dst, x []float32, scale, m, logd float32)
+	logNormLanes         func(dst, x, m, logd []float32, scale float32)
+	logNormLanesStream   func(dst, x, m, logd []float32, scale float32)
 }
 
 // goSet is the pure-Go twins.
 var goSet = &kernelSet{
-	name:                "go",
-	maxSum:              maxSumGeneric,
-	expScale:            expScaleGeneric,
-	logOut:              logOutGeneric,
-	dot:                 dotGeneric,
-	sum:                 sumGeneric,
-	softmaxGrad:         softmaxGradGeneric,
-	logSoftmaxGrad:      logSoftmaxGradGeneric,
-	onlineUpdate:        onlineUpdateGeneric,
-	expScaleLanes:       expScaleLanesGeneric,
-	logOutLanes:         logOutLanesGeneric,
-	mulAdd:              mulAddGeneric,
-	add:                 addGeneric,
-	softmaxGradLanes:    softmaxGradLanesGeneric,
-	logSoftmaxGradLanes: logSoftmaxGradLanesGeneric,
-	f16ToF32:            f16ToF32Generic,
-	f32ToF16:            f32ToF16Generic,
-	bf16ToF32:           bf16ToF32Generic,
-	f32ToBF16:           f32ToBF16Generic,
+	name:                 "go",
+	maxSum:               maxSumGeneric,
+	expScale:             expScaleGeneric,
+	logOut:               logOutGeneric,
+	dot:                  dotGeneric,
+	sum:                  sumGeneric,
+	softmaxGrad:          softmaxGradGeneric,
+	logSoftmaxGrad:       logSoftmaxGradGeneric,
+	onlineUpdate:         onlineUpdateGeneric,
+	expScaleLanes:        expScaleLanesGeneric,
+	logOutLanes:          logOutLanesGeneric,
+	mulAdd:               mulAddGeneric,
+	add:                  addGeneric,
+	softmaxGradLanes:     softmaxGradLanesGeneric,
+	logSoftmaxGradLanes:  logSoftmaxGradLanesGeneric,
+	f16ToF32:             f16ToF32Generic,
+	f32ToF16:             f32ToF16Generic,
+	bf16ToF32:            bf16ToF32Generic,
+	f32ToBF16:            f32ToBF16Generic,
+	maxOf:                maxOfGeneric,
+	expSum:               expSumGeneric,
+	normalize:            normalizeGeneric,
+	normalizeStream:      normalizeGeneric, // Go has no non-temporal stores
+	expScaleStream:       expScaleGeneric,
+	fence:                func() {},
+	maxLanes:             maxLanesGeneric,
+	expSumLanes:          expSumLanesGeneric,
+	normalizeLanes:       normalizeLanesGeneric,
+	normalizeLanesStream: normalizeLanesGeneric,
+	expScaleLanesStream:  expScaleLanesGeneric,
+	expSumFlush:          expSumFlushGeneric,
+	logNorm:              logNormGeneric,
+	logNormStream:        logNormGeneric,
+	logNormLanes:         logNormLanesGeneric,
+	logNormLanesStream:   logNormLanesGeneric,
 }
 
 // sets lists the kernel sets this CPU can run, "go" first and the fastest
@@ -103,6 +135,22 @@ func (s *kernelSet) install() {
 	f32ToF16 = s.f32ToF16
 	bf16ToF32 = s.bf16ToF32
 	f32ToBF16 = s.f32ToBF16
+	maxOf = s.maxOf
+	expSum = s.expSum
+	normalize = s.normalize
+	normalizeStream = s.normalizeStream
+	expScaleStream = s.expScaleStream
+	fence = s.fence
+	maxLanes = s.maxLanes
+	expSumLanes = s.expSumLanes
+	normalizeLanes = s.normalizeLanes
+	normalizeLanesStream = s.normalizeLanesStream
+	expScaleLanesStream = s.expScaleLanesStream
+	expSumFlush = s.expSumFlush
+	logNorm = s.logNorm
+	logNormStream = s.logNormStream
+	logNormLanes = s.logNormLanes
+	logNormLanesStream = s.logNormLanesStream
 }
 
 // Impls lists the kernel sets this CPU can run, "go" first and the fastest

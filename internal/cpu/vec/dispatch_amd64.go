@@ -2,7 +2,11 @@
 
 package vec
 
-import "golang.org/x/sys/cpu"
+import (
+	"unsafe"
+
+	"golang.org/x/sys/cpu"
+)
 
 // asmSets returns the assembly kernel sets this CPU supports, slowest first:
 // "avx2" needs AVX2 and FMA (and F16C for the binary16 conversions, which
@@ -15,25 +19,41 @@ func asmSets() []*kernelSet {
 		return nil
 	}
 	avx2 := &kernelSet{
-		name:                "avx2",
-		maxSum:              maxSumAVX2,
-		expScale:            expScaleAVX2,
-		logOut:              logOutAVX2,
-		dot:                 dotAVX2,
-		sum:                 sumAVX2,
-		softmaxGrad:         softmaxGradAVX2,
-		logSoftmaxGrad:      logSoftmaxGradAVX2,
-		onlineUpdate:        onlineUpdateAVX2,
-		expScaleLanes:       expScaleLanesAVX2,
-		logOutLanes:         logOutLanesAVX2,
-		mulAdd:              mulAddAVX2,
-		add:                 addAVX2,
-		softmaxGradLanes:    softmaxGradLanesAVX2,
-		logSoftmaxGradLanes: logSoftmaxGradLanesAVX2,
-		f16ToF32:            f16ToF32Generic,
-		f32ToF16:            f32ToF16Generic,
-		bf16ToF32:           bf16ToF32AVX2,
-		f32ToBF16:           f32ToBF16AVX2,
+		name:                 "avx2",
+		maxSum:               maxSumAVX2,
+		expScale:             expScaleAVX2,
+		logOut:               logOutAVX2,
+		dot:                  dotAVX2,
+		sum:                  sumAVX2,
+		softmaxGrad:          softmaxGradAVX2,
+		logSoftmaxGrad:       logSoftmaxGradAVX2,
+		onlineUpdate:         onlineUpdateAVX2,
+		expScaleLanes:        expScaleLanesAVX2,
+		logOutLanes:          logOutLanesAVX2,
+		mulAdd:               mulAddAVX2,
+		add:                  addAVX2,
+		softmaxGradLanes:     softmaxGradLanesAVX2,
+		logSoftmaxGradLanes:  logSoftmaxGradLanesAVX2,
+		f16ToF32:             f16ToF32Generic,
+		f32ToF16:             f32ToF16Generic,
+		bf16ToF32:            bf16ToF32AVX2,
+		f32ToBF16:            f32ToBF16AVX2,
+		maxOf:                maxOfAVX2,
+		expSum:               expSumAVX2,
+		normalize:            normalizeAVX2,
+		normalizeStream:      normalizeStreamAVX2,
+		expScaleStream:       expScaleStreamAVX2,
+		fence:                fenceAVX2,
+		maxLanes:             maxLanesAVX2,
+		expSumLanes:          expSumLanesAVX2,
+		normalizeLanes:       normalizeLanesAVX2,
+		normalizeLanesStream: normalizeLanesStreamAVX2,
+		expScaleLanesStream:  expScaleLanesStreamAVX2,
+		expSumFlush:          expSumFlushSplitAVX2,
+		logNorm:              logNormAVX2,
+		logNormStream:        logNormStreamAVX2,
+		logNormLanes:         logNormLanesAVX2,
+		logNormLanesStream:   logNormLanesStreamAVX2,
 	}
 	if x.HasF16C {
 		avx2.f16ToF32 = f16ToF32AVX2
@@ -42,26 +62,142 @@ func asmSets() []*kernelSet {
 	out = append(out, avx2)
 	if x.HasAVX512F && x.HasAVX512BW && x.HasAVX512VL && x.HasF16C && x.HasBMI2 {
 		out = append(out, &kernelSet{
-			name:                "avx512",
-			maxSum:              maxSumAVX512,
-			expScale:            expScaleAVX512,
-			logOut:              logOutAVX512,
-			dot:                 dotAVX512,
-			sum:                 sumAVX512,
-			softmaxGrad:         softmaxGradAVX512,
-			logSoftmaxGrad:      logSoftmaxGradAVX512,
-			onlineUpdate:        onlineUpdateAVX512,
-			expScaleLanes:       expScaleLanesAVX512,
-			logOutLanes:         logOutLanesAVX512,
-			mulAdd:              mulAddAVX512,
-			add:                 addAVX512,
-			softmaxGradLanes:    softmaxGradLanesAVX512,
-			logSoftmaxGradLanes: logSoftmaxGradLanesAVX512,
-			f16ToF32:            f16ToF32AVX512,
-			f32ToF16:            f32ToF16AVX512,
-			bf16ToF32:           bf16ToF32AVX512,
-			f32ToBF16:           f32ToBF16AVX512,
+			name:                 "avx512",
+			maxSum:               maxSumAVX512,
+			expScale:             expScaleAVX512,
+			logOut:               logOutAVX512,
+			dot:                  dotAVX512,
+			sum:                  sumAVX512,
+			softmaxGrad:          softmaxGradAVX512,
+			logSoftmaxGrad:       logSoftmaxGradAVX512,
+			onlineUpdate:         onlineUpdateAVX512,
+			expScaleLanes:        expScaleLanesAVX512,
+			logOutLanes:          logOutLanesAVX512,
+			mulAdd:               mulAddAVX512,
+			add:                  addAVX512,
+			softmaxGradLanes:     softmaxGradLanesAVX512,
+			logSoftmaxGradLanes:  logSoftmaxGradLanesAVX512,
+			f16ToF32:             f16ToF32AVX512,
+			f32ToF16:             f32ToF16AVX512,
+			bf16ToF32:            bf16ToF32AVX512,
+			f32ToBF16:            f32ToBF16AVX512,
+			maxOf:                maxOfAVX512,
+			expSum:               expSumAVX512,
+			normalize:            normalizeAVX512,
+			normalizeStream:      normalizeStreamAVX512,
+			expScaleStream:       expScaleStreamAVX512,
+			fence:                fenceAVX512,
+			maxLanes:             maxLanesAVX512,
+			expSumLanes:          expSumLanesAVX512,
+			normalizeLanes:       normalizeLanesAVX512,
+			normalizeLanesStream: normalizeLanesStreamAVX512,
+			expScaleLanesStream:  expScaleLanesStreamAVX512,
+			expSumFlush:          expSumFlushSplitAVX512,
+			logNorm:              logNormAVX512,
+			logNormStream:        logNormStreamAVX512,
+			logNormLanes:         logNormLanesAVX512,
+			logNormLanesStream:   logNormLanesStreamAVX512,
 		})
 	}
 	return out
+}
+
+// alignHead returns how many elements of dst come before its first
+// align-byte boundary (at most len(dst)): the non-temporal kernels store
+// whole aligned vectors, so the wrappers below run those elements through
+// the plain kernel.
+func alignHead(dst []float32, align uintptr) int {
+	if len(dst) == 0 {
+		return 0
+	}
+	head := int((align - uintptr(unsafe.Pointer(&dst[0]))%align) % align / 4)
+	return min(head, len(dst))
+}
+
+func normalizeStreamAVX2(dst, x []float32, k float32) {
+	h := alignHead(dst, 32)
+	normalizeAVX2(dst[:h], x[:h], k)
+	normalizeNTAVX2(dst[h:], x[h:], k)
+}
+
+func normalizeStreamAVX512(dst, x []float32, k float32) {
+	h := alignHead(dst, 64)
+	normalizeAVX512(dst[:h], x[:h], k)
+	normalizeNTAVX512(dst[h:], x[h:], k)
+}
+
+func expScaleStreamAVX2(dst, x []float32, scale, m, mul float32) {
+	h := alignHead(dst, 32)
+	expScaleAVX2(dst[:h], x[:h], scale, m, mul)
+	expScaleNTAVX2(dst[h:], x[h:], scale, m, mul)
+}
+
+func expScaleStreamAVX512(dst, x []float32, scale, m, mul float32) {
+	h := alignHead(dst, 64)
+	expScaleAVX512(dst[:h], x[:h], scale, m, mul)
+	expScaleNTAVX512(dst[h:], x[h:], scale, m, mul)
+}
+
+func normalizeLanesStreamAVX2(dst, x, k []float32) {
+	h := alignHead(dst, 32)
+	normalizeLanesAVX2(dst[:h], x[:h], k[:h])
+	normalizeLanesNTAVX2(dst[h:], x[h:], k[h:])
+}
+
+func normalizeLanesStreamAVX512(dst, x, k []float32) {
+	h := alignHead(dst, 64)
+	normalizeLanesAVX512(dst[:h], x[:h], k[:h])
+	normalizeLanesNTAVX512(dst[h:], x[h:], k[h:])
+}
+
+func expScaleLanesStreamAVX2(dst, x, m, mul []float32, scale float32) {
+	h := alignHead(dst, 32)
+	expScaleLanesAVX2(dst[:h], x[:h], m[:h], mul[:h], scale)
+	expScaleLanesNTAVX2(dst[h:], x[h:], m[h:], mul[h:], scale)
+}
+
+func expScaleLanesStreamAVX512(dst, x, m, mul []float32, scale float32) {
+	h := alignHead(dst, 64)
+	expScaleLanesAVX512(dst[:h], x[:h], m[:h], mul[:h], scale)
+	expScaleLanesNTAVX512(dst[h:], x[h:], m[h:], mul[h:], scale)
+}
+
+func logNormStreamAVX2(dst, x []float32, scale, m, logd float32) {
+	h := alignHead(dst, 32)
+	logNormAVX2(dst[:h], x[:h], scale, m, logd)
+	logNormNTAVX2(dst[h:], x[h:], scale, m, logd)
+}
+
+func logNormLanesStreamAVX2(dst, x, m, logd []float32, scale float32) {
+	h := alignHead(dst, 32)
+	logNormLanesAVX2(dst[:h], x[:h], m[:h], logd[:h], scale)
+	logNormLanesNTAVX2(dst[h:], x[h:], m[h:], logd[h:], scale)
+}
+
+func logNormStreamAVX512(dst, x []float32, scale, m, logd float32) {
+	h := alignHead(dst, 64)
+	logNormAVX512(dst[:h], x[:h], scale, m, logd)
+	logNormNTAVX512(dst[h:], x[h:], scale, m, logd)
+}
+
+func logNormLanesStreamAVX512(dst, x, m, logd []float32, scale float32) {
+	h := alignHead(dst, 64)
+	logNormLanesAVX512(dst[:h], x[:h], m[:h], logd[:h], scale)
+	logNormLanesNTAVX512(dst[h:], x[h:], m[h:], logd[h:], scale)
+}
+
+func expSumFlushSplitAVX2(dst, x, next, out, in []float32, scale, m, k float32) float32 {
+	h := alignHead(out, 32)
+	normalizeAVX2(out[:h], in[:h], k)
+	s, done := expSumFlushAVX2(dst, x, next, out[h:], in[h:], scale, m, k)
+	normalizeStreamAVX2(out[h+done:], in[h+done:], k)
+	return s
+}
+
+func expSumFlushSplitAVX512(dst, x, next, out, in []float32, scale, m, k float32) float32 {
+	h := alignHead(out, 64)
+	normalizeAVX512(out[:h], in[:h], k)
+	s, done := expSumFlushAVX512(dst, x, next, out[h:], in[h:], scale, m, k)
+	normalizeStreamAVX512(out[h+done:], in[h+done:], k)
+	return s
 }

@@ -133,7 +133,8 @@ func onlineUpdateGeneric(m, d, x []float32, scale float32) {
 	}
 }
 
-// expScaleLanesGeneric is the twin of ExpScaleLanes.
+// expScaleLanesGeneric is the twin of ExpScaleLanes and
+// ExpScaleLanesStream.
 func expScaleLanesGeneric(dst, x, m, mul []float32, scale float32) {
 	x, m, mul = x[:len(dst)], m[:len(dst)], mul[:len(dst)]
 	for i := range dst {
@@ -210,5 +211,114 @@ func f32ToBF16Generic(dst []uint16, src []float32) {
 	src = src[:len(dst)]
 	for i := range dst {
 		dst[i] = FloatToBF16(src[i])
+	}
+}
+
+// maxOfGeneric is the twin of Max. A NaN never compares greater, so NaN
+// elements are skipped.
+func maxOfGeneric(x []float32, scale float32) float32 {
+	var lm [8]float32
+	for k := range lm {
+		lm[k] = NegInf
+	}
+	i := 0
+	for ; i+8 <= len(x); i += 8 {
+		for k := 0; k < 8; k++ {
+			if v := x[i+k] * scale; v > lm[k] {
+				lm[k] = v
+			}
+		}
+	}
+	for ; i < len(x); i++ {
+		if v := x[i] * scale; v > lm[0] {
+			lm[0] = v
+		}
+	}
+	m := lm[0]
+	for _, v := range lm[1:] {
+		m = max(m, v)
+	}
+	return m
+}
+
+// expSumGeneric is the twin of ExpSum and ExpSumAhead (Go cannot
+// prefetch, so next is unused).
+func expSumGeneric(dst, x, _ []float32, scale, m float32) float32 {
+	x = x[:len(dst)]
+	var s [8]float32
+	i := 0
+	for ; i+8 <= len(dst); i += 8 {
+		for k := 0; k < 8; k++ {
+			e := Exp(x[i+k]*scale - m)
+			dst[i+k] = e
+			s[k] += e
+		}
+	}
+	for ; i < len(dst); i++ {
+		e := Exp(x[i]*scale - m)
+		dst[i] = e
+		s[0] += e
+	}
+	return ((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]))
+}
+
+// expSumFlushGeneric is the twin of ExpSumFlush.
+func expSumFlushGeneric(dst, x, next, out, in []float32, scale, m, k float32) float32 {
+	s := expSumGeneric(dst, x, next, scale, m)
+	normalizeGeneric(out, in, k)
+	return s
+}
+
+// normalizeGeneric is the twin of Normalize and NormalizeStream.
+func normalizeGeneric(dst, x []float32, k float32) {
+	x = x[:len(dst)]
+	for i := range dst {
+		dst[i] = x[i] * k
+	}
+}
+
+// maxLanesGeneric is the twin of MaxLanes.
+func maxLanesGeneric(m, x []float32, scale float32) {
+	x = x[:len(m)]
+	for i := range m {
+		if v := x[i] * scale; v > m[i] {
+			m[i] = v
+		}
+	}
+}
+
+// expSumLanesGeneric is the twin of ExpSumLanes and ExpSumLanesAhead (next
+// is unused).
+func expSumLanesGeneric(dst, d, x, m, _ []float32, scale float32) {
+	d, x, m = d[:len(dst)], x[:len(dst)], m[:len(dst)]
+	for i := range dst {
+		e := Exp(x[i]*scale - m[i])
+		dst[i] = e
+		d[i] += e
+	}
+}
+
+// normalizeLanesGeneric is the twin of NormalizeLanes and
+// NormalizeLanesStream.
+func normalizeLanesGeneric(dst, x, k []float32) {
+	x, k = x[:len(dst)], k[:len(dst)]
+	for i := range dst {
+		dst[i] = x[i] * k[i]
+	}
+}
+
+// logNormGeneric is the twin of LogNorm and LogNormStream.
+func logNormGeneric(dst, x []float32, scale, m, logd float32) {
+	x = x[:len(dst)]
+	for i := range dst {
+		dst[i] = float32(x[i]*scale-m) - logd
+	}
+}
+
+// logNormLanesGeneric is the twin of LogNormLanes and LogNormLanesStream.
+func logNormLanesGeneric(dst, x, m, logd []float32, scale float32) {
+	x, m, logd = x[:len(dst)], m[:len(dst)], logd[:len(dst)]
+	for i := range dst {
+		dst[i] = float32(x[i]*scale-m[i]) - logd[i]
 	}
 }

@@ -2347,6 +2347,1709 @@ done4:
 	VZEROUPPER
 	RET
 
+// func maxOfAVX2(x []float32, scale float32) float32
+// Requires: AVX
+TEXT ·maxOfAVX2(SB), NOSPLIT, $0-36
+	MOVQ         x_base+0(FP), AX
+	MOVQ         x_len+8(FP), CX
+	VBROADCASTSS scale+24(FP), Y0
+	VBROADCASTSS vecconsts<>+0(SB), Y1
+	VBROADCASTSS vecconsts<>+0(SB), Y2
+	VBROADCASTSS vecconsts<>+0(SB), Y3
+	VBROADCASTSS vecconsts<>+0(SB), Y4
+	XORQ         DX, DX
+
+loopU1:
+	CMPQ   CX, $0x00000020
+	JB     loop12
+	VMULPS (AX)(DX*4), Y0, Y5
+	VMAXPS Y1, Y5, Y1
+	VMULPS 32(AX)(DX*4), Y0, Y5
+	VMAXPS Y2, Y5, Y2
+	VMULPS 64(AX)(DX*4), Y0, Y5
+	VMAXPS Y3, Y5, Y3
+	VMULPS 96(AX)(DX*4), Y0, Y5
+	VMAXPS Y4, Y5, Y4
+	ADDQ   $0x00000020, DX
+	SUBQ   $0x00000020, CX
+	JMP    loopU1
+
+loop12:
+	CMPQ   CX, $0x00000008
+	JB     tail3
+	VMULPS (AX)(DX*4), Y0, Y5
+	VMAXPS Y1, Y5, Y1
+	ADDQ   $0x00000008, DX
+	SUBQ   $0x00000008, CX
+	JMP    loop12
+
+tail3:
+	TESTQ      CX, CX
+	JZ         done4
+	LEAQ       tailmask<>+32(SB), BX
+	NEGQ       CX
+	VMOVDQU    (BX)(CX*4), Y5
+	VMASKMOVPS (AX)(DX*4), Y5, Y6
+	VMULPS     Y6, Y0, Y6
+	VMOVUPS    vecconsts<>+0(SB), Y0
+	VBLENDVPS  Y5, Y6, Y0, Y6
+	VMAXPS     Y1, Y6, Y1
+
+done4:
+	VMAXPS     Y2, Y1, Y1
+	VMAXPS     Y4, Y3, Y3
+	VMAXPS     Y3, Y1, Y1
+	VPERM2F128 $0x01, Y1, Y1, Y0
+	VMAXPS     Y0, Y1, Y1
+	VPERMILPS  $0x4e, Y1, Y0
+	VMAXPS     Y0, Y1, Y1
+	VPERMILPS  $0xb1, Y1, Y0
+	VMAXPS     Y0, Y1, Y1
+	VMOVSS     X1, ret+32(FP)
+	VZEROUPPER
+	RET
+
+// func expSumAVX2(dst []float32, x []float32, next []float32, scale float32, m float32) float32
+// Requires: AVX, AVX2, FMA3, MMX+
+TEXT ·expSumAVX2(SB), NOSPLIT, $0-84
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         dst_len+8(FP), CX
+	MOVQ         x_base+24(FP), DX
+	MOVQ         next_base+48(FP), BX
+	MOVQ         next_len+56(FP), SI
+	VBROADCASTSS scale+72(FP), Y0
+	VBROADCASTSS m+76(FP), Y1
+	VBROADCASTSS vecconsts<>+64(SB), Y2
+	VBROADCASTSS vecconsts<>+96(SB), Y3
+	VXORPS       Y4, Y4, Y4
+	VXORPS       Y5, Y5, Y5
+	VXORPS       Y6, Y6, Y6
+	VXORPS       Y7, Y7, Y7
+	XORQ         DI, DI
+
+loopU1:
+	CMPQ         CX, $0x00000020
+	JB           loop12
+	VMULPS       (DX)(DI*4), Y0, Y8
+	VSUBPS       Y1, Y8, Y8
+	VMULPS       32(DX)(DI*4), Y0, Y9
+	VSUBPS       Y1, Y9, Y9
+	VMAXPS       Y8, Y2, Y8
+	VMAXPS       Y9, Y2, Y9
+	VMINPS       Y8, Y3, Y8
+	VMINPS       Y9, Y3, Y9
+	VMULPS       vecconsts<>+128(SB), Y8, Y10
+	VMULPS       vecconsts<>+128(SB), Y9, Y11
+	VROUNDPS     $0x00, Y10, Y10
+	VROUNDPS     $0x00, Y11, Y11
+	VFNMADD231PS vecconsts<>+160(SB), Y10, Y8
+	VFNMADD231PS vecconsts<>+160(SB), Y11, Y9
+	VFNMADD231PS vecconsts<>+192(SB), Y10, Y8
+	VFNMADD231PS vecconsts<>+192(SB), Y11, Y9
+	VMOVUPS      vecconsts<>+224(SB), Y12
+	VMOVUPS      vecconsts<>+224(SB), Y13
+	VFMADD213PS  vecconsts<>+256(SB), Y8, Y12
+	VFMADD213PS  vecconsts<>+256(SB), Y9, Y13
+	VFMADD213PS  vecconsts<>+288(SB), Y8, Y12
+	VFMADD213PS  vecconsts<>+288(SB), Y9, Y13
+	VFMADD213PS  vecconsts<>+320(SB), Y8, Y12
+	VFMADD213PS  vecconsts<>+320(SB), Y9, Y13
+	VFMADD213PS  vecconsts<>+352(SB), Y8, Y12
+	VFMADD213PS  vecconsts<>+352(SB), Y9, Y13
+	VFMADD213PS  vecconsts<>+384(SB), Y8, Y12
+	VFMADD213PS  vecconsts<>+384(SB), Y9, Y13
+	VMULPS       Y8, Y8, Y14
+	VMULPS       Y9, Y9, Y15
+	VFMADD213PS  Y8, Y14, Y12
+	VFMADD213PS  Y9, Y15, Y13
+	VADDPS       vecconsts<>+416(SB), Y12, Y12
+	VADDPS       vecconsts<>+416(SB), Y13, Y13
+	VCVTPS2DQ    Y10, Y10
+	VCVTPS2DQ    Y11, Y11
+	VPSRAD       $0x01, Y10, Y8
+	VPSRAD       $0x01, Y11, Y9
+	VPSUBD       Y8, Y10, Y10
+	VPSUBD       Y9, Y11, Y11
+	VPADDD       vecconsts<>+448(SB), Y8, Y8
+	VPSLLD       $0x17, Y8, Y8
+	VPADDD       vecconsts<>+448(SB), Y9, Y9
+	VPSLLD       $0x17, Y9, Y9
+	VPADDD       vecconsts<>+448(SB), Y10, Y10
+	VPSLLD       $0x17, Y10, Y10
+	VPADDD       vecconsts<>+448(SB), Y11, Y11
+	VPSLLD       $0x17, Y11, Y11
+	VMULPS       Y8, Y12, Y12
+	VMULPS       Y9, Y13, Y13
+	VMULPS       Y10, Y12, Y12
+	VMULPS       Y11, Y13, Y13
+	VMOVUPS      Y12, (AX)(DI*4)
+	VADDPS       Y12, Y4, Y4
+	VMOVUPS      Y13, 32(AX)(DI*4)
+	VADDPS       Y13, Y5, Y5
+	VMULPS       64(DX)(DI*4), Y0, Y8
+	VSUBPS       Y1, Y8, Y8
+	VMULPS       96(DX)(DI*4), Y0, Y9
+	VSUBPS       Y1, Y9, Y9
+	VMAXPS       Y8, Y2, Y8
+	VMAXPS       Y9, Y2, Y9
+	VMINPS       Y8, Y3, Y8
+	VMINPS       Y9, Y3, Y9
+	VMULPS       vecconsts<>+128(SB), Y8, Y10
+	VMULPS       vecconsts<>+128(SB), Y9, Y11
+	VROUNDPS     $0x00, Y10, Y10
+	VROUNDPS     $0x00, Y11, Y11
+	VFNMADD231PS vecconsts<>+160(SB), Y10, Y8
+	VFNMADD231PS vecconsts<>+160(SB), Y11, Y9
+	VFNMADD231PS vecconsts<>+192(SB), Y10, Y8
+	VFNMADD231PS vecconsts<>+192(SB), Y11, Y9
+	VMOVUPS      vecconsts<>+224(SB), Y12
+	VMOVUPS      vecconsts<>+224(SB), Y13
+	VFMADD213PS  vecconsts<>+256(SB), Y8, Y12
+	VFMADD213PS  vecconsts<>+256(SB), Y9, Y13
+	VFMADD213PS  vecconsts<>+288(SB), Y8, Y12
+	VFMADD213PS  vecconsts<>+288(SB), Y9, Y13
+	VFMADD213PS  vecconsts<>+320(SB), Y8, Y12
+	VFMADD213PS  vecconsts<>+320(SB), Y9, Y13
+	VFMADD213PS  vecconsts<>+352(SB), Y8, Y12
+	VFMADD213PS  vecconsts<>+352(SB), Y9, Y13
+	VFMADD213PS  vecconsts<>+384(SB), Y8, Y12
+	VFMADD213PS  vecconsts<>+384(SB), Y9, Y13
+	VMULPS       Y8, Y8, Y14
+	VMULPS       Y9, Y9, Y15
+	VFMADD213PS  Y8, Y14, Y12
+	VFMADD213PS  Y9, Y15, Y13
+	VADDPS       vecconsts<>+416(SB), Y12, Y12
+	VADDPS       vecconsts<>+416(SB), Y13, Y13
+	VCVTPS2DQ    Y10, Y10
+	VCVTPS2DQ    Y11, Y11
+	VPSRAD       $0x01, Y10, Y8
+	VPSRAD       $0x01, Y11, Y9
+	VPSUBD       Y8, Y10, Y10
+	VPSUBD       Y9, Y11, Y11
+	VPADDD       vecconsts<>+448(SB), Y8, Y8
+	VPSLLD       $0x17, Y8, Y8
+	VPADDD       vecconsts<>+448(SB), Y9, Y9
+	VPSLLD       $0x17, Y9, Y9
+	VPADDD       vecconsts<>+448(SB), Y10, Y10
+	VPSLLD       $0x17, Y10, Y10
+	VPADDD       vecconsts<>+448(SB), Y11, Y11
+	VPSLLD       $0x17, Y11, Y11
+	VMULPS       Y8, Y12, Y12
+	VMULPS       Y9, Y13, Y13
+	VMULPS       Y10, Y12, Y12
+	VMULPS       Y11, Y13, Y13
+	VMOVUPS      Y12, 64(AX)(DI*4)
+	VADDPS       Y12, Y6, Y6
+	VMOVUPS      Y13, 96(AX)(DI*4)
+	VADDPS       Y13, Y7, Y7
+	CMPQ         DI, SI
+	JAE          noprefetch5
+	PREFETCHT1   (BX)(DI*4)
+	PREFETCHT1   64(BX)(DI*4)
+
+noprefetch5:
+	ADDQ $0x00000020, DI
+	SUBQ $0x00000020, CX
+	JMP  loopU1
+
+loop12:
+	CMPQ         CX, $0x00000008
+	JB           tail3
+	VMULPS       (DX)(DI*4), Y0, Y8
+	VSUBPS       Y1, Y8, Y8
+	VMAXPS       Y8, Y2, Y8
+	VMINPS       Y8, Y3, Y8
+	VMULPS       vecconsts<>+128(SB), Y8, Y9
+	VROUNDPS     $0x00, Y9, Y9
+	VFNMADD231PS vecconsts<>+160(SB), Y9, Y8
+	VFNMADD231PS vecconsts<>+192(SB), Y9, Y8
+	VMOVUPS      vecconsts<>+224(SB), Y10
+	VFMADD213PS  vecconsts<>+256(SB), Y8, Y10
+	VFMADD213PS  vecconsts<>+288(SB), Y8, Y10
+	VFMADD213PS  vecconsts<>+320(SB), Y8, Y10
+	VFMADD213PS  vecconsts<>+352(SB), Y8, Y10
+	VFMADD213PS  vecconsts<>+384(SB), Y8, Y10
+	VMULPS       Y8, Y8, Y11
+	VFMADD213PS  Y8, Y11, Y10
+	VADDPS       vecconsts<>+416(SB), Y10, Y10
+	VCVTPS2DQ    Y9, Y9
+	VPSRAD       $0x01, Y9, Y8
+	VPSUBD       Y8, Y9, Y9
+	VPADDD       vecconsts<>+448(SB), Y8, Y8
+	VPSLLD       $0x17, Y8, Y8
+	VPADDD       vecconsts<>+448(SB), Y9, Y9
+	VPSLLD       $0x17, Y9, Y9
+	VMULPS       Y8, Y10, Y10
+	VMULPS       Y9, Y10, Y10
+	VMOVUPS      Y10, (AX)(DI*4)
+	VADDPS       Y10, Y4, Y4
+	ADDQ         $0x00000008, DI
+	SUBQ         $0x00000008, CX
+	JMP          loop12
+
+tail3:
+	TESTQ        CX, CX
+	JZ           done4
+	LEAQ         tailmask<>+32(SB), BX
+	NEGQ         CX
+	VMOVDQU      (BX)(CX*4), Y8
+	VMASKMOVPS   (DX)(DI*4), Y8, Y9
+	VMULPS       Y9, Y0, Y0
+	VSUBPS       Y1, Y0, Y0
+	VMAXPS       Y0, Y2, Y0
+	VMINPS       Y0, Y3, Y0
+	VMULPS       vecconsts<>+128(SB), Y0, Y1
+	VROUNDPS     $0x00, Y1, Y1
+	VFNMADD231PS vecconsts<>+160(SB), Y1, Y0
+	VFNMADD231PS vecconsts<>+192(SB), Y1, Y0
+	VMOVUPS      vecconsts<>+224(SB), Y2
+	VFMADD213PS  vecconsts<>+256(SB), Y0, Y2
+	VFMADD213PS  vecconsts<>+288(SB), Y0, Y2
+	VFMADD213PS  vecconsts<>+320(SB), Y0, Y2
+	VFMADD213PS  vecconsts<>+352(SB), Y0, Y2
+	VFMADD213PS  vecconsts<>+384(SB), Y0, Y2
+	VMULPS       Y0, Y0, Y3
+	VFMADD213PS  Y0, Y3, Y2
+	VADDPS       vecconsts<>+416(SB), Y2, Y2
+	VCVTPS2DQ    Y1, Y1
+	VPSRAD       $0x01, Y1, Y0
+	VPSUBD       Y0, Y1, Y1
+	VPADDD       vecconsts<>+448(SB), Y0, Y0
+	VPSLLD       $0x17, Y0, Y0
+	VPADDD       vecconsts<>+448(SB), Y1, Y1
+	VPSLLD       $0x17, Y1, Y1
+	VMULPS       Y0, Y2, Y2
+	VMULPS       Y1, Y2, Y2
+	VMASKMOVPS   Y2, Y8, (AX)(DI*4)
+	VANDPS       Y8, Y2, Y2
+	VADDPS       Y2, Y4, Y4
+
+done4:
+	VADDPS     Y5, Y4, Y4
+	VADDPS     Y7, Y6, Y6
+	VADDPS     Y6, Y4, Y4
+	VPERM2F128 $0x01, Y4, Y4, Y0
+	VADDPS     Y0, Y4, Y4
+	VPERMILPS  $0x4e, Y4, Y0
+	VADDPS     Y0, Y4, Y4
+	VPERMILPS  $0xb1, Y4, Y0
+	VADDPS     Y0, Y4, Y4
+	VMOVSS     X4, ret+80(FP)
+	VZEROUPPER
+	RET
+
+// func expSumFlushAVX2(dst []float32, x []float32, next []float32, out []float32, in []float32, scale float32, m float32, k float32) (s float32, done int)
+// Requires: AVX, AVX2, FMA3, MMX+
+TEXT ·expSumFlushAVX2(SB), NOSPLIT, $0-152
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         dst_len+8(FP), CX
+	MOVQ         x_base+24(FP), DX
+	MOVQ         next_base+48(FP), BX
+	MOVQ         next_len+56(FP), SI
+	VBROADCASTSS scale+120(FP), Y0
+	VBROADCASTSS m+124(FP), Y1
+	MOVQ         out_base+72(FP), DI
+	MOVQ         in_base+96(FP), R8
+	MOVQ         out_len+80(FP), R9
+	SUBQ         $0x00000020, R9
+	XORQ         R10, R10
+	VBROADCASTSS k+128(FP), Y2
+	VXORPS       Y3, Y3, Y3
+	VXORPS       Y4, Y4, Y4
+	VXORPS       Y5, Y5, Y5
+	VXORPS       Y6, Y6, Y6
+	XORQ         R11, R11
+
+loopU1:
+	CMPQ         CX, $0x00000020
+	JB           loop12
+	VMULPS       (DX)(R11*4), Y0, Y7
+	VSUBPS       Y1, Y7, Y7
+	VMULPS       32(DX)(R11*4), Y0, Y8
+	VSUBPS       Y1, Y8, Y8
+	VMOVUPS      vecconsts<>+64(SB), Y9
+	VMAXPS       Y7, Y9, Y7
+	VMOVUPS      vecconsts<>+64(SB), Y9
+	VMAXPS       Y8, Y9, Y8
+	VMOVUPS      vecconsts<>+96(SB), Y9
+	VMINPS       Y7, Y9, Y7
+	VMOVUPS      vecconsts<>+96(SB), Y9
+	VMINPS       Y8, Y9, Y8
+	VMULPS       vecconsts<>+128(SB), Y7, Y9
+	VMULPS       vecconsts<>+128(SB), Y8, Y10
+	VROUNDPS     $0x00, Y9, Y9
+	VROUNDPS     $0x00, Y10, Y10
+	VFNMADD231PS vecconsts<>+160(SB), Y9, Y7
+	VFNMADD231PS vecconsts<>+160(SB), Y10, Y8
+	VFNMADD231PS vecconsts<>+192(SB), Y9, Y7
+	VFNMADD231PS vecconsts<>+192(SB), Y10, Y8
+	VMOVUPS      vecconsts<>+224(SB), Y11
+	VMOVUPS      vecconsts<>+224(SB), Y12
+	VFMADD213PS  vecconsts<>+256(SB), Y7, Y11
+	VFMADD213PS  vecconsts<>+256(SB), Y8, Y12
+	VFMADD213PS  vecconsts<>+288(SB), Y7, Y11
+	VFMADD213PS  vecconsts<>+288(SB), Y8, Y12
+	VFMADD213PS  vecconsts<>+320(SB), Y7, Y11
+	VFMADD213PS  vecconsts<>+320(SB), Y8, Y12
+	VFMADD213PS  vecconsts<>+352(SB), Y7, Y11
+	VFMADD213PS  vecconsts<>+352(SB), Y8, Y12
+	VFMADD213PS  vecconsts<>+384(SB), Y7, Y11
+	VFMADD213PS  vecconsts<>+384(SB), Y8, Y12
+	VMULPS       Y7, Y7, Y13
+	VMULPS       Y8, Y8, Y14
+	VFMADD213PS  Y7, Y13, Y11
+	VFMADD213PS  Y8, Y14, Y12
+	VADDPS       vecconsts<>+416(SB), Y11, Y11
+	VADDPS       vecconsts<>+416(SB), Y12, Y12
+	VCVTPS2DQ    Y9, Y9
+	VCVTPS2DQ    Y10, Y10
+	VPSRAD       $0x01, Y9, Y7
+	VPSRAD       $0x01, Y10, Y8
+	VPSUBD       Y7, Y9, Y9
+	VPSUBD       Y8, Y10, Y10
+	VPADDD       vecconsts<>+448(SB), Y7, Y7
+	VPSLLD       $0x17, Y7, Y7
+	VPADDD       vecconsts<>+448(SB), Y8, Y8
+	VPSLLD       $0x17, Y8, Y8
+	VPADDD       vecconsts<>+448(SB), Y9, Y9
+	VPSLLD       $0x17, Y9, Y9
+	VPADDD       vecconsts<>+448(SB), Y10, Y10
+	VPSLLD       $0x17, Y10, Y10
+	VMULPS       Y7, Y11, Y11
+	VMULPS       Y8, Y12, Y12
+	VMULPS       Y9, Y11, Y11
+	VMULPS       Y10, Y12, Y12
+	VMOVUPS      Y11, (AX)(R11*4)
+	VADDPS       Y11, Y3, Y3
+	VMOVUPS      Y12, 32(AX)(R11*4)
+	VADDPS       Y12, Y4, Y4
+	VMULPS       64(DX)(R11*4), Y0, Y7
+	VSUBPS       Y1, Y7, Y7
+	VMULPS       96(DX)(R11*4), Y0, Y8
+	VSUBPS       Y1, Y8, Y8
+	VMOVUPS      vecconsts<>+64(SB), Y9
+	VMAXPS       Y7, Y9, Y7
+	VMOVUPS      vecconsts<>+64(SB), Y9
+	VMAXPS       Y8, Y9, Y8
+	VMOVUPS      vecconsts<>+96(SB), Y9
+	VMINPS       Y7, Y9, Y7
+	VMOVUPS      vecconsts<>+96(SB), Y9
+	VMINPS       Y8, Y9, Y8
+	VMULPS       vecconsts<>+128(SB), Y7, Y9
+	VMULPS       vecconsts<>+128(SB), Y8, Y10
+	VROUNDPS     $0x00, Y9, Y9
+	VROUNDPS     $0x00, Y10, Y10
+	VFNMADD231PS vecconsts<>+160(SB), Y9, Y7
+	VFNMADD231PS vecconsts<>+160(SB), Y10, Y8
+	VFNMADD231PS vecconsts<>+192(SB), Y9, Y7
+	VFNMADD231PS vecconsts<>+192(SB), Y10, Y8
+	VMOVUPS      vecconsts<>+224(SB), Y11
+	VMOVUPS      vecconsts<>+224(SB), Y12
+	VFMADD213PS  vecconsts<>+256(SB), Y7, Y11
+	VFMADD213PS  vecconsts<>+256(SB), Y8, Y12
+	VFMADD213PS  vecconsts<>+288(SB), Y7, Y11
+	VFMADD213PS  vecconsts<>+288(SB), Y8, Y12
+	VFMADD213PS  vecconsts<>+320(SB), Y7, Y11
+	VFMADD213PS  vecconsts<>+320(SB), Y8, Y12
+	VFMADD213PS  vecconsts<>+352(SB), Y7, Y11
+	VFMADD213PS  vecconsts<>+352(SB), Y8, Y12
+	VFMADD213PS  vecconsts<>+384(SB), Y7, Y11
+	VFMADD213PS  vecconsts<>+384(SB), Y8, Y12
+	VMULPS       Y7, Y7, Y13
+	VMULPS       Y8, Y8, Y14
+	VFMADD213PS  Y7, Y13, Y11
+	VFMADD213PS  Y8, Y14, Y12
+	VADDPS       vecconsts<>+416(SB), Y11, Y11
+	VADDPS       vecconsts<>+416(SB), Y12, Y12
+	VCVTPS2DQ    Y9, Y9
+	VCVTPS2DQ    Y10, Y10
+	VPSRAD       $0x01, Y9, Y7
+	VPSRAD       $0x01, Y10, Y8
+	VPSUBD       Y7, Y9, Y9
+	VPSUBD       Y8, Y10, Y10
+	VPADDD       vecconsts<>+448(SB), Y7, Y7
+	VPSLLD       $0x17, Y7, Y7
+	VPADDD       vecconsts<>+448(SB), Y8, Y8
+	VPSLLD       $0x17, Y8, Y8
+	VPADDD       vecconsts<>+448(SB), Y9, Y9
+	VPSLLD       $0x17, Y9, Y9
+	VPADDD       vecconsts<>+448(SB), Y10, Y10
+	VPSLLD       $0x17, Y10, Y10
+	VMULPS       Y7, Y11, Y11
+	VMULPS       Y8, Y12, Y12
+	VMULPS       Y9, Y11, Y11
+	VMULPS       Y10, Y12, Y12
+	VMOVUPS      Y11, 64(AX)(R11*4)
+	VADDPS       Y11, Y5, Y5
+	VMOVUPS      Y12, 96(AX)(R11*4)
+	VADDPS       Y12, Y6, Y6
+	CMPQ         R11, SI
+	JAE          noprefetch5
+	PREFETCHT1   (BX)(R11*4)
+	PREFETCHT1   64(BX)(R11*4)
+
+noprefetch5:
+	CMPQ     R11, R9
+	JG       noflush6
+	VMULPS   (R8)(R11*4), Y2, Y7
+	VMOVNTPS Y7, (DI)(R11*4)
+	VMULPS   32(R8)(R11*4), Y2, Y7
+	VMOVNTPS Y7, 32(DI)(R11*4)
+	VMULPS   64(R8)(R11*4), Y2, Y7
+	VMOVNTPS Y7, 64(DI)(R11*4)
+	VMULPS   96(R8)(R11*4), Y2, Y7
+	VMOVNTPS Y7, 96(DI)(R11*4)
+	LEAQ     32(R11), R10
+
+noflush6:
+	ADDQ $0x00000020, R11
+	SUBQ $0x00000020, CX
+	JMP  loopU1
+
+loop12:
+	CMPQ         CX, $0x00000008
+	JB           tail3
+	VMULPS       (DX)(R11*4), Y0, Y2
+	VSUBPS       Y1, Y2, Y2
+	VMOVUPS      vecconsts<>+64(SB), Y7
+	VMAXPS       Y2, Y7, Y2
+	VMOVUPS      vecconsts<>+96(SB), Y7
+	VMINPS       Y2, Y7, Y2
+	VMULPS       vecconsts<>+128(SB), Y2, Y7
+	VROUNDPS     $0x00, Y7, Y7
+	VFNMADD231PS vecconsts<>+160(SB), Y7, Y2
+	VFNMADD231PS vecconsts<>+192(SB), Y7, Y2
+	VMOVUPS      vecconsts<>+224(SB), Y8
+	VFMADD213PS  vecconsts<>+256(SB), Y2, Y8
+	VFMADD213PS  vecconsts<>+288(SB), Y2, Y8
+	VFMADD213PS  vecconsts<>+320(SB), Y2, Y8
+	VFMADD213PS  vecconsts<>+352(SB), Y2, Y8
+	VFMADD213PS  vecconsts<>+384(SB), Y2, Y8
+	VMULPS       Y2, Y2, Y9
+	VFMADD213PS  Y2, Y9, Y8
+	VADDPS       vecconsts<>+416(SB), Y8, Y8
+	VCVTPS2DQ    Y7, Y7
+	VPSRAD       $0x01, Y7, Y2
+	VPSUBD       Y2, Y7, Y7
+	VPADDD       vecconsts<>+448(SB), Y2, Y2
+	VPSLLD       $0x17, Y2, Y2
+	VPADDD       vecconsts<>+448(SB), Y7, Y7
+	VPSLLD       $0x17, Y7, Y7
+	VMULPS       Y2, Y8, Y8
+	VMULPS       Y7, Y8, Y8
+	VMOVUPS      Y8, (AX)(R11*4)
+	VADDPS       Y8, Y3, Y3
+	ADDQ         $0x00000008, R11
+	SUBQ         $0x00000008, CX
+	JMP          loop12
+
+tail3:
+	TESTQ        CX, CX
+	JZ           done4
+	LEAQ         tailmask<>+32(SB), BX
+	NEGQ         CX
+	VMOVDQU      (BX)(CX*4), Y2
+	VMASKMOVPS   (DX)(R11*4), Y2, Y7
+	VMULPS       Y7, Y0, Y0
+	VSUBPS       Y1, Y0, Y0
+	VMOVUPS      vecconsts<>+64(SB), Y1
+	VMAXPS       Y0, Y1, Y0
+	VMOVUPS      vecconsts<>+96(SB), Y1
+	VMINPS       Y0, Y1, Y0
+	VMULPS       vecconsts<>+128(SB), Y0, Y1
+	VROUNDPS     $0x00, Y1, Y1
+	VFNMADD231PS vecconsts<>+160(SB), Y1, Y0
+	VFNMADD231PS vecconsts<>+192(SB), Y1, Y0
+	VMOVUPS      vecconsts<>+224(SB), Y7
+	VFMADD213PS  vecconsts<>+256(SB), Y0, Y7
+	VFMADD213PS  vecconsts<>+288(SB), Y0, Y7
+	VFMADD213PS  vecconsts<>+320(SB), Y0, Y7
+	VFMADD213PS  vecconsts<>+352(SB), Y0, Y7
+	VFMADD213PS  vecconsts<>+384(SB), Y0, Y7
+	VMULPS       Y0, Y0, Y8
+	VFMADD213PS  Y0, Y8, Y7
+	VADDPS       vecconsts<>+416(SB), Y7, Y7
+	VCVTPS2DQ    Y1, Y1
+	VPSRAD       $0x01, Y1, Y0
+	VPSUBD       Y0, Y1, Y1
+	VPADDD       vecconsts<>+448(SB), Y0, Y0
+	VPSLLD       $0x17, Y0, Y0
+	VPADDD       vecconsts<>+448(SB), Y1, Y1
+	VPSLLD       $0x17, Y1, Y1
+	VMULPS       Y0, Y7, Y7
+	VMULPS       Y1, Y7, Y7
+	VMASKMOVPS   Y7, Y2, (AX)(R11*4)
+	VANDPS       Y2, Y7, Y7
+	VADDPS       Y7, Y3, Y3
+
+done4:
+	VADDPS     Y4, Y3, Y3
+	VADDPS     Y6, Y5, Y5
+	VADDPS     Y5, Y3, Y3
+	VPERM2F128 $0x01, Y3, Y3, Y0
+	VADDPS     Y0, Y3, Y3
+	VPERMILPS  $0x4e, Y3, Y0
+	VADDPS     Y0, Y3, Y3
+	VPERMILPS  $0xb1, Y3, Y0
+	VADDPS     Y0, Y3, Y3
+	VMOVSS     X3, s+136(FP)
+	MOVQ       R10, done+144(FP)
+	VZEROUPPER
+	RET
+
+// func normalizeAVX2(dst []float32, x []float32, k float32)
+// Requires: AVX
+TEXT ·normalizeAVX2(SB), NOSPLIT, $0-52
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         dst_len+8(FP), CX
+	MOVQ         x_base+24(FP), DX
+	VBROADCASTSS k+48(FP), Y0
+	XORQ         BX, BX
+
+loopU1:
+	CMPQ    CX, $0x00000020
+	JB      loop12
+	VMULPS  (DX)(BX*4), Y0, Y1
+	VMOVUPS Y1, (AX)(BX*4)
+	VMULPS  32(DX)(BX*4), Y0, Y1
+	VMOVUPS Y1, 32(AX)(BX*4)
+	VMULPS  64(DX)(BX*4), Y0, Y1
+	VMOVUPS Y1, 64(AX)(BX*4)
+	VMULPS  96(DX)(BX*4), Y0, Y1
+	VMOVUPS Y1, 96(AX)(BX*4)
+	ADDQ    $0x00000020, BX
+	SUBQ    $0x00000020, CX
+	JMP     loopU1
+
+loop12:
+	CMPQ    CX, $0x00000008
+	JB      tail3
+	VMULPS  (DX)(BX*4), Y0, Y1
+	VMOVUPS Y1, (AX)(BX*4)
+	ADDQ    $0x00000008, BX
+	SUBQ    $0x00000008, CX
+	JMP     loop12
+
+tail3:
+	TESTQ      CX, CX
+	JZ         done4
+	LEAQ       tailmask<>+32(SB), SI
+	NEGQ       CX
+	VMOVDQU    (SI)(CX*4), Y1
+	VMASKMOVPS (DX)(BX*4), Y1, Y2
+	VMULPS     Y2, Y0, Y0
+	VMASKMOVPS Y0, Y1, (AX)(BX*4)
+
+done4:
+	VZEROUPPER
+	RET
+
+// func normalizeNTAVX2(dst []float32, x []float32, k float32)
+// Requires: AVX
+TEXT ·normalizeNTAVX2(SB), NOSPLIT, $0-52
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         dst_len+8(FP), CX
+	MOVQ         x_base+24(FP), DX
+	VBROADCASTSS k+48(FP), Y0
+	XORQ         BX, BX
+
+loopU1:
+	CMPQ     CX, $0x00000020
+	JB       loop12
+	VMULPS   (DX)(BX*4), Y0, Y1
+	VMOVNTPS Y1, (AX)(BX*4)
+	VMULPS   32(DX)(BX*4), Y0, Y1
+	VMOVNTPS Y1, 32(AX)(BX*4)
+	VMULPS   64(DX)(BX*4), Y0, Y1
+	VMOVNTPS Y1, 64(AX)(BX*4)
+	VMULPS   96(DX)(BX*4), Y0, Y1
+	VMOVNTPS Y1, 96(AX)(BX*4)
+	ADDQ     $0x00000020, BX
+	SUBQ     $0x00000020, CX
+	JMP      loopU1
+
+loop12:
+	CMPQ     CX, $0x00000008
+	JB       tail3
+	VMULPS   (DX)(BX*4), Y0, Y1
+	VMOVNTPS Y1, (AX)(BX*4)
+	ADDQ     $0x00000008, BX
+	SUBQ     $0x00000008, CX
+	JMP      loop12
+
+tail3:
+	TESTQ      CX, CX
+	JZ         done4
+	LEAQ       tailmask<>+32(SB), SI
+	NEGQ       CX
+	VMOVDQU    (SI)(CX*4), Y1
+	VMASKMOVPS (DX)(BX*4), Y1, Y2
+	VMULPS     Y2, Y0, Y0
+	VMASKMOVPS Y0, Y1, (AX)(BX*4)
+
+done4:
+	VZEROUPPER
+	RET
+
+// func expScaleNTAVX2(dst []float32, x []float32, scale float32, m float32, mul float32)
+// Requires: AVX, AVX2, FMA3
+TEXT ·expScaleNTAVX2(SB), NOSPLIT, $0-60
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         dst_len+8(FP), CX
+	MOVQ         x_base+24(FP), DX
+	VBROADCASTSS scale+48(FP), Y0
+	VBROADCASTSS m+52(FP), Y1
+	VBROADCASTSS mul+56(FP), Y2
+	VBROADCASTSS vecconsts<>+64(SB), Y3
+	VBROADCASTSS vecconsts<>+96(SB), Y4
+	XORQ         BX, BX
+
+loopU1:
+	CMPQ         CX, $0x00000020
+	JB           loop12
+	VMULPS       (DX)(BX*4), Y0, Y5
+	VSUBPS       Y1, Y5, Y5
+	VMULPS       32(DX)(BX*4), Y0, Y6
+	VSUBPS       Y1, Y6, Y6
+	VMAXPS       Y5, Y3, Y5
+	VMAXPS       Y6, Y3, Y6
+	VMINPS       Y5, Y4, Y5
+	VMINPS       Y6, Y4, Y6
+	VMULPS       vecconsts<>+128(SB), Y5, Y7
+	VMULPS       vecconsts<>+128(SB), Y6, Y8
+	VROUNDPS     $0x00, Y7, Y7
+	VROUNDPS     $0x00, Y8, Y8
+	VFNMADD231PS vecconsts<>+160(SB), Y7, Y5
+	VFNMADD231PS vecconsts<>+160(SB), Y8, Y6
+	VFNMADD231PS vecconsts<>+192(SB), Y7, Y5
+	VFNMADD231PS vecconsts<>+192(SB), Y8, Y6
+	VMOVUPS      vecconsts<>+224(SB), Y9
+	VMOVUPS      vecconsts<>+224(SB), Y10
+	VFMADD213PS  vecconsts<>+256(SB), Y5, Y9
+	VFMADD213PS  vecconsts<>+256(SB), Y6, Y10
+	VFMADD213PS  vecconsts<>+288(SB), Y5, Y9
+	VFMADD213PS  vecconsts<>+288(SB), Y6, Y10
+	VFMADD213PS  vecconsts<>+320(SB), Y5, Y9
+	VFMADD213PS  vecconsts<>+320(SB), Y6, Y10
+	VFMADD213PS  vecconsts<>+352(SB), Y5, Y9
+	VFMADD213PS  vecconsts<>+352(SB), Y6, Y10
+	VFMADD213PS  vecconsts<>+384(SB), Y5, Y9
+	VFMADD213PS  vecconsts<>+384(SB), Y6, Y10
+	VMULPS       Y5, Y5, Y11
+	VMULPS       Y6, Y6, Y12
+	VFMADD213PS  Y5, Y11, Y9
+	VFMADD213PS  Y6, Y12, Y10
+	VADDPS       vecconsts<>+416(SB), Y9, Y9
+	VADDPS       vecconsts<>+416(SB), Y10, Y10
+	VCVTPS2DQ    Y7, Y7
+	VCVTPS2DQ    Y8, Y8
+	VPSRAD       $0x01, Y7, Y5
+	VPSRAD       $0x01, Y8, Y6
+	VPSUBD       Y5, Y7, Y7
+	VPSUBD       Y6, Y8, Y8
+	VPADDD       vecconsts<>+448(SB), Y5, Y5
+	VPSLLD       $0x17, Y5, Y5
+	VPADDD       vecconsts<>+448(SB), Y6, Y6
+	VPSLLD       $0x17, Y6, Y6
+	VPADDD       vecconsts<>+448(SB), Y7, Y7
+	VPSLLD       $0x17, Y7, Y7
+	VPADDD       vecconsts<>+448(SB), Y8, Y8
+	VPSLLD       $0x17, Y8, Y8
+	VMULPS       Y5, Y9, Y9
+	VMULPS       Y6, Y10, Y10
+	VMULPS       Y7, Y9, Y9
+	VMULPS       Y8, Y10, Y10
+	VMULPS       Y2, Y9, Y9
+	VMOVNTPS     Y9, (AX)(BX*4)
+	VMULPS       Y2, Y10, Y10
+	VMOVNTPS     Y10, 32(AX)(BX*4)
+	VMULPS       64(DX)(BX*4), Y0, Y5
+	VSUBPS       Y1, Y5, Y5
+	VMULPS       96(DX)(BX*4), Y0, Y6
+	VSUBPS       Y1, Y6, Y6
+	VMAXPS       Y5, Y3, Y5
+	VMAXPS       Y6, Y3, Y6
+	VMINPS       Y5, Y4, Y5
+	VMINPS       Y6, Y4, Y6
+	VMULPS       vecconsts<>+128(SB), Y5, Y7
+	VMULPS       vecconsts<>+128(SB), Y6, Y8
+	VROUNDPS     $0x00, Y7, Y7
+	VROUNDPS     $0x00, Y8, Y8
+	VFNMADD231PS vecconsts<>+160(SB), Y7, Y5
+	VFNMADD231PS vecconsts<>+160(SB), Y8, Y6
+	VFNMADD231PS vecconsts<>+192(SB), Y7, Y5
+	VFNMADD231PS vecconsts<>+192(SB), Y8, Y6
+	VMOVUPS      vecconsts<>+224(SB), Y9
+	VMOVUPS      vecconsts<>+224(SB), Y10
+	VFMADD213PS  vecconsts<>+256(SB), Y5, Y9
+	VFMADD213PS  vecconsts<>+256(SB), Y6, Y10
+	VFMADD213PS  vecconsts<>+288(SB), Y5, Y9
+	VFMADD213PS  vecconsts<>+288(SB), Y6, Y10
+	VFMADD213PS  vecconsts<>+320(SB), Y5, Y9
+	VFMADD213PS  vecconsts<>+320(SB), Y6, Y10
+	VFMADD213PS  vecconsts<>+352(SB), Y5, Y9
+	VFMADD213PS  vecconsts<>+352(SB), Y6, Y10
+	VFMADD213PS  vecconsts<>+384(SB), Y5, Y9
+	VFMADD213PS  vecconsts<>+384(SB), Y6, Y10
+	VMULPS       Y5, Y5, Y11
+	VMULPS       Y6, Y6, Y12
+	VFMADD213PS  Y5, Y11, Y9
+	VFMADD213PS  Y6, Y12, Y10
+	VADDPS       vecconsts<>+416(SB), Y9, Y9
+	VADDPS       vecconsts<>+416(SB), Y10, Y10
+	VCVTPS2DQ    Y7, Y7
+	VCVTPS2DQ    Y8, Y8
+	VPSRAD       $0x01, Y7, Y5
+	VPSRAD       $0x01, Y8, Y6
+	VPSUBD       Y5, Y7, Y7
+	VPSUBD       Y6, Y8, Y8
+	VPADDD       vecconsts<>+448(SB), Y5, Y5
+	VPSLLD       $0x17, Y5, Y5
+	VPADDD       vecconsts<>+448(SB), Y6, Y6
+	VPSLLD       $0x17, Y6, Y6
+	VPADDD       vecconsts<>+448(SB), Y7, Y7
+	VPSLLD       $0x17, Y7, Y7
+	VPADDD       vecconsts<>+448(SB), Y8, Y8
+	VPSLLD       $0x17, Y8, Y8
+	VMULPS       Y5, Y9, Y9
+	VMULPS       Y6, Y10, Y10
+	VMULPS       Y7, Y9, Y9
+	VMULPS       Y8, Y10, Y10
+	VMULPS       Y2, Y9, Y9
+	VMOVNTPS     Y9, 64(AX)(BX*4)
+	VMULPS       Y2, Y10, Y10
+	VMOVNTPS     Y10, 96(AX)(BX*4)
+	ADDQ         $0x00000020, BX
+	SUBQ         $0x00000020, CX
+	JMP          loopU1
+
+loop12:
+	CMPQ         CX, $0x00000008
+	JB           tail3
+	VMULPS       (DX)(BX*4), Y0, Y5
+	VSUBPS       Y1, Y5, Y5
+	VMAXPS       Y5, Y3, Y5
+	VMINPS       Y5, Y4, Y5
+	VMULPS       vecconsts<>+128(SB), Y5, Y6
+	VROUNDPS     $0x00, Y6, Y6
+	VFNMADD231PS vecconsts<>+160(SB), Y6, Y5
+	VFNMADD231PS vecconsts<>+192(SB), Y6, Y5
+	VMOVUPS      vecconsts<>+224(SB), Y7
+	VFMADD213PS  vecconsts<>+256(SB), Y5, Y7
+	VFMADD213PS  vecconsts<>+288(SB), Y5, Y7
+	VFMADD213PS  vecconsts<>+320(SB), Y5, Y7
+	VFMADD213PS  vecconsts<>+352(SB), Y5, Y7
+	VFMADD213PS  vecconsts<>+384(SB), Y5, Y7
+	VMULPS       Y5, Y5, Y8
+	VFMADD213PS  Y5, Y8, Y7
+	VADDPS       vecconsts<>+416(SB), Y7, Y7
+	VCVTPS2DQ    Y6, Y6
+	VPSRAD       $0x01, Y6, Y5
+	VPSUBD       Y5, Y6, Y6
+	VPADDD       vecconsts<>+448(SB), Y5, Y5
+	VPSLLD       $0x17, Y5, Y5
+	VPADDD       vecconsts<>+448(SB), Y6, Y6
+	VPSLLD       $0x17, Y6, Y6
+	VMULPS       Y5, Y7, Y7
+	VMULPS       Y6, Y7, Y7
+	VMULPS       Y2, Y7, Y7
+	VMOVNTPS     Y7, (AX)(BX*4)
+	ADDQ         $0x00000008, BX
+	SUBQ         $0x00000008, CX
+	JMP          loop12
+
+tail3:
+	TESTQ        CX, CX
+	JZ           done4
+	LEAQ         tailmask<>+32(SB), SI
+	NEGQ         CX
+	VMOVDQU      (SI)(CX*4), Y5
+	VMASKMOVPS   (DX)(BX*4), Y5, Y6
+	VMULPS       Y6, Y0, Y0
+	VSUBPS       Y1, Y0, Y0
+	VMAXPS       Y0, Y3, Y0
+	VMINPS       Y0, Y4, Y0
+	VMULPS       vecconsts<>+128(SB), Y0, Y1
+	VROUNDPS     $0x00, Y1, Y1
+	VFNMADD231PS vecconsts<>+160(SB), Y1, Y0
+	VFNMADD231PS vecconsts<>+192(SB), Y1, Y0
+	VMOVUPS      vecconsts<>+224(SB), Y3
+	VFMADD213PS  vecconsts<>+256(SB), Y0, Y3
+	VFMADD213PS  vecconsts<>+288(SB), Y0, Y3
+	VFMADD213PS  vecconsts<>+320(SB), Y0, Y3
+	VFMADD213PS  vecconsts<>+352(SB), Y0, Y3
+	VFMADD213PS  vecconsts<>+384(SB), Y0, Y3
+	VMULPS       Y0, Y0, Y4
+	VFMADD213PS  Y0, Y4, Y3
+	VADDPS       vecconsts<>+416(SB), Y3, Y3
+	VCVTPS2DQ    Y1, Y1
+	VPSRAD       $0x01, Y1, Y0
+	VPSUBD       Y0, Y1, Y1
+	VPADDD       vecconsts<>+448(SB), Y0, Y0
+	VPSLLD       $0x17, Y0, Y0
+	VPADDD       vecconsts<>+448(SB), Y1, Y1
+	VPSLLD       $0x17, Y1, Y1
+	VMULPS       Y0, Y3, Y3
+	VMULPS       Y1, Y3, Y3
+	VMULPS       Y2, Y3, Y3
+	VMASKMOVPS   Y3, Y5, (AX)(BX*4)
+
+done4:
+	VZEROUPPER
+	RET
+
+// func fenceAVX2()
+// Requires: AVX, MMX+
+TEXT ·fenceAVX2(SB), NOSPLIT, $0
+	SFENCE
+	VZEROUPPER
+	RET
+
+// func maxLanesAVX2(m []float32, x []float32, scale float32)
+// Requires: AVX
+TEXT ·maxLanesAVX2(SB), NOSPLIT, $0-52
+	MOVQ         m_base+0(FP), AX
+	MOVQ         m_len+8(FP), CX
+	MOVQ         x_base+24(FP), DX
+	VBROADCASTSS scale+48(FP), Y0
+	XORQ         BX, BX
+
+loopU1:
+	CMPQ    CX, $0x00000020
+	JB      loop12
+	VMULPS  (DX)(BX*4), Y0, Y1
+	VMOVUPS (AX)(BX*4), Y2
+	VMAXPS  Y2, Y1, Y2
+	VMOVUPS Y2, (AX)(BX*4)
+	VMULPS  32(DX)(BX*4), Y0, Y1
+	VMOVUPS 32(AX)(BX*4), Y2
+	VMAXPS  Y2, Y1, Y2
+	VMOVUPS Y2, 32(AX)(BX*4)
+	VMULPS  64(DX)(BX*4), Y0, Y1
+	VMOVUPS 64(AX)(BX*4), Y2
+	VMAXPS  Y2, Y1, Y2
+	VMOVUPS Y2, 64(AX)(BX*4)
+	VMULPS  96(DX)(BX*4), Y0, Y1
+	VMOVUPS 96(AX)(BX*4), Y2
+	VMAXPS  Y2, Y1, Y2
+	VMOVUPS Y2, 96(AX)(BX*4)
+	ADDQ    $0x00000020, BX
+	SUBQ    $0x00000020, CX
+	JMP     loopU1
+
+loop12:
+	CMPQ    CX, $0x00000008
+	JB      tail3
+	VMULPS  (DX)(BX*4), Y0, Y1
+	VMOVUPS (AX)(BX*4), Y2
+	VMAXPS  Y2, Y1, Y2
+	VMOVUPS Y2, (AX)(BX*4)
+	ADDQ    $0x00000008, BX
+	SUBQ    $0x00000008, CX
+	JMP     loop12
+
+tail3:
+	TESTQ      CX, CX
+	JZ         done4
+	LEAQ       tailmask<>+32(SB), SI
+	NEGQ       CX
+	VMOVDQU    (SI)(CX*4), Y1
+	VMASKMOVPS (DX)(BX*4), Y1, Y2
+	VMULPS     Y2, Y0, Y0
+	VMASKMOVPS (AX)(BX*4), Y1, Y2
+	VMAXPS     Y2, Y0, Y2
+	VMASKMOVPS Y2, Y1, (AX)(BX*4)
+
+done4:
+	VZEROUPPER
+	RET
+
+// func expSumLanesAVX2(dst []float32, d []float32, x []float32, m []float32, next []float32, scale float32)
+// Requires: AVX, AVX2, FMA3, MMX+
+TEXT ·expSumLanesAVX2(SB), NOSPLIT, $0-124
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         dst_len+8(FP), CX
+	MOVQ         d_base+24(FP), DX
+	MOVQ         x_base+48(FP), BX
+	MOVQ         m_base+72(FP), SI
+	MOVQ         next_base+96(FP), DI
+	MOVQ         next_len+104(FP), R8
+	VBROADCASTSS scale+120(FP), Y0
+	VBROADCASTSS vecconsts<>+64(SB), Y1
+	VBROADCASTSS vecconsts<>+96(SB), Y2
+	XORQ         R9, R9
+
+loopU1:
+	CMPQ         CX, $0x00000020
+	JB           loop12
+	VMULPS       (BX)(R9*4), Y0, Y3
+	VSUBPS       (SI)(R9*4), Y3, Y3
+	VMULPS       32(BX)(R9*4), Y0, Y4
+	VSUBPS       32(SI)(R9*4), Y4, Y4
+	VMAXPS       Y3, Y1, Y3
+	VMAXPS       Y4, Y1, Y4
+	VMINPS       Y3, Y2, Y3
+	VMINPS       Y4, Y2, Y4
+	VMULPS       vecconsts<>+128(SB), Y3, Y5
+	VMULPS       vecconsts<>+128(SB), Y4, Y6
+	VROUNDPS     $0x00, Y5, Y5
+	VROUNDPS     $0x00, Y6, Y6
+	VFNMADD231PS vecconsts<>+160(SB), Y5, Y3
+	VFNMADD231PS vecconsts<>+160(SB), Y6, Y4
+	VFNMADD231PS vecconsts<>+192(SB), Y5, Y3
+	VFNMADD231PS vecconsts<>+192(SB), Y6, Y4
+	VMOVUPS      vecconsts<>+224(SB), Y7
+	VMOVUPS      vecconsts<>+224(SB), Y8
+	VFMADD213PS  vecconsts<>+256(SB), Y3, Y7
+	VFMADD213PS  vecconsts<>+256(SB), Y4, Y8
+	VFMADD213PS  vecconsts<>+288(SB), Y3, Y7
+	VFMADD213PS  vecconsts<>+288(SB), Y4, Y8
+	VFMADD213PS  vecconsts<>+320(SB), Y3, Y7
+	VFMADD213PS  vecconsts<>+320(SB), Y4, Y8
+	VFMADD213PS  vecconsts<>+352(SB), Y3, Y7
+	VFMADD213PS  vecconsts<>+352(SB), Y4, Y8
+	VFMADD213PS  vecconsts<>+384(SB), Y3, Y7
+	VFMADD213PS  vecconsts<>+384(SB), Y4, Y8
+	VMULPS       Y3, Y3, Y9
+	VMULPS       Y4, Y4, Y10
+	VFMADD213PS  Y3, Y9, Y7
+	VFMADD213PS  Y4, Y10, Y8
+	VADDPS       vecconsts<>+416(SB), Y7, Y7
+	VADDPS       vecconsts<>+416(SB), Y8, Y8
+	VCVTPS2DQ    Y5, Y5
+	VCVTPS2DQ    Y6, Y6
+	VPSRAD       $0x01, Y5, Y3
+	VPSRAD       $0x01, Y6, Y4
+	VPSUBD       Y3, Y5, Y5
+	VPSUBD       Y4, Y6, Y6
+	VPADDD       vecconsts<>+448(SB), Y3, Y3
+	VPSLLD       $0x17, Y3, Y3
+	VPADDD       vecconsts<>+448(SB), Y4, Y4
+	VPSLLD       $0x17, Y4, Y4
+	VPADDD       vecconsts<>+448(SB), Y5, Y5
+	VPSLLD       $0x17, Y5, Y5
+	VPADDD       vecconsts<>+448(SB), Y6, Y6
+	VPSLLD       $0x17, Y6, Y6
+	VMULPS       Y3, Y7, Y7
+	VMULPS       Y4, Y8, Y8
+	VMULPS       Y5, Y7, Y7
+	VMULPS       Y6, Y8, Y8
+	VMOVUPS      Y7, (AX)(R9*4)
+	VADDPS       (DX)(R9*4), Y7, Y7
+	VMOVUPS      Y7, (DX)(R9*4)
+	VMOVUPS      Y8, 32(AX)(R9*4)
+	VADDPS       32(DX)(R9*4), Y8, Y8
+	VMOVUPS      Y8, 32(DX)(R9*4)
+	VMULPS       64(BX)(R9*4), Y0, Y3
+	VSUBPS       64(SI)(R9*4), Y3, Y3
+	VMULPS       96(BX)(R9*4), Y0, Y4
+	VSUBPS       96(SI)(R9*4), Y4, Y4
+	VMAXPS       Y3, Y1, Y3
+	VMAXPS       Y4, Y1, Y4
+	VMINPS       Y3, Y2, Y3
+	VMINPS       Y4, Y2, Y4
+	VMULPS       vecconsts<>+128(SB), Y3, Y5
+	VMULPS       vecconsts<>+128(SB), Y4, Y6
+	VROUNDPS     $0x00, Y5, Y5
+	VROUNDPS     $0x00, Y6, Y6
+	VFNMADD231PS vecconsts<>+160(SB), Y5, Y3
+	VFNMADD231PS vecconsts<>+160(SB), Y6, Y4
+	VFNMADD231PS vecconsts<>+192(SB), Y5, Y3
+	VFNMADD231PS vecconsts<>+192(SB), Y6, Y4
+	VMOVUPS      vecconsts<>+224(SB), Y7
+	VMOVUPS      vecconsts<>+224(SB), Y8
+	VFMADD213PS  vecconsts<>+256(SB), Y3, Y7
+	VFMADD213PS  vecconsts<>+256(SB), Y4, Y8
+	VFMADD213PS  vecconsts<>+288(SB), Y3, Y7
+	VFMADD213PS  vecconsts<>+288(SB), Y4, Y8
+	VFMADD213PS  vecconsts<>+320(SB), Y3, Y7
+	VFMADD213PS  vecconsts<>+320(SB), Y4, Y8
+	VFMADD213PS  vecconsts<>+352(SB), Y3, Y7
+	VFMADD213PS  vecconsts<>+352(SB), Y4, Y8
+	VFMADD213PS  vecconsts<>+384(SB), Y3, Y7
+	VFMADD213PS  vecconsts<>+384(SB), Y4, Y8
+	VMULPS       Y3, Y3, Y9
+	VMULPS       Y4, Y4, Y10
+	VFMADD213PS  Y3, Y9, Y7
+	VFMADD213PS  Y4, Y10, Y8
+	VADDPS       vecconsts<>+416(SB), Y7, Y7
+	VADDPS       vecconsts<>+416(SB), Y8, Y8
+	VCVTPS2DQ    Y5, Y5
+	VCVTPS2DQ    Y6, Y6
+	VPSRAD       $0x01, Y5, Y3
+	VPSRAD       $0x01, Y6, Y4
+	VPSUBD       Y3, Y5, Y5
+	VPSUBD       Y4, Y6, Y6
+	VPADDD       vecconsts<>+448(SB), Y3, Y3
+	VPSLLD       $0x17, Y3, Y3
+	VPADDD       vecconsts<>+448(SB), Y4, Y4
+	VPSLLD       $0x17, Y4, Y4
+	VPADDD       vecconsts<>+448(SB), Y5, Y5
+	VPSLLD       $0x17, Y5, Y5
+	VPADDD       vecconsts<>+448(SB), Y6, Y6
+	VPSLLD       $0x17, Y6, Y6
+	VMULPS       Y3, Y7, Y7
+	VMULPS       Y4, Y8, Y8
+	VMULPS       Y5, Y7, Y7
+	VMULPS       Y6, Y8, Y8
+	VMOVUPS      Y7, 64(AX)(R9*4)
+	VADDPS       64(DX)(R9*4), Y7, Y7
+	VMOVUPS      Y7, 64(DX)(R9*4)
+	VMOVUPS      Y8, 96(AX)(R9*4)
+	VADDPS       96(DX)(R9*4), Y8, Y8
+	VMOVUPS      Y8, 96(DX)(R9*4)
+	CMPQ         R9, R8
+	JAE          noprefetch5
+	PREFETCHT1   (DI)(R9*4)
+	PREFETCHT1   64(DI)(R9*4)
+
+noprefetch5:
+	ADDQ $0x00000020, R9
+	SUBQ $0x00000020, CX
+	JMP  loopU1
+
+loop12:
+	CMPQ         CX, $0x00000008
+	JB           tail3
+	VMULPS       (BX)(R9*4), Y0, Y3
+	VSUBPS       (SI)(R9*4), Y3, Y3
+	VMAXPS       Y3, Y1, Y3
+	VMINPS       Y3, Y2, Y3
+	VMULPS       vecconsts<>+128(SB), Y3, Y4
+	VROUNDPS     $0x00, Y4, Y4
+	VFNMADD231PS vecconsts<>+160(SB), Y4, Y3
+	VFNMADD231PS vecconsts<>+192(SB), Y4, Y3
+	VMOVUPS      vecconsts<>+224(SB), Y5
+	VFMADD213PS  vecconsts<>+256(SB), Y3, Y5
+	VFMADD213PS  vecconsts<>+288(SB), Y3, Y5
+	VFMADD213PS  vecconsts<>+320(SB), Y3, Y5
+	VFMADD213PS  vecconsts<>+352(SB), Y3, Y5
+	VFMADD213PS  vecconsts<>+384(SB), Y3, Y5
+	VMULPS       Y3, Y3, Y6
+	VFMADD213PS  Y3, Y6, Y5
+	VADDPS       vecconsts<>+416(SB), Y5, Y5
+	VCVTPS2DQ    Y4, Y4
+	VPSRAD       $0x01, Y4, Y3
+	VPSUBD       Y3, Y4, Y4
+	VPADDD       vecconsts<>+448(SB), Y3, Y3
+	VPSLLD       $0x17, Y3, Y3
+	VPADDD       vecconsts<>+448(SB), Y4, Y4
+	VPSLLD       $0x17, Y4, Y4
+	VMULPS       Y3, Y5, Y5
+	VMULPS       Y4, Y5, Y5
+	VMOVUPS      Y5, (AX)(R9*4)
+	VADDPS       (DX)(R9*4), Y5, Y5
+	VMOVUPS      Y5, (DX)(R9*4)
+	ADDQ         $0x00000008, R9
+	SUBQ         $0x00000008, CX
+	JMP          loop12
+
+tail3:
+	TESTQ        CX, CX
+	JZ           done4
+	LEAQ         tailmask<>+32(SB), DI
+	NEGQ         CX
+	VMOVDQU      (DI)(CX*4), Y3
+	VMASKMOVPS   (BX)(R9*4), Y3, Y4
+	VMULPS       Y4, Y0, Y0
+	VMASKMOVPS   (SI)(R9*4), Y3, Y4
+	VSUBPS       Y4, Y0, Y0
+	VMAXPS       Y0, Y1, Y0
+	VMINPS       Y0, Y2, Y0
+	VMULPS       vecconsts<>+128(SB), Y0, Y1
+	VROUNDPS     $0x00, Y1, Y1
+	VFNMADD231PS vecconsts<>+160(SB), Y1, Y0
+	VFNMADD231PS vecconsts<>+192(SB), Y1, Y0
+	VMOVUPS      vecconsts<>+224(SB), Y2
+	VFMADD213PS  vecconsts<>+256(SB), Y0, Y2
+	VFMADD213PS  vecconsts<>+288(SB), Y0, Y2
+	VFMADD213PS  vecconsts<>+320(SB), Y0, Y2
+	VFMADD213PS  vecconsts<>+352(SB), Y0, Y2
+	VFMADD213PS  vecconsts<>+384(SB), Y0, Y2
+	VMULPS       Y0, Y0, Y4
+	VFMADD213PS  Y0, Y4, Y2
+	VADDPS       vecconsts<>+416(SB), Y2, Y2
+	VCVTPS2DQ    Y1, Y1
+	VPSRAD       $0x01, Y1, Y0
+	VPSUBD       Y0, Y1, Y1
+	VPADDD       vecconsts<>+448(SB), Y0, Y0
+	VPSLLD       $0x17, Y0, Y0
+	VPADDD       vecconsts<>+448(SB), Y1, Y1
+	VPSLLD       $0x17, Y1, Y1
+	VMULPS       Y0, Y2, Y2
+	VMULPS       Y1, Y2, Y2
+	VMASKMOVPS   Y2, Y3, (AX)(R9*4)
+	VMASKMOVPS   (DX)(R9*4), Y3, Y0
+	VADDPS       Y0, Y2, Y2
+	VMASKMOVPS   Y2, Y3, (DX)(R9*4)
+
+done4:
+	VZEROUPPER
+	RET
+
+// func normalizeLanesAVX2(dst []float32, x []float32, k []float32)
+// Requires: AVX
+TEXT ·normalizeLanesAVX2(SB), NOSPLIT, $0-72
+	MOVQ dst_base+0(FP), AX
+	MOVQ dst_len+8(FP), CX
+	MOVQ x_base+24(FP), DX
+	MOVQ k_base+48(FP), BX
+	XORQ SI, SI
+
+loopU1:
+	CMPQ    CX, $0x00000020
+	JB      loop12
+	VMOVUPS (DX)(SI*4), Y0
+	VMULPS  (BX)(SI*4), Y0, Y0
+	VMOVUPS Y0, (AX)(SI*4)
+	VMOVUPS 32(DX)(SI*4), Y0
+	VMULPS  32(BX)(SI*4), Y0, Y0
+	VMOVUPS Y0, 32(AX)(SI*4)
+	VMOVUPS 64(DX)(SI*4), Y0
+	VMULPS  64(BX)(SI*4), Y0, Y0
+	VMOVUPS Y0, 64(AX)(SI*4)
+	VMOVUPS 96(DX)(SI*4), Y0
+	VMULPS  96(BX)(SI*4), Y0, Y0
+	VMOVUPS Y0, 96(AX)(SI*4)
+	ADDQ    $0x00000020, SI
+	SUBQ    $0x00000020, CX
+	JMP     loopU1
+
+loop12:
+	CMPQ    CX, $0x00000008
+	JB      tail3
+	VMOVUPS (DX)(SI*4), Y0
+	VMULPS  (BX)(SI*4), Y0, Y0
+	VMOVUPS Y0, (AX)(SI*4)
+	ADDQ    $0x00000008, SI
+	SUBQ    $0x00000008, CX
+	JMP     loop12
+
+tail3:
+	TESTQ      CX, CX
+	JZ         done4
+	LEAQ       tailmask<>+32(SB), DI
+	NEGQ       CX
+	VMOVDQU    (DI)(CX*4), Y0
+	VMASKMOVPS (DX)(SI*4), Y0, Y1
+	VMASKMOVPS (BX)(SI*4), Y0, Y2
+	VMULPS     Y2, Y1, Y1
+	VMASKMOVPS Y1, Y0, (AX)(SI*4)
+
+done4:
+	VZEROUPPER
+	RET
+
+// func normalizeLanesNTAVX2(dst []float32, x []float32, k []float32)
+// Requires: AVX
+TEXT ·normalizeLanesNTAVX2(SB), NOSPLIT, $0-72
+	MOVQ dst_base+0(FP), AX
+	MOVQ dst_len+8(FP), CX
+	MOVQ x_base+24(FP), DX
+	MOVQ k_base+48(FP), BX
+	XORQ SI, SI
+
+loopU1:
+	CMPQ     CX, $0x00000020
+	JB       loop12
+	VMOVUPS  (DX)(SI*4), Y0
+	VMULPS   (BX)(SI*4), Y0, Y0
+	VMOVNTPS Y0, (AX)(SI*4)
+	VMOVUPS  32(DX)(SI*4), Y0
+	VMULPS   32(BX)(SI*4), Y0, Y0
+	VMOVNTPS Y0, 32(AX)(SI*4)
+	VMOVUPS  64(DX)(SI*4), Y0
+	VMULPS   64(BX)(SI*4), Y0, Y0
+	VMOVNTPS Y0, 64(AX)(SI*4)
+	VMOVUPS  96(DX)(SI*4), Y0
+	VMULPS   96(BX)(SI*4), Y0, Y0
+	VMOVNTPS Y0, 96(AX)(SI*4)
+	ADDQ     $0x00000020, SI
+	SUBQ     $0x00000020, CX
+	JMP      loopU1
+
+loop12:
+	CMPQ     CX, $0x00000008
+	JB       tail3
+	VMOVUPS  (DX)(SI*4), Y0
+	VMULPS   (BX)(SI*4), Y0, Y0
+	VMOVNTPS Y0, (AX)(SI*4)
+	ADDQ     $0x00000008, SI
+	SUBQ     $0x00000008, CX
+	JMP      loop12
+
+tail3:
+	TESTQ      CX, CX
+	JZ         done4
+	LEAQ       tailmask<>+32(SB), DI
+	NEGQ       CX
+	VMOVDQU    (DI)(CX*4), Y0
+	VMASKMOVPS (DX)(SI*4), Y0, Y1
+	VMASKMOVPS (BX)(SI*4), Y0, Y2
+	VMULPS     Y2, Y1, Y1
+	VMASKMOVPS Y1, Y0, (AX)(SI*4)
+
+done4:
+	VZEROUPPER
+	RET
+
+// func expScaleLanesNTAVX2(dst []float32, x []float32, m []float32, mul []float32, scale float32)
+// Requires: AVX, AVX2, FMA3
+TEXT ·expScaleLanesNTAVX2(SB), NOSPLIT, $0-100
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         dst_len+8(FP), CX
+	MOVQ         x_base+24(FP), DX
+	MOVQ         m_base+48(FP), BX
+	MOVQ         mul_base+72(FP), SI
+	VBROADCASTSS scale+96(FP), Y0
+	VBROADCASTSS vecconsts<>+64(SB), Y1
+	VBROADCASTSS vecconsts<>+96(SB), Y2
+	XORQ         DI, DI
+
+loopU1:
+	CMPQ         CX, $0x00000020
+	JB           loop12
+	VMULPS       (DX)(DI*4), Y0, Y3
+	VSUBPS       (BX)(DI*4), Y3, Y3
+	VMULPS       32(DX)(DI*4), Y0, Y4
+	VSUBPS       32(BX)(DI*4), Y4, Y4
+	VMAXPS       Y3, Y1, Y3
+	VMAXPS       Y4, Y1, Y4
+	VMINPS       Y3, Y2, Y3
+	VMINPS       Y4, Y2, Y4
+	VMULPS       vecconsts<>+128(SB), Y3, Y5
+	VMULPS       vecconsts<>+128(SB), Y4, Y6
+	VROUNDPS     $0x00, Y5, Y5
+	VROUNDPS     $0x00, Y6, Y6
+	VFNMADD231PS vecconsts<>+160(SB), Y5, Y3
+	VFNMADD231PS vecconsts<>+160(SB), Y6, Y4
+	VFNMADD231PS vecconsts<>+192(SB), Y5, Y3
+	VFNMADD231PS vecconsts<>+192(SB), Y6, Y4
+	VMOVUPS      vecconsts<>+224(SB), Y7
+	VMOVUPS      vecconsts<>+224(SB), Y8
+	VFMADD213PS  vecconsts<>+256(SB), Y3, Y7
+	VFMADD213PS  vecconsts<>+256(SB), Y4, Y8
+	VFMADD213PS  vecconsts<>+288(SB), Y3, Y7
+	VFMADD213PS  vecconsts<>+288(SB), Y4, Y8
+	VFMADD213PS  vecconsts<>+320(SB), Y3, Y7
+	VFMADD213PS  vecconsts<>+320(SB), Y4, Y8
+	VFMADD213PS  vecconsts<>+352(SB), Y3, Y7
+	VFMADD213PS  vecconsts<>+352(SB), Y4, Y8
+	VFMADD213PS  vecconsts<>+384(SB), Y3, Y7
+	VFMADD213PS  vecconsts<>+384(SB), Y4, Y8
+	VMULPS       Y3, Y3, Y9
+	VMULPS       Y4, Y4, Y10
+	VFMADD213PS  Y3, Y9, Y7
+	VFMADD213PS  Y4, Y10, Y8
+	VADDPS       vecconsts<>+416(SB), Y7, Y7
+	VADDPS       vecconsts<>+416(SB), Y8, Y8
+	VCVTPS2DQ    Y5, Y5
+	VCVTPS2DQ    Y6, Y6
+	VPSRAD       $0x01, Y5, Y3
+	VPSRAD       $0x01, Y6, Y4
+	VPSUBD       Y3, Y5, Y5
+	VPSUBD       Y4, Y6, Y6
+	VPADDD       vecconsts<>+448(SB), Y3, Y3
+	VPSLLD       $0x17, Y3, Y3
+	VPADDD       vecconsts<>+448(SB), Y4, Y4
+	VPSLLD       $0x17, Y4, Y4
+	VPADDD       vecconsts<>+448(SB), Y5, Y5
+	VPSLLD       $0x17, Y5, Y5
+	VPADDD       vecconsts<>+448(SB), Y6, Y6
+	VPSLLD       $0x17, Y6, Y6
+	VMULPS       Y3, Y7, Y7
+	VMULPS       Y4, Y8, Y8
+	VMULPS       Y5, Y7, Y7
+	VMULPS       Y6, Y8, Y8
+	VMULPS       (SI)(DI*4), Y7, Y7
+	VMOVNTPS     Y7, (AX)(DI*4)
+	VMULPS       32(SI)(DI*4), Y8, Y8
+	VMOVNTPS     Y8, 32(AX)(DI*4)
+	VMULPS       64(DX)(DI*4), Y0, Y3
+	VSUBPS       64(BX)(DI*4), Y3, Y3
+	VMULPS       96(DX)(DI*4), Y0, Y4
+	VSUBPS       96(BX)(DI*4), Y4, Y4
+	VMAXPS       Y3, Y1, Y3
+	VMAXPS       Y4, Y1, Y4
+	VMINPS       Y3, Y2, Y3
+	VMINPS       Y4, Y2, Y4
+	VMULPS       vecconsts<>+128(SB), Y3, Y5
+	VMULPS       vecconsts<>+128(SB), Y4, Y6
+	VROUNDPS     $0x00, Y5, Y5
+	VROUNDPS     $0x00, Y6, Y6
+	VFNMADD231PS vecconsts<>+160(SB), Y5, Y3
+	VFNMADD231PS vecconsts<>+160(SB), Y6, Y4
+	VFNMADD231PS vecconsts<>+192(SB), Y5, Y3
+	VFNMADD231PS vecconsts<>+192(SB), Y6, Y4
+	VMOVUPS      vecconsts<>+224(SB), Y7
+	VMOVUPS      vecconsts<>+224(SB), Y8
+	VFMADD213PS  vecconsts<>+256(SB), Y3, Y7
+	VFMADD213PS  vecconsts<>+256(SB), Y4, Y8
+	VFMADD213PS  vecconsts<>+288(SB), Y3, Y7
+	VFMADD213PS  vecconsts<>+288(SB), Y4, Y8
+	VFMADD213PS  vecconsts<>+320(SB), Y3, Y7
+	VFMADD213PS  vecconsts<>+320(SB), Y4, Y8
+	VFMADD213PS  vecconsts<>+352(SB), Y3, Y7
+	VFMADD213PS  vecconsts<>+352(SB), Y4, Y8
+	VFMADD213PS  vecconsts<>+384(SB), Y3, Y7
+	VFMADD213PS  vecconsts<>+384(SB), Y4, Y8
+	VMULPS       Y3, Y3, Y9
+	VMULPS       Y4, Y4, Y10
+	VFMADD213PS  Y3, Y9, Y7
+	VFMADD213PS  Y4, Y10, Y8
+	VADDPS       vecconsts<>+416(SB), Y7, Y7
+	VADDPS       vecconsts<>+416(SB), Y8, Y8
+	VCVTPS2DQ    Y5, Y5
+	VCVTPS2DQ    Y6, Y6
+	VPSRAD       $0x01, Y5, Y3
+	VPSRAD       $0x01, Y6, Y4
+	VPSUBD       Y3, Y5, Y5
+	VPSUBD       Y4, Y6, Y6
+	VPADDD       vecconsts<>+448(SB), Y3, Y3
+	VPSLLD       $0x17, Y3, Y3
+	VPADDD       vecconsts<>+448(SB), Y4, Y4
+	VPSLLD       $0x17, Y4, Y4
+	VPADDD       vecconsts<>+448(SB), Y5, Y5
+	VPSLLD       $0x17, Y5, Y5
+	VPADDD       vecconsts<>+448(SB), Y6, Y6
+	VPSLLD       $0x17, Y6, Y6
+	VMULPS       Y3, Y7, Y7
+	VMULPS       Y4, Y8, Y8
+	VMULPS       Y5, Y7, Y7
+	VMULPS       Y6, Y8, Y8
+	VMULPS       64(SI)(DI*4), Y7, Y7
+	VMOVNTPS     Y7, 64(AX)(DI*4)
+	VMULPS       96(SI)(DI*4), Y8, Y8
+	VMOVNTPS     Y8, 96(AX)(DI*4)
+	ADDQ         $0x00000020, DI
+	SUBQ         $0x00000020, CX
+	JMP          loopU1
+
+loop12:
+	CMPQ         CX, $0x00000008
+	JB           tail3
+	VMULPS       (DX)(DI*4), Y0, Y3
+	VSUBPS       (BX)(DI*4), Y3, Y3
+	VMAXPS       Y3, Y1, Y3
+	VMINPS       Y3, Y2, Y3
+	VMULPS       vecconsts<>+128(SB), Y3, Y4
+	VROUNDPS     $0x00, Y4, Y4
+	VFNMADD231PS vecconsts<>+160(SB), Y4, Y3
+	VFNMADD231PS vecconsts<>+192(SB), Y4, Y3
+	VMOVUPS      vecconsts<>+224(SB), Y5
+	VFMADD213PS  vecconsts<>+256(SB), Y3, Y5
+	VFMADD213PS  vecconsts<>+288(SB), Y3, Y5
+	VFMADD213PS  vecconsts<>+320(SB), Y3, Y5
+	VFMADD213PS  vecconsts<>+352(SB), Y3, Y5
+	VFMADD213PS  vecconsts<>+384(SB), Y3, Y5
+	VMULPS       Y3, Y3, Y6
+	VFMADD213PS  Y3, Y6, Y5
+	VADDPS       vecconsts<>+416(SB), Y5, Y5
+	VCVTPS2DQ    Y4, Y4
+	VPSRAD       $0x01, Y4, Y3
+	VPSUBD       Y3, Y4, Y4
+	VPADDD       vecconsts<>+448(SB), Y3, Y3
+	VPSLLD       $0x17, Y3, Y3
+	VPADDD       vecconsts<>+448(SB), Y4, Y4
+	VPSLLD       $0x17, Y4, Y4
+	VMULPS       Y3, Y5, Y5
+	VMULPS       Y4, Y5, Y5
+	VMULPS       (SI)(DI*4), Y5, Y5
+	VMOVNTPS     Y5, (AX)(DI*4)
+	ADDQ         $0x00000008, DI
+	SUBQ         $0x00000008, CX
+	JMP          loop12
+
+tail3:
+	TESTQ        CX, CX
+	JZ           done4
+	LEAQ         tailmask<>+32(SB), R8
+	NEGQ         CX
+	VMOVDQU      (R8)(CX*4), Y3
+	VMASKMOVPS   (DX)(DI*4), Y3, Y4
+	VMULPS       Y4, Y0, Y0
+	VMASKMOVPS   (BX)(DI*4), Y3, Y4
+	VSUBPS       Y4, Y0, Y0
+	VMAXPS       Y0, Y1, Y0
+	VMINPS       Y0, Y2, Y0
+	VMULPS       vecconsts<>+128(SB), Y0, Y1
+	VROUNDPS     $0x00, Y1, Y1
+	VFNMADD231PS vecconsts<>+160(SB), Y1, Y0
+	VFNMADD231PS vecconsts<>+192(SB), Y1, Y0
+	VMOVUPS      vecconsts<>+224(SB), Y2
+	VFMADD213PS  vecconsts<>+256(SB), Y0, Y2
+	VFMADD213PS  vecconsts<>+288(SB), Y0, Y2
+	VFMADD213PS  vecconsts<>+320(SB), Y0, Y2
+	VFMADD213PS  vecconsts<>+352(SB), Y0, Y2
+	VFMADD213PS  vecconsts<>+384(SB), Y0, Y2
+	VMULPS       Y0, Y0, Y4
+	VFMADD213PS  Y0, Y4, Y2
+	VADDPS       vecconsts<>+416(SB), Y2, Y2
+	VCVTPS2DQ    Y1, Y1
+	VPSRAD       $0x01, Y1, Y0
+	VPSUBD       Y0, Y1, Y1
+	VPADDD       vecconsts<>+448(SB), Y0, Y0
+	VPSLLD       $0x17, Y0, Y0
+	VPADDD       vecconsts<>+448(SB), Y1, Y1
+	VPSLLD       $0x17, Y1, Y1
+	VMULPS       Y0, Y2, Y2
+	VMULPS       Y1, Y2, Y2
+	VMASKMOVPS   (SI)(DI*4), Y3, Y0
+	VMULPS       Y0, Y2, Y2
+	VMASKMOVPS   Y2, Y3, (AX)(DI*4)
+
+done4:
+	VZEROUPPER
+	RET
+
+// func logNormAVX2(dst []float32, x []float32, scale float32, m float32, logd float32)
+// Requires: AVX
+TEXT ·logNormAVX2(SB), NOSPLIT, $0-60
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         dst_len+8(FP), CX
+	MOVQ         x_base+24(FP), DX
+	VBROADCASTSS scale+48(FP), Y0
+	VBROADCASTSS m+52(FP), Y1
+	VBROADCASTSS logd+56(FP), Y2
+	XORQ         BX, BX
+
+loopU1:
+	CMPQ    CX, $0x00000020
+	JB      loop12
+	VMULPS  (DX)(BX*4), Y0, Y3
+	VSUBPS  Y1, Y3, Y3
+	VSUBPS  Y2, Y3, Y3
+	VMOVUPS Y3, (AX)(BX*4)
+	VMULPS  32(DX)(BX*4), Y0, Y3
+	VSUBPS  Y1, Y3, Y3
+	VSUBPS  Y2, Y3, Y3
+	VMOVUPS Y3, 32(AX)(BX*4)
+	VMULPS  64(DX)(BX*4), Y0, Y3
+	VSUBPS  Y1, Y3, Y3
+	VSUBPS  Y2, Y3, Y3
+	VMOVUPS Y3, 64(AX)(BX*4)
+	VMULPS  96(DX)(BX*4), Y0, Y3
+	VSUBPS  Y1, Y3, Y3
+	VSUBPS  Y2, Y3, Y3
+	VMOVUPS Y3, 96(AX)(BX*4)
+	ADDQ    $0x00000020, BX
+	SUBQ    $0x00000020, CX
+	JMP     loopU1
+
+loop12:
+	CMPQ    CX, $0x00000008
+	JB      tail3
+	VMULPS  (DX)(BX*4), Y0, Y3
+	VSUBPS  Y1, Y3, Y3
+	VSUBPS  Y2, Y3, Y3
+	VMOVUPS Y3, (AX)(BX*4)
+	ADDQ    $0x00000008, BX
+	SUBQ    $0x00000008, CX
+	JMP     loop12
+
+tail3:
+	TESTQ      CX, CX
+	JZ         done4
+	LEAQ       tailmask<>+32(SB), SI
+	NEGQ       CX
+	VMOVDQU    (SI)(CX*4), Y3
+	VMASKMOVPS (DX)(BX*4), Y3, Y4
+	VMULPS     Y4, Y0, Y0
+	VSUBPS     Y1, Y0, Y0
+	VSUBPS     Y2, Y0, Y0
+	VMASKMOVPS Y0, Y3, (AX)(BX*4)
+
+done4:
+	VZEROUPPER
+	RET
+
+// func logNormNTAVX2(dst []float32, x []float32, scale float32, m float32, logd float32)
+// Requires: AVX
+TEXT ·logNormNTAVX2(SB), NOSPLIT, $0-60
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         dst_len+8(FP), CX
+	MOVQ         x_base+24(FP), DX
+	VBROADCASTSS scale+48(FP), Y0
+	VBROADCASTSS m+52(FP), Y1
+	VBROADCASTSS logd+56(FP), Y2
+	XORQ         BX, BX
+
+loopU1:
+	CMPQ     CX, $0x00000020
+	JB       loop12
+	VMULPS   (DX)(BX*4), Y0, Y3
+	VSUBPS   Y1, Y3, Y3
+	VSUBPS   Y2, Y3, Y3
+	VMOVNTPS Y3, (AX)(BX*4)
+	VMULPS   32(DX)(BX*4), Y0, Y3
+	VSUBPS   Y1, Y3, Y3
+	VSUBPS   Y2, Y3, Y3
+	VMOVNTPS Y3, 32(AX)(BX*4)
+	VMULPS   64(DX)(BX*4), Y0, Y3
+	VSUBPS   Y1, Y3, Y3
+	VSUBPS   Y2, Y3, Y3
+	VMOVNTPS Y3, 64(AX)(BX*4)
+	VMULPS   96(DX)(BX*4), Y0, Y3
+	VSUBPS   Y1, Y3, Y3
+	VSUBPS   Y2, Y3, Y3
+	VMOVNTPS Y3, 96(AX)(BX*4)
+	ADDQ     $0x00000020, BX
+	SUBQ     $0x00000020, CX
+	JMP      loopU1
+
+loop12:
+	CMPQ     CX, $0x00000008
+	JB       tail3
+	VMULPS   (DX)(BX*4), Y0, Y3
+	VSUBPS   Y1, Y3, Y3
+	VSUBPS   Y2, Y3, Y3
+	VMOVNTPS Y3, (AX)(BX*4)
+	ADDQ     $0x00000008, BX
+	SUBQ     $0x00000008, CX
+	JMP      loop12
+
+tail3:
+	TESTQ      CX, CX
+	JZ         done4
+	LEAQ       tailmask<>+32(SB), SI
+	NEGQ       CX
+	VMOVDQU    (SI)(CX*4), Y3
+	VMASKMOVPS (DX)(BX*4), Y3, Y4
+	VMULPS     Y4, Y0, Y0
+	VSUBPS     Y1, Y0, Y0
+	VSUBPS     Y2, Y0, Y0
+	VMASKMOVPS Y0, Y3, (AX)(BX*4)
+
+done4:
+	VZEROUPPER
+	RET
+
+// func logNormLanesAVX2(dst []float32, x []float32, m []float32, logd []float32, scale float32)
+// Requires: AVX
+TEXT ·logNormLanesAVX2(SB), NOSPLIT, $0-100
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         dst_len+8(FP), CX
+	MOVQ         x_base+24(FP), DX
+	MOVQ         m_base+48(FP), BX
+	MOVQ         logd_base+72(FP), SI
+	VBROADCASTSS scale+96(FP), Y0
+	XORQ         DI, DI
+
+loopU1:
+	CMPQ    CX, $0x00000020
+	JB      loop12
+	VMULPS  (DX)(DI*4), Y0, Y1
+	VSUBPS  (BX)(DI*4), Y1, Y1
+	VSUBPS  (SI)(DI*4), Y1, Y1
+	VMOVUPS Y1, (AX)(DI*4)
+	VMULPS  32(DX)(DI*4), Y0, Y1
+	VSUBPS  32(BX)(DI*4), Y1, Y1
+	VSUBPS  32(SI)(DI*4), Y1, Y1
+	VMOVUPS Y1, 32(AX)(DI*4)
+	VMULPS  64(DX)(DI*4), Y0, Y1
+	VSUBPS  64(BX)(DI*4), Y1, Y1
+	VSUBPS  64(SI)(DI*4), Y1, Y1
+	VMOVUPS Y1, 64(AX)(DI*4)
+	VMULPS  96(DX)(DI*4), Y0, Y1
+	VSUBPS  96(BX)(DI*4), Y1, Y1
+	VSUBPS  96(SI)(DI*4), Y1, Y1
+	VMOVUPS Y1, 96(AX)(DI*4)
+	ADDQ    $0x00000020, DI
+	SUBQ    $0x00000020, CX
+	JMP     loopU1
+
+loop12:
+	CMPQ    CX, $0x00000008
+	JB      tail3
+	VMULPS  (DX)(DI*4), Y0, Y1
+	VSUBPS  (BX)(DI*4), Y1, Y1
+	VSUBPS  (SI)(DI*4), Y1, Y1
+	VMOVUPS Y1, (AX)(DI*4)
+	ADDQ    $0x00000008, DI
+	SUBQ    $0x00000008, CX
+	JMP     loop12
+
+tail3:
+	TESTQ      CX, CX
+	JZ         done4
+	LEAQ       tailmask<>+32(SB), R8
+	NEGQ       CX
+	VMOVDQU    (R8)(CX*4), Y1
+	VMASKMOVPS (DX)(DI*4), Y1, Y2
+	VMULPS     Y2, Y0, Y0
+	VMASKMOVPS (BX)(DI*4), Y1, Y2
+	VSUBPS     Y2, Y0, Y0
+	VMASKMOVPS (SI)(DI*4), Y1, Y2
+	VSUBPS     Y2, Y0, Y0
+	VMASKMOVPS Y0, Y1, (AX)(DI*4)
+
+done4:
+	VZEROUPPER
+	RET
+
+// func logNormLanesNTAVX2(dst []float32, x []float32, m []float32, logd []float32, scale float32)
+// Requires: AVX
+TEXT ·logNormLanesNTAVX2(SB), NOSPLIT, $0-100
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         dst_len+8(FP), CX
+	MOVQ         x_base+24(FP), DX
+	MOVQ         m_base+48(FP), BX
+	MOVQ         logd_base+72(FP), SI
+	VBROADCASTSS scale+96(FP), Y0
+	XORQ         DI, DI
+
+loopU1:
+	CMPQ     CX, $0x00000020
+	JB       loop12
+	VMULPS   (DX)(DI*4), Y0, Y1
+	VSUBPS   (BX)(DI*4), Y1, Y1
+	VSUBPS   (SI)(DI*4), Y1, Y1
+	VMOVNTPS Y1, (AX)(DI*4)
+	VMULPS   32(DX)(DI*4), Y0, Y1
+	VSUBPS   32(BX)(DI*4), Y1, Y1
+	VSUBPS   32(SI)(DI*4), Y1, Y1
+	VMOVNTPS Y1, 32(AX)(DI*4)
+	VMULPS   64(DX)(DI*4), Y0, Y1
+	VSUBPS   64(BX)(DI*4), Y1, Y1
+	VSUBPS   64(SI)(DI*4), Y1, Y1
+	VMOVNTPS Y1, 64(AX)(DI*4)
+	VMULPS   96(DX)(DI*4), Y0, Y1
+	VSUBPS   96(BX)(DI*4), Y1, Y1
+	VSUBPS   96(SI)(DI*4), Y1, Y1
+	VMOVNTPS Y1, 96(AX)(DI*4)
+	ADDQ     $0x00000020, DI
+	SUBQ     $0x00000020, CX
+	JMP      loopU1
+
+loop12:
+	CMPQ     CX, $0x00000008
+	JB       tail3
+	VMULPS   (DX)(DI*4), Y0, Y1
+	VSUBPS   (BX)(DI*4), Y1, Y1
+	VSUBPS   (SI)(DI*4), Y1, Y1
+	VMOVNTPS Y1, (AX)(DI*4)
+	ADDQ     $0x00000008, DI
+	SUBQ     $0x00000008, CX
+	JMP      loop12
+
+tail3:
+	TESTQ      CX, CX
+	JZ         done4
+	LEAQ       tailmask<>+32(SB), R8
+	NEGQ       CX
+	VMOVDQU    (R8)(CX*4), Y1
+	VMASKMOVPS (DX)(DI*4), Y1, Y2
+	VMULPS     Y2, Y0, Y0
+	VMASKMOVPS (BX)(DI*4), Y1, Y2
+	VSUBPS     Y2, Y0, Y0
+	VMASKMOVPS (SI)(DI*4), Y1, Y2
+	VSUBPS     Y2, Y0, Y0
+	VMASKMOVPS Y0, Y1, (AX)(DI*4)
+
+done4:
+	VZEROUPPER
+	RET
+
 // func maxSumAVX512(x []float32, scale float32) (m float32, d float32)
 // Requires: AVX, AVX512DQ, AVX512F, BMI2
 TEXT ·maxSumAVX512(SB), NOSPLIT, $0-40
@@ -4293,6 +5996,1508 @@ tail3:
 	VPORD     Z4, Z6, K2, Z0
 	VPMOVDW   Z0, Y0
 	VMOVDQU16 Y0, K1, (AX)(BX*2)
+
+done4:
+	VZEROUPPER
+	RET
+
+// func maxOfAVX512(x []float32, scale float32) float32
+// Requires: AVX, AVX512F, BMI2
+TEXT ·maxOfAVX512(SB), NOSPLIT, $0-36
+	MOVQ         x_base+0(FP), AX
+	MOVQ         x_len+8(FP), CX
+	VBROADCASTSS scale+24(FP), Z0
+	VBROADCASTSS vecconsts<>+0(SB), Z1
+	VBROADCASTSS vecconsts<>+0(SB), Z2
+	VBROADCASTSS vecconsts<>+0(SB), Z3
+	VBROADCASTSS vecconsts<>+0(SB), Z4
+	XORQ         DX, DX
+
+loopU1:
+	CMPQ   CX, $0x00000040
+	JB     loop12
+	VMULPS (AX)(DX*4), Z0, Z5
+	VMAXPS Z1, Z5, Z1
+	VMULPS 64(AX)(DX*4), Z0, Z5
+	VMAXPS Z2, Z5, Z2
+	VMULPS 128(AX)(DX*4), Z0, Z5
+	VMAXPS Z3, Z5, Z3
+	VMULPS 192(AX)(DX*4), Z0, Z5
+	VMAXPS Z4, Z5, Z4
+	ADDQ   $0x00000040, DX
+	SUBQ   $0x00000040, CX
+	JMP    loopU1
+
+loop12:
+	CMPQ   CX, $0x00000010
+	JB     tail3
+	VMULPS (AX)(DX*4), Z0, Z5
+	VMAXPS Z1, Z5, Z1
+	ADDQ   $0x00000010, DX
+	SUBQ   $0x00000010, CX
+	JMP    loop12
+
+tail3:
+	TESTQ        CX, CX
+	JZ           done4
+	MOVL         $0x0000ffff, BX
+	BZHIL        CX, BX, BX
+	KMOVW        BX, K1
+	VMOVUPS.Z    (AX)(DX*4), K1, Z6
+	VBROADCASTSS vecconsts<>+0(SB), Z5
+	VMULPS       Z6, Z0, K1, Z5
+	VMAXPS       Z1, Z5, Z1
+
+done4:
+	VMAXPS     Z2, Z1, Z1
+	VMAXPS     Z4, Z3, Z3
+	VMAXPS     Z3, Z1, Z1
+	VSHUFF32X4 $0x4e, Z1, Z1, Z0
+	VMAXPS     Z0, Z1, Z1
+	VSHUFF32X4 $0xb1, Z1, Z1, Z0
+	VMAXPS     Z0, Z1, Z1
+	VPERMILPS  $0x4e, Z1, Z0
+	VMAXPS     Z0, Z1, Z1
+	VPERMILPS  $0xb1, Z1, Z0
+	VMAXPS     Z0, Z1, Z1
+	VMOVSS     X1, ret+32(FP)
+	VZEROUPPER
+	RET
+
+// func expSumAVX512(dst []float32, x []float32, next []float32, scale float32, m float32) float32
+// Requires: AVX, AVX512DQ, AVX512F, BMI2, MMX+
+TEXT ·expSumAVX512(SB), NOSPLIT, $0-84
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         dst_len+8(FP), CX
+	MOVQ         x_base+24(FP), DX
+	MOVQ         next_base+48(FP), BX
+	MOVQ         next_len+56(FP), SI
+	VBROADCASTSS scale+72(FP), Z0
+	VBROADCASTSS m+76(FP), Z1
+	VBROADCASTSS vecconsts<>+64(SB), Z2
+	VBROADCASTSS vecconsts<>+96(SB), Z3
+	VBROADCASTSS vecconsts<>+128(SB), Z4
+	VBROADCASTSS vecconsts<>+160(SB), Z5
+	VBROADCASTSS vecconsts<>+192(SB), Z6
+	VBROADCASTSS vecconsts<>+224(SB), Z7
+	VBROADCASTSS vecconsts<>+416(SB), Z8
+	VXORPS       Z9, Z9, Z9
+	VXORPS       Z10, Z10, Z10
+	VXORPS       Z11, Z11, Z11
+	VXORPS       Z12, Z12, Z12
+	XORQ         DI, DI
+
+loopU1:
+	CMPQ             CX, $0x00000040
+	JB               loop12
+	VMULPS           (DX)(DI*4), Z0, Z13
+	VSUBPS           Z1, Z13, Z13
+	VMULPS           64(DX)(DI*4), Z0, Z14
+	VSUBPS           Z1, Z14, Z14
+	VMULPS           128(DX)(DI*4), Z0, Z15
+	VSUBPS           Z1, Z15, Z15
+	VMULPS           192(DX)(DI*4), Z0, Z16
+	VSUBPS           Z1, Z16, Z16
+	VMAXPS           Z13, Z2, Z13
+	VMAXPS           Z14, Z2, Z14
+	VMAXPS           Z15, Z2, Z15
+	VMAXPS           Z16, Z2, Z16
+	VMINPS           Z13, Z3, Z13
+	VMINPS           Z14, Z3, Z14
+	VMINPS           Z15, Z3, Z15
+	VMINPS           Z16, Z3, Z16
+	VMULPS           Z4, Z13, Z17
+	VMULPS           Z4, Z14, Z18
+	VMULPS           Z4, Z15, Z19
+	VMULPS           Z4, Z16, Z20
+	VRNDSCALEPS      $0x00, Z17, Z17
+	VRNDSCALEPS      $0x00, Z18, Z18
+	VRNDSCALEPS      $0x00, Z19, Z19
+	VRNDSCALEPS      $0x00, Z20, Z20
+	VFNMADD231PS     Z5, Z17, Z13
+	VFNMADD231PS     Z5, Z18, Z14
+	VFNMADD231PS     Z5, Z19, Z15
+	VFNMADD231PS     Z5, Z20, Z16
+	VFNMADD231PS     Z6, Z17, Z13
+	VFNMADD231PS     Z6, Z18, Z14
+	VFNMADD231PS     Z6, Z19, Z15
+	VFNMADD231PS     Z6, Z20, Z16
+	VMOVAPS          Z7, Z21
+	VMOVAPS          Z7, Z22
+	VMOVAPS          Z7, Z23
+	VMOVAPS          Z7, Z24
+	VFMADD213PS.BCST vecconsts<>+256(SB), Z13, Z21
+	VFMADD213PS.BCST vecconsts<>+256(SB), Z14, Z22
+	VFMADD213PS.BCST vecconsts<>+256(SB), Z15, Z23
+	VFMADD213PS.BCST vecconsts<>+256(SB), Z16, Z24
+	VFMADD213PS.BCST vecconsts<>+288(SB), Z13, Z21
+	VFMADD213PS.BCST vecconsts<>+288(SB), Z14, Z22
+	VFMADD213PS.BCST vecconsts<>+288(SB), Z15, Z23
+	VFMADD213PS.BCST vecconsts<>+288(SB), Z16, Z24
+	VFMADD213PS.BCST vecconsts<>+320(SB), Z13, Z21
+	VFMADD213PS.BCST vecconsts<>+320(SB), Z14, Z22
+	VFMADD213PS.BCST vecconsts<>+320(SB), Z15, Z23
+	VFMADD213PS.BCST vecconsts<>+320(SB), Z16, Z24
+	VFMADD213PS.BCST vecconsts<>+352(SB), Z13, Z21
+	VFMADD213PS.BCST vecconsts<>+352(SB), Z14, Z22
+	VFMADD213PS.BCST vecconsts<>+352(SB), Z15, Z23
+	VFMADD213PS.BCST vecconsts<>+352(SB), Z16, Z24
+	VFMADD213PS.BCST vecconsts<>+384(SB), Z13, Z21
+	VFMADD213PS.BCST vecconsts<>+384(SB), Z14, Z22
+	VFMADD213PS.BCST vecconsts<>+384(SB), Z15, Z23
+	VFMADD213PS.BCST vecconsts<>+384(SB), Z16, Z24
+	VMULPS           Z13, Z13, Z25
+	VMULPS           Z14, Z14, Z26
+	VMULPS           Z15, Z15, Z27
+	VMULPS           Z16, Z16, Z28
+	VFMADD213PS      Z13, Z25, Z21
+	VFMADD213PS      Z14, Z26, Z22
+	VFMADD213PS      Z15, Z27, Z23
+	VFMADD213PS      Z16, Z28, Z24
+	VADDPS           Z8, Z21, Z21
+	VADDPS           Z8, Z22, Z22
+	VADDPS           Z8, Z23, Z23
+	VADDPS           Z8, Z24, Z24
+	VSCALEFPS        Z17, Z21, Z21
+	VSCALEFPS        Z18, Z22, Z22
+	VSCALEFPS        Z19, Z23, Z23
+	VSCALEFPS        Z20, Z24, Z24
+	VMOVUPS          Z21, (AX)(DI*4)
+	VADDPS           Z21, Z9, Z9
+	VMOVUPS          Z22, 64(AX)(DI*4)
+	VADDPS           Z22, Z10, Z10
+	VMOVUPS          Z23, 128(AX)(DI*4)
+	VADDPS           Z23, Z11, Z11
+	VMOVUPS          Z24, 192(AX)(DI*4)
+	VADDPS           Z24, Z12, Z12
+	CMPQ             DI, SI
+	JAE              noprefetch5
+	PREFETCHT1       (BX)(DI*4)
+	PREFETCHT1       64(BX)(DI*4)
+	PREFETCHT1       128(BX)(DI*4)
+	PREFETCHT1       192(BX)(DI*4)
+
+noprefetch5:
+	ADDQ $0x00000040, DI
+	SUBQ $0x00000040, CX
+	JMP  loopU1
+
+loop12:
+	CMPQ             CX, $0x00000010
+	JB               tail3
+	VMULPS           (DX)(DI*4), Z0, Z13
+	VSUBPS           Z1, Z13, Z13
+	VMAXPS           Z13, Z2, Z13
+	VMINPS           Z13, Z3, Z13
+	VMULPS           Z4, Z13, Z14
+	VRNDSCALEPS      $0x00, Z14, Z14
+	VFNMADD231PS     Z5, Z14, Z13
+	VFNMADD231PS     Z6, Z14, Z13
+	VMOVAPS          Z7, Z15
+	VFMADD213PS.BCST vecconsts<>+256(SB), Z13, Z15
+	VFMADD213PS.BCST vecconsts<>+288(SB), Z13, Z15
+	VFMADD213PS.BCST vecconsts<>+320(SB), Z13, Z15
+	VFMADD213PS.BCST vecconsts<>+352(SB), Z13, Z15
+	VFMADD213PS.BCST vecconsts<>+384(SB), Z13, Z15
+	VMULPS           Z13, Z13, Z16
+	VFMADD213PS      Z13, Z16, Z15
+	VADDPS           Z8, Z15, Z15
+	VSCALEFPS        Z14, Z15, Z15
+	VMOVUPS          Z15, (AX)(DI*4)
+	VADDPS           Z15, Z9, Z9
+	ADDQ             $0x00000010, DI
+	SUBQ             $0x00000010, CX
+	JMP              loop12
+
+tail3:
+	TESTQ            CX, CX
+	JZ               done4
+	MOVL             $0x0000ffff, BX
+	BZHIL            CX, BX, BX
+	KMOVW            BX, K1
+	VMOVUPS.Z        (DX)(DI*4), K1, Z13
+	VMULPS           Z13, Z0, Z0
+	VSUBPS           Z1, Z0, Z0
+	VMAXPS           Z0, Z2, Z0
+	VMINPS           Z0, Z3, Z0
+	VMULPS           Z4, Z0, Z1
+	VRNDSCALEPS      $0x00, Z1, Z1
+	VFNMADD231PS     Z5, Z1, Z0
+	VFNMADD231PS     Z6, Z1, Z0
+	VMOVAPS          Z7, Z2
+	VFMADD213PS.BCST vecconsts<>+256(SB), Z0, Z2
+	VFMADD213PS.BCST vecconsts<>+288(SB), Z0, Z2
+	VFMADD213PS.BCST vecconsts<>+320(SB), Z0, Z2
+	VFMADD213PS.BCST vecconsts<>+352(SB), Z0, Z2
+	VFMADD213PS.BCST vecconsts<>+384(SB), Z0, Z2
+	VMULPS           Z0, Z0, Z3
+	VFMADD213PS      Z0, Z3, Z2
+	VADDPS           Z8, Z2, Z2
+	VSCALEFPS        Z1, Z2, Z2
+	VMOVUPS          Z2, K1, (AX)(DI*4)
+	VADDPS           Z2, Z9, K1, Z9
+
+done4:
+	VADDPS     Z10, Z9, Z9
+	VADDPS     Z12, Z11, Z11
+	VADDPS     Z11, Z9, Z9
+	VSHUFF32X4 $0x4e, Z9, Z9, Z0
+	VADDPS     Z0, Z9, Z9
+	VSHUFF32X4 $0xb1, Z9, Z9, Z0
+	VADDPS     Z0, Z9, Z9
+	VPERMILPS  $0x4e, Z9, Z0
+	VADDPS     Z0, Z9, Z9
+	VPERMILPS  $0xb1, Z9, Z0
+	VADDPS     Z0, Z9, Z9
+	VMOVSS     X9, ret+80(FP)
+	VZEROUPPER
+	RET
+
+// func expSumFlushAVX512(dst []float32, x []float32, next []float32, out []float32, in []float32, scale float32, m float32, k float32) (s float32, done int)
+// Requires: AVX, AVX512DQ, AVX512F, BMI2, MMX+
+TEXT ·expSumFlushAVX512(SB), NOSPLIT, $0-152
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         dst_len+8(FP), CX
+	MOVQ         x_base+24(FP), DX
+	MOVQ         next_base+48(FP), BX
+	MOVQ         next_len+56(FP), SI
+	VBROADCASTSS scale+120(FP), Z0
+	VBROADCASTSS m+124(FP), Z1
+	MOVQ         out_base+72(FP), DI
+	MOVQ         in_base+96(FP), R8
+	MOVQ         out_len+80(FP), R9
+	SUBQ         $0x00000040, R9
+	XORQ         R10, R10
+	VBROADCASTSS k+128(FP), Z2
+	VBROADCASTSS vecconsts<>+64(SB), Z3
+	VBROADCASTSS vecconsts<>+96(SB), Z4
+	VBROADCASTSS vecconsts<>+128(SB), Z5
+	VBROADCASTSS vecconsts<>+160(SB), Z6
+	VBROADCASTSS vecconsts<>+192(SB), Z7
+	VBROADCASTSS vecconsts<>+224(SB), Z8
+	VBROADCASTSS vecconsts<>+416(SB), Z9
+	VXORPS       Z10, Z10, Z10
+	VXORPS       Z11, Z11, Z11
+	VXORPS       Z12, Z12, Z12
+	VXORPS       Z13, Z13, Z13
+	XORQ         R11, R11
+
+loopU1:
+	CMPQ             CX, $0x00000040
+	JB               loop12
+	VMULPS           (DX)(R11*4), Z0, Z14
+	VSUBPS           Z1, Z14, Z14
+	VMULPS           64(DX)(R11*4), Z0, Z15
+	VSUBPS           Z1, Z15, Z15
+	VMULPS           128(DX)(R11*4), Z0, Z16
+	VSUBPS           Z1, Z16, Z16
+	VMULPS           192(DX)(R11*4), Z0, Z17
+	VSUBPS           Z1, Z17, Z17
+	VMAXPS           Z14, Z3, Z14
+	VMAXPS           Z15, Z3, Z15
+	VMAXPS           Z16, Z3, Z16
+	VMAXPS           Z17, Z3, Z17
+	VMINPS           Z14, Z4, Z14
+	VMINPS           Z15, Z4, Z15
+	VMINPS           Z16, Z4, Z16
+	VMINPS           Z17, Z4, Z17
+	VMULPS           Z5, Z14, Z18
+	VMULPS           Z5, Z15, Z19
+	VMULPS           Z5, Z16, Z20
+	VMULPS           Z5, Z17, Z21
+	VRNDSCALEPS      $0x00, Z18, Z18
+	VRNDSCALEPS      $0x00, Z19, Z19
+	VRNDSCALEPS      $0x00, Z20, Z20
+	VRNDSCALEPS      $0x00, Z21, Z21
+	VFNMADD231PS     Z6, Z18, Z14
+	VFNMADD231PS     Z6, Z19, Z15
+	VFNMADD231PS     Z6, Z20, Z16
+	VFNMADD231PS     Z6, Z21, Z17
+	VFNMADD231PS     Z7, Z18, Z14
+	VFNMADD231PS     Z7, Z19, Z15
+	VFNMADD231PS     Z7, Z20, Z16
+	VFNMADD231PS     Z7, Z21, Z17
+	VMOVAPS          Z8, Z22
+	VMOVAPS          Z8, Z23
+	VMOVAPS          Z8, Z24
+	VMOVAPS          Z8, Z25
+	VFMADD213PS.BCST vecconsts<>+256(SB), Z14, Z22
+	VFMADD213PS.BCST vecconsts<>+256(SB), Z15, Z23
+	VFMADD213PS.BCST vecconsts<>+256(SB), Z16, Z24
+	VFMADD213PS.BCST vecconsts<>+256(SB), Z17, Z25
+	VFMADD213PS.BCST vecconsts<>+288(SB), Z14, Z22
+	VFMADD213PS.BCST vecconsts<>+288(SB), Z15, Z23
+	VFMADD213PS.BCST vecconsts<>+288(SB), Z16, Z24
+	VFMADD213PS.BCST vecconsts<>+288(SB), Z17, Z25
+	VFMADD213PS.BCST vecconsts<>+320(SB), Z14, Z22
+	VFMADD213PS.BCST vecconsts<>+320(SB), Z15, Z23
+	VFMADD213PS.BCST vecconsts<>+320(SB), Z16, Z24
+	VFMADD213PS.BCST vecconsts<>+320(SB), Z17, Z25
+	VFMADD213PS.BCST vecconsts<>+352(SB), Z14, Z22
+	VFMADD213PS.BCST vecconsts<>+352(SB), Z15, Z23
+	VFMADD213PS.BCST vecconsts<>+352(SB), Z16, Z24
+	VFMADD213PS.BCST vecconsts<>+352(SB), Z17, Z25
+	VFMADD213PS.BCST vecconsts<>+384(SB), Z14, Z22
+	VFMADD213PS.BCST vecconsts<>+384(SB), Z15, Z23
+	VFMADD213PS.BCST vecconsts<>+384(SB), Z16, Z24
+	VFMADD213PS.BCST vecconsts<>+384(SB), Z17, Z25
+	VMULPS           Z14, Z14, Z26
+	VMULPS           Z15, Z15, Z27
+	VMULPS           Z16, Z16, Z28
+	VMULPS           Z17, Z17, Z29
+	VFMADD213PS      Z14, Z26, Z22
+	VFMADD213PS      Z15, Z27, Z23
+	VFMADD213PS      Z16, Z28, Z24
+	VFMADD213PS      Z17, Z29, Z25
+	VADDPS           Z9, Z22, Z22
+	VADDPS           Z9, Z23, Z23
+	VADDPS           Z9, Z24, Z24
+	VADDPS           Z9, Z25, Z25
+	VSCALEFPS        Z18, Z22, Z22
+	VSCALEFPS        Z19, Z23, Z23
+	VSCALEFPS        Z20, Z24, Z24
+	VSCALEFPS        Z21, Z25, Z25
+	VMOVUPS          Z22, (AX)(R11*4)
+	VADDPS           Z22, Z10, Z10
+	VMOVUPS          Z23, 64(AX)(R11*4)
+	VADDPS           Z23, Z11, Z11
+	VMOVUPS          Z24, 128(AX)(R11*4)
+	VADDPS           Z24, Z12, Z12
+	VMOVUPS          Z25, 192(AX)(R11*4)
+	VADDPS           Z25, Z13, Z13
+	CMPQ             R11, SI
+	JAE              noprefetch5
+	PREFETCHT1       (BX)(R11*4)
+	PREFETCHT1       64(BX)(R11*4)
+	PREFETCHT1       128(BX)(R11*4)
+	PREFETCHT1       192(BX)(R11*4)
+
+noprefetch5:
+	CMPQ     R11, R9
+	JG       noflush6
+	VMULPS   (R8)(R11*4), Z2, Z14
+	VMOVNTPS Z14, (DI)(R11*4)
+	VMULPS   64(R8)(R11*4), Z2, Z14
+	VMOVNTPS Z14, 64(DI)(R11*4)
+	VMULPS   128(R8)(R11*4), Z2, Z14
+	VMOVNTPS Z14, 128(DI)(R11*4)
+	VMULPS   192(R8)(R11*4), Z2, Z14
+	VMOVNTPS Z14, 192(DI)(R11*4)
+	LEAQ     64(R11), R10
+
+noflush6:
+	ADDQ $0x00000040, R11
+	SUBQ $0x00000040, CX
+	JMP  loopU1
+
+loop12:
+	CMPQ             CX, $0x00000010
+	JB               tail3
+	VMULPS           (DX)(R11*4), Z0, Z2
+	VSUBPS           Z1, Z2, Z2
+	VMAXPS           Z2, Z3, Z2
+	VMINPS           Z2, Z4, Z2
+	VMULPS           Z5, Z2, Z14
+	VRNDSCALEPS      $0x00, Z14, Z14
+	VFNMADD231PS     Z6, Z14, Z2
+	VFNMADD231PS     Z7, Z14, Z2
+	VMOVAPS          Z8, Z15
+	VFMADD213PS.BCST vecconsts<>+256(SB), Z2, Z15
+	VFMADD213PS.BCST vecconsts<>+288(SB), Z2, Z15
+	VFMADD213PS.BCST vecconsts<>+320(SB), Z2, Z15
+	VFMADD213PS.BCST vecconsts<>+352(SB), Z2, Z15
+	VFMADD213PS.BCST vecconsts<>+384(SB), Z2, Z15
+	VMULPS           Z2, Z2, Z16
+	VFMADD213PS      Z2, Z16, Z15
+	VADDPS           Z9, Z15, Z15
+	VSCALEFPS        Z14, Z15, Z15
+	VMOVUPS          Z15, (AX)(R11*4)
+	VADDPS           Z15, Z10, Z10
+	ADDQ             $0x00000010, R11
+	SUBQ             $0x00000010, CX
+	JMP              loop12
+
+tail3:
+	TESTQ            CX, CX
+	JZ               done4
+	MOVL             $0x0000ffff, BX
+	BZHIL            CX, BX, BX
+	KMOVW            BX, K1
+	VMOVUPS.Z        (DX)(R11*4), K1, Z2
+	VMULPS           Z2, Z0, Z0
+	VSUBPS           Z1, Z0, Z0
+	VMAXPS           Z0, Z3, Z0
+	VMINPS           Z0, Z4, Z0
+	VMULPS           Z5, Z0, Z1
+	VRNDSCALEPS      $0x00, Z1, Z1
+	VFNMADD231PS     Z6, Z1, Z0
+	VFNMADD231PS     Z7, Z1, Z0
+	VMOVAPS          Z8, Z2
+	VFMADD213PS.BCST vecconsts<>+256(SB), Z0, Z2
+	VFMADD213PS.BCST vecconsts<>+288(SB), Z0, Z2
+	VFMADD213PS.BCST vecconsts<>+320(SB), Z0, Z2
+	VFMADD213PS.BCST vecconsts<>+352(SB), Z0, Z2
+	VFMADD213PS.BCST vecconsts<>+384(SB), Z0, Z2
+	VMULPS           Z0, Z0, Z3
+	VFMADD213PS      Z0, Z3, Z2
+	VADDPS           Z9, Z2, Z2
+	VSCALEFPS        Z1, Z2, Z2
+	VMOVUPS          Z2, K1, (AX)(R11*4)
+	VADDPS           Z2, Z10, K1, Z10
+
+done4:
+	VADDPS     Z11, Z10, Z10
+	VADDPS     Z13, Z12, Z12
+	VADDPS     Z12, Z10, Z10
+	VSHUFF32X4 $0x4e, Z10, Z10, Z0
+	VADDPS     Z0, Z10, Z10
+	VSHUFF32X4 $0xb1, Z10, Z10, Z0
+	VADDPS     Z0, Z10, Z10
+	VPERMILPS  $0x4e, Z10, Z0
+	VADDPS     Z0, Z10, Z10
+	VPERMILPS  $0xb1, Z10, Z0
+	VADDPS     Z0, Z10, Z10
+	VMOVSS     X10, s+136(FP)
+	MOVQ       R10, done+144(FP)
+	VZEROUPPER
+	RET
+
+// func normalizeAVX512(dst []float32, x []float32, k float32)
+// Requires: AVX, AVX512F, BMI2
+TEXT ·normalizeAVX512(SB), NOSPLIT, $0-52
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         dst_len+8(FP), CX
+	MOVQ         x_base+24(FP), DX
+	VBROADCASTSS k+48(FP), Z0
+	XORQ         BX, BX
+
+loopU1:
+	CMPQ    CX, $0x00000040
+	JB      loop12
+	VMULPS  (DX)(BX*4), Z0, Z1
+	VMOVUPS Z1, (AX)(BX*4)
+	VMULPS  64(DX)(BX*4), Z0, Z1
+	VMOVUPS Z1, 64(AX)(BX*4)
+	VMULPS  128(DX)(BX*4), Z0, Z1
+	VMOVUPS Z1, 128(AX)(BX*4)
+	VMULPS  192(DX)(BX*4), Z0, Z1
+	VMOVUPS Z1, 192(AX)(BX*4)
+	ADDQ    $0x00000040, BX
+	SUBQ    $0x00000040, CX
+	JMP     loopU1
+
+loop12:
+	CMPQ    CX, $0x00000010
+	JB      tail3
+	VMULPS  (DX)(BX*4), Z0, Z1
+	VMOVUPS Z1, (AX)(BX*4)
+	ADDQ    $0x00000010, BX
+	SUBQ    $0x00000010, CX
+	JMP     loop12
+
+tail3:
+	TESTQ     CX, CX
+	JZ        done4
+	MOVL      $0x0000ffff, SI
+	BZHIL     CX, SI, SI
+	KMOVW     SI, K1
+	VMOVUPS.Z (DX)(BX*4), K1, Z1
+	VMULPS    Z1, Z0, Z0
+	VMOVUPS   Z0, K1, (AX)(BX*4)
+
+done4:
+	VZEROUPPER
+	RET
+
+// func normalizeNTAVX512(dst []float32, x []float32, k float32)
+// Requires: AVX, AVX512F, BMI2
+TEXT ·normalizeNTAVX512(SB), NOSPLIT, $0-52
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         dst_len+8(FP), CX
+	MOVQ         x_base+24(FP), DX
+	VBROADCASTSS k+48(FP), Z0
+	XORQ         BX, BX
+
+loopU1:
+	CMPQ     CX, $0x00000040
+	JB       loop12
+	VMULPS   (DX)(BX*4), Z0, Z1
+	VMOVNTPS Z1, (AX)(BX*4)
+	VMULPS   64(DX)(BX*4), Z0, Z1
+	VMOVNTPS Z1, 64(AX)(BX*4)
+	VMULPS   128(DX)(BX*4), Z0, Z1
+	VMOVNTPS Z1, 128(AX)(BX*4)
+	VMULPS   192(DX)(BX*4), Z0, Z1
+	VMOVNTPS Z1, 192(AX)(BX*4)
+	ADDQ     $0x00000040, BX
+	SUBQ     $0x00000040, CX
+	JMP      loopU1
+
+loop12:
+	CMPQ     CX, $0x00000010
+	JB       tail3
+	VMULPS   (DX)(BX*4), Z0, Z1
+	VMOVNTPS Z1, (AX)(BX*4)
+	ADDQ     $0x00000010, BX
+	SUBQ     $0x00000010, CX
+	JMP      loop12
+
+tail3:
+	TESTQ     CX, CX
+	JZ        done4
+	MOVL      $0x0000ffff, SI
+	BZHIL     CX, SI, SI
+	KMOVW     SI, K1
+	VMOVUPS.Z (DX)(BX*4), K1, Z1
+	VMULPS    Z1, Z0, Z0
+	VMOVUPS   Z0, K1, (AX)(BX*4)
+
+done4:
+	VZEROUPPER
+	RET
+
+// func expScaleNTAVX512(dst []float32, x []float32, scale float32, m float32, mul float32)
+// Requires: AVX, AVX512F, BMI2
+TEXT ·expScaleNTAVX512(SB), NOSPLIT, $0-60
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         dst_len+8(FP), CX
+	MOVQ         x_base+24(FP), DX
+	VBROADCASTSS scale+48(FP), Z0
+	VBROADCASTSS m+52(FP), Z1
+	VBROADCASTSS mul+56(FP), Z2
+	VBROADCASTSS vecconsts<>+64(SB), Z3
+	VBROADCASTSS vecconsts<>+96(SB), Z4
+	VBROADCASTSS vecconsts<>+128(SB), Z5
+	VBROADCASTSS vecconsts<>+160(SB), Z6
+	VBROADCASTSS vecconsts<>+192(SB), Z7
+	VBROADCASTSS vecconsts<>+224(SB), Z8
+	VBROADCASTSS vecconsts<>+256(SB), Z9
+	VBROADCASTSS vecconsts<>+288(SB), Z10
+	VBROADCASTSS vecconsts<>+320(SB), Z11
+	VBROADCASTSS vecconsts<>+352(SB), Z12
+	VBROADCASTSS vecconsts<>+384(SB), Z13
+	VBROADCASTSS vecconsts<>+416(SB), Z14
+	XORQ         BX, BX
+
+loopU1:
+	CMPQ         CX, $0x00000040
+	JB           loop12
+	VMULPS       (DX)(BX*4), Z0, Z15
+	VSUBPS       Z1, Z15, Z15
+	VMULPS       64(DX)(BX*4), Z0, Z16
+	VSUBPS       Z1, Z16, Z16
+	VMULPS       128(DX)(BX*4), Z0, Z17
+	VSUBPS       Z1, Z17, Z17
+	VMULPS       192(DX)(BX*4), Z0, Z18
+	VSUBPS       Z1, Z18, Z18
+	VMAXPS       Z15, Z3, Z15
+	VMAXPS       Z16, Z3, Z16
+	VMAXPS       Z17, Z3, Z17
+	VMAXPS       Z18, Z3, Z18
+	VMINPS       Z15, Z4, Z15
+	VMINPS       Z16, Z4, Z16
+	VMINPS       Z17, Z4, Z17
+	VMINPS       Z18, Z4, Z18
+	VMULPS       Z5, Z15, Z19
+	VMULPS       Z5, Z16, Z20
+	VMULPS       Z5, Z17, Z21
+	VMULPS       Z5, Z18, Z22
+	VRNDSCALEPS  $0x00, Z19, Z19
+	VRNDSCALEPS  $0x00, Z20, Z20
+	VRNDSCALEPS  $0x00, Z21, Z21
+	VRNDSCALEPS  $0x00, Z22, Z22
+	VFNMADD231PS Z6, Z19, Z15
+	VFNMADD231PS Z6, Z20, Z16
+	VFNMADD231PS Z6, Z21, Z17
+	VFNMADD231PS Z6, Z22, Z18
+	VFNMADD231PS Z7, Z19, Z15
+	VFNMADD231PS Z7, Z20, Z16
+	VFNMADD231PS Z7, Z21, Z17
+	VFNMADD231PS Z7, Z22, Z18
+	VMOVAPS      Z8, Z23
+	VMOVAPS      Z8, Z24
+	VMOVAPS      Z8, Z25
+	VMOVAPS      Z8, Z26
+	VFMADD213PS  Z9, Z15, Z23
+	VFMADD213PS  Z9, Z16, Z24
+	VFMADD213PS  Z9, Z17, Z25
+	VFMADD213PS  Z9, Z18, Z26
+	VFMADD213PS  Z10, Z15, Z23
+	VFMADD213PS  Z10, Z16, Z24
+	VFMADD213PS  Z10, Z17, Z25
+	VFMADD213PS  Z10, Z18, Z26
+	VFMADD213PS  Z11, Z15, Z23
+	VFMADD213PS  Z11, Z16, Z24
+	VFMADD213PS  Z11, Z17, Z25
+	VFMADD213PS  Z11, Z18, Z26
+	VFMADD213PS  Z12, Z15, Z23
+	VFMADD213PS  Z12, Z16, Z24
+	VFMADD213PS  Z12, Z17, Z25
+	VFMADD213PS  Z12, Z18, Z26
+	VFMADD213PS  Z13, Z15, Z23
+	VFMADD213PS  Z13, Z16, Z24
+	VFMADD213PS  Z13, Z17, Z25
+	VFMADD213PS  Z13, Z18, Z26
+	VMULPS       Z15, Z15, Z27
+	VMULPS       Z16, Z16, Z28
+	VMULPS       Z17, Z17, Z29
+	VMULPS       Z18, Z18, Z30
+	VFMADD213PS  Z15, Z27, Z23
+	VFMADD213PS  Z16, Z28, Z24
+	VFMADD213PS  Z17, Z29, Z25
+	VFMADD213PS  Z18, Z30, Z26
+	VADDPS       Z14, Z23, Z23
+	VADDPS       Z14, Z24, Z24
+	VADDPS       Z14, Z25, Z25
+	VADDPS       Z14, Z26, Z26
+	VSCALEFPS    Z19, Z23, Z23
+	VSCALEFPS    Z20, Z24, Z24
+	VSCALEFPS    Z21, Z25, Z25
+	VSCALEFPS    Z22, Z26, Z26
+	VMULPS       Z2, Z23, Z23
+	VMOVNTPS     Z23, (AX)(BX*4)
+	VMULPS       Z2, Z24, Z24
+	VMOVNTPS     Z24, 64(AX)(BX*4)
+	VMULPS       Z2, Z25, Z25
+	VMOVNTPS     Z25, 128(AX)(BX*4)
+	VMULPS       Z2, Z26, Z26
+	VMOVNTPS     Z26, 192(AX)(BX*4)
+	ADDQ         $0x00000040, BX
+	SUBQ         $0x00000040, CX
+	JMP          loopU1
+
+loop12:
+	CMPQ         CX, $0x00000010
+	JB           tail3
+	VMULPS       (DX)(BX*4), Z0, Z15
+	VSUBPS       Z1, Z15, Z15
+	VMAXPS       Z15, Z3, Z15
+	VMINPS       Z15, Z4, Z15
+	VMULPS       Z5, Z15, Z16
+	VRNDSCALEPS  $0x00, Z16, Z16
+	VFNMADD231PS Z6, Z16, Z15
+	VFNMADD231PS Z7, Z16, Z15
+	VMOVAPS      Z8, Z17
+	VFMADD213PS  Z9, Z15, Z17
+	VFMADD213PS  Z10, Z15, Z17
+	VFMADD213PS  Z11, Z15, Z17
+	VFMADD213PS  Z12, Z15, Z17
+	VFMADD213PS  Z13, Z15, Z17
+	VMULPS       Z15, Z15, Z18
+	VFMADD213PS  Z15, Z18, Z17
+	VADDPS       Z14, Z17, Z17
+	VSCALEFPS    Z16, Z17, Z17
+	VMULPS       Z2, Z17, Z17
+	VMOVNTPS     Z17, (AX)(BX*4)
+	ADDQ         $0x00000010, BX
+	SUBQ         $0x00000010, CX
+	JMP          loop12
+
+tail3:
+	TESTQ        CX, CX
+	JZ           done4
+	MOVL         $0x0000ffff, SI
+	BZHIL        CX, SI, SI
+	KMOVW        SI, K1
+	VMOVUPS.Z    (DX)(BX*4), K1, Z15
+	VMULPS       Z15, Z0, Z0
+	VSUBPS       Z1, Z0, Z0
+	VMAXPS       Z0, Z3, Z0
+	VMINPS       Z0, Z4, Z0
+	VMULPS       Z5, Z0, Z1
+	VRNDSCALEPS  $0x00, Z1, Z1
+	VFNMADD231PS Z6, Z1, Z0
+	VFNMADD231PS Z7, Z1, Z0
+	VMOVAPS      Z8, Z3
+	VFMADD213PS  Z9, Z0, Z3
+	VFMADD213PS  Z10, Z0, Z3
+	VFMADD213PS  Z11, Z0, Z3
+	VFMADD213PS  Z12, Z0, Z3
+	VFMADD213PS  Z13, Z0, Z3
+	VMULPS       Z0, Z0, Z4
+	VFMADD213PS  Z0, Z4, Z3
+	VADDPS       Z14, Z3, Z3
+	VSCALEFPS    Z1, Z3, Z3
+	VMULPS       Z2, Z3, Z3
+	VMOVUPS      Z3, K1, (AX)(BX*4)
+
+done4:
+	VZEROUPPER
+	RET
+
+// func fenceAVX512()
+// Requires: AVX, MMX+
+TEXT ·fenceAVX512(SB), NOSPLIT, $0
+	SFENCE
+	VZEROUPPER
+	RET
+
+// func maxLanesAVX512(m []float32, x []float32, scale float32)
+// Requires: AVX, AVX512F, BMI2
+TEXT ·maxLanesAVX512(SB), NOSPLIT, $0-52
+	MOVQ         m_base+0(FP), AX
+	MOVQ         m_len+8(FP), CX
+	MOVQ         x_base+24(FP), DX
+	VBROADCASTSS scale+48(FP), Z0
+	XORQ         BX, BX
+
+loopU1:
+	CMPQ    CX, $0x00000040
+	JB      loop12
+	VMULPS  (DX)(BX*4), Z0, Z1
+	VMOVUPS (AX)(BX*4), Z2
+	VMAXPS  Z2, Z1, Z2
+	VMOVUPS Z2, (AX)(BX*4)
+	VMULPS  64(DX)(BX*4), Z0, Z1
+	VMOVUPS 64(AX)(BX*4), Z2
+	VMAXPS  Z2, Z1, Z2
+	VMOVUPS Z2, 64(AX)(BX*4)
+	VMULPS  128(DX)(BX*4), Z0, Z1
+	VMOVUPS 128(AX)(BX*4), Z2
+	VMAXPS  Z2, Z1, Z2
+	VMOVUPS Z2, 128(AX)(BX*4)
+	VMULPS  192(DX)(BX*4), Z0, Z1
+	VMOVUPS 192(AX)(BX*4), Z2
+	VMAXPS  Z2, Z1, Z2
+	VMOVUPS Z2, 192(AX)(BX*4)
+	ADDQ    $0x00000040, BX
+	SUBQ    $0x00000040, CX
+	JMP     loopU1
+
+loop12:
+	CMPQ    CX, $0x00000010
+	JB      tail3
+	VMULPS  (DX)(BX*4), Z0, Z1
+	VMOVUPS (AX)(BX*4), Z2
+	VMAXPS  Z2, Z1, Z2
+	VMOVUPS Z2, (AX)(BX*4)
+	ADDQ    $0x00000010, BX
+	SUBQ    $0x00000010, CX
+	JMP     loop12
+
+tail3:
+	TESTQ     CX, CX
+	JZ        done4
+	MOVL      $0x0000ffff, SI
+	BZHIL     CX, SI, SI
+	KMOVW     SI, K1
+	VMOVUPS.Z (DX)(BX*4), K1, Z1
+	VMULPS    Z1, Z0, Z0
+	VMOVUPS.Z (AX)(BX*4), K1, Z1
+	VMAXPS    Z1, Z0, Z1
+	VMOVUPS   Z1, K1, (AX)(BX*4)
+
+done4:
+	VZEROUPPER
+	RET
+
+// func expSumLanesAVX512(dst []float32, d []float32, x []float32, m []float32, next []float32, scale float32)
+// Requires: AVX, AVX512F, BMI2, MMX+
+TEXT ·expSumLanesAVX512(SB), NOSPLIT, $0-124
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         dst_len+8(FP), CX
+	MOVQ         d_base+24(FP), DX
+	MOVQ         x_base+48(FP), BX
+	MOVQ         m_base+72(FP), SI
+	MOVQ         next_base+96(FP), DI
+	MOVQ         next_len+104(FP), R8
+	VBROADCASTSS scale+120(FP), Z0
+	VBROADCASTSS vecconsts<>+64(SB), Z1
+	VBROADCASTSS vecconsts<>+96(SB), Z2
+	VBROADCASTSS vecconsts<>+128(SB), Z3
+	VBROADCASTSS vecconsts<>+160(SB), Z4
+	VBROADCASTSS vecconsts<>+192(SB), Z5
+	VBROADCASTSS vecconsts<>+224(SB), Z6
+	VBROADCASTSS vecconsts<>+256(SB), Z7
+	VBROADCASTSS vecconsts<>+288(SB), Z8
+	VBROADCASTSS vecconsts<>+320(SB), Z9
+	VBROADCASTSS vecconsts<>+352(SB), Z10
+	VBROADCASTSS vecconsts<>+384(SB), Z11
+	VBROADCASTSS vecconsts<>+416(SB), Z12
+	XORQ         R9, R9
+
+loopU1:
+	CMPQ         CX, $0x00000040
+	JB           loop12
+	VMULPS       (BX)(R9*4), Z0, Z13
+	VSUBPS       (SI)(R9*4), Z13, Z13
+	VMULPS       64(BX)(R9*4), Z0, Z14
+	VSUBPS       64(SI)(R9*4), Z14, Z14
+	VMULPS       128(BX)(R9*4), Z0, Z15
+	VSUBPS       128(SI)(R9*4), Z15, Z15
+	VMULPS       192(BX)(R9*4), Z0, Z16
+	VSUBPS       192(SI)(R9*4), Z16, Z16
+	VMAXPS       Z13, Z1, Z13
+	VMAXPS       Z14, Z1, Z14
+	VMAXPS       Z15, Z1, Z15
+	VMAXPS       Z16, Z1, Z16
+	VMINPS       Z13, Z2, Z13
+	VMINPS       Z14, Z2, Z14
+	VMINPS       Z15, Z2, Z15
+	VMINPS       Z16, Z2, Z16
+	VMULPS       Z3, Z13, Z17
+	VMULPS       Z3, Z14, Z18
+	VMULPS       Z3, Z15, Z19
+	VMULPS       Z3, Z16, Z20
+	VRNDSCALEPS  $0x00, Z17, Z17
+	VRNDSCALEPS  $0x00, Z18, Z18
+	VRNDSCALEPS  $0x00, Z19, Z19
+	VRNDSCALEPS  $0x00, Z20, Z20
+	VFNMADD231PS Z4, Z17, Z13
+	VFNMADD231PS Z4, Z18, Z14
+	VFNMADD231PS Z4, Z19, Z15
+	VFNMADD231PS Z4, Z20, Z16
+	VFNMADD231PS Z5, Z17, Z13
+	VFNMADD231PS Z5, Z18, Z14
+	VFNMADD231PS Z5, Z19, Z15
+	VFNMADD231PS Z5, Z20, Z16
+	VMOVAPS      Z6, Z21
+	VMOVAPS      Z6, Z22
+	VMOVAPS      Z6, Z23
+	VMOVAPS      Z6, Z24
+	VFMADD213PS  Z7, Z13, Z21
+	VFMADD213PS  Z7, Z14, Z22
+	VFMADD213PS  Z7, Z15, Z23
+	VFMADD213PS  Z7, Z16, Z24
+	VFMADD213PS  Z8, Z13, Z21
+	VFMADD213PS  Z8, Z14, Z22
+	VFMADD213PS  Z8, Z15, Z23
+	VFMADD213PS  Z8, Z16, Z24
+	VFMADD213PS  Z9, Z13, Z21
+	VFMADD213PS  Z9, Z14, Z22
+	VFMADD213PS  Z9, Z15, Z23
+	VFMADD213PS  Z9, Z16, Z24
+	VFMADD213PS  Z10, Z13, Z21
+	VFMADD213PS  Z10, Z14, Z22
+	VFMADD213PS  Z10, Z15, Z23
+	VFMADD213PS  Z10, Z16, Z24
+	VFMADD213PS  Z11, Z13, Z21
+	VFMADD213PS  Z11, Z14, Z22
+	VFMADD213PS  Z11, Z15, Z23
+	VFMADD213PS  Z11, Z16, Z24
+	VMULPS       Z13, Z13, Z25
+	VMULPS       Z14, Z14, Z26
+	VMULPS       Z15, Z15, Z27
+	VMULPS       Z16, Z16, Z28
+	VFMADD213PS  Z13, Z25, Z21
+	VFMADD213PS  Z14, Z26, Z22
+	VFMADD213PS  Z15, Z27, Z23
+	VFMADD213PS  Z16, Z28, Z24
+	VADDPS       Z12, Z21, Z21
+	VADDPS       Z12, Z22, Z22
+	VADDPS       Z12, Z23, Z23
+	VADDPS       Z12, Z24, Z24
+	VSCALEFPS    Z17, Z21, Z21
+	VSCALEFPS    Z18, Z22, Z22
+	VSCALEFPS    Z19, Z23, Z23
+	VSCALEFPS    Z20, Z24, Z24
+	VMOVUPS      Z21, (AX)(R9*4)
+	VADDPS       (DX)(R9*4), Z21, Z21
+	VMOVUPS      Z21, (DX)(R9*4)
+	VMOVUPS      Z22, 64(AX)(R9*4)
+	VADDPS       64(DX)(R9*4), Z22, Z22
+	VMOVUPS      Z22, 64(DX)(R9*4)
+	VMOVUPS      Z23, 128(AX)(R9*4)
+	VADDPS       128(DX)(R9*4), Z23, Z23
+	VMOVUPS      Z23, 128(DX)(R9*4)
+	VMOVUPS      Z24, 192(AX)(R9*4)
+	VADDPS       192(DX)(R9*4), Z24, Z24
+	VMOVUPS      Z24, 192(DX)(R9*4)
+	CMPQ         R9, R8
+	JAE          noprefetch5
+	PREFETCHT1   (DI)(R9*4)
+	PREFETCHT1   64(DI)(R9*4)
+	PREFETCHT1   128(DI)(R9*4)
+	PREFETCHT1   192(DI)(R9*4)
+
+noprefetch5:
+	ADDQ $0x00000040, R9
+	SUBQ $0x00000040, CX
+	JMP  loopU1
+
+loop12:
+	CMPQ         CX, $0x00000010
+	JB           tail3
+	VMULPS       (BX)(R9*4), Z0, Z13
+	VSUBPS       (SI)(R9*4), Z13, Z13
+	VMAXPS       Z13, Z1, Z13
+	VMINPS       Z13, Z2, Z13
+	VMULPS       Z3, Z13, Z14
+	VRNDSCALEPS  $0x00, Z14, Z14
+	VFNMADD231PS Z4, Z14, Z13
+	VFNMADD231PS Z5, Z14, Z13
+	VMOVAPS      Z6, Z15
+	VFMADD213PS  Z7, Z13, Z15
+	VFMADD213PS  Z8, Z13, Z15
+	VFMADD213PS  Z9, Z13, Z15
+	VFMADD213PS  Z10, Z13, Z15
+	VFMADD213PS  Z11, Z13, Z15
+	VMULPS       Z13, Z13, Z16
+	VFMADD213PS  Z13, Z16, Z15
+	VADDPS       Z12, Z15, Z15
+	VSCALEFPS    Z14, Z15, Z15
+	VMOVUPS      Z15, (AX)(R9*4)
+	VADDPS       (DX)(R9*4), Z15, Z15
+	VMOVUPS      Z15, (DX)(R9*4)
+	ADDQ         $0x00000010, R9
+	SUBQ         $0x00000010, CX
+	JMP          loop12
+
+tail3:
+	TESTQ        CX, CX
+	JZ           done4
+	MOVL         $0x0000ffff, DI
+	BZHIL        CX, DI, DI
+	KMOVW        DI, K1
+	VMOVUPS.Z    (BX)(R9*4), K1, Z13
+	VMULPS       Z13, Z0, Z0
+	VMOVUPS.Z    (SI)(R9*4), K1, Z13
+	VSUBPS       Z13, Z0, Z0
+	VMAXPS       Z0, Z1, Z0
+	VMINPS       Z0, Z2, Z0
+	VMULPS       Z3, Z0, Z1
+	VRNDSCALEPS  $0x00, Z1, Z1
+	VFNMADD231PS Z4, Z1, Z0
+	VFNMADD231PS Z5, Z1, Z0
+	VMOVAPS      Z6, Z2
+	VFMADD213PS  Z7, Z0, Z2
+	VFMADD213PS  Z8, Z0, Z2
+	VFMADD213PS  Z9, Z0, Z2
+	VFMADD213PS  Z10, Z0, Z2
+	VFMADD213PS  Z11, Z0, Z2
+	VMULPS       Z0, Z0, Z3
+	VFMADD213PS  Z0, Z3, Z2
+	VADDPS       Z12, Z2, Z2
+	VSCALEFPS    Z1, Z2, Z2
+	VMOVUPS      Z2, K1, (AX)(R9*4)
+	VMOVUPS.Z    (DX)(R9*4), K1, Z0
+	VADDPS       Z0, Z2, Z2
+	VMOVUPS      Z2, K1, (DX)(R9*4)
+
+done4:
+	VZEROUPPER
+	RET
+
+// func normalizeLanesAVX512(dst []float32, x []float32, k []float32)
+// Requires: AVX, AVX512F, BMI2
+TEXT ·normalizeLanesAVX512(SB), NOSPLIT, $0-72
+	MOVQ dst_base+0(FP), AX
+	MOVQ dst_len+8(FP), CX
+	MOVQ x_base+24(FP), DX
+	MOVQ k_base+48(FP), BX
+	XORQ SI, SI
+
+loopU1:
+	CMPQ    CX, $0x00000040
+	JB      loop12
+	VMOVUPS (DX)(SI*4), Z0
+	VMULPS  (BX)(SI*4), Z0, Z0
+	VMOVUPS Z0, (AX)(SI*4)
+	VMOVUPS 64(DX)(SI*4), Z0
+	VMULPS  64(BX)(SI*4), Z0, Z0
+	VMOVUPS Z0, 64(AX)(SI*4)
+	VMOVUPS 128(DX)(SI*4), Z0
+	VMULPS  128(BX)(SI*4), Z0, Z0
+	VMOVUPS Z0, 128(AX)(SI*4)
+	VMOVUPS 192(DX)(SI*4), Z0
+	VMULPS  192(BX)(SI*4), Z0, Z0
+	VMOVUPS Z0, 192(AX)(SI*4)
+	ADDQ    $0x00000040, SI
+	SUBQ    $0x00000040, CX
+	JMP     loopU1
+
+loop12:
+	CMPQ    CX, $0x00000010
+	JB      tail3
+	VMOVUPS (DX)(SI*4), Z0
+	VMULPS  (BX)(SI*4), Z0, Z0
+	VMOVUPS Z0, (AX)(SI*4)
+	ADDQ    $0x00000010, SI
+	SUBQ    $0x00000010, CX
+	JMP     loop12
+
+tail3:
+	TESTQ     CX, CX
+	JZ        done4
+	MOVL      $0x0000ffff, DI
+	BZHIL     CX, DI, DI
+	KMOVW     DI, K1
+	VMOVUPS.Z (DX)(SI*4), K1, Z0
+	VMOVUPS.Z (BX)(SI*4), K1, Z1
+	VMULPS    Z1, Z0, Z0
+	VMOVUPS   Z0, K1, (AX)(SI*4)
+
+done4:
+	VZEROUPPER
+	RET
+
+// func normalizeLanesNTAVX512(dst []float32, x []float32, k []float32)
+// Requires: AVX, AVX512F, BMI2
+TEXT ·normalizeLanesNTAVX512(SB), NOSPLIT, $0-72
+	MOVQ dst_base+0(FP), AX
+	MOVQ dst_len+8(FP), CX
+	MOVQ x_base+24(FP), DX
+	MOVQ k_base+48(FP), BX
+	XORQ SI, SI
+
+loopU1:
+	CMPQ     CX, $0x00000040
+	JB       loop12
+	VMOVUPS  (DX)(SI*4), Z0
+	VMULPS   (BX)(SI*4), Z0, Z0
+	VMOVNTPS Z0, (AX)(SI*4)
+	VMOVUPS  64(DX)(SI*4), Z0
+	VMULPS   64(BX)(SI*4), Z0, Z0
+	VMOVNTPS Z0, 64(AX)(SI*4)
+	VMOVUPS  128(DX)(SI*4), Z0
+	VMULPS   128(BX)(SI*4), Z0, Z0
+	VMOVNTPS Z0, 128(AX)(SI*4)
+	VMOVUPS  192(DX)(SI*4), Z0
+	VMULPS   192(BX)(SI*4), Z0, Z0
+	VMOVNTPS Z0, 192(AX)(SI*4)
+	ADDQ     $0x00000040, SI
+	SUBQ     $0x00000040, CX
+	JMP      loopU1
+
+loop12:
+	CMPQ     CX, $0x00000010
+	JB       tail3
+	VMOVUPS  (DX)(SI*4), Z0
+	VMULPS   (BX)(SI*4), Z0, Z0
+	VMOVNTPS Z0, (AX)(SI*4)
+	ADDQ     $0x00000010, SI
+	SUBQ     $0x00000010, CX
+	JMP      loop12
+
+tail3:
+	TESTQ     CX, CX
+	JZ        done4
+	MOVL      $0x0000ffff, DI
+	BZHIL     CX, DI, DI
+	KMOVW     DI, K1
+	VMOVUPS.Z (DX)(SI*4), K1, Z0
+	VMOVUPS.Z (BX)(SI*4), K1, Z1
+	VMULPS    Z1, Z0, Z0
+	VMOVUPS   Z0, K1, (AX)(SI*4)
+
+done4:
+	VZEROUPPER
+	RET
+
+// func expScaleLanesNTAVX512(dst []float32, x []float32, m []float32, mul []float32, scale float32)
+// Requires: AVX, AVX512F, BMI2
+TEXT ·expScaleLanesNTAVX512(SB), NOSPLIT, $0-100
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         dst_len+8(FP), CX
+	MOVQ         x_base+24(FP), DX
+	MOVQ         m_base+48(FP), BX
+	MOVQ         mul_base+72(FP), SI
+	VBROADCASTSS scale+96(FP), Z0
+	VBROADCASTSS vecconsts<>+64(SB), Z1
+	VBROADCASTSS vecconsts<>+96(SB), Z2
+	VBROADCASTSS vecconsts<>+128(SB), Z3
+	VBROADCASTSS vecconsts<>+160(SB), Z4
+	VBROADCASTSS vecconsts<>+192(SB), Z5
+	VBROADCASTSS vecconsts<>+224(SB), Z6
+	VBROADCASTSS vecconsts<>+256(SB), Z7
+	VBROADCASTSS vecconsts<>+288(SB), Z8
+	VBROADCASTSS vecconsts<>+320(SB), Z9
+	VBROADCASTSS vecconsts<>+352(SB), Z10
+	VBROADCASTSS vecconsts<>+384(SB), Z11
+	VBROADCASTSS vecconsts<>+416(SB), Z12
+	XORQ         DI, DI
+
+loopU1:
+	CMPQ         CX, $0x00000040
+	JB           loop12
+	VMULPS       (DX)(DI*4), Z0, Z13
+	VSUBPS       (BX)(DI*4), Z13, Z13
+	VMULPS       64(DX)(DI*4), Z0, Z14
+	VSUBPS       64(BX)(DI*4), Z14, Z14
+	VMULPS       128(DX)(DI*4), Z0, Z15
+	VSUBPS       128(BX)(DI*4), Z15, Z15
+	VMULPS       192(DX)(DI*4), Z0, Z16
+	VSUBPS       192(BX)(DI*4), Z16, Z16
+	VMAXPS       Z13, Z1, Z13
+	VMAXPS       Z14, Z1, Z14
+	VMAXPS       Z15, Z1, Z15
+	VMAXPS       Z16, Z1, Z16
+	VMINPS       Z13, Z2, Z13
+	VMINPS       Z14, Z2, Z14
+	VMINPS       Z15, Z2, Z15
+	VMINPS       Z16, Z2, Z16
+	VMULPS       Z3, Z13, Z17
+	VMULPS       Z3, Z14, Z18
+	VMULPS       Z3, Z15, Z19
+	VMULPS       Z3, Z16, Z20
+	VRNDSCALEPS  $0x00, Z17, Z17
+	VRNDSCALEPS  $0x00, Z18, Z18
+	VRNDSCALEPS  $0x00, Z19, Z19
+	VRNDSCALEPS  $0x00, Z20, Z20
+	VFNMADD231PS Z4, Z17, Z13
+	VFNMADD231PS Z4, Z18, Z14
+	VFNMADD231PS Z4, Z19, Z15
+	VFNMADD231PS Z4, Z20, Z16
+	VFNMADD231PS Z5, Z17, Z13
+	VFNMADD231PS Z5, Z18, Z14
+	VFNMADD231PS Z5, Z19, Z15
+	VFNMADD231PS Z5, Z20, Z16
+	VMOVAPS      Z6, Z21
+	VMOVAPS      Z6, Z22
+	VMOVAPS      Z6, Z23
+	VMOVAPS      Z6, Z24
+	VFMADD213PS  Z7, Z13, Z21
+	VFMADD213PS  Z7, Z14, Z22
+	VFMADD213PS  Z7, Z15, Z23
+	VFMADD213PS  Z7, Z16, Z24
+	VFMADD213PS  Z8, Z13, Z21
+	VFMADD213PS  Z8, Z14, Z22
+	VFMADD213PS  Z8, Z15, Z23
+	VFMADD213PS  Z8, Z16, Z24
+	VFMADD213PS  Z9, Z13, Z21
+	VFMADD213PS  Z9, Z14, Z22
+	VFMADD213PS  Z9, Z15, Z23
+	VFMADD213PS  Z9, Z16, Z24
+	VFMADD213PS  Z10, Z13, Z21
+	VFMADD213PS  Z10, Z14, Z22
+	VFMADD213PS  Z10, Z15, Z23
+	VFMADD213PS  Z10, Z16, Z24
+	VFMADD213PS  Z11, Z13, Z21
+	VFMADD213PS  Z11, Z14, Z22
+	VFMADD213PS  Z11, Z15, Z23
+	VFMADD213PS  Z11, Z16, Z24
+	VMULPS       Z13, Z13, Z25
+	VMULPS       Z14, Z14, Z26
+	VMULPS       Z15, Z15, Z27
+	VMULPS       Z16, Z16, Z28
+	VFMADD213PS  Z13, Z25, Z21
+	VFMADD213PS  Z14, Z26, Z22
+	VFMADD213PS  Z15, Z27, Z23
+	VFMADD213PS  Z16, Z28, Z24
+	VADDPS       Z12, Z21, Z21
+	VADDPS       Z12, Z22, Z22
+	VADDPS       Z12, Z23, Z23
+	VADDPS       Z12, Z24, Z24
+	VSCALEFPS    Z17, Z21, Z21
+	VSCALEFPS    Z18, Z22, Z22
+	VSCALEFPS    Z19, Z23, Z23
+	VSCALEFPS    Z20, Z24, Z24
+	VMULPS       (SI)(DI*4), Z21, Z21
+	VMOVNTPS     Z21, (AX)(DI*4)
+	VMULPS       64(SI)(DI*4), Z22, Z22
+	VMOVNTPS     Z22, 64(AX)(DI*4)
+	VMULPS       128(SI)(DI*4), Z23, Z23
+	VMOVNTPS     Z23, 128(AX)(DI*4)
+	VMULPS       192(SI)(DI*4), Z24, Z24
+	VMOVNTPS     Z24, 192(AX)(DI*4)
+	ADDQ         $0x00000040, DI
+	SUBQ         $0x00000040, CX
+	JMP          loopU1
+
+loop12:
+	CMPQ         CX, $0x00000010
+	JB           tail3
+	VMULPS       (DX)(DI*4), Z0, Z13
+	VSUBPS       (BX)(DI*4), Z13, Z13
+	VMAXPS       Z13, Z1, Z13
+	VMINPS       Z13, Z2, Z13
+	VMULPS       Z3, Z13, Z14
+	VRNDSCALEPS  $0x00, Z14, Z14
+	VFNMADD231PS Z4, Z14, Z13
+	VFNMADD231PS Z5, Z14, Z13
+	VMOVAPS      Z6, Z15
+	VFMADD213PS  Z7, Z13, Z15
+	VFMADD213PS  Z8, Z13, Z15
+	VFMADD213PS  Z9, Z13, Z15
+	VFMADD213PS  Z10, Z13, Z15
+	VFMADD213PS  Z11, Z13, Z15
+	VMULPS       Z13, Z13, Z16
+	VFMADD213PS  Z13, Z16, Z15
+	VADDPS       Z12, Z15, Z15
+	VSCALEFPS    Z14, Z15, Z15
+	VMULPS       (SI)(DI*4), Z15, Z15
+	VMOVNTPS     Z15, (AX)(DI*4)
+	ADDQ         $0x00000010, DI
+	SUBQ         $0x00000010, CX
+	JMP          loop12
+
+tail3:
+	TESTQ        CX, CX
+	JZ           done4
+	MOVL         $0x0000ffff, R8
+	BZHIL        CX, R8, R8
+	KMOVW        R8, K1
+	VMOVUPS.Z    (DX)(DI*4), K1, Z13
+	VMULPS       Z13, Z0, Z0
+	VMOVUPS.Z    (BX)(DI*4), K1, Z13
+	VSUBPS       Z13, Z0, Z0
+	VMAXPS       Z0, Z1, Z0
+	VMINPS       Z0, Z2, Z0
+	VMULPS       Z3, Z0, Z1
+	VRNDSCALEPS  $0x00, Z1, Z1
+	VFNMADD231PS Z4, Z1, Z0
+	VFNMADD231PS Z5, Z1, Z0
+	VMOVAPS      Z6, Z2
+	VFMADD213PS  Z7, Z0, Z2
+	VFMADD213PS  Z8, Z0, Z2
+	VFMADD213PS  Z9, Z0, Z2
+	VFMADD213PS  Z10, Z0, Z2
+	VFMADD213PS  Z11, Z0, Z2
+	VMULPS       Z0, Z0, Z3
+	VFMADD213PS  Z0, Z3, Z2
+	VADDPS       Z12, Z2, Z2
+	VSCALEFPS    Z1, Z2, Z2
+	VMOVUPS.Z    (SI)(DI*4), K1, Z0
+	VMULPS       Z0, Z2, Z2
+	VMOVUPS      Z2, K1, (AX)(DI*4)
+
+done4:
+	VZEROUPPER
+	RET
+
+// func logNormAVX512(dst []float32, x []float32, scale float32, m float32, logd float32)
+// Requires: AVX, AVX512F, BMI2
+TEXT ·logNormAVX512(SB), NOSPLIT, $0-60
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         dst_len+8(FP), CX
+	MOVQ         x_base+24(FP), DX
+	VBROADCASTSS scale+48(FP), Z0
+	VBROADCASTSS m+52(FP), Z1
+	VBROADCASTSS logd+56(FP), Z2
+	XORQ         BX, BX
+
+loopU1:
+	CMPQ    CX, $0x00000040
+	JB      loop12
+	VMULPS  (DX)(BX*4), Z0, Z3
+	VSUBPS  Z1, Z3, Z3
+	VSUBPS  Z2, Z3, Z3
+	VMOVUPS Z3, (AX)(BX*4)
+	VMULPS  64(DX)(BX*4), Z0, Z3
+	VSUBPS  Z1, Z3, Z3
+	VSUBPS  Z2, Z3, Z3
+	VMOVUPS Z3, 64(AX)(BX*4)
+	VMULPS  128(DX)(BX*4), Z0, Z3
+	VSUBPS  Z1, Z3, Z3
+	VSUBPS  Z2, Z3, Z3
+	VMOVUPS Z3, 128(AX)(BX*4)
+	VMULPS  192(DX)(BX*4), Z0, Z3
+	VSUBPS  Z1, Z3, Z3
+	VSUBPS  Z2, Z3, Z3
+	VMOVUPS Z3, 192(AX)(BX*4)
+	ADDQ    $0x00000040, BX
+	SUBQ    $0x00000040, CX
+	JMP     loopU1
+
+loop12:
+	CMPQ    CX, $0x00000010
+	JB      tail3
+	VMULPS  (DX)(BX*4), Z0, Z3
+	VSUBPS  Z1, Z3, Z3
+	VSUBPS  Z2, Z3, Z3
+	VMOVUPS Z3, (AX)(BX*4)
+	ADDQ    $0x00000010, BX
+	SUBQ    $0x00000010, CX
+	JMP     loop12
+
+tail3:
+	TESTQ     CX, CX
+	JZ        done4
+	MOVL      $0x0000ffff, SI
+	BZHIL     CX, SI, SI
+	KMOVW     SI, K1
+	VMOVUPS.Z (DX)(BX*4), K1, Z3
+	VMULPS    Z3, Z0, Z0
+	VSUBPS    Z1, Z0, Z0
+	VSUBPS    Z2, Z0, Z0
+	VMOVUPS   Z0, K1, (AX)(BX*4)
+
+done4:
+	VZEROUPPER
+	RET
+
+// func logNormNTAVX512(dst []float32, x []float32, scale float32, m float32, logd float32)
+// Requires: AVX, AVX512F, BMI2
+TEXT ·logNormNTAVX512(SB), NOSPLIT, $0-60
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         dst_len+8(FP), CX
+	MOVQ         x_base+24(FP), DX
+	VBROADCASTSS scale+48(FP), Z0
+	VBROADCASTSS m+52(FP), Z1
+	VBROADCASTSS logd+56(FP), Z2
+	XORQ         BX, BX
+
+loopU1:
+	CMPQ     CX, $0x00000040
+	JB       loop12
+	VMULPS   (DX)(BX*4), Z0, Z3
+	VSUBPS   Z1, Z3, Z3
+	VSUBPS   Z2, Z3, Z3
+	VMOVNTPS Z3, (AX)(BX*4)
+	VMULPS   64(DX)(BX*4), Z0, Z3
+	VSUBPS   Z1, Z3, Z3
+	VSUBPS   Z2, Z3, Z3
+	VMOVNTPS Z3, 64(AX)(BX*4)
+	VMULPS   128(DX)(BX*4), Z0, Z3
+	VSUBPS   Z1, Z3, Z3
+	VSUBPS   Z2, Z3, Z3
+	VMOVNTPS Z3, 128(AX)(BX*4)
+	VMULPS   192(DX)(BX*4), Z0, Z3
+	VSUBPS   Z1, Z3, Z3
+	VSUBPS   Z2, Z3, Z3
+	VMOVNTPS Z3, 192(AX)(BX*4)
+	ADDQ     $0x00000040, BX
+	SUBQ     $0x00000040, CX
+	JMP      loopU1
+
+loop12:
+	CMPQ     CX, $0x00000010
+	JB       tail3
+	VMULPS   (DX)(BX*4), Z0, Z3
+	VSUBPS   Z1, Z3, Z3
+	VSUBPS   Z2, Z3, Z3
+	VMOVNTPS Z3, (AX)(BX*4)
+	ADDQ     $0x00000010, BX
+	SUBQ     $0x00000010, CX
+	JMP      loop12
+
+tail3:
+	TESTQ     CX, CX
+	JZ        done4
+	MOVL      $0x0000ffff, SI
+	BZHIL     CX, SI, SI
+	KMOVW     SI, K1
+	VMOVUPS.Z (DX)(BX*4), K1, Z3
+	VMULPS    Z3, Z0, Z0
+	VSUBPS    Z1, Z0, Z0
+	VSUBPS    Z2, Z0, Z0
+	VMOVUPS   Z0, K1, (AX)(BX*4)
+
+done4:
+	VZEROUPPER
+	RET
+
+// func logNormLanesAVX512(dst []float32, x []float32, m []float32, logd []float32, scale float32)
+// Requires: AVX, AVX512F, BMI2
+TEXT ·logNormLanesAVX512(SB), NOSPLIT, $0-100
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         dst_len+8(FP), CX
+	MOVQ         x_base+24(FP), DX
+	MOVQ         m_base+48(FP), BX
+	MOVQ         logd_base+72(FP), SI
+	VBROADCASTSS scale+96(FP), Z0
+	XORQ         DI, DI
+
+loopU1:
+	CMPQ    CX, $0x00000040
+	JB      loop12
+	VMULPS  (DX)(DI*4), Z0, Z1
+	VSUBPS  (BX)(DI*4), Z1, Z1
+	VSUBPS  (SI)(DI*4), Z1, Z1
+	VMOVUPS Z1, (AX)(DI*4)
+	VMULPS  64(DX)(DI*4), Z0, Z1
+	VSUBPS  64(BX)(DI*4), Z1, Z1
+	VSUBPS  64(SI)(DI*4), Z1, Z1
+	VMOVUPS Z1, 64(AX)(DI*4)
+	VMULPS  128(DX)(DI*4), Z0, Z1
+	VSUBPS  128(BX)(DI*4), Z1, Z1
+	VSUBPS  128(SI)(DI*4), Z1, Z1
+	VMOVUPS Z1, 128(AX)(DI*4)
+	VMULPS  192(DX)(DI*4), Z0, Z1
+	VSUBPS  192(BX)(DI*4), Z1, Z1
+	VSUBPS  192(SI)(DI*4), Z1, Z1
+	VMOVUPS Z1, 192(AX)(DI*4)
+	ADDQ    $0x00000040, DI
+	SUBQ    $0x00000040, CX
+	JMP     loopU1
+
+loop12:
+	CMPQ    CX, $0x00000010
+	JB      tail3
+	VMULPS  (DX)(DI*4), Z0, Z1
+	VSUBPS  (BX)(DI*4), Z1, Z1
+	VSUBPS  (SI)(DI*4), Z1, Z1
+	VMOVUPS Z1, (AX)(DI*4)
+	ADDQ    $0x00000010, DI
+	SUBQ    $0x00000010, CX
+	JMP     loop12
+
+tail3:
+	TESTQ     CX, CX
+	JZ        done4
+	MOVL      $0x0000ffff, R8
+	BZHIL     CX, R8, R8
+	KMOVW     R8, K1
+	VMOVUPS.Z (DX)(DI*4), K1, Z1
+	VMULPS    Z1, Z0, Z0
+	VMOVUPS.Z (BX)(DI*4), K1, Z1
+	VSUBPS    Z1, Z0, Z0
+	VMOVUPS.Z (SI)(DI*4), K1, Z1
+	VSUBPS    Z1, Z0, Z0
+	VMOVUPS   Z0, K1, (AX)(DI*4)
+
+done4:
+	VZEROUPPER
+	RET
+
+// func logNormLanesNTAVX512(dst []float32, x []float32, m []float32, logd []float32, scale float32)
+// Requires: AVX, AVX512F, BMI2
+TEXT ·logNormLanesNTAVX512(SB), NOSPLIT, $0-100
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         dst_len+8(FP), CX
+	MOVQ         x_base+24(FP), DX
+	MOVQ         m_base+48(FP), BX
+	MOVQ         logd_base+72(FP), SI
+	VBROADCASTSS scale+96(FP), Z0
+	XORQ         DI, DI
+
+loopU1:
+	CMPQ     CX, $0x00000040
+	JB       loop12
+	VMULPS   (DX)(DI*4), Z0, Z1
+	VSUBPS   (BX)(DI*4), Z1, Z1
+	VSUBPS   (SI)(DI*4), Z1, Z1
+	VMOVNTPS Z1, (AX)(DI*4)
+	VMULPS   64(DX)(DI*4), Z0, Z1
+	VSUBPS   64(BX)(DI*4), Z1, Z1
+	VSUBPS   64(SI)(DI*4), Z1, Z1
+	VMOVNTPS Z1, 64(AX)(DI*4)
+	VMULPS   128(DX)(DI*4), Z0, Z1
+	VSUBPS   128(BX)(DI*4), Z1, Z1
+	VSUBPS   128(SI)(DI*4), Z1, Z1
+	VMOVNTPS Z1, 128(AX)(DI*4)
+	VMULPS   192(DX)(DI*4), Z0, Z1
+	VSUBPS   192(BX)(DI*4), Z1, Z1
+	VSUBPS   192(SI)(DI*4), Z1, Z1
+	VMOVNTPS Z1, 192(AX)(DI*4)
+	ADDQ     $0x00000040, DI
+	SUBQ     $0x00000040, CX
+	JMP      loopU1
+
+loop12:
+	CMPQ     CX, $0x00000010
+	JB       tail3
+	VMULPS   (DX)(DI*4), Z0, Z1
+	VSUBPS   (BX)(DI*4), Z1, Z1
+	VSUBPS   (SI)(DI*4), Z1, Z1
+	VMOVNTPS Z1, (AX)(DI*4)
+	ADDQ     $0x00000010, DI
+	SUBQ     $0x00000010, CX
+	JMP      loop12
+
+tail3:
+	TESTQ     CX, CX
+	JZ        done4
+	MOVL      $0x0000ffff, R8
+	BZHIL     CX, R8, R8
+	KMOVW     R8, K1
+	VMOVUPS.Z (DX)(DI*4), K1, Z1
+	VMULPS    Z1, Z0, Z0
+	VMOVUPS.Z (BX)(DI*4), K1, Z1
+	VSUBPS    Z1, Z0, Z0
+	VMOVUPS.Z (SI)(DI*4), K1, Z1
+	VSUBPS    Z1, Z0, Z0
+	VMOVUPS   Z0, K1, (AX)(DI*4)
 
 done4:
 	VZEROUPPER

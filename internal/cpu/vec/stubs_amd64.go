@@ -94,6 +94,86 @@ func bf16ToF32AVX2(dst []float32, src []uint16)
 //go:noescape
 func f32ToBF16AVX2(dst []uint16, src []float32)
 
+// maxOfAVX2 returns the max of scale·x[i] over the elements that are not NaN (−∞ if none).
+//
+//go:noescape
+func maxOfAVX2(x []float32, scale float32) float32
+
+// expSumAVX2 writes dst[i] = exp(scale·x[i] − m), returns Σ dst[i] and prefetches next.
+//
+//go:noescape
+func expSumAVX2(dst []float32, x []float32, next []float32, scale float32, m float32) float32
+
+// expSumFlushAVX2 is expSum that also writes out[i] = in[i]·k (non-temporal) for i < done.
+//
+//go:noescape
+func expSumFlushAVX2(dst []float32, x []float32, next []float32, out []float32, in []float32, scale float32, m float32, k float32) (s float32, done int)
+
+// normalizeAVX2 writes dst[i] = x[i]·k.
+//
+//go:noescape
+func normalizeAVX2(dst []float32, x []float32, k float32)
+
+// normalizeNTAVX2 is normalize with non-temporal stores; dst must be aligned to the vector width.
+//
+//go:noescape
+func normalizeNTAVX2(dst []float32, x []float32, k float32)
+
+// expScaleNTAVX2 is expScale with non-temporal stores; dst must be aligned to the vector width.
+//
+//go:noescape
+func expScaleNTAVX2(dst []float32, x []float32, scale float32, m float32, mul float32)
+
+// fenceAVX2 orders the non-temporal stores before later stores (SFENCE).
+//
+//go:noescape
+func fenceAVX2()
+
+// maxLanesAVX2 sets m[i] = max(m[i], scale·x[i]), leaving m[i] alone where scale·x[i] is NaN.
+//
+//go:noescape
+func maxLanesAVX2(m []float32, x []float32, scale float32)
+
+// expSumLanesAVX2 writes dst[i] = exp(scale·x[i] − m[i]), adds it to d[i] and prefetches next.
+//
+//go:noescape
+func expSumLanesAVX2(dst []float32, d []float32, x []float32, m []float32, next []float32, scale float32)
+
+// normalizeLanesAVX2 writes dst[i] = x[i]·k[i].
+//
+//go:noescape
+func normalizeLanesAVX2(dst []float32, x []float32, k []float32)
+
+// normalizeLanesNTAVX2 is normalizeLanes with non-temporal stores; dst must be aligned to the vector width.
+//
+//go:noescape
+func normalizeLanesNTAVX2(dst []float32, x []float32, k []float32)
+
+// expScaleLanesNTAVX2 is expScaleLanes with non-temporal stores; dst must be aligned to the vector width.
+//
+//go:noescape
+func expScaleLanesNTAVX2(dst []float32, x []float32, m []float32, mul []float32, scale float32)
+
+// logNormAVX2 writes dst[i] = (scale·x[i] − m) − logd.
+//
+//go:noescape
+func logNormAVX2(dst []float32, x []float32, scale float32, m float32, logd float32)
+
+// logNormNTAVX2 is logNorm with non-temporal stores; dst must be aligned to the vector width.
+//
+//go:noescape
+func logNormNTAVX2(dst []float32, x []float32, scale float32, m float32, logd float32)
+
+// logNormLanesAVX2 writes dst[i] = (scale·x[i] − m[i]) − logd[i].
+//
+//go:noescape
+func logNormLanesAVX2(dst []float32, x []float32, m []float32, logd []float32, scale float32)
+
+// logNormLanesNTAVX2 is logNormLanes with non-temporal stores; dst must be aligned to the vector width.
+//
+//go:noescape
+func logNormLanesNTAVX2(dst []float32, x []float32, m []float32, logd []float32, scale float32)
+
 // maxSumAVX512 returns the online (max, sum) pair of scale·x.
 //
 //go:noescape
@@ -183,3 +263,83 @@ func bf16ToF32AVX512(dst []float32, src []uint16)
 //
 //go:noescape
 func f32ToBF16AVX512(dst []uint16, src []float32)
+
+// maxOfAVX512 returns the max of scale·x[i] over the elements that are not NaN (−∞ if none).
+//
+//go:noescape
+func maxOfAVX512(x []float32, scale float32) float32
+
+// expSumAVX512 writes dst[i] = exp(scale·x[i] − m), returns Σ dst[i] and prefetches next.
+//
+//go:noescape
+func expSumAVX512(dst []float32, x []float32, next []float32, scale float32, m float32) float32
+
+// expSumFlushAVX512 is expSum that also writes out[i] = in[i]·k (non-temporal) for i < done.
+//
+//go:noescape
+func expSumFlushAVX512(dst []float32, x []float32, next []float32, out []float32, in []float32, scale float32, m float32, k float32) (s float32, done int)
+
+// normalizeAVX512 writes dst[i] = x[i]·k.
+//
+//go:noescape
+func normalizeAVX512(dst []float32, x []float32, k float32)
+
+// normalizeNTAVX512 is normalize with non-temporal stores; dst must be aligned to the vector width.
+//
+//go:noescape
+func normalizeNTAVX512(dst []float32, x []float32, k float32)
+
+// expScaleNTAVX512 is expScale with non-temporal stores; dst must be aligned to the vector width.
+//
+//go:noescape
+func expScaleNTAVX512(dst []float32, x []float32, scale float32, m float32, mul float32)
+
+// fenceAVX512 orders the non-temporal stores before later stores (SFENCE).
+//
+//go:noescape
+func fenceAVX512()
+
+// maxLanesAVX512 sets m[i] = max(m[i], scale·x[i]), leaving m[i] alone where scale·x[i] is NaN.
+//
+//go:noescape
+func maxLanesAVX512(m []float32, x []float32, scale float32)
+
+// expSumLanesAVX512 writes dst[i] = exp(scale·x[i] − m[i]), adds it to d[i] and prefetches next.
+//
+//go:noescape
+func expSumLanesAVX512(dst []float32, d []float32, x []float32, m []float32, next []float32, scale float32)
+
+// normalizeLanesAVX512 writes dst[i] = x[i]·k[i].
+//
+//go:noescape
+func normalizeLanesAVX512(dst []float32, x []float32, k []float32)
+
+// normalizeLanesNTAVX512 is normalizeLanes with non-temporal stores; dst must be aligned to the vector width.
+//
+//go:noescape
+func normalizeLanesNTAVX512(dst []float32, x []float32, k []float32)
+
+// expScaleLanesNTAVX512 is expScaleLanes with non-temporal stores; dst must be aligned to the vector width.
+//
+//go:noescape
+func expScaleLanesNTAVX512(dst []float32, x []float32, m []float32, mul []float32, scale float32)
+
+// logNormAVX512 writes dst[i] = (scale·x[i] − m) − logd.
+//
+//go:noescape
+func logNormAVX512(dst []float32, x []float32, scale float32, m float32, logd float32)
+
+// logNormNTAVX512 is logNorm with non-temporal stores; dst must be aligned to the vector width.
+//
+//go:noescape
+func logNormNTAVX512(dst []float32, x []float32, scale float32, m float32, logd float32)
+
+// logNormLanesAVX512 writes dst[i] = (scale·x[i] − m[i]) − logd[i].
+//
+//go:noescape
+func logNormLanesAVX512(dst []float32, x []float32, m []float32, logd []float32, scale float32)
+
+// logNormLanesNTAVX512 is logNormLanes with non-temporal stores; dst must be aligned to the vector width.
+//
+//go:noescape
+func logNormLanesNTAVX512(dst []float32, x []float32, m []float32, logd []float32, scale float32)

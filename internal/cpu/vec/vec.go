@@ -6,26 +6,64 @@ package vec
 // the first slice) before the call, so a kernel never reads past what the
 // twins would read and short inputs panic the same way in every set.
 var (
-	impl                = "go"
-	maxSum              = maxSumGeneric
-	expScale            = expScaleGeneric
-	logOut              = logOutGeneric
-	dot                 = dotGeneric
-	sum                 = sumGeneric
-	softmaxGrad         = softmaxGradGeneric
-	logSoftmaxGrad      = logSoftmaxGradGeneric
-	onlineUpdate        = onlineUpdateGeneric
-	expScaleLanes       = expScaleLanesGeneric
-	logOutLanes         = logOutLanesGeneric
-	mulAdd              = mulAddGeneric
-	add                 = addGeneric
-	softmaxGradLanes    = softmaxGradLanesGeneric
-	logSoftmaxGradLanes = logSoftmaxGradLanesGeneric
-	f16ToF32            = f16ToF32Generic
-	f32ToF16            = f32ToF16Generic
-	bf16ToF32           = bf16ToF32Generic
-	f32ToBF16           = f32ToBF16Generic
+	impl                 = "go"
+	maxSum               = maxSumGeneric
+	expScale             = expScaleGeneric
+	logOut               = logOutGeneric
+	dot                  = dotGeneric
+	sum                  = sumGeneric
+	softmaxGrad          = softmaxGradGeneric
+	logSoftmaxGrad       = logSoftmaxGradGeneric
+	onlineUpdate         = onlineUpdateGeneric
+	expScaleLanes        = expScaleLanesGeneric
+	logOutLanes          = logOutLanesGeneric
+	mulAdd               = mulAddGeneric
+	add                  = addGeneric
+	softmaxGradLanes     = softmaxGradLanesGeneric
+	logSoftmaxGradLanes  = logSoftmaxGradLanesGeneric
+	f16ToF32             = f16ToF32Generic
+	f32ToF16             = f32ToF16Generic
+	bf16ToF32            = bf16ToF32Generic
+	f32ToBF16            = f32ToBF16Generic
+	maxOf                = maxOfGeneric
+	expSum               = expSumGeneric
+	normalize            = normalizeGeneric
+	normalizeStream      = normalizeGeneric
+	expScaleStream       = expScaleGeneric
+	fence                = func() {}
+	maxLanes             = maxLanesGeneric
+	expSumLanes          = expSumLanesGeneric
+	normalizeLanes       = normalizeLanesGeneric
+	normalizeLanesStream = normalizeLanesGeneric
+	expScaleLanesStream  = expScaleLanesGeneric
+	expSumFlush          = expSumFlushGeneric
+	logNorm              = logNormGeneric
+	logNormStream        = logNormGeneric
+	logNormLanes         = logNormLanesGeneric
+	logNormLanesStream   = logNormLanesGeneric
 )
+
+// LogNorm writes the log-softmax output dst[i] = (scale·x[i] − m) − logd,
+// rounded in that order, for i < len(dst).
+func LogNorm(dst, x []float32, scale, m, logd float32) { logNorm(dst, x[:len(dst)], scale, m, logd) }
+
+// LogNormStream is LogNorm with non-temporal stores (see NormalizeStream).
+func LogNormStream(dst, x []float32, scale, m, logd float32) {
+	logNormStream(dst, x[:len(dst)], scale, m, logd)
+}
+
+// LogNormLanes writes dst[i] = (scale·x[i] − m[i]) − logd[i].
+func LogNormLanes(dst, x, m, logd []float32, scale float32) {
+	n := len(dst)
+	logNormLanes(dst, x[:n], m[:n], logd[:n], scale)
+}
+
+// LogNormLanesStream is LogNormLanes with non-temporal stores (see
+// NormalizeStream).
+func LogNormLanesStream(dst, x, m, logd []float32, scale float32) {
+	n := len(dst)
+	logNormLanesStream(dst, x[:n], m[:n], logd[:n], scale)
+}
 
 // Impl names the kernel set in use: "go", "avx2" or "avx512". See Impls,
 // UseImpl and EnvKernels for choosing one.
@@ -40,6 +78,50 @@ func MaxSum(x []float32, scale float32) (m, d float32) { return maxSum(x, scale)
 func ExpScale(dst, x []float32, scale, m, mul float32) {
 	expScale(dst, x[:len(dst)], scale, m, mul)
 }
+
+// Max returns the max of scale·x[i] over the elements that are not NaN,
+// or −∞ when there are none.
+func Max(x []float32, scale float32) float32 { return maxOf(x, scale) }
+
+// ExpSum writes dst[i] = exp(scale·x[i] − m) for i < len(dst) and returns
+// their float32 sum.
+func ExpSum(dst, x []float32, scale, m float32) float32 {
+	return expSum(dst, x[:len(dst)], nil, scale, m)
+}
+
+// ExpSumAhead is ExpSum that also prefetches next (the data of the next
+// call, typically) into the L2 cache as it goes, so that memory works while
+// the exps keep the core busy. The pure-Go set ignores next.
+func ExpSumAhead(dst, x, next []float32, scale, m float32) float32 {
+	return expSum(dst, x[:len(dst)], next, scale, m)
+}
+
+// ExpSumFlush is ExpSumAhead(dst, x, next, scale, m) and NormalizeStream(out,
+// in, k) at once: the assembly sets interleave the non-temporal stores of
+// out with the exps, so that they reach memory while the core computes
+// instead of stalling it in a burst.
+func ExpSumFlush(dst, x, next []float32, scale, m float32, out, in []float32, k float32) float32 {
+	return expSumFlush(dst, x[:len(dst)], next, out, in[:len(out)], scale, m, k)
+}
+
+// Normalize writes dst[i] = x[i]·k for i < len(dst).
+func Normalize(dst, x []float32, k float32) { normalize(dst, x[:len(dst)], k) }
+
+// NormalizeStream is Normalize for an output that will not be read again
+// soon: the assembly sets write it with non-temporal stores, which skip
+// reading dst's cache lines from memory and leave the caches to the
+// inputs. It is meant for outputs much larger than the caches.
+func NormalizeStream(dst, x []float32, k float32) { normalizeStream(dst, x[:len(dst)], k) }
+
+// ExpScaleStream is ExpScale with non-temporal stores (see
+// NormalizeStream).
+func ExpScaleStream(dst, x []float32, scale, m, mul float32) {
+	expScaleStream(dst, x[:len(dst)], scale, m, mul)
+}
+
+// Fence orders the non-temporal stores of the Stream kernels before any
+// later store: call it before other goroutines may read their output.
+func Fence() { fence() }
 
 // LogOut writes dst[i] = scale·x[i] − sub for i < len(dst).
 func LogOut(dst, x []float32, scale, sub float32) { logOut(dst, x[:len(dst)], scale, sub) }
@@ -70,6 +152,41 @@ func OnlineUpdate(m, d, x []float32, scale float32) {
 func ExpScaleLanes(dst, x, m, mul []float32, scale float32) {
 	n := len(dst)
 	expScaleLanes(dst, x[:n], m[:n], mul[:n], scale)
+}
+
+// MaxLanes sets m[i] = max(m[i], scale·x[i]) for i < len(m); NaN products
+// leave m[i] alone.
+func MaxLanes(m, x []float32, scale float32) { maxLanes(m, x[:len(m)], scale) }
+
+// ExpSumLanes writes dst[i] = exp(scale·x[i] − m[i]) and adds it to d[i].
+func ExpSumLanes(dst, d, x, m []float32, scale float32) {
+	n := len(dst)
+	expSumLanes(dst, d[:n], x[:n], m[:n], nil, scale)
+}
+
+// ExpSumLanesAhead is ExpSumLanes that also prefetches next into L2 (see
+// ExpSumAhead).
+func ExpSumLanesAhead(dst, d, x, m, next []float32, scale float32) {
+	n := len(dst)
+	expSumLanes(dst, d[:n], x[:n], m[:n], next, scale)
+}
+
+// ExpScaleLanesStream is ExpScaleLanes with non-temporal stores (see
+// NormalizeStream).
+func ExpScaleLanesStream(dst, x, m, mul []float32, scale float32) {
+	n := len(dst)
+	expScaleLanesStream(dst, x[:n], m[:n], mul[:n], scale)
+}
+
+// NormalizeLanes writes dst[i] = x[i]·k[i].
+func NormalizeLanes(dst, x, k []float32) {
+	normalizeLanes(dst, x[:len(dst)], k[:len(dst)])
+}
+
+// NormalizeLanesStream is NormalizeLanes with non-temporal stores (see
+// NormalizeStream).
+func NormalizeLanesStream(dst, x, k []float32) {
+	normalizeLanesStream(dst, x[:len(dst)], k[:len(dst)])
 }
 
 // LogOutLanes writes dst[i] = scale·x[i] − sub[i].

@@ -6,9 +6,11 @@
 //
 // Every kernel exists twice: an AVX2+FMA(+F16C) variant on 256-bit ymm
 // registers with VMASKMOVPS or scalar tails, and an AVX-512 (F, BW, VL)
-// variant on 512-bit zmm registers with k-masked tails. The exp is the
-// algorithm of exp.go: Cephes range reduction x = n·ln2 + r with n rounded to
-// nearest (ties to even; the scalar rounds ties up), the same polynomial for
+// variant on 512-bit zmm registers with k-masked tails. The "NT" kernels
+// store whole vectors with VMOVNTPS (dst aligned to the vector width, the
+// tail masked and plain); their callers issue the SFENCE (fence). The exp
+// is the algorithm of exp.go: Cephes range reduction x = n·ln2 + r with n
+// rounded to nearest (ties to even; the scalar rounds ties up), the same polynomial for
 // e^r in Cephes form p·r² + r + 1 with FMAs, and a scaling by 2^n that
 // rounds denormal results once (VSCALEFPS, or two exact power-of-two factors
 // on AVX2).
@@ -126,7 +128,7 @@ func main() {
 		g.softmaxGrad()
 		g.logSoftmaxGrad()
 		g.onlineUpdate()
-		g.expScaleLanes()
+		g.expScaleLanes(false)
 		g.logOutLanes()
 		g.mulAdd()
 		g.add()
@@ -136,6 +138,22 @@ func main() {
 		g.f32ToF16()
 		g.bf16ToF32()
 		g.f32ToBF16()
+		g.maxOf()
+		g.expSum(false)
+		g.expSum(true)
+		g.normalize(false)
+		g.normalize(true)
+		g.expScaleNT()
+		g.fence()
+		g.maxLanes()
+		g.expSumLanes()
+		g.normalizeLanes(false)
+		g.normalizeLanes(true)
+		g.expScaleLanes(true)
+		g.logNorm(false)
+		g.logNorm(true)
+		g.logNormLanes(false)
+		g.logNormLanes(true)
 	}
 	Generate()
 }
@@ -150,6 +168,7 @@ type gen struct {
 	hoisted map[int]reg.VecVirtual // constants kept in registers
 	i       reg.GPVirtual          // element index of the current block
 	tail    bool                   // emitting the masked tail block
+	nt      bool                   // full-block stores are non-temporal
 	k       reg.OpmaskVirtual      // AVX-512 tail mask
 	ymask   reg.VecVirtual         // AVX2 tail mask
 	labels  int
@@ -162,6 +181,7 @@ func (g *gen) text(name, sig, doc string) {
 	Doc(name + g.suffix + " " + doc)
 	g.hoisted = map[int]reg.VecVirtual{}
 	g.tail = false
+	g.nt = false
 	g.labels = 0
 }
 
@@ -279,6 +299,8 @@ func (g *gen) src(base reg.GPVirtual, v int) Op {
 func (g *gen) store(r reg.VecVirtual, base reg.GPVirtual, v int) {
 	m := g.at(base, v, 4)
 	switch {
+	case !g.tail && g.nt:
+		VMOVNTPS(r, m)
 	case !g.tail:
 		VMOVUPS(r, m)
 	case g.avx512:
@@ -854,9 +876,14 @@ func (g *gen) onlineUpdate() {
 	g.ret()
 }
 
-func (g *gen) expScaleLanes() {
-	g.text("expScaleLanes", "func(dst, x, m, mul []float32, scale float32)",
-		"writes dst[i] = exp(scale·x[i] − m[i])·mul[i].")
+// expScaleLanes emits expScaleLanes or, with nt, expScaleLanesNT.
+func (g *gen) expScaleLanes(nt bool) {
+	name, doc := "expScaleLanes", "writes dst[i] = exp(scale·x[i] − m[i])·mul[i]."
+	if nt {
+		name, doc = "expScaleLanesNT", "is expScaleLanes with non-temporal stores; dst must be aligned to the vector width."
+	}
+	g.text(name, "func(dst, x, m, mul []float32, scale float32)", doc)
+	g.nt = nt
 	pd, n, px, pm, pmul := ptr("dst"), length("dst"), ptr("x"), ptr("m"), ptr("mul")
 	scale := g.bcast("scale")
 	g.hoistExp()
@@ -1157,5 +1184,320 @@ func (g *gen) f32ToBF16() {
 			VMOVDQU(hi, g.at(pd, k, 2))
 		}
 	}, tail)
+	g.ret()
+}
+
+// The kernels of the one-exp forward schedule: a max pass, a pass that
+// stores the exps and sums them, and a normalizing pass (non-temporal in
+// the "NT" variants, which need dst aligned to the vector width and are
+// called through wrappers that guarantee it).
+
+func (g *gen) maxOf() {
+	g.text("maxOf", "func(x []float32, scale float32) float32",
+		"returns the max of scale·x[i] over the elements that are not NaN (−∞ if none).")
+	px, n := ptr("x"), length("x")
+	scale := g.bcast("scale")
+	acc := make([]reg.VecVirtual, unroll)
+	for k := range acc {
+		acc[k] = g.vec()
+		VBROADCASTSS(consts.Offset(32*cNegInf), acc[k])
+	}
+	g.loop(n, unroll, func(vs int) {
+		for k := 0; k < vs; k++ {
+			v := g.vec()
+			switch {
+			case !g.tail:
+				VMULPS(g.at(px, k, 4), scale, v)
+			case g.avx512:
+				// Masked-off lanes are −∞.
+				x := g.vec()
+				VMOVUPS_Z(g.at(px, k, 4), g.k, x)
+				VBROADCASTSS(consts.Offset(32*cNegInf), v)
+				VMULPS(x, scale, g.k, v)
+			default:
+				VMASKMOVPS(g.at(px, k, 4), g.ymask, v)
+				VMULPS(v, scale, v)
+				VBLENDVPS(g.ymask, v, g.creg(cNegInf), v)
+			}
+			// A NaN v leaves the accumulator alone; accumulators are never
+			// NaN, so the reduction below needs no care.
+			maxKeepNaN(acc[k], v, acc[k])
+		}
+	}, nil)
+	for len(acc) > 1 {
+		var next []reg.VecVirtual
+		for k := 0; k+1 < len(acc); k += 2 {
+			VMAXPS(acc[k+1], acc[k], acc[k])
+			next = append(next, acc[k])
+		}
+		acc = next
+	}
+	m := g.hreduce(acc[0], vmaxps)
+	VMOVSS(m.AsX(), addr(ReturnIndex(0)))
+	g.ret()
+}
+
+// expSum emits expSum or, with flush, expSumFlush, which also writes
+// out[i] = in[i]·k with non-temporal stores in its full blocks (out aligned
+// to the vector width), so that a core's writes to memory spread over its
+// exps instead of stalling it in a burst; done is how many leading
+// elements of out it wrote.
+func (g *gen) expSum(flush bool) {
+	if flush {
+		g.text("expSumFlush", "func(dst, x, next, out, in []float32, scale, m, k float32) (s float32, done int)",
+			"is expSum that also writes out[i] = in[i]·k (non-temporal) for i < done.")
+	} else {
+		g.text("expSum", "func(dst, x, next []float32, scale, m float32) float32",
+			"writes dst[i] = exp(scale·x[i] − m), returns Σ dst[i] and prefetches next.")
+	}
+	pd, n, px := ptr("dst"), length("dst"), ptr("x")
+	pn, nn := ptr("next"), length("next")
+	scale, m := g.bcast("scale"), g.bcast("m")
+	var pout, pin, lim, done reg.GPVirtual
+	var kv reg.VecVirtual
+	if flush {
+		pout, pin, lim, done = ptr("out"), ptr("in"), length("out"), GP64()
+		// Blocks at i ≤ len(out) − unroll·w are whole inside out.
+		SUBQ(U32(unroll*g.w), lim)
+		XORQ(done, done)
+		kv = g.bcast("k")
+	}
+	switch {
+	case g.avx512:
+		// Registers are short for all exp constants, four accumulators and
+		// a group of four exps: the polynomial's middle terms come from
+		// memory.
+		g.hoist(cExpLo, cExpHi, cLog2e, cLn2Hi, cLn2Lo, cP0, cOne)
+	case !flush:
+		// With flush's k, the clamp bounds too would need more than the
+		// 16 VEX registers: they are loaded where used.
+		g.hoistExp()
+	}
+	acc := make([]reg.VecVirtual, unroll)
+	for k := range acc {
+		acc[k] = g.vec()
+		VXORPS(acc[k], acc[k], acc[k])
+	}
+	g.loop(n, unroll, func(vs int) {
+		g.groups(vs, func(ks []int) {
+			xs := make([]reg.VecVirtual, len(ks))
+			for j, k := range ks {
+				xs[j] = g.vec()
+				VMULPS(g.src(px, k), scale, xs[j])
+				VSUBPS(m, xs[j], xs[j])
+			}
+			es := g.expN(xs, true)
+			for j, k := range ks {
+				g.store(es[j], pd, k)
+				switch {
+				case !g.tail:
+					VADDPS(es[j], acc[k], acc[k])
+				case g.avx512:
+					// Masked-off lanes hold exp(−m), not 0.
+					VADDPS(es[j], acc[k], g.k, acc[k])
+				default:
+					VANDPS(g.ymask, es[j], es[j])
+					VADDPS(es[j], acc[k], acc[k])
+				}
+			}
+		})
+		g.prefetch(vs, pn, nn)
+		if flush && vs == unroll && !g.tail {
+			skip := g.label("noflush")
+			CMPQ(g.i, lim)
+			JG(LabelRef(skip))
+			for k := 0; k < unroll; k++ {
+				v := g.vec()
+				VMULPS(g.at(pin, k, 4), kv, v)
+				VMOVNTPS(v, g.at(pout, k, 4))
+			}
+			LEAQ(Mem{Base: g.i, Disp: unroll * g.w}, done)
+			Label(skip)
+		}
+	}, nil)
+	g.reduceSum(acc)
+	if flush {
+		Store(done, ReturnIndex(1))
+	}
+	g.ret()
+}
+
+// prefetch emits, in a full unrolled block, prefetches into L2 of the
+// block's lines at the same index of next (an array of nn elements), for a
+// kernel that keeps the core busy with exps while memory fetches the data
+// of its next call.
+func (g *gen) prefetch(vs int, pn, nn reg.GPVirtual) {
+	if vs != unroll || g.tail {
+		return
+	}
+	skip := g.label("noprefetch")
+	CMPQ(g.i, nn)
+	JAE(LabelRef(skip))
+	for b := 0; b < unroll*g.w*4; b += 64 {
+		PREFETCHT1(Mem{Base: pn, Index: g.i, Scale: 4, Disp: b})
+	}
+	Label(skip)
+}
+
+// normalize emits normalize (dst[i] = x[i]·k) or, with nt, normalizeNT.
+func (g *gen) normalize(nt bool) {
+	name, doc := "normalize", "writes dst[i] = x[i]·k."
+	if nt {
+		name, doc = "normalizeNT", "is normalize with non-temporal stores; dst must be aligned to the vector width."
+	}
+	g.text(name, "func(dst, x []float32, k float32)", doc)
+	g.nt = nt
+	pd, n, px := ptr("dst"), length("dst"), ptr("x")
+	kv := g.bcast("k")
+	g.loop(n, unroll, func(vs int) {
+		for k := 0; k < vs; k++ {
+			v := g.vec()
+			VMULPS(g.src(px, k), kv, v)
+			g.store(v, pd, k)
+		}
+	}, nil)
+	g.ret()
+}
+
+func (g *gen) expScaleNT() {
+	g.text("expScaleNT", "func(dst, x []float32, scale, m, mul float32)",
+		"is expScale with non-temporal stores; dst must be aligned to the vector width.")
+	g.nt = true
+	pd, n, px := ptr("dst"), length("dst"), ptr("x")
+	scale, m, mul := g.bcast("scale"), g.bcast("m"), g.bcast("mul")
+	g.hoistExp()
+	g.loop(n, unroll, func(vs int) {
+		g.groups(vs, func(ks []int) {
+			xs := make([]reg.VecVirtual, len(ks))
+			for j, k := range ks {
+				xs[j] = g.vec()
+				VMULPS(g.src(px, k), scale, xs[j])
+				VSUBPS(m, xs[j], xs[j])
+			}
+			es := g.expN(xs, true)
+			for j, k := range ks {
+				VMULPS(mul, es[j], es[j])
+				g.store(es[j], pd, k)
+			}
+		})
+	}, nil)
+	g.ret()
+}
+
+func (g *gen) fence() {
+	g.text("fence", "func()", "orders the non-temporal stores before later stores (SFENCE).")
+	SFENCE()
+	g.ret()
+}
+
+// The lanes kernels of the one-exp schedule for a non-last axis.
+
+func (g *gen) maxLanes() {
+	g.text("maxLanes", "func(m, x []float32, scale float32)",
+		"sets m[i] = max(m[i], scale·x[i]), leaving m[i] alone where scale·x[i] is NaN.")
+	pm, n, px := ptr("m"), length("m"), ptr("x")
+	scale := g.bcast("scale")
+	g.loop(n, unroll, func(vs int) {
+		for k := 0; k < vs; k++ {
+			v := g.vec()
+			VMULPS(g.src(px, k), scale, v)
+			mo := g.load(pm, k)
+			maxKeepNaN(mo, v, mo)
+			g.store(mo, pm, k)
+		}
+	}, nil)
+	g.ret()
+}
+
+func (g *gen) expSumLanes() {
+	g.text("expSumLanes", "func(dst, d, x, m, next []float32, scale float32)",
+		"writes dst[i] = exp(scale·x[i] − m[i]), adds it to d[i] and prefetches next.")
+	pdst, n, pd, px, pm := ptr("dst"), length("dst"), ptr("d"), ptr("x"), ptr("m")
+	pn, nn := ptr("next"), length("next")
+	scale := g.bcast("scale")
+	g.hoistExp()
+	g.loop(n, unroll, func(vs int) {
+		g.groups(vs, func(ks []int) {
+			xs := make([]reg.VecVirtual, len(ks))
+			for j, k := range ks {
+				xs[j] = g.vec()
+				VMULPS(g.src(px, k), scale, xs[j])
+				VSUBPS(g.src(pm, k), xs[j], xs[j])
+			}
+			es := g.expN(xs, true)
+			for j, k := range ks {
+				g.store(es[j], pdst, k)
+				VADDPS(g.src(pd, k), es[j], es[j])
+				g.store(es[j], pd, k)
+			}
+		})
+		g.prefetch(vs, pn, nn)
+	}, nil)
+	g.ret()
+}
+
+// normalizeLanes emits normalizeLanes (dst[i] = x[i]·k[i]) or, with nt,
+// normalizeLanesNT.
+func (g *gen) normalizeLanes(nt bool) {
+	name, doc := "normalizeLanes", "writes dst[i] = x[i]·k[i]."
+	if nt {
+		name, doc = "normalizeLanesNT", "is normalizeLanes with non-temporal stores; dst must be aligned to the vector width."
+	}
+	g.text(name, "func(dst, x, k []float32)", doc)
+	g.nt = nt
+	pd, n, px, pk := ptr("dst"), length("dst"), ptr("x"), ptr("k")
+	g.loop(n, unroll, func(vs int) {
+		for k := 0; k < vs; k++ {
+			v := g.load(px, k)
+			VMULPS(g.src(pk, k), v, v)
+			g.store(v, pd, k)
+		}
+	}, nil)
+	g.ret()
+}
+
+// logNorm emits logNorm (dst[i] = (scale·x[i] − m) − logd, rounded in that
+// order) or, with nt, logNormNT.
+func (g *gen) logNorm(nt bool) {
+	name, doc := "logNorm", "writes dst[i] = (scale·x[i] − m) − logd."
+	if nt {
+		name, doc = "logNormNT", "is logNorm with non-temporal stores; dst must be aligned to the vector width."
+	}
+	g.text(name, "func(dst, x []float32, scale, m, logd float32)", doc)
+	g.nt = nt
+	pd, n, px := ptr("dst"), length("dst"), ptr("x")
+	scale, m, logd := g.bcast("scale"), g.bcast("m"), g.bcast("logd")
+	g.loop(n, unroll, func(vs int) {
+		for k := 0; k < vs; k++ {
+			v := g.vec()
+			VMULPS(g.src(px, k), scale, v)
+			VSUBPS(m, v, v)
+			VSUBPS(logd, v, v)
+			g.store(v, pd, k)
+		}
+	}, nil)
+	g.ret()
+}
+
+// logNormLanes emits logNormLanes (dst[i] = (scale·x[i] − m[i]) − logd[i])
+// or, with nt, logNormLanesNT.
+func (g *gen) logNormLanes(nt bool) {
+	name, doc := "logNormLanes", "writes dst[i] = (scale·x[i] − m[i]) − logd[i]."
+	if nt {
+		name, doc = "logNormLanesNT", "is logNormLanes with non-temporal stores; dst must be aligned to the vector width."
+	}
+	g.text(name, "func(dst, x, m, logd []float32, scale float32)", doc)
+	g.nt = nt
+	pd, n, px, pm, pl := ptr("dst"), length("dst"), ptr("x"), ptr("m"), ptr("logd")
+	scale := g.bcast("scale")
+	g.loop(n, unroll, func(vs int) {
+		for k := 0; k < vs; k++ {
+			v := g.vec()
+			VMULPS(g.src(px, k), scale, v)
+			VSUBPS(g.src(pm, k), v, v)
+			VSUBPS(g.src(pl, k), v, v)
+			g.store(v, pd, k)
+		}
+	}, nil)
 	g.ret()
 }
