@@ -185,9 +185,7 @@ func (c *ctx) fits(file, sym string, threads int, smem int64) (int, error) {
 
 // block_smem: the row (backward: y and dy) cached in dynamic shared memory.
 func (c *ctx) blockSmem() (Plan, error) {
-	nt := clamp(roundUp(ceilDiv(c.packs(), 8), 32), 128, 512)
-	sym := c.sym(kernels.BlockSmem, "")
-	smem := kernels.SmemBytes(kernels.BlockSmem, c.p.Op, c.dt, c.p.Axis, int(nt))
+	nt, sym, smem := c.blockSmemShape()
 	occ, err := c.fits("block_smem.cu", sym, int(nt), smem)
 	if err != nil {
 		return Plan{}, err
@@ -195,6 +193,18 @@ func (c *ctx) blockSmem() (Plan, error) {
 	grid := c.capGrid(c.p.Outer, occ, gridWaves, maxGridX)
 	return c.plan1(kernels.BlockSmem, c.vec(), Launch{Symbol: sym, Grid: block1(int64(grid)), Block: block1(nt), Smem: int(smem)},
 		fmt.Sprintf("%d threads, %d bytes of shared memory per row, %d blocks/SM", nt, smem, occ)), nil
+}
+
+// blockSmemShape is block_smem's threads, symbol and dynamic shared memory.
+func (c *ctx) blockSmemShape() (int64, string, int64) {
+	nt := clamp(roundUp(ceilDiv(c.packs(), 8), 32), 128, 512)
+	return nt, c.sym(kernels.BlockSmem, ""), kernels.SmemBytes(kernels.BlockSmem, c.p.Op, c.dt, c.p.Axis, int(nt))
+}
+
+// blockSmemOccupancy is the resident block_smem blocks per SM for the problem.
+func (c *ctx) blockSmemOccupancy() (int, error) {
+	nt, sym, smem := c.blockSmemShape()
+	return c.fits("block_smem.cu", sym, int(nt), smem)
 }
 
 // online_2pass: a block per row, any length.

@@ -32,22 +32,22 @@
 //     f16): warp_row. Lanes per row W = nextpow2(ceil(cols/P)) up to 32,
 //     then packs per lane NP = nextpow2(ceil(cols/(32·P))): the row lives in
 //     registers, one DRAM read, no shared memory, several rows per 128-thread
-//     block. When W = 32, the rows fit the persistent warp kernels (128·P
-//     forward, 64·P backward) and the launch needs >= 8 waves of resident
-//     blocks (very many short rows), persistent instead: an occupancy-sized
-//     grid whose warps prefetch the next row into registers while reducing
-//     the current one.
-//  4. longer rows: online_2pass, a block per row, online (m, d), the
-//     second read served mostly by L2 (evict-first stores keep x resident).
-//     The one-read block kernels (block_reg: row in registers, up to 2048·P
-//     columns; block_smem: row in the opt-in shared memory) are not chosen
-//     automatically: on H200 online_2pass beat them from 4096 to 32768
-//     columns (see autoOnePass). They remain available by name.
+//     block. (persistent, with next-row prefetch, lost to it on very many
+//     short rows: 524288×1024 f16 1060.6 vs 941.9 µs on H200.)
+//  4. longer forward rows take the measured winners (rules.go, forwardRows:
+//     H200, 4096 rows): f32 up to 2048 columns pipelined (a cp.async ring
+//     of rows per worker, 35% faster than online_2pass at 1280..1792);
+//     f32 2049..3072 and f16/bf16 up to 8192 block_vec; f32 rows whose
+//     shared-memory copy leaves >= 2 resident blocks per SM (~28K f32 on
+//     Hopper) block_smem (one read, 3..10% ahead of online_2pass); longer
+//     f32 rows pipelined with one slot (up to the opt-in shared memory).
+//  5. everything else (backward ops, rows beyond those limits, unaligned
+//     rows that pipelined cannot copy): online_2pass, a block per row,
+//     online (m, d), the second read served mostly by L2 (last tile first).
 //
-// naive, smem_tree and block_vec are teaching steps: used only when forced
-// (naive is also the last resort for a layout nothing else serves).
-// block_reg, block_smem and the persistent block bodies are used only when
-// forced, split_cluster only through rule 2.
+// naive and smem_tree are teaching steps: used only when forced (naive is
+// also the last resort for a layout nothing else serves). block_reg and
+// persistent are used only when forced, split_cluster only through rule 2.
 //
 // Grids: blocks grid-stride over rows (or tiles), so grids are capped at 4
 // waves of resident blocks (occupancy × SMs; persistent: exactly one wave)
@@ -66,9 +66,11 @@
 // query, clusters against sm_90 and driver support) and refused with an
 // error, never a panic.
 //
-// The constants of the model (40 GB/s per block, 25 GB/s per SM, 4 µs per
-// launch, 8 waves for persistent, 4 waves of grid cap, 256-thread strided
-// blocks) are first guesses, to be re-tuned with measurements.
+// The constants of the few-rows model (40 GB/s per block, 25 GB/s per SM, 4
+// µs per launch, 4 waves of grid cap, 256-thread strided blocks) are first
+// guesses; on H200 they pick the measured best for every few-rows case of
+// the onepass and vector suites except 4×16384 f16 (online_2pass 13.3 µs vs
+// split_cluster 10.9), where launch latency dominates.
 package plan
 
 import (

@@ -207,10 +207,16 @@ func TestRegimes(t *testing.T) {
 		{"2048 f16", prob(4096, 2048, 1, f16, spec.Softmax), h100, kernels.WarpRow, "warp_row_fwd_f16_w32_p8"},
 		{"1024 f16 backward", prob(4096, 1024, 1, f16, spec.SoftmaxBackward), h100, kernels.WarpRow, "warp_row_bwd_f16_w32_p4"},
 		{"1025 f32", prob(4096, 1025, 1, f32, spec.Softmax), h100, kernels.Online2Pass, ""},
-		{"4096 f32", prob(2048, 4096, 1, f32, spec.LogSoftmax), h100, kernels.Online2Pass, "online_2pass_fwd_f32"},
-		{"8192 f32", prob(2048, 8192, 1, f32, spec.Softmax), h100, kernels.Online2Pass, ""},
+		{"1280 f32", prob(4096, 1280, 1, f32, spec.Softmax), h100, kernels.Pipelined, "pipelined_fwd_f32_w32"},
+		{"1280 f32 backward", prob(4096, 1280, 1, f32, spec.SoftmaxBackward), h100, kernels.Online2Pass, ""},
+		{"2560 f32", prob(4096, 2560, 1, f32, spec.Softmax), h100, kernels.BlockVec, "block_vec_fwd_f32"},
+		{"4096 f16", prob(2048, 4096, 1, f16, spec.Softmax), h100, kernels.BlockVec, ""},
+		{"4096 f32", prob(2048, 4096, 1, f32, spec.LogSoftmax), h100, kernels.BlockSmem, "block_smem_fwd_f32"},
+		{"4096 f32 backward", prob(2048, 4096, 1, f32, spec.LogSoftmaxBackward), h100, kernels.Online2Pass, "online_2pass_bwd_f32"},
+		{"8192 f32", prob(2048, 8192, 1, f32, spec.Softmax), h100, kernels.BlockSmem, ""},
 		{"16384 f16", prob(2048, 16384, 1, f16, spec.Softmax), h100, kernels.Online2Pass, ""},
-		{"32768 f32 many rows", prob(4096, 32768, 1, f32, spec.Softmax), h100, kernels.Online2Pass, "online_2pass_fwd_f32"},
+		{"32768 f32 many rows", prob(4096, 32768, 1, f32, spec.Softmax), h100, kernels.Pipelined, "pipelined_fwd_f32_b"},
+		{"32768 f32 unaligned", Problem{Outer: 4096, Axis: 32768, Inner: 1, DType: f32, Op: spec.Softmax}, h100, kernels.Online2Pass, ""},
 		{"50000 f32 A100", prob(1000, 50000, 1, f32, spec.Softmax), a100, kernels.Online2Pass, ""},
 		{"row larger than smem", prob(1000, 1<<20, 1, f32, spec.Softmax), h100, kernels.Online2Pass, "online_2pass_fwd_f32"},
 		{"1×100M", prob(1, 100000000, 1, f32, spec.Softmax), h100, kernels.SplitRow, "split_row_fwd_f32_phase1"},
@@ -219,9 +225,9 @@ func TestRegimes(t *testing.T) {
 		{"8×256K f32 clusters", prob(8, 262144, 1, f32, spec.Softmax), h100, kernels.SplitCluster, "split_cluster_fwd_f32"},
 		{"8×256K f32 no clusters", prob(8, 262144, 1, f32, spec.Softmax), a100, kernels.SplitRow, ""},
 		{"16×64K f16 backward", prob(16, 65536, 1, f16, spec.SoftmaxBackward), h100, kernels.SplitCluster, ""},
-		{"64×16K few short rows", prob(64, 16384, 1, f32, spec.Softmax), h100, kernels.Online2Pass, ""},
-		{"many rows of 512", prob(1<<22, 512, 1, f32, spec.Softmax), h100, kernels.Persistent, "persistent_fwd_f32_w32_p4"},
-		{"many rows of 4096", prob(1<<20, 4096, 1, f32, spec.Softmax), h100, kernels.Online2Pass, ""},
+		{"64×16K few short rows", prob(64, 16384, 1, f32, spec.Softmax), h100, kernels.BlockSmem, ""},
+		{"many rows of 512", prob(1<<22, 512, 1, f32, spec.Softmax), h100, kernels.WarpRow, "warp_row_fwd_f32_w32_p4"},
+		{"many rows of 4096", prob(1<<20, 4096, 1, f32, spec.Softmax), h100, kernels.BlockSmem, ""},
 		{"128×128256 bf16 (llama vocab)", prob(128, 128256, 1, spec.BFloat16, spec.Softmax), h100, kernels.Online2Pass, ""},
 		{"4×1M f16", prob(4, 1048576, 1, f16, spec.Softmax), h100, kernels.SplitRow, ""},
 		{"strided inner 2", prob(64, 1000, 2, f32, spec.Softmax), h100, kernels.Strided, "strided_fwd_f32"},
@@ -298,7 +304,7 @@ func TestAutoSweep(t *testing.T) {
 							if inner > 1 && pl.Strategy != "strided" {
 								t.Errorf("%+v: %s for a strided layout", p, pl.Strategy)
 							}
-							if pl.Strategy == "naive" || pl.Strategy == "smem_tree" || pl.Strategy == "block_vec" {
+							if pl.Strategy == "naive" || pl.Strategy == "smem_tree" {
 								t.Errorf("%+v: auto chose teaching kernel %s", p, pl.Strategy)
 							}
 						}

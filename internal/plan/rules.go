@@ -8,26 +8,33 @@ import (
 
 // Tunables of the automatic choice (first guesses; see the package doc).
 const (
-	blockGBs        = 40.0 // GB/s one block streams on its own
-	smGBs           = 25.0 // GB/s per SM when every SM streams
-	launchMicros    = 4.0  // cost of one extra launch, µs
-	clusterMicros   = 1.0  // extra cost of a cluster launch and its barriers, µs
-	switchMicros    = 1.0  // a split must beat a block per row by this much (and 20%)
-	persistentWaves = 8    // waves of resident blocks from which persistent pays
-	gridWaves       = 4    // grid cap, in waves of resident blocks
-	maxSplitRow     = 1024 // split_row chunks per row (phase 2 merges them all)
+	blockGBs      = 40.0 // GB/s one block streams on its own
+	smGBs         = 25.0 // GB/s per SM when every SM streams
+	launchMicros  = 4.0  // cost of one extra launch, µs
+	clusterMicros = 1.0  // extra cost of a cluster launch and its barriers, µs
+	switchMicros  = 1.0  // a split must beat a block per row by this much (and 20%)
+	gridWaves     = 4    // grid cap, in waves of resident blocks
+	maxSplitRow   = 1024 // split_row chunks per row (phase 2 merges them all)
 )
 
-// autoOnePass lets the automatic rules pick the one-read block kernels
-// (block_reg, block_smem) for rows beyond warp_row's range. Off: on H200
-// (bench/results/nvidia-h200-2026-11-22.txt) online_2pass beat block_reg at
-// 4096 columns (f32 59 vs 95 µs, f16 25 vs 32 µs) and block_smem at 4096 and
-// 32768 f32 columns (59 vs 105, 383 vs 439 µs): a register- or smem-cached
-// row caps the bytes in flight per SM (the cache is the in-flight buffer),
-// while the streaming pass keeps more loads in flight and its second read
-// mostly hits L2.
-const autoOnePass = false
-
+// Measured on H200 (bench/results/nvidia-h200-2026-11-22.json, M = 4096
+// rows, forward softmax, µs): beyond warp_row's range the best kernel
+// depends on the row's bytes, so forwardRows encodes the winners.
+//   - f32 1280..1792 columns: pipelined 20.9..25.3 vs online_2pass
+//     32.6..35.3 (the cp.async ring keeps several short rows in flight).
+//   - f32 2560 and 3072: block_vec 42.0 / 47.0 vs block_smem 46.8 / 48.6 vs
+//     online_2pass 51.9 / 53.0.
+//   - f32 3584..24576: block_smem 47.3..248.4, 3..10% ahead of
+//     online_2pass (one DRAM read; it needs >= 2 resident blocks per SM,
+//     i.e. rows of up to ~28K f32 on Hopper).
+//   - f32 28672..32768: pipelined 300.6 / 354.1 vs block_smem 310.7 / 404.5
+//     vs online_2pass 343.2 / 369.7.
+//   - f16 4096 and 8192 (2048 rows): block_vec 21.7 / 38.7 vs pipelined
+//     23.2 / 42.5 vs online_2pass 26.0 / 40.8.
+//   - very many short rows (524288×1024 f16): warp_row 941.9 vs persistent
+//     1060.6, so persistent is not chosen automatically any more.
+//
+// Backward ops were not swept: they keep online_2pass.
 type choice struct {
 	s   kernels.Strategy
 	why string
@@ -50,16 +57,9 @@ func (c *ctx) choose() []choice {
 	}
 	warpMax := kernels.WarpRow.Info().MaxCols(p.Op, c.dt)
 	if cols <= warpMax {
-		if w, why := c.persistentPays(kernels.WarpRow); w {
-			out = append(out, choice{kernels.Persistent, why})
-		}
 		out = append(out, choice{kernels.WarpRow, fmt.Sprintf("short rows (%d <= %d columns): a lane group per row, row in registers", cols, warpMax)})
-	}
-	if autoOnePass {
-		if cols <= kernels.BlockReg.Info().MaxCols(p.Op, c.dt) {
-			out = append(out, choice{kernels.BlockReg, "rows fit a block's registers"})
-		}
-		out = append(out, choice{kernels.BlockSmem, "the row fits the opt-in shared memory of a block"})
+	} else if !p.Op.Backward() {
+		out = append(out, c.forwardRows()...)
 	}
 	out = append(out,
 		choice{kernels.Online2Pass, "rows beyond warp_row: online (m,d), second read from L2"},
@@ -98,21 +98,28 @@ func (c *ctx) fewRows() (kernels.Strategy, string) {
 	return best, why
 }
 
-// persistentPays reports whether warp_row's launch (a full warp per row)
-// would need persistentWaves or more waves of resident blocks and the
-// persistent warp kernels can hold the rows: very many short rows.
-func (c *ctx) persistentPays(s kernels.Strategy) (bool, string) {
-	if s != kernels.WarpRow {
-		return false, ""
+// forwardRows lists the measured winners (see the table above) for forward
+// rows beyond warp_row; a choice that cannot serve the problem (unaligned
+// rows for pipelined, shared memory) falls through to the next one.
+func (c *ctx) forwardRows() []choice {
+	cols := c.p.Axis
+	pipe := choice{kernels.Pipelined, "rows of 1..8 KB (f32) or > 28K f32: cp.async ring of rows per worker"}
+	vec := choice{kernels.BlockVec, "f32 rows of 9..12 KB, f16/bf16 rows up to 16 KB: block per row, exp stored then normalized from L2"}
+	if c.es != 4 {
+		if cols <= 8192 {
+			return []choice{vec}
+		}
+		return nil
 	}
-	w, np, err := c.warpShape()
-	if err != nil || w < 32 || c.p.Axis > c.persistentWarpMax() {
-		return false, ""
+	switch {
+	case cols <= 2048:
+		return []choice{pipe}
+	case cols <= 3072:
+		return []choice{vec}
 	}
-	blocks := ceilDiv(c.p.Outer, 128/w)
-	resident := int64(c.occupancy(kernels.WarpRow.Info().File, c.sym(s, fmt.Sprintf("w%d_p%d", w, np)), 128, 0)) * int64(c.d.SMs)
-	if resident <= 0 || blocks < persistentWaves*resident {
-		return false, ""
+	var out []choice
+	if occ, err := c.blockSmemOccupancy(); err == nil && occ >= 2 {
+		out = append(out, choice{kernels.BlockSmem, fmt.Sprintf("row in shared memory with %d blocks per SM: one read", occ)})
 	}
-	return true, fmt.Sprintf("%d blocks of warp_row are %d+ waves: persistent grid with next-row prefetch", blocks, persistentWaves)
+	return append(out, pipe)
 }
