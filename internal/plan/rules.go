@@ -17,7 +17,7 @@ const (
 	maxSplitRow   = 1024 // split_row chunks per row (phase 2 merges them all)
 )
 
-// Measured on H200 (bench/results/nvidia-h200-2026-11-22.json, M = 4096
+// Measured on H200 (bench/results/nvidia-h200-2026-11-22-sweep.json, M = 4096
 // rows, forward softmax, µs): beyond warp_row's range the best kernel
 // depends on the row's bytes, so forwardRows encodes the winners.
 //   - f32 1280..1792 columns: pipelined 20.9..25.3 vs online_2pass
