@@ -55,7 +55,7 @@ __device__ __forceinline__ void block_vec_fwd(const Params& p) {
       float local = 0.f;
 #pragma unroll
       for (int e = 0; e < P; ++e) {
-        const float ex = fexp(f[e] - ms);
+        const float ex = Fwd<D>::ex(f[e] - ms);
         local += ex;
         f[e] = op.log ? f[e] - m : ex + poison;
       }

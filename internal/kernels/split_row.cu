@@ -5,8 +5,11 @@
 //            (backward: the gradient sum) and writes it to ws[r*split + c].
 //   phase 2: block (c, r) merges the row's `split` partials from ws (cheap:
 //            every block redoes it, split is kept <= ~1024 by the planner),
-//            then re-reads chunk c, last tile first (its end is what phase 1
-//            left in L2), and writes the output.
+//            then re-reads its chunk, last tile first, and writes the output.
+//            Blocks take chunks and rows in reverse order (block (c, r) does
+//            chunk split-1-c of row rows-1-r): phase 1's last wave left its
+//            chunks in L2, and phase 2's first wave re-reads exactly those
+//            (H200, 1x2^24 f32: 68.7 vs 72.3 us, copy ratio 0.557 vs 0.539).
 //
 // Launch contract (Inner == 1, rows = outer, cols = axis), both phases alike,
 // phase 1 then phase 2 on the same stream:
@@ -22,7 +25,7 @@
 
 namespace smx {
 
-template <class Op>
+template <class Op, int U = Unroll<Op>::U>
 __device__ __forceinline__ void split_row_phase1(const Params& p) {
   const Op op(p);
   const i64 rows = p.outer, cols = p.axis, chunk = p.chunk;
@@ -32,21 +35,22 @@ __device__ __forceinline__ void split_row_phase1(const Params& p) {
   for (i64 row = blockIdx.y; row < rows; row += gridDim.y)
     for (i64 c = blockIdx.x; c < split; c += gridDim.x) {
       const i64 c0 = c * chunk, n = imin(chunk, cols - c0);
-      typename Op::Acc a = stream_acc<Op, false>(op, row * cols + c0, n, threadIdx.x, blockDim.x, vec);
+      typename Op::Acc a = stream_acc<Op, false, U>(op, row * cols + c0, n, threadIdx.x, blockDim.x, vec);
       a = block_reduce<Op>(a);
       if (threadIdx.x == 0) ws[row * split + c] = Op::to_ws(a);
     }
 }
 
-template <class Op>
+template <class Op, bool REV = true>
 __device__ __forceinline__ void split_row_phase2(const Params& p) {
   const Op op(p);
   const i64 rows = p.outer, cols = p.axis, chunk = p.chunk;
   const int split = p.split;
   const bool vec = p.vec != 0;
   const F2* const ws = reinterpret_cast<const F2*>(p.ws);
-  for (i64 row = blockIdx.y; row < rows; row += gridDim.y)
-    for (i64 c = blockIdx.x; c < split; c += gridDim.x) {
+  for (i64 rr = blockIdx.y; rr < rows; rr += gridDim.y)
+    for (i64 cc = blockIdx.x; cc < split; cc += gridDim.x) {
+      const i64 row = REV ? rows - 1 - rr : rr, c = REV ? split - 1 - cc : cc;
       typename Op::Acc a = Op::identity();
       for (int k = threadIdx.x; k < split; k += blockDim.x) a = Op::merge(a, Op::from_ws(ws[row * split + k]));
       a = block_reduce<Op>(a);
