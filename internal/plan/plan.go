@@ -37,10 +37,13 @@
 //  4. longer forward rows take the measured winners (rules.go, forwardRows:
 //     H200, 4096 rows): f32 up to 2048 columns pipelined (a cp.async ring
 //     of rows per worker, 35% faster than online_2pass at 1280..1792);
-//     f32 2049..3072 and f16/bf16 up to 8192 block_vec; f32 rows whose
-//     shared-memory copy leaves >= 2 resident blocks per SM (~28K f32 on
-//     Hopper) block_smem (one read, 3..10% ahead of online_2pass); longer
-//     f32 rows pipelined with one slot (up to the opt-in shared memory).
+//     f32 2049..3072 and f16/bf16 up to 4096 block_vec; f32 rows and
+//     f16/bf16 rows over 4096 whose shared-memory copy leaves >= 2 resident
+//     blocks per SM (~28K f32, ~56K f16 on Hopper) block_smem (one read,
+//     3..20% ahead of online_2pass and block_vec); longer f32 rows
+//     pipelined with one slot (up to the opt-in shared memory). Before rule
+//     3, forward f16/bf16 rows of 1025..2048 in tensors of >= 16 MB take
+//     pipelined (16384×2048: 53.9 vs warp_row 70.7 µs).
 //  5. everything else (backward ops, rows beyond those limits, unaligned
 //     rows that pipelined cannot copy): online_2pass, a block per row,
 //     online (m, d), the second read served mostly by L2 (last tile first).

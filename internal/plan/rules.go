@@ -15,6 +15,10 @@ const (
 	switchMicros  = 1.0  // a split must beat a block per row by this much (and 20%)
 	gridWaves     = 4    // grid cap, in waves of resident blocks
 	maxSplitRow   = 1024 // split_row chunks per row (phase 2 merges them all)
+
+	// pipelinedHalfBytes: from this tensor size on, 16-bit rows in the upper
+	// half of warp_row's range go to pipelined first.
+	pipelinedHalfBytes = 16 << 20
 )
 
 // Measured on H200 (bench/results/nvidia-h200-2026-11-22-sweep.json, M = 4096
@@ -33,6 +37,15 @@ const (
 //     23.2 / 42.5 vs online_2pass 26.0 / 40.8.
 //   - very many short rows (524288×1024 f16): warp_row 941.9 vs persistent
 //     1060.6, so persistent is not chosen automatically any more.
+//
+// f16/bf16 after the cheap exp (fexp_fast), swept over 1024..16384 rows
+// (bench/results/nvidia-h200-2026-11-22-sweep16.json):
+//   - 2048 columns, >= 16 MB: pipelined 53.9 vs warp_row 70.7 (16384 rows);
+//     smaller tensors keep warp_row (2048×2048: 16.6 vs pipelined 17.6).
+//   - up to 4096 columns: block_vec, pipelined and block_smem within 7%
+//     (4096×4096 bf16 35.4 / 36.9 / 36.0): block_vec.
+//   - 8192..32768: block_smem 10..20% ahead of block_vec and 5% ahead of
+//     online_2pass (4096×8192 f16: 54.4 vs 65.3 vs 57.0).
 //
 // Backward ops were not swept: they keep online_2pass.
 type choice struct {
@@ -56,6 +69,9 @@ func (c *ctx) choose() []choice {
 		}
 	}
 	warpMax := kernels.WarpRow.Info().MaxCols(p.Op, c.dt)
+	if c.es == 2 && !p.Op.Backward() && cols > warpMax/2 && cols <= warpMax && rows*cols*2 >= pipelinedHalfBytes {
+		out = append(out, choice{kernels.Pipelined, "many 16-bit rows of 2..4 KB: cp.async ring of rows per worker"})
+	}
 	if cols <= warpMax {
 		out = append(out, choice{kernels.WarpRow, fmt.Sprintf("short rows (%d <= %d columns): a lane group per row, row in registers", cols, warpMax)})
 	} else if !p.Op.Backward() {
@@ -104,10 +120,13 @@ func (c *ctx) fewRows() (kernels.Strategy, string) {
 func (c *ctx) forwardRows() []choice {
 	cols := c.p.Axis
 	pipe := choice{kernels.Pipelined, "rows of 1..8 KB (f32) or > 28K f32: cp.async ring of rows per worker"}
-	vec := choice{kernels.BlockVec, "f32 rows of 9..12 KB, f16/bf16 rows up to 16 KB: block per row, exp stored then normalized from L2"}
+	vec := choice{kernels.BlockVec, "f32 rows of 9..12 KB, f16/bf16 rows up to 8 KB: block per row, exp stored then normalized from L2"}
 	if c.es != 4 {
-		if cols <= 8192 {
+		if cols <= 4096 {
 			return []choice{vec}
+		}
+		if occ, err := c.blockSmemOccupancy(); err == nil && occ >= 2 {
+			return []choice{{kernels.BlockSmem, fmt.Sprintf("16-bit rows of 16..64 KB in shared memory, %d blocks per SM: one read", occ)}}
 		}
 		return nil
 	}
