@@ -42,8 +42,9 @@
 //     blocks per SM (~28K f32, ~56K f16 on Hopper) block_smem (one read,
 //     3..20% ahead of online_2pass and block_vec); longer f32 rows
 //     pipelined with one slot (up to the opt-in shared memory). Before rule
-//     3, forward f16/bf16 rows of 1025..2048 in tensors of >= 16 MB take
-//     pipelined (16384×2048: 53.9 vs warp_row 70.7 µs).
+//     3, forward f16/bf16 rows of 1025..2048 in tensors of >= 16 MB, and
+//     of 513..1024 in tensors of >= 256 MB, take pipelined (16384×2048:
+//     53.9 vs warp_row 70.7 µs; 524288×1024: 728.6 vs 774.5 µs).
 //  5. everything else (backward ops, rows beyond those limits, unaligned
 //     rows that pipelined cannot copy): online_2pass, a block per row,
 //     online (m, d), the second read served mostly by L2 (last tile first).

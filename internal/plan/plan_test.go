@@ -218,6 +218,8 @@ func TestRegimes(t *testing.T) {
 		{"16384 f16", prob(2048, 16384, 1, f16, spec.Softmax), h100, kernels.BlockSmem, ""},
 		{"8192 f16", prob(2048, 8192, 1, f16, spec.Softmax), h100, kernels.BlockSmem, "block_smem_fwd_f16"},
 		{"2048 f16 small tensor", prob(2048, 2048, 1, f16, spec.Softmax), h100, kernels.WarpRow, ""},
+		{"1024 f16 huge tensor", prob(524288, 1024, 1, f16, spec.Softmax), h100, kernels.Pipelined, ""},
+		{"1024 bf16 16 MB", prob(8192, 1024, 1, spec.BFloat16, spec.Softmax), h100, kernels.WarpRow, ""},
 		{"2048 bf16 many rows", prob(16384, 2048, 1, spec.BFloat16, spec.Softmax), h100, kernels.Pipelined, "pipelined_fwd_bf16_w32"},
 		{"2048 f16 many rows backward", prob(16384, 2048, 1, f16, spec.SoftmaxBackward), h100, kernels.Online2Pass, ""},
 		{"32768 f32 many rows", prob(4096, 32768, 1, f32, spec.Softmax), h100, kernels.Pipelined, "pipelined_fwd_f32_b"},

@@ -19,6 +19,10 @@ const (
 	// pipelinedHalfBytes: from this tensor size on, 16-bit rows in the upper
 	// half of warp_row's range go to pipelined first.
 	pipelinedHalfBytes = 16 << 20
+	// pipelinedQuarterBytes: the same for rows in the second quarter of the
+	// range (H200, 524288×1024 f16: pipelined 728.6 vs warp_row 774.5 µs;
+	// 8192×1024 bf16, 16 MB: warp_row 19.6 vs 21.2).
+	pipelinedQuarterBytes = 256 << 20
 )
 
 // Measured on H200 (bench/results/nvidia-h200-2026-11-22-sweep.json, M = 4096
@@ -42,6 +46,7 @@ const (
 // (bench/results/nvidia-h200-2026-11-22-sweep16.json):
 //   - 2048 columns, >= 16 MB: pipelined 53.9 vs warp_row 70.7 (16384 rows);
 //     smaller tensors keep warp_row (2048×2048: 16.6 vs pipelined 17.6).
+//     1024 columns only from 256 MB on (524288×1024 f16: 728.6 vs 774.5).
 //   - up to 4096 columns: block_vec, pipelined and block_smem within 7%
 //     (4096×4096 bf16 35.4 / 36.9 / 36.0): block_vec.
 //   - 8192..32768: block_smem 10..20% ahead of block_vec and 5% ahead of
@@ -69,8 +74,9 @@ func (c *ctx) choose() []choice {
 		}
 	}
 	warpMax := kernels.WarpRow.Info().MaxCols(p.Op, c.dt)
-	if c.es == 2 && !p.Op.Backward() && cols > warpMax/2 && cols <= warpMax && rows*cols*2 >= pipelinedHalfBytes {
-		out = append(out, choice{kernels.Pipelined, "many 16-bit rows of 2..4 KB: cp.async ring of rows per worker"})
+	if c.es == 2 && !p.Op.Backward() && cols <= warpMax &&
+		(cols > warpMax/2 && rows*cols*2 >= pipelinedHalfBytes || cols > warpMax/4 && rows*cols*2 >= pipelinedQuarterBytes) {
+		out = append(out, choice{kernels.Pipelined, "many 16-bit rows of 1..4 KB: cp.async ring of rows per worker"})
 	}
 	if cols <= warpMax {
 		out = append(out, choice{kernels.WarpRow, fmt.Sprintf("short rows (%d <= %d columns): a lane group per row, row in registers", cols, warpMax)})
