@@ -2,6 +2,7 @@ package softmax
 
 import (
 	"fmt"
+	"slices"
 	"unsafe"
 
 	"github.com/gofused/softmax/internal/cpu"
@@ -63,7 +64,7 @@ func (t Tensor) check(name string, dt DType, shape []int, n int) error {
 	if t.DType != dt {
 		return fmt.Errorf("softmax: dtype mismatch: %s is %v, want %v", name, t.DType, dt)
 	}
-	if !sameShape(t.Shape, shape) {
+	if !slices.Equal(t.Shape, shape) {
 		return fmt.Errorf("softmax: shape mismatch: %s has shape %v, want %v", name, t.Shape, shape)
 	}
 	if t.DType == Float32 && t.U16 != nil || t.DType != Float32 && t.F32 != nil {
@@ -79,18 +80,6 @@ func (t Tensor) check(name string, dt DType, shape []int, n int) error {
 }
 
 func (t Tensor) buf() cpu.Buf { return cpu.Buf{DType: t.DType, F32: t.F32, U16: t.U16} }
-
-func sameShape(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
 
 // overlapErr reports partial overlap between an output and an input: the
 // same memory exactly is in-place and allowed, anything else is an error.

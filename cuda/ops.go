@@ -2,6 +2,7 @@ package cuda
 
 import (
 	"fmt"
+	"slices"
 	"unsafe"
 
 	"github.com/gofused/softmax"
@@ -138,7 +139,7 @@ func (d *Device) ApplyBackwardHost(op softmax.Op, dx, y, dy softmax.Tensor, opt 
 func (d *Device) hostCall(op softmax.Op, opt Options, hs []softmax.Tensor) error {
 	// Host-side validation first, with the CPU rules (same messages).
 	for i, h := range hs[1:] {
-		if h.DType != hs[0].DType || !sameShape(h.Shape, hs[0].Shape) || h.Len() != hs[0].Len() {
+		if h.DType != hs[0].DType || !slices.Equal(h.Shape, hs[0].Shape) || h.Len() != hs[0].Len() {
 			return fmt.Errorf("cuda: host tensor %d does not match the output's dtype/shape/length", i+1)
 		}
 	}

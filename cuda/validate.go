@@ -2,6 +2,7 @@ package cuda
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/gofused/softmax"
 	"github.com/gofused/softmax/internal/spec"
@@ -51,7 +52,7 @@ func (d *Device) checkTensors(op softmax.Op, opt Options, names []string, ts ...
 			return l, fmt.Errorf("cuda: %s lives on another device", names[i])
 		case t.DType != ref.DType:
 			return l, fmt.Errorf("cuda: dtype mismatch: %s is %v, want %v", names[i], t.DType, ref.DType)
-		case !sameShape(t.Shape, ref.Shape):
+		case !slices.Equal(t.Shape, ref.Shape):
 			return l, fmt.Errorf("cuda: shape mismatch: %s has shape %v, want %v", names[i], t.Shape, ref.Shape)
 		case t.Ptr()%uintptr(t.DType.Size()) != 0:
 			return l, fmt.Errorf("cuda: misaligned pointer: %s at %#x is not %d-byte aligned for %v", names[i], t.Ptr(), t.DType.Size(), t.DType)
@@ -72,16 +73,4 @@ func (d *Device) checkTensors(op softmax.Op, opt Options, names []string, ts ...
 		}
 	}
 	return l, nil
-}
-
-func sameShape(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
