@@ -124,27 +124,21 @@ func (c *ctx) fewRows() (kernels.Strategy, string) {
 // rows beyond warp_row; a choice that cannot serve the problem (unaligned
 // rows for pipelined, shared memory) falls through to the next one.
 func (c *ctx) forwardRows() []choice {
-	cols := c.p.Axis
+	cols, f32 := c.p.Axis, c.es == 4
 	pipe := choice{kernels.Pipelined, "rows of 1..8 KB (f32) or > 28K f32: cp.async ring of rows per worker"}
 	vec := choice{kernels.BlockVec, "f32 rows of 9..12 KB, f16/bf16 rows up to 8 KB: block per row, exp stored then normalized from L2"}
-	if c.es != 4 {
-		if cols <= 4096 {
-			return []choice{vec}
-		}
-		if occ, err := c.blockSmemOccupancy(); err == nil && occ >= 2 {
-			return []choice{{kernels.BlockSmem, fmt.Sprintf("16-bit rows of 16..64 KB in shared memory, %d blocks per SM: one read", occ)}}
-		}
-		return nil
-	}
 	switch {
-	case cols <= 2048:
+	case f32 && cols <= 2048:
 		return []choice{pipe}
-	case cols <= 3072:
+	case f32 && cols <= 3072, !f32 && cols <= 4096:
 		return []choice{vec}
 	}
 	var out []choice
 	if occ, err := c.blockSmemOccupancy(); err == nil && occ >= 2 {
 		out = append(out, choice{kernels.BlockSmem, fmt.Sprintf("row in shared memory with %d blocks per SM: one read", occ)})
 	}
-	return append(out, pipe)
+	if f32 {
+		out = append(out, pipe)
+	}
+	return out
 }
