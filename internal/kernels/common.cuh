@@ -791,10 +791,11 @@ struct Unroll {
 // Streams packs [c0 + u*step], u < UNROLL, of the row at `off` (length n) of
 // every input: issues the loads (stashing into stash + i*sstride when STASH),
 // then calls fn(u, b) with each pack converted to floats b[NIN][P].
-template <class Op, bool STASH, int UNROLL = Unroll<Op>::U, class Fn>
+template <class Op, bool STASH, class Fn>
 __device__ __forceinline__ void stream_step(const Op& op, i64 off, i64 c0, i64 step, i64 n, bool vec,
                                             typename Op::T* stash, i64 sstride, Fn&& fn) {
   constexpr int P = Op::D::P;
+  constexpr int UNROLL = Unroll<Op>::U;
   V16 r[Op::NIN][UNROLL] = {};
 #pragma unroll
   for (int u = 0; u < UNROLL; ++u)
@@ -814,17 +815,17 @@ __device__ __forceinline__ void stream_step(const Op& op, i64 off, i64 c0, i64 s
 // Streaming accumulation over elements [0, n) of the row at offset off:
 // thread t of nt reads packs t, t+nt, ..., UNROLL in flight, online merge per
 // pack. Returns the thread's partial accumulator. With STASH the row is also
-// copied to shared memory (input i at stash + i*sstride). UNROLL packs per
-// input are in flight per thread.
-template <class Op, bool STASH, int UNROLL = Unroll<Op>::U>
+// copied to shared memory (input i at stash + i*sstride).
+template <class Op, bool STASH>
 __device__ __forceinline__ typename Op::Acc stream_acc(const Op& op, i64 off, i64 n, int t, int nt, bool vec,
                                                        typename Op::T* stash = nullptr, i64 sstride = 0) {
   constexpr int P = Op::D::P;
+  constexpr int UNROLL = Unroll<Op>::U;
   typename Op::Acc a = Op::identity();
   float comp = 0.f;
   const i64 step = (i64)nt * P;
   for (i64 c0 = (i64)t * P; c0 < n; c0 += step * UNROLL)
-    stream_step<Op, STASH, UNROLL>(op, off, c0, step, n, vec, stash, sstride,
+    stream_step<Op, STASH>(op, off, c0, step, n, vec, stash, sstride,
                            [&](int, const float(&b)[Op::NIN][P]) { op.push(a, comp, b); });
   return Op::fold(a, comp);
 }

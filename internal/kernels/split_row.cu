@@ -25,7 +25,7 @@
 
 namespace smx {
 
-template <class Op, int U = Unroll<Op>::U>
+template <class Op>
 __device__ __forceinline__ void split_row_phase1(const Params& p) {
   const Op op(p);
   const i64 rows = p.outer, cols = p.axis, chunk = p.chunk;
@@ -35,13 +35,13 @@ __device__ __forceinline__ void split_row_phase1(const Params& p) {
   for (i64 row = blockIdx.y; row < rows; row += gridDim.y)
     for (i64 c = blockIdx.x; c < split; c += gridDim.x) {
       const i64 c0 = c * chunk, n = imin(chunk, cols - c0);
-      typename Op::Acc a = stream_acc<Op, false, U>(op, row * cols + c0, n, threadIdx.x, blockDim.x, vec);
+      typename Op::Acc a = stream_acc<Op, false>(op, row * cols + c0, n, threadIdx.x, blockDim.x, vec);
       a = block_reduce<Op>(a);
       if (threadIdx.x == 0) ws[row * split + c] = Op::to_ws(a);
     }
 }
 
-template <class Op, bool REV = true>
+template <class Op>
 __device__ __forceinline__ void split_row_phase2(const Params& p) {
   const Op op(p);
   const i64 rows = p.outer, cols = p.axis, chunk = p.chunk;
@@ -50,7 +50,7 @@ __device__ __forceinline__ void split_row_phase2(const Params& p) {
   const F2* const ws = reinterpret_cast<const F2*>(p.ws);
   for (i64 rr = blockIdx.y; rr < rows; rr += gridDim.y)
     for (i64 cc = blockIdx.x; cc < split; cc += gridDim.x) {
-      const i64 row = REV ? rows - 1 - rr : rr, c = REV ? split - 1 - cc : cc;
+      const i64 row = rows - 1 - rr, c = split - 1 - cc;
       typename Op::Acc a = Op::identity();
       for (int k = threadIdx.x; k < split; k += blockDim.x) a = Op::merge(a, Op::from_ws(ws[row * split + k]));
       a = block_reduce<Op>(a);
