@@ -85,12 +85,17 @@ func warpRowVariants(backward bool) []Variant {
 	return v
 }
 
-func blockRegVariants() []Variant {
-	return []Variant{
+func blockRegVariants(backward bool) []Variant {
+	v := []Variant{
 		{Name: "p1", Packs: 1, MaxThreads: 1024},
 		{Name: "p2", Packs: 2, MaxThreads: 1024},
 		{Name: "p4", Packs: 4, MaxThreads: 512},
 	}
+	if !backward {
+		// 64 registers a thread at 1024 threads: 32 f32 values fit.
+		v = append(v, Variant{Name: "p8", Packs: 8, MaxThreads: 1024})
+	}
+	return v
 }
 
 func persistentVariants(backward bool) []Variant {
@@ -132,7 +137,7 @@ var catalogue = []Info{
 	{Strategy: WarpRow, File: "warp_row.cu", Summary: "1-32 lanes per row, row cached in registers (short rows)",
 		Fwd: warpRowVariants(false), Bwd: warpRowVariants(true), RowsOnly: true},
 	{Strategy: BlockReg, File: "block_reg.cu", Summary: "block per row, row cached in registers, one read",
-		Fwd: blockRegVariants(), Bwd: blockRegVariants(), RowsOnly: true},
+		Fwd: blockRegVariants(false), Bwd: blockRegVariants(true), RowsOnly: true},
 	{Strategy: BlockSmem, File: "block_smem.cu", Summary: "block per row, row cached in dynamic shared memory, one read",
 		Fwd: one("", 512), Bwd: one("", 512), RowsOnly: true, DynSmem: true},
 	{Strategy: Online2Pass, File: "online_2pass.cu", Summary: "block per row, online (m,d) then a second read from L2",

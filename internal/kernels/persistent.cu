@@ -49,17 +49,15 @@ __device__ __forceinline__ void persistent_rows(const Op& op, i64 first, i64 ste
 #pragma unroll
     for (int k = 0; k < NP; ++k)
       load_vals(op, nxt, k * P, ok ? nr * cols : 0, (i64)(k * nt + t) * P, ok ? cols : 0, vec);
-    typename Op::Acc a = op.reduce_cached(cur);
-    a = Red::template run<Op>(a);
-    const typename Op::Fin f = op.finalize(a);
+    const typename Op::Fin f = op.template reduce_cached<Red>(cur);
     const i64 off = row * cols;
 #pragma unroll
     for (int k = 0; k < NP; ++k) {
       const i64 col = (i64)(k * nt + t) * P;
       if (col < cols) {
         float o[P];
-        op.out_vals(cur, k * P, o, f);
-        st_pack<D, false>(op.dst() + off, col, cols, vec, o);
+        op.out_cached(cur, k * P, o, f);
+        st_pack<D, true>(op.dst() + off, col, cols, vec, o);
       }
     }
   }

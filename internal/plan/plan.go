@@ -35,9 +35,11 @@
 //     block. (persistent, with next-row prefetch, lost to it on very many
 //     short rows: 524288×1024 f16 1060.6 vs 941.9 µs on H200.)
 //  4. longer forward rows take the measured winners (rules.go, forwardRows:
-//     H200, 4096 rows): f32 up to 2048 columns pipelined (a cp.async ring
+//     H200, 4096 rows): f32 below 2048 columns pipelined (a cp.async ring
 //     of rows per worker, 35% faster than online_2pass at 1280..1792);
-//     f32 2049..3072 and f16/bf16 up to 4096 block_vec; f32 rows and
+//     f32 2048..16384 and f16/bf16 up to 4096 block_reg (a block per row,
+//     the row in registers, one exp per element: 0.76..0.91 of copy speed
+//     vs 0.65..0.77 for the previous picks); f32 rows above 16384 and
 //     f16/bf16 rows over 4096 whose shared-memory copy leaves >= 2 resident
 //     blocks per SM (~28K f32, ~56K f16 on Hopper) block_smem (one read,
 //     3..20% ahead of online_2pass and block_vec); longer f32 rows
@@ -50,11 +52,12 @@
 //     online (m, d), the second read served mostly by L2 (last tile first).
 //
 // naive and smem_tree are teaching steps: used only when forced (naive is
-// also the last resort for a layout nothing else serves). block_reg and
+// also the last resort for a layout nothing else serves). block_vec and
 // persistent are used only when forced, split_cluster only through rule 2.
 //
 // Grids: blocks grid-stride over rows (or tiles), so grids are capped at 4
-// waves of resident blocks (occupancy × SMs; persistent: exactly one wave)
+// waves of resident blocks (occupancy × SMs; persistent: exactly one wave;
+// block_reg: one block per row, a fresh block refilling each finished one)
 // and at the CUDA limits (x <= 2^31−1, y, z <= 65535). All indexing in the
 // kernels is 64-bit, so tensors of more than 2^31 elements are fine.
 //

@@ -30,27 +30,30 @@ const (
 // depends on the row's bytes, so forwardRows encodes the winners.
 //   - f32 1280..1792 columns: pipelined 20.9..25.3 vs online_2pass
 //     32.6..35.3 (the cp.async ring keeps several short rows in flight).
-//   - f32 2560 and 3072: block_vec 42.0 / 47.0 vs block_smem 46.8 / 48.6 vs
-//     online_2pass 51.9 / 53.0.
-//   - f32 3584..24576: block_smem 47.3..248.4, 3..10% ahead of
-//     online_2pass (one DRAM read; it needs >= 2 resident blocks per SM,
-//     i.e. rows of up to ~28K f32 on Hopper).
 //   - f32 28672..32768: pipelined 300.6 / 354.1 vs block_smem 310.7 / 404.5
 //     vs online_2pass 343.2 / 369.7.
-//   - f16 4096 and 8192 (2048 rows): block_vec 21.7 / 38.7 vs pipelined
-//     23.2 / 42.5 vs online_2pass 26.0 / 40.8.
 //   - very many short rows (524288×1024 f16): warp_row 941.9 vs persistent
 //     1060.6, so persistent is not chosen automatically any more.
+//
+// block_reg after its rewrite (one exp per element, plain max and sum
+// reductions, one block per row; bench/results/nvidia-h200-2026-11-22-
+// sweep-blockreg.json, same run for every kernel):
+//   - f32 2048..16384 columns: block_reg 27.5..175.1 µs vs the previous
+//     picks pipelined / block_vec / block_smem 36.8..182.5 (2048: 27.5 vs
+//     36.8; 4096: 43.8 vs 52.7; 8192: 89.3 vs 91.0; 16384: 175.1 vs 182.5).
+//     1536 and 1792 stay with pipelined (22.9 / 29.5 vs 25.1 / 32.2).
+//   - f32 20480..28672: block_smem (232.2..316.6) ahead of block_reg
+//     (267.0..346.0): a 1024-thread block per row is one block per SM.
+//   - f16/bf16 2049..4096 columns: block_reg 14.4 / 33.1 / 32.9 vs block_vec
+//     17.0 / 38.2 / 35.4 (1024×4096 f16, 4096×4096 f16, 4096×4096 bf16).
 //
 // f16/bf16 after the cheap exp (fexp_fast), swept over 1024..16384 rows
 // (bench/results/nvidia-h200-2026-11-22-sweep16.json):
 //   - 2048 columns, >= 16 MB: pipelined 53.9 vs warp_row 70.7 (16384 rows);
 //     smaller tensors keep warp_row (2048×2048: 16.6 vs pipelined 17.6).
 //     1024 columns only from 256 MB on (524288×1024 f16: 728.6 vs 774.5).
-//   - up to 4096 columns: block_vec, pipelined and block_smem within 7%
-//     (4096×4096 bf16 35.4 / 36.9 / 36.0): block_vec.
 //   - 8192..32768: block_smem 10..20% ahead of block_vec and 5% ahead of
-//     online_2pass (4096×8192 f16: 54.4 vs 65.3 vs 57.0).
+//     online_2pass (4096×8192 f16: 54.4 vs 65.3 vs 57.0; block_reg 60.4).
 //
 // Backward ops were not swept: they keep online_2pass.
 type choice struct {
@@ -125,13 +128,13 @@ func (c *ctx) fewRows() (kernels.Strategy, string) {
 // rows for pipelined, shared memory) falls through to the next one.
 func (c *ctx) forwardRows() []choice {
 	cols, f32 := c.p.Axis, c.es == 4
-	pipe := choice{kernels.Pipelined, "rows of 1..8 KB (f32) or > 28K f32: cp.async ring of rows per worker"}
-	vec := choice{kernels.BlockVec, "f32 rows of 9..12 KB, f16/bf16 rows up to 8 KB: block per row, exp stored then normalized from L2"}
+	pipe := choice{kernels.Pipelined, "f32 rows of 4..7 KB or > 64 KB: cp.async ring of rows per worker"}
+	reg := choice{kernels.BlockReg, "rows of 8..64 KB (f32) or up to 8 KB (f16/bf16): block per row, row in registers, one exp per element"}
 	switch {
-	case f32 && cols <= 2048:
+	case f32 && cols < 2048:
 		return []choice{pipe}
-	case f32 && cols <= 3072, !f32 && cols <= 4096:
-		return []choice{vec}
+	case f32 && cols <= 16384, !f32 && cols <= 4096:
+		return []choice{reg}
 	}
 	var out []choice
 	if occ, err := c.blockSmemOccupancy(); err == nil && occ >= 2 {

@@ -19,6 +19,7 @@ struct Thread;
 extern dim3 g_blockIdx, g_blockDim, g_gridDim;
 extern Thread* cur;
 extern void* dyn_smem_ptr;
+extern unsigned dyn_smem_size;
 dim3& tid();
 void syncthreads();
 float shfl_xor(float v, int mask);
@@ -58,4 +59,11 @@ inline u32 pack_bf2(float lo, float hi) { return (u32)f2bf(lo) | ((u32)f2bf(hi) 
 inline void unpack_h2(u32 w, float& lo, float& hi) { lo = h2f((u16)(w & 0xffff)); hi = h2f((u16)(w >> 16)); }
 inline void* dyn_smem() { return emu::dyn_smem_ptr; }
 inline void st_cs(void* p, const V16& r) { memcpy(p, &r, 16); }
+V16 ld_nc(const void* p);
+// cp.async emulated as a synchronous copy: every committed group has landed
+// by the time a wait runs.
+inline u32 dyn_smem_bytes() { return emu::dyn_smem_size; }
+inline void cp_async16(void* sdst, const void* gsrc) { memcpy(sdst, gsrc, 16); }
+inline void cp_async_commit() {}
+inline void cp_async_wait(int) {}
 }

@@ -12,6 +12,7 @@ struct Thread { ucontext_t ctx; dim3 t; int lin; int state; };
 dim3 g_blockIdx, g_blockDim, g_gridDim;
 Thread* cur;
 void* dyn_smem_ptr;
+unsigned dyn_smem_size;
 static ucontext_t sched;
 static std::vector<Thread> th;
 static std::vector<char*> stacks;
@@ -67,6 +68,7 @@ void launch(void (*fn)(const smx::Params), dim3 grid, dim3 block, size_t smem, c
   static std::vector<char> dyn;
   dyn.assign(smem + 16, (char)0xcd);
   dyn_smem_ptr = (void*)(((uintptr_t)dyn.data() + 15) & ~(uintptr_t)15);
+  dyn_smem_size = (unsigned)smem;
   g_gridDim = grid; g_blockDim = block;
   for (unsigned z = 0; z < grid.z; ++z) for (unsigned y = 0; y < grid.y; ++y) for (unsigned x = 0; x < grid.x; ++x) {
     g_blockIdx = dim3{x, y, z};
