@@ -378,19 +378,6 @@ __device__ __forceinline__ void st_cs(void* p, const V16& r) {
                : "memory");
 }
 
-// 16-byte global load through the non-coherent path without allocating in
-// L1: for data each thread reads once (register-cached rows), so L1 lines
-// are not reserved for misses in flight. The kernel must not write the
-// bytes before it reads them (in-place rows are fine: a thread reads its
-// packs before it stores to them, and no one else reads them).
-__device__ __forceinline__ V16 ld_nc(const void* p) {
-  V16 r;
-  asm volatile("ld.global.nc.L1::no_allocate.v4.u32 {%0, %1, %2, %3}, [%4];"
-               : "=r"(r.w[0]), "=r"(r.w[1]), "=r"(r.w[2]), "=r"(r.w[3])
-               : "l"(p));
-  return r;
-}
-
 #endif  // SMX_EMU
 
 // Stores the P floats f as elements [col, col+P) of a row of length n,
@@ -839,7 +826,7 @@ __device__ __forceinline__ void cached_row(const Op& op, i64 off, i64 n, int t, 
 #pragma unroll
       for (int i = 0; i < Op::NIN; ++i) {
         if (col < n) {
-          D::unpack(ld_nc(op.src(i) + off + col), &b[i][k * P]);
+          D::unpack(*reinterpret_cast<const V16*>(op.src(i) + off + col), &b[i][k * P]);
 #pragma unroll
           for (int e = 0; e < P; ++e) b[i][k * P + e] = op.conv(i, b[i][k * P + e]);
         } else {

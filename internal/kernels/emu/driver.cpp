@@ -11,12 +11,6 @@
 #include <sstream>
 #include <iostream>
 #include <algorithm>
-// emu.h declares ld_nc before V16 is complete.
-smx::V16 smx::ld_nc(const void* p) {
-  V16 r;
-  memcpy(&r, p, 16);
-  return r;
-}
 #define K(s) extern "C" void s(const smx::Params);
 #include "table.inc"
 #undef K

@@ -59,7 +59,6 @@ inline u32 pack_bf2(float lo, float hi) { return (u32)f2bf(lo) | ((u32)f2bf(hi) 
 inline void unpack_h2(u32 w, float& lo, float& hi) { lo = h2f((u16)(w & 0xffff)); hi = h2f((u16)(w >> 16)); }
 inline void* dyn_smem() { return emu::dyn_smem_ptr; }
 inline void st_cs(void* p, const V16& r) { memcpy(p, &r, 16); }
-V16 ld_nc(const void* p);
 // cp.async emulated as a synchronous copy: every committed group has landed
 // by the time a wait runs.
 inline u32 dyn_smem_bytes() { return emu::dyn_smem_size; }
