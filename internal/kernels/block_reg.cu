@@ -7,20 +7,32 @@
 // slot is refilled by a fresh row at once, which on H200 ran 5-10% ahead of
 // a grid-striding grid of resident blocks.
 //
+// Forward kernels are compiled for one block size NT: the pack stride NT*16
+// bytes is then an immediate offset of every load and store, one address
+// register serves all NP packs and the bounds checks fold. With the block
+// size a run-time value, ptxas kept a 64-bit address per pack and ran the
+// same body 12-18% slower (H200 harness, 4096 rows: 8192 f32 86 vs 75 us,
+// 12288 135 vs 117, 16384 169 vs 142, 32768 367 vs 310).
+//
 // Launch contract (Inner == 1, rows = outer, cols = axis):
-//   block  (nt, 1, 1), nt a multiple of 32, cols <= nt*NP*P
-//          (P = 4 f32, 8 f16/bf16); nt <= 1024 for p1/p2/p8, <= 512 for p4
-//   grid   (g, 1, 1), g <= min(rows, 2^31-1); blocks grid-stride over rows
-//   smem   none dynamic (static for the block reductions); workspace none
-//   symbol block_reg_{fwd,bwd}_{f32,f16,bf16}_p{1,2,4}, block_reg_fwd_{dt}_p8
+//   forward  block (NT, 1, 1) exactly, cols <= NT*NP*P (P = 4 f32, 8 f16/bf16)
+//            symbol block_reg_fwd_{f32,f16,bf16}_t{NT}_p{NP}: NT 128 with
+//            NP 1, NT 256 with NP 1..8, NT 512/1024 with NP 5..8
+//   backward block (nt, 1, 1), nt a multiple of 32, cols <= nt*NP*P,
+//            nt <= 1024 for p1/p2, <= 512 for p4
+//            symbol block_reg_bwd_{f32,f16,bf16}_p{1,2,4}
+//   grid     (g, 1, 1), g <= min(rows, 2^31-1); blocks grid-stride over rows
+//   smem     none dynamic (static for the block reductions); workspace none
 // Longest rows: 1024*8*P forward (32768 f32, 65536 f16/bf16), 1024*2*P
-// backward. p8 is bounded to 64 registers (1024 threads): f32 holds its 32
-// values without spilling; f16/bf16 p8 spills and is for rows nothing else
-// in registers can hold.
+// backward. NT 1024 bounds a thread to 64 registers: f32 holds its 32
+// values without spilling; f16/bf16 t1024 with NP >= 6 spill (4 B at p6,
+// ~180 B at p7, ~380 B at p8, nvcc 11.8) and serve rows
+// nothing else in registers can hold.
 #include "common.cuh"
 
 namespace smx {
 
+// Backward, the block size a run-time value.
 template <class Op, int NP>
 __device__ __forceinline__ void block_reg_kernel(const Params& p) {
   const Op op(p);
@@ -30,32 +42,84 @@ __device__ __forceinline__ void block_reg_kernel(const Params& p) {
     cached_row<Op, NP, BlockRed>(op, row * cols, cols, threadIdx.x, blockDim.x, vec);
 }
 
+// Forward with the block size a compile-time constant (see the top).
+template <class Op, int NT, int NP>
+__device__ __forceinline__ void block_reg_fixed(const Params& p) {
+  const Op op(p);
+  const i64 rows = p.outer, cols = p.axis;
+  const bool vec = p.vec != 0;
+  for (i64 row = blockIdx.x; row < rows; row += gridDim.x)
+    cached_row<Op, NP, BlockRed>(op, row * cols, cols, threadIdx.x, NT, vec);
+}
+
 }  // namespace smx
 
 // Kernels (one extern "C" symbol each; the dtype blocks follow SMX_DTYPES).
+// Forward: 128 threads with 1 pack, 256 with 1..8, 512 and 1024 with 5..8
+// (the planner takes the smallest block that covers the row, then the
+// fewest packs, so the larger blocks never run fewer packs).
 #if SMX_DTYPES & 1
-SMX_KERNEL(block_reg_fwd_f32_p1, 1024, smx::block_reg_kernel<smx::Fwd<smx::F32>, 1>)
-SMX_KERNEL(block_reg_fwd_f32_p2, 1024, smx::block_reg_kernel<smx::Fwd<smx::F32>, 2>)
-SMX_KERNEL(block_reg_fwd_f32_p4, 512, smx::block_reg_kernel<smx::Fwd<smx::F32>, 4>)
-SMX_KERNEL(block_reg_fwd_f32_p8, 1024, smx::block_reg_kernel<smx::Fwd<smx::F32>, 8>)
+SMX_KERNEL(block_reg_fwd_f32_t128_p1, 128, smx::block_reg_fixed<smx::Fwd<smx::F32>, 128, 1>)
+SMX_KERNEL(block_reg_fwd_f32_t256_p1, 256, smx::block_reg_fixed<smx::Fwd<smx::F32>, 256, 1>)
+SMX_KERNEL(block_reg_fwd_f32_t256_p2, 256, smx::block_reg_fixed<smx::Fwd<smx::F32>, 256, 2>)
+SMX_KERNEL(block_reg_fwd_f32_t256_p3, 256, smx::block_reg_fixed<smx::Fwd<smx::F32>, 256, 3>)
+SMX_KERNEL(block_reg_fwd_f32_t256_p4, 256, smx::block_reg_fixed<smx::Fwd<smx::F32>, 256, 4>)
+SMX_KERNEL(block_reg_fwd_f32_t256_p5, 256, smx::block_reg_fixed<smx::Fwd<smx::F32>, 256, 5>)
+SMX_KERNEL(block_reg_fwd_f32_t256_p6, 256, smx::block_reg_fixed<smx::Fwd<smx::F32>, 256, 6>)
+SMX_KERNEL(block_reg_fwd_f32_t256_p7, 256, smx::block_reg_fixed<smx::Fwd<smx::F32>, 256, 7>)
+SMX_KERNEL(block_reg_fwd_f32_t256_p8, 256, smx::block_reg_fixed<smx::Fwd<smx::F32>, 256, 8>)
+SMX_KERNEL(block_reg_fwd_f32_t512_p5, 512, smx::block_reg_fixed<smx::Fwd<smx::F32>, 512, 5>)
+SMX_KERNEL(block_reg_fwd_f32_t512_p6, 512, smx::block_reg_fixed<smx::Fwd<smx::F32>, 512, 6>)
+SMX_KERNEL(block_reg_fwd_f32_t512_p7, 512, smx::block_reg_fixed<smx::Fwd<smx::F32>, 512, 7>)
+SMX_KERNEL(block_reg_fwd_f32_t512_p8, 512, smx::block_reg_fixed<smx::Fwd<smx::F32>, 512, 8>)
+SMX_KERNEL(block_reg_fwd_f32_t1024_p5, 1024, smx::block_reg_fixed<smx::Fwd<smx::F32>, 1024, 5>)
+SMX_KERNEL(block_reg_fwd_f32_t1024_p6, 1024, smx::block_reg_fixed<smx::Fwd<smx::F32>, 1024, 6>)
+SMX_KERNEL(block_reg_fwd_f32_t1024_p7, 1024, smx::block_reg_fixed<smx::Fwd<smx::F32>, 1024, 7>)
+SMX_KERNEL(block_reg_fwd_f32_t1024_p8, 1024, smx::block_reg_fixed<smx::Fwd<smx::F32>, 1024, 8>)
 SMX_KERNEL(block_reg_bwd_f32_p1, 1024, smx::block_reg_kernel<smx::Bwd<smx::F32>, 1>)
 SMX_KERNEL(block_reg_bwd_f32_p2, 1024, smx::block_reg_kernel<smx::Bwd<smx::F32>, 2>)
 SMX_KERNEL(block_reg_bwd_f32_p4, 512, smx::block_reg_kernel<smx::Bwd<smx::F32>, 4>)
 #endif
 #if SMX_DTYPES & 2
-SMX_KERNEL(block_reg_fwd_f16_p1, 1024, smx::block_reg_kernel<smx::Fwd<smx::F16>, 1>)
-SMX_KERNEL(block_reg_fwd_f16_p2, 1024, smx::block_reg_kernel<smx::Fwd<smx::F16>, 2>)
-SMX_KERNEL(block_reg_fwd_f16_p4, 512, smx::block_reg_kernel<smx::Fwd<smx::F16>, 4>)
-SMX_KERNEL(block_reg_fwd_f16_p8, 1024, smx::block_reg_kernel<smx::Fwd<smx::F16>, 8>)
+SMX_KERNEL(block_reg_fwd_f16_t128_p1, 128, smx::block_reg_fixed<smx::Fwd<smx::F16>, 128, 1>)
+SMX_KERNEL(block_reg_fwd_f16_t256_p1, 256, smx::block_reg_fixed<smx::Fwd<smx::F16>, 256, 1>)
+SMX_KERNEL(block_reg_fwd_f16_t256_p2, 256, smx::block_reg_fixed<smx::Fwd<smx::F16>, 256, 2>)
+SMX_KERNEL(block_reg_fwd_f16_t256_p3, 256, smx::block_reg_fixed<smx::Fwd<smx::F16>, 256, 3>)
+SMX_KERNEL(block_reg_fwd_f16_t256_p4, 256, smx::block_reg_fixed<smx::Fwd<smx::F16>, 256, 4>)
+SMX_KERNEL(block_reg_fwd_f16_t256_p5, 256, smx::block_reg_fixed<smx::Fwd<smx::F16>, 256, 5>)
+SMX_KERNEL(block_reg_fwd_f16_t256_p6, 256, smx::block_reg_fixed<smx::Fwd<smx::F16>, 256, 6>)
+SMX_KERNEL(block_reg_fwd_f16_t256_p7, 256, smx::block_reg_fixed<smx::Fwd<smx::F16>, 256, 7>)
+SMX_KERNEL(block_reg_fwd_f16_t256_p8, 256, smx::block_reg_fixed<smx::Fwd<smx::F16>, 256, 8>)
+SMX_KERNEL(block_reg_fwd_f16_t512_p5, 512, smx::block_reg_fixed<smx::Fwd<smx::F16>, 512, 5>)
+SMX_KERNEL(block_reg_fwd_f16_t512_p6, 512, smx::block_reg_fixed<smx::Fwd<smx::F16>, 512, 6>)
+SMX_KERNEL(block_reg_fwd_f16_t512_p7, 512, smx::block_reg_fixed<smx::Fwd<smx::F16>, 512, 7>)
+SMX_KERNEL(block_reg_fwd_f16_t512_p8, 512, smx::block_reg_fixed<smx::Fwd<smx::F16>, 512, 8>)
+SMX_KERNEL(block_reg_fwd_f16_t1024_p5, 1024, smx::block_reg_fixed<smx::Fwd<smx::F16>, 1024, 5>)
+SMX_KERNEL(block_reg_fwd_f16_t1024_p6, 1024, smx::block_reg_fixed<smx::Fwd<smx::F16>, 1024, 6>)
+SMX_KERNEL(block_reg_fwd_f16_t1024_p7, 1024, smx::block_reg_fixed<smx::Fwd<smx::F16>, 1024, 7>)
+SMX_KERNEL(block_reg_fwd_f16_t1024_p8, 1024, smx::block_reg_fixed<smx::Fwd<smx::F16>, 1024, 8>)
 SMX_KERNEL(block_reg_bwd_f16_p1, 1024, smx::block_reg_kernel<smx::Bwd<smx::F16>, 1>)
 SMX_KERNEL(block_reg_bwd_f16_p2, 1024, smx::block_reg_kernel<smx::Bwd<smx::F16>, 2>)
 SMX_KERNEL(block_reg_bwd_f16_p4, 512, smx::block_reg_kernel<smx::Bwd<smx::F16>, 4>)
 #endif
 #if SMX_DTYPES & 4
-SMX_KERNEL(block_reg_fwd_bf16_p1, 1024, smx::block_reg_kernel<smx::Fwd<smx::BF16>, 1>)
-SMX_KERNEL(block_reg_fwd_bf16_p2, 1024, smx::block_reg_kernel<smx::Fwd<smx::BF16>, 2>)
-SMX_KERNEL(block_reg_fwd_bf16_p4, 512, smx::block_reg_kernel<smx::Fwd<smx::BF16>, 4>)
-SMX_KERNEL(block_reg_fwd_bf16_p8, 1024, smx::block_reg_kernel<smx::Fwd<smx::BF16>, 8>)
+SMX_KERNEL(block_reg_fwd_bf16_t128_p1, 128, smx::block_reg_fixed<smx::Fwd<smx::BF16>, 128, 1>)
+SMX_KERNEL(block_reg_fwd_bf16_t256_p1, 256, smx::block_reg_fixed<smx::Fwd<smx::BF16>, 256, 1>)
+SMX_KERNEL(block_reg_fwd_bf16_t256_p2, 256, smx::block_reg_fixed<smx::Fwd<smx::BF16>, 256, 2>)
+SMX_KERNEL(block_reg_fwd_bf16_t256_p3, 256, smx::block_reg_fixed<smx::Fwd<smx::BF16>, 256, 3>)
+SMX_KERNEL(block_reg_fwd_bf16_t256_p4, 256, smx::block_reg_fixed<smx::Fwd<smx::BF16>, 256, 4>)
+SMX_KERNEL(block_reg_fwd_bf16_t256_p5, 256, smx::block_reg_fixed<smx::Fwd<smx::BF16>, 256, 5>)
+SMX_KERNEL(block_reg_fwd_bf16_t256_p6, 256, smx::block_reg_fixed<smx::Fwd<smx::BF16>, 256, 6>)
+SMX_KERNEL(block_reg_fwd_bf16_t256_p7, 256, smx::block_reg_fixed<smx::Fwd<smx::BF16>, 256, 7>)
+SMX_KERNEL(block_reg_fwd_bf16_t256_p8, 256, smx::block_reg_fixed<smx::Fwd<smx::BF16>, 256, 8>)
+SMX_KERNEL(block_reg_fwd_bf16_t512_p5, 512, smx::block_reg_fixed<smx::Fwd<smx::BF16>, 512, 5>)
+SMX_KERNEL(block_reg_fwd_bf16_t512_p6, 512, smx::block_reg_fixed<smx::Fwd<smx::BF16>, 512, 6>)
+SMX_KERNEL(block_reg_fwd_bf16_t512_p7, 512, smx::block_reg_fixed<smx::Fwd<smx::BF16>, 512, 7>)
+SMX_KERNEL(block_reg_fwd_bf16_t512_p8, 512, smx::block_reg_fixed<smx::Fwd<smx::BF16>, 512, 8>)
+SMX_KERNEL(block_reg_fwd_bf16_t1024_p5, 1024, smx::block_reg_fixed<smx::Fwd<smx::BF16>, 1024, 5>)
+SMX_KERNEL(block_reg_fwd_bf16_t1024_p6, 1024, smx::block_reg_fixed<smx::Fwd<smx::BF16>, 1024, 6>)
+SMX_KERNEL(block_reg_fwd_bf16_t1024_p7, 1024, smx::block_reg_fixed<smx::Fwd<smx::BF16>, 1024, 7>)
+SMX_KERNEL(block_reg_fwd_bf16_t1024_p8, 1024, smx::block_reg_fixed<smx::Fwd<smx::BF16>, 1024, 8>)
 SMX_KERNEL(block_reg_bwd_bf16_p1, 1024, smx::block_reg_kernel<smx::Bwd<smx::BF16>, 1>)
 SMX_KERNEL(block_reg_bwd_bf16_p2, 1024, smx::block_reg_kernel<smx::Bwd<smx::BF16>, 2>)
 SMX_KERNEL(block_reg_bwd_bf16_p4, 512, smx::block_reg_kernel<smx::Bwd<smx::BF16>, 4>)

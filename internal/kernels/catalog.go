@@ -85,15 +85,28 @@ func warpRowVariants(backward bool) []Variant {
 	return v
 }
 
+// blockRegVariants: forward kernels are compiled for one block size
+// ("t256_p3": 256 threads × 3 packs), backward take any block size up to
+// their launch bound.
 func blockRegVariants(backward bool) []Variant {
-	v := []Variant{
-		{Name: "p1", Packs: 1, MaxThreads: 1024},
-		{Name: "p2", Packs: 2, MaxThreads: 1024},
-		{Name: "p4", Packs: 4, MaxThreads: 512},
+	if backward {
+		return []Variant{
+			{Name: "p1", Packs: 1, MaxThreads: 1024},
+			{Name: "p2", Packs: 2, MaxThreads: 1024},
+			{Name: "p4", Packs: 4, MaxThreads: 512},
+		}
 	}
-	if !backward {
-		// 64 registers a thread at 1024 threads: 32 f32 values fit.
-		v = append(v, Variant{Name: "p8", Packs: 8, MaxThreads: 1024})
+	v := []Variant{{Name: "t128_p1", Packs: 1, MaxThreads: 128, FixedBlock: 128}}
+	// The planner takes the smallest block covering the row, then the
+	// fewest packs: 512 and 1024 threads only ever run 5..8 packs.
+	for _, nt := range []int{256, 512, 1024} {
+		first := 5
+		if nt == 256 {
+			first = 1
+		}
+		for np := first; np <= 8; np++ {
+			v = append(v, Variant{Name: fmt.Sprintf("t%d_p%d", nt, np), Packs: np, MaxThreads: nt, FixedBlock: nt})
+		}
 	}
 	return v
 }

@@ -369,7 +369,18 @@ __device__ __forceinline__ void ld_pack(const Op& op, int i, const typename Op::
   ld_cvt<Op, STASH>(op, i, r, row, stash, col, n, vec, f);
 }
 
-#ifndef SMX_EMU  // inline-PTX store
+#ifndef SMX_EMU  // inline-PTX load and store
+// 16-byte global load. Spelled in PTX because a V16 dereferenced straight into
+// unpack was split by the compiler into four 4-byte loads (SASS LDG.E x4 in
+// cached_row's whole-pack path), a quarter of the bytes per load instruction.
+__device__ __forceinline__ V16 ld16(const void* p) {
+  V16 r;
+  asm volatile("ld.global.v4.u32 {%0, %1, %2, %3}, [%4];"
+               : "=r"(r.w[0]), "=r"(r.w[1]), "=r"(r.w[2]), "=r"(r.w[3])
+               : "l"(p));
+  return r;
+}
+
 // Streaming (evict-first) 16-byte global store: the output is not re-read, so
 // it should not push the input out of L2 before a second pass re-reads it.
 __device__ __forceinline__ void st_cs(void* p, const V16& r) {
@@ -826,7 +837,7 @@ __device__ __forceinline__ void cached_row(const Op& op, i64 off, i64 n, int t, 
 #pragma unroll
       for (int i = 0; i < Op::NIN; ++i) {
         if (col < n) {
-          D::unpack(*reinterpret_cast<const V16*>(op.src(i) + off + col), &b[i][k * P]);
+          D::unpack(ld16(op.src(i) + off + col), &b[i][k * P]);
 #pragma unroll
           for (int e = 0; e < P; ++e) b[i][k * P + e] = op.conv(i, b[i][k * P + e]);
         } else {

@@ -41,9 +41,11 @@
 //	               W·NP·P; block exactly (128); 128/W rows per block step.
 //	               W ∈ {1,2,4,8,16} with NP = 1, W = 32 with NP ∈ {1,2,4,8}
 //	               (backward NP ≤ 4).
-//	block_reg      block_reg_{fwd,bwd}_{dt}_p{1,2,4}, block_reg_fwd_{dt}_p8;
-//	               rows with cols ≤ nt·NP·P; nt multiple of 32, ≤ 1024
-//	               (p1, p2, p8) or ≤ 512 (p4); grid one block per row.
+//	block_reg      forward block_reg_fwd_{dt}_t{NT}_p{NP}: block exactly
+//	               (NT), NT = 128 with NP = 1, 256 with NP ∈ 1..8, 512 and
+//	               1024 with NP ∈ 5..8; backward block_reg_bwd_{dt}_p{1,2,4}: nt
+//	               multiple of 32, ≤ 1024 (p1, p2) or ≤ 512 (p4); rows with
+//	               cols ≤ threads·NP·P; grid one block per row.
 //	block_smem     block_smem_{fwd,bwd}_{dt}; rows; nt multiple of 32 ≤ 512;
 //	               dynamic smem NIN·roundup(cols·esize, 16) (raise
 //	               CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES above 48 KB).
@@ -82,14 +84,15 @@
 //
 // # Resources (nvcc 11.8 ptxas, sm_90; regs.go has every kernel)
 //
-// Spills on sm_90: block_reg fwd p8 for f16/bf16 (~600 B: 64 values at the
-// 64 registers of a 1024-thread bound; never picked automatically) and the
+// Spills on sm_90: block_reg fwd t1024 p6..p8 for f16/bf16 (4-384 B: up to
+// 64 values at the 64 registers of a 1024-thread bound; never picked
+// automatically) and the
 // f16/bf16 pipelined kernels (12-28 B). Registers per thread for f32 / f16
 // (bf16 as f16 within a few registers), static shared memory in bytes:
 //
 //	warp_row fwd   w1..w16 29-39, w32 p1 32/40, p2 40/54, p4 70/95, p8 127/128; 0
 //	warp_row bwd   w1..w16 32-54, w32 p1 34/48, p2 54/72, p4 71/104; 0
-//	block_reg      fwd p1 30/32, p2 32/44, p4 50/58, p8 64/64; bwd p1 30/32, p2 40/58, p4 84/112; 256 / 128
+//	block_reg      fwd t256 p1..p8 31-60/32-128, t1024 p8 60/64; bwd p1 30/32, p2 40/58, p4 84/112; 256 / 128
 //	block_smem     fwd 58/64, bwd 64/64; 256 / 128
 //	online_2pass   fwd 58/64, bwd 46/56; 256 / 128
 //	split_row      fwd 52-58/64, bwd 47/52-56; 256 / 128

@@ -115,43 +115,55 @@ func (c *ctx) warpRow() (Plan, error) {
 		fmt.Sprintf("%d lanes × %d packs per row, %d rows per block", w, np, nt/w)), nil
 }
 
-// blockRegMinThreads: block_reg takes the most packs per thread that still
-// leaves a block of at least this many threads. On H200 (4096 rows, f32,
-// harness runs of the same body) 256 threads × 4 packs ran 4096 columns at
-// 0.97 of copy speed, 128 × 8 at 0.95, 512 × 2 at 0.95; 8192 columns ran
-// 256 × 8 at 0.99 vs 512 × 4 at 0.94: fewer, fuller threads issue fewer
-// instructions per element, and 256 threads keep enough warps per row.
+// blockRegMinThreads: backward block_reg takes the most packs per thread
+// that still leaves a block of at least this many threads. On H200 (4096
+// rows, f32, harness runs of the same body) 256 threads × 4 packs ran 4096
+// columns at 0.97 of copy speed, 128 × 8 at 0.95, 512 × 2 at 0.95; 8192
+// columns ran 256 × 8 at 0.99 vs 512 × 4 at 0.94: fewer, fuller threads
+// issue fewer instructions per element, and 256 threads keep enough warps
+// per row. Forward kernels have a compile-time block size (128, 256, 512,
+// 1024); the smallest that covers the row, then the fewest packs, gives the
+// same shapes where the row fills the block (8192 f32: 256 × 8).
 const blockRegMinThreads = 256
 
-// blockRegShape picks block_reg's packs per thread and block size: the
-// largest NP whose block has >= blockRegMinThreads threads (rows too short
-// for that: the smallest NP), within each variant's launch bound.
-func (c *ctx) blockRegShape() (np, nt int64, err error) {
+// blockRegShape picks block_reg's variant and block size. Forward: the
+// first variant (block sizes ascending, then packs) whose block covers the
+// row. Backward: the largest NP whose block has >= blockRegMinThreads
+// threads (rows too short for that: the smallest NP), within each
+// variant's launch bound.
+func (c *ctx) blockRegShape() (v kernels.Variant, nt int64, err error) {
 	in := kernels.BlockReg.Info()
 	packs := c.packs()
-	for _, v := range in.Variants(c.bwd) { // packs ascending
-		n := max(roundUp(ceilDiv(packs, int64(v.Packs)), 32), 32)
-		if n <= int64(v.MaxThreads) && (np == 0 || n >= blockRegMinThreads) {
-			np, nt = int64(v.Packs), n
+	found := false
+	for _, cand := range in.Variants(c.bwd) {
+		if cand.FixedBlock > 0 {
+			if !found && int64(cand.FixedBlock*cand.Packs) >= packs {
+				v, nt, found = cand, int64(cand.FixedBlock), true
+			}
+			continue
+		}
+		n := max(roundUp(ceilDiv(packs, int64(cand.Packs)), 32), 32)
+		if n <= int64(cand.MaxThreads) && (!found || n >= blockRegMinThreads) {
+			v, nt, found = cand, n, true
 		}
 	}
-	if np == 0 {
-		return 0, 0, fmt.Errorf("rows of %d elements exceed its register cache (%d)", c.p.Axis, in.MaxCols(c.p.Op, c.dt))
+	if !found {
+		return v, 0, fmt.Errorf("rows of %d elements exceed its register cache (%d)", c.p.Axis, in.MaxCols(c.p.Op, c.dt))
 	}
-	return np, nt, nil
+	return v, nt, nil
 }
 
 // block_reg: a block per row holding the row in registers, one block per
 // row (the kernel grid-strides only past the grid limit).
 func (c *ctx) blockReg() (Plan, error) {
-	np, nt, err := c.blockRegShape()
+	v, nt, err := c.blockRegShape()
 	if err != nil {
 		return Plan{}, err
 	}
-	sym := c.sym(kernels.BlockReg, fmt.Sprintf("p%d", np))
+	sym := c.sym(kernels.BlockReg, v.Name)
 	grid := max(1, min(c.p.Outer, maxGridX))
 	return c.plan1(kernels.BlockReg, c.vec(), Launch{Symbol: sym, Grid: block1(grid), Block: block1(nt)},
-		fmt.Sprintf("%d threads × %d packs per row, a block per row", nt, np)), nil
+		fmt.Sprintf("%d threads × %d packs per row, a block per row", nt, v.Packs)), nil
 }
 
 // staticSmem is a kernel's static shared memory (256 B if unknown).

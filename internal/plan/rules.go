@@ -23,6 +23,11 @@ const (
 	// range (H200, 524288×1024 f16: pipelined 728.6 vs warp_row 774.5 µs;
 	// 8192×1024 bf16, 16 MB: warp_row 19.6 vs 21.2).
 	pipelinedQuarterBytes = 256 << 20
+	// pipelinedF32Bytes: from this tensor size on, f32 rows of 513..1024
+	// columns go to pipelined before warp_row (H200: 32768×1024, 128 MB,
+	// pipelined 80.7 vs block_reg 92.6 vs warp_row 105.9 µs; 4096×1024,
+	// 16 MB: warp_row 19.2 vs pipelined 20.6).
+	pipelinedF32Bytes = 64 << 20
 )
 
 // Measured on H200 (bench/results/nvidia-h200-2026-11-22-sweep.json, M = 4096
@@ -55,6 +60,21 @@ const (
 //   - 8192..32768: block_smem 10..20% ahead of block_vec and 5% ahead of
 //     online_2pass (4096×8192 f16: 54.4 vs 65.3 vs 57.0; block_reg 60.4).
 //
+// block_reg compiled for fixed block sizes (bench/results/nvidia-h200-
+// 2026-11-22-sweep-fixedblock.json, same run for every kernel):
+//   - f32 1280..32768 columns: block_reg ahead of every other kernel, e.g.
+//     1280: 22.9 vs pipelined 26.0; 1792: 25.7 vs 29.8; 4096: 42.2 vs
+//     block_smem 50.7; 12288: 109.0 vs pipelined 143.6; 20480: 197.4 vs
+//     block_smem 234.5; 32768: 313.7 vs pipelined 351.4 (0.81..0.95 of copy
+//     from 2048 columns on). At 1024 and below warp_row and block_reg are
+//     within 5% (4096×1024: 19.2 vs 18.8, 4096×640: 17.6 vs 19.1).
+//   - f16/bf16 1024..8192 columns: block_reg ahead at every batch size
+//     measured (128×1024 f16 11.3 vs warp_row 14.6; 65536×1024 97.2 vs
+//     pipelined 104.9; 524288×1024 720.9 vs 744.3; 4096×2048 19.2 vs
+//     22.1; 2048×8192 30.0 vs block_smem 33.8); 512 columns stay with
+//     warp_row (16384×512 f16: 20.4 vs 30.5) and 16384 with block_smem
+//     (4096×16384 f16: 100.8 vs 110.1).
+//
 // Backward ops were not swept: they keep online_2pass.
 type choice struct {
 	s   kernels.Strategy
@@ -76,10 +96,17 @@ func (c *ctx) choose() []choice {
 			out = append(out, choice{s, why})
 		}
 	}
+	if c.blockRegFirst() {
+		out = append(out, choice{kernels.BlockReg, "forward rows of 4..128 KB (f32) or 2..16 KB (f16/bf16): block per row, row in registers, one exp per element"})
+	}
 	warpMax := kernels.WarpRow.Info().MaxCols(p.Op, c.dt)
+	bytes := rows * cols * c.es
 	if c.es == 2 && !p.Op.Backward() && cols <= warpMax &&
-		(cols > warpMax/2 && rows*cols*2 >= pipelinedHalfBytes || cols > warpMax/4 && rows*cols*2 >= pipelinedQuarterBytes) {
+		(cols > warpMax/2 && bytes >= pipelinedHalfBytes || cols > warpMax/4 && bytes >= pipelinedQuarterBytes) {
 		out = append(out, choice{kernels.Pipelined, "many 16-bit rows of 1..4 KB: cp.async ring of rows per worker"})
+	}
+	if c.es == 4 && !p.Op.Backward() && cols <= warpMax && cols > warpMax/2 && bytes >= pipelinedF32Bytes {
+		out = append(out, choice{kernels.Pipelined, "many f32 rows of 2..4 KB: cp.async ring of rows per worker"})
 	}
 	if cols <= warpMax {
 		out = append(out, choice{kernels.WarpRow, fmt.Sprintf("short rows (%d <= %d columns): a lane group per row, row in registers", cols, warpMax)})
@@ -123,18 +150,33 @@ func (c *ctx) fewRows() (kernels.Strategy, string) {
 	return best, why
 }
 
-// forwardRows lists the measured winners (see the table above) for forward
-// rows beyond warp_row; a choice that cannot serve the problem (unaligned
-// rows for pipelined, shared memory) falls through to the next one.
+// blockRegFirst reports whether block_reg is the measured winner (see the
+// table above): forward f32 rows of 1025..32768 columns (all it can hold)
+// and f16/bf16 rows of 1024..8192, when the rows are whole 16-byte packs
+// (other rows take block_reg's element-wise path, which was not measured
+// to win).
+func (c *ctx) blockRegFirst() bool {
+	if c.p.Op.Backward() || !c.vec() || c.p.Axis%c.P != 0 {
+		return false
+	}
+	cols := c.p.Axis
+	if c.es == 4 {
+		return cols > 1024 && cols <= kernels.BlockReg.Info().MaxCols(c.p.Op, c.dt)
+	}
+	return cols >= 1024 && cols <= 8192
+}
+
+// forwardRows lists the fallbacks for forward rows beyond warp_row that
+// block_reg does not take (or, ahead of it, cannot serve); a choice that
+// cannot serve the problem (unaligned rows for pipelined, shared memory)
+// falls through to the next one.
 func (c *ctx) forwardRows() []choice {
-	cols, f32 := c.p.Axis, c.es == 4
-	pipe := choice{kernels.Pipelined, "f32 rows of 4..7 KB or > 64 KB: cp.async ring of rows per worker"}
-	reg := choice{kernels.BlockReg, "rows of 8..64 KB (f32) or up to 8 KB (f16/bf16): block per row, row in registers, one exp per element"}
-	switch {
-	case f32 && cols < 2048:
+	f32 := c.es == 4
+	pipe := choice{kernels.Pipelined, "f32 rows beyond block_reg: cp.async ring of rows per worker"}
+	if f32 && c.p.Axis < 2048 {
+		// Rows block_reg leaves (unaligned): pipelined if it can, else
+		// online_2pass; block_smem was not measured on them.
 		return []choice{pipe}
-	case f32 && cols <= 16384, !f32 && cols <= 4096:
-		return []choice{reg}
 	}
 	var out []choice
 	if occ, err := c.blockSmemOccupancy(); err == nil && occ >= 2 {

@@ -58,6 +58,14 @@ inline u32 pack_h2(float lo, float hi) { return (u32)f2h(lo) | ((u32)f2h(hi) << 
 inline u32 pack_bf2(float lo, float hi) { return (u32)f2bf(lo) | ((u32)f2bf(hi) << 16); }
 inline void unpack_h2(u32 w, float& lo, float& hi) { lo = h2f((u16)(w & 0xffff)); hi = h2f((u16)(w >> 16)); }
 inline void* dyn_smem() { return emu::dyn_smem_ptr; }
+// A template so that V16 (declared, defined later by common.cuh) is only
+// needed complete where ld16 is used.
+template <class V = V16>
+inline V ld16(const void* p) {
+  V r;
+  memcpy(&r, p, sizeof r);
+  return r;
+}
 inline void st_cs(void* p, const V16& r) { memcpy(p, &r, 16); }
 // cp.async emulated as a synchronous copy: every committed group has landed
 // by the time a wait runs.
