@@ -28,25 +28,26 @@
 //     A cluster launch is charged 1 µs more. A split must beat t_block by
 //     20% and 1 µs to be chosen; otherwise the block-per-row rules below
 //     apply.
-//  3. cols <= 256·P forward / 128·P backward (1024 / 512 f32, 2048 / 1024
+//  3. forward rows of whole 16-byte packs, f32 1025..32768 columns or
+//     f16/bf16 1024..8192: block_reg (a block of 128..1024 threads per row,
+//     the row in registers, one exp per element, the block size a
+//     compile-time constant: 0.81..0.95 of copy speed for f32 from 2048
+//     columns on H200, ahead of every other kernel in the same run).
+//  4. cols <= 256·P forward / 128·P backward (1024 / 512 f32, 2048 / 1024
 //     f16): warp_row. Lanes per row W = nextpow2(ceil(cols/P)) up to 32,
 //     then packs per lane NP = nextpow2(ceil(cols/(32·P))): the row lives in
 //     registers, one DRAM read, no shared memory, several rows per 128-thread
 //     block. (persistent, with next-row prefetch, lost to it on very many
-//     short rows: 524288×1024 f16 1060.6 vs 941.9 µs on H200.)
-//  4. longer forward rows take the measured winners (rules.go, forwardRows:
-//     H200, 4096 rows): f32 below 2048 columns pipelined (a cp.async ring
-//     of rows per worker, 35% faster than online_2pass at 1280..1792);
-//     f32 2048..16384 and f16/bf16 up to 4096 block_reg (a block per row,
-//     the row in registers, one exp per element: 0.76..0.91 of copy speed
-//     vs 0.65..0.77 for the previous picks); f32 rows above 16384 and
-//     f16/bf16 rows over 4096 whose shared-memory copy leaves >= 2 resident
-//     blocks per SM (~28K f32, ~56K f16 on Hopper) block_smem (one read,
-//     3..20% ahead of online_2pass and block_vec); longer f32 rows
-//     pipelined with one slot (up to the opt-in shared memory). Before rule
-//     3, forward f16/bf16 rows of 1025..2048 in tensors of >= 16 MB, and
-//     of 513..1024 in tensors of >= 256 MB, take pipelined (16384×2048:
-//     53.9 vs warp_row 70.7 µs; 524288×1024: 728.6 vs 774.5 µs).
+//     short rows: 524288×1024 f16 1060.6 vs 941.9 µs on H200.) Before
+//     warp_row, forward f32 rows of 513..1024 in tensors of >= 64 MB and
+//     f16/bf16 rows of 513..1024 in tensors >= 256 MB take pipelined (a
+//     cp.async ring of rows per worker; 32768×1024 f32: 80.7 vs 105.9 µs).
+//     Longer forward rows that block_reg does not take (rules.go,
+//     forwardRows): f32 rows above 32768 and f16/bf16 rows over 8192 whose
+//     shared-memory copy leaves >= 2 resident blocks per SM (~28K f32, ~56K
+//     f16 on Hopper) block_smem (one read, 3..20% ahead of online_2pass and
+//     block_vec); longer f32 rows pipelined with one slot (up to the opt-in
+//     shared memory).
 //  5. everything else (backward ops, rows beyond those limits, unaligned
 //     rows that pipelined cannot copy): online_2pass, a block per row,
 //     online (m, d), the second read served mostly by L2 (last tile first).
