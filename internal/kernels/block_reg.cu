@@ -25,8 +25,8 @@
 //   smem     none dynamic (static for the block reductions); workspace none
 // Longest rows: 1024*8*P forward (32768 f32, 65536 f16/bf16), 1024*2*P
 // backward. NT 1024 bounds a thread to 64 registers: f32 holds its 32
-// values without spilling; f16/bf16 t1024 with NP >= 6 spill (4 B at p6,
-// ~180 B at p7, ~380 B at p8, nvcc 11.8) and serve rows
+// values without spilling; f16/bf16 t1024 with NP >= 6 spill (~75 B at p6,
+// ~320 B at p7, ~580 B at p8, nvcc 11.8) and serve rows
 // nothing else in registers can hold.
 #include "common.cuh"
 

@@ -308,8 +308,14 @@ func TestSmemBytes(t *testing.T) {
 	}
 }
 
+// documentedSpills are the sm_90 kernels that spill by design (doc.go,
+// "Resources"): 16-bit block_reg at the 64 registers of 1024 threads with
+// 6..8 packs (never picked automatically) and the 16-bit pipelined kernels.
+var documentedSpills = regexp.MustCompile(`^(block_reg_fwd_(f16|bf16)_t1024_p[678]|pipelined_(fwd|bwd)_(f16|bf16)_\w+)$`)
+
 // With SMX_NVCC=1 and nvcc on PATH, every strategy compiles for sm_80 and
-// sm_90 (split_cluster: sm_90 only matters) without errors or spills.
+// sm_90 (split_cluster: sm_90 only matters), and no sm_90 kernel spills but
+// the documented ones.
 func TestNvccCompiles(t *testing.T) {
 	if os.Getenv("SMX_NVCC") == "" {
 		t.Skip("set SMX_NVCC=1 to compile the kernels with nvcc")
@@ -325,7 +331,9 @@ func TestNvccCompiles(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	spill := regexp.MustCompile(`(\d+) bytes spill stores`)
+	// ptxas -v prints "Function properties for NAME" and then the spill
+	// line of that function.
+	spill := regexp.MustCompile(`Function properties for (\w+)\s+\d+ bytes stack frame, (\d+) bytes spill stores`)
 	for _, in := range All() {
 		for _, arch := range []string{"sm_80", "sm_90"} {
 			cmd := exec.Command(nvcc, "-arch="+arch, "-std=c++17", "-cubin", "-Xptxas", "-v", in.File, "-o", "/dev/null")
@@ -335,10 +343,16 @@ func TestNvccCompiles(t *testing.T) {
 				t.Errorf("%s %s: %v\n%s", in.File, arch, err, out)
 				continue
 			}
-			for _, m := range spill.FindAllStringSubmatch(string(out), -1) {
-				if m[1] != "0" && arch == "sm_90" {
-					t.Errorf("%s %s spills:\n%s", in.File, arch, out)
-					break
+			if arch != "sm_90" {
+				continue
+			}
+			ms := spill.FindAllStringSubmatch(string(out), -1)
+			if len(ms) == 0 {
+				t.Errorf("%s %s: no per-function report in the ptxas output:\n%s", in.File, arch, out)
+			}
+			for _, m := range ms {
+				if m[2] != "0" && !documentedSpills.MatchString(m[1]) {
+					t.Errorf("%s %s: %s spills %s bytes", in.File, arch, m[1], m[2])
 				}
 			}
 		}

@@ -821,9 +821,16 @@ __device__ __forceinline__ F2 ld_cluster_f2(u32 a, u32 rank) {
 // up to nt*NP*P elements. n == 0 means "no row" (the thread still takes part
 // in the reduction, as Red requires).
 template <class Op, int NP, class Red>
+__device__ __forceinline__ void cached_row_full(const Op& op, i64 off, int t, int nt);
+
+template <class Op, int NP, class Red>
 __device__ __forceinline__ void cached_row(const Op& op, i64 off, i64 n, int t, int nt, bool vec) {
   typedef typename Op::D D;
   constexpr int P = D::P;
+  if (vec && n == (i64)NP * nt * P) {
+    cached_row_full<Op, NP, Red>(op, off, t, nt);
+    return;
+  }
   float b[Op::NIN][NP * P];
   // Rows of whole packs take 16-byte loads and stores only: without the
   // element-wise tail path, whose registers would otherwise be reserved
@@ -862,6 +869,38 @@ __device__ __forceinline__ void cached_row(const Op& op, i64 off, i64 n, int t, 
       else
         st_pack<D, true>(op.dst() + off, col, n, false, o);
     }
+  }
+}
+
+// cached_row for a row that fills every pack (n == NP*nt*P, vec): no bounds
+// checks, so no predicate per pack. With one, ptxas ran out of predicate
+// registers (7) at NP = 8 and converted the first pack, waiting for its
+// load, before issuing the others (SASS: later loads reusing the first one's
+// registers); here every load is issued before any is used.
+template <class Op, int NP, class Red>
+__device__ __forceinline__ void cached_row_full(const Op& op, i64 off, int t, int nt) {
+  typedef typename Op::D D;
+  constexpr int P = D::P;
+  V16 raw[Op::NIN][NP];
+#pragma unroll
+  for (int k = 0; k < NP; ++k)
+#pragma unroll
+    for (int i = 0; i < Op::NIN; ++i) raw[i][k] = ld16(op.src(i) + off + (i64)(k * nt + t) * P);
+  float b[Op::NIN][NP * P];
+#pragma unroll
+  for (int i = 0; i < Op::NIN; ++i)
+#pragma unroll
+    for (int k = 0; k < NP; ++k) {
+      D::unpack(raw[i][k], &b[i][k * P]);
+#pragma unroll
+      for (int e = 0; e < P; ++e) b[i][k * P + e] = op.conv(i, b[i][k * P + e]);
+    }
+  const typename Op::Fin f = op.template reduce_cached<Red>(b);
+#pragma unroll
+  for (int k = 0; k < NP; ++k) {
+    float o[P];
+    op.out_cached(b, k * P, o, f);
+    st_cs(op.dst() + off + (i64)(k * nt + t) * P, D::pack(o));
   }
 }
 

@@ -29,19 +29,19 @@
 //     20% and 1 µs to be chosen; otherwise the block-per-row rules below
 //     apply.
 //  3. forward rows of whole 16-byte packs, f32 1025..32768 columns or
-//     f16/bf16 1024..8192: block_reg (a block of 128..1024 threads per row,
-//     the row in registers, one exp per element, the block size a
-//     compile-time constant: 0.81..0.95 of copy speed for f32 from 2048
-//     columns on H200, ahead of every other kernel in the same run).
+//     f16/bf16 2049..8192 (1024..2048 in tensors up to 16 MB): block_reg
+//     (a block of 128..1024 threads per row, the row in registers, one exp
+//     per element, the block size a compile-time constant: 0.81..0.95 of
+//     copy speed for f32 from 2048 columns on H200, ahead of every other
+//     kernel in the same run).
 //  4. cols <= 256·P forward / 128·P backward (1024 / 512 f32, 2048 / 1024
 //     f16): warp_row. Lanes per row W = nextpow2(ceil(cols/P)) up to 32,
 //     then packs per lane NP = nextpow2(ceil(cols/(32·P))): the row lives in
 //     registers, one DRAM read, no shared memory, several rows per 128-thread
 //     block. (persistent, with next-row prefetch, lost to it on very many
-//     short rows: 524288×1024 f16 1060.6 vs 941.9 µs on H200.) Before
-//     warp_row, forward f32 rows of 513..1024 in tensors of >= 64 MB and
-//     f16/bf16 rows of 513..1024 in tensors >= 256 MB take pipelined (a
-//     cp.async ring of rows per worker; 32768×1024 f32: 80.7 vs 105.9 µs).
+//     short rows: 524288×1024 f16 1060.6 vs 941.9 µs on H200; pipelined
+//     lost to it everywhere once full rows ran without bounds checks:
+//     32768×1024 f32 81.2 vs 75.7, 524288×1024 f16 727.0 vs 546.6.)
 //     Longer forward rows that block_reg does not take (rules.go,
 //     forwardRows): f32 rows above 32768 and f16/bf16 rows over 8192 whose
 //     shared-memory copy leaves >= 2 resident blocks per SM (~28K f32, ~56K

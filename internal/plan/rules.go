@@ -16,18 +16,12 @@ const (
 	gridWaves     = 4    // grid cap, in waves of resident blocks
 	maxSplitRow   = 1024 // split_row chunks per row (phase 2 merges them all)
 
-	// pipelinedHalfBytes: from this tensor size on, 16-bit rows in the upper
-	// half of warp_row's range go to pipelined first.
-	pipelinedHalfBytes = 16 << 20
-	// pipelinedQuarterBytes: the same for rows in the second quarter of the
-	// range (H200, 524288×1024 f16: pipelined 728.6 vs warp_row 774.5 µs;
-	// 8192×1024 bf16, 16 MB: warp_row 19.6 vs 21.2).
-	pipelinedQuarterBytes = 256 << 20
-	// pipelinedF32Bytes: from this tensor size on, f32 rows of 513..1024
-	// columns go to pipelined before warp_row (H200: 32768×1024, 128 MB,
-	// pipelined 80.7 vs block_reg 92.6 vs warp_row 105.9 µs; 4096×1024,
-	// 16 MB: warp_row 19.2 vs pipelined 20.6).
-	pipelinedF32Bytes = 64 << 20
+	// blockReg16Bytes: f16/bf16 rows of 1024..2048 columns (warp_row's
+	// upper range) go to block_reg in tensors up to this size, to warp_row
+	// above it (H200, after cached_row_full: 16384×2048 f16, 64 MB, warp_row
+	// 44.5 vs block_reg 53.7 µs; 65536×1024 78.5 vs 88.7; 8192×1024 bf16,
+	// 16 MB, block_reg 17.6 vs 18.3; 2048×1024 f16 11.0 vs 12.1).
+	blockReg16Bytes = 16 << 20
 )
 
 // Measured on H200 (bench/results/nvidia-h200-2026-11-22-sweep.json, M = 4096
@@ -75,6 +69,15 @@ const (
 //     warp_row (16384×512 f16: 20.4 vs 30.5) and 16384 with block_smem
 //     (4096×16384 f16: 100.8 vs 110.1).
 //
+// cached_row_full (rows that fill every pack run without bounds checks, so
+// ptxas issues every load before using any; bench/results/nvidia-h200-
+// 2026-11-22-sweep-fullrows.json): warp_row sped up on large tensors
+// (524288×1024 f16 835 -> 546 µs) and now beats pipelined on every row it
+// holds (32768×1024 f32 75.7 vs 81.2; 16384×2048 f16 44.5 vs 56.0;
+// 524288×1024 f16 546.6 vs 727.0), so pipelined is no longer chosen for
+// rows within warp_row's range; and block_reg only keeps 16-bit rows of
+// 1024..2048 in tensors up to 16 MB.
+//
 // Backward ops were not swept: they keep online_2pass.
 type choice struct {
 	s   kernels.Strategy
@@ -100,14 +103,6 @@ func (c *ctx) choose() []choice {
 		out = append(out, choice{kernels.BlockReg, "forward rows of 4..128 KB (f32) or 2..16 KB (f16/bf16): block per row, row in registers, one exp per element"})
 	}
 	warpMax := kernels.WarpRow.Info().MaxCols(p.Op, c.dt)
-	bytes := rows * cols * c.es
-	if c.es == 2 && !p.Op.Backward() && cols <= warpMax &&
-		(cols > warpMax/2 && bytes >= pipelinedHalfBytes || cols > warpMax/4 && bytes >= pipelinedQuarterBytes) {
-		out = append(out, choice{kernels.Pipelined, "many 16-bit rows of 1..4 KB: cp.async ring of rows per worker"})
-	}
-	if c.es == 4 && !p.Op.Backward() && cols <= warpMax && cols > warpMax/2 && bytes >= pipelinedF32Bytes {
-		out = append(out, choice{kernels.Pipelined, "many f32 rows of 2..4 KB: cp.async ring of rows per worker"})
-	}
 	if cols <= warpMax {
 		out = append(out, choice{kernels.WarpRow, fmt.Sprintf("short rows (%d <= %d columns): a lane group per row, row in registers", cols, warpMax)})
 	} else if !p.Op.Backward() {
@@ -152,7 +147,8 @@ func (c *ctx) fewRows() (kernels.Strategy, string) {
 
 // blockRegFirst reports whether block_reg is the measured winner (see the
 // table above): forward f32 rows of 1025..32768 columns (all it can hold)
-// and f16/bf16 rows of 1024..8192, when the rows are whole 16-byte packs
+// and f16/bf16 rows of 2049..8192 (1024..2048 in tensors up to
+// blockReg16Bytes), when the rows are whole 16-byte packs
 // (other rows take block_reg's element-wise path, which was not measured
 // to win).
 func (c *ctx) blockRegFirst() bool {
@@ -163,7 +159,10 @@ func (c *ctx) blockRegFirst() bool {
 	if c.es == 4 {
 		return cols > 1024 && cols <= kernels.BlockReg.Info().MaxCols(c.p.Op, c.dt)
 	}
-	return cols >= 1024 && cols <= 8192
+	if cols <= 2048 {
+		return cols >= 1024 && c.p.Outer*cols*c.es <= blockReg16Bytes
+	}
+	return cols <= 8192
 }
 
 // forwardRows lists the fallbacks for forward rows beyond warp_row that
