@@ -12,12 +12,16 @@
 // register serves all NP packs and the bounds checks fold. With the block
 // size a run-time value, ptxas kept a 64-bit address per pack and ran the
 // same body 12-18% slower (H200 harness, 4096 rows: 8192 f32 86 vs 75 us,
-// 12288 135 vs 117, 16384 169 vs 142, 32768 367 vs 310).
+// 12288 135 vs 117, 16384 169 vs 142, 32768 367 vs 310). Blocks are as
+// small as the row allows at up to 32 values a thread (8 f32 packs, 4
+// f16/bf16 packs): more rows in flight per SM, and shorter reductions (same
+// harness: 1024 f32 64 x 4 12.1 us vs 256 x 1 16.2; 2048 f32 64 x 8 21.0 vs
+// 256 x 2 24.0; 1024 f16 on 262144 rows 64 x 2 275 vs 128 x 1 346).
 //
 // Launch contract (Inner == 1, rows = outer, cols = axis):
 //   forward  block (NT, 1, 1) exactly, cols <= NT*NP*P (P = 4 f32, 8 f16/bf16)
-//            symbol block_reg_fwd_{f32,f16,bf16}_t{NT}_p{NP}: NT 128 with
-//            NP 1, NT 256 with NP 1..8, NT 512/1024 with NP 5..8
+//            symbol block_reg_fwd_{f32,f16,bf16}_t{NT}_p{NP}: NT 64 with
+//            NP 1..8, NT 128/256/512/1024 with NP 3..8
 //   backward block (nt, 1, 1), nt a multiple of 32, cols <= nt*NP*P,
 //            nt <= 1024 for p1/p2, <= 512 for p4
 //            symbol block_reg_bwd_{f32,f16,bf16}_p{1,2,4}
@@ -55,23 +59,38 @@ __device__ __forceinline__ void block_reg_fixed(const Params& p) {
 }  // namespace smx
 
 // Kernels (one extern "C" symbol each; the dtype blocks follow SMX_DTYPES).
-// Forward: 128 threads with 1 pack, 256 with 1..8, 512 and 1024 with 5..8
-// (the planner takes the smallest block that covers the row, then the
-// fewest packs, so the larger blocks never run fewer packs).
+// Forward: 64 threads with 1..8 packs, 128..1024 with 3..8 (the planner
+// takes the smallest block whose threads hold the row in at most 32 values
+// each, so larger blocks never run fewer than 3 packs).
 #if SMX_DTYPES & 1
-SMX_KERNEL(block_reg_fwd_f32_t128_p1, 128, smx::block_reg_fixed<smx::Fwd<smx::F32>, 128, 1>)
-SMX_KERNEL(block_reg_fwd_f32_t256_p1, 256, smx::block_reg_fixed<smx::Fwd<smx::F32>, 256, 1>)
-SMX_KERNEL(block_reg_fwd_f32_t256_p2, 256, smx::block_reg_fixed<smx::Fwd<smx::F32>, 256, 2>)
+SMX_KERNEL(block_reg_fwd_f32_t64_p1, 64, smx::block_reg_fixed<smx::Fwd<smx::F32>, 64, 1>)
+SMX_KERNEL(block_reg_fwd_f32_t64_p2, 64, smx::block_reg_fixed<smx::Fwd<smx::F32>, 64, 2>)
+SMX_KERNEL(block_reg_fwd_f32_t64_p3, 64, smx::block_reg_fixed<smx::Fwd<smx::F32>, 64, 3>)
+SMX_KERNEL(block_reg_fwd_f32_t64_p4, 64, smx::block_reg_fixed<smx::Fwd<smx::F32>, 64, 4>)
+SMX_KERNEL(block_reg_fwd_f32_t64_p5, 64, smx::block_reg_fixed<smx::Fwd<smx::F32>, 64, 5>)
+SMX_KERNEL(block_reg_fwd_f32_t64_p6, 64, smx::block_reg_fixed<smx::Fwd<smx::F32>, 64, 6>)
+SMX_KERNEL(block_reg_fwd_f32_t64_p7, 64, smx::block_reg_fixed<smx::Fwd<smx::F32>, 64, 7>)
+SMX_KERNEL(block_reg_fwd_f32_t64_p8, 64, smx::block_reg_fixed<smx::Fwd<smx::F32>, 64, 8>)
+SMX_KERNEL(block_reg_fwd_f32_t128_p3, 128, smx::block_reg_fixed<smx::Fwd<smx::F32>, 128, 3>)
+SMX_KERNEL(block_reg_fwd_f32_t128_p4, 128, smx::block_reg_fixed<smx::Fwd<smx::F32>, 128, 4>)
+SMX_KERNEL(block_reg_fwd_f32_t128_p5, 128, smx::block_reg_fixed<smx::Fwd<smx::F32>, 128, 5>)
+SMX_KERNEL(block_reg_fwd_f32_t128_p6, 128, smx::block_reg_fixed<smx::Fwd<smx::F32>, 128, 6>)
+SMX_KERNEL(block_reg_fwd_f32_t128_p7, 128, smx::block_reg_fixed<smx::Fwd<smx::F32>, 128, 7>)
+SMX_KERNEL(block_reg_fwd_f32_t128_p8, 128, smx::block_reg_fixed<smx::Fwd<smx::F32>, 128, 8>)
 SMX_KERNEL(block_reg_fwd_f32_t256_p3, 256, smx::block_reg_fixed<smx::Fwd<smx::F32>, 256, 3>)
 SMX_KERNEL(block_reg_fwd_f32_t256_p4, 256, smx::block_reg_fixed<smx::Fwd<smx::F32>, 256, 4>)
 SMX_KERNEL(block_reg_fwd_f32_t256_p5, 256, smx::block_reg_fixed<smx::Fwd<smx::F32>, 256, 5>)
 SMX_KERNEL(block_reg_fwd_f32_t256_p6, 256, smx::block_reg_fixed<smx::Fwd<smx::F32>, 256, 6>)
 SMX_KERNEL(block_reg_fwd_f32_t256_p7, 256, smx::block_reg_fixed<smx::Fwd<smx::F32>, 256, 7>)
 SMX_KERNEL(block_reg_fwd_f32_t256_p8, 256, smx::block_reg_fixed<smx::Fwd<smx::F32>, 256, 8>)
+SMX_KERNEL(block_reg_fwd_f32_t512_p3, 512, smx::block_reg_fixed<smx::Fwd<smx::F32>, 512, 3>)
+SMX_KERNEL(block_reg_fwd_f32_t512_p4, 512, smx::block_reg_fixed<smx::Fwd<smx::F32>, 512, 4>)
 SMX_KERNEL(block_reg_fwd_f32_t512_p5, 512, smx::block_reg_fixed<smx::Fwd<smx::F32>, 512, 5>)
 SMX_KERNEL(block_reg_fwd_f32_t512_p6, 512, smx::block_reg_fixed<smx::Fwd<smx::F32>, 512, 6>)
 SMX_KERNEL(block_reg_fwd_f32_t512_p7, 512, smx::block_reg_fixed<smx::Fwd<smx::F32>, 512, 7>)
 SMX_KERNEL(block_reg_fwd_f32_t512_p8, 512, smx::block_reg_fixed<smx::Fwd<smx::F32>, 512, 8>)
+SMX_KERNEL(block_reg_fwd_f32_t1024_p3, 1024, smx::block_reg_fixed<smx::Fwd<smx::F32>, 1024, 3>)
+SMX_KERNEL(block_reg_fwd_f32_t1024_p4, 1024, smx::block_reg_fixed<smx::Fwd<smx::F32>, 1024, 4>)
 SMX_KERNEL(block_reg_fwd_f32_t1024_p5, 1024, smx::block_reg_fixed<smx::Fwd<smx::F32>, 1024, 5>)
 SMX_KERNEL(block_reg_fwd_f32_t1024_p6, 1024, smx::block_reg_fixed<smx::Fwd<smx::F32>, 1024, 6>)
 SMX_KERNEL(block_reg_fwd_f32_t1024_p7, 1024, smx::block_reg_fixed<smx::Fwd<smx::F32>, 1024, 7>)
@@ -81,19 +100,34 @@ SMX_KERNEL(block_reg_bwd_f32_p2, 1024, smx::block_reg_kernel<smx::Bwd<smx::F32>,
 SMX_KERNEL(block_reg_bwd_f32_p4, 512, smx::block_reg_kernel<smx::Bwd<smx::F32>, 4>)
 #endif
 #if SMX_DTYPES & 2
-SMX_KERNEL(block_reg_fwd_f16_t128_p1, 128, smx::block_reg_fixed<smx::Fwd<smx::F16>, 128, 1>)
-SMX_KERNEL(block_reg_fwd_f16_t256_p1, 256, smx::block_reg_fixed<smx::Fwd<smx::F16>, 256, 1>)
-SMX_KERNEL(block_reg_fwd_f16_t256_p2, 256, smx::block_reg_fixed<smx::Fwd<smx::F16>, 256, 2>)
+SMX_KERNEL(block_reg_fwd_f16_t64_p1, 64, smx::block_reg_fixed<smx::Fwd<smx::F16>, 64, 1>)
+SMX_KERNEL(block_reg_fwd_f16_t64_p2, 64, smx::block_reg_fixed<smx::Fwd<smx::F16>, 64, 2>)
+SMX_KERNEL(block_reg_fwd_f16_t64_p3, 64, smx::block_reg_fixed<smx::Fwd<smx::F16>, 64, 3>)
+SMX_KERNEL(block_reg_fwd_f16_t64_p4, 64, smx::block_reg_fixed<smx::Fwd<smx::F16>, 64, 4>)
+SMX_KERNEL(block_reg_fwd_f16_t64_p5, 64, smx::block_reg_fixed<smx::Fwd<smx::F16>, 64, 5>)
+SMX_KERNEL(block_reg_fwd_f16_t64_p6, 64, smx::block_reg_fixed<smx::Fwd<smx::F16>, 64, 6>)
+SMX_KERNEL(block_reg_fwd_f16_t64_p7, 64, smx::block_reg_fixed<smx::Fwd<smx::F16>, 64, 7>)
+SMX_KERNEL(block_reg_fwd_f16_t64_p8, 64, smx::block_reg_fixed<smx::Fwd<smx::F16>, 64, 8>)
+SMX_KERNEL(block_reg_fwd_f16_t128_p3, 128, smx::block_reg_fixed<smx::Fwd<smx::F16>, 128, 3>)
+SMX_KERNEL(block_reg_fwd_f16_t128_p4, 128, smx::block_reg_fixed<smx::Fwd<smx::F16>, 128, 4>)
+SMX_KERNEL(block_reg_fwd_f16_t128_p5, 128, smx::block_reg_fixed<smx::Fwd<smx::F16>, 128, 5>)
+SMX_KERNEL(block_reg_fwd_f16_t128_p6, 128, smx::block_reg_fixed<smx::Fwd<smx::F16>, 128, 6>)
+SMX_KERNEL(block_reg_fwd_f16_t128_p7, 128, smx::block_reg_fixed<smx::Fwd<smx::F16>, 128, 7>)
+SMX_KERNEL(block_reg_fwd_f16_t128_p8, 128, smx::block_reg_fixed<smx::Fwd<smx::F16>, 128, 8>)
 SMX_KERNEL(block_reg_fwd_f16_t256_p3, 256, smx::block_reg_fixed<smx::Fwd<smx::F16>, 256, 3>)
 SMX_KERNEL(block_reg_fwd_f16_t256_p4, 256, smx::block_reg_fixed<smx::Fwd<smx::F16>, 256, 4>)
 SMX_KERNEL(block_reg_fwd_f16_t256_p5, 256, smx::block_reg_fixed<smx::Fwd<smx::F16>, 256, 5>)
 SMX_KERNEL(block_reg_fwd_f16_t256_p6, 256, smx::block_reg_fixed<smx::Fwd<smx::F16>, 256, 6>)
 SMX_KERNEL(block_reg_fwd_f16_t256_p7, 256, smx::block_reg_fixed<smx::Fwd<smx::F16>, 256, 7>)
 SMX_KERNEL(block_reg_fwd_f16_t256_p8, 256, smx::block_reg_fixed<smx::Fwd<smx::F16>, 256, 8>)
+SMX_KERNEL(block_reg_fwd_f16_t512_p3, 512, smx::block_reg_fixed<smx::Fwd<smx::F16>, 512, 3>)
+SMX_KERNEL(block_reg_fwd_f16_t512_p4, 512, smx::block_reg_fixed<smx::Fwd<smx::F16>, 512, 4>)
 SMX_KERNEL(block_reg_fwd_f16_t512_p5, 512, smx::block_reg_fixed<smx::Fwd<smx::F16>, 512, 5>)
 SMX_KERNEL(block_reg_fwd_f16_t512_p6, 512, smx::block_reg_fixed<smx::Fwd<smx::F16>, 512, 6>)
 SMX_KERNEL(block_reg_fwd_f16_t512_p7, 512, smx::block_reg_fixed<smx::Fwd<smx::F16>, 512, 7>)
 SMX_KERNEL(block_reg_fwd_f16_t512_p8, 512, smx::block_reg_fixed<smx::Fwd<smx::F16>, 512, 8>)
+SMX_KERNEL(block_reg_fwd_f16_t1024_p3, 1024, smx::block_reg_fixed<smx::Fwd<smx::F16>, 1024, 3>)
+SMX_KERNEL(block_reg_fwd_f16_t1024_p4, 1024, smx::block_reg_fixed<smx::Fwd<smx::F16>, 1024, 4>)
 SMX_KERNEL(block_reg_fwd_f16_t1024_p5, 1024, smx::block_reg_fixed<smx::Fwd<smx::F16>, 1024, 5>)
 SMX_KERNEL(block_reg_fwd_f16_t1024_p6, 1024, smx::block_reg_fixed<smx::Fwd<smx::F16>, 1024, 6>)
 SMX_KERNEL(block_reg_fwd_f16_t1024_p7, 1024, smx::block_reg_fixed<smx::Fwd<smx::F16>, 1024, 7>)
@@ -103,19 +137,34 @@ SMX_KERNEL(block_reg_bwd_f16_p2, 1024, smx::block_reg_kernel<smx::Bwd<smx::F16>,
 SMX_KERNEL(block_reg_bwd_f16_p4, 512, smx::block_reg_kernel<smx::Bwd<smx::F16>, 4>)
 #endif
 #if SMX_DTYPES & 4
-SMX_KERNEL(block_reg_fwd_bf16_t128_p1, 128, smx::block_reg_fixed<smx::Fwd<smx::BF16>, 128, 1>)
-SMX_KERNEL(block_reg_fwd_bf16_t256_p1, 256, smx::block_reg_fixed<smx::Fwd<smx::BF16>, 256, 1>)
-SMX_KERNEL(block_reg_fwd_bf16_t256_p2, 256, smx::block_reg_fixed<smx::Fwd<smx::BF16>, 256, 2>)
+SMX_KERNEL(block_reg_fwd_bf16_t64_p1, 64, smx::block_reg_fixed<smx::Fwd<smx::BF16>, 64, 1>)
+SMX_KERNEL(block_reg_fwd_bf16_t64_p2, 64, smx::block_reg_fixed<smx::Fwd<smx::BF16>, 64, 2>)
+SMX_KERNEL(block_reg_fwd_bf16_t64_p3, 64, smx::block_reg_fixed<smx::Fwd<smx::BF16>, 64, 3>)
+SMX_KERNEL(block_reg_fwd_bf16_t64_p4, 64, smx::block_reg_fixed<smx::Fwd<smx::BF16>, 64, 4>)
+SMX_KERNEL(block_reg_fwd_bf16_t64_p5, 64, smx::block_reg_fixed<smx::Fwd<smx::BF16>, 64, 5>)
+SMX_KERNEL(block_reg_fwd_bf16_t64_p6, 64, smx::block_reg_fixed<smx::Fwd<smx::BF16>, 64, 6>)
+SMX_KERNEL(block_reg_fwd_bf16_t64_p7, 64, smx::block_reg_fixed<smx::Fwd<smx::BF16>, 64, 7>)
+SMX_KERNEL(block_reg_fwd_bf16_t64_p8, 64, smx::block_reg_fixed<smx::Fwd<smx::BF16>, 64, 8>)
+SMX_KERNEL(block_reg_fwd_bf16_t128_p3, 128, smx::block_reg_fixed<smx::Fwd<smx::BF16>, 128, 3>)
+SMX_KERNEL(block_reg_fwd_bf16_t128_p4, 128, smx::block_reg_fixed<smx::Fwd<smx::BF16>, 128, 4>)
+SMX_KERNEL(block_reg_fwd_bf16_t128_p5, 128, smx::block_reg_fixed<smx::Fwd<smx::BF16>, 128, 5>)
+SMX_KERNEL(block_reg_fwd_bf16_t128_p6, 128, smx::block_reg_fixed<smx::Fwd<smx::BF16>, 128, 6>)
+SMX_KERNEL(block_reg_fwd_bf16_t128_p7, 128, smx::block_reg_fixed<smx::Fwd<smx::BF16>, 128, 7>)
+SMX_KERNEL(block_reg_fwd_bf16_t128_p8, 128, smx::block_reg_fixed<smx::Fwd<smx::BF16>, 128, 8>)
 SMX_KERNEL(block_reg_fwd_bf16_t256_p3, 256, smx::block_reg_fixed<smx::Fwd<smx::BF16>, 256, 3>)
 SMX_KERNEL(block_reg_fwd_bf16_t256_p4, 256, smx::block_reg_fixed<smx::Fwd<smx::BF16>, 256, 4>)
 SMX_KERNEL(block_reg_fwd_bf16_t256_p5, 256, smx::block_reg_fixed<smx::Fwd<smx::BF16>, 256, 5>)
 SMX_KERNEL(block_reg_fwd_bf16_t256_p6, 256, smx::block_reg_fixed<smx::Fwd<smx::BF16>, 256, 6>)
 SMX_KERNEL(block_reg_fwd_bf16_t256_p7, 256, smx::block_reg_fixed<smx::Fwd<smx::BF16>, 256, 7>)
 SMX_KERNEL(block_reg_fwd_bf16_t256_p8, 256, smx::block_reg_fixed<smx::Fwd<smx::BF16>, 256, 8>)
+SMX_KERNEL(block_reg_fwd_bf16_t512_p3, 512, smx::block_reg_fixed<smx::Fwd<smx::BF16>, 512, 3>)
+SMX_KERNEL(block_reg_fwd_bf16_t512_p4, 512, smx::block_reg_fixed<smx::Fwd<smx::BF16>, 512, 4>)
 SMX_KERNEL(block_reg_fwd_bf16_t512_p5, 512, smx::block_reg_fixed<smx::Fwd<smx::BF16>, 512, 5>)
 SMX_KERNEL(block_reg_fwd_bf16_t512_p6, 512, smx::block_reg_fixed<smx::Fwd<smx::BF16>, 512, 6>)
 SMX_KERNEL(block_reg_fwd_bf16_t512_p7, 512, smx::block_reg_fixed<smx::Fwd<smx::BF16>, 512, 7>)
 SMX_KERNEL(block_reg_fwd_bf16_t512_p8, 512, smx::block_reg_fixed<smx::Fwd<smx::BF16>, 512, 8>)
+SMX_KERNEL(block_reg_fwd_bf16_t1024_p3, 1024, smx::block_reg_fixed<smx::Fwd<smx::BF16>, 1024, 3>)
+SMX_KERNEL(block_reg_fwd_bf16_t1024_p4, 1024, smx::block_reg_fixed<smx::Fwd<smx::BF16>, 1024, 4>)
 SMX_KERNEL(block_reg_fwd_bf16_t1024_p5, 1024, smx::block_reg_fixed<smx::Fwd<smx::BF16>, 1024, 5>)
 SMX_KERNEL(block_reg_fwd_bf16_t1024_p6, 1024, smx::block_reg_fixed<smx::Fwd<smx::BF16>, 1024, 6>)
 SMX_KERNEL(block_reg_fwd_bf16_t1024_p7, 1024, smx::block_reg_fixed<smx::Fwd<smx::BF16>, 1024, 7>)

@@ -86,7 +86,7 @@ func warpRowVariants(backward bool) []Variant {
 }
 
 // blockRegVariants: forward kernels are compiled for one block size
-// ("t256_p3": 256 threads × 3 packs), backward take any block size up to
+// ("t64_p3": 64 threads × 3 packs), backward take any block size up to
 // their launch bound.
 func blockRegVariants(backward bool) []Variant {
 	if backward {
@@ -96,12 +96,13 @@ func blockRegVariants(backward bool) []Variant {
 			{Name: "p4", Packs: 4, MaxThreads: 512},
 		}
 	}
-	v := []Variant{{Name: "t128_p1", Packs: 1, MaxThreads: 128, FixedBlock: 128}}
-	// The planner takes the smallest block covering the row, then the
-	// fewest packs: 512 and 1024 threads only ever run 5..8 packs.
-	for _, nt := range []int{256, 512, 1024} {
-		first := 5
-		if nt == 256 {
+	// The planner takes the smallest block whose threads hold the row in
+	// at most BlockRegValues values: 128 threads and more never run fewer
+	// than 3 packs.
+	var v []Variant
+	for _, nt := range []int{64, 128, 256, 512, 1024} {
+		first := 3
+		if nt == 64 {
 			first = 1
 		}
 		for np := first; np <= 8; np++ {
@@ -110,6 +111,11 @@ func blockRegVariants(backward bool) []Variant {
 	}
 	return v
 }
+
+// BlockRegValues is the most floats a forward block_reg thread caches
+// before the planner takes a larger block: 8 f32 packs or 4 f16/bf16 packs
+// (beyond that the 16-bit kernels need more than 64 registers a thread).
+const BlockRegValues = 32
 
 func persistentVariants(backward bool) []Variant {
 	np := []int{1, 2, 4}

@@ -42,8 +42,8 @@
 //	               W ∈ {1,2,4,8,16} with NP = 1, W = 32 with NP ∈ {1,2,4,8}
 //	               (backward NP ≤ 4).
 //	block_reg      forward block_reg_fwd_{dt}_t{NT}_p{NP}: block exactly
-//	               (NT), NT = 128 with NP = 1, 256 with NP ∈ 1..8, 512 and
-//	               1024 with NP ∈ 5..8; backward block_reg_bwd_{dt}_p{1,2,4}: nt
+//	               (NT), NT = 64 with NP ∈ 1..8, 128, 256, 512 and 1024
+//	               with NP ∈ 3..8; backward block_reg_bwd_{dt}_p{1,2,4}: nt
 //	               multiple of 32, ≤ 1024 (p1, p2) or ≤ 512 (p4); rows with
 //	               cols ≤ threads·NP·P; grid one block per row.
 //	block_smem     block_smem_{fwd,bwd}_{dt}; rows; nt multiple of 32 ≤ 512;
@@ -92,7 +92,7 @@
 //
 //	warp_row fwd   w1..w16 29-44, w32 p1 36/44, p2 45/61, p4 71/93, p8 128/128; 0
 //	warp_row bwd   w1..w16 32-54, w32 p1 34/48, p2 54/72, p4 71/104; 0
-//	block_reg      fwd t256 p1..p8 30-67/36-128, t1024 p8 58/64; bwd p1 30/32, p2 40/58, p4 84/112; 256 / 128
+//	block_reg      fwd t64..t1024 30-71 / 37-128 (p ≤ 4: ≤ 64); bwd p1 30/32, p2 40/58, p4 84/112; 256 / 128
 //	block_smem     fwd 58/64, bwd 64/64; 256 / 128
 //	online_2pass   fwd 58/64, bwd 46/56; 256 / 128
 //	split_row      fwd 52-58/64, bwd 47/52-56; 256 / 128

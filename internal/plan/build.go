@@ -121,24 +121,31 @@ func (c *ctx) warpRow() (Plan, error) {
 // columns at 0.97 of copy speed, 128 × 8 at 0.95, 512 × 2 at 0.95; 8192
 // columns ran 256 × 8 at 0.99 vs 512 × 4 at 0.94: fewer, fuller threads
 // issue fewer instructions per element, and 256 threads keep enough warps
-// per row. Forward kernels have a compile-time block size (128, 256, 512,
-// 1024); the smallest that covers the row, then the fewest packs, gives the
-// same shapes where the row fills the block (8192 f32: 256 × 8).
+// per row. Forward kernels have a compile-time block size (64..1024); the
+// smallest whose threads hold the row in at most kernels.BlockRegValues
+// values, then the fewest packs (8192 f32: 256 × 8; 1024 f32: 64 × 4).
 const blockRegMinThreads = 256
 
 // blockRegShape picks block_reg's variant and block size. Forward: the
 // first variant (block sizes ascending, then packs) whose block covers the
-// row. Backward: the largest NP whose block has >= blockRegMinThreads
+// row at <= kernels.BlockRegValues values a thread, else the first that
+// covers it. Backward: the largest NP whose block has >= blockRegMinThreads
 // threads (rows too short for that: the smallest NP), within each
 // variant's launch bound.
 func (c *ctx) blockRegShape() (v kernels.Variant, nt int64, err error) {
 	in := kernels.BlockReg.Info()
 	packs := c.packs()
 	found := false
+	var spill kernels.Variant // a covering variant above BlockRegValues
 	for _, cand := range in.Variants(c.bwd) {
 		if cand.FixedBlock > 0 {
-			if !found && int64(cand.FixedBlock*cand.Packs) >= packs {
+			if found || int64(cand.FixedBlock*cand.Packs) < packs {
+				continue
+			}
+			if int64(cand.Packs)*c.P <= kernels.BlockRegValues {
 				v, nt, found = cand, int64(cand.FixedBlock), true
+			} else if spill.Name == "" {
+				spill = cand
 			}
 			continue
 		}
@@ -146,6 +153,11 @@ func (c *ctx) blockRegShape() (v kernels.Variant, nt int64, err error) {
 		if n <= int64(cand.MaxThreads) && (!found || n >= blockRegMinThreads) {
 			v, nt, found = cand, n, true
 		}
+	}
+	if !found && spill.Name != "" {
+		// f16/bf16 rows beyond 1024 threads × 4 packs: more packs, with
+		// spills (doc.go); never chosen automatically.
+		v, nt, found = spill, int64(spill.FixedBlock), true
 	}
 	if !found {
 		return v, 0, fmt.Errorf("rows of %d elements exceed its register cache (%d)", c.p.Axis, in.MaxCols(c.p.Op, c.dt))

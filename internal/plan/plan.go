@@ -28,12 +28,12 @@
 //     A cluster launch is charged 1 µs more. A split must beat t_block by
 //     20% and 1 µs to be chosen; otherwise the block-per-row rules below
 //     apply.
-//  3. forward rows of whole 16-byte packs, f32 1025..32768 columns or
-//     f16/bf16 2049..8192 (1024..2048 in tensors up to 16 MB): block_reg
-//     (a block of 128..1024 threads per row, the row in registers, one exp
-//     per element, the block size a compile-time constant: 0.81..0.95 of
-//     copy speed for f32 from 2048 columns on H200, ahead of every other
-//     kernel in the same run).
+//  3. forward rows of whole 16-byte packs, f32 512..32768 columns or
+//     f16/bf16 1024..8192: block_reg (a block of 64..1024 threads per row,
+//     the smallest that holds the row in <= 32 values a thread, the row in
+//     registers, one exp per element, the block size a compile-time
+//     constant; ahead of warp_row, pipelined and block_smem in the H200
+//     sweeps and harness runs quoted in rules.go).
 //  4. cols <= 256·P forward / 128·P backward (1024 / 512 f32, 2048 / 1024
 //     f16): warp_row. Lanes per row W = nextpow2(ceil(cols/P)) up to 32,
 //     then packs per lane NP = nextpow2(ceil(cols/(32·P))): the row lives in

@@ -16,12 +16,6 @@ const (
 	gridWaves     = 4    // grid cap, in waves of resident blocks
 	maxSplitRow   = 1024 // split_row chunks per row (phase 2 merges them all)
 
-	// blockReg16Bytes: f16/bf16 rows of 1024..2048 columns (warp_row's
-	// upper range) go to block_reg in tensors up to this size, to warp_row
-	// above it (H200, after cached_row_full: 16384×2048 f16, 64 MB, warp_row
-	// 44.5 vs block_reg 53.7 µs; 65536×1024 78.5 vs 88.7; 8192×1024 bf16,
-	// 16 MB, block_reg 17.6 vs 18.3; 2048×1024 f16 11.0 vs 12.1).
-	blockReg16Bytes = 16 << 20
 )
 
 // Measured on H200 (bench/results/nvidia-h200-2026-11-22-sweep.json, M = 4096
@@ -77,6 +71,13 @@ const (
 // 524288×1024 f16 546.6 vs 727.0), so pipelined is no longer chosen for
 // rows within warp_row's range; and block_reg only keeps 16-bit rows of
 // 1024..2048 in tensors up to 16 MB.
+//
+// block_reg with blocks of 64 and 128 threads (the smallest block holding
+// the row in <= 32 values a thread; harness, H200, 4096 rows, µs): f32 512
+// columns 64×2 9.3 vs warp_row ~11.6; 768 64×3 10.1 vs 256×1 15.0; 1024 64×4
+// 12.1 vs 256×1 16.2 (warp_row 17.5); 2048 64×8 21.0 vs 256×2 24.0; f16 1024
+// columns on 262144 rows 64×2 275 vs 128×1 346 (warp_row on 524288 rows:
+// 546, i.e. the same per row); f16 2048 64×4 9.6 vs 256×1 11.1.
 //
 // Backward ops were not swept: they keep online_2pass.
 type choice struct {
@@ -146,9 +147,8 @@ func (c *ctx) fewRows() (kernels.Strategy, string) {
 }
 
 // blockRegFirst reports whether block_reg is the measured winner (see the
-// table above): forward f32 rows of 1025..32768 columns (all it can hold)
-// and f16/bf16 rows of 2049..8192 (1024..2048 in tensors up to
-// blockReg16Bytes), when the rows are whole 16-byte packs
+// table above): forward f32 rows of 512..32768 columns (32768: all it can
+// hold) and f16/bf16 rows of 1024..8192, when the rows are whole 16-byte packs
 // (other rows take block_reg's element-wise path, which was not measured
 // to win).
 func (c *ctx) blockRegFirst() bool {
@@ -157,12 +157,9 @@ func (c *ctx) blockRegFirst() bool {
 	}
 	cols := c.p.Axis
 	if c.es == 4 {
-		return cols > 1024 && cols <= kernels.BlockReg.Info().MaxCols(c.p.Op, c.dt)
+		return cols >= 512 && cols <= kernels.BlockReg.Info().MaxCols(c.p.Op, c.dt)
 	}
-	if cols <= 2048 {
-		return cols >= 1024 && c.p.Outer*cols*c.es <= blockReg16Bytes
-	}
-	return cols <= 8192
+	return cols >= 1024 && cols <= 8192
 }
 
 // forwardRows lists the fallbacks for forward rows beyond warp_row that
