@@ -29,9 +29,9 @@
 //   smem     none dynamic (static for the block reductions); workspace none
 // Longest rows: 1024*8*P forward (32768 f32, 65536 f16/bf16), 1024*2*P
 // backward. NT 1024 bounds a thread to 64 registers: f32 holds its 32
-// values without spilling; f16/bf16 with more than 4 packs at 1024 threads
-// (and bf16 t512 p8) spill (nvcc 11.8: 4-584 B) and serve rows nothing else
-// in registers can hold; the planner never picks them.
+// values without spilling; f16/bf16 t1024 with NP >= 6 spill (~75 B at p6,
+// ~320 B at p7, ~580 B at p8, nvcc 11.8) and serve rows
+// nothing else in registers can hold.
 #include "common.cuh"
 
 namespace smx {

@@ -84,10 +84,9 @@
 //
 // # Resources (nvcc 11.8 ptxas, sm_90; regs.go has every kernel)
 //
-// Spills on sm_90: block_reg fwd for f16/bf16 with more than 4 packs at
-// 1024 threads (4-584 B: up to 64 values at the 64 registers of a 1024-thread
-// bound) and bf16 t512 p8 (12 B), never picked automatically (the planner
-// holds 16-bit rows in at most 4 packs a thread), and the
+// Spills on sm_90: block_reg fwd t1024 p6..p8 for f16/bf16 (72-584 B: up to
+// 64 values at the 64 registers of a 1024-thread bound; never picked
+// automatically) and the
 // f16/bf16 pipelined kernels (12-28 B). Registers per thread for f32 / f16
 // (bf16 as f16 within a few registers), static shared memory in bytes:
 //
