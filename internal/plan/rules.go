@@ -15,7 +15,6 @@ const (
 	switchMicros  = 1.0  // a split must beat a block per row by this much (and 20%)
 	gridWaves     = 4    // grid cap, in waves of resident blocks
 	maxSplitRow   = 1024 // split_row chunks per row (phase 2 merges them all)
-
 )
 
 // Measured on H200 (bench/results/nvidia-h200-2026-11-22-sweep.json, M = 4096
@@ -69,15 +68,19 @@ const (
 // (524288×1024 f16 835 -> 546 µs) and now beats pipelined on every row it
 // holds (32768×1024 f32 75.7 vs 81.2; 16384×2048 f16 44.5 vs 56.0;
 // 524288×1024 f16 546.6 vs 727.0), so pipelined is no longer chosen for
-// rows within warp_row's range; and block_reg only keeps 16-bit rows of
-// 1024..2048 in tensors up to 16 MB.
+// rows within warp_row's range (a 16 MB cap on 16-bit block_reg rows of
+// 1024..2048 followed, lifted again by the smaller blocks below).
 //
 // block_reg with blocks of 64 and 128 threads (the smallest block holding
 // the row in <= 32 values a thread; harness, H200, 4096 rows, µs): f32 512
 // columns 64×2 9.3 vs warp_row ~11.6; 768 64×3 10.1 vs 256×1 15.0; 1024 64×4
 // 12.1 vs 256×1 16.2 (warp_row 17.5); 2048 64×8 21.0 vs 256×2 24.0; f16 1024
 // columns on 262144 rows 64×2 275 vs 128×1 346 (warp_row on 524288 rows:
-// 546, i.e. the same per row); f16 2048 64×4 9.6 vs 256×1 11.1.
+// 546, i.e. the same per row); f16 2048 64×4 9.6 vs 256×1 11.1. The rule
+// (f32 512..32768, f16/bf16 1024..8192) checked in one run against warp_row
+// (sweep-smallblocks.txt): 65536×512 f32 71.5 vs 75.0; 131072×1024 f32 260.3
+// vs 273.0; 16384×2048 f16 40.5 vs 42.7; 524288×1024 f16 531.5 vs 542.1;
+// below 512 f32 columns warp_row stays (4096×256: 12.5 vs 12.8).
 //
 // Backward ops were not swept: they keep online_2pass.
 type choice struct {
