@@ -21,7 +21,8 @@
 // Launch contract (Inner == 1, rows = outer, cols = axis):
 //   forward  block (NT, 1, 1) exactly, cols <= NT*NP*P (P = 4 f32, 8 f16/bf16)
 //            symbol block_reg_fwd_{f32,f16,bf16}_t{NT}_p{NP}: NT 64 with
-//            NP 1..8, NT 128/256/512/1024 with NP 3..8
+//            NP 1..8, NT 128/256/512/1024 with NP 3..8; ..._t1024_p{5..8}_tail
+//            (any row; fastest for whole packs with only the last one partial)
 //   backward block (nt, 1, 1), nt a multiple of 32, cols <= nt*NP*P,
 //            nt <= 1024 for p1/p2, <= 512 for p4
 //            symbol block_reg_bwd_{f32,f16,bf16}_p{1,2,4}
@@ -56,12 +57,30 @@ __device__ __forceinline__ void block_reg_fixed(const Params& p) {
     cached_row<Op, NP, BlockRed>(op, row * cols, cols, threadIdx.x, NT, vec);
 }
 
+// Forward for rows of whole packs that fill every pack but the last (see
+// cached_row_full); other rows take the general body.
+template <class Op, int NT, int NP>
+__device__ __forceinline__ void block_reg_tail(const Params& p) {
+  constexpr int P = Op::D::P;
+  const Op op(p);
+  const i64 rows = p.outer, cols = p.axis;
+  const bool vec = p.vec != 0;
+  const bool tail = vec && cols % P == 0 && cols > (i64)(NP - 1) * NT * P && cols < (i64)NP * NT * P;
+  for (i64 row = blockIdx.x; row < rows; row += gridDim.x) {
+    if (tail)
+      cached_row_full<true, Op, NP, BlockRed>(op, row * cols, cols, threadIdx.x, NT);
+    else
+      cached_row<Op, NP, BlockRed>(op, row * cols, cols, threadIdx.x, NT, vec);
+  }
+}
+
 }  // namespace smx
 
 // Kernels (one extern "C" symbol each; the dtype blocks follow SMX_DTYPES).
 // Forward: 64 threads with 1..8 packs, 128..1024 with 3..8 (the planner
 // takes the smallest block whose threads hold the row in at most 32 values
-// each, so larger blocks never run fewer than 3 packs).
+// each, so larger blocks never run fewer than 3 packs); "_tail" kernels for
+// 1024 threads × 5..8 packs, for rows of whole packs ending in the last one.
 #if SMX_DTYPES & 1
 SMX_KERNEL(block_reg_fwd_f32_t64_p1, 64, smx::block_reg_fixed<smx::Fwd<smx::F32>, 64, 1>)
 SMX_KERNEL(block_reg_fwd_f32_t64_p2, 64, smx::block_reg_fixed<smx::Fwd<smx::F32>, 64, 2>)
@@ -95,6 +114,10 @@ SMX_KERNEL(block_reg_fwd_f32_t1024_p5, 1024, smx::block_reg_fixed<smx::Fwd<smx::
 SMX_KERNEL(block_reg_fwd_f32_t1024_p6, 1024, smx::block_reg_fixed<smx::Fwd<smx::F32>, 1024, 6>)
 SMX_KERNEL(block_reg_fwd_f32_t1024_p7, 1024, smx::block_reg_fixed<smx::Fwd<smx::F32>, 1024, 7>)
 SMX_KERNEL(block_reg_fwd_f32_t1024_p8, 1024, smx::block_reg_fixed<smx::Fwd<smx::F32>, 1024, 8>)
+SMX_KERNEL(block_reg_fwd_f32_t1024_p5_tail, 1024, smx::block_reg_tail<smx::Fwd<smx::F32>, 1024, 5>)
+SMX_KERNEL(block_reg_fwd_f32_t1024_p6_tail, 1024, smx::block_reg_tail<smx::Fwd<smx::F32>, 1024, 6>)
+SMX_KERNEL(block_reg_fwd_f32_t1024_p7_tail, 1024, smx::block_reg_tail<smx::Fwd<smx::F32>, 1024, 7>)
+SMX_KERNEL(block_reg_fwd_f32_t1024_p8_tail, 1024, smx::block_reg_tail<smx::Fwd<smx::F32>, 1024, 8>)
 SMX_KERNEL(block_reg_bwd_f32_p1, 1024, smx::block_reg_kernel<smx::Bwd<smx::F32>, 1>)
 SMX_KERNEL(block_reg_bwd_f32_p2, 1024, smx::block_reg_kernel<smx::Bwd<smx::F32>, 2>)
 SMX_KERNEL(block_reg_bwd_f32_p4, 512, smx::block_reg_kernel<smx::Bwd<smx::F32>, 4>)
@@ -132,6 +155,10 @@ SMX_KERNEL(block_reg_fwd_f16_t1024_p5, 1024, smx::block_reg_fixed<smx::Fwd<smx::
 SMX_KERNEL(block_reg_fwd_f16_t1024_p6, 1024, smx::block_reg_fixed<smx::Fwd<smx::F16>, 1024, 6>)
 SMX_KERNEL(block_reg_fwd_f16_t1024_p7, 1024, smx::block_reg_fixed<smx::Fwd<smx::F16>, 1024, 7>)
 SMX_KERNEL(block_reg_fwd_f16_t1024_p8, 1024, smx::block_reg_fixed<smx::Fwd<smx::F16>, 1024, 8>)
+SMX_KERNEL(block_reg_fwd_f16_t1024_p5_tail, 1024, smx::block_reg_tail<smx::Fwd<smx::F16>, 1024, 5>)
+SMX_KERNEL(block_reg_fwd_f16_t1024_p6_tail, 1024, smx::block_reg_tail<smx::Fwd<smx::F16>, 1024, 6>)
+SMX_KERNEL(block_reg_fwd_f16_t1024_p7_tail, 1024, smx::block_reg_tail<smx::Fwd<smx::F16>, 1024, 7>)
+SMX_KERNEL(block_reg_fwd_f16_t1024_p8_tail, 1024, smx::block_reg_tail<smx::Fwd<smx::F16>, 1024, 8>)
 SMX_KERNEL(block_reg_bwd_f16_p1, 1024, smx::block_reg_kernel<smx::Bwd<smx::F16>, 1>)
 SMX_KERNEL(block_reg_bwd_f16_p2, 1024, smx::block_reg_kernel<smx::Bwd<smx::F16>, 2>)
 SMX_KERNEL(block_reg_bwd_f16_p4, 512, smx::block_reg_kernel<smx::Bwd<smx::F16>, 4>)
@@ -169,6 +196,10 @@ SMX_KERNEL(block_reg_fwd_bf16_t1024_p5, 1024, smx::block_reg_fixed<smx::Fwd<smx:
 SMX_KERNEL(block_reg_fwd_bf16_t1024_p6, 1024, smx::block_reg_fixed<smx::Fwd<smx::BF16>, 1024, 6>)
 SMX_KERNEL(block_reg_fwd_bf16_t1024_p7, 1024, smx::block_reg_fixed<smx::Fwd<smx::BF16>, 1024, 7>)
 SMX_KERNEL(block_reg_fwd_bf16_t1024_p8, 1024, smx::block_reg_fixed<smx::Fwd<smx::BF16>, 1024, 8>)
+SMX_KERNEL(block_reg_fwd_bf16_t1024_p5_tail, 1024, smx::block_reg_tail<smx::Fwd<smx::BF16>, 1024, 5>)
+SMX_KERNEL(block_reg_fwd_bf16_t1024_p6_tail, 1024, smx::block_reg_tail<smx::Fwd<smx::BF16>, 1024, 6>)
+SMX_KERNEL(block_reg_fwd_bf16_t1024_p7_tail, 1024, smx::block_reg_tail<smx::Fwd<smx::BF16>, 1024, 7>)
+SMX_KERNEL(block_reg_fwd_bf16_t1024_p8_tail, 1024, smx::block_reg_tail<smx::Fwd<smx::BF16>, 1024, 8>)
 SMX_KERNEL(block_reg_bwd_bf16_p1, 1024, smx::block_reg_kernel<smx::Bwd<smx::BF16>, 1>)
 SMX_KERNEL(block_reg_bwd_bf16_p2, 1024, smx::block_reg_kernel<smx::Bwd<smx::BF16>, 2>)
 SMX_KERNEL(block_reg_bwd_bf16_p4, 512, smx::block_reg_kernel<smx::Bwd<smx::BF16>, 4>)

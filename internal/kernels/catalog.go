@@ -47,6 +47,10 @@ type Variant struct {
 	// FixedBlock is the block size the kernel is written for (0: any
 	// multiple of 32 up to MaxThreads, or see the strategy's contract).
 	FixedBlock int
+	// Tail marks a forward block_reg kernel for rows of whole packs that
+	// fill every pack but the last (it serves any row; the planner takes
+	// it only for those).
+	Tail bool
 }
 
 // Info describes a strategy: its source, its kernels and its needs.
@@ -108,6 +112,9 @@ func blockRegVariants(backward bool) []Variant {
 		for np := first; np <= 8; np++ {
 			v = append(v, Variant{Name: fmt.Sprintf("t%d_p%d", nt, np), Packs: np, MaxThreads: nt, FixedBlock: nt})
 		}
+	}
+	for np := 5; np <= 8; np++ {
+		v = append(v, Variant{Name: fmt.Sprintf("t1024_p%d_tail", np), Packs: np, MaxThreads: 1024, FixedBlock: 1024, Tail: true})
 	}
 	return v
 }

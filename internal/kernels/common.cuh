@@ -820,15 +820,15 @@ __device__ __forceinline__ F2 ld_cluster_f2(u32 a, u32 rank) {
 // touch consecutive 16-byte packs. One global read, one write. Covers rows of
 // up to nt*NP*P elements. n == 0 means "no row" (the thread still takes part
 // in the reduction, as Red requires).
-template <class Op, int NP, class Red>
-__device__ __forceinline__ void cached_row_full(const Op& op, i64 off, int t, int nt);
+template <bool TAIL, class Op, int NP, class Red>
+__device__ __forceinline__ void cached_row_full(const Op& op, i64 off, i64 n, int t, int nt);
 
 template <class Op, int NP, class Red>
 __device__ __forceinline__ void cached_row(const Op& op, i64 off, i64 n, int t, int nt, bool vec) {
   typedef typename Op::D D;
   constexpr int P = D::P;
   if (vec && n == (i64)NP * nt * P) {
-    cached_row_full<Op, NP, Red>(op, off, t, nt);
+    cached_row_full<false, Op, NP, Red>(op, off, n, t, nt);
     return;
   }
   float b[Op::NIN][NP * P];
@@ -872,35 +872,49 @@ __device__ __forceinline__ void cached_row(const Op& op, i64 off, i64 n, int t, 
   }
 }
 
-// cached_row for a row that fills every pack (n == NP*nt*P, vec): no bounds
-// checks, so no predicate per pack. With one, ptxas ran out of predicate
-// registers (7) at NP = 8 and converted the first pack, waiting for its
-// load, before issuing the others (SASS: later loads reusing the first one's
-// registers); here every load is issued before any is used.
-template <class Op, int NP, class Red>
-__device__ __forceinline__ void cached_row_full(const Op& op, i64 off, int t, int nt) {
+// cached_row for a row of whole packs that fills every pack (vec, n ==
+// NP*nt*P) or, with TAIL, every pack but the last (n > (NP-1)*nt*P): no
+// bounds check but on the last pack with TAIL. With one check per pack,
+// ptxas ran out of predicate registers (7) at NP = 8 and converted the first
+// pack, waiting for its load, before issuing the others (SASS: later loads
+// reusing the first one's registers); here every load is issued before any
+// is used. cached_row takes the full case; TAIL has kernels of its own
+// (block_reg "_tail"): compiled into every kernel, its path raised the
+// registers of the full-row kernels (NVRTC 13: block_reg t512 p8 f32 64 ->
+// 69, one resident block instead of two, 4096×16384 0.94 -> 0.79 of copy).
+template <bool TAIL, class Op, int NP, class Red>
+__device__ __forceinline__ void cached_row_full(const Op& op, i64 off, i64 n, int t, int nt) {
   typedef typename Op::D D;
   constexpr int P = D::P;
+  const bool last_in = !TAIL || (i64)((NP - 1) * nt + t) * P < n;
   V16 raw[Op::NIN][NP];
 #pragma unroll
   for (int k = 0; k < NP; ++k)
 #pragma unroll
-    for (int i = 0; i < Op::NIN; ++i) raw[i][k] = ld16(op.src(i) + off + (i64)(k * nt + t) * P);
+    for (int i = 0; i < Op::NIN; ++i)
+      if (k < NP - 1 || last_in) raw[i][k] = ld16(op.src(i) + off + (i64)(k * nt + t) * P);
   float b[Op::NIN][NP * P];
 #pragma unroll
   for (int i = 0; i < Op::NIN; ++i)
 #pragma unroll
     for (int k = 0; k < NP; ++k) {
-      D::unpack(raw[i][k], &b[i][k * P]);
+      if (k < NP - 1 || last_in) {
+        D::unpack(raw[i][k], &b[i][k * P]);
 #pragma unroll
-      for (int e = 0; e < P; ++e) b[i][k * P + e] = op.conv(i, b[i][k * P + e]);
+        for (int e = 0; e < P; ++e) b[i][k * P + e] = op.conv(i, b[i][k * P + e]);
+      } else {
+#pragma unroll
+        for (int e = 0; e < P; ++e) b[i][k * P + e] = Op::fill(i);
+      }
     }
   const typename Op::Fin f = op.template reduce_cached<Red>(b);
 #pragma unroll
   for (int k = 0; k < NP; ++k) {
-    float o[P];
-    op.out_cached(b, k * P, o, f);
-    st_cs(op.dst() + off + (i64)(k * nt + t) * P, D::pack(o));
+    if (k < NP - 1 || last_in) {
+      float o[P];
+      op.out_cached(b, k * P, o, f);
+      st_cs(op.dst() + off + (i64)(k * nt + t) * P, D::pack(o));
+    }
   }
 }
 

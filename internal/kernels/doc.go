@@ -43,7 +43,8 @@
 //	               (backward NP ≤ 4).
 //	block_reg      forward block_reg_fwd_{dt}_t{NT}_p{NP}: block exactly
 //	               (NT), NT = 64 with NP ∈ 1..8, 128, 256, 512 and 1024
-//	               with NP ∈ 3..8; backward block_reg_bwd_{dt}_p{1,2,4}: nt
+//	               with NP ∈ 3..8, and t1024_p{5..8}_tail for rows of whole
+//	               packs ending in the last pack; backward block_reg_bwd_{dt}_p{1,2,4}: nt
 //	               multiple of 32, ≤ 1024 (p1, p2) or ≤ 512 (p4); rows with
 //	               cols ≤ threads·NP·P; grid one block per row.
 //	block_smem     block_smem_{fwd,bwd}_{dt}; rows; nt multiple of 32 ≤ 512;
@@ -84,7 +85,8 @@
 //
 // # Resources (nvcc 11.8 ptxas, sm_90; regs.go has every kernel)
 //
-// Spills on sm_90: block_reg fwd t1024 p6..p8 for f16/bf16 (72-584 B: up to
+// Spills on sm_90: block_reg fwd t1024 p6..p8 and the p5..p8 "_tail"
+// kernels for f16/bf16 (4-908 B: up to
 // 64 values at the 64 registers of a 1024-thread bound; never picked
 // automatically) and the
 // f16/bf16 pipelined kernels (12-28 B). Registers per thread for f32 / f16
