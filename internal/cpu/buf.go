@@ -13,6 +13,11 @@ type Buf struct {
 	DType spec.DType
 	F32   []float32
 	U16   []uint16
+
+	// nt: commit writes 16-bit outputs with non-temporal stores (set by
+	// run for large outputs written in contiguous chunks; the caller
+	// fences).
+	nt bool
 }
 
 // load returns elements [off, off+n) as float32: the storage itself for
@@ -40,10 +45,14 @@ func (b Buf) out(tmp []float32, off, n int) []float32 {
 
 // commit stores a chunk computed in the slice that out returned.
 func (b Buf) commit(v []float32, off int) {
-	switch b.DType {
-	case spec.Float16:
+	switch {
+	case b.DType == spec.Float16 && b.nt:
+		vec.F32ToF16Stream(b.U16[off:off+len(v)], v)
+	case b.DType == spec.Float16:
 		vec.F32ToF16(b.U16[off:off+len(v)], v)
-	case spec.BFloat16:
+	case b.DType == spec.BFloat16 && b.nt:
+		vec.F32ToBF16Stream(b.U16[off:off+len(v)], v)
+	case b.DType == spec.BFloat16:
 		vec.F32ToBF16(b.U16[off:off+len(v)], v)
 	}
 }

@@ -82,6 +82,10 @@ func run(req *call) {
 	p := threads()
 	total := c.l.Len()
 	c.stream = !c.op.Backward() && c.dst.DType == spec.Float32 && total*4 >= streamBytes
+	// 16-bit outputs of rows are committed in contiguous chunks: large
+	// ones with non-temporal stores too (a strided axis writes partial
+	// lines, which non-temporal stores would flush one by one).
+	c.dst.nt = c.dst.DType != spec.Float32 && c.l.Inner == 1 && total*2 >= streamBytes
 	byVolume := max(1, total/minShare)
 	if c.l.Inner > 1 {
 		c.width, c.blocks, c.slab = laneBlocks(c.l, p, c.op.Backward())
@@ -149,7 +153,7 @@ func laneBlocks(l spec.Layout, p int, backward bool) (width, blocks int, slab bo
 }
 
 func (c *call) run(i, parts int, s *scratch) {
-	if c.stream {
+	if c.stream || c.dst.nt {
 		// The share's non-temporal stores must be visible before the
 		// caller is told it is done.
 		defer vec.Fence()

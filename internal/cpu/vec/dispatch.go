@@ -33,6 +33,8 @@ type kernelSet struct {
 	f32ToF16             func(dst []uint16, src []float32)
 	bf16ToF32            func(dst []float32, src []uint16)
 	f32ToBF16            func(dst []uint16, src []float32)
+	f32ToF16Stream       func(dst []uint16, src []float32)
+	f32ToBF16Stream      func(dst []uint16, src []float32)
 	maxOf                func(x []float32, scale float32) float32
 	expSum               func(dst, x, next []float32, scale, m float32) float32
 	normalize            func(dst, x []float32, k float32)
@@ -72,6 +74,8 @@ var goSet = &kernelSet{
 	f32ToF16:             f32ToF16Generic,
 	bf16ToF32:            bf16ToF32Generic,
 	f32ToBF16:            f32ToBF16Generic,
+	f32ToF16Stream:       f32ToF16Generic,
+	f32ToBF16Stream:      f32ToBF16Generic,
 	maxOf:                maxOfGeneric,
 	expSum:               expSumGeneric,
 	normalize:            normalizeGeneric,
@@ -135,6 +139,8 @@ func (s *kernelSet) install() {
 	f32ToF16 = s.f32ToF16
 	bf16ToF32 = s.bf16ToF32
 	f32ToBF16 = s.f32ToBF16
+	f32ToF16Stream = s.f32ToF16Stream
+	f32ToBF16Stream = s.f32ToBF16Stream
 	maxOf = s.maxOf
 	expSum = s.expSum
 	normalize = s.normalize

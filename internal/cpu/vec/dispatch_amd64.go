@@ -38,6 +38,8 @@ func asmSets() []*kernelSet {
 		f32ToF16:             f32ToF16Generic,
 		bf16ToF32:            bf16ToF32AVX2,
 		f32ToBF16:            f32ToBF16AVX2,
+		f32ToF16Stream:       f32ToF16Generic,
+		f32ToBF16Stream:      f32ToBF16StreamAVX2,
 		maxOf:                maxOfAVX2,
 		expSum:               expSumAVX2,
 		normalize:            normalizeAVX2,
@@ -58,6 +60,7 @@ func asmSets() []*kernelSet {
 	if x.HasF16C {
 		avx2.f16ToF32 = f16ToF32AVX2
 		avx2.f32ToF16 = f32ToF16AVX2
+		avx2.f32ToF16Stream = f32ToF16StreamAVX2
 	}
 	out = append(out, avx2)
 	if x.HasAVX512F && x.HasAVX512BW && x.HasAVX512VL && x.HasF16C && x.HasBMI2 {
@@ -81,6 +84,8 @@ func asmSets() []*kernelSet {
 			f32ToF16:             f32ToF16AVX512,
 			bf16ToF32:            bf16ToF32AVX512,
 			f32ToBF16:            f32ToBF16AVX512,
+			f32ToF16Stream:       f32ToF16StreamAVX512,
+			f32ToBF16Stream:      f32ToBF16StreamAVX512,
 			maxOf:                maxOfAVX512,
 			expSum:               expSumAVX512,
 			normalize:            normalizeAVX512,
@@ -112,6 +117,40 @@ func alignHead(dst []float32, align uintptr) int {
 	}
 	head := int((align - uintptr(unsafe.Pointer(&dst[0]))%align) % align / 4)
 	return min(head, len(dst))
+}
+
+// alignHead16 is alignHead for 16-bit outputs.
+func alignHead16(dst []uint16, align uintptr) int {
+	if len(dst) == 0 {
+		return 0
+	}
+	head := int((align - uintptr(unsafe.Pointer(&dst[0]))%align) % align / 2)
+	return min(head, len(dst))
+}
+
+// The 16-bit stream kernels store whole 32-byte aligned vectors.
+func f32ToF16StreamAVX2(dst []uint16, src []float32) {
+	h := alignHead16(dst, 32)
+	f32ToF16AVX2(dst[:h], src[:h])
+	f32ToF16NTAVX2(dst[h:], src[h:])
+}
+
+func f32ToF16StreamAVX512(dst []uint16, src []float32) {
+	h := alignHead16(dst, 32)
+	f32ToF16AVX512(dst[:h], src[:h])
+	f32ToF16NTAVX512(dst[h:], src[h:])
+}
+
+func f32ToBF16StreamAVX2(dst []uint16, src []float32) {
+	h := alignHead16(dst, 32)
+	f32ToBF16AVX2(dst[:h], src[:h])
+	f32ToBF16NTAVX2(dst[h:], src[h:])
+}
+
+func f32ToBF16StreamAVX512(dst []uint16, src []float32) {
+	h := alignHead16(dst, 32)
+	f32ToBF16AVX512(dst[:h], src[:h])
+	f32ToBF16NTAVX512(dst[h:], src[h:])
 }
 
 func normalizeStreamAVX2(dst, x []float32, k float32) {

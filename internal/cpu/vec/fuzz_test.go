@@ -104,7 +104,8 @@ func FuzzConvert(f *testing.F) {
 			for _, c := range []struct {
 				name      string
 				run, twin func([]uint16, []float32)
-			}{{"f16", s.f32ToF16, f32ToF16Generic}, {"bf16", s.f32ToBF16, f32ToBF16Generic}} {
+			}{{"f16", s.f32ToF16, f32ToF16Generic}, {"bf16", s.f32ToBF16, f32ToBF16Generic},
+				{"f16 stream", s.f32ToF16Stream, f32ToF16Generic}, {"bf16 stream", s.f32ToBF16Stream, f32ToBF16Generic}} {
 				got, want := make([]uint16, len(x)), make([]uint16, len(x))
 				c.run(got, x)
 				c.twin(want, x)

@@ -2181,6 +2181,59 @@ done4:
 	VZEROUPPER
 	RET
 
+// func f32ToF16NTAVX2(dst []uint16, src []float32)
+// Requires: AVX, F16C
+TEXT ·f32ToF16NTAVX2(SB), NOSPLIT, $0-48
+	MOVQ dst_base+0(FP), AX
+	MOVQ dst_len+8(FP), CX
+	MOVQ src_base+24(FP), DX
+	XORQ BX, BX
+
+loopU1:
+	CMPQ      CX, $0x00000020
+	JB        loop12
+	VMOVUPS   (DX)(BX*4), Y0
+	VCVTPS2PH $0x00, Y0, X0
+	VMOVNTDQ  X0, (AX)(BX*2)
+	VMOVUPS   32(DX)(BX*4), Y0
+	VCVTPS2PH $0x00, Y0, X0
+	VMOVNTDQ  X0, 16(AX)(BX*2)
+	VMOVUPS   64(DX)(BX*4), Y0
+	VCVTPS2PH $0x00, Y0, X0
+	VMOVNTDQ  X0, 32(AX)(BX*2)
+	VMOVUPS   96(DX)(BX*4), Y0
+	VCVTPS2PH $0x00, Y0, X0
+	VMOVNTDQ  X0, 48(AX)(BX*2)
+	ADDQ      $0x00000020, BX
+	SUBQ      $0x00000020, CX
+	JMP       loopU1
+
+loop12:
+	CMPQ      CX, $0x00000008
+	JB        tail3
+	VMOVUPS   (DX)(BX*4), Y0
+	VCVTPS2PH $0x00, Y0, X0
+	VMOVNTDQ  X0, (AX)(BX*2)
+	ADDQ      $0x00000008, BX
+	SUBQ      $0x00000008, CX
+	JMP       loop12
+
+tail3:
+	TESTQ CX, CX
+	JZ    done4
+
+scalar5:
+	VMOVSS    (DX)(BX*4), X0
+	VCVTPS2PH $0x00, X0, X0
+	VPEXTRW   $0x00, X0, (AX)(BX*2)
+	INCQ      BX
+	DECQ      CX
+	JNZ       scalar5
+
+done4:
+	VZEROUPPER
+	RET
+
 // func bf16ToF32AVX2(dst []float32, src []uint16)
 // Requires: AVX, AVX2
 TEXT ·bf16ToF32AVX2(SB), NOSPLIT, $0-48
@@ -2311,6 +2364,119 @@ loop12:
 	VEXTRACTI128 $0x01, Y2, X0
 	VPACKUSDW    X0, X2, X0
 	VMOVDQU      X0, (AX)(BX*2)
+	ADDQ         $0x00000008, BX
+	SUBQ         $0x00000008, CX
+	JMP          loop12
+
+tail3:
+	TESTQ CX, CX
+	JZ    done4
+
+scalar5:
+	MOVL (DX)(BX*4), SI
+	MOVL SI, DI
+	ANDL $0x7fffffff, DI
+	CMPL DI, $0x7f800000
+	JA   nan6
+	MOVL SI, DI
+	SHRL $0x10, DI
+	ANDL $0x01, DI
+	ADDL $0x00007fff, SI
+	ADDL DI, SI
+	SHRL $0x10, SI
+	JMP  store7
+
+nan6:
+	SHRL $0x10, SI
+	ORL  $0x40, SI
+
+store7:
+	MOVW SI, (AX)(BX*2)
+	INCQ BX
+	DECQ CX
+	JNZ  scalar5
+
+done4:
+	VZEROUPPER
+	RET
+
+// func f32ToBF16NTAVX2(dst []uint16, src []float32)
+// Requires: AVX, AVX2
+TEXT ·f32ToBF16NTAVX2(SB), NOSPLIT, $0-48
+	MOVQ dst_base+0(FP), AX
+	MOVQ dst_len+8(FP), CX
+	MOVQ src_base+24(FP), DX
+	XORQ BX, BX
+
+loopU1:
+	CMPQ      CX, $0x00000020
+	JB        loop12
+	VMOVUPS   (DX)(BX*4), Y0
+	VPSRLD    $0x10, Y0, Y1
+	VPAND     vecconsts<>+480(SB), Y1, Y2
+	VPADDD    Y0, Y2, Y2
+	VPADDD    vecconsts<>+512(SB), Y2, Y2
+	VPSRLD    $0x10, Y2, Y2
+	VPAND     vecconsts<>+544(SB), Y0, Y0
+	VPCMPGTD  vecconsts<>+576(SB), Y0, Y0
+	VPOR      vecconsts<>+608(SB), Y1, Y1
+	VPBLENDVB Y0, Y1, Y2, Y2
+	VMOVUPS   32(DX)(BX*4), Y0
+	VPSRLD    $0x10, Y0, Y1
+	VPAND     vecconsts<>+480(SB), Y1, Y3
+	VPADDD    Y0, Y3, Y3
+	VPADDD    vecconsts<>+512(SB), Y3, Y3
+	VPSRLD    $0x10, Y3, Y3
+	VPAND     vecconsts<>+544(SB), Y0, Y0
+	VPCMPGTD  vecconsts<>+576(SB), Y0, Y0
+	VPOR      vecconsts<>+608(SB), Y1, Y1
+	VPBLENDVB Y0, Y1, Y3, Y3
+	VPACKUSDW Y3, Y2, Y2
+	VPERMQ    $0xd8, Y2, Y2
+	VMOVNTDQ  Y2, (AX)(BX*2)
+	VMOVUPS   64(DX)(BX*4), Y0
+	VPSRLD    $0x10, Y0, Y1
+	VPAND     vecconsts<>+480(SB), Y1, Y2
+	VPADDD    Y0, Y2, Y2
+	VPADDD    vecconsts<>+512(SB), Y2, Y2
+	VPSRLD    $0x10, Y2, Y2
+	VPAND     vecconsts<>+544(SB), Y0, Y0
+	VPCMPGTD  vecconsts<>+576(SB), Y0, Y0
+	VPOR      vecconsts<>+608(SB), Y1, Y1
+	VPBLENDVB Y0, Y1, Y2, Y2
+	VMOVUPS   96(DX)(BX*4), Y0
+	VPSRLD    $0x10, Y0, Y1
+	VPAND     vecconsts<>+480(SB), Y1, Y3
+	VPADDD    Y0, Y3, Y3
+	VPADDD    vecconsts<>+512(SB), Y3, Y3
+	VPSRLD    $0x10, Y3, Y3
+	VPAND     vecconsts<>+544(SB), Y0, Y0
+	VPCMPGTD  vecconsts<>+576(SB), Y0, Y0
+	VPOR      vecconsts<>+608(SB), Y1, Y1
+	VPBLENDVB Y0, Y1, Y3, Y3
+	VPACKUSDW Y3, Y2, Y2
+	VPERMQ    $0xd8, Y2, Y2
+	VMOVNTDQ  Y2, 32(AX)(BX*2)
+	ADDQ      $0x00000020, BX
+	SUBQ      $0x00000020, CX
+	JMP       loopU1
+
+loop12:
+	CMPQ         CX, $0x00000008
+	JB           tail3
+	VMOVUPS      (DX)(BX*4), Y0
+	VPSRLD       $0x10, Y0, Y1
+	VPAND        vecconsts<>+480(SB), Y1, Y2
+	VPADDD       Y0, Y2, Y2
+	VPADDD       vecconsts<>+512(SB), Y2, Y2
+	VPSRLD       $0x10, Y2, Y2
+	VPAND        vecconsts<>+544(SB), Y0, Y0
+	VPCMPGTD     vecconsts<>+576(SB), Y0, Y0
+	VPOR         vecconsts<>+608(SB), Y1, Y1
+	VPBLENDVB    Y0, Y1, Y2, Y2
+	VEXTRACTI128 $0x01, Y2, X0
+	VPACKUSDW    X0, X2, X0
+	VMOVNTDQ     X0, (AX)(BX*2)
 	ADDQ         $0x00000008, BX
 	SUBQ         $0x00000008, CX
 	JMP          loop12
@@ -5845,6 +6011,57 @@ done4:
 	VZEROUPPER
 	RET
 
+// func f32ToF16NTAVX512(dst []uint16, src []float32)
+// Requires: AVX, AVX512BW, AVX512F, AVX512VL, BMI2
+TEXT ·f32ToF16NTAVX512(SB), NOSPLIT, $0-48
+	MOVQ dst_base+0(FP), AX
+	MOVQ dst_len+8(FP), CX
+	MOVQ src_base+24(FP), DX
+	XORQ BX, BX
+
+loopU1:
+	CMPQ      CX, $0x00000040
+	JB        loop12
+	VMOVUPS   (DX)(BX*4), Z0
+	VCVTPS2PH $0x00, Z0, Y0
+	VMOVNTDQ  Y0, (AX)(BX*2)
+	VMOVUPS   64(DX)(BX*4), Z0
+	VCVTPS2PH $0x00, Z0, Y0
+	VMOVNTDQ  Y0, 32(AX)(BX*2)
+	VMOVUPS   128(DX)(BX*4), Z0
+	VCVTPS2PH $0x00, Z0, Y0
+	VMOVNTDQ  Y0, 64(AX)(BX*2)
+	VMOVUPS   192(DX)(BX*4), Z0
+	VCVTPS2PH $0x00, Z0, Y0
+	VMOVNTDQ  Y0, 96(AX)(BX*2)
+	ADDQ      $0x00000040, BX
+	SUBQ      $0x00000040, CX
+	JMP       loopU1
+
+loop12:
+	CMPQ      CX, $0x00000010
+	JB        tail3
+	VMOVUPS   (DX)(BX*4), Z0
+	VCVTPS2PH $0x00, Z0, Y0
+	VMOVNTDQ  Y0, (AX)(BX*2)
+	ADDQ      $0x00000010, BX
+	SUBQ      $0x00000010, CX
+	JMP       loop12
+
+tail3:
+	TESTQ     CX, CX
+	JZ        done4
+	MOVL      $0x0000ffff, SI
+	BZHIL     CX, SI, SI
+	KMOVW     SI, K1
+	VMOVUPS.Z (DX)(BX*4), K1, Z0
+	VCVTPS2PH $0x00, Z0, Y0
+	VMOVDQU16 Y0, K1, (AX)(BX*2)
+
+done4:
+	VZEROUPPER
+	RET
+
 // func bf16ToF32AVX512(dst []float32, src []uint16)
 // Requires: AVX, AVX512BW, AVX512F, AVX512VL, BMI2
 TEXT ·bf16ToF32AVX512(SB), NOSPLIT, $0-48
@@ -5978,6 +6195,110 @@ loop12:
 	ADDQ      $0x00000010, BX
 	SUBQ      $0x00000010, CX
 	JMP       loop12
+
+tail3:
+	TESTQ     CX, CX
+	JZ        done4
+	MOVL      $0x0000ffff, SI
+	BZHIL     CX, SI, SI
+	KMOVW     SI, K1
+	VMOVUPS.Z (DX)(BX*4), K1, Z5
+	VPSRLD    $0x10, Z5, Z6
+	VPANDD    Z0, Z6, Z0
+	VPADDD    Z5, Z0, Z0
+	VPADDD    Z1, Z0, Z0
+	VPSRLD    $0x10, Z0, Z0
+	VPANDD    Z2, Z5, Z1
+	VPCMPGTD  Z3, Z1, K2
+	VPORD     Z4, Z6, K2, Z0
+	VPMOVDW   Z0, Y0
+	VMOVDQU16 Y0, K1, (AX)(BX*2)
+
+done4:
+	VZEROUPPER
+	RET
+
+// func f32ToBF16NTAVX512(dst []uint16, src []float32)
+// Requires: AVX, AVX512BW, AVX512F, AVX512VL, BMI2
+TEXT ·f32ToBF16NTAVX512(SB), NOSPLIT, $0-48
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         dst_len+8(FP), CX
+	MOVQ         src_base+24(FP), DX
+	VBROADCASTSS vecconsts<>+480(SB), Z0
+	VBROADCASTSS vecconsts<>+512(SB), Z1
+	VBROADCASTSS vecconsts<>+544(SB), Z2
+	VBROADCASTSS vecconsts<>+576(SB), Z3
+	VBROADCASTSS vecconsts<>+608(SB), Z4
+	XORQ         BX, BX
+
+loopU1:
+	CMPQ     CX, $0x00000040
+	JB       loop12
+	VMOVUPS  (DX)(BX*4), Z5
+	VPSRLD   $0x10, Z5, Z6
+	VPANDD   Z0, Z6, Z7
+	VPADDD   Z5, Z7, Z7
+	VPADDD   Z1, Z7, Z7
+	VPSRLD   $0x10, Z7, Z7
+	VPANDD   Z2, Z5, Z5
+	VPCMPGTD Z3, Z5, K1
+	VPORD    Z4, Z6, K1, Z7
+	VPMOVDW  Z7, Y5
+	VMOVNTDQ Y5, (AX)(BX*2)
+	VMOVUPS  64(DX)(BX*4), Z5
+	VPSRLD   $0x10, Z5, Z6
+	VPANDD   Z0, Z6, Z7
+	VPADDD   Z5, Z7, Z7
+	VPADDD   Z1, Z7, Z7
+	VPSRLD   $0x10, Z7, Z7
+	VPANDD   Z2, Z5, Z5
+	VPCMPGTD Z3, Z5, K1
+	VPORD    Z4, Z6, K1, Z7
+	VPMOVDW  Z7, Y5
+	VMOVNTDQ Y5, 32(AX)(BX*2)
+	VMOVUPS  128(DX)(BX*4), Z5
+	VPSRLD   $0x10, Z5, Z6
+	VPANDD   Z0, Z6, Z7
+	VPADDD   Z5, Z7, Z7
+	VPADDD   Z1, Z7, Z7
+	VPSRLD   $0x10, Z7, Z7
+	VPANDD   Z2, Z5, Z5
+	VPCMPGTD Z3, Z5, K1
+	VPORD    Z4, Z6, K1, Z7
+	VPMOVDW  Z7, Y5
+	VMOVNTDQ Y5, 64(AX)(BX*2)
+	VMOVUPS  192(DX)(BX*4), Z5
+	VPSRLD   $0x10, Z5, Z6
+	VPANDD   Z0, Z6, Z7
+	VPADDD   Z5, Z7, Z7
+	VPADDD   Z1, Z7, Z7
+	VPSRLD   $0x10, Z7, Z7
+	VPANDD   Z2, Z5, Z5
+	VPCMPGTD Z3, Z5, K1
+	VPORD    Z4, Z6, K1, Z7
+	VPMOVDW  Z7, Y5
+	VMOVNTDQ Y5, 96(AX)(BX*2)
+	ADDQ     $0x00000040, BX
+	SUBQ     $0x00000040, CX
+	JMP      loopU1
+
+loop12:
+	CMPQ     CX, $0x00000010
+	JB       tail3
+	VMOVUPS  (DX)(BX*4), Z5
+	VPSRLD   $0x10, Z5, Z6
+	VPANDD   Z0, Z6, Z7
+	VPADDD   Z5, Z7, Z7
+	VPADDD   Z1, Z7, Z7
+	VPSRLD   $0x10, Z7, Z7
+	VPANDD   Z2, Z5, Z5
+	VPCMPGTD Z3, Z5, K1
+	VPORD    Z4, Z6, K1, Z7
+	VPMOVDW  Z7, Y5
+	VMOVNTDQ Y5, (AX)(BX*2)
+	ADDQ     $0x00000010, BX
+	SUBQ     $0x00000010, CX
+	JMP      loop12
 
 tail3:
 	TESTQ     CX, CX

@@ -84,6 +84,11 @@ func f16ToF32AVX2(dst []float32, src []uint16)
 //go:noescape
 func f32ToF16AVX2(dst []uint16, src []float32)
 
+// f32ToF16NTAVX2 is f32ToF16 with non-temporal stores; dst must be 32-byte aligned.
+//
+//go:noescape
+func f32ToF16NTAVX2(dst []uint16, src []float32)
+
 // bf16ToF32AVX2 converts len(dst) bfloat16 values.
 //
 //go:noescape
@@ -93,6 +98,11 @@ func bf16ToF32AVX2(dst []float32, src []uint16)
 //
 //go:noescape
 func f32ToBF16AVX2(dst []uint16, src []float32)
+
+// f32ToBF16NTAVX2 is f32ToBF16 with non-temporal stores; dst must be 32-byte aligned.
+//
+//go:noescape
+func f32ToBF16NTAVX2(dst []uint16, src []float32)
 
 // maxOfAVX2 returns the max of scale·x[i] over the elements that are not NaN (−∞ if none).
 //
@@ -254,6 +264,11 @@ func f16ToF32AVX512(dst []float32, src []uint16)
 //go:noescape
 func f32ToF16AVX512(dst []uint16, src []float32)
 
+// f32ToF16NTAVX512 is f32ToF16 with non-temporal stores; dst must be 32-byte aligned.
+//
+//go:noescape
+func f32ToF16NTAVX512(dst []uint16, src []float32)
+
 // bf16ToF32AVX512 converts len(dst) bfloat16 values.
 //
 //go:noescape
@@ -263,6 +278,11 @@ func bf16ToF32AVX512(dst []float32, src []uint16)
 //
 //go:noescape
 func f32ToBF16AVX512(dst []uint16, src []float32)
+
+// f32ToBF16NTAVX512 is f32ToBF16 with non-temporal stores; dst must be 32-byte aligned.
+//
+//go:noescape
+func f32ToBF16NTAVX512(dst []uint16, src []float32)
 
 // maxOfAVX512 returns the max of scale·x[i] over the elements that are not NaN (−∞ if none).
 //

@@ -25,6 +25,8 @@ var (
 	f32ToF16             = f32ToF16Generic
 	bf16ToF32            = bf16ToF32Generic
 	f32ToBF16            = f32ToBF16Generic
+	f32ToF16Stream       = f32ToF16Generic
+	f32ToBF16Stream      = f32ToBF16Generic
 	maxOf                = maxOfGeneric
 	expSum               = expSumGeneric
 	normalize            = normalizeGeneric
@@ -223,3 +225,11 @@ func BF16ToF32(dst []float32, src []uint16) { bf16ToF32(dst, src[:len(dst)]) }
 
 // F32ToBF16 converts len(dst) values to bfloat16, rounding to nearest even.
 func F32ToBF16(dst []uint16, src []float32) { f32ToBF16(dst, src[:len(dst)]) }
+
+// F32ToF16Stream is F32ToF16 with non-temporal stores (see NormalizeStream):
+// without them every output line is first read from memory.
+func F32ToF16Stream(dst []uint16, src []float32) { f32ToF16Stream(dst, src[:len(dst)]) }
+
+// F32ToBF16Stream is F32ToBF16 with non-temporal stores (see
+// F32ToF16Stream).
+func F32ToBF16Stream(dst []uint16, src []float32) { f32ToBF16Stream(dst, src[:len(dst)]) }

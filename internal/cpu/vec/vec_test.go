@@ -678,7 +678,8 @@ func TestF32ToHalfConversions(t *testing.T) {
 		for _, conv := range []struct {
 			name      string
 			run, twin func(dst []uint16, src []float32)
-		}{{"f16", s.f32ToF16, f32ToF16Generic}, {"bf16", s.f32ToBF16, f32ToBF16Generic}} {
+		}{{"f16", s.f32ToF16, f32ToF16Generic}, {"bf16", s.f32ToBF16, f32ToBF16Generic},
+			{"f16 stream", s.f32ToF16Stream, f32ToF16Generic}, {"bf16 stream", s.f32ToBF16Stream, f32ToBF16Generic}} {
 			dst, want := guardedU16(t, len(src)), make([]uint16, len(src))
 			conv.run(dst, src)
 			conv.twin(want, src)
@@ -735,6 +736,33 @@ func TestConversionBounds(t *testing.T) {
 			for i := range h {
 				if h[i] != FloatToBF16(f[i]) || mid[i] != h[i] {
 					t.Fatalf("F32ToBF16 n=%d i=%d", n, i)
+				}
+			}
+			// The stream kernels split at the first 32-byte boundary:
+			// every start offset within one, guarded and in the middle
+			// of a buffer.
+			for off := 0; off < 16; off++ {
+				for _, conv := range []struct {
+					name string
+					run  func(dst []uint16, src []float32)
+					one  func(float32) uint16
+				}{{"F32ToF16Stream", s.f32ToF16Stream, FloatToHalf}, {"F32ToBF16Stream", s.f32ToBF16Stream, FloatToBF16}} {
+					for i := range back {
+						back[i] = 0xdead
+					}
+					m := back[32-off : 32-off+n : 32-off+n]
+					conv.run(m, f)
+					for i, v := range back {
+						if (i < 32-off || i >= 32-off+n) && v != 0xdead {
+							t.Fatalf("%s n=%d off=%d wrote outside at %d", conv.name, n, off, i-32+off)
+						}
+					}
+					conv.run(h, f)
+					for i := range m {
+						if m[i] != conv.one(f[i]) || h[i] != m[i] {
+							t.Fatalf("%s n=%d off=%d i=%d", conv.name, n, off, i)
+						}
+					}
 				}
 			}
 			for _, conv := range []struct {

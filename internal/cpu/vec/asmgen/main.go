@@ -135,9 +135,11 @@ func main() {
 		g.softmaxGradLanes()
 		g.logSoftmaxGradLanes()
 		g.f16ToF32()
-		g.f32ToF16()
+		g.f32ToF16(false)
+		g.f32ToF16(true)
 		g.bf16ToF32()
-		g.f32ToBF16()
+		g.f32ToBF16(false)
+		g.f32ToBF16(true)
 		g.maxOf()
 		g.expSum(false)
 		g.expSum(true)
@@ -1030,9 +1032,12 @@ func (g *gen) f16ToF32() {
 	g.ret()
 }
 
-func (g *gen) f32ToF16() {
-	g.text("f32ToF16", "func(dst []uint16, src []float32)",
-		"converts len(dst) values to binary16 with F16C, rounding to nearest even.")
+func (g *gen) f32ToF16(nt bool) {
+	name, doc := "f32ToF16", "converts len(dst) values to binary16 with F16C, rounding to nearest even."
+	if nt {
+		name, doc = "f32ToF16NT", "is f32ToF16 with non-temporal stores; dst must be 32-byte aligned."
+	}
+	g.text(name, "func(dst []uint16, src []float32)", doc)
 	pd, n, ps := ptr("dst"), length("dst"), ptr("src")
 	var tail func(reg.GPVirtual)
 	if !g.avx512 {
@@ -1049,6 +1054,13 @@ func (g *gen) f32ToF16() {
 		for k := 0; k < vs; k++ {
 			x := g.load(ps, k)
 			switch {
+			case !g.tail && nt:
+				h := XMM()
+				if g.avx512 {
+					h = YMM()
+				}
+				VCVTPS2PH(Imm(0), x, h)
+				VMOVNTDQ(h, g.at(pd, k, 2))
 			case !g.tail:
 				VCVTPS2PH(Imm(0), x, g.at(pd, k, 2))
 			default:
@@ -1094,9 +1106,12 @@ func (g *gen) bf16ToF32() {
 	g.ret()
 }
 
-func (g *gen) f32ToBF16() {
-	g.text("f32ToBF16", "func(dst []uint16, src []float32)",
-		"converts len(dst) values to bfloat16, rounding to nearest even with NaN kept quiet.")
+func (g *gen) f32ToBF16(nt bool) {
+	name, doc := "f32ToBF16", "converts len(dst) values to bfloat16, rounding to nearest even with NaN kept quiet."
+	if nt {
+		name, doc = "f32ToBF16NT", "is f32ToBF16 with non-temporal stores; dst must be 32-byte aligned."
+	}
+	g.text(name, "func(dst []uint16, src []float32)", doc)
 	pd, n, ps := ptr("dst"), length("dst"), ptr("src")
 	if g.avx512 {
 		g.hoist(cInt1, cInt7FFF, cAbsMask, cInfBits, cQuietBF)
@@ -1161,9 +1176,12 @@ func (g *gen) f32ToBF16() {
 				t := round(k)
 				h := YMM()
 				VPMOVDW(t, h)
-				if g.tail {
+				switch {
+				case g.tail:
 					VMOVDQU16(h, g.k, g.at(pd, k, 2))
-				} else {
+				case nt:
+					VMOVNTDQ(h, g.at(pd, k, 2))
+				default:
 					VMOVDQU16(h, g.at(pd, k, 2))
 				}
 			}
@@ -1174,14 +1192,22 @@ func (g *gen) f32ToBF16() {
 			t0, t1 := round(k), round(k+1)
 			VPACKUSDW(t1, t0, t0)
 			VPERMQ(Imm(0xd8), t0, t0)
-			VMOVDQU(t0, g.at(pd, k, 2))
+			if nt {
+				VMOVNTDQ(t0, g.at(pd, k, 2))
+			} else {
+				VMOVDQU(t0, g.at(pd, k, 2))
+			}
 		}
 		if k < vs {
 			t := round(k)
 			hi := XMM()
 			VEXTRACTI128(Imm(1), t, hi)
 			VPACKUSDW(hi, t.AsX(), hi)
-			VMOVDQU(hi, g.at(pd, k, 2))
+			if nt {
+				VMOVNTDQ(hi, g.at(pd, k, 2))
+			} else {
+				VMOVDQU(hi, g.at(pd, k, 2))
+			}
 		}
 	}, tail)
 	g.ret()
