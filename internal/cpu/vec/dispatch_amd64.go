@@ -128,29 +128,29 @@ func alignHead16(dst []uint16, align uintptr) int {
 	return min(head, len(dst))
 }
 
-// The 16-bit stream kernels store whole 32-byte aligned vectors.
-func f32ToF16StreamAVX2(dst []uint16, src []float32) {
+// stream16 runs a 16-bit stream conversion: the elements before dst's first
+// 32-byte boundary through plain, the rest through nt, which stores whole
+// aligned vectors.
+func stream16(dst []uint16, src []float32, plain, nt func([]uint16, []float32)) {
 	h := alignHead16(dst, 32)
-	f32ToF16AVX2(dst[:h], src[:h])
-	f32ToF16NTAVX2(dst[h:], src[h:])
+	plain(dst[:h], src[:h])
+	nt(dst[h:], src[h:])
+}
+
+func f32ToF16StreamAVX2(dst []uint16, src []float32) {
+	stream16(dst, src, f32ToF16AVX2, f32ToF16NTAVX2)
 }
 
 func f32ToF16StreamAVX512(dst []uint16, src []float32) {
-	h := alignHead16(dst, 32)
-	f32ToF16AVX512(dst[:h], src[:h])
-	f32ToF16NTAVX512(dst[h:], src[h:])
+	stream16(dst, src, f32ToF16AVX512, f32ToF16NTAVX512)
 }
 
 func f32ToBF16StreamAVX2(dst []uint16, src []float32) {
-	h := alignHead16(dst, 32)
-	f32ToBF16AVX2(dst[:h], src[:h])
-	f32ToBF16NTAVX2(dst[h:], src[h:])
+	stream16(dst, src, f32ToBF16AVX2, f32ToBF16NTAVX2)
 }
 
 func f32ToBF16StreamAVX512(dst []uint16, src []float32) {
-	h := alignHead16(dst, 32)
-	f32ToBF16AVX512(dst[:h], src[:h])
-	f32ToBF16NTAVX512(dst[h:], src[h:])
+	stream16(dst, src, f32ToBF16AVX512, f32ToBF16NTAVX512)
 }
 
 func normalizeStreamAVX2(dst, x []float32, k float32) {
