@@ -121,56 +121,75 @@ func (c *ctx) warpRow() (Plan, error) {
 // columns at 0.97 of copy speed, 128 × 8 at 0.95, 512 × 2 at 0.95; 8192
 // columns ran 256 × 8 at 0.99 vs 512 × 4 at 0.94: fewer, fuller threads
 // issue fewer instructions per element, and 256 threads keep enough warps
-// per row. Forward kernels have a compile-time block size (64..1024); the
-// smallest whose threads hold the row in at most kernels.BlockRegValues
-// values, then the fewest packs (8192 f32: 256 × 8; 1024 f32: 64 × 4).
+// per row.
 const blockRegMinThreads = 256
 
-// blockRegShape picks block_reg's variant and block size. Forward: the
-// first variant (block sizes ascending, then packs) whose block covers the
-// row at <= kernels.BlockRegValues values a thread, else the first that
-// covers it. Backward: the largest NP whose block has >= blockRegMinThreads
-// threads (rows too short for that: the smallest NP), within each
-// variant's launch bound.
+// blockRegShape picks block_reg's variant and block size.
 func (c *ctx) blockRegShape() (v kernels.Variant, nt int64, err error) {
 	in := kernels.BlockReg.Info()
-	packs := c.packs()
-	found := false
-	var spill kernels.Variant // a covering variant above BlockRegValues
-	for _, cand := range in.Variants(c.bwd) {
-		if cand.FixedBlock > 0 {
-			if found || cand.Tail || int64(cand.FixedBlock*cand.Packs) < packs {
-				continue
-			}
-			if int64(cand.Packs)*c.P <= kernels.BlockRegValues {
-				v, nt, found = cand, int64(cand.FixedBlock), true
-			} else if spill.Name == "" {
-				spill = cand
-			}
-			continue
-		}
-		n := max(roundUp(ceilDiv(packs, int64(cand.Packs)), 32), 32)
-		if n <= int64(cand.MaxThreads) && (!found || n >= blockRegMinThreads) {
-			v, nt, found = cand, n, true
-		}
+	ok := false
+	if c.bwd {
+		v, nt, ok = c.blockRegRuntimeBlock(in.Variants(true))
+	} else {
+		v, ok = c.blockRegFixedBlock(in)
+		nt = int64(v.FixedBlock)
 	}
-	if !found && spill.Name != "" {
-		// f16/bf16 rows beyond 1024 threads × 4 packs: more packs, with
-		// spills (doc.go); never chosen automatically.
-		v, nt, found = spill, int64(spill.FixedBlock), true
-	}
-	if !found {
+	if !ok {
 		return v, 0, fmt.Errorf("rows of %d elements exceed its register cache (%d)", c.p.Axis, in.MaxCols(c.p.Op, c.dt))
 	}
-	// Rows of whole packs that end inside the last pack of every thread
-	// but some: the "_tail" kernel, if there is one (4096×32000 f32: 0.82
-	// -> 0.93 of copy on H200 with the same path).
-	if v.FixedBlock > 0 && c.vec() && c.p.Axis%c.P == 0 && packs > (nt)*int64(v.Packs-1) && packs < nt*int64(v.Packs) {
-		if tv, ok := in.Variant(c.bwd, v.Name+"_tail"); ok {
+	return v, nt, nil
+}
+
+// blockRegFixedBlock picks a forward kernel (compile-time block size): the
+// first variant (block sizes ascending, then packs) whose block covers the
+// row at <= kernels.BlockRegValues values a thread (8192 f32: 256 × 8; 1024
+// f32: 64 × 4), else the first that covers it (16-bit rows beyond 1024
+// threads × 4 packs: more packs, with spills, never chosen automatically).
+// Rows of whole packs that end inside the last pack take the variant's
+// "_tail" kernel where there is one (4096×32000 f32: 0.82 -> 0.93 of copy
+// on H200).
+func (c *ctx) blockRegFixedBlock(in kernels.Info) (kernels.Variant, bool) {
+	packs := c.packs()
+	var v, spill kernels.Variant
+	for _, cand := range in.Variants(false) {
+		if cand.Tail || int64(cand.FixedBlock*cand.Packs) < packs {
+			continue
+		}
+		if int64(cand.Packs)*c.P <= kernels.BlockRegValues {
+			v = cand
+			break
+		}
+		if spill.Name == "" {
+			spill = cand
+		}
+	}
+	if v.Name == "" {
+		v = spill
+	}
+	if v.Name == "" {
+		return v, false
+	}
+	nt := int64(v.FixedBlock)
+	if c.vec() && c.p.Axis%c.P == 0 && packs > nt*int64(v.Packs-1) && packs < nt*int64(v.Packs) {
+		if tv, ok := in.Variant(false, v.Name+"_tail"); ok {
 			v = tv
 		}
 	}
-	return v, nt, nil
+	return v, true
+}
+
+// blockRegRuntimeBlock picks a backward kernel (run-time block size): the
+// largest NP whose block has >= blockRegMinThreads threads (rows too short
+// for that: the smallest NP), within each variant's launch bound.
+func (c *ctx) blockRegRuntimeBlock(vs []kernels.Variant) (v kernels.Variant, nt int64, ok bool) {
+	packs := c.packs()
+	for _, cand := range vs { // packs ascending
+		n := max(roundUp(ceilDiv(packs, int64(cand.Packs)), 32), 32)
+		if n <= int64(cand.MaxThreads) && (!ok || n >= blockRegMinThreads) {
+			v, nt, ok = cand, n, true
+		}
+	}
+	return v, nt, ok
 }
 
 // block_reg: a block per row holding the row in registers, one block per

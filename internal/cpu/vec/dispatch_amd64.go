@@ -111,20 +111,12 @@ func asmSets() []*kernelSet {
 // align-byte boundary (at most len(dst)): the non-temporal kernels store
 // whole aligned vectors, so the wrappers below run those elements through
 // the plain kernel.
-func alignHead(dst []float32, align uintptr) int {
+func alignHead[T float32 | uint16](dst []T, align uintptr) int {
 	if len(dst) == 0 {
 		return 0
 	}
-	head := int((align - uintptr(unsafe.Pointer(&dst[0]))%align) % align / 4)
-	return min(head, len(dst))
-}
-
-// alignHead16 is alignHead for 16-bit outputs.
-func alignHead16(dst []uint16, align uintptr) int {
-	if len(dst) == 0 {
-		return 0
-	}
-	head := int((align - uintptr(unsafe.Pointer(&dst[0]))%align) % align / 2)
+	size := unsafe.Sizeof(dst[0])
+	head := int((align - uintptr(unsafe.Pointer(&dst[0]))%align) % align / size)
 	return min(head, len(dst))
 }
 
@@ -132,7 +124,7 @@ func alignHead16(dst []uint16, align uintptr) int {
 // 32-byte boundary through plain, the rest through nt, which stores whole
 // aligned vectors.
 func stream16(dst []uint16, src []float32, plain, nt func([]uint16, []float32)) {
-	h := alignHead16(dst, 32)
+	h := alignHead(dst, 32)
 	plain(dst[:h], src[:h])
 	nt(dst[h:], src[h:])
 }
