@@ -815,14 +815,57 @@ __device__ __forceinline__ F2 ld_cluster_f2(u32 a, u32 rank) {
 
 // ---------------------------------------------------------------- shared bodies
 
+// cached_row for a row of whole packs that fills every pack (vec, n ==
+// NP*nt*P) or, with TAIL, every pack but the last (n > (NP-1)*nt*P): no
+// bounds check but on the last pack with TAIL. With one check per pack,
+// ptxas ran out of predicate registers (7) at NP = 8 and converted the first
+// pack, waiting for its load, before issuing the others (SASS: later loads
+// reusing the first one's registers); here every load is issued before any
+// is used. cached_row takes the full case; TAIL has kernels of its own
+// (block_reg "_tail"): compiled into every kernel, its path raised the
+// registers of the full-row kernels (NVRTC 13: block_reg t512 p8 f32 64 ->
+// 69, one resident block instead of two, 4096×16384 0.94 -> 0.79 of copy).
+template <bool TAIL, class Op, int NP, class Red>
+__device__ __forceinline__ void cached_row_full(const Op& op, i64 off, i64 n, int t, int nt) {
+  typedef typename Op::D D;
+  constexpr int P = D::P;
+  const bool last_in = !TAIL || (i64)((NP - 1) * nt + t) * P < n;
+  V16 raw[Op::NIN][NP];
+#pragma unroll
+  for (int k = 0; k < NP; ++k)
+#pragma unroll
+    for (int i = 0; i < Op::NIN; ++i)
+      if (k < NP - 1 || last_in) raw[i][k] = ld16(op.src(i) + off + (i64)(k * nt + t) * P);
+  float b[Op::NIN][NP * P];
+#pragma unroll
+  for (int i = 0; i < Op::NIN; ++i)
+#pragma unroll
+    for (int k = 0; k < NP; ++k) {
+      if (k < NP - 1 || last_in) {
+        D::unpack(raw[i][k], &b[i][k * P]);
+#pragma unroll
+        for (int e = 0; e < P; ++e) b[i][k * P + e] = op.conv(i, b[i][k * P + e]);
+      } else {
+#pragma unroll
+        for (int e = 0; e < P; ++e) b[i][k * P + e] = Op::fill(i);
+      }
+    }
+  const typename Op::Fin f = op.template reduce_cached<Red>(b);
+#pragma unroll
+  for (int k = 0; k < NP; ++k) {
+    if (k < NP - 1 || last_in) {
+      float o[P];
+      op.out_cached(b, k * P, o, f);
+      st_cs(op.dst() + off + (i64)(k * nt + t) * P, D::pack(o));
+    }
+  }
+}
+
 // One row (or one sub-warp group's row) cached in registers: NP packs per
 // thread, thread t of nt owns packs (k*nt + t), k < NP, so consecutive threads
 // touch consecutive 16-byte packs. One global read, one write. Covers rows of
 // up to nt*NP*P elements. n == 0 means "no row" (the thread still takes part
 // in the reduction, as Red requires).
-template <bool TAIL, class Op, int NP, class Red>
-__device__ __forceinline__ void cached_row_full(const Op& op, i64 off, i64 n, int t, int nt);
-
 template <class Op, int NP, class Red>
 __device__ __forceinline__ void cached_row(const Op& op, i64 off, i64 n, int t, int nt, bool vec) {
   typedef typename Op::D D;
@@ -868,52 +911,6 @@ __device__ __forceinline__ void cached_row(const Op& op, i64 off, i64 n, int t, 
         st_cs(op.dst() + off + col, D::pack(o));
       else
         st_pack<D, true>(op.dst() + off, col, n, false, o);
-    }
-  }
-}
-
-// cached_row for a row of whole packs that fills every pack (vec, n ==
-// NP*nt*P) or, with TAIL, every pack but the last (n > (NP-1)*nt*P): no
-// bounds check but on the last pack with TAIL. With one check per pack,
-// ptxas ran out of predicate registers (7) at NP = 8 and converted the first
-// pack, waiting for its load, before issuing the others (SASS: later loads
-// reusing the first one's registers); here every load is issued before any
-// is used. cached_row takes the full case; TAIL has kernels of its own
-// (block_reg "_tail"): compiled into every kernel, its path raised the
-// registers of the full-row kernels (NVRTC 13: block_reg t512 p8 f32 64 ->
-// 69, one resident block instead of two, 4096×16384 0.94 -> 0.79 of copy).
-template <bool TAIL, class Op, int NP, class Red>
-__device__ __forceinline__ void cached_row_full(const Op& op, i64 off, i64 n, int t, int nt) {
-  typedef typename Op::D D;
-  constexpr int P = D::P;
-  const bool last_in = !TAIL || (i64)((NP - 1) * nt + t) * P < n;
-  V16 raw[Op::NIN][NP];
-#pragma unroll
-  for (int k = 0; k < NP; ++k)
-#pragma unroll
-    for (int i = 0; i < Op::NIN; ++i)
-      if (k < NP - 1 || last_in) raw[i][k] = ld16(op.src(i) + off + (i64)(k * nt + t) * P);
-  float b[Op::NIN][NP * P];
-#pragma unroll
-  for (int i = 0; i < Op::NIN; ++i)
-#pragma unroll
-    for (int k = 0; k < NP; ++k) {
-      if (k < NP - 1 || last_in) {
-        D::unpack(raw[i][k], &b[i][k * P]);
-#pragma unroll
-        for (int e = 0; e < P; ++e) b[i][k * P + e] = op.conv(i, b[i][k * P + e]);
-      } else {
-#pragma unroll
-        for (int e = 0; e < P; ++e) b[i][k * P + e] = Op::fill(i);
-      }
-    }
-  const typename Op::Fin f = op.template reduce_cached<Red>(b);
-#pragma unroll
-  for (int k = 0; k < NP; ++k) {
-    if (k < NP - 1 || last_in) {
-      float o[P];
-      op.out_cached(b, k * P, o, f);
-      st_cs(op.dst() + off + (i64)(k * nt + t) * P, D::pack(o));
     }
   }
 }
