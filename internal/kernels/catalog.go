@@ -23,6 +23,7 @@ const (
 	SplitRow     Strategy = "split_row"     // blocks per row chunk, partials in a workspace, 2 launches
 	SplitCluster Strategy = "split_cluster" // a thread-block cluster per row, distributed shared memory (sm_90)
 	Strided      Strategy = "strided"       // softmax along a non-last axis, optional split along it
+	StridedReg   Strategy = "strided_reg"   // non-last axis, slices cached in registers across a cluster, one read
 	Persistent   Strategy = "persistent"    // occupancy-sized grid looping over rows, prefetching the next
 	Pipelined    Strategy = "pipelined"     // occupancy-sized grid, rows staged through a cp.async shared-memory ring
 )
@@ -32,7 +33,8 @@ const (
 type Variant struct {
 	// Name is the symbol suffix after the dtype, "" for none: "w32_p4"
 	// (lanes per row and packs per lane), "p2" (packs per thread),
-	// "phase1"/"phase2", "split1"/"split2", "b_p2", "2pass".
+	// "phase1"/"phase2", "split1"/"split2", "b_p2", "2pass", "g16" (threads
+	// across a strided_reg tile).
 	Name string
 	// Lanes is the number of threads sharing one row for sub-warp and warp
 	// bodies (warp_row, persistent w32); 0 when a whole block owns a row.
@@ -145,6 +147,20 @@ func pipelinedVariants() []Variant {
 	return []Variant{{Name: "w32", Lanes: 32, MaxThreads: 512}, {Name: "b", MaxThreads: 512}}
 }
 
+// stridedRegVariants: G = 8, 16 or 32 threads across a tile (G 16-byte packs
+// of consecutive inner indices), each thread caching StridedRegValues values.
+func stridedRegVariants() []Variant {
+	var v []Variant
+	for _, g := range []int{8, 16, 32} {
+		v = append(v, Variant{Name: fmt.Sprintf("g%d", g), MaxThreads: 1024})
+	}
+	return v
+}
+
+// StridedRegValues is the number of values a strided_reg thread caches: 8
+// f32 packs or 4 f16/bf16 packs.
+const StridedRegValues = 32
+
 func one(name string, maxThreads int) []Variant {
 	return []Variant{{Name: name, MaxThreads: maxThreads}}
 }
@@ -175,6 +191,8 @@ var catalogue = []Info{
 	{Strategy: Strided, File: "strided.cu", Summary: "non-last axis: coalesced across inner, online (m,d) along the axis",
 		Fwd: []Variant{{Name: "", MaxThreads: 256}, {Name: "split1", MaxThreads: 256}, {Name: "split2", MaxThreads: 256}},
 		Bwd: []Variant{{Name: "", MaxThreads: 256}, {Name: "split1", MaxThreads: 256}, {Name: "split2", MaxThreads: 256}}},
+	{Strategy: StridedReg, File: "strided_reg.cu", Summary: "non-last axis: tiles cached in registers, split along the axis over a cluster (DSMEM), one read",
+		Fwd: stridedRegVariants()},
 	{Strategy: Persistent, File: "persistent.cu", Summary: "occupancy-sized grid looping over rows, next row prefetched into registers",
 		Fwd: persistentVariants(false), Bwd: persistentVariants(true), RowsOnly: true},
 	{Strategy: Pipelined, File: "pipelined.cu", Summary: "occupancy-sized grid, next rows staged by cp.async into a shared-memory ring, one read",

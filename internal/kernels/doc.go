@@ -72,6 +72,15 @@
 //	               axis: _split1 then _split2, same grid with y = Split ≤ 65535
 //	               chunks of Params.Chunk axis elements; workspace
 //	               Outer·Inner·Split float pairs.
+//	strided_reg    strided_reg_fwd_{dt}_g{G} (forward only), G ∈ {8,16,32}:
+//	               Inner % P == 0 and aligned pointers (no scalar path); a
+//	               tile of G·P inner indices over the axis, block b caching
+//	               axis rows [rank·Chunk, rank·Chunk + Chunk) of tile b/K,
+//	               32 values a thread (8 f32 / 4 f16 packs); block (nt),
+//	               nt a multiple of 32, (nt/G)·NP ≥ Chunk, (nt/32)·G·P ≤
+//	               4096; grid (tiles·K) exactly, one tile per cluster;
+//	               cluster (K,1,1) for K > 1 (sm_90+), Split = K, K·Chunk ≥
+//	               Axis (traps otherwise).
 //	persistent     persistent_{fwd,bwd}_{dt}_{w32_p{NP}|b_p{NP}|2pass}; rows;
 //	               grid = occupancy × SMs; w32: block ≤ 256, one warp per row,
 //	               cols ≤ 32·NP·P; b: nt ≤ 512, cols ≤ nt·NP·P; 2pass: any
@@ -88,8 +97,9 @@
 // Spills on sm_90: block_reg fwd t1024 p6..p8 and the p5..p8 "_tail"
 // kernels for f16/bf16 (4-908 B: up to
 // 64 values at the 64 registers of a 1024-thread bound; never picked
-// automatically) and the
-// f16/bf16 pipelined kernels (12-28 B). Registers per thread for f32 / f16
+// automatically), the
+// f16/bf16 pipelined kernels (12-28 B) and the f16/bf16 strided_reg kernels
+// (20-24 B; not picked automatically). Registers per thread for f32 / f16
 // (bf16 as f16 within a few registers), static shared memory in bytes:
 //
 //	warp_row fwd   w1..w16 29-44, w32 p1 36/44, p2 45/61, p4 71/93, p8 128/128; 0
@@ -100,6 +110,7 @@
 //	split_row      fwd 52-58/64, bwd 47/52-56; 256 / 128
 //	split_cluster  fwd 58/64, bwd 53/64; 272 / 144
 //	strided        f32 57-76, f16 56-100; 16384 fwd / 8192 bwd
+//	strided_reg    64 (f32 spill-free); 8448-34816
 //	persistent     32-102
 //	naive 32, smem_tree 20-22, block_vec 46/62
 //

@@ -42,6 +42,8 @@ func (c *ctx) build(s kernels.Strategy) (Plan, error) {
 		return c.splitCluster()
 	case kernels.Strided:
 		return c.strided()
+	case kernels.StridedReg:
+		return c.stridedReg()
 	case kernels.Persistent:
 		return c.persistent()
 	case kernels.Pipelined:
@@ -377,6 +379,66 @@ func (c *ctx) strided() (Plan, error) {
 	grid := c.capGrid(tiles, occ, gridWaves, maxGridX)
 	return c.plan1(kernels.Strided, vec, Launch{Symbol: sym, Grid: block1(int64(grid)), Block: block},
 		fmt.Sprintf("%d inner × %d axis threads per block, %d slices per thread, %d tiles", tx, ty, vw, tiles)), nil
+}
+
+// stridedRegShape returns strided_reg's cluster size K, axis rows per block
+// R, threads across a tile G and block size nt. A block holds up to 1024/8
+// rows × NP packs at G = 8 (1024 f32 or 512 f16/bf16 rows); longer axes
+// split over a cluster of K blocks, K as small as possible (on H200 the
+// cluster barrier and co-scheduling cost more than they save: 4096x65536 f32
+// axis 0 K=4×1024 threads 0.56 of copy, K=8×512 0.53, K=16×256 0.46).
+// Short axes widen the tile towards 512-thread blocks, up to the width of
+// Inner (128x128x8192: G = 32 0.62, 16 0.61, 8 0.57; 1x256x262144: G = 16
+// 0.72, 8 0.71).
+func (c *ctx) stridedRegShape() (k, r, g, nt int64, err error) {
+	np := kernels.StridedRegValues / c.P
+	perBlock := 1024 / 8 * np
+	k = ceilDiv(c.p.Axis, perBlock)
+	maxK := int64(1)
+	if c.d.Major >= 9 && c.d.Cluster {
+		maxK = int64(min(c.d.MaxClusterSize, 8))
+	}
+	if k > maxK {
+		return 0, 0, 0, 0, fmt.Errorf("an axis of %d needs %d blocks of %d rows; the device allows clusters of %d", c.p.Axis, k, perBlock, maxK)
+	}
+	r = ceilDiv(c.p.Axis, k)
+	ty := ceilDiv(r, np)
+	g = 8
+	for g < 32 && ty*g*2 <= 512 && g*2*c.P <= c.p.Inner {
+		g *= 2
+	}
+	nt = roundUp(ty, 32/g) * g
+	if nt/32*g*c.P > 4096 {
+		return 0, 0, 0, 0, fmt.Errorf("%d-thread blocks of %d-pack tiles exceed its shared partials (4096 columns × warps)", nt, g)
+	}
+	return k, r, g, nt, nil
+}
+
+// strided_reg: tiles of G packs across inner × the whole axis cached in
+// registers, split over a cluster for long axes.
+func (c *ctx) stridedReg() (Plan, error) {
+	if !c.p.Aligned || c.p.Inner%c.P != 0 {
+		return Plan{}, fmt.Errorf("it needs 16-byte aligned pointers and Inner a multiple of %d (have %d): it has no scalar path", c.P, c.p.Inner)
+	}
+	k, r, g, nt, err := c.stridedRegShape()
+	if err != nil {
+		return Plan{}, err
+	}
+	tiles := c.p.Outer * ceilDiv(c.p.Inner, g*c.P)
+	if tiles*k > maxGridX {
+		return Plan{}, fmt.Errorf("%d tiles × %d blocks exceed the grid limit", tiles, k)
+	}
+	l := Launch{Symbol: c.sym(kernels.StridedReg, fmt.Sprintf("g%d", g)), Grid: block1(tiles * k), Block: block1(nt)}
+	if k > 1 {
+		l.Cluster = [3]uint32{uint32(k), 1, 1}
+	}
+	per := "one block"
+	if k > 1 {
+		per = fmt.Sprintf("a %d-block cluster", k)
+	}
+	pl := Plan{Strategy: string(kernels.StridedReg), File: kernels.StridedReg.Info().File, Split: int(k), Chunk: r, Vec: true,
+		Launches: []Launch{l}, Reason: fmt.Sprintf("%s of %d threads per tile, %d axis rows × %d inner indices per block, %d tiles", per, nt, r, g*c.P, tiles)}
+	return c.finish(pl), nil
 }
 
 // persistentWarpMax and persistentBlockMax are the longest rows the

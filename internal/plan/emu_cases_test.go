@@ -38,7 +38,10 @@ func TestEmuCases(t *testing.T) {
 		{3, 9000, 1}, {2, 20000, 1}, {1, 70001, 1}, {3, 5, 7}, {2, 300, 3}, {1, 30000, 2}, {2, 64, 40}, {40, 8, 1}, {200, 33, 1}, {3, 37, 16}, {2, 700, 64}, {1, 5000, 8}, {3, 9, 264}, {1, 1, 1}, {1, 7, 1}, {1, 781, 1}, {1, 4099, 1},
 		// Rows that fill every pack of 128..1024-thread block_reg blocks
 		// (cached_row_full).
-		{3, 4096, 1}, {3, 8192, 1}, {2, 32768, 1}}
+		{3, 4096, 1}, {3, 8192, 1}, {2, 32768, 1},
+		// strided_reg: partial tiles across Inner, axes that leave the last
+		// packs of a block empty, one block holding 1024 rows.
+		{2, 1024, 36}, {3, 130, 32}, {1, 513, 72}, {2, 7, 64}}
 	var out strings.Builder
 	strats := append([]string{"auto"}, Strategies()...)
 	n := 0

@@ -10,7 +10,13 @@
 // 16-byte pack (4 f32, 8 f16/bf16); NIN = 1 forward, 2 backward (y and dy
 // are both read and cached).
 //
-//  1. Inner > 1: strided. With aligned pointers and Inner a multiple of P,
+//  1. Inner > 1, forward f32 with aligned pointers, Inner a multiple of 32,
+//     an axis of 128..8192 and at least one block per SM: strided_reg (a
+//     tile of G·4 inner indices × the whole axis cached in registers, 32
+//     values a thread; axes over 1024 split over a cluster of K <= 8 blocks
+//     merging (m, d) through distributed shared memory; one read, one exp
+//     per element; measurements in rules.go). Otherwise strided. With
+//     aligned pointers and Inner a multiple of P,
 //     each thread owns P consecutive inner indices (VW = P slices, 16-byte
 //     accesses), else one (VW = 1). TX = min(32, nextpow2(ceil(Inner/VW)))
 //     threads across inner (coalesced), TY = min(256, 1024/VW)/TX threads

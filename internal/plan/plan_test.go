@@ -102,7 +102,7 @@ func check(t *testing.T, p Problem, d Device, pl Plan) {
 		if l.Smem < 0 || l.Smem+staticSmem(l.Symbol) > d.SmemOptin {
 			t.Errorf("%s: %d bytes of shared memory, device allows %d", where, l.Smem, d.SmemOptin)
 		}
-		if (l.Cluster != [3]uint32{}) != in.Cluster {
+		if (l.Cluster != [3]uint32{}) != in.Cluster && in.Strategy != kernels.StridedReg {
 			t.Errorf("%s: cluster %v", where, l.Cluster)
 		}
 		if l.Cluster[0] > 16 || l.NonPortable != (l.Cluster[0] > 8) {
@@ -143,6 +143,8 @@ func check(t *testing.T, p Problem, d Device, pl Plan) {
 	}
 	// Split contracts.
 	switch {
+	case in.Strategy == kernels.StridedReg:
+		checkStridedReg(t, where, p, pl)
 	case in.Workspace || (in.Strategy == kernels.Strided && pl.Split > 1):
 		if pl.Split < 1 || pl.Chunk < 1 || int64(pl.Split)*pl.Chunk < p.Axis || int64(pl.Split-1)*pl.Chunk >= p.Axis {
 			t.Errorf("%s: split %d × chunk %d does not tile axis %d", where, pl.Split, pl.Chunk, p.Axis)
@@ -172,7 +174,7 @@ func check(t *testing.T, p Problem, d Device, pl Plan) {
 		}
 	}
 	// Vector path only with aligned rows (strided: Inner a multiple of the pack).
-	if in.Strategy == kernels.Strided {
+	if in.Strategy == kernels.Strided || in.Strategy == kernels.StridedReg {
 		if pl.Vec && (!p.Aligned || p.Inner%P != 0) {
 			t.Errorf("%s: strided vector path with Inner %% %d != 0", where, P)
 		}
@@ -188,6 +190,40 @@ func check(t *testing.T, p Problem, d Device, pl Plan) {
 	}
 	if pl.Reason == "" {
 		t.Errorf("%s: no reason", where)
+	}
+}
+
+// checkStridedReg checks strided_reg's launch contract (doc.go): K blocks
+// of Chunk axis rows cover the axis, a cluster of K when K > 1, one tile of
+// G packs per cluster, enough packs per thread, the shared partials' limit.
+func checkStridedReg(t *testing.T, where string, p Problem, pl Plan) {
+	t.Helper()
+	P := int64(16 / p.DType.Size())
+	np := int64(kernels.StridedRegValues) / P
+	l := pl.Launches[0]
+	k, r := int64(pl.Split), pl.Chunk
+	if len(pl.Launches) != 1 || pl.Workspace != 0 || !pl.Vec || k < 1 || r < 1 || k*r < p.Axis || (k-1)*r >= p.Axis {
+		t.Errorf("%s: %d launches, workspace %d, vec %v, %d blocks × %d rows for axis %d", where, len(pl.Launches), pl.Workspace, pl.Vec, k, r, p.Axis)
+		return
+	}
+	if want := ([3]uint32{}); k > 1 {
+		want = [3]uint32{uint32(k), 1, 1}
+		if l.Cluster != want {
+			t.Errorf("%s: cluster %v, want %v", where, l.Cluster, want)
+		}
+	} else if l.Cluster != want {
+		t.Errorf("%s: cluster %v for one block per tile", where, l.Cluster)
+	}
+	var g int64
+	if _, err := fmt.Sscanf(l.Symbol[strings.LastIndex(l.Symbol, "_")+1:], "g%d", &g); err != nil || 32%g != 0 {
+		t.Fatalf("%s: symbol %s", where, l.Symbol)
+	}
+	nt := int64(l.Block[0])
+	if tiles := p.Outer * ceilDiv(p.Inner, g*P); int64(l.Grid[0]) != tiles*k {
+		t.Errorf("%s: grid %v, want %d tiles × %d", where, l.Grid, tiles, k)
+	}
+	if nt%32 != 0 || nt/g*np < r || nt/32*g*P > 4096 {
+		t.Errorf("%s: %d threads with G = %d for %d rows", where, nt, g, r)
 	}
 }
 
@@ -254,6 +290,16 @@ func TestRegimes(t *testing.T) {
 		{"strided large inner", prob(8, 64, 4096, f32, spec.SoftmaxBackward), h100, kernels.Strided, "strided_bwd_f32"},
 		{"strided long axis split", prob(1, 10000000, 2, f32, spec.Softmax), h100, kernels.Strided, "strided_fwd_f32_split1"},
 		{"strided axis 1", prob(100, 1, 7, f32, spec.Softmax), h100, kernels.Strided, "strided_fwd_f32"},
+		{"axis 0 of 4096×65536", prob(1, 4096, 65536, f32, spec.Softmax), h100, kernels.StridedReg, "strided_reg_fwd_f32_g8"},
+		{"axis 0 of 4096×65536 A100", prob(1, 4096, 65536, f32, spec.Softmax), a100, kernels.Strided, ""},
+		{"axis 1 of 32×512×8192 A100", prob(32, 512, 8192, f32, spec.LogSoftmax), a100, kernels.StridedReg, "strided_reg_fwd_f32_g8"},
+		{"axis 1 of 128×128×8192", prob(128, 128, 8192, f32, spec.Softmax), h100, kernels.StridedReg, "strided_reg_fwd_f32_g32"},
+		{"axis of 64", prob(256, 64, 4096, f32, spec.Softmax), h100, kernels.Strided, ""},
+		{"axis longer than a cluster holds", prob(1, 16384, 4096, f32, spec.Softmax), h100, kernels.Strided, ""},
+		{"f16 axis 1 of 64×1024×512", prob(64, 1024, 512, f16, spec.Softmax), h100, kernels.Strided, ""},
+		{"inner narrower than a tile", prob(64, 1024, 16, f32, spec.Softmax), h100, kernels.Strided, ""},
+		{"tiles fewer than SMs", prob(1, 8192, 128, f32, spec.Softmax), h100, kernels.Strided, ""},
+		{"tile as wide as inner", prob(200, 130, 32, f32, spec.Softmax), h100, kernels.StridedReg, "strided_reg_fwd_f32_g8"},
 		{"vector 2^24", prob(1, 1<<24, 1, f32, spec.Softmax), h100, kernels.SplitRow, ""},
 	}
 	for _, c := range cases {
@@ -545,6 +591,9 @@ func TestStridedInnerOne(t *testing.T) {
 func TestEveryStrategyReachable(t *testing.T) {
 	for _, s := range Strategies() {
 		p := prob(64, 2048, 1, spec.Float16, spec.Softmax)
+		if s == string(kernels.StridedReg) {
+			p.Inner = 64 // a non-last axis, whole packs across Inner
+		}
 		pl := mustMake(t, p, h100, s)
 		if pl.Strategy != s {
 			t.Errorf("forced %s gave %s", s, pl.Strategy)

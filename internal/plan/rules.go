@@ -93,8 +93,12 @@ type choice struct {
 func (c *ctx) choose() []choice {
 	p := c.p
 	if p.Inner > 1 {
-		return []choice{{kernels.Strided, "Inner > 1: softmax along a non-last axis"},
-			{kernels.Naive, "fallback"}}
+		var out []choice
+		if c.stridedRegFirst() {
+			out = append(out, choice{kernels.StridedReg, "Inner > 1, f32 axis of 128..8192: slices cached in registers (one read)"})
+		}
+		return append(out, choice{kernels.Strided, "Inner > 1: softmax along a non-last axis"},
+			choice{kernels.Naive, "fallback"})
 	}
 	rows, cols := p.Outer, p.Axis
 	var out []choice
@@ -163,6 +167,26 @@ func (c *ctx) blockRegFirst() bool {
 		return cols >= 512 && cols <= kernels.BlockReg.Info().MaxCols(c.p.Op, c.dt)
 	}
 	return cols >= 1024 && cols <= 8192
+}
+
+// stridedRegFirst reports whether strided_reg is the measured winner for a
+// non-last axis: forward f32 with the 16-byte path, an axis of at least 128
+// (it holds up to 8192 with 8-block clusters, 1024 without) and at least one
+// whole 8-pack tile across Inner. On H200 (harness, same run, copy ratio
+// strided_reg vs strided): 4096x65536 axis 0 0.56 vs 0.44; 4096x4096 axis 0
+// 0.55 vs 0.41 (split); 32x512x8192 0.80 vs 0.51; 1x1024x65536 0.67 vs 0.41;
+// 8x2048x4096 0.59 vs 0.44; 128x128x8192 0.62 vs 0.51; an axis of 64
+// (256x64x4096) 0.44 vs 0.50, so strided keeps short axes. f16 gained
+// little (64x512x4096 0.35 vs 0.32, 64x1024x512 0.31 vs 0.32): 16-bit stays
+// with strided. It also needs a block for every SM (strided splits the axis
+// of a few tiles over the whole GPU).
+func (c *ctx) stridedRegFirst() bool {
+	p := c.p
+	if p.Op.Backward() || c.es != 4 || !p.Aligned || p.Inner%(8*c.P) != 0 || p.Axis < 128 {
+		return false
+	}
+	k, _, g, _, err := c.stridedRegShape()
+	return err == nil && p.Outer*ceilDiv(p.Inner, g*c.P)*k >= int64(c.d.SMs)
 }
 
 // forwardRows lists the fallbacks for forward rows beyond warp_row that

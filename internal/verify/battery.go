@@ -25,6 +25,7 @@ func Battery(quick bool) []Case {
 		{[]int{1000, 7}, 0}, {[]int{781, 33}, 0}, {[]int{64, 300}, -2},
 		{[]int{4, 5, 6}, 0}, {[]int{4, 5, 6}, 1}, {[]int{4, 5, 6}, 2},
 		{[]int{2, 1000, 3}, 1}, {[]int{3, 129, 70}, -2}, {[]int{2, 3, 4097}, 2},
+		{[]int{3, 130, 64}, 1}, {[]int{1500, 40}, 0}, // whole packs across Inner (strided_reg)
 		{[]int{}, -1}, {[]int{0, 5}, 1}, {[]int{5, 0}, -1}, {[]int{0}, 0},
 	}
 	if !quick {
@@ -46,7 +47,8 @@ func Battery(quick bool) []Case {
 			for _, f := range edgeFills {
 				cases = append(cases,
 					Case{Shape: []int{16, 781}, Axis: -1, DType: dt, Op: op, Fill: f},
-					Case{Shape: []int{37, 5, 3}, Axis: 1, DType: dt, Op: op, Fill: f})
+					Case{Shape: []int{37, 5, 3}, Axis: 1, DType: dt, Op: op, Fill: f},
+					Case{Shape: []int{6, 200, 32}, Axis: 1, DType: dt, Op: op, Fill: f})
 			}
 		}
 	}
