@@ -11,7 +11,7 @@
 // are both read and cached).
 //
 //  1. Inner > 1, forward f32 with aligned pointers, Inner a multiple of 32,
-//     an axis of 128..8192 and at least one block per SM: strided_reg (a
+//     an axis of 128..8192 and blocks for half the SMs: strided_reg (a
 //     tile of G·4 inner indices × the whole axis cached in registers, 32
 //     values a thread; axes over 1024 split over a cluster of K <= 8 blocks
 //     merging (m, d) through distributed shared memory; one read, one exp

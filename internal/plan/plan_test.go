@@ -298,7 +298,8 @@ func TestRegimes(t *testing.T) {
 		{"axis longer than a cluster holds", prob(1, 16384, 4096, f32, spec.Softmax), h100, kernels.Strided, ""},
 		{"f16 axis 1 of 64×1024×512", prob(64, 1024, 512, f16, spec.Softmax), h100, kernels.Strided, ""},
 		{"inner narrower than a tile", prob(64, 1024, 16, f32, spec.Softmax), h100, kernels.Strided, ""},
-		{"tiles fewer than SMs", prob(1, 8192, 128, f32, spec.Softmax), h100, kernels.Strided, ""},
+		{"blocks for fewer than half the SMs", prob(1, 8192, 128, f32, spec.Softmax), h100, kernels.Strided, ""},
+		{"blocks for most SMs", prob(1, 4096, 1024, f32, spec.Softmax), h100, kernels.StridedReg, ""},
 		{"tile as wide as inner", prob(200, 130, 32, f32, spec.Softmax), h100, kernels.StridedReg, "strided_reg_fwd_f32_g8"},
 		{"vector 2^24", prob(1, 1<<24, 1, f32, spec.Softmax), h100, kernels.SplitRow, ""},
 	}
