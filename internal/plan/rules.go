@@ -178,7 +178,10 @@ func (c *ctx) blockRegFirst() bool {
 // 8x2048x4096 0.59 vs 0.44; 128x128x8192 0.62 vs 0.51; an axis of 64
 // (256x64x4096) 0.44 vs 0.50, so strided keeps short axes. f16 gained
 // little (64x512x4096 0.35 vs 0.32, 64x1024x512 0.31 vs 0.32): 16-bit stays
-// with strided. It also needs blocks for at least half the SMs (strided
+// with strided. Through the library (NVRTC 13, bench/results/nvidia-h200-
+// 2026-11-22-sweep-axis.txt): 0.53 vs 0.44, 0.48 vs 0.41, 0.75 vs 0.51,
+// 0.64 vs 0.41, 0.56 vs 0.48, 0.62 vs 0.51 in the order above; axis 64 0.43
+// vs 0.49. It also needs blocks for at least half the SMs (strided
 // splits the axis of a few tiles over the whole GPU; 4096x1024 axis 0, 128
 // blocks on 132 SMs: strided_reg 36.3 µs vs strided 39.2).
 func (c *ctx) stridedRegFirst() bool {
