@@ -41,7 +41,9 @@ func TestEmuCases(t *testing.T) {
 		{3, 4096, 1}, {3, 8192, 1}, {2, 32768, 1},
 		// strided_reg: partial tiles across Inner, axes that leave the last
 		// packs of a block empty, one block holding 1024 rows.
-		{2, 1024, 36}, {3, 130, 32}, {1, 513, 72}, {2, 7, 64}}
+		{2, 1024, 36}, {3, 130, 32}, {1, 513, 72}, {2, 7, 64},
+		// 16-bit block_reg rows of 16384 (few rows) and f32 rows of 384.
+		{3, 16384, 1}, {5, 384, 1}}
 	var out strings.Builder
 	strats := append([]string{"auto"}, Strategies()...)
 	n := 0

@@ -34,8 +34,8 @@
 //     A cluster launch is charged 1 µs more. A split must beat t_block by
 //     20% and 1 µs to be chosen; otherwise the block-per-row rules below
 //     apply.
-//  3. forward rows of whole 16-byte packs, f32 512..32768 columns or
-//     f16/bf16 1024..8192: block_reg (a block of 64..1024 threads per row,
+//  3. forward rows of whole 16-byte packs, f32 320..32768 columns or
+//     f16/bf16 1024..8192 (..16384 with fewer rows than SMs): block_reg (a block of 64..1024 threads per row,
 //     the smallest that holds the row in <= 32 values a thread, the row in
 //     registers, one exp per element, the block size a compile-time
 //     constant; ahead of warp_row, pipelined and block_smem in the H200
@@ -83,8 +83,8 @@
 // The constants of the few-rows model (40 GB/s per block, 25 GB/s per SM, 4
 // µs per launch, 4 waves of grid cap, 256-thread strided blocks) are first
 // guesses; on H200 they pick the measured best for every few-rows case of
-// the onepass and vector suites except 4×16384 f16 (online_2pass 13.3 µs vs
-// split_cluster 10.9), where launch latency dominates.
+// the onepass and vector suites (4×16384 f16, where launch latency
+// dominates, is left to rule 3: block_reg 10.3 µs vs block_smem 12.6).
 package plan
 
 import (

@@ -82,6 +82,19 @@ const (
 // vs 273.0; 16384×2048 f16 40.5 vs 42.7; 524288×1024 f16 531.5 vs 542.1;
 // below 512 f32 columns warp_row stays (4096×256: 12.5 vs 12.8).
 //
+// Two full bench runs (bench/results/nvidia-h200-2026-11-22.txt and the
+// one before it) then moved two edges: 4096×384 f32 block_reg 12.0 / 13.8
+// vs warp_row 12.8 / 15.7 (4096×256 stays with warp_row: 12.5 vs 13.5), and
+// a check of the edges (sweep-edges.txt): 4096×320 f32 11.9 vs 13.2, 448
+// 12.6 vs 13.5, 16384×384 22.2 vs 22.7, 4096×256 13.6 vs 13.6, so f32
+// starts at 320 columns; 4×16384 f16 block_reg 10.3 / 12.8 vs
+// block_smem 12.6 / 15.4: with fewer rows than SMs every block has an SM
+// to itself, so the occupancy that keeps 16-bit rows over 8192 off
+// block_reg with many rows does not matter, and 16-bit rows of up to 16384
+// go to block_reg when rows < SMs (sweep-edges.txt: 4, 8 and 64 rows of
+// 16384 f16 12.9-13.1 vs 15.9-16.7; 128×16384 bf16 11.5 vs 13.3; 4×12288
+// f16 9.5 vs 13.1).
+//
 // Backward ops were not swept: they keep online_2pass.
 type choice struct {
 	s   kernels.Strategy
@@ -108,7 +121,7 @@ func (c *ctx) choose() []choice {
 		}
 	}
 	if c.blockRegFirst() {
-		out = append(out, choice{kernels.BlockReg, "forward rows of 4..128 KB (f32) or 2..16 KB (f16/bf16): block per row, row in registers, one exp per element"})
+		out = append(out, choice{kernels.BlockReg, "forward rows of 1.25..128 KB (f32) or 2..16 KB (f16/bf16; 32 KB for fewer rows than SMs): block per row, row in registers, one exp per element"})
 	}
 	warpMax := kernels.WarpRow.Info().MaxCols(p.Op, c.dt)
 	if cols <= warpMax {
@@ -154,8 +167,9 @@ func (c *ctx) fewRows() (kernels.Strategy, string) {
 }
 
 // blockRegFirst reports whether block_reg is the measured winner (see the
-// table above): forward f32 rows of 512..32768 columns (32768: all it can
-// hold) and f16/bf16 rows of 1024..8192, when the rows are whole 16-byte packs
+// table above): forward f32 rows of 320..32768 columns (32768: all it can
+// hold) and f16/bf16 rows of 1024..8192 (..16384 when rows < SMs), when the
+// rows are whole 16-byte packs
 // (other rows take block_reg's element-wise path, which was not measured
 // to win).
 func (c *ctx) blockRegFirst() bool {
@@ -164,9 +178,9 @@ func (c *ctx) blockRegFirst() bool {
 	}
 	cols := c.p.Axis
 	if c.es == 4 {
-		return cols >= 512 && cols <= kernels.BlockReg.Info().MaxCols(c.p.Op, c.dt)
+		return cols >= 320 && cols <= kernels.BlockReg.Info().MaxCols(c.p.Op, c.dt)
 	}
-	return cols >= 1024 && cols <= 8192
+	return cols >= 1024 && (cols <= 8192 || cols <= 16384 && c.p.Outer < int64(c.d.SMs))
 }
 
 // stridedRegFirst reports whether strided_reg is the measured winner for a
