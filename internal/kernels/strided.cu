@@ -9,6 +9,7 @@
 // With Params.vec (Inner % P == 0 and 16-byte aligned pointers) every thread
 // owns P consecutive inner indices (P slices) and moves them with one
 // 16-byte load or store per axis step; otherwise one index, scalar accesses.
+// (strided_reg.cu reads each element once where the tile fits registers.)
 //
 //   strided_{fwd,bwd}_{dt}         whole axis per block (phase 0)
 //   strided_{fwd,bwd}_{dt}_split1  split along the axis for long Axis with
