@@ -116,30 +116,23 @@ __device__ __forceinline__ void strided_reg_kernel(const Params& p) {
     }
     MD w = MD{mt[e], d};
 #pragma unroll
-    for (int sh = 16; sh >= G; sh >>= 1) w = md_merge(w, Op::shfl_xor(w, sh));
-    if (lane < G) red[wid * C + lane * P + e] = F2{w.m, w.d};
+    for (int sh = 16; sh >= G; sh >>= 1) w = Op::merge(w, Op::shfl_xor(w, sh));
+    if (lane < G) red[wid * C + lane * P + e] = Op::to_ws(w);
   }
   __syncthreads();
   // Warp v merges the warps' partials of columns v, v + nw, ...
   for (int col = wid; col < C; col += nw) {
-    MD m = MD{neg_inf(), 0.f};
-    if (lane < nw) m = MD{red[lane * C + col].a, red[lane * C + col].b};
-#pragma unroll
-    for (int sh = 16; sh > 0; sh >>= 1) m = md_merge(m, Op::shfl_xor(m, sh));
-    if (lane == 0) part[col] = F2{m.m, m.d};
+    const MD m = group_reduce<Op, 32>(lane < nw ? Op::from_ws(red[lane * C + col]) : Op::identity());
+    if (lane == 0) part[col] = Op::to_ws(m);
   }
 #if __CUDA_ARCH__ >= 900
   if (K > 1) {
     cluster_sync();  // every block's part[] is published
     for (int col = wid; col < C; col += nw) {
-      MD g = MD{neg_inf(), 0.f};
-      if ((u32)lane < K) {
-        const F2 f = ld_cluster_f2(smem_addr(&part[col]), lane);
-        g = MD{f.a, f.b};
-      }
-#pragma unroll
-      for (int sh = 16; sh > 0; sh >>= 1) g = md_merge(g, Op::shfl_xor(g, sh));
-      if (lane == 0) red[col] = F2{g.m, g.d};
+      MD g = Op::identity();
+      if ((u32)lane < K) g = Op::from_ws(ld_cluster_f2(smem_addr(&part[col]), lane));
+      g = group_reduce<Op, 32>(g);
+      if (lane == 0) red[col] = Op::to_ws(g);
     }
     cluster_sync();  // remote reads of part[] are done; red[] is visible
   } else
@@ -156,8 +149,7 @@ __device__ __forceinline__ void strided_reg_kernel(const Params& p) {
   float mul[P];
 #pragma unroll
   for (int e = 0; e < P; ++e) {
-    const F2 g = red[x * P + e];
-    const typename Op::Fin f = op.finalize(MD{g.a, g.b});
+    const typename Op::Fin f = op.finalize(Op::from_ws(red[x * P + e]));
     mul[e] = keep_diff ? safe(mt[e]) - f.m - f.lse : (mt[e] == neg_inf() ? 0.f : fexp(mt[e] - f.m)) * f.rd;
   }
   T* const out = op.y + first;
