@@ -966,38 +966,139 @@ __device__ __forceinline__ typename Op::Acc stream_acc(const Op& op, i64 off, i6
   return Op::fold(a, comp);
 }
 
-// Streaming output over [0, n) given the slice constants f (second read of
-// global memory; evict-first stores).
+// Two-read bodies (split_row, row_2pass): pack_acc streams the first read,
+// pack_out_rev the second, for the vector path (every input's pack
+// [col, col+P) 16-byte aligned at off + col); elem_acc / elem_out_rev serve
+// the rest. Kept apart from stream_acc, whose per-element fallback inside the
+// pack loop had cost split_row 52-62 registers a thread and half its
+// occupancy (H200, 1x2^24 f32: phase 1 29-35 us vs 25 for a plain kernel).
+// The U packs of a full step load unguarded; the last partial step loads
+// pack by pack; the n % P elements past the last pack go element by element.
 template <class Op>
-__device__ __forceinline__ void stream_out(const Op& op, i64 off, i64 n, int t, int nt, bool vec,
-                                           const typename Op::Fin& f) {
+__device__ __forceinline__ typename Op::Acc pack_acc(const Op& op, i64 off, i64 n, int t, int nt) {
   typedef typename Op::D D;
-  constexpr int P = D::P;
-  constexpr int UNROLL = Unroll<Op>::U;
-  const i64 step = (i64)nt * P;
-  for (i64 c0 = (i64)t * P; c0 < n; c0 += step * UNROLL)
-    stream_step<Op, false>(op, off, c0, step, n, vec, nullptr, 0, [&](int u, const float(&b)[Op::NIN][P]) {
-      const i64 col = c0 + u * step;
-      if (col < n) {
-        float o[P];
-        op.out_vals(b, 0, o, f);
-        st_pack<D, true>(op.dst() + off, col, n, vec, o);
+  constexpr int P = D::P, U = Unroll<Op>::U, NIN = Op::NIN;
+  const i64 np = n / P;
+  typename Op::Acc a = Op::identity();
+  float comp = 0.f;
+  i64 i = t;
+  for (; i + (i64)(U - 1) * nt < np; i += (i64)U * nt) {
+    V16 r[NIN][U];
+#pragma unroll
+    for (int u = 0; u < U; ++u)
+#pragma unroll
+      for (int k = 0; k < NIN; ++k) r[k][u] = ld16(op.src(k) + off + (i + (i64)u * nt) * P);
+#pragma unroll
+    for (int u = 0; u < U; ++u) {
+      float b[NIN][P];
+#pragma unroll
+      for (int k = 0; k < NIN; ++k) {
+        D::unpack(r[k][u], b[k]);
+#pragma unroll
+        for (int e = 0; e < P; ++e) b[k][e] = op.conv(k, b[k][e]);
       }
-    });
+      op.push(a, comp, b);
+    }
+  }
+  for (; i < np; i += nt) {
+    float b[NIN][P];
+#pragma unroll
+    for (int k = 0; k < NIN; ++k) {
+      D::unpack(ld16(op.src(k) + off + i * P), b[k]);
+#pragma unroll
+      for (int e = 0; e < P; ++e) b[k][e] = op.conv(k, b[k][e]);
+    }
+    op.push(a, comp, b);
+  }
+  for (i64 e = np * P + t; e < n; e += nt)
+    op.push1(a, comp, op.conv(0, D::to_f(op.src(0)[off + e])), NIN > 1 ? op.conv(1, D::to_f(op.src(NIN - 1)[off + e])) : 0.f);
+  return Op::fold(a, comp);
 }
 
-// stream_out over the row's tiles of nt*P*UNROLL elements, last tile first.
-// A two-pass body's first read leaves the row's end in L2 (least recently
-// used goes first), so starting the second read there turns most of its
-// misses into hits whenever the slices in flight nearly fit the L2, instead
-// of evicting the end while re-fetching the start. Tile starts are
-// multiples of P, so the 16-byte path stays aligned.
+// pack_acc's output twin, evict-first 16-byte stores, the steps of U*nt
+// packs last first: the first read leaves the slice's end in L2 (least
+// recently used goes first), so starting the second read there turns most of
+// its misses into hits whenever the slices in flight nearly fit the L2,
+// instead of evicting the end while re-fetching the start.
 template <class Op>
-__device__ __forceinline__ void stream_out_rev(const Op& op, i64 off, i64 n, int t, int nt, bool vec,
-                                               const typename Op::Fin& f) {
-  const i64 tile = (i64)nt * Op::D::P * Unroll<Op>::U;
-  for (i64 s = n > 0 ? (n - 1) / tile * tile : 0; s >= 0; s -= tile)
-    stream_out(op, off + s, n - s < tile ? n - s : tile, t, nt, vec, f);
+__device__ __forceinline__ void pack_out_rev(const Op& op, i64 off, i64 n, int t, int nt, const typename Op::Fin& f) {
+  typedef typename Op::D D;
+  constexpr int P = D::P, U = Unroll<Op>::U, NIN = Op::NIN;
+  const i64 np = n / P, step = (i64)U * nt;
+  for (i64 e = np * P + t; e < n; e += nt)
+    op.dst()[off + e] = D::from_f(op.out1(op.conv(0, D::to_f(op.src(0)[off + e])),
+                                          NIN > 1 ? op.conv(1, D::to_f(op.src(NIN - 1)[off + e])) : 0.f, f));
+  for (i64 s = np > 0 ? (np - 1) / step * step : 0; s >= 0; s -= step) {
+    V16 r[NIN][U];
+#pragma unroll
+    for (int u = 0; u < U; ++u)
+#pragma unroll
+      for (int k = 0; k < NIN; ++k) {
+        const i64 pk = s + t + (i64)u * nt;
+        if (pk < np) r[k][u] = ld16(op.src(k) + off + pk * P);
+      }
+#pragma unroll
+    for (int u = 0; u < U; ++u) {
+      const i64 pk = s + t + (i64)u * nt;
+      if (pk < np) {
+        float b[NIN][P], o[P];
+#pragma unroll
+        for (int k = 0; k < NIN; ++k) {
+          D::unpack(r[k][u], b[k]);
+#pragma unroll
+          for (int e = 0; e < P; ++e) b[k][e] = op.conv(k, b[k][e]);
+        }
+        op.out_vals(b, 0, o, f);
+        st_cs(op.dst() + off + pk * P, D::pack(o));
+      }
+    }
+  }
+}
+
+// Element-by-element twins of pack_acc / pack_out_rev for slices off the
+// vector path (misaligned pointers, or rows that do not start on a pack):
+// 4 loads of each input in flight per thread, few registers, so that the
+// kernel that also holds the pack path keeps that path's occupancy.
+template <class Op>
+__device__ __forceinline__ typename Op::Acc elem_acc(const Op& op, i64 off, i64 n, int t, int nt) {
+  typedef typename Op::D D;
+  constexpr int U = 4, NIN = Op::NIN;
+  typename Op::Acc a = Op::identity();
+  float comp = 0.f;
+  for (i64 e0 = t; e0 < n; e0 += (i64)U * nt) {
+    float b[NIN][U];
+#pragma unroll
+    for (int u = 0; u < U; ++u)
+#pragma unroll
+      for (int k = 0; k < NIN; ++k) {
+        const i64 e = e0 + (i64)u * nt;
+        b[k][u] = e < n ? op.conv(k, D::to_f(op.src(k)[off + e])) : Op::fill(k);
+      }
+    op.push(a, comp, b);
+  }
+  return Op::fold(a, comp);
+}
+
+template <class Op>
+__device__ __forceinline__ void elem_out_rev(const Op& op, i64 off, i64 n, int t, int nt, const typename Op::Fin& f) {
+  typedef typename Op::D D;
+  constexpr int U = 4, NIN = Op::NIN;
+  const i64 step = (i64)U * nt;
+  for (i64 s = n > 0 ? (n - 1) / step * step : 0; s >= 0; s -= step) {
+    float b[NIN][U];
+#pragma unroll
+    for (int u = 0; u < U; ++u)
+#pragma unroll
+      for (int k = 0; k < NIN; ++k) {
+        const i64 e = s + t + (i64)u * nt;
+        b[k][u] = e < n ? op.conv(k, D::to_f(op.src(k)[off + e])) : 0.f;
+      }
+#pragma unroll
+    for (int u = 0; u < U; ++u) {
+      const i64 e = s + t + (i64)u * nt;
+      if (e < n) op.dst()[off + e] = D::from_f(op.out1(b[0][u], NIN > 1 ? b[NIN - 1][u] : 0.f, f));
+    }
+  }
 }
 
 // Writes the output of [0, n) from the shared-memory copy (input i at
@@ -1021,9 +1122,12 @@ __device__ __forceinline__ void smem_out(const Op& op, i64 off, i64 n, int t, in
 // writes the output. Any row length.
 template <class Op>
 __device__ __forceinline__ void row_2pass(const Op& op, i64 off, i64 n, bool vec) {
-  typename Op::Acc a = stream_acc<Op, false>(op, off, n, threadIdx.x, blockDim.x, vec);
+  typename Op::Acc a = vec ? pack_acc(op, off, n, threadIdx.x, blockDim.x) : elem_acc(op, off, n, threadIdx.x, blockDim.x);
   a = block_reduce<Op>(a);
-  stream_out_rev(op, off, n, threadIdx.x, blockDim.x, vec, op.finalize(a));
+  if (vec)
+    pack_out_rev(op, off, n, threadIdx.x, blockDim.x, op.finalize(a));
+  else
+    elem_out_rev(op, off, n, threadIdx.x, blockDim.x, op.finalize(a));
 }
 
 __device__ __forceinline__ i64 imin(i64 a, i64 b) { return a < b ? a : b; }

@@ -98,19 +98,20 @@
 // kernels for f16/bf16 (4-908 B: up to
 // 64 values at the 64 registers of a 1024-thread bound; never picked
 // automatically), the
-// f16/bf16 pipelined kernels (12-28 B) and the f16/bf16 strided_reg kernels
-// (20-24 B; not picked automatically). Registers per thread for f32 / f16
+// f16/bf16 pipelined kernels (12-28 B), the f16/bf16 strided_reg kernels
+// (20-24 B; not picked automatically) and strided_reg f32 g8 (4 B: one
+// value over the 64 registers of its 1024-thread bound). Registers per thread for f32 / f16
 // (bf16 as f16 within a few registers), static shared memory in bytes:
 //
 //	warp_row fwd   w1..w16 29-44, w32 p1 36/44, p2 45/61, p4 71/93, p8 128/128; 0
 //	warp_row bwd   w1..w16 32-54, w32 p1 34/48, p2 54/72, p4 71/104; 0
 //	block_reg      fwd t64..t1024 30-71 / 37-128 (p ≤ 4: ≤ 64); bwd p1 30/32, p2 40/58, p4 84/112; 256 / 128
 //	block_smem     fwd 58/64, bwd 64/64; 256 / 128
-//	online_2pass   fwd 58/64, bwd 46/56; 256 / 128
-//	split_row      fwd 52-58/64, bwd 47/52-56; 256 / 128
+//	online_2pass   fwd 60/46, bwd 64/64; 256 / 128
+//	split_row      fwd 32-40/40-48, bwd 36-40/40-54; 256 / 128
 //	split_cluster  fwd 58/64, bwd 53/64; 272 / 144
 //	strided        f32 57-76, f16 56-100; 16384 fwd / 8192 bwd
-//	strided_reg    64 (f32 spill-free); 8448-34816
+//	strided_reg    64 (f32 g16/g32 spill-free, g8 4 B); 8448-34816
 //	persistent     32-102
 //	naive 32, smem_tree 20-22, block_vec 46/62
 //

@@ -275,9 +275,11 @@ func (c *ctx) splitRow() (Plan, error) {
 	const nt = 512
 	rows, cols := c.p.Outer, c.p.Axis
 	s1 := c.sym(kernels.SplitRow, "phase1")
-	occ := c.occupancy("split_row.cu", s1, nt, 0)
-	target := int64(occ) * int64(c.d.SMs) * 2
-	want := clamp(ceilDiv(target, rows), 1, maxSplitRow)
+	// Long chunks, but at least two blocks per SM in all: every block ends
+	// in a reduction during which its SM streams less, so fewer and longer
+	// blocks win until the SMs run short of blocks (see splitRowChunkBytes).
+	want := max(ceilDiv(2*int64(c.d.SMs), rows), ceilDiv(cols*c.es*c.nin, splitRowChunkBytes))
+	want = clamp(want, 1, maxSplitRow)
 	chunk := max(int64(nt)*c.P*2, roundUp(ceilDiv(cols, want), c.P))
 	split := ceilDiv(cols, chunk)
 	if split > maxSplitRow {

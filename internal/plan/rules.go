@@ -14,7 +14,22 @@ const (
 	clusterMicros = 1.0  // extra cost of a cluster launch and its barriers, µs
 	switchMicros  = 1.0  // a split must beat a block per row by this much (and 20%)
 	gridWaves     = 4    // grid cap, in waves of resident blocks
-	maxSplitRow   = 1024 // split_row chunks per row (phase 2 merges them all)
+	maxSplitRow   = 2048 // split_row chunks per row (phase 2 merges them all)
+
+	// splitRowChunkBytes is the input a split_row block streams (at least
+	// two blocks per SM are kept). H200, split_row with whole-pack bodies,
+	// µs, same run, chunk bytes old rule (two waves of resident blocks) /
+	// 128K / 256K / 512K / 1M:
+	//   1×2^24 f32        69.1 / 66.4 / 65.4 / 67.9 / 67.3
+	//   1×10^8 f32       343.6 / 317.0 / 331.6 / 342.1 / 338.9
+	//   4×33554432 f16   225.0 / 225.0 / 224.9 / 226.3 / 237.1
+	//   4×4194304 f16     44.3 / 42.1 / 38.4 / 39.3 / 38.9
+	//   4×1048576 f16     25.6 / 24.4 / 19.5 / 20.6 / 20.6
+	//   8×262144 f32      24.1 / 21.4 / 19.6 / 19.0 / 19.0
+	// (bench/results/nvidia-h200-2026-11-22-sweep-splitrow.txt). Every block
+	// ends in a reduction that idles its SM's stream, so fewer, longer
+	// blocks win until the SMs run short of them.
+	splitRowChunkBytes = 256 << 10
 )
 
 // Measured on H200 (bench/results/nvidia-h200-2026-11-22-sweep.json, M = 4096
