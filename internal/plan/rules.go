@@ -2,6 +2,7 @@ package plan
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/gofused/softmax/internal/kernels"
 )
@@ -15,6 +16,14 @@ const (
 	switchMicros  = 1.0  // a split must beat a block per row by this much (and 20%)
 	gridWaves     = 4    // grid cap, in waves of resident blocks
 	maxSplitRow   = 2048 // split_row chunks per row (phase 2 merges them all)
+
+	// clusterRowBytes is the longest row (bytes of its inputs) split_cluster
+	// takes. H200, forward, 2..64 rows, µs split_cluster / split_row, same
+	// run (bench/results/nvidia-h200-2026-11-22-sweep-fewrows.txt): 256 KB
+	// rows 13.3..23.6 / 16.8..26.3 (f32) and 17.0..25.5 / 18.4..27.8 (f16);
+	// 1 MB rows 20.4..79.8 / 15.5..71.2 (f32) and 24.3..83.4 / 15.7..72.0
+	// (f16). The crossover lies between; 512 KB was not measured.
+	clusterRowBytes = 512 << 10
 
 	// splitRowChunkBytes is the input a split_row block streams (at least
 	// two blocks per SM are kept). H200, split_row with whole-pack bodies,
@@ -164,12 +173,19 @@ func (c *ctx) fewRows() (kernels.Strategy, string) {
 	// A split must clearly win: the model is rough and tiny problems are
 	// dominated by launch latency anyway.
 	best, bestT := kernels.Strategy(""), min(tBlock-switchMicros, 0.8*tBlock)
+	if c.p.Outer*2 <= int64(c.d.SMs) && c.twoReadBlockRows() {
+		// The model's block rate is a one-read block's; measured with the
+		// second read (64×1048576 f32: online_2pass 356.7 µs vs split_row
+		// 219.7; 64×2097152 f16 392.0 vs 226.9, sweep-fewrows.txt) a block
+		// per row loses to the split while half the SMs would idle.
+		bestT = math.Inf(1)
+	}
 	why := ""
 	if tSplit < bestT {
 		best, bestT = kernels.SplitRow, tSplit
 		why = fmt.Sprintf("few long rows (%d < %d SMs): split_row models %.1f µs vs %.1f µs a block per row", c.p.Outer, c.d.SMs, tSplit, tBlock)
 	}
-	if cs, ok := c.clusterSize(); ok {
+	if cs, ok := c.clusterSize(); ok && rowBytes <= clusterRowBytes {
 		clusters := rows
 		waves := max(1, clusters*float64(cs)/sms)
 		tCluster := clusterMicros + rowBytes/(float64(cs)*blockGBs*1e3)*waves
@@ -179,6 +195,28 @@ func (c *ctx) fewRows() (kernels.Strategy, string) {
 		}
 	}
 	return best, why
+}
+
+// twoReadBlockRows reports whether a block per row would read the row twice
+// (forward rows that neither warp_row, block_reg, block_smem with two blocks
+// per SM nor pipelined hold on chip; every backward row but warp_row's).
+func (c *ctx) twoReadBlockRows() bool {
+	if c.p.Axis <= kernels.WarpRow.Info().MaxCols(c.p.Op, c.dt) {
+		return false
+	}
+	if c.p.Op.Backward() {
+		return true
+	}
+	if c.blockRegFirst() {
+		return false
+	}
+	if occ, err := c.blockSmemOccupancy(); err == nil && occ >= 2 {
+		return false
+	}
+	if _, err := c.pipelined(); c.es == 4 && err == nil {
+		return false
+	}
+	return true
 }
 
 // blockRegFirst reports whether block_reg is the measured winner (see the
