@@ -34,7 +34,7 @@
 //     row fits the shared memory of a cluster of C <= 8 blocks, or 16 with
 //     non-portable clusters) reads once in one launch at C·40 GB/s per row.
 //     A cluster launch is charged 1 µs more, and clusters take rows of at
-//     most 512 KB (clusterRowBytes). A split must beat t_block by 20% and
+//     most 384 KB (clusterRowBytes). A split must beat t_block by 20% and
 //     1 µs to be chosen; otherwise the block-per-row rules below apply. With
 //     rows <= SMs/2 whose block would read them twice (online_2pass), a
 //     split is taken regardless (64×1048576 f32: 219.7 vs 356.7 µs).

@@ -277,6 +277,7 @@ func TestRegimes(t *testing.T) {
 		{"4×33554432 f16 A100", prob(4, 33554432, 1, f16, spec.LogSoftmax), a100, kernels.SplitRow, ""},
 		{"8×64K f32 clusters", prob(8, 65536, 1, f32, spec.Softmax), h100, kernels.SplitCluster, "split_cluster_fwd_f32"},
 		{"8×256K f32 (1 MB rows: past clusterRowBytes)", prob(8, 262144, 1, f32, spec.Softmax), h100, kernels.SplitRow, ""},
+		{"4×256K f16 (512 KB rows: past clusterRowBytes)", prob(4, 262144, 1, f16, spec.Softmax), h100, kernels.SplitRow, ""},
 		{"64×1M f32 (a block per row would read twice)", prob(64, 1048576, 1, f32, spec.Softmax), h100, kernels.SplitRow, ""},
 		{"8×256K f32 no clusters", prob(8, 262144, 1, f32, spec.Softmax), a100, kernels.SplitRow, ""},
 		{"16×64K f16 backward", prob(16, 65536, 1, f16, spec.SoftmaxBackward), h100, kernels.SplitCluster, ""},

@@ -22,8 +22,9 @@ const (
 	// run (bench/results/nvidia-h200-2026-11-22-sweep-fewrows.txt): 256 KB
 	// rows 13.3..23.6 / 16.8..26.3 (f32) and 17.0..25.5 / 18.4..27.8 (f16);
 	// 1 MB rows 20.4..79.8 / 15.5..71.2 (f32) and 24.3..83.4 / 15.7..72.0
-	// (f16). The crossover lies between; 512 KB was not measured.
-	clusterRowBytes = 512 << 10
+	// (f16). 512 KB rows (4×262144 f16) tie over three runs: 17.2 / 17.0,
+	// 20.3 / 20.5 and (the final run) 15.7 / 14.4, so clusters stop below.
+	clusterRowBytes = 384 << 10
 
 	// splitRowChunkBytes is the input a split_row block streams (at least
 	// two blocks per SM are kept). H200, split_row with whole-pack bodies,
