@@ -966,6 +966,13 @@ __device__ __forceinline__ typename Op::Acc stream_acc(const Op& op, i64 off, i6
   return Op::fold(a, comp);
 }
 
+// Element i of input k as a float (scaled for Fwd): the element-wise loads
+// of the two-read bodies below.
+template <class Op>
+__device__ __forceinline__ float ld_elem(const Op& op, int k, i64 i) {
+  return op.conv(k, Op::D::to_f(op.src(k)[i]));
+}
+
 // Two-read bodies (split_row, row_2pass): pack_acc streams the first read,
 // pack_out_rev the second, for the vector path (every input's pack
 // [col, col+P) 16-byte aligned at off + col); elem_acc / elem_out_rev serve
@@ -1011,7 +1018,7 @@ __device__ __forceinline__ typename Op::Acc pack_acc(const Op& op, i64 off, i64 
     op.push(a, comp, b);
   }
   for (i64 e = np * P + t; e < n; e += nt)
-    op.push1(a, comp, op.conv(0, D::to_f(op.src(0)[off + e])), NIN > 1 ? op.conv(1, D::to_f(op.src(NIN - 1)[off + e])) : 0.f);
+    op.push1(a, comp, ld_elem(op, 0, off + e), NIN > 1 ? ld_elem(op, NIN - 1, off + e) : 0.f);
   return Op::fold(a, comp);
 }
 
@@ -1026,8 +1033,7 @@ __device__ __forceinline__ void pack_out_rev(const Op& op, i64 off, i64 n, int t
   constexpr int P = D::P, U = Unroll<Op>::U, NIN = Op::NIN;
   const i64 np = n / P, step = (i64)U * nt;
   for (i64 e = np * P + t; e < n; e += nt)
-    op.dst()[off + e] = D::from_f(op.out1(op.conv(0, D::to_f(op.src(0)[off + e])),
-                                          NIN > 1 ? op.conv(1, D::to_f(op.src(NIN - 1)[off + e])) : 0.f, f));
+    op.dst()[off + e] = D::from_f(op.out1(ld_elem(op, 0, off + e), NIN > 1 ? ld_elem(op, NIN - 1, off + e) : 0.f, f));
   for (i64 s = np > 0 ? (np - 1) / step * step : 0; s >= 0; s -= step) {
     V16 r[NIN][U];
 #pragma unroll
@@ -1061,7 +1067,6 @@ __device__ __forceinline__ void pack_out_rev(const Op& op, i64 off, i64 n, int t
 // kernel that also holds the pack path keeps that path's occupancy.
 template <class Op>
 __device__ __forceinline__ typename Op::Acc elem_acc(const Op& op, i64 off, i64 n, int t, int nt) {
-  typedef typename Op::D D;
   constexpr int U = 4, NIN = Op::NIN;
   typename Op::Acc a = Op::identity();
   float comp = 0.f;
@@ -1072,7 +1077,7 @@ __device__ __forceinline__ typename Op::Acc elem_acc(const Op& op, i64 off, i64 
 #pragma unroll
       for (int k = 0; k < NIN; ++k) {
         const i64 e = e0 + (i64)u * nt;
-        b[k][u] = e < n ? op.conv(k, D::to_f(op.src(k)[off + e])) : Op::fill(k);
+        b[k][u] = e < n ? ld_elem(op, k, off + e) : Op::fill(k);
       }
     op.push(a, comp, b);
   }
@@ -1091,7 +1096,7 @@ __device__ __forceinline__ void elem_out_rev(const Op& op, i64 off, i64 n, int t
 #pragma unroll
       for (int k = 0; k < NIN; ++k) {
         const i64 e = s + t + (i64)u * nt;
-        b[k][u] = e < n ? op.conv(k, D::to_f(op.src(k)[off + e])) : 0.f;
+        b[k][u] = e < n ? ld_elem(op, k, off + e) : 0.f;
       }
 #pragma unroll
     for (int u = 0; u < U; ++u) {
