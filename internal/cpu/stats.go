@@ -75,8 +75,8 @@ func forwardParams(p pair) (m, mul, logd float32) {
 
 // statsChunked returns the pair of scale·x over elements [off, off+n) of
 // src, chunk by chunk: the chunk's max, then the sum of its exps (stored to
-// scratch and dropped), which prefetches the next chunk so memory keeps
-// streaming while the exps run.
+// scratch and dropped), which prefetches the chunk after next so memory
+// keeps streaming while the exps run.
 func statsChunked(src Buf, off, n int, scale float32, s *scratch) pair {
 	p := emptyPair
 	tmp, e := grow32(&s.a, chunk), grow32(&s.b, chunk)
@@ -88,7 +88,11 @@ func statsChunked(src Buf, off, n int, scale float32, s *scratch) pair {
 			// All −∞: the chunk adds nothing (its exps would be NaN).
 			continue
 		}
-		next := src.ahead(off+k+c, min(chunk, n-k-c))
+		// Two chunks ahead: one chunk (8 KB) of exps is too short a lead
+		// for the prefetches to land (1×2^24 f32 on 2 cores, median of
+		// same-run pairs: stats pass 3-7% faster, the whole op 1-6%; three
+		// chunks ahead gains nothing).
+		next := src.ahead(off+k+2*c, min(chunk, n-k-2*c))
 		p = p.fold(m, vec.ExpSumAhead(e[:c], x, next, scale, m))
 	}
 	return p
