@@ -36,8 +36,8 @@
 //     A cluster launch is charged 1 µs more, and clusters take rows of at
 //     most 384 KB (clusterRowBytes). A split must beat t_block by 20% and
 //     1 µs to be chosen; otherwise the block-per-row rules below apply. With
-//     rows <= SMs/2 whose block would read them twice (online_2pass), a
-//     split is taken regardless (64×1048576 f32: 219.7 vs 356.7 µs).
+//     rows <= SMs/2 of >= 1 MB that a block would read twice (online_2pass),
+//     a split is taken regardless (64×1048576 f32: 219.7 vs 356.7 µs).
 //  3. forward rows of whole 16-byte packs, f32 320..32768 columns or
 //     f16/bf16 1024..8192 (..16384 with fewer rows than SMs): block_reg (a block of 64..1024 threads per row,
 //     the smallest that holds the row in <= 32 values a thread, the row in

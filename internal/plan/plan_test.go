@@ -279,6 +279,7 @@ func TestRegimes(t *testing.T) {
 		{"8×256K f32 (1 MB rows: past clusterRowBytes)", prob(8, 262144, 1, f32, spec.Softmax), h100, kernels.SplitRow, ""},
 		{"4×256K f16 (512 KB rows: past clusterRowBytes)", prob(4, 262144, 1, f16, spec.Softmax), h100, kernels.SplitRow, ""},
 		{"64×1M f32 (a block per row would read twice)", prob(64, 1048576, 1, f32, spec.Softmax), h100, kernels.SplitRow, ""},
+		{"16×2560 f32 backward (short two-read rows: the model keeps a block)", prob(16, 2560, 1, f32, spec.SoftmaxBackward), h100, kernels.Online2Pass, ""},
 		{"8×256K f32 no clusters", prob(8, 262144, 1, f32, spec.Softmax), a100, kernels.SplitRow, ""},
 		{"16×64K f16 backward", prob(16, 65536, 1, f16, spec.SoftmaxBackward), h100, kernels.SplitCluster, ""},
 		{"64×16K few short rows", prob(64, 16384, 1, f32, spec.Softmax), h100, kernels.BlockReg, ""},

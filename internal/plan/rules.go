@@ -40,6 +40,11 @@ const (
 	// ends in a reduction that idles its SM's stream, so fewer, longer
 	// blocks win until the SMs run short of them.
 	splitRowChunkBytes = 256 << 10
+
+	// twoReadSplitBytes: rows from this size (bytes of the inputs) that a
+	// block would read twice are split whenever rows <= SMs/2 (fewRows).
+	// Measured at 4 MB rows; shorter rows keep the model's choice.
+	twoReadSplitBytes = 1 << 20
 )
 
 // Measured on H200 (bench/results/nvidia-h200-2026-11-22-sweep.json, M = 4096
@@ -174,7 +179,7 @@ func (c *ctx) fewRows() (kernels.Strategy, string) {
 	// A split must clearly win: the model is rough and tiny problems are
 	// dominated by launch latency anyway.
 	best, bestT := kernels.Strategy(""), min(tBlock-switchMicros, 0.8*tBlock)
-	if c.p.Outer*2 <= int64(c.d.SMs) && c.twoReadBlockRows() {
+	if rowBytes >= twoReadSplitBytes && c.p.Outer*2 <= int64(c.d.SMs) && c.twoReadBlockRows() {
 		// The model's block rate is a one-read block's; measured with the
 		// second read (64×1048576 f32: online_2pass 356.7 µs vs split_row
 		// 219.7; 64×2097152 f16 392.0 vs 226.9, sweep-fewrows.txt) a block
