@@ -336,6 +336,14 @@ __device__ __forceinline__ void ld_raw(const typename Op::T* row, typename Op::T
   }
 }
 
+// The P floats of raw pack r of input i, through op.conv.
+template <class Op>
+__device__ __forceinline__ void unpack_conv(const Op& op, int i, const V16& r, float* f) {
+  Op::D::unpack(r, f);
+#pragma unroll
+  for (int e = 0; e < Op::D::P; ++e) f[e] = op.conv(i, f[e]);
+}
+
 template <class Op, bool STASH>
 __device__ __forceinline__ void ld_cvt(const Op& op, int i, const V16& r, const typename Op::T* row,
                                        typename Op::T* stash, i64 col, i64 n, bool vec, float* f) {
@@ -343,9 +351,7 @@ __device__ __forceinline__ void ld_cvt(const Op& op, int i, const V16& r, const 
   typedef typename D::T T;
   constexpr int P = D::P;
   if (vec && col + P <= n) {
-    D::unpack(r, f);
-#pragma unroll
-    for (int e = 0; e < P; ++e) f[e] = op.conv(i, f[e]);
+    unpack_conv(op, i, r, f);
   } else {
 #pragma unroll
     for (int e = 0; e < P; ++e) {
@@ -999,22 +1005,14 @@ __device__ __forceinline__ typename Op::Acc pack_acc(const Op& op, i64 off, i64 
     for (int u = 0; u < U; ++u) {
       float b[NIN][P];
 #pragma unroll
-      for (int k = 0; k < NIN; ++k) {
-        D::unpack(r[k][u], b[k]);
-#pragma unroll
-        for (int e = 0; e < P; ++e) b[k][e] = op.conv(k, b[k][e]);
-      }
+      for (int k = 0; k < NIN; ++k) unpack_conv(op, k, r[k][u], b[k]);
       op.push(a, comp, b);
     }
   }
   for (; i < np; i += nt) {
     float b[NIN][P];
 #pragma unroll
-    for (int k = 0; k < NIN; ++k) {
-      D::unpack(ld16(op.src(k) + off + i * P), b[k]);
-#pragma unroll
-      for (int e = 0; e < P; ++e) b[k][e] = op.conv(k, b[k][e]);
-    }
+    for (int k = 0; k < NIN; ++k) unpack_conv(op, k, ld16(op.src(k) + off + i * P), b[k]);
     op.push(a, comp, b);
   }
   for (i64 e = np * P + t; e < n; e += nt)
@@ -1049,11 +1047,7 @@ __device__ __forceinline__ void pack_out_rev(const Op& op, i64 off, i64 n, int t
       if (pk < np) {
         float b[NIN][P], o[P];
 #pragma unroll
-        for (int k = 0; k < NIN; ++k) {
-          D::unpack(r[k][u], b[k]);
-#pragma unroll
-          for (int e = 0; e < P; ++e) b[k][e] = op.conv(k, b[k][e]);
-        }
+        for (int k = 0; k < NIN; ++k) unpack_conv(op, k, r[k][u], b[k]);
         op.out_vals(b, 0, o, f);
         st_cs(op.dst() + off + pk * P, D::pack(o));
       }
@@ -1106,6 +1100,21 @@ __device__ __forceinline__ void elem_out_rev(const Op& op, i64 off, i64 n, int t
   }
 }
 
+// The block's first read of [0, n) at off (the thread's partial) and its
+// second read that writes the output, by the pack or the element bodies.
+template <class Op>
+__device__ __forceinline__ typename Op::Acc read1_acc(const Op& op, i64 off, i64 n, bool vec) {
+  return vec ? pack_acc(op, off, n, threadIdx.x, blockDim.x) : elem_acc(op, off, n, threadIdx.x, blockDim.x);
+}
+
+template <class Op>
+__device__ __forceinline__ void read2_out(const Op& op, i64 off, i64 n, bool vec, const typename Op::Fin& f) {
+  if (vec)
+    pack_out_rev(op, off, n, threadIdx.x, blockDim.x, f);
+  else
+    elem_out_rev(op, off, n, threadIdx.x, blockDim.x, f);
+}
+
 // Writes the output of [0, n) from the shared-memory copy (input i at
 // sm + i*stride), packs t, t+nt, ... of the row at global offset off.
 template <class Op>
@@ -1127,12 +1136,8 @@ __device__ __forceinline__ void smem_out(const Op& op, i64 off, i64 n, int t, in
 // writes the output. Any row length.
 template <class Op>
 __device__ __forceinline__ void row_2pass(const Op& op, i64 off, i64 n, bool vec) {
-  typename Op::Acc a = vec ? pack_acc(op, off, n, threadIdx.x, blockDim.x) : elem_acc(op, off, n, threadIdx.x, blockDim.x);
-  a = block_reduce<Op>(a);
-  if (vec)
-    pack_out_rev(op, off, n, threadIdx.x, blockDim.x, op.finalize(a));
-  else
-    elem_out_rev(op, off, n, threadIdx.x, blockDim.x, op.finalize(a));
+  typename Op::Acc a = block_reduce<Op>(read1_acc(op, off, n, vec));
+  read2_out(op, off, n, vec, op.finalize(a));
 }
 
 __device__ __forceinline__ i64 imin(i64 a, i64 b) { return a < b ? a : b; }

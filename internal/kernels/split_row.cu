@@ -13,9 +13,9 @@
 // With the vector path both phases run the whole-pack bodies (pack_acc,
 // pack_out_rev), else the element-wise ones: the generic streaming bodies'
 // per-element fallback had cost 52-62 registers a thread, half occupancy
-// (H200 same run, split_row alone: 4x1048576 f16 25.6 -> 19.5 us with the
-// planner's longer chunks, 3x1000003 f32 33.2 -> 25.2, 1x10^8 f32 343.6 ->
-// 331.6).
+// (H200, previous binary against these bodies with the 256 KB chunks, same
+// run: 4x1048576 f16 31.4 -> 20.3 us, 4x4194304 f16 45.6 -> 39.3, 1x10^8 f32
+// 349.2 -> 338.7; bench/results/nvidia-h200-2026-11-22-splitrow-ab.txt).
 //
 // Launch contract (Inner == 1, rows = outer, cols = axis), both phases alike,
 // phase 1 then phase 2 on the same stream:
@@ -41,9 +41,7 @@ __device__ __forceinline__ void split_row_phase1(const Params& p) {
   for (i64 row = blockIdx.y; row < rows; row += gridDim.y)
     for (i64 c = blockIdx.x; c < split; c += gridDim.x) {
       const i64 c0 = c * chunk, n = imin(chunk, cols - c0);
-      typename Op::Acc a = vec ? pack_acc(op, row * cols + c0, n, threadIdx.x, blockDim.x)
-                               : elem_acc(op, row * cols + c0, n, threadIdx.x, blockDim.x);
-      a = block_reduce<Op>(a);
+      const typename Op::Acc a = block_reduce<Op>(read1_acc(op, row * cols + c0, n, vec));
       if (threadIdx.x == 0) ws[row * split + c] = Op::to_ws(a);
     }
 }
@@ -62,10 +60,7 @@ __device__ __forceinline__ void split_row_phase2(const Params& p) {
       for (int k = threadIdx.x; k < split; k += blockDim.x) a = Op::merge(a, Op::from_ws(ws[row * split + k]));
       a = block_reduce<Op>(a);
       const i64 c0 = c * chunk, n = imin(chunk, cols - c0);
-      if (vec)
-        pack_out_rev(op, row * cols + c0, n, threadIdx.x, blockDim.x, op.finalize(a));
-      else
-        elem_out_rev(op, row * cols + c0, n, threadIdx.x, blockDim.x, op.finalize(a));
+      read2_out(op, row * cols + c0, n, vec, op.finalize(a));
     }
 }
 
