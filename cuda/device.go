@@ -17,8 +17,9 @@ type Device struct {
 	props Properties
 
 	mu        sync.Mutex
-	modules   map[string]*module           // by module key (strategy + dtype)
-	workspace map[driver.Stream]*workspace // split strategies' scratch, one per stream
+	modules   map[string]*module                 // by module key (strategy + dtype)
+	workspace map[driver.Stream]*workspace       // split strategies' scratch, one per stream
+	barrier   map[driver.Stream]driver.DevicePtr // split_grid's barrier word, one per stream
 	closed    bool
 }
 
@@ -56,7 +57,8 @@ func Open(ordinal int) (*Device, error) {
 		return nil, err
 	}
 	return &Device{api: api, ctx: ctx, props: props,
-		modules: map[string]*module{}, workspace: map[driver.Stream]*workspace{}}, nil
+		modules: map[string]*module{}, workspace: map[driver.Stream]*workspace{},
+		barrier: map[driver.Stream]driver.DevicePtr{}}, nil
 }
 
 // Props returns the device's properties.
@@ -89,6 +91,11 @@ func (d *Device) Close() error {
 	err := d.ctx.Synchronize()
 	for _, w := range d.workspace {
 		if e := d.ctx.MemFree(w.ptr); err == nil {
+			err = e
+		}
+	}
+	for _, p := range d.barrier {
+		if e := d.ctx.MemFree(p); err == nil {
 			err = e
 		}
 	}

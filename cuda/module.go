@@ -171,13 +171,44 @@ func (d *Device) workspaceFor(s *Stream, n int64) (driver.DevicePtr, error) {
 	return p, nil
 }
 
-// dropWorkspace frees a destroyed stream's scratch.
+// barrierFor returns the grid-barrier word of stream s (split_grid),
+// allocated and zeroed on first use. Every launch that uses it leaves its
+// low 31 bits zero (see split_grid.cu), so one word serves every later
+// launch on the stream whatever its grid; launches on one stream never
+// overlap, and other streams have words of their own.
+func (d *Device) barrierFor(s *Stream) (driver.DevicePtr, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	h := s.handle()
+	if p, ok := d.barrier[h]; ok {
+		return p, nil
+	}
+	p, err := d.ctx.MemAlloc(256)
+	if err != nil {
+		return 0, fmt.Errorf("cuda: grid-barrier word: %w", err)
+	}
+	if err := d.ctx.Do(func() error { return d.api.MemsetD32(p, 0, 64) }); err != nil {
+		_ = d.ctx.MemFree(p)
+		return 0, fmt.Errorf("cuda: zeroing the grid-barrier word: %w", err)
+	}
+	d.barrier[h] = p
+	return p, nil
+}
+
+// dropWorkspace frees a destroyed stream's scratch and barrier word.
 func (d *Device) dropWorkspace(h driver.Stream) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if w := d.workspace[h]; w != nil {
+	w, bar := d.workspace[h], d.barrier[h]
+	if w != nil || bar != 0 {
 		_ = d.ctx.SynchronizeStream(h)
+	}
+	if w != nil {
 		_ = d.ctx.MemFree(w.ptr)
 		delete(d.workspace, h)
+	}
+	if bar != 0 {
+		_ = d.ctx.MemFree(bar)
+		delete(d.barrier, h)
 	}
 }

@@ -56,7 +56,8 @@ func (d *Device) planDevice() plan.Device {
 	p := d.props
 	return plan.Device{Name: p.Name, Major: p.Major, Minor: p.Minor, SMs: p.Multiprocessors, L2Bytes: p.L2CacheSize,
 		SmemPerBlock: p.SharedMemPerBlock, SmemOptin: p.SharedMemPerBlockOptin, SmemPerSM: p.SharedMemPerSM,
-		MaxThreadsPerSM: p.MaxThreadsPerSM, MaxThreadsPerBlock: p.MaxThreadsPerBlock, Cluster: p.ClusterLaunch}
+		MaxThreadsPerSM: p.MaxThreadsPerSM, MaxThreadsPerBlock: p.MaxThreadsPerBlock, Cluster: p.ClusterLaunch,
+		Cooperative: p.CooperativeLaunch}
 }
 
 func (d *Device) plan(op softmax.Op, l spec.Layout, dt spec.DType, opt Options, aligned bool) (plan.Plan, error) {
@@ -98,6 +99,13 @@ func (d *Device) run(op softmax.Op, l spec.Layout, dt spec.DType, opt Options, p
 		}
 		p.WS = uintptr(ws)
 	}
+	if slices.ContainsFunc(pl.Launches, func(l plan.Launch) bool { return l.Cooperative }) {
+		bar, err := d.barrierFor(s)
+		if err != nil {
+			return err
+		}
+		p.Bar = uintptr(bar)
+	}
 	for _, ln := range pl.Launches {
 		f, m, err := d.function(pl.File, dt, ln.Symbol)
 		if err != nil {
@@ -112,9 +120,9 @@ func (d *Device) run(op softmax.Op, l spec.Layout, dt spec.DType, opt Options, p
 			return fmt.Errorf("cuda: plan error: %s launched with %v threads, the compiled kernel allows %d", ln.Symbol, ln.Block, lim)
 		}
 		arg := unsafe.Pointer(&p)
-		if ln.Cluster != [3]uint32{} {
+		if ln.Cluster != [3]uint32{} || ln.Cooperative {
 			err = d.ctx.LaunchEx(f, driver.LaunchConfig{Grid: ln.Grid, Block: ln.Block, SharedMem: uint32(ln.Smem),
-				Stream: s.handle(), Cluster: ln.Cluster}, arg)
+				Stream: s.handle(), Cluster: ln.Cluster, Cooperative: ln.Cooperative}, arg)
 		} else {
 			err = d.ctx.Launch(f, ln.Grid, ln.Block, uint32(ln.Smem), s.handle(), arg)
 		}

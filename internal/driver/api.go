@@ -374,6 +374,7 @@ type DeviceProperties struct {
 	MemoryBusWidth            int // bits
 	MaxGridDim                [3]int
 	ClusterLaunch             bool
+	CooperativeLaunch         bool   // cooperative (grid-synchronising) launches supported
 	TotalMem                  uint64 // bytes
 }
 
@@ -428,6 +429,9 @@ func (a *API) DeviceProperties(d Device) (DeviceProperties, error) {
 	}
 	if v, err := a.DeviceAttribute(CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH, d); err == nil {
 		p.ClusterLaunch = v != 0
+	}
+	if v, err := a.DeviceAttribute(CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH, d); err == nil {
+		p.CooperativeLaunch = v != 0
 	}
 	return p, nil
 }

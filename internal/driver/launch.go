@@ -66,6 +66,11 @@ type LaunchConfig struct {
 	// CU_LAUNCH_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE
 	// (1 = spread, 2 = load balancing).
 	ClusterSchedulingPolicy uint32
+	// Cooperative passes CU_LAUNCH_ATTRIBUTE_COOPERATIVE: the driver
+	// refuses the launch (CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE) unless
+	// every block of the grid can be resident at once, as a kernel that
+	// synchronises its whole grid needs.
+	Cooperative bool
 }
 
 // errNilParam is returned when a kernel parameter pointer is nil.
@@ -136,6 +141,12 @@ func buildLaunchConfig(p *runtime.Pinner, cfg *LaunchConfig) *cuLaunchConfig {
 		var at cuLaunchAttribute
 		at.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE
 		*(*uint32)(unsafe.Pointer(&at.value)) = cfg.ClusterSchedulingPolicy
+		attrs = append(attrs, at)
+	}
+	if cfg.Cooperative {
+		var at cuLaunchAttribute
+		at.id = CU_LAUNCH_ATTRIBUTE_COOPERATIVE
+		*(*int32)(unsafe.Pointer(&at.value)) = 1
 		attrs = append(attrs, at)
 	}
 	if len(attrs) > 0 {

@@ -83,6 +83,15 @@ func TestBuildLaunchConfig(t *testing.T) {
 		t.Errorf("policy attribute: %+v", attrs[1])
 	}
 
+	// Cooperative alone: one attribute, id 2, int value 1.
+	c3 := buildLaunchConfig(&pin, &LaunchConfig{Grid: [3]uint32{132, 1, 1}, Block: [3]uint32{1024, 1, 1}, Cooperative: true})
+	if c3.numAttrs != 1 {
+		t.Fatalf("cooperative launch: %d attributes, want 1", c3.numAttrs)
+	}
+	if a := unsafe.Slice(c3.attrs, 1)[0]; a.id != CU_LAUNCH_ATTRIBUTE_COOPERATIVE || int32(a.value[0]) != 1 {
+		t.Errorf("cooperative attribute: %+v", a)
+	}
+
 	// No cluster: no attributes.
 	c2 := buildLaunchConfig(&pin, &LaunchConfig{Grid: [3]uint32{1, 1, 1}, Block: [3]uint32{1, 1, 1}})
 	if c2.attrs != nil || c2.numAttrs != 0 {

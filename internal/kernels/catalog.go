@@ -22,6 +22,7 @@ const (
 	Online2Pass  Strategy = "online_2pass"  // block per row, online (m,d), second read from L2
 	SplitRow     Strategy = "split_row"     // blocks per row chunk, partials in a workspace, 2 launches
 	SplitCluster Strategy = "split_cluster" // a thread-block cluster per row, distributed shared memory (sm_90)
+	SplitGrid    Strategy = "split_grid"    // rows over every SM in one launch, chunks cached in shared memory across a grid barrier
 	Strided      Strategy = "strided"       // softmax along a non-last axis, optional split along it
 	StridedReg   Strategy = "strided_reg"   // non-last axis, slices cached in registers across a cluster, one read
 	Persistent   Strategy = "persistent"    // occupancy-sized grid looping over rows, prefetching the next
@@ -69,6 +70,10 @@ type Info struct {
 	Workspace bool
 	// Cluster: launched with a thread-block cluster dimension (cuLaunchKernelEx).
 	Cluster bool
+	// Cooperative: the kernels synchronise their whole grid (Params.Bar),
+	// so they are launched with CU_LAUNCH_ATTRIBUTE_COOPERATIVE, which makes
+	// the driver refuse a grid whose blocks could not all be resident.
+	Cooperative bool
 	// DynSmem: takes dynamic shared memory, possibly above 48 KB (the host
 	// raises CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES first).
 	DynSmem bool
@@ -188,6 +193,8 @@ var catalogue = []Info{
 		Fwd: phases("phase1", "phase2", 512), Bwd: phases("phase1", "phase2", 512), RowsOnly: true, Workspace: true},
 	{Strategy: SplitCluster, File: "split_cluster.cu", Summary: "a thread-block cluster per row, chunks in shared memory, partials over DSMEM",
 		Fwd: one("", 1024), Bwd: one("", 1024), RowsOnly: true, Cluster: true, DynSmem: true, MinMajor: 9},
+	{Strategy: SplitGrid, File: "split_grid.cu", Summary: "rows over every SM in one launch, chunks cached in shared memory, partials merged after a grid barrier",
+		Fwd: one("", 1024), Bwd: one("", 1024), RowsOnly: true, Workspace: true, DynSmem: true, Cooperative: true, MinMajor: 7},
 	{Strategy: Strided, File: "strided.cu", Summary: "non-last axis: coalesced across inner, online (m,d) along the axis",
 		Fwd: []Variant{{Name: "", MaxThreads: 256}, {Name: "split1", MaxThreads: 256}, {Name: "split2", MaxThreads: 256}},
 		Bwd: []Variant{{Name: "", MaxThreads: 256}, {Name: "split1", MaxThreads: 256}, {Name: "split2", MaxThreads: 256}}},

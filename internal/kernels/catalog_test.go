@@ -36,6 +36,7 @@ func TestParamsMatchesHeaderTable(t *testing.T) {
 		"inner": {unsafe.Offsetof(p.Inner), 8}, "chunk": {unsafe.Offsetof(p.Chunk), 8},
 		"scale": {unsafe.Offsetof(p.Scale), 4}, "log": {unsafe.Offsetof(p.Log), 4},
 		"split": {unsafe.Offsetof(p.Split), 4}, "vec": {unsafe.Offsetof(p.Vec), 4},
+		"bar": {unsafe.Offsetof(p.Bar), unsafe.Sizeof(p.Bar)},
 	}
 	seen := 0
 	for _, m := range row.FindAllStringSubmatch(hdr, -1) {
@@ -54,8 +55,8 @@ func TestParamsMatchesHeaderTable(t *testing.T) {
 	if seen != len(goField) {
 		t.Errorf("header table lists %d fields, Go has %d", seen, len(goField))
 	}
-	if !strings.Contains(hdr, "static_assert(sizeof(Params) == 80") || ParamsSize != 80 {
-		t.Errorf("Params size: header must assert 80, Go has %d", ParamsSize)
+	if !strings.Contains(hdr, "static_assert(sizeof(Params) == 88") || ParamsSize != 88 {
+		t.Errorf("Params size: header must assert 88, Go has %d", ParamsSize)
 	}
 	// Declaration order in the C struct.
 	decl := regexp.MustCompile(`(?s)struct Params \{(.*?)\};`).FindStringSubmatch(hdr)
@@ -66,7 +67,7 @@ func TestParamsMatchesHeaderTable(t *testing.T) {
 	for _, m := range regexp.MustCompile(`(\w+);`).FindAllStringSubmatch(decl[1], -1) {
 		order = append(order, m[1])
 	}
-	want := []string{"x", "dy", "y", "ws", "outer", "axis", "inner", "chunk", "scale", "log", "split", "vec"}
+	want := []string{"x", "dy", "y", "ws", "outer", "axis", "inner", "chunk", "scale", "log", "split", "vec", "bar"}
 	if strings.Join(order, ",") != strings.Join(want, ",") {
 		t.Errorf("C field order %v, want %v", order, want)
 	}

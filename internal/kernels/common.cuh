@@ -79,7 +79,8 @@ typedef unsigned short u16;
 //       72    4 split  chunks per slice (split strategies), else 1
 //       76    4 vec    1: 16-byte vector path allowed (pointers 16-byte aligned
 //                      and every row / chunk start a multiple of 16 bytes)
-//   size 80, alignment 8
+//       80    8 bar    grid-barrier word (split_grid), else null
+//   size 88, alignment 8
 struct Params {
   const void* x;
   const void* dy;
@@ -93,9 +94,10 @@ struct Params {
   int log;
   int split;
   int vec;
+  u32* bar;
 };
 
-static_assert(sizeof(Params) == 80, "Params layout is mirrored in Go");
+static_assert(sizeof(Params) == 88, "Params layout is mirrored in Go");
 
 // 16 bytes of raw storage, the unit of vector loads and stores.
 struct alignas(16) V16 {
@@ -987,8 +989,11 @@ __device__ __forceinline__ float ld_elem(const Op& op, int k, i64 i) {
 // occupancy (H200, 1x2^24 f32: phase 1 29-35 us vs 25 for a plain kernel).
 // The U packs of a full step load unguarded; the last partial step loads
 // pack by pack; the n % P elements past the last pack go element by element.
-template <class Op>
-__device__ __forceinline__ typename Op::Acc pack_acc(const Op& op, i64 off, i64 n, int t, int nt) {
+// With STASH every pack read is also kept raw in shared memory: input k's
+// pack i at stash[k*sstride + i] (split_grid caches its chunk there).
+template <class Op, bool STASH = false>
+__device__ __forceinline__ typename Op::Acc pack_acc(const Op& op, i64 off, i64 n, int t, int nt,
+                                                     V16* stash = nullptr, i64 sstride = 0) {
   typedef typename Op::D D;
   constexpr int P = D::P, U = Unroll<Op>::U, NIN = Op::NIN;
   const i64 np = n / P;
@@ -1005,14 +1010,21 @@ __device__ __forceinline__ typename Op::Acc pack_acc(const Op& op, i64 off, i64 
     for (int u = 0; u < U; ++u) {
       float b[NIN][P];
 #pragma unroll
-      for (int k = 0; k < NIN; ++k) unpack_conv(op, k, r[k][u], b[k]);
+      for (int k = 0; k < NIN; ++k) {
+        if (STASH) stash[k * sstride + i + (i64)u * nt] = r[k][u];
+        unpack_conv(op, k, r[k][u], b[k]);
+      }
       op.push(a, comp, b);
     }
   }
   for (; i < np; i += nt) {
     float b[NIN][P];
 #pragma unroll
-    for (int k = 0; k < NIN; ++k) unpack_conv(op, k, ld16(op.src(k) + off + i * P), b[k]);
+    for (int k = 0; k < NIN; ++k) {
+      const V16 r = ld16(op.src(k) + off + i * P);
+      if (STASH) stash[k * sstride + i] = r;
+      unpack_conv(op, k, r, b[k]);
+    }
     op.push(a, comp, b);
   }
   for (i64 e = np * P + t; e < n; e += nt)

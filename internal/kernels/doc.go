@@ -64,6 +64,15 @@
 //	               Params.Chunk per block (multiple of P), Split = C,
 //	               C·Chunk ≥ cols (traps otherwise); dynamic smem
 //	               NIN·roundup(Chunk·esize, 16).
+//	split_grid     split_grid_{fwd,bwd}_{dt} (sm_70+); one 1-D launch with
+//	               CU_LAUNCH_ATTRIBUTE_COOPERATIVE (every block resident),
+//	               grid G ≥ rows·Split blocks (the rest only join the
+//	               barrier); nt multiple of 32 ≤ 1024; Params.Chunk per block
+//	               (multiple of P when Vec), Split blocks per row; dynamic
+//	               smem a multiple of NIN·16 bytes, the chunk's cache; Params.Bar
+//	               a barrier word private to the stream whose low 31 bits
+//	               are zero (each launch adds 2^31 to it); workspace
+//	               rows·Split float pairs.
 //	strided        strided_{fwd,bwd}_{dt}: block (TX, TY) with TY a power of two,
 //	               TX·TY ≤ 256 and TX·TY·VW ≤ 1024, VW = P when Params.Vec
 //	               (Inner % P == 0, aligned pointers: P slices per thread,
@@ -110,6 +119,7 @@
 //	online_2pass   fwd 60/46, bwd 64/64; 256 / 128
 //	split_row      fwd 32-40/40-48, bwd 36-40/40-54; 256 / 128
 //	split_cluster  fwd 58/64, bwd 53/64; 272 / 144
+//	split_grid     fwd 52/52, bwd 62/60; 256 / 128
 //	strided        f32 57-76, f16 56-100; 16384 fwd / 8192 bwd
 //	strided_reg    64 (f32 g16/g32 spill-free, g8 4 B); 8448-34816
 //	persistent     32-102
@@ -125,7 +135,8 @@
 // emu/run.sh compiles the sources as host C++ (emu/emu.h supplies CUDA
 // builtins and the inline-PTX primitives, which common.cuh fences with
 // SMX_EMU; threads are fibers, blocks run one at a time) and runs the
-// planner's launches for ~3400 cases (every strategy but split_cluster,
+// planner's launches for ~3400 cases (every strategy but split_cluster and
+// split_grid,
 // every dtype, op and alignment, special values, grid-stride loops) against
 // a float64 reference: 0 failures at 2e-6 (f32) / 2e-3 (f16) / 1.6e-2
 // (bf16), with the f32 reference forming scale·x and v − max in float32.

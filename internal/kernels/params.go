@@ -3,7 +3,7 @@ package kernels
 import "unsafe"
 
 // Params mirrors smx::Params in common.cuh, the single by-value parameter of
-// every kernel. The layout (offsets in the comment there, size 80, align 8)
+// every kernel. The layout (offsets in the comment there, size 88, align 8)
 // is checked by TestParamsLayout.
 type Params struct {
 	X     uintptr // forward: input; backward: forward output y
@@ -18,6 +18,7 @@ type Params struct {
 	Log   int32   // 1: log_softmax or its gradient
 	Split int32   // chunks per slice; else 1
 	Vec   int32   // 1: 16-byte vector path allowed
+	Bar   uintptr // grid-barrier word (split_grid); else 0
 }
 
 // ParamsSize is sizeof(smx::Params).

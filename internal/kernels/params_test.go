@@ -16,13 +16,14 @@ func TestParamsLayout(t *testing.T) {
 		{"ws", unsafe.Offsetof(p.WS), 24}, {"outer", unsafe.Offsetof(p.Outer), 32}, {"axis", unsafe.Offsetof(p.Axis), 40},
 		{"inner", unsafe.Offsetof(p.Inner), 48}, {"chunk", unsafe.Offsetof(p.Chunk), 56}, {"scale", unsafe.Offsetof(p.Scale), 64},
 		{"log", unsafe.Offsetof(p.Log), 68}, {"split", unsafe.Offsetof(p.Split), 72}, {"vec", unsafe.Offsetof(p.Vec), 76},
+		{"bar", unsafe.Offsetof(p.Bar), 80},
 	}
 	for _, w := range want {
 		if w.got != w.off {
 			t.Errorf("Params.%s at offset %d, C has %d", w.name, w.got, w.off)
 		}
 	}
-	if ParamsSize != 80 || unsafe.Alignof(p) != 8 {
-		t.Errorf("Params size %d align %d, C has 80 and 8", ParamsSize, unsafe.Alignof(p))
+	if ParamsSize != 88 || unsafe.Alignof(p) != 8 {
+		t.Errorf("Params size %d align %d, C has 88 and 8", ParamsSize, unsafe.Alignof(p))
 	}
 }

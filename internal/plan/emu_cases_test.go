@@ -22,8 +22,8 @@ func TestEmuCases(t *testing.T) {
 		MaxThreadsPerSM: 2048, MaxThreadsPerBlock: 1024, Cluster: false}
 	var tab strings.Builder
 	for _, in := range kernels.All() {
-		if in.Strategy == kernels.SplitCluster {
-			continue
+		if in.Cluster || in.Cooperative {
+			continue // clusters and grid barriers need the real GPU
 		}
 		for _, dt := range []spec.DType{spec.Float32, spec.Float16, spec.BFloat16} {
 			for _, s := range in.Symbols(dt) {

@@ -38,6 +38,13 @@
 //     1 µs to be chosen; otherwise the block-per-row rules below apply. With
 //     rows <= SMs/2 of >= 1 MB that a block would read twice (online_2pass),
 //     a split is taken regardless (64×1048576 f32: 219.7 vs 356.7 µs).
+//     Where split_row is chosen for a forward op on 16-byte rows whose inputs
+//     are 24 MB to 4.5 times the grid's shared memory, split_grid takes its
+//     place when the device runs cooperative launches: one block per SM
+//     holds up to the opt-in shared memory of its chunk, a grid barrier
+//     replaces the second launch, and only what the shared memory could not
+//     hold is read twice (1×2^24 f32: 57.8 vs 67.7 µs; 4×4194304 f16 36.4
+//     vs 40.9; measurements in rules.go).
 //  3. forward rows of whole 16-byte packs, f32 320..32768 columns or
 //     f16/bf16 1024..8192 (..16384 with fewer rows than SMs): block_reg (a block of 64..1024 threads per row,
 //     the smallest that holds the row in <= 32 values a thread, the row in
@@ -115,6 +122,7 @@ type Device struct {
 	MaxThreadsPerSM    int  //
 	MaxThreadsPerBlock int  //
 	Cluster            bool // cluster launch supported (CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH)
+	Cooperative        bool // cooperative launch supported (CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH)
 	RegsPerSM          int  // optional: 32-bit registers per SM
 	MaxBlocksPerSM     int  // optional: resident blocks per SM
 	// MaxClusterSize is the largest cluster the planner may use: 8 is
@@ -146,6 +154,10 @@ type Launch struct {
 	// NonPortable: the cluster has more than 8 blocks, so the function needs
 	// CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED = 1.
 	NonPortable bool
+	// Cooperative: the kernel synchronises its whole grid through the
+	// barrier word Params.Bar (the host passes a zeroed word private to the
+	// stream) and is launched with CU_LAUNCH_ATTRIBUTE_COOPERATIVE.
+	Cooperative bool
 }
 
 // Plan is a strategy with its launches, to be queued in order on one stream.

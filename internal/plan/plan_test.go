@@ -12,11 +12,11 @@ import (
 
 var h100 = Device{Name: "H100 SXM", Major: 9, Minor: 0, SMs: 132, L2Bytes: 50 << 20,
 	SmemPerBlock: 48 << 10, SmemOptin: 227 << 10, SmemPerSM: 228 << 10,
-	MaxThreadsPerSM: 2048, MaxThreadsPerBlock: 1024, Cluster: true, RegsPerSM: 65536, MaxBlocksPerSM: 32}
+	MaxThreadsPerSM: 2048, MaxThreadsPerBlock: 1024, Cluster: true, Cooperative: true, RegsPerSM: 65536, MaxBlocksPerSM: 32}
 
 var a100 = Device{Name: "A100", Major: 8, Minor: 0, SMs: 108, L2Bytes: 40 << 20,
 	SmemPerBlock: 48 << 10, SmemOptin: 163 << 10, SmemPerSM: 164 << 10,
-	MaxThreadsPerSM: 2048, MaxThreadsPerBlock: 1024, Cluster: false, RegsPerSM: 65536, MaxBlocksPerSM: 32}
+	MaxThreadsPerSM: 2048, MaxThreadsPerBlock: 1024, Cluster: false, Cooperative: true, RegsPerSM: 65536, MaxBlocksPerSM: 32}
 
 var (
 	ops    = []spec.Op{spec.Softmax, spec.LogSoftmax, spec.SoftmaxBackward, spec.LogSoftmaxBackward}
@@ -145,6 +145,8 @@ func check(t *testing.T, p Problem, d Device, pl Plan) {
 	switch {
 	case in.Strategy == kernels.StridedReg:
 		checkStridedReg(t, where, p, pl)
+	case in.Cooperative:
+		checkSplitGrid(t, where, p, pl, nin)
 	case in.Workspace || (in.Strategy == kernels.Strided && pl.Split > 1):
 		if pl.Split < 1 || pl.Chunk < 1 || int64(pl.Split)*pl.Chunk < p.Axis || int64(pl.Split-1)*pl.Chunk >= p.Axis {
 			t.Errorf("%s: split %d × chunk %d does not tile axis %d", where, pl.Split, pl.Chunk, p.Axis)
@@ -193,6 +195,34 @@ func check(t *testing.T, p Problem, d Device, pl Plan) {
 	}
 }
 
+// checkSplitGrid checks split_grid's launch contract (split_grid.cu): one
+// cooperative 1-D launch with a block for every chunk of every row, chunks
+// tiling the axis (pack multiples on the vector path), the cache a multiple
+// of NIN packs and no larger than a chunk, a partial per chunk.
+func checkSplitGrid(t *testing.T, where string, p Problem, pl Plan, nin int64) {
+	t.Helper()
+	P := int64(16 / p.DType.Size())
+	if len(pl.Launches) != 1 || !pl.Launches[0].Cooperative {
+		t.Fatalf("%s: launches %+v, want one cooperative launch", where, pl.Launches)
+	}
+	l := pl.Launches[0]
+	if int64(pl.Split)*pl.Chunk < p.Axis || int64(pl.Split-1)*pl.Chunk >= p.Axis {
+		t.Errorf("%s: split %d × chunk %d does not tile axis %d", where, pl.Split, pl.Chunk, p.Axis)
+	}
+	if l.Grid[1] != 1 || l.Grid[2] != 1 || int64(l.Grid[0]) < p.Outer*int64(pl.Split) {
+		t.Errorf("%s: grid %v for %d rows × %d chunks", where, l.Grid, p.Outer, pl.Split)
+	}
+	if want := p.Outer * int64(pl.Split) * 8; pl.Workspace < want {
+		t.Errorf("%s: workspace %d < %d", where, pl.Workspace, want)
+	}
+	if pl.Vec && pl.Chunk%P != 0 {
+		t.Errorf("%s: chunk %d breaks 16-byte alignment", where, pl.Chunk)
+	}
+	if int64(l.Smem)%(16*nin) != 0 || int64(l.Smem) > nin*roundUp(pl.Chunk*int64(p.DType.Size()), 16) || !pl.Vec && l.Smem != 0 {
+		t.Errorf("%s: cache %d bytes for chunks of %d elements (vec %v)", where, l.Smem, pl.Chunk, pl.Vec)
+	}
+}
+
 // checkStridedReg checks strided_reg's launch contract (doc.go): K blocks
 // of Chunk axis rows cover the axis, a cluster of K when K > 1, one tile of
 // G packs per cluster, enough packs per thread, the shared partials' limit.
@@ -226,6 +256,9 @@ func checkStridedReg(t *testing.T, where string, p Problem, pl Plan) {
 		t.Errorf("%s: %d threads with G = %d for %d rows", where, nt, g, r)
 	}
 }
+
+// noCoop is the H100 without cooperative launch.
+var noCoop = func() Device { d := h100; d.Cooperative = false; return d }()
 
 func TestRegimes(t *testing.T) {
 	f32, f16 := spec.Float32, spec.Float16
@@ -309,7 +342,13 @@ func TestRegimes(t *testing.T) {
 		{"blocks for fewer than half the SMs", prob(1, 8192, 128, f32, spec.Softmax), h100, kernels.Strided, ""},
 		{"blocks for most SMs", prob(1, 4096, 1024, f32, spec.Softmax), h100, kernels.StridedReg, ""},
 		{"tile as wide as inner", prob(200, 130, 32, f32, spec.Softmax), h100, kernels.StridedReg, "strided_reg_fwd_f32_g8"},
-		{"vector 2^24", prob(1, 1<<24, 1, f32, spec.Softmax), h100, kernels.SplitRow, ""},
+		{"vector 2^24 (64 MB: split_grid)", prob(1, 1<<24, 1, f32, spec.Softmax), h100, kernels.SplitGrid, "split_grid_fwd_f32"},
+		{"vector 2^24 backward", prob(1, 1<<24, 1, f32, spec.SoftmaxBackward), h100, kernels.SplitRow, ""},
+		{"vector 2^24 without cooperative launch", prob(1, 1<<24, 1, f32, spec.Softmax), noCoop, kernels.SplitRow, ""},
+		{"vector 2^24 unaligned (nothing to cache)", Problem{Outer: 1, Axis: 1 << 24, Inner: 1, DType: f32, Op: spec.Softmax}, h100, kernels.SplitRow, ""},
+		{"4×4194304 f16 (32 MB: split_grid)", prob(4, 4194304, 1, f16, spec.Softmax), h100, kernels.SplitGrid, ""},
+		{"8×4194304 f32 (128 MB: split_grid)", prob(8, 4194304, 1, f32, spec.Softmax), h100, kernels.SplitGrid, ""},
+		{"2×2097152 f16 (8 MB: below gridMinBytes)", prob(2, 2097152, 1, f16, spec.Softmax), h100, kernels.SplitRow, ""},
 	}
 	for _, c := range cases {
 		pl := mustMake(t, c.p, c.d, "")

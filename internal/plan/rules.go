@@ -41,6 +41,25 @@ const (
 	// blocks win until the SMs run short of them.
 	splitRowChunkBytes = 256 << 10
 
+	// split_grid replaces split_row for forward ops whose inputs are
+	// gridMinBytes to gridCacheHalves/2 times the grid's shared memory
+	// (~30 MB on H200). H200, softmax bench, µs split_grid / split_row, same
+	// run (bench/results/nvidia-h200-2026-11-22-sweep-splitgrid.txt):
+	//   8 MB and less, it loses (the grid barrier, and a cooperative launch
+	//   cannot start before the previous kernel drains): 2×1048576 f32 23.6
+	//   / 22.4; 4×262144 f16 16.9 / 14.4; 8×262144 f32 20.3 / 19.6.
+	//   32 MB: 2×4194304 f32 39.4 / 44.1; 4×4194304 f16 36.4 / 40.9;
+	//   32×524288 f16 36.4 / 44.1; 8×1048576 f32 36.0 / 37.2.
+	//   64 MB: 1×2^24 f32 57.8 / 67.7.
+	//   128 MB: 8×4194304 f32 115.0 / 122.6; 32×2097152 f16 114.0 / 122.4;
+	//   but 4×16777216 f16 124.2 / 120.0.
+	//   256 MB and more: 4×33554432 f16 247.0 / 231.0; 1×10^8 f32 348.8 /
+	//   334.4.
+	// Backward (y and dy cached, half the elements) lost or tied: 1×2^24
+	// 98.5 / 95.2, so backward ops keep split_row.
+	gridMinBytes    = 24 << 20
+	gridCacheHalves = 9
+
 	// twoReadSplitBytes: rows from this size (bytes of the inputs) that a
 	// block would read twice are split whenever rows <= SMs/2 (fewRows).
 	// Measured at 4 MB rows; shorter rows keep the model's choice.
@@ -200,7 +219,29 @@ func (c *ctx) fewRows() (kernels.Strategy, string) {
 			why = fmt.Sprintf("few long rows (%d < %d SMs): a %d-block cluster per row models %.1f µs (split_row %.1f, block %.1f)", c.p.Outer, c.d.SMs, cs, tCluster, tSplit, tBlock)
 		}
 	}
+	if best == kernels.SplitRow && !c.bwd {
+		if ok, why2 := c.gridCaches(); ok {
+			return kernels.SplitGrid, why2
+		}
+	}
 	return best, why
+}
+
+// gridCaches reports whether split_grid should replace split_row: a
+// forward op on 16-byte rows whose inputs are gridMinBytes to
+// gridCacheHalves/2 times the shared memory of the whole grid.
+func (c *ctx) gridCaches() (bool, string) {
+	_, _, smem, grid, err := c.splitGridShape()
+	if err != nil || smem == 0 {
+		return false, ""
+	}
+	in := c.p.Outer * c.p.Axis * c.es * c.nin
+	capacity := int64(grid) * smem
+	if in < gridMinBytes || 2*in > gridCacheHalves*capacity {
+		return false, ""
+	}
+	return true, fmt.Sprintf("few long rows (%d < %d SMs): split_grid caches %d of %d input bytes in the grid's shared memory, one launch",
+		c.p.Outer, c.d.SMs, min(in, capacity), in)
 }
 
 // twoReadBlockRows reports whether a block per row would read the row twice

@@ -1,6 +1,7 @@
 #!/bin/sh
 # CPU check of the kernels without a GPU: compiles every strategy (but
-# split_cluster, which needs real clusters) as host C++ against emu.h, asks
+# split_cluster and split_grid, which need real clusters and a grid of
+# co-resident blocks) as host C++ against emu.h, asks
 # the planner for plans of a set of shapes x strategies x dtypes x ops x
 # alignments on a tiny device (so grid-stride loops iterate), and runs them
 # against a float64 reference. Needs g++ >= 12 (_Float16). ~3-4 minutes.
@@ -12,7 +13,7 @@ root=$(cd "$kern/../.." && pwd)
 out=${1:-$(mktemp -d)}
 mkdir -p "$out"
 (cd "$root" && SMX_EMU_OUT="$out" go test -count=1 -run TestEmuCases ./internal/plan/ >/dev/null)
-srcs=$(ls "$kern"/*.cu | grep -v split_cluster)
+srcs=$(ls "$kern"/*.cu | grep -v -e split_cluster -e split_grid)
 g++ -O1 -std=c++17 -include "$here/emu.h" -I"$kern" -I"$out" -w -o "$out/emu" \
 	"$here/driver.cpp" "$here/sched.cpp" -x c++ $srcs
 "$out/emu" "$out/cases.txt"
