@@ -349,6 +349,8 @@ func TestRegimes(t *testing.T) {
 		{"4×4194304 f16 (32 MB: split_grid)", prob(4, 4194304, 1, f16, spec.Softmax), h100, kernels.SplitGrid, ""},
 		{"8×4194304 f32 (128 MB: split_grid)", prob(8, 4194304, 1, f32, spec.Softmax), h100, kernels.SplitGrid, ""},
 		{"2×2097152 f16 (8 MB: below gridMinBytes)", prob(2, 2097152, 1, f16, spec.Softmax), h100, kernels.SplitRow, ""},
+		{"128×262144 f32 (1 MB rows a block would read twice)", prob(128, 262144, 1, f32, spec.Softmax), h100, kernels.SplitGrid, ""},
+		{"128×65536 f32 (256 KB rows: the block's second read hits L2)", prob(128, 65536, 1, f32, spec.Softmax), h100, kernels.Online2Pass, ""},
 	}
 	for _, c := range cases {
 		pl := mustMake(t, c.p, c.d, "")

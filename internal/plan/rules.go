@@ -55,6 +55,12 @@ const (
 	//   but 4×16777216 f16 124.2 / 120.0.
 	//   256 MB and more: 4×33554432 f16 247.0 / 231.0; 1×10^8 f32 348.8 /
 	//   334.4.
+	// It also replaces a block per row that would read rows of 1 MB or more
+	// twice (rows > SMs/2, where the model keeps the block): 128×262144 f32
+	// 112.7 vs online_2pass 121.8, 128×524288 f16 117.0 vs 128.9. Shorter
+	// rows stay with the block, whose second read hits L2: 128×65536 f32
+	// 35.3 vs 32.5, 100×70000 f32 36.0 vs 33.4, 128×128256 bf16 38.5 vs
+	// 38.4.
 	// Backward (y and dy cached, half the elements) lost or tied: 1×2^24
 	// 98.5 / 95.2, so backward ops keep split_row.
 	gridMinBytes    = 24 << 20
@@ -219,7 +225,7 @@ func (c *ctx) fewRows() (kernels.Strategy, string) {
 			why = fmt.Sprintf("few long rows (%d < %d SMs): a %d-block cluster per row models %.1f µs (split_row %.1f, block %.1f)", c.p.Outer, c.d.SMs, cs, tCluster, tSplit, tBlock)
 		}
 	}
-	if best == kernels.SplitRow && !c.bwd {
+	if !c.bwd && (best == kernels.SplitRow || best == "" && rowBytes >= twoReadSplitBytes && c.twoReadBlockRows()) {
 		if ok, why2 := c.gridCaches(); ok {
 			return kernels.SplitGrid, why2
 		}
@@ -227,8 +233,8 @@ func (c *ctx) fewRows() (kernels.Strategy, string) {
 	return best, why
 }
 
-// gridCaches reports whether split_grid should replace split_row: a
-// forward op on 16-byte rows whose inputs are gridMinBytes to
+// gridCaches reports whether split_grid should replace split_row (or a
+// block per row that reads long rows twice): a forward op on 16-byte rows whose inputs are gridMinBytes to
 // gridCacheHalves/2 times the shared memory of the whole grid.
 func (c *ctx) gridCaches() (bool, string) {
 	_, _, smem, grid, err := c.splitGridShape()
