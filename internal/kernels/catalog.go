@@ -153,7 +153,7 @@ func pipelinedVariants() []Variant {
 }
 
 // stridedRegVariants: G = 8, 16 or 32 threads across a tile (G 16-byte packs
-// of consecutive inner indices), each thread caching StridedRegValues values.
+// of consecutive inner indices), each thread caching StridedRegPacks packs.
 func stridedRegVariants() []Variant {
 	var v []Variant
 	for _, g := range []int{8, 16, 32} {
@@ -162,9 +162,9 @@ func stridedRegVariants() []Variant {
 	return v
 }
 
-// StridedRegValues is the number of values a strided_reg thread caches: 8
-// f32 packs or 4 f16/bf16 packs.
-const StridedRegValues = 32
+// StridedRegPacks is the number of 16-byte packs a strided_reg thread
+// caches: 32 f32 values held as floats, or 64 f16/bf16 values held packed.
+const StridedRegPacks = 8
 
 func one(name string, maxThreads int) []Variant {
 	return []Variant{{Name: name, MaxThreads: maxThreads}}

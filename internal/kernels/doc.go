@@ -85,7 +85,8 @@
 //	               Inner % P == 0 and aligned pointers (no scalar path); a
 //	               tile of G·P inner indices over the axis, block b caching
 //	               axis rows [rank·Chunk, rank·Chunk + Chunk) of tile b/K,
-//	               32 values a thread (8 f32 / 4 f16 packs); block (nt),
+//	               8 packs a thread (32 f32 values as floats, 64
+//	               f16/bf16 values packed); block (nt),
 //	               nt a multiple of 32, (nt/G)·NP ≥ Chunk, (nt/32)·G·P ≤
 //	               4096; grid (tiles·K) exactly, one tile per cluster;
 //	               cluster (K,1,1) for K > 1 (sm_90+), Split = K, K·Chunk ≥
@@ -108,8 +109,11 @@
 // 64 values at the 64 registers of a 1024-thread bound; never picked
 // automatically), the
 // f16/bf16 pipelined kernels (12-28 B), the f16/bf16 strided_reg kernels
-// (20-24 B; not picked automatically) and strided_reg f32 g8 (4 B: one
-// value over the 64 registers of its 1024-thread bound). Registers per thread for f32 / f16
+// (f16 4-28 B, bf16 108-172 B at nvcc 11.8; 0-8 / 112-144 B at NVRTC 13:
+// 64 packed values and their conversions at the 64 registers of a
+// 1024-thread bound; both still 25-35% faster than holding half as many
+// values as floats) and strided_reg f32 g8 (4 B: one value over the 64
+// registers of its 1024-thread bound). Registers per thread for f32 / f16
 // (bf16 as f16 within a few registers), static shared memory in bytes:
 //
 //	warp_row fwd   w1..w16 29-44, w32 p1 36/44, p2 45/61, p4 71/93, p8 128/128; 0

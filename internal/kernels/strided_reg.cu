@@ -23,13 +23,21 @@
 // tile and 0.48-0.56 with clusters (whose blocks wait for each other at two
 // barriers, with no other phase to overlap on their SMs).
 //
+// f16/bf16 (RAW) keep their 64 values packed (8 packs, 32 registers) and
+// convert them again for the output, one exp more per element: held as
+// floats, half as many fit, so a block held 512 rows of a 64-column tile and
+// axes of 1024 needed clusters (H200, 64x1024x512 f16 axis 1: 125.5 -> 88.1
+// us; 64x512x4096 f16 371.8 -> 293.2; 4096x4096 bf16 axis 0 83.0 -> 71.9).
+// Their output is exp((v - M) - log D), with the column constants re-read
+// from shared memory per pack (16 of them in registers spilled 128 B).
+//
 //   strided_reg_fwd_{dt}_g{G}   G = 8, 16, 32
 //
 // Launch contract (outer, axis, inner), Inner % P == 0 and 16-byte aligned
 // pointers (the kernel has no scalar path):
 //   cluster (K, 1, 1) with K > 1 (sm_90+, cuLaunchKernelEx), or none (K = 1)
 //   block   (nt, 1, 1), nt a multiple of 32 and of G, with TY*NP >= R
-//           (NP = 8 f32, 4 f16/bf16: 32 values a thread) and (nt/32)*C <=
+//           (NP = 8 packs: 32 f32 or 64 f16/bf16 values a thread) and (nt/32)*C <=
 //           4096 (nt <= 1024; 512 for f16/bf16 g32)
 //   grid    (tiles*K, 1, 1), tiles = outer * ceil(inner / C): one tile per
 //           cluster, no grid-stride loop (it held registers the cached
@@ -43,10 +51,24 @@
 
 namespace smx {
 
+// 8 packs a thread for every dtype: 32 f32 values held as floats, or 64
+// f16/bf16 values held raw (RAW below).
 template <class D>
 struct StridedRegPacks {
-  static constexpr int NP = 32 / D::P;  // 32 values a thread
+  static constexpr int NP = 8;
+  // 16-bit values stay packed in their 16-byte registers and are converted
+  // again (a second exp) for the output: as floats they took two registers
+  // each, so a block held half the axis rows and axes of 1024 and more
+  // needed clusters.
+  static constexpr bool RAW = D::P == 8;
 };
+
+// Element e of a raw 16-bit pack as a float (scaled), -inf when !in.
+template <class Op>
+__device__ __forceinline__ float raw_elem(const Op& op, const V16& r, int e, bool in) {
+  const u16 h = (u16)(r.w[e >> 1] >> (16 * (e & 1)));
+  return in ? op.conv(0, Op::D::to_f(h)) : neg_inf();
+}
 
 template <class D, int G>
 __device__ __forceinline__ void strided_reg_kernel(const Params& p) {
@@ -88,33 +110,59 @@ __device__ __forceinline__ void strided_reg_kernel(const Params& p) {
         if (j0 + ty + (i64)k * TY < j1) raw[k] = ld16(q + k * step);
     }
   }
-  float b[NP][P];
-  float mt[P];
+  constexpr bool RAW = StridedRegPacks<D>::RAW;
+  u32 inmask = 0;  // RAW: bit k set when pack k holds rows of the block's range
+  if constexpr (RAW) {
 #pragma unroll
-  for (int e = 0; e < P; ++e) mt[e] = neg_inf();
+    for (int k = 0; k < NP; ++k)
+      if (ok && (full || j0 + ty + (i64)k * TY < j1)) inmask |= 1u << k;
+  }
+  float b[RAW ? 1 : NP][P];  // the values as floats (not kept when RAW)
+  float mt[RAW ? 1 : P];
+  if constexpr (!RAW) {
 #pragma unroll
-  for (int k = 0; k < NP; ++k) {
-    const bool in = ok && (full || j0 + ty + (i64)k * TY < j1);
-    D::unpack(raw[k], b[k]);
+    for (int e = 0; e < P; ++e) mt[e] = neg_inf();
 #pragma unroll
-    for (int e = 0; e < P; ++e) {
-      b[k][e] = in ? op.conv(0, b[k][e]) : neg_inf();
-      mt[e] = fmax2(mt[e], b[k][e]);
+    for (int k = 0; k < NP; ++k) {
+      const bool in = ok && (full || j0 + ty + (i64)k * TY < j1);
+      D::unpack(raw[k], b[k]);
+#pragma unroll
+      for (int e = 0; e < P; ++e) {
+        b[k][e] = in ? op.conv(0, b[k][e]) : neg_inf();
+        mt[e] = fmax2(mt[e], b[k][e]);
+      }
     }
   }
   // Per column: the thread's (m_t, d_t), merged over the lanes that own the
   // same column (lanes l and l ^ (G*k): G divides 32), stored per warp.
+  float rm[RAW ? P : 1];  // RAW: the column maxima first (fewer registers than per column)
+  if constexpr (RAW) {
 #pragma unroll
+    for (int e = 0; e < P; ++e) rm[e] = neg_inf();
+#pragma unroll
+    for (int k = 0; k < NP; ++k)
+#pragma unroll
+      for (int e = 0; e < P; ++e) rm[e] = fmax2(rm[e], raw_elem(op, raw[k], e, inmask >> k & 1));
+  }
+#pragma unroll 8
   for (int e = 0; e < P; ++e) {
-    const float s = safe(mt[e]);
-    float d = 0.f;
+    float m, d = 0.f;
+    if constexpr (RAW) {
+      m = rm[e];
+      const float s = safe(m);
 #pragma unroll
-    for (int k = 0; k < NP; ++k) {
-      const float v = b[k][e] - s, ev = Op::ex(v);
-      d += ev;
-      b[k][e] = keep_diff ? v : ev;
+      for (int k = 0; k < NP; ++k) d += Op::ex(raw_elem(op, raw[k], e, inmask >> k & 1) - s);
+    } else {
+      m = mt[e];
+      const float s = safe(m);
+#pragma unroll
+      for (int k = 0; k < NP; ++k) {
+        const float v = b[k][e] - s, ev = Op::ex(v);
+        d += ev;
+        b[k][e] = keep_diff ? v : ev;
+      }
     }
-    MD w = MD{mt[e], d};
+    MD w = MD{m, d};
 #pragma unroll
     for (int sh = 16; sh >= G; sh >>= 1) w = Op::merge(w, Op::shfl_xor(w, sh));
     if (lane < G) red[wid * C + lane * P + e] = Op::to_ws(w);
@@ -142,23 +190,47 @@ __device__ __forceinline__ void strided_reg_kernel(const Params& p) {
     for (int col = t; col < C; col += nt) red[col] = part[col];
     __syncthreads();
   }
+  if constexpr (RAW) {
+    // (M, log D) per column in part[] (free again: the cluster's reads of it
+    // are behind the last barrier), read back per pack in the output loop:
+    // held in registers, 16 constants a thread made ptxas spill 128 B.
+    for (int col = t; col < C; col += nt) {
+      const typename Op::Fin f = op.finalize(Op::from_ws(red[col]));
+      part[col] = F2{f.m, f.lse};
+    }
+    __syncthreads();
+  }
   if (!ok) return;
   // softmax: y = b * exp(m_t - M) / D, 0 where the thread saw only -inf (an
   // all -inf slice has D = 0, and 0 * inf gives the NaN PyTorch gives);
   // log_softmax: y = b + (s_t - M - log D).
-  float mul[P];
+  // RAW: y = exp((v - M) - log D) (log_softmax: (v - M) - log D) from the
+  // raw values; v - M first, as M + log D would lose log D next to a huge M.
+  float mul[RAW ? 1 : P];
+  if constexpr (!RAW) {
 #pragma unroll
-  for (int e = 0; e < P; ++e) {
-    const typename Op::Fin f = op.finalize(Op::from_ws(red[x * P + e]));
-    mul[e] = keep_diff ? safe(mt[e]) - f.m - f.lse : (mt[e] == neg_inf() ? 0.f : fexp(mt[e] - f.m)) * f.rd;
+    for (int e = 0; e < P; ++e) {
+      const typename Op::Fin f = op.finalize(Op::from_ws(red[x * P + e]));
+      mul[e] = keep_diff ? safe(mt[e]) - f.m - f.lse : (mt[e] == neg_inf() ? 0.f : fexp(mt[e] - f.m)) * f.rd;
+    }
   }
+  const volatile F2* const fin = part + x * P;  // volatile: reloaded per pack
   T* const out = op.y + first;
 #pragma unroll
   for (int k = 0; k < NP; ++k) {
     if (full || j0 + ty + (i64)k * TY < j1) {
       float y[P];
+      if constexpr (RAW) {
 #pragma unroll
-      for (int e = 0; e < P; ++e) y[e] = keep_diff ? b[k][e] + mul[e] : b[k][e] * mul[e];
+        for (int e = 0; e < P; ++e) {
+          const float v = raw_elem(op, raw[k], e, inmask >> k & 1);
+          const float u = (v - fin[e].a) - fin[e].b;
+          y[e] = keep_diff ? u : Op::ex(u);
+        }
+      } else {
+#pragma unroll
+        for (int e = 0; e < P; ++e) y[e] = keep_diff ? b[k][e] + mul[e] : b[k][e] * mul[e];
+      }
       st_cs(out + k * step, D::pack(y));
     }
   }

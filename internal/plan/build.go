@@ -444,7 +444,7 @@ func (c *ctx) strided() (Plan, error) {
 // Inner (128x128x8192: G = 32 0.62, 16 0.61, 8 0.57; 1x256x262144: G = 16
 // 0.72, 8 0.71).
 func (c *ctx) stridedRegShape() (k, r, g, nt int64, err error) {
-	np := kernels.StridedRegValues / c.P
+	np := int64(kernels.StridedRegPacks)
 	perBlock := 1024 / 8 * np
 	k = ceilDiv(c.p.Axis, perBlock)
 	maxK := int64(1)

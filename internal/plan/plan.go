@@ -10,10 +10,11 @@
 // 16-byte pack (4 f32, 8 f16/bf16); NIN = 1 forward, 2 backward (y and dy
 // are both read and cached).
 //
-//  1. Inner > 1, forward f32 with aligned pointers, Inner a multiple of 32,
+//  1. Inner > 1, forward with aligned pointers, Inner a multiple of 8·P,
 //     an axis of 128..8192 and blocks for half the SMs: strided_reg (a
-//     tile of G·4 inner indices × the whole axis cached in registers, 32
-//     values a thread; axes over 1024 split over a cluster of K <= 8 blocks
+//     tile of G·P inner indices × the whole axis cached in registers, 8
+//     packs a thread: 32 f32 values, or 64 f16/bf16 values kept packed;
+//     axes over 1024 rows a block split over a cluster of K <= 8 blocks
 //     merging (m, d) through distributed shared memory; one read, one exp
 //     per element; measurements in rules.go). Otherwise strided. With
 //     aligned pointers and Inner a multiple of P,

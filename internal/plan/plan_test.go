@@ -229,7 +229,7 @@ func checkSplitGrid(t *testing.T, where string, p Problem, pl Plan, nin int64) {
 func checkStridedReg(t *testing.T, where string, p Problem, pl Plan) {
 	t.Helper()
 	P := int64(16 / p.DType.Size())
-	np := int64(kernels.StridedRegValues) / P
+	np := int64(kernels.StridedRegPacks)
 	l := pl.Launches[0]
 	k, r := int64(pl.Split), pl.Chunk
 	if len(pl.Launches) != 1 || pl.Workspace != 0 || !pl.Vec || k < 1 || r < 1 || k*r < p.Axis || (k-1)*r >= p.Axis {
@@ -337,7 +337,9 @@ func TestRegimes(t *testing.T) {
 		{"axis 1 of 128×128×8192", prob(128, 128, 8192, f32, spec.Softmax), h100, kernels.StridedReg, "strided_reg_fwd_f32_g32"},
 		{"axis of 64", prob(256, 64, 4096, f32, spec.Softmax), h100, kernels.Strided, ""},
 		{"axis longer than a cluster holds", prob(1, 16384, 4096, f32, spec.Softmax), h100, kernels.Strided, ""},
-		{"f16 axis 1 of 64×1024×512", prob(64, 1024, 512, f16, spec.Softmax), h100, kernels.Strided, ""},
+		{"f16 axis 1 of 64×1024×512 (one block of 64 packed values a thread per tile)", prob(64, 1024, 512, f16, spec.Softmax), h100, kernels.StridedReg, "strided_reg_fwd_f16_g8"},
+		{"bf16 axis 0 of 4096×4096 (a 4-block cluster)", prob(1, 4096, 4096, spec.BFloat16, spec.Softmax), h100, kernels.StridedReg, ""},
+		{"f16 axis 1 of 64×1024×32 (inner narrower than an 8-pack tile)", prob(64, 1024, 32, f16, spec.Softmax), h100, kernels.Strided, ""},
 		{"inner narrower than a tile", prob(64, 1024, 16, f32, spec.Softmax), h100, kernels.Strided, ""},
 		{"blocks for fewer than half the SMs", prob(1, 8192, 128, f32, spec.Softmax), h100, kernels.Strided, ""},
 		{"blocks for most SMs", prob(1, 4096, 1024, f32, spec.Softmax), h100, kernels.StridedReg, ""},
@@ -502,7 +504,7 @@ func TestAlignment(t *testing.T) {
 	if pl := mustMake(t, prob(4, 1000, 4, f16, spec.Softmax), h100, ""); pl.Vec {
 		t.Errorf("strided inner 4 f16: vec on")
 	}
-	if pl := mustMake(t, prob(64, 1024, 512, f16, spec.Softmax), h100, ""); !pl.Vec || pl.Launches[0].Block != [3]uint32{32, 4, 1} {
+	if pl := mustMake(t, prob(64, 1024, 512, f16, spec.Softmax), h100, "strided"); !pl.Vec || pl.Launches[0].Block != [3]uint32{32, 4, 1} {
 		t.Errorf("strided inner 512 f16: vec %v block %v", pl.Vec, pl.Launches[0].Block)
 	}
 }

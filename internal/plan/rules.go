@@ -163,7 +163,7 @@ func (c *ctx) choose() []choice {
 	if p.Inner > 1 {
 		var out []choice
 		if c.stridedRegFirst() {
-			out = append(out, choice{kernels.StridedReg, "Inner > 1, f32 axis of 128..8192: slices cached in registers (one read)"})
+			out = append(out, choice{kernels.StridedReg, "Inner > 1, axis of 128..8192: slices cached in registers (one read)"})
 		}
 		return append(out, choice{kernels.Strided, "Inner > 1: softmax along a non-last axis"},
 			choice{kernels.Naive, "fallback"})
@@ -290,23 +290,30 @@ func (c *ctx) blockRegFirst() bool {
 }
 
 // stridedRegFirst reports whether strided_reg is the measured winner for a
-// non-last axis: forward f32 with the 16-byte path, an axis of at least 128
+// non-last axis: forward with the 16-byte path, an axis of at least 128
 // (it holds up to 8192 with 8-block clusters, 1024 without) and at least one
 // whole 8-pack tile across Inner. On H200 (harness, same run, copy ratio
 // strided_reg vs strided): 4096x65536 axis 0 0.56 vs 0.44; 4096x4096 axis 0
 // 0.55 vs 0.41 (split); 32x512x8192 0.80 vs 0.51; 1x1024x65536 0.67 vs 0.41;
 // 8x2048x4096 0.59 vs 0.44; 128x128x8192 0.62 vs 0.51; an axis of 64
-// (256x64x4096) 0.44 vs 0.50, so strided keeps short axes. f16 gained
-// little (64x512x4096 0.35 vs 0.32, 64x1024x512 0.31 vs 0.32): 16-bit stays
-// with strided. Through the library (NVRTC 13, bench/results/nvidia-h200-
+// (256x64x4096) 0.44 vs 0.50, so strided keeps short axes. f16 with its
+// values held as floats gained little (64x512x4096 0.35 vs 0.32, 64x1024x512
+// 0.31 vs 0.32; see the end for the packed version). Through the library (NVRTC 13, bench/results/nvidia-h200-
 // 2026-11-22-sweep-axis.txt): 0.53 vs 0.44, 0.48 vs 0.41, 0.75 vs 0.51,
 // 0.64 vs 0.41, 0.56 vs 0.48, 0.62 vs 0.51 in the order above; axis 64 0.43
 // vs 0.49. It also needs blocks for at least half the SMs (strided
 // splits the axis of a few tiles over the whole GPU; 4096x1024 axis 0, 128
-// blocks on 132 SMs: strided_reg 36.3 µs vs strided 39.2).
+// blocks on 132 SMs: strided_reg 36.3 µs vs strided 39.2). f16/bf16 since
+// their values stay packed in registers (64 a thread, so a block holds 1024
+// axis rows of a 64-column tile; H200, µs, strided_reg before / after /
+// strided, bench/results/nvidia-h200-2026-11-22-strided16-ab.txt):
+// 64×1024×512 f16 axis 1 125.5 / 88.1 / 122.0; bf16 127.3 / 92.7 / 126.6;
+// 64×512×4096 f16 371.8 / 293.2 / 417.0; 4096×4096 f16 axis 0 83.6 / 72.0 /
+// 104.4; 1024×4096 f16 axis 0 22.8 / 24.4 / 43.7; 8×2048×4096 f16 256.2 /
+// 182.0 / 205.5.
 func (c *ctx) stridedRegFirst() bool {
 	p := c.p
-	if p.Op.Backward() || c.es != 4 || !p.Aligned || p.Inner%(8*c.P) != 0 || p.Axis < 128 {
+	if p.Op.Backward() || !p.Aligned || p.Inner%(8*c.P) != 0 || p.Axis < 128 {
 		return false
 	}
 	k, _, g, _, err := c.stridedRegShape()
