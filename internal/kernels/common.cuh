@@ -276,6 +276,8 @@ struct F16 {
   static constexpr bool FAST_EXP = true;  // see fexp_fast
   static __device__ __forceinline__ float to_f(T v) { return h2f(v); }
   static __device__ __forceinline__ T from_f(float v) { return f2h(v); }
+  // Element e of a raw pack.
+  static __device__ __forceinline__ float elem(const V16& r, int e) { return h2f((u16)(r.w[e >> 1] >> (16 * (e & 1)))); }
   static __device__ __forceinline__ void unpack(const V16& r, float* f) {
 #pragma unroll
     for (int k = 0; k < 4; ++k) unpack_h2(r.w[k], f[2 * k], f[2 * k + 1]);
@@ -294,6 +296,22 @@ struct BF16 {
   static constexpr bool FAST_EXP = true;
   static __device__ __forceinline__ float to_f(T v) { return bf2f(v); }
   static __device__ __forceinline__ T from_f(float v) { return f2bf(v); }
+  // Element e of a raw pack, straight from its 32-bit word. Opaque (asm
+  // volatile) so that the compiler re-extracts it at each use instead of
+  // keeping all the converted values of a register-cached tile live
+  // (strided_reg: 300 B of spills a thread otherwise).
+  static __device__ __forceinline__ float elem(const V16& r, int e) {
+    u32 v = r.w[e >> 1];
+#ifndef SMX_EMU
+    if (e & 1)
+      asm volatile("and.b32 %0, %0, 0xffff0000;" : "+r"(v));
+    else
+      asm volatile("shl.b32 %0, %0, 16;" : "+r"(v));
+#else
+    v = e & 1 ? v & 0xffff0000u : v << 16;
+#endif
+    return __uint_as_float(v);
+  }
   static __device__ __forceinline__ void unpack(const V16& r, float* f) {
 #pragma unroll
     for (int k = 0; k < 4; ++k) {

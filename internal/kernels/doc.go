@@ -109,11 +109,9 @@
 // 64 values at the 64 registers of a 1024-thread bound; never picked
 // automatically), the
 // f16/bf16 pipelined kernels (12-28 B), the f16/bf16 strided_reg kernels
-// (f16 4-28 B, bf16 108-172 B at nvcc 11.8; 0-8 / 112-144 B at NVRTC 13:
-// 64 packed values and their conversions at the 64 registers of a
-// 1024-thread bound; both still 25-35% faster than holding half as many
-// values as floats) and strided_reg f32 g8 (4 B: one value over the 64
-// registers of its 1024-thread bound). Registers per thread for f32 / f16
+// (0-12 B: 64 packed values at the 64 registers of a 1024-thread bound)
+// and strided_reg f32 g8 (4 B: one value over the 64 registers of its
+// 1024-thread bound). Registers per thread for f32 / f16
 // (bf16 as f16 within a few registers), static shared memory in bytes:
 //
 //	warp_row fwd   w1..w16 29-44, w32 p1 36/44, p2 45/61, p4 71/93, p8 128/128; 0
