@@ -243,32 +243,26 @@ __device__ __forceinline__ void strided_reg_kernel(const Params& p) {
   T* const out = op.y + first;
   if constexpr (RAW) {
     // Two whole loops, so that neither path's registers meet the other's.
-    if (fast) {
+    auto out_raw = [&](auto&& expo) {
 #pragma unroll
       for (int k = 0; k < NP; ++k)
         if (inmask >> k & 1) {
           float y[P];
 #pragma unroll
           for (int e = 0; e < P; ++e) {
-            const float u = raw_elem(op, raw[k], e, true) - mul[e];
+            const float u = expo(e, raw_elem(op, raw[k], e, true));
             y[e] = keep_diff ? u : Op::ex(u);
           }
           st_cs(out + k * step, D::pack(y));
         }
-    } else {
-#pragma unroll
-      for (int k = 0; k < NP; ++k)
-        if (inmask >> k & 1) {
-          float y[P];
-#pragma unroll
-          for (int e = 0; e < P; ++e) {
-            const F2 c = ld_f2_ordered(part + x * P + e);
-            const float u = (raw_elem(op, raw[k], e, true) - c.a) - c.b;
-            y[e] = keep_diff ? u : Op::ex(u);
-          }
-          st_cs(out + k * step, D::pack(y));
-        }
-    }
+    };
+    if (fast)
+      out_raw([&](int e, float v) { return v - mul[e]; });
+    else
+      out_raw([&](int e, float v) {
+        const F2 c = ld_f2_ordered(part + x * P + e);
+        return (v - c.a) - c.b;
+      });
   } else {
 #pragma unroll
     for (int k = 0; k < NP; ++k) {
