@@ -135,12 +135,15 @@ __device__ __forceinline__ void strided_reg_kernel(const Params& p) {
       if (ok && (full || j0 + ty + (i64)k * TY < j1)) inmask |= 1u << k;
   }
   float b[RAW ? 1 : NP][P];  // the values as floats (not kept when RAW)
-  float mt[RAW ? 1 : P];
-  if constexpr (!RAW) {
+  float mt[P];               // the thread's column maxima
 #pragma unroll
-    for (int e = 0; e < P; ++e) mt[e] = neg_inf();
+  for (int e = 0; e < P; ++e) mt[e] = neg_inf();
 #pragma unroll
-    for (int k = 0; k < NP; ++k) {
+  for (int k = 0; k < NP; ++k) {
+    if constexpr (RAW) {
+#pragma unroll
+      for (int e = 0; e < P; ++e) mt[e] = fmax2(mt[e], raw_elem(op, raw[k], e, inmask >> k & 1));
+    } else {
       const bool in = ok && (full || j0 + ty + (i64)k * TY < j1);
       D::unpack(raw[k], b[k]);
 #pragma unroll
@@ -152,26 +155,14 @@ __device__ __forceinline__ void strided_reg_kernel(const Params& p) {
   }
   // Per column: the thread's (m_t, d_t), merged over the lanes that own the
   // same column (lanes l and l ^ (G*k): G divides 32), stored per warp.
-  float rm[RAW ? P : 1];  // RAW: the column maxima first (fewer registers than per column)
-  if constexpr (RAW) {
-#pragma unroll
-    for (int e = 0; e < P; ++e) rm[e] = neg_inf();
-#pragma unroll
-    for (int k = 0; k < NP; ++k)
-#pragma unroll
-      for (int e = 0; e < P; ++e) rm[e] = fmax2(rm[e], raw_elem(op, raw[k], e, inmask >> k & 1));
-  }
 #pragma unroll 8
   for (int e = 0; e < P; ++e) {
-    float m, d = 0.f;
+    const float m = mt[e], s = safe(m);
+    float d = 0.f;
     if constexpr (RAW) {
-      m = rm[e];
-      const float s = safe(m);
 #pragma unroll
       for (int k = 0; k < NP; ++k) d += Op::ex(raw_elem(op, raw[k], e, inmask >> k & 1) - s);
     } else {
-      m = mt[e];
-      const float s = safe(m);
 #pragma unroll
       for (int k = 0; k < NP; ++k) {
         const float v = b[k][e] - s, ev = Op::ex(v);
