@@ -111,7 +111,7 @@ func (d *Device) run(op softmax.Op, l spec.Layout, dt spec.DType, opt Options, p
 		if err != nil {
 			return err
 		}
-		if ln.Smem > 48<<10 {
+		if ln.Smem > 0 {
 			if err := d.raiseSmem(m, f, ln.Symbol, ln.Smem); err != nil {
 				return err
 			}

@@ -18,6 +18,7 @@ const (
 	BlockVec     Strategy = "block_vec"     // block per row, 16-byte loads, exp to y then normalize in place
 	WarpRow      Strategy = "warp_row"      // 1..32 lanes per row, row in registers (short rows)
 	BlockReg     Strategy = "block_reg"     // block per row, row in registers
+	BlockHybrid  Strategy = "block_hybrid"  // block per row, row split between registers and shared memory
 	BlockSmem    Strategy = "block_smem"    // block per row, row in dynamic shared memory
 	Online2Pass  Strategy = "online_2pass"  // block per row, online (m,d), second read from L2
 	SplitRow     Strategy = "split_row"     // blocks per row chunk, partials in a workspace, 2 launches
@@ -54,6 +55,10 @@ type Variant struct {
 	// fill every pack but the last (it serves any row; the planner takes
 	// it only for those).
 	Tail bool
+	// SmemPacks is the number of 16-byte packs each thread caches in
+	// dynamic shared memory beside its register packs (block_hybrid, whose
+	// threads hold BlockRegValues values in registers whatever the dtype).
+	SmemPacks int
 }
 
 // Info describes a strategy: its source, its kernels and its needs.
@@ -126,6 +131,19 @@ func blockRegVariants(backward bool) []Variant {
 	return v
 }
 
+// blockHybridVariants: 512 threads, each with BlockRegValues values in
+// registers and 1..12 packs in shared memory.
+func blockHybridVariants() []Variant {
+	var v []Variant
+	for ns := 1; ns <= 12; ns++ {
+		v = append(v, Variant{Name: fmt.Sprintf("s%d", ns), MaxThreads: BlockHybridThreads, FixedBlock: BlockHybridThreads, SmemPacks: ns})
+	}
+	return v
+}
+
+// BlockHybridThreads is block_hybrid's block size.
+const BlockHybridThreads = 512
+
 // BlockRegValues is the most floats a forward block_reg thread caches
 // before the planner takes a larger block: 8 f32 packs or 4 f16/bf16 packs
 // (beyond that the 16-bit kernels need more than 64 registers a thread).
@@ -185,6 +203,8 @@ var catalogue = []Info{
 		Fwd: warpRowVariants(false), Bwd: warpRowVariants(true), RowsOnly: true},
 	{Strategy: BlockReg, File: "block_reg.cu", Summary: "block per row, row cached in registers, one read",
 		Fwd: blockRegVariants(false), Bwd: blockRegVariants(true), RowsOnly: true},
+	{Strategy: BlockHybrid, File: "block_hybrid.cu", Summary: "block per row, row cached in registers and dynamic shared memory (cp.async), one read",
+		Fwd: blockHybridVariants(), RowsOnly: true, DynSmem: true, MinMajor: 8},
 	{Strategy: BlockSmem, File: "block_smem.cu", Summary: "block per row, row cached in dynamic shared memory, one read",
 		Fwd: one("", 512), Bwd: one("", 512), RowsOnly: true, DynSmem: true},
 	{Strategy: Online2Pass, File: "online_2pass.cu", Summary: "block per row, online (m,d) then a second read from L2",
@@ -308,6 +328,10 @@ func (in Info) MaxCols(op spec.Op, dt spec.DType) int64 {
 		for _, v := range in.Variants(op.Backward()) {
 			best = max(best, int64(v.MaxThreads*v.Packs)*P)
 		}
+	case BlockHybrid:
+		for _, v := range in.Variants(op.Backward()) {
+			best = max(best, int64(v.MaxThreads)*(BlockRegValues+int64(v.SmemPacks)*P))
+		}
 	}
 	return best
 }
@@ -353,7 +377,8 @@ func Resources(symbol string) (regs, staticSmem int, ok bool) {
 // SmemBytes returns the dynamic shared memory a launch of strategy s needs:
 // the row (block_smem, cols elements) or the chunk (split_cluster, cols =
 // chunk elements) per input, each rounded up to 16 bytes; smem_tree needs
-// one float pair per thread. Other strategies need none.
+// one float pair per thread; block_hybrid the whole packs a thread holds
+// beyond its registers. Other strategies need none.
 func SmemBytes(s Strategy, op spec.Op, dt spec.DType, cols int64, threads int) int64 {
 	switch s {
 	case BlockSmem, SplitCluster:
@@ -361,6 +386,13 @@ func SmemBytes(s Strategy, op spec.Op, dt spec.DType, cols int64, threads int) i
 		return int64(NIn(op)) * row
 	case SmemTree:
 		return int64(threads) * 8
+	case BlockHybrid:
+		// The packs beyond the registers' BlockRegValues a thread, whole
+		// packs per thread.
+		p := int64(Pack(dt))
+		regs := int64(threads) * BlockRegValues
+		per := (max(cols-regs, 0) + int64(threads)*p - 1) / (int64(threads) * p)
+		return per * int64(threads) * 16
 	}
 	return 0
 }

@@ -395,7 +395,7 @@ __device__ __forceinline__ void ld_pack(const Op& op, int i, const typename Op::
   ld_cvt<Op, STASH>(op, i, r, row, stash, col, n, vec, f);
 }
 
-#ifndef SMX_EMU  // inline-PTX load and store
+#ifndef SMX_EMU  // inline-PTX loads, stores and asynchronous copies (sm_80+)
 // 16-byte global load. Spelled in PTX because a V16 dereferenced straight into
 // unpack was split by the compiler into four 4-byte loads (SASS LDG.E x4 in
 // cached_row's whole-pack path), a quarter of the bytes per load instruction.
@@ -413,6 +413,36 @@ __device__ __forceinline__ void st_cs(void* p, const V16& r) {
   asm volatile("st.global.cs.v4.u32 [%0], {%1, %2, %3, %4};" ::"l"(p), "r"(r.w[0]), "r"(r.w[1]), "r"(r.w[2]),
                "r"(r.w[3])
                : "memory");
+}
+
+// Bytes of dynamic shared memory this launch was given.
+__device__ __forceinline__ u32 dyn_smem_bytes() {
+  u32 r;
+  asm("mov.u32 %0, %%dynamic_smem_size;" : "=r"(r));
+  return r;
+}
+
+// 16 bytes global -> shared, bypassing L1 (.cg): the data is read once.
+__device__ __forceinline__ void cp_async16(void* sdst, const void* gsrc) {
+  u32 s;
+  asm("{\n\t.reg .u64 t;\n\tcvta.to.shared.u64 t, %1;\n\tcvt.u32.u64 %0, t;\n\t}" : "=r"(s) : "l"(sdst));
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(s), "l"(gsrc) : "memory");
+}
+
+__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;" ::: "memory"); }
+
+// Waits until at most n of this thread's committed groups are pending.
+__device__ __forceinline__ void cp_async_wait(int n) {
+  switch (n) {
+    case 0: asm volatile("cp.async.wait_group 0;" ::: "memory"); break;
+    case 1: asm volatile("cp.async.wait_group 1;" ::: "memory"); break;
+    case 2: asm volatile("cp.async.wait_group 2;" ::: "memory"); break;
+    case 3: asm volatile("cp.async.wait_group 3;" ::: "memory"); break;
+    case 4: asm volatile("cp.async.wait_group 4;" ::: "memory"); break;
+    case 5: asm volatile("cp.async.wait_group 5;" ::: "memory"); break;
+    case 6: asm volatile("cp.async.wait_group 6;" ::: "memory"); break;
+    default: asm volatile("cp.async.wait_group 7;" ::: "memory"); break;
+  }
 }
 
 #endif  // SMX_EMU
@@ -478,6 +508,13 @@ struct RedSum {
   static __device__ __forceinline__ Acc shfl_xor(Acc a, int m) { return __shfl_xor_sync(0xffffffffu, a, m); }
 };
 
+// Fwd::reduce_cached for a row held in registers only.
+struct NoMoreValues {
+  __device__ __forceinline__ float max(float m) const { return m; }
+  template <int P>
+  __device__ __forceinline__ void sum(float, float (&)[P]) const {}
+};
+
 // Fwd is the forward op: one input x (scaled on load), accumulator (m, d).
 template <class D_>
 struct Fwd {
@@ -528,13 +565,16 @@ struct Fwd {
   // pairs, whose every merge step takes two exps: with a few packs per
   // thread that merge was most of a thread's work (block_reg on 4096^2 f32
   // went from 0.59 to 0.91 of copy speed on H200 with this body).
-  template <class Red, int N>
-  __device__ __forceinline__ Fin reduce_cached(float (&b)[NIN][N]) const {
+  // Values the thread holds elsewhere (block_hybrid's shared-memory part)
+  // join through `more`: more.max(m) folds them into the thread's max and
+  // more.sum(s, ps) adds their exp(v - s) to the partial sums.
+  template <class Red, int N, class More = NoMoreValues>
+  __device__ __forceinline__ Fin reduce_cached(float (&b)[NIN][N], const More& more = More()) const {
     constexpr int P = D::P;
     float m = neg_inf();
 #pragma unroll
     for (int k = 0; k < N; ++k) m = fmax2(m, b[0][k]);
-    m = Red::template run<RedMax>(m);
+    m = Red::template run<RedMax>(more.max(m));
     const float s = safe(m);
     float ps[P];
 #pragma unroll
@@ -550,6 +590,7 @@ struct Fwd {
       b[0][k] = keep_diff ? v : e;
       ps[k % P] += e;
     }
+    more.sum(s, ps);
     return finalize(MD{m, Red::template run<RedSum>(pairwise_sum<P>(ps))});
   }
 

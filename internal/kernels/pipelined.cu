@@ -35,41 +35,9 @@
 
 namespace smx {
 
-// The deepest ring: cp.async.wait_group takes an immediate, so the waits
-// below are spelled out up to S - 1 = 7.
+// The deepest ring: cp.async.wait_group takes an immediate, so common.cuh's
+// cp_async_wait spells the waits out up to S - 1 = 7.
 constexpr int kMaxStages = 8;
-
-#ifndef SMX_EMU  // inline-PTX asynchronous copies
-// Bytes of dynamic shared memory this launch was given.
-__device__ __forceinline__ u32 dyn_smem_bytes() {
-  u32 r;
-  asm("mov.u32 %0, %%dynamic_smem_size;" : "=r"(r));
-  return r;
-}
-
-// 16 bytes global -> shared, bypassing L1 (.cg): the data is read once.
-__device__ __forceinline__ void cp_async16(void* sdst, const void* gsrc) {
-  u32 s;
-  asm("{\n\t.reg .u64 t;\n\tcvta.to.shared.u64 t, %1;\n\tcvt.u32.u64 %0, t;\n\t}" : "=r"(s) : "l"(sdst));
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(s), "l"(gsrc) : "memory");
-}
-
-__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;" ::: "memory"); }
-
-// Waits until at most n of this thread's committed groups are pending.
-__device__ __forceinline__ void cp_async_wait(int n) {
-  switch (n) {
-    case 0: asm volatile("cp.async.wait_group 0;" ::: "memory"); break;
-    case 1: asm volatile("cp.async.wait_group 1;" ::: "memory"); break;
-    case 2: asm volatile("cp.async.wait_group 2;" ::: "memory"); break;
-    case 3: asm volatile("cp.async.wait_group 3;" ::: "memory"); break;
-    case 4: asm volatile("cp.async.wait_group 4;" ::: "memory"); break;
-    case 5: asm volatile("cp.async.wait_group 5;" ::: "memory"); break;
-    case 6: asm volatile("cp.async.wait_group 6;" ::: "memory"); break;
-    default: asm volatile("cp.async.wait_group 7;" ::: "memory"); break;
-  }
-}
-#endif  // SMX_EMU
 
 // Starts copying this thread's packs of every input of `row` into slot sl,
 // then commits them as one group. A row past the end commits an empty

@@ -32,6 +32,8 @@ func (c *ctx) build(s kernels.Strategy) (Plan, error) {
 		return c.warpRow()
 	case kernels.BlockReg:
 		return c.blockReg()
+	case kernels.BlockHybrid:
+		return c.blockHybrid()
 	case kernels.BlockSmem:
 		return c.blockSmem()
 	case kernels.Online2Pass:
@@ -207,6 +209,34 @@ func (c *ctx) blockReg() (Plan, error) {
 	grid := max(1, min(c.p.Outer, maxGridX))
 	return c.plan1(kernels.BlockReg, c.vec(), Launch{Symbol: sym, Grid: block1(grid), Block: block1(nt)},
 		fmt.Sprintf("%d threads × %d packs per row, a block per row", nt, v.Packs)), nil
+}
+
+// block_hybrid: a 512-thread block per row, kernels.BlockRegValues values a
+// thread in registers and the rest of the row in shared memory.
+func (c *ctx) blockHybrid() (Plan, error) {
+	if !c.p.Aligned || c.p.Axis%c.P != 0 {
+		return Plan{}, fmt.Errorf("it needs 16-byte aligned rows of whole 16-byte packs (cols %d, %d per pack): cp.async copies whole packs", c.p.Axis, c.P)
+	}
+	in := kernels.BlockHybrid.Info()
+	nt := int64(kernels.BlockHybridThreads)
+	regs := nt * kernels.BlockRegValues
+	if c.p.Axis <= regs {
+		return Plan{}, fmt.Errorf("rows of %d elements fit its registers alone (%d): block_reg holds them", c.p.Axis, regs)
+	}
+	ns := ceilDiv(c.p.Axis-regs, nt*c.P)
+	v, ok := in.Variant(false, fmt.Sprintf("s%d", ns))
+	if !ok {
+		return Plan{}, fmt.Errorf("rows of %d elements exceed its cache (%d)", c.p.Axis, in.MaxCols(c.p.Op, c.dt))
+	}
+	sym := c.sym(kernels.BlockHybrid, v.Name)
+	smem := kernels.SmemBytes(kernels.BlockHybrid, c.p.Op, c.dt, c.p.Axis, int(nt))
+	occ, err := c.fits(in.File, sym, int(nt), smem)
+	if err != nil {
+		return Plan{}, err
+	}
+	grid := max(1, min(c.p.Outer, maxGridX))
+	return c.plan1(kernels.BlockHybrid, true, Launch{Symbol: sym, Grid: block1(grid), Block: block1(nt), Smem: int(smem)},
+		fmt.Sprintf("%d threads × %d values in registers + %d packs in %d bytes of shared memory per row, %d blocks/SM", nt, kernels.BlockRegValues, ns, smem, occ)), nil
 }
 
 // staticSmem is a kernel's static shared memory (256 B if unknown).

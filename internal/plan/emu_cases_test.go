@@ -43,7 +43,10 @@ func TestEmuCases(t *testing.T) {
 		// packs of a block empty, one block holding 1024 rows.
 		{2, 1024, 36}, {3, 130, 32}, {1, 513, 72}, {2, 7, 64},
 		// 16-bit block_reg rows of 16384 (few rows) and f32 rows of 384.
-		{3, 16384, 1}, {5, 384, 1}}
+		{3, 16384, 1}, {5, 384, 1},
+		// block_hybrid: one shared pack a thread only partly live, every
+		// pack full at the f32 limit, 16-bit rows at theirs.
+		{2, 16388, 1}, {3, 40960, 1}, {2, 65536, 1}}
 	var out strings.Builder
 	strats := append([]string{"auto"}, Strategies()...)
 	n := 0

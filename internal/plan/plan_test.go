@@ -290,10 +290,19 @@ func TestRegimes(t *testing.T) {
 		{"8192 f32", prob(2048, 8192, 1, f32, spec.Softmax), h100, kernels.BlockReg, "block_reg_fwd_f32_t256_p8"},
 		{"16384 f32", prob(2048, 16384, 1, f32, spec.Softmax), h100, kernels.BlockReg, "block_reg_fwd_f32_t512_p8"},
 		{"12288 f32", prob(2048, 12288, 1, f32, spec.Softmax), h100, kernels.BlockReg, "block_reg_fwd_f32_t512_p6"},
-		{"32000 f32 (last pack partial)", prob(4096, 32000, 1, f32, spec.Softmax), h100, kernels.BlockReg, "block_reg_fwd_f32_t1024_p8_tail"},
-		{"32768 f32 (full)", prob(4096, 32768, 1, f32, spec.Softmax), h100, kernels.BlockReg, "block_reg_fwd_f32_t1024_p8"},
-		{"20000 f32 (packs end early)", prob(4096, 20000, 1, f32, spec.Softmax), h100, kernels.BlockReg, "block_reg_fwd_f32_t1024_p5_tail"},
-		{"20480 f32", prob(2048, 20480, 1, f32, spec.Softmax), h100, kernels.BlockReg, ""},
+		{"32000 f32 (last pack partial)", prob(4096, 32000, 1, f32, spec.Softmax), h100, kernels.BlockHybrid, "block_hybrid_fwd_f32_s8"},
+		{"32768 f32 (full)", prob(4096, 32768, 1, f32, spec.Softmax), h100, kernels.BlockHybrid, "block_hybrid_fwd_f32_s8"},
+		{"20000 f32 (packs end early)", prob(4096, 20000, 1, f32, spec.Softmax), h100, kernels.BlockHybrid, "block_hybrid_fwd_f32_s2"},
+		{"20480 f32", prob(2048, 20480, 1, f32, spec.Softmax), h100, kernels.BlockHybrid, ""},
+		{"40960 f32", prob(2048, 40960, 1, f32, spec.Softmax), h100, kernels.BlockHybrid, "block_hybrid_fwd_f32_s12"},
+		{"20480 f16", prob(4096, 20480, 1, f16, spec.Softmax), h100, kernels.BlockHybrid, "block_hybrid_fwd_f16_s1"},
+		{"65536 bf16", prob(1024, 65536, 1, spec.BFloat16, spec.LogSoftmax), h100, kernels.BlockHybrid, "block_hybrid_fwd_bf16_s12"},
+		{"16384 f32 (512 threads' registers)", prob(4096, 16384, 1, f32, spec.Softmax), h100, kernels.BlockReg, "block_reg_fwd_f32_t512_p8"},
+		{"20480 f32 backward", prob(4096, 20480, 1, f32, spec.SoftmaxBackward), h100, kernels.Online2Pass, ""},
+		// Fewer rows than SMs: every block has an SM to itself, so
+		// block_reg's 1024-thread blocks stay.
+		{"32000 f32 few rows (last pack partial)", prob(64, 32000, 1, f32, spec.Softmax), h100, kernels.BlockReg, "block_reg_fwd_f32_t1024_p8_tail"},
+		{"20000 f32 few rows (packs end early)", prob(64, 20000, 1, f32, spec.Softmax), h100, kernels.BlockReg, "block_reg_fwd_f32_t1024_p5_tail"},
 		{"16384 f16", prob(2048, 16384, 1, f16, spec.Softmax), h100, kernels.BlockSmem, ""},
 		{"8192 f16", prob(2048, 8192, 1, f16, spec.Softmax), h100, kernels.BlockReg, ""},
 		{"2048 f16 small tensor", prob(2048, 2048, 1, f16, spec.Softmax), h100, kernels.BlockReg, ""},
@@ -301,7 +310,7 @@ func TestRegimes(t *testing.T) {
 		{"1024 bf16 16 MB", prob(8192, 1024, 1, spec.BFloat16, spec.Softmax), h100, kernels.BlockReg, ""},
 		{"2048 bf16 many rows", prob(16384, 2048, 1, spec.BFloat16, spec.Softmax), h100, kernels.BlockReg, "block_reg_fwd_bf16_t64_p4"},
 		{"2048 f16 many rows backward", prob(16384, 2048, 1, f16, spec.SoftmaxBackward), h100, kernels.Online2Pass, ""},
-		{"32768 f32 many rows", prob(4096, 32768, 1, f32, spec.Softmax), h100, kernels.BlockReg, ""},
+		{"32768 f32 many rows", prob(4096, 32768, 1, f32, spec.Softmax), h100, kernels.BlockHybrid, ""},
 		{"32768 f32 unaligned", Problem{Outer: 4096, Axis: 32768, Inner: 1, DType: f32, Op: spec.Softmax}, h100, kernels.Online2Pass, ""},
 		{"50000 f32 A100", prob(1000, 50000, 1, f32, spec.Softmax), a100, kernels.Online2Pass, ""},
 		{"row larger than smem", prob(1000, 1<<20, 1, f32, spec.Softmax), h100, kernels.Online2Pass, "online_2pass_fwd_f32"},
@@ -646,9 +655,63 @@ func TestEveryStrategyReachable(t *testing.T) {
 		if s == string(kernels.StridedReg) {
 			p.Inner = 64 // a non-last axis, whole packs across Inner
 		}
+		if s == string(kernels.BlockHybrid) {
+			p.Axis = 20480 // beyond 512 threads' registers
+		}
 		pl := mustMake(t, p, h100, s)
 		if pl.Strategy != s {
 			t.Errorf("forced %s gave %s", s, pl.Strategy)
+		}
+	}
+}
+
+// block_hybrid: 512 threads, the packs beyond 32 values a thread in shared
+// memory (whole packs per thread), and a refusal for rows it cannot serve.
+func TestBlockHybridShapes(t *testing.T) {
+	cases := []struct {
+		p    Problem
+		sym  string
+		smem int
+	}{
+		// 16385..18432 f32: one pack a thread beyond the registers.
+		{prob(4096, 16388, 1, spec.Float32, spec.Softmax), "block_hybrid_fwd_f32_s1", 512 * 16},
+		{prob(4096, 20480, 1, spec.Float32, spec.LogSoftmax), "block_hybrid_fwd_f32_s2", 2 * 512 * 16},
+		{prob(300, 40960, 1, spec.Float32, spec.Softmax), "block_hybrid_fwd_f32_s12", 12 * 512 * 16},
+		// 16-bit: 4 packs (32 values) in registers, 4096 elements per
+		// shared pack.
+		{prob(4096, 16384+4096*3, 1, spec.Float16, spec.Softmax), "block_hybrid_fwd_f16_s3", 3 * 512 * 16},
+		{prob(64, 65536, 1, spec.BFloat16, spec.Softmax), "block_hybrid_fwd_bf16_s12", 12 * 512 * 16},
+	}
+	for _, tc := range cases {
+		occ := func(file, sym string, block, smem int) (int, error) {
+			if file != "block_hybrid.cu" || sym != tc.sym || block != 512 || smem != tc.smem {
+				t.Errorf("occupancy query %s %s %d %d, want %s 512 %d", file, sym, block, smem, tc.sym, tc.smem)
+			}
+			return 2, nil
+		}
+		pl, err := Make(tc.p, h100, occ, "block_hybrid")
+		if err != nil {
+			t.Fatalf("%+v: %v", tc.p, err)
+		}
+		check(t, tc.p, h100, pl)
+		l := pl.Launches[0]
+		if l.Symbol != tc.sym || l.Block != [3]uint32{512, 1, 1} || l.Smem != tc.smem || !pl.Vec || int64(l.Grid[0]) != tc.p.Outer {
+			t.Errorf("%+v: %s block %v grid %v smem %d vec %v", tc.p, l.Symbol, l.Block, l.Grid, l.Smem, pl.Vec)
+		}
+	}
+	for _, tc := range []struct {
+		p    Problem
+		want string
+	}{
+		{prob(4096, 16384, 1, spec.Float32, spec.Softmax), "fit its registers alone"},
+		{prob(4096, 40964, 1, spec.Float32, spec.Softmax), "exceed its cache (40960)"},
+		{prob(4096, 20001, 1, spec.Float32, spec.Softmax), "whole 16-byte packs"},
+		{Problem{Outer: 4096, Axis: 20480, Inner: 1, DType: spec.Float32, Op: spec.Softmax}, "aligned"},
+		{prob(4096, 20480, 1, spec.Float32, spec.SoftmaxBackward), "no backward kernels"},
+		{prob(64, 20480, 3, spec.Float32, spec.Softmax), "last"},
+	} {
+		if _, err := Make(tc.p, h100, nil, "block_hybrid"); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%+v: error %v, want one containing %q", tc.p, err, tc.want)
 		}
 	}
 }

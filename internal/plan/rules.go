@@ -175,6 +175,9 @@ func (c *ctx) choose() []choice {
 			out = append(out, choice{s, why})
 		}
 	}
+	if c.blockHybridFirst() {
+		out = append(out, choice{kernels.BlockHybrid, "forward rows of 16385..40960 (f32) or ..65536 (f16/bf16) columns: 512 threads per row, 32 values a thread in registers and the rest in shared memory, two rows per SM"})
+	}
 	if c.blockRegFirst() {
 		out = append(out, choice{kernels.BlockReg, "forward rows of 1.25..128 KB (f32) or 2..16 KB (f16/bf16; 32 KB for fewer rows than SMs): block per row, row in registers, one exp per element"})
 	}
@@ -260,7 +263,7 @@ func (c *ctx) twoReadBlockRows() bool {
 	if c.p.Op.Backward() {
 		return true
 	}
-	if c.blockRegFirst() {
+	if c.blockRegFirst() || c.blockHybridFirst() {
 		return false
 	}
 	if occ, err := c.blockSmemOccupancy(); err == nil && occ >= 2 {
@@ -287,6 +290,30 @@ func (c *ctx) blockRegFirst() bool {
 		return cols >= 320 && cols <= kernels.BlockReg.Info().MaxCols(c.p.Op, c.dt)
 	}
 	return cols >= 1024 && (cols <= 8192 || cols <= 16384 && c.p.Outer < int64(c.d.SMs))
+}
+
+// blockHybridFirst reports whether block_hybrid is the measured winner:
+// forward rows of whole packs beyond a 512-thread block's registers (16384
+// columns, any dtype) up to all it holds (40960 f32, 65536 f16/bf16), with
+// at least as many rows as SMs. block_reg serves f32 rows of 16385..32768
+// only with 1024-thread blocks, one per SM, whose SM reads nothing while
+// the block reduces and writes; here two 512-thread blocks share an SM.
+// H200, softmax bench, same run, µs (bench/results/nvidia-h200-2026-11-22-
+// hybrid-ab.txt), block_hybrid vs the previous pick: f32 4096×16896 152.1
+// vs block_reg 184.3; 4096×20480 178.2 vs 195.5; 4096×24576 210.2 vs
+// 219.3; 4096×32000 270.7 vs 270.8; 4096×32768 277.0 vs 274.4 (a tie, kept
+// for one kernel across the range); 4096×36864 311.1 vs pipelined 410.2;
+// 4096×40960 344.3 vs 426.4; 2048×20480 96.4 vs 103.5; 256×24576 21.1 vs
+// 23.1. 16-bit: 4096×20480 f16 115.7 vs block_smem 130.2; 2048×32768 f16
+// 88.9 vs 112.4; 4096×24576 bf16 136.5 vs 167.0; 1024×65536 bf16 93.1 vs
+// online_2pass 107.2. Fewer rows than SMs were not measured: block_reg's
+// (or the split strategies') choice stands there.
+func (c *ctx) blockHybridFirst() bool {
+	p := c.p
+	if p.Op.Backward() || !c.vec() || p.Axis%c.P != 0 || p.Outer < int64(c.d.SMs) {
+		return false
+	}
+	return p.Axis > kernels.BlockHybridThreads*kernels.BlockRegValues && p.Axis <= kernels.BlockHybrid.Info().MaxCols(p.Op, c.dt)
 }
 
 // stridedRegFirst reports whether strided_reg is the measured winner for a

@@ -1,0 +1,176 @@
+// block_hybrid: one block per row, the row cached partly in registers and
+// partly in dynamic shared memory, one global read and one write (forward).
+//
+// block_reg holds a row in registers at up to 32 values a thread, so rows
+// beyond 512 threads' worth (16384 f32) take 1024-thread blocks, and a
+// 1024-thread block of more than 32 registers a thread is alone on its SM:
+// while it reduces and writes, nothing on that SM reads. Here 512 threads
+// keep 32 values each in registers (8 f32 / 4 f16-bf16 packs, as block_reg
+// t512) and NS more packs each in shared memory, filled by cp.async before
+// the register loads are issued, so two blocks (two rows) stay resident per
+// SM. The shared-memory part is kept raw and converted again for the sum
+// and for the output (two exps per element there; the write-back of the
+// exps measured no faster). H200 harness, 4096 rows f32, µs, same run,
+// block_reg t1024 vs this: 20480 195.1 vs 171.2, 24576 218.1 vs 203.8,
+// 28672 245.6 vs 240.7 (256 threads, 20 packs in shared memory), 32768
+// 273.1 vs 269.5.
+//
+// Launch contract (Inner == 1, rows = outer, cols = axis), forward only:
+//   block  (512, 1, 1) exactly
+//   rows   whole 16-byte packs (vec, cols % P == 0) that fill the register
+//          part: R*512*P < cols <= (R+NS)*512*P, R*P = 32 (P = 4 f32,
+//          8 f16/bf16)
+//   smem   dynamic NS*512*16 bytes (the host raises
+//          CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES above 48 KB)
+//   grid   (g, 1, 1), g <= min(rows, 2^31-1); blocks grid-stride over rows
+//   symbol block_hybrid_fwd_{f32,f16,bf16}_s{NS}, NS = 1..12
+#include "common.cuh"
+
+namespace smx {
+
+constexpr int kHybridThreads = 512;
+
+// The shared-memory part of a row for Fwd::reduce_cached: thread t's packs
+// (R + k)*NT + t, k < NS, stashed at stash[k*NT + t]. Each thread reads
+// only the slots it copied, so no barrier guards the stash (and the next
+// row's copies are issued after this thread's last read of it).
+template <class Op, int R, int NS, int NT>
+struct StashedPacks {
+  typedef typename Op::D D;
+  static constexpr int P = D::P;
+  const Op& op;
+  const V16* stash;
+  i64 n;
+  int t;
+
+  __device__ __forceinline__ bool live(int k) const { return (i64)((R + k) * NT + t) * P < n; }
+
+  __device__ __forceinline__ void vals(int k, float (&v)[1][P]) const {
+    D::unpack(stash[k * NT + t], v[0]);
+#pragma unroll
+    for (int e = 0; e < P; ++e) v[0][e] = op.conv(0, v[0][e]);
+  }
+
+  // Runs after the register part's max: the copies had the loads' latency
+  // to land.
+  __device__ __forceinline__ float max(float m) const {
+    cp_async_wait(0);
+#pragma unroll
+    for (int k = 0; k < NS; ++k) {
+      if (live(k)) {
+        float v[1][P];
+        vals(k, v);
+#pragma unroll
+        for (int e = 0; e < P; ++e) m = fmax2(m, v[0][e]);
+      }
+    }
+    return m;
+  }
+
+  __device__ __forceinline__ void sum(float s, float (&ps)[P]) const {
+#pragma unroll
+    for (int k = 0; k < NS; ++k) {
+      if (live(k)) {
+        float v[1][P];
+        vals(k, v);
+#pragma unroll
+        for (int e = 0; e < P; ++e) ps[e] += Op::ex(v[0][e] - s);
+      }
+    }
+  }
+};
+
+template <class Op, int NS>
+__device__ __forceinline__ void block_hybrid_kernel(const Params& p) {
+  typedef typename Op::D D;
+  constexpr int P = D::P, R = 32 / P, NT = kHybridThreads;
+  const Op op(p);
+  const i64 rows = p.outer, cols = p.axis;
+  const int t = threadIdx.x;
+  V16* const stash = static_cast<V16*>(dyn_smem());
+  for (i64 row = blockIdx.x; row < rows; row += gridDim.x) {
+    const i64 off = row * cols;
+    const StashedPacks<Op, R, NS, NT> part{op, stash, cols, t};
+#pragma unroll
+    for (int k = 0; k < NS; ++k)
+      if (part.live(k)) cp_async16(stash + k * NT + t, op.src(0) + off + (i64)((R + k) * NT + t) * P);
+    cp_async_commit();
+    float b[1][R * P];
+    {
+      V16 raw[R];
+#pragma unroll
+      for (int k = 0; k < R; ++k) raw[k] = ld16(op.src(0) + off + (i64)(k * NT + t) * P);
+#pragma unroll
+      for (int k = 0; k < R; ++k) {
+        D::unpack(raw[k], &b[0][k * P]);
+#pragma unroll
+        for (int e = 0; e < P; ++e) b[0][k * P + e] = op.conv(0, b[0][k * P + e]);
+      }
+    }
+    const typename Op::Fin f = op.template reduce_cached<BlockRed>(b, part);
+#pragma unroll
+    for (int k = 0; k < R; ++k) {
+      float o[P];
+      op.out_cached(b, k * P, o, f);
+      st_cs(op.dst() + off + (i64)(k * NT + t) * P, D::pack(o));
+    }
+#pragma unroll
+    for (int k = 0; k < NS; ++k) {
+      if (part.live(k)) {
+        float v[1][P], o[P];
+        part.vals(k, v);
+        op.out_vals(v, 0, o, f);
+        st_cs(op.dst() + off + (i64)((R + k) * NT + t) * P, D::pack(o));
+      }
+    }
+  }
+}
+
+}  // namespace smx
+
+// Two blocks of 512 threads per SM: at most 64 registers a thread.
+#define BH_BOUNDS 512, 2
+
+// Kernels (one extern "C" symbol each; the dtype blocks follow SMX_DTYPES).
+#if SMX_DTYPES & 1
+SMX_KERNEL(block_hybrid_fwd_f32_s1, BH_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::F32>, 1>)
+SMX_KERNEL(block_hybrid_fwd_f32_s2, BH_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::F32>, 2>)
+SMX_KERNEL(block_hybrid_fwd_f32_s3, BH_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::F32>, 3>)
+SMX_KERNEL(block_hybrid_fwd_f32_s4, BH_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::F32>, 4>)
+SMX_KERNEL(block_hybrid_fwd_f32_s5, BH_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::F32>, 5>)
+SMX_KERNEL(block_hybrid_fwd_f32_s6, BH_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::F32>, 6>)
+SMX_KERNEL(block_hybrid_fwd_f32_s7, BH_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::F32>, 7>)
+SMX_KERNEL(block_hybrid_fwd_f32_s8, BH_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::F32>, 8>)
+SMX_KERNEL(block_hybrid_fwd_f32_s9, BH_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::F32>, 9>)
+SMX_KERNEL(block_hybrid_fwd_f32_s10, BH_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::F32>, 10>)
+SMX_KERNEL(block_hybrid_fwd_f32_s11, BH_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::F32>, 11>)
+SMX_KERNEL(block_hybrid_fwd_f32_s12, BH_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::F32>, 12>)
+#endif
+#if SMX_DTYPES & 2
+SMX_KERNEL(block_hybrid_fwd_f16_s1, BH_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::F16>, 1>)
+SMX_KERNEL(block_hybrid_fwd_f16_s2, BH_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::F16>, 2>)
+SMX_KERNEL(block_hybrid_fwd_f16_s3, BH_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::F16>, 3>)
+SMX_KERNEL(block_hybrid_fwd_f16_s4, BH_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::F16>, 4>)
+SMX_KERNEL(block_hybrid_fwd_f16_s5, BH_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::F16>, 5>)
+SMX_KERNEL(block_hybrid_fwd_f16_s6, BH_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::F16>, 6>)
+SMX_KERNEL(block_hybrid_fwd_f16_s7, BH_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::F16>, 7>)
+SMX_KERNEL(block_hybrid_fwd_f16_s8, BH_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::F16>, 8>)
+SMX_KERNEL(block_hybrid_fwd_f16_s9, BH_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::F16>, 9>)
+SMX_KERNEL(block_hybrid_fwd_f16_s10, BH_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::F16>, 10>)
+SMX_KERNEL(block_hybrid_fwd_f16_s11, BH_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::F16>, 11>)
+SMX_KERNEL(block_hybrid_fwd_f16_s12, BH_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::F16>, 12>)
+#endif
+#if SMX_DTYPES & 4
+SMX_KERNEL(block_hybrid_fwd_bf16_s1, BH_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::BF16>, 1>)
+SMX_KERNEL(block_hybrid_fwd_bf16_s2, BH_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::BF16>, 2>)
+SMX_KERNEL(block_hybrid_fwd_bf16_s3, BH_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::BF16>, 3>)
+SMX_KERNEL(block_hybrid_fwd_bf16_s4, BH_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::BF16>, 4>)
+SMX_KERNEL(block_hybrid_fwd_bf16_s5, BH_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::BF16>, 5>)
+SMX_KERNEL(block_hybrid_fwd_bf16_s6, BH_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::BF16>, 6>)
+SMX_KERNEL(block_hybrid_fwd_bf16_s7, BH_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::BF16>, 7>)
+SMX_KERNEL(block_hybrid_fwd_bf16_s8, BH_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::BF16>, 8>)
+SMX_KERNEL(block_hybrid_fwd_bf16_s9, BH_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::BF16>, 9>)
+SMX_KERNEL(block_hybrid_fwd_bf16_s10, BH_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::BF16>, 10>)
+SMX_KERNEL(block_hybrid_fwd_bf16_s11, BH_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::BF16>, 11>)
+SMX_KERNEL(block_hybrid_fwd_bf16_s12, BH_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::BF16>, 12>)
+#endif
