@@ -4,31 +4,30 @@
 // block_reg holds a row in registers at up to 32 values a thread, so rows
 // beyond 512 threads' worth (16384 f32) take 1024-thread blocks, and a
 // 1024-thread block of more than 32 registers a thread is alone on its SM:
-// while it reduces and writes, nothing on that SM reads. Here 512 threads
-// keep 32 values each in registers (8 f32 / 4 f16-bf16 packs, as block_reg
-// t512) and NS more packs each in shared memory, filled by cp.async before
-// the register loads are issued, so two blocks (two rows) stay resident per
-// SM. The shared-memory part is kept raw and converted again for the sum
-// and for the output (two exps per element there; the write-back of the
-// exps measured no faster). H200 harness, 4096 rows f32, µs, same run,
-// block_reg t1024 vs this: 20480 195.1 vs 171.2, 24576 218.1 vs 203.8,
-// 28672 245.6 vs 240.7 (256 threads, 20 packs in shared memory), 32768
-// 273.1 vs 269.5.
+// while it reduces and writes, nothing on that SM reads. Here NT threads
+// keep 32 values each in registers (8 f32 / 4 f16-bf16 packs, as block_reg)
+// and NS more packs each in shared memory, filled by cp.async before the
+// register loads are issued. With NT = 512 two blocks (two rows) stay
+// resident per SM; NT = 1024 holds rows no register cache can (up to
+// 81920 f32 / 131072 f16-bf16 with 192 KB of shared memory), one per SM,
+// for batches of fewer rows than SMs that would otherwise read every row
+// twice. The shared-memory part is kept raw and converted again for the
+// sum and for the output (two exps per element there; the write-back of
+// the exps measured no faster). H200 harness, 4096 rows f32, µs, same run,
+// block_reg t1024 vs NT = 512: 20480 195.1 vs 171.2, 24576 218.1 vs 203.8,
+// 32768 273.1 vs 269.5.
 //
 // Launch contract (Inner == 1, rows = outer, cols = axis), forward only:
-//   block  (512, 1, 1) exactly
+//   block  (NT, 1, 1) exactly, NT = 512 or 1024
 //   rows   whole 16-byte packs (vec, cols % P == 0) that fill the register
-//          part: R*512*P < cols <= (R+NS)*512*P, R*P = 32 (P = 4 f32,
+//          part: R*NT*P < cols <= (R+NS)*NT*P, R*P = 32 (P = 4 f32,
 //          8 f16/bf16)
-//   smem   dynamic NS*512*16 bytes (the host raises
-//          CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES above 48 KB)
+//   smem   dynamic NS*NT*16 bytes (the host opts into it)
 //   grid   (g, 1, 1), g <= min(rows, 2^31-1); blocks grid-stride over rows
-//   symbol block_hybrid_fwd_{f32,f16,bf16}_s{NS}, NS = 1..12
+//   symbol block_hybrid_fwd_{f32,f16,bf16}_t{NT}_s{NS}, NS = 1..12
 #include "common.cuh"
 
 namespace smx {
-
-constexpr int kHybridThreads = 512;
 
 // The shared-memory part of a row for Fwd::reduce_cached: thread t's packs
 // (R + k)*NT + t, k < NS, stashed at stash[k*NT + t]. Each thread reads
@@ -80,10 +79,10 @@ struct StashedPacks {
   }
 };
 
-template <class Op, int NS>
+template <class Op, int NT, int NS>
 __device__ __forceinline__ void block_hybrid_kernel(const Params& p) {
   typedef typename Op::D D;
-  constexpr int P = D::P, R = 32 / P, NT = kHybridThreads;
+  constexpr int P = D::P, R = 32 / P;
   const Op op(p);
   const i64 rows = p.outer, cols = p.axis;
   const int t = threadIdx.x;
@@ -128,49 +127,86 @@ __device__ __forceinline__ void block_hybrid_kernel(const Params& p) {
 
 }  // namespace smx
 
-// Two blocks of 512 threads per SM: at most 64 registers a thread.
-#define BH_BOUNDS 512, 2
+// At most 64 registers a thread: two 512-thread blocks per SM, or one of 1024.
+#define BH512_BOUNDS 512, 2
+#define BH1024_BOUNDS 1024, 1
 
 // Kernels (one extern "C" symbol each; the dtype blocks follow SMX_DTYPES).
 #if SMX_DTYPES & 1
-SMX_KERNEL(block_hybrid_fwd_f32_s1, BH_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::F32>, 1>)
-SMX_KERNEL(block_hybrid_fwd_f32_s2, BH_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::F32>, 2>)
-SMX_KERNEL(block_hybrid_fwd_f32_s3, BH_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::F32>, 3>)
-SMX_KERNEL(block_hybrid_fwd_f32_s4, BH_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::F32>, 4>)
-SMX_KERNEL(block_hybrid_fwd_f32_s5, BH_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::F32>, 5>)
-SMX_KERNEL(block_hybrid_fwd_f32_s6, BH_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::F32>, 6>)
-SMX_KERNEL(block_hybrid_fwd_f32_s7, BH_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::F32>, 7>)
-SMX_KERNEL(block_hybrid_fwd_f32_s8, BH_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::F32>, 8>)
-SMX_KERNEL(block_hybrid_fwd_f32_s9, BH_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::F32>, 9>)
-SMX_KERNEL(block_hybrid_fwd_f32_s10, BH_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::F32>, 10>)
-SMX_KERNEL(block_hybrid_fwd_f32_s11, BH_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::F32>, 11>)
-SMX_KERNEL(block_hybrid_fwd_f32_s12, BH_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::F32>, 12>)
+SMX_KERNEL(block_hybrid_fwd_f32_t512_s1, BH512_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::F32>, 512, 1>)
+SMX_KERNEL(block_hybrid_fwd_f32_t512_s2, BH512_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::F32>, 512, 2>)
+SMX_KERNEL(block_hybrid_fwd_f32_t512_s3, BH512_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::F32>, 512, 3>)
+SMX_KERNEL(block_hybrid_fwd_f32_t512_s4, BH512_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::F32>, 512, 4>)
+SMX_KERNEL(block_hybrid_fwd_f32_t512_s5, BH512_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::F32>, 512, 5>)
+SMX_KERNEL(block_hybrid_fwd_f32_t512_s6, BH512_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::F32>, 512, 6>)
+SMX_KERNEL(block_hybrid_fwd_f32_t512_s7, BH512_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::F32>, 512, 7>)
+SMX_KERNEL(block_hybrid_fwd_f32_t512_s8, BH512_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::F32>, 512, 8>)
+SMX_KERNEL(block_hybrid_fwd_f32_t512_s9, BH512_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::F32>, 512, 9>)
+SMX_KERNEL(block_hybrid_fwd_f32_t512_s10, BH512_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::F32>, 512, 10>)
+SMX_KERNEL(block_hybrid_fwd_f32_t512_s11, BH512_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::F32>, 512, 11>)
+SMX_KERNEL(block_hybrid_fwd_f32_t512_s12, BH512_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::F32>, 512, 12>)
+SMX_KERNEL(block_hybrid_fwd_f32_t1024_s1, BH1024_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::F32>, 1024, 1>)
+SMX_KERNEL(block_hybrid_fwd_f32_t1024_s2, BH1024_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::F32>, 1024, 2>)
+SMX_KERNEL(block_hybrid_fwd_f32_t1024_s3, BH1024_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::F32>, 1024, 3>)
+SMX_KERNEL(block_hybrid_fwd_f32_t1024_s4, BH1024_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::F32>, 1024, 4>)
+SMX_KERNEL(block_hybrid_fwd_f32_t1024_s5, BH1024_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::F32>, 1024, 5>)
+SMX_KERNEL(block_hybrid_fwd_f32_t1024_s6, BH1024_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::F32>, 1024, 6>)
+SMX_KERNEL(block_hybrid_fwd_f32_t1024_s7, BH1024_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::F32>, 1024, 7>)
+SMX_KERNEL(block_hybrid_fwd_f32_t1024_s8, BH1024_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::F32>, 1024, 8>)
+SMX_KERNEL(block_hybrid_fwd_f32_t1024_s9, BH1024_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::F32>, 1024, 9>)
+SMX_KERNEL(block_hybrid_fwd_f32_t1024_s10, BH1024_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::F32>, 1024, 10>)
+SMX_KERNEL(block_hybrid_fwd_f32_t1024_s11, BH1024_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::F32>, 1024, 11>)
+SMX_KERNEL(block_hybrid_fwd_f32_t1024_s12, BH1024_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::F32>, 1024, 12>)
 #endif
 #if SMX_DTYPES & 2
-SMX_KERNEL(block_hybrid_fwd_f16_s1, BH_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::F16>, 1>)
-SMX_KERNEL(block_hybrid_fwd_f16_s2, BH_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::F16>, 2>)
-SMX_KERNEL(block_hybrid_fwd_f16_s3, BH_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::F16>, 3>)
-SMX_KERNEL(block_hybrid_fwd_f16_s4, BH_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::F16>, 4>)
-SMX_KERNEL(block_hybrid_fwd_f16_s5, BH_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::F16>, 5>)
-SMX_KERNEL(block_hybrid_fwd_f16_s6, BH_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::F16>, 6>)
-SMX_KERNEL(block_hybrid_fwd_f16_s7, BH_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::F16>, 7>)
-SMX_KERNEL(block_hybrid_fwd_f16_s8, BH_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::F16>, 8>)
-SMX_KERNEL(block_hybrid_fwd_f16_s9, BH_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::F16>, 9>)
-SMX_KERNEL(block_hybrid_fwd_f16_s10, BH_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::F16>, 10>)
-SMX_KERNEL(block_hybrid_fwd_f16_s11, BH_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::F16>, 11>)
-SMX_KERNEL(block_hybrid_fwd_f16_s12, BH_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::F16>, 12>)
+SMX_KERNEL(block_hybrid_fwd_f16_t512_s1, BH512_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::F16>, 512, 1>)
+SMX_KERNEL(block_hybrid_fwd_f16_t512_s2, BH512_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::F16>, 512, 2>)
+SMX_KERNEL(block_hybrid_fwd_f16_t512_s3, BH512_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::F16>, 512, 3>)
+SMX_KERNEL(block_hybrid_fwd_f16_t512_s4, BH512_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::F16>, 512, 4>)
+SMX_KERNEL(block_hybrid_fwd_f16_t512_s5, BH512_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::F16>, 512, 5>)
+SMX_KERNEL(block_hybrid_fwd_f16_t512_s6, BH512_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::F16>, 512, 6>)
+SMX_KERNEL(block_hybrid_fwd_f16_t512_s7, BH512_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::F16>, 512, 7>)
+SMX_KERNEL(block_hybrid_fwd_f16_t512_s8, BH512_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::F16>, 512, 8>)
+SMX_KERNEL(block_hybrid_fwd_f16_t512_s9, BH512_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::F16>, 512, 9>)
+SMX_KERNEL(block_hybrid_fwd_f16_t512_s10, BH512_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::F16>, 512, 10>)
+SMX_KERNEL(block_hybrid_fwd_f16_t512_s11, BH512_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::F16>, 512, 11>)
+SMX_KERNEL(block_hybrid_fwd_f16_t512_s12, BH512_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::F16>, 512, 12>)
+SMX_KERNEL(block_hybrid_fwd_f16_t1024_s1, BH1024_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::F16>, 1024, 1>)
+SMX_KERNEL(block_hybrid_fwd_f16_t1024_s2, BH1024_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::F16>, 1024, 2>)
+SMX_KERNEL(block_hybrid_fwd_f16_t1024_s3, BH1024_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::F16>, 1024, 3>)
+SMX_KERNEL(block_hybrid_fwd_f16_t1024_s4, BH1024_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::F16>, 1024, 4>)
+SMX_KERNEL(block_hybrid_fwd_f16_t1024_s5, BH1024_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::F16>, 1024, 5>)
+SMX_KERNEL(block_hybrid_fwd_f16_t1024_s6, BH1024_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::F16>, 1024, 6>)
+SMX_KERNEL(block_hybrid_fwd_f16_t1024_s7, BH1024_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::F16>, 1024, 7>)
+SMX_KERNEL(block_hybrid_fwd_f16_t1024_s8, BH1024_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::F16>, 1024, 8>)
+SMX_KERNEL(block_hybrid_fwd_f16_t1024_s9, BH1024_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::F16>, 1024, 9>)
+SMX_KERNEL(block_hybrid_fwd_f16_t1024_s10, BH1024_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::F16>, 1024, 10>)
+SMX_KERNEL(block_hybrid_fwd_f16_t1024_s11, BH1024_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::F16>, 1024, 11>)
+SMX_KERNEL(block_hybrid_fwd_f16_t1024_s12, BH1024_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::F16>, 1024, 12>)
 #endif
 #if SMX_DTYPES & 4
-SMX_KERNEL(block_hybrid_fwd_bf16_s1, BH_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::BF16>, 1>)
-SMX_KERNEL(block_hybrid_fwd_bf16_s2, BH_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::BF16>, 2>)
-SMX_KERNEL(block_hybrid_fwd_bf16_s3, BH_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::BF16>, 3>)
-SMX_KERNEL(block_hybrid_fwd_bf16_s4, BH_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::BF16>, 4>)
-SMX_KERNEL(block_hybrid_fwd_bf16_s5, BH_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::BF16>, 5>)
-SMX_KERNEL(block_hybrid_fwd_bf16_s6, BH_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::BF16>, 6>)
-SMX_KERNEL(block_hybrid_fwd_bf16_s7, BH_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::BF16>, 7>)
-SMX_KERNEL(block_hybrid_fwd_bf16_s8, BH_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::BF16>, 8>)
-SMX_KERNEL(block_hybrid_fwd_bf16_s9, BH_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::BF16>, 9>)
-SMX_KERNEL(block_hybrid_fwd_bf16_s10, BH_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::BF16>, 10>)
-SMX_KERNEL(block_hybrid_fwd_bf16_s11, BH_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::BF16>, 11>)
-SMX_KERNEL(block_hybrid_fwd_bf16_s12, BH_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::BF16>, 12>)
+SMX_KERNEL(block_hybrid_fwd_bf16_t512_s1, BH512_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::BF16>, 512, 1>)
+SMX_KERNEL(block_hybrid_fwd_bf16_t512_s2, BH512_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::BF16>, 512, 2>)
+SMX_KERNEL(block_hybrid_fwd_bf16_t512_s3, BH512_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::BF16>, 512, 3>)
+SMX_KERNEL(block_hybrid_fwd_bf16_t512_s4, BH512_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::BF16>, 512, 4>)
+SMX_KERNEL(block_hybrid_fwd_bf16_t512_s5, BH512_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::BF16>, 512, 5>)
+SMX_KERNEL(block_hybrid_fwd_bf16_t512_s6, BH512_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::BF16>, 512, 6>)
+SMX_KERNEL(block_hybrid_fwd_bf16_t512_s7, BH512_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::BF16>, 512, 7>)
+SMX_KERNEL(block_hybrid_fwd_bf16_t512_s8, BH512_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::BF16>, 512, 8>)
+SMX_KERNEL(block_hybrid_fwd_bf16_t512_s9, BH512_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::BF16>, 512, 9>)
+SMX_KERNEL(block_hybrid_fwd_bf16_t512_s10, BH512_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::BF16>, 512, 10>)
+SMX_KERNEL(block_hybrid_fwd_bf16_t512_s11, BH512_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::BF16>, 512, 11>)
+SMX_KERNEL(block_hybrid_fwd_bf16_t512_s12, BH512_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::BF16>, 512, 12>)
+SMX_KERNEL(block_hybrid_fwd_bf16_t1024_s1, BH1024_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::BF16>, 1024, 1>)
+SMX_KERNEL(block_hybrid_fwd_bf16_t1024_s2, BH1024_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::BF16>, 1024, 2>)
+SMX_KERNEL(block_hybrid_fwd_bf16_t1024_s3, BH1024_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::BF16>, 1024, 3>)
+SMX_KERNEL(block_hybrid_fwd_bf16_t1024_s4, BH1024_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::BF16>, 1024, 4>)
+SMX_KERNEL(block_hybrid_fwd_bf16_t1024_s5, BH1024_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::BF16>, 1024, 5>)
+SMX_KERNEL(block_hybrid_fwd_bf16_t1024_s6, BH1024_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::BF16>, 1024, 6>)
+SMX_KERNEL(block_hybrid_fwd_bf16_t1024_s7, BH1024_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::BF16>, 1024, 7>)
+SMX_KERNEL(block_hybrid_fwd_bf16_t1024_s8, BH1024_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::BF16>, 1024, 8>)
+SMX_KERNEL(block_hybrid_fwd_bf16_t1024_s9, BH1024_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::BF16>, 1024, 9>)
+SMX_KERNEL(block_hybrid_fwd_bf16_t1024_s10, BH1024_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::BF16>, 1024, 10>)
+SMX_KERNEL(block_hybrid_fwd_bf16_t1024_s11, BH1024_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::BF16>, 1024, 11>)
+SMX_KERNEL(block_hybrid_fwd_bf16_t1024_s12, BH1024_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::BF16>, 1024, 12>)
 #endif

@@ -131,18 +131,20 @@ func blockRegVariants(backward bool) []Variant {
 	return v
 }
 
-// blockHybridVariants: 512 threads, each with BlockRegValues values in
-// registers and 1..12 packs in shared memory.
+// blockHybridVariants: 512 or 1024 threads, each with BlockRegValues values
+// in registers and 1..12 packs in shared memory.
 func blockHybridVariants() []Variant {
 	var v []Variant
-	for ns := 1; ns <= 12; ns++ {
-		v = append(v, Variant{Name: fmt.Sprintf("s%d", ns), MaxThreads: BlockHybridThreads, FixedBlock: BlockHybridThreads, SmemPacks: ns})
+	for _, nt := range BlockHybridThreads {
+		for ns := 1; ns <= 12; ns++ {
+			v = append(v, Variant{Name: fmt.Sprintf("t%d_s%d", nt, ns), MaxThreads: nt, FixedBlock: nt, SmemPacks: ns})
+		}
 	}
 	return v
 }
 
-// BlockHybridThreads is block_hybrid's block size.
-const BlockHybridThreads = 512
+// BlockHybridThreads are block_hybrid's block sizes, ascending.
+var BlockHybridThreads = []int{512, 1024}
 
 // BlockRegValues is the most floats a forward block_reg thread caches
 // before the planner takes a larger block: 8 f32 packs or 4 f16/bf16 packs

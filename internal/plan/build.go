@@ -211,26 +211,57 @@ func (c *ctx) blockReg() (Plan, error) {
 		fmt.Sprintf("%d threads × %d packs per row, a block per row", nt, v.Packs)), nil
 }
 
-// block_hybrid: a 512-thread block per row, kernels.BlockRegValues values a
-// thread in registers and the rest of the row in shared memory.
+// hybridPacks returns the shared-memory packs a thread of an nt-thread
+// block_hybrid block needs for the row, and whether a kernel holds it: the
+// row must overfill the block's registers (kernels.BlockRegValues a thread)
+// and fit the largest shared part.
+func (c *ctx) hybridPacks(nt int64) (int64, bool) {
+	regs := nt * kernels.BlockRegValues
+	if c.p.Axis <= regs {
+		return 0, false
+	}
+	ns := ceilDiv(c.p.Axis-regs, nt*c.P)
+	_, ok := kernels.BlockHybrid.Info().Variant(false, fmt.Sprintf("t%d_s%d", nt, ns))
+	return ns, ok
+}
+
+// blockHybridThreads picks block_hybrid's block size: 512 threads (two rows
+// per SM) when they hold the row, 1024 for longer rows; with fewer rows
+// than SMs every row has an SM to itself, so the larger block that holds
+// the row is taken.
+func (c *ctx) blockHybridThreads() (nt, ns int64, err error) {
+	few := c.p.Outer < int64(c.d.SMs)
+	for _, n := range kernels.BlockHybridThreads {
+		if k, ok := c.hybridPacks(int64(n)); ok {
+			nt, ns = int64(n), k
+			if !few {
+				break
+			}
+		}
+	}
+	if nt == 0 {
+		lo := int64(kernels.BlockHybridThreads[0]) * kernels.BlockRegValues
+		if c.p.Axis <= lo {
+			return 0, 0, fmt.Errorf("rows of %d elements fit its registers alone (%d): block_reg holds them", c.p.Axis, lo)
+		}
+		return 0, 0, fmt.Errorf("rows of %d elements exceed its cache (%d)", c.p.Axis, kernels.BlockHybrid.Info().MaxCols(c.p.Op, c.dt))
+	}
+	return nt, ns, nil
+}
+
+// block_hybrid: a block per row, kernels.BlockRegValues values a thread in
+// registers and the rest of the row in shared memory.
 func (c *ctx) blockHybrid() (Plan, error) {
 	if !c.p.Aligned || c.p.Axis%c.P != 0 {
 		return Plan{}, fmt.Errorf("it needs 16-byte aligned rows of whole 16-byte packs (cols %d, %d per pack): cp.async copies whole packs", c.p.Axis, c.P)
 	}
-	in := kernels.BlockHybrid.Info()
-	nt := int64(kernels.BlockHybridThreads)
-	regs := nt * kernels.BlockRegValues
-	if c.p.Axis <= regs {
-		return Plan{}, fmt.Errorf("rows of %d elements fit its registers alone (%d): block_reg holds them", c.p.Axis, regs)
+	nt, ns, err := c.blockHybridThreads()
+	if err != nil {
+		return Plan{}, err
 	}
-	ns := ceilDiv(c.p.Axis-regs, nt*c.P)
-	v, ok := in.Variant(false, fmt.Sprintf("s%d", ns))
-	if !ok {
-		return Plan{}, fmt.Errorf("rows of %d elements exceed its cache (%d)", c.p.Axis, in.MaxCols(c.p.Op, c.dt))
-	}
-	sym := c.sym(kernels.BlockHybrid, v.Name)
+	sym := c.sym(kernels.BlockHybrid, fmt.Sprintf("t%d_s%d", nt, ns))
 	smem := kernels.SmemBytes(kernels.BlockHybrid, c.p.Op, c.dt, c.p.Axis, int(nt))
-	occ, err := c.fits(in.File, sym, int(nt), smem)
+	occ, err := c.fits(kernels.BlockHybrid.Info().File, sym, int(nt), smem)
 	if err != nil {
 		return Plan{}, err
 	}

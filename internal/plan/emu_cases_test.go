@@ -46,7 +46,10 @@ func TestEmuCases(t *testing.T) {
 		{3, 16384, 1}, {5, 384, 1},
 		// block_hybrid: one shared pack a thread only partly live, every
 		// pack full at the f32 limit, 16-bit rows at theirs.
-		{2, 16388, 1}, {3, 40960, 1}, {2, 65536, 1}}
+		{2, 16388, 1}, {3, 40960, 1}, {2, 65536, 1},
+		// 1024-thread block_hybrid (a row per SM): one live shared pack,
+		// the f32 and 16-bit limits.
+		{1, 32772, 1}, {1, 81920, 1}, {1, 131072, 1}}
 	var out strings.Builder
 	strats := append([]string{"auto"}, Strategies()...)
 	n := 0

@@ -290,13 +290,13 @@ func TestRegimes(t *testing.T) {
 		{"8192 f32", prob(2048, 8192, 1, f32, spec.Softmax), h100, kernels.BlockReg, "block_reg_fwd_f32_t256_p8"},
 		{"16384 f32", prob(2048, 16384, 1, f32, spec.Softmax), h100, kernels.BlockReg, "block_reg_fwd_f32_t512_p8"},
 		{"12288 f32", prob(2048, 12288, 1, f32, spec.Softmax), h100, kernels.BlockReg, "block_reg_fwd_f32_t512_p6"},
-		{"32000 f32 (last pack partial)", prob(4096, 32000, 1, f32, spec.Softmax), h100, kernels.BlockHybrid, "block_hybrid_fwd_f32_s8"},
-		{"32768 f32 (full)", prob(4096, 32768, 1, f32, spec.Softmax), h100, kernels.BlockHybrid, "block_hybrid_fwd_f32_s8"},
-		{"20000 f32 (packs end early)", prob(4096, 20000, 1, f32, spec.Softmax), h100, kernels.BlockHybrid, "block_hybrid_fwd_f32_s2"},
+		{"32000 f32 (last pack partial)", prob(4096, 32000, 1, f32, spec.Softmax), h100, kernels.BlockHybrid, "block_hybrid_fwd_f32_t512_s8"},
+		{"32768 f32 (full)", prob(4096, 32768, 1, f32, spec.Softmax), h100, kernels.BlockHybrid, "block_hybrid_fwd_f32_t512_s8"},
+		{"20000 f32 (packs end early)", prob(4096, 20000, 1, f32, spec.Softmax), h100, kernels.BlockHybrid, "block_hybrid_fwd_f32_t512_s2"},
 		{"20480 f32", prob(2048, 20480, 1, f32, spec.Softmax), h100, kernels.BlockHybrid, ""},
-		{"40960 f32", prob(2048, 40960, 1, f32, spec.Softmax), h100, kernels.BlockHybrid, "block_hybrid_fwd_f32_s12"},
-		{"20480 f16", prob(4096, 20480, 1, f16, spec.Softmax), h100, kernels.BlockHybrid, "block_hybrid_fwd_f16_s1"},
-		{"65536 bf16", prob(1024, 65536, 1, spec.BFloat16, spec.LogSoftmax), h100, kernels.BlockHybrid, "block_hybrid_fwd_bf16_s12"},
+		{"40960 f32", prob(2048, 40960, 1, f32, spec.Softmax), h100, kernels.BlockHybrid, "block_hybrid_fwd_f32_t512_s12"},
+		{"20480 f16", prob(4096, 20480, 1, f16, spec.Softmax), h100, kernels.BlockHybrid, "block_hybrid_fwd_f16_t512_s1"},
+		{"65536 bf16", prob(1024, 65536, 1, spec.BFloat16, spec.LogSoftmax), h100, kernels.BlockHybrid, "block_hybrid_fwd_bf16_t512_s12"},
 		{"16384 f32 (512 threads' registers)", prob(4096, 16384, 1, f32, spec.Softmax), h100, kernels.BlockReg, "block_reg_fwd_f32_t512_p8"},
 		{"20480 f32 backward", prob(4096, 20480, 1, f32, spec.SoftmaxBackward), h100, kernels.Online2Pass, ""},
 		// Fewer rows than SMs: every block has an SM to itself, so
@@ -312,7 +312,7 @@ func TestRegimes(t *testing.T) {
 		{"2048 f16 many rows backward", prob(16384, 2048, 1, f16, spec.SoftmaxBackward), h100, kernels.Online2Pass, ""},
 		{"32768 f32 many rows", prob(4096, 32768, 1, f32, spec.Softmax), h100, kernels.BlockHybrid, ""},
 		{"32768 f32 unaligned", Problem{Outer: 4096, Axis: 32768, Inner: 1, DType: f32, Op: spec.Softmax}, h100, kernels.Online2Pass, ""},
-		{"50000 f32 A100", prob(1000, 50000, 1, f32, spec.Softmax), a100, kernels.Online2Pass, ""},
+		{"50000 f32 A100", prob(1000, 50000, 1, f32, spec.Softmax), a100, kernels.BlockHybrid, "block_hybrid_fwd_f32_t1024_s5"},
 		{"row larger than smem", prob(1000, 1<<20, 1, f32, spec.Softmax), h100, kernels.Online2Pass, "online_2pass_fwd_f32"},
 		{"1×100M", prob(1, 100000000, 1, f32, spec.Softmax), h100, kernels.SplitRow, "split_row_fwd_f32_phase1"},
 		{"4×33554432", prob(4, 33554432, 1, f32, spec.Softmax), h100, kernels.SplitRow, ""},
@@ -334,6 +334,9 @@ func TestRegimes(t *testing.T) {
 		{"4096×16384 f16", prob(4096, 16384, 1, f16, spec.Softmax), h100, kernels.BlockSmem, ""},
 		{"many rows of 4096", prob(1<<20, 4096, 1, f32, spec.Softmax), h100, kernels.BlockReg, ""},
 		{"128×128256 bf16 (llama vocab)", prob(128, 128256, 1, spec.BFloat16, spec.Softmax), h100, kernels.Online2Pass, ""},
+		{"64×32768 f16 (fewer rows than SMs)", prob(64, 32768, 1, f16, spec.Softmax), h100, kernels.BlockReg, "block_reg_fwd_f16_t1024_p4"},
+		{"4096×65536 f32", prob(4096, 65536, 1, f32, spec.Softmax), h100, kernels.BlockHybrid, "block_hybrid_fwd_f32_t1024_s8"},
+		{"4096×131072 f16 (1024 threads: f32 only)", prob(4096, 131072, 1, f16, spec.Softmax), h100, kernels.Online2Pass, ""},
 		{"4×1M f16", prob(4, 1048576, 1, f16, spec.Softmax), h100, kernels.SplitRow, ""},
 		{"strided inner 2", prob(64, 1000, 2, f32, spec.Softmax), h100, kernels.Strided, "strided_fwd_f32"},
 		{"strided inner 3", prob(1000, 100, 3, f16, spec.LogSoftmax), h100, kernels.Strided, ""},
@@ -361,7 +364,7 @@ func TestRegimes(t *testing.T) {
 		{"8×4194304 f32 (128 MB: split_grid)", prob(8, 4194304, 1, f32, spec.Softmax), h100, kernels.SplitGrid, ""},
 		{"2×2097152 f16 (8 MB: below gridMinBytes)", prob(2, 2097152, 1, f16, spec.Softmax), h100, kernels.SplitRow, ""},
 		{"128×262144 f32 (1 MB rows a block would read twice)", prob(128, 262144, 1, f32, spec.Softmax), h100, kernels.SplitGrid, ""},
-		{"128×65536 f32 (256 KB rows: the block's second read hits L2)", prob(128, 65536, 1, f32, spec.Softmax), h100, kernels.Online2Pass, ""},
+		{"128×65536 f32 (256 KB rows: one read with 1024-thread block_hybrid)", prob(128, 65536, 1, f32, spec.Softmax), h100, kernels.BlockHybrid, "block_hybrid_fwd_f32_t1024_s8"},
 	}
 	for _, c := range cases {
 		pl := mustMake(t, c.p, c.d, "")
@@ -665,8 +668,10 @@ func TestEveryStrategyReachable(t *testing.T) {
 	}
 }
 
-// block_hybrid: 512 threads, the packs beyond 32 values a thread in shared
-// memory (whole packs per thread), and a refusal for rows it cannot serve.
+// block_hybrid: 512 threads (1024 for longer rows, or for rows of more than
+// 512 threads' registers when there are fewer rows than SMs), the packs
+// beyond 32 values a thread in shared memory (whole packs per thread), and
+// a refusal for rows it cannot serve.
 func TestBlockHybridShapes(t *testing.T) {
 	cases := []struct {
 		p    Problem
@@ -674,18 +679,28 @@ func TestBlockHybridShapes(t *testing.T) {
 		smem int
 	}{
 		// 16385..18432 f32: one pack a thread beyond the registers.
-		{prob(4096, 16388, 1, spec.Float32, spec.Softmax), "block_hybrid_fwd_f32_s1", 512 * 16},
-		{prob(4096, 20480, 1, spec.Float32, spec.LogSoftmax), "block_hybrid_fwd_f32_s2", 2 * 512 * 16},
-		{prob(300, 40960, 1, spec.Float32, spec.Softmax), "block_hybrid_fwd_f32_s12", 12 * 512 * 16},
+		{prob(4096, 16388, 1, spec.Float32, spec.Softmax), "block_hybrid_fwd_f32_t512_s1", 512 * 16},
+		{prob(4096, 20480, 1, spec.Float32, spec.LogSoftmax), "block_hybrid_fwd_f32_t512_s2", 2 * 512 * 16},
+		{prob(300, 40960, 1, spec.Float32, spec.Softmax), "block_hybrid_fwd_f32_t512_s12", 12 * 512 * 16},
 		// 16-bit: 4 packs (32 values) in registers, 4096 elements per
 		// shared pack.
-		{prob(4096, 16384+4096*3, 1, spec.Float16, spec.Softmax), "block_hybrid_fwd_f16_s3", 3 * 512 * 16},
-		{prob(64, 65536, 1, spec.BFloat16, spec.Softmax), "block_hybrid_fwd_bf16_s12", 12 * 512 * 16},
+		{prob(4096, 16384+4096*3, 1, spec.Float16, spec.Softmax), "block_hybrid_fwd_f16_t512_s3", 3 * 512 * 16},
+		{prob(200, 65536, 1, spec.BFloat16, spec.Softmax), "block_hybrid_fwd_bf16_t512_s12", 12 * 512 * 16},
+		// Fewer rows than SMs: the 1024-thread block that holds the row
+		// (32768 values in registers, 8192 bf16 per shared pack).
+		{prob(64, 65536, 1, spec.BFloat16, spec.Softmax), "block_hybrid_fwd_bf16_t1024_s4", 4 * 1024 * 16},
+		{prob(128, 128256, 1, spec.BFloat16, spec.Softmax), "block_hybrid_fwd_bf16_t1024_s12", 12 * 1024 * 16},
+		// Beyond 512 threads' reach, many rows: 1024 threads, one per SM.
+		{prob(4096, 81920, 1, spec.Float32, spec.Softmax), "block_hybrid_fwd_f32_t1024_s12", 12 * 1024 * 16},
 	}
 	for _, tc := range cases {
+		nt := 512
+		if strings.Contains(tc.sym, "_t1024_") {
+			nt = 1024
+		}
 		occ := func(file, sym string, block, smem int) (int, error) {
-			if file != "block_hybrid.cu" || sym != tc.sym || block != 512 || smem != tc.smem {
-				t.Errorf("occupancy query %s %s %d %d, want %s 512 %d", file, sym, block, smem, tc.sym, tc.smem)
+			if file != "block_hybrid.cu" || sym != tc.sym || block != nt || smem != tc.smem {
+				t.Errorf("occupancy query %s %s %d %d, want %s %d %d", file, sym, block, smem, tc.sym, nt, tc.smem)
 			}
 			return 2, nil
 		}
@@ -695,7 +710,7 @@ func TestBlockHybridShapes(t *testing.T) {
 		}
 		check(t, tc.p, h100, pl)
 		l := pl.Launches[0]
-		if l.Symbol != tc.sym || l.Block != [3]uint32{512, 1, 1} || l.Smem != tc.smem || !pl.Vec || int64(l.Grid[0]) != tc.p.Outer {
+		if l.Symbol != tc.sym || l.Block != [3]uint32{uint32(nt), 1, 1} || l.Smem != tc.smem || !pl.Vec || int64(l.Grid[0]) != tc.p.Outer {
 			t.Errorf("%+v: %s block %v grid %v smem %d vec %v", tc.p, l.Symbol, l.Block, l.Grid, l.Smem, pl.Vec)
 		}
 	}
@@ -704,7 +719,7 @@ func TestBlockHybridShapes(t *testing.T) {
 		want string
 	}{
 		{prob(4096, 16384, 1, spec.Float32, spec.Softmax), "fit its registers alone"},
-		{prob(4096, 40964, 1, spec.Float32, spec.Softmax), "exceed its cache (40960)"},
+		{prob(4096, 81924, 1, spec.Float32, spec.Softmax), "exceed its cache (81920)"},
 		{prob(4096, 20001, 1, spec.Float32, spec.Softmax), "whole 16-byte packs"},
 		{Problem{Outer: 4096, Axis: 20480, Inner: 1, DType: spec.Float32, Op: spec.Softmax}, "aligned"},
 		{prob(4096, 20480, 1, spec.Float32, spec.SoftmaxBackward), "no backward kernels"},

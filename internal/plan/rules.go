@@ -176,7 +176,7 @@ func (c *ctx) choose() []choice {
 		}
 	}
 	if c.blockHybridFirst() {
-		out = append(out, choice{kernels.BlockHybrid, "forward rows of 16385..40960 (f32) or ..65536 (f16/bf16) columns: 512 threads per row, 32 values a thread in registers and the rest in shared memory, two rows per SM"})
+		out = append(out, choice{kernels.BlockHybrid, "forward rows beyond 16384 columns: 32 values a thread in registers and the rest in shared memory (512 threads, two rows per SM; 1024 threads for longer f32 rows)"})
 	}
 	if c.blockRegFirst() {
 		out = append(out, choice{kernels.BlockReg, "forward rows of 1.25..128 KB (f32) or 2..16 KB (f16/bf16; 32 KB for fewer rows than SMs): block per row, row in registers, one exp per element"})
@@ -277,10 +277,12 @@ func (c *ctx) twoReadBlockRows() bool {
 
 // blockRegFirst reports whether block_reg is the measured winner (see the
 // table above): forward f32 rows of 320..32768 columns (32768: all it can
-// hold) and f16/bf16 rows of 1024..8192 (..16384 when rows < SMs), when the
-// rows are whole 16-byte packs
-// (other rows take block_reg's element-wise path, which was not measured
-// to win).
+// hold; block_hybrid, listed ahead, takes those beyond 16384 with as many
+// rows as SMs) and f16/bf16 rows of 1024..8192 (..32768 when rows < SMs:
+// 1024 threads × 4 packs without spills; 64×32768 f16 13.4 µs vs
+// block_smem 16.4 and block_hybrid 15.1, hybrid-ab2.txt), when the rows are
+// whole 16-byte packs (other rows take block_reg's element-wise path, which
+// was not measured to win).
 func (c *ctx) blockRegFirst() bool {
 	if c.p.Op.Backward() || !c.vec() || c.p.Axis%c.P != 0 {
 		return false
@@ -289,31 +291,52 @@ func (c *ctx) blockRegFirst() bool {
 	if c.es == 4 {
 		return cols >= 320 && cols <= kernels.BlockReg.Info().MaxCols(c.p.Op, c.dt)
 	}
-	return cols >= 1024 && (cols <= 8192 || cols <= 16384 && c.p.Outer < int64(c.d.SMs))
+	return cols >= 1024 && (cols <= 8192 || cols <= 32768 && c.p.Outer < int64(c.d.SMs))
 }
 
-// blockHybridFirst reports whether block_hybrid is the measured winner:
+// blockHybridFirst reports whether block_hybrid is the measured winner, for
 // forward rows of whole packs beyond a 512-thread block's registers (16384
-// columns, any dtype) up to all it holds (40960 f32, 65536 f16/bf16), with
-// at least as many rows as SMs. block_reg serves f32 rows of 16385..32768
-// only with 1024-thread blocks, one per SM, whose SM reads nothing while
-// the block reduces and writes; here two 512-thread blocks share an SM.
-// H200, softmax bench, same run, µs (bench/results/nvidia-h200-2026-11-22-
-// hybrid-ab.txt), block_hybrid vs the previous pick: f32 4096×16896 152.1
-// vs block_reg 184.3; 4096×20480 178.2 vs 195.5; 4096×24576 210.2 vs
-// 219.3; 4096×32000 270.7 vs 270.8; 4096×32768 277.0 vs 274.4 (a tie, kept
-// for one kernel across the range); 4096×36864 311.1 vs pipelined 410.2;
-// 4096×40960 344.3 vs 426.4; 2048×20480 96.4 vs 103.5; 256×24576 21.1 vs
-// 23.1. 16-bit: 4096×20480 f16 115.7 vs block_smem 130.2; 2048×32768 f16
-// 88.9 vs 112.4; 4096×24576 bf16 136.5 vs 167.0; 1024×65536 bf16 93.1 vs
-// online_2pass 107.2. Fewer rows than SMs were not measured: block_reg's
-// (or the split strategies') choice stands there.
+// columns): with at least as many rows as SMs, 512-thread blocks for any
+// dtype (up to 40960 f32, 65536 f16/bf16) and 1024-thread blocks beyond
+// for f32 (up to 81920); with fewer rows than SMs, 1024-thread blocks for
+// f32 rows beyond block_reg's 32768.
+//
+// block_reg serves f32 rows of 16385..32768 only with 1024-thread blocks,
+// one per SM, whose SM reads nothing while the block reduces and writes;
+// two 512-thread blocks share an SM. H200, softmax bench, same run, µs
+// (bench/results/nvidia-h200-2026-11-22-hybrid-ab.txt), block_hybrid vs
+// the previous pick: f32 4096×16896 152.1 vs block_reg 184.3; 4096×20480
+// 178.2 vs 195.5; 4096×24576 210.2 vs 219.3; 4096×32000 270.7 vs 270.8;
+// 4096×32768 277.0 vs 274.4 and (second run) 4096×28672 249.2 vs 245.9
+// (ties, kept for one kernel across the range); 4096×36864 311.1 vs
+// pipelined 410.2; 4096×40960 344.3 vs 426.4; 2048×20480 96.4 vs 103.5;
+// 256×24576 21.1 vs 23.1. 16-bit: 4096×20480 f16 115.7 vs block_smem
+// 130.2; 2048×32768 f16 88.9 vs 112.4; 4096×24576 bf16 136.5 vs 167.0;
+// 1024×65536 bf16 93.1 vs online_2pass 107.2; 2048×40960 f16 101.1 vs
+// block_reg 109.3.
+//
+// 1024 threads (second run, bench/results/nvidia-h200-2026-11-22-hybrid-
+// ab2.txt): 4096×65536 f32 556.3 vs online_2pass 758.7; 1024×65536 f32
+// 169.3 vs 204.3; fewer rows than SMs: 128×65536 f32 33.7 vs 36.4;
+// 100×70000 f32 30.1 vs 33.2; but 128×128256 bf16 40.9 vs online_2pass
+// 36.9 (three quarters of the row in shared memory, two exps each, one
+// block per SM), so 16-bit rows keep the 512-thread range. 64×24576 f32
+// (fewer rows than SMs) stays with block_reg: 14.9 vs 15.7.
 func (c *ctx) blockHybridFirst() bool {
 	p := c.p
-	if p.Op.Backward() || !c.vec() || p.Axis%c.P != 0 || p.Outer < int64(c.d.SMs) {
+	if p.Op.Backward() || !c.vec() || p.Axis%c.P != 0 {
 		return false
 	}
-	return p.Axis > kernels.BlockHybridThreads*kernels.BlockRegValues && p.Axis <= kernels.BlockHybrid.Info().MaxCols(p.Op, c.dt)
+	f32 := c.es == 4
+	if p.Outer >= int64(c.d.SMs) {
+		if _, ok := c.hybridPacks(512); ok {
+			return true
+		}
+		_, ok := c.hybridPacks(1024)
+		return f32 && ok
+	}
+	_, ok := c.hybridPacks(1024)
+	return f32 && ok
 }
 
 // stridedRegFirst reports whether strided_reg is the measured winner for a
