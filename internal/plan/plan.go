@@ -46,12 +46,17 @@
 //     replaces the second launch, and only what the shared memory could not
 //     hold is read twice (1×2^24 f32: 57.8 vs 67.7 µs; 4×4194304 f16 36.4
 //     vs 40.9; measurements in rules.go).
-//  3. forward rows of whole 16-byte packs, f32 320..32768 columns or
-//     f16/bf16 1024..8192 (..16384 with fewer rows than SMs): block_reg (a block of 64..1024 threads per row,
-//     the smallest that holds the row in <= 32 values a thread, the row in
-//     registers, one exp per element, the block size a compile-time
-//     constant; ahead of warp_row, pipelined and block_smem in the H200
-//     sweeps and harness runs quoted in rules.go).
+//  3. forward rows of whole 16-byte packs beyond 16384 columns: block_hybrid
+//     (32 values a thread in registers, the rest of the row in shared
+//     memory) with at least as many rows as SMs, 512 threads up to 40960
+//     f32 / 65536 f16-bf16 columns (two rows per SM), then 1024 threads up
+//     to 81920 f32; with fewer rows than SMs, f32 rows beyond 32768 (1024
+//     threads). Then f32 320..32768 columns or f16/bf16 1024..8192
+//     (..32768 with fewer rows than SMs): block_reg (a block of 64..1024
+//     threads per row, the smallest that holds the row in <= 32 values a
+//     thread, the row in registers, one exp per element, the block size a
+//     compile-time constant; ahead of warp_row, pipelined and block_smem in
+//     the H200 sweeps and harness runs quoted in rules.go).
 //  4. cols <= 256·P forward / 128·P backward (1024 / 512 f32, 2048 / 1024
 //     f16): warp_row. Lanes per row W = nextpow2(ceil(cols/P)) up to 32,
 //     then packs per lane NP = nextpow2(ceil(cols/(32·P))): the row lives in
@@ -61,7 +66,7 @@
 //     lost to it everywhere once full rows ran without bounds checks:
 //     32768×1024 f32 81.2 vs 75.7, 524288×1024 f16 727.0 vs 546.6.)
 //     Longer forward rows that block_reg does not take (rules.go,
-//     forwardRows): f32 rows above 32768 and f16/bf16 rows over 8192 whose
+//     forwardRows): f32 rows above 81920 and f16/bf16 rows over 8192 whose
 //     shared-memory copy leaves >= 2 resident blocks per SM (~28K f32, ~56K
 //     f16 on Hopper) block_smem (one read, 3..20% ahead of online_2pass and
 //     block_vec); longer f32 rows pipelined with one slot (up to the opt-in
