@@ -29,7 +29,7 @@
 
 namespace smx {
 
-// The shared-memory part of a row for Fwd::reduce_cached: thread t's packs
+// The shared-memory part of a row for cached_row_full: thread t's packs
 // (R + k)*NT + t, k < NS, stashed at stash[k*NT + t]. Each thread reads
 // only the slots it copied, so no barrier guards the stash (and the next
 // row's copies are issued after this thread's last read of it).
@@ -38,20 +38,24 @@ struct StashedPacks {
   typedef typename Op::D D;
   static constexpr int P = D::P;
   const Op& op;
-  const V16* stash;
-  i64 n;
+  V16* stash;
+  i64 off, n;
   int t;
 
-  __device__ __forceinline__ bool live(int k) const { return (i64)((R + k) * NT + t) * P < n; }
+  __device__ __forceinline__ i64 col(int k) const { return (i64)((R + k) * NT + t) * P; }
+  __device__ __forceinline__ bool live(int k) const { return col(k) < n; }
 
-  __device__ __forceinline__ void vals(int k, float (&v)[1][P]) const {
-    D::unpack(stash[k * NT + t], v[0]);
+  __device__ __forceinline__ void vals(int k, float (&v)[1][P]) const { unpack_conv(op, 0, stash[k * NT + t], v[0]); }
+
+  // Ahead of the register loads, so the copies have their latency to land.
+  __device__ __forceinline__ void issue() const {
 #pragma unroll
-    for (int e = 0; e < P; ++e) v[0][e] = op.conv(0, v[0][e]);
+    for (int k = 0; k < NS; ++k)
+      if (live(k)) cp_async16(stash + k * NT + t, op.src(0) + off + col(k));
+    cp_async_commit();
   }
 
-  // Runs after the register part's max: the copies had the loads' latency
-  // to land.
+  // Runs after the register part's max.
   __device__ __forceinline__ float max(float m) const {
     cp_async_wait(0);
 #pragma unroll
@@ -77,51 +81,30 @@ struct StashedPacks {
       }
     }
   }
-};
 
-template <class Op, int NT, int NS>
-__device__ __forceinline__ void block_hybrid_kernel(const Params& p) {
-  typedef typename Op::D D;
-  constexpr int P = D::P, R = 32 / P;
-  const Op op(p);
-  const i64 rows = p.outer, cols = p.axis;
-  const int t = threadIdx.x;
-  V16* const stash = static_cast<V16*>(dyn_smem());
-  for (i64 row = blockIdx.x; row < rows; row += gridDim.x) {
-    const i64 off = row * cols;
-    const StashedPacks<Op, R, NS, NT> part{op, stash, cols, t};
-#pragma unroll
-    for (int k = 0; k < NS; ++k)
-      if (part.live(k)) cp_async16(stash + k * NT + t, op.src(0) + off + (i64)((R + k) * NT + t) * P);
-    cp_async_commit();
-    float b[1][R * P];
-    {
-      V16 raw[R];
-#pragma unroll
-      for (int k = 0; k < R; ++k) raw[k] = ld16(op.src(0) + off + (i64)(k * NT + t) * P);
-#pragma unroll
-      for (int k = 0; k < R; ++k) {
-        D::unpack(raw[k], &b[0][k * P]);
-#pragma unroll
-        for (int e = 0; e < P; ++e) b[0][k * P + e] = op.conv(0, b[0][k * P + e]);
-      }
-    }
-    const typename Op::Fin f = op.template reduce_cached<BlockRed>(b, part);
-#pragma unroll
-    for (int k = 0; k < R; ++k) {
-      float o[P];
-      op.out_cached(b, k * P, o, f);
-      st_cs(op.dst() + off + (i64)(k * NT + t) * P, D::pack(o));
-    }
+  __device__ __forceinline__ void out(const typename Op::Fin& f) const {
 #pragma unroll
     for (int k = 0; k < NS; ++k) {
-      if (part.live(k)) {
+      if (live(k)) {
         float v[1][P], o[P];
-        part.vals(k, v);
+        vals(k, v);
         op.out_vals(v, 0, o, f);
-        st_cs(op.dst() + off + (i64)((R + k) * NT + t) * P, D::pack(o));
+        st_cs(op.dst() + off + col(k), D::pack(o));
       }
     }
+  }
+};
+
+// The register part is cached_row_full's (its R packs are always full).
+template <class Op, int NT, int NS>
+__device__ __forceinline__ void block_hybrid_kernel(const Params& p) {
+  constexpr int R = 32 / Op::D::P;
+  const Op op(p);
+  const i64 rows = p.outer, cols = p.axis;
+  V16* const stash = static_cast<V16*>(dyn_smem());
+  for (i64 row = blockIdx.x; row < rows; row += gridDim.x) {
+    const StashedPacks<Op, R, NS, NT> part{op, stash, row * cols, cols, (int)threadIdx.x};
+    cached_row_full<false, Op, R, BlockRed>(op, row * cols, cols, threadIdx.x, NT, part);
   }
 }
 

@@ -379,8 +379,8 @@ func Resources(symbol string) (regs, staticSmem int, ok bool) {
 // SmemBytes returns the dynamic shared memory a launch of strategy s needs:
 // the row (block_smem, cols elements) or the chunk (split_cluster, cols =
 // chunk elements) per input, each rounded up to 16 bytes; smem_tree needs
-// one float pair per thread; block_hybrid the whole packs a thread holds
-// beyond its registers. Other strategies need none.
+// one float pair per thread. Other strategies need none (block_hybrid's is
+// its variant's SmemPacks × block × 16 bytes).
 func SmemBytes(s Strategy, op spec.Op, dt spec.DType, cols int64, threads int) int64 {
 	switch s {
 	case BlockSmem, SplitCluster:
@@ -388,13 +388,6 @@ func SmemBytes(s Strategy, op spec.Op, dt spec.DType, cols int64, threads int) i
 		return int64(NIn(op)) * row
 	case SmemTree:
 		return int64(threads) * 8
-	case BlockHybrid:
-		// The packs beyond the registers' BlockRegValues a thread, whole
-		// packs per thread.
-		p := int64(Pack(dt))
-		regs := int64(threads) * BlockRegValues
-		per := (max(cols-regs, 0) + int64(threads)*p - 1) / (int64(threads) * p)
-		return per * int64(threads) * 16
 	}
 	return 0
 }

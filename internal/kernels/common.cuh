@@ -508,11 +508,17 @@ struct RedSum {
   static __device__ __forceinline__ Acc shfl_xor(Acc a, int m) { return __shfl_xor_sync(0xffffffffu, a, m); }
 };
 
-// Fwd::reduce_cached for a row held in registers only.
+// The values of a row held beyond the registers of cached_row_full (none
+// here; block_hybrid's shared-memory part): issue() starts loading them
+// before the register loads, max and sum join Fwd::reduce_cached, and
+// out(f) writes them after the register part.
 struct NoMoreValues {
+  __device__ __forceinline__ void issue() const {}
   __device__ __forceinline__ float max(float m) const { return m; }
   template <int P>
   __device__ __forceinline__ void sum(float, float (&)[P]) const {}
+  template <class Fin>
+  __device__ __forceinline__ void out(const Fin&) const {}
 };
 
 // Fwd is the forward op: one input x (scaled on load), accumulator (m, d).
@@ -710,7 +716,7 @@ struct Bwd {
   // A row cached in registers (see Fwd::reduce_cached): the sum of its
   // terms, per pack, pairwise across packs, then over the row's threads.
   template <class Red, int N>
-  __device__ __forceinline__ Fin reduce_cached(float (&b)[NIN][N]) const {
+  __device__ __forceinline__ Fin reduce_cached(float (&b)[NIN][N], const NoMoreValues& = NoMoreValues()) const {
     constexpr int P = D::P, Q = N / P;
     float ps[Q];
 #pragma unroll
@@ -892,11 +898,14 @@ __device__ __forceinline__ F2 ld_cluster_f2(u32 a, u32 rank) {
 // (block_reg "_tail"): compiled into every kernel, its path raised the
 // registers of the full-row kernels (NVRTC 13: block_reg t512 p8 f32 64 ->
 // 69, one resident block instead of two, 4096×16384 0.94 -> 0.79 of copy).
-template <bool TAIL, class Op, int NP, class Red>
-__device__ __forceinline__ void cached_row_full(const Op& op, i64 off, i64 n, int t, int nt) {
+// `more` holds the rest of a row longer than the registers (block_hybrid).
+template <bool TAIL, class Op, int NP, class Red, class More = NoMoreValues>
+__device__ __forceinline__ void cached_row_full(const Op& op, i64 off, i64 n, int t, int nt,
+                                                const More& more = More()) {
   typedef typename Op::D D;
   constexpr int P = D::P;
   const bool last_in = !TAIL || (i64)((NP - 1) * nt + t) * P < n;
+  more.issue();
   V16 raw[Op::NIN][NP];
 #pragma unroll
   for (int k = 0; k < NP; ++k)
@@ -917,7 +926,7 @@ __device__ __forceinline__ void cached_row_full(const Op& op, i64 off, i64 n, in
         for (int e = 0; e < P; ++e) b[i][k * P + e] = Op::fill(i);
       }
     }
-  const typename Op::Fin f = op.template reduce_cached<Red>(b);
+  const typename Op::Fin f = op.template reduce_cached<Red>(b, more);
 #pragma unroll
   for (int k = 0; k < NP; ++k) {
     if (k < NP - 1 || last_in) {
@@ -926,6 +935,7 @@ __device__ __forceinline__ void cached_row_full(const Op& op, i64 off, i64 n, in
       st_cs(op.dst() + off + (i64)(k * nt + t) * P, D::pack(o));
     }
   }
+  more.out(f);
 }
 
 // One row (or one sub-warp group's row) cached in registers: NP packs per

@@ -211,63 +211,63 @@ func (c *ctx) blockReg() (Plan, error) {
 		fmt.Sprintf("%d threads × %d packs per row, a block per row", nt, v.Packs)), nil
 }
 
-// hybridPacks returns the shared-memory packs a thread of an nt-thread
-// block_hybrid block needs for the row, and whether a kernel holds it: the
-// row must overfill the block's registers (kernels.BlockRegValues a thread)
-// and fit the largest shared part.
-func (c *ctx) hybridPacks(nt int64) (int64, bool) {
-	regs := nt * kernels.BlockRegValues
+// hybridVariant returns the block_hybrid kernel of nt threads that holds
+// the row, if one does: the row must overfill the block's registers
+// (kernels.BlockRegValues a thread) and fit its largest shared part.
+func (c *ctx) hybridVariant(nt int) (kernels.Variant, bool) {
+	regs := int64(nt) * kernels.BlockRegValues
 	if c.p.Axis <= regs {
-		return 0, false
+		return kernels.Variant{}, false
 	}
-	ns := ceilDiv(c.p.Axis-regs, nt*c.P)
-	_, ok := kernels.BlockHybrid.Info().Variant(false, fmt.Sprintf("t%d_s%d", nt, ns))
-	return ns, ok
+	ns := ceilDiv(c.p.Axis-regs, int64(nt)*c.P)
+	return kernels.BlockHybrid.Info().Variant(false, fmt.Sprintf("t%d_s%d", nt, ns))
 }
 
-// blockHybridThreads picks block_hybrid's block size: 512 threads (two rows
+// blockHybridVariant picks block_hybrid's kernel: 512 threads (two rows
 // per SM) when they hold the row, 1024 for longer rows; with fewer rows
 // than SMs every row has an SM to itself, so the larger block that holds
 // the row is taken.
-func (c *ctx) blockHybridThreads() (nt, ns int64, err error) {
+func (c *ctx) blockHybridVariant() (kernels.Variant, error) {
 	few := c.p.Outer < int64(c.d.SMs)
-	for _, n := range kernels.BlockHybridThreads {
-		if k, ok := c.hybridPacks(int64(n)); ok {
-			nt, ns = int64(n), k
+	var v kernels.Variant
+	for _, nt := range kernels.BlockHybridThreads {
+		if cand, ok := c.hybridVariant(nt); ok {
+			v = cand
 			if !few {
 				break
 			}
 		}
 	}
-	if nt == 0 {
+	if v.Name == "" {
 		lo := int64(kernels.BlockHybridThreads[0]) * kernels.BlockRegValues
 		if c.p.Axis <= lo {
-			return 0, 0, fmt.Errorf("rows of %d elements fit its registers alone (%d): block_reg holds them", c.p.Axis, lo)
+			return v, fmt.Errorf("rows of %d elements fit its registers alone (%d): block_reg holds them", c.p.Axis, lo)
 		}
-		return 0, 0, fmt.Errorf("rows of %d elements exceed its cache (%d)", c.p.Axis, kernels.BlockHybrid.Info().MaxCols(c.p.Op, c.dt))
+		return v, fmt.Errorf("rows of %d elements exceed its cache (%d)", c.p.Axis, kernels.BlockHybrid.Info().MaxCols(c.p.Op, c.dt))
 	}
-	return nt, ns, nil
+	return v, nil
 }
 
 // block_hybrid: a block per row, kernels.BlockRegValues values a thread in
-// registers and the rest of the row in shared memory.
+// registers and the rest of the row in shared memory (SmemPacks 16-byte
+// packs a thread).
 func (c *ctx) blockHybrid() (Plan, error) {
 	if !c.p.Aligned || c.p.Axis%c.P != 0 {
 		return Plan{}, fmt.Errorf("it needs 16-byte aligned rows of whole 16-byte packs (cols %d, %d per pack): cp.async copies whole packs", c.p.Axis, c.P)
 	}
-	nt, ns, err := c.blockHybridThreads()
+	v, err := c.blockHybridVariant()
 	if err != nil {
 		return Plan{}, err
 	}
-	sym := c.sym(kernels.BlockHybrid, fmt.Sprintf("t%d_s%d", nt, ns))
-	smem := kernels.SmemBytes(kernels.BlockHybrid, c.p.Op, c.dt, c.p.Axis, int(nt))
-	occ, err := c.fits(kernels.BlockHybrid.Info().File, sym, int(nt), smem)
+	nt, sym := v.FixedBlock, c.sym(kernels.BlockHybrid, v.Name)
+	smem := int64(v.SmemPacks * nt * 16)
+	occ, err := c.fits(kernels.BlockHybrid.Info().File, sym, nt, smem)
 	if err != nil {
 		return Plan{}, err
 	}
 	grid := max(1, min(c.p.Outer, maxGridX))
-	return c.plan1(kernels.BlockHybrid, true, Launch{Symbol: sym, Grid: block1(grid), Block: block1(nt), Smem: int(smem)},
-		fmt.Sprintf("%d threads × %d values in registers + %d packs in %d bytes of shared memory per row, %d blocks/SM", nt, kernels.BlockRegValues, ns, smem, occ)), nil
+	return c.plan1(kernels.BlockHybrid, true, Launch{Symbol: sym, Grid: block1(grid), Block: block1(int64(nt)), Smem: int(smem)},
+		fmt.Sprintf("%d threads × %d values in registers + %d packs in %d bytes of shared memory per row, %d blocks/SM", nt, kernels.BlockRegValues, v.SmemPacks, smem, occ)), nil
 }
 
 // staticSmem is a kernel's static shared memory (256 B if unknown).

@@ -327,16 +327,13 @@ func (c *ctx) blockHybridFirst() bool {
 	if p.Op.Backward() || !c.vec() || p.Axis%c.P != 0 {
 		return false
 	}
-	f32 := c.es == 4
 	if p.Outer >= int64(c.d.SMs) {
-		if _, ok := c.hybridPacks(512); ok {
+		if _, ok := c.hybridVariant(512); ok {
 			return true
 		}
-		_, ok := c.hybridPacks(1024)
-		return f32 && ok
 	}
-	_, ok := c.hybridPacks(1024)
-	return f32 && ok
+	_, ok := c.hybridVariant(1024)
+	return c.es == 4 && ok
 }
 
 // stridedRegFirst reports whether strided_reg is the measured winner for a
