@@ -322,9 +322,20 @@ func (c *ctx) blockRegFirst() bool {
 // 36.9 (three quarters of the row in shared memory, two exps each, one
 // block per SM), so 16-bit rows keep the 512-thread range. 64×24576 f32
 // (fewer rows than SMs) stays with block_reg: 14.9 vs 15.7.
+//
+// An f32 row that exactly fills block_reg's largest body (32768: 1024
+// threads × 8 whole packs, no tail) goes to block_reg: five alternated
+// runs of the same call, median µs (bench/results/nvidia-h200-2026-11-22-
+// ab-s10.txt), 4096×32768 272.5 vs block_hybrid 276.6 (Triton 278.0), as
+// in the final run of session 9 (276.4 vs 284.6) and the first A/B (274.4
+// vs 277.0); one row shorter it ties (4096×28672 243.6 vs 242.1) and at
+// 4096×24576 block_hybrid wins (209.4 vs 218.3).
 func (c *ctx) blockHybridFirst() bool {
 	p := c.p
 	if p.Op.Backward() || !c.vec() || p.Axis%c.P != 0 {
+		return false
+	}
+	if c.es == 4 && p.Axis == kernels.BlockReg.Info().MaxCols(p.Op, c.dt) {
 		return false
 	}
 	if p.Outer >= int64(c.d.SMs) {
