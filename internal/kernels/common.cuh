@@ -141,6 +141,29 @@ __device__ __forceinline__ float lg2(float x) {
   return r;
 }
 
+// max(x, lo) and min(x, hi) that keep a NaN x (unlike fmax2): on sm_80+ one
+// max.NaN / min.NaN each, where the compare-and-select they replace took two
+// instructions (fexp's clamps were 4 of its 10).
+__device__ __forceinline__ float max_keep_nan(float x, float lo) {
+#if __CUDA_ARCH__ >= 800
+  float r;
+  asm("max.NaN.f32 %0, %1, %2;" : "=f"(r) : "f"(x), "f"(lo));
+  return r;
+#else
+  return x < lo ? lo : x;
+#endif
+}
+
+__device__ __forceinline__ float min_keep_nan(float x, float hi) {
+#if __CUDA_ARCH__ >= 800
+  float r;
+  asm("min.NaN.f32 %0, %1, %2;" : "=f"(r) : "f"(x), "f"(hi));
+  return r;
+#else
+  return x > hi ? hi : x;
+#endif
+}
+
 #endif  // SMX_EMU
 
 // exp(x) = 2^(x*log2 e) with the product split into t + r exactly
@@ -153,8 +176,7 @@ __device__ __forceinline__ float fexp(float x) {
   const float L2E_HI = 1.44269502163f;       // log2(e) rounded to float
   const float L2E_LO = 1.925963033500e-08f;  // log2(e) - L2E_HI
   const float LN2 = 0.693147180560f;
-  x = x < -128.f ? -128.f : x;
-  x = x > 128.f ? 128.f : x;
+  x = min_keep_nan(max_keep_nan(x, -128.f), 128.f);
   float t = x * L2E_HI;
   float r = fma_rn(x, L2E_HI, -t);
   r = fma_rn(x, L2E_LO, r);
@@ -168,8 +190,7 @@ __device__ __forceinline__ float fexp(float x) {
 // per element of compute-bound passes. Clamped below like fexp (exp(-inf) =
 // 0, NaN passes through).
 __device__ __forceinline__ float fexp_fast(float x) {
-  x = x < -128.f ? -128.f : x;
-  return ex2(x * 1.44269502163f);
+  return ex2(max_keep_nan(x, -128.f) * 1.44269502163f);
 }
 
 // Natural log from lg2.approx (abs error ~2^-22 in log2 units): used once per row.
@@ -790,13 +811,37 @@ __device__ __forceinline__ void load1(const Op& op, i64 idx, float& v0, float& v
 
 // ---------------------------------------------------------------- reductions
 
+template <class A>
+struct IsMD {
+  static constexpr bool value = false;
+};
+template <>
+struct IsMD<MD> {
+  static constexpr bool value = true;
+};
+
 // Butterfly reduction within aligned groups of W lanes (W a power of two
 // <= 32); every lane of the warp must call it. All lanes get the result.
+// (m, d) pairs take the group max first, then rescale each lane's d to it
+// once and add: one exp a lane, where merging pairwise took two a level (ten
+// for 32 lanes; in strided_reg those merges were most of the instructions).
+// The result is md_merge's, -inf, NaN and +inf included: an all -inf group
+// gives (-inf, 0), and a NaN d or an inf - inf exponent makes d NaN.
 template <class Op, int W>
 __device__ __forceinline__ typename Op::Acc group_reduce(typename Op::Acc a) {
+  if constexpr (IsMD<typename Op::Acc>::value) {
+    float m = a.m;
 #pragma unroll
-  for (int o = W / 2; o > 0; o >>= 1) a = Op::merge(a, Op::shfl_xor(a, o));
-  return a;
+    for (int o = W / 2; o > 0; o >>= 1) m = fmax2(m, __shfl_xor_sync(0xffffffffu, m, o));
+    float d = a.d * fexp(a.m - safe(m));
+#pragma unroll
+    for (int o = W / 2; o > 0; o >>= 1) d += __shfl_xor_sync(0xffffffffu, d, o);
+    return MD{m, d};
+  } else {
+#pragma unroll
+    for (int o = W / 2; o > 0; o >>= 1) a = Op::merge(a, Op::shfl_xor(a, o));
+    return a;
+  }
 }
 
 // Whether block_reduce<Op> needs its leading barrier. RedMax and RedSum are

@@ -11,17 +11,24 @@
 // this access pattern ran at 0.9 of cudaMemcpy from 256 B runs, 0.8 at 128
 // B).
 //
-// Forward only. Each thread takes its column max m_t, keeps exp(v - m_t)
-// (log_softmax: v - m_t) in place of v and sums it; the (m, d) pairs are
-// merged over the lanes of a column (shuffles), over the warps (shared
-// memory, a warp per column) and over the cluster (distributed shared
-// memory), and the output is one multiply (one add) per element. Per element
-// that is one exp, against two exps and a Kahan sum in strided: the first
-// version (online update, a second exp for the output, and a grid-stride
-// loop whose state made ptxas spill the cached values) ran at 0.40-0.46 of
-// copy speed on H200 where this one reaches 0.64-0.80 with one block per
-// tile and 0.48-0.56 with clusters (whose blocks wait for each other at two
-// barriers, with no other phase to overlap on their SMs).
+// Forward only. The lanes of a warp that own a column agree on their max m_w
+// (shuffles), keep exp(v - m_w) (log_softmax: v - m_w) in place of v and
+// sum it (shuffles); the warps' (m, d) pairs are merged over the warps
+// (shared memory, a warp per column) and over the cluster (distributed
+// shared memory), and the output is one multiply (one add) per element. Per
+// element that is one exp, against two exps and a Kahan sum in strided: the
+// first version (online update, a second exp for the output, and a
+// grid-stride loop whose state made ptxas spill the cached values) ran at
+// 0.40-0.46 of copy speed on H200 where this one reaches 0.64-0.80 with one
+// block per tile and 0.48-0.56 with clusters (whose blocks wait for each
+// other at two barriers, with no other phase to overlap on their SMs).
+// The kernel is bound by instructions as much as by memory (ncu, H200,
+// 4096x65536 axis 0: 60% of issue slots used at 40% of DRAM peak): with a
+// (m_t, d_t) pair per thread merged pairwise over lanes, warps and cluster
+// (two exps a merge), the merges were a third of the instructions; a warp
+// max per column and group_reduce's max-then-sum cut them (H200, same run,
+// µs: 4096x65536 f32 954 -> 863, 4096x4096 f32 78.1 -> 71.7, 64x1024x512
+// f16 axis 1 85.0 -> 75.3, 32x512x8192 f32 axis 1 398 -> 360).
 //
 // f16/bf16 (RAW) keep their 64 values packed (8 packs, 32 registers) and
 // convert them again for the output, one exp more per element: held as
@@ -135,7 +142,7 @@ __device__ __forceinline__ void strided_reg_kernel(const Params& p) {
       if (ok && (full || j0 + ty + (i64)k * TY < j1)) inmask |= 1u << k;
   }
   float b[RAW ? 1 : NP][P];  // the values as floats (not kept when RAW)
-  float mt[P];               // the thread's column maxima
+  float mt[P];               // the thread's, then the warp's column maxima
 #pragma unroll
   for (int e = 0; e < P; ++e) mt[e] = neg_inf();
 #pragma unroll
@@ -153,8 +160,13 @@ __device__ __forceinline__ void strided_reg_kernel(const Params& p) {
       }
     }
   }
-  // Per column: the thread's (m_t, d_t), merged over the lanes that own the
-  // same column (lanes l and l ^ (G*k): G divides 32), stored per warp.
+  // Per column: the max over the warp's lanes that own it (lanes l and l ^
+  // (G*k): G divides 32), so their exps share one offset and their sums add
+  // plainly; the warp's (m, d) is stored per warp.
+#pragma unroll
+  for (int e = 0; e < P; ++e)
+#pragma unroll
+    for (int sh = 16; sh >= G; sh >>= 1) mt[e] = fmax2(mt[e], __shfl_xor_sync(0xffffffffu, mt[e], sh));
 #pragma unroll 8
   for (int e = 0; e < P; ++e) {
     const float m = mt[e], s = safe(m);
@@ -170,10 +182,9 @@ __device__ __forceinline__ void strided_reg_kernel(const Params& p) {
         b[k][e] = keep_diff ? v : ev;
       }
     }
-    MD w = MD{m, d};
 #pragma unroll
-    for (int sh = 16; sh >= G; sh >>= 1) w = Op::merge(w, Op::shfl_xor(w, sh));
-    if (lane < G) red[wid * C + lane * P + e] = Op::to_ws(w);
+    for (int sh = 16; sh >= G; sh >>= 1) d += __shfl_xor_sync(0xffffffffu, d, sh);
+    if (lane < G) red[wid * C + lane * P + e] = F2{m, d};
   }
   __syncthreads();
   // Warp v merges the warps' partials of columns v, v + nw, ...
@@ -209,9 +220,9 @@ __device__ __forceinline__ void strided_reg_kernel(const Params& p) {
     __syncthreads();
   }
   if (!ok) return;
-  // softmax: y = b * exp(m_t - M) / D, 0 where the thread saw only -inf (an
+  // softmax: y = b * exp(m_w - M) / D, 0 where the warp saw only -inf (an
   // all -inf slice has D = 0, and 0 * inf gives the NaN PyTorch gives);
-  // log_softmax: y = b + (s_t - M - log D).
+  // log_softmax: y = b + (s_w - M - log D).
   // RAW: y = exp((v - M) - log D) (log_softmax: (v - M) - log D) from the
   // raw values; v - M first, as M + log D would lose log D next to a huge M.
   // RAW, fast path: c = M + log D held per column when |c| <= 1024, where

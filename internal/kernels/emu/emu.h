@@ -44,6 +44,8 @@ inline float fmax2(float a, float b) { return fmaxf(a, b); }
 inline float fma_rn(float a, float b, float c) { return fmaf(a, b, c); }
 // ex2.approx (~2 ulp on the GPU) is emulated exactly.
 inline float ex2(float x) { return exp2f(x); }
+inline float max_keep_nan(float x, float lo) { return x < lo ? lo : x; }
+inline float min_keep_nan(float x, float hi) { return x > hi ? hi : x; }
 inline float lg2(float x) { return log2f(x); }
 inline float h2f(u16 h) { _Float16 v; memcpy(&v, &h, 2); return (float)v; }
 inline u16 f2h(float f) { _Float16 v = (_Float16)f; u16 h; memcpy(&h, &v, 2); return h; }
