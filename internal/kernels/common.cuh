@@ -824,7 +824,8 @@ struct IsMD<MD> {
 // <= 32); every lane of the warp must call it. All lanes get the result.
 // (m, d) pairs take the group max first, then rescale each lane's d to it
 // once and add: one exp a lane, where merging pairwise took two a level (ten
-// for 32 lanes; in strided_reg those merges were most of the instructions).
+// for 32 lanes; in strided_reg those merges were a third of the
+// instructions).
 // The result is md_merge's, -inf, NaN and +inf included: an all -inf group
 // gives (-inf, 0), and a NaN d or an inf - inf exponent makes d NaN.
 template <class Op, int W>
