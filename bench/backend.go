@@ -79,6 +79,17 @@ type Tunable interface {
 	SetTuned(on bool)
 }
 
+// L2Flusher is implemented by backends that can flush the device's L2
+// cache before each timed rep: after SetFlushL2(true), Workload.Time and
+// TimeCopy overwrite a buffer larger than the L2 ahead of every rep,
+// outside the timed span, so a rep finds none of its data cached, and no
+// dirty lines of its own previous rep, as triton.testing.do_bench and
+// bench/peers/peers.py time. Without it, a case whose tensors fit the L2
+// is timed reading it from the cache.
+type L2Flusher interface {
+	SetFlushL2(on bool)
+}
+
 // CopyDescriber is implemented by workloads that can say how their
 // reference copy was done (for example "copy" or "parallel copy, 2
 // goroutines"), after TimeCopy; the text goes into the records' copy_kind.

@@ -23,7 +23,30 @@ func init() {
 // cudaBackend runs cases on one GPU through package cuda.
 type cudaBackend struct {
 	dev   *cuda.Device
-	tuned bool // the planner's pick consults the autotuning cache
+	tuned bool         // the planner's pick consults the autotuning cache
+	flush bool         // timed reps start with the L2 flushed (SetFlushL2)
+	scrub *cuda.Buffer // what a flush overwrites; allocated on first use
+}
+
+// minScrubBytes is the least a flush overwrites: what
+// triton.testing.do_bench and bench/peers/peers.py zero.
+const minScrubBytes = 256 << 20
+
+// SetFlushL2 makes timed reps start with the L2 flushed (L2Flusher).
+func (b *cudaBackend) SetFlushL2(on bool) { b.flush = on }
+
+// flushL2 overwrites a buffer of at least four times the L2 on the default
+// stream, the stream the reps run on, so the cache holds only its lines.
+func (b *cudaBackend) flushL2() error {
+	if b.scrub == nil {
+		n := max(int64(minScrubBytes), 4*int64(b.dev.Props().L2CacheSize))
+		s, err := b.dev.Alloc(n)
+		if err != nil {
+			return fmt.Errorf("L2 flush buffer: %w", err)
+		}
+		b.scrub = s
+	}
+	return b.scrub.Fill(0, 0, b.scrub.Size()/4, nil)
 }
 
 // SetTuned makes the planner's pick ("auto", Apply, ApplyBackward) prefer
@@ -35,7 +58,12 @@ func (b *cudaBackend) Name() string { return b.dev.String() }
 func (b *cudaBackend) Algos() []string {
 	return cuda.Strategies()
 }
-func (b *cudaBackend) Close() error { return b.dev.Close() }
+func (b *cudaBackend) Close() error {
+	if b.scrub != nil {
+		b.scrub.Free()
+	}
+	return b.dev.Close()
+}
 
 func (b *cudaBackend) Apply(op spec.Op, dst, src softmax.Tensor, opt softmax.Options) error {
 	return b.dev.ApplyHost(op, dst, src, cuda.Options{Axis: opt.Axis, Scale: opt.Scale, Tuned: b.tuned})
@@ -62,6 +90,9 @@ func (b *cudaBackend) Prepare(c Case, algo string) (Workload, error) {
 		return nil, err
 	}
 	w := &cudaWorkload{dev: d, c: c, tuned: b.tuned}
+	if b.flush {
+		w.before = b.flushL2
+	}
 	pl, err := d.Plan(c.Op, c.DType, c.Shape, cuda.Options{Axis: c.Axis, Tuned: b.tuned})
 	if err != nil {
 		return nil, err
@@ -99,7 +130,8 @@ type cudaWorkload struct {
 	cpSrc  *cuda.Buffer
 	cpDst  *cuda.Buffer
 	timer  *cuda.Timer
-	tuned  bool // Options.Tuned for "auto"
+	tuned  bool         // Options.Tuned for "auto"
+	before func() error // ahead of each timed rep, untimed (an L2 flush); may be nil
 }
 
 func (w *cudaWorkload) Chosen() string { return w.chosen }
@@ -123,7 +155,7 @@ func (w *cudaWorkload) Run(algo string) error {
 
 // timeEach times reps runs of f individually with CUDA events after warmup.
 func (w *cudaWorkload) timeEach(f func() error, warmup, reps int) ([]float64, error) {
-	return w.timer.Time(nil, warmup, reps, f)
+	return w.timer.TimeWith(nil, warmup, reps, w.before, f)
 }
 
 func (w *cudaWorkload) Time(algo string, warmup, reps int) ([]float64, error) {

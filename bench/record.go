@@ -38,6 +38,9 @@ type Record struct {
 	CopyGBps  float64 `json:"copy_gbps"`           // Bytes / CopyUS
 	CopyRatio float64 `json:"copy_ratio"`          // CopyUS / US: 1 is copy speed
 	CopyKind  string  `json:"copy_kind,omitempty"` // how the copy was done, when the backend says
+	// L2Flushed reports that every timed rep (op and copy) started with the
+	// GPU's L2 flushed (L2Flusher), as the peers script times by default.
+	L2Flushed bool `json:"l2_flushed,omitempty"`
 
 	// Peer columns, filled by MergePeers when --peers is given.
 	Peers      map[string]float64 `json:"peers,omitempty"`        // peer name → median µs

@@ -9,51 +9,88 @@ import (
 	"github.com/gofused/softmax"
 )
 
-// Timer times work queued on a stream with a pair of CUDA events. The
-// autotuner and the benchmark (package bench) share it.
+// Timer times work queued on a stream with pairs of CUDA events, one pair
+// a rep. The autotuner and the benchmark (package bench) share it.
 type Timer struct {
-	start, stop *Event
+	dev         *Device
+	start, stop []*Event
 }
 
-// NewTimer creates a timer's two events.
+// NewTimer creates a timer with one pair of events; Time adds pairs as
+// the number of reps asks.
 func (d *Device) NewTimer() (*Timer, error) {
-	start, err := d.NewEvent()
-	if err != nil {
+	t := &Timer{dev: d}
+	if err := t.grow(1); err != nil {
 		return nil, err
 	}
-	stop, err := d.NewEvent()
-	if err != nil {
-		start.Destroy()
-		return nil, err
+	return t, nil
+}
+
+// grow makes sure the timer has at least n pairs of events.
+func (t *Timer) grow(n int) error {
+	for len(t.stop) < n {
+		start, err := t.dev.NewEvent()
+		if err != nil {
+			return err
+		}
+		stop, err := t.dev.NewEvent()
+		if err != nil {
+			start.Destroy()
+			return err
+		}
+		t.start, t.stop = append(t.start, start), append(t.stop, stop)
 	}
-	return &Timer{start: start, stop: stop}, nil
+	return nil
 }
 
 // Time calls f warmup times untimed, then reps times, each call between
-// the timer's events recorded on stream s (nil: the default stream), and
+// a pair of events recorded on stream s (nil: the default stream), and
 // returns the duration of each timed call in seconds, sorted ascending.
-// f must queue its work on s; Time synchronises after every timed call.
+// f must queue its work on s. The reps are queued back to back and Time
+// synchronises once, after the last: a rep's span then starts when the
+// GPU reaches it, not when the host gets to launch it, as long as the host
+// keeps ahead of the GPU.
 func (t *Timer) Time(s *Stream, warmup, reps int, f func() error) ([]float64, error) {
+	return t.TimeWith(s, warmup, reps, nil, f)
+}
+
+// TimeWith is Time with before, when not nil, called ahead of every timed
+// call, outside its span: it queues work on s that must not be counted,
+// such as flushing the L2 cache (which also gives the host time to queue
+// the rep behind it).
+func (t *Timer) TimeWith(s *Stream, warmup, reps int, before, f func() error) ([]float64, error) {
+	if err := t.grow(reps); err != nil {
+		return nil, err
+	}
 	for i := 0; i < warmup; i++ {
 		if err := f(); err != nil {
 			return nil, err
 		}
 	}
-	out := make([]float64, 0, reps)
 	for i := 0; i < reps; i++ {
-		if err := t.start.Record(s); err != nil {
+		if before != nil {
+			if err := before(); err != nil {
+				return nil, err
+			}
+		}
+		if err := t.start[i].Record(s); err != nil {
 			return nil, err
 		}
 		if err := f(); err != nil {
 			return nil, err
 		}
-		if err := t.stop.Record(s); err != nil {
+		if err := t.stop[i].Record(s); err != nil {
 			return nil, err
 		}
-		if err := t.stop.Synchronize(); err != nil {
+	}
+	out := make([]float64, 0, reps)
+	if reps > 0 {
+		if err := t.stop[reps-1].Synchronize(); err != nil {
 			return nil, err
 		}
-		dt, err := t.stop.Since(t.start)
+	}
+	for i := 0; i < reps; i++ {
+		dt, err := t.stop[i].Since(t.start[i])
 		if err != nil {
 			return nil, err
 		}
@@ -65,10 +102,13 @@ func (t *Timer) Time(s *Stream, warmup, reps int, f func() error) ([]float64, er
 
 // Destroy releases the timer's events.
 func (t *Timer) Destroy() error {
-	err := t.start.Destroy()
-	if e := t.stop.Destroy(); err == nil {
-		err = e
+	var err error
+	for _, e := range append(t.start, t.stop...) {
+		if e2 := e.Destroy(); err == nil {
+			err = e2
+		}
 	}
+	t.start, t.stop = nil, nil
 	return err
 }
 

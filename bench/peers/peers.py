@@ -251,10 +251,15 @@ def compiled_op(torch, c, a, b):
                 yf, dyf = y.float(), dy.float()
                 return (yf * (dyf - (dyf * yf).sum(dim, keepdim=True))).to(y.dtype)
         args = (a, b)
+    # Each case gets a fresh, static-shape compile: f's code object is the
+    # same for every case, so without the reset Dynamo would pile the
+    # cases' graphs onto one cache entry, switch to dynamic shapes after
+    # the second shape and fall back to eager past its recompile limit.
+    torch._dynamo.reset()
     last = None
     for mode in ("max-autotune-no-cudagraphs", None):
         try:
-            g = torch.compile(f, mode=mode) if mode else torch.compile(f)
+            g = torch.compile(f, mode=mode, dynamic=False) if mode else torch.compile(f, dynamic=False)
             g(*args)  # compile now, not inside the timing
             return lambda: g(*args)
         except Exception as e:  # noqa: BLE001 - any compile failure skips the mode

@@ -11,7 +11,7 @@ import (
 	"github.com/schollz/progressbar/v3"
 )
 
-const benchSynopsis = `softmax bench [--suite NAME | --shapes SPEC,...] [--algo auto|all|NAME,...] [--op OP] [--device D] [--reps N] [--warmup N] [--json FILE] [--plot FILE.svg] [--peers FILE] [--quiet] [--tuned]
+const benchSynopsis = `softmax bench [--suite NAME | --shapes SPEC,...] [--algo auto|all|NAME,...] [--op OP] [--device D] [--reps N] [--warmup N] [--json FILE] [--plot FILE.svg] [--peers FILE] [--quiet] [--tuned] [--no-flush]
   softmax bench --list-suite NAME
 
 Times each case (median of --reps after --warmup untimed runs) and, in the
@@ -25,7 +25,14 @@ the default is cpu on the CPU and quick on a GPU. --list-suite prints a
 suite's SPECs on one line (for bench/peers/peers.py --shapes). --peers
 reads that script's JSON and adds "vs torch" and "vs best peer" columns
 (t(peer) / t(ours): above 1, we are faster). --tuned makes the planner's
-pick ("auto", "*") prefer the winners cached by 'softmax tune' (GPU).`
+pick ("auto", "*") prefer the winners cached by 'softmax tune' (GPU).
+
+On a GPU every timed rep (op and copy alike) starts with the L2 cache
+flushed, by overwriting a buffer of at least 256 MB outside the timed span,
+as triton.testing.do_bench and bench/peers/peers.py time: a rep reads its
+inputs from memory and inherits no dirty lines of the rep before.
+--no-flush times back-to-back reps instead (a case whose tensors fit the L2
+then reads them from it).`
 
 // minGPUReps is the fewest timed reps on a GPU.
 const minGPUReps = 20
@@ -44,6 +51,7 @@ func runBench(e *env, args []string) error {
 	peersPath := fs.String("peers", "", "peer timings `FILE` written by bench/peers/peers.py")
 	quiet := fs.Bool("quiet", false, "no progress bar")
 	listSuite := fs.String("list-suite", "", "print the SPECs of `suite` and exit")
+	noFlush := fs.Bool("no-flush", false, "GPU: do not flush the L2 cache before each timed rep")
 	tuned := fs.Bool("tuned", false, "the planner's pick prefers the autotuning cache's winners (softmax tune)")
 	if err := parseFlags(e, fs, benchSynopsis, args); err != nil {
 		return err
@@ -116,6 +124,11 @@ func runBench(e *env, args []string) error {
 	if *tuned {
 		useTuned(e, "bench", b)
 	}
+	flusher, flush := b.(bench.L2Flusher)
+	flush = flush && !*noFlush
+	if flusher != nil {
+		flusher.SetFlushL2(flush)
+	}
 	if cases == nil {
 		name := "quick"
 		if b.Kind() == "cpu" {
@@ -141,7 +154,11 @@ func runBench(e *env, args []string) error {
 	if _, ok := b.(bench.Tunable); ok && *tuned {
 		algoDesc += " (tuned)"
 	}
-	fmt.Fprintf(out, "%s; algo %s; %d reps after %d warm-up\n\n", what, algoDesc, *reps, *warmup)
+	flushDesc := ""
+	if flush {
+		flushDesc = ", L2 flushed before each"
+	}
+	fmt.Fprintf(out, "%s; algo %s; %d reps after %d warm-up%s\n\n", what, algoDesc, *reps, *warmup, flushDesc)
 
 	logw := &logWriter{w: e.stderr}
 	opt := bench.SweepOptions{Algo: *algo, Warmup: *warmup, Reps: *reps, Log: logw}
@@ -160,6 +177,9 @@ func runBench(e *env, args []string) error {
 		defer bar.Finish()
 	}
 	recs, sweepErr := bench.Sweep(b, cases, opt)
+	for i := range recs {
+		recs[i].L2Flushed = flush
+	}
 	if logw.bar != nil {
 		logw.bar.Finish()
 		logw.bar = nil

@@ -380,7 +380,13 @@ func TestBench(t *testing.T) {
 	if len(recs) < 2 {
 		t.Fatalf("%d records", len(recs))
 	}
+	if strings.Contains(r.stdout, "L2 flushed") {
+		t.Errorf("a CPU bench says it flushes the L2:\n%s", r.stdout)
+	}
 	for _, rec := range recs {
+		if _, ok := rec["l2_flushed"]; ok {
+			t.Errorf("CPU record has l2_flushed: %v", rec)
+		}
 		for _, k := range []string{"shape", "dtype", "axis", "op", "algo", "chosen", "us", "gbps", "copy_us", "copy_ratio", "device", "us_p10", "us_p90"} {
 			if _, ok := rec[k]; !ok {
 				t.Errorf("record lacks %q: %v", k, rec)
