@@ -23,30 +23,25 @@ func init() {
 // cudaBackend runs cases on one GPU through package cuda.
 type cudaBackend struct {
 	dev   *cuda.Device
-	tuned bool         // the planner's pick consults the autotuning cache
-	flush bool         // timed reps start with the L2 flushed (SetFlushL2)
-	scrub *cuda.Buffer // what a flush overwrites; allocated on first use
+	tuned bool          // the planner's pick consults the autotuning cache
+	flush bool          // timed reps start with the L2 flushed (SetFlushL2)
+	l2    *cuda.L2Flush // allocated on first use
 }
-
-// minScrubBytes is the least a flush overwrites: what
-// triton.testing.do_bench and bench/peers/peers.py zero.
-const minScrubBytes = 256 << 20
 
 // SetFlushL2 makes timed reps start with the L2 flushed (L2Flusher).
 func (b *cudaBackend) SetFlushL2(on bool) { b.flush = on }
 
-// flushL2 overwrites a buffer of at least four times the L2 on the default
-// stream, the stream the reps run on, so the cache holds only its lines.
+// flushL2 queues an L2 flush on the default stream, the stream the reps
+// run on.
 func (b *cudaBackend) flushL2() error {
-	if b.scrub == nil {
-		n := max(int64(minScrubBytes), 4*int64(b.dev.Props().L2CacheSize))
-		s, err := b.dev.Alloc(n)
+	if b.l2 == nil {
+		f, err := b.dev.NewL2Flush()
 		if err != nil {
-			return fmt.Errorf("L2 flush buffer: %w", err)
+			return err
 		}
-		b.scrub = s
+		b.l2 = f
 	}
-	return b.scrub.Fill(0, 0, b.scrub.Size()/4, nil)
+	return b.l2.Run(nil)
 }
 
 // SetTuned makes the planner's pick ("auto", Apply, ApplyBackward) prefer
@@ -59,8 +54,8 @@ func (b *cudaBackend) Algos() []string {
 	return cuda.Strategies()
 }
 func (b *cudaBackend) Close() error {
-	if b.scrub != nil {
-		b.scrub.Free()
+	if b.l2 != nil {
+		b.l2.Free()
 	}
 	return b.dev.Close()
 }

@@ -111,8 +111,9 @@ type TuneResult struct {
 
 // Tune times, for each case, every strategy that can serve it (Strategies,
 // or opt.Strategies) on the device with CUDA events on the default stream:
-// opt.Warmup untimed runs, then the median of opt.Reps timed runs, on
-// random normal inputs. It returns one result per case, in order; nothing
+// opt.Warmup untimed runs, then the median of opt.Reps timed runs, each
+// after an L2 flush (L2Flush, as `softmax bench` times), on random normal
+// inputs. It returns one result per case, in order; nothing
 // is stored: SaveTuned writes the results into the autotuning cache, keyed
 // by device, dtype, op and shape class (see TuneKey), where calls with
 // Options.Tuned find them. Such a call uses the stored strategy when it can
@@ -144,9 +145,14 @@ func (d *Device) Tune(cases []TuneCase, opt TuneOptions) ([]TuneResult, error) {
 		return nil, err
 	}
 	defer timer.Destroy()
+	l2, err := d.NewL2Flush()
+	if err != nil {
+		return nil, err
+	}
+	defer l2.Free()
 	out := make([]TuneResult, 0, len(cases))
 	for _, c := range cases {
-		r, err := d.tuneOne(c, opt, timer)
+		r, err := d.tuneOne(c, opt, timer, l2)
 		if err != nil {
 			return out, fmt.Errorf("cuda: tune %v: %w", c, err)
 		}
@@ -174,7 +180,7 @@ func (c TuneCase) problem() (plan.Problem, error) {
 	return plan.Problem{Outer: int64(l.Outer), Axis: int64(l.Axis), Inner: int64(l.Inner), DType: c.DType, Op: c.Op, Aligned: true}, nil
 }
 
-func (d *Device) tuneOne(c TuneCase, opt TuneOptions, timer *Timer) (TuneResult, error) {
+func (d *Device) tuneOne(c TuneCase, opt TuneOptions, timer *Timer, l2 *L2Flush) (TuneResult, error) {
 	prob, err := c.problem()
 	if err != nil {
 		return TuneResult{}, err
@@ -240,7 +246,7 @@ func (d *Device) tuneOne(c TuneCase, opt TuneOptions, timer *Timer) (TuneResult,
 			r.Skipped = append(r.Skipped, fmt.Sprintf("%s: its first run took %.1f µs, over %d× the fastest median; not timed further", s, first[0]*1e6, tooSlow))
 			continue
 		}
-		samples, err := timer.Time(nil, max(opt.Warmup-2, 0), opt.Reps, run(s))
+		samples, err := timer.TimeWith(nil, max(opt.Warmup-2, 0), opt.Reps, func() error { return l2.Run(nil) }, run(s))
 		if err != nil {
 			r.Skipped = append(r.Skipped, s+": "+err.Error())
 			continue

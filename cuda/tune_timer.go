@@ -112,6 +112,33 @@ func (t *Timer) Destroy() error {
 	return err
 }
 
+// L2Flush evicts everything from the device's L2 cache by overwriting a
+// buffer of at least 256 MB (what triton.testing.do_bench zeroes) and four
+// times the L2. Timing code runs it ahead of a timed rep (Timer.TimeWith),
+// so that the rep reads its inputs from memory and inherits no dirty lines.
+type L2Flush struct{ buf *Buffer }
+
+// minFlushBytes is the least an L2Flush overwrites.
+const minFlushBytes = 256 << 20
+
+// NewL2Flush allocates the buffer an L2Flush overwrites.
+func (d *Device) NewL2Flush() (*L2Flush, error) {
+	b, err := d.Alloc(max(int64(minFlushBytes), 4*int64(d.props.L2CacheSize)))
+	if err != nil {
+		return nil, fmt.Errorf("cuda: L2 flush buffer: %w", err)
+	}
+	return &L2Flush{buf: b}, nil
+}
+
+// Run queues the overwrite on stream s (nil: the default stream).
+func (f *L2Flush) Run(s *Stream) error { return f.buf.Fill(0, 0, f.buf.Size()/4, s) }
+
+// Bytes is the size of the buffer Run overwrites.
+func (f *L2Flush) Bytes() int64 { return f.buf.Size() }
+
+// Free releases the buffer.
+func (f *L2Flush) Free() error { return f.buf.Free() }
+
 // UploadRandom allocates a device tensor of dtype dt and shape filled with
 // standard normal values drawn from rng (rounded to dt): inputs for
 // benchmarks and tuning.

@@ -21,7 +21,8 @@ const tuneSynopsis = `softmax tune (--shapes SPEC,... | --suite NAME) [--op OP] 
   softmax tune --show
 
 Times every kernel strategy that can serve each case on the GPU (CUDA
-events, median of --reps after --warmup untimed runs) and stores the
+events, median of --reps after --warmup untimed runs, each timed run
+after an L2 flush as in 'softmax bench') and stores the
 winner per shape class in the autotuning cache, keyed by device, dtype, op
 and shape class (rows and row length rounded up to powers of two, last
 axis or strided, 16-byte path or not). Prints shape, dtype, axis, op, the
