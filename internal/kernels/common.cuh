@@ -183,6 +183,22 @@ __device__ __forceinline__ float fexp(float x) {
   return ex2(t) * fma_rn(r, LN2, 1.f);
 }
 
+// fexp for arguments that are never +inf nor above 2^127: a softmax
+// exponent v - m with m the max over v (<= 0, or NaN). Such an argument
+// needs no upper clamp: fexp's only stops +inf (and products x*log2 e that
+// overflow) from turning the residual into NaN, and one instruction of
+// eight per element matters in the instruction-bound kernels (strided_reg).
+__device__ __forceinline__ float fexp_nonpos(float x) {
+  const float L2E_HI = 1.44269502163f;
+  const float L2E_LO = 1.925963033500e-08f;
+  const float LN2 = 0.693147180560f;
+  x = max_keep_nan(x, -128.f);
+  float t = x * L2E_HI;
+  float r = fma_rn(x, L2E_HI, -t);
+  r = fma_rn(x, L2E_LO, r);
+  return ex2(t) * fma_rn(r, LN2, 1.f);
+}
+
 // exp(x) with one rounding of x*log2(e) before ex2.approx: relative error
 // about |x| * 2^-23 + 2 ulp, i.e. <= 3e-6 for the x >= -20 that carry weight
 // in a softmax sum. Used only where the result is stored in 16 bits (f16/bf16
@@ -509,7 +525,7 @@ __device__ __forceinline__ MD md_merge(MD a, MD b) {
   float s = safe(m);
   MD r;
   r.m = m;
-  r.d = a.d * fexp(a.m - s) + b.d * fexp(b.m - s);
+  r.d = a.d * fexp_nonpos(a.m - s) + b.d * fexp_nonpos(b.m - s);
   return r;
 }
 
@@ -569,9 +585,9 @@ struct Fwd {
   __device__ __forceinline__ float conv(int, float v) const { return v * scale; }
   static __device__ __forceinline__ float fill(int) { return neg_inf(); }
 
-  // exp of an element's exponent (v - m <= 0): the cheap form for 16-bit
-  // storage, the accurate one for float32.
-  static __device__ __forceinline__ float ex(float v) { return D::FAST_EXP ? fexp_fast(v) : fexp(v); }
+  // exp of an element's exponent (v - m <= 0, or NaN; never +inf): the
+  // cheap form for 16-bit storage, the accurate one for float32.
+  static __device__ __forceinline__ float ex(float v) { return D::FAST_EXP ? fexp_fast(v) : fexp_nonpos(v); }
 
   static __device__ __forceinline__ Acc identity() { return MD{neg_inf(), 0.f}; }
   static __device__ __forceinline__ Acc merge(Acc a, Acc b) { return md_merge(a, b); }
@@ -642,7 +658,7 @@ struct Fwd {
     for (int k = 1; k < N; ++k) pm = fmax2(pm, b[0][k]);
     const float m = fmax2(a.m, pm);
     const float s = safe(m);
-    const float f = fexp(a.m - s);
+    const float f = fexp_nonpos(a.m - s);
     float local = 0.f;
 #pragma unroll
     for (int k = 0; k < N; ++k) local += ex(b[0][k] - s);
@@ -655,7 +671,7 @@ struct Fwd {
   // Online update with one value: one exp unless the max moves.
   __device__ __forceinline__ void push1(Acc& a, float& c, float v, float) const {
     if (v > a.m) {
-      const float f = fexp(a.m - v);
+      const float f = fexp_nonpos(a.m - v);
       a.d *= f;
       c *= f;
       kadd(a.d, c, one_or_nan(v));
@@ -834,7 +850,7 @@ __device__ __forceinline__ typename Op::Acc group_reduce(typename Op::Acc a) {
     float m = a.m;
 #pragma unroll
     for (int o = W / 2; o > 0; o >>= 1) m = fmax2(m, __shfl_xor_sync(0xffffffffu, m, o));
-    float d = a.d * fexp(a.m - safe(m));
+    float d = a.d * fexp_nonpos(a.m - safe(m));
 #pragma unroll
     for (int o = W / 2; o > 0; o >>= 1) d += __shfl_xor_sync(0xffffffffu, d, o);
     return MD{m, d};

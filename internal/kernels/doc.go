@@ -108,9 +108,11 @@
 // kernels for f16/bf16 (4-908 B: up to
 // 64 values at the 64 registers of a 1024-thread bound; never picked
 // automatically), the f16/bf16 block_hybrid kernels (8-24 B), the
-// f16/bf16 pipelined kernels (12-28 B) and the f16/bf16 strided_reg kernels
-// (0-12 B: 64 packed values at the 64 registers of a 1024-thread bound;
-// strided_reg f32 g8 spilled 4 B before its merges were cut). Registers per thread for f32 / f16
+// f16/bf16 pipelined kernels (12-28 B) and the strided_reg kernels (f16/bf16
+// 4-8 B: 64 packed values at the 64 registers of a 1024-thread bound; f32 g8
+// and g16 8 B since the select-free load loop for threads whose packs are
+// all in range; that loop was timed only together with the other cuts of
+// the same change, not against a spill-free build). Registers per thread for f32 / f16
 // (bf16 as f16 within a few registers), static shared memory in bytes:
 //
 //	warp_row fwd   w1..w16 29-44, w32 p1 36/44, p2 45/61, p4 71/93, p8 128/128; 0
@@ -122,7 +124,7 @@
 //	split_cluster  fwd 58/64, bwd 53/64; 272 / 144
 //	split_grid     fwd 52/52, bwd 62/60; 256 / 128
 //	strided        f32 57-76, f16 56-100; 16384 fwd / 8192 bwd
-//	strided_reg    64 (f32 spill-free); 8448-34816
+//	strided_reg    64; 8448-34816
 //	persistent     32-102
 //	naive 32, smem_tree 20-22, block_vec 46/62
 //

@@ -28,7 +28,16 @@
 // (two exps a merge), the merges were a third of the instructions; a warp
 // max per column and group_reduce's max-then-sum cut them (H200, same run,
 // µs: 4096x65536 f32 954 -> 863, 4096x4096 f32 78.1 -> 71.7, 64x1024x512
-// f16 axis 1 85.0 -> 75.3, 32x512x8192 f32 axis 1 398 -> 360).
+// f16 axis 1 85.0 -> 75.3, 32x512x8192 f32 axis 1 398 -> 360). Three more
+// instructions per element use went next: the scale multiply (a body of its
+// own for scale 1, picked by the grid-wide Params.scale), the -inf select
+// of threads whose packs are all in range (their own load loop; 16-bit
+// max and sum loops kept the select: split in two they spilled 96-128 B),
+// and fexp's upper clamp (fexp_nonpos: exponents v - m are never +inf).
+// H200, L2 flushed before each rep, median µs: 4096x65536 f32 axis 0 865.6
+// -> 775.6, 4096x4096 f32 axis 0 67.9 -> 61.9, 64x1024x512 f16 axis 1 73.1
+// -> 66.3, 32x512x8192 f32 axis 1 313.2 -> 279.2, 4096x4096 bf16 axis 0
+// 58.5 -> 54.7.
 //
 // f16/bf16 (RAW) keep their 64 values packed (8 packs, 32 registers) and
 // convert them again for the output, one exp more per element: held as
@@ -88,20 +97,33 @@ __device__ __forceinline__ F2 ld_f2_ordered(const F2* p) {
 __device__ __forceinline__ F2 ld_f2_ordered(const F2* p) { return *p; }
 #endif
 
-// Element e of a raw 16-bit pack as a float (scaled), -inf when !in.
-template <class Op>
-__device__ __forceinline__ float raw_elem(const Op& op, const V16& r, int e, bool in) {
-  return in ? op.conv(0, Op::D::elem(r, e)) : neg_inf();
+// v scaled by the op's scale; UNIT: the scale is 1 (no multiply).
+template <bool UNIT, class Op>
+__device__ __forceinline__ float scaled(const Op& op, float v) {
+  return UNIT ? v : op.conv(0, v);
 }
 
-template <class D, int G>
-__device__ __forceinline__ void strided_reg_kernel(const Params& p) {
+// Element e of a raw 16-bit pack as a float (scaled), -inf when !in.
+template <bool UNIT, class Op>
+__device__ __forceinline__ float raw_elem(const Op& op, const V16& r, int e, bool in) {
+  return in ? scaled<UNIT>(op, Op::D::elem(r, e)) : neg_inf();
+}
+
+// The warps a block may have for tiles of C columns.
+template <int C>
+struct StridedRegWarps {
+  static constexpr int value = 4096 / C < 32 ? 4096 / C : 32;
+};
+
+// UNIT: Params.scale is 1. The body is instantiated for it apart (the
+// kernel picks one by the grid-wide scale), so the common call spends no
+// multiply on each use of an element.
+template <class D, int G, bool UNIT>
+__device__ __forceinline__ void strided_reg_body(const Params& p, F2* red, F2* part) {
   typedef Fwd<D> Op;
   typedef typename D::T T;
   constexpr int P = D::P, NP = StridedRegPacks<D>::NP, C = G * P;
-  constexpr int NW = 4096 / C < 32 ? 4096 / C : 32;  // warps a block may have
-  __shared__ F2 red[NW * C];  // [warp][column]
-  __shared__ F2 part[C];      // the block's column partials
+  constexpr int NW = StridedRegWarps<C>::value;
   const Op op(p);
   const i64 axis = p.axis, inner = p.inner, R = p.chunk;
   const int t = threadIdx.x, nt = blockDim.x, lane = t & 31, wid = t >> 5, nw = nt >> 5;
@@ -141,21 +163,36 @@ __device__ __forceinline__ void strided_reg_kernel(const Params& p) {
     for (int k = 0; k < NP; ++k)
       if (ok && (full || j0 + ty + (i64)k * TY < j1)) inmask |= 1u << k;
   }
+  // Every pack of the thread holds rows of the block's range (the common
+  // case): the loops below then skip the -inf select per element.
+  const bool all_in = ok && full;
   float b[RAW ? 1 : NP][P];  // the values as floats (not kept when RAW)
   float mt[P];               // the thread's, then the warp's column maxima
 #pragma unroll
   for (int e = 0; e < P; ++e) mt[e] = neg_inf();
+  if constexpr (RAW) {
 #pragma unroll
-  for (int k = 0; k < NP; ++k) {
-    if constexpr (RAW) {
+    for (int k = 0; k < NP; ++k)
 #pragma unroll
-      for (int e = 0; e < P; ++e) mt[e] = fmax2(mt[e], raw_elem(op, raw[k], e, inmask >> k & 1));
-    } else {
+      for (int e = 0; e < P; ++e) mt[e] = fmax2(mt[e], raw_elem<UNIT>(op, raw[k], e, inmask >> k & 1));
+  } else if (all_in) {
+#pragma unroll
+    for (int k = 0; k < NP; ++k) {
+      D::unpack(raw[k], b[k]);
+#pragma unroll
+      for (int e = 0; e < P; ++e) {
+        b[k][e] = scaled<UNIT>(op, b[k][e]);
+        mt[e] = fmax2(mt[e], b[k][e]);
+      }
+    }
+  } else {
+#pragma unroll
+    for (int k = 0; k < NP; ++k) {
       const bool in = ok && (full || j0 + ty + (i64)k * TY < j1);
       D::unpack(raw[k], b[k]);
 #pragma unroll
       for (int e = 0; e < P; ++e) {
-        b[k][e] = in ? op.conv(0, b[k][e]) : neg_inf();
+        b[k][e] = in ? scaled<UNIT>(op, b[k][e]) : neg_inf();
         mt[e] = fmax2(mt[e], b[k][e]);
       }
     }
@@ -173,7 +210,7 @@ __device__ __forceinline__ void strided_reg_kernel(const Params& p) {
     float d = 0.f;
     if constexpr (RAW) {
 #pragma unroll
-      for (int k = 0; k < NP; ++k) d += Op::ex(raw_elem(op, raw[k], e, inmask >> k & 1) - s);
+      for (int k = 0; k < NP; ++k) d += Op::ex(raw_elem<UNIT>(op, raw[k], e, inmask >> k & 1) - s);
     } else {
 #pragma unroll
       for (int k = 0; k < NP; ++k) {
@@ -239,7 +276,7 @@ __device__ __forceinline__ void strided_reg_kernel(const Params& p) {
       fast = fast && mul[e] <= 1024.f && mul[e] >= -1024.f;  // false for NaN
     } else {
       const typename Op::Fin f = op.finalize(Op::from_ws(red[x * P + e]));
-      mul[e] = keep_diff ? safe(mt[e]) - f.m - f.lse : (mt[e] == neg_inf() ? 0.f : fexp(mt[e] - f.m)) * f.rd;
+      mul[e] = keep_diff ? safe(mt[e]) - f.m - f.lse : (mt[e] == neg_inf() ? 0.f : fexp_nonpos(mt[e] - f.m)) * f.rd;
     }
   }
   T* const out = op.y + first;
@@ -252,7 +289,7 @@ __device__ __forceinline__ void strided_reg_kernel(const Params& p) {
           float y[P];
 #pragma unroll
           for (int e = 0; e < P; ++e) {
-            const float u = expo(e, raw_elem(op, raw[k], e, true));
+            const float u = expo(e, scaled<UNIT>(op, D::elem(raw[k], e)));
             y[e] = keep_diff ? u : Op::ex(u);
           }
           st_cs(out + k * step, D::pack(y));
@@ -276,6 +313,17 @@ __device__ __forceinline__ void strided_reg_kernel(const Params& p) {
       }
     }
   }
+}
+
+template <class D, int G>
+__device__ __forceinline__ void strided_reg_kernel(const Params& p) {
+  constexpr int C = G * D::P;
+  __shared__ F2 red[StridedRegWarps<C>::value * C];  // [warp][column]
+  __shared__ F2 part[C];                           // the block's column partials
+  if (p.scale == 1.f)
+    strided_reg_body<D, G, true>(p, red, part);
+  else
+    strided_reg_body<D, G, false>(p, red, part);
 }
 
 }  // namespace smx

@@ -60,7 +60,9 @@ int main(int argc, char** argv) {
     auto base = [&](std::vector<char>& v) { return (char*)((((uintptr_t)v.data() + G + 15) & ~(uintptr_t)15) + off); };
     char *X = base(xb), *DY = base(dyb), *Y = base(yb);
     auto idx = [&](long long s, long long j) { long long o = s / inner, i = s % inner; return (o * axis + j) * inner + i; };
-    double scale = bwd ? 1.0 : 0.75;
+    // Forward cases alternate scale 0.75 and 1 (kernels may take a path of
+    // their own for 1, e.g. strided_reg's UNIT body).
+    double scale = bwd || ncase % 2 == 0 ? 1.0 : 0.75;
     // Inputs.
     for (long long s = 0; s < slices; ++s) {
       std::vector<double> xv(axis);
