@@ -55,12 +55,17 @@ const (
 	//   but 4×16777216 f16 124.2 / 120.0.
 	//   256 MB and more: 4×33554432 f16 247.0 / 231.0; 1×10^8 f32 348.8 /
 	//   334.4.
-	// It also replaces a block per row that would read rows of 1 MB or more
-	// twice (rows > SMs/2, where the model keeps the block): 128×262144 f32
-	// 112.7 vs online_2pass 121.8, 128×524288 f16 117.0 vs 128.9. Shorter
-	// rows stay with the block, whose second read hits L2: 128×65536 f32
-	// 35.3 vs 32.5, 100×70000 f32 36.0 vs 33.4, 128×128256 bf16 38.5 vs
-	// 38.4.
+	// It also replaces a block per row that would read rows of
+	// gridTwoReadRowBytes or more twice (rows > SMs/2, where the model keeps
+	// the block): 128×262144 f32 112.7 vs online_2pass 121.8, 128×524288 f16
+	// 117.0 vs 128.9. Timed with the L2 flushed before each rep (bench
+	// since session 12; -ab-s12.txt), rows of 256 KB-1 MB go the same way:
+	// 64×262144 f16 30.2 vs 50.4, 128×262144 bf16 52.9 vs 64.4, 100×200000
+	// bf16 40.6 vs 46.7, 120×100000 f32 41.2 vs 50.1, 128×128256 bf16 30.3
+	// vs 32.0, 96×131072 f16 28.3 vs 29.0 (block_hybrid 27.7). Timed back to
+	// back without the flush, the block had won at 256 KB (128×128256 bf16
+	// 38.4 vs 38.5, 100×70000 f32 33.4 vs 36.0); 128 KB rows stay with the
+	// block (128×32768 f32 block_reg 16.1, split_grid 19.0).
 	// Backward (y and dy cached, half the elements) lost or tied: 1×2^24
 	// 98.5 / 95.2, so backward ops keep split_row.
 	gridMinBytes    = 24 << 20
@@ -70,6 +75,12 @@ const (
 	// block would read twice are split whenever rows <= SMs/2 (fewRows).
 	// Measured at 4 MB rows; shorter rows keep the model's choice.
 	twoReadSplitBytes = 1 << 20
+
+	// gridTwoReadRowBytes: forward rows from this size (input bytes) that a
+	// block would read twice go to split_grid when the inputs are in its
+	// range (see gridMinBytes): between the 128 KB rows the block won and
+	// the 250 KB rows (128256 bf16) split_grid won.
+	gridTwoReadRowBytes = 192 << 10
 )
 
 // Measured on H200 (bench/results/nvidia-h200-2026-11-22-sweep.json, M = 4096
@@ -228,7 +239,7 @@ func (c *ctx) fewRows() (kernels.Strategy, string) {
 			why = fmt.Sprintf("few long rows (%d < %d SMs): a %d-block cluster per row models %.1f µs (split_row %.1f, block %.1f)", c.p.Outer, c.d.SMs, cs, tCluster, tSplit, tBlock)
 		}
 	}
-	if !c.bwd && (best == kernels.SplitRow || best == "" && rowBytes >= twoReadSplitBytes && c.twoReadBlockRows()) {
+	if !c.bwd && (best == kernels.SplitRow || best == "" && rowBytes >= gridTwoReadRowBytes && c.twoReadBlockRows()) {
 		if ok, why2 := c.gridCaches(); ok {
 			return kernels.SplitGrid, why2
 		}
