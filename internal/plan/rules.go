@@ -44,10 +44,15 @@ const (
 	// split_grid replaces split_row for forward ops whose inputs are
 	// gridMinBytes to gridCacheHalves/2 times the grid's shared memory
 	// (~30 MB on H200). H200, softmax bench, µs split_grid / split_row, same
-	// run (bench/results/nvidia-h200-2026-11-22-sweep-splitgrid.txt):
-	//   8 MB and less, it loses (the grid barrier, and a cooperative launch
-	//   cannot start before the previous kernel drains): 2×1048576 f32 23.6
-	//   / 22.4; 4×262144 f16 16.9 / 14.4; 8×262144 f32 20.3 / 19.6.
+	// run (bench/results/nvidia-h200-2026-11-22-sweep-splitgrid.txt, reps
+	// back to back without an L2 flush):
+	//   8 MB and less, it lost: 2×1048576 f32 23.6 / 22.4; 4×262144 f16
+	//   16.9 / 14.4; 8×262144 f32 20.3 / 19.6.
+	// Timed as bench times now (L2 flushed before each rep, the host ahead
+	// of the GPU; -ab-s12.txt, median of 3) it wins from 2 MB: 1×524288 f32
+	// 10.6 / 11.3, 4×262144 f16 10.8 / 11.3, 2×1048576 f32 15.5 / 16.5,
+	// 8×262144 f32 14.6 / 16.1, 4×1048576 f16 15.5 / 16.9, 16×262144 f32
+	// 19.1 / 23.2, 1×4194304 f32 19.6 / 22.8. The earlier figures follow:
 	//   32 MB: 2×4194304 f32 39.4 / 44.1; 4×4194304 f16 36.4 / 40.9;
 	//   32×524288 f16 36.4 / 44.1; 8×1048576 f32 36.0 / 37.2.
 	//   64 MB: 1×2^24 f32 57.8 / 67.7.
@@ -68,7 +73,7 @@ const (
 	// block (128×32768 f32 block_reg 16.1, split_grid 19.0).
 	// Backward (y and dy cached, half the elements) lost or tied: 1×2^24
 	// 98.5 / 95.2, so backward ops keep split_row.
-	gridMinBytes    = 24 << 20
+	gridMinBytes    = 2 << 20
 	gridCacheHalves = 9
 
 	// twoReadSplitBytes: rows from this size (bytes of the inputs) that a
