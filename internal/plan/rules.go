@@ -63,8 +63,8 @@ const (
 	// It also replaces a block per row that would read rows of
 	// gridTwoReadRowBytes or more twice (rows > SMs/2, where the model keeps
 	// the block): 128×262144 f32 112.7 vs online_2pass 121.8, 128×524288 f16
-	// 117.0 vs 128.9. Timed with the L2 flushed before each rep (bench
-	// since session 12; -ab-s12.txt), rows of 256 KB-1 MB go the same way:
+	// 117.0 vs 128.9. Timed with the L2 flushed before each rep (bench's
+	// timing since 2026-11-22; -ab-s12.txt), rows of 250 KB-1 MB go the same way:
 	// 64×262144 f16 30.2 vs 50.4, 128×262144 bf16 52.9 vs 64.4, 100×200000
 	// bf16 40.6 vs 46.7, 120×100000 f32 41.2 vs 50.1, 128×128256 bf16 30.3
 	// vs 32.0, 96×131072 f16 28.3 vs 29.0 (block_hybrid 27.7). Timed back to
