@@ -169,18 +169,23 @@ __device__ __forceinline__ float min_keep_nan(float x, float hi) {
 // exp(x) = 2^(x*log2 e) with the product split into t + r exactly
 // (t rounded, r the FMA residual plus the low part of log2 e), so the
 // argument rounding of x*log2e does not grow with |x|: relative error stays
-// within ~3 ulp (ex2.approx's 2 ulp plus one multiply). Inputs are clamped to
-// [-128, 128] (NaN passes the clamps) so the residual stays finite; exp(-inf)
-// = 0, exp(+inf) = +inf, exp(NaN) = NaN. Subnormal results are kept (no ftz).
-__device__ __forceinline__ float fexp(float x) {
+// within ~3 ulp (ex2.approx's 2 ulp plus one multiply). x must be finite
+// and at most 128 in magnitude (or NaN), so the residual stays finite: the
+// callers below clamp it. Subnormal results are kept (no ftz).
+__device__ __forceinline__ float fexp_clamped(float x) {
   const float L2E_HI = 1.44269502163f;       // log2(e) rounded to float
   const float L2E_LO = 1.925963033500e-08f;  // log2(e) - L2E_HI
   const float LN2 = 0.693147180560f;
-  x = min_keep_nan(max_keep_nan(x, -128.f), 128.f);
   float t = x * L2E_HI;
   float r = fma_rn(x, L2E_HI, -t);
   r = fma_rn(x, L2E_LO, r);
   return ex2(t) * fma_rn(r, LN2, 1.f);
+}
+
+// exp(x) for any x: clamped to [-128, 128] (NaN passes the clamps);
+// exp(-inf) = 0, exp(+inf) = +inf, exp(NaN) = NaN.
+__device__ __forceinline__ float fexp(float x) {
+  return fexp_clamped(min_keep_nan(max_keep_nan(x, -128.f), 128.f));
 }
 
 // fexp for arguments that are never +inf nor above 2^127: a softmax
@@ -188,16 +193,7 @@ __device__ __forceinline__ float fexp(float x) {
 // needs no upper clamp: fexp's only stops +inf (and products x*log2 e that
 // overflow) from turning the residual into NaN, and one instruction of
 // eight per element matters in the instruction-bound kernels (strided_reg).
-__device__ __forceinline__ float fexp_nonpos(float x) {
-  const float L2E_HI = 1.44269502163f;
-  const float L2E_LO = 1.925963033500e-08f;
-  const float LN2 = 0.693147180560f;
-  x = max_keep_nan(x, -128.f);
-  float t = x * L2E_HI;
-  float r = fma_rn(x, L2E_HI, -t);
-  r = fma_rn(x, L2E_LO, r);
-  return ex2(t) * fma_rn(r, LN2, 1.f);
-}
+__device__ __forceinline__ float fexp_nonpos(float x) { return fexp_clamped(max_keep_nan(x, -128.f)); }
 
 // exp(x) with one rounding of x*log2(e) before ex2.approx: relative error
 // about |x| * 2^-23 + 2 ulp, i.e. <= 3e-6 for the x >= -20 that carry weight
