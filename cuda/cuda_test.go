@@ -24,12 +24,16 @@ func openOrSkip(t testing.TB) *Device {
 }
 
 // backend runs a verify case on the device with a forced strategy.
-func backend(d *Device, algo string) verify.Backend {
+func backend(d *Device, algo string) verify.Backend { return backendWith(d, Options{Algo: algo}) }
+
+// backendWith runs a verify case on the device with opt (its axis and scale
+// set from the case).
+func backendWith(d *Device, opt Options) verify.Backend {
 	return func(c verify.Case, out verify.Host, in []verify.Host) error {
 		h := func(x verify.Host) softmax.Tensor {
 			return softmax.Tensor{Shape: c.Shape, DType: x.DType, F32: x.F32, U16: x.U16}
 		}
-		opt := Options{Axis: c.Axis, Scale: c.Scale, Algo: algo}
+		opt.Axis, opt.Scale = c.Axis, c.Scale
 		if c.Op.Backward() {
 			return d.ApplyBackwardHost(c.Op, h(out), h(in[0]), h(in[1]), opt)
 		}

@@ -63,6 +63,9 @@ func (d *Device) planDevice() plan.Device {
 func (d *Device) plan(op softmax.Op, l spec.Layout, dt spec.DType, opt Options, aligned bool) (plan.Plan, error) {
 	prob := plan.Problem{Outer: int64(l.Outer), Axis: int64(l.Axis), Inner: int64(l.Inner), DType: dt, Op: op, Aligned: aligned}
 	dev, occ := d.planDevice(), d.occupancy(dt)
+	if opt.planWith != nil {
+		return opt.planWith(prob, dev, occ)
+	}
 	if opt.Tuned && (opt.Algo == "" || opt.Algo == "auto") {
 		if pl, ok := defaultTuneCache.plan(prob, dev, occ); ok {
 			return pl, nil

@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/gofused/softmax"
+	"github.com/gofused/softmax/internal/plan"
 	"github.com/gofused/softmax/internal/spec"
 )
 
@@ -21,6 +22,10 @@ type Options struct {
 	// Tuned makes the planner prefer the autotuning cache's winner for the
 	// shape class, when `softmax tune` has stored one for this device.
 	Tuned bool
+
+	// planWith, when set (this package's tests and benchmarks), plans in
+	// place of the planner's rules, e.g. a split_grid wave size.
+	planWith func(plan.Problem, plan.Device, plan.Occupancy) (plan.Plan, error)
 }
 
 func (o Options) scale() float32 {

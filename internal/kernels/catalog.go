@@ -216,7 +216,7 @@ var catalogue = []Info{
 	{Strategy: SplitCluster, File: "split_cluster.cu", Summary: "a thread-block cluster per row, chunks in shared memory, partials over DSMEM",
 		Fwd: one("", 1024), Bwd: one("", 1024), RowsOnly: true, Cluster: true, DynSmem: true, MinMajor: 9},
 	{Strategy: SplitGrid, File: "split_grid.cu", Summary: "rows over every SM in one launch, chunks cached in shared memory, partials merged after a grid barrier",
-		Fwd: one("", 1024), Bwd: one("", 1024), RowsOnly: true, Workspace: true, DynSmem: true, Cooperative: true, MinMajor: 7},
+		Fwd: splitGridVariants(), Bwd: splitGridVariants(), RowsOnly: true, Workspace: true, DynSmem: true, Cooperative: true, MinMajor: 7},
 	{Strategy: Strided, File: "strided.cu", Summary: "non-last axis: coalesced across inner, online (m,d) along the axis",
 		Fwd: []Variant{{Name: "", MaxThreads: 256}, {Name: "split1", MaxThreads: 256}, {Name: "split2", MaxThreads: 256}},
 		Bwd: []Variant{{Name: "", MaxThreads: 256}, {Name: "split1", MaxThreads: 256}, {Name: "split2", MaxThreads: 256}}},
@@ -272,6 +272,11 @@ func Symbol(s Strategy, dt spec.DType, backward bool, variant string) string {
 		name += "_" + variant
 	}
 	return name
+}
+
+// splitGridVariants: the one-wave kernel and the wave loop ("waves").
+func splitGridVariants() []Variant {
+	return []Variant{{Name: "", MaxThreads: 1024}, {Name: "waves", MaxThreads: 1024}}
 }
 
 // Variants returns the kernels of one direction (nil when the strategy has

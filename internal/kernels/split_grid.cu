@@ -5,33 +5,41 @@
 // of its chunk in shared memory (29 MB over 132 SMs), so only the part that
 // does not fit is read a second time, and that part is read last in phase 1
 // and first (last tile first) in phase 2, so it comes back mostly from L2.
-//   phase 1: block b = (row, c) reads chunk c of row: the first `cached`
-//            elements (whole packs, as many as the shared memory holds) into
-//            shared memory, the rest streamed, keeping the online (m, d)
-//            (backward: the gradient sum); the block's partial goes to
-//            ws[b].
+//
+// The rows go in waves of rw = gridDim.x / split rows: block b takes chunk
+// b % split of row w*rw + b / split in wave w. Per wave:
+//   phase 1: the block reads its chunk: the first `cached` elements (whole
+//            packs, as many as the shared memory holds) into shared memory,
+//            the rest streamed, keeping the online (m, d) (backward: the
+//            gradient sum); the block's partial goes to ws.
 //   barrier: every block of the grid (all resident: cooperative launch).
 //   phase 2: the row's `split` partials are merged; the streamed part is
 //            re-read (last tile first) and written; then the cached part is
-//            written from shared memory.
+//            written from shared memory, and as each cached pack is written
+//            its slot is refilled with the same pack of the block's chunk in
+//            the next wave: phase 1 of wave w+1 is fused into phase 2 of
+//            wave w, so its DRAM reads overlap wave w's writes (one wave
+//            alone reads everything, waits, then writes everything).
 //
 // The barrier word (Params.bar) must start with its low 31 bits zero (a
 // zeroed allocation): block 0 adds 2^31 - (gridDim.x - 1), every other block
-// 1, so each launch adds exactly 2^31 and flips bit 31 once every block has
-// arrived, leaving the low bits zero again for the next launch of any grid
-// size (the scheme CUDA's cooperative groups use for grid.sync).
+// 1, so each barrier adds exactly 2^31 and flips bit 31 once every block has
+// arrived, leaving the low bits zero again for the next barrier or launch of
+// any grid size (the scheme CUDA's cooperative groups use for grid.sync).
 //
 // Launch contract (Inner == 1, rows = outer, cols = axis):
 //   block  (nt, 1, 1), nt a multiple of 32, <= 1024
-//   grid   (G, 1, 1), G >= rows*split, every block resident at once (launch
+//   grid   (G, 1, 1), G >= split, every block resident at once (launch
 //          with CU_LAUNCH_ATTRIBUTE_COOPERATIVE: the driver refuses a grid
-//          that could deadlock); blocks past rows*split only join the barrier
+//          that could deadlock); rw = G / split rows per wave, ceil(rows/rw)
+//          waves; blocks past rw*split only join the barriers
 //   smem   dynamic: a multiple of NIN*16 bytes, the cache (NIN = 1 forward,
 //          2 backward); input k's cached packs at k*(smem/(16*NIN)) packs
-//   ws     rows*split float pairs, fully written before the barrier
+//   ws     rows*split float pairs (row r's partials at r*split)
 //   bar    one u32, low 31 bits zero (see above), private to the stream
 //   params chunk (multiple of the pack with vec), split = blocks per row
-//   symbol split_grid_{fwd,bwd}_{f32,f16,bf16}
+//   symbol split_grid_{fwd,bwd}_{f32,f16,bf16}[_waves]: _waves for more
+//          than one wave (rows > rw); the plain kernels take one wave only
 #include "common.cuh"
 
 namespace smx {
@@ -92,39 +100,108 @@ __device__ __forceinline__ void stash_out(const Op& op, const V16* stash, i64 ss
   }
 }
 
+// stash_out fused with the next wave's first read: each cached pack i of the
+// chunk at off is written out and its slot refilled with pack i of the chunk
+// at noff (U packs of loads in flight per thread, as in pack_acc); returns
+// the refill's partial.
 template <class Op>
+__device__ __forceinline__ typename Op::Acc stash_swap(const Op& op, V16* stash, i64 sstride, i64 off, i64 noff,
+                                                       i64 np, int t, int nt, const typename Op::Fin& f) {
+  typedef typename Op::D D;
+  constexpr int P = D::P, U = Unroll<Op>::U, NIN = Op::NIN;
+  typename Op::Acc a = Op::identity();
+  float comp = 0.f;
+  const auto swap = [&](i64 i, const V16 (&r)[NIN]) {
+    float b[NIN][P], o[P];
+#pragma unroll
+    for (int k = 0; k < NIN; ++k) unpack_conv(op, k, stash[k * sstride + i], b[k]);
+    op.out_vals(b, 0, o, f);
+    st_cs(op.dst() + off + i * P, D::pack(o));
+#pragma unroll
+    for (int k = 0; k < NIN; ++k) {
+      stash[k * sstride + i] = r[k];
+      unpack_conv(op, k, r[k], b[k]);
+    }
+    op.push(a, comp, b);
+  };
+  i64 i = t;
+  for (; i + (i64)(U - 1) * nt < np; i += (i64)U * nt) {
+    V16 r[U][NIN];
+#pragma unroll
+    for (int u = 0; u < U; ++u)
+#pragma unroll
+      for (int k = 0; k < NIN; ++k) r[u][k] = ld16(op.src(k) + noff + (i + (i64)u * nt) * P);
+#pragma unroll
+    for (int u = 0; u < U; ++u) swap(i + (i64)u * nt, r[u]);
+  }
+  for (; i < np; i += nt) {
+    V16 r[NIN];
+#pragma unroll
+    for (int k = 0; k < NIN; ++k) r[k] = ld16(op.src(k) + noff + i * P);
+    swap(i, r);
+  }
+  return Op::fold(a, comp);
+}
+
+// Phase 1 of one chunk (n elements at off): np packs into the stash, the
+// rest streamed.
+template <class Op>
+__device__ __forceinline__ typename Op::Acc chunk_acc(const Op& op, i64 off, i64 n, i64 np, bool vec, V16* stash,
+                                                      i64 cap, int t, int nt) {
+  constexpr int P = Op::D::P;
+  if (!vec) return elem_acc(op, off, n, t, nt);
+  return Op::merge(pack_acc<Op, true>(op, off, np * P, t, nt, stash, cap), pack_acc(op, off + np * P, n - np * P, t, nt));
+}
+
+// WAVES: the wave loop; without it the launch must have every row in one
+// wave (G >= rows*split), and the kernel is the one-wave body alone: the
+// loop's registers (64 a thread, from ~50) had cost the one-wave launches
+// ~1 µs each (H200, 4×1048576 f16 15.8 -> 16.7 µs, 1×2^24 f32 51.5 -> 52.7).
+template <class Op, bool WAVES>
 __device__ __forceinline__ void split_grid_kernel(const Params& p) {
   constexpr int P = Op::D::P;
   const Op op(p);
   const i64 rows = p.outer, cols = p.axis, chunk = p.chunk;
   const int split = p.split, t = threadIdx.x, nt = blockDim.x;
   const bool vec = p.vec != 0;
-  const i64 b = blockIdx.x, row = b / split, c = b % split;
-  const bool active = row < rows;
-  const i64 off = row * cols + c * chunk;
-  const i64 n = active ? imax(0, imin(chunk, cols - c * chunk)) : 0;
+  // One wave: rw = rows (the launch has G >= rows*split).
+  const i64 rw = WAVES ? gridDim.x / split : rows, waves = WAVES ? (rows + rw - 1) / rw : 1;
+  const i64 b = blockIdx.x, lr = b / split, c = b % split;
+  // Every row has the same chunks, so n and np hold for every wave.
+  const i64 n = lr < rw ? imax(0, imin(chunk, cols - c * chunk)) : 0;
   V16* const stash = static_cast<V16*>(dyn_smem());
   const i64 cap = dyn_smem_size() / (16 * Op::NIN);  // packs per input
   const i64 np = vec ? imin(n / P, cap) : 0;         // packs cached
-  typename Op::Acc a;
-  if (vec)
-    a = Op::merge(pack_acc<Op, true>(op, off, np * P, t, nt, stash, cap),
-                  pack_acc(op, off + np * P, n - np * P, t, nt));
-  else
-    a = elem_acc(op, off, n, t, nt);
-  a = block_reduce<Op>(a);
   F2* const ws = reinterpret_cast<F2*>(p.ws);
-  if (t == 0 && active) ws[b] = Op::to_ws(a);
-  grid_sync(p.bar);
-  if (!active) return;
-  a = Op::identity();
-  for (int k = t; k < split; k += nt) a = Op::merge(a, Op::from_ws(ld_cg_f2(ws + row * split + k)));
-  const typename Op::Fin f = op.finalize(block_reduce<Op>(a));
-  if (vec) {
-    pack_out_rev(op, off + np * P, n - np * P, t, nt, f);
-    stash_out(op, stash, cap, off, np, t, nt, f);
-  } else {
-    elem_out_rev(op, off, n, t, nt, f);
+  // A block is on in wave w when it has a row there (on in w+1 implies on
+  // in w); every block joins every barrier.
+  i64 row = lr;
+  bool on = lr < rw && row < rows;
+  typename Op::Acc a = on ? chunk_acc(op, row * cols + c * chunk, n, np, vec, stash, cap, t, nt) : Op::identity();
+  for (i64 w = 0; w < waves; ++w, row += rw) {
+    a = block_reduce<Op>(a);
+    if (t == 0 && on) ws[row * split + c] = Op::to_ws(a);
+    grid_sync(p.bar);
+    const bool next = WAVES && lr < rw && row + rw < rows;
+    if (on) {
+      const i64 off = row * cols + c * chunk, noff = off + rw * cols;
+      a = Op::identity();
+      for (int k = t; k < split; k += nt) a = Op::merge(a, Op::from_ws(ld_cg_f2(ws + row * split + k)));
+      const typename Op::Fin f = op.finalize(block_reduce<Op>(a));
+      if (vec) {
+        pack_out_rev(op, off + np * P, n - np * P, t, nt, f);
+        if (next) {
+          a = Op::merge(stash_swap(op, stash, cap, off, noff, np, t, nt, f),
+                        pack_acc(op, noff + np * P, n - np * P, t, nt));
+        } else {
+          stash_out(op, stash, cap, off, np, t, nt, f);
+        }
+      } else {
+        elem_out_rev(op, off, n, t, nt, f);
+        if (next) a = elem_acc(op, noff, n, t, nt);
+      }
+    }
+    on = next;
   }
 }
 
@@ -132,14 +209,20 @@ __device__ __forceinline__ void split_grid_kernel(const Params& p) {
 
 // Kernels (one extern "C" symbol each; the dtype blocks follow SMX_DTYPES).
 #if SMX_DTYPES & 1
-SMX_KERNEL(split_grid_fwd_f32, 1024, smx::split_grid_kernel<smx::Fwd<smx::F32>>)
-SMX_KERNEL(split_grid_bwd_f32, 1024, smx::split_grid_kernel<smx::Bwd<smx::F32>>)
+SMX_KERNEL(split_grid_fwd_f32, 1024, smx::split_grid_kernel<smx::Fwd<smx::F32>, false>)
+SMX_KERNEL(split_grid_bwd_f32, 1024, smx::split_grid_kernel<smx::Bwd<smx::F32>, false>)
+SMX_KERNEL(split_grid_fwd_f32_waves, 1024, smx::split_grid_kernel<smx::Fwd<smx::F32>, true>)
+SMX_KERNEL(split_grid_bwd_f32_waves, 1024, smx::split_grid_kernel<smx::Bwd<smx::F32>, true>)
 #endif
 #if SMX_DTYPES & 2
-SMX_KERNEL(split_grid_fwd_f16, 1024, smx::split_grid_kernel<smx::Fwd<smx::F16>>)
-SMX_KERNEL(split_grid_bwd_f16, 1024, smx::split_grid_kernel<smx::Bwd<smx::F16>>)
+SMX_KERNEL(split_grid_fwd_f16, 1024, smx::split_grid_kernel<smx::Fwd<smx::F16>, false>)
+SMX_KERNEL(split_grid_bwd_f16, 1024, smx::split_grid_kernel<smx::Bwd<smx::F16>, false>)
+SMX_KERNEL(split_grid_fwd_f16_waves, 1024, smx::split_grid_kernel<smx::Fwd<smx::F16>, true>)
+SMX_KERNEL(split_grid_bwd_f16_waves, 1024, smx::split_grid_kernel<smx::Bwd<smx::F16>, true>)
 #endif
 #if SMX_DTYPES & 4
-SMX_KERNEL(split_grid_fwd_bf16, 1024, smx::split_grid_kernel<smx::Fwd<smx::BF16>>)
-SMX_KERNEL(split_grid_bwd_bf16, 1024, smx::split_grid_kernel<smx::Bwd<smx::BF16>>)
+SMX_KERNEL(split_grid_fwd_bf16, 1024, smx::split_grid_kernel<smx::Fwd<smx::BF16>, false>)
+SMX_KERNEL(split_grid_bwd_bf16, 1024, smx::split_grid_kernel<smx::Bwd<smx::BF16>, false>)
+SMX_KERNEL(split_grid_fwd_bf16_waves, 1024, smx::split_grid_kernel<smx::Fwd<smx::BF16>, true>)
+SMX_KERNEL(split_grid_bwd_bf16_waves, 1024, smx::split_grid_kernel<smx::Bwd<smx::BF16>, true>)
 #endif

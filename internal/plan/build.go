@@ -6,20 +6,29 @@ import (
 	"github.com/gofused/softmax/internal/kernels"
 )
 
-// build plans strategy s for the problem, or says why it cannot.
-func (c *ctx) build(s kernels.Strategy) (Plan, error) {
+// check says why strategy s cannot serve the problem, if it cannot
+// whatever its configuration.
+func (c *ctx) check(s kernels.Strategy) error {
 	in, ok := kernels.Lookup(string(s))
 	if !ok {
-		return Plan{}, fmt.Errorf("unknown strategy %q", s)
+		return fmt.Errorf("unknown strategy %q", s)
 	}
 	if len(in.Variants(c.bwd)) == 0 {
-		return Plan{}, fmt.Errorf("it has no %s kernels", map[bool]string{false: "forward", true: "backward"}[c.bwd])
+		return fmt.Errorf("it has no %s kernels", map[bool]string{false: "forward", true: "backward"}[c.bwd])
 	}
 	if in.RowsOnly && c.p.Inner != 1 {
-		return Plan{}, fmt.Errorf("it needs the softmax axis to be the last (Inner = 1, have %d)", c.p.Inner)
+		return fmt.Errorf("it needs the softmax axis to be the last (Inner = 1, have %d)", c.p.Inner)
 	}
 	if in.MinMajor > 0 && c.d.Major < in.MinMajor {
-		return Plan{}, fmt.Errorf("it needs compute capability %d.0 or newer (device %d.%d)", in.MinMajor, c.d.Major, c.d.Minor)
+		return fmt.Errorf("it needs compute capability %d.0 or newer (device %d.%d)", in.MinMajor, c.d.Major, c.d.Minor)
+	}
+	return nil
+}
+
+// build plans strategy s for the problem, or says why it cannot.
+func (c *ctx) build(s kernels.Strategy) (Plan, error) {
+	if err := c.check(s); err != nil {
+		return Plan{}, err
 	}
 	switch s {
 	case kernels.Naive:
@@ -365,26 +374,49 @@ func (c *ctx) splitRow() (Plan, error) {
 // the cache each, were 5-40% slower in the H200 harness).
 const splitGridThreads = 1024
 
-// splitGridShape returns split_grid's blocks per row, chunk, dynamic shared
-// memory and grid: every resident block (one per SM with the whole opt-in
-// shared memory) takes an equal chunk of one row, as much of it as fits
-// cached in shared memory (whole packs; none off the vector path).
-func (c *ctx) splitGridShape() (split, chunk, smem int64, grid int, err error) {
+// splitGridGrid returns split_grid's grid (one block per SM with the whole
+// opt-in shared memory) and the most shared memory a block may cache.
+func (c *ctx) splitGridGrid() (g, smemMax int64, err error) {
 	if !c.d.Cooperative {
-		return 0, 0, 0, 0, fmt.Errorf("the device or driver does not support cooperative launch")
+		return 0, 0, fmt.Errorf("the device or driver does not support cooperative launch")
 	}
-	sym := c.sym(kernels.SplitGrid, "")
-	unit := 16 * c.nin
-	smemMax := (int64(c.d.SmemOptin-staticSmem(sym)) - 1024) / unit * unit
-	perSM, err := c.fits("split_grid.cu", sym, splitGridThreads, smemMax)
+	// Both kernels (one wave, waves) must fit the same grid.
+	perSM, unit := 0, 16*c.nin
+	smemMax = int64(c.d.SmemOptin)
+	for _, v := range []string{"", "waves"} {
+		sym := c.sym(kernels.SplitGrid, v)
+		smemMax = min(smemMax, (int64(c.d.SmemOptin-staticSmem(sym))-1024)/unit*unit)
+	}
+	for i, v := range []string{"", "waves"} {
+		n, err := c.fits("split_grid.cu", c.sym(kernels.SplitGrid, v), splitGridThreads, smemMax)
+		if err != nil {
+			return 0, 0, err
+		}
+		if i == 0 || n < perSM {
+			perSM = n
+		}
+	}
+	return int64(perSM) * int64(c.d.SMs), smemMax, nil
+}
+
+// splitGridShape returns split_grid's blocks per row, chunk, dynamic shared
+// memory and grid for waves of rw rows (0: splitGridWaveRows): every
+// resident block takes an equal chunk of one row of a wave, as much of it
+// as fits cached in shared memory (whole packs; none off the vector path).
+// The kernel derives rw back as grid / split, which can exceed the rw asked
+// for when the chunks round up (fewer blocks per row).
+func (c *ctx) splitGridShape(rw int64) (split, chunk, smem int64, grid int, err error) {
+	g, smemMax, err := c.splitGridGrid()
 	if err != nil {
 		return 0, 0, 0, 0, err
 	}
-	g := int64(perSM) * int64(c.d.SMs)
-	if c.p.Outer > g {
-		return 0, 0, 0, 0, fmt.Errorf("it takes at most one row per resident block (%d rows, %d blocks)", c.p.Outer, g)
+	if rw == 0 {
+		rw = c.splitGridWaveRows(g, smemMax)
 	}
-	split = g / c.p.Outer
+	if rw < 1 || rw > g {
+		return 0, 0, 0, 0, fmt.Errorf("waves of %d rows: it takes 1 to %d (at most one row per resident block)", rw, g)
+	}
+	split = g / rw
 	chunk = roundUp(ceilDiv(c.p.Axis, split), c.P)
 	split = ceilDiv(c.p.Axis, chunk)
 	if c.vec() {
@@ -393,20 +425,59 @@ func (c *ctx) splitGridShape() (split, chunk, smem int64, grid int, err error) {
 	return split, chunk, smem, int(g), nil
 }
 
+// splitGridWaveRows is the rule's rows per wave of split_grid on a grid of
+// g blocks caching up to smemMax bytes each: all the rows at once while
+// their inputs are at most gridWaveQuarters/4 times the grid's cache, else
+// as few waves as keep each under that, the rows shared out evenly; never
+// more rows than blocks.
+func (c *ctx) splitGridWaveRows(g, smemMax int64) int64 {
+	waves := max(1, ceilDiv(c.p.Outer*c.p.Axis*c.es*c.nin, c.splitGridWaveBytes(g, smemMax)))
+	return min(ceilDiv(c.p.Outer, waves), g)
+}
+
+// splitGridWaveBytes is the most input bytes a split_grid wave takes.
+func (c *ctx) splitGridWaveBytes(g, smemMax int64) int64 {
+	return gridWaveQuarters * g * smemMax / 4
+}
+
 // split_grid: every SM's block takes a chunk of a row, cached in shared
 // memory across a grid barrier; one launch.
 func (c *ctx) splitGrid() (Plan, error) {
-	split, chunk, smem, grid, err := c.splitGridShape()
+	return c.splitGridWaves(0)
+}
+
+// splitGridWaves plans split_grid with waves of rw rows (0: the rule's).
+func (c *ctx) splitGridWaves(rw int64) (Plan, error) {
+	split, chunk, smem, grid, err := c.splitGridShape(rw)
 	if err != nil {
 		return Plan{}, err
 	}
-	l := Launch{Symbol: c.sym(kernels.SplitGrid, ""), Grid: block1(int64(grid)), Block: block1(splitGridThreads),
+	waves, variant := ceilDiv(c.p.Outer, int64(grid)/split), ""
+	if waves > 1 {
+		variant = "waves"
+	}
+	l := Launch{Symbol: c.sym(kernels.SplitGrid, variant), Grid: block1(int64(grid)), Block: block1(splitGridThreads),
 		Smem: int(smem), Cooperative: true}
 	cached := min(chunk*c.es, smem/c.nin)
 	pl := Plan{Strategy: string(kernels.SplitGrid), File: "split_grid.cu", Split: int(split), Chunk: chunk, Vec: c.vec(),
 		Workspace: c.p.Outer * split * 8, Launches: []Launch{l},
-		Reason: fmt.Sprintf("%d blocks per row, %d elements each, %d bytes of each cached in shared memory", split, chunk, cached)}
+		Reason: fmt.Sprintf("%d blocks per row, %d elements each, %d bytes of each cached in shared memory, %d waves of %d rows",
+			split, chunk, cached, waves, int64(grid)/split)}
 	return c.finish(pl), nil
+}
+
+// SplitGrid plans split_grid with waves of rowsPerWave rows in place of the
+// rule's choice, for sweeps of the wave size (cuda's
+// BenchmarkSplitGridWaves) and tests of the wave loop.
+func SplitGrid(p Problem, d Device, occ Occupancy, rowsPerWave int64) (Plan, error) {
+	c, err := newCtx(p, d, occ)
+	if err != nil {
+		return Plan{}, err
+	}
+	if err := c.check(kernels.SplitGrid); err != nil {
+		return Plan{}, err
+	}
+	return c.splitGridWaves(rowsPerWave)
 }
 
 // clusterSize returns the cluster size split_cluster would use: the largest

@@ -196,9 +196,10 @@ func check(t *testing.T, p Problem, d Device, pl Plan) {
 }
 
 // checkSplitGrid checks split_grid's launch contract (split_grid.cu): one
-// cooperative 1-D launch with a block for every chunk of every row, chunks
-// tiling the axis (pack multiples on the vector path), the cache a multiple
-// of NIN packs and no larger than a chunk, a partial per chunk.
+// cooperative 1-D launch with a block for every chunk of at least one row
+// (the rows go in waves of grid/split), chunks tiling the axis (pack
+// multiples on the vector path), the cache a multiple of NIN packs and no
+// larger than a chunk, a partial per chunk of every row.
 func checkSplitGrid(t *testing.T, where string, p Problem, pl Plan, nin int64) {
 	t.Helper()
 	P := int64(16 / p.DType.Size())
@@ -209,8 +210,11 @@ func checkSplitGrid(t *testing.T, where string, p Problem, pl Plan, nin int64) {
 	if int64(pl.Split)*pl.Chunk < p.Axis || int64(pl.Split-1)*pl.Chunk >= p.Axis {
 		t.Errorf("%s: split %d × chunk %d does not tile axis %d", where, pl.Split, pl.Chunk, p.Axis)
 	}
-	if l.Grid[1] != 1 || l.Grid[2] != 1 || int64(l.Grid[0]) < p.Outer*int64(pl.Split) {
-		t.Errorf("%s: grid %v for %d rows × %d chunks", where, l.Grid, p.Outer, pl.Split)
+	if l.Grid[1] != 1 || l.Grid[2] != 1 || int64(l.Grid[0]) < int64(pl.Split) {
+		t.Fatalf("%s: grid %v for %d chunks a row", where, l.Grid, pl.Split)
+	}
+	if waves := ceilDiv(p.Outer, int64(l.Grid[0])/int64(pl.Split)); strings.HasSuffix(l.Symbol, "_waves") != (waves > 1) {
+		t.Errorf("%s: %s for %d waves (the plain kernel takes one wave only)", where, l.Symbol, waves)
 	}
 	if want := p.Outer * int64(pl.Split) * 8; pl.Workspace < want {
 		t.Errorf("%s: workspace %d < %d", where, pl.Workspace, want)
@@ -324,7 +328,9 @@ func TestRegimes(t *testing.T) {
 		{"8×256K f32 backward (1 MB rows: past clusterRowBytes)", prob(8, 262144, 1, f32, spec.SoftmaxBackward), h100, kernels.SplitRow, ""},
 		{"4×256K f16 (512 KB rows: past clusterRowBytes; 2 MB: split_grid)", prob(4, 262144, 1, f16, spec.Softmax), h100, kernels.SplitGrid, ""},
 		{"1×256K f32 (1 MB: below gridMinBytes)", prob(1, 262144, 1, f32, spec.Softmax), h100, kernels.SplitRow, ""},
-		{"64×1M f32 (a block per row would read twice)", prob(64, 1048576, 1, f32, spec.Softmax), h100, kernels.SplitRow, ""},
+		{"64×1M f32 (256 MB: split_grid in 4 waves of 64 MB)", prob(64, 1048576, 1, f32, spec.Softmax), h100, kernels.SplitGrid, ""},
+		{"2×32M f32 (128 MB rows: past a split_grid wave)", prob(2, 33554432, 1, f32, spec.Softmax), h100, kernels.SplitRow, ""},
+		{"4×32M f16 (64 MB rows: split_grid, a row a wave)", prob(4, 33554432, 1, f16, spec.Softmax), h100, kernels.SplitGrid, ""},
 		{"16×2560 f32 backward (short two-read rows: the model keeps a block)", prob(16, 2560, 1, f32, spec.SoftmaxBackward), h100, kernels.Online2Pass, ""},
 		{"8×256K f32 no clusters", prob(8, 262144, 1, f32, spec.Softmax), a100, kernels.SplitGrid, ""},
 		{"8×256K f32 no clusters, backward", prob(8, 262144, 1, f32, spec.SoftmaxBackward), a100, kernels.SplitRow, ""},
@@ -797,5 +803,38 @@ func TestPipelinedShapes(t *testing.T) {
 	old.Major = 7
 	if _, err := Make(prob(64, 1024, 1, spec.Float32, spec.Softmax), old, nil, "pipelined"); err == nil {
 		t.Error("pipelined planned on sm_70")
+	}
+}
+
+// SplitGrid with an explicit wave size: the launch contract holds at every
+// size from one row a wave to all rows at once, the kernel's rows per wave
+// (grid / split) is at least the size asked for, and sizes past the grid
+// are refused.
+func TestSplitGridWaveSizes(t *testing.T) {
+	for _, sh := range [][2]int64{{4, 4194304}, {128, 128256}, {300, 1000}, {5, 300007}, {1, 1 << 24}} {
+		for _, dt := range dtypes {
+			p := Problem{Outer: sh[0], Axis: sh[1], Inner: 1, DType: dt, Op: spec.Softmax, Aligned: true}
+			for _, rw := range []int64{1, 2, 3, sh[0], min(sh[0], 132)} {
+				where := fmt.Sprintf("%d×%d %v rows per wave %d", sh[0], sh[1], dt, rw)
+				pl, err := SplitGrid(p, h100, nil, rw)
+				if rw > 132 {
+					if err == nil || !strings.Contains(err.Error(), "waves of") {
+						t.Errorf("%s: err %v, want a refusal", where, err)
+					}
+					continue
+				}
+				if err != nil {
+					t.Errorf("%s: %v", where, err)
+					continue
+				}
+				checkSplitGrid(t, where, p, pl, 1)
+				if got := int64(pl.Launches[0].Grid[0]) / int64(pl.Split); got < min(rw, sh[0]) {
+					t.Errorf("%s: %d rows per wave", where, got)
+				}
+			}
+		}
+	}
+	if _, err := SplitGrid(Problem{Outer: 2, Axis: 8, Inner: 3, DType: spec.Float32, Op: spec.Softmax}, h100, nil, 1); err == nil {
+		t.Error("split_grid planned a strided axis")
 	}
 }

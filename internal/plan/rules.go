@@ -76,6 +76,24 @@ const (
 	gridMinBytes    = 2 << 20
 	gridCacheHalves = 9
 
+	// gridWaveQuarters: split_grid takes the rows in waves of at most
+	// gridWaveQuarters/4 times the grid's cache (67 MB on H200), the next
+	// wave's reads overlapping the last one's writes. H200, cuda's
+	// BenchmarkSplitGridWaves (L2 flushed, median of 20), µs by rows per
+	// wave, one wave last:
+	//   256 MB: 4×33554432 f16  1: 192.0, 2: 230.4, 4: 234.8 (split_row 222.5)
+	//   128 MB: 4×16777216 f16  1: 104.3, 2: 99.7, 4: 117.2
+	//           8×4194304 f32   2: 98.6, 4: 97.9, 8: 104.4
+	//           32×2097152 f16  8: 104.1, 16: 100.6, 32: 107.0
+	//   64 MB:  128×262144 bf16 64: 55.4, 128: 53.6; 2×8388608 f32 1: 52.1, 2: 52.0
+	//   32 MB and less, one wave wins by far: 4×4194304 f16 2: 35.1, 4: 30.5;
+	//           128×128256 bf16 64: 35.9, 128: 30.3; 64×262144 f16 32: 34.0, 64: 30.5
+	// A wave costs ~5 µs past its bytes (64×262144 f16 at one row a wave:
+	// 325.7), and a wave that leaves SMs idle (32 rows in waves of 17: 7
+	// blocks a row, 119 of 132 SMs) or outgrows the L2 (4×16777216 f16 in
+	// waves of 3 rows: 139.5) loses, so the rows are shared evenly.
+	gridWaveQuarters = 9
+
 	// twoReadSplitBytes: rows from this size (bytes of the inputs) that a
 	// block would read twice are split whenever rows <= SMs/2 (fewRows).
 	// Measured at 4 MB rows; shorter rows keep the model's choice.
@@ -253,20 +271,26 @@ func (c *ctx) fewRows() (kernels.Strategy, string) {
 }
 
 // gridCaches reports whether split_grid should replace split_row (or a
-// block per row that reads long rows twice): a forward op on 16-byte rows whose inputs are gridMinBytes to
-// gridCacheHalves/2 times the shared memory of the whole grid.
+// block per row that reads long rows twice): a forward op on 16-byte rows
+// whose inputs are at least gridMinBytes and either at most
+// gridCacheHalves/2 times the shared memory of the whole grid or in rows
+// that fit a wave (splitGridWaveBytes).
 func (c *ctx) gridCaches() (bool, string) {
-	_, _, smem, grid, err := c.splitGridShape()
-	if err != nil || smem == 0 {
+	if !c.vec() {
+		return false, ""
+	}
+	g, smemMax, err := c.splitGridGrid()
+	if err != nil {
 		return false, ""
 	}
 	in := c.p.Outer * c.p.Axis * c.es * c.nin
-	capacity := int64(grid) * smem
-	if in < gridMinBytes || 2*in > gridCacheHalves*capacity {
+	capacity, waveBytes := g*smemMax, c.splitGridWaveBytes(g, smemMax)
+	if in < gridMinBytes || 2*in > gridCacheHalves*capacity && in/c.p.Outer > waveBytes {
 		return false, ""
 	}
-	return true, fmt.Sprintf("few long rows (%d < %d SMs): split_grid caches %d of %d input bytes in the grid's shared memory, one launch",
-		c.p.Outer, c.d.SMs, min(in, capacity), in)
+	waves := ceilDiv(c.p.Outer, c.splitGridWaveRows(g, smemMax))
+	return true, fmt.Sprintf("few long rows (%d < %d SMs): split_grid caches %d of %d input bytes in the grid's shared memory, %d waves, one launch",
+		c.p.Outer, c.d.SMs, min(in, capacity*waves), in, waves)
 }
 
 // twoReadBlockRows reports whether a block per row would read the row twice
