@@ -461,8 +461,8 @@ func (c *ctx) splitGridWaves(rw int64) (Plan, error) {
 	cached := min(chunk*c.es, smem/c.nin)
 	pl := Plan{Strategy: string(kernels.SplitGrid), File: "split_grid.cu", Split: int(split), Chunk: chunk, Vec: c.vec(),
 		Workspace: c.p.Outer * split * 8, Launches: []Launch{l},
-		Reason: fmt.Sprintf("%d blocks per row, %d elements each, %d bytes of each cached in shared memory, %d waves of %d rows",
-			split, chunk, cached, waves, int64(grid)/split)}
+		Reason: fmt.Sprintf("%d blocks per row, %d elements each, %d bytes of each cached in shared memory, rows in waves of %d (%d)",
+			split, chunk, cached, int64(grid)/split, waves)}
 	return c.finish(pl), nil
 }
 

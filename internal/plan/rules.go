@@ -289,8 +289,8 @@ func (c *ctx) gridCaches() (bool, string) {
 		return false, ""
 	}
 	waves := ceilDiv(c.p.Outer, c.splitGridWaveRows(g, smemMax))
-	return true, fmt.Sprintf("few long rows (%d < %d SMs): split_grid caches %d of %d input bytes in the grid's shared memory, %d waves, one launch",
-		c.p.Outer, c.d.SMs, min(in, capacity*waves), in, waves)
+	return true, fmt.Sprintf("few long rows (%d < %d SMs): split_grid caches %d of %d input bytes in the grid's shared memory (%d at a time), one launch",
+		c.p.Outer, c.d.SMs, min(in, capacity*waves), in, min(in, capacity))
 }
 
 // twoReadBlockRows reports whether a block per row would read the row twice
