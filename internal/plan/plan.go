@@ -40,14 +40,19 @@
 //     rows <= SMs/2 of >= 1 MB that a block would read twice (online_2pass),
 //     a split is taken regardless (64×1048576 f32: 219.7 vs 356.7 µs).
 //     Where split_row is chosen for a forward op on 16-byte rows whose inputs
-//     are 2 MB to 4.5 times the grid's shared memory, split_grid takes its
-//     place when the device runs cooperative launches: one block per SM
-//     holds up to the opt-in shared memory of its chunk, a grid barrier
-//     replaces the second launch, and only what the shared memory could not
-//     hold is read twice (1×2^24 f32: 57.8 vs 67.7 µs; 4×4194304 f16 36.4
-//     vs 40.9; 4×1048576 f16 15.5 vs 16.9; measurements in rules.go). So
-//     does a block per row that would read rows of 192 KB or more twice
-//     (128×128256 bf16: 30.3 vs online_2pass 32.0 µs).
+//     are 2 MB to 4.5 times the grid's shared memory, or more in rows of at
+//     most 2.25 times it, split_grid takes its place when the device runs
+//     cooperative launches: one block per SM holds up to the opt-in shared
+//     memory of its chunk, a grid barrier replaces the second launch, and
+//     only what the shared memory could not hold is read twice (1×2^24 f32:
+//     57.8 vs 67.7 µs; 4×4194304 f16 36.4 vs 40.9; 4×1048576 f16 15.5 vs
+//     16.9; measurements in rules.go). Rows of more than 2.25 times the
+//     grid's shared memory in all go in as few even waves as keep each under
+//     that, each wave's reads fused into the last one's writes (4×33554432
+//     f16: 192.0 vs split_row 222.5 µs; 4×16777216 f16 99.7 vs one wave
+//     117.2). split_grid also replaces a block per row that would read rows
+//     of 192 KB or more twice (128×128256 bf16: 30.3 vs online_2pass 32.0
+//     µs).
 //  3. forward rows of whole 16-byte packs beyond 16384 columns: block_hybrid
 //     (32 values a thread in registers, the rest of the row in shared
 //     memory) with at least as many rows as SMs, 512 threads up to 40960
