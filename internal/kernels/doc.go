@@ -64,14 +64,16 @@
 //	               Params.Chunk per block (multiple of P), Split = C,
 //	               C·Chunk ≥ cols (traps otherwise); dynamic smem
 //	               NIN·roundup(Chunk·esize, 16).
-//	split_grid     split_grid_{fwd,bwd}_{dt} (sm_70+); one 1-D launch with
-//	               CU_LAUNCH_ATTRIBUTE_COOPERATIVE (every block resident),
-//	               grid G ≥ rows·Split blocks (the rest only join the
-//	               barrier); nt multiple of 32 ≤ 1024; Params.Chunk per block
+//	split_grid     split_grid_{fwd,bwd}_{dt}[_waves] (sm_70+); one 1-D launch
+//	               with CU_LAUNCH_ATTRIBUTE_COOPERATIVE (every block
+//	               resident), grid G ≥ Split blocks: rows in waves of
+//	               G/Split (the rest of the blocks only join the barriers);
+//	               the plain kernels need one wave (G ≥ rows·Split), _waves
+//	               takes any; nt multiple of 32 ≤ 1024; Params.Chunk per block
 //	               (multiple of P when Vec), Split blocks per row; dynamic
 //	               smem a multiple of NIN·16 bytes, the chunk's cache; Params.Bar
 //	               a barrier word private to the stream whose low 31 bits
-//	               are zero (each launch adds 2^31 to it); workspace
+//	               are zero (each barrier adds 2^31 to it); workspace
 //	               rows·Split float pairs.
 //	strided        strided_{fwd,bwd}_{dt}: block (TX, TY) with TY a power of two,
 //	               TX·TY ≤ 256 and TX·TY·VW ≤ 1024, VW = P when Params.Vec
