@@ -838,3 +838,31 @@ func TestSplitGridWaveSizes(t *testing.T) {
 		t.Error("split_grid planned a strided axis")
 	}
 }
+
+// The wave rule: one wave while the inputs are at most 2.25× the grid's
+// cache (~67 MB on a 132-SM Hopper), else as few even waves as keep each
+// under it, in the _waves kernel. (Rows per wave is what the kernel derives,
+// grid / split: 132 for 128 rows of one block each.)
+func TestSplitGridWaveRule(t *testing.T) {
+	f32, f16 := spec.Float32, spec.Float16
+	for _, c := range []struct {
+		rows, cols   int64
+		dt           spec.DType
+		waves, perWv int64
+	}{
+		{4, 4194304, f16, 1, 4}, {128, 262144, spec.BFloat16, 1, 132}, {4, 16777216, f16, 2, 2},
+		{8, 4194304, f32, 2, 4}, {32, 2097152, f16, 2, 16}, {4, 33554432, f16, 4, 1}, {64, 1048576, f32, 4, 16},
+	} {
+		p := Problem{Outer: c.rows, Axis: c.cols, Inner: 1, DType: c.dt, Op: spec.Softmax, Aligned: true}
+		pl, err := Make(p, h100, nil, "")
+		if err != nil || pl.Strategy != string(kernels.SplitGrid) {
+			t.Errorf("%d×%d %v: %s %v, want split_grid", c.rows, c.cols, c.dt, pl.Strategy, err)
+			continue
+		}
+		rw := int64(pl.Launches[0].Grid[0]) / int64(pl.Split)
+		if waves := ceilDiv(c.rows, rw); waves != c.waves || rw != c.perWv {
+			t.Errorf("%d×%d %v: %d waves of %d rows, want %d of %d", c.rows, c.cols, c.dt, waves, rw, c.waves, c.perWv)
+		}
+		checkSplitGrid(t, "wave rule", p, pl, 1)
+	}
+}
