@@ -2,6 +2,7 @@ package plan
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/gofused/softmax/internal/kernels"
 )
@@ -381,20 +382,16 @@ func (c *ctx) splitGridGrid() (g, smemMax int64, err error) {
 		return 0, 0, fmt.Errorf("the device or driver does not support cooperative launch")
 	}
 	// Both kernels (one wave, waves) must fit the same grid.
-	perSM, unit := 0, 16*c.nin
-	smemMax = int64(c.d.SmemOptin)
-	for _, v := range []string{"", "waves"} {
-		sym := c.sym(kernels.SplitGrid, v)
-		smemMax = min(smemMax, (int64(c.d.SmemOptin-staticSmem(sym))-1024)/unit*unit)
-	}
-	for i, v := range []string{"", "waves"} {
-		n, err := c.fits("split_grid.cu", c.sym(kernels.SplitGrid, v), splitGridThreads, smemMax)
+	syms := [2]string{c.sym(kernels.SplitGrid, ""), c.sym(kernels.SplitGrid, "waves")}
+	unit := 16 * c.nin
+	smemMax = (int64(c.d.SmemOptin-max(staticSmem(syms[0]), staticSmem(syms[1]))) - 1024) / unit * unit
+	perSM := math.MaxInt
+	for _, sym := range syms {
+		n, err := c.fits("split_grid.cu", sym, splitGridThreads, smemMax)
 		if err != nil {
 			return 0, 0, err
 		}
-		if i == 0 || n < perSM {
-			perSM = n
-		}
+		perSM = min(perSM, n)
 	}
 	return int64(perSM) * int64(c.d.SMs), smemMax, nil
 }
@@ -452,7 +449,8 @@ func (c *ctx) splitGridWaves(rw int64) (Plan, error) {
 	if err != nil {
 		return Plan{}, err
 	}
-	waves, variant := ceilDiv(c.p.Outer, int64(grid)/split), ""
+	rw = int64(grid) / split // what the kernel derives
+	waves, variant := ceilDiv(c.p.Outer, rw), ""
 	if waves > 1 {
 		variant = "waves"
 	}
@@ -462,7 +460,7 @@ func (c *ctx) splitGridWaves(rw int64) (Plan, error) {
 	pl := Plan{Strategy: string(kernels.SplitGrid), File: "split_grid.cu", Split: int(split), Chunk: chunk, Vec: c.vec(),
 		Workspace: c.p.Outer * split * 8, Launches: []Launch{l},
 		Reason: fmt.Sprintf("%d blocks per row, %d elements each, %d bytes of each cached in shared memory, rows in waves of %d (%d)",
-			split, chunk, cached, int64(grid)/split, waves)}
+			split, chunk, cached, rw, waves)}
 	return c.finish(pl), nil
 }
 
