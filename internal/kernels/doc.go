@@ -114,10 +114,9 @@
 // 4-8 B: 64 packed values at the 64 registers of a 1024-thread bound; f32 g8
 // and g16 8 B since the select-free load loop for threads whose packs are
 // all in range; that loop was timed only together with the other cuts of
-// the same change, not against a spill-free build), and two split_grid
-// wave-loop kernels (fwd f32 12 B, bwd bf16 8 B: at the wave level, outside
-// the element loops). Registers per thread for f32 / f16
-// (bf16 as f16 within a few registers), static shared memory in bytes:
+// the same change, not against a spill-free build). Registers per thread
+// for f32 / f16 (bf16 as f16 within a few registers), static shared memory
+// in bytes:
 //
 //	warp_row fwd   w1..w16 29-44, w32 p1 36/44, p2 45/61, p4 71/93, p8 128/128; 0
 //	warp_row bwd   w1..w16 32-54, w32 p1 34/48, p2 54/72, p4 71/104; 0
@@ -126,7 +125,7 @@
 //	online_2pass   fwd 60/46, bwd 64/64; 256 / 128
 //	split_row      fwd 32-40/40-48, bwd 36-40/40-54; 256 / 128
 //	split_cluster  fwd 58/64, bwd 53/64; 272 / 144
-//	split_grid     fwd 60/51, bwd 62/54, _waves 64; 256 / 128
+//	split_grid     fwd 60/51, bwd 62/54, _waves 60-64; 256 / 128
 //	strided        f32 57-76, f16 56-100; 16384 fwd / 8192 bwd
 //	strided_reg    64; 8448-34816
 //	persistent     32-102

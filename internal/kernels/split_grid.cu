@@ -12,7 +12,9 @@
 //            packs, as many as the shared memory holds) into shared memory,
 //            the rest streamed, keeping the online (m, d) (backward: the
 //            gradient sum); the block's partial goes to ws.
-//   barrier: every block of the grid (all resident: cooperative launch).
+//   barrier: every block of the grid (all resident: cooperative launch);
+//            none with one block a row (split == 1), which needs no partial
+//            but its own.
 //   phase 2: the row's `split` partials are merged; the streamed part is
 //            re-read (last tile first) and written; then the cached part is
 //            written from shared memory, and as each cached pack is written
@@ -173,6 +175,12 @@ __device__ __forceinline__ void split_grid_kernel(const Params& p) {
   const i64 cap = dyn_smem_size() / (16 * Op::NIN);  // packs per input
   const i64 np = vec ? imin(n / P, cap) : 0;         // packs cached
   F2* const ws = reinterpret_cast<F2*>(p.ws);
+  // One block a row: its partial is the whole row's, so it neither publishes
+  // it nor waits at the barrier, and starts writing as soon as its own reads
+  // are done instead of when the slowest block's are (H200, 128x128256 bf16
+  // 29.9 -> 27.1 µs, 100x100000 f16 24.0 -> 21.2; bench/results/nvidia-h200-
+  // 2026-11-22-ab-s14.txt).
+  const bool alone = split == 1;
   // A block is on in wave w when it has a row there (on in w+1 implies on
   // in w); every block joins every barrier.
   i64 row = lr;
@@ -180,14 +188,19 @@ __device__ __forceinline__ void split_grid_kernel(const Params& p) {
   typename Op::Acc a = on ? chunk_acc(op, row * cols + c * chunk, n, np, vec, stash, cap, t, nt) : Op::identity();
   for (i64 w = 0; w < waves; ++w, row += rw) {
     a = block_reduce<Op>(a);
-    if (t == 0 && on) ws[row * split + c] = Op::to_ws(a);
-    grid_sync(p.bar);
+    if (!alone) {
+      if (t == 0 && on) ws[row * split + c] = Op::to_ws(a);
+      grid_sync(p.bar);
+    }
     const bool next = WAVES && lr < rw && row + rw < rows;
     if (on) {
       const i64 off = row * cols + c * chunk, noff = off + rw * cols;
-      a = Op::identity();
-      for (int k = t; k < split; k += nt) a = Op::merge(a, Op::from_ws(ld_cg_f2(ws + row * split + k)));
-      const typename Op::Fin f = op.finalize(block_reduce<Op>(a));
+      if (!alone) {
+        a = Op::identity();
+        for (int k = t; k < split; k += nt) a = Op::merge(a, Op::from_ws(ld_cg_f2(ws + row * split + k)));
+        a = block_reduce<Op>(a);
+      }
+      const typename Op::Fin f = op.finalize(a);
       if (vec) {
         pack_out_rev(op, off + np * P, n - np * P, t, nt, f);
         if (next) {
