@@ -52,7 +52,10 @@
 //     f16: 192.0 vs split_row 222.5 µs; 4×16777216 f16 99.7 vs one wave
 //     117.2). split_grid also replaces a block per row that would read rows
 //     of 192 KB or more twice (128×128256 bf16: 30.3 vs online_2pass 32.0
-//     µs).
+//     µs), and a cluster per row on rows of 192 KB or more when it gives
+//     each row at most two blocks and keeps 7/8 of its grid busy (64×131072
+//     f16: 18.9 vs 21.2 µs). With one block a row it skips the grid barrier
+//     (128×128256 bf16: 27.1 vs 29.9 µs with it).
 //  3. forward rows of whole 16-byte packs beyond 16384 columns: block_hybrid
 //     (32 values a thread in registers, the rest of the row in shared
 //     memory) with at least as many rows as SMs, 512 threads up to 40960
@@ -60,12 +63,14 @@
 //     to 81920 f32 (but an f32 row of exactly 32768, which fills
 //     block_reg's 1024 × 8 packs, stays with block_reg: 1.5% ahead in
 //     five alternated runs); with fewer rows than SMs, f32 rows beyond
-//     32768 (1024 threads). Then f32 320..32768 columns or f16/bf16 1024..8192
-//     (..32768 with fewer rows than SMs): block_reg (a block of 64..1024
-//     threads per row, the smallest that holds the row in <= 32 values a
-//     thread, the row in registers, one exp per element, the block size a
-//     compile-time constant; ahead of warp_row, pipelined and block_smem in
-//     the H200 sweeps and harness runs quoted in rules.go).
+//     32768 and 16-bit rows of 32769 columns to 128 KB (1024 threads;
+//     128×50000 bf16 14.6 vs block_smem 16.5 µs). Then f32 320..32768
+//     columns or f16/bf16 1024..8192 (..32768 with fewer rows than SMs):
+//     block_reg (a block of 64..1024 threads per row, the smallest that
+//     holds the row in <= 32 values a thread, the row in registers, one exp
+//     per element, the block size a compile-time constant; ahead of
+//     warp_row, pipelined and block_smem in the H200 sweeps and harness runs
+//     quoted in rules.go).
 //  4. cols <= 256·P forward / 128·P backward (1024 / 512 f32, 2048 / 1024
 //     f16): warp_row. Lanes per row W = nextpow2(ceil(cols/P)) up to 32,
 //     then packs per lane NP = nextpow2(ceil(cols/(32·P))): the row lives in

@@ -104,6 +104,32 @@ const (
 	// range (see gridMinBytes): between the 128 KB rows the block won and
 	// the 250 KB rows (128256 bf16) split_grid won.
 	gridTwoReadRowBytes = 192 << 10
+
+	// gridClusterSplit: split_grid replaces split_cluster for rows of
+	// gridTwoReadRowBytes or more that it splits over at most this many
+	// blocks, 7/8 of its grid busy (one-block rows skip the barrier since
+	// 64f58e7).
+	// H200, softmax bench, µs, same run (bench/results/nvidia-h200-2026-11-
+	// 22-sweep-midrows.txt), split_grid vs split_cluster: 64×131072 f16
+	// 18.9 vs 21.2; 66×131072 bf16 19.8 vs 21.6; 64×65536 f32 19.1 vs 19.9;
+	// with four blocks a row the cluster wins (32×131072 f16 14.6 vs 14.1),
+	// and so it does on 128 KB rows (64×65536 f16 14.9 vs 13.1).
+	gridClusterSplit = 2
+
+	// hybridFewRows16Bytes: with fewer rows than SMs, 16-bit forward rows
+	// beyond block_reg's 32768 columns up to this size go to block_hybrid
+	// (1024 threads, the row in registers and shared memory), which had
+	// lost only on longer rows (128×128256 bf16, see blockHybridFirst).
+	// H200, softmax bench, µs, same run (-sweep-midrows.txt), block_hybrid
+	// vs the previous pick: 128×40000 bf16 12.5 vs block_smem 14.5;
+	// 128×50000 bf16 14.6 vs 16.5; 96×50000 bf16 13.5 vs 15.9; 64×65536 f16
+	// 13.4 vs online_2pass 16.0 (split_cluster 13.1); 128×65536 f16 17.3 vs
+	// 17.2 (split_grid 16.4).
+	hybridFewRows16Bytes = 128 << 10
+
+	// blockRegFewRows16Cols: the longest 16-bit rows block_reg takes when
+	// rows < SMs (1024 threads × 4 packs without spills; blockRegFirst).
+	blockRegFewRows16Cols = 32768
 )
 
 // Measured on H200 (bench/results/nvidia-h200-2026-11-22-sweep.json, M = 4096
@@ -262,12 +288,25 @@ func (c *ctx) fewRows() (kernels.Strategy, string) {
 			why = fmt.Sprintf("few long rows (%d < %d SMs): a %d-block cluster per row models %.1f µs (split_row %.1f, block %.1f)", c.p.Outer, c.d.SMs, cs, tCluster, tSplit, tBlock)
 		}
 	}
-	if !c.bwd && (best == kernels.SplitRow || best == "" && rowBytes >= gridTwoReadRowBytes && c.twoReadBlockRows()) {
+	bigRows := rowBytes >= gridTwoReadRowBytes
+	if !c.bwd && (best == kernels.SplitRow || best == "" && bigRows && c.twoReadBlockRows() ||
+		best == kernels.SplitCluster && bigRows && c.gridFillsWithFewBlocks()) {
 		if ok, why2 := c.gridCaches(); ok {
 			return kernels.SplitGrid, why2
 		}
 	}
 	return best, why
+}
+
+// gridFillsWithFewBlocks reports whether split_grid would give each row at
+// most two blocks and still keep 7/8 of its grid busy (see gridClusterSplit).
+func (c *ctx) gridFillsWithFewBlocks() bool {
+	g, _, err := c.splitGridGrid()
+	if err != nil || c.p.Outer > g {
+		return false
+	}
+	split := g / c.p.Outer
+	return split <= gridClusterSplit && 8*split*c.p.Outer >= 7*g
 }
 
 // gridCaches reports whether split_grid should replace split_row (or a
@@ -331,7 +370,7 @@ func (c *ctx) blockRegFirst() bool {
 	if c.es == 4 {
 		return cols >= 320 && cols <= kernels.BlockReg.Info().MaxCols(c.p.Op, c.dt)
 	}
-	return cols >= 1024 && (cols <= 8192 || cols <= 32768 && c.p.Outer < int64(c.d.SMs))
+	return cols >= 1024 && (cols <= 8192 || cols <= blockRegFewRows16Cols && c.p.Outer < int64(c.d.SMs))
 }
 
 // blockHybridFirst reports whether block_hybrid is the measured winner, for
@@ -384,7 +423,10 @@ func (c *ctx) blockHybridFirst() bool {
 		}
 	}
 	_, ok := c.hybridVariant(1024)
-	return c.es == 4 && ok
+	if c.es == 4 {
+		return ok
+	}
+	return ok && p.Axis > blockRegFewRows16Cols && p.Axis*c.es <= hybridFewRows16Bytes
 }
 
 // stridedRegFirst reports whether strided_reg is the measured winner for a
