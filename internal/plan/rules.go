@@ -378,7 +378,8 @@ func (c *ctx) blockRegFirst() bool {
 // columns): with at least as many rows as SMs, 512-thread blocks for any
 // dtype (up to 40960 f32, 65536 f16/bf16) and 1024-thread blocks beyond
 // for f32 (up to 81920); with fewer rows than SMs, 1024-thread blocks for
-// f32 rows beyond block_reg's 32768.
+// f32 rows beyond block_reg's 32768 and for 16-bit rows beyond its few-rows
+// 32768 up to hybridFewRows16Bytes.
 //
 // block_reg serves f32 rows of 16385..32768 only with 1024-thread blocks,
 // one per SM, whose SM reads nothing while the block reduces and writes;
