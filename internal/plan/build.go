@@ -375,6 +375,16 @@ func (c *ctx) splitRow() (Plan, error) {
 // the cache each, were 5-40% slower in the H200 harness).
 const splitGridThreads = 1024
 
+// splitGridCachedThreads: the block size of a forward one-wave split_grid
+// whose chunks are cached whole. H200, µs by block size 1024 / 512 / 256,
+// L2 flushed, median of 30 over three alternated rounds (bench/results/
+// nvidia-h200-2026-11-22-ab-s14.txt): chunks cached whole 4×262144 f16
+// 10.6 / 10.1 / 11.4, 1×524288 f32 10.5 / 9.9 / 10.9, 4×1048576 f16 15.7 /
+// 15.5 / 17.6, 16×262144 f32 19.2 / 18.5 / 20.1; chunks partly streamed
+// (read twice) keep 1024: 4×4194304 f16 29.9 / 32.2 / 41.5, 1×2^24 f32
+// 51.2 / 53.3 / 65.3, 128×128256 bf16 26.9 / 30.6 / 39.6.
+const splitGridCachedThreads = 512
+
 // splitGridGrid returns split_grid's grid (one block per SM with the whole
 // opt-in shared memory) and the most shared memory a block may cache.
 func (c *ctx) splitGridGrid() (g, smemMax int64, err error) {
@@ -454,13 +464,17 @@ func (c *ctx) splitGridWaves(rw int64) (Plan, error) {
 	if waves > 1 {
 		variant = "waves"
 	}
-	l := Launch{Symbol: c.sym(kernels.SplitGrid, variant), Grid: block1(int64(grid)), Block: block1(splitGridThreads),
-		Smem: int(smem), Cooperative: true}
 	cached := min(chunk*c.es, smem/c.nin)
+	threads := int64(splitGridThreads)
+	if waves == 1 && !c.bwd && c.vec() && cached == chunk*c.es {
+		threads = splitGridCachedThreads
+	}
+	l := Launch{Symbol: c.sym(kernels.SplitGrid, variant), Grid: block1(int64(grid)), Block: block1(threads),
+		Smem: int(smem), Cooperative: true}
 	pl := Plan{Strategy: string(kernels.SplitGrid), File: "split_grid.cu", Split: int(split), Chunk: chunk, Vec: c.vec(),
 		Workspace: c.p.Outer * split * 8, Launches: []Launch{l},
-		Reason: fmt.Sprintf("%d blocks per row, %d elements each, %d bytes of each cached in shared memory, rows in waves of %d (%d)",
-			split, chunk, cached, rw, waves)}
+		Reason: fmt.Sprintf("%d blocks of %d threads per row, %d elements each, %d bytes of each cached in shared memory, rows in waves of %d (%d)",
+			split, threads, chunk, cached, rw, waves)}
 	return c.finish(pl), nil
 }
 
