@@ -40,7 +40,7 @@
 //     rows <= SMs/2 of >= 1 MB that a block would read twice (online_2pass),
 //     a split is taken regardless (64×1048576 f32: 219.7 vs 356.7 µs).
 //     Where split_row is chosen for a forward op on 16-byte rows whose inputs
-//     are 2 MB to 4.5 times the grid's shared memory, or more in rows of at
+//     are 1 MB to 4.5 times the grid's shared memory, or more in rows of at
 //     most 2.25 times it, split_grid takes its place when the device runs
 //     cooperative launches: one block per SM holds up to the opt-in shared
 //     memory of its chunk, a grid barrier replaces the second launch, and
@@ -55,7 +55,9 @@
 //     µs), and a cluster per row on rows of 192 KB or more when it gives
 //     each row at most two blocks and keeps 7/8 of its grid busy (64×131072
 //     f16: 18.9 vs 21.2 µs). With one block a row it skips the grid barrier
-//     (128×128256 bf16: 27.1 vs 29.9 µs with it).
+//     (128×128256 bf16: 27.1 vs 29.9 µs with it). It also takes up to four
+//     rows of 512 KB or more in all from split_cluster (4×65536 f16 9.1 vs
+//     9.7 µs, with 512-thread blocks where its chunks are cached whole).
 //  3. forward rows of whole 16-byte packs beyond 16384 columns: block_hybrid
 //     (32 values a thread in registers, the rest of the row in shared
 //     memory) with at least as many rows as SMs, 512 threads up to 40960

@@ -73,8 +73,25 @@ const (
 	// block (128×32768 f32 block_reg 16.1, split_grid 19.0).
 	// Backward (y and dy cached, half the elements) lost or tied: 1×2^24
 	// 98.5 / 95.2, so backward ops keep split_row.
-	gridMinBytes    = 2 << 20
+	//
+	// With 512-thread blocks for chunks cached whole (splitGridCachedThreads)
+	// it also wins at 1 MB (H200, same run, 40 reps, µs, split_grid /
+	// split_row, bench/results/nvidia-h200-2026-11-22-sweep-tiny.txt):
+	// 1×262144 f32 9.5 / 10.9, 2×131072 f32 9.8 / 10.6, 1×524288 f16 10.0 /
+	// 10.9, 2×262144 f16 9.5 / 11.1.
+	gridMinBytes    = 1 << 20
 	gridCacheHalves = 9
+
+	// gridClusterFewRows, gridClusterMinBytes: split_grid also replaces
+	// split_cluster on at most this many rows of at least this many input
+	// bytes in all. Same run, split_grid / split_cluster: 4×65536 f16 9.1 /
+	// 9.7, 2×131072 f16 8.8 / 9.9, 4×131072 f16 9.8 / 10.4, 4×98304 bf16 9.0
+	// / 10.0, 4×65536 f32 9.8 / 9.6; with more rows the clusters tie or win
+	// (8×65536 f16 9.6 / 9.6, 8×65536 f32 10.5 / 9.9, 16×65536 f16 10.3 /
+	// 10.1), and below 512 KB a block per row wins (4×16384 f16 block_reg
+	// 6.2, split_grid 8.8).
+	gridClusterFewRows  = 4
+	gridClusterMinBytes = 512 << 10
 
 	// gridWaveQuarters: split_grid takes the rows in waves of at most
 	// gridWaveQuarters/4 times the grid's cache (67 MB on H200), the next
@@ -291,7 +308,12 @@ func (c *ctx) fewRows() (kernels.Strategy, string) {
 	bigRows := rowBytes >= gridTwoReadRowBytes
 	if !c.bwd && (best == kernels.SplitRow || best == "" && bigRows && c.twoReadBlockRows() ||
 		best == kernels.SplitCluster && bigRows && c.gridFillsWithFewBlocks()) {
-		if ok, why2 := c.gridCaches(); ok {
+		if ok, why2 := c.gridCaches(gridMinBytes); ok {
+			return kernels.SplitGrid, why2
+		}
+	}
+	if !c.bwd && best == kernels.SplitCluster && c.p.Outer <= gridClusterFewRows {
+		if ok, why2 := c.gridCaches(gridClusterMinBytes); ok {
 			return kernels.SplitGrid, why2
 		}
 	}
@@ -311,10 +333,10 @@ func (c *ctx) gridFillsWithFewBlocks() bool {
 
 // gridCaches reports whether split_grid should replace split_row (or a
 // block per row that reads long rows twice): a forward op on 16-byte rows
-// whose inputs are at least gridMinBytes and either at most
+// whose inputs are at least minBytes and either at most
 // gridCacheHalves/2 times the shared memory of the whole grid or in rows
 // that fit a wave (splitGridWaveBytes).
-func (c *ctx) gridCaches() (bool, string) {
+func (c *ctx) gridCaches(minBytes int64) (bool, string) {
 	if !c.vec() {
 		return false, ""
 	}
@@ -324,7 +346,7 @@ func (c *ctx) gridCaches() (bool, string) {
 	}
 	in := c.p.Outer * c.p.Axis * c.es * c.nin
 	capacity, waveBytes := g*smemMax, c.splitGridWaveBytes(g, smemMax)
-	if in < gridMinBytes || 2*in > gridCacheHalves*capacity && in/c.p.Outer > waveBytes {
+	if in < minBytes || 2*in > gridCacheHalves*capacity && in/c.p.Outer > waveBytes {
 		return false, ""
 	}
 	waves := ceilDiv(c.p.Outer, c.splitGridWaveRows(g, smemMax))
