@@ -389,7 +389,7 @@ func TestRegimes(t *testing.T) {
 		{"vector 2^24 unaligned (nothing to cache)", Problem{Outer: 1, Axis: 1 << 24, Inner: 1, DType: f32, Op: spec.Softmax}, h100, kernels.SplitRow, ""},
 		{"4×4194304 f16 (32 MB: split_grid)", prob(4, 4194304, 1, f16, spec.Softmax), h100, kernels.SplitGrid, ""},
 		{"8×4194304 f32 (128 MB: split_grid)", prob(8, 4194304, 1, f32, spec.Softmax), h100, kernels.SplitGrid, ""},
-		{"2×2097152 f16 (8 MB: split_grid from 2 MB)", prob(2, 2097152, 1, f16, spec.Softmax), h100, kernels.SplitGrid, ""},
+		{"2×2097152 f16 (8 MB: split_grid from 1 MB)", prob(2, 2097152, 1, f16, spec.Softmax), h100, kernels.SplitGrid, ""},
 		{"128×262144 f32 (1 MB rows a block would read twice)", prob(128, 262144, 1, f32, spec.Softmax), h100, kernels.SplitGrid, ""},
 		{"128×65536 f32 (256 KB rows: one read with 1024-thread block_hybrid)", prob(128, 65536, 1, f32, spec.Softmax), h100, kernels.BlockHybrid, "block_hybrid_fwd_f32_t1024_s8"},
 	}
