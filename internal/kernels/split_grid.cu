@@ -47,12 +47,6 @@
 namespace smx {
 
 #ifndef SMX_EMU
-__device__ __forceinline__ u32 dyn_smem_size() {
-  u32 r;
-  asm("mov.u32 %0, %%dynamic_smem_size;" : "=r"(r));
-  return r;
-}
-
 __device__ __forceinline__ u32 atom_add_release(u32* p, u32 v) {
   u32 old;
   asm volatile("atom.add.release.gpu.u32 %0, [%1], %2;" : "=r"(old) : "l"(p), "r"(v) : "memory");
@@ -172,7 +166,7 @@ __device__ __forceinline__ void split_grid_kernel(const Params& p) {
   // Every row has the same chunks, so n and np hold for every wave.
   const i64 n = lr < rw ? imax(0, imin(chunk, cols - c * chunk)) : 0;
   V16* const stash = static_cast<V16*>(dyn_smem());
-  const i64 cap = dyn_smem_size() / (16 * Op::NIN);  // packs per input
+  const i64 cap = dyn_smem_bytes() / (16 * Op::NIN);  // packs per input
   const i64 np = vec ? imin(n / P, cap) : 0;         // packs cached
   F2* const ws = reinterpret_cast<F2*>(p.ws);
   // One block a row: its partial is the whole row's, so it neither publishes
