@@ -176,7 +176,7 @@ __device__ __forceinline__ void split_grid_kernel(const Params& p) {
   // 2026-11-22-ab-s14.txt).
   const bool alone = split == 1;
   // A block is on in wave w when it has a row there (on in w+1 implies on
-  // in w); every block joins every barrier.
+  // in w); every block joins every barrier (there are none when alone).
   i64 row = lr;
   bool on = lr < rw && row < rows;
   typename Op::Acc a = on ? chunk_acc(op, row * cols + c * chunk, n, np, vec, stash, cap, t, nt) : Op::identity();

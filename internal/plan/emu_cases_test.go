@@ -49,7 +49,10 @@ func TestEmuCases(t *testing.T) {
 		{2, 16388, 1}, {3, 40960, 1}, {2, 65536, 1},
 		// 1024-thread block_hybrid (a row per SM): one live shared pack,
 		// the f32 and 16-bit limits.
-		{1, 32772, 1}, {1, 81920, 1}, {1, 131072, 1}}
+		{1, 32772, 1}, {1, 81920, 1}, {1, 131072, 1},
+		// Fewer rows than SMs of 16-bit rows past block_reg's 32768 and up
+		// to 128 KB: the planner's 1024-thread block_hybrid.
+		{1, 40000, 1}, {1, 65536, 1}}
 	var out strings.Builder
 	strats := append([]string{"auto"}, Strategies()...)
 	n := 0
