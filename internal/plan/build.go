@@ -385,9 +385,23 @@ const splitGridThreads = 1024
 // 51.2 / 53.3 / 65.3, 128×128256 bf16 26.9 / 30.6 / 39.6.
 const splitGridCachedThreads = 512
 
+// splitGridSize is split_grid's grid and per-block cache (splitGridGrid).
+type splitGridSize struct {
+	g, smemMax int64
+	err        error
+}
+
 // splitGridGrid returns split_grid's grid (one block per SM with the whole
 // opt-in shared memory) and the most shared memory a block may cache.
 func (c *ctx) splitGridGrid() (g, smemMax int64, err error) {
+	if c.grid == nil {
+		g, smemMax, err := c.splitGridGridQuery()
+		c.grid = &splitGridSize{g, smemMax, err}
+	}
+	return c.grid.g, c.grid.smemMax, c.grid.err
+}
+
+func (c *ctx) splitGridGridQuery() (g, smemMax int64, err error) {
 	if !c.d.Cooperative {
 		return 0, 0, fmt.Errorf("the device or driver does not support cooperative launch")
 	}

@@ -259,6 +259,10 @@ type ctx struct {
 	es  int64 // element size
 	P   int64 // elements per 16-byte pack
 	nin int64 // inputs read per element
+
+	// grid is splitGridGrid's result, computed once per plan: the rules and
+	// the build ask for it up to three times, two occupancy queries each.
+	grid *splitGridSize
 }
 
 func newCtx(p Problem, d Device, occ Occupancy) (*ctx, error) {
