@@ -18,11 +18,23 @@
 // harness: 1024 f32 64 x 4 12.1 us vs 256 x 1 16.2; 2048 f32 64 x 8 21.0 vs
 // 256 x 2 24.0; 1024 f16 on 262144 rows 64 x 2 275 vs 128 x 1 346).
 //
+// A block of one warp (NT 32) reduces with shuffles alone, and its launch
+// bound of 32 blocks per SM (64 registers a thread) keeps a full SM's worth
+// of rows in flight. Against the 64-thread blocks (H200 harness, L2 flushed,
+// µs, .devbin/mb/t32.cu; bench/results/nvidia-h200-2026-11-22-ab-s15.txt):
+// 4096×384 f32 7.4 vs 8.6, 4096×896 f32 11.2 vs 12.2, 4096×1024 f32 12.1 vs
+// 13.0, 65536×1024 f16 68.8 vs 77.4, 524288×1024 f16 508 vs 571; ties on
+// 65536×512 and 131072×1024 f32. The same warp with the block reduction
+// (shared memory and two barriers) ran 2-7% behind, and bounds of 16 or 24
+// blocks per SM (more registers, no fewer instructions) 1-8% behind.
+//
 // Launch contract (Inner == 1, rows = outer, cols = axis):
 //   forward  block (NT, 1, 1) exactly, cols <= NT*NP*P (P = 4 f32, 8 f16/bf16)
-//            symbol block_reg_fwd_{f32,f16,bf16}_t{NT}_p{NP}: NT 64 with
-//            NP 1..8, NT 128/256/512/1024 with NP 3..8; ..._t1024_p{5..8}_tail
-//            (any row; fastest for whole packs with only the last one partial)
+//            symbol block_reg_fwd_{f32,f16,bf16}_t{NT}_p{NP}: NT 32 with NP
+//            1..8 (f32) or 1..4 (f16/bf16: at most 32 values a thread), NT 64
+//            with NP 1..8, NT 128/256/512/1024 with NP 3..8;
+//            ..._t1024_p{5..8}_tail (any row; fastest for whole packs with
+//            only the last one partial)
 //   backward block (nt, 1, 1), nt a multiple of 32, cols <= nt*NP*P,
 //            nt <= 1024 for p1/p2, <= 512 for p4
 //            symbol block_reg_bwd_{f32,f16,bf16}_p{1,2,4}
@@ -41,8 +53,19 @@ namespace smx {
 // forward kernels (see the top), NT = 0 the run-time one of the backward
 // kernels; TAIL kernels send rows of whole packs that fill every pack but
 // the last to cached_row_full, other rows to the general body.
+// The row reduction of a block of NT threads: shuffles alone for one warp.
+template <int NT>
+struct RowRed {
+  typedef BlockRed type;
+};
+template <>
+struct RowRed<32> {
+  typedef GroupRed<32> type;
+};
+
 template <class Op, int NP, int NT = 0, bool TAIL = false>
 __device__ __forceinline__ void block_reg_kernel(const Params& p) {
+  typedef typename RowRed<NT>::type Red;
   constexpr int P = Op::D::P;
   const Op op(p);
   const i64 rows = p.outer, cols = p.axis;
@@ -51,20 +74,31 @@ __device__ __forceinline__ void block_reg_kernel(const Params& p) {
   const bool tail = TAIL && vec && cols % P == 0 && cols > (i64)(NP - 1) * nt * P && cols < (i64)NP * nt * P;
   for (i64 row = blockIdx.x; row < rows; row += gridDim.x) {
     if (tail)
-      cached_row_full<true, Op, NP, BlockRed>(op, row * cols, cols, threadIdx.x, nt);
+      cached_row_full<true, Op, NP, Red>(op, row * cols, cols, threadIdx.x, nt);
     else
-      cached_row<Op, NP, BlockRed>(op, row * cols, cols, threadIdx.x, nt, vec);
+      cached_row<Op, NP, Red>(op, row * cols, cols, threadIdx.x, nt, vec);
   }
 }
 
 }  // namespace smx
 
 // Kernels (one extern "C" symbol each; the dtype blocks follow SMX_DTYPES).
-// Forward: 64 threads with 1..8 packs, 128..1024 with 3..8 (the planner
+// Forward: one warp with up to 32 values a thread (at least 32 blocks per
+// SM, so at most 64 registers), 64 threads with 1..8 packs, 128..1024 with 3..8 (the planner
 // takes the smallest block whose threads hold the row in at most 32 values
 // each, so larger blocks never run fewer than 3 packs); "_tail" kernels for
 // 1024 threads × 5..8 packs, for rows of whole packs ending in the last one.
+#define BR_WARP_BOUNDS 32, 32
+
 #if SMX_DTYPES & 1
+SMX_KERNEL(block_reg_fwd_f32_t32_p1, BR_WARP_BOUNDS, smx::block_reg_kernel<smx::Fwd<smx::F32>, 1, 32>)
+SMX_KERNEL(block_reg_fwd_f32_t32_p2, BR_WARP_BOUNDS, smx::block_reg_kernel<smx::Fwd<smx::F32>, 2, 32>)
+SMX_KERNEL(block_reg_fwd_f32_t32_p3, BR_WARP_BOUNDS, smx::block_reg_kernel<smx::Fwd<smx::F32>, 3, 32>)
+SMX_KERNEL(block_reg_fwd_f32_t32_p4, BR_WARP_BOUNDS, smx::block_reg_kernel<smx::Fwd<smx::F32>, 4, 32>)
+SMX_KERNEL(block_reg_fwd_f32_t32_p5, BR_WARP_BOUNDS, smx::block_reg_kernel<smx::Fwd<smx::F32>, 5, 32>)
+SMX_KERNEL(block_reg_fwd_f32_t32_p6, BR_WARP_BOUNDS, smx::block_reg_kernel<smx::Fwd<smx::F32>, 6, 32>)
+SMX_KERNEL(block_reg_fwd_f32_t32_p7, BR_WARP_BOUNDS, smx::block_reg_kernel<smx::Fwd<smx::F32>, 7, 32>)
+SMX_KERNEL(block_reg_fwd_f32_t32_p8, BR_WARP_BOUNDS, smx::block_reg_kernel<smx::Fwd<smx::F32>, 8, 32>)
 SMX_KERNEL(block_reg_fwd_f32_t64_p1, 64, smx::block_reg_kernel<smx::Fwd<smx::F32>, 1, 64>)
 SMX_KERNEL(block_reg_fwd_f32_t64_p2, 64, smx::block_reg_kernel<smx::Fwd<smx::F32>, 2, 64>)
 SMX_KERNEL(block_reg_fwd_f32_t64_p3, 64, smx::block_reg_kernel<smx::Fwd<smx::F32>, 3, 64>)
@@ -106,6 +140,10 @@ SMX_KERNEL(block_reg_bwd_f32_p2, 1024, smx::block_reg_kernel<smx::Bwd<smx::F32>,
 SMX_KERNEL(block_reg_bwd_f32_p4, 512, smx::block_reg_kernel<smx::Bwd<smx::F32>, 4>)
 #endif
 #if SMX_DTYPES & 2
+SMX_KERNEL(block_reg_fwd_f16_t32_p1, BR_WARP_BOUNDS, smx::block_reg_kernel<smx::Fwd<smx::F16>, 1, 32>)
+SMX_KERNEL(block_reg_fwd_f16_t32_p2, BR_WARP_BOUNDS, smx::block_reg_kernel<smx::Fwd<smx::F16>, 2, 32>)
+SMX_KERNEL(block_reg_fwd_f16_t32_p3, BR_WARP_BOUNDS, smx::block_reg_kernel<smx::Fwd<smx::F16>, 3, 32>)
+SMX_KERNEL(block_reg_fwd_f16_t32_p4, BR_WARP_BOUNDS, smx::block_reg_kernel<smx::Fwd<smx::F16>, 4, 32>)
 SMX_KERNEL(block_reg_fwd_f16_t64_p1, 64, smx::block_reg_kernel<smx::Fwd<smx::F16>, 1, 64>)
 SMX_KERNEL(block_reg_fwd_f16_t64_p2, 64, smx::block_reg_kernel<smx::Fwd<smx::F16>, 2, 64>)
 SMX_KERNEL(block_reg_fwd_f16_t64_p3, 64, smx::block_reg_kernel<smx::Fwd<smx::F16>, 3, 64>)
@@ -147,6 +185,10 @@ SMX_KERNEL(block_reg_bwd_f16_p2, 1024, smx::block_reg_kernel<smx::Bwd<smx::F16>,
 SMX_KERNEL(block_reg_bwd_f16_p4, 512, smx::block_reg_kernel<smx::Bwd<smx::F16>, 4>)
 #endif
 #if SMX_DTYPES & 4
+SMX_KERNEL(block_reg_fwd_bf16_t32_p1, BR_WARP_BOUNDS, smx::block_reg_kernel<smx::Fwd<smx::BF16>, 1, 32>)
+SMX_KERNEL(block_reg_fwd_bf16_t32_p2, BR_WARP_BOUNDS, smx::block_reg_kernel<smx::Fwd<smx::BF16>, 2, 32>)
+SMX_KERNEL(block_reg_fwd_bf16_t32_p3, BR_WARP_BOUNDS, smx::block_reg_kernel<smx::Fwd<smx::BF16>, 3, 32>)
+SMX_KERNEL(block_reg_fwd_bf16_t32_p4, BR_WARP_BOUNDS, smx::block_reg_kernel<smx::Fwd<smx::BF16>, 4, 32>)
 SMX_KERNEL(block_reg_fwd_bf16_t64_p1, 64, smx::block_reg_kernel<smx::Fwd<smx::BF16>, 1, 64>)
 SMX_KERNEL(block_reg_fwd_bf16_t64_p2, 64, smx::block_reg_kernel<smx::Fwd<smx::BF16>, 2, 64>)
 SMX_KERNEL(block_reg_fwd_bf16_t64_p3, 64, smx::block_reg_kernel<smx::Fwd<smx::BF16>, 3, 64>)

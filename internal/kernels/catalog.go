@@ -59,6 +59,17 @@ type Variant struct {
 	// dynamic shared memory beside its register packs (block_hybrid, whose
 	// threads hold BlockRegValues values in registers whatever the dtype).
 	SmemPacks int
+	// MaxValues, when set, limits the variant to the dtypes whose threads
+	// then cache at most that many values (Packs × the dtype's pack); the
+	// others have no kernel of it (block_reg's one-warp blocks, whose
+	// 16-bit kernels would spill past four packs within their 64
+	// registers).
+	MaxValues int
+}
+
+// Serves reports whether the variant has a kernel for dt.
+func (v Variant) Serves(dt spec.DType) bool {
+	return v.MaxValues == 0 || v.Packs*Pack(dt) <= v.MaxValues
 }
 
 // Info describes a strategy: its source, its kernels and its needs.
@@ -114,8 +125,11 @@ func blockRegVariants(backward bool) []Variant {
 	}
 	// The planner takes the smallest block whose threads hold the row in
 	// at most BlockRegValues values: 128 threads and more never run fewer
-	// than 3 packs.
+	// than 3 packs. One-warp blocks exist only within BlockRegValues.
 	var v []Variant
+	for np := 1; np <= 8; np++ {
+		v = append(v, Variant{Name: fmt.Sprintf("t32_p%d", np), Packs: np, MaxThreads: 32, FixedBlock: 32, MaxValues: BlockRegValues})
+	}
 	for _, nt := range []int{64, 128, 256, 512, 1024} {
 		first := 3
 		if nt == 64 {
@@ -303,7 +317,9 @@ func (in Info) Symbols(dt spec.DType) []string {
 	var out []string
 	for _, bwd := range []bool{false, true} {
 		for _, v := range in.Variants(bwd) {
-			out = append(out, Symbol(in.Strategy, dt, bwd, v.Name))
+			if v.Serves(dt) {
+				out = append(out, Symbol(in.Strategy, dt, bwd, v.Name))
+			}
 		}
 	}
 	return out

@@ -190,6 +190,9 @@ func TestResourcesTable(t *testing.T) {
 		for _, dt := range dtypes {
 			for bwd, vs := range [][]Variant{in.Fwd, in.Bwd} {
 				for _, v := range vs {
+					if !v.Serves(dt) {
+						continue
+					}
 					sym := Symbol(in.Strategy, dt, bwd == 1, v.Name)
 					all[sym] = true
 					regs, smem, ok := Resources(sym)

@@ -159,7 +159,7 @@ func (c *ctx) blockRegShape() (v kernels.Variant, nt int64, err error) {
 // blockRegFixedBlock picks a forward kernel (compile-time block size): the
 // first variant (block sizes ascending, then packs) whose block covers the
 // row at <= kernels.BlockRegValues values a thread (8192 f32: 256 × 8; 1024
-// f32: 64 × 4), else the first that covers it (16-bit rows beyond 1024
+// f32: 32 × 8, one warp), else the first that covers it (16-bit rows beyond 1024
 // threads × 4 packs: more packs, with spills, never chosen automatically).
 // Rows of whole packs that end inside the last pack take the variant's
 // "_tail" kernel where there is one (4096×32000 f32: 0.82 -> 0.93 of copy
@@ -168,7 +168,7 @@ func (c *ctx) blockRegFixedBlock(in kernels.Info) (kernels.Variant, bool) {
 	packs := c.packs()
 	var v, spill kernels.Variant
 	for _, cand := range in.Variants(false) {
-		if cand.Tail || int64(cand.FixedBlock*cand.Packs) < packs {
+		if cand.Tail || !cand.Serves(c.dt) || int64(cand.FixedBlock*cand.Packs) < packs {
 			continue
 		}
 		if int64(cand.Packs)*c.P <= kernels.BlockRegValues {

@@ -52,7 +52,10 @@ func TestEmuCases(t *testing.T) {
 		{1, 32772, 1}, {1, 81920, 1}, {1, 131072, 1},
 		// Fewer rows than SMs of 16-bit rows past block_reg's 32768 and up
 		// to 128 KB: the planner's 1024-thread block_hybrid.
-		{1, 40000, 1}, {1, 65536, 1}}
+		{1, 40000, 1}, {1, 65536, 1},
+		// block_reg's one-warp blocks just past 1 KB rows (f32 260, 16-bit
+		// 520: three packs a lane, the last partly live).
+		{4, 260, 1}, {3, 520, 1}}
 	var out strings.Builder
 	strats := append([]string{"auto"}, Strategies()...)
 	n := 0

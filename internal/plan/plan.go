@@ -66,15 +66,16 @@
 //     block_reg's 1024 × 8 packs, stays with block_reg: 1.5% ahead in
 //     five alternated runs); with fewer rows than SMs, f32 rows beyond
 //     32768 and 16-bit rows of 32769 columns to 128 KB (1024 threads;
-//     128×50000 bf16 14.6 vs block_smem 16.5 µs). Then f32 320..32768
-//     columns or f16/bf16 1024..8192 (..32768 with fewer rows than SMs):
-//     block_reg (a block of 64..1024 threads per row, the smallest that
-//     holds the row in <= 32 values a thread, the row in registers, one exp
-//     per element, the block size a compile-time constant; ahead of
-//     warp_row, pipelined and block_smem in the H200 sweeps and harness runs
-//     quoted in rules.go).
+//     128×50000 bf16 14.6 vs block_smem 16.5 µs). Then rows of more than
+//     1 KB up to 32768 f32 columns or 8192 f16/bf16 (..32768 with fewer
+//     rows than SMs): block_reg (a block of 32..1024 threads per row, the
+//     smallest that holds the row in <= 32 values a thread, so one warp up
+//     to 1024 columns; the row in registers, one exp per element, the
+//     block size a compile-time constant; ahead of warp_row, pipelined and
+//     block_smem in the H200 sweeps and harness runs quoted in rules.go).
 //  4. cols <= 256·P forward / 128·P backward (1024 / 512 f32, 2048 / 1024
-//     f16): warp_row. Lanes per row W = nextpow2(ceil(cols/P)) up to 32,
+//     f16) that block_reg does not take (forward rows of up to 1 KB, rows
+//     not of whole packs, backward ops): warp_row. Lanes per row W = nextpow2(ceil(cols/P)) up to 32,
 //     then packs per lane NP = nextpow2(ceil(cols/(32·P))): the row lives in
 //     registers, one DRAM read, no shared memory, several rows per 128-thread
 //     block. (persistent, with next-row prefetch, lost to it on very many

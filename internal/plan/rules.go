@@ -219,7 +219,8 @@ const (
 // vs warp_row 12.8 / 15.7 (4096×256 stays with warp_row: 12.5 vs 13.5), and
 // a check of the edges (sweep-edges.txt): 4096×320 f32 11.9 vs 13.2, 448
 // 12.6 vs 13.5, 16384×384 22.2 vs 22.7, 4096×256 13.6 vs 13.6, so f32
-// starts at 320 columns; 4×16384 f16 block_reg 10.3 / 12.8 vs
+// starts at 320 columns (since the one-warp blocks: past 1 KB, see
+// blockRegMinRowBytes); 4×16384 f16 block_reg 10.3 / 12.8 vs
 // block_smem 12.6 / 15.4: with fewer rows than SMs every block has an SM
 // to itself, so the occupancy that keeps 16-bit rows over 8192 off
 // block_reg with many rows does not matter, and 16-bit rows of up to 16384
@@ -256,7 +257,7 @@ func (c *ctx) choose() []choice {
 		out = append(out, choice{kernels.BlockHybrid, "forward rows beyond 16384 columns: 32 values a thread in registers and the rest in shared memory (512 threads, two rows per SM; 1024 threads for longer f32 rows)"})
 	}
 	if c.blockRegFirst() {
-		out = append(out, choice{kernels.BlockReg, "forward rows of 1.25..128 KB (f32) or 2..16 KB (f16/bf16; 32 KB for fewer rows than SMs): block per row, row in registers, one exp per element"})
+		out = append(out, choice{kernels.BlockReg, "forward rows of 1..128 KB (f32) or 1..16 KB (f16/bf16; 32 KB for fewer rows than SMs): block per row (one warp up to 1024 columns), row in registers, one exp per element"})
 	}
 	warpMax := kernels.WarpRow.Info().MaxCols(p.Op, c.dt)
 	if cols <= warpMax {
@@ -377,9 +378,9 @@ func (c *ctx) twoReadBlockRows() bool {
 }
 
 // blockRegFirst reports whether block_reg is the measured winner (see the
-// table above): forward f32 rows of 320..32768 columns (32768: all it can
-// hold; block_hybrid, listed ahead, takes those beyond 16384 with as many
-// rows as SMs) and f16/bf16 rows of 1024..8192 (..32768 when rows < SMs:
+// table above): forward rows of more than blockRegMinRowBytes, f32 up to
+// 32768 columns (all it can hold; block_hybrid, listed ahead, takes those
+// beyond 16384 with as many rows as SMs) and f16/bf16 up to 8192 (..32768 when rows < SMs:
 // 1024 threads × 4 packs without spills; 64×32768 f16 13.4 µs vs
 // block_smem 16.4 and block_hybrid 15.1, hybrid-ab2.txt), when the rows are
 // whole 16-byte packs (other rows take block_reg's element-wise path, which
@@ -389,11 +390,27 @@ func (c *ctx) blockRegFirst() bool {
 		return false
 	}
 	cols := c.p.Axis
-	if c.es == 4 {
-		return cols >= 320 && cols <= kernels.BlockReg.Info().MaxCols(c.p.Op, c.dt)
+	if cols*c.es <= blockRegMinRowBytes {
+		return false
 	}
-	return cols >= 1024 && (cols <= 8192 || cols <= blockRegFewRows16Cols && c.p.Outer < int64(c.d.SMs))
+	if c.es == 4 {
+		return cols <= kernels.BlockReg.Info().MaxCols(c.p.Op, c.dt)
+	}
+	return cols <= 8192 || cols <= blockRegFewRows16Cols && c.p.Outer < int64(c.d.SMs)
 }
+
+// blockRegMinRowBytes: forward rows longer than this go to block_reg, whose
+// one-warp blocks (32 values a thread, 32 blocks an SM) hold rows up to
+// 1024 columns; shorter rows keep warp_row, which is ahead on the rows that
+// fill its packs exactly and puts several rows in a block. H200, softmax
+// bench, L2 flushed, 40 reps, µs, block_reg vs warp_row
+// (bench/results/nvidia-h200-2026-11-22-ab-s15.txt): f16 4096×520 9.1 vs
+// 10.4, 4096×768 8.1 vs 11.2, 4096×1000 9.9 vs 13.3, 16384×768 18.0 vs
+// 29.1, 65536×768 53.7 vs 88.8, bf16 2048×640 7.7 vs 7.8, f32 4096×288 7.9
+// vs 10.4; at 1 KB warp_row stays ahead (16384×512 f16 14.2 vs 14.9,
+// 4096×256 f32 7.1 vs 7.3, 16384×256 f32 13.9 vs 15.2). Before the
+// one-warp blocks the edge was 1.25 KB for f32 and 2 KB for 16-bit rows.
+const blockRegMinRowBytes = 1 << 10
 
 // blockHybridFirst reports whether block_hybrid is the measured winner, for
 // forward rows of whole packs beyond a 512-thread block's registers (16384
