@@ -20,13 +20,15 @@
 //
 // A block of one warp (NT 32) reduces with shuffles alone, and its launch
 // bound of 32 blocks per SM (64 registers a thread) keeps a full SM's worth
-// of rows in flight. Against the 64-thread blocks (H200 harness, L2 flushed,
-// µs, .devbin/mb/t32.cu; bench/results/nvidia-h200-2026-11-22-ab-s15.txt):
-// 4096×384 f32 7.4 vs 8.6, 4096×896 f32 11.2 vs 12.2, 4096×1024 f32 12.1 vs
-// 13.0, 65536×1024 f16 68.8 vs 77.4, 524288×1024 f16 508 vs 571; ties on
-// 65536×512 and 131072×1024 f32. The same warp with the block reduction
-// (shared memory and two barriers) ran 2-7% behind, and bounds of 16 or 24
-// blocks per SM (more registers, no fewer instructions) 1-8% behind.
+// of rows in flight. Against the 64-thread blocks (H200, softmax bench, L2
+// flushed, three alternated rounds, µs; bench/results/nvidia-h200-2026-11-
+// 22-ab-s15.txt): 4096×384 f32 8.37 vs 9.54, 4096×896 f32 12.18 vs 13.01,
+// 4096×1024 f32 13.23 vs 13.94, 65536×1024 f16 69.6 vs 71.9, 524288×1024 f16
+// 509.5 vs 530.9; ties on 65536×512 and 131072×1024 f32. In the harness of
+// the same file, the warp with the block reduction (shared memory and two
+// barriers) ran up to 7% behind (4096×1000 f16 9.8 vs 9.2 µs), and bounds
+// of 16 or 24 blocks per SM (more registers, fewer warps) up to 8% behind
+// (4096×896 f32 12.1 / 12.0 vs 11.2).
 //
 // Launch contract (Inner == 1, rows = outer, cols = axis):
 //   forward  block (NT, 1, 1) exactly, cols <= NT*NP*P (P = 4 f32, 8 f16/bf16)
