@@ -42,8 +42,10 @@
 //	               W ∈ {1,2,4,8,16} with NP = 1, W = 32 with NP ∈ {1,2,4,8}
 //	               (backward NP ≤ 4).
 //	block_reg      forward block_reg_fwd_{dt}_t{NT}_p{NP}: block exactly
-//	               (NT), NT = 64 with NP ∈ 1..8, 128, 256, 512 and 1024
-//	               with NP ∈ 3..8, and t1024_p{5..8}_tail for rows of whole
+//	               (NT), NT = 32 (one warp, shuffle reductions) with NP ∈
+//	               1..8 for f32 and 1..4 for f16/bf16, NT = 64 with NP ∈ 1..8,
+//	               128, 256, 512 and 1024 with NP ∈ 3..8, and
+//	               t1024_p{5..8}_tail for rows of whole
 //	               packs ending in the last pack; backward block_reg_bwd_{dt}_p{1,2,4}: nt
 //	               multiple of 32, ≤ 1024 (p1, p2) or ≤ 512 (p4); rows with
 //	               cols ≤ threads·NP·P; grid one block per row.
@@ -120,7 +122,7 @@
 //
 //	warp_row fwd   w1..w16 29-44, w32 p1 36/44, p2 45/61, p4 71/93, p8 128/128; 0
 //	warp_row bwd   w1..w16 32-54, w32 p1 34/48, p2 54/72, p4 71/104; 0
-//	block_reg      fwd t64..t1024 30-71 / 37-128 (p ≤ 4: ≤ 64); bwd p1 30/32, p2 40/58, p4 84/112; 256 / 128
+//	block_reg      fwd t32 31-64 / 38-64 (bound 64), t64..t1024 30-71 / 37-128 (p ≤ 4: ≤ 64); bwd p1 30/32, p2 40/58, p4 84/112; 256 / 128 (t32: 0)
 //	block_smem     fwd 58/64, bwd 64/64; 256 / 128
 //	online_2pass   fwd 60/46, bwd 64/64; 256 / 128
 //	split_row      fwd 32-40/40-48, bwd 36-40/40-54; 256 / 128
