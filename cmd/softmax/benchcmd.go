@@ -26,6 +26,9 @@ suite's SPECs on one line (for bench/peers/peers.py --shapes). --peers
 reads that script's JSON and adds "vs torch" and "vs best peer" columns
 (t(peer) / t(ours): above 1, we are faster). --tuned makes the planner's
 pick ("auto", "*") prefer the winners cached by 'softmax tune' (GPU).
+--algo all includes the teaching kernels naive and smem_tree, which take
+up to seconds a run on rows of millions of elements (naive on 4x4194304
+f16: 0.6 s on an H200); list the others by name to leave them out.
 
 On a GPU every timed rep (op and copy alike) starts with the L2 cache
 flushed, by overwriting a buffer of at least 256 MB outside the timed span,
