@@ -373,3 +373,32 @@ func fileNames() []string {
 	}
 	return out
 }
+
+// One-warp block_reg kernels exist only where a thread holds at most
+// BlockRegValues values: f32 up to 8 packs, f16/bf16 up to 4.
+func TestVariantServes(t *testing.T) {
+	in := BlockReg.Info()
+	for _, c := range []struct {
+		name string
+		dt   spec.DType
+		want bool
+	}{
+		{"t32_p8", spec.Float32, true}, {"t32_p4", spec.Float16, true}, {"t32_p5", spec.Float16, false},
+		{"t32_p8", spec.BFloat16, false}, {"t64_p8", spec.Float16, true}, {"t1024_p8_tail", spec.BFloat16, true},
+	} {
+		v, ok := in.Variant(false, c.name)
+		if !ok {
+			t.Fatalf("no forward block_reg variant %s", c.name)
+		}
+		if got := v.Serves(c.dt); got != c.want {
+			t.Errorf("%s serves %v: %v, want %v", c.name, c.dt, got, c.want)
+		}
+		listed := false
+		for _, s := range in.Symbols(c.dt) {
+			listed = listed || s == Symbol(BlockReg, c.dt, false, c.name)
+		}
+		if listed != c.want {
+			t.Errorf("%s for %v listed in Symbols: %v, want %v", c.name, c.dt, listed, c.want)
+		}
+	}
+}

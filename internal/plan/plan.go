@@ -75,8 +75,9 @@
 //     block_smem in the H200 sweeps and harness runs quoted in rules.go).
 //  4. cols <= 256·P forward / 128·P backward (1024 / 512 f32, 2048 / 1024
 //     f16) that block_reg does not take (forward rows of up to 1 KB, rows
-//     not of whole packs, backward ops): warp_row. Lanes per row W = nextpow2(ceil(cols/P)) up to 32,
-//     then packs per lane NP = nextpow2(ceil(cols/(32·P))): the row lives in
+//     not of whole packs, backward ops): warp_row. Lanes per row W =
+//     nextpow2(ceil(cols/P)) up to 32, then packs per lane NP =
+//     nextpow2(ceil(cols/(32·P))): the row lives in
 //     registers, one DRAM read, no shared memory, several rows per 128-thread
 //     block. (persistent, with next-row prefetch, lost to it on very many
 //     short rows: 524288×1024 f16 1060.6 vs 941.9 µs on H200; pipelined
