@@ -6,16 +6,17 @@
 // 1024-thread block of more than 32 registers a thread is alone on its SM:
 // while it reduces and writes, nothing on that SM reads. Here NT threads
 // keep 32 values each in registers (8 f32 / 4 f16-bf16 packs, as block_reg)
-// and NS more packs each in shared memory, filled by cp.async before the
-// register loads are issued. With NT = 512 two blocks (two rows) stay
+// and NS more packs each in shared memory, filled by cp.async issued with
+// the register loads. With NT = 512 two blocks (two rows) stay
 // resident per SM; NT = 1024 holds rows no register cache can (up to
 // 81920 f32 / 131072 f16-bf16 with 192 KB of shared memory), one per SM,
 // for batches of fewer rows than SMs that would otherwise read every row
 // twice. The shared-memory part is kept raw and converted again for the
-// sum and for the output (two exps per element there; the write-back of
-// the exps measured no faster). H200 harness, 4096 rows f32, µs, same run,
-// block_reg t1024 vs NT = 512: 20480 195.1 vs 171.2, 24576 218.1 vs 203.8,
-// 32768 273.1 vs 269.5.
+// sum and for the output (two exps per element there; writing the exps
+// back measured no faster, twice: 4096×20480 f32 168.4 vs 168.5 µs and
+// 4096×24576 202.4 vs 202.9 in the session-16 harness). H200 harness,
+// 4096 rows f32, µs, same run, block_reg t1024 vs NT = 512: 20480 195.1 vs
+// 171.2, 24576 218.1 vs 203.8, 32768 273.1 vs 269.5.
 //
 // Launch contract (Inner == 1, rows = outer, cols = axis), forward only:
 //   block  (NT, 1, 1) exactly, NT = 512 or 1024
@@ -42,16 +43,20 @@ struct StashedPacks {
   i64 off, n;
   int t;
 
-  __device__ __forceinline__ i64 col(int k) const { return (i64)((R + k) * NT + t) * P; }
-  __device__ __forceinline__ bool live(int k) const { return col(k) < n; }
+  // Slot k is (R + k)*NT*P elements past the thread's first element:
+  // constant offsets from one base address.
+  static __device__ __forceinline__ constexpr i64 skip(int k) { return (i64)(R + k) * NT * P; }
+  __device__ __forceinline__ i64 first() const { return off + (i64)t * P; }
+  __device__ __forceinline__ bool live(int k) const { return skip(k) < n - (i64)t * P; }
 
   __device__ __forceinline__ void vals(int k, float (&v)[1][P]) const { unpack_conv(op, 0, stash[k * NT + t], v[0]); }
 
-  // Ahead of the register loads, so the copies have their latency to land.
+  // Issued with the register loads; max() waits for them after the
+  // register part's max.
   __device__ __forceinline__ void issue() const {
 #pragma unroll
     for (int k = 0; k < NS; ++k)
-      if (live(k)) cp_async16(stash + k * NT + t, op.src(0) + off + col(k));
+      if (live(k)) cp_async16(stash + k * NT + t, op.src(0) + first() + skip(k));
     cp_async_commit();
   }
 
@@ -89,7 +94,7 @@ struct StashedPacks {
         float v[1][P], o[P];
         vals(k, v);
         op.out_vals(v, 0, o, f);
-        st_cs(op.dst() + off + col(k), D::pack(o));
+        st_cs(op.dst() + first() + skip(k), D::pack(o));
       }
     }
   }

@@ -109,9 +109,10 @@
 // # Resources (nvcc 11.8 ptxas, sm_90; regs.go has every kernel)
 //
 // Spills on sm_90: block_reg fwd t1024 p5..p8 and the p5..p8 "_tail"
-// kernels for f16/bf16 (4-908 B: up to
-// 64 values at the 64 registers of a 1024-thread bound; never picked
-// automatically), the f16/bf16 block_hybrid kernels (8-24 B), the
+// kernels for f16/bf16 (4-836 B: up to 64 values at the 64 registers of a
+// 1024-thread bound) and bf16 t512 p5 (8 B), none picked automatically
+// (16-bit threads take at most 4 packs); the f16/bf16 block_hybrid kernels
+// of 8-12 shared-memory packs (4-28 B), the
 // f16/bf16 pipelined kernels (12-28 B) and the strided_reg kernels (f16/bf16
 // 4-8 B: 64 packed values at the 64 registers of a 1024-thread bound; f32 g8
 // and g16 8 B since the select-free load loop for threads whose packs are
@@ -122,7 +123,7 @@
 //
 //	warp_row fwd   w1..w16 29-44, w32 p1 36/44, p2 45/61, p4 71/93, p8 128/128; 0
 //	warp_row bwd   w1..w16 32-54, w32 p1 34/48, p2 54/72, p4 71/104; 0
-//	block_reg      fwd t32 31-64 / 38-64 (bound 64), t64..t1024 30-71 / 37-128 (p ≤ 4: ≤ 64); bwd p1 30/32, p2 40/58, p4 84/112; 256 / 128 (t32: 0)
+//	block_reg      fwd t32 31-64 / 38-64 (bound 64), t64..t1024 32-79 / 36-128 (p ≤ 4: ≤ 72); bwd p1 30/41, p2 46/60, p4 78/118; 256 / 128 (t32: 0)
 //	block_smem     fwd 58/64, bwd 64/64; 256 / 128
 //	online_2pass   fwd 60/46, bwd 64/64; 256 / 128
 //	split_row      fwd 32-40/40-48, bwd 36-40/40-54; 256 / 128
