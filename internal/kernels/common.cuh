@@ -970,7 +970,8 @@ __device__ __forceinline__ void cached_row_full(const Op& op, i64 off, i64 n, in
   // after 2 of the 8 register loads, so the other 6 went out only once the
   // shared-memory part had landed: two DRAM round trips a row (H200,
   // softmax bench, 4096×20480 f32 172.8 -> 169.5 µs, 4096×28672 240.2 ->
-  // 236.4, 1024×65536 bf16 88.0 -> 85.2; block_reg unchanged within 1%).
+  // 236.4, 1024×65536 bf16 88.0 -> 85.2; block_reg within 1-2% either
+  // way, as much as the untouched warp_row moved).
   const i64 first = off + (i64)t * P;
   V16 raw[Op::NIN][NP];
 #pragma unroll
