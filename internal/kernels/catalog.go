@@ -124,18 +124,15 @@ func blockRegVariants(backward bool) []Variant {
 		}
 	}
 	// The planner takes the smallest block whose threads hold the row in
-	// at most BlockRegValues values: 128 threads and more never run fewer
-	// than 3 packs. One-warp blocks exist only within BlockRegValues.
+	// at most BlockRegValues values: 128 threads and more run 3 packs or
+	// more, except for few rows, where it takes one pack a thread (or two
+	// at 1024 threads). One-warp blocks exist only within BlockRegValues.
 	var v []Variant
 	for np := 1; np <= 8; np++ {
 		v = append(v, Variant{Name: fmt.Sprintf("t32_p%d", np), Packs: np, MaxThreads: 32, FixedBlock: 32, MaxValues: BlockRegValues})
 	}
 	for _, nt := range []int{64, 128, 256, 512, 1024} {
-		first := 3
-		if nt == 64 {
-			first = 1
-		}
-		for np := first; np <= 8; np++ {
+		for np := 1; np <= 8; np++ {
 			v = append(v, Variant{Name: fmt.Sprintf("t%d_p%d", nt, np), Packs: np, MaxThreads: nt, FixedBlock: nt})
 		}
 	}

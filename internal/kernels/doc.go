@@ -55,11 +55,12 @@
 //	online_2pass   online_2pass_{fwd,bwd}_{dt}; rows of any length; nt multiple
 //	               of 32 ≤ 512.
 //	split_row      split_row_{fwd,bwd}_{dt}_phase{1,2}, launched in that order
-//	               with the same grid (x: chunks, ≤ Split; y: rows, ≤ 65535,
-//	               both grid-stride); nt multiple of 32 ≤ 512; Params.Chunk
-//	               (multiple of P when Vec) and Split = ceil(cols/Chunk);
-//	               workspace rows·Split float pairs (8 bytes), written
-//	               entirely by phase 1 (no clearing needed).
+//	               with the same grid and block (x: ≤ Split blocks a row;
+//	               y: rows, ≤ 65535; both grid-stride); nt multiple of 32 ≤
+//	               512; a row's Split blocks stream it as one virtual block
+//	               of Split·nt threads (Split·nt < 2^31); workspace
+//	               rows·Split float pairs (8 bytes), written entirely by
+//	               phase 1 (no clearing needed).
 //	split_cluster  split_cluster_{fwd,bwd}_{dt} (sm_90+); cluster (C,1,1),
 //	               C ≤ 8 (≤ 16 non-portable), launched with cuLaunchKernelEx;
 //	               grid (C, ≤ 65535 rows, 1); nt multiple of 32 ≤ 1024;
@@ -126,7 +127,7 @@
 //	block_reg      fwd t32 31-64 / 38-64 (bound 64), t64..t1024 32-79 / 36-128 (p ≤ 4: ≤ 72); bwd p1 30/41, p2 46/60, p4 78/118; 256 / 128 (t32: 0)
 //	block_smem     fwd 58/64, bwd 64/64; 256 / 128
 //	online_2pass   fwd 60/46, bwd 64/64; 256 / 128
-//	split_row      fwd 32-40/40-48, bwd 36-40/40-54; 256 / 128
+//	split_row      fwd 32/56-62, bwd 32-48/64; 256 / 128
 //	split_cluster  fwd 58/64, bwd 53/64; 272 / 144
 //	split_grid     fwd 60/51, bwd 62/54, _waves 60-64; 256 / 128
 //	strided        f32 57-76, f16 56-100; 16384 fwd / 8192 bwd

@@ -166,24 +166,27 @@ func (c *ctx) blockRegShape() (v kernels.Variant, nt int64, err error) {
 // on H200).
 func (c *ctx) blockRegFixedBlock(in kernels.Info) (kernels.Variant, bool) {
 	packs := c.packs()
-	var v, spill kernels.Variant
-	for _, cand := range in.Variants(false) {
-		if cand.Tail || !cand.Serves(c.dt) || int64(cand.FixedBlock*cand.Packs) < packs {
-			continue
+	v, few := c.blockRegFewRows(in)
+	if !few {
+		var spill kernels.Variant
+		for _, cand := range in.Variants(false) {
+			if cand.Tail || !cand.Serves(c.dt) || int64(cand.FixedBlock*cand.Packs) < packs {
+				continue
+			}
+			if int64(cand.Packs)*c.P <= kernels.BlockRegValues {
+				v = cand
+				break
+			}
+			if spill.Name == "" {
+				spill = cand
+			}
 		}
-		if int64(cand.Packs)*c.P <= kernels.BlockRegValues {
-			v = cand
-			break
+		if v.Name == "" {
+			v = spill
 		}
-		if spill.Name == "" {
-			spill = cand
+		if v.Name == "" {
+			return v, false
 		}
-	}
-	if v.Name == "" {
-		v = spill
-	}
-	if v.Name == "" {
-		return v, false
 	}
 	nt := int64(v.FixedBlock)
 	if c.vec() && c.p.Axis%c.P == 0 && packs > nt*int64(v.Packs-1) && packs < nt*int64(v.Packs) {
@@ -193,6 +196,58 @@ func (c *ctx) blockRegFixedBlock(in kernels.Info) (kernels.Variant, bool) {
 	}
 	return v, true
 }
+
+// blockRegFewRows picks the forward kernel for few rows: when every row's
+// block is resident at once (rows <= blockRegFewRowsPerSM·SMs and rows·nt
+// <= SMs·1024), a block's time is its latency: its loads, then the max, the
+// exps and the sum its threads run one value after another. There one pack
+// a thread wins, up to 512 threads (then the fewest packs at 512 threads
+// that hold the row in <= 32 values; else the default pick). Kernel times
+// by ncu (H200, median of 10 launches, caches flushed, .devbin few3.cu;
+// bench/results/nvidia-h200-2026-11-22-ab-s17.txt), µs, default pick →
+// this rule's:
+//
+//	128×1024 f16  t32_p4 3.36 → t128_p1 3.22    528×1024 f16   3.76 → 3.55
+//	128×1024 f32  t32_p8 3.92 → t256_p1 3.39    128×2048 f32   t64_p8 4.19 → t512_p1 3.52
+//	100×4096 f16  t128_p4 3.94 → t512_p1 3.57   132×4096 f32   t128_p8 4.86 → t512_p2 4.21
+//	64×8192 f32   t256_p8 4.93 → t512_p4 4.64
+//
+// Through softmax bench (events, 100 reps, three alternated rounds, medians
+// in µs): 128×1024 f32 5.70 → 5.28, 128×2048 f32 6.16 → 5.60, 100×4096 f16
+// 5.87 → 5.49, 256×2048 bf16 5.87 → 5.60, 128×1024 and 528×1024 f16 level.
+// 1024-thread blocks gained nothing on 16-bit rows (ncu 4×16384 f16 t512_p4
+// 4.59, t1024_p2 4.54; 32×8192 f16 t256_p4 4.05, t1024_p1 3.95) and lost a
+// little through the events (4×16384 f16 6.30 → 6.43), hence the 512 cap.
+// Rows that one warp holds at <= 16 values keep it: a block's barriers cost
+// more than the warp's serial work saves (128×512 f32: t32_p4 3.17 against
+// t128_p1 3.30).
+func (c *ctx) blockRegFewRows(in kernels.Info) (kernels.Variant, bool) {
+	packs := c.packs()
+	if c.p.Outer > blockRegFewRowsPerSM*int64(c.d.SMs) || packs*c.P <= 32*16 {
+		return kernels.Variant{}, false
+	}
+	for _, cand := range in.Variants(false) {
+		nt := int64(cand.FixedBlock)
+		if cand.Tail || !cand.Serves(c.dt) || nt == 32 || nt > blockRegFewMaxThreads || nt*int64(cand.Packs) < packs ||
+			cand.Packs > 1 && nt < blockRegFewMaxThreads || int64(cand.Packs)*c.P > kernels.BlockRegValues {
+			continue
+		}
+		if c.p.Outer*nt > int64(c.d.SMs)*1024 {
+			return kernels.Variant{}, false
+		}
+		return cand, true
+	}
+	return kernels.Variant{}, false
+}
+
+// blockRegFewRowsPerSM bounds the rows blockRegFewRows takes (measured up
+// to 528×1024 f16 on 132 SMs; 4096×1024 f16 ran slower with 128-thread
+// blocks than with one warp a row in the session-16 harness: 11.8 against
+// 9.4 µs).
+const blockRegFewRowsPerSM = 4
+
+// blockRegFewMaxThreads caps blockRegFewRows' blocks (see there).
+const blockRegFewMaxThreads = 512
 
 // blockRegRuntimeBlock picks a backward kernel (run-time block size): the
 // largest NP whose block has >= blockRegMinThreads threads (rows too short
@@ -343,30 +398,23 @@ func (c *ctx) online2Pass() (Plan, error) {
 		fmt.Sprintf("%d threads per row", nt)), nil
 }
 
-// split_row: split blocks per row, partials in the workspace, two launches.
+// split_row: split blocks per row streaming it as one virtual block,
+// partials in the workspace, two launches.
 func (c *ctx) splitRow() (Plan, error) {
 	const nt = 512
 	rows, cols := c.p.Outer, c.p.Axis
-	s1 := c.sym(kernels.SplitRow, "phase1")
-	// Long chunks, but at least two blocks per SM in all: every block ends
-	// in a reduction during which its SM streams less, so fewer and longer
-	// blocks win until the SMs run short of blocks (see splitRowChunkBytes).
-	want := max(ceilDiv(2*int64(c.d.SMs), rows), ceilDiv(cols*c.es*c.nin, splitRowChunkBytes))
-	want = clamp(want, 1, maxSplitRow)
-	chunk := max(int64(nt)*c.P*2, roundUp(ceilDiv(cols, want), c.P))
-	split := ceilDiv(cols, chunk)
-	if split > maxSplitRow {
-		chunk = roundUp(ceilDiv(cols, maxSplitRow), c.P)
-		split = ceilDiv(cols, chunk)
-	}
+	// splitRowBlocksPerSM blocks on every SM in all, but at least two packs
+	// a thread.
+	split := min(ceilDiv(splitRowBlocksPerSM*int64(c.d.SMs), rows), ceilDiv(cols, nt*c.P*2))
+	split = clamp(split, 1, maxSplitRow)
 	grid := [3]uint32{uint32(min(split, maxGridX)), uint32(min(rows, maxGridY)), 1}
-	pl := Plan{Strategy: string(kernels.SplitRow), File: "split_row.cu", Split: int(split), Chunk: chunk, Vec: c.vec(),
+	pl := Plan{Strategy: string(kernels.SplitRow), File: "split_row.cu", Split: int(split), Vec: c.vec(),
 		Workspace: rows * split * 8,
 		Launches: []Launch{
-			{Symbol: s1, Grid: grid, Block: block1(nt)},
+			{Symbol: c.sym(kernels.SplitRow, "phase1"), Grid: grid, Block: block1(nt)},
 			{Symbol: c.sym(kernels.SplitRow, "phase2"), Grid: grid, Block: block1(nt)},
 		},
-		Reason: fmt.Sprintf("%d chunks of %d elements per row", split, chunk)}
+		Reason: fmt.Sprintf("%d blocks of %d threads per row, interleaved", split, nt)}
 	return c.finish(pl), nil
 }
 

@@ -29,9 +29,9 @@
 //     idle, so a simple bandwidth model decides: one block streams ~40 GB/s
 //     (t_block = rowBytes/40GB/s); split_row spreads the row over every SM at
 //     ~25 GB/s each but reads it twice (the second read mostly from L2,
-//     counted as half) and pays a second launch (~4 µs); its blocks take
-//     256 KB chunks, at least two blocks per SM (splitRowChunkBytes has the
-//     measurements); split_cluster (sm_90,
+//     counted as half) and pays a second launch (~4 µs); two blocks per SM
+//     in all stream each row together, interleaved (splitRowBlocksPerSM has
+//     the measurements); split_cluster (sm_90,
 //     row fits the shared memory of a cluster of C <= 8 blocks, or 16 with
 //     non-portable clusters) reads once in one launch at C·40 GB/s per row.
 //     A cluster launch is charged 1 µs more, and clusters take rows of at

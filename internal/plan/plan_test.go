@@ -3,6 +3,7 @@ package plan
 import (
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 	"testing"
 
@@ -147,6 +148,8 @@ func check(t *testing.T, p Problem, d Device, pl Plan) {
 		checkStridedReg(t, where, p, pl)
 	case in.Cooperative:
 		checkSplitGrid(t, where, p, pl, nin)
+	case in.Strategy == kernels.SplitRow:
+		checkSplitRow(t, where, p, pl)
 	case in.Workspace || (in.Strategy == kernels.Strided && pl.Split > 1):
 		if pl.Split < 1 || pl.Chunk < 1 || int64(pl.Split)*pl.Chunk < p.Axis || int64(pl.Split-1)*pl.Chunk >= p.Axis {
 			t.Errorf("%s: split %d × chunk %d does not tile axis %d", where, pl.Split, pl.Chunk, p.Axis)
@@ -224,6 +227,27 @@ func checkSplitGrid(t *testing.T, where string, p Problem, pl Plan, nin int64) {
 	}
 	if int64(l.Smem)%(16*nin) != 0 || int64(l.Smem) > nin*roundUp(pl.Chunk*int64(p.DType.Size()), 16) || !pl.Vec && l.Smem != 0 {
 		t.Errorf("%s: cache %d bytes for chunks of %d elements (vec %v)", where, l.Smem, pl.Chunk, pl.Vec)
+	}
+}
+
+// checkSplitRow checks split_row's launch contract (split_row.cu): two
+// launches of one block size, at most split blocks across x and rows down
+// y, a partial per block of every row, and split*nt virtual threads that
+// fit an int.
+func checkSplitRow(t *testing.T, where string, p Problem, pl Plan) {
+	t.Helper()
+	if len(pl.Launches) != 2 || pl.Launches[0].Grid != pl.Launches[1].Grid || pl.Launches[0].Block != pl.Launches[1].Block {
+		t.Fatalf("%s: launches %+v, want two of one shape", where, pl.Launches)
+	}
+	l := pl.Launches[0]
+	if pl.Split < 1 || pl.Split > maxSplitRow || int64(l.Grid[0]) > int64(pl.Split) || int64(l.Grid[1]) > min(p.Outer, maxGridY) {
+		t.Errorf("%s: split %d with grid %v for %d rows", where, pl.Split, l.Grid, p.Outer)
+	}
+	if int64(pl.Split)*int64(l.Block[0]) > math.MaxInt32 || l.Block[0]%32 != 0 || l.Block[0] > 512 {
+		t.Errorf("%s: split %d × block %v", where, pl.Split, l.Block)
+	}
+	if want := p.Outer * int64(pl.Split) * 8; pl.Workspace < want {
+		t.Errorf("%s: workspace %d < %d", where, pl.Workspace, want)
 	}
 }
 
@@ -359,6 +383,14 @@ func TestRegimes(t *testing.T) {
 		{"120×81920 bf16 (160 KB rows: a block per row)", prob(120, 81920, 1, spec.BFloat16, spec.Softmax), h100, kernels.Online2Pass, ""},
 		{"128×32768 f32 (128 KB rows: block_reg)", prob(128, 32768, 1, f32, spec.Softmax), h100, kernels.BlockReg, ""},
 		{"64×32768 f16 (fewer rows than SMs)", prob(64, 32768, 1, f16, spec.Softmax), h100, kernels.BlockReg, "block_reg_fwd_f16_t1024_p4"},
+		{"few rows of 1024 f16: a pack a thread", prob(128, 1024, 1, f16, spec.Softmax), h100, kernels.BlockReg, "block_reg_fwd_f16_t128_p1"},
+		{"few rows of 1024 f32: a pack a thread", prob(128, 1024, 1, f32, spec.LogSoftmax), h100, kernels.BlockReg, "block_reg_fwd_f32_t256_p1"},
+		{"4 rows a SM of 1024 f16: a pack a thread", prob(528, 1024, 1, f16, spec.Softmax), h100, kernels.BlockReg, "block_reg_fwd_f16_t128_p1"},
+		{"past 4 rows a SM: one warp a row", prob(529, 1024, 1, f16, spec.Softmax), h100, kernels.BlockReg, "block_reg_fwd_f16_t32_p4"},
+		{"few rows of 512 f32 keep one warp", prob(128, 512, 1, f32, spec.Softmax), h100, kernels.BlockReg, "block_reg_fwd_f32_t32_p4"},
+		{"few rows of 4096 f32: 512 threads × 2 packs", prob(132, 4096, 1, f32, spec.Softmax), h100, kernels.BlockReg, "block_reg_fwd_f32_t512_p2"},
+		{"few rows of 4096 f32 past a wave's threads", prob(265, 4096, 1, f32, spec.Softmax), h100, kernels.BlockReg, "block_reg_fwd_f32_t128_p8"},
+		{"few rows of 16384 f16 keep 512 threads", prob(4, 16384, 1, f16, spec.Softmax), h100, kernels.BlockReg, "block_reg_fwd_f16_t512_p4"},
 		{"128×50000 bf16 (few 16-bit rows past block_reg: block_hybrid)", prob(128, 50000, 1, spec.BFloat16, spec.Softmax), h100, kernels.BlockHybrid, "block_hybrid_fwd_bf16_t1024_s3"},
 		{"64×65536 f16 (few 128 KB 16-bit rows: block_hybrid)", prob(64, 65536, 1, f16, spec.Softmax), h100, kernels.BlockHybrid, ""},
 		{"128×65536 f16 backward (block_hybrid is forward only)", prob(128, 65536, 1, f16, spec.SoftmaxBackward), h100, kernels.Online2Pass, ""},

@@ -26,20 +26,16 @@ const (
 	// 20.3 / 20.5 and (the final run) 15.7 / 14.4, so clusters stop below.
 	clusterRowBytes = 384 << 10
 
-	// splitRowChunkBytes is the input a split_row block streams (at least
-	// two blocks per SM are kept). H200, split_row with whole-pack bodies,
-	// µs, same run, chunk bytes old rule (two waves of resident blocks) /
-	// 128K / 256K / 512K / 1M:
-	//   1×2^24 f32        69.1 / 66.4 / 65.4 / 67.9 / 67.3
-	//   1×10^8 f32       343.6 / 317.0 / 331.6 / 342.1 / 338.9
-	//   4×33554432 f16   225.0 / 225.0 / 224.9 / 226.3 / 237.1
-	//   4×4194304 f16     44.3 / 42.1 / 38.4 / 39.3 / 38.9
-	//   4×1048576 f16     25.6 / 24.4 / 19.5 / 20.6 / 20.6
-	//   8×262144 f32      24.1 / 21.4 / 19.6 / 19.0 / 19.0
-	// (bench/results/nvidia-h200-2026-11-22-sweep-splitrow.txt). Every block
-	// ends in a reduction that idles its SM's stream, so fewer, longer
-	// blocks win until the SMs run short of them.
-	splitRowChunkBytes = 256 << 10
+	// splitRowBlocksPerSM: split_row's grid, in 512-thread blocks per SM
+	// over all rows (its phases' registers allow more). H200, a two-pass
+	// harness with split_row's interleaved pattern (.devbin pat3.cu), µs
+	// phase 1 + phase 2 by blocks per SM (phase 1 / phase 2):
+	//   1×2^24 f32     2/2 56.0-56.1, 3/3 55.8-56.1, 4/2 57.3-57.6, 4/4 58.1-58.4
+	//   1×4·10^7 f32   2/2 125.8-126.0, 3/3 126.0, 4/2 126.0-126.4, 4/4 127.6-127.9
+	//   1×10^8 f32     2/2 299.4-299.6, 3/3 301.0-301.7, 4/2 299.2-299.5, 4/4 306.5-308.8
+	// (bench/results/nvidia-h200-2026-11-22-ab-s17.txt). Chunked rows (each
+	// block its own contiguous part, as before) ran 1×10^8 at 310.7.
+	splitRowBlocksPerSM = 2
 
 	// split_grid replaces split_row for forward ops whose inputs are
 	// gridMinBytes to gridCacheHalves/2 times the grid's shared memory

@@ -15,7 +15,7 @@ type shapeAxis struct {
 }
 
 // Battery returns the standard checks: every op × dtype over ragged
-// last-axis sizes (1, 7, 781, 1000, 4097, 20000, 1000003), 2-D and 3-D tensors
+// last-axis sizes (1, 7, 781, 1000, 4096, 4097, 20000, 1000003), 2-D and 3-D tensors
 // along every axis, scales, zero-size tensors, a scalar, and every edge fill.
 // With quick set, the million-element row is left out (fast unit tests).
 func Battery(quick bool) []Case {
@@ -27,6 +27,7 @@ func Battery(quick bool) []Case {
 		{[]int{2, 1000, 3}, 1}, {[]int{3, 129, 70}, -2}, {[]int{2, 3, 4097}, 2},
 		{[]int{3, 130, 64}, 1}, {[]int{1500, 40}, 0}, // whole packs across Inner (strided_reg)
 		{[]int{3, 20000}, -1}, // rows past 512 threads' registers, last shared pack partial (block_hybrid)
+		{[]int{6, 4096}, -1},  // few whole-pack rows: 512 threads × 1-2 packs (block_reg)
 		{[]int{}, -1}, {[]int{0, 5}, 1}, {[]int{5, 0}, -1}, {[]int{0}, 0},
 	}
 	if !quick {
