@@ -166,25 +166,9 @@ func (c *ctx) blockRegShape() (v kernels.Variant, nt int64, err error) {
 // on H200).
 func (c *ctx) blockRegFixedBlock(in kernels.Info) (kernels.Variant, bool) {
 	packs := c.packs()
-	v, few := c.blockRegFewRows(in)
-	if !few {
-		var spill kernels.Variant
-		for _, cand := range in.Variants(false) {
-			if cand.Tail || !cand.Serves(c.dt) || int64(cand.FixedBlock*cand.Packs) < packs {
-				continue
-			}
-			if int64(cand.Packs)*c.P <= kernels.BlockRegValues {
-				v = cand
-				break
-			}
-			if spill.Name == "" {
-				spill = cand
-			}
-		}
-		if v.Name == "" {
-			v = spill
-		}
-		if v.Name == "" {
+	v, ok := c.blockRegFewRows(in)
+	if !ok {
+		if v, ok = c.blockRegSmallest(in); !ok {
 			return v, false
 		}
 	}
@@ -195,6 +179,26 @@ func (c *ctx) blockRegFixedBlock(in kernels.Info) (kernels.Variant, bool) {
 		}
 	}
 	return v, true
+}
+
+// blockRegSmallest is blockRegFixedBlock's default pick before the tail kernels:
+// the smallest block holding the row in <= kernels.BlockRegValues values a
+// thread, else the first that holds it at all.
+func (c *ctx) blockRegSmallest(in kernels.Info) (kernels.Variant, bool) {
+	packs := c.packs()
+	var spill kernels.Variant
+	for _, cand := range in.Variants(false) {
+		if cand.Tail || !cand.Serves(c.dt) || int64(cand.FixedBlock*cand.Packs) < packs {
+			continue
+		}
+		if int64(cand.Packs)*c.P <= kernels.BlockRegValues {
+			return cand, true
+		}
+		if spill.Name == "" {
+			spill = cand
+		}
+	}
+	return spill, spill.Name != ""
 }
 
 // blockRegFewRows picks the forward kernel for few rows: when every row's
@@ -226,18 +230,14 @@ func (c *ctx) blockRegFewRows(in kernels.Info) (kernels.Variant, bool) {
 	if c.p.Outer > blockRegFewRowsPerSM*int64(c.d.SMs) || packs*c.P <= 32*16 {
 		return kernels.Variant{}, false
 	}
-	for _, cand := range in.Variants(false) {
-		nt := int64(cand.FixedBlock)
-		if cand.Tail || !cand.Serves(c.dt) || nt == 32 || nt > blockRegFewMaxThreads || nt*int64(cand.Packs) < packs ||
-			cand.Packs > 1 && nt < blockRegFewMaxThreads || int64(cand.Packs)*c.P > kernels.BlockRegValues {
-			continue
-		}
-		if c.p.Outer*nt > int64(c.d.SMs)*1024 {
-			return kernels.Variant{}, false
-		}
-		return cand, true
+	nt, np := max(nextPow2(packs), 64), int64(1)
+	if nt > blockRegFewMaxThreads {
+		nt, np = blockRegFewMaxThreads, ceilDiv(packs, blockRegFewMaxThreads)
 	}
-	return kernels.Variant{}, false
+	if np*c.P > kernels.BlockRegValues || c.p.Outer*nt > int64(c.d.SMs)*1024 {
+		return kernels.Variant{}, false
+	}
+	return in.Variant(false, fmt.Sprintf("t%d_p%d", nt, np))
 }
 
 // blockRegFewRowsPerSM bounds the rows blockRegFewRows takes (measured up
