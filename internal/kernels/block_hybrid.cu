@@ -109,7 +109,7 @@ __device__ __forceinline__ void block_hybrid_kernel(const Params& p) {
   V16* const stash = static_cast<V16*>(dyn_smem());
   for (i64 row = blockIdx.x; row < rows; row += gridDim.x) {
     const StashedPacks<Op, R, NS, NT> part{op, stash, row * cols, cols, (int)threadIdx.x};
-    cached_row_full<false, Op, R, BlockRed>(op, row * cols, cols, threadIdx.x, NT, part);
+    cached_row_full<false, Op, R, BlockRed<NT / 32>>(op, row * cols, cols, threadIdx.x, NT, part);
   }
 }
 

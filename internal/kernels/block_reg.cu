@@ -55,19 +55,26 @@ namespace smx {
 // forward kernels (see the top), NT = 0 the run-time one of the backward
 // kernels; TAIL kernels send rows of whole packs that fill every pack but
 // the last to cached_row_full, other rows to the general body.
-// The row reduction of a block of NT threads: shuffles alone for one warp.
-template <int NT>
+// The row reduction of a block of NT threads with NP packs a thread:
+// shuffles alone for one warp. The few-row kernels (NP <= 2) reduce their
+// warp partials over NT / 32 lanes: they run one short row a block in a
+// single wave, the reduction on the critical path (ncu, H200, caches
+// flushed: 132x4096 f32 t512 p2 4.17 -> 4.05 us, 128x2048 f32 t512 p1 3.46
+// -> 3.42). The others keep the 32-lane form: with it narrowed, ptxas
+// reallocated their registers (f16 t64 p4 72 -> 104, t256 p6 74 -> 168) and
+// 2048x2048 f16 went from 7.39 to 8.34 us (session 18, -ab-s18.txt).
+template <int NT, int NP>
 struct RowRed {
-  typedef BlockRed type;
+  typedef BlockRed<(NT > 32 && NP <= 2) ? NT / 32 : 32> type;
 };
-template <>
-struct RowRed<32> {
+template <int NP>
+struct RowRed<32, NP> {
   typedef GroupRed<32> type;
 };
 
 template <class Op, int NP, int NT = 0, bool TAIL = false>
 __device__ __forceinline__ void block_reg_kernel(const Params& p) {
-  typedef typename RowRed<NT>::type Red;
+  typedef typename RowRed<NT, NP>::type Red;
   constexpr int P = Op::D::P;
   const Op op(p);
   const i64 rows = p.outer, cols = p.axis;

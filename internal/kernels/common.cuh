@@ -876,9 +876,13 @@ struct LeadBarrier<RedSum> {
 
 // Block-wide reduction; blockDim.x must be a multiple of 32 (1-D blocks).
 // Every thread gets the result. Safe to call repeatedly (leading barrier,
-// see LeadBarrier).
-template <class Op>
+// see LeadBarrier). NW, a power of two, bounds the block's warps: the warp
+// partials are reduced over groups of NW lanes, lane l reading partial
+// l mod NW, so a block of known size (block_reg's NT) spends log2(NW)
+// shuffle steps on them instead of five.
+template <class Op, int NW = 32>
 __device__ __forceinline__ typename Op::Acc block_reduce(typename Op::Acc a) {
+  static_assert(NW >= 1 && NW <= 32 && (NW & (NW - 1)) == 0, "NW: a power of two up to 32");
   typedef typename Op::Acc Acc;
   __shared__ Acc smx_red[32];
   const int lane = threadIdx.x & 31, wid = threadIdx.x >> 5, nw = blockDim.x >> 5;
@@ -886,8 +890,9 @@ __device__ __forceinline__ typename Op::Acc block_reduce(typename Op::Acc a) {
   if (LeadBarrier<Op>::value) __syncthreads();
   if (lane == 0) smx_red[wid] = a;
   __syncthreads();
-  a = lane < nw ? smx_red[lane] : Op::identity();
-  return group_reduce<Op, 32>(a);
+  const int k = lane & (NW - 1);
+  a = k < nw ? smx_red[k] : Op::identity();
+  return group_reduce<Op, NW>(a);
 }
 
 // Reduction policies for the shared row bodies.
@@ -899,10 +904,12 @@ struct GroupRed {
   }
 };
 
+// NW bounds the block's warps (see block_reduce).
+template <int NW = 32>
 struct BlockRed {
   template <class Op>
   static __device__ __forceinline__ typename Op::Acc run(typename Op::Acc a) {
-    return block_reduce<Op>(a);
+    return block_reduce<Op, NW>(a);
   }
 };
 

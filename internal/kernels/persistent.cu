@@ -75,7 +75,7 @@ __device__ __forceinline__ void persistent_warp(const Params& p) {
 template <class Op, int NP>
 __device__ __forceinline__ void persistent_block(const Params& p) {
   const Op op(p);
-  persistent_rows<Op, NP, BlockRed>(op, blockIdx.x, gridDim.x, p.outer, p.axis, threadIdx.x, blockDim.x, p.vec != 0);
+  persistent_rows<Op, NP, BlockRed<>>(op, blockIdx.x, gridDim.x, p.outer, p.axis, threadIdx.x, blockDim.x, p.vec != 0);
 }
 
 template <class Op>
