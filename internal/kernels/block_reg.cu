@@ -51,10 +51,6 @@
 
 namespace smx {
 
-// One body for every kernel: NT > 0 is the compile-time block size of the
-// forward kernels (see the top), NT = 0 the run-time one of the backward
-// kernels; TAIL kernels send rows of whole packs that fill every pack but
-// the last to cached_row_full, other rows to the general body.
 // The row reduction of a block of NT threads with NP packs a thread:
 // shuffles alone for one warp. The few-row kernels (NP <= 2) reduce their
 // warp partials over NT / 32 lanes: they run one short row a block in a
@@ -72,6 +68,10 @@ struct RowRed<32, NP> {
   typedef GroupRed<32> type;
 };
 
+// One body for every kernel: NT > 0 is the compile-time block size of the
+// forward kernels (see the top), NT = 0 the run-time one of the backward
+// kernels; TAIL kernels send rows of whole packs that fill every pack but
+// the last to cached_row_full, other rows to the general body.
 template <class Op, int NP, int NT = 0, bool TAIL = false>
 __device__ __forceinline__ void block_reg_kernel(const Params& p) {
   typedef typename RowRed<NT, NP>::type Red;

@@ -1256,19 +1256,20 @@ __device__ __forceinline__ void elem_out_rev(const Op& op, i64 off, i64 n, int t
   }
 }
 
-// The block's first read of [0, n) at off (the thread's partial) and its
+// Thread t of nt's first read of [0, n) at off (its partial) and its
 // second read that writes the output, by the pack or the element bodies.
 template <class Op>
-__device__ __forceinline__ typename Op::Acc read1_acc(const Op& op, i64 off, i64 n, bool vec) {
-  return vec ? pack_acc(op, off, n, threadIdx.x, blockDim.x) : elem_acc(op, off, n, threadIdx.x, blockDim.x);
+__device__ __forceinline__ typename Op::Acc read1_acc(const Op& op, i64 off, i64 n, bool vec, int t, int nt) {
+  return vec ? pack_acc(op, off, n, t, nt) : elem_acc(op, off, n, t, nt);
 }
 
 template <class Op>
-__device__ __forceinline__ void read2_out(const Op& op, i64 off, i64 n, bool vec, const typename Op::Fin& f) {
+__device__ __forceinline__ void read2_out(const Op& op, i64 off, i64 n, bool vec, int t, int nt,
+                                          const typename Op::Fin& f) {
   if (vec)
-    pack_out_rev(op, off, n, threadIdx.x, blockDim.x, f);
+    pack_out_rev(op, off, n, t, nt, f);
   else
-    elem_out_rev(op, off, n, threadIdx.x, blockDim.x, f);
+    elem_out_rev(op, off, n, t, nt, f);
 }
 
 // Writes the output of [0, n) from the shared-memory copy (input i at
@@ -1292,8 +1293,8 @@ __device__ __forceinline__ void smem_out(const Op& op, i64 off, i64 n, int t, in
 // writes the output. Any row length.
 template <class Op>
 __device__ __forceinline__ void row_2pass(const Op& op, i64 off, i64 n, bool vec) {
-  typename Op::Acc a = block_reduce<Op>(read1_acc(op, off, n, vec));
-  read2_out(op, off, n, vec, op.finalize(a));
+  typename Op::Acc a = block_reduce<Op>(read1_acc(op, off, n, vec, threadIdx.x, blockDim.x));
+  read2_out(op, off, n, vec, threadIdx.x, blockDim.x, op.finalize(a));
 }
 
 __device__ __forceinline__ i64 imin(i64 a, i64 b) { return a < b ? a : b; }

@@ -39,13 +39,6 @@
 
 namespace smx {
 
-// The partial of block c of row `row` over its packs (virtual thread c*nt + t).
-template <class Op>
-__device__ __forceinline__ typename Op::Acc split_row_acc(const Op& op, i64 row, i64 cols, int c, int split, bool vec) {
-  const int nt = blockDim.x, v = c * nt + threadIdx.x, vn = split * nt;
-  return vec ? pack_acc(op, row * cols, cols, v, vn) : elem_acc(op, row * cols, cols, v, vn);
-}
-
 template <class Op>
 __device__ __forceinline__ void split_row_phase1(const Params& p) {
   const Op op(p);
@@ -55,7 +48,10 @@ __device__ __forceinline__ void split_row_phase1(const Params& p) {
   F2* const ws = reinterpret_cast<F2*>(p.ws);
   for (i64 row = blockIdx.y; row < rows; row += gridDim.y)
     for (int c = blockIdx.x; c < split; c += gridDim.x) {
-      const typename Op::Acc a = block_reduce<Op>(split_row_acc(op, row, cols, c, split, vec));
+      // Block c's thread t is thread c*nt + t of a virtual block of split*nt.
+      const int nt = blockDim.x;
+      const typename Op::Acc a =
+          block_reduce<Op>(read1_acc(op, row * cols, cols, vec, c * nt + (int)threadIdx.x, split * nt));
       if (threadIdx.x == 0) ws[row * split + c] = Op::to_ws(a);
     }
 }
@@ -75,12 +71,7 @@ __device__ __forceinline__ void split_row_phase2(const Params& p) {
       typename Op::Acc a = Op::identity();
       for (int k = threadIdx.x; k < split; k += nt) a = Op::merge(a, Op::from_ws(ws[row * split + k]));
       a = block_reduce<Op>(a);
-      const typename Op::Fin f = op.finalize(a);
-      const int v = c * nt + threadIdx.x, vn = split * nt;
-      if (vec)
-        pack_out_rev(op, row * cols, cols, v, vn, f);
-      else
-        elem_out_rev(op, row * cols, cols, v, vn, f);
+      read2_out(op, row * cols, cols, vec, c * nt + (int)threadIdx.x, split * nt, op.finalize(a));
     }
 }
 
