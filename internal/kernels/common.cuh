@@ -1132,10 +1132,11 @@ __device__ __forceinline__ float ld_elem(const Op& op, int k, i64 i) {
 // pack loop had cost split_row 52-62 registers a thread and half its
 // occupancy (H200, 1x2^24 f32: phase 1 29-35 us vs 25 for a plain kernel).
 // The U packs of a full step load unguarded; the last partial step loads
-// pack by pack; the n % P elements past the last pack go element by element.
+// pack by pack (or, with BATCH_TAIL, all its packs before using any); the
+// n % P elements past the last pack go element by element.
 // With STASH every pack read is also kept raw in shared memory: input k's
 // pack i at stash[k*sstride + i] (split_grid caches its chunk there).
-template <class Op, bool STASH = false>
+template <class Op, bool STASH = false, bool BATCH_TAIL = false>
 __device__ __forceinline__ typename Op::Acc pack_acc(const Op& op, i64 off, i64 n, int t, int nt,
                                                      V16* stash = nullptr, i64 sstride = 0) {
   typedef typename Op::D D;
@@ -1161,7 +1162,7 @@ __device__ __forceinline__ typename Op::Acc pack_acc(const Op& op, i64 off, i64 
       op.push(a, comp, b);
     }
   }
-  for (; i < np; i += nt) {
+  for (; i < np && !BATCH_TAIL; i += nt) {
     float b[NIN][P];
 #pragma unroll
     for (int k = 0; k < NIN; ++k) {
@@ -1170,6 +1171,34 @@ __device__ __forceinline__ typename Op::Acc pack_acc(const Op& op, i64 off, i64 
       unpack_conv(op, k, r, b[k]);
     }
     op.push(a, comp, b);
+  }
+  // BATCH_TAIL: the last partial step (fewer than U packs left for this
+  // thread) issues all of its loads before using any, like a full step.
+  // Loaded and used one at a time, each pack costs a memory round trip of
+  // its own, and split_grid's chunks are only a few steps a thread (H200,
+  // softmax bench, three alternated rounds: 4x1048576 f16 16.1 -> 15.7 us,
+  // 2x4194304 f32 29.8 -> 29.1, 4x16777216 f16 100.1 -> 98.9). The
+  // streaming bodies keep the pack-by-pack tail: their rows are thousands of
+  // steps a thread, and the batched one took split_row's phase 1 from 32 to
+  // 50-52 registers (nvcc 11.8).
+  if (BATCH_TAIL && i < np) {
+    V16 r[NIN][U];
+#pragma unroll
+    for (int u = 0; u < U; ++u)
+      if (i + (i64)u * nt < np)
+#pragma unroll
+        for (int k = 0; k < NIN; ++k) r[k][u] = ld16(op.src(k) + off + (i + (i64)u * nt) * P);
+#pragma unroll
+    for (int u = 0; u < U; ++u) {
+      if (i + (i64)u * nt >= np) break;
+      float b[NIN][P];
+#pragma unroll
+      for (int k = 0; k < NIN; ++k) {
+        if (STASH) stash[k * sstride + i + (i64)u * nt] = r[k][u];
+        unpack_conv(op, k, r[k][u], b[k]);
+      }
+      op.push(a, comp, b);
+    }
   }
   for (i64 e = np * P + t; e < n; e += nt)
     op.push1(a, comp, ld_elem(op, 0, off + e), NIN > 1 ? ld_elem(op, NIN - 1, off + e) : 0.f);

@@ -146,7 +146,8 @@ __device__ __forceinline__ typename Op::Acc chunk_acc(const Op& op, i64 off, i64
                                                       i64 cap, int t, int nt) {
   constexpr int P = Op::D::P;
   if (!vec) return elem_acc(op, off, n, t, nt);
-  return Op::merge(pack_acc<Op, true>(op, off, np * P, t, nt, stash, cap), pack_acc(op, off + np * P, n - np * P, t, nt));
+  return Op::merge(pack_acc<Op, true, true>(op, off, np * P, t, nt, stash, cap),
+                   pack_acc<Op, false, true>(op, off + np * P, n - np * P, t, nt));
 }
 
 // WAVES: the wave loop; without it the launch must have every row in one
