@@ -1125,6 +1125,20 @@ __device__ __forceinline__ float ld_elem(const Op& op, int k, i64 i) {
   return op.conv(k, Op::D::to_f(op.src(k)[i]));
 }
 
+// One pack of pack_acc's step: input k's pack is r[k][u], pack j of the
+// slice; stashed raw (with STASH), then folded into (a, comp).
+template <bool STASH, class Op, int U>
+__device__ __forceinline__ void fold_pack(const Op& op, typename Op::Acc& a, float& comp,
+                                          const V16 (&r)[Op::NIN][U], int u, V16* stash, i64 sstride, i64 j) {
+  float b[Op::NIN][Op::D::P];
+#pragma unroll
+  for (int k = 0; k < Op::NIN; ++k) {
+    if (STASH) stash[k * sstride + j] = r[k][u];
+    unpack_conv(op, k, r[k][u], b[k]);
+  }
+  op.push(a, comp, b);
+}
+
 // Two-read bodies (split_row, row_2pass): pack_acc streams the first read,
 // pack_out_rev the second, for the vector path (every input's pack
 // [col, col+P) 16-byte aligned at off + col); elem_acc / elem_out_rev serve
@@ -1152,15 +1166,7 @@ __device__ __forceinline__ typename Op::Acc pack_acc(const Op& op, i64 off, i64 
 #pragma unroll
       for (int k = 0; k < NIN; ++k) r[k][u] = ld16(op.src(k) + off + (i + (i64)u * nt) * P);
 #pragma unroll
-    for (int u = 0; u < U; ++u) {
-      float b[NIN][P];
-#pragma unroll
-      for (int k = 0; k < NIN; ++k) {
-        if (STASH) stash[k * sstride + i + (i64)u * nt] = r[k][u];
-        unpack_conv(op, k, r[k][u], b[k]);
-      }
-      op.push(a, comp, b);
-    }
+    for (int u = 0; u < U; ++u) fold_pack<STASH>(op, a, comp, r, u, stash, sstride, i + (i64)u * nt);
   }
   for (; i < np && !BATCH_TAIL; i += nt) {
     float b[NIN][P];
@@ -1191,13 +1197,7 @@ __device__ __forceinline__ typename Op::Acc pack_acc(const Op& op, i64 off, i64 
 #pragma unroll
     for (int u = 0; u < U; ++u) {
       if (i + (i64)u * nt >= np) break;
-      float b[NIN][P];
-#pragma unroll
-      for (int k = 0; k < NIN; ++k) {
-        if (STASH) stash[k * sstride + i + (i64)u * nt] = r[k][u];
-        unpack_conv(op, k, r[k][u], b[k]);
-      }
-      op.push(a, comp, b);
+      fold_pack<STASH>(op, a, comp, r, u, stash, sstride, i + (i64)u * nt);
     }
   }
   for (i64 e = np * P + t; e < n; e += nt)

@@ -330,7 +330,7 @@ var ptxas = map[string]resources{
 	"split_grid_fwd_f32_waves":         {64, 256},
 	"split_row_bwd_bf16_phase1":        {32, 128},
 	"split_row_bwd_bf16_phase2":        {64, 128},
-	"split_row_bwd_f16_phase1":         {48, 128},
+	"split_row_bwd_f16_phase1":         {40, 128},
 	"split_row_bwd_f16_phase2":         {64, 128},
 	"split_row_bwd_f32_phase1":         {40, 128},
 	"split_row_bwd_f32_phase2":         {64, 128},
