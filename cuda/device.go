@@ -17,9 +17,9 @@ type Device struct {
 	props Properties
 
 	mu        sync.Mutex
-	modules   map[string]*module                 // by module key (strategy + dtype)
-	workspace map[driver.Stream]*workspace       // split strategies' scratch, one per stream
-	barrier   map[driver.Stream]driver.DevicePtr // split_grid's barrier word, one per stream
+	modules   map[string]*module              // by module key (strategy + dtype)
+	workspace map[driver.Stream]*workspace    // split strategies' scratch, one per stream
+	barrier   map[driver.Stream]*barrierWords // split_grid's barrier words, per stream
 	closed    bool
 }
 
@@ -58,7 +58,7 @@ func Open(ordinal int) (*Device, error) {
 	}
 	return &Device{api: api, ctx: ctx, props: props,
 		modules: map[string]*module{}, workspace: map[driver.Stream]*workspace{},
-		barrier: map[driver.Stream]driver.DevicePtr{}}, nil
+		barrier: map[driver.Stream]*barrierWords{}}, nil
 }
 
 // Props returns the device's properties.
@@ -94,8 +94,8 @@ func (d *Device) Close() error {
 			err = e
 		}
 	}
-	for _, p := range d.barrier {
-		if e := d.ctx.MemFree(p); err == nil {
+	for _, b := range d.barrier {
+		if e := d.ctx.MemFree(b.ptr); err == nil {
 			err = e
 		}
 	}

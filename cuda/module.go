@@ -174,27 +174,50 @@ func (d *Device) workspaceFor(s *Stream, n int64) (driver.DevicePtr, error) {
 	return p, nil
 }
 
-// barrierFor returns the grid-barrier word of stream s (split_grid),
-// allocated and zeroed on first use. Every launch that uses it leaves its
-// low 31 bits zero (see split_grid.cu), so one word serves every later
+// barrierWords are a stream's split_grid barrier words.
+type barrierWords struct {
+	ptr   driver.DevicePtr
+	words int64
+}
+
+// minBarrierWords is the least barrierFor allocates: more than split_grid's
+// rows per wave on any current GPU (at most one per SM), so one allocation
+// serves a stream for good.
+const minBarrierWords = 1024
+
+// barrierFor returns at least n barrier words of stream s (split_grid),
+// allocated and zeroed on first use. Every launch that uses them leaves
+// their low 31 bits zero (see split_grid.cu), so they serve every later
 // launch on the stream whatever its grid; launches on one stream never
 // overlap, and other streams have words of their own.
-func (d *Device) barrierFor(s *Stream) (driver.DevicePtr, error) {
+func (d *Device) barrierFor(s *Stream, n int64) (driver.DevicePtr, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	h := s.handle()
-	if p, ok := d.barrier[h]; ok {
-		return p, nil
+	b := d.barrier[h]
+	if b != nil && b.words >= n {
+		return b.ptr, nil
 	}
-	p, err := d.ctx.MemAlloc(256)
+	if b != nil {
+		// Work queued on s may still use the old words.
+		if err := d.ctx.SynchronizeStream(h); err != nil {
+			return 0, err
+		}
+		if err := d.ctx.MemFree(b.ptr); err != nil {
+			return 0, err
+		}
+		delete(d.barrier, h)
+	}
+	words := max(n, minBarrierWords)
+	p, err := d.ctx.MemAlloc(uint64(4 * words))
 	if err != nil {
-		return 0, fmt.Errorf("cuda: grid-barrier word: %w", err)
+		return 0, fmt.Errorf("cuda: %d barrier words: %w", words, err)
 	}
-	if err := d.ctx.Do(func() error { return d.api.MemsetD32(p, 0, 64) }); err != nil {
+	if err := d.ctx.Do(func() error { return d.api.MemsetD32(p, 0, uint64(words)) }); err != nil {
 		_ = d.ctx.MemFree(p)
-		return 0, fmt.Errorf("cuda: zeroing the grid-barrier word: %w", err)
+		return 0, fmt.Errorf("cuda: zeroing the barrier words: %w", err)
 	}
-	d.barrier[h] = p
+	d.barrier[h] = &barrierWords{ptr: p, words: words}
 	return p, nil
 }
 
@@ -203,15 +226,15 @@ func (d *Device) dropWorkspace(h driver.Stream) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	w, bar := d.workspace[h], d.barrier[h]
-	if w != nil || bar != 0 {
+	if w != nil || bar != nil {
 		_ = d.ctx.SynchronizeStream(h)
 	}
 	if w != nil {
 		_ = d.ctx.MemFree(w.ptr)
 		delete(d.workspace, h)
 	}
-	if bar != 0 {
-		_ = d.ctx.MemFree(bar)
+	if bar != nil {
+		_ = d.ctx.MemFree(bar.ptr)
 		delete(d.barrier, h)
 	}
 }

@@ -103,7 +103,7 @@ func (d *Device) run(op softmax.Op, l spec.Layout, dt spec.DType, opt Options, p
 		p.WS = uintptr(ws)
 	}
 	if slices.ContainsFunc(pl.Launches, func(l plan.Launch) bool { return l.Cooperative }) {
-		bar, err := d.barrierFor(s)
+		bar, err := d.barrierFor(s, pl.Barriers)
 		if err != nil {
 			return err
 		}

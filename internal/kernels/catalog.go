@@ -23,7 +23,7 @@ const (
 	Online2Pass  Strategy = "online_2pass"  // block per row, online (m,d), second read from L2
 	SplitRow     Strategy = "split_row"     // blocks per row chunk, partials in a workspace, 2 launches
 	SplitCluster Strategy = "split_cluster" // a thread-block cluster per row, distributed shared memory (sm_90)
-	SplitGrid    Strategy = "split_grid"    // rows over every SM in one launch, chunks cached in shared memory across a grid barrier
+	SplitGrid    Strategy = "split_grid"    // rows over every SM in one launch, chunks cached in shared memory across a barrier of each row's blocks
 	Strided      Strategy = "strided"       // softmax along a non-last axis, optional split along it
 	StridedReg   Strategy = "strided_reg"   // non-last axis, slices cached in registers across a cluster, one read
 	Persistent   Strategy = "persistent"    // occupancy-sized grid looping over rows, prefetching the next
@@ -86,7 +86,7 @@ type Info struct {
 	Workspace bool
 	// Cluster: launched with a thread-block cluster dimension (cuLaunchKernelEx).
 	Cluster bool
-	// Cooperative: the kernels synchronise their whole grid (Params.Bar),
+	// Cooperative: the kernels' blocks wait for one another (Params.Bar),
 	// so they are launched with CU_LAUNCH_ATTRIBUTE_COOPERATIVE, which makes
 	// the driver refuse a grid whose blocks could not all be resident.
 	Cooperative bool
@@ -226,7 +226,7 @@ var catalogue = []Info{
 		Fwd: phases("phase1", "phase2", 512), Bwd: phases("phase1", "phase2", 512), RowsOnly: true, Workspace: true},
 	{Strategy: SplitCluster, File: "split_cluster.cu", Summary: "a thread-block cluster per row, chunks in shared memory, partials over DSMEM",
 		Fwd: one("", 1024), Bwd: one("", 1024), RowsOnly: true, Cluster: true, DynSmem: true, MinMajor: 9},
-	{Strategy: SplitGrid, File: "split_grid.cu", Summary: "rows over every SM in one launch, chunks cached in shared memory, partials merged after a grid barrier",
+	{Strategy: SplitGrid, File: "split_grid.cu", Summary: "rows over every SM in one launch, chunks cached in shared memory, partials merged after a barrier of the row's blocks",
 		Fwd: splitGridVariants(), Bwd: splitGridVariants(), RowsOnly: true, Workspace: true, DynSmem: true, Cooperative: true, MinMajor: 7},
 	{Strategy: Strided, File: "strided.cu", Summary: "non-last axis: coalesced across inner, online (m,d) along the axis",
 		Fwd: []Variant{{Name: "", MaxThreads: 256}, {Name: "split1", MaxThreads: 256}, {Name: "split2", MaxThreads: 256}},

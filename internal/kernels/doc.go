@@ -70,13 +70,14 @@
 //	split_grid     split_grid_{fwd,bwd}_{dt}[_waves] (sm_70+); one 1-D launch
 //	               with CU_LAUNCH_ATTRIBUTE_COOPERATIVE (every block
 //	               resident), grid G ≥ Split blocks: rows in waves of
-//	               G/Split (the rest of the blocks only join the barriers);
+//	               G/Split (the rest of the blocks idle);
 //	               the plain kernels need one wave (G ≥ rows·Split), _waves
 //	               takes any; nt multiple of 32 ≤ 1024; Params.Chunk per block
 //	               (multiple of P when Vec), Split blocks per row; dynamic
 //	               smem a multiple of NIN·16 bytes, the chunk's cache; Params.Bar
-//	               a barrier word private to the stream whose low 31 bits
-//	               are zero (each barrier adds 2^31 to it); workspace
+//	               G/Split barrier words (one per row of a wave) private to
+//	               the stream, their low 31 bits zero (each barrier of a
+//	               row's blocks adds 2^31 to its word); workspace
 //	               rows·Split float pairs.
 //	strided        strided_{fwd,bwd}_{dt}: block (TX, TY) with TY a power of two,
 //	               TX·TY ≤ 256 and TX·TY·VW ≤ 1024, VW = P when Params.Vec

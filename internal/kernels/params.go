@@ -18,7 +18,7 @@ type Params struct {
 	Log   int32   // 1: log_softmax or its gradient
 	Split int32   // chunks per slice; else 1
 	Vec   int32   // 1: 16-byte vector path allowed
-	Bar   uintptr // grid-barrier word (split_grid); else 0
+	Bar   uintptr // barrier words, one per row of a wave (split_grid); else 0
 }
 
 // ParamsSize is sizeof(smx::Params).

@@ -321,7 +321,7 @@ var ptxas = map[string]resources{
 	"split_grid_bwd_f16":               {62, 128},
 	"split_grid_bwd_f16_waves":         {64, 128},
 	"split_grid_bwd_f32":               {52, 128},
-	"split_grid_bwd_f32_waves":         {60, 128},
+	"split_grid_bwd_f32_waves":         {64, 128},
 	"split_grid_fwd_bf16":              {64, 256},
 	"split_grid_fwd_bf16_waves":        {64, 256},
 	"split_grid_fwd_f16":               {64, 256},

@@ -12,9 +12,9 @@
 //            packs, as many as the shared memory holds) into shared memory,
 //            the rest streamed, keeping the online (m, d) (backward: the
 //            gradient sum); the block's partial goes to ws.
-//   barrier: every block of the grid (all resident: cooperative launch);
-//            none with one block a row (split == 1), which needs no partial
-//            but its own.
+//   barrier: the row's split blocks (all resident: cooperative launch);
+//            per row: the row's blocks only (see below); none with one block
+//            a row (split == 1), which needs no partial but its own.
 //   phase 2: the row's `split` partials are merged; the streamed part is
 //            re-read (last tile first) and written; then the cached part is
 //            written from shared memory, and as each cached pack is written
@@ -23,22 +23,31 @@
 //            wave w, so its DRAM reads overlap wave w's writes (one wave
 //            alone reads everything, waits, then writes everything).
 //
-// The barrier word (Params.bar) must start with its low 31 bits zero (a
-// zeroed allocation): block 0 adds 2^31 - (gridDim.x - 1), every other block
-// 1, so each barrier adds exactly 2^31 and flips bit 31 once every block has
-// arrived, leaving the low bits zero again for the next barrier or launch of
-// any grid size (the scheme CUDA's cooperative groups use for grid.sync).
+// The barrier is per row, not grid-wide: the split blocks of row slot lr
+// (blocks lr*split .. lr*split + split-1, the same in every wave) meet at
+// word Params.bar[lr], so a block waits for its own row's reads only, not
+// for the slowest block of the grid (H200 harness, caches flushed, µs,
+// grid -> row barrier: 4x1048576 f16 14.43 -> 13.79, 4x4194304 f16 29.18
+// -> 28.16, 16x262144 f32 17.98 -> 17.44; through softmax bench, whose
+// queued reps add ~1 µs to both, +0.3-1.8%, within its spread; bench/
+// results/nvidia-h200-2026-11-22-ab-s20.txt). Each word must start with
+// its low 31 bits zero (a zeroed allocation): the row's chunk 0 adds 2^31 -
+// (split - 1), its other blocks 1, so each barrier adds exactly 2^31 and
+// flips bit 31 once the row's blocks have arrived, leaving the low bits
+// zero again for the next wave or launch of any split (the scheme CUDA's
+// cooperative groups use for grid.sync, per row).
 //
 // Launch contract (Inner == 1, rows = outer, cols = axis):
 //   block  (nt, 1, 1), nt a multiple of 32, <= 1024
 //   grid   (G, 1, 1), G >= split, every block resident at once (launch
 //          with CU_LAUNCH_ATTRIBUTE_COOPERATIVE: the driver refuses a grid
 //          that could deadlock); rw = G / split rows per wave, ceil(rows/rw)
-//          waves; blocks past rw*split only join the barriers
+//          waves; blocks past rw*split idle
 //   smem   dynamic: a multiple of NIN*16 bytes, the cache (NIN = 1 forward,
 //          2 backward); input k's cached packs at k*(smem/(16*NIN)) packs
 //   ws     rows*split float pairs (row r's partials at r*split)
-//   bar    one u32, low 31 bits zero (see above), private to the stream
+//   bar    rw u32 words (one per row of a wave), low 31 bits zero (see
+//          above), private to the stream
 //   params chunk (multiple of the pack with vec), split = blocks per row
 //   symbol split_grid_{fwd,bwd}_{f32,f16,bf16}[_waves]: _waves for more
 //          than one wave (rows > rw); the plain kernels take one wave only
@@ -68,11 +77,12 @@ __device__ __forceinline__ F2 ld_cg_f2(const F2* p) {
 }
 #endif
 
-// Waits until every block of the (1-D, co-resident) grid has arrived.
-__device__ __forceinline__ void grid_sync(u32* bar) {
+// Waits until the n co-resident blocks meeting at bar have arrived; the
+// caller is block c of them (0 <= c < n).
+__device__ __forceinline__ void blocks_sync(u32* bar, int n, i64 c) {
   __syncthreads();
   if (threadIdx.x == 0) {
-    const u32 inc = blockIdx.x == 0 ? 0x80000000u - (gridDim.x - 1) : 1u;
+    const u32 inc = c == 0 ? 0x80000000u - (u32)(n - 1) : 1u;
     const u32 old = atom_add_release(bar, inc);
     while (((old ^ ld_acquire(bar)) & 0x80000000u) == 0) {
     }
@@ -177,15 +187,16 @@ __device__ __forceinline__ void split_grid_kernel(const Params& p) {
   // 2026-11-22-ab-s14.txt).
   const bool alone = split == 1;
   // A block is on in wave w when it has a row there (on in w+1 implies on
-  // in w); every block joins every barrier (there are none when alone).
+  // in w, and a row slot's blocks are on or off together); only blocks that
+  // are on meet at their row's barrier (there are none when alone).
   i64 row = lr;
   bool on = lr < rw && row < rows;
   typename Op::Acc a = on ? chunk_acc(op, row * cols + c * chunk, n, np, vec, stash, cap, t, nt) : Op::identity();
   for (i64 w = 0; w < waves; ++w, row += rw) {
     a = block_reduce<Op>(a);
-    if (!alone) {
-      if (t == 0 && on) ws[row * split + c] = Op::to_ws(a);
-      grid_sync(p.bar);
+    if (!alone && on) {
+      if (t == 0) ws[row * split + c] = Op::to_ws(a);
+      blocks_sync(p.bar + lr, split, c);
     }
     const bool next = WAVES && lr < rw && row + rw < rows;
     if (on) {

@@ -510,7 +510,7 @@ func (c *ctx) splitGridWaveBytes(g, smemMax int64) int64 {
 }
 
 // split_grid: every SM's block takes a chunk of a row, cached in shared
-// memory across a grid barrier; one launch.
+// memory across a barrier of the row's blocks; one launch.
 func (c *ctx) splitGrid() (Plan, error) {
 	return c.splitGridWaves(0)
 }
@@ -534,7 +534,7 @@ func (c *ctx) splitGridWaves(rw int64) (Plan, error) {
 	l := Launch{Symbol: c.sym(kernels.SplitGrid, variant), Grid: block1(int64(grid)), Block: block1(threads),
 		Smem: int(smem), Cooperative: true}
 	pl := Plan{Strategy: string(kernels.SplitGrid), File: "split_grid.cu", Split: int(split), Chunk: chunk, Vec: c.vec(),
-		Workspace: c.p.Outer * split * 8, Launches: []Launch{l},
+		Workspace: c.p.Outer * split * 8, Barriers: rw, Launches: []Launch{l},
 		Reason: fmt.Sprintf("%d blocks of %d threads per row, %d elements each, %d bytes of each cached in shared memory, rows in waves of %d (%d)",
 			split, threads, chunk, cached, rw, waves)}
 	return c.finish(pl), nil

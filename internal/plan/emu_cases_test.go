@@ -23,7 +23,7 @@ func TestEmuCases(t *testing.T) {
 	var tab strings.Builder
 	for _, in := range kernels.All() {
 		if in.Cluster || in.Cooperative {
-			continue // clusters and grid barriers need the real GPU
+			continue // clusters and split_grid's barriers need the real GPU
 		}
 		for _, dt := range []spec.DType{spec.Float32, spec.Float16, spec.BFloat16} {
 			for _, s := range in.Symbols(dt) {

@@ -43,7 +43,7 @@
 //     are 1 MB to 4.5 times the grid's shared memory, or more in rows of at
 //     most 2.25 times it, split_grid takes its place when the device runs
 //     cooperative launches: one block per SM holds up to the opt-in shared
-//     memory of its chunk, a grid barrier replaces the second launch, and
+//     memory of its chunk, a barrier of each row's blocks replaces the second launch, and
 //     only what the shared memory could not hold is read twice (1×2^24 f32:
 //     57.8 vs 67.7 µs; 4×4194304 f16 36.4 vs 40.9; 4×1048576 f16 15.5 vs
 //     16.9; measurements in rules.go). Rows of more than 2.25 times the
@@ -54,7 +54,7 @@
 //     of 192 KB or more twice (128×128256 bf16: 30.3 vs online_2pass 32.0
 //     µs), and a cluster per row on rows of 192 KB or more when it gives
 //     each row at most two blocks and keeps 7/8 of its grid busy (64×131072
-//     f16: 18.9 vs 21.2 µs). With one block a row it skips the grid barrier
+//     f16: 18.9 vs 21.2 µs). With one block a row it skips the barrier
 //     (128×128256 bf16: 27.1 vs 29.9 µs with it). It also takes up to four
 //     rows of 512 KB or more in all from split_cluster (4×65536 f16 9.1 vs
 //     9.7 µs, with 512-thread blocks where its chunks are cached whole).
@@ -178,9 +178,9 @@ type Launch struct {
 	// NonPortable: the cluster has more than 8 blocks, so the function needs
 	// CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED = 1.
 	NonPortable bool
-	// Cooperative: the kernel synchronises its whole grid through the
-	// barrier word Params.Bar (the host passes a zeroed word private to the
-	// stream) and is launched with CU_LAUNCH_ATTRIBUTE_COOPERATIVE.
+	// Cooperative: the kernel's blocks wait for one another through the
+	// barrier words Params.Bar (Plan.Barriers of them, zeroed, private to
+	// the stream), so it is launched with CU_LAUNCH_ATTRIBUTE_COOPERATIVE.
 	Cooperative bool
 }
 
@@ -190,6 +190,7 @@ type Plan struct {
 	File      string // the kernel source file (the module to compile)
 	Launches  []Launch
 	Workspace int64 // bytes of float workspace (Params.WS) needed, 0 if none
+	Barriers  int64 // barrier words (Params.Bar) a cooperative launch needs, 0 if none
 	Split     int   // chunks per slice (split strategies), else 1
 	Chunk     int64 // axis elements per chunk (split strategies), else 0
 	Vec       bool  // 16-byte path enabled

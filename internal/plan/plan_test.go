@@ -222,6 +222,10 @@ func checkSplitGrid(t *testing.T, where string, p Problem, pl Plan, nin int64) {
 	if want := p.Outer * int64(pl.Split) * 8; pl.Workspace < want {
 		t.Errorf("%s: workspace %d < %d", where, pl.Workspace, want)
 	}
+	// One barrier word per row of a wave: the kernel's rows per wave.
+	if want := int64(l.Grid[0]) / int64(pl.Split); pl.Barriers != want {
+		t.Errorf("%s: %d barrier words, want %d (rows per wave)", where, pl.Barriers, want)
+	}
 	if pl.Vec && pl.Chunk%P != 0 {
 		t.Errorf("%s: chunk %d breaks 16-byte alignment", where, pl.Chunk)
 	}
