@@ -32,14 +32,7 @@ func BenchmarkApplyHostCost(b *testing.B) {
 		if i == len(cases)-1 {
 			axis = 0
 		}
-		x, err := d.UploadRandom(rng, c.dt, c.shape...)
-		if err != nil {
-			b.Fatal(err)
-		}
-		y, err := d.NewTensor(c.dt, c.shape...)
-		if err != nil {
-			b.Fatal(err)
-		}
+		x, y := benchTensors(b, d, rng, c.dt, c.shape)
 		opt := Options{Axis: axis}
 		b.Run(fmt.Sprintf("%dx%d_%v_axis%d/plan", c.shape[0], c.shape[1], c.dt, axis), func(b *testing.B) {
 			for range b.N {
@@ -67,4 +60,18 @@ func BenchmarkApplyHostCost(b *testing.B) {
 		x.Free()
 		y.Free()
 	}
+}
+
+// benchTensors uploads a random input of shape and allocates an output of
+// the same shape and dtype, failing the benchmark on an error.
+func benchTensors(b *testing.B, d *Device, rng *rand.Rand, dt spec.DType, shape []int) (x, y Tensor) {
+	b.Helper()
+	x, err := d.UploadRandom(rng, dt, shape...)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if y, err = d.NewTensor(dt, shape...); err != nil {
+		b.Fatal(err)
+	}
+	return x, y
 }

@@ -109,14 +109,7 @@ func BenchmarkSplitGridWaves(b *testing.B) {
 	}
 	rng := rand.New(rand.NewPCG(1, 2))
 	for _, c := range cases {
-		x, err := d.UploadRandom(rng, c.dt, c.shape...)
-		if err != nil {
-			b.Fatal(err)
-		}
-		y, err := d.NewTensor(c.dt, c.shape...)
-		if err != nil {
-			b.Fatal(err)
-		}
+		x, y := benchTensors(b, d, rng, c.dt, c.shape)
 		copyT, err := timer.TimeWith(nil, 2, 20, flush, func() error { return CopyAsync(y.Buf, 0, x.Buf, 0, x.Bytes(), nil) })
 		if err != nil {
 			b.Fatal(err)
