@@ -17,9 +17,9 @@ type Device struct {
 	props Properties
 
 	mu        sync.Mutex
-	modules   map[string]*module              // by module key (strategy + dtype)
-	workspace map[driver.Stream]*workspace    // split strategies' scratch, one per stream
-	barrier   map[driver.Stream]*barrierWords // split_grid's barrier words, per stream
+	modules   map[string]*module           // by module key (strategy + dtype)
+	workspace map[driver.Stream]*streamBuf // split strategies' scratch, one per stream
+	barrier   map[driver.Stream]*streamBuf // split_grid's barrier words, per stream
 	closed    bool
 }
 
@@ -57,8 +57,8 @@ func Open(ordinal int) (*Device, error) {
 		return nil, err
 	}
 	return &Device{api: api, ctx: ctx, props: props,
-		modules: map[string]*module{}, workspace: map[driver.Stream]*workspace{},
-		barrier: map[driver.Stream]*barrierWords{}}, nil
+		modules: map[string]*module{}, workspace: map[driver.Stream]*streamBuf{},
+		barrier: map[driver.Stream]*streamBuf{}}, nil
 }
 
 // Props returns the device's properties.

@@ -139,45 +139,54 @@ func (d *Device) occupancy(dt spec.DType) func(file, symbol string, block, smem 
 	}
 }
 
-// workspace is a stream's scratch for split strategies.
-type workspace struct {
+// streamBuf is device memory private to one stream: split strategies'
+// scratch, split_grid's barrier words (work on one stream is ordered, so
+// reuse across its calls is safe).
+type streamBuf struct {
 	ptr  driver.DevicePtr
-	size int64
+	size int64 // bytes
 }
 
-// workspaceFor returns at least n bytes of scratch private to stream s
-// (work on one stream is ordered, so reuse across its calls is safe).
-func (d *Device) workspaceFor(s *Stream, n int64) (driver.DevicePtr, error) {
+// streamBufFor returns the buffer of stream s in bufs, of at least n bytes
+// (no less than least when allocated), replacing a smaller one once the stream's
+// queued work is done with it; zero clears a new buffer (a multiple of 4
+// bytes). what names the buffer in errors.
+func (d *Device) streamBufFor(bufs map[driver.Stream]*streamBuf, s *Stream, n, least int64, zero bool, what string) (driver.DevicePtr, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	h := s.handle()
-	w := d.workspace[h]
-	if w != nil && w.size >= n {
-		return w.ptr, nil
+	b := bufs[h]
+	if b != nil && b.size >= n {
+		return b.ptr, nil
 	}
-	if w != nil {
-		// Work queued on s may still use the old scratch.
+	if b != nil {
+		// Work queued on s may still use the old buffer.
 		if err := d.ctx.SynchronizeStream(h); err != nil {
 			return 0, err
 		}
-		if err := d.ctx.MemFree(w.ptr); err != nil {
+		if err := d.ctx.MemFree(b.ptr); err != nil {
 			return 0, err
 		}
-		delete(d.workspace, h)
+		delete(bufs, h)
 	}
-	size := max(n, 1<<20)
+	size := max(n, least)
 	p, err := d.ctx.MemAlloc(uint64(size))
 	if err != nil {
-		return 0, fmt.Errorf("cuda: workspace of %d bytes: %w", size, err)
+		return 0, fmt.Errorf("cuda: %s of %d bytes: %w", what, size, err)
 	}
-	d.workspace[h] = &workspace{ptr: p, size: size}
+	if zero {
+		if err := d.ctx.Do(func() error { return d.api.MemsetD32(p, 0, uint64(size/4)) }); err != nil {
+			_ = d.ctx.MemFree(p)
+			return 0, fmt.Errorf("cuda: zeroing the %s: %w", what, err)
+		}
+	}
+	bufs[h] = &streamBuf{ptr: p, size: size}
 	return p, nil
 }
 
-// barrierWords are a stream's split_grid barrier words.
-type barrierWords struct {
-	ptr   driver.DevicePtr
-	words int64
+// workspaceFor returns at least n bytes of scratch private to stream s.
+func (d *Device) workspaceFor(s *Stream, n int64) (driver.DevicePtr, error) {
+	return d.streamBufFor(d.workspace, s, n, 1<<20, false, "workspace")
 }
 
 // minBarrierWords is the least barrierFor allocates: more than split_grid's
@@ -186,39 +195,12 @@ type barrierWords struct {
 const minBarrierWords = 1024
 
 // barrierFor returns at least n barrier words of stream s (split_grid),
-// allocated and zeroed on first use. Every launch that uses them leaves
-// their low 31 bits zero (see split_grid.cu), so they serve every later
-// launch on the stream whatever its grid; launches on one stream never
-// overlap, and other streams have words of their own.
+// zeroed when allocated. Every launch that uses them leaves their low 31
+// bits zero (see split_grid.cu), so they serve every later launch on the
+// stream whatever its grid; launches on one stream never overlap, and other
+// streams have words of their own.
 func (d *Device) barrierFor(s *Stream, n int64) (driver.DevicePtr, error) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	h := s.handle()
-	b := d.barrier[h]
-	if b != nil && b.words >= n {
-		return b.ptr, nil
-	}
-	if b != nil {
-		// Work queued on s may still use the old words.
-		if err := d.ctx.SynchronizeStream(h); err != nil {
-			return 0, err
-		}
-		if err := d.ctx.MemFree(b.ptr); err != nil {
-			return 0, err
-		}
-		delete(d.barrier, h)
-	}
-	words := max(n, minBarrierWords)
-	p, err := d.ctx.MemAlloc(uint64(4 * words))
-	if err != nil {
-		return 0, fmt.Errorf("cuda: %d barrier words: %w", words, err)
-	}
-	if err := d.ctx.Do(func() error { return d.api.MemsetD32(p, 0, uint64(words)) }); err != nil {
-		_ = d.ctx.MemFree(p)
-		return 0, fmt.Errorf("cuda: zeroing the barrier words: %w", err)
-	}
-	d.barrier[h] = &barrierWords{ptr: p, words: words}
-	return p, nil
+	return d.streamBufFor(d.barrier, s, 4*n, 4*minBarrierWords, true, "barrier words")
 }
 
 // dropWorkspace frees a destroyed stream's scratch and barrier word.
