@@ -17,10 +17,12 @@ type Device struct {
 	props Properties
 
 	mu        sync.Mutex
-	modules   map[string]*module           // by module key (strategy + dtype)
+	modules   map[moduleKey]*module
 	workspace map[driver.Stream]*streamBuf // split strategies' scratch, one per stream
 	barrier   map[driver.Stream]*streamBuf // split_grid's barrier words, per stream
 	closed    bool
+
+	plans planCache // plans and occupancy answers, by problem and by kernel
 }
 
 // Available reports whether a CUDA driver can be loaded and initialised,
@@ -57,7 +59,7 @@ func Open(ordinal int) (*Device, error) {
 		return nil, err
 	}
 	return &Device{api: api, ctx: ctx, props: props,
-		modules: map[string]*module{}, workspace: map[driver.Stream]*streamBuf{},
+		modules: map[moduleKey]*module{}, workspace: map[driver.Stream]*streamBuf{},
 		barrier: map[driver.Stream]*streamBuf{}}, nil
 }
 

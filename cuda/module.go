@@ -24,12 +24,18 @@ type module struct {
 	maxT map[string]int // CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK
 }
 
+// moduleKey names a module: a strategy file compiled for one dtype.
+type moduleKey struct {
+	file string
+	dt   spec.DType
+}
+
 func dtypeBit(dt spec.DType) int { return 1 << int(dt) }
 
 // module returns the loaded module of file for dt, compiling it with NVRTC
 // (or taking the CUBIN from the cache) on first use.
 func (d *Device) module(file string, dt spec.DType) (*module, error) {
-	key := file + "/" + dt.String()
+	key := moduleKey{file, dt}
 	d.mu.Lock()
 	m, ok := d.modules[key]
 	if !ok {
@@ -117,25 +123,28 @@ func (d *Device) maxThreads(m *module, f driver.Function, symbol string) (int, e
 	return n, err
 }
 
-// occupancy is the planner's occupancy query.
+// occupancy is the planner's occupancy query, answered once per kernel,
+// block size and dynamic shared memory size.
 func (d *Device) occupancy(dt spec.DType) func(file, symbol string, block, smem int) (int, error) {
 	return func(file, symbol string, block, smem int) (int, error) {
-		f, m, err := d.function(file, dt, symbol)
-		if err != nil {
-			return 0, err
-		}
-		if smem > 0 {
-			if err := d.raiseSmem(m, f, symbol, smem); err != nil {
+		return d.plans.occupancy(occKey{file, symbol, dt, block, smem}, func() (int, error) {
+			f, m, err := d.function(file, dt, symbol)
+			if err != nil {
 				return 0, err
 			}
-		}
-		var n int
-		err = d.ctx.Do(func() error {
-			var e error
-			n, e = d.api.OccupancyMaxActiveBlocksPerMultiprocessor(f, block, uint64(smem))
-			return e
+			if smem > 0 {
+				if err := d.raiseSmem(m, f, symbol, smem); err != nil {
+					return 0, err
+				}
+			}
+			var n int
+			err = d.ctx.Do(func() error {
+				var e error
+				n, e = d.api.OccupancyMaxActiveBlocksPerMultiprocessor(f, block, uint64(smem))
+				return e
+			})
+			return n, err
 		})
-		return n, err
 	}
 }
 

@@ -46,7 +46,9 @@ func (d *Device) Plan(op softmax.Op, dt softmax.DType, shape []int, opt Options)
 	if err != nil {
 		return plan.Plan{}, fmt.Errorf("cuda: %w", err)
 	}
-	return d.plan(op, l, dt, opt, true)
+	pl, err := d.plan(op, l, dt, opt, true)
+	pl.Launches = slices.Clone(pl.Launches) // the cache's copy stays as planned
+	return pl, err
 }
 
 // Strategies lists the kernel strategies Options.Algo accepts.
@@ -62,16 +64,20 @@ func (d *Device) planDevice() plan.Device {
 
 func (d *Device) plan(op softmax.Op, l spec.Layout, dt spec.DType, opt Options, aligned bool) (plan.Plan, error) {
 	prob := plan.Problem{Outer: int64(l.Outer), Axis: int64(l.Axis), Inner: int64(l.Inner), DType: dt, Op: op, Aligned: aligned}
-	dev, occ := d.planDevice(), d.occupancy(dt)
 	if opt.planWith != nil {
-		return opt.planWith(prob, dev, occ)
+		return opt.planWith(prob, d.planDevice(), d.occupancy(dt))
+	}
+	build := func(algo string) (plan.Plan, error) {
+		return d.plans.plan(planKey{prob, algo}, func() (plan.Plan, error) {
+			return plan.Make(prob, d.planDevice(), d.occupancy(dt), algo)
+		})
 	}
 	if opt.Tuned && (opt.Algo == "" || opt.Algo == "auto") {
-		if pl, ok := defaultTuneCache.plan(prob, dev, occ); ok {
+		if pl, ok := defaultTuneCache.planBy(prob, d.planDevice(), build); ok {
 			return pl, nil
 		}
 	}
-	return plan.Make(prob, dev, occ, opt.Algo)
+	return build(opt.Algo)
 }
 
 // run plans and queues the launches.
