@@ -14,4 +14,6 @@
 // For each call a planner picks the kernel strategy and launch configuration
 // from the shape, dtype and device properties (Options.Algo forces one;
 // Options.Tuned consults the autotuning cache written by `softmax tune`).
+// Plans and the driver's occupancy answers are cached per Device, so only
+// a problem's first call pays for planning.
 package cuda
