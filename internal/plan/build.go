@@ -640,19 +640,45 @@ func (c *ctx) strided() (Plan, error) {
 		fmt.Sprintf("%d inner × %d axis threads per block, %d slices per thread, %d tiles", tx, ty, vw, tiles)), nil
 }
 
+// stridedRegFewTiles is the most tiles (of 8 packs) for which strided_reg
+// splits an axis of 3 or 4 blocks' rows over twice the blocks.
+const stridedRegFewTiles = 256
+
 // stridedRegShape returns strided_reg's cluster size K, axis rows per block
 // R, threads across a tile G and block size nt. A block holds up to 1024/8
 // rows × NP packs at G = 8 (1024 f32 or 512 f16/bf16 rows); longer axes
 // split over a cluster of K blocks, K as small as possible (on H200 the
 // cluster barrier and co-scheduling cost more than they save: 4096x65536 f32
-// axis 0 K=4×1024 threads 0.56 of copy, K=8×512 0.53, K=16×256 0.46).
+// axis 0 K=4×1024 threads 0.56 of copy, K=8×512 0.53, K=16×256 0.46),
+// except that an axis of 3 or 4 full blocks over at most
+// stridedRegFewTiles tiles takes twice the blocks of half the threads (two
+// clusters then share each SM, so, we think, one's loads overlap the
+// other's barriers; not checked with ncu). H200, L2 flushed, µs, K×1024 threads against 2K×512 (same run,
+// -ab-s21.txt section 2): 4096×2048 f32 axis 0 (64 tiles) 39.6 → 34.7,
+// 4096×4096 f32 (128) 61.7 → 58.0, 3072×4096 f32 (K 3 → 6) 50.1 → 46.0,
+// 4096×8192 f32 (256) 107.0 → 105.3, bf16 4096×4096 (64) 54.8 → 49.3,
+// f16 4096×16384 (256) 149.3 → 142.6; with more tiles it gains nothing or
+// loses (4096×16384 f32, 512 tiles: 199.7 → 198.6; 4096×65536 f32 776 →
+// 780; 16×4096×1024 f32 axis 1 195 → 196), and so does K = 2 → 4
+// (2048×4096 f32 33.0 → 33.0, 2048×16384 f32 101.1 → 102.1, 2048×4096 bf16
+// 22.8 → 32.3).
 // Short axes widen the tile towards 512-thread blocks, up to the width of
 // Inner (128x128x8192: G = 32 0.62, 16 0.61, 8 0.57; 1x256x262144: G = 16
 // 0.72, 8 0.71).
 func (c *ctx) stridedRegShape() (k, r, g, nt int64, err error) {
+	return c.stridedRegShapeWith(0, 0, true)
+}
+
+// stridedRegShapeWith is stridedRegShape with the cluster size and tile
+// width forced where wantK or wantG is not 0; pairUp allows the doubled
+// cluster of half-size blocks for few tiles.
+func (c *ctx) stridedRegShapeWith(wantK, wantG int64, pairUp bool) (k, r, g, nt int64, err error) {
 	np := int64(kernels.StridedRegPacks)
 	perBlock := 1024 / 8 * np
-	k = ceilDiv(c.p.Axis, perBlock)
+	if wantG > 0 {
+		perBlock = 1024 / wantG * np
+	}
+	k = max(ceilDiv(c.p.Axis, perBlock), wantK)
 	maxK := int64(1)
 	if c.d.Major >= 9 && c.d.Cluster {
 		maxK = int64(min(c.d.MaxClusterSize, 8))
@@ -660,13 +686,22 @@ func (c *ctx) stridedRegShape() (k, r, g, nt int64, err error) {
 	if k > maxK {
 		return 0, 0, 0, 0, fmt.Errorf("an axis of %d needs %d blocks of %d rows; the device allows clusters of %d", c.p.Axis, k, perBlock, maxK)
 	}
+	if pairUp && wantK == 0 && wantG == 0 && (k == 3 || k == 4) && 2*k <= maxK && c.p.Outer*ceilDiv(c.p.Inner, 8*c.P) <= stridedRegFewTiles {
+		k *= 2 // half-size blocks, two clusters' blocks a SM
+	}
 	r = ceilDiv(c.p.Axis, k)
 	ty := ceilDiv(r, np)
 	g = 8
 	for g < 32 && ty*g*2 <= 512 && g*2*c.P <= c.p.Inner {
 		g *= 2
 	}
+	if wantG > 0 {
+		g = wantG
+	}
 	nt = roundUp(ty, 32/g) * g
+	if nt > 1024 {
+		return 0, 0, 0, 0, fmt.Errorf("%d axis rows of %d-pack tiles need %d threads a block", r, g, nt)
+	}
 	if nt/32*g*c.P > 4096 {
 		return 0, 0, 0, 0, fmt.Errorf("%d-thread blocks of %d-pack tiles exceed its shared partials (4096 columns × warps)", nt, g)
 	}
@@ -675,11 +710,24 @@ func (c *ctx) stridedRegShape() (k, r, g, nt int64, err error) {
 
 // strided_reg: tiles of G packs across inner × the whole axis cached in
 // registers, split over a cluster for long axes.
-func (c *ctx) stridedReg() (Plan, error) {
+func (c *ctx) stridedReg() (Plan, error) { return c.stridedRegWith(0, 0) }
+
+// StridedRegShaped plans strided_reg with tiles of g packs and clusters of
+// at least k blocks (more where the axis needs them); 0 leaves either to
+// the planner. It serves sweeps of the kernel's shapes.
+func StridedRegShaped(p Problem, d Device, occ Occupancy, k, g int64) (Plan, error) {
+	c, err := newCtx(p, d, occ)
+	if err != nil {
+		return Plan{}, err
+	}
+	return c.stridedRegWith(k, g)
+}
+
+func (c *ctx) stridedRegWith(wantK, wantG int64) (Plan, error) {
 	if !c.p.Aligned || c.p.Inner%c.P != 0 {
 		return Plan{}, fmt.Errorf("it needs 16-byte aligned pointers and Inner a multiple of %d (have %d): it has no scalar path", c.P, c.p.Inner)
 	}
-	k, r, g, nt, err := c.stridedRegShape()
+	k, r, g, nt, err := c.stridedRegShapeWith(wantK, wantG, true)
 	if err != nil {
 		return Plan{}, err
 	}

@@ -15,8 +15,10 @@
 //     tile of G·P inner indices × the whole axis cached in registers, 8
 //     packs a thread: 32 f32 values, or 64 f16/bf16 values kept packed;
 //     axes over 1024 rows a block split over a cluster of K <= 8 blocks
-//     merging (m, d) through distributed shared memory; one read, one exp
-//     per element; measurements in rules.go). Otherwise strided. With
+//     merging (m, d) through distributed shared memory, twice as many
+//     blocks of half the threads for 3-4 blocks' rows over <= 256 tiles;
+//     one read, one exp per element; measurements in rules.go and
+//     build.go). Otherwise strided. With
 //     aligned pointers and Inner a multiple of P,
 //     each thread owns P consecutive inner indices (VW = P slices, 16-byte
 //     accesses), else one (VW = 1). TX = min(32, nextpow2(ceil(Inner/VW)))

@@ -422,6 +422,7 @@ func TestRegimes(t *testing.T) {
 		{"inner narrower than a tile", prob(64, 1024, 16, f32, spec.Softmax), h100, kernels.Strided, ""},
 		{"blocks for fewer than half the SMs", prob(1, 8192, 128, f32, spec.Softmax), h100, kernels.Strided, ""},
 		{"blocks for most SMs", prob(1, 4096, 1024, f32, spec.Softmax), h100, kernels.StridedReg, ""},
+		{"axis 0 of 4096×4096 (few tiles: 8-block clusters)", prob(1, 4096, 4096, f32, spec.Softmax), h100, kernels.StridedReg, "strided_reg_fwd_f32_g8"},
 		{"tile as wide as inner", prob(200, 130, 32, f32, spec.Softmax), h100, kernels.StridedReg, "strided_reg_fwd_f32_g8"},
 		{"vector 2^24 (64 MB: split_grid)", prob(1, 1<<24, 1, f32, spec.Softmax), h100, kernels.SplitGrid, "split_grid_fwd_f32"},
 		{"vector 2^24 backward", prob(1, 1<<24, 1, f32, spec.SoftmaxBackward), h100, kernels.SplitRow, ""},
@@ -701,6 +702,66 @@ func TestClusterSizes(t *testing.T) {
 	pl = mustMake(t, prob(2, 600, 1, spec.Float32, spec.Softmax), h100, "split_cluster")
 	if pl.Split != 2 {
 		t.Errorf("600 columns: cluster of %d", pl.Split)
+	}
+}
+
+// strided_reg doubles a cluster of 3 or 4 full blocks into 6 or 8 blocks
+// of half the threads when there are few tiles, and only then.
+func TestStridedRegPairedClusters(t *testing.T) {
+	cases := []struct {
+		name  string
+		p     Problem
+		k, nt uint32
+		dev   Device
+	}{
+		{"4096×4096 f32 axis 0 (128 tiles)", prob(1, 4096, 4096, spec.Float32, spec.Softmax), 8, 512, h100},
+		{"4096×2048 f32 axis 0 (64 tiles)", prob(1, 4096, 2048, spec.Float32, spec.Softmax), 8, 512, h100},
+		{"3072×4096 f32 axis 0 (K 3)", prob(1, 3072, 4096, spec.Float32, spec.Softmax), 6, 512, h100},
+		{"4096×8192 f32 axis 0 (256 tiles)", prob(1, 4096, 8192, spec.Float32, spec.Softmax), 8, 512, h100},
+		{"bf16 4096×4096 axis 0", prob(1, 4096, 4096, spec.BFloat16, spec.Softmax), 8, 512, h100},
+		{"4096×16384 f32 axis 0 (512 tiles)", prob(1, 4096, 16384, spec.Float32, spec.Softmax), 4, 1024, h100},
+		{"4096×65536 f32 axis 0", prob(1, 4096, 65536, spec.Float32, spec.Softmax), 4, 1024, h100},
+		{"16×4096×1024 f32 axis 1 (512 tiles)", prob(16, 4096, 1024, spec.Float32, spec.Softmax), 4, 1024, h100},
+		{"2048×4096 f32 axis 0 (K 2)", prob(1, 2048, 4096, spec.Float32, spec.Softmax), 2, 1024, h100},
+		{"8192×4096 f32 axis 0 (K 8 already)", prob(1, 8192, 4096, spec.Float32, spec.Softmax), 8, 1024, h100},
+	}
+	for _, c := range cases {
+		pl := mustMake(t, c.p, c.dev, "strided_reg")
+		l := pl.Launches[0]
+		if l.Cluster[0] != c.k || l.Block[0] != c.nt || pl.Split != int(c.k) {
+			t.Errorf("%s: cluster %v block %v split %d, want %d blocks of %d threads", c.name, l.Cluster, l.Block, pl.Split, c.k, c.nt)
+		}
+		if pl.Chunk*int64(pl.Split) < c.p.Axis {
+			t.Errorf("%s: %d blocks of %d rows do not cover an axis of %d", c.name, pl.Split, pl.Chunk, c.p.Axis)
+		}
+	}
+}
+
+// StridedRegShaped forces strided_reg's tile width and a least cluster
+// size, and refuses shapes the kernel cannot take.
+func TestStridedRegShaped(t *testing.T) {
+	p := prob(1, 4096, 65536, spec.Float32, spec.Softmax)
+	for _, c := range []struct{ k, g, wantK, wantNT int64 }{
+		{0, 0, 4, 1024}, {8, 8, 8, 512}, {8, 16, 8, 1024}, {2, 16, 8, 1024}, {4, 8, 4, 1024}, {4, 16, 8, 1024},
+	} {
+		pl, err := StridedRegShaped(p, h100, nil, c.k, c.g)
+		if err != nil {
+			t.Fatalf("K%d G%d: %v", c.k, c.g, err)
+		}
+		l := pl.Launches[0]
+		if int64(pl.Split) != c.wantK || int64(l.Block[0]) != c.wantNT {
+			t.Errorf("K%d G%d: %d blocks of %d threads, want %d of %d", c.k, c.g, pl.Split, l.Block[0], c.wantK, c.wantNT)
+		}
+		if g := c.g; g != 0 && !strings.HasSuffix(l.Symbol, fmt.Sprintf("_g%d", g)) {
+			t.Errorf("K%d G%d: symbol %s", c.k, c.g, l.Symbol)
+		}
+		checkStridedReg(t, fmt.Sprintf("K%d G%d", c.k, c.g), p, pl)
+	}
+	if _, err := StridedRegShaped(prob(1, 8192, 4096, spec.Float32, spec.Softmax), h100, nil, 0, 16); err == nil {
+		t.Error("G16 over 8192 rows (16 blocks of 512 rows) was planned")
+	}
+	if _, err := StridedRegShaped(p, a100, nil, 2, 8); err == nil {
+		t.Error("a 2-block cluster was planned on a GPU without clusters")
 	}
 }
 

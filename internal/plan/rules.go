@@ -492,7 +492,8 @@ func (c *ctx) stridedRegFirst() bool {
 	if p.Op.Backward() || !p.Aligned || p.Inner%(8*c.P) != 0 || p.Axis < 128 {
 		return false
 	}
-	k, _, g, _, err := c.stridedRegShape()
+	// Counted in the blocks of the undoubled cluster, as measured.
+	k, _, g, _, err := c.stridedRegShapeWith(0, 0, false)
 	return err == nil && 2*p.Outer*ceilDiv(p.Inner, g*c.P)*k >= int64(c.d.SMs)
 }
 
