@@ -128,24 +128,30 @@ func (d *Device) maxThreads(m *module, f driver.Function, symbol string) (int, e
 func (d *Device) occupancy(dt spec.DType) func(file, symbol string, block, smem int) (int, error) {
 	return func(file, symbol string, block, smem int) (int, error) {
 		return d.plans.occupancy(occKey{file, symbol, dt, block, smem}, func() (int, error) {
-			f, m, err := d.function(file, dt, symbol)
-			if err != nil {
-				return 0, err
-			}
-			if smem > 0 {
-				if err := d.raiseSmem(m, f, symbol, smem); err != nil {
-					return 0, err
-				}
-			}
-			var n int
-			err = d.ctx.Do(func() error {
-				var e error
-				n, e = d.api.OccupancyMaxActiveBlocksPerMultiprocessor(f, block, uint64(smem))
-				return e
-			})
-			return n, err
+			return d.askOccupancy(file, dt, symbol, block, smem)
 		})
 	}
+}
+
+// askOccupancy asks the driver for the resident blocks per SM of a kernel
+// at a block size and dynamic shared memory size (raised to first).
+func (d *Device) askOccupancy(file string, dt spec.DType, symbol string, block, smem int) (int, error) {
+	f, m, err := d.function(file, dt, symbol)
+	if err != nil {
+		return 0, err
+	}
+	if smem > 0 {
+		if err := d.raiseSmem(m, f, symbol, smem); err != nil {
+			return 0, err
+		}
+	}
+	var n int
+	err = d.ctx.Do(func() error {
+		var e error
+		n, e = d.api.OccupancyMaxActiveBlocksPerMultiprocessor(f, block, uint64(smem))
+		return e
+	})
+	return n, err
 }
 
 // streamBuf is device memory private to one stream: split strategies'

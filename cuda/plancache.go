@@ -44,46 +44,38 @@ type planCache struct {
 // The returned plan shares its Launches with the cache: callers must not
 // modify it (Device.Plan hands out a copy).
 func (c *planCache) plan(k planKey, build func() (plan.Plan, error)) (plan.Plan, error) {
-	c.mu.Lock()
-	pl, ok := c.plans[k]
-	c.mu.Unlock()
-	if ok {
-		return pl, nil
-	}
-	pl, err := build()
-	if err != nil {
-		return pl, err
-	}
-	c.mu.Lock()
-	if c.plans == nil || len(c.plans) >= maxCachedPlans {
-		c.plans = map[planKey]plan.Plan{}
-	}
-	c.plans[k] = pl
-	c.mu.Unlock()
-	return pl, nil
+	return memo(&c.mu, &c.plans, k, build, maxCachedPlans)
 }
 
 // occupancy returns the cached answer for k, or asks query and stores a
 // successful answer. The answer is fixed for a loaded kernel, a block size
 // and a dynamic shared memory size, so it is asked once per process.
 func (c *planCache) occupancy(k occKey, query func() (int, error)) (int, error) {
-	c.mu.Lock()
-	n, ok := c.occ[k]
-	c.mu.Unlock()
+	return memo(&c.mu, &c.occ, k, query, 0)
+}
+
+// memo returns (*m)[k], or the value build returns, stored in *m when build
+// succeeds. A map of limit entries (0: no limit) is emptied before the next
+// store. mu guards *m; build runs without it, so two callers may both build
+// a key that neither has stored yet (both get equal values).
+func memo[K comparable, V any](mu *sync.Mutex, m *map[K]V, k K, build func() (V, error), limit int) (V, error) {
+	mu.Lock()
+	v, ok := (*m)[k]
+	mu.Unlock()
 	if ok {
-		return n, nil
+		return v, nil
 	}
-	n, err := query()
+	v, err := build()
 	if err != nil {
-		return n, err
+		return v, err
 	}
-	c.mu.Lock()
-	if c.occ == nil {
-		c.occ = map[occKey]int{}
+	mu.Lock()
+	if *m == nil || (limit > 0 && len(*m) >= limit) {
+		*m = map[K]V{}
 	}
-	c.occ[k] = n
-	c.mu.Unlock()
-	return n, nil
+	(*m)[k] = v
+	mu.Unlock()
+	return v, nil
 }
 
 // size returns the number of cached plans and occupancy answers.

@@ -119,22 +119,7 @@ func TestDevicePlanCache(t *testing.T) {
 	defer d.Close()
 	live := func(dt spec.DType) plan.Occupancy {
 		return func(file, symbol string, block, smem int) (int, error) {
-			f, m, err := d.function(file, dt, symbol)
-			if err != nil {
-				return 0, err
-			}
-			if smem > 0 {
-				if err := d.raiseSmem(m, f, symbol, smem); err != nil {
-					return 0, err
-				}
-			}
-			var n int
-			err = d.ctx.Do(func() error {
-				var e error
-				n, e = d.api.OccupancyMaxActiveBlocksPerMultiprocessor(f, block, uint64(smem))
-				return e
-			})
-			return n, err
+			return d.askOccupancy(file, dt, symbol, block, smem)
 		}
 	}
 	algos := append([]string{""}, Strategies()...)
