@@ -73,7 +73,7 @@ func (d *Device) plan(op softmax.Op, l spec.Layout, dt spec.DType, opt Options, 
 		})
 	}
 	if opt.Tuned && (opt.Algo == "" || opt.Algo == "auto") {
-		if pl, ok := defaultTuneCache.planBy(prob, d.planDevice(), build); ok {
+		if pl, ok := defaultTuneCache.plan(prob, d.planDevice(), build); ok {
 			return pl, nil
 		}
 	}

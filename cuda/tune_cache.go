@@ -201,16 +201,11 @@ func (c *tuneCache) lookup(key string) (TuneEntry, bool) {
 	return e, ok
 }
 
-// plan returns the plan of the cached winner for p on dev, or ok false when
-// there is no entry or its strategy cannot plan p (the caller then uses the
-// planner's rules).
-func (c *tuneCache) plan(p plan.Problem, dev plan.Device, occ plan.Occupancy) (plan.Plan, bool) {
-	return c.planBy(p, dev, func(s string) (plan.Plan, error) { return plan.Make(p, dev, occ, s) })
-}
-
-// planBy is plan with the planner call supplied: build plans p with a
-// forced strategy (Device plans through its plan cache).
-func (c *tuneCache) planBy(p plan.Problem, dev plan.Device, build func(strategy string) (plan.Plan, error)) (plan.Plan, bool) {
+// plan returns the plan of the cached winner for p on dev, made by build
+// with the winner's strategy forced (Device plans through its plan cache),
+// or ok false when there is no entry or its strategy cannot plan p (the
+// caller then uses the planner's rules).
+func (c *tuneCache) plan(p plan.Problem, dev plan.Device, build func(strategy string) (plan.Plan, error)) (plan.Plan, bool) {
 	e, ok := c.lookup(tuneKey(dev, p))
 	if !ok {
 		return plan.Plan{}, false

@@ -298,7 +298,7 @@ func TestTuneCacheCorrupt(t *testing.T) {
 					t.Fatalf("lookup in a corrupt cache found %+v", e)
 				}
 			}
-			if _, ok := tc.plan(prob(4096, 65536, 1, spec.Float32, spec.Softmax, true), fakeH100, nil); ok {
+			if _, ok := plannedBy(tc, prob(4096, 65536, 1, spec.Float32, spec.Softmax, true), fakeH100); ok {
 				t.Error("plan used a corrupt cache")
 			}
 			if len(w) != 1 || !strings.Contains(w[0], c.want) || !strings.Contains(w[0], path) || !strings.Contains(w[0], "ignored") {
@@ -360,7 +360,7 @@ func TestTunedPlan(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The stored strategy serves the problem: its plan, marked tuned.
-	pl, ok := c.plan(served, fakeH100, nil)
+	pl, ok := plannedBy(c, served, fakeH100)
 	if !ok || pl.Strategy != "naive" || !strings.HasPrefix(pl.Reason, "tuned (rows<=4096 cols<=8192 vec16") {
 		t.Errorf("plan(served) = %s %q, %v; want naive, tuned", pl.Strategy, pl.Reason, ok)
 	}
@@ -372,13 +372,13 @@ func TestTunedPlan(t *testing.T) {
 		t.Errorf("tuned launches %+v differ from forced naive %+v", pl.Launches, forced.Launches)
 	}
 	// Another shape of the same class uses the entry too.
-	if pl, ok := c.plan(prob(2100, 4500, 1, spec.Float32, spec.Softmax, true), fakeH100, nil); !ok || pl.Strategy != "naive" {
+	if pl, ok := plannedBy(c, prob(2100, 4500, 1, spec.Float32, spec.Softmax, true), fakeH100); !ok || pl.Strategy != "naive" {
 		t.Errorf("same class: %s, %v", pl.Strategy, ok)
 	}
 	// A strategy that cannot plan the problem (rows far beyond warp_row's
 	// registers) or is no longer known: the planner decides.
 	for _, p := range []plan.Problem{huge, gone} {
-		if pl, ok := c.plan(p, fakeH100, nil); ok {
+		if pl, ok := plannedBy(c, p, fakeH100); ok {
 			t.Errorf("stale entry for %+v used: %s %q", p, pl.Strategy, pl.Reason)
 		}
 	}
@@ -395,7 +395,7 @@ func TestTunedPlan(t *testing.T) {
 		{prob(3000, 9000, 1, spec.Float32, spec.Softmax, true), fakeH100},
 		{prob(3000, 6001, 1, spec.Float32, spec.Softmax, true), fakeH100},
 	} {
-		if pl, ok := c.plan(q.p, q.d, nil); ok {
+		if pl, ok := plannedBy(c, q.p, q.d); ok {
 			t.Errorf("%+v on %s: used %s", q.p, q.d.Name, pl.Strategy)
 		}
 	}
@@ -531,4 +531,10 @@ func TestTune(t *testing.T) {
 			}
 		}
 	}
+}
+
+// plannedBy is tuneCache.plan with the planner's rules and no occupancy
+// queries behind it.
+func plannedBy(c *tuneCache, p plan.Problem, dev plan.Device) (plan.Plan, bool) {
+	return c.plan(p, dev, func(s string) (plan.Plan, error) { return plan.Make(p, dev, nil, s) })
 }

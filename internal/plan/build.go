@@ -671,7 +671,7 @@ func (c *ctx) stridedRegShape() (k, r, g, nt int64, err error) {
 
 // stridedRegShapeWith is stridedRegShape with the cluster size and tile
 // width forced where wantK or wantG is not 0; pairUp allows the doubled
-// cluster of half-size blocks for few tiles.
+// cluster of half-size blocks for few tiles (not with a forced shape).
 func (c *ctx) stridedRegShapeWith(wantK, wantG int64, pairUp bool) (k, r, g, nt int64, err error) {
 	np := int64(kernels.StridedRegPacks)
 	perBlock := 1024 / 8 * np
@@ -686,7 +686,7 @@ func (c *ctx) stridedRegShapeWith(wantK, wantG int64, pairUp bool) (k, r, g, nt 
 	if k > maxK {
 		return 0, 0, 0, 0, fmt.Errorf("an axis of %d needs %d blocks of %d rows; the device allows clusters of %d", c.p.Axis, k, perBlock, maxK)
 	}
-	if pairUp && wantK == 0 && wantG == 0 && (k == 3 || k == 4) && 2*k <= maxK && c.p.Outer*ceilDiv(c.p.Inner, 8*c.P) <= stridedRegFewTiles {
+	if pairUp && (k == 3 || k == 4) && 2*k <= maxK && c.p.Outer*ceilDiv(c.p.Inner, 8*c.P) <= stridedRegFewTiles {
 		k *= 2 // half-size blocks, two clusters' blocks a SM
 	}
 	r = ceilDiv(c.p.Axis, k)
@@ -727,7 +727,7 @@ func (c *ctx) stridedRegWith(wantK, wantG int64) (Plan, error) {
 	if !c.p.Aligned || c.p.Inner%c.P != 0 {
 		return Plan{}, fmt.Errorf("it needs 16-byte aligned pointers and Inner a multiple of %d (have %d): it has no scalar path", c.P, c.p.Inner)
 	}
-	k, r, g, nt, err := c.stridedRegShapeWith(wantK, wantG, true)
+	k, r, g, nt, err := c.stridedRegShapeWith(wantK, wantG, wantK == 0 && wantG == 0)
 	if err != nil {
 		return Plan{}, err
 	}
