@@ -98,6 +98,13 @@ __device__ __forceinline__ void block_reg_kernel(const Params& p) {
 // values each, and for few rows one pack a thread); "_tail" kernels for
 // 1024 threads × 5..8 packs, for rows of whole packs ending in the last one.
 #define BR_WARP_BOUNDS 32, 32
+// f32 t512 p3/p4 ask for three blocks an SM (40 registers; 52 and 43
+// without): the planner takes them over t256 p5..p8 where that raises the
+// resident threads (plan.blockRegWide). H200 harness, 4096 rows, L2
+// flushed, µs: 6144 f32 t256_p6 54.9 -> t512_p3 at (512, 3) 53.8 (at 512
+// alone, two blocks an SM: 61.0), 7168 t256_p7 62.8 -> t512_p4 62.1, 8192
+// t256_p8 71.6 -> 70.8 (bench/results/nvidia-h200-2026-11-22-ab-s22.txt).
+#define BR_F32_T512_3 512, 3
 
 #if SMX_DTYPES & 1
 SMX_KERNEL(block_reg_fwd_f32_t32_p1, BR_WARP_BOUNDS, smx::block_reg_kernel<smx::Fwd<smx::F32>, 1, 32>)
@@ -134,8 +141,8 @@ SMX_KERNEL(block_reg_fwd_f32_t256_p7, 256, smx::block_reg_kernel<smx::Fwd<smx::F
 SMX_KERNEL(block_reg_fwd_f32_t256_p8, 256, smx::block_reg_kernel<smx::Fwd<smx::F32>, 8, 256>)
 SMX_KERNEL(block_reg_fwd_f32_t512_p1, 512, smx::block_reg_kernel<smx::Fwd<smx::F32>, 1, 512>)
 SMX_KERNEL(block_reg_fwd_f32_t512_p2, 512, smx::block_reg_kernel<smx::Fwd<smx::F32>, 2, 512>)
-SMX_KERNEL(block_reg_fwd_f32_t512_p3, 512, smx::block_reg_kernel<smx::Fwd<smx::F32>, 3, 512>)
-SMX_KERNEL(block_reg_fwd_f32_t512_p4, 512, smx::block_reg_kernel<smx::Fwd<smx::F32>, 4, 512>)
+SMX_KERNEL(block_reg_fwd_f32_t512_p3, BR_F32_T512_3, smx::block_reg_kernel<smx::Fwd<smx::F32>, 3, 512>)
+SMX_KERNEL(block_reg_fwd_f32_t512_p4, BR_F32_T512_3, smx::block_reg_kernel<smx::Fwd<smx::F32>, 4, 512>)
 SMX_KERNEL(block_reg_fwd_f32_t512_p5, 512, smx::block_reg_kernel<smx::Fwd<smx::F32>, 5, 512>)
 SMX_KERNEL(block_reg_fwd_f32_t512_p6, 512, smx::block_reg_kernel<smx::Fwd<smx::F32>, 6, 512>)
 SMX_KERNEL(block_reg_fwd_f32_t512_p7, 512, smx::block_reg_kernel<smx::Fwd<smx::F32>, 7, 512>)

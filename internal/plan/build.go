@@ -158,9 +158,10 @@ func (c *ctx) blockRegShape() (v kernels.Variant, nt int64, err error) {
 
 // blockRegFixedBlock picks a forward kernel (compile-time block size): the
 // first variant (block sizes ascending, then packs) whose block covers the
-// row at <= kernels.BlockRegValues values a thread (8192 f32: 256 × 8; 1024
+// row at <= kernels.BlockRegValues values a thread (6144 f32: 256 × 6; 1024
 // f32: 32 × 8, one warp), else the first that covers it (16-bit rows beyond 1024
-// threads × 4 packs: more packs, with spills, never chosen automatically).
+// threads × 4 packs: more packs, with spills, never chosen automatically);
+// f32 rows of 6..8 packs at 256 threads may then widen (blockRegWide).
 // Rows of whole packs that end inside the last pack take the variant's
 // "_tail" kernel where there is one (4096×32000 f32: 0.82 -> 0.93 of copy
 // on H200).
@@ -171,6 +172,7 @@ func (c *ctx) blockRegFixedBlock(in kernels.Info) (kernels.Variant, bool) {
 		if v, ok = c.blockRegSmallest(in); !ok {
 			return v, false
 		}
+		v = c.blockRegWide(in, v)
 	}
 	nt := int64(v.FixedBlock)
 	if c.vec() && c.p.Axis%c.P == 0 && packs > nt*int64(v.Packs-1) && packs < nt*int64(v.Packs) {
@@ -200,6 +202,43 @@ func (c *ctx) blockRegSmallest(in kernels.Info) (kernels.Variant, bool) {
 	}
 	return spill, spill.Name != ""
 }
+
+// blockRegWide trades the default f32 pick of 256 threads × 6..8 packs
+// (rows of 1281..2048 packs) for 512 threads × 3..4 packs, the kernels
+// bounded to three blocks an SM, when the occupancy query says that keeps
+// more threads resident (on H200: 5 or 4 blocks of 256 against 3 of 512)
+// and the rows make at least blockRegWideWaves waves of the wide blocks.
+// H200, softmax bench (L2 flushed, 30 reps, median of three alternated
+// rounds), µs, default → wide: 4096 rows of 6144 f32 54.96 → 54.57, 7168
+// 62.86 → 62.37, 8192 71.52 → 70.59; 3072×6144 43.02 → 42.30, 3072×8192
+// 55.28 → 54.86. Fewer rows lose: 2560×6144 36.30 → 37.60, 2048×8192 38.91
+// → 39.22, 1000×7168 19.74 → 20.14. Not below 6 packs: 5120 f32 t256_p5
+// (6 blocks an SM, as many threads) ran 45.9 against t512_p3's 48.8 in the
+// harness; not 16-bit rows: 2048×8192 f16 t256_p4 22.3 against t512_p2 at
+// (512, 4) 22.9 (bench/results/nvidia-h200-2026-11-22-ab-s22.txt).
+func (c *ctx) blockRegWide(in kernels.Info, v kernels.Variant) kernels.Variant {
+	if c.es != 4 || v.FixedBlock != 256 || v.Packs < 6 {
+		return v
+	}
+	const nt = 512
+	w, ok := in.Variant(false, fmt.Sprintf("t%d_p%d", nt, ceilDiv(c.packs(), nt)))
+	if !ok {
+		return v
+	}
+	blocks := func(v kernels.Variant) int {
+		return c.occupancy("block_reg.cu", c.sym(kernels.BlockReg, v.Name), v.FixedBlock, 0)
+	}
+	nw := blocks(w)
+	if nw*nt > blocks(v)*v.FixedBlock && c.p.Outer >= blockRegWideWaves*int64(nw)*int64(c.d.SMs) {
+		return w
+	}
+	return v
+}
+
+// blockRegWideWaves: the fewest waves of wide blocks blockRegWide takes
+// (H200, 3 blocks an SM: 3072 rows, 7.8 waves, gained; 2560, 6.5 waves,
+// lost).
+const blockRegWideWaves = 7
 
 // blockRegFewRows picks the forward kernel for few rows: when every row's
 // block is resident at once (rows <= blockRegFewRowsPerSM·SMs and rows·nt

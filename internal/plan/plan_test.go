@@ -319,7 +319,9 @@ func TestRegimes(t *testing.T) {
 		{"4096 f16", prob(2048, 4096, 1, f16, spec.Softmax), h100, kernels.BlockReg, "block_reg_fwd_f16_t128_p4"},
 		{"4096 f32", prob(2048, 4096, 1, f32, spec.LogSoftmax), h100, kernels.BlockReg, "block_reg_fwd_f32_t128_p8"},
 		{"4096 f32 backward", prob(2048, 4096, 1, f32, spec.LogSoftmaxBackward), h100, kernels.Online2Pass, "online_2pass_bwd_f32"},
-		{"8192 f32", prob(2048, 8192, 1, f32, spec.Softmax), h100, kernels.BlockReg, "block_reg_fwd_f32_t256_p8"},
+		{"2048×8192 f32 (too few rows to widen)", prob(2048, 8192, 1, f32, spec.Softmax), h100, kernels.BlockReg, "block_reg_fwd_f32_t256_p8"},
+		{"4096×8192 f32 (512 threads keep more resident)", prob(4096, 8192, 1, f32, spec.Softmax), h100, kernels.BlockReg, "block_reg_fwd_f32_t512_p4"},
+		{"5120 f32 (5 packs: 256 threads)", prob(4096, 5120, 1, f32, spec.Softmax), h100, kernels.BlockReg, "block_reg_fwd_f32_t256_p5"},
 		{"16384 f32", prob(2048, 16384, 1, f32, spec.Softmax), h100, kernels.BlockReg, "block_reg_fwd_f32_t512_p8"},
 		{"12288 f32", prob(2048, 12288, 1, f32, spec.Softmax), h100, kernels.BlockReg, "block_reg_fwd_f32_t512_p6"},
 		{"32000 f32 (last pack partial)", prob(4096, 32000, 1, f32, spec.Softmax), h100, kernels.BlockHybrid, "block_hybrid_fwd_f32_t512_s8"},
@@ -855,6 +857,68 @@ func TestBlockHybridShapes(t *testing.T) {
 	} {
 		if _, err := Make(tc.p, h100, nil, "block_hybrid"); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%+v: error %v, want one containing %q", tc.p, err, tc.want)
+		}
+	}
+}
+
+// blockRegWide: f32 rows of 6..8 packs a thread at 256 threads move to 512
+// threads × 3..4 packs only when the occupancy query says more threads stay
+// resident and the rows make 7 waves of the wide blocks; 16-bit rows, rows
+// of 5 packs a thread and few rows keep their pick.
+func TestBlockRegWide(t *testing.T) {
+	f32, f16 := spec.Float32, spec.Float16
+	cases := []struct {
+		name   string
+		p      Problem
+		blocks map[string]int // occupancy answers by symbol (others: 1)
+		want   string
+	}{
+		{"6144 f32, 3 wide blocks against 5", prob(4096, 6144, 1, f32, spec.Softmax),
+			map[string]int{"block_reg_fwd_f32_t256_p6": 5, "block_reg_fwd_f32_t512_p3": 3}, "block_reg_fwd_f32_t512_p3"},
+		{"6144 f32, 2 wide blocks against 5 (no gain in threads)", prob(4096, 6144, 1, f32, spec.Softmax),
+			map[string]int{"block_reg_fwd_f32_t256_p6": 5, "block_reg_fwd_f32_t512_p3": 2}, "block_reg_fwd_f32_t256_p6"},
+		{"6144 f32, 3 wide blocks against 6 (as many threads)", prob(4096, 6144, 1, f32, spec.LogSoftmax),
+			map[string]int{"block_reg_fwd_f32_t256_p6": 6, "block_reg_fwd_f32_t512_p3": 3}, "block_reg_fwd_f32_t256_p6"},
+		{"5124 f32 (1281 packs)", prob(4096, 5124, 1, f32, spec.LogSoftmax),
+			map[string]int{"block_reg_fwd_f32_t256_p6": 5, "block_reg_fwd_f32_t512_p3": 3}, "block_reg_fwd_f32_t512_p3"},
+		{"7168 f32", prob(4096, 7168, 1, f32, spec.Softmax),
+			map[string]int{"block_reg_fwd_f32_t256_p7": 5, "block_reg_fwd_f32_t512_p4": 3}, "block_reg_fwd_f32_t512_p4"},
+		{"8190 f32 (unaligned rows, 2048 packs)", Problem{Outer: 4096, Axis: 8190, Inner: 1, DType: f32, Op: spec.Softmax},
+			map[string]int{"block_reg_fwd_f32_t256_p8": 4, "block_reg_fwd_f32_t512_p4": 3}, "block_reg_fwd_f32_t512_p4"},
+		{"2560×6144 f32 (6.5 waves of wide blocks)", prob(2560, 6144, 1, f32, spec.Softmax),
+			map[string]int{"block_reg_fwd_f32_t256_p6": 5, "block_reg_fwd_f32_t512_p3": 3}, "block_reg_fwd_f32_t256_p6"},
+		{"2772×6144 f32 (7 waves of wide blocks)", prob(7*3*132, 6144, 1, f32, spec.Softmax),
+			map[string]int{"block_reg_fwd_f32_t256_p6": 5, "block_reg_fwd_f32_t512_p3": 3}, "block_reg_fwd_f32_t512_p3"},
+		{"2771×6144 f32 (a row short of 7 waves)", prob(7*3*132-1, 6144, 1, f32, spec.Softmax),
+			map[string]int{"block_reg_fwd_f32_t256_p6": 5, "block_reg_fwd_f32_t512_p3": 3}, "block_reg_fwd_f32_t256_p6"},
+		{"5120 f32 (5 packs a thread)", prob(4096, 5120, 1, f32, spec.Softmax),
+			map[string]int{"block_reg_fwd_f32_t256_p5": 4, "block_reg_fwd_f32_t512_p3": 3}, "block_reg_fwd_f32_t256_p5"},
+		{"8192 f16 (16-bit rows)", prob(2048, 8192, 1, f16, spec.Softmax),
+			map[string]int{"block_reg_fwd_f16_t256_p4": 4, "block_reg_fwd_f16_t512_p2": 4}, "block_reg_fwd_f16_t256_p4"},
+		{"64×8192 f32 (few rows: their own rule)", prob(64, 8192, 1, f32, spec.Softmax),
+			map[string]int{"block_reg_fwd_f32_t256_p8": 4, "block_reg_fwd_f32_t512_p4": 3}, "block_reg_fwd_f32_t512_p4"},
+		{"12288 f32 (512 threads already)", prob(4096, 12288, 1, f32, spec.Softmax),
+			map[string]int{"block_reg_fwd_f32_t512_p6": 2}, "block_reg_fwd_f32_t512_p6"},
+	}
+	for _, tc := range cases {
+		occ := func(file, sym string, block, smem int) (int, error) {
+			if n, ok := tc.blocks[sym]; ok {
+				return n, nil
+			}
+			return 1, nil
+		}
+		pl, err := Make(tc.p, h100, occ, "block_reg")
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		check(t, tc.p, h100, pl)
+		l := pl.Launches[0]
+		nt := uint32(256)
+		if strings.Contains(tc.want, "_t512_") {
+			nt = 512
+		}
+		if l.Symbol != tc.want || l.Block != [3]uint32{nt, 1, 1} || int64(l.Grid[0]) != tc.p.Outer {
+			t.Errorf("%s: %s block %v grid %v, want %s at %d threads", tc.name, l.Symbol, l.Block, l.Grid, tc.want, nt)
 		}
 	}
 }

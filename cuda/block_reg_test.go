@@ -1,0 +1,53 @@
+package cuda
+
+import (
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/gofused/softmax/internal/spec"
+	"github.com/gofused/softmax/internal/verify"
+)
+
+// block_reg's widened f32 picks (512 threads × 3..4 packs, the kernels
+// bounded to three blocks an SM) against the float64 reference: rows that
+// fill the threads' packs and rows that leave the last ones empty,
+// softmax and log_softmax, and the edge fills. On sm_90 with 132 SMs or
+// fewer the planner must pick the wide kernels here (the occupancy query
+// gives them more resident threads, and 2800 rows make 7 waves of them);
+// elsewhere the test checks whatever it picks. Small enough for
+// compute-sanitizer.
+func TestBlockRegWide(t *testing.T) {
+	d := openOrSkip(t)
+	defer d.Close()
+	rng := rand.New(rand.NewPCG(22, 1))
+	cases := []struct {
+		shape []int
+		sym   string
+	}{
+		{[]int{2800, 6144}, "block_reg_fwd_f32_t512_p3"}, {[]int{2800, 5124}, "block_reg_fwd_f32_t512_p3"},
+		{[]int{2800, 7000}, "block_reg_fwd_f32_t512_p4"}, {[]int{2800, 8192}, "block_reg_fwd_f32_t512_p4"},
+	}
+	for _, c := range cases {
+		pl, err := d.Plan(spec.Softmax, spec.Float32, c.shape, Options{Axis: -1})
+		if err != nil {
+			t.Fatalf("%v: %v", c.shape, err)
+		}
+		sym := pl.Launches[0].Symbol
+		if d.props.Major == 9 && d.props.Multiprocessors <= 132 && sym != c.sym {
+			t.Errorf("%v f32: %s (%s), want %s", c.shape, sym, pl.Reason, c.sym)
+		}
+		t.Logf("%v f32: %s", c.shape, sym)
+		for _, op := range []spec.Op{spec.Softmax, spec.LogSoftmax} {
+			for _, f := range []verify.Fill{verify.Random, verify.NegInf, verify.AllNegInf, verify.NaN, verify.PosInf, verify.Huge, verify.Wide} {
+				vc := verify.Case{Shape: c.shape, Axis: -1, DType: spec.Float32, Op: op, Fill: f}
+				if r := verify.Run(vc, rng, backend(d, "auto")); !r.OK() {
+					t.Errorf("%s: rel %.3g err %v", vc.Name(), r.Rel, r.Err)
+				}
+			}
+		}
+		if strings.Contains(sym, "_t512_") && pl.Launches[0].Block[0] != 512 {
+			t.Errorf("%v: %s launched with a block of %v", c.shape, sym, pl.Launches[0].Block)
+		}
+	}
+}
