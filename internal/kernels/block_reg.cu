@@ -99,8 +99,8 @@ __device__ __forceinline__ void block_reg_kernel(const Params& p) {
 // 1024 threads × 5..8 packs, for rows of whole packs ending in the last one.
 #define BR_WARP_BOUNDS 32, 32
 // f32 t512 p3/p4 ask for three blocks an SM (40 registers; 52 and 43
-// without): the planner takes them over t256 p5..p8 where that raises the
-// resident threads (plan.blockRegWide). H200 harness, 4096 rows, L2
+// without): the planner takes them over t256 p6..p8 where that raises the
+// resident threads and the rows make 7 waves (plan.blockRegWide). H200 harness, 4096 rows, L2
 // flushed, µs: 6144 f32 t256_p6 54.9 -> t512_p3 at (512, 3) 53.8 (at 512
 // alone, two blocks an SM: 61.0), 7168 t256_p7 62.8 -> t512_p4 62.1, 8192
 // t256_p8 71.6 -> 70.8 (bench/results/nvidia-h200-2026-11-22-ab-s22.txt).
