@@ -36,7 +36,8 @@
 //   relative, far below 16-bit output rounding): one multiply and ex2
 //   instead of fexp's eight instructions, which matters where a pass is
 //   bound by instructions per element (phase 1 of split_row on 4x2^25 f16:
-//   126.8 -> 99.1 us on H200).
+//   126.8 -> 99.1 us on H200); for f16 it flushes exps below 2^-126 to
+//   zero, which no f16 output can hold.
 #pragma once
 
 // SMX_DTYPES selects which dtypes a module instantiates (bit 0 f32, bit 1
@@ -135,6 +136,14 @@ __device__ __forceinline__ float ex2(float x) {
   return r;
 }
 
+// Flushes subnormal results to zero: one MUFU.EX2, where the IEEE form
+// adds a range test and two predicated multiplies around it.
+__device__ __forceinline__ float ex2_ftz(float x) {
+  float r;
+  asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(x));
+  return r;
+}
+
 __device__ __forceinline__ float lg2(float x) {
   float r;
   asm("lg2.approx.f32 %0, %1;" : "=f"(r) : "f"(x));
@@ -199,10 +208,18 @@ __device__ __forceinline__ float fexp_nonpos(float x) { return fexp_clamped(max_
 // about |x| * 2^-23 + 2 ulp, i.e. <= 3e-6 for the x >= -20 that carry weight
 // in a softmax sum. Used only where the result is stored in 16 bits (f16/bf16
 // softmax: outputs round at 2^-11 or 2^-8), where it halves the instructions
-// per element of compute-bound passes. Clamped below like fexp (exp(-inf) =
-// 0, NaN passes through).
+// per element of compute-bound passes. No clamp: ex2.approx takes -inf to +0
+// and keeps NaN, and a softmax exponent is never above 0. FTZ (f16) flushes
+// results below 2^-126 to zero, which no f16 output can tell apart (its
+// least subnormal is 2^-24): four instructions an element fewer with the
+// clamp (H200 harness, block_reg, L2 flushed: 2048x8192 f16 22.18 -> 21.60
+// us, 2048x4096 f16 12.93 -> 12.54, 2048x2048 f16 8.54 -> 8.22; softmax
+// bench, strided_reg, whose spills shrank: 64x1024x512 f16 axis 1 67.0 ->
+// 60.9; -ab-s23.txt). bf16 keeps the IEEE form: it has float's exponent
+// range, subnormals included.
+template <bool FTZ>
 __device__ __forceinline__ float fexp_fast(float x) {
-  return ex2(max_keep_nan(x, -128.f) * 1.44269502163f);
+  return FTZ ? ex2_ftz(x * 1.44269502163f) : ex2(x * 1.44269502163f);
 }
 
 // Natural log from lg2.approx (abs error ~2^-22 in log2 units): used once per row.
@@ -289,6 +306,7 @@ struct F32 {
   typedef float T;
   static constexpr int P = 4;
   static constexpr bool FAST_EXP = false;  // outputs keep float precision
+  static constexpr bool FTZ_EXP = false;
   static __device__ __forceinline__ float to_f(T v) { return v; }
   static __device__ __forceinline__ T from_f(float v) { return v; }
   static __device__ __forceinline__ void unpack(const V16& r, float* f) {
@@ -307,6 +325,7 @@ struct F16 {
   typedef u16 T;
   static constexpr int P = 8;
   static constexpr bool FAST_EXP = true;  // see fexp_fast
+  static constexpr bool FTZ_EXP = true;
   static __device__ __forceinline__ float to_f(T v) { return h2f(v); }
   static __device__ __forceinline__ T from_f(float v) { return f2h(v); }
   // Element e of a raw pack.
@@ -327,6 +346,7 @@ struct BF16 {
   typedef u16 T;
   static constexpr int P = 8;
   static constexpr bool FAST_EXP = true;
+  static constexpr bool FTZ_EXP = false;
   static __device__ __forceinline__ float to_f(T v) { return bf2f(v); }
   static __device__ __forceinline__ T from_f(float v) { return f2bf(v); }
   // Element e of a raw pack, straight from its 32-bit word. Opaque (asm
@@ -583,7 +603,7 @@ struct Fwd {
 
   // exp of an element's exponent (v - m <= 0, or NaN; never +inf): the
   // cheap form for 16-bit storage, the accurate one for float32.
-  static __device__ __forceinline__ float ex(float v) { return D::FAST_EXP ? fexp_fast(v) : fexp_nonpos(v); }
+  static __device__ __forceinline__ float ex(float v) { return D::FAST_EXP ? fexp_fast<D::FTZ_EXP>(v) : fexp_nonpos(v); }
 
   static __device__ __forceinline__ Acc identity() { return MD{neg_inf(), 0.f}; }
   static __device__ __forceinline__ Acc merge(Acc a, Acc b) { return md_merge(a, b); }

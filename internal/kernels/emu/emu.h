@@ -2,6 +2,7 @@
 // thread (ucontext), block barriers, warp shuffles, and C++ versions of the
 // inline-PTX primitives that common.cuh excludes under SMX_EMU.
 #pragma once
+#include <cfloat>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
@@ -44,6 +45,11 @@ inline float fmax2(float a, float b) { return fmaxf(a, b); }
 inline float fma_rn(float a, float b, float c) { return fmaf(a, b, c); }
 // ex2.approx (~2 ulp on the GPU) is emulated exactly.
 inline float ex2(float x) { return exp2f(x); }
+// ex2.approx.ftz: subnormal results flushed to zero.
+inline float ex2_ftz(float x) {
+  const float r = exp2f(x);
+  return r < FLT_MIN ? 0.f : r;
+}
 inline float max_keep_nan(float x, float lo) { return x < lo ? lo : x; }
 inline float min_keep_nan(float x, float hi) { return x > hi ? hi : x; }
 inline float lg2(float x) { return log2f(x); }
