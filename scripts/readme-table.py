@@ -41,7 +41,7 @@ def main(path):
             pick["algo"],
             fmt_us(pick["us"]),
             "%.2f" % pick["copy_ratio"],
-            "=" if best is pick or best["us"] >= pick["us"] else "%s (%s)" % (best["algo"], fmt_us(best["us"])),
+            "=" if best["us"] >= pick["us"] else "%s (%s)" % (best["algo"], fmt_us(best["us"])),
             fmt_us(peers.get("torch")),
             fmt_us(peers.get("torch.compile")),
             fmt_us(peers.get("triton")),

@@ -219,7 +219,8 @@ __device__ __forceinline__ float fexp_nonpos(float x) { return fexp_clamped(max_
 // range, subnormals included.
 template <bool FTZ>
 __device__ __forceinline__ float fexp_fast(float x) {
-  return FTZ ? ex2_ftz(x * 1.44269502163f) : ex2(x * 1.44269502163f);
+  const float t = x * 1.44269502163f;
+  return FTZ ? ex2_ftz(t) : ex2(t);
 }
 
 // Natural log from lg2.approx (abs error ~2^-22 in log2 units): used once per row.
