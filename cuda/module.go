@@ -10,8 +10,9 @@ import (
 	"github.com/gofused/softmax/internal/spec"
 )
 
-// module is one strategy file compiled for one dtype and loaded in the
-// device's context, with its functions resolved on first use.
+// module is one strategy file compiled for one dtype (and op kind, see
+// moduleKey) and loaded in the device's context, with its functions
+// resolved on first use.
 type module struct {
 	once   sync.Once
 	err    error
@@ -24,18 +25,23 @@ type module struct {
 	maxT map[string]int // CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK
 }
 
-// moduleKey names a module: a strategy file compiled for one dtype.
+// moduleKey names a module: a strategy file compiled for one dtype, either
+// for every launch or, plain, for plain softmax launches only (see
+// plainLaunch).
 type moduleKey struct {
-	file string
-	dt   spec.DType
+	file  string
+	dt    spec.DType
+	plain bool
 }
 
 func dtypeBit(dt spec.DType) int { return 1 << int(dt) }
 
-// module returns the loaded module of file for dt, compiling it with NVRTC
-// (or taking the CUBIN from the cache) on first use.
-func (d *Device) module(file string, dt spec.DType) (*module, error) {
-	key := moduleKey{file, dt}
+// module returns the loaded module of file for dt (plain: the plain-softmax
+// build), compiling it with NVRTC (or taking the CUBIN from the cache) on
+// first use.
+func (d *Device) module(file string, dt spec.DType, plain bool) (*module, error) {
+	plain = plain && kernels.HasPlainBuild(file) // the others have one build
+	key := moduleKey{file, dt, plain}
 	d.mu.Lock()
 	m, ok := d.modules[key]
 	if !ok {
@@ -44,28 +50,37 @@ func (d *Device) module(file string, dt spec.DType) (*module, error) {
 	}
 	d.mu.Unlock()
 	m.once.Do(func() {
-		src, hdrs, err := kernels.Source(file, dtypeBit(dt))
+		src, hdrs, err := kernels.Source(file, dtypeBit(dt), plain)
 		if err != nil {
 			m.err = err
 			return
 		}
 		res, err := jit.Default().Get(jit.Request{Name: file, Source: src, Headers: hdrs, Arch: d.props.Arch()})
 		if err != nil {
-			m.err = fmt.Errorf("cuda: compiling %s for %v on %s: %w", file, dt, d.props.Arch(), err)
+			m.err = fmt.Errorf("cuda: compiling %s for %v%s on %s: %w", file, dt, plainSuffix(plain), d.props.Arch(), err)
 			return
 		}
 		m.from = res.From
 		m.handle, m.err = d.ctx.LoadModule(res.CUBIN)
 		if m.err != nil {
-			m.err = fmt.Errorf("cuda: loading %s (%v): %w", file, dt, m.err)
+			m.err = fmt.Errorf("cuda: loading %s (%v%s): %w", file, dt, plainSuffix(plain), m.err)
 		}
 	})
 	return m, m.err
 }
 
-// function resolves a kernel symbol of file/dt.
-func (d *Device) function(file string, dt spec.DType, symbol string) (driver.Function, *module, error) {
-	m, err := d.module(file, dt)
+// plainSuffix names the plain-softmax build in messages.
+func plainSuffix(plain bool) string {
+	if plain {
+		return ", plain softmax build"
+	}
+	return ""
+}
+
+// function resolves a kernel symbol of file/dt (plain: the plain-softmax
+// build).
+func (d *Device) function(file string, dt spec.DType, plain bool, symbol string) (driver.Function, *module, error) {
+	m, err := d.module(file, dt, plain)
 	if err != nil {
 		return 0, nil, err
 	}
@@ -123,20 +138,21 @@ func (d *Device) maxThreads(m *module, f driver.Function, symbol string) (int, e
 	return n, err
 }
 
-// occupancy is the planner's occupancy query, answered once per kernel,
-// block size and dynamic shared memory size.
-func (d *Device) occupancy(dt spec.DType) func(file, symbol string, block, smem int) (int, error) {
+// occupancy is the planner's occupancy query, answered once per kernel
+// (of the build the launches will use: plain or not), block size and
+// dynamic shared memory size.
+func (d *Device) occupancy(dt spec.DType, plain bool) func(file, symbol string, block, smem int) (int, error) {
 	return func(file, symbol string, block, smem int) (int, error) {
-		return d.plans.occupancy(occKey{file, symbol, dt, block, smem}, func() (int, error) {
-			return d.askOccupancy(file, dt, symbol, block, smem)
+		return d.plans.occupancy(occKey{file, symbol, dt, plain, block, smem}, func() (int, error) {
+			return d.askOccupancy(file, dt, plain, symbol, block, smem)
 		})
 	}
 }
 
 // askOccupancy asks the driver for the resident blocks per SM of a kernel
 // at a block size and dynamic shared memory size (raised to first).
-func (d *Device) askOccupancy(file string, dt spec.DType, symbol string, block, smem int) (int, error) {
-	f, m, err := d.function(file, dt, symbol)
+func (d *Device) askOccupancy(file string, dt spec.DType, plain bool, symbol string, block, smem int) (int, error) {
+	f, m, err := d.function(file, dt, plain, symbol)
 	if err != nil {
 		return 0, err
 	}

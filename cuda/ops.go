@@ -62,14 +62,23 @@ func (d *Device) planDevice() plan.Device {
 		Cooperative: p.CooperativeLaunch}
 }
 
+// plainLaunch reports whether op with opt runs from the modules built for
+// plain softmax (kernels.Source's plain; SMX_PLAIN in common.cuh), where
+// the strategy has them (kernels.Info.PlainBuild): a forward softmax, not
+// log, with scale 1. Every other launch takes the general build.
+func plainLaunch(op softmax.Op, opt Options) bool {
+	return !op.Backward() && !op.Log() && opt.scale() == 1 && !opt.general
+}
+
 func (d *Device) plan(op softmax.Op, l spec.Layout, dt spec.DType, opt Options, aligned bool) (plan.Plan, error) {
 	prob := plan.Problem{Outer: int64(l.Outer), Axis: int64(l.Axis), Inner: int64(l.Inner), DType: dt, Op: op, Aligned: aligned}
+	plain := plainLaunch(op, opt)
 	if opt.planWith != nil {
-		return opt.planWith(prob, d.planDevice(), d.occupancy(dt))
+		return opt.planWith(prob, d.planDevice(), d.occupancy(dt, plain))
 	}
 	build := func(algo string) (plan.Plan, error) {
-		return d.plans.plan(planKey{prob, algo}, func() (plan.Plan, error) {
-			return plan.Make(prob, d.planDevice(), d.occupancy(dt), algo)
+		return d.plans.plan(planKey{prob, algo, plain}, func() (plan.Plan, error) {
+			return plan.Make(prob, d.planDevice(), d.occupancy(dt, plain), algo)
 		})
 	}
 	if opt.Tuned && (opt.Algo == "" || opt.Algo == "auto") {
@@ -115,8 +124,9 @@ func (d *Device) run(op softmax.Op, l spec.Layout, dt spec.DType, opt Options, p
 		}
 		p.Bar = uintptr(bar)
 	}
+	plain := plainLaunch(op, opt)
 	for _, ln := range pl.Launches {
-		f, m, err := d.function(pl.File, dt, ln.Symbol)
+		f, m, err := d.function(pl.File, dt, plain, ln.Symbol)
 		if err != nil {
 			return err
 		}

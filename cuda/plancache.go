@@ -15,16 +15,19 @@ const maxCachedPlans = 4096
 
 // planKey is what a plan depends on besides the device: plan.Make is a
 // pure function of the problem, the device's properties, the occupancy
-// the driver reports for each kernel, and a forced strategy.
+// the driver reports for each kernel (of the plain-softmax build or the
+// general one, whose registers differ), and a forced strategy.
 type planKey struct {
-	prob plan.Problem
-	algo string
+	prob  plan.Problem
+	algo  string
+	plain bool
 }
 
 // occKey names one occupancy query.
 type occKey struct {
 	file, symbol string
 	dt           spec.DType
+	plain        bool
 	block, smem  int
 }
 

@@ -18,11 +18,12 @@ func TestPlanCacheBuildsOncePerKey(t *testing.T) {
 			return plan.Make(k.prob, fakeH100, nil, k.algo)
 		}
 	}
-	a := planKey{prob(4096, 1024, 1, spec.Float32, spec.Softmax, true), ""}
-	b := planKey{prob(4096, 1024, 1, spec.Float32, spec.Softmax, false), ""} // unaligned: another plan
-	f := planKey{a.prob, "block_smem"}
+	a := planKey{prob(4096, 1024, 1, spec.Float32, spec.Softmax, true), "", true}
+	b := planKey{prob(4096, 1024, 1, spec.Float32, spec.Softmax, false), "", true} // unaligned: another plan
+	f := planKey{a.prob, "block_smem", true}
+	g := planKey{a.prob, "", false} // the general build's kernels: another plan
 	for range 3 {
-		for _, k := range []planKey{a, b, f} {
+		for _, k := range []planKey{a, b, f, g} {
 			got, err := c.plan(k, build(k))
 			if err != nil {
 				t.Fatal(err)
@@ -33,17 +34,17 @@ func TestPlanCacheBuildsOncePerKey(t *testing.T) {
 			}
 		}
 	}
-	if builds != 3 {
-		t.Errorf("3 keys planned 3 times each: %d builds, want 3", builds)
+	if builds != 4 {
+		t.Errorf("4 keys planned 3 times each: %d builds, want 4", builds)
 	}
-	if n, _ := c.size(); n != 3 {
-		t.Errorf("%d cached plans, want 3", n)
+	if n, _ := c.size(); n != 4 {
+		t.Errorf("%d cached plans, want 4", n)
 	}
 }
 
 func TestPlanCacheKeepsNoErrors(t *testing.T) {
 	var c planCache
-	k := planKey{prob(4096, 1024, 1, spec.Float32, spec.Softmax, true), "no_such_strategy"}
+	k := planKey{prob(4096, 1024, 1, spec.Float32, spec.Softmax, true), "no_such_strategy", true}
 	calls := 0
 	fail := func() (plan.Plan, error) { calls++; return plan.Plan{}, errors.New("boom") }
 	for range 2 {
@@ -63,7 +64,7 @@ func TestPlanCacheIsBounded(t *testing.T) {
 	var c planCache
 	ok := func() (plan.Plan, error) { return plan.Plan{Strategy: "x"}, nil }
 	for i := range maxCachedPlans + 10 {
-		if _, err := c.plan(planKey{prob(int64(i+1), 1024, 1, spec.Float32, spec.Softmax, true), ""}, ok); err != nil {
+		if _, err := c.plan(planKey{prob(int64(i+1), 1024, 1, spec.Float32, spec.Softmax, true), "", true}, ok); err != nil {
 			t.Fatal(err)
 		}
 		if n, _ := c.size(); n > maxCachedPlans {
@@ -82,10 +83,11 @@ func TestOccupancyAskedOncePerQuery(t *testing.T) {
 		return func() (int, error) { asked[k]++; return k.block / 64, nil }
 	}
 	keys := []occKey{
-		{"block_reg.cu", "k", spec.Float32, 256, 0},
-		{"block_reg.cu", "k", spec.Float32, 512, 0},
-		{"block_reg.cu", "k", spec.Float16, 256, 0},
-		{"block_reg.cu", "k", spec.Float32, 256, 4096},
+		{"block_reg.cu", "k", spec.Float32, false, 256, 0},
+		{"block_reg.cu", "k", spec.Float32, false, 512, 0},
+		{"block_reg.cu", "k", spec.Float16, false, 256, 0},
+		{"block_reg.cu", "k", spec.Float32, false, 256, 4096},
+		{"block_reg.cu", "k", spec.Float32, true, 256, 0},
 	}
 	for range 3 {
 		for _, k := range keys {
@@ -99,7 +101,7 @@ func TestOccupancyAskedOncePerQuery(t *testing.T) {
 			t.Errorf("%+v asked %d times, want once", k, asked[k])
 		}
 	}
-	bad := occKey{"x.cu", "k", spec.Float32, 128, 0}
+	bad := occKey{"x.cu", "k", spec.Float32, false, 128, 0}
 	fails := 0
 	for range 2 {
 		if _, err := c.occupancy(bad, func() (int, error) { fails++; return 0, errors.New("no") }); err == nil {
@@ -117,9 +119,9 @@ func TestOccupancyAskedOncePerQuery(t *testing.T) {
 func TestDevicePlanCache(t *testing.T) {
 	d := openOrSkip(t)
 	defer d.Close()
-	live := func(dt spec.DType) plan.Occupancy {
+	live := func(dt spec.DType) plan.Occupancy { // softmax at scale 1: the plain build's kernels
 		return func(file, symbol string, block, smem int) (int, error) {
-			return d.askOccupancy(file, dt, symbol, block, smem)
+			return d.askOccupancy(file, dt, true, symbol, block, smem)
 		}
 	}
 	algos := append([]string{""}, Strategies()...)

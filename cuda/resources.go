@@ -107,7 +107,7 @@ func (d *Device) reportLaunches(s string, dt spec.DType) map[string]reportLaunch
 }
 
 func (d *Device) kernelResource(in kernels.Info, dt spec.DType, sym string, rl reportLaunch) (KernelResource, error) {
-	f, _, err := d.function(in.File, dt, sym)
+	f, _, err := d.function(in.File, dt, false, sym)
 	if err != nil {
 		return KernelResource{}, err
 	}
@@ -139,7 +139,7 @@ func (d *Device) kernelResource(in kernels.Info, dt spec.DType, sym string, rl r
 		b := rl.launch.Block
 		r.Block, r.DynSmem = int(b[0]*b[1]*b[2]), rl.launch.Smem
 	}
-	r.BlocksPerSM, err = d.occupancy(dt)(in.File, sym, r.Block, r.DynSmem)
+	r.BlocksPerSM, err = d.occupancy(dt, false)(in.File, sym, r.Block, r.DynSmem)
 	if err != nil {
 		return r, fmt.Errorf("cuda: occupancy of %s (block %d, %d B dynamic smem): %w", sym, r.Block, r.DynSmem, err)
 	}

@@ -26,6 +26,9 @@ type Options struct {
 	// planWith, when set (this package's tests and benchmarks), plans in
 	// place of the planner's rules, e.g. a split_grid wave size.
 	planWith func(plan.Problem, plan.Device, plan.Occupancy) (plan.Plan, error)
+	// general, when set (this package's tests), runs plain softmax
+	// launches from the general build, as every other launch runs.
+	general bool
 }
 
 func (o Options) scale() float32 {

@@ -95,6 +95,24 @@ type Info struct {
 	DynSmem bool
 	// MinMajor is the lowest compute capability major that runs the kernels.
 	MinMajor int
+	// PlainBuild: plain softmax launches (forward, scale 1, not log) take a
+	// module of their own (Source's plain, SMX_PLAIN in common.cuh), where
+	// it measured faster: block_reg and split_grid, 1-2% on H200
+	// (bench/results/nvidia-h200-2026-11-22-ab-s24.txt). strided_reg, whose
+	// plain build spilled more and ran 5% slower, and the strategies not
+	// measured keep one build.
+	PlainBuild bool
+}
+
+// HasPlainBuild reports whether the strategy in file has a plain-softmax
+// build (Info.PlainBuild).
+func HasPlainBuild(file string) bool {
+	for _, in := range catalogue {
+		if in.File == file {
+			return in.PlainBuild
+		}
+	}
+	return false
 }
 
 func warpRowVariants(backward bool) []Variant {
@@ -215,7 +233,7 @@ var catalogue = []Info{
 	{Strategy: WarpRow, File: "warp_row.cu", Summary: "1-32 lanes per row, row cached in registers (short rows)",
 		Fwd: warpRowVariants(false), Bwd: warpRowVariants(true), RowsOnly: true},
 	{Strategy: BlockReg, File: "block_reg.cu", Summary: "block per row, row cached in registers, one read",
-		Fwd: blockRegVariants(false), Bwd: blockRegVariants(true), RowsOnly: true},
+		Fwd: blockRegVariants(false), Bwd: blockRegVariants(true), RowsOnly: true, PlainBuild: true},
 	{Strategy: BlockHybrid, File: "block_hybrid.cu", Summary: "block per row, row cached in registers and dynamic shared memory (cp.async), one read",
 		Fwd: blockHybridVariants(), RowsOnly: true, DynSmem: true, MinMajor: 8},
 	{Strategy: BlockSmem, File: "block_smem.cu", Summary: "block per row, row cached in dynamic shared memory, one read",
@@ -227,7 +245,8 @@ var catalogue = []Info{
 	{Strategy: SplitCluster, File: "split_cluster.cu", Summary: "a thread-block cluster per row, chunks in shared memory, partials over DSMEM",
 		Fwd: one("", 1024), Bwd: one("", 1024), RowsOnly: true, Cluster: true, DynSmem: true, MinMajor: 9},
 	{Strategy: SplitGrid, File: "split_grid.cu", Summary: "rows over every SM in one launch, chunks cached in shared memory, partials merged after a barrier of the row's blocks",
-		Fwd: splitGridVariants(), Bwd: splitGridVariants(), RowsOnly: true, Workspace: true, DynSmem: true, Cooperative: true, MinMajor: 7},
+		Fwd: splitGridVariants(), Bwd: splitGridVariants(), RowsOnly: true, Workspace: true, DynSmem: true, Cooperative: true, MinMajor: 7,
+		PlainBuild: true},
 	{Strategy: Strided, File: "strided.cu", Summary: "non-last axis: coalesced across inner, online (m,d) along the axis",
 		Fwd: []Variant{{Name: "", MaxThreads: 256}, {Name: "split1", MaxThreads: 256}, {Name: "split2", MaxThreads: 256}},
 		Bwd: []Variant{{Name: "", MaxThreads: 256}, {Name: "split1", MaxThreads: 256}, {Name: "split2", MaxThreads: 256}}},
@@ -442,7 +461,7 @@ func (s Strategy) Program(dts ...spec.DType) (Program, error) {
 		}
 		mask |= DTypeMask(dt)
 	}
-	src, hdrs, err := Source(in.File, mask)
+	src, hdrs, err := Source(in.File, mask, false)
 	if err != nil {
 		return Program{}, err
 	}

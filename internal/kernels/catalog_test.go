@@ -246,7 +246,7 @@ func TestProgram(t *testing.T) {
 	if _, err := Strategy("nope").Program(spec.Float32); err == nil {
 		t.Error("unknown strategy compiled")
 	}
-	if _, _, err := Source("warp_row.cu", 0); err == nil {
+	if _, _, err := Source("warp_row.cu", 0, false); err == nil {
 		t.Error("empty dtype mask accepted")
 	}
 	if _, err := ParseStrategy("block_reg"); err != nil {
@@ -399,6 +399,23 @@ func TestVariantServes(t *testing.T) {
 		}
 		if listed != c.want {
 			t.Errorf("%s for %v listed in Symbols: %v, want %v", c.name, c.dt, listed, c.want)
+		}
+	}
+}
+
+// The plain build defines SMX_PLAIN ahead of the file; the general one does
+// not, and both keep the file's line numbers.
+func TestSourcePlain(t *testing.T) {
+	for _, plain := range []bool{false, true} {
+		src, _, err := Source("block_reg.cu", DTypeMask(spec.Float16), plain)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Contains(src, "#define SMX_PLAIN 1\n"); got != plain {
+			t.Errorf("plain %v: SMX_PLAIN defined: %v", plain, got)
+		}
+		if !strings.Contains(src, "#line 1 \"block_reg.cu\"\n") {
+			t.Errorf("plain %v: no #line directive", plain)
 		}
 	}
 }

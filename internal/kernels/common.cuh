@@ -175,6 +175,8 @@ __device__ __forceinline__ float min_keep_nan(float x, float hi) {
 
 #endif  // SMX_EMU
 
+constexpr float L2E = 1.44269502163f;  // log2(e) rounded to float
+
 // exp(x) = 2^(x*log2 e) with the product split into t + r exactly
 // (t rounded, r the FMA residual plus the low part of log2 e), so the
 // argument rounding of x*log2e does not grow with |x|: relative error stays
@@ -182,11 +184,10 @@ __device__ __forceinline__ float min_keep_nan(float x, float hi) {
 // and at most 128 in magnitude (or NaN), so the residual stays finite: the
 // callers below clamp it. Subnormal results are kept (no ftz).
 __device__ __forceinline__ float fexp_clamped(float x) {
-  const float L2E_HI = 1.44269502163f;       // log2(e) rounded to float
-  const float L2E_LO = 1.925963033500e-08f;  // log2(e) - L2E_HI
+  const float L2E_LO = 1.925963033500e-08f;  // log2(e) - L2E
   const float LN2 = 0.693147180560f;
-  float t = x * L2E_HI;
-  float r = fma_rn(x, L2E_HI, -t);
+  float t = x * L2E;
+  float r = fma_rn(x, L2E, -t);
   r = fma_rn(x, L2E_LO, r);
   return ex2(t) * fma_rn(r, LN2, 1.f);
 }
@@ -219,7 +220,20 @@ __device__ __forceinline__ float fexp_nonpos(float x) { return fexp_clamped(max_
 // range, subnormals included.
 template <bool FTZ>
 __device__ __forceinline__ float fexp_fast(float x) {
-  const float t = x * 1.44269502163f;
+  const float t = x * L2E;
+  return FTZ ? ex2_ftz(t) : ex2(t);
+}
+
+// fexp_fast(v - s) as one FMA and ex2, given sl = s * L2E rounded: for
+// 16-bit softmax outputs with |s| <= fexp_shift_max. The rounding of sl
+// moves every exponent by at most |s| * log2(e) * 2^-24 <= 5.5e-6 (base 2),
+// within fexp_fast's own bound; beyond it (huge inputs) callers take
+// fexp_fast(v - s). One instruction an element fewer than the subtract and
+// multiply.
+constexpr float fexp_shift_max = 64.f;
+template <bool FTZ>
+__device__ __forceinline__ float fexp_shifted(float v, float sl) {
+  const float t = fma_rn(v, L2E, -sl);
   return FTZ ? ex2_ftz(t) : ex2(t);
 }
 
@@ -575,13 +589,33 @@ struct NoMoreValues {
   __device__ __forceinline__ void out(const Fin&) const {}
 };
 
+// SMX_PLAIN: the module serves plain softmax launches only (forward, scale
+// 1, not log), so its forward kernels fold the scale and the op away: no
+// multiply on each load, no select between exp and log per element, and
+// 16-bit rows take fexp_shifted. H200, softmax bench --algo auto, four
+// alternated rounds, median µs (-ab-s24.txt): split_grid 4x4194304 f16
+// 29.79 -> 29.28, 128x128256 bf16 27.27 -> 26.90; block_reg 2048x8192 f16
+// 22.91 -> 22.61, 8192x1024 bf16 13.82 -> 13.62, 4096x1024 f32 12.98 ->
+// 12.76, the other block_reg cases within 1% either way (128x1024 f16 5.29
+// -> 5.41 in overlapping rounds). The host compiles a module of each kind
+// on first use and picks one per launch (cuda: plainLaunch), for the
+// strategies listed with a plain build (kernels.Info.PlainBuild). As twin
+// bodies in one kernel, picked by the launch's parameters, ptxas gave the
+// pair far more registers than either alone (NVRTC 13: f16 t64_p4 64 ->
+// 128, f32 t512_p8 60 -> 73).
+#ifndef SMX_PLAIN
+#define SMX_PLAIN 0
+#endif
+
 // Fwd is the forward op: one input x (scaled on load), accumulator (m, d).
-template <class D_>
+// PLAIN_: a plain softmax (see SMX_PLAIN).
+template <class D_, bool PLAIN_ = (SMX_PLAIN != 0)>
 struct Fwd {
   typedef D_ D;
   typedef typename D::T T;
   static constexpr int NIN = 1;
   static constexpr bool BACKWARD = false;
+  static constexpr bool PLAIN = PLAIN_;
   typedef MD Acc;
   // Per-slice constants after the reduction.
   struct Fin {
@@ -595,11 +629,13 @@ struct Fwd {
   int log;
 
   __device__ __forceinline__ explicit Fwd(const Params& p)
-      : x(static_cast<const T*>(p.x)), y(static_cast<T*>(p.y)), scale(p.scale), log(p.log) {}
+      : x(static_cast<const T*>(p.x)), y(static_cast<T*>(p.y)), scale(PLAIN ? 1.f : p.scale), log(PLAIN ? 0 : p.log) {
+    if (PLAIN && (p.scale != 1.f || p.log != 0)) __trap();  // a host bug: the launch needs the general module
+  }
 
   __device__ __forceinline__ const T* src(int) const { return x; }
   __device__ __forceinline__ T* dst() const { return y; }
-  __device__ __forceinline__ float conv(int, float v) const { return v * scale; }
+  __device__ __forceinline__ float conv(int, float v) const { return PLAIN ? v : v * scale; }
   static __device__ __forceinline__ float fill(int) { return neg_inf(); }
 
   // exp of an element's exponent (v - m <= 0, or NaN; never +inf): the
@@ -643,12 +679,21 @@ struct Fwd {
     // s = 0, and -inf - lse = NaN matches (v - m) - lse). A select rather
     // than a branch per op: two paths held different values live across
     // the reduction and made ptxas spill the p8 body at 64 registers.
-    const bool keep_diff = log != 0;
+    const bool keep_diff = !PLAIN && log != 0;
+    if (PLAIN && D::FAST_EXP && s >= -fexp_shift_max && s <= fexp_shift_max) {
+      const float sl = s * L2E;
 #pragma unroll
-    for (int k = 0; k < N; ++k) {
-      const float v = b[0][k] - s, e = ex(v);
-      b[0][k] = keep_diff ? v : e;
-      ps[k % P] += e;
+      for (int k = 0; k < N; ++k) {
+        b[0][k] = fexp_shifted<D::FTZ_EXP>(b[0][k], sl);
+        ps[k % P] += b[0][k];
+      }
+    } else {
+#pragma unroll
+      for (int k = 0; k < N; ++k) {
+        const float v = b[0][k] - s, e = ex(v);
+        b[0][k] = keep_diff ? v : e;
+        ps[k % P] += e;
+      }
     }
     more.sum(s, ps);
     return finalize(MD{m, Red::template run<RedSum>(pairwise_sum<P>(ps))});
