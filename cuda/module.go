@@ -143,6 +143,7 @@ func (d *Device) maxThreads(m *module, f driver.Function, symbol string) (int, e
 // dynamic shared memory size.
 func (d *Device) occupancy(dt spec.DType, plain bool) func(file, symbol string, block, smem int) (int, error) {
 	return func(file, symbol string, block, smem int) (int, error) {
+		plain := plain && kernels.HasPlainBuild(file) // one answer for a strategy with one build
 		return d.plans.occupancy(occKey{file, symbol, dt, plain, block, smem}, func() (int, error) {
 			return d.askOccupancy(file, dt, plain, symbol, block, smem)
 		})

@@ -105,15 +105,19 @@ type Info struct {
 }
 
 // HasPlainBuild reports whether the strategy in file has a plain-softmax
-// build (Info.PlainBuild).
-func HasPlainBuild(file string) bool {
+// build (Info.PlainBuild). The host asks it on every launch, so it is a
+// set lookup rather than a scan of the catalogue.
+func HasPlainBuild(file string) bool { return plainBuildFiles[file] }
+
+var plainBuildFiles = func() map[string]bool {
+	m := map[string]bool{}
 	for _, in := range catalogue {
-		if in.File == file {
-			return in.PlainBuild
+		if in.PlainBuild {
+			m[in.File] = true
 		}
 	}
-	return false
-}
+	return m
+}()
 
 func warpRowVariants(backward bool) []Variant {
 	var v []Variant
