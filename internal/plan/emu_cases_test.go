@@ -20,19 +20,34 @@ func TestEmuCases(t *testing.T) {
 	}
 	dev := Device{Name: "tiny", Major: 9, Minor: 0, SMs: 2, MaxBlocksPerSM: 1, SmemPerBlock: 48 << 10, SmemOptin: 227 << 10, SmemPerSM: 228 << 10,
 		MaxThreadsPerSM: 2048, MaxThreadsPerBlock: 1024, Cluster: false}
-	var tab strings.Builder
+	// table.inc lists every emulated kernel; plain/table.inc and
+	// plain/srcs.txt the strategies with a plain-softmax build
+	// (kernels.Info.PlainBuild), which run.sh compiles again with
+	// SMX_PLAIN=1 and runs on the plain forward cases.
+	var tab, plainTab, plainSrcs strings.Builder
 	for _, in := range kernels.All() {
 		if in.Cluster || in.Cooperative {
 			continue // clusters and split_grid's barriers need the real GPU
 		}
+		if in.PlainBuild {
+			fmt.Fprintln(&plainSrcs, in.File)
+		}
 		for _, dt := range []spec.DType{spec.Float32, spec.Float16, spec.BFloat16} {
 			for _, s := range in.Symbols(dt) {
 				fmt.Fprintf(&tab, "K(%s)\n", s)
+				if in.PlainBuild {
+					fmt.Fprintf(&plainTab, "K(%s)\n", s)
+				}
 			}
 		}
 	}
-	if err := os.WriteFile(dir+"/table.inc", []byte(tab.String()), 0o644); err != nil {
+	if err := os.MkdirAll(dir+"/plain", 0o755); err != nil {
 		t.Fatal(err)
+	}
+	for name, text := range map[string]string{"table.inc": tab.String(), "plain/table.inc": plainTab.String(), "plain/srcs.txt": plainSrcs.String()} {
+		if err := os.WriteFile(dir+"/"+name, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 	shapes := [][3]int64{{5, 1, 1}, {7, 13, 1}, {33, 100, 1}, {6, 781, 1}, {9, 1024, 1}, {5, 1500, 1}, {4, 4100, 1},
 		{3, 9000, 1}, {2, 20000, 1}, {1, 70001, 1}, {3, 5, 7}, {2, 300, 3}, {1, 30000, 2}, {2, 64, 40}, {40, 8, 1}, {200, 33, 1}, {3, 37, 16}, {2, 700, 64}, {1, 5000, 8}, {3, 9, 264}, {1, 1, 1}, {1, 7, 1}, {1, 781, 1}, {1, 4099, 1},

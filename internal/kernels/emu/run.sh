@@ -4,7 +4,8 @@
 # co-resident blocks) as host C++ against emu.h, asks
 # the planner for plans of a set of shapes x strategies x dtypes x ops x
 # alignments on a tiny device (so grid-stride loops iterate), and runs them
-# against a float64 reference. Needs g++ >= 12 (_Float16). ~3-4 minutes.
+# against a float64 reference; then the plain-softmax builds (SMX_PLAIN) on
+# the plain cases. Needs g++ >= 12 (_Float16). ~7 minutes.
 #   internal/kernels/emu/run.sh [workdir]
 set -e
 here=$(cd "$(dirname "$0")" && pwd)
@@ -17,3 +18,11 @@ srcs=$(ls "$kern"/*.cu | grep -v -e split_cluster -e split_grid)
 g++ -O1 -std=c++17 -include "$here/emu.h" -I"$kern" -I"$out" -w -o "$out/emu" \
 	"$here/driver.cpp" "$here/sched.cpp" -x c++ $srcs
 "$out/emu" "$out/cases.txt"
+# The plain-softmax builds (SMX_PLAIN=1) of the strategies that have one,
+# on the forward softmax cases at scale 1 that run their kernels.
+psrcs=$(sed "s|^|$kern/|" "$out/plain/srcs.txt")
+if [ -n "$psrcs" ]; then
+	g++ -O1 -std=c++17 -DSMX_PLAIN=1 -include "$here/emu.h" -I"$kern" -I"$out/plain" -w -o "$out/emu_plain" \
+		"$here/driver.cpp" "$here/sched.cpp" -x c++ $psrcs
+	"$out/emu_plain" "$out/cases.txt" plain
+fi
