@@ -146,11 +146,14 @@
 // emu/run.sh compiles the sources as host C++ (emu/emu.h supplies CUDA
 // builtins and the inline-PTX primitives, which common.cuh fences with
 // SMX_EMU; threads are fibers, blocks run one at a time) and runs the
-// planner's launches for ~3400 cases (every strategy but split_cluster and
-// split_grid,
-// every dtype, op and alignment, special values, grid-stride loops) against
-// a float64 reference: 0 failures at 2e-6 (f32) / 2e-3 (f16) / 1.6e-2
-// (bf16), with the f32 reference forming scale·x and v − max in float32.
+// planner's launches for ~8200 cases (every strategy but split_cluster and
+// split_grid, every dtype, op and alignment, special values, grid-stride
+// loops) against a float64 reference: 0 failures at 2e-6 (f32) / 2e-3 (f16)
+// / 1.6e-2 (bf16), with the f32 reference forming scale·x and v − max in
+// float32. It then builds the strategies with a plain-softmax build
+// (block_reg) again with SMX_PLAIN=1 and runs them on the forward softmax
+// cases at scale 1 (177 cases, slice maxima on both sides of
+// fexp_shift_max).
 //
 // NVRTC note: NVRTC 11.8 crashes (unbounded recursion) compiling these
 // sources with -lineinfo when an inlined device function containing a
