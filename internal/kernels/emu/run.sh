@@ -15,14 +15,19 @@ out=${1:-$(mktemp -d)}
 mkdir -p "$out"
 (cd "$root" && SMX_EMU_OUT="$out" go test -count=1 -run TestEmuCases ./internal/plan/ >/dev/null)
 srcs=$(ls "$kern"/*.cu | grep -v -e split_cluster -e split_grid)
-g++ -O1 -std=c++17 -include "$here/emu.h" -I"$kern" -I"$out" -w -o "$out/emu" \
-	"$here/driver.cpp" "$here/sched.cpp" -x c++ $srcs
+# build BINARY TABLEDIR FLAGS SOURCES...: the driver with TABLEDIR's kernel
+# table (table.inc) and SOURCES, compiled with the extra g++ FLAGS.
+build() {
+	bin=$1 tab=$2 flags=$3; shift 3
+	g++ -O1 -std=c++17 $flags -include "$here/emu.h" -I"$kern" -I"$tab" -w -o "$bin" \
+		"$here/driver.cpp" "$here/sched.cpp" -x c++ "$@"
+}
+build "$out/emu" "$out" "" $srcs
 "$out/emu" "$out/cases.txt"
 # The plain-softmax builds (SMX_PLAIN=1) of the strategies that have one,
 # on the forward softmax cases at scale 1 that run their kernels.
 psrcs=$(sed "s|^|$kern/|" "$out/plain/srcs.txt")
 if [ -n "$psrcs" ]; then
-	g++ -O1 -std=c++17 -DSMX_PLAIN=1 -include "$here/emu.h" -I"$kern" -I"$out/plain" -w -o "$out/emu_plain" \
-		"$here/driver.cpp" "$here/sched.cpp" -x c++ $psrcs
+	build "$out/emu_plain" "$out/plain" -DSMX_PLAIN=1 $psrcs
 	"$out/emu_plain" "$out/cases.txt" plain
 fi
