@@ -9,7 +9,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"unsafe"
 
 	"github.com/gofused/softmax/internal/spec"
 )
@@ -29,15 +28,15 @@ func readSource(t *testing.T, file string) string {
 func TestParamsMatchesHeaderTable(t *testing.T) {
 	hdr := readSource(t, Header)
 	row := regexp.MustCompile(`(?m)^//\s+(\d+)\s+(\d+)\s+([a-z]+)\b`)
-	var p Params
-	goField := map[string][2]uintptr{
-		"x": {unsafe.Offsetof(p.X), unsafe.Sizeof(p.X)}, "dy": {unsafe.Offsetof(p.DY), unsafe.Sizeof(p.DY)},
-		"y": {unsafe.Offsetof(p.Y), unsafe.Sizeof(p.Y)}, "ws": {unsafe.Offsetof(p.WS), unsafe.Sizeof(p.WS)},
-		"outer": {unsafe.Offsetof(p.Outer), 8}, "axis": {unsafe.Offsetof(p.Axis), 8},
-		"inner": {unsafe.Offsetof(p.Inner), 8}, "chunk": {unsafe.Offsetof(p.Chunk), 8},
-		"scale": {unsafe.Offsetof(p.Scale), 4}, "log": {unsafe.Offsetof(p.Log), 4},
-		"split": {unsafe.Offsetof(p.Split), 4}, "vec": {unsafe.Offsetof(p.Vec), 4},
-		"bar": {unsafe.Offsetof(p.Bar), unsafe.Sizeof(p.Bar)},
+	// The Go struct's fields by lower-case name: offset, size, and their order.
+	goField := map[string][2]uintptr{}
+	var goOrder []string
+	pt := reflect.TypeOf(Params{})
+	for i := 0; i < pt.NumField(); i++ {
+		f := pt.Field(i)
+		name := strings.ToLower(f.Name)
+		goField[name] = [2]uintptr{f.Offset, f.Type.Size()}
+		goOrder = append(goOrder, name)
 	}
 	seen := 0
 	for _, m := range row.FindAllStringSubmatch(hdr, -1) {
@@ -68,14 +67,8 @@ func TestParamsMatchesHeaderTable(t *testing.T) {
 	for _, m := range regexp.MustCompile(`(\w+);`).FindAllStringSubmatch(decl[1], -1) {
 		order = append(order, m[1])
 	}
-	// The Go struct's order, which the offsets above already tie to C's.
-	var want []string
-	pt := reflect.TypeOf(Params{})
-	for i := 0; i < pt.NumField(); i++ {
-		want = append(want, strings.ToLower(pt.Field(i).Name))
-	}
-	if strings.Join(order, ",") != strings.Join(want, ",") {
-		t.Errorf("C field order %v, Go has %v", order, want)
+	if strings.Join(order, ",") != strings.Join(goOrder, ",") {
+		t.Errorf("C field order %v, Go has %v", order, goOrder)
 	}
 }
 
