@@ -68,6 +68,18 @@ struct RowRed<32, NP> {
   typedef GroupRed<32> type;
 };
 
+// Which kernels call cached_row's general body instead of inlining it: the
+// one-pack kernels of 128 threads or more. They run few short rows in one
+// wave, where the kernel's entry is on the critical path; out of line, the
+// full-row path starts with the loads (H200, softmax bench, 128x1024 f16
+// t128_p1 5.33 -> 4.94 us, copy 4.70; -ab-s26.txt section 5). Elsewhere the
+// call moved ptxas's register allocation by up to +11 per thread (f16
+// t1024_p2 37 -> 48) and lost up to 2.3% (4096x896 f32, section 4).
+template <int NT, int NP>
+struct Outline {
+  static constexpr bool value = NT >= 128 && NP == 1;
+};
+
 // One body for every kernel: NT > 0 is the compile-time block size of the
 // forward kernels (see the top), NT = 0 the run-time one of the backward
 // kernels; TAIL kernels send rows of whole packs that fill every pack but
@@ -85,7 +97,7 @@ __device__ __forceinline__ void block_reg_kernel(const Params& p) {
     if (tail)
       cached_row_full<true, Op, NP, Red>(op, row * cols, cols, threadIdx.x, nt);
     else
-      cached_row<Op, NP, Red>(op, row * cols, cols, threadIdx.x, nt, vec);
+      cached_row<Op, NP, Red, Outline<NT, NP>::value>(op, row * cols, cols, threadIdx.x, nt, vec);
   }
 }
 

@@ -48,6 +48,12 @@
 #define SMX_DTYPES 7
 #endif
 
+// SMX_NOINLINE keeps a device function out of line. The emulator defines it
+// empty: GCC's own headers use the __noinline__ spelling in attributes.
+#ifndef SMX_NOINLINE
+#define SMX_NOINLINE __noinline__
+#endif
+
 // SMX_KERNEL(name, bounds, body) defines the extern "C" kernel `name` taking
 // one smx::Params by value and running body(p), with __launch_bounds__(bounds)
 // (bounds is "max threads" or "max threads, min blocks per SM"). body is a
@@ -64,37 +70,41 @@ typedef long long i64;
 typedef unsigned int u32;
 typedef unsigned short u16;
 
-// Params is the single by-value parameter of every kernel.
+// Params is the single by-value parameter of every kernel. The fields a
+// forward launch reads (x, y, outer, axis, scale, log, vec) come first, so
+// they share one 64-byte line of the constant bank: with dy and ws between
+// them, a one-wave block_reg kernel waited on three dependent constant
+// fetches before its first load (ncu, H200, 128x1024 f16; -ab-s26.txt).
 //
 //   offset size field
 //        0    8 x      input for forward; forward output y for backward
-//        8    8 dy     incoming gradient (backward only, else null)
-//       16    8 y      output: forward y, or backward dx
-//       24    8 ws     float workspace for split strategies (float2 per partial)
-//       32    8 outer
-//       40    8 axis   softmax runs over this index
-//       48    8 inner  element (o,j,i) lives at (o*axis + j)*inner + i
-//       56    8 chunk  axis elements per split chunk (split strategies), else 0
-//       64    4 scale  forward only: softmax(scale*x)
-//       68    4 log    1: log_softmax (or its gradient)
-//       72    4 split  chunks per slice (split strategies), else 1
-//       76    4 vec    1: 16-byte vector path allowed (pointers 16-byte aligned
+//        8    8 y      output: forward y, or backward dx
+//       16    8 outer
+//       24    8 axis   softmax runs over this index
+//       32    4 scale  forward only: softmax(scale*x)
+//       36    4 log    1: log_softmax (or its gradient)
+//       40    4 split  chunks per slice (split strategies), else 1
+//       44    4 vec    1: 16-byte vector path allowed (pointers 16-byte aligned
 //                      and every row / chunk start a multiple of 16 bytes)
+//       48    8 dy     incoming gradient (backward only, else null)
+//       56    8 ws     float workspace for split strategies (float2 per partial)
+//       64    8 inner  element (o,j,i) lives at (o*axis + j)*inner + i
+//       72    8 chunk  axis elements per split chunk (split strategies), else 0
 //       80    8 bar    grid-barrier word (split_grid), else null
 //   size 88, alignment 8
 struct Params {
   const void* x;
-  const void* dy;
   void* y;
-  float* ws;
   long long outer;
   long long axis;
-  long long inner;
-  long long chunk;
   float scale;
   int log;
   int split;
   int vec;
+  const void* dy;
+  float* ws;
+  long long inner;
+  long long chunk;
   u32* bar;
 };
 
@@ -1081,17 +1091,14 @@ __device__ __forceinline__ void cached_row_full(const Op& op, i64 off, i64 n, in
 
 // One row (or one sub-warp group's row) cached in registers: NP packs per
 // thread, thread t of nt owns packs (k*nt + t), k < NP, so consecutive threads
-// touch consecutive 16-byte packs. One global read, one write. Covers rows of
+// touch consecutive 16-byte packs. This is the body for any row length and
+// alignment; cached_row sends rows that fill every pack to cached_row_full. One global read, one write. Covers rows of
 // up to nt*NP*P elements. n == 0 means "no row" (the thread still takes part
 // in the reduction, as Red requires).
 template <class Op, int NP, class Red>
-__device__ __forceinline__ void cached_row(const Op& op, i64 off, i64 n, int t, int nt, bool vec) {
+__device__ __forceinline__ void cached_row_general(const Op& op, i64 off, i64 n, int t, int nt, bool vec) {
   typedef typename Op::D D;
   constexpr int P = D::P;
-  if (vec && n == (i64)NP * nt * P) {
-    cached_row_full<false, Op, NP, Red>(op, off, n, t, nt);
-    return;
-  }
   float b[Op::NIN][NP * P];
   // Rows of whole packs take 16-byte loads and stores only: without the
   // element-wise tail path, whose registers would otherwise be reserved
@@ -1131,6 +1138,29 @@ __device__ __forceinline__ void cached_row(const Op& op, i64 off, i64 n, int t, 
         st_pack<D, true>(op.dst() + off, col, n, false, o);
     }
   }
+}
+
+// The general body as a call. Inlined, it sits between a one-pack kernel's
+// entry and its first load as ~5 KB of code to jump over, and its registers
+// are reserved across the full-row path's loads; out of line, the full path
+// is the whole kernel (H200, block_reg t128_p1 on 128x1024 f16: events 5.33
+// -> 4.94 us, -ab-s26.txt section 5). The Op is copied: its fields become
+// argument registers rather than a stack object whose address is passed.
+template <class Op, int NP, class Red>
+__device__ SMX_NOINLINE void cached_row_general_call(const Op op, i64 off, i64 n, int t, int nt, bool vec) {
+  cached_row_general<Op, NP, Red>(op, off, n, t, nt, vec);
+}
+
+// cached_row: rows of whole packs that fill every pack take cached_row_full,
+// others the general body, inlined or (OUTLINE) called.
+template <class Op, int NP, class Red, bool OUTLINE = false>
+__device__ __forceinline__ void cached_row(const Op& op, i64 off, i64 n, int t, int nt, bool vec) {
+  if (vec && n == (i64)NP * nt * Op::D::P)
+    cached_row_full<false, Op, NP, Red>(op, off, n, t, nt);
+  else if (OUTLINE)
+    cached_row_general_call<Op, NP, Red>(op, off, n, t, nt, vec);
+  else
+    cached_row_general<Op, NP, Red>(op, off, n, t, nt, vec);
 }
 
 // 16-byte loads in flight per thread in the streaming bodies: 4 (4 packs of

@@ -7,17 +7,17 @@ import "unsafe"
 // is checked by TestParamsLayout.
 type Params struct {
 	X     uintptr // forward: input; backward: forward output y
-	DY    uintptr // backward: incoming gradient; else 0
 	Y     uintptr // forward: y; backward: dx
-	WS    uintptr // float workspace for split strategies; else 0
 	Outer int64
 	Axis  int64
-	Inner int64
-	Chunk int64   // axis elements per split chunk; else 0
 	Scale float32 // forward only
 	Log   int32   // 1: log_softmax or its gradient
 	Split int32   // chunks per slice; else 1
 	Vec   int32   // 1: 16-byte vector path allowed
+	DY    uintptr // backward: incoming gradient; else 0
+	WS    uintptr // float workspace for split strategies; else 0
+	Inner int64
+	Chunk int64   // axis elements per split chunk; else 0
 	Bar   uintptr // barrier words, one per row of a wave (split_grid); else 0
 }
 

@@ -12,10 +12,10 @@ func TestParamsLayout(t *testing.T) {
 		name     string
 		got, off uintptr
 	}{
-		{"x", unsafe.Offsetof(p.X), 0}, {"dy", unsafe.Offsetof(p.DY), 8}, {"y", unsafe.Offsetof(p.Y), 16},
-		{"ws", unsafe.Offsetof(p.WS), 24}, {"outer", unsafe.Offsetof(p.Outer), 32}, {"axis", unsafe.Offsetof(p.Axis), 40},
-		{"inner", unsafe.Offsetof(p.Inner), 48}, {"chunk", unsafe.Offsetof(p.Chunk), 56}, {"scale", unsafe.Offsetof(p.Scale), 64},
-		{"log", unsafe.Offsetof(p.Log), 68}, {"split", unsafe.Offsetof(p.Split), 72}, {"vec", unsafe.Offsetof(p.Vec), 76},
+		{"x", unsafe.Offsetof(p.X), 0}, {"y", unsafe.Offsetof(p.Y), 8}, {"outer", unsafe.Offsetof(p.Outer), 16},
+		{"axis", unsafe.Offsetof(p.Axis), 24}, {"scale", unsafe.Offsetof(p.Scale), 32}, {"log", unsafe.Offsetof(p.Log), 36},
+		{"split", unsafe.Offsetof(p.Split), 40}, {"vec", unsafe.Offsetof(p.Vec), 44}, {"dy", unsafe.Offsetof(p.DY), 48},
+		{"ws", unsafe.Offsetof(p.WS), 56}, {"inner", unsafe.Offsetof(p.Inner), 64}, {"chunk", unsafe.Offsetof(p.Chunk), 72},
 		{"bar", unsafe.Offsetof(p.Bar), 80},
 	}
 	for _, w := range want {

@@ -93,7 +93,7 @@ int main(int argc, char** argv) {
       }
     }
     std::vector<float> wsb(ws / 4 + 4, NAN);
-    smx::Params p{X, bwd ? DY : nullptr, Y, wsb.data(), outer, axis, inner, chunk, (float)scale, (int)lg, (int)split, (int)vec};
+    smx::Params p{X, Y, outer, axis, (float)scale, (int)lg, (int)split, (int)vec, bwd ? DY : nullptr, wsb.data(), inner, chunk};
     bool bad = false;
     for (auto& l : ls) {
       auto it = table.find(l.sym);

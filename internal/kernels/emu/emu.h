@@ -12,6 +12,7 @@
 #define __device__
 #define __global__
 #define __forceinline__ inline
+#define SMX_NOINLINE
 #define __launch_bounds__(...)
 #define __shared__ static
 struct dim3 { unsigned x, y, z; };
