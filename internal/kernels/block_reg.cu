@@ -71,10 +71,11 @@ struct RowRed<32, NP> {
 // Which kernels call cached_row's general body instead of inlining it: the
 // one-pack kernels of 128 threads or more. They run few short rows in one
 // wave, where the kernel's entry is on the critical path; out of line, the
-// full-row path starts with the loads (H200, softmax bench, 128x1024 f16
-// t128_p1 5.33 -> 4.94 us, copy 4.70; -ab-s26.txt section 5). Elsewhere the
-// call moved ptxas's register allocation by up to +11 per thread (f16
-// t1024_p2 37 -> 48) and lost up to 2.3% (4096x896 f32, section 4).
+// full-row path starts with the loads (H200, softmax bench, alternated
+// rounds: 128x1024 f16 t128_p1 5.21 -> 4.88 us against a 4.78 us copy;
+// -ab-s27.txt). Made out of line in every kernel, the call moved ptxas's registers
+// by up to +14 per thread (bf16 t512_p3 44 -> 58) and lost up to 2.3%
+// (4096x896 f32; -ab-s26.txt section 4).
 template <int NT, int NP>
 struct Outline {
   static constexpr bool value = NT >= 128 && NP == 1;

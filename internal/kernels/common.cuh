@@ -1140,12 +1140,11 @@ __device__ __forceinline__ void cached_row_general(const Op& op, i64 off, i64 n,
   }
 }
 
-// The general body as a call. Inlined, it sits between a one-pack kernel's
-// entry and its first load as ~5 KB of code to jump over, and its registers
-// are reserved across the full-row path's loads; out of line, the full path
-// is the whole kernel (H200, block_reg t128_p1 on 128x1024 f16: events 5.33
-// -> 4.94 us, -ab-s26.txt section 5). The Op is copied: its fields become
-// argument registers rather than a stack object whose address is passed.
+// The general body as a call, for kernels whose entry is on the critical
+// path (block_reg's Outline has the measurements). Inlined, it sits between
+// the entry and the first load as ~5 KB of code to jump over. The Op is
+// copied: its fields become argument registers rather than a stack object
+// whose address is passed.
 template <class Op, int NP, class Red>
 __device__ SMX_NOINLINE void cached_row_general_call(const Op op, i64 off, i64 n, int t, int nt, bool vec) {
   cached_row_general<Op, NP, Red>(op, off, n, t, nt, vec);
