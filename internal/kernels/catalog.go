@@ -219,6 +219,18 @@ func stridedRegVariants() []Variant {
 // caches: 32 f32 values held as floats, or 64 f16/bf16 values held packed.
 const StridedRegPacks = 8
 
+// StridedRegMaxCluster is the largest cluster strided_reg's kernels take
+// for tiles of cols inner indices: each block keeps a slot for every
+// block's partials of its tile in static shared memory (StridedRegShared
+// in strided_reg.cu), and tiles of more than 128 columns (16-bit g32) fit
+// only four blocks' beside the warps' partials.
+func StridedRegMaxCluster(cols int64) int64 {
+	if cols <= 128 {
+		return 8
+	}
+	return 4
+}
+
 func one(name string, maxThreads int) []Variant {
 	return []Variant{{Name: name, MaxThreads: maxThreads}}
 }

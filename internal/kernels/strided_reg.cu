@@ -115,15 +115,33 @@ struct StridedRegWarps {
   static constexpr int value = 4096 / C < 32 ? 4096 / C : 32;
 };
 
+// A block's shared memory for tiles of C columns. red's rows are padded by
+// one pair (see the merge). KS is the largest cluster whose partials fit
+// the slots within the 48 KB of static shared memory (the planner keeps to
+// it: StridedRegMaxCluster in the catalogue).
+template <int C>
+struct StridedRegShared {
+  static constexpr int RS = C + 1;
+  static constexpr int KS = C <= 128 ? 8 : 4;
+  F2 red[StridedRegWarps<C>::value * RS];  // [warp][column]: the warps' partials
+  F2 part[C];                              // the block's column partials, then the merged ones
+#ifdef SMX_CLUSTER_PUSH
+  F2 slot[KS * C];  // [rank][column]: the cluster's blocks' partials, pushed
+  unsigned long long mbar;
+#endif
+};
+
 // UNIT: Params.scale is 1. The body is instantiated for it apart (the
 // kernel picks one by the grid-wide scale), so the common call spends no
 // multiply on each use of an element.
 template <class D, int G, bool UNIT>
-__device__ __forceinline__ void strided_reg_body(const Params& p, F2* red, F2* part) {
+__device__ __forceinline__ void strided_reg_body(const Params& p, StridedRegShared<G * D::P>& sh) {
   typedef Fwd<D> Op;
   typedef typename D::T T;
   constexpr int P = D::P, NP = StridedRegPacks<D>::NP, C = G * P;
-  constexpr int NW = StridedRegWarps<C>::value;
+  constexpr int NW = StridedRegWarps<C>::value, RS = StridedRegShared<C>::RS;
+  F2* const red = sh.red;
+  F2* const part = sh.part;
   const Op op(p);
   const i64 axis = p.axis, inner = p.inner, R = p.chunk;
   const int t = threadIdx.x, nt = blockDim.x, lane = t & 31, wid = t >> 5, nw = nt >> 5;
@@ -133,7 +151,11 @@ __device__ __forceinline__ void strided_reg_body(const Params& p, F2* red, F2* p
 #else
   const u32 K = 1, rank = 0;
 #endif
-  if ((i64)K * R < axis || (i64)TY * NP < R || nt % 32 != 0 || nw > NW) __trap();
+  if ((i64)K * R < axis || (i64)TY * NP < R || nt % 32 != 0 || nw > NW || K > StridedRegShared<C>::KS) __trap();
+#ifdef SMX_CLUSTER_PUSH
+  ClusterPush push;
+  if (K > 1) push.arm(&sh.mbar, K * C * (u32)sizeof(F2));  // K blocks' partials of C columns
+#endif
   const i64 j0 = (i64)rank * R, j1 = imin(axis, j0 + R);
   const bool full = j0 + (i64)TY * NP <= j1;  // every pack of every thread in range
   const i64 tpo = (inner + C - 1) / C;
@@ -221,37 +243,53 @@ __device__ __forceinline__ void strided_reg_body(const Params& p, F2* red, F2* p
     }
 #pragma unroll
     for (int sh = 16; sh >= G; sh >>= 1) d += __shfl_xor_sync(0xffffffffu, d, sh);
-    if (lane < G) red[wid * C + lane * P + e] = F2{m, d};
+    if (lane < G) red[wid * RS + lane * P + e] = F2{m, d};
   }
   __syncthreads();
-  // Warp v merges the warps' partials of columns v, v + nw, ...
-  for (int col = wid; col < C; col += nw) {
-    const MD m = group_reduce<Op, 32>(lane < nw ? Op::from_ws(red[lane * C + col]) : Op::identity());
-    if (lane == 0) part[col] = Op::to_ws(m);
-  }
-#if __CUDA_ARCH__ >= 900
+  // Warp v merges the warps' partials of columns v, v + nw, ... (red's
+  // padded rows: at a stride of C pairs the lanes' loads of one column
+  // fell in one bank pair, 8.2-way conflicts in ncu)
+#ifdef SMX_CLUSTER_PUSH
   if (K > 1) {
-    cluster_sync();  // every block's part[] is published
+    push.ready();
     for (int col = wid; col < C; col += nw) {
-      MD g = Op::identity();
-      if ((u32)lane < K) g = Op::from_ws(ld_cluster_f2(smem_addr(&part[col]), lane));
-      g = group_reduce<Op, 32>(g);
-      if (lane == 0) red[col] = Op::to_ws(g);
+      const MD m = group_reduce<Op, 32>(lane < nw ? Op::from_ws(red[lane * RS + col]) : Op::identity());
+      if ((u32)lane < K) push.push(&sh.slot[rank * C + col], lane, Op::to_ws(m));
     }
-    cluster_sync();  // remote reads of part[] are done; red[] is visible
+    push.wait();
+    for (int col = wid; col < C; col += nw) {
+      MD g = (u32)lane < K ? Op::from_ws(sh.slot[lane * C + col]) : Op::identity();
+      g = group_reduce<Op, 32>(g);
+      if (lane == 0) part[col] = Op::to_ws(g);
+    }
   } else
 #endif
   {
-    __syncthreads();
-    for (int col = t; col < C; col += nt) red[col] = part[col];
-    __syncthreads();
+    for (int col = wid; col < C; col += nw) {
+      const MD m = group_reduce<Op, 32>(lane < nw ? Op::from_ws(red[lane * RS + col]) : Op::identity());
+      if (lane == 0) part[col] = Op::to_ws(m);
+    }
+#if __CUDA_ARCH__ >= 900 && !defined(SMX_CLUSTER_PUSH)
+    if (K > 1) {
+      cluster_sync();  // every block's part[] is published
+      for (int col = wid; col < C; col += nw) {
+        MD g = Op::identity();
+        if ((u32)lane < K) g = Op::from_ws(ld_cluster_f2(smem_addr(&part[col]), lane));
+        g = group_reduce<Op, 32>(g);
+        if (lane == 0) red[col] = Op::to_ws(g);
+      }
+      cluster_sync();  // remote reads of part[] are done
+      __syncthreads();
+      for (int col = t; col < C; col += nt) part[col] = red[col];
+    }
+#endif
   }
+  __syncthreads();  // part[] holds the merged column pairs
   if constexpr (RAW) {
-    // (M, log D) per column in part[] (free again: the cluster's reads of it
-    // are behind the last barrier), read back per pack in the output loop:
-    // held in registers, 16 constants a thread made ptxas spill 128 B.
+    // (M, log D) per column, in place, read back per pack in the output
+    // loop: held in registers, 16 constants a thread made ptxas spill 128 B.
     for (int col = t; col < C; col += nt) {
-      const typename Op::Fin f = op.finalize(Op::from_ws(red[col]));
+      const typename Op::Fin f = op.finalize(Op::from_ws(part[col]));
       part[col] = F2{f.m, f.lse};
     }
     __syncthreads();
@@ -275,7 +313,7 @@ __device__ __forceinline__ void strided_reg_body(const Params& p, F2* red, F2* p
       mul[e] = c.a + c.b;
       fast = fast && mul[e] <= 1024.f && mul[e] >= -1024.f;  // false for NaN
     } else {
-      const typename Op::Fin f = op.finalize(Op::from_ws(red[x * P + e]));
+      const typename Op::Fin f = op.finalize(Op::from_ws(part[x * P + e]));
       mul[e] = keep_diff ? safe(mt[e]) - f.m - f.lse : (mt[e] == neg_inf() ? 0.f : fexp_nonpos(mt[e] - f.m)) * f.rd;
     }
   }
@@ -317,13 +355,11 @@ __device__ __forceinline__ void strided_reg_body(const Params& p, F2* red, F2* p
 
 template <class D, int G>
 __device__ __forceinline__ void strided_reg_kernel(const Params& p) {
-  constexpr int C = G * D::P;
-  __shared__ F2 red[StridedRegWarps<C>::value * C];  // [warp][column]
-  __shared__ F2 part[C];                           // the block's column partials
+  __shared__ StridedRegShared<G * D::P> sh;
   if (p.scale == 1.f)
-    strided_reg_body<D, G, true>(p, red, part);
+    strided_reg_body<D, G, true>(p, sh);
   else
-    strided_reg_body<D, G, false>(p, red, part);
+    strided_reg_body<D, G, false>(p, sh);
 }
 
 }  // namespace smx

@@ -680,27 +680,26 @@ func (c *ctx) strided() (Plan, error) {
 }
 
 // stridedRegFewTiles is the most tiles (of 8 packs) for which strided_reg
-// splits an axis of 3 or 4 blocks' rows over twice the blocks.
+// splits a 16-bit axis of 3 or 4 blocks' rows over twice the blocks.
 const stridedRegFewTiles = 256
 
 // stridedRegShape returns strided_reg's cluster size K, axis rows per block
 // R, threads across a tile G and block size nt. A block holds up to 1024/8
 // rows × NP packs at G = 8 (1024 f32 or 512 f16/bf16 rows); longer axes
-// split over a cluster of K blocks, K as small as possible (on H200 the
-// cluster barrier and co-scheduling cost more than they save: 4096x65536 f32
-// axis 0 K=4×1024 threads 0.56 of copy, K=8×512 0.53, K=16×256 0.46),
-// except that an axis of 3 or 4 full blocks over at most
-// stridedRegFewTiles tiles takes twice the blocks of half the threads (two
-// clusters then share each SM, so, we think, one's loads overlap the
-// other's barriers; not checked with ncu). H200, L2 flushed, µs, K×1024 threads against 2K×512 (same run,
-// -ab-s21.txt section 2): 4096×2048 f32 axis 0 (64 tiles) 39.6 → 34.7,
-// 4096×4096 f32 (128) 61.7 → 58.0, 3072×4096 f32 (K 3 → 6) 50.1 → 46.0,
-// 4096×8192 f32 (256) 107.0 → 105.3, bf16 4096×4096 (64) 54.8 → 49.3,
-// f16 4096×16384 (256) 149.3 → 142.6; with more tiles it gains nothing or
-// loses (4096×16384 f32, 512 tiles: 199.7 → 198.6; 4096×65536 f32 776 →
-// 780; 16×4096×1024 f32 axis 1 195 → 196), and so does K = 2 → 4
-// (2048×4096 f32 33.0 → 33.0, 2048×16384 f32 101.1 → 102.1, 2048×4096 bf16
-// 22.8 → 32.3).
+// split over a cluster of K blocks, K as small as possible, then paired:
+// twice the blocks of half the threads, so that two clusters share each SM
+// and one's loads overlap the other's reductions. f32 pairs every cluster
+// of 2 to 4 blocks: since the partials are pushed (one mbarrier wait where
+// there were two cluster barriers, -ab-s28.txt), K×1024 against 2K×512
+// threads, H200 harness on the library kernel, L2 flushed, µs: 4096×65536
+// axis 0 672.4 → 653.4, 4096×16384 174.6 → 169.1, 4096×8192 94.1 → 90.0,
+// 16×4096×1024 axis 1 171.4 → 162.1, 2048×16384 (K 2 → 4) 89.6 → 85.0,
+// 3072×8192 (K 3 → 6) 74.0 → 71.2. (With the pulled partials pairing had
+// gained only up to 256 tiles: -ab-s21.txt section 2.) 16-bit pairs an axis
+// of 3 or 4 blocks over at most stridedRegFewTiles tiles: 4096×16384 f16
+// (256 tiles) 121.3 → 116.2, bf16 4096×4096 (64) 54.8 → 49.3 (-ab-s21), but
+// 4096×65536 bf16 (1024 tiles) 518.8 → 522.2 and K = 2 (8×2048×4096 f16
+// 109.7 → 110.6; 2048×4096 bf16 22.8 → 32.3 in -ab-s21) lose.
 // Short axes widen the tile towards 512-thread blocks, up to the width of
 // Inner (128x128x8192: G = 32 0.62, 16 0.61, 8 0.57; 1x256x262144: G = 16
 // 0.72, 8 0.71).
@@ -725,7 +724,7 @@ func (c *ctx) stridedRegShapeWith(wantK, wantG int64, pairUp bool) (k, r, g, nt 
 	if k > maxK {
 		return 0, 0, 0, 0, fmt.Errorf("an axis of %d needs %d blocks of %d rows; the device allows clusters of %d", c.p.Axis, k, perBlock, maxK)
 	}
-	if pairUp && (k == 3 || k == 4) && 2*k <= maxK && c.p.Outer*ceilDiv(c.p.Inner, 8*c.P) <= stridedRegFewTiles {
+	if pairUp && 2*k <= maxK && c.pairsStridedReg(k) {
 		k *= 2 // half-size blocks, two clusters' blocks a SM
 	}
 	r = ceilDiv(c.p.Axis, k)
@@ -738,6 +737,9 @@ func (c *ctx) stridedRegShapeWith(wantK, wantG int64, pairUp bool) (k, r, g, nt 
 		g = wantG
 	}
 	nt = roundUp(ty, 32/g) * g
+	if mk := kernels.StridedRegMaxCluster(g * c.P); k > mk {
+		return 0, 0, 0, 0, fmt.Errorf("clusters of %d blocks exceed the %d that %d-pack tiles allow", k, mk, g)
+	}
 	if nt > 1024 {
 		return 0, 0, 0, 0, fmt.Errorf("%d axis rows of %d-pack tiles need %d threads a block", r, g, nt)
 	}
@@ -745,6 +747,15 @@ func (c *ctx) stridedRegShapeWith(wantK, wantG int64, pairUp bool) (k, r, g, nt 
 		return 0, 0, 0, 0, fmt.Errorf("%d-thread blocks of %d-pack tiles exceed its shared partials (4096 columns × warps)", nt, g)
 	}
 	return k, r, g, nt, nil
+}
+
+// pairsStridedReg reports whether a cluster of k blocks is paired (see
+// stridedRegShape).
+func (c *ctx) pairsStridedReg(k int64) bool {
+	if c.es == 4 {
+		return k >= 2 && k <= 4
+	}
+	return (k == 3 || k == 4) && c.p.Outer*ceilDiv(c.p.Inner, 8*c.P) <= stridedRegFewTiles
 }
 
 // strided_reg: tiles of G packs across inner × the whole axis cached in

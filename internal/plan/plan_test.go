@@ -707,8 +707,9 @@ func TestClusterSizes(t *testing.T) {
 	}
 }
 
-// strided_reg doubles a cluster of 3 or 4 full blocks into 6 or 8 blocks
-// of half the threads when there are few tiles, and only then.
+// strided_reg doubles an f32 cluster of 2 to 4 full blocks into 4 to 8
+// blocks of half the threads, and a 16-bit one of 3 or 4 blocks only when
+// there are few tiles.
 func TestStridedRegPairedClusters(t *testing.T) {
 	cases := []struct {
 		name  string
@@ -721,16 +722,24 @@ func TestStridedRegPairedClusters(t *testing.T) {
 		{"3072×4096 f32 axis 0 (K 3)", prob(1, 3072, 4096, spec.Float32, spec.Softmax), 6, 512, h100},
 		{"4096×8192 f32 axis 0 (256 tiles)", prob(1, 4096, 8192, spec.Float32, spec.Softmax), 8, 512, h100},
 		{"bf16 4096×4096 axis 0", prob(1, 4096, 4096, spec.BFloat16, spec.Softmax), 8, 512, h100},
-		{"4096×16384 f32 axis 0 (512 tiles)", prob(1, 4096, 16384, spec.Float32, spec.Softmax), 4, 1024, h100},
-		{"4096×65536 f32 axis 0", prob(1, 4096, 65536, spec.Float32, spec.Softmax), 4, 1024, h100},
-		{"16×4096×1024 f32 axis 1 (512 tiles)", prob(16, 4096, 1024, spec.Float32, spec.Softmax), 4, 1024, h100},
-		{"2048×4096 f32 axis 0 (K 2)", prob(1, 2048, 4096, spec.Float32, spec.Softmax), 2, 1024, h100},
+		{"4096×16384 f32 axis 0 (512 tiles)", prob(1, 4096, 16384, spec.Float32, spec.Softmax), 8, 512, h100},
+		{"4096×65536 f32 axis 0", prob(1, 4096, 65536, spec.Float32, spec.Softmax), 8, 512, h100},
+		{"16×4096×1024 f32 axis 1 (512 tiles)", prob(16, 4096, 1024, spec.Float32, spec.Softmax), 8, 512, h100},
+		{"2048×4096 f32 axis 0 (K 2)", prob(1, 2048, 4096, spec.Float32, spec.Softmax), 4, 512, h100},
+		{"1024×4096 f32 axis 0 (one block)", prob(1, 1024, 4096, spec.Float32, spec.Softmax), 1, 1024, h100},
 		{"8192×4096 f32 axis 0 (K 8 already)", prob(1, 8192, 4096, spec.Float32, spec.Softmax), 8, 1024, h100},
+		{"f16 4096×16384 axis 0 (256 tiles)", prob(1, 4096, 16384, spec.Float16, spec.Softmax), 8, 512, h100},
+		{"bf16 4096×65536 axis 0 (1024 tiles)", prob(1, 4096, 65536, spec.BFloat16, spec.Softmax), 4, 1024, h100},
+		{"f16 8×2048×4096 axis 1 (K 2)", prob(8, 2048, 4096, spec.Float16, spec.Softmax), 2, 1024, h100},
 	}
 	for _, c := range cases {
 		pl := mustMake(t, c.p, c.dev, "strided_reg")
 		l := pl.Launches[0]
-		if l.Cluster[0] != c.k || l.Block[0] != c.nt || pl.Split != int(c.k) {
+		wantCluster := c.k
+		if c.k == 1 {
+			wantCluster = 0 // a plain launch
+		}
+		if l.Cluster[0] != wantCluster || l.Block[0] != c.nt || pl.Split != int(c.k) {
 			t.Errorf("%s: cluster %v block %v split %d, want %d blocks of %d threads", c.name, l.Cluster, l.Block, pl.Split, c.k, c.nt)
 		}
 		if pl.Chunk*int64(pl.Split) < c.p.Axis {
@@ -744,7 +753,7 @@ func TestStridedRegPairedClusters(t *testing.T) {
 func TestStridedRegShaped(t *testing.T) {
 	p := prob(1, 4096, 65536, spec.Float32, spec.Softmax)
 	for _, c := range []struct{ k, g, wantK, wantNT int64 }{
-		{0, 0, 4, 1024}, {8, 8, 8, 512}, {8, 16, 8, 1024}, {2, 16, 8, 1024}, {4, 8, 4, 1024}, {4, 16, 8, 1024},
+		{0, 0, 8, 512}, {8, 8, 8, 512}, {8, 16, 8, 1024}, {2, 16, 8, 1024}, {4, 8, 4, 1024}, {4, 16, 8, 1024},
 	} {
 		pl, err := StridedRegShaped(p, h100, nil, c.k, c.g)
 		if err != nil {
@@ -764,6 +773,16 @@ func TestStridedRegShaped(t *testing.T) {
 	}
 	if _, err := StridedRegShaped(p, a100, nil, 2, 8); err == nil {
 		t.Error("a 2-block cluster was planned on a GPU without clusters")
+	}
+	// 16-bit g32 tiles (256 columns) keep slots for four blocks' partials.
+	p16 := prob(1, 512, 4096, spec.Float16, spec.Softmax)
+	if pl, err := StridedRegShaped(p16, h100, nil, 4, 32); err != nil || pl.Split != 4 {
+		t.Errorf("f16 G32 K4: split %d, err %v", pl.Split, err)
+	} else {
+		checkStridedReg(t, "f16 G32 K4", p16, pl)
+	}
+	if _, err := StridedRegShaped(prob(1, 1024, 4096, spec.Float16, spec.Softmax), h100, nil, 8, 32); err == nil || !strings.Contains(err.Error(), "exceed the 4") {
+		t.Errorf("f16 G32 K8: err %v, want the slots' limit", err)
 	}
 }
 
