@@ -132,7 +132,7 @@
 //	split_cluster  fwd 58/64, bwd 53/64; 272 / 144
 //	split_grid     fwd 60/51, bwd 62/54, _waves 60-64; 256 / 128
 //	strided        f32 57-76, f16 56-100; 16384 fwd / 8192 bwd
-//	strided_reg    64; 8448-34816
+//	strided_reg    64; 8704-34944 (nvcc 11.8, pulled partials); 10760-43144 with the pushed partials' slots (NVRTC 13)
 //	persistent     32-102
 //	naive 32, smem_tree 20-22, block_vec 46/62
 //

@@ -15,8 +15,9 @@
 //     tile of G·P inner indices × the whole axis cached in registers, 8
 //     packs a thread: 32 f32 values, or 64 f16/bf16 values kept packed;
 //     axes over 1024 rows a block split over a cluster of K <= 8 blocks
-//     merging (m, d) through distributed shared memory, twice as many
-//     blocks of half the threads for 3-4 blocks' rows over <= 256 tiles;
+//     that push their (m, d) into each other's shared memory, twice as
+//     many blocks of half the threads for f32 clusters of 2-4 blocks and
+//     16-bit ones of 3-4 blocks over <= 256 tiles;
 //     one read, one exp per element; measurements in rules.go and
 //     build.go). Otherwise strided. With
 //     aligned pointers and Inner a multiple of P,
