@@ -429,21 +429,30 @@ func Resources(symbol string) (regs, staticSmem int, ok bool) {
 	return r.Regs, r.StaticSmem, ok
 }
 
+// SplitClusterSlotBytes is the tail of split_cluster's dynamic shared
+// memory that a one-row cluster's pushed partials take (an mbarrier and 16
+// float pairs: SplitClusterSlots in split_cluster.cu).
+const SplitClusterSlotBytes = 144
+
 // SmemBytes returns the dynamic shared memory a launch of strategy s needs:
 // the row (block_smem, cols elements) or the chunk (split_cluster, cols =
-// chunk elements) per input, each rounded up to 16 bytes; smem_tree needs
-// one float pair per thread. Other strategies need none (block_hybrid's is
-// its variant's SmemPacks × block × 16 bytes).
+// chunk elements, then SplitClusterSlotBytes) per input, each rounded up to
+// 16 bytes; smem_tree needs one float pair per thread. Other strategies
+// need none (block_hybrid's is its variant's SmemPacks × block × 16 bytes).
 func SmemBytes(s Strategy, op spec.Op, dt spec.DType, cols int64, threads int) int64 {
 	switch s {
-	case BlockSmem, SplitCluster:
-		row := (cols*int64(dt.Size()) + 15) / 16 * 16
-		return int64(NIn(op)) * row
+	case BlockSmem:
+		return int64(NIn(op)) * smemRow(dt, cols)
+	case SplitCluster:
+		return int64(NIn(op))*smemRow(dt, cols) + SplitClusterSlotBytes
 	case SmemTree:
 		return int64(threads) * 8
 	}
 	return 0
 }
+
+// smemRow is cols elements of dt rounded up to 16 bytes.
+func smemRow(dt spec.DType, cols int64) int64 { return (cols*int64(dt.Size()) + 15) / 16 * 16 }
 
 // DTypeMask is the SMX_DTYPES bit of dt (bit 0 f32, 1 f16, 2 bf16).
 func DTypeMask(dt spec.DType) int { return 1 << int(dt) }

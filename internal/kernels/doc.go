@@ -66,7 +66,8 @@
 //	               grid (C, ≤ 65535 rows, 1); nt multiple of 32 ≤ 1024;
 //	               Params.Chunk per block (multiple of P), Split = C,
 //	               C·Chunk ≥ cols (traps otherwise); dynamic smem
-//	               NIN·roundup(Chunk·esize, 16).
+//	               NIN·roundup(Chunk·esize, 16) + SplitClusterSlotBytes
+//	               (a one-row cluster's pushed partials).
 //	split_grid     split_grid_{fwd,bwd}_{dt}[_waves] (sm_70+); one 1-D launch
 //	               with CU_LAUNCH_ATTRIBUTE_COOPERATIVE (every block
 //	               resident), grid G ≥ Split blocks: rows in waves of
@@ -129,7 +130,7 @@
 //	block_smem     fwd 58/64, bwd 64/64; 256 / 128
 //	online_2pass   fwd 60/46, bwd 64/64; 256 / 128
 //	split_row      fwd 32/56-62, bwd 32-48/64; 256 / 128
-//	split_cluster  fwd 58/64, bwd 53/64; 272 / 144
+//	split_cluster  fwd 54/52, bwd 54/63 (NVRTC 13, with the push: fwd 60/64, bwd 64/64); 272 / 144
 //	split_grid     fwd 60/51, bwd 62/54, _waves 60-64; 256 / 128
 //	strided        f32 57-76, f16 56-100; 16384 fwd / 8192 bwd
 //	strided_reg    64; 8704-34944 (nvcc 11.8, pulled partials); 10760-43144 with the pushed partials' slots (NVRTC 13)

@@ -8,6 +8,14 @@
 // block writes its chunk from the shared-memory copy. The row is read from
 // global memory exactly once.
 //
+// A cluster with one row (gridDim.y >= rows: what the planner launches)
+// pushes its partials instead (ClusterPush, as strided_reg does): each block
+// st.async-stores its partial into every block's slots, behind the dynamic
+// chunk copy, and waits on its own mbarrier; no cluster barrier but the
+// relaxed one that arms the mbarriers, whose wait comes after the block's
+// reduction. The row loop (more rows than clusters, or an NVRTC below 12.1)
+// keeps the two barriers.
+//
 // Launch contract (Inner == 1, rows = outer, cols = axis):
 //   cluster (C, 1, 1), C <= 8 portable, <= 16 with
 //           CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED; launched with
@@ -16,8 +24,9 @@
 //   block   (nt, 1, 1), nt a multiple of 32, <= 1024
 //   grid    (C, gy, 1), gy <= min(rows, 65535); clusters grid-stride over rows
 //   smem    dynamic NIN * roundup(chunk*esize, 16) bytes (NIN = 1 forward, 2
-//           backward), via CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES
-//           above 48 KB; static ~264 B
+//           backward), then SplitClusterSlots (kernels.SplitClusterSlotBytes),
+//           via CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES above 48 KB;
+//           static ~264 B
 //   params  chunk (multiple of the pack), split = C; requires C*chunk >= cols
 //           (the kernel traps otherwise, e.g. when launched without clusters)
 //   ws      none
@@ -27,6 +36,17 @@
 
 namespace smx {
 
+// The pushed partials of a one-row cluster, after the chunk copies in
+// dynamic shared memory; 16 slots, the largest cluster. Its 144 bytes
+// (kernels.SplitClusterSlotBytes) are in every launch's dynamic size, so
+// the static size in regs.go (nvcc 11.8: a build without the push) stays
+// the kernel's.
+struct SplitClusterSlots {
+  unsigned long long mbar;
+  unsigned long long pad;
+  F2 slot[16];
+};
+
 template <class Op>
 __device__ __forceinline__ void split_cluster_kernel(const Params& p) {
 #if __CUDA_ARCH__ >= 900
@@ -35,12 +55,37 @@ __device__ __forceinline__ void split_cluster_kernel(const Params& p) {
   const i64 rows = p.outer, cols = p.axis, chunk = p.chunk;
   const bool vec = p.vec != 0;
   const u32 rank = cluster_rank(), csize = cluster_size();
-  if ((i64)csize * chunk < cols) __trap();
+  if ((i64)csize * chunk < cols || csize > 16) __trap();
   const i64 stride = pack_round<typename Op::D>(chunk);
   T* const sm = static_cast<T*>(dyn_smem());
   __shared__ F2 part;
   const u32 part_addr = smem_addr(&part);
   const int lane = threadIdx.x & 31;
+#ifdef SMX_CLUSTER_PUSH
+  if (gridDim.y >= rows) {
+    SplitClusterSlots& sl = *reinterpret_cast<SplitClusterSlots*>(sm + Op::NIN * stride);
+    ClusterPush push;
+    push.arm(&sl.mbar, csize * (u32)sizeof(F2));
+    const i64 row = blockIdx.y;  // the same for the whole cluster
+    if (row >= rows) {
+      push.ready();  // the arm's arrive wants its wait
+      return;
+    }
+    const i64 c0 = (i64)rank * chunk;
+    const i64 n = imax(0, imin(chunk, cols - c0));
+    const i64 off = row * cols + c0;
+    typename Op::Acc a = stream_acc<Op, true>(op, off, n, threadIdx.x, blockDim.x, vec, sm, stride);
+    a = block_reduce<Op>(a);
+    push.ready();
+    if (threadIdx.x < csize) push.push(&sl.slot[rank], threadIdx.x, Op::to_ws(a));
+    push.wait();
+    typename Op::Acc g = Op::identity();
+    if ((u32)lane < csize) g = Op::from_ws(sl.slot[lane]);
+    g = group_reduce<Op, 32>(g);
+    smem_out(op, off, n, threadIdx.x, blockDim.x, vec, sm, stride, op.finalize(g));
+    return;
+  }
+#endif
   for (i64 row = blockIdx.y; row < rows; row += gridDim.y) {
     const i64 c0 = (i64)rank * chunk;
     const i64 n = imax(0, imin(chunk, cols - c0));
