@@ -39,7 +39,10 @@
 //     non-portable clusters) reads once in one launch at C·40 GB/s per row.
 //     A cluster launch is charged 1 µs more, and clusters take rows of at
 //     most 384 KB (clusterRowBytes). A split must beat t_block by 20% and
-//     1 µs to be chosen; otherwise the block-per-row rules below apply. With
+//     1 µs to be chosen; otherwise the block-per-row rules below apply,
+//     except that forward rows of >= 64 KB whose clusters all fit one wave
+//     (rows × C <= SMs) go to split_cluster (clusterOneWaveRowBytes: 5-12%
+//     ahead of block_reg since the partials are pushed). With
 //     rows <= SMs/2 of >= 1 MB that a block would read twice (online_2pass),
 //     a split is taken regardless (64×1048576 f32: 219.7 vs 356.7 µs).
 //     Where split_row is chosen for a forward op on 16-byte rows whose inputs

@@ -707,6 +707,41 @@ func TestClusterSizes(t *testing.T) {
 	}
 }
 
+// Forward rows of 64 KB go to split_cluster instead of a block per row
+// while every row's cluster is resident at once (clusterOneWaveRowBytes);
+// shorter rows, two waves of clusters and backward ops keep the model's
+// choice.
+func TestClusterOneWave(t *testing.T) {
+	big := h100
+	big.MaxClusterSize = 16
+	cases := []struct {
+		p    Problem
+		d    Device
+		want kernels.Strategy
+	}{
+		{prob(1, 16384, 1, spec.Float32, spec.Softmax), h100, kernels.SplitCluster},
+		{prob(16, 32768, 1, spec.BFloat16, spec.LogSoftmax), h100, kernels.SplitCluster}, // 128 blocks
+		{prob(4, 20000, 1, spec.Float16, spec.Softmax), h100, kernels.BlockReg},          // 39 KB
+		{prob(4, 8192, 1, spec.Float32, spec.Softmax), h100, kernels.BlockReg},           // 32 KB
+		{prob(17, 16384, 1, spec.Float32, spec.Softmax), h100, kernels.BlockReg},         // 136 blocks: two waves
+		{prob(16, 16384, 1, spec.Float32, spec.Softmax), big, kernels.BlockReg},          // 16-block clusters: 256 blocks
+		{prob(8, 16384, 1, spec.Float32, spec.Softmax), big, kernels.SplitCluster},
+	}
+	for _, c := range cases {
+		if pl := mustMake(t, c.p, c.d, ""); pl.Strategy != string(c.want) {
+			t.Errorf("%d×%d %v %v (clusters of up to %d): %s (%s), want %s", c.p.Outer, c.p.Axis, c.p.DType, c.p.Op, c.d.MaxClusterSize, pl.Strategy, pl.Reason, c.want)
+		}
+	}
+	// Backward ops are not in the rule: the model decides, as before.
+	c, err := newCtx(prob(4, 8192, 1, spec.Float32, spec.SoftmaxBackward), h100, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s, why := c.fewRows(); s == kernels.SplitCluster && strings.Contains(why, "one wave") {
+		t.Errorf("backward 4×8192 f32 took the forward one-wave rule: %s", why)
+	}
+}
+
 // strided_reg doubles an f32 cluster of 2 to 4 full blocks into 4 to 8
 // blocks of half the threads, and a 16-bit one of 3 or 4 blocks only when
 // there are few tiles.

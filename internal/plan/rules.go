@@ -26,6 +26,19 @@ const (
 	// 20.3 / 20.5 and (the final run) 15.7 / 14.4, so clusters stop below.
 	clusterRowBytes = 384 << 10
 
+	// clusterOneWaveRowBytes: forward rows from this size go to split_cluster
+	// rather than a block per row when every row's cluster is resident at
+	// once (rows × cluster size <= SMs), where the model (blockGBs,
+	// clusterMicros) keeps the block up to ~88 KB. Since a one-row cluster
+	// pushes its partials (one mbarrier wait in place of two cluster
+	// barriers), H200, softmax bench, four rounds of 40 reps, µs
+	// split_cluster / block_reg (bench/results/nvidia-h200-2026-11-22-
+	// ab-s29.txt section 4): 64 KB rows of 1..16 rows (8-block clusters)
+	// 6.74..7.36 / 7.44..7.85 f32, 7.07..7.63 / 7.83..8.29 f16, 6.81..7.46 /
+	// 7.72..8.16 bf16 (0.88..0.94); 32 rows (two waves) 0.96..0.97; 48 KB
+	// rows tie (0.97..1.00) and 32 KB rows lose (1.05..1.13).
+	clusterOneWaveRowBytes = 64 << 10
+
 	// splitRowBlocksPerSM: split_row's grid, in 512-thread blocks per SM
 	// over all rows (its phases' registers allow more). H200, a two-pass
 	// harness with split_row's interleaved pattern (.devbin pat3.cu), µs
@@ -300,6 +313,9 @@ func (c *ctx) fewRows() (kernels.Strategy, string) {
 		if tCluster < bestT {
 			best = kernels.SplitCluster
 			why = fmt.Sprintf("few long rows (%d < %d SMs): a %d-block cluster per row models %.1f µs (split_row %.1f, block %.1f)", c.p.Outer, c.d.SMs, cs, tCluster, tSplit, tBlock)
+		} else if best == "" && !c.bwd && rowBytes >= clusterOneWaveRowBytes && rows*float64(cs) <= sms {
+			best = kernels.SplitCluster
+			why = fmt.Sprintf("few rows of %d KB (%d < %d SMs): one wave of %d-block clusters, ahead of a block per row from %d KB", int64(rowBytes)>>10, c.p.Outer, c.d.SMs, cs, clusterOneWaveRowBytes>>10)
 		}
 	}
 	bigRows := rowBytes >= gridTwoReadRowBytes
