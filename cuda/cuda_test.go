@@ -23,6 +23,19 @@ func openOrSkip(t testing.TB) *Device {
 	return d
 }
 
+// openClustersOrSkip opens device 0 for a test of thread-block clusters,
+// skipping without a device or without cluster launch, and closes it when
+// the test ends.
+func openClustersOrSkip(t testing.TB) *Device {
+	t.Helper()
+	d := openOrSkip(t)
+	t.Cleanup(func() { d.Close() })
+	if !d.props.ClusterLaunch {
+		t.Skip("no thread-block clusters on " + d.String())
+	}
+	return d
+}
+
 // backend runs a verify case on the device with a forced strategy.
 func backend(d *Device, algo string) verify.Backend { return backendWith(d, Options{Algo: algo}) }
 

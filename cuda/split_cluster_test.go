@@ -9,15 +9,12 @@ import (
 )
 
 // split_cluster's two exchanges against the float64 reference: clusters of
-// one row push their partials (2, 4, 8 and 16 blocks, ragged chunks), and
-// more rows than the grid's 65535 clusters take the row loop with its two
-// cluster barriers. Every op, f32 and f16, and the edge fills on the push.
+// one row push their partials (2 to 8 blocks, 16 where the device allows
+// them; ragged chunks), and more rows than the grid's 65535 clusters take
+// the row loop with its two cluster barriers. Every op, f32 and f16, and
+// the edge fills on the push.
 func TestSplitClusterPaths(t *testing.T) {
-	d := openOrSkip(t)
-	defer d.Close()
-	if !d.props.ClusterLaunch {
-		t.Skip("no thread-block clusters on " + d.String())
-	}
+	d := openClustersOrSkip(t)
 	rng := rand.New(rand.NewPCG(29, 1))
 	shapes := []struct {
 		shape []int

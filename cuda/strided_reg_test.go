@@ -14,11 +14,7 @@ import (
 // forward op and dtype, and the edge fills. Small enough for
 // compute-sanitizer.
 func TestStridedRegPairedClusters(t *testing.T) {
-	d := openOrSkip(t)
-	defer d.Close()
-	if !d.props.ClusterLaunch {
-		t.Skip("no thread-block clusters on " + d.String())
-	}
+	d := openClustersOrSkip(t)
 	rng := rand.New(rand.NewPCG(21, 1))
 	cases := []struct {
 		shape []int
