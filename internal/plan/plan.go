@@ -45,8 +45,8 @@
 //     ahead of block_reg since the partials are pushed). With
 //     rows <= SMs/2 of >= 1 MB that a block would read twice (online_2pass),
 //     a split is taken regardless (64×1048576 f32: 219.7 vs 356.7 µs).
-//     Where split_row is chosen for a forward op on 16-byte rows whose inputs
-//     are 1 MB to 4.5 times the grid's shared memory, or more in rows of at
+//     Where split_row is chosen for an op on 16-byte rows whose inputs are
+//     512 KB to 4 times the grid's shared memory, or more in rows of at
 //     most 2.25 times it, split_grid takes its place when the device runs
 //     cooperative launches: one block per SM holds up to the opt-in shared
 //     memory of its chunk, a barrier of each row's blocks replaces the second launch, and
@@ -56,14 +56,18 @@
 //     grid's shared memory in all go in as few even waves as keep each under
 //     that, each wave's reads fused into the last one's writes (4×33554432
 //     f16: 192.0 vs split_row 222.5 µs; 4×16777216 f16 99.7 vs one wave
-//     117.2). split_grid also replaces a block per row that would read rows
-//     of 192 KB or more twice (128×128256 bf16: 30.3 vs online_2pass 32.0
-//     µs), and a cluster per row on rows of 192 KB or more when it gives
-//     each row at most two blocks and keeps 7/8 of its grid busy (64×131072
-//     f16: 18.9 vs 21.2 µs). With one block a row it skips the barrier
-//     (128×128256 bf16: 27.1 vs 29.9 µs with it). It also takes up to four
-//     rows of 512 KB or more in all from split_cluster (4×65536 f16 9.1 vs
-//     9.7 µs, with 512-thread blocks where its chunks are cached whole).
+//     117.2). Backward ops too (y and dy cached; 8×4194304 f32 151.9 vs
+//     168.1 µs, 1×65536 f32 8.4 vs 8.8). split_grid also replaces a block
+//     per row that would read rows of 192 KB or more twice (128×128256
+//     bf16: 30.3 vs online_2pass 32.0 µs; backward 32×65536 f32 15.5 vs
+//     23.7), and, forward only, a cluster per row on rows of 192 KB or
+//     more when it gives each row at most two blocks and keeps 7/8 of its
+//     grid busy (64×131072 f16: 18.9 vs 21.2 µs). With one block a row it
+//     skips the barrier (128×128256 bf16: 27.1 vs 29.9 µs with it).
+//     Forward only, it also takes up to four rows of 512 KB or more in all
+//     from split_cluster (4×65536 f16 9.1 vs 9.7 µs, with 512-thread blocks
+//     where its chunks are cached whole); backward clusters win there
+//     (4×16384 f32 7.1 vs 8.1).
 //  3. forward rows of whole 16-byte packs beyond 16384 columns: block_hybrid
 //     (32 values a thread in registers, the rest of the row in shared
 //     memory) with at least as many rows as SMs, 512 threads up to 40960

@@ -50,9 +50,9 @@ const (
 	// block its own contiguous part, as before) ran 1×10^8 at 310.7.
 	splitRowBlocksPerSM = 2
 
-	// split_grid replaces split_row for forward ops whose inputs are
-	// gridMinBytes to gridCacheHalves/2 times the grid's shared memory
-	// (~30 MB on H200). H200, softmax bench, µs split_grid / split_row, same
+	// split_grid replaces split_row for ops whose inputs are gridMinBytes to
+	// gridCacheHalves/2 times the grid's shared memory (~30 MB on H200), or
+	// more in rows that fit a wave (gridWaveQuarters). H200, softmax bench, µs split_grid / split_row, same
 	// run (bench/results/nvidia-h200-2026-11-22-sweep-splitgrid.txt, reps
 	// back to back without an L2 flush):
 	//   8 MB and less, it lost: 2×1048576 f32 23.6 / 22.4; 4×262144 f16
@@ -80,16 +80,33 @@ const (
 	// back without the flush, the block had won at 256 KB (128×128256 bf16
 	// 38.4 vs 38.5, 100×70000 f32 33.4 vs 36.0); 128 KB rows stay with the
 	// block (128×32768 f32 block_reg 16.1, split_grid 19.0).
-	// Backward (y and dy cached, half the elements) lost or tied: 1×2^24
-	// 98.5 / 95.2, so backward ops keep split_row.
 	//
 	// With 512-thread blocks for chunks cached whole (splitGridCachedThreads)
 	// it also wins at 1 MB (H200, same run, 40 reps, µs, split_grid /
 	// split_row, bench/results/nvidia-h200-2026-11-22-sweep-tiny.txt):
 	// 1×262144 f32 9.5 / 10.9, 2×131072 f32 9.8 / 10.6, 1×524288 f16 10.0 /
-	// 10.9, 2×262144 f16 9.5 / 11.1.
-	gridMinBytes    = 1 << 20
-	gridCacheHalves = 9
+	// 10.9, 2×262144 f16 9.5 / 11.1; and from 512 KB (-ab-s30.txt section
+	// 2, three rounds of 30 reps): 1×131072 f32 8.6 / 10.0, 1×262144 f16
+	// 8.6 / 10.1, 1×196608 f32 8.8 / 10.0.
+	//
+	// Backward ops (y and dy cached; the range counts both) go the same way
+	// since split_grid skips its barrier on one-block rows and fuses its
+	// waves (-ab-s30.txt section 2, split_grid / split_row): 1×65536 f32
+	// 8.4 / 8.8, 8×262144 f32 15.6 / 18.3, 16×262144 f32 23.0 / 30.1,
+	// 4×4194304 f16 44.2 / 49.6, 8×4194304 f32 151.9 / 168.1, 4×16777216
+	// f16 152.6 / 168.0; and for the rows a block would read twice
+	// (online_2pass): 32×65536 f32 15.5 / 23.7, 64×131072 f16 23.8 / 32.1,
+	// 128×65536 f16 21.6 / 23.0. (In 2026-11-22's first split_grid, 1×2^24
+	// backward had lost, 98.5 / 95.2.)
+	//
+	// gridCacheHalves: one wave of a single row ends at 4 times the grid's
+	// shared memory (122 MB on H200); past it split_row reads the row twice
+	// for less (-ab-s30.txt section 3, split_row / split_grid): 1×2^25 f32
+	// 110.9 / 113.7, 1×2^24 f32 backward (128 MB of inputs) 87.1 / 89.1,
+	// where 96 MB still goes to split_grid (1×25165824 f32 86.8 / 85.7,
+	// 1×12582912 f32 backward 67.4 / 66.8).
+	gridMinBytes    = 512 << 10
+	gridCacheHalves = 8
 
 	// gridClusterFewRows, gridClusterMinBytes: split_grid also replaces
 	// split_cluster on at most this many rows of at least this many input
@@ -319,8 +336,8 @@ func (c *ctx) fewRows() (kernels.Strategy, string) {
 		}
 	}
 	bigRows := rowBytes >= gridTwoReadRowBytes
-	if !c.bwd && (best == kernels.SplitRow || best == "" && bigRows && c.twoReadBlockRows() ||
-		best == kernels.SplitCluster && bigRows && c.gridFillsWithFewBlocks()) {
+	if best == kernels.SplitRow || best == "" && bigRows && c.twoReadBlockRows() ||
+		!c.bwd && best == kernels.SplitCluster && bigRows && c.gridFillsWithFewBlocks() {
 		if ok, why2 := c.gridCaches(gridMinBytes); ok {
 			return kernels.SplitGrid, why2
 		}
@@ -345,7 +362,7 @@ func (c *ctx) gridFillsWithFewBlocks() bool {
 }
 
 // gridCaches reports whether split_grid should replace split_row (or a
-// block per row that reads long rows twice): a forward op on 16-byte rows
+// block per row that reads long rows twice): an op on 16-byte rows
 // whose inputs are at least minBytes and either at most
 // gridCacheHalves/2 times the shared memory of the whole grid or in rows
 // that fit a wave (splitGridWaveBytes).
