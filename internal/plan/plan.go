@@ -46,7 +46,7 @@
 //     rows <= SMs/2 of >= 1 MB that a block would read twice (online_2pass),
 //     a split is taken regardless (64×1048576 f32: 219.7 vs 356.7 µs).
 //     Where split_row is chosen for an op on 16-byte rows whose inputs are
-//     512 KB to 4 times the grid's shared memory, or more in rows of at
+//     256 KB to 4 times the grid's shared memory, or more in rows of at
 //     most 2.25 times it, split_grid takes its place when the device runs
 //     cooperative launches: one block per SM holds up to the opt-in shared
 //     memory of its chunk, a barrier of each row's blocks replaces the second launch, and
@@ -64,10 +64,12 @@
 //     more when it gives each row at most two blocks and keeps 7/8 of its
 //     grid busy (64×131072 f16: 18.9 vs 21.2 µs). With one block a row it
 //     skips the barrier (128×128256 bf16: 27.1 vs 29.9 µs with it).
-//     Forward only, it also takes up to four rows of 512 KB or more in all
-//     from split_cluster (4×65536 f16 9.1 vs 9.7 µs, with 512-thread blocks
-//     where its chunks are cached whole); backward clusters win there
-//     (4×16384 f32 7.1 vs 8.1).
+//     It also takes up to four forward rows of 65536 columns or more from
+//     split_cluster (1×196608 f16 8.7 vs 9.6 µs, 2×98304 f16 8.5 vs 9.0,
+//     with 512-thread blocks where its chunks are cached whole; shorter
+//     rows keep the cluster: 4×32768 f32 9.0 vs 8.5), and up to eight
+//     backward rows of 256 KB or more (4×65536 f16 8.8 vs 9.7; 128 KB rows
+//     keep the cluster: 4×16384 f32 8.1 vs 7.1).
 //  3. forward rows of whole 16-byte packs beyond 16384 columns: block_hybrid
 //     (32 values a thread in registers, the rest of the row in shared
 //     memory) with at least as many rows as SMs, 512 threads up to 40960

@@ -85,9 +85,11 @@ const (
 	// it also wins at 1 MB (H200, same run, 40 reps, µs, split_grid /
 	// split_row, bench/results/nvidia-h200-2026-11-22-sweep-tiny.txt):
 	// 1×262144 f32 9.5 / 10.9, 2×131072 f32 9.8 / 10.6, 1×524288 f16 10.0 /
-	// 10.9, 2×262144 f16 9.5 / 11.1; and from 512 KB (-ab-s30.txt section
-	// 2, three rounds of 30 reps): 1×131072 f32 8.6 / 10.0, 1×262144 f16
-	// 8.6 / 10.1, 1×196608 f32 8.8 / 10.0.
+	// 10.9, 2×262144 f16 9.5 / 11.1; and on every single row from 256 KB
+	// (-ab-s30.txt section 2, three rounds of 30 reps): 1×65536 f32 8.5 /
+	// 9.8, 1×131072 f16 8.5 / 9.9, 1×131072 f32 8.6 / 10.0, 1×262144 f16
+	// 8.6 / 10.1, 1×196608 f32 8.8 / 10.0. (With clusters, split_row is
+	// only chosen for rows past clusterRowBytes.)
 	//
 	// Backward ops (y and dy cached; the range counts both) go the same way
 	// since split_grid skips its barrier on one-block rows and fuses its
@@ -105,19 +107,36 @@ const (
 	// 110.9 / 113.7, 1×2^24 f32 backward (128 MB of inputs) 87.1 / 89.1,
 	// where 96 MB still goes to split_grid (1×25165824 f32 86.8 / 85.7,
 	// 1×12582912 f32 backward 67.4 / 66.8).
-	gridMinBytes    = 512 << 10
+	gridMinBytes    = 256 << 10
 	gridCacheHalves = 8
 
-	// gridClusterFewRows, gridClusterMinBytes: split_grid also replaces
-	// split_cluster on at most this many rows of at least this many input
-	// bytes in all. Same run, split_grid / split_cluster: 4×65536 f16 9.1 /
-	// 9.7, 2×131072 f16 8.8 / 9.9, 4×131072 f16 9.8 / 10.4, 4×98304 bf16 9.0
-	// / 10.0, 4×65536 f32 9.8 / 9.6; with more rows the clusters tie or win
-	// (8×65536 f16 9.6 / 9.6, 8×65536 f32 10.5 / 9.9, 16×65536 f16 10.3 /
-	// 10.1), and below 512 KB a block per row wins (4×16384 f16 block_reg
-	// 6.2, split_grid 8.8).
-	gridClusterFewRows  = 4
-	gridClusterMinBytes = 512 << 10
+	// gridClusterFewRows, gridClusterMinCols: split_grid also replaces
+	// split_cluster on at most gridClusterFewRows forward rows of at least
+	// gridClusterMinCols elements (a cluster's eight blocks then each have
+	// 8192 or more to exp, where split_grid spreads them over every SM).
+	// H200, softmax bench, three rounds of 30 reps, µs split_grid /
+	// split_cluster (-ab-s30.txt section 4): 1×98304 f32 8.6 / 9.1,
+	// 1×196608 f16 8.7 / 9.6, 1×98304 f16 8.5 / 8.8, 2×98304 f16 8.5 / 9.0,
+	// 2×98304 f32 8.8 / 9.2, 4×131072 f16 9.0 / 9.3 (4×98304 f32 9.6 /
+	// 9.4); at 65536 columns they tie (1×65536 f32 8.5 / 8.4, 4×65536 f32
+	// 8.9 / 8.7, 1×65536 f16 8.8 / 8.6, 4×65536 f16 9.0 / 9.0; 9.1 / 9.7 in
+	// -sweep-tiny.txt); shorter rows keep the cluster, whatever their
+	// bytes: 4×32768 f32 9.0 / 8.5, 4×49152 f32 8.8 / 8.6, 1×49152 f32 8.5 /
+	// 8.3. (The first rule, 512 KB or more in all, sent 4×32768 f32 to
+	// split_grid.)
+	gridClusterFewRows = 4
+	gridClusterMinCols = 65536
+
+	// gridClusterFewRowsBwd, gridClusterRowBytesBwd: split_grid replaces
+	// split_cluster on at most this many backward rows of at least this
+	// many input bytes (y and dy). H200, same runs, split_grid /
+	// split_cluster: 2..8×32768 f32 8.4..9.0 / 9.0..9.4, 2..8×65536 f16
+	// 8.6..9.3 / 9.5..10.0; 16 rows tie (16×32768 f32 10.0 / 10.0, 16×65536
+	// f16 10.1 / 10.5) and from 32 the cluster wins (32×32768 f32 11.8 /
+	// 10.9, 64×65536 f16 15.5 / 14.1); 128 KB rows keep the cluster
+	// (4×16384 f32 8.1 / 7.1, 1×16384 f32 7.6 / 6.8).
+	gridClusterFewRowsBwd  = 8
+	gridClusterRowBytesBwd = 256 << 10
 
 	// gridWaveQuarters: split_grid takes the rows in waves of at most
 	// gridWaveQuarters/4 times the grid's cache (67 MB on H200), the next
@@ -342,12 +361,21 @@ func (c *ctx) fewRows() (kernels.Strategy, string) {
 			return kernels.SplitGrid, why2
 		}
 	}
-	if !c.bwd && best == kernels.SplitCluster && c.p.Outer <= gridClusterFewRows {
-		if ok, why2 := c.gridCaches(gridClusterMinBytes); ok {
+	if best == kernels.SplitCluster && c.gridOverCluster(rowBytes) {
+		if ok, why2 := c.gridCaches(0); ok {
 			return kernels.SplitGrid, why2
 		}
 	}
 	return best, why
+}
+
+// gridOverCluster reports whether split_grid should take few rows of
+// rowBytes from split_cluster (gridClusterFewRows, gridClusterFewRowsBwd).
+func (c *ctx) gridOverCluster(rowBytes float64) bool {
+	if c.bwd {
+		return c.p.Outer <= gridClusterFewRowsBwd && rowBytes >= gridClusterRowBytesBwd
+	}
+	return c.p.Outer <= gridClusterFewRows && c.p.Axis >= gridClusterMinCols
 }
 
 // gridFillsWithFewBlocks reports whether split_grid would give each row at
