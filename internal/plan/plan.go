@@ -87,7 +87,7 @@
 //     block_smem in the H200 sweeps and harness runs quoted in rules.go).
 //  4. cols <= 256·P forward / 128·P backward (1024 / 512 f32, 2048 / 1024
 //     f16) that block_reg does not take (forward rows of up to 1 KB, rows
-//     not of whole packs, backward ops): warp_row. Lanes per row W =
+//     not of whole packs, backward rows): warp_row. Lanes per row W =
 //     nextpow2(ceil(cols/P)) up to 32, then packs per lane NP =
 //     nextpow2(ceil(cols/(32·P))): the row lives in
 //     registers, one DRAM read, no shared memory, several rows per 128-thread
@@ -101,9 +101,16 @@
 //     f16 on Hopper) block_smem (one read, 3..20% ahead of online_2pass and
 //     block_vec); longer f32 rows pipelined with one slot (up to the opt-in
 //     shared memory).
-//  5. everything else (backward ops, rows beyond those limits, unaligned
-//     rows that pipelined cannot copy): online_2pass, a block per row,
-//     online (m, d), the second read served mostly by L2 (last tile first).
+//  5. Backward rows of whole packs past warp_row's: block_reg up to 8192
+//     f32 / 16384 f16-bf16 columns (y and dy in registers, one read;
+//     4096×4096 f32 53.6 vs online_2pass 65.4 µs); past it, with as many
+//     rows as SMs or more, split_grid for rows of 96–256 KB of inputs
+//     (4096×32000 f32 432.4 vs 556.7) and split_cluster for longer rows a
+//     cluster holds (4096×65536 f32 892.3 vs split_grid 1110.6).
+//  6. everything else (backward rows of 64–96 KB, rows beyond those
+//     limits, unaligned rows that pipelined cannot copy): online_2pass, a
+//     block per row, online (m, d), the second read served mostly by L2
+//     (last tile first).
 //
 // naive and smem_tree are teaching steps: used only when forced (naive is
 // also the last resort for a layout nothing else serves). block_vec and

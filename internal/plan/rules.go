@@ -273,7 +273,7 @@ const (
 // 16384 f16 12.9-13.1 vs 15.9-16.7; 128×16384 bf16 11.5 vs 13.3; 4×12288
 // f16 9.5 vs 13.1).
 //
-// Backward ops were not swept: they keep online_2pass.
+// Backward ops: see blockRegBackward and backwardGrid.
 type choice struct {
 	s   kernels.Strategy
 	why string
@@ -302,13 +302,19 @@ func (c *ctx) choose() []choice {
 		out = append(out, choice{kernels.BlockHybrid, "forward rows beyond 16384 columns: 32 values a thread in registers and the rest in shared memory (512 threads, two rows per SM; 1024 threads for longer f32 rows)"})
 	}
 	if c.blockRegFirst() {
-		out = append(out, choice{kernels.BlockReg, "forward rows of 1..128 KB (f32) or 1..16 KB (f16/bf16; 32 KB for fewer rows than SMs): block per row (one warp up to 1024 columns), row in registers, one exp per element"})
+		why := "forward rows of 1..128 KB (f32) or 1..16 KB (f16/bf16; 32 KB for fewer rows than SMs): block per row (one warp up to 1024 columns), row in registers, one exp per element"
+		if p.Op.Backward() {
+			why = "backward rows past warp_row's up to 8192 f32 / 16384 f16-bf16 columns: block per row, y and dy in registers, one read"
+		}
+		out = append(out, choice{kernels.BlockReg, why})
 	}
 	warpMax := kernels.WarpRow.Info().MaxCols(p.Op, c.dt)
 	if cols <= warpMax {
 		out = append(out, choice{kernels.WarpRow, fmt.Sprintf("short rows (%d <= %d columns): a lane group per row, row in registers", cols, warpMax)})
 	} else if !p.Op.Backward() {
 		out = append(out, c.forwardRows()...)
+	} else {
+		out = append(out, c.backwardRows()...)
 	}
 	out = append(out,
 		choice{kernels.Online2Pass, "rows beyond warp_row: online (m,d), second read from L2"},
@@ -358,15 +364,20 @@ func (c *ctx) fewRows() (kernels.Strategy, string) {
 	if best == kernels.SplitRow || best == "" && bigRows && c.twoReadBlockRows() ||
 		!c.bwd && best == kernels.SplitCluster && bigRows && c.gridFillsWithFewBlocks() {
 		if ok, why2 := c.gridCaches(gridMinBytes); ok {
-			return kernels.SplitGrid, why2
+			return kernels.SplitGrid, c.fewRowsWhy(why2)
 		}
 	}
 	if best == kernels.SplitCluster && c.gridOverCluster(rowBytes) {
 		if ok, why2 := c.gridCaches(0); ok {
-			return kernels.SplitGrid, why2
+			return kernels.SplitGrid, c.fewRowsWhy(why2)
 		}
 	}
 	return best, why
+}
+
+// fewRowsWhy prefixes a reason of fewRows with the row count.
+func (c *ctx) fewRowsWhy(why string) string {
+	return fmt.Sprintf("few long rows (%d < %d SMs): %s", c.p.Outer, c.d.SMs, why)
 }
 
 // gridOverCluster reports whether split_grid should take few rows of
@@ -408,8 +419,8 @@ func (c *ctx) gridCaches(minBytes int64) (bool, string) {
 		return false, ""
 	}
 	waves := ceilDiv(c.p.Outer, c.splitGridWaveRows(g, smemMax))
-	return true, fmt.Sprintf("few long rows (%d < %d SMs): split_grid caches %d of %d input bytes in the grid's shared memory (%d at a time), one launch",
-		c.p.Outer, c.d.SMs, min(in, capacity*waves), in, min(in, capacity))
+	return true, fmt.Sprintf("split_grid caches %d of %d input bytes in the grid's shared memory (%d at a time), one launch",
+		min(in, capacity*waves), in, min(in, capacity))
 }
 
 // twoReadBlockRows reports whether a block per row would read the row twice
@@ -443,8 +454,11 @@ func (c *ctx) twoReadBlockRows() bool {
 // whole 16-byte packs (other rows take block_reg's element-wise path, which
 // was not measured to win).
 func (c *ctx) blockRegFirst() bool {
-	if c.p.Op.Backward() || !c.vec() || c.p.Axis%c.P != 0 {
+	if !c.vec() || c.p.Axis%c.P != 0 {
 		return false
+	}
+	if c.p.Op.Backward() {
+		return c.blockRegBackward()
 	}
 	cols := c.p.Axis
 	if cols*c.es <= blockRegMinRowBytes {
@@ -455,6 +469,64 @@ func (c *ctx) blockRegFirst() bool {
 	}
 	return cols <= 8192 || cols <= blockRegFewRows16Cols && c.p.Outer < int64(c.d.SMs)
 }
+
+// blockRegBackward reports whether block_reg takes a backward row of whole
+// packs: past warp_row's rows, up to what its backward kernels hold (y and
+// dy in registers: 8192 f32, 16384 f16/bf16 columns), at any row count.
+// It reads each row once where online_2pass reads it twice. H200, softmax
+// bench, three rounds of 20 reps, µs, block_reg vs online_2pass
+// (-ab-s30.txt section 6): 4096×1024 f32 17.9 vs 19.6, 4096×4096 f32 53.6
+// vs 65.4, 4096×8192 f32 103.9 vs 126.5, 2048×4096 f16 18.5 vs 20.0,
+// 2048×8192 f16 31.4 vs 36.3, 128×8192 f32 8.9 vs 10.0, 16×8192 f32 5.9 vs
+// 8.7 (split_cluster 6.0), 4×8192 f16 5.1 vs 7.9; at warp_row's edge they
+// tie (65536×1024 f16 101.2 vs warp_row 101.6), so warp_row keeps its rows.
+func (c *ctx) blockRegBackward() bool {
+	return c.p.Axis > kernels.WarpRow.Info().MaxCols(c.p.Op, c.dt) && c.p.Axis <= kernels.BlockReg.Info().MaxCols(c.p.Op, c.dt)
+}
+
+// backwardRows returns the choice for backward rows of whole packs past
+// block_reg's, with as many rows as SMs or more (fewer go through fewRows):
+// rows of gridBackwardRowBytes to clusterBackwardRowBytes of inputs go to
+// split_grid, whose waves cache each row's y and dy in the grid's shared
+// memory and read them once where online_2pass reads them twice; longer
+// rows that a cluster holds go to split_cluster; shorter ones stay with
+// online_2pass. H200, softmax bench, two rounds of 20 reps, µs
+// (-ab-s30.txt sections 6-7):
+//
+//	                         online_2pass  split_grid  split_cluster
+//	4096×10240 f32 (80 KB)       151.1        153.6       176.5   (block_smem 147.8)
+//	2048×20480 f16 (80 KB)        79.4         87.1       100.6
+//	4096×12288 f32 (96 KB)       173.7        162.3       191.5   (block_smem 160.9)
+//	4096×16384 f32 (128 KB)      248.6        201.0       202.0
+//	2048×32768 f16 (128 KB)      125.7        107.8       110.0
+//	4096×32000 f32 (250 KB)      556.7        432.4       453.4
+//	2048×65536 f16 (256 KB)      287.8        228.3       233.6
+//	4096×65536 f32 (512 KB)     1218.9       1110.6       892.3
+//	1024×131072 f32 (1 MB)       625.0        582.3       579.7
+func (c *ctx) backwardRows() []choice {
+	if !c.vec() || c.p.Axis%c.P != 0 || c.p.Outer < int64(c.d.SMs) || c.p.Axis <= kernels.BlockReg.Info().MaxCols(c.p.Op, c.dt) {
+		return nil
+	}
+	rowBytes := c.p.Axis * c.es * c.nin
+	if rowBytes > clusterBackwardRowBytes {
+		if cs, ok := c.clusterSize(); ok {
+			return []choice{{kernels.SplitCluster, fmt.Sprintf("backward rows of %d KB: a %d-block cluster holds each row's y and dy (one read)", rowBytes>>10, cs)}}
+		}
+	}
+	if rowBytes >= gridBackwardRowBytes {
+		if ok, why := c.gridCaches(gridMinBytes); ok {
+			return []choice{{kernels.SplitGrid, "backward rows past block_reg's registers: " + why}}
+		}
+	}
+	return nil
+}
+
+// gridBackwardRowBytes, clusterBackwardRowBytes: backwardRows' edges, in
+// bytes of a row's inputs (y and dy).
+const (
+	gridBackwardRowBytes    = 96 << 10
+	clusterBackwardRowBytes = 256 << 10
+)
 
 // blockRegMinRowBytes: forward rows longer than this go to block_reg, whose
 // one-warp blocks (32 values a thread, 32 blocks an SM) hold rows up to
