@@ -425,13 +425,14 @@ func (c *ctx) gridCaches(minBytes int64) (bool, string) {
 
 // twoReadBlockRows reports whether a block per row would read the row twice
 // (forward rows that neither warp_row, block_reg, block_smem with two blocks
-// per SM nor pipelined hold on chip; every backward row but warp_row's).
+// per SM nor pipelined hold on chip; backward rows past warp_row's and
+// block_reg's).
 func (c *ctx) twoReadBlockRows() bool {
 	if c.p.Axis <= kernels.WarpRow.Info().MaxCols(c.p.Op, c.dt) {
 		return false
 	}
 	if c.p.Op.Backward() {
-		return true
+		return !c.blockRegFirst()
 	}
 	if c.blockRegFirst() || c.blockHybridFirst() {
 		return false
