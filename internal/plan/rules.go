@@ -301,14 +301,14 @@ func (c *ctx) choose() []choice {
 	if c.blockHybridFirst() {
 		out = append(out, choice{kernels.BlockHybrid, "forward rows beyond 16384 columns: 32 values a thread in registers and the rest in shared memory (512 threads, two rows per SM; 1024 threads for longer f32 rows)"})
 	}
+	warpMax := kernels.WarpRow.Info().MaxCols(p.Op, c.dt)
 	if c.blockRegFirst() {
 		why := "forward rows of 1..128 KB (f32) or 1..16 KB (f16/bf16; 32 KB for fewer rows than SMs): block per row (one warp up to 1024 columns), row in registers, one exp per element"
 		if p.Op.Backward() {
-			why = "backward rows past warp_row's up to 8192 f32 / 16384 f16-bf16 columns: block per row, y and dy in registers, one read"
+			why = fmt.Sprintf("backward rows of %d..%d columns: block per row, y and dy in registers, one read", warpMax+1, kernels.BlockReg.Info().MaxCols(p.Op, c.dt))
 		}
 		out = append(out, choice{kernels.BlockReg, why})
 	}
-	warpMax := kernels.WarpRow.Info().MaxCols(p.Op, c.dt)
 	if cols <= warpMax {
 		out = append(out, choice{kernels.WarpRow, fmt.Sprintf("short rows (%d <= %d columns): a lane group per row, row in registers", cols, warpMax)})
 	} else if !p.Op.Backward() {
@@ -505,7 +505,7 @@ func (c *ctx) blockRegBackward() bool {
 //	4096×65536 f32 (512 KB)     1218.9       1110.6       892.3
 //	1024×131072 f32 (1 MB)       625.0        582.3       579.7
 func (c *ctx) backwardRows() []choice {
-	if !c.vec() || c.p.Axis%c.P != 0 || c.p.Outer < int64(c.d.SMs) || c.p.Axis <= kernels.BlockReg.Info().MaxCols(c.p.Op, c.dt) {
+	if !c.vec() || c.p.Axis%c.P != 0 || c.p.Outer < int64(c.d.SMs) || c.blockRegBackward() {
 		return nil
 	}
 	rowBytes := c.p.Axis * c.es * c.nin
