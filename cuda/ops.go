@@ -107,9 +107,7 @@ func (d *Device) run(op softmax.Op, l spec.Layout, dt spec.DType, opt Options, p
 	if op.Log() {
 		p.Log = 1
 	}
-	if pl.Vec {
-		p.Vec = 1
-	}
+	p.Vec = pl.Params.Vec
 	if pl.Workspace > 0 {
 		ws, err := d.workspaceFor(s, pl.Workspace)
 		if err != nil {

@@ -18,7 +18,8 @@
 
 namespace smx {
 
-template <class Op>
+// SHIFT: the "_shift" twins for ragged rows (Params.vec == 2).
+template <class Op, bool SHIFT = false>
 __device__ __forceinline__ void block_smem_kernel(const Params& p) {
   typedef typename Op::T T;
   const Op op(p);
@@ -27,12 +28,15 @@ __device__ __forceinline__ void block_smem_kernel(const Params& p) {
   const i64 stride = pack_round<typename Op::D>(cols);
   T* const sm = static_cast<T*>(dyn_smem());
   for (i64 row = blockIdx.x; row < rows; row += gridDim.x) {
-    const i64 off = row * cols;
-    typename Op::Acc a = stream_acc<Op, true>(op, off, cols, threadIdx.x, blockDim.x, vec, sm, stride);
+    // A ragged row (SHIFT) streams from its first 16-byte
+    // boundary; its head, fewer than P elements, goes element by element.
+    const i64 head = SHIFT ? row_head<typename Op::D>(row * cols, cols) : 0;
+    const i64 off = row * cols + head, n = cols - head;
+    typename Op::Acc a = stream_acc<Op, true>(op, off, n, threadIdx.x, blockDim.x, vec, sm, stride, head);
     // The reduction's barriers also order this row's stash writes after the
     // previous row's stash reads.
     a = block_reduce<Op>(a);
-    smem_out(op, off, cols, threadIdx.x, blockDim.x, vec, sm, stride, op.finalize(a));
+    smem_out(op, off, n, threadIdx.x, blockDim.x, vec, sm, stride, op.finalize(a), head);
   }
 }
 
@@ -41,13 +45,19 @@ __device__ __forceinline__ void block_smem_kernel(const Params& p) {
 // Kernels (one extern "C" symbol each; the dtype blocks follow SMX_DTYPES).
 #if SMX_DTYPES & 1
 SMX_KERNEL(block_smem_fwd_f32, 512, smx::block_smem_kernel<smx::Fwd<smx::F32>>)
+SMX_KERNEL(block_smem_fwd_f32_shift, 512, smx::block_smem_kernel<smx::Fwd<smx::F32>, true>)
 SMX_KERNEL(block_smem_bwd_f32, 512, smx::block_smem_kernel<smx::Bwd<smx::F32>>)
+SMX_KERNEL(block_smem_bwd_f32_shift, 512, smx::block_smem_kernel<smx::Bwd<smx::F32>, true>)
 #endif
 #if SMX_DTYPES & 2
 SMX_KERNEL(block_smem_fwd_f16, 512, smx::block_smem_kernel<smx::Fwd<smx::F16>>)
+SMX_KERNEL(block_smem_fwd_f16_shift, 512, smx::block_smem_kernel<smx::Fwd<smx::F16>, true>)
 SMX_KERNEL(block_smem_bwd_f16, 512, smx::block_smem_kernel<smx::Bwd<smx::F16>>)
+SMX_KERNEL(block_smem_bwd_f16_shift, 512, smx::block_smem_kernel<smx::Bwd<smx::F16>, true>)
 #endif
 #if SMX_DTYPES & 4
 SMX_KERNEL(block_smem_fwd_bf16, 512, smx::block_smem_kernel<smx::Fwd<smx::BF16>>)
+SMX_KERNEL(block_smem_fwd_bf16_shift, 512, smx::block_smem_kernel<smx::Fwd<smx::BF16>, true>)
 SMX_KERNEL(block_smem_bwd_bf16, 512, smx::block_smem_kernel<smx::Bwd<smx::BF16>>)
+SMX_KERNEL(block_smem_bwd_bf16_shift, 512, smx::block_smem_kernel<smx::Bwd<smx::BF16>, true>)
 #endif

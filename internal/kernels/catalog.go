@@ -102,7 +102,28 @@ type Info struct {
 	// plain build spilled more and ran 5% slower, and the strategies not
 	// measured keep one build.
 	PlainBuild bool
+	// Shift: every variant has a twin, symbol suffix ShiftSuffix, for
+	// ragged rows (16-byte aligned pointers, cols not a multiple of the
+	// pack, Params.Vec = VecShift): each row is read from the 16-byte
+	// boundary at or before its start, so whole packs move 16 bytes at a
+	// time instead of element by element (cached_row, row_2pass and
+	// block_smem in common.cuh). Separate kernels, so that the aligned
+	// ones keep their code and registers.
+	Shift bool
 }
+
+// ShiftSuffix ends the symbol of a ragged-row twin (Info.Shift):
+// block_reg_fwd_f32_t256_p4_shift, online_2pass_fwd_f16_shift.
+const ShiftSuffix = "_shift"
+
+// Params.Vec values: VecOff takes every element alone, VecOn 16-byte
+// packs (aligned pointers, every row on a pack boundary), VecShift the
+// ragged-row twins' packs (Info.Shift).
+const (
+	VecOff   = 0
+	VecOn    = 1
+	VecShift = 2
+)
 
 // HasPlainBuild reports whether the strategy in file has a plain-softmax
 // build (Info.PlainBuild). The host asks it on every launch, so it is a
@@ -247,15 +268,15 @@ var catalogue = []Info{
 	{Strategy: BlockVec, File: "block_vec.cu", Summary: "block per row, 16-byte loads, exp written to y then normalized in place",
 		Fwd: one("", 1024), RowsOnly: true},
 	{Strategy: WarpRow, File: "warp_row.cu", Summary: "1-32 lanes per row, row cached in registers (short rows)",
-		Fwd: warpRowVariants(false), Bwd: warpRowVariants(true), RowsOnly: true},
+		Fwd: warpRowVariants(false), Bwd: warpRowVariants(true), RowsOnly: true, Shift: true},
 	{Strategy: BlockReg, File: "block_reg.cu", Summary: "block per row, row cached in registers, one read",
-		Fwd: blockRegVariants(false), Bwd: blockRegVariants(true), RowsOnly: true, PlainBuild: true},
+		Fwd: blockRegVariants(false), Bwd: blockRegVariants(true), RowsOnly: true, PlainBuild: true, Shift: true},
 	{Strategy: BlockHybrid, File: "block_hybrid.cu", Summary: "block per row, row cached in registers and dynamic shared memory (cp.async), one read",
 		Fwd: blockHybridVariants(), RowsOnly: true, DynSmem: true, MinMajor: 8},
 	{Strategy: BlockSmem, File: "block_smem.cu", Summary: "block per row, row cached in dynamic shared memory, one read",
-		Fwd: one("", 512), Bwd: one("", 512), RowsOnly: true, DynSmem: true},
+		Fwd: one("", 512), Bwd: one("", 512), RowsOnly: true, DynSmem: true, Shift: true},
 	{Strategy: Online2Pass, File: "online_2pass.cu", Summary: "block per row, online (m,d) then a second read from L2",
-		Fwd: one("", 512), Bwd: one("", 512), RowsOnly: true},
+		Fwd: one("", 512), Bwd: one("", 512), RowsOnly: true, Shift: true},
 	{Strategy: SplitRow, File: "split_row.cu", Summary: "several blocks per row, (m,d) partials in a workspace, two launches",
 		Fwd: phases("phase1", "phase2", 512), Bwd: phases("phase1", "phase2", 512), RowsOnly: true, Workspace: true},
 	{Strategy: SplitCluster, File: "split_cluster.cu", Summary: "a thread-block cluster per row, chunks in shared memory, partials over DSMEM",
@@ -344,13 +365,19 @@ func (in Info) Variant(backward bool, name string) (Variant, bool) {
 	return Variant{}, false
 }
 
-// Symbols returns every kernel symbol of the strategy for dt, forward first.
+// Symbols returns every kernel symbol of the strategy for dt, forward first,
+// each variant followed by its ragged-row twin (Info.Shift) but the tail
+// kernels' (block_reg's "_tail" serve whole packs only).
 func (in Info) Symbols(dt spec.DType) []string {
 	var out []string
 	for _, bwd := range []bool{false, true} {
 		for _, v := range in.Variants(bwd) {
 			if v.Serves(dt) {
-				out = append(out, Symbol(in.Strategy, dt, bwd, v.Name))
+				sym := Symbol(in.Strategy, dt, bwd, v.Name)
+				out = append(out, sym)
+				if in.Shift && !v.Tail {
+					out = append(out, sym+ShiftSuffix)
+				}
 			}
 		}
 	}

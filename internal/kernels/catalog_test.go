@@ -192,18 +192,23 @@ func TestResourcesTable(t *testing.T) {
 					if !v.Serves(dt) {
 						continue
 					}
-					sym := Symbol(in.Strategy, dt, bwd == 1, v.Name)
-					all[sym] = true
-					regs, smem, ok := Resources(sym)
-					if !ok {
-						t.Errorf("no ptxas entry for %s", sym)
-						continue
+					syms := []string{Symbol(in.Strategy, dt, bwd == 1, v.Name)}
+					if in.Shift && !v.Tail {
+						syms = append(syms, syms[0]+ShiftSuffix)
 					}
-					if regs <= 0 || regs > 255 || regs*v.MaxThreads > 65536 {
-						t.Errorf("%s: %d registers × %d threads does not fit an SM", sym, regs, v.MaxThreads)
-					}
-					if smem < 0 || smem > 48<<10 {
-						t.Errorf("%s: static smem %d", sym, smem)
+					for _, sym := range syms {
+						all[sym] = true
+						regs, smem, ok := Resources(sym)
+						if !ok {
+							t.Errorf("no ptxas entry for %s", sym)
+							continue
+						}
+						if regs <= 0 || regs > 255 || regs*v.MaxThreads > 65536 {
+							t.Errorf("%s: %d registers × %d threads does not fit an SM", sym, regs, v.MaxThreads)
+						}
+						if smem < 0 || smem > 48<<10 {
+							t.Errorf("%s: static smem %d", sym, smem)
+						}
 					}
 				}
 			}

@@ -543,6 +543,21 @@ __device__ __forceinline__ void st_pack(typename D::T* row, i64 col, i64 n, bool
   }
 }
 
+// st_pack for a row shifted back lo elements to its pack boundary
+// (cached_row_general): columns before lo belong to the row before and
+// are skipped; whole packs past them store 16 bytes at once when vec.
+template <class D>
+__device__ __forceinline__ void st_pack_from(typename D::T* row, i64 col, int lo, i64 n, bool vec, const float* f) {
+  constexpr int P = D::P;
+  if (vec && col >= lo && col + P <= n) {
+    st_cs(row + col, D::pack(f));
+  } else {
+#pragma unroll
+    for (int e = 0; e < P; ++e)
+      if (col + e >= lo && col + e < n) row[col + e] = D::from_f(f[e]);
+  }
+}
+
 // ---------------------------------------------------------------- ops
 
 // Sum of Q values by pairwise (tree) addition: error grows with log2 Q.
@@ -1144,8 +1159,14 @@ __device__ __forceinline__ void cached_row_full(const Op& op, i64 off, i64 n, in
 // alignment; cached_row sends rows that fill every pack to cached_row_full. One global read, one write. Covers rows of
 // up to nt*NP*P elements. n == 0 means "no row" (the thread still takes part
 // in the reduction, as Red requires).
-template <class Op, int NP, class Red>
-__device__ __forceinline__ void cached_row_general(const Op& op, i64 off, i64 n, int t, int nt, bool vec) {
+//
+// SHIFT (vec set): a ragged row shifted back lo < P elements to its pack
+// boundary, so that every whole pack loads and stores 16 bytes at a time;
+// its first lo elements belong to the row before and are read as Op::fill
+// and not written (see cached_row).
+template <class Op, int NP, class Red, bool SHIFT = false>
+__device__ __forceinline__ void cached_row_general(const Op& op, i64 off, i64 n, int t, int nt, bool vec,
+                                                   int lo = 0) {
   typedef typename Op::D D;
   constexpr int P = D::P;
   float b[Op::NIN][NP * P];
@@ -1153,7 +1174,7 @@ __device__ __forceinline__ void cached_row_general(const Op& op, i64 off, i64 n,
   // element-wise tail path, whose registers would otherwise be reserved
   // across all NP loads in flight. (vec alone does not imply whole packs:
   // a single row may end inside one.)
-  const bool whole = vec && n % P == 0;
+  const bool whole = !SHIFT && vec && n % P == 0;
   if (whole) {
 #pragma unroll
     for (int k = 0; k < NP; ++k) {
@@ -1173,6 +1194,12 @@ __device__ __forceinline__ void cached_row_general(const Op& op, i64 off, i64 n,
   } else {
 #pragma unroll
     for (int k = 0; k < NP; ++k) load_vals(op, b, k * P, off, (i64)(k * nt + t) * P, n, vec);
+    if (SHIFT && lo > 0 && t == 0)  // pack 0 of thread 0 holds the shifted-in elements
+#pragma unroll
+      for (int i = 0; i < Op::NIN; ++i)
+#pragma unroll
+        for (int e = 0; e < P; ++e)
+          if (e < lo) b[i][e] = Op::fill(i);
   }
   const typename Op::Fin f = op.template reduce_cached<Red>(b);
 #pragma unroll
@@ -1183,6 +1210,8 @@ __device__ __forceinline__ void cached_row_general(const Op& op, i64 off, i64 n,
       op.out_cached(b, k * P, o, f);
       if (whole)
         st_cs(op.dst() + off + col, D::pack(o));
+      else if (SHIFT)
+        st_pack_from<D>(op.dst() + off, col, lo, n, vec, o);
       else
         st_pack<D, true>(op.dst() + off, col, n, false, o);
     }
@@ -1194,21 +1223,27 @@ __device__ __forceinline__ void cached_row_general(const Op& op, i64 off, i64 n,
 // the entry and the first load as ~5 KB of code to jump over. The Op is
 // copied: its fields become argument registers rather than a stack object
 // whose address is passed.
-template <class Op, int NP, class Red>
-__device__ SMX_NOINLINE void cached_row_general_call(const Op op, i64 off, i64 n, int t, int nt, bool vec) {
-  cached_row_general<Op, NP, Red>(op, off, n, t, nt, vec);
+template <class Op, int NP, class Red, bool SHIFT>
+__device__ SMX_NOINLINE void cached_row_general_call(const Op op, i64 off, i64 n, int t, int nt, bool vec, int lo) {
+  cached_row_general<Op, NP, Red, SHIFT>(op, off, n, t, nt, vec, lo);
 }
 
 // cached_row: rows of whole packs that fill every pack take cached_row_full,
-// others the general body, inlined or (OUTLINE) called.
-template <class Op, int NP, class Red, bool OUTLINE = false>
+// others the general body, inlined or (OUTLINE) called. With SHIFT (the
+// "_shift" kernels, Params.vec == 2: aligned pointers, cols not a multiple
+// of P) a ragged row is taken from the pack boundary at or before its
+// start, lo = off mod P elements early, so that its packs load and store 16
+// bytes at a time instead of element by element; the planner sizes
+// NP*nt*P for cols + P - 1.
+template <class Op, int NP, class Red, bool OUTLINE = false, bool SHIFT = false>
 __device__ __forceinline__ void cached_row(const Op& op, i64 off, i64 n, int t, int nt, bool vec) {
-  if (vec && n == (i64)NP * nt * Op::D::P)
+  const int lo = SHIFT ? (int)(off & (Op::D::P - 1)) : 0;
+  if (!SHIFT && vec && n == (i64)NP * nt * Op::D::P)
     cached_row_full<false, Op, NP, Red>(op, off, n, t, nt);
   else if (OUTLINE)
-    cached_row_general_call<Op, NP, Red>(op, off, n, t, nt, vec);
+    cached_row_general_call<Op, NP, Red, SHIFT>(op, off - lo, n + lo, t, nt, vec, lo);
   else
-    cached_row_general<Op, NP, Red>(op, off, n, t, nt, vec);
+    cached_row_general<Op, NP, Red, SHIFT>(op, off - lo, n + lo, t, nt, vec, lo);
 }
 
 // 16-byte loads in flight per thread in the streaming bodies: 4 (4 packs of
@@ -1219,6 +1254,46 @@ template <class Op>
 struct Unroll {
   static constexpr int U = 4 / Op::NIN;
 };
+
+// Element i of input k as a float (scaled for Fwd): the element-wise loads
+// of the two-read bodies below.
+template <class Op>
+__device__ __forceinline__ float ld_elem(const Op& op, int k, i64 i) {
+  return op.conv(k, Op::D::to_f(op.src(k)[i]));
+}
+
+// Ragged rows (Params.vec == 2: 16-byte aligned pointers, cols not a
+// multiple of P) start inside a pack. The streaming bodies take such a row
+// as its head, the elements before its first 16-byte boundary (fewer than
+// P), then the vector path from that boundary on; row_head is the head's
+// length for the row at element offset off, length n.
+template <class D>
+__device__ __forceinline__ i64 row_head(i64 off, i64 n) {
+  const i64 h = (D::P - (off & (D::P - 1))) & (D::P - 1);
+  return h < n ? h : n;
+}
+
+// Folds the head elements [off - head, off) into a thread's accumulator;
+// thread t of nt takes elements t, t+nt, ... (head < P, so at most one).
+template <class Op>
+__device__ __forceinline__ void push_head(const Op& op, typename Op::Acc& a, float& comp, i64 off, i64 head, int t,
+                                          int nt) {
+  if (head <= 0) return;
+  for (i64 e = t; e < head; e += nt)
+    op.push1(a, comp, ld_elem(op, 0, off - head + e), Op::NIN > 1 ? ld_elem(op, Op::NIN - 1, off - head + e) : 0.f);
+}
+
+// Writes the output of the head elements [off - head, off) from global
+// memory.
+template <class Op>
+__device__ __forceinline__ void out_head(const Op& op, i64 off, i64 head, int t, int nt, const typename Op::Fin& f) {
+  constexpr int NIN = Op::NIN;
+  if (head <= 0) return;
+  for (i64 e = t; e < head; e += nt) {
+    const i64 i = off - head + e;
+    op.dst()[i] = Op::D::from_f(op.out1(ld_elem(op, 0, i), NIN > 1 ? ld_elem(op, NIN - 1, i) : 0.f, f));
+  }
+}
 
 // Streams packs [c0 + u*step], u < UNROLL, of the row at `off` (length n) of
 // every input: issues the loads (stashing into stash + i*sstride when STASH),
@@ -1250,7 +1325,8 @@ __device__ __forceinline__ void stream_step(const Op& op, i64 off, i64 c0, i64 s
 // copied to shared memory (input i at stash + i*sstride).
 template <class Op, bool STASH>
 __device__ __forceinline__ typename Op::Acc stream_acc(const Op& op, i64 off, i64 n, int t, int nt, bool vec,
-                                                       typename Op::T* stash = nullptr, i64 sstride = 0) {
+                                                       typename Op::T* stash = nullptr, i64 sstride = 0,
+                                                       i64 head = 0) {
   constexpr int P = Op::D::P;
   constexpr int UNROLL = Unroll<Op>::U;
   typename Op::Acc a = Op::identity();
@@ -1259,14 +1335,8 @@ __device__ __forceinline__ typename Op::Acc stream_acc(const Op& op, i64 off, i6
   for (i64 c0 = (i64)t * P; c0 < n; c0 += step * UNROLL)
     stream_step<Op, STASH>(op, off, c0, step, n, vec, stash, sstride,
                            [&](int, const float(&b)[Op::NIN][P]) { op.push(a, comp, b); });
+  push_head(op, a, comp, off, head, t, nt);
   return Op::fold(a, comp);
-}
-
-// Element i of input k as a float (scaled for Fwd): the element-wise loads
-// of the two-read bodies below.
-template <class Op>
-__device__ __forceinline__ float ld_elem(const Op& op, int k, i64 i) {
-  return op.conv(k, Op::D::to_f(op.src(k)[i]));
 }
 
 // One pack of pack_acc's step: input k's pack is r[k][u], pack j of the
@@ -1296,7 +1366,7 @@ __device__ __forceinline__ void fold_pack(const Op& op, typename Op::Acc& a, flo
 // pack i at stash[k*sstride + i] (split_grid caches its chunk there).
 template <class Op, bool STASH = false, bool BATCH_TAIL = false>
 __device__ __forceinline__ typename Op::Acc pack_acc(const Op& op, i64 off, i64 n, int t, int nt,
-                                                     V16* stash = nullptr, i64 sstride = 0) {
+                                                     V16* stash = nullptr, i64 sstride = 0, i64 head = 0) {
   typedef typename Op::D D;
   constexpr int P = D::P, U = Unroll<Op>::U, NIN = Op::NIN;
   const i64 np = n / P;
@@ -1346,6 +1416,7 @@ __device__ __forceinline__ typename Op::Acc pack_acc(const Op& op, i64 off, i64 
   }
   for (i64 e = np * P + t; e < n; e += nt)
     op.push1(a, comp, ld_elem(op, 0, off + e), NIN > 1 ? ld_elem(op, NIN - 1, off + e) : 0.f);
+  push_head(op, a, comp, off, head, t, nt);
   return Op::fold(a, comp);
 }
 
@@ -1355,10 +1426,12 @@ __device__ __forceinline__ typename Op::Acc pack_acc(const Op& op, i64 off, i64 
 // its misses into hits whenever the slices in flight nearly fit the L2,
 // instead of evicting the end while re-fetching the start.
 template <class Op>
-__device__ __forceinline__ void pack_out_rev(const Op& op, i64 off, i64 n, int t, int nt, const typename Op::Fin& f) {
+__device__ __forceinline__ void pack_out_rev(const Op& op, i64 off, i64 n, int t, int nt, const typename Op::Fin& f,
+                                             i64 head = 0) {
   typedef typename Op::D D;
   constexpr int P = D::P, U = Unroll<Op>::U, NIN = Op::NIN;
   const i64 np = n / P, step = (i64)U * nt;
+  out_head(op, off, head, t, nt, f);
   for (i64 e = np * P + t; e < n; e += nt)
     op.dst()[off + e] = D::from_f(op.out1(ld_elem(op, 0, off + e), NIN > 1 ? ld_elem(op, NIN - 1, off + e) : 0.f, f));
   for (i64 s = np > 0 ? (np - 1) / step * step : 0; s >= 0; s -= step) {
@@ -1431,27 +1504,34 @@ __device__ __forceinline__ void elem_out_rev(const Op& op, i64 off, i64 n, int t
 
 // Thread t of nt's first read of [0, n) at off (its partial) and its
 // second read that writes the output, by the pack or the element bodies.
+// With head > 0 (vec only) the slice starts head elements before off, the
+// first 16-byte boundary (see row_head).
 template <class Op>
-__device__ __forceinline__ typename Op::Acc read1_acc(const Op& op, i64 off, i64 n, bool vec, int t, int nt) {
-  return vec ? pack_acc(op, off, n, t, nt) : elem_acc(op, off, n, t, nt);
+__device__ __forceinline__ typename Op::Acc read1_acc(const Op& op, i64 off, i64 n, bool vec, int t, int nt,
+                                                      i64 head = 0) {
+  return vec ? pack_acc(op, off, n, t, nt, nullptr, 0, head) : elem_acc(op, off, n, t, nt);
 }
 
 template <class Op>
 __device__ __forceinline__ void read2_out(const Op& op, i64 off, i64 n, bool vec, int t, int nt,
-                                          const typename Op::Fin& f) {
+                                          const typename Op::Fin& f, i64 head = 0) {
   if (vec)
-    pack_out_rev(op, off, n, t, nt, f);
+    pack_out_rev(op, off, n, t, nt, f, head);
   else
     elem_out_rev(op, off, n, t, nt, f);
 }
 
 // Writes the output of [0, n) from the shared-memory copy (input i at
 // sm + i*stride), packs t, t+nt, ... of the row at global offset off.
+// head > 0: the head elements before off are written from global memory
+// (stream_acc read them there; see row_head).
 template <class Op>
 __device__ __forceinline__ void smem_out(const Op& op, i64 off, i64 n, int t, int nt, bool vec,
-                                         const typename Op::T* sm, i64 stride, const typename Op::Fin& f) {
+                                         const typename Op::T* sm, i64 stride, const typename Op::Fin& f,
+                                         i64 head = 0) {
   typedef typename Op::D D;
   constexpr int P = D::P;
+  out_head(op, off, head, t, nt, f);
   for (i64 col = (i64)t * P; col < n; col += (i64)nt * P) {
     float b[Op::NIN][P];
     load_vals_smem(op, b, 0, col, n, vec, sm, stride);
@@ -1464,10 +1544,13 @@ __device__ __forceinline__ void smem_out(const Op& op, i64 off, i64 n, int t, in
 // A whole row by one block in two reads: online (m,d) (or the gradient sum)
 // over 16-byte packs, block merge, then a second read (mostly from L2) that
 // writes the output. Any row length.
-template <class Op>
+// SHIFT: a ragged row (Params.vec == 2) takes the vector path from its first
+// 16-byte boundary, its head element by element (row_head).
+template <class Op, bool SHIFT = false>
 __device__ __forceinline__ void row_2pass(const Op& op, i64 off, i64 n, bool vec) {
-  typename Op::Acc a = block_reduce<Op>(read1_acc(op, off, n, vec, threadIdx.x, blockDim.x));
-  read2_out(op, off, n, vec, threadIdx.x, blockDim.x, op.finalize(a));
+  const i64 head = SHIFT ? row_head<typename Op::D>(off, n) : 0;
+  typename Op::Acc a = block_reduce<Op>(read1_acc(op, off + head, n - head, vec, threadIdx.x, blockDim.x, head));
+  read2_out(op, off + head, n - head, vec, threadIdx.x, blockDim.x, op.finalize(a), head);
 }
 
 __device__ __forceinline__ i64 imin(i64 a, i64 b) { return a < b ? a : b; }

@@ -13,12 +13,13 @@
 
 namespace smx {
 
-template <class Op>
+// SHIFT: the "_shift" twins for ragged rows (row_2pass).
+template <class Op, bool SHIFT = false>
 __device__ __forceinline__ void online_2pass_kernel(const Params& p) {
   const Op op(p);
   const i64 rows = p.outer, cols = p.axis;
   const bool vec = p.vec != 0;
-  for (i64 row = blockIdx.x; row < rows; row += gridDim.x) row_2pass(op, row * cols, cols, vec);
+  for (i64 row = blockIdx.x; row < rows; row += gridDim.x) row_2pass<Op, SHIFT>(op, row * cols, cols, vec);
 }
 
 }  // namespace smx
@@ -29,13 +30,19 @@ __device__ __forceinline__ void online_2pass_kernel(const Params& p) {
 
 #if SMX_DTYPES & 1
 SMX_KERNEL(online_2pass_fwd_f32, 512, smx::online_2pass_kernel<smx::Fwd<smx::F32>>)
+SMX_KERNEL(online_2pass_fwd_f32_shift, 512, smx::online_2pass_kernel<smx::Fwd<smx::F32>, true>)
 SMX_KERNEL(online_2pass_bwd_f32, O2_BWD_BOUNDS, smx::online_2pass_kernel<smx::Bwd<smx::F32>>)
+SMX_KERNEL(online_2pass_bwd_f32_shift, O2_BWD_BOUNDS, smx::online_2pass_kernel<smx::Bwd<smx::F32>, true>)
 #endif
 #if SMX_DTYPES & 2
 SMX_KERNEL(online_2pass_fwd_f16, 512, smx::online_2pass_kernel<smx::Fwd<smx::F16>>)
+SMX_KERNEL(online_2pass_fwd_f16_shift, 512, smx::online_2pass_kernel<smx::Fwd<smx::F16>, true>)
 SMX_KERNEL(online_2pass_bwd_f16, O2_BWD_BOUNDS, smx::online_2pass_kernel<smx::Bwd<smx::F16>>)
+SMX_KERNEL(online_2pass_bwd_f16_shift, O2_BWD_BOUNDS, smx::online_2pass_kernel<smx::Bwd<smx::F16>, true>)
 #endif
 #if SMX_DTYPES & 4
 SMX_KERNEL(online_2pass_fwd_bf16, 512, smx::online_2pass_kernel<smx::Fwd<smx::BF16>>)
+SMX_KERNEL(online_2pass_fwd_bf16_shift, 512, smx::online_2pass_kernel<smx::Fwd<smx::BF16>, true>)
 SMX_KERNEL(online_2pass_bwd_bf16, O2_BWD_BOUNDS, smx::online_2pass_kernel<smx::Bwd<smx::BF16>>)
+SMX_KERNEL(online_2pass_bwd_bf16_shift, O2_BWD_BOUNDS, smx::online_2pass_kernel<smx::Bwd<smx::BF16>, true>)
 #endif

@@ -14,7 +14,8 @@
 
 namespace smx {
 
-template <class Op, int W, int NP>
+// SHIFT: the "_shift" twins for ragged rows (cached_row).
+template <class Op, int W, int NP, bool SHIFT = false>
 __device__ __forceinline__ void warp_row_kernel(const Params& p) {
   const Op op(p);
   const i64 rows = p.outer, cols = p.axis;
@@ -26,7 +27,7 @@ __device__ __forceinline__ void warp_row_kernel(const Params& p) {
   for (i64 base = (i64)blockIdx.x * groups; base < rows; base += (i64)gridDim.x * groups) {
     const i64 row = base + g;
     const bool ok = row < rows;
-    cached_row<Op, NP, GroupRed<W>>(op, ok ? row * cols : 0, ok ? cols : 0, lane, W, vec);
+    cached_row<Op, NP, GroupRed<W>, false, SHIFT>(op, ok ? row * cols : 0, ok ? cols : 0, lane, W, vec);
   }
 }
 
@@ -40,58 +41,109 @@ __device__ __forceinline__ void warp_row_kernel(const Params& p) {
 
 #if SMX_DTYPES & 1
 SMX_KERNEL(warp_row_fwd_f32_w1_p1, WR_BOUNDS, smx::warp_row_kernel<smx::Fwd<smx::F32>, 1, 1>)
+SMX_KERNEL(warp_row_fwd_f32_w1_p1_shift, WR_BOUNDS, smx::warp_row_kernel<smx::Fwd<smx::F32>, 1, 1, true>)
 SMX_KERNEL(warp_row_fwd_f32_w2_p1, WR_BOUNDS, smx::warp_row_kernel<smx::Fwd<smx::F32>, 2, 1>)
+SMX_KERNEL(warp_row_fwd_f32_w2_p1_shift, WR_BOUNDS, smx::warp_row_kernel<smx::Fwd<smx::F32>, 2, 1, true>)
 SMX_KERNEL(warp_row_fwd_f32_w4_p1, WR_BOUNDS, smx::warp_row_kernel<smx::Fwd<smx::F32>, 4, 1>)
+SMX_KERNEL(warp_row_fwd_f32_w4_p1_shift, WR_BOUNDS, smx::warp_row_kernel<smx::Fwd<smx::F32>, 4, 1, true>)
 SMX_KERNEL(warp_row_fwd_f32_w8_p1, WR_BOUNDS, smx::warp_row_kernel<smx::Fwd<smx::F32>, 8, 1>)
+SMX_KERNEL(warp_row_fwd_f32_w8_p1_shift, WR_BOUNDS, smx::warp_row_kernel<smx::Fwd<smx::F32>, 8, 1, true>)
 SMX_KERNEL(warp_row_fwd_f32_w16_p1, WR_BOUNDS, smx::warp_row_kernel<smx::Fwd<smx::F32>, 16, 1>)
+SMX_KERNEL(warp_row_fwd_f32_w16_p1_shift, WR_BOUNDS, smx::warp_row_kernel<smx::Fwd<smx::F32>, 16, 1, true>)
 SMX_KERNEL(warp_row_fwd_f32_w32_p1, WR_BOUNDS, smx::warp_row_kernel<smx::Fwd<smx::F32>, 32, 1>)
+SMX_KERNEL(warp_row_fwd_f32_w32_p1_shift, WR_BOUNDS, smx::warp_row_kernel<smx::Fwd<smx::F32>, 32, 1, true>)
 SMX_KERNEL(warp_row_fwd_f32_w32_p2, WR_BOUNDS, smx::warp_row_kernel<smx::Fwd<smx::F32>, 32, 2>)
+SMX_KERNEL(warp_row_fwd_f32_w32_p2_shift, WR_BOUNDS, smx::warp_row_kernel<smx::Fwd<smx::F32>, 32, 2, true>)
 SMX_KERNEL(warp_row_fwd_f32_w32_p4, WR_BOUNDS, smx::warp_row_kernel<smx::Fwd<smx::F32>, 32, 4>)
+SMX_KERNEL(warp_row_fwd_f32_w32_p4_shift, WR_BOUNDS, smx::warp_row_kernel<smx::Fwd<smx::F32>, 32, 4, true>)
 SMX_KERNEL(warp_row_fwd_f32_w32_p8, WR_BOUNDS, smx::warp_row_kernel<smx::Fwd<smx::F32>, 32, 8>)
+SMX_KERNEL(warp_row_fwd_f32_w32_p8_shift, WR_BOUNDS, smx::warp_row_kernel<smx::Fwd<smx::F32>, 32, 8, true>)
 SMX_KERNEL(warp_row_bwd_f32_w1_p1, WR_BOUNDS, smx::warp_row_kernel<smx::Bwd<smx::F32>, 1, 1>)
+SMX_KERNEL(warp_row_bwd_f32_w1_p1_shift, WR_BOUNDS, smx::warp_row_kernel<smx::Bwd<smx::F32>, 1, 1, true>)
 SMX_KERNEL(warp_row_bwd_f32_w2_p1, WR_BOUNDS, smx::warp_row_kernel<smx::Bwd<smx::F32>, 2, 1>)
+SMX_KERNEL(warp_row_bwd_f32_w2_p1_shift, WR_BOUNDS, smx::warp_row_kernel<smx::Bwd<smx::F32>, 2, 1, true>)
 SMX_KERNEL(warp_row_bwd_f32_w4_p1, WR_BOUNDS, smx::warp_row_kernel<smx::Bwd<smx::F32>, 4, 1>)
+SMX_KERNEL(warp_row_bwd_f32_w4_p1_shift, WR_BOUNDS, smx::warp_row_kernel<smx::Bwd<smx::F32>, 4, 1, true>)
 SMX_KERNEL(warp_row_bwd_f32_w8_p1, WR_BOUNDS, smx::warp_row_kernel<smx::Bwd<smx::F32>, 8, 1>)
+SMX_KERNEL(warp_row_bwd_f32_w8_p1_shift, WR_BOUNDS, smx::warp_row_kernel<smx::Bwd<smx::F32>, 8, 1, true>)
 SMX_KERNEL(warp_row_bwd_f32_w16_p1, WR_BOUNDS, smx::warp_row_kernel<smx::Bwd<smx::F32>, 16, 1>)
+SMX_KERNEL(warp_row_bwd_f32_w16_p1_shift, WR_BOUNDS, smx::warp_row_kernel<smx::Bwd<smx::F32>, 16, 1, true>)
 SMX_KERNEL(warp_row_bwd_f32_w32_p1, WR_BOUNDS, smx::warp_row_kernel<smx::Bwd<smx::F32>, 32, 1>)
+SMX_KERNEL(warp_row_bwd_f32_w32_p1_shift, WR_BOUNDS, smx::warp_row_kernel<smx::Bwd<smx::F32>, 32, 1, true>)
 SMX_KERNEL(warp_row_bwd_f32_w32_p2, WR_BOUNDS, smx::warp_row_kernel<smx::Bwd<smx::F32>, 32, 2>)
+SMX_KERNEL(warp_row_bwd_f32_w32_p2_shift, WR_BOUNDS, smx::warp_row_kernel<smx::Bwd<smx::F32>, 32, 2, true>)
 SMX_KERNEL(warp_row_bwd_f32_w32_p4, WR_BOUNDS, smx::warp_row_kernel<smx::Bwd<smx::F32>, 32, 4>)
+SMX_KERNEL(warp_row_bwd_f32_w32_p4_shift, WR_BOUNDS, smx::warp_row_kernel<smx::Bwd<smx::F32>, 32, 4, true>)
 #endif
 #if SMX_DTYPES & 2
 SMX_KERNEL(warp_row_fwd_f16_w1_p1, WR_BOUNDS, smx::warp_row_kernel<smx::Fwd<smx::F16>, 1, 1>)
+SMX_KERNEL(warp_row_fwd_f16_w1_p1_shift, WR_BOUNDS, smx::warp_row_kernel<smx::Fwd<smx::F16>, 1, 1, true>)
 SMX_KERNEL(warp_row_fwd_f16_w2_p1, WR_BOUNDS, smx::warp_row_kernel<smx::Fwd<smx::F16>, 2, 1>)
+SMX_KERNEL(warp_row_fwd_f16_w2_p1_shift, WR_BOUNDS, smx::warp_row_kernel<smx::Fwd<smx::F16>, 2, 1, true>)
 SMX_KERNEL(warp_row_fwd_f16_w4_p1, WR_BOUNDS, smx::warp_row_kernel<smx::Fwd<smx::F16>, 4, 1>)
+SMX_KERNEL(warp_row_fwd_f16_w4_p1_shift, WR_BOUNDS, smx::warp_row_kernel<smx::Fwd<smx::F16>, 4, 1, true>)
 SMX_KERNEL(warp_row_fwd_f16_w8_p1, WR_BOUNDS, smx::warp_row_kernel<smx::Fwd<smx::F16>, 8, 1>)
+SMX_KERNEL(warp_row_fwd_f16_w8_p1_shift, WR_BOUNDS, smx::warp_row_kernel<smx::Fwd<smx::F16>, 8, 1, true>)
 SMX_KERNEL(warp_row_fwd_f16_w16_p1, WR_BOUNDS, smx::warp_row_kernel<smx::Fwd<smx::F16>, 16, 1>)
+SMX_KERNEL(warp_row_fwd_f16_w16_p1_shift, WR_BOUNDS, smx::warp_row_kernel<smx::Fwd<smx::F16>, 16, 1, true>)
 SMX_KERNEL(warp_row_fwd_f16_w32_p1, WR_BOUNDS, smx::warp_row_kernel<smx::Fwd<smx::F16>, 32, 1>)
+SMX_KERNEL(warp_row_fwd_f16_w32_p1_shift, WR_BOUNDS, smx::warp_row_kernel<smx::Fwd<smx::F16>, 32, 1, true>)
 SMX_KERNEL(warp_row_fwd_f16_w32_p2, WR_BOUNDS, smx::warp_row_kernel<smx::Fwd<smx::F16>, 32, 2>)
+SMX_KERNEL(warp_row_fwd_f16_w32_p2_shift, WR_BOUNDS, smx::warp_row_kernel<smx::Fwd<smx::F16>, 32, 2, true>)
 SMX_KERNEL(warp_row_fwd_f16_w32_p4, WR_BOUNDS, smx::warp_row_kernel<smx::Fwd<smx::F16>, 32, 4>)
+SMX_KERNEL(warp_row_fwd_f16_w32_p4_shift, WR_BOUNDS, smx::warp_row_kernel<smx::Fwd<smx::F16>, 32, 4, true>)
 SMX_KERNEL(warp_row_fwd_f16_w32_p8, WR_BOUNDS, smx::warp_row_kernel<smx::Fwd<smx::F16>, 32, 8>)
+SMX_KERNEL(warp_row_fwd_f16_w32_p8_shift, WR_BOUNDS, smx::warp_row_kernel<smx::Fwd<smx::F16>, 32, 8, true>)
 SMX_KERNEL(warp_row_bwd_f16_w1_p1, WR_BOUNDS, smx::warp_row_kernel<smx::Bwd<smx::F16>, 1, 1>)
+SMX_KERNEL(warp_row_bwd_f16_w1_p1_shift, WR_BOUNDS, smx::warp_row_kernel<smx::Bwd<smx::F16>, 1, 1, true>)
 SMX_KERNEL(warp_row_bwd_f16_w2_p1, WR_BOUNDS, smx::warp_row_kernel<smx::Bwd<smx::F16>, 2, 1>)
+SMX_KERNEL(warp_row_bwd_f16_w2_p1_shift, WR_BOUNDS, smx::warp_row_kernel<smx::Bwd<smx::F16>, 2, 1, true>)
 SMX_KERNEL(warp_row_bwd_f16_w4_p1, WR_BOUNDS, smx::warp_row_kernel<smx::Bwd<smx::F16>, 4, 1>)
+SMX_KERNEL(warp_row_bwd_f16_w4_p1_shift, WR_BOUNDS, smx::warp_row_kernel<smx::Bwd<smx::F16>, 4, 1, true>)
 SMX_KERNEL(warp_row_bwd_f16_w8_p1, WR_BOUNDS, smx::warp_row_kernel<smx::Bwd<smx::F16>, 8, 1>)
+SMX_KERNEL(warp_row_bwd_f16_w8_p1_shift, WR_BOUNDS, smx::warp_row_kernel<smx::Bwd<smx::F16>, 8, 1, true>)
 SMX_KERNEL(warp_row_bwd_f16_w16_p1, WR_BOUNDS, smx::warp_row_kernel<smx::Bwd<smx::F16>, 16, 1>)
+SMX_KERNEL(warp_row_bwd_f16_w16_p1_shift, WR_BOUNDS, smx::warp_row_kernel<smx::Bwd<smx::F16>, 16, 1, true>)
 SMX_KERNEL(warp_row_bwd_f16_w32_p1, WR_BOUNDS, smx::warp_row_kernel<smx::Bwd<smx::F16>, 32, 1>)
+SMX_KERNEL(warp_row_bwd_f16_w32_p1_shift, WR_BOUNDS, smx::warp_row_kernel<smx::Bwd<smx::F16>, 32, 1, true>)
 SMX_KERNEL(warp_row_bwd_f16_w32_p2, WR_BOUNDS, smx::warp_row_kernel<smx::Bwd<smx::F16>, 32, 2>)
+SMX_KERNEL(warp_row_bwd_f16_w32_p2_shift, WR_BOUNDS, smx::warp_row_kernel<smx::Bwd<smx::F16>, 32, 2, true>)
 SMX_KERNEL(warp_row_bwd_f16_w32_p4, WR_BOUNDS, smx::warp_row_kernel<smx::Bwd<smx::F16>, 32, 4>)
+SMX_KERNEL(warp_row_bwd_f16_w32_p4_shift, WR_BOUNDS, smx::warp_row_kernel<smx::Bwd<smx::F16>, 32, 4, true>)
 #endif
 #if SMX_DTYPES & 4
 SMX_KERNEL(warp_row_fwd_bf16_w1_p1, WR_BOUNDS, smx::warp_row_kernel<smx::Fwd<smx::BF16>, 1, 1>)
+SMX_KERNEL(warp_row_fwd_bf16_w1_p1_shift, WR_BOUNDS, smx::warp_row_kernel<smx::Fwd<smx::BF16>, 1, 1, true>)
 SMX_KERNEL(warp_row_fwd_bf16_w2_p1, WR_BOUNDS, smx::warp_row_kernel<smx::Fwd<smx::BF16>, 2, 1>)
+SMX_KERNEL(warp_row_fwd_bf16_w2_p1_shift, WR_BOUNDS, smx::warp_row_kernel<smx::Fwd<smx::BF16>, 2, 1, true>)
 SMX_KERNEL(warp_row_fwd_bf16_w4_p1, WR_BOUNDS, smx::warp_row_kernel<smx::Fwd<smx::BF16>, 4, 1>)
+SMX_KERNEL(warp_row_fwd_bf16_w4_p1_shift, WR_BOUNDS, smx::warp_row_kernel<smx::Fwd<smx::BF16>, 4, 1, true>)
 SMX_KERNEL(warp_row_fwd_bf16_w8_p1, WR_BOUNDS, smx::warp_row_kernel<smx::Fwd<smx::BF16>, 8, 1>)
+SMX_KERNEL(warp_row_fwd_bf16_w8_p1_shift, WR_BOUNDS, smx::warp_row_kernel<smx::Fwd<smx::BF16>, 8, 1, true>)
 SMX_KERNEL(warp_row_fwd_bf16_w16_p1, WR_BOUNDS, smx::warp_row_kernel<smx::Fwd<smx::BF16>, 16, 1>)
+SMX_KERNEL(warp_row_fwd_bf16_w16_p1_shift, WR_BOUNDS, smx::warp_row_kernel<smx::Fwd<smx::BF16>, 16, 1, true>)
 SMX_KERNEL(warp_row_fwd_bf16_w32_p1, WR_BOUNDS, smx::warp_row_kernel<smx::Fwd<smx::BF16>, 32, 1>)
+SMX_KERNEL(warp_row_fwd_bf16_w32_p1_shift, WR_BOUNDS, smx::warp_row_kernel<smx::Fwd<smx::BF16>, 32, 1, true>)
 SMX_KERNEL(warp_row_fwd_bf16_w32_p2, WR_BOUNDS, smx::warp_row_kernel<smx::Fwd<smx::BF16>, 32, 2>)
+SMX_KERNEL(warp_row_fwd_bf16_w32_p2_shift, WR_BOUNDS, smx::warp_row_kernel<smx::Fwd<smx::BF16>, 32, 2, true>)
 SMX_KERNEL(warp_row_fwd_bf16_w32_p4, WR_BOUNDS, smx::warp_row_kernel<smx::Fwd<smx::BF16>, 32, 4>)
+SMX_KERNEL(warp_row_fwd_bf16_w32_p4_shift, WR_BOUNDS, smx::warp_row_kernel<smx::Fwd<smx::BF16>, 32, 4, true>)
 SMX_KERNEL(warp_row_fwd_bf16_w32_p8, WR_BOUNDS, smx::warp_row_kernel<smx::Fwd<smx::BF16>, 32, 8>)
+SMX_KERNEL(warp_row_fwd_bf16_w32_p8_shift, WR_BOUNDS, smx::warp_row_kernel<smx::Fwd<smx::BF16>, 32, 8, true>)
 SMX_KERNEL(warp_row_bwd_bf16_w1_p1, WR_BOUNDS, smx::warp_row_kernel<smx::Bwd<smx::BF16>, 1, 1>)
+SMX_KERNEL(warp_row_bwd_bf16_w1_p1_shift, WR_BOUNDS, smx::warp_row_kernel<smx::Bwd<smx::BF16>, 1, 1, true>)
 SMX_KERNEL(warp_row_bwd_bf16_w2_p1, WR_BOUNDS, smx::warp_row_kernel<smx::Bwd<smx::BF16>, 2, 1>)
+SMX_KERNEL(warp_row_bwd_bf16_w2_p1_shift, WR_BOUNDS, smx::warp_row_kernel<smx::Bwd<smx::BF16>, 2, 1, true>)
 SMX_KERNEL(warp_row_bwd_bf16_w4_p1, WR_BOUNDS, smx::warp_row_kernel<smx::Bwd<smx::BF16>, 4, 1>)
+SMX_KERNEL(warp_row_bwd_bf16_w4_p1_shift, WR_BOUNDS, smx::warp_row_kernel<smx::Bwd<smx::BF16>, 4, 1, true>)
 SMX_KERNEL(warp_row_bwd_bf16_w8_p1, WR_BOUNDS, smx::warp_row_kernel<smx::Bwd<smx::BF16>, 8, 1>)
+SMX_KERNEL(warp_row_bwd_bf16_w8_p1_shift, WR_BOUNDS, smx::warp_row_kernel<smx::Bwd<smx::BF16>, 8, 1, true>)
 SMX_KERNEL(warp_row_bwd_bf16_w16_p1, WR_BOUNDS, smx::warp_row_kernel<smx::Bwd<smx::BF16>, 16, 1>)
+SMX_KERNEL(warp_row_bwd_bf16_w16_p1_shift, WR_BOUNDS, smx::warp_row_kernel<smx::Bwd<smx::BF16>, 16, 1, true>)
 SMX_KERNEL(warp_row_bwd_bf16_w32_p1, WR_BOUNDS, smx::warp_row_kernel<smx::Bwd<smx::BF16>, 32, 1>)
+SMX_KERNEL(warp_row_bwd_bf16_w32_p1_shift, WR_BOUNDS, smx::warp_row_kernel<smx::Bwd<smx::BF16>, 32, 1, true>)
 SMX_KERNEL(warp_row_bwd_bf16_w32_p2, WR_BOUNDS, smx::warp_row_kernel<smx::Bwd<smx::BF16>, 32, 2>)
+SMX_KERNEL(warp_row_bwd_bf16_w32_p2_shift, WR_BOUNDS, smx::warp_row_kernel<smx::Bwd<smx::BF16>, 32, 2, true>)
 SMX_KERNEL(warp_row_bwd_bf16_w32_p4, WR_BOUNDS, smx::warp_row_kernel<smx::Bwd<smx::BF16>, 32, 4>)
+SMX_KERNEL(warp_row_bwd_bf16_w32_p4_shift, WR_BOUNDS, smx::warp_row_kernel<smx::Bwd<smx::BF16>, 32, 4, true>)
 #endif

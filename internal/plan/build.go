@@ -70,8 +70,9 @@ func block1(n int64) [3]uint32 { return [3]uint32{uint32(n), 1, 1} }
 
 func clamp(v, lo, hi int64) int64 { return max(lo, min(v, hi)) }
 
-// packs is the number of 16-byte packs in a row.
-func (c *ctx) packs() int64 { return ceilDiv(c.p.Axis, c.P) }
+// packs is the number of 16-byte packs a row occupies (span: a ragged row
+// read from the pack boundary before it may take one more).
+func (c *ctx) packs() int64 { return ceilDiv(c.span(), c.P) }
 
 // naive: one thread per slice, any layout.
 func (c *ctx) naive() (Plan, error) {

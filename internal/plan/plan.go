@@ -125,8 +125,16 @@
 // Vector path: Params.Vec is set when the host reports 16-byte aligned
 // pointers and every row start is 16-byte aligned (cols·esize a multiple of
 // 16, or a single row; strided: Inner a multiple of P); row split chunks are
-// multiples of P so chunk starts stay aligned. Otherwise the kernels take
-// their scalar path.
+// multiples of P so chunk starts stay aligned. Ragged rows (aligned
+// pointers, cols not a multiple of P, rows of at least 16 packs) go to the
+// "_shift" twins of warp_row, block_reg (forward), block_smem and
+// online_2pass (Params.Vec 2), which read each row from the 16-byte
+// boundary at or before its start, the same rules applying to the span
+// (cols plus at most P-1); ragged backward rows past warp_row take
+// online_2pass's twin, and ragged few long rows split_grid where
+// split_row would have them (H200: 512×50257 f16 118.0 -> 39.5 µs,
+// 4096×50257 f32 894.9 -> 591.0, 16384×781 f32 69.3 -> 38.7;
+// -ab-s31.txt). Otherwise the kernels take their scalar path.
 //
 // A forced strategy (Make's force argument, the --algo flag) is checked
 // against what its kernels can serve (layout, row length against register
@@ -213,6 +221,9 @@ type Plan struct {
 	Split     int   // chunks per slice (split strategies), else 1
 	Chunk     int64 // axis elements per chunk (split strategies), else 0
 	Vec       bool  // 16-byte path enabled
+	// Shift: the launches are ragged-row twins (kernels.Info.Shift), run
+	// with Params.Vec = kernels.VecShift.
+	Shift bool
 	// Params is the kernel parameter template: layout, Chunk, Split, Vec,
 	// Log set, Scale 1, pointers 0. The host fills X, DY, Y, WS and Scale.
 	Params kernels.Params
@@ -345,12 +356,53 @@ func withDefaults(d Device) Device {
 
 // sym returns the kernel symbol of strategy s for this problem.
 func (c *ctx) sym(s kernels.Strategy, variant string) string {
-	return kernels.Symbol(s, c.dt, c.bwd, variant)
+	sym := kernels.Symbol(s, c.dt, c.bwd, variant)
+	if c.shifts(s) && !strings.HasSuffix(variant, "_tail") {
+		sym += kernels.ShiftSuffix
+	}
+	return sym
 }
 
 // vec reports whether the 16-byte path applies to rows of cols elements.
 func (c *ctx) vec() bool {
 	return c.p.Aligned && c.p.Inner == 1 && (c.p.Axis%c.P == 0 || c.p.Outer == 1)
+}
+
+// ragged reports rows that start inside a 16-byte pack although the
+// pointers are aligned (cols not a multiple of P, several rows, each of
+// at least raggedMinPacks packs): the strategies with ragged-row twins
+// (kernels.Info.Shift) read them from the pack boundary before each row's
+// start.
+func (c *ctx) ragged() bool {
+	return c.p.Aligned && c.p.Inner == 1 && c.p.Outer > 1 && c.p.Axis%c.P != 0 && c.p.Axis >= raggedMinPacks*c.P
+}
+
+// raggedMinPacks: shorter ragged rows keep the element-wise path. On them
+// the twins (warp_row's) were as often behind as ahead: H200, softmax
+// bench, old and new binaries alternated, µs (-ab-s31.txt §3): 65536×13
+// f16 7.34 vs 7.90 shifted, ×27 f16 9.91 vs 11.34, 74862×59 bf16
+// log_softmax 15.8 vs 19.2, ×45 f16 12.23 vs 11.57, ×45 f32 14.74 vs
+// 14.31; from 16 packs even or ahead: 16384×100 f32 9.70 vs 9.74,
+// 16384×201 bf16 14.18 vs 12.26, 4096×250 bf16 7.86 vs 6.30.
+const raggedMinPacks = 16
+
+// shifts reports whether strategy s runs this problem's rows through its
+// ragged-row twins.
+func (c *ctx) shifts(s kernels.Strategy) bool {
+	return c.ragged() && s.Info().Shift
+}
+
+// span is the most elements a row occupies in the registers of a
+// register-cached body: the row, plus for ragged rows the elements before
+// it back to the pack boundary (at most P - gcd(cols mod P, P)).
+func (c *ctx) span() int64 {
+	if !c.ragged() {
+		return c.p.Axis
+	}
+	g := c.P
+	for r := c.p.Axis % c.P; r != 0; g, r = r, g%r {
+	}
+	return c.p.Axis + c.P - g
 }
 
 // occupancy returns resident blocks per SM for symbol (in file) at block
@@ -417,12 +469,18 @@ func (c *ctx) finish(pl Plan) Plan {
 	if pl.Split < 1 {
 		pl.Split = 1
 	}
+	if c.shifts(kernels.Strategy(pl.Strategy)) {
+		pl.Vec, pl.Shift = true, true
+	}
 	pl.Params = kernels.Params{Outer: c.p.Outer, Axis: c.p.Axis, Inner: c.p.Inner, Chunk: pl.Chunk, Scale: 1, Split: int32(pl.Split)}
 	if c.p.Op.Log() {
 		pl.Params.Log = 1
 	}
 	if pl.Vec {
-		pl.Params.Vec = 1
+		pl.Params.Vec = kernels.VecOn
+	}
+	if pl.Shift {
+		pl.Params.Vec = kernels.VecShift
 	}
 	return pl
 }

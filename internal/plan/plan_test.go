@@ -72,6 +72,10 @@ func check(t *testing.T, p Problem, d Device, pl Plan) {
 			t.Errorf("%s: symbol %s does not match direction/dtype (%s)", where, l.Symbol, want)
 		}
 		variant := strings.TrimPrefix(strings.TrimPrefix(l.Symbol, want), "_")
+		if strings.HasSuffix(l.Symbol, kernels.ShiftSuffix) != pl.Shift || pl.Shift && !in.Shift {
+			t.Errorf("%s: symbol %s with Shift %v", where, l.Symbol, pl.Shift)
+		}
+		variant = strings.TrimSuffix(strings.TrimSuffix(variant, kernels.ShiftSuffix), "shift")
 		v, ok := in.Variant(bwd, variant)
 		if !ok {
 			t.Errorf("%s: no variant %q", where, variant)
@@ -112,14 +116,19 @@ func check(t *testing.T, p Problem, d Device, pl Plan) {
 		if l.Cluster[0] > 0 && l.Grid[0]%l.Cluster[0] != 0 {
 			t.Errorf("%s: grid %v not a multiple of the cluster %v", where, l.Grid, l.Cluster)
 		}
-		// Per-variant row capacity.
+		// Per-variant row capacity: a ragged row read from the pack
+		// boundary before it (Shift) takes up to P-1 elements more.
+		span := p.Axis
+		if pl.Shift {
+			span += P - 1
+		}
 		switch {
 		case v.Packs > 0 && v.Lanes > 0:
-			if cap := int64(v.Lanes*v.Packs) * P; p.Axis > cap {
+			if cap := int64(v.Lanes*v.Packs) * P; span > cap && (!pl.Shift || p.Axis+P-gcd(p.Axis%P, P) > cap) {
 				t.Errorf("%s: %s holds %d columns, row has %d", where, l.Symbol, cap, p.Axis)
 			}
 		case v.Packs > 0:
-			if cap := int64(threads*v.Packs) * P; p.Axis > cap {
+			if cap := int64(threads*v.Packs) * P; span > cap && (!pl.Shift || p.Axis+P-gcd(p.Axis%P, P) > cap) {
 				t.Errorf("%s: %s with %d threads holds %d columns, row has %d", where, l.Symbol, threads, cap, p.Axis)
 			}
 		}
@@ -183,13 +192,13 @@ func check(t *testing.T, p Problem, d Device, pl Plan) {
 		if pl.Vec && (!p.Aligned || p.Inner%P != 0) {
 			t.Errorf("%s: strided vector path with Inner %% %d != 0", where, P)
 		}
-	} else if pl.Vec && (!p.Aligned || p.Inner != 1 || (p.Axis%P != 0 && p.Outer != 1)) {
+	} else if pl.Vec && (!p.Aligned || p.Inner != 1 || (p.Axis%P != 0 && p.Outer != 1 && !pl.Shift)) {
 		t.Errorf("%s: vector path on unaligned rows", where)
 	}
 	// Params template.
 	pp := pl.Params
 	if pp.Outer != p.Outer || pp.Axis != p.Axis || pp.Inner != p.Inner || pp.Chunk != pl.Chunk ||
-		int(pp.Split) != pl.Split || (pp.Vec == 1) != pl.Vec || (pp.Log == 1) != p.Op.Log() || pp.Scale != 1 ||
+		int(pp.Split) != pl.Split || (pp.Vec != 0) != pl.Vec || (pp.Vec == kernels.VecShift) != pl.Shift || (pp.Log == 1) != p.Op.Log() || pp.Scale != 1 ||
 		pp.X != 0 || pp.Y != 0 || pp.DY != 0 || pp.WS != 0 {
 		t.Errorf("%s: params template %+v", where, pp)
 	}
@@ -302,8 +311,17 @@ func TestRegimes(t *testing.T) {
 		sym  string // expected first symbol ("" to skip)
 	}{
 		{"one column", prob(4096, 1, 1, f32, spec.Softmax), h100, kernels.WarpRow, "warp_row_fwd_f32_w1_p1"},
+		// Ragged rows (cols not a multiple of the pack) of 16 packs or more
+		// take the twins that read each row from the pack boundary before
+		// it: 65 f32 columns span up to 68, 17 packs; shorter ones keep the
+		// element-wise path.
 		{"7 columns", prob(4096, 7, 1, f32, spec.Softmax), h100, kernels.WarpRow, "warp_row_fwd_f32_w2_p1"},
-		{"781 columns (triton test)", prob(1823, 781, 1, f32, spec.Softmax), h100, kernels.WarpRow, "warp_row_fwd_f32_w32_p8"},
+		{"63 columns (under 16 packs)", prob(4096, 63, 1, f32, spec.Softmax), h100, kernels.WarpRow, "warp_row_fwd_f32_w16_p1"},
+		{"65 columns (ragged, 16 packs)", prob(4096, 65, 1, f32, spec.Softmax), h100, kernels.WarpRow, "warp_row_fwd_f32_w32_p1_shift"},
+		{"1001 f32 backward (ragged)", prob(4096, 1001, 1, f32, spec.SoftmaxBackward), h100, kernels.Online2Pass, "online_2pass_bwd_f32_shift"},
+		{"26x631146 f32 (ragged few rows)", prob(26, 631146, 1, f32, spec.LogSoftmax), h100, kernels.SplitGrid, ""},
+		{"781 columns (triton test)", prob(1823, 781, 1, f32, spec.Softmax), h100, kernels.BlockReg, "block_reg_fwd_f32_t32_p7_shift"},
+		{"781 columns, unaligned pointers", unaligned(prob(1823, 781, 1, f32, spec.Softmax)), h100, kernels.WarpRow, "warp_row_fwd_f32_w32_p8"},
 		{"1024 f32", prob(4096, 1024, 1, f32, spec.Softmax), h100, kernels.BlockReg, "block_reg_fwd_f32_t32_p8"},
 		{"1024 f32 huge tensor", prob(32768, 1024, 1, f32, spec.Softmax), h100, kernels.BlockReg, ""},
 		{"1024 f32 huge tensor backward (block_reg: y and dy in registers)", prob(32768, 1024, 1, f32, spec.SoftmaxBackward), h100, kernels.BlockReg, ""},
@@ -312,7 +330,11 @@ func TestRegimes(t *testing.T) {
 		{"2048 f16", prob(4096, 2048, 1, f16, spec.Softmax), h100, kernels.BlockReg, ""},
 		{"2048 f16 unaligned", Problem{Outer: 4096, Axis: 2048, Inner: 1, DType: f16, Op: spec.Softmax}, h100, kernels.WarpRow, "warp_row_fwd_f16_w32_p8"},
 		{"1024 f16 backward", prob(4096, 1024, 1, f16, spec.SoftmaxBackward), h100, kernels.WarpRow, "warp_row_bwd_f16_w32_p4"},
-		{"1025 f32", prob(4096, 1025, 1, f32, spec.Softmax), h100, kernels.Online2Pass, ""},
+		{"1025 f32", prob(4096, 1025, 1, f32, spec.Softmax), h100, kernels.BlockReg, "block_reg_fwd_f32_t64_p5_shift"},
+		{"1025 f32, unaligned pointers", unaligned(prob(4096, 1025, 1, f32, spec.Softmax)), h100, kernels.Online2Pass, ""},
+		{"50257 f16 (GPT-2 vocabulary)", prob(512, 50257, 1, f16, spec.Softmax), h100, kernels.BlockSmem, "block_smem_fwd_f16_shift"},
+		{"50257 f32", prob(4096, 50257, 1, f32, spec.Softmax), h100, kernels.Online2Pass, "online_2pass_fwd_f32_shift"},
+		{"30522 bf16 backward", prob(4096, 30522, 1, spec.BFloat16, spec.SoftmaxBackward), h100, kernels.Online2Pass, "online_2pass_bwd_bf16_shift"},
 		{"1280 f32", prob(4096, 1280, 1, f32, spec.Softmax), h100, kernels.BlockReg, ""},
 		{"1280 f32 backward", prob(4096, 1280, 1, f32, spec.SoftmaxBackward), h100, kernels.BlockReg, ""},
 		{"1792 f32", prob(4096, 1792, 1, f32, spec.Softmax), h100, kernels.BlockReg, ""},
@@ -599,12 +621,23 @@ func TestAlignment(t *testing.T) {
 	if pl := mustMake(t, p, h100, ""); pl.Vec || pl.Params.Vec != 0 {
 		t.Errorf("unaligned pointers: vec on")
 	}
-	// Row stride not a multiple of 16 bytes: scalar, unless a single row.
-	if pl := mustMake(t, prob(100, 1001, 1, f32, spec.Softmax), h100, ""); pl.Vec {
-		t.Errorf("1001 f32 rows: vec on")
+	// Row stride not a multiple of 16 bytes: the ragged-row twins, whose
+	// rows start at the pack boundary before them (Params.Vec 2), where
+	// the strategy has them; otherwise scalar, unless a single row.
+	if pl := mustMake(t, prob(100, 1001, 1, f32, spec.Softmax), h100, ""); !pl.Shift || pl.Params.Vec != kernels.VecShift ||
+		!strings.HasSuffix(pl.Launches[0].Symbol, "_shift") {
+		t.Errorf("1001 f32 rows: %s vec %d", pl.Launches[0].Symbol, pl.Params.Vec)
 	}
-	if pl := mustMake(t, prob(100, 1004, 1, f16, spec.Softmax), h100, ""); pl.Vec {
-		t.Errorf("1004 f16 rows (2008 bytes): vec on")
+	if pl := mustMake(t, prob(100, 1004, 1, f16, spec.Softmax), h100, ""); !pl.Shift || pl.Params.Vec != kernels.VecShift {
+		t.Errorf("1004 f16 rows (2008 bytes): %s vec %d", pl.Launches[0].Symbol, pl.Params.Vec)
+	}
+	if pl := mustMake(t, prob(100, 1001, 1, f32, spec.Softmax), h100, "block_vec"); pl.Vec || pl.Shift {
+		t.Errorf("1001 f32 rows, block_vec (no twins): vec on")
+	}
+	p = prob(100, 1001, 1, f32, spec.Softmax)
+	p.Aligned = false
+	if pl := mustMake(t, p, h100, ""); pl.Vec || pl.Shift || strings.HasSuffix(pl.Launches[0].Symbol, "_shift") {
+		t.Errorf("1001 f32 rows, unaligned pointers: %s vec %d", pl.Launches[0].Symbol, pl.Params.Vec)
 	}
 	if pl := mustMake(t, prob(1, 100000001, 1, f32, spec.Softmax), h100, ""); !pl.Vec {
 		t.Errorf("single row: vec off")
@@ -1126,4 +1159,17 @@ func TestSplitGridWaveRule(t *testing.T) {
 		}
 		checkSplitGrid(t, "wave rule", p, pl, 1)
 	}
+}
+
+func gcd(a, b int64) int64 {
+	for b != 0 {
+		a, b = b, a%b
+	}
+	return a
+}
+
+// unaligned returns p with pointers that are not 16-byte aligned.
+func unaligned(p Problem) Problem {
+	p.Aligned = false
+	return p
 }

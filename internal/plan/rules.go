@@ -309,7 +309,7 @@ func (c *ctx) choose() []choice {
 		}
 		out = append(out, choice{kernels.BlockReg, why})
 	}
-	if cols <= warpMax {
+	if c.span() <= warpMax {
 		out = append(out, choice{kernels.WarpRow, fmt.Sprintf("short rows (%d <= %d columns): a lane group per row, row in registers", cols, warpMax)})
 	} else if !p.Op.Backward() {
 		out = append(out, c.forwardRows()...)
@@ -405,8 +405,14 @@ func (c *ctx) gridFillsWithFewBlocks() bool {
 // whose inputs are at least minBytes and either at most
 // gridCacheHalves/2 times the shared memory of the whole grid or in rows
 // that fit a wave (splitGridWaveBytes).
+//
+// Ragged rows (no twins: split_grid caches nothing off the vector path)
+// take it as well, where split_row would have them: H200, softmax bench,
+// µs (-ab-s31.txt §4), split_grid vs split_row: 26×631146 f32 78.7 vs
+// 108.2, 30×554638 f32 85.2 vs 114.7, 11×2989564 bf16 109.7 vs 134.6,
+// 38×860847 bf16 softmax_backward 134.9 vs 159.5.
 func (c *ctx) gridCaches(minBytes int64) (bool, string) {
-	if !c.vec() {
+	if !c.vec() && !c.ragged() {
 		return false, ""
 	}
 	g, smemMax, err := c.splitGridGrid()
@@ -417,6 +423,9 @@ func (c *ctx) gridCaches(minBytes int64) (bool, string) {
 	capacity, waveBytes := g*smemMax, c.splitGridWaveBytes(g, smemMax)
 	if in < minBytes || 2*in > gridCacheHalves*capacity && in/c.p.Outer > waveBytes {
 		return false, ""
+	}
+	if !c.vec() {
+		return true, "split_grid spreads each ragged row over the SMs in one launch (element by element, nothing cached)"
 	}
 	waves := ceilDiv(c.p.Outer, c.splitGridWaveRows(g, smemMax))
 	return true, fmt.Sprintf("split_grid caches %d of %d input bytes in the grid's shared memory (%d at a time), one launch",
@@ -452,16 +461,18 @@ func (c *ctx) twoReadBlockRows() bool {
 // beyond 16384 with as many rows as SMs) and f16/bf16 up to 8192 (..32768 when rows < SMs:
 // 1024 threads × 4 packs without spills; 64×32768 f16 13.4 µs vs
 // block_smem 16.4 and block_hybrid 15.1, hybrid-ab2.txt), when the rows are
-// whole 16-byte packs (other rows take block_reg's element-wise path, which
-// was not measured to win).
+// whole 16-byte packs or ragged rows that its twins read from their pack
+// boundary (ragged; the limits then apply to the span), not rows that
+// take its element-wise path (unaligned pointers), which was not measured
+// to win.
 func (c *ctx) blockRegFirst() bool {
-	if !c.vec() || c.p.Axis%c.P != 0 {
+	if !(c.vec() && c.p.Axis%c.P == 0) && !c.ragged() {
 		return false
 	}
 	if c.p.Op.Backward() {
-		return c.blockRegBackward()
+		return c.vec() && c.blockRegBackward()
 	}
-	cols := c.p.Axis
+	cols := c.span()
 	if cols*c.es <= blockRegMinRowBytes {
 		return false
 	}
@@ -481,8 +492,13 @@ func (c *ctx) blockRegFirst() bool {
 // 2048×8192 f16 31.4 vs 36.3, 128×8192 f32 8.9 vs 10.0, 16×8192 f32 5.9 vs
 // 8.7 (split_cluster 6.0), 4×8192 f16 5.1 vs 7.9; at warp_row's edge they
 // tie (65536×1024 f16 101.2 vs warp_row 101.6), so warp_row keeps its rows.
+// Ragged backward rows stay with online_2pass's twins (blockRegFirst):
+// block_reg's fell behind from 2001 f16 / 4001 f32 columns (-ab-s31.txt
+// §3: 2207×14634 bf16 111.1 vs 65.4 µs, 4096×4001 f32 81.2 vs 64.3,
+// 2048×2001 f16 14.9 vs 14.0) and led only at 4096×1001 f32 (19.7 vs
+// 22.0).
 func (c *ctx) blockRegBackward() bool {
-	return c.p.Axis > kernels.WarpRow.Info().MaxCols(c.p.Op, c.dt) && c.p.Axis <= kernels.BlockReg.Info().MaxCols(c.p.Op, c.dt)
+	return c.span() > kernels.WarpRow.Info().MaxCols(c.p.Op, c.dt) && c.span() <= kernels.BlockReg.Info().MaxCols(c.p.Op, c.dt)
 }
 
 // backwardRows returns the choice for backward rows of whole packs past
