@@ -107,7 +107,10 @@ type Info struct {
 	// pack, Params.Vec = VecShift): each row is read from the 16-byte
 	// boundary at or before its start, so whole packs move 16 bytes at a
 	// time instead of element by element (cached_row, row_2pass and
-	// block_smem in common.cuh). Separate kernels, so that the aligned
+	// block_smem in common.cuh). strided's twins serve a non-last axis
+	// whose Inner is not a multiple of the pack (or unaligned pointers):
+	// each thread takes P slices TX apart, so a tile moves as many bytes a
+	// step as with 16-byte packs. Separate kernels, so that the aligned
 	// ones keep their code and registers.
 	Shift bool
 }
@@ -286,7 +289,7 @@ var catalogue = []Info{
 		PlainBuild: true},
 	{Strategy: Strided, File: "strided.cu", Summary: "non-last axis: coalesced across inner, online (m,d) along the axis",
 		Fwd: []Variant{{Name: "", MaxThreads: 256}, {Name: "split1", MaxThreads: 256}, {Name: "split2", MaxThreads: 256}},
-		Bwd: []Variant{{Name: "", MaxThreads: 256}, {Name: "split1", MaxThreads: 256}, {Name: "split2", MaxThreads: 256}}},
+		Bwd: []Variant{{Name: "", MaxThreads: 256}, {Name: "split1", MaxThreads: 256}, {Name: "split2", MaxThreads: 256}}, Shift: true},
 	{Strategy: StridedReg, File: "strided_reg.cu", Summary: "non-last axis: tiles cached in registers, split along the axis over a cluster (DSMEM), one read",
 		Fwd: stridedRegVariants()},
 	{Strategy: Persistent, File: "persistent.cu", Summary: "occupancy-sized grid looping over rows, next row prefetched into registers",

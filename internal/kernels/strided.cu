@@ -9,6 +9,11 @@
 // With Params.vec (Inner % P == 0 and 16-byte aligned pointers) every thread
 // owns P consecutive inner indices (P slices) and moves them with one
 // 16-byte load or store per axis step; otherwise one index, scalar accesses.
+// The "_shift" twins (Params.vec == 2, for an Inner that is not a multiple
+// of P or unaligned pointers) give every thread P slices as well, but
+// interleaved: slice e of thread tx is inner index i0 + e*TX + tx, so each
+// of its P scalar accesses per axis step is one contiguous run of the warp,
+// and a tile moves as many bytes per step as the 16-byte path's.
 // (strided_reg.cu reads each element once where the tile fits registers.)
 //
 //   strided_{fwd,bwd}_{dt}         whole axis per block (phase 0)
@@ -19,9 +24,10 @@
 //   strided_{fwd,bwd}_{dt}_split2  block (tile, c) merges the slice's split
 //                                  partials (the TY threads share the work,
 //                                  tree-merged) and writes chunk c
+//   strided_..._shift              each of them with interleaved slices
 // where slice = o*inner + i.
 //
-// Launch contract (outer, axis, inner); VW = P with vec, else 1:
+// Launch contract (outer, axis, inner); VW = P with vec (1 or 2), else 1:
 //   block  (TX, TY, 1), TY a power of two, TX*TY <= 256, TX*TY*VW <= 1024
 //   grid   (gx, gy, 1), gx <= tiles = outer*ceil(inner/(TX*VW)) (grid-stride),
 //          gy = 1 for phase 0, gy = split (<= 65535) for split1/split2
@@ -35,51 +41,60 @@ namespace smx {
 
 // Axis steps of one thread: U loads in flight per input, held raw for the
 // vector path (4 registers per 16-byte pack) and converted one step at a
-// time by get().
-template <class Op, int VW, int U>
+// time by get(); the interleaved path (IL) loads VW scalars a step, slice e
+// at idx + e*es, where valid (bit e of mask).
+template <class Op, int VW, int U, bool IL>
 struct StridedSteps {
   static constexpr int NIN = Op::NIN;
-  V16 raw[U][NIN];           // VW > 1
-  float val[U][NIN];         // VW == 1
-  __device__ __forceinline__ void load(const Op& op, int u, i64 idx) {
-    if constexpr (VW == 1) {
-      float v0, v1;
-      load1(op, idx, v0, v1);
-      val[u][0] = v0;
-      val[u][NIN - 1] = v1;
-    } else {
+  static constexpr bool RAW = VW > 1 && !IL;
+  V16 raw[RAW ? U : 1][NIN];
+  float val[U][NIN][RAW ? 1 : VW];
+  __device__ __forceinline__ void load(const Op& op, int u, i64 idx, i64 es, unsigned mask) {
+    if constexpr (RAW) {
 #pragma unroll
       for (int i = 0; i < NIN; ++i) raw[u][i] = *reinterpret_cast<const V16*>(op.src(i) + idx);
+    } else {
+#pragma unroll
+      for (int e = 0; e < VW; ++e) {
+        float v0 = 0.f, v1 = 0.f;
+        if (!IL || (mask >> e & 1)) load1(op, idx + e * es, v0, v1);
+        val[u][0][e] = v0;
+        val[u][NIN - 1][e] = v1;
+      }
     }
   }
   __device__ __forceinline__ void get(const Op& op, int u, float (&f)[NIN][VW]) const {
-    if constexpr (VW == 1) {
-#pragma unroll
-      for (int i = 0; i < NIN; ++i) f[i][0] = val[u][i];
-    } else {
+    if constexpr (RAW) {
 #pragma unroll
       for (int i = 0; i < NIN; ++i) {
         Op::D::unpack(raw[u][i], f[i]);
 #pragma unroll
         for (int e = 0; e < VW; ++e) f[i][e] = op.conv(i, f[i][e]);
       }
+    } else {
+#pragma unroll
+      for (int i = 0; i < NIN; ++i)
+#pragma unroll
+        for (int e = 0; e < VW; ++e) f[i][e] = val[u][i][e];
     }
   }
 };
 
-// The body, with VW consecutive inner indices (slices) per thread: 1, or the
-// 16-byte pack P when Params.vec is set (Inner % P == 0, pointers aligned).
-template <class Op, int PHASE, int VW>
+// The body, with VW slices per thread: 1; the 16-byte pack P when
+// Params.vec is 1 (Inner % P == 0, pointers aligned), P consecutive inner
+// indices; or P interleaved ones (IL, the "_shift" twins), TX apart.
+template <class Op, int PHASE, int VW, bool IL = false>
 __device__ __forceinline__ void strided_body(const Params& p) {
   typedef typename Op::Acc Acc;
   typedef typename Op::D D;
   // Axis steps in flight per thread (memory-level parallelism): 8 scalar
-  // loads, or 4 (forward) / 2 (backward, two inputs) 16-byte loads.
+  // loads, or 4 (forward) / 2 (backward, two inputs) steps of VW slices.
   constexpr int U = VW == 1 ? 8 : 4 / Op::NIN;
   const Op op(p);
   const i64 outer = p.outer, axis = p.axis, inner = p.inner;
   const int TX = blockDim.x, TY = blockDim.y, tx = threadIdx.x, ty = threadIdx.y;
   const i64 span = (i64)TX * VW;  // inner indices per tile
+  const i64 es = IL ? TX : 1;     // inner distance between a thread's slices
   const i64 tpo = (inner + span - 1) / span, tiles = outer * tpo;
   const int split = PHASE ? p.split : 1;
   const int c = PHASE ? (int)blockIdx.y : 0;
@@ -89,8 +104,13 @@ __device__ __forceinline__ void strided_body(const Params& p) {
   __shared__ Acc red[1024];  // TX*TY*VW <= 1024
   for (i64 tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
     const i64 o = tile / tpo;
-    const i64 i = (tile - o * tpo) * span + (i64)tx * VW;
-    const bool ok = i < inner;  // VW > 1: Inner % VW == 0, so all VW or none
+    const i64 i = (tile - o * tpo) * span + (i64)tx * (IL ? 1 : VW);
+    // Slices in range: all VW or none, but for IL (bit e: slice e).
+    unsigned mask = 0;
+#pragma unroll
+    for (int e = 0; e < VW; ++e) mask |= (unsigned)(i + (IL ? e * es : 0) < inner) << e;
+    const bool ok = mask & 1;
+    const auto in = [&](int e) { return !IL || (mask >> e & 1); };  // within ok
     const i64 base = o * axis * inner + i;
     const i64 slice = o * inner + i;
     Acc a[VW];
@@ -100,23 +120,25 @@ __device__ __forceinline__ void strided_body(const Params& p) {
       if (PHASE == 2) {
         for (int k = ty; k < split; k += TY)
 #pragma unroll
-          for (int e = 0; e < VW; ++e) a[e] = Op::merge(a[e], Op::from_ws(ws[(slice + e) * split + k]));
+          for (int e = 0; e < VW; ++e)
+            if (in(e)) a[e] = Op::merge(a[e], Op::from_ws(ws[(slice + e * es) * split + k]));
       } else {
         float comp[VW];
 #pragma unroll
         for (int e = 0; e < VW; ++e) comp[e] = 0.f;
         for (i64 j = j0 + ty; j < j1; j += (i64)TY * U) {
-          StridedSteps<Op, VW, U> st;
+          StridedSteps<Op, VW, U, IL> st;
 #pragma unroll
           for (int u = 0; u < U; ++u)
-            if (j + (i64)u * TY < j1) st.load(op, u, base + (j + (i64)u * TY) * inner);
+            if (j + (i64)u * TY < j1) st.load(op, u, base + (j + (i64)u * TY) * inner, es, mask);
 #pragma unroll
           for (int u = 0; u < U; ++u) {
             if (j + (i64)u * TY < j1) {
               float v[Op::NIN][VW];
               st.get(op, u, v);
 #pragma unroll
-              for (int e = 0; e < VW; ++e) op.push1(a[e], comp[e], v[0][e], v[Op::NIN - 1][e]);
+              for (int e = 0; e < VW; ++e)
+                if (in(e)) op.push1(a[e], comp[e], v[0][e], v[Op::NIN - 1][e]);
             }
           }
         }
@@ -144,7 +166,8 @@ __device__ __forceinline__ void strided_body(const Params& p) {
     if (PHASE == 1) {
       if (ok && ty == 0)
 #pragma unroll
-        for (int e = 0; e < VW; ++e) ws[(slice + e) * split + c] = Op::to_ws(a[e]);
+        for (int e = 0; e < VW; ++e)
+          if (in(e)) ws[(slice + e * es) * split + c] = Op::to_ws(a[e]);
       continue;
     }
     if (ok) {
@@ -153,10 +176,10 @@ __device__ __forceinline__ void strided_body(const Params& p) {
       for (int e = 0; e < VW; ++e) f[e] = op.finalize(a[e]);
       typename Op::T* const out = op.dst();
       for (i64 j = j0 + ty; j < j1; j += (i64)TY * U) {
-        StridedSteps<Op, VW, U> st;
+        StridedSteps<Op, VW, U, IL> st;
 #pragma unroll
         for (int u = 0; u < U; ++u)
-          if (j + (i64)u * TY < j1) st.load(op, u, base + (j + (i64)u * TY) * inner);
+          if (j + (i64)u * TY < j1) st.load(op, u, base + (j + (i64)u * TY) * inner, es, mask);
 #pragma unroll
         for (int u = 0; u < U; ++u) {
           const i64 jj = j + (i64)u * TY;
@@ -166,10 +189,13 @@ __device__ __forceinline__ void strided_body(const Params& p) {
             float y[VW];
 #pragma unroll
             for (int e = 0; e < VW; ++e) y[e] = op.out1(v[0][e], v[Op::NIN - 1][e], f[e]);
-            if (VW == 1)
-              out[base + jj * inner] = D::from_f(y[0]);
-            else
+            if (VW == 1 || IL) {
+#pragma unroll
+              for (int e = 0; e < VW; ++e)
+                if (in(e)) out[base + e * es + jj * inner] = D::from_f(y[e]);
+            } else {
               *reinterpret_cast<V16*>(out + base + jj * inner) = D::pack(y);
+            }
           }
         }
       }
@@ -185,30 +211,61 @@ __device__ __forceinline__ void strided_kernel(const Params& p) {
     strided_body<Op, PHASE, 1>(p);
 }
 
+// The "_shift" twins: interleaved slices only.
+template <class Op, int PHASE>
+__device__ __forceinline__ void strided_shift_kernel(const Params& p) {
+  strided_body<Op, PHASE, Op::D::P, true>(p);
+}
+
 }  // namespace smx
+
+// The twins' bounds hold them to the aligned kernels' blocks per SM (3 f32,
+// 2 f16/bf16; nvcc 11.8 sm_90, no spills): unbounded, their VW scalars a
+// step took 102 registers (f32) and 190-198 (16-bit) forward, one block an
+// SM for the 16-bit ones.
+#define STRIDED_SHIFT_F32 256, 3
+#define STRIDED_SHIFT_16 256, 2
 
 // Kernels (one extern "C" symbol each; the dtype blocks follow SMX_DTYPES).
 #if SMX_DTYPES & 1
 SMX_KERNEL(strided_fwd_f32, 256, smx::strided_kernel<smx::Fwd<smx::F32>, 0>)
+SMX_KERNEL(strided_fwd_f32_shift, STRIDED_SHIFT_F32, smx::strided_shift_kernel<smx::Fwd<smx::F32>, 0>)
 SMX_KERNEL(strided_fwd_f32_split1, 256, smx::strided_kernel<smx::Fwd<smx::F32>, 1>)
+SMX_KERNEL(strided_fwd_f32_split1_shift, STRIDED_SHIFT_F32, smx::strided_shift_kernel<smx::Fwd<smx::F32>, 1>)
 SMX_KERNEL(strided_fwd_f32_split2, 256, smx::strided_kernel<smx::Fwd<smx::F32>, 2>)
+SMX_KERNEL(strided_fwd_f32_split2_shift, STRIDED_SHIFT_F32, smx::strided_shift_kernel<smx::Fwd<smx::F32>, 2>)
 SMX_KERNEL(strided_bwd_f32, 256, smx::strided_kernel<smx::Bwd<smx::F32>, 0>)
+SMX_KERNEL(strided_bwd_f32_shift, STRIDED_SHIFT_F32, smx::strided_shift_kernel<smx::Bwd<smx::F32>, 0>)
 SMX_KERNEL(strided_bwd_f32_split1, 256, smx::strided_kernel<smx::Bwd<smx::F32>, 1>)
+SMX_KERNEL(strided_bwd_f32_split1_shift, STRIDED_SHIFT_F32, smx::strided_shift_kernel<smx::Bwd<smx::F32>, 1>)
 SMX_KERNEL(strided_bwd_f32_split2, 256, smx::strided_kernel<smx::Bwd<smx::F32>, 2>)
+SMX_KERNEL(strided_bwd_f32_split2_shift, STRIDED_SHIFT_F32, smx::strided_shift_kernel<smx::Bwd<smx::F32>, 2>)
 #endif
 #if SMX_DTYPES & 2
 SMX_KERNEL(strided_fwd_f16, 256, smx::strided_kernel<smx::Fwd<smx::F16>, 0>)
+SMX_KERNEL(strided_fwd_f16_shift, STRIDED_SHIFT_16, smx::strided_shift_kernel<smx::Fwd<smx::F16>, 0>)
 SMX_KERNEL(strided_fwd_f16_split1, 256, smx::strided_kernel<smx::Fwd<smx::F16>, 1>)
+SMX_KERNEL(strided_fwd_f16_split1_shift, STRIDED_SHIFT_16, smx::strided_shift_kernel<smx::Fwd<smx::F16>, 1>)
 SMX_KERNEL(strided_fwd_f16_split2, 256, smx::strided_kernel<smx::Fwd<smx::F16>, 2>)
+SMX_KERNEL(strided_fwd_f16_split2_shift, STRIDED_SHIFT_16, smx::strided_shift_kernel<smx::Fwd<smx::F16>, 2>)
 SMX_KERNEL(strided_bwd_f16, 256, smx::strided_kernel<smx::Bwd<smx::F16>, 0>)
+SMX_KERNEL(strided_bwd_f16_shift, STRIDED_SHIFT_16, smx::strided_shift_kernel<smx::Bwd<smx::F16>, 0>)
 SMX_KERNEL(strided_bwd_f16_split1, 256, smx::strided_kernel<smx::Bwd<smx::F16>, 1>)
+SMX_KERNEL(strided_bwd_f16_split1_shift, STRIDED_SHIFT_16, smx::strided_shift_kernel<smx::Bwd<smx::F16>, 1>)
 SMX_KERNEL(strided_bwd_f16_split2, 256, smx::strided_kernel<smx::Bwd<smx::F16>, 2>)
+SMX_KERNEL(strided_bwd_f16_split2_shift, STRIDED_SHIFT_16, smx::strided_shift_kernel<smx::Bwd<smx::F16>, 2>)
 #endif
 #if SMX_DTYPES & 4
 SMX_KERNEL(strided_fwd_bf16, 256, smx::strided_kernel<smx::Fwd<smx::BF16>, 0>)
+SMX_KERNEL(strided_fwd_bf16_shift, STRIDED_SHIFT_16, smx::strided_shift_kernel<smx::Fwd<smx::BF16>, 0>)
 SMX_KERNEL(strided_fwd_bf16_split1, 256, smx::strided_kernel<smx::Fwd<smx::BF16>, 1>)
+SMX_KERNEL(strided_fwd_bf16_split1_shift, STRIDED_SHIFT_16, smx::strided_shift_kernel<smx::Fwd<smx::BF16>, 1>)
 SMX_KERNEL(strided_fwd_bf16_split2, 256, smx::strided_kernel<smx::Fwd<smx::BF16>, 2>)
+SMX_KERNEL(strided_fwd_bf16_split2_shift, STRIDED_SHIFT_16, smx::strided_shift_kernel<smx::Fwd<smx::BF16>, 2>)
 SMX_KERNEL(strided_bwd_bf16, 256, smx::strided_kernel<smx::Bwd<smx::BF16>, 0>)
+SMX_KERNEL(strided_bwd_bf16_shift, STRIDED_SHIFT_16, smx::strided_shift_kernel<smx::Bwd<smx::BF16>, 0>)
 SMX_KERNEL(strided_bwd_bf16_split1, 256, smx::strided_kernel<smx::Bwd<smx::BF16>, 1>)
+SMX_KERNEL(strided_bwd_bf16_split1_shift, STRIDED_SHIFT_16, smx::strided_shift_kernel<smx::Bwd<smx::BF16>, 1>)
 SMX_KERNEL(strided_bwd_bf16_split2, 256, smx::strided_kernel<smx::Bwd<smx::BF16>, 2>)
+SMX_KERNEL(strided_bwd_bf16_split2_shift, STRIDED_SHIFT_16, smx::strided_shift_kernel<smx::Bwd<smx::BF16>, 2>)
 #endif

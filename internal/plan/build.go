@@ -638,6 +638,30 @@ func (c *ctx) splitCluster() (Plan, error) {
 	return c.finish(pl), nil
 }
 
+// stridedShortAxis is the longest axis whose warp-wide tiles (TX = 32, P
+// slices a thread) take stridedShortTY threads along it. With TY up to the
+// axis, each thread had one to three steps, few loads in flight, and the
+// TY tree and its barriers between two short sweeps; two threads (one for
+// axes under 4) give each 2-12 steps. H200, forced blocks, µs, TY of the
+// old rule vs 2 (vs 1) (-ab-s32.txt §3): 2089×8×1004 f32 166.7 (8) vs 85.5;
+// 32768×4×128 f32 141.2 (4) vs 109.1 (1: 127.6); 16384×4×512 f16 297.6 (4)
+// vs 170.9 (1: 163.6); 5350×8×784 bf16 254.2 (4) vs 181.2; 512×7×784 bf16
+// 33.6 (4) vs 23.7; 4096×16×512 f16 128.5 (4) vs 105.8; 2731×24×512 f16
+// 117.5 (4) vs 99.3; 233×3×1131 f16 (twin) 19.7 (2) vs 13.9 (1). At 24
+// f32 rows, 4 led 2 (683×24×128 15.3 vs 17.8, old 8 17.2; 56×24×12269
+// twin 100.7 vs 108.8, old 8 111.9), so the rule stops at 24 and keeps
+// TY = 2 there; narrower tiles (131072×4×64 f16, TX = 8) were slower with
+// TY < 4 (8×4 372.6, 8×2 467.8).
+const stridedShortAxis = 24
+
+// stridedShortTY is TY for an axis of at most stridedShortAxis.
+func stridedShortTY(axis int64) int64 {
+	if axis < 4 {
+		return 1
+	}
+	return 2
+}
+
 // strided: tiles of TX·VW inner indices × TY threads along the axis (VW = P
 // with the 16-byte path: Inner % P == 0 and aligned pointers); split along
 // the axis when the tiles cannot fill the GPU and the axis is long.
@@ -645,13 +669,16 @@ func (c *ctx) strided() (Plan, error) {
 	outer, axis, inner := c.p.Outer, c.p.Axis, c.p.Inner
 	vec := c.p.Aligned && inner%c.P == 0
 	vw := int64(1)
-	if vec {
+	if vec || c.stridedTwin() {
 		vw = c.P
 	}
 	tx := min(nextPow2(ceilDiv(inner, vw)), 32)
 	ty := min(int64(256), 1024/vw) / tx
 	for ty > 1 && ty > axis {
 		ty /= 2
+	}
+	if vw == c.P && tx == 32 && axis <= stridedShortAxis {
+		ty = stridedShortTY(axis)
 	}
 	tiles := outer * ceilDiv(inner, tx*vw)
 	sym := c.sym(kernels.Strided, "")

@@ -70,7 +70,10 @@ func TestEmuCases(t *testing.T) {
 		{1, 40000, 1}, {1, 65536, 1},
 		// block_reg's one-warp blocks just past 1 KB rows (f32 260, 16-bit
 		// 520: three packs a lane, the last partly live).
-		{4, 260, 1}, {3, 520, 1}}
+		{4, 260, 1}, {3, 520, 1},
+		// strided's twins (interleaved slices): ragged Inner with a part
+		// tile, several tiles, and a split axis of one tile.
+		{3, 45, 101}, {2, 5, 1131}, {1, 3000, 33}}
 	var out strings.Builder
 	strats := append([]string{"auto"}, Strategies()...)
 	n := 0

@@ -386,11 +386,34 @@ func (c *ctx) ragged() bool {
 // 16384×201 bf16 14.18 vs 12.26, 4096×250 bf16 7.86 vs 6.30.
 const raggedMinPacks = 16
 
-// shifts reports whether strategy s runs this problem's rows through its
-// ragged-row twins.
+// shifts reports whether strategy s runs this problem's rows (or, for
+// strided, its slices) through its ragged-row twins.
 func (c *ctx) shifts(s kernels.Strategy) bool {
+	if s == kernels.Strided {
+		return c.stridedTwin()
+	}
 	return c.ragged() && s.Info().Shift
 }
+
+// stridedTwin reports a non-last axis that strided's twins take: slices
+// the 16-byte path cannot (Inner not a multiple of P, or unaligned
+// pointers), at least 32 of them, along an axis of at most
+// stridedTwinMaxAxis. A twin gives each thread P slices TX apart, loaded
+// one scalar each, where the plain path gives it one. H200, same run, µs,
+// twin vs one slice (-ab-s32.txt §2): short axes gain, 56×24×12269 f32
+// 111.8 vs 186.4, 20000×16×101 f32 297.4 vs 602.4, 512×7×777 bf16 44.8 vs
+// 57.8, 8192×32×37 bf16 159.3 vs 176.1, 233×3×1131 f16 20.0 vs 21.0;
+// longer ones lose, most on 16-bit (P scalar loads a step where the plain
+// path issues one, at 128 registers): 80×62×3419 bf16 151.6 vs 124.3,
+// 4096×64×63 f16 130.3 vs 110.3, 64×100×1001 f32 53.2 vs 47.9, and split
+// axes (fewer, wider tiles split further): 3986×12482 f16 axis 0 546.4 vs
+// 265.4, 8×512×8191 f32 250.9 vs 179.9.
+func (c *ctx) stridedTwin() bool {
+	return c.p.Inner >= 32 && c.p.Axis <= stridedTwinMaxAxis && !(c.p.Aligned && c.p.Inner%c.P == 0)
+}
+
+// stridedTwinMaxAxis is the longest axis strided's twins take.
+const stridedTwinMaxAxis = 32
 
 // span is the most elements a row occupies in the registers of a
 // register-cached body: the row, plus for ragged rows the elements before

@@ -188,10 +188,16 @@ func check(t *testing.T, p Problem, d Device, pl Plan) {
 			t.Errorf("%s: split %d workspace %d", where, pl.Split, pl.Workspace)
 		}
 	}
-	// Vector path only with aligned rows (strided: Inner a multiple of the pack).
+	// Vector path only with aligned rows (strided: Inner a multiple of the
+	// pack; its twins, which need no alignment, for any other Inner of at
+	// least 32 along an axis of at most 32).
 	if in.Strategy == kernels.Strided || in.Strategy == kernels.StridedReg {
-		if pl.Vec && (!p.Aligned || p.Inner%P != 0) {
+		whole := p.Aligned && p.Inner%P == 0
+		if pl.Vec && !whole && !pl.Shift {
 			t.Errorf("%s: strided vector path with Inner %% %d != 0", where, P)
+		}
+		if pl.Shift != (in.Strategy == kernels.Strided && !whole && p.Inner >= 32 && p.Axis <= 32) {
+			t.Errorf("%s: strided twin %v for Inner %d (aligned %v)", where, pl.Shift, p.Inner, p.Aligned)
 		}
 	} else if pl.Vec && (!p.Aligned || p.Inner != 1 || (p.Axis%P != 0 && p.Outer != 1 && !pl.Shift)) {
 		t.Errorf("%s: vector path on unaligned rows", where)
@@ -465,7 +471,14 @@ func TestRegimes(t *testing.T) {
 		{"axis 0 of 4096×65536 A100", prob(1, 4096, 65536, f32, spec.Softmax), a100, kernels.Strided, ""},
 		{"axis 1 of 32×512×8192 A100", prob(32, 512, 8192, f32, spec.LogSoftmax), a100, kernels.StridedReg, "strided_reg_fwd_f32_g8"},
 		{"axis 1 of 128×128×8192", prob(128, 128, 8192, f32, spec.Softmax), h100, kernels.StridedReg, "strided_reg_fwd_f32_g32"},
-		{"axis of 64", prob(256, 64, 4096, f32, spec.Softmax), h100, kernels.Strided, ""},
+		{"axis of 32", prob(128, 32, 4096, f32, spec.Softmax), h100, kernels.Strided, "strided_fwd_f32"},
+		{"axis of 64", prob(256, 64, 4096, f32, spec.Softmax), h100, kernels.StridedReg, ""},
+		{"axis of 128, Inner of 251 packs (a part tile)", prob(131, 128, 1004, f32, spec.Softmax), h100, kernels.StridedReg, ""},
+		{"Inner under one 8-pack tile", prob(4096, 128, 28, f32, spec.Softmax), h100, kernels.Strided, "strided_fwd_f32"},
+		{"ragged Inner: interleaved twin", prob(56, 24, 12269, f32, spec.Softmax), h100, kernels.Strided, "strided_fwd_f32_shift"},
+		{"ragged Inner, long axis: one slice a thread", prob(64, 512, 8191, spec.BFloat16, spec.Softmax), h100, kernels.Strided, "strided_fwd_bf16"},
+		{"ragged Inner, split axis: one slice a thread", prob(1, 100000, 33, f16, spec.Softmax), h100, kernels.Strided, "strided_fwd_f16_split1"},
+		{"ragged Inner, axis of 32: twin", prob(8192, 32, 37, spec.BFloat16, spec.SoftmaxBackward), h100, kernels.Strided, "strided_bwd_bf16_shift"},
 		{"axis longer than a cluster holds", prob(1, 16384, 4096, f32, spec.Softmax), h100, kernels.Strided, ""},
 		{"f16 axis 1 of 64×1024×512 (one block of 64 packed values a thread per tile)", prob(64, 1024, 512, f16, spec.Softmax), h100, kernels.StridedReg, "strided_reg_fwd_f16_g8"},
 		{"bf16 axis 0 of 4096×4096 (a 4-block cluster)", prob(1, 4096, 4096, spec.BFloat16, spec.Softmax), h100, kernels.StridedReg, ""},
@@ -553,7 +566,7 @@ func TestAutoSweep(t *testing.T) {
 								t.Fatalf("%s %+v: %v", d.Name, p, err)
 							}
 							check(t, p, d, pl)
-							if inner > 1 && pl.Strategy != "strided" {
+							if inner > 1 && pl.Strategy != "strided" && pl.Strategy != "strided_reg" {
 								t.Errorf("%+v: %s for a strided layout", p, pl.Strategy)
 							}
 							if pl.Strategy == "naive" || pl.Strategy == "smem_tree" {
@@ -652,6 +665,34 @@ func TestAlignment(t *testing.T) {
 	}
 	if pl := mustMake(t, prob(64, 1024, 512, f16, spec.Softmax), h100, "strided"); !pl.Vec || pl.Launches[0].Block != [3]uint32{32, 4, 1} {
 		t.Errorf("strided inner 512 f16: vec %v block %v", pl.Vec, pl.Launches[0].Block)
+	}
+}
+
+// TestStridedShortAxis: warp-wide tiles of P slices a thread take two
+// threads along an axis of 4..24 (one under 4), for the 16-byte path and
+// the twins alike; narrower tiles, the one-slice path and longer axes keep
+// TY up to the axis.
+func TestStridedShortAxis(t *testing.T) {
+	f32, f16 := spec.Float32, spec.Float16
+	for _, c := range []struct {
+		p     Problem
+		block [3]uint32
+		sym   string
+	}{
+		{prob(2089, 8, 1004, f32, spec.Softmax), [3]uint32{32, 2, 1}, "strided_fwd_f32"},
+		{prob(16384, 4, 512, f16, spec.LogSoftmax), [3]uint32{32, 2, 1}, "strided_fwd_f16"},
+		{prob(100, 24, 4096, f32, spec.SoftmaxBackward), [3]uint32{32, 2, 1}, "strided_bwd_f32"},
+		{prob(233, 3, 1131, f16, spec.Softmax), [3]uint32{32, 1, 1}, "strided_fwd_f16_shift"},
+		{prob(56, 24, 12269, f32, spec.Softmax), [3]uint32{32, 2, 1}, "strided_fwd_f32_shift"},
+		{prob(128, 32, 4096, f32, spec.Softmax), [3]uint32{32, 8, 1}, "strided_fwd_f32"},
+		{prob(131072, 4, 64, f16, spec.Softmax), [3]uint32{8, 4, 1}, "strided_fwd_f16"},
+		{prob(1000, 8, 29, f32, spec.Softmax), [3]uint32{32, 8, 1}, "strided_fwd_f32"},
+	} {
+		pl := mustMake(t, c.p, h100, "strided")
+		if l := pl.Launches[0]; len(pl.Launches) != 1 || l.Block != c.block || l.Symbol != c.sym {
+			t.Errorf("%+v: %s block %v, want %s %v", c.p, l.Symbol, l.Block, c.sym, c.block)
+		}
+		check(t, c.p, h100, pl)
 	}
 }
 

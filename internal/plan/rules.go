@@ -286,7 +286,7 @@ func (c *ctx) choose() []choice {
 	if p.Inner > 1 {
 		var out []choice
 		if c.stridedRegFirst() {
-			out = append(out, choice{kernels.StridedReg, "Inner > 1, axis of 128..8192: slices cached in registers (one read)"})
+			out = append(out, choice{kernels.StridedReg, "Inner > 1, axis of 48..8192: slices cached in registers (one read)"})
 		}
 		return append(out, choice{kernels.Strided, "Inner > 1: softmax along a non-last axis"},
 			choice{kernels.Naive, "fallback"})
@@ -615,14 +615,29 @@ func (c *ctx) blockHybridFirst() bool {
 	return ok && p.Axis > blockRegFewRows16Cols && p.Axis*c.es <= hybridFewRows16Bytes
 }
 
+// stridedRegMinAxis is the shortest axis strided_reg takes. Session 32
+// (H200, softmax bench, strided_reg vs strided, µs, -ab-s32.txt §1; the
+// rule had asked for an axis of 128 and Inner a multiple of 8 packs):
+// from 48 rows it led on every Inner and dtype swept (4..256 rows × Inner
+// 4096/1004/128 f32, 2896/512/64 f16, 784 bf16, 8 and 64 MB): 85×48×4096
+// f32 62.6 vs 75.3, 10923×48×64 f16 116.5 vs 170.7, 892×48×784 bf16 128.0
+// vs 137.8, 64×64×4096 f32 51.9 vs 71.0 (the axis of 64 that strided had
+// kept in session 11, since strided_reg's later work), 131×128×1004 f32
+// 47.6 vs 71.3, 45×256×2896 f16 53.5 vs 107.3, 167×256×784 bf16 69.7 vs
+// 171.5; within noise at 44×48×1004 f32 (16.4 vs 15.8). At 32 rows and
+// fewer strided led (128×32×4096 f32 77.6 vs 90.7, 696×24×1004 f32 89.6
+// vs 132.7). Part tiles across Inner cost little: 4096×128×36 f32 (9
+// packs) 68.2 vs 128.4, 2048×64×72 f16 54.2 vs 62.3.
+const stridedRegMinAxis = 48
+
 // stridedRegFirst reports whether strided_reg is the measured winner for a
-// non-last axis: forward with the 16-byte path, an axis of at least 128
-// (it holds up to 8192 with 8-block clusters, 1024 without) and at least one
-// whole 8-pack tile across Inner. On H200 (harness, same run, copy ratio
+// non-last axis: forward with the 16-byte path, an axis of at least
+// stridedRegMinAxis (it holds up to 8192 with 8-block clusters, 1024
+// without) and at least one whole 8-pack tile across Inner. On H200 (harness, same run, copy ratio
 // strided_reg vs strided): 4096x65536 axis 0 0.56 vs 0.44; 4096x4096 axis 0
 // 0.55 vs 0.41 (split); 32x512x8192 0.80 vs 0.51; 1x1024x65536 0.67 vs 0.41;
 // 8x2048x4096 0.59 vs 0.44; 128x128x8192 0.62 vs 0.51; an axis of 64
-// (256x64x4096) 0.44 vs 0.50, so strided keeps short axes. f16 with its
+// (256x64x4096) 0.44 vs 0.50 then (see stridedRegMinAxis). f16 with its
 // values held as floats gained little (64x512x4096 0.35 vs 0.32, 64x1024x512
 // 0.31 vs 0.32; see the end for the packed version). Through the library (NVRTC 13, bench/results/nvidia-h200-
 // 2026-11-22-sweep-axis.txt): 0.53 vs 0.44, 0.48 vs 0.41, 0.75 vs 0.51,
@@ -639,7 +654,7 @@ func (c *ctx) blockHybridFirst() bool {
 // 182.0 / 205.5.
 func (c *ctx) stridedRegFirst() bool {
 	p := c.p
-	if p.Op.Backward() || !p.Aligned || p.Inner%(8*c.P) != 0 || p.Axis < 128 {
+	if p.Op.Backward() || !p.Aligned || p.Inner%c.P != 0 || p.Inner < 8*c.P || p.Axis < stridedRegMinAxis {
 		return false
 	}
 	// Counted in the blocks of the undoubled cluster, as measured.

@@ -44,13 +44,15 @@ func Battery(quick bool) []Case {
 	for _, dt := range allDTypes {
 		for _, op := range []spec.Op{spec.Softmax, spec.LogSoftmax} {
 			for _, sc := range []float32{0.5, -2} {
-				cases = append(cases, Case{Shape: []int{9, 781}, Axis: -1, DType: dt, Op: op, Scale: sc, Fill: Random})
+				cases = append(cases, Case{Shape: []int{9, 781}, Axis: -1, DType: dt, Op: op, Scale: sc, Fill: Random},
+					Case{Shape: []int{5, 30, 45}, Axis: 1, DType: dt, Op: op, Scale: sc, Fill: Random}) // strided's twin
 			}
 			for _, f := range edgeFills {
 				cases = append(cases,
 					Case{Shape: []int{16, 781}, Axis: -1, DType: dt, Op: op, Fill: f},
 					Case{Shape: []int{37, 5, 3}, Axis: 1, DType: dt, Op: op, Fill: f},
 					Case{Shape: []int{6, 200, 32}, Axis: 1, DType: dt, Op: op, Fill: f},
+					Case{Shape: []int{6, 40, 37}, Axis: 1, DType: dt, Op: op, Fill: f}, // ragged Inner: strided's twin
 					Case{Shape: []int{2, 24576}, Axis: -1, DType: dt, Op: op, Fill: f})
 			}
 		}
