@@ -87,7 +87,9 @@
 //	               Outer·ceil(Inner/(TX·VW)), grid-stride. Split along the
 //	               axis: _split1 then _split2, same grid with y = Split ≤ 65535
 //	               chunks of Params.Chunk axis elements; workspace
-//	               Outer·Inner·Split float pairs.
+//	               Outer·Inner·Split float pairs. The _shift twins of
+//	               each (Params.Vec = 2, any Inner and alignment) take
+//	               VW = P slices a thread, TX apart, scalar accesses.
 //	strided_reg    strided_reg_fwd_{dt}_g{G} (forward only), G ∈ {8,16,32}:
 //	               Inner % P == 0 and aligned pointers (no scalar path); a
 //	               tile of G·P inner indices over the axis, block b caching
@@ -132,7 +134,7 @@
 //	split_row      fwd 32/56-62, bwd 32-48/64; 256 / 128
 //	split_cluster  fwd 54/52, bwd 54/63 (NVRTC 13, with the push: fwd 60/64, bwd 64/64); 272 / 144
 //	split_grid     fwd 60/51, bwd 62/54, _waves 60-64; 256 / 128
-//	strided        f32 57-76, f16 56-100; 16384 fwd / 8192 bwd
+//	strided        f32 57-76, f16 56-100 (_shift twins f32 72-80, 16-bit 97-128, bounded); 16384 fwd / 8192 bwd
 //	strided_reg    64; 8704-34944 (nvcc 11.8, pulled partials); 10760-43144 with the pushed partials' slots (NVRTC 13)
 //	persistent     32-102
 //	naive 32, smem_tree 20-22, block_vec 46/62

@@ -10,8 +10,9 @@
 // 16-byte pack (4 f32, 8 f16/bf16); NIN = 1 forward, 2 backward (y and dy
 // are both read and cached).
 //
-//  1. Inner > 1, forward with aligned pointers, Inner a multiple of 8·P,
-//     an axis of 128..8192 and blocks for half the SMs: strided_reg (a
+//  1. Inner > 1, forward with aligned pointers, Inner a multiple of P and
+//     at least 8·P, an axis of 48..8192 and blocks for half the SMs:
+//     strided_reg (a
 //     tile of G·P inner indices × the whole axis cached in registers, 8
 //     packs a thread: 32 f32 values, or 64 f16/bf16 values kept packed;
 //     axes over 1024 rows a block split over a cluster of K <= 8 blocks
@@ -22,9 +23,12 @@
 //     build.go). Otherwise strided. With
 //     aligned pointers and Inner a multiple of P,
 //     each thread owns P consecutive inner indices (VW = P slices, 16-byte
-//     accesses), else one (VW = 1). TX = min(32, nextpow2(ceil(Inner/VW)))
+//     accesses); for any other Inner of at least 32 along an axis of at
+//     most 32, P slices TX apart through the _shift twins (scalar accesses);
+//     else one (VW = 1). TX = min(32, nextpow2(ceil(Inner/VW)))
 //     threads across inner (coalesced), TY = min(256, 1024/VW)/TX threads
-//     along the axis (fewer for short axes). When the tiles alone cannot fill
+//     along the axis (fewer for short axes; 2, or 1 under 4 rows, for axes
+//     of at most 24 with TX = 32 and VW = P). When the tiles alone cannot fill
 //     the GPU (tiles < 2·SMs) and the axis is long, split along the axis into
 //     chunks (two launches, partials in the workspace) so that about one wave
 //     of resident blocks runs.

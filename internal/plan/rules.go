@@ -624,7 +624,7 @@ func (c *ctx) blockHybridFirst() bool {
 // vs 137.8, 64×64×4096 f32 51.9 vs 71.0 (the axis of 64 that strided had
 // kept in session 11, since strided_reg's later work), 131×128×1004 f32
 // 47.6 vs 71.3, 45×256×2896 f16 53.5 vs 107.3, 167×256×784 bf16 69.7 vs
-// 171.5; within noise at 44×48×1004 f32 (16.4 vs 15.8). At 32 rows and
+// 171.5; behind only at 44×48×1004 f32 (11 MB: 16.9 vs 15.8 in §5). At 32 rows and
 // fewer strided led (128×32×4096 f32 77.6 vs 90.7, 696×24×1004 f32 89.6
 // vs 132.7). Part tiles across Inner cost little: 4096×128×36 f32 (9
 // packs) 68.2 vs 128.4, 2048×64×72 f16 54.2 vs 62.3.
