@@ -122,7 +122,10 @@
 // 4-8 B: 64 packed values at the 64 registers of a 1024-thread bound; f32 g8
 // and g16 8 B since the select-free load loop for threads whose packs are
 // all in range; that loop was timed only together with the other cuts of
-// the same change, not against a spill-free build). Registers per thread
+// the same change, not against a spill-free build); the ragged-row twins
+// of block_reg's 16-bit t1024 p6..p8 (44-360 B; reachable only for fewer
+// rows than SMs of over 16K 16-bit columns) and of block_smem's 16-bit
+// kernels (16-20 B), and split_grid_bwd_bf16_waves (4 B). Registers per thread
 // for f32 / f16 (bf16 as f16 within a few registers), static shared memory
 // in bytes:
 //
