@@ -667,7 +667,7 @@ func stridedShortTY(axis int64) int64 {
 // the axis when the tiles cannot fill the GPU and the axis is long.
 func (c *ctx) strided() (Plan, error) {
 	outer, axis, inner := c.p.Outer, c.p.Axis, c.p.Inner
-	vec := c.p.Aligned && inner%c.P == 0
+	vec := c.innerPacks()
 	vw := int64(1)
 	if vec || c.stridedTwin() {
 		vw = c.P
@@ -802,7 +802,7 @@ func StridedRegShaped(p Problem, d Device, occ Occupancy, k, g int64) (Plan, err
 }
 
 func (c *ctx) stridedRegWith(wantK, wantG int64) (Plan, error) {
-	if !c.p.Aligned || c.p.Inner%c.P != 0 {
+	if !c.innerPacks() {
 		return Plan{}, fmt.Errorf("it needs 16-byte aligned pointers and Inner a multiple of %d (have %d): it has no scalar path", c.P, c.p.Inner)
 	}
 	k, r, g, nt, err := c.stridedRegShapeWith(wantK, wantG, wantK == 0 && wantG == 0)

@@ -391,12 +391,19 @@ func (c *ctx) ragged() bool {
 const raggedMinPacks = 16
 
 // shifts reports whether strategy s runs this problem's rows (or, for
-// strided, its slices) through its ragged-row twins.
+// strided, whose twins serve a ragged Inner and not ragged rows, its
+// slices) through its ragged-row twins.
 func (c *ctx) shifts(s kernels.Strategy) bool {
 	if s == kernels.Strided {
 		return c.stridedTwin()
 	}
 	return c.ragged() && s.Info().Shift
+}
+
+// innerPacks reports whether slices along a non-last axis can move in
+// 16-byte packs across Inner: aligned pointers and Inner a multiple of P.
+func (c *ctx) innerPacks() bool {
+	return c.p.Aligned && c.p.Inner%c.P == 0
 }
 
 // stridedTwin reports a non-last axis that strided's twins take: slices
@@ -413,7 +420,7 @@ func (c *ctx) shifts(s kernels.Strategy) bool {
 // axes (fewer, wider tiles split further): 3986×12482 f16 axis 0 546.4 vs
 // 265.4, 8×512×8191 f32 250.9 vs 179.9.
 func (c *ctx) stridedTwin() bool {
-	return c.p.Inner >= 32 && c.p.Axis <= stridedTwinMaxAxis && !(c.p.Aligned && c.p.Inner%c.P == 0)
+	return c.p.Inner >= 32 && c.p.Axis <= stridedTwinMaxAxis && !c.innerPacks()
 }
 
 // stridedTwinMaxAxis is the longest axis strided's twins take.

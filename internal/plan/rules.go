@@ -654,7 +654,7 @@ const stridedRegMinAxis = 48
 // 182.0 / 205.5.
 func (c *ctx) stridedRegFirst() bool {
 	p := c.p
-	if p.Op.Backward() || !p.Aligned || p.Inner%c.P != 0 || p.Inner < 8*c.P || p.Axis < stridedRegMinAxis {
+	if p.Op.Backward() || !c.innerPacks() || p.Inner < 8*c.P || p.Axis < stridedRegMinAxis {
 		return false
 	}
 	// Counted in the blocks of the undoubled cluster, as measured.
