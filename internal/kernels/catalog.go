@@ -26,6 +26,7 @@ const (
 	SplitGrid    Strategy = "split_grid"    // rows over every SM in one launch, chunks cached in shared memory across a barrier of each row's blocks
 	Strided      Strategy = "strided"       // softmax along a non-last axis, optional split along it
 	StridedReg   Strategy = "strided_reg"   // non-last axis, slices cached in registers across a cluster, one read
+	StridedShort Strategy = "strided_short" // short non-last axis: a thread holds its slices' whole axis in registers, one read
 	Persistent   Strategy = "persistent"    // occupancy-sized grid looping over rows, prefetching the next
 	Pipelined    Strategy = "pipelined"     // occupancy-sized grid, rows staged through a cp.async shared-memory ring
 )
@@ -44,7 +45,8 @@ type Variant struct {
 	// Packs is the number of 16-byte packs each thread caches in registers
 	// (register-cached bodies); 0 for streaming bodies. A register-cached
 	// kernel serves rows of up to threads*Packs*(16/esize) elements, threads
-	// being Lanes, or the block size when Lanes is 0.
+	// being Lanes, or the block size when Lanes is 0; a strided_short kernel
+	// serves an axis of exactly Packs rows (a pack's worth of slices a row).
 	Packs int
 	// MaxThreads is the kernel's __launch_bounds__ block-size limit.
 	MaxThreads int
@@ -239,6 +241,26 @@ func stridedRegVariants() []Variant {
 	return v
 }
 
+// stridedShortVariants: one kernel per axis length A ("a5": 5 rows), each
+// row a pack's worth of P slices a thread, held as floats: A = 2..16 where
+// the tile is at most 64 floats (forward) or 32 of each input (backward),
+// so 16-bit forward stops at 8 rows and 16-bit backward at 4.
+func stridedShortVariants(backward bool) []Variant {
+	limit := 64
+	if backward {
+		limit = 32
+	}
+	var v []Variant
+	for a := 2; a <= StridedShortMaxAxis && a*4 <= limit; a++ {
+		v = append(v, Variant{Name: fmt.Sprintf("a%d", a), Packs: a, MaxThreads: 256, MaxValues: limit})
+	}
+	return v
+}
+
+// StridedShortMaxAxis is the longest axis strided_short has a kernel for
+// (f32 forward; Variant.Serves says which dtypes stop earlier).
+const StridedShortMaxAxis = 16
+
 // StridedRegPacks is the number of 16-byte packs a strided_reg thread
 // caches: 32 f32 values held as floats, or 64 f16/bf16 values held packed.
 const StridedRegPacks = 8
@@ -292,6 +314,8 @@ var catalogue = []Info{
 		Bwd: []Variant{{Name: "", MaxThreads: 256}, {Name: "split1", MaxThreads: 256}, {Name: "split2", MaxThreads: 256}}, Shift: true},
 	{Strategy: StridedReg, File: "strided_reg.cu", Summary: "non-last axis: tiles cached in registers, split along the axis over a cluster (DSMEM), one read",
 		Fwd: stridedRegVariants()},
+	{Strategy: StridedShort, File: "strided_short.cu", Summary: "short non-last axis (2-16 rows, Inner of whole packs): each thread holds P slices' whole axis in registers, one read, no barrier",
+		Fwd: stridedShortVariants(false), Bwd: stridedShortVariants(true)},
 	{Strategy: Persistent, File: "persistent.cu", Summary: "occupancy-sized grid looping over rows, next row prefetched into registers",
 		Fwd: persistentVariants(false), Bwd: persistentVariants(true), RowsOnly: true},
 	{Strategy: Pipelined, File: "pipelined.cu", Summary: "occupancy-sized grid, next rows staged by cp.async into a shared-memory ring, one read",
@@ -416,6 +440,12 @@ func (in Info) MaxCols(op spec.Op, dt spec.DType) int64 {
 	case BlockHybrid:
 		for _, v := range in.Variants(op.Backward()) {
 			best = max(best, int64(v.MaxThreads)*(BlockRegValues+int64(v.SmemPacks)*P))
+		}
+	case StridedShort:
+		for _, v := range in.Variants(op.Backward()) {
+			if v.Serves(dt) {
+				best = max(best, int64(v.Packs))
+			}
 		}
 	}
 	return best

@@ -58,6 +58,8 @@ func (c *ctx) build(s kernels.Strategy) (Plan, error) {
 		return c.strided()
 	case kernels.StridedReg:
 		return c.stridedReg()
+	case kernels.StridedShort:
+		return c.stridedShort()
 	case kernels.Persistent:
 		return c.persistent()
 	case kernels.Pipelined:
@@ -705,6 +707,30 @@ func (c *ctx) strided() (Plan, error) {
 	grid := c.capGrid(tiles, occ, gridWaves, maxGridX)
 	return c.plan1(kernels.Strided, vec, Launch{Symbol: sym, Grid: block1(int64(grid)), Block: block},
 		fmt.Sprintf("%d inner × %d axis threads per block, %d slices per thread, %d tiles", tx, ty, vw, tiles)), nil
+}
+
+// stridedShortThreads is strided_short's block size.
+const stridedShortThreads = 256
+
+// strided_short: P consecutive inner indices (a 16-byte pack) a thread
+// over the whole axis, the kernel compiled for its length; a grid-stride
+// loop over the packs.
+func (c *ctx) stridedShort() (Plan, error) {
+	if !c.innerPacks() {
+		return Plan{}, fmt.Errorf("it needs 16-byte aligned pointers and Inner a multiple of %d (have %d): it has no scalar path", c.P, c.p.Inner)
+	}
+	in, axis := kernels.StridedShort.Info(), c.p.Axis
+	name := fmt.Sprintf("a%d", axis)
+	if v, ok := in.Variant(c.bwd, name); !ok || !v.Serves(c.dt) {
+		return Plan{}, fmt.Errorf("it has kernels for axes of 2..%d rows (%s %v), not %d",
+			in.MaxCols(c.p.Op, c.dt), map[bool]string{false: "forward", true: "backward"}[c.bwd], c.dt, axis)
+	}
+	packs := c.p.Outer * c.p.Inner / c.P
+	sym := c.sym(kernels.StridedShort, name)
+	occ := c.occupancy("strided_short.cu", sym, stridedShortThreads, 0)
+	grid := c.capGrid(ceilDiv(packs, stridedShortThreads), occ, gridWaves, maxGridX)
+	return c.plan1(kernels.StridedShort, true, Launch{Symbol: sym, Grid: block1(int64(grid)), Block: block1(stridedShortThreads)},
+		fmt.Sprintf("a 16-byte pack of %d slices a thread, its %d axis rows in registers, %d packs", c.P, axis, packs)), nil
 }
 
 // stridedRegFewTiles is the most tiles (of 8 packs) for which strided_reg

@@ -73,7 +73,10 @@ func TestEmuCases(t *testing.T) {
 		{4, 260, 1}, {3, 520, 1},
 		// strided's twins (interleaved slices): ragged Inner with a part
 		// tile, several tiles, and a split axis of one tile.
-		{3, 45, 101}, {2, 5, 1131}, {1, 3000, 33}}
+		{3, 45, 101}, {2, 5, 1131}, {1, 3000, 33},
+		// strided_short: packs over several grid-stride steps, axes of 2
+		// to 16 rows, one pack across Inner.
+		{80, 4, 64}, {5, 16, 40}, {3, 7, 300}, {9, 2, 1136}, {7, 3, 8}}
 	var out strings.Builder
 	strats := append([]string{"auto"}, Strategies()...)
 	n := 0

@@ -124,6 +124,10 @@ func check(t *testing.T, p Problem, d Device, pl Plan) {
 			span += P - gcd(p.Axis%P, P)
 		}
 		switch {
+		case in.Strategy == kernels.StridedShort:
+			if int64(v.Packs) != p.Axis || threads > 256 || !pl.Vec {
+				t.Errorf("%s: %s (%d threads, vec %v) is for axes of %d rows, axis has %d", where, l.Symbol, threads, pl.Vec, v.Packs, p.Axis)
+			}
 		case v.Packs > 0 && v.Lanes > 0:
 			if cap := int64(v.Lanes*v.Packs) * P; span > cap {
 				t.Errorf("%s: %s holds %d columns, row has %d", where, l.Symbol, cap, p.Axis)
@@ -191,10 +195,13 @@ func check(t *testing.T, p Problem, d Device, pl Plan) {
 	// Vector path only with aligned rows (strided: Inner a multiple of the
 	// pack; its twins, which need no alignment, for any other Inner of at
 	// least 32 along an axis of at most 32).
-	if in.Strategy == kernels.Strided || in.Strategy == kernels.StridedReg {
+	if in.Strategy == kernels.Strided || in.Strategy == kernels.StridedReg || in.Strategy == kernels.StridedShort {
 		whole := p.Aligned && p.Inner%P == 0
 		if pl.Vec && !whole && !pl.Shift {
 			t.Errorf("%s: strided vector path with Inner %% %d != 0", where, P)
+		}
+		if in.Strategy == kernels.StridedShort && pl.Vec != whole {
+			t.Errorf("%s: strided_short vector path %v for Inner %d (aligned %v)", where, pl.Vec, p.Inner, p.Aligned)
 		}
 		if pl.Shift != (in.Strategy == kernels.Strided && !whole && p.Inner >= 32 && p.Axis <= 32) {
 			t.Errorf("%s: strided twin %v for Inner %d (aligned %v)", where, pl.Shift, p.Inner, p.Aligned)
@@ -946,6 +953,9 @@ func TestEveryStrategyReachable(t *testing.T) {
 		p := prob(64, 2048, 1, spec.Float16, spec.Softmax)
 		if s == string(kernels.StridedReg) {
 			p.Inner = 64 // a non-last axis, whole packs across Inner
+		}
+		if s == string(kernels.StridedShort) {
+			p.Axis, p.Inner = 8, 64 // an axis of at most 8 rows (16-bit forward)
 		}
 		if s == string(kernels.BlockHybrid) {
 			p.Axis = 20480 // beyond 512 threads' registers
