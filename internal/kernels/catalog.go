@@ -112,8 +112,8 @@ type Info struct {
 	// block_smem in common.cuh). strided's twins serve a non-last axis
 	// whose Inner is not a multiple of the pack (or unaligned pointers):
 	// each thread takes P slices TX apart, so a tile moves as many bytes a
-	// step as with 16-byte packs. Separate kernels, so that the aligned
-	// ones keep their code and registers.
+	// step as with 16-byte packs; strided_short's, P slices 32 apart. Separate
+	// kernels, so that the aligned ones keep their code and registers.
 	Shift bool
 }
 
@@ -257,6 +257,16 @@ func stridedShortVariants(backward bool) []Variant {
 	return v
 }
 
+// StridedShortTwinSlices is the slices a strided_short "_shift" twin
+// thread owns for an axis of a rows and op's inputs: 4, or 2 where 4 would
+// hold more than 32 values (ShortTwinSlices in strided_short.cu).
+func StridedShortTwinSlices(a int64, op spec.Op) int64 {
+	if a*int64(NIn(op)) <= 8 {
+		return 4
+	}
+	return 2
+}
+
 // StridedShortMaxAxis is the longest axis strided_short has a kernel for
 // (f32 forward; Variant.Serves says which dtypes stop earlier).
 const StridedShortMaxAxis = 16
@@ -314,8 +324,8 @@ var catalogue = []Info{
 		Bwd: []Variant{{Name: "", MaxThreads: 256}, {Name: "split1", MaxThreads: 256}, {Name: "split2", MaxThreads: 256}}, Shift: true},
 	{Strategy: StridedReg, File: "strided_reg.cu", Summary: "non-last axis: tiles cached in registers, split along the axis over a cluster (DSMEM), one read",
 		Fwd: stridedRegVariants()},
-	{Strategy: StridedShort, File: "strided_short.cu", Summary: "short non-last axis (2-16 rows, Inner of whole packs): each thread holds P slices' whole axis in registers, one read, no barrier",
-		Fwd: stridedShortVariants(false), Bwd: stridedShortVariants(true)},
+	{Strategy: StridedShort, File: "strided_short.cu", Summary: "short non-last axis (2-16 rows): each thread holds P slices' whole axis in registers, one read, no barrier",
+		Fwd: stridedShortVariants(false), Bwd: stridedShortVariants(true), Shift: true},
 	{Strategy: Persistent, File: "persistent.cu", Summary: "occupancy-sized grid looping over rows, next row prefetched into registers",
 		Fwd: persistentVariants(false), Bwd: persistentVariants(true), RowsOnly: true},
 	{Strategy: Pipelined, File: "pipelined.cu", Summary: "occupancy-sized grid, next rows staged by cp.async into a shared-memory ring, one read",

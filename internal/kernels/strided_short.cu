@@ -32,13 +32,12 @@
 
 namespace smx {
 
-// Reduces P slices of A rows held as floats, v[i][k][e] = row k of slice e
+// Reduces N slices of A rows held as floats, v[i][k][e] = row k of slice e
 // of input i: f gets the slices' constants, and forward v[0] becomes what
 // the output scales: exp(v - m), or (LOG) v - m.
-template <bool LOG, class Op, int A>
-__device__ __forceinline__ void short_reduce(const Op& op, float (&v)[Op::NIN][A][Op::D::P],
-                                             typename Op::Fin (&f)[Op::D::P]) {
-  constexpr int P = Op::D::P;
+template <bool LOG, class Op, int A, int N>
+__device__ __forceinline__ void short_reduce(const Op& op, float (&v)[Op::NIN][A][N], typename Op::Fin (&f)[N]) {
+  constexpr int P = N;
   if constexpr (Op::BACKWARD) {
 #pragma unroll
     for (int e = 0; e < P; ++e) {
@@ -66,6 +65,16 @@ __device__ __forceinline__ void short_reduce(const Op& op, float (&v)[Op::NIN][A
       f[e] = op.finalize(MD{m, d});
     }
   }
+}
+
+// The output of element (k, e) of a reduced tile.
+template <bool LOG, class Op, int A, int N>
+__device__ __forceinline__ float short_out(const Op& op, const float (&v)[Op::NIN][A][N], int k, int e,
+                                           const typename Op::Fin& f) {
+  if constexpr (Op::BACKWARD)
+    return op.out1(v[0][k][e], v[1][k][e], f);
+  else
+    return LOG ? v[0][k][e] - f.lse : v[0][k][e] * f.rd;
 }
 
 // The body, LOG a compile-time log_softmax flag: with the op picked per
@@ -97,14 +106,87 @@ __device__ __forceinline__ void strided_short_body(const Params& p) {
     for (int k = 0; k < A; ++k) {
       float y[P];
 #pragma unroll
-      for (int e = 0; e < P; ++e) {
-        if constexpr (Op::BACKWARD)
-          y[e] = op.out1(v[0][k][e], v[1][k][e], f[e]);
-        else
-          y[e] = LOG ? v[0][k][e] - f[e].lse : v[0][k][e] * f[e].rd;
-      }
+      for (int e = 0; e < P; ++e) y[e] = short_out<LOG>(op, v, k, e, f[e]);
       st_cs(out + base + k * inner, D::pack(y));
     }
+  }
+}
+
+// The twins' slices a thread, whatever the dtype: 4, or 2 where 4 would
+// hold more than 32 values (A*NIN > 8). Each slice's scalar accesses take a
+// 64-bit address a row, so the twins need far more registers a value than
+// the 16-byte kernels: with P slices (8 for f16/bf16) a thread ptxas gave
+// the 16-bit forward twins 148-251 registers, one 256-thread block an SM
+// (nvcc 11.8 sm_90), and 16384x4x500 f16 ran at 0.32 of copy; 4 slices of
+// 9-16 f32 rows took 128-185.
+template <class Op, int A>
+struct ShortTwinSlices {
+  static constexpr int value = A * Op::NIN <= 8 ? 4 : 2;
+};
+
+// The "_shift" twins' body (an Inner that is not whole packs, or unaligned
+// pointers): the Outer x Inner slices, numbered s = o*Inner + i, go out in
+// warp tiles of 32*P consecutive ones, lane l of a tile owning slices
+// l, l + 32, ..., so each of a thread's P scalar accesses a row covers 32
+// consecutive slices: runs of Inner elements, whatever Inner is (a tile per
+// outer index left all but Inner lanes idle where Inner < 32*P: 8192x4x37
+// bf16 took 18.2 us, 0.32 of copy). A slice's (o, i) is stepped from the
+// previous one's with the quotient and remainder of 32 by Inner, and a
+// thread's first from the last tile's with those of the grid's stride:
+// two divisions a thread. ShortTwinSlices: a thread's slices.
+template <bool LOG, class Op, int A>
+__device__ __forceinline__ void strided_short_shift_body(const Params& p) {
+  typedef typename Op::D D;
+  typedef typename Op::T T;
+  constexpr int P = ShortTwinSlices<Op, A>::value, NIN = Op::NIN;
+  constexpr i64 W = 32 * P;
+  const Op op(p);
+  const i64 inner = p.inner, total = p.outer * inner;
+  const int lane = threadIdx.x & 31, wpb = blockDim.x >> 5;
+  const i64 first = ((i64)blockIdx.x * wpb + (threadIdx.x >> 5)) * W + lane;
+  const i64 stride = (i64)gridDim.x * wpb * W;
+  const i64 q32 = 32 / inner, r32 = 32 - q32 * inner;
+  const i64 qs = stride / inner, rs = stride - qs * inner;
+  i64 o0 = first / inner, i0 = first - o0 * inner;
+  T* const out = op.dst();
+  for (i64 s0 = first - lane; s0 < total; s0 += stride) {
+    const int live = (int)imin(P, (total - (s0 + lane) + 31) / 32);  // slices e < live exist
+    i64 off[P];  // element offset of row 0 of slice e
+    {
+      i64 o = o0, i = i0;
+#pragma unroll
+      for (int e = 0; e < P; ++e) {
+        off[e] = o * A * inner + i;
+        o += q32;
+        i += r32;
+        if (i >= inner) i -= inner, ++o;
+      }
+    }
+    T raw[NIN][A][P];
+#pragma unroll
+    for (int k = 0; k < A; ++k)
+#pragma unroll
+      for (int i2 = 0; i2 < NIN; ++i2)
+#pragma unroll
+        for (int e = 0; e < P; ++e)
+          if (e < live) raw[i2][k][e] = op.src(i2)[off[e] + k * inner];
+    float v[NIN][A][P];
+#pragma unroll
+    for (int k = 0; k < A; ++k)
+#pragma unroll
+      for (int i2 = 0; i2 < NIN; ++i2)
+#pragma unroll
+        for (int e = 0; e < P; ++e) v[i2][k][e] = e < live ? op.conv(i2, D::to_f(raw[i2][k][e])) : Op::fill(i2);
+    typename Op::Fin f[P];
+    short_reduce<LOG>(op, v, f);
+#pragma unroll
+    for (int k = 0; k < A; ++k)
+#pragma unroll
+      for (int e = 0; e < P; ++e)
+        if (e < live) out[off[e] + k * inner] = D::from_f(short_out<LOG>(op, v, k, e, f[e]));
+    o0 += qs;
+    i0 += rs;
+    if (i0 >= inner) i0 -= inner, ++o0;
   }
 }
 
@@ -117,54 +199,105 @@ __device__ __forceinline__ void strided_short_kernel(const Params& p) {
     strided_short_body<false, Op, A>(p);
 }
 
+template <class Op, int A>
+__device__ __forceinline__ void strided_short_shift_kernel(const Params& p) {
+  if (p.axis != A || p.vec != 2) __trap();  // a host bug: another variant, or the 16-byte path
+  if (!Op::BACKWARD && p.log != 0)
+    strided_short_shift_body<true, Op, A>(p);
+  else
+    strided_short_shift_body<false, Op, A>(p);
+}
+
 }  // namespace smx
 
 // Kernels (one extern "C" symbol each; the dtype blocks follow SMX_DTYPES).
 #if SMX_DTYPES & 1
 SMX_KERNEL(strided_short_fwd_f32_a2, 256, smx::strided_short_kernel<smx::Fwd<smx::F32>, 2>)
+SMX_KERNEL(strided_short_fwd_f32_a2_shift, 256, smx::strided_short_shift_kernel<smx::Fwd<smx::F32>, 2>)
 SMX_KERNEL(strided_short_fwd_f32_a3, 256, smx::strided_short_kernel<smx::Fwd<smx::F32>, 3>)
+SMX_KERNEL(strided_short_fwd_f32_a3_shift, 256, smx::strided_short_shift_kernel<smx::Fwd<smx::F32>, 3>)
 SMX_KERNEL(strided_short_fwd_f32_a4, 256, smx::strided_short_kernel<smx::Fwd<smx::F32>, 4>)
+SMX_KERNEL(strided_short_fwd_f32_a4_shift, 256, smx::strided_short_shift_kernel<smx::Fwd<smx::F32>, 4>)
 SMX_KERNEL(strided_short_fwd_f32_a5, 256, smx::strided_short_kernel<smx::Fwd<smx::F32>, 5>)
+SMX_KERNEL(strided_short_fwd_f32_a5_shift, 256, smx::strided_short_shift_kernel<smx::Fwd<smx::F32>, 5>)
 SMX_KERNEL(strided_short_fwd_f32_a6, 256, smx::strided_short_kernel<smx::Fwd<smx::F32>, 6>)
+SMX_KERNEL(strided_short_fwd_f32_a6_shift, 256, smx::strided_short_shift_kernel<smx::Fwd<smx::F32>, 6>)
 SMX_KERNEL(strided_short_fwd_f32_a7, 256, smx::strided_short_kernel<smx::Fwd<smx::F32>, 7>)
+SMX_KERNEL(strided_short_fwd_f32_a7_shift, 256, smx::strided_short_shift_kernel<smx::Fwd<smx::F32>, 7>)
 SMX_KERNEL(strided_short_fwd_f32_a8, 256, smx::strided_short_kernel<smx::Fwd<smx::F32>, 8>)
+SMX_KERNEL(strided_short_fwd_f32_a8_shift, 256, smx::strided_short_shift_kernel<smx::Fwd<smx::F32>, 8>)
 SMX_KERNEL(strided_short_fwd_f32_a9, 256, smx::strided_short_kernel<smx::Fwd<smx::F32>, 9>)
+SMX_KERNEL(strided_short_fwd_f32_a9_shift, 256, smx::strided_short_shift_kernel<smx::Fwd<smx::F32>, 9>)
 SMX_KERNEL(strided_short_fwd_f32_a10, 256, smx::strided_short_kernel<smx::Fwd<smx::F32>, 10>)
+SMX_KERNEL(strided_short_fwd_f32_a10_shift, 256, smx::strided_short_shift_kernel<smx::Fwd<smx::F32>, 10>)
 SMX_KERNEL(strided_short_fwd_f32_a11, 256, smx::strided_short_kernel<smx::Fwd<smx::F32>, 11>)
+SMX_KERNEL(strided_short_fwd_f32_a11_shift, 256, smx::strided_short_shift_kernel<smx::Fwd<smx::F32>, 11>)
 SMX_KERNEL(strided_short_fwd_f32_a12, 256, smx::strided_short_kernel<smx::Fwd<smx::F32>, 12>)
+SMX_KERNEL(strided_short_fwd_f32_a12_shift, 256, smx::strided_short_shift_kernel<smx::Fwd<smx::F32>, 12>)
 SMX_KERNEL(strided_short_fwd_f32_a13, 256, smx::strided_short_kernel<smx::Fwd<smx::F32>, 13>)
+SMX_KERNEL(strided_short_fwd_f32_a13_shift, 256, smx::strided_short_shift_kernel<smx::Fwd<smx::F32>, 13>)
 SMX_KERNEL(strided_short_fwd_f32_a14, 256, smx::strided_short_kernel<smx::Fwd<smx::F32>, 14>)
+SMX_KERNEL(strided_short_fwd_f32_a14_shift, 256, smx::strided_short_shift_kernel<smx::Fwd<smx::F32>, 14>)
 SMX_KERNEL(strided_short_fwd_f32_a15, 256, smx::strided_short_kernel<smx::Fwd<smx::F32>, 15>)
+SMX_KERNEL(strided_short_fwd_f32_a15_shift, 256, smx::strided_short_shift_kernel<smx::Fwd<smx::F32>, 15>)
 SMX_KERNEL(strided_short_fwd_f32_a16, 256, smx::strided_short_kernel<smx::Fwd<smx::F32>, 16>)
+SMX_KERNEL(strided_short_fwd_f32_a16_shift, 256, smx::strided_short_shift_kernel<smx::Fwd<smx::F32>, 16>)
 SMX_KERNEL(strided_short_bwd_f32_a2, 256, smx::strided_short_kernel<smx::Bwd<smx::F32>, 2>)
+SMX_KERNEL(strided_short_bwd_f32_a2_shift, 256, smx::strided_short_shift_kernel<smx::Bwd<smx::F32>, 2>)
 SMX_KERNEL(strided_short_bwd_f32_a3, 256, smx::strided_short_kernel<smx::Bwd<smx::F32>, 3>)
+SMX_KERNEL(strided_short_bwd_f32_a3_shift, 256, smx::strided_short_shift_kernel<smx::Bwd<smx::F32>, 3>)
 SMX_KERNEL(strided_short_bwd_f32_a4, 256, smx::strided_short_kernel<smx::Bwd<smx::F32>, 4>)
+SMX_KERNEL(strided_short_bwd_f32_a4_shift, 256, smx::strided_short_shift_kernel<smx::Bwd<smx::F32>, 4>)
 SMX_KERNEL(strided_short_bwd_f32_a5, 256, smx::strided_short_kernel<smx::Bwd<smx::F32>, 5>)
+SMX_KERNEL(strided_short_bwd_f32_a5_shift, 256, smx::strided_short_shift_kernel<smx::Bwd<smx::F32>, 5>)
 SMX_KERNEL(strided_short_bwd_f32_a6, 256, smx::strided_short_kernel<smx::Bwd<smx::F32>, 6>)
+SMX_KERNEL(strided_short_bwd_f32_a6_shift, 256, smx::strided_short_shift_kernel<smx::Bwd<smx::F32>, 6>)
 SMX_KERNEL(strided_short_bwd_f32_a7, 256, smx::strided_short_kernel<smx::Bwd<smx::F32>, 7>)
+SMX_KERNEL(strided_short_bwd_f32_a7_shift, 256, smx::strided_short_shift_kernel<smx::Bwd<smx::F32>, 7>)
 SMX_KERNEL(strided_short_bwd_f32_a8, 256, smx::strided_short_kernel<smx::Bwd<smx::F32>, 8>)
+SMX_KERNEL(strided_short_bwd_f32_a8_shift, 256, smx::strided_short_shift_kernel<smx::Bwd<smx::F32>, 8>)
 #endif
 #if SMX_DTYPES & 2
 SMX_KERNEL(strided_short_fwd_f16_a2, 256, smx::strided_short_kernel<smx::Fwd<smx::F16>, 2>)
+SMX_KERNEL(strided_short_fwd_f16_a2_shift, 256, smx::strided_short_shift_kernel<smx::Fwd<smx::F16>, 2>)
 SMX_KERNEL(strided_short_fwd_f16_a3, 256, smx::strided_short_kernel<smx::Fwd<smx::F16>, 3>)
+SMX_KERNEL(strided_short_fwd_f16_a3_shift, 256, smx::strided_short_shift_kernel<smx::Fwd<smx::F16>, 3>)
 SMX_KERNEL(strided_short_fwd_f16_a4, 256, smx::strided_short_kernel<smx::Fwd<smx::F16>, 4>)
+SMX_KERNEL(strided_short_fwd_f16_a4_shift, 256, smx::strided_short_shift_kernel<smx::Fwd<smx::F16>, 4>)
 SMX_KERNEL(strided_short_fwd_f16_a5, 256, smx::strided_short_kernel<smx::Fwd<smx::F16>, 5>)
+SMX_KERNEL(strided_short_fwd_f16_a5_shift, 256, smx::strided_short_shift_kernel<smx::Fwd<smx::F16>, 5>)
 SMX_KERNEL(strided_short_fwd_f16_a6, 256, smx::strided_short_kernel<smx::Fwd<smx::F16>, 6>)
+SMX_KERNEL(strided_short_fwd_f16_a6_shift, 256, smx::strided_short_shift_kernel<smx::Fwd<smx::F16>, 6>)
 SMX_KERNEL(strided_short_fwd_f16_a7, 256, smx::strided_short_kernel<smx::Fwd<smx::F16>, 7>)
+SMX_KERNEL(strided_short_fwd_f16_a7_shift, 256, smx::strided_short_shift_kernel<smx::Fwd<smx::F16>, 7>)
 SMX_KERNEL(strided_short_fwd_f16_a8, 256, smx::strided_short_kernel<smx::Fwd<smx::F16>, 8>)
+SMX_KERNEL(strided_short_fwd_f16_a8_shift, 256, smx::strided_short_shift_kernel<smx::Fwd<smx::F16>, 8>)
 SMX_KERNEL(strided_short_bwd_f16_a2, 256, smx::strided_short_kernel<smx::Bwd<smx::F16>, 2>)
+SMX_KERNEL(strided_short_bwd_f16_a2_shift, 256, smx::strided_short_shift_kernel<smx::Bwd<smx::F16>, 2>)
 SMX_KERNEL(strided_short_bwd_f16_a3, 256, smx::strided_short_kernel<smx::Bwd<smx::F16>, 3>)
+SMX_KERNEL(strided_short_bwd_f16_a3_shift, 256, smx::strided_short_shift_kernel<smx::Bwd<smx::F16>, 3>)
 SMX_KERNEL(strided_short_bwd_f16_a4, 256, smx::strided_short_kernel<smx::Bwd<smx::F16>, 4>)
+SMX_KERNEL(strided_short_bwd_f16_a4_shift, 256, smx::strided_short_shift_kernel<smx::Bwd<smx::F16>, 4>)
 #endif
 #if SMX_DTYPES & 4
 SMX_KERNEL(strided_short_fwd_bf16_a2, 256, smx::strided_short_kernel<smx::Fwd<smx::BF16>, 2>)
+SMX_KERNEL(strided_short_fwd_bf16_a2_shift, 256, smx::strided_short_shift_kernel<smx::Fwd<smx::BF16>, 2>)
 SMX_KERNEL(strided_short_fwd_bf16_a3, 256, smx::strided_short_kernel<smx::Fwd<smx::BF16>, 3>)
+SMX_KERNEL(strided_short_fwd_bf16_a3_shift, 256, smx::strided_short_shift_kernel<smx::Fwd<smx::BF16>, 3>)
 SMX_KERNEL(strided_short_fwd_bf16_a4, 256, smx::strided_short_kernel<smx::Fwd<smx::BF16>, 4>)
+SMX_KERNEL(strided_short_fwd_bf16_a4_shift, 256, smx::strided_short_shift_kernel<smx::Fwd<smx::BF16>, 4>)
 SMX_KERNEL(strided_short_fwd_bf16_a5, 256, smx::strided_short_kernel<smx::Fwd<smx::BF16>, 5>)
+SMX_KERNEL(strided_short_fwd_bf16_a5_shift, 256, smx::strided_short_shift_kernel<smx::Fwd<smx::BF16>, 5>)
 SMX_KERNEL(strided_short_fwd_bf16_a6, 256, smx::strided_short_kernel<smx::Fwd<smx::BF16>, 6>)
+SMX_KERNEL(strided_short_fwd_bf16_a6_shift, 256, smx::strided_short_shift_kernel<smx::Fwd<smx::BF16>, 6>)
 SMX_KERNEL(strided_short_fwd_bf16_a7, 256, smx::strided_short_kernel<smx::Fwd<smx::BF16>, 7>)
+SMX_KERNEL(strided_short_fwd_bf16_a7_shift, 256, smx::strided_short_shift_kernel<smx::Fwd<smx::BF16>, 7>)
 SMX_KERNEL(strided_short_fwd_bf16_a8, 256, smx::strided_short_kernel<smx::Fwd<smx::BF16>, 8>)
+SMX_KERNEL(strided_short_fwd_bf16_a8_shift, 256, smx::strided_short_shift_kernel<smx::Fwd<smx::BF16>, 8>)
 SMX_KERNEL(strided_short_bwd_bf16_a2, 256, smx::strided_short_kernel<smx::Bwd<smx::BF16>, 2>)
+SMX_KERNEL(strided_short_bwd_bf16_a2_shift, 256, smx::strided_short_shift_kernel<smx::Bwd<smx::BF16>, 2>)
 SMX_KERNEL(strided_short_bwd_bf16_a3, 256, smx::strided_short_kernel<smx::Bwd<smx::BF16>, 3>)
+SMX_KERNEL(strided_short_bwd_bf16_a3_shift, 256, smx::strided_short_shift_kernel<smx::Bwd<smx::BF16>, 3>)
 SMX_KERNEL(strided_short_bwd_bf16_a4, 256, smx::strided_short_kernel<smx::Bwd<smx::BF16>, 4>)
+SMX_KERNEL(strided_short_bwd_bf16_a4_shift, 256, smx::strided_short_shift_kernel<smx::Bwd<smx::BF16>, 4>)
 #endif

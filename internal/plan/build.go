@@ -712,25 +712,29 @@ func (c *ctx) strided() (Plan, error) {
 // stridedShortThreads is strided_short's block size.
 const stridedShortThreads = 256
 
-// strided_short: P consecutive inner indices (a 16-byte pack) a thread
-// over the whole axis, the kernel compiled for its length; a grid-stride
-// loop over the packs.
+// strided_short: slices a thread over the whole axis, the kernel compiled
+// for its length: P consecutive inner indices (a 16-byte pack) with
+// aligned pointers and Inner of whole packs, else (the "_shift" twins) 2
+// or 4 slices 32 apart, warps taking consecutive slices across outer
+// indices; a grid-stride loop.
 func (c *ctx) stridedShort() (Plan, error) {
-	if !c.innerPacks() {
-		return Plan{}, fmt.Errorf("it needs 16-byte aligned pointers and Inner a multiple of %d (have %d): it has no scalar path", c.P, c.p.Inner)
-	}
 	in, axis := kernels.StridedShort.Info(), c.p.Axis
 	name := fmt.Sprintf("a%d", axis)
 	if v, ok := in.Variant(c.bwd, name); !ok || !v.Serves(c.dt) {
 		return Plan{}, fmt.Errorf("it has kernels for axes of 2..%d rows (%s %v), not %d",
 			in.MaxCols(c.p.Op, c.dt), map[bool]string{false: "forward", true: "backward"}[c.bwd], c.dt, axis)
 	}
-	packs := c.p.Outer * c.p.Inner / c.P
+	vec := c.innerPacks()
+	sl := kernels.StridedShortTwinSlices(axis, c.p.Op)
+	threads, how := ceilDiv(c.p.Outer*c.p.Inner, 32*sl)*32, fmt.Sprintf("%d slices a thread, 32 apart", sl)
+	if vec {
+		threads, how = c.p.Outer*c.p.Inner/c.P, fmt.Sprintf("a 16-byte pack of %d slices a thread", c.P)
+	}
 	sym := c.sym(kernels.StridedShort, name)
 	occ := c.occupancy("strided_short.cu", sym, stridedShortThreads, 0)
-	grid := c.capGrid(ceilDiv(packs, stridedShortThreads), occ, gridWaves, maxGridX)
-	return c.plan1(kernels.StridedShort, true, Launch{Symbol: sym, Grid: block1(int64(grid)), Block: block1(stridedShortThreads)},
-		fmt.Sprintf("a 16-byte pack of %d slices a thread, its %d axis rows in registers, %d packs", c.P, axis, packs)), nil
+	grid := c.capGrid(ceilDiv(threads, stridedShortThreads), occ, gridWaves, maxGridX)
+	return c.plan1(kernels.StridedShort, vec, Launch{Symbol: sym, Grid: block1(int64(grid)), Block: block1(stridedShortThreads)},
+		fmt.Sprintf("%s, their %d axis rows in registers", how, axis)), nil
 }
 
 // stridedRegFewTiles is the most tiles (of 8 packs) for which strided_reg

@@ -397,6 +397,9 @@ func (c *ctx) shifts(s kernels.Strategy) bool {
 	if s == kernels.Strided {
 		return c.stridedTwin()
 	}
+	if s == kernels.StridedShort {
+		return !c.innerPacks()
+	}
 	return c.ragged() && s.Info().Shift
 }
 

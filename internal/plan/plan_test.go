@@ -125,8 +125,8 @@ func check(t *testing.T, p Problem, d Device, pl Plan) {
 		}
 		switch {
 		case in.Strategy == kernels.StridedShort:
-			if int64(v.Packs) != p.Axis || threads > 256 || !pl.Vec {
-				t.Errorf("%s: %s (%d threads, vec %v) is for axes of %d rows, axis has %d", where, l.Symbol, threads, pl.Vec, v.Packs, p.Axis)
+			if int64(v.Packs) != p.Axis || threads > 256 || threads%32 != 0 {
+				t.Errorf("%s: %s (%d threads) is for axes of %d rows, axis has %d", where, l.Symbol, threads, v.Packs, p.Axis)
 			}
 		case v.Packs > 0 && v.Lanes > 0:
 			if cap := int64(v.Lanes*v.Packs) * P; span > cap {
@@ -200,10 +200,10 @@ func check(t *testing.T, p Problem, d Device, pl Plan) {
 		if pl.Vec && !whole && !pl.Shift {
 			t.Errorf("%s: strided vector path with Inner %% %d != 0", where, P)
 		}
-		if in.Strategy == kernels.StridedShort && pl.Vec != whole {
-			t.Errorf("%s: strided_short vector path %v for Inner %d (aligned %v)", where, pl.Vec, p.Inner, p.Aligned)
+		if in.Strategy == kernels.StridedShort && (!pl.Vec || pl.Shift == whole) {
+			t.Errorf("%s: strided_short vec %v twin %v for Inner %d (aligned %v)", where, pl.Vec, pl.Shift, p.Inner, p.Aligned)
 		}
-		if pl.Shift != (in.Strategy == kernels.Strided && !whole && p.Inner >= 32 && p.Axis <= 32) {
+		if in.Strategy != kernels.StridedShort && pl.Shift != (in.Strategy == kernels.Strided && !whole && p.Inner >= 32 && p.Axis <= 32) {
 			t.Errorf("%s: strided twin %v for Inner %d (aligned %v)", where, pl.Shift, p.Inner, p.Aligned)
 		}
 	} else if pl.Vec && (!p.Aligned || p.Inner != 1 || (p.Axis%P != 0 && p.Outer != 1 && !pl.Shift)) {
@@ -486,6 +486,13 @@ func TestRegimes(t *testing.T) {
 		{"ragged Inner, long axis: one slice a thread", prob(64, 512, 8191, spec.BFloat16, spec.Softmax), h100, kernels.Strided, "strided_fwd_bf16"},
 		{"ragged Inner, split axis: one slice a thread", prob(1, 100000, 33, f16, spec.Softmax), h100, kernels.Strided, "strided_fwd_f16_split1"},
 		{"ragged Inner, axis of 32: twin", prob(8192, 32, 37, spec.BFloat16, spec.SoftmaxBackward), h100, kernels.Strided, "strided_bwd_bf16_shift"},
+		{"short axis, whole packs", prob(131072, 4, 64, f16, spec.Softmax), h100, kernels.StridedShort, "strided_short_fwd_f16_a4"},
+		{"short axis of 16 f32", prob(4096, 16, 512, f32, spec.LogSoftmax), h100, kernels.StridedShort, "strided_short_fwd_f32_a16"},
+		{"short axis backward, 8 f32 rows", prob(32768, 8, 128, f32, spec.SoftmaxBackward), h100, kernels.StridedShort, "strided_short_bwd_f32_a8"},
+		{"16-bit backward past 4 rows", prob(4096, 5, 1024, spec.BFloat16, spec.SoftmaxBackward), h100, kernels.Strided, ""},
+		{"f32 axis past 16 rows", prob(1024, 17, 4096, f32, spec.Softmax), h100, kernels.Strided, ""},
+		{"short axis, ragged Inner: twin", prob(20000, 16, 101, f32, spec.Softmax), h100, kernels.StridedShort, "strided_short_fwd_f32_a16_shift"},
+		{"short axis, narrow ragged Inner: twin", prob(5000, 3, 7, f32, spec.Softmax), h100, kernels.StridedShort, "strided_short_fwd_f32_a3_shift"},
 		{"axis longer than a cluster holds", prob(1, 16384, 4096, f32, spec.Softmax), h100, kernels.Strided, ""},
 		{"f16 axis 1 of 64×1024×512 (one block of 64 packed values a thread per tile)", prob(64, 1024, 512, f16, spec.Softmax), h100, kernels.StridedReg, "strided_reg_fwd_f16_g8"},
 		{"bf16 axis 0 of 4096×4096 (a 4-block cluster)", prob(1, 4096, 4096, spec.BFloat16, spec.Softmax), h100, kernels.StridedReg, ""},
@@ -573,7 +580,7 @@ func TestAutoSweep(t *testing.T) {
 								t.Fatalf("%s %+v: %v", d.Name, p, err)
 							}
 							check(t, p, d, pl)
-							if inner > 1 && pl.Strategy != "strided" && pl.Strategy != "strided_reg" {
+							if inner > 1 && !strings.HasPrefix(pl.Strategy, "strided") {
 								t.Errorf("%+v: %s for a strided layout", p, pl.Strategy)
 							}
 							if pl.Strategy == "naive" || pl.Strategy == "smem_tree" {
@@ -941,7 +948,7 @@ func TestStridedInnerOne(t *testing.T) {
 		t.Errorf("strided inner 1: block %v vec %v", b, pl.Vec)
 	}
 	// Short axis: TY shrinks to the axis.
-	pl = mustMake(t, prob(100, 5, 3, spec.Float32, spec.Softmax), h100, "")
+	pl = mustMake(t, prob(100, 5, 3, spec.Float32, spec.Softmax), h100, "strided")
 	if b := pl.Launches[0].Block; b != [3]uint32{4, 4, 1} {
 		t.Errorf("axis 5 inner 3: block %v", b)
 	}

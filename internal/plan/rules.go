@@ -285,6 +285,9 @@ func (c *ctx) choose() []choice {
 	p := c.p
 	if p.Inner > 1 {
 		var out []choice
+		if c.stridedShortFirst() {
+			out = append(out, choice{kernels.StridedShort, fmt.Sprintf("Inner > 1, axis of %d rows: a thread holds P slices' whole axis in registers (one read, no barrier)", p.Axis)})
+		}
 		if c.stridedRegFirst() {
 			out = append(out, choice{kernels.StridedReg, "Inner > 1, axis of 48..8192: slices cached in registers (one read)"})
 		}
@@ -613,6 +616,24 @@ func (c *ctx) blockHybridFirst() bool {
 		return ok
 	}
 	return ok && p.Axis > blockRegFewRows16Cols && p.Axis*c.es <= hybridFewRows16Bytes
+}
+
+// stridedShortFirst reports whether strided_short is the measured winner:
+// it has a kernel for the axis (2..16 rows f32 forward, 2..8 f16/bf16
+// forward and f32 backward, 2..4 f16/bf16 backward); its twins take an
+// Inner that is not whole packs (or unaligned pointers).
+// Session 33 (H200, softmax bench, L2 flushed, median µs, strided_short vs
+// strided, the previous pick; -ab-s33.txt §1): it led on every case, at
+// 0.85-1.10 of copy speed where strided ran 0.03-0.86: 131072×4×64 f16
+// 38.6 vs 372.5, 262144×2×16 f16 13.8 vs 467.3, 100000×3×40 f32 29.9 vs
+// 193.6, 16384×4×512 f16 38.2 vs 151.5, 5350×8×784 bf16 39.3 vs 157.8,
+// 4096×16×512 f32 74.0 vs 121.2, 512×13×2048 f32 32.4 vs 58.9, 16×8×8192
+// f16 (2 MB) 6.78 vs 11.1, 2089×8×1004 f32 log_softmax 40.1 vs 64.2,
+// 32768×4×128 f32 softmax_backward 52.8 vs 60.6, 1024×8×4096 f32
+// log_softmax_backward 101.0 vs 115.6.
+func (c *ctx) stridedShortFirst() bool {
+	v, ok := kernels.StridedShort.Info().Variant(c.bwd, fmt.Sprintf("a%d", c.p.Axis))
+	return ok && v.Serves(c.dt)
 }
 
 // stridedRegMinAxis is the shortest axis strided_reg takes. Session 32
