@@ -100,6 +100,15 @@
 //	               4096; grid (tiles·K) exactly, one tile per cluster;
 //	               cluster (K,1,1) for K > 1 (sm_90+), Split = K, K·Chunk ≥
 //	               Axis (traps otherwise).
+//	strided_short  strided_short_{fwd,bwd}_{dt}_a{A}: Params.Axis == A
+//	               (2..16 f32 forward, 2..8 f16/bf16 forward and f32
+//	               backward, 2..4 f16/bf16 backward; traps otherwise);
+//	               block (nt) ≤ 256, nt a multiple of 32, grid-stride. Vec =
+//	               1 (Inner % P == 0, aligned pointers): a 16-byte pack of P
+//	               slices a thread over Outer·Inner/P packs; the _shift twins
+//	               (Vec = 2, any Inner and alignment): 4 slices a thread (2
+//	               where A·NIN > 8), 32 apart, warps over consecutive slices
+//	               o·Inner + i across outer indices.
 //	persistent     persistent_{fwd,bwd}_{dt}_{w32_p{NP}|b_p{NP}|2pass}; rows;
 //	               grid = occupancy × SMs; w32: block ≤ 256, one warp per row,
 //	               cols ≤ 32·NP·P; b: nt ≤ 512, cols ≤ nt·NP·P; 2pass: any
@@ -125,7 +134,9 @@
 // the same change, not against a spill-free build); the ragged-row twins
 // of block_reg's 16-bit t1024 p6..p8 (44-360 B; reachable only for fewer
 // rows than SMs of over 16K 16-bit columns) and of block_smem's 16-bit
-// kernels (16-20 B), and split_grid_bwd_bf16_waves (4 B). Registers per thread
+// kernels (16-20 B), split_grid_bwd_bf16_waves (4 B) and
+// strided_short_fwd_f32_a14 (4 B at 80 registers with no register bound).
+// Registers per thread
 // for f32 / f16 (bf16 as f16 within a few registers), static shared memory
 // in bytes:
 //
@@ -139,6 +150,7 @@
 //	split_grid     fwd 60/51, bwd 62/54, _waves 60-64; 256 / 128
 //	strided        f32 57-76, f16 56-100 (_shift twins f32 72-80, 16-bit 97-128, bounded); 16384 fwd / 8192 bwd
 //	strided_reg    64; 8704-34944 (nvcc 11.8, pulled partials); 10760-43144 with the pushed partials' slots (NVRTC 13)
+//	strided_short  fwd f32 33-87, 16-bit 42-93; bwd 32-84; _shift twins 48-127; 0
 //	persistent     32-102
 //	naive 32, smem_tree 20-22, block_vec 46/62
 //

@@ -620,17 +620,20 @@ func (c *ctx) blockHybridFirst() bool {
 
 // stridedShortFirst reports whether strided_short is the measured winner:
 // it has a kernel for the axis (2..16 rows f32 forward, 2..8 f16/bf16
-// forward and f32 backward, 2..4 f16/bf16 backward); its twins take an
-// Inner that is not whole packs (or unaligned pointers).
-// Session 33 (H200, softmax bench, L2 flushed, median µs, strided_short vs
-// strided, the previous pick; -ab-s33.txt §1): it led on every case, at
-// 0.85-1.10 of copy speed where strided ran 0.03-0.86: 131072×4×64 f16
-// 38.6 vs 372.5, 262144×2×16 f16 13.8 vs 467.3, 100000×3×40 f32 29.9 vs
-// 193.6, 16384×4×512 f16 38.2 vs 151.5, 5350×8×784 bf16 39.3 vs 157.8,
-// 4096×16×512 f32 74.0 vs 121.2, 512×13×2048 f32 32.4 vs 58.9, 16×8×8192
+// forward and f32 backward, 2..4 f16/bf16 backward), with Inner of whole
+// packs and aligned pointers or (its twins) any other Inner. Session 33
+// (H200, softmax bench, L2 flushed, median µs, strided_short vs strided,
+// the previous pick; -ab-s33.txt): it led on every case, at 0.47-1.16 of
+// copy speed where strided ran 0.01-0.86. 16-byte kernels (§1):
+// 131072×4×64 f16 38.6 vs 372.5, 16384×4×512 f16 38.2 vs 151.5,
+// 5350×8×784 bf16 39.3 vs 157.8, 4096×16×512 f32 74.0 vs 121.2, 16×8×8192
 // f16 (2 MB) 6.78 vs 11.1, 2089×8×1004 f32 log_softmax 40.1 vs 64.2,
 // 32768×4×128 f32 softmax_backward 52.8 vs 60.6, 1024×8×4096 f32
-// log_softmax_backward 101.0 vs 115.6.
+// log_softmax_backward 101.0 vs 115.6. Twins (§2): 20000×16×101 f32 94.5
+// vs 205.6, 16384×4×500 f16 57.5 vs 282.0, 100000×3×7 f32 13.1 vs 127.2,
+// 1000000×2×2 bf16 14.1 vs 1077.8, 8192×4×37 bf16 log_softmax_backward
+// 11.1 vs 19.6, 20000×8×101 f32 softmax_backward 63.8 vs 69.6 (the
+// closest).
 func (c *ctx) stridedShortFirst() bool {
 	v, ok := kernels.StridedShort.Info().Variant(c.bwd, fmt.Sprintf("a%d", c.p.Axis))
 	return ok && v.Serves(c.dt)
