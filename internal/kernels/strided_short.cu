@@ -1,7 +1,6 @@
-// strided_short: softmax along a short non-last axis (2 to 16 rows) whose
-// Inner is a whole number of 16-byte packs, each thread holding P slices'
-// whole axis in registers: one read, one write, no shared memory and no
-// barrier. strided spreads a slice over TY threads and merges their
+// strided_short: softmax along a short non-last axis (2 to 16 rows), each
+// thread holding its slices' whole axis in registers: one read, one write,
+// no shared memory and no barrier. strided spreads a slice over TY threads and merges their
 // partials through a shared-memory tree, then reads the slice again; on
 // axes of a few rows that left each thread one to three steps between two
 // barriers, and 0.1-0.3 of copy speed.
@@ -18,15 +17,23 @@
 // loaded and converted values apart and predicated every address (nvcc 11.8
 // sm_90, f32 forward, 16-row tile: 173 registers, against 85 for A = 16).
 //
+// An Inner that is not whole packs (or unaligned pointers) takes the
+// "_shift" twins: 2 or 4 slices a thread, 32 apart, scalar accesses (see
+// strided_short_shift_body).
+//
 //   strided_short_{fwd,bwd}_{dt}_a{A}   A = 2..16 f32 forward, 2..8 f16/bf16
 //                                      forward and f32 backward, 2..4
 //                                      f16/bf16 backward (at most 64 floats
 //                                      a thread: A*P*NIN <= 64)
+//   strided_short_..._shift            the twin of each
 //
-// Launch contract (outer, axis, inner), axis == A, Inner % P == 0 and
-// 16-byte aligned pointers (Params.vec == 1; the kernel traps otherwise):
-//   block  (nt, 1, 1), nt <= 256
-//   grid   (gx, 1, 1), grid-stride over the Outer*Inner/P packs
+// Launch contract (outer, axis, inner), axis == A (the kernels trap
+// otherwise):
+//   block  (nt, 1, 1), nt a multiple of 32, nt <= 256
+//   grid   (gx, 1, 1), grid-stride: over the Outer*Inner/P packs (Params.vec
+//          == 1: Inner % P == 0 and 16-byte aligned pointers), or for the
+//          twins (Params.vec == 2, any Inner) over warp tiles of 32*S
+//          consecutive slices o*Inner + i, S = ShortTwinSlices
 //   params chunk and split unused; smem none; ws none
 #include "common.cuh"
 
