@@ -112,7 +112,7 @@ type Info struct {
 	// block_smem in common.cuh). strided's twins serve a non-last axis
 	// whose Inner is not a multiple of the pack (or unaligned pointers):
 	// each thread takes P slices TX apart, so a tile moves as many bytes a
-	// step as with 16-byte packs; strided_short's, P slices 32 apart. Separate
+	// step as with 16-byte packs; strided_short's, 2-4 slices 32 apart. Separate
 	// kernels, so that the aligned ones keep their code and registers.
 	Shift bool
 }
@@ -474,6 +474,9 @@ func (in Info) Supports(op spec.Op, dt spec.DType, l spec.Layout) bool {
 	}
 	if m := in.MaxCols(op, dt); m > 0 && int64(l.Axis) > m {
 		return false
+	}
+	if in.Strategy == StridedShort && l.Axis < 2 {
+		return false // one kernel per axis length, from 2
 	}
 	return true
 }

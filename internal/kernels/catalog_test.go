@@ -288,6 +288,11 @@ func TestSupports(t *testing.T) {
 		{BlockVec, spec.LogSoftmax, spec.Float32, rows, true},
 		{SplitRow, spec.Softmax, spec.Float32, spec.Layout{Outer: 1, Axis: 100000000, Inner: 1}, true},
 		{SplitCluster, spec.LogSoftmaxBackward, spec.Float16, rows, true},
+		{StridedShort, spec.LogSoftmax, spec.Float32, spec.Layout{Outer: 8, Axis: 16, Inner: 3}, true},
+		{StridedShort, spec.Softmax, spec.Float16, spec.Layout{Outer: 8, Axis: 9, Inner: 64}, false},
+		{StridedShort, spec.SoftmaxBackward, spec.BFloat16, spec.Layout{Outer: 8, Axis: 4, Inner: 64}, true},
+		{StridedShort, spec.SoftmaxBackward, spec.BFloat16, spec.Layout{Outer: 8, Axis: 5, Inner: 64}, false},
+		{StridedShort, spec.Softmax, spec.Float32, spec.Layout{Outer: 8, Axis: 1, Inner: 64}, false},
 		{Online2Pass, spec.Softmax, spec.DType(9), rows, false},
 		{Online2Pass, spec.Op(9), spec.Float32, rows, false},
 	}
