@@ -15,7 +15,7 @@ func (c *ctx) check(s kernels.Strategy) error {
 		return fmt.Errorf("unknown strategy %q", s)
 	}
 	if len(in.Variants(c.bwd)) == 0 {
-		return fmt.Errorf("it has no %s kernels", map[bool]string{false: "forward", true: "backward"}[c.bwd])
+		return fmt.Errorf("it has no %s kernels", c.direction())
 	}
 	if in.RowsOnly && c.p.Inner != 1 {
 		return fmt.Errorf("it needs the softmax axis to be the last (Inner = 1, have %d)", c.p.Inner)
@@ -24,6 +24,14 @@ func (c *ctx) check(s kernels.Strategy) error {
 		return fmt.Errorf("it needs compute capability %d.0 or newer (device %d.%d)", in.MinMajor, c.d.Major, c.d.Minor)
 	}
 	return nil
+}
+
+// direction names the problem's kernels' direction in errors.
+func (c *ctx) direction() string {
+	if c.bwd {
+		return "backward"
+	}
+	return "forward"
 }
 
 // build plans strategy s for the problem, or says why it cannot.
@@ -718,11 +726,11 @@ const stridedShortThreads = 256
 // or 4 slices 32 apart, warps taking consecutive slices across outer
 // indices; a grid-stride loop.
 func (c *ctx) stridedShort() (Plan, error) {
-	in, axis := kernels.StridedShort.Info(), c.p.Axis
-	name := fmt.Sprintf("a%d", axis)
-	if v, ok := in.Variant(c.bwd, name); !ok || !v.Serves(c.dt) {
+	axis := c.p.Axis
+	name, ok := c.stridedShortVariant()
+	if !ok {
 		return Plan{}, fmt.Errorf("it has kernels for axes of 2..%d rows (%s %v), not %d",
-			in.MaxCols(c.p.Op, c.dt), map[bool]string{false: "forward", true: "backward"}[c.bwd], c.dt, axis)
+			kernels.StridedShort.Info().MaxCols(c.p.Op, c.dt), c.direction(), c.dt, axis)
 	}
 	vec := c.innerPacks()
 	sl := kernels.StridedShortTwinSlices(axis, c.p.Op)

@@ -635,8 +635,16 @@ func (c *ctx) blockHybridFirst() bool {
 // 11.1 vs 19.6, 20000×8×101 f32 softmax_backward 63.8 vs 69.6 (the
 // closest).
 func (c *ctx) stridedShortFirst() bool {
-	v, ok := kernels.StridedShort.Info().Variant(c.bwd, fmt.Sprintf("a%d", c.p.Axis))
-	return ok && v.Serves(c.dt)
+	_, ok := c.stridedShortVariant()
+	return ok
+}
+
+// stridedShortVariant names strided_short's kernel for this axis ("a5"),
+// ok false when it has none for the dtype and direction.
+func (c *ctx) stridedShortVariant() (string, bool) {
+	name := fmt.Sprintf("a%d", c.p.Axis)
+	v, ok := kernels.StridedShort.Info().Variant(c.bwd, name)
+	return name, ok && v.Serves(c.dt)
 }
 
 // stridedRegMinAxis is the shortest axis strided_reg takes. Session 32
