@@ -242,17 +242,17 @@ func stridedRegVariants() []Variant {
 }
 
 // stridedShortVariants: one kernel per axis length A ("a5": 5 rows), each
-// row a pack's worth of P slices a thread, held as floats: A = 2..16 where
-// the tile is at most 64 floats (forward) or 32 of each input (backward),
-// so 16-bit forward stops at 8 rows and 16-bit backward at 4.
+// row a pack's worth of P slices a thread: A = 2..16 forward and 2..8
+// backward, for every dtype (a thread holds at most 16 raw 16-byte packs;
+// 16-bit tiles past 64 floats stay packed, ShortPacked in strided_short.cu).
 func stridedShortVariants(backward bool) []Variant {
-	limit := 64
+	maxAxis := StridedShortMaxAxis
 	if backward {
-		limit = 32
+		maxAxis /= 2
 	}
 	var v []Variant
-	for a := 2; a <= StridedShortMaxAxis && a*4 <= limit; a++ {
-		v = append(v, Variant{Name: fmt.Sprintf("a%d", a), Packs: a, MaxThreads: 256, MaxValues: limit})
+	for a := 2; a <= maxAxis; a++ {
+		v = append(v, Variant{Name: fmt.Sprintf("a%d", a), Packs: a, MaxThreads: 256})
 	}
 	return v
 }
@@ -268,7 +268,7 @@ func StridedShortTwinSlices(a int64, op spec.Op) int64 {
 }
 
 // StridedShortMaxAxis is the longest axis strided_short has a kernel for
-// (f32 forward; Variant.Serves says which dtypes stop earlier).
+// (forward; backward stops at half of it).
 const StridedShortMaxAxis = 16
 
 // StridedRegPacks is the number of 16-byte packs a strided_reg thread

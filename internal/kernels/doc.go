@@ -101,8 +101,8 @@
 //	               cluster (K,1,1) for K > 1 (sm_90+), Split = K, K·Chunk ≥
 //	               Axis (traps otherwise).
 //	strided_short  strided_short_{fwd,bwd}_{dt}_a{A}: Params.Axis == A
-//	               (2..16 f32 forward, 2..8 f16/bf16 forward and f32
-//	               backward, 2..4 f16/bf16 backward; traps otherwise);
+//	               (2..16 forward, 2..8 backward, every dtype; traps
+//	               otherwise);
 //	               block (nt) ≤ 256, nt a multiple of 32, grid-stride. Vec =
 //	               1 (Inner % P == 0, aligned pointers): a 16-byte pack of P
 //	               slices a thread over Outer·Inner/P packs; the _shift twins
@@ -150,7 +150,7 @@
 //	split_grid     fwd 60/51, bwd 62/54, _waves 60-64; 256 / 128
 //	strided        f32 57-76, f16 56-100 (_shift twins f32 72-80, 16-bit 97-128, bounded); 16384 fwd / 8192 bwd
 //	strided_reg    64; 8704-34944 (nvcc 11.8, pulled partials); 10760-43144 with the pushed partials' slots (NVRTC 13)
-//	strided_short  fwd f32 33-87, 16-bit 42-93; bwd 32-84; _shift twins 48-127; 0
+//	strided_short  fwd f32 33-87, 16-bit 42-93 (packed tiles, 9-16 rows, 80-242); bwd f32 32-79, 16-bit 44-84 (packed, 5-8 rows, 80-150); _shift twins 58-127; 0
 //	persistent     32-102
 //	naive 32, smem_tree 20-22, block_vec 46/62
 //
@@ -158,8 +158,8 @@
 // TestNvccCompiles test (SMX_NVCC=1) compiles every file for sm_80 and sm_90
 // and fails on sm_90 spills other than the documented ones above (sm_80 has
 // 4-12 byte spills in three strided kernels). It took 521 s under nvcc 11.8
-// with strided_short's 84 kernels, near go test's default 10-minute limit:
-// run it with -timeout 20m.
+// with strided_short's 84 kernels (132 now), near go test's default
+// 10-minute limit: run it with -timeout 20m.
 //
 // # CPU check without a GPU
 //

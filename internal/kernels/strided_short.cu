@@ -10,7 +10,9 @@
 // consecutive packs) along all A axis rows: A 16-byte loads, all issued
 // before the first is used, then per slice the max, exp(v - max) kept in
 // place (log_softmax: v - max), their sum, and A 16-byte stores of the
-// output (a multiply; log: a subtract). Backward holds y and dy.
+// output (a multiply; log: a subtract). Backward holds y and dy. A 16-bit
+// tile past 64 floats stays in its raw packs and is converted at each use
+// (ShortPacked), so every dtype has the same axis range.
 //
 // The axis length A is a compile-time constant, one kernel per length: with
 // A a run-time bound on a fixed tile (rows past it guarded), ptxas kept
@@ -21,10 +23,9 @@
 // "_shift" twins: 2 or 4 slices a thread, 32 apart, scalar accesses (see
 // strided_short_shift_body).
 //
-//   strided_short_{fwd,bwd}_{dt}_a{A}   A = 2..16 f32 forward, 2..8 f16/bf16
-//                                      forward and f32 backward, 2..4
-//                                      f16/bf16 backward (at most 64 floats
-//                                      a thread: A*P*NIN <= 64)
+//   strided_short_{fwd,bwd}_{dt}_a{A}   A = 2..16 forward, 2..8 backward
+//                                      (A*NIN <= 16: at most 256 bytes of
+//                                      raw packs a thread)
 //   strided_short_..._shift            the twin of each
 //
 // Launch contract (outer, axis, inner), axis == A (the kernels trap
@@ -84,6 +85,69 @@ __device__ __forceinline__ float short_out(const Op& op, const float (&v)[Op::NI
     return LOG ? v[0][k][e] - f.lse : v[0][k][e] * f.rd;
 }
 
+// Whether a tile stays packed: a 16-bit tile of more than 64 floats (forward
+// past 8 rows, backward past 4) is held as its A raw 16-byte packs a input,
+// half the registers, and each value is converted again at each use (see
+// short_packed_tile). Float tiles, and 16-bit ones up to 64 floats, are
+// converted once.
+template <class Op, int A>
+struct ShortPacked {
+  static constexpr bool value = Op::D::P * A * Op::NIN > 64;
+};
+
+// Element e of raw pack r of input i, as the op reads it.
+template <class Op>
+__device__ __forceinline__ float short_elem(const Op& op, int i, const V16& r, int e) {
+  return op.conv(i, Op::D::elem(r, e));
+}
+
+// Reduces the P slices of a tile held as raw packs, raw[i][k] = row k of
+// input i, and stores the output rows at dst + k*inner. Forward takes the
+// max, then the sum of exp(v - max), then recomputes exp(v - max) for the
+// output (log_softmax: v - max - log sum): two exps an element, which the
+// SFUs keep well under the memory time, against 64 more live registers
+// (converted, a 16-row f16 tile is 128 floats). The arithmetic is that of
+// short_reduce and short_out, value for value.
+template <bool LOG, class Op, int A>
+__device__ __forceinline__ void short_packed_tile(const Op& op, const V16 (&raw)[Op::NIN][A],
+                                                  typename Op::T* dst, i64 inner) {
+  typedef typename Op::D D;
+  constexpr int P = D::P;
+  typename Op::Fin f[P];
+#pragma unroll
+  for (int e = 0; e < P; ++e) {
+    if constexpr (Op::BACKWARD) {
+      float s = 0.f;
+#pragma unroll
+      for (int k = 0; k < A; ++k) s += op.term(short_elem(op, 0, raw[0][k], e), short_elem(op, 1, raw[1][k], e));
+      f[e] = op.finalize(s);
+    } else {
+      float m = short_elem(op, 0, raw[0][0], e);
+#pragma unroll
+      for (int k = 1; k < A; ++k) m = fmax2(m, short_elem(op, 0, raw[0][k], e));
+      const float s = safe(m);
+      float d = 0.f;
+#pragma unroll
+      for (int k = 0; k < A; ++k) d += Op::ex(short_elem(op, 0, raw[0][k], e) - s);
+      f[e] = op.finalize(MD{m, d});
+    }
+  }
+#pragma unroll
+  for (int k = 0; k < A; ++k) {
+    float y[P];
+#pragma unroll
+    for (int e = 0; e < P; ++e) {
+      if constexpr (Op::BACKWARD) {
+        y[e] = op.out1(short_elem(op, 0, raw[0][k], e), short_elem(op, 1, raw[1][k], e), f[e]);
+      } else {
+        const float x = short_elem(op, 0, raw[0][k], e) - safe(f[e].m);
+        y[e] = LOG ? x - f[e].lse : Op::ex(x) * f[e].rd;
+      }
+    }
+    st_cs(dst + k * inner, D::pack(y));
+  }
+}
+
 // The body, LOG a compile-time log_softmax flag: with the op picked per
 // element, ptxas kept both exp(v - m) and v - m of every value live from the
 // reduction to the output.
@@ -102,6 +166,10 @@ __device__ __forceinline__ void strided_short_body(const Params& p) {
     for (int k = 0; k < A; ++k)
 #pragma unroll
       for (int i = 0; i < NIN; ++i) raw[i][k] = ld16(op.src(i) + base + k * inner);
+    if constexpr (ShortPacked<Op, A>::value) {
+      short_packed_tile<LOG>(op, raw, out + base, inner);
+      continue;
+    }
     float v[NIN][A][P];
 #pragma unroll
     for (int k = 0; k < A; ++k)
@@ -279,12 +347,36 @@ SMX_KERNEL(strided_short_fwd_f16_a7, 256, smx::strided_short_kernel<smx::Fwd<smx
 SMX_KERNEL(strided_short_fwd_f16_a7_shift, 256, smx::strided_short_shift_kernel<smx::Fwd<smx::F16>, 7>)
 SMX_KERNEL(strided_short_fwd_f16_a8, 256, smx::strided_short_kernel<smx::Fwd<smx::F16>, 8>)
 SMX_KERNEL(strided_short_fwd_f16_a8_shift, 256, smx::strided_short_shift_kernel<smx::Fwd<smx::F16>, 8>)
+SMX_KERNEL(strided_short_fwd_f16_a9, 256, smx::strided_short_kernel<smx::Fwd<smx::F16>, 9>)
+SMX_KERNEL(strided_short_fwd_f16_a9_shift, 256, smx::strided_short_shift_kernel<smx::Fwd<smx::F16>, 9>)
+SMX_KERNEL(strided_short_fwd_f16_a10, 256, smx::strided_short_kernel<smx::Fwd<smx::F16>, 10>)
+SMX_KERNEL(strided_short_fwd_f16_a10_shift, 256, smx::strided_short_shift_kernel<smx::Fwd<smx::F16>, 10>)
+SMX_KERNEL(strided_short_fwd_f16_a11, 256, smx::strided_short_kernel<smx::Fwd<smx::F16>, 11>)
+SMX_KERNEL(strided_short_fwd_f16_a11_shift, 256, smx::strided_short_shift_kernel<smx::Fwd<smx::F16>, 11>)
+SMX_KERNEL(strided_short_fwd_f16_a12, 256, smx::strided_short_kernel<smx::Fwd<smx::F16>, 12>)
+SMX_KERNEL(strided_short_fwd_f16_a12_shift, 256, smx::strided_short_shift_kernel<smx::Fwd<smx::F16>, 12>)
+SMX_KERNEL(strided_short_fwd_f16_a13, 256, smx::strided_short_kernel<smx::Fwd<smx::F16>, 13>)
+SMX_KERNEL(strided_short_fwd_f16_a13_shift, 256, smx::strided_short_shift_kernel<smx::Fwd<smx::F16>, 13>)
+SMX_KERNEL(strided_short_fwd_f16_a14, 256, smx::strided_short_kernel<smx::Fwd<smx::F16>, 14>)
+SMX_KERNEL(strided_short_fwd_f16_a14_shift, 256, smx::strided_short_shift_kernel<smx::Fwd<smx::F16>, 14>)
+SMX_KERNEL(strided_short_fwd_f16_a15, 256, smx::strided_short_kernel<smx::Fwd<smx::F16>, 15>)
+SMX_KERNEL(strided_short_fwd_f16_a15_shift, 256, smx::strided_short_shift_kernel<smx::Fwd<smx::F16>, 15>)
+SMX_KERNEL(strided_short_fwd_f16_a16, 256, smx::strided_short_kernel<smx::Fwd<smx::F16>, 16>)
+SMX_KERNEL(strided_short_fwd_f16_a16_shift, 256, smx::strided_short_shift_kernel<smx::Fwd<smx::F16>, 16>)
 SMX_KERNEL(strided_short_bwd_f16_a2, 256, smx::strided_short_kernel<smx::Bwd<smx::F16>, 2>)
 SMX_KERNEL(strided_short_bwd_f16_a2_shift, 256, smx::strided_short_shift_kernel<smx::Bwd<smx::F16>, 2>)
 SMX_KERNEL(strided_short_bwd_f16_a3, 256, smx::strided_short_kernel<smx::Bwd<smx::F16>, 3>)
 SMX_KERNEL(strided_short_bwd_f16_a3_shift, 256, smx::strided_short_shift_kernel<smx::Bwd<smx::F16>, 3>)
 SMX_KERNEL(strided_short_bwd_f16_a4, 256, smx::strided_short_kernel<smx::Bwd<smx::F16>, 4>)
 SMX_KERNEL(strided_short_bwd_f16_a4_shift, 256, smx::strided_short_shift_kernel<smx::Bwd<smx::F16>, 4>)
+SMX_KERNEL(strided_short_bwd_f16_a5, 256, smx::strided_short_kernel<smx::Bwd<smx::F16>, 5>)
+SMX_KERNEL(strided_short_bwd_f16_a5_shift, 256, smx::strided_short_shift_kernel<smx::Bwd<smx::F16>, 5>)
+SMX_KERNEL(strided_short_bwd_f16_a6, 256, smx::strided_short_kernel<smx::Bwd<smx::F16>, 6>)
+SMX_KERNEL(strided_short_bwd_f16_a6_shift, 256, smx::strided_short_shift_kernel<smx::Bwd<smx::F16>, 6>)
+SMX_KERNEL(strided_short_bwd_f16_a7, 256, smx::strided_short_kernel<smx::Bwd<smx::F16>, 7>)
+SMX_KERNEL(strided_short_bwd_f16_a7_shift, 256, smx::strided_short_shift_kernel<smx::Bwd<smx::F16>, 7>)
+SMX_KERNEL(strided_short_bwd_f16_a8, 256, smx::strided_short_kernel<smx::Bwd<smx::F16>, 8>)
+SMX_KERNEL(strided_short_bwd_f16_a8_shift, 256, smx::strided_short_shift_kernel<smx::Bwd<smx::F16>, 8>)
 #endif
 #if SMX_DTYPES & 4
 SMX_KERNEL(strided_short_fwd_bf16_a2, 256, smx::strided_short_kernel<smx::Fwd<smx::BF16>, 2>)
@@ -301,10 +393,34 @@ SMX_KERNEL(strided_short_fwd_bf16_a7, 256, smx::strided_short_kernel<smx::Fwd<sm
 SMX_KERNEL(strided_short_fwd_bf16_a7_shift, 256, smx::strided_short_shift_kernel<smx::Fwd<smx::BF16>, 7>)
 SMX_KERNEL(strided_short_fwd_bf16_a8, 256, smx::strided_short_kernel<smx::Fwd<smx::BF16>, 8>)
 SMX_KERNEL(strided_short_fwd_bf16_a8_shift, 256, smx::strided_short_shift_kernel<smx::Fwd<smx::BF16>, 8>)
+SMX_KERNEL(strided_short_fwd_bf16_a9, 256, smx::strided_short_kernel<smx::Fwd<smx::BF16>, 9>)
+SMX_KERNEL(strided_short_fwd_bf16_a9_shift, 256, smx::strided_short_shift_kernel<smx::Fwd<smx::BF16>, 9>)
+SMX_KERNEL(strided_short_fwd_bf16_a10, 256, smx::strided_short_kernel<smx::Fwd<smx::BF16>, 10>)
+SMX_KERNEL(strided_short_fwd_bf16_a10_shift, 256, smx::strided_short_shift_kernel<smx::Fwd<smx::BF16>, 10>)
+SMX_KERNEL(strided_short_fwd_bf16_a11, 256, smx::strided_short_kernel<smx::Fwd<smx::BF16>, 11>)
+SMX_KERNEL(strided_short_fwd_bf16_a11_shift, 256, smx::strided_short_shift_kernel<smx::Fwd<smx::BF16>, 11>)
+SMX_KERNEL(strided_short_fwd_bf16_a12, 256, smx::strided_short_kernel<smx::Fwd<smx::BF16>, 12>)
+SMX_KERNEL(strided_short_fwd_bf16_a12_shift, 256, smx::strided_short_shift_kernel<smx::Fwd<smx::BF16>, 12>)
+SMX_KERNEL(strided_short_fwd_bf16_a13, 256, smx::strided_short_kernel<smx::Fwd<smx::BF16>, 13>)
+SMX_KERNEL(strided_short_fwd_bf16_a13_shift, 256, smx::strided_short_shift_kernel<smx::Fwd<smx::BF16>, 13>)
+SMX_KERNEL(strided_short_fwd_bf16_a14, 256, smx::strided_short_kernel<smx::Fwd<smx::BF16>, 14>)
+SMX_KERNEL(strided_short_fwd_bf16_a14_shift, 256, smx::strided_short_shift_kernel<smx::Fwd<smx::BF16>, 14>)
+SMX_KERNEL(strided_short_fwd_bf16_a15, 256, smx::strided_short_kernel<smx::Fwd<smx::BF16>, 15>)
+SMX_KERNEL(strided_short_fwd_bf16_a15_shift, 256, smx::strided_short_shift_kernel<smx::Fwd<smx::BF16>, 15>)
+SMX_KERNEL(strided_short_fwd_bf16_a16, 256, smx::strided_short_kernel<smx::Fwd<smx::BF16>, 16>)
+SMX_KERNEL(strided_short_fwd_bf16_a16_shift, 256, smx::strided_short_shift_kernel<smx::Fwd<smx::BF16>, 16>)
 SMX_KERNEL(strided_short_bwd_bf16_a2, 256, smx::strided_short_kernel<smx::Bwd<smx::BF16>, 2>)
 SMX_KERNEL(strided_short_bwd_bf16_a2_shift, 256, smx::strided_short_shift_kernel<smx::Bwd<smx::BF16>, 2>)
 SMX_KERNEL(strided_short_bwd_bf16_a3, 256, smx::strided_short_kernel<smx::Bwd<smx::BF16>, 3>)
 SMX_KERNEL(strided_short_bwd_bf16_a3_shift, 256, smx::strided_short_shift_kernel<smx::Bwd<smx::BF16>, 3>)
 SMX_KERNEL(strided_short_bwd_bf16_a4, 256, smx::strided_short_kernel<smx::Bwd<smx::BF16>, 4>)
 SMX_KERNEL(strided_short_bwd_bf16_a4_shift, 256, smx::strided_short_shift_kernel<smx::Bwd<smx::BF16>, 4>)
+SMX_KERNEL(strided_short_bwd_bf16_a5, 256, smx::strided_short_kernel<smx::Bwd<smx::BF16>, 5>)
+SMX_KERNEL(strided_short_bwd_bf16_a5_shift, 256, smx::strided_short_shift_kernel<smx::Bwd<smx::BF16>, 5>)
+SMX_KERNEL(strided_short_bwd_bf16_a6, 256, smx::strided_short_kernel<smx::Bwd<smx::BF16>, 6>)
+SMX_KERNEL(strided_short_bwd_bf16_a6_shift, 256, smx::strided_short_shift_kernel<smx::Bwd<smx::BF16>, 6>)
+SMX_KERNEL(strided_short_bwd_bf16_a7, 256, smx::strided_short_kernel<smx::Bwd<smx::BF16>, 7>)
+SMX_KERNEL(strided_short_bwd_bf16_a7_shift, 256, smx::strided_short_shift_kernel<smx::Bwd<smx::BF16>, 7>)
+SMX_KERNEL(strided_short_bwd_bf16_a8, 256, smx::strided_short_kernel<smx::Bwd<smx::BF16>, 8>)
+SMX_KERNEL(strided_short_bwd_bf16_a8_shift, 256, smx::strided_short_shift_kernel<smx::Bwd<smx::BF16>, 8>)
 #endif

@@ -75,8 +75,9 @@ func TestEmuCases(t *testing.T) {
 		// tile, several tiles, and a split axis of one tile.
 		{3, 45, 101}, {2, 5, 1131}, {1, 3000, 33},
 		// strided_short: packs over several grid-stride steps, axes of 2
-		// to 16 rows, one pack across Inner.
-		{80, 4, 64}, {5, 16, 40}, {3, 7, 300}, {9, 2, 1136}, {7, 3, 8}}
+		// to 16 rows, one pack across Inner; 16-bit tiles held packed
+		// (backward of 8 rows, forward of 12).
+		{80, 4, 64}, {5, 16, 40}, {3, 7, 300}, {9, 2, 1136}, {7, 3, 8}, {6, 8, 64}, {4, 12, 24}}
 	var out strings.Builder
 	strats := append([]string{"auto"}, Strategies()...)
 	n := 0

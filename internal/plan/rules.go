@@ -619,9 +619,9 @@ func (c *ctx) blockHybridFirst() bool {
 }
 
 // stridedShortFirst reports whether strided_short is the measured winner:
-// it has a kernel for the axis (2..16 rows f32 forward, 2..8 f16/bf16
-// forward and f32 backward, 2..4 f16/bf16 backward), with Inner of whole
-// packs and aligned pointers or (its twins) any other Inner. Session 33
+// it has a kernel for the axis (2..16 rows forward, 2..8 backward, every
+// dtype), with Inner of whole packs and aligned pointers or (its twins) any
+// other Inner. Session 33
 // (H200, softmax bench, L2 flushed, median µs, strided_short vs strided,
 // the previous pick; -ab-s33.txt): it led on every case, at 0.47-1.16 of
 // copy speed where strided ran 0.01-0.86. 16-byte kernels (§1):
@@ -633,7 +633,13 @@ func (c *ctx) blockHybridFirst() bool {
 // vs 205.6, 16384×4×500 f16 57.5 vs 282.0, 100000×3×7 f32 13.1 vs 127.2,
 // 1000000×2×2 bf16 14.1 vs 1077.8, 8192×4×37 bf16 log_softmax_backward
 // 11.1 vs 19.6, 20000×8×101 f32 softmax_backward 63.8 vs 69.6 (the
-// closest).
+// closest). Session 34 (-ab-s34.txt §1), the 16-bit tiles held packed
+// (forward 9-16 rows, backward 5-8) against strided: 4096×9×1024 f16 43.6
+// vs 134.9, 4096×16×1024 bf16 log_softmax 86.2 vs 194.7, 2048×16×512 f16
+// 30.2 vs 55.8, 4096×8×1024 bf16 softmax_backward 59.3 vs 66.0 (the
+// closest), 4096×5×1024 f16 log_softmax_backward 38.3 vs 60.8; their twins
+// 65536×8×9 f16 softmax_backward 22.1 vs 209.0, 20000×16×101 bf16 63.2 vs
+// 397.5.
 func (c *ctx) stridedShortFirst() bool {
 	_, ok := c.stridedShortVariant()
 	return ok

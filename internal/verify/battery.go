@@ -28,9 +28,10 @@ func Battery(quick bool) []Case {
 		{[]int{3, 130, 64}, 1}, {[]int{1500, 40}, 0}, // whole packs across Inner (strided_reg)
 		{[]int{3, 20000}, -1}, // rows past 512 threads' registers, last shared pack partial (block_hybrid)
 		{[]int{6, 4096}, -1},  // few whole-pack rows: 512 threads × 1-2 packs (block_reg)
-		// Short axes of whole packs across Inner (strided_short; 16-bit 3×7×300
-		// is not: strided).
-		{[]int{9, 4, 64}, 1}, {[]int{5, 16, 40}, 1}, {[]int{3, 7, 300}, 1},
+		// Short axes (strided_short): whole packs across Inner, and a ragged
+		// Inner (3×7×300 16-bit, its twin); 16-bit 5×16×40 and 7×6×64
+		// backward hold their tiles packed.
+		{[]int{9, 4, 64}, 1}, {[]int{5, 16, 40}, 1}, {[]int{3, 7, 300}, 1}, {[]int{7, 6, 64}, 1},
 		{[]int{}, -1}, {[]int{0, 5}, 1}, {[]int{5, 0}, -1}, {[]int{0}, 0},
 	}
 	if !quick {
@@ -56,8 +57,9 @@ func Battery(quick bool) []Case {
 					Case{Shape: []int{16, 781}, Axis: -1, DType: dt, Op: op, Fill: f},
 					Case{Shape: []int{37, 5, 3}, Axis: 1, DType: dt, Op: op, Fill: f},
 					Case{Shape: []int{6, 200, 32}, Axis: 1, DType: dt, Op: op, Fill: f},
-					Case{Shape: []int{6, 40, 37}, Axis: 1, DType: dt, Op: op, Fill: f}, // ragged Inner: strided's twin
-					Case{Shape: []int{12, 3, 64}, Axis: 1, DType: dt, Op: op, Fill: f}, // short axis, whole packs
+					Case{Shape: []int{6, 40, 37}, Axis: 1, DType: dt, Op: op, Fill: f},  // ragged Inner: strided's twin
+					Case{Shape: []int{12, 3, 64}, Axis: 1, DType: dt, Op: op, Fill: f},  // short axis, whole packs
+					Case{Shape: []int{10, 12, 64}, Axis: 1, DType: dt, Op: op, Fill: f}, // 16-bit: a packed tile
 					Case{Shape: []int{2, 24576}, Axis: -1, DType: dt, Op: op, Fill: f})
 			}
 		}
