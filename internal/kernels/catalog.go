@@ -46,7 +46,8 @@ type Variant struct {
 	// (register-cached bodies); 0 for streaming bodies. A register-cached
 	// kernel serves rows of up to threads*Packs*(16/esize) elements, threads
 	// being Lanes, or the block size when Lanes is 0; a strided_short kernel
-	// serves an axis of exactly Packs rows (a pack's worth of slices a row).
+	// serves an axis of exactly Packs rows (a pack's worth of slices a row),
+	// or with Lanes 2 one of 2·Packs - 1 or 2·Packs rows.
 	Packs int
 	// MaxThreads is the kernel's __launch_bounds__ block-size limit.
 	MaxThreads int
@@ -241,35 +242,61 @@ func stridedRegVariants() []Variant {
 	return v
 }
 
-// stridedShortVariants: one kernel per axis length A ("a5": 5 rows), each
-// row a pack's worth of P slices a thread: A = 2..16 forward and 2..8
-// backward, for every dtype (a thread holds at most 16 raw 16-byte packs;
+// stridedShortVariants: one kernel per axis length A ("a5": 5 rows) up to
+// StridedShortLaneRows (forward; backward half), a lane holding a pack's
+// worth of P slices along the whole axis; then one per lane-pair row count
+// H ("p9": Lanes 2, axes of 2H-1 and 2H rows, H rows a lane) up to twice
+// that. Every dtype has each (a thread holds at most 16 raw 16-byte packs;
 // 16-bit tiles past 64 floats stay packed, ShortPacked in strided_short.cu).
 func stridedShortVariants(backward bool) []Variant {
-	maxAxis := StridedShortMaxAxis
+	rows := StridedShortLaneRows
 	if backward {
-		maxAxis /= 2
+		rows /= 2
 	}
 	var v []Variant
-	for a := 2; a <= maxAxis; a++ {
+	for a := 2; a <= rows; a++ {
 		v = append(v, Variant{Name: fmt.Sprintf("a%d", a), Packs: a, MaxThreads: 256})
+	}
+	for h := rows/2 + 1; h <= rows; h++ {
+		v = append(v, Variant{Name: fmt.Sprintf("p%d", h), Lanes: 2, Packs: h, MaxThreads: 256})
 	}
 	return v
 }
 
+// StridedShortVariant names strided_short's kernel for an axis of `axis`
+// rows ("a5", or "p9" for 17 and 18 rows) and reports its lanes a slice; ok
+// is false past the longest axis (2·StridedShortLaneRows forward, half that
+// backward) or under 2 rows.
+func StridedShortVariant(axis int64, backward bool) (name string, lanes int64, ok bool) {
+	rows := int64(StridedShortLaneRows)
+	if backward {
+		rows /= 2
+	}
+	switch {
+	case axis < 2 || axis > 2*rows:
+		return "", 0, false
+	case axis <= rows:
+		return fmt.Sprintf("a%d", axis), 1, true
+	default:
+		return fmt.Sprintf("p%d", (axis+1)/2), 2, true
+	}
+}
+
 // StridedShortTwinSlices is the slices a strided_short "_shift" twin
-// thread owns for an axis of a rows and op's inputs: 4, or 2 where 4 would
-// hold more than 32 values (ShortTwinSlices in strided_short.cu).
-func StridedShortTwinSlices(a int64, op spec.Op) int64 {
-	if a*int64(NIn(op)) <= 8 {
+// thread owns for an axis of a rows over `lanes` lanes a slice and op's
+// inputs: 4, or 2 where 4 would hold more than 32 values (ShortTwinSlices
+// in strided_short.cu).
+func StridedShortTwinSlices(a, lanes int64, op spec.Op) int64 {
+	if (a+lanes-1)/lanes*int64(NIn(op)) <= 8 {
 		return 4
 	}
 	return 2
 }
 
-// StridedShortMaxAxis is the longest axis strided_short has a kernel for
-// (forward; backward stops at half of it).
-const StridedShortMaxAxis = 16
+// StridedShortLaneRows is the most axis rows one strided_short lane holds
+// forward (backward half): its one-lane kernels stop there, its lane pairs
+// at twice it.
+const StridedShortLaneRows = 16
 
 // StridedRegPacks is the number of 16-byte packs a strided_reg thread
 // caches: 32 f32 values held as floats, or 64 f16/bf16 values held packed.
@@ -324,7 +351,7 @@ var catalogue = []Info{
 		Bwd: []Variant{{Name: "", MaxThreads: 256}, {Name: "split1", MaxThreads: 256}, {Name: "split2", MaxThreads: 256}}, Shift: true},
 	{Strategy: StridedReg, File: "strided_reg.cu", Summary: "non-last axis: tiles cached in registers, split along the axis over a cluster (DSMEM), one read",
 		Fwd: stridedRegVariants()},
-	{Strategy: StridedShort, File: "strided_short.cu", Summary: "short non-last axis (2-16 rows): each thread holds P slices' whole axis in registers, one read, no barrier",
+	{Strategy: StridedShort, File: "strided_short.cu", Summary: "short non-last axis (2-32 rows): a thread, or past 16 rows a lane pair, holds P slices' whole axis in registers, one read, no barrier",
 		Fwd: stridedShortVariants(false), Bwd: stridedShortVariants(true), Shift: true},
 	{Strategy: Persistent, File: "persistent.cu", Summary: "occupancy-sized grid looping over rows, next row prefetched into registers",
 		Fwd: persistentVariants(false), Bwd: persistentVariants(true), RowsOnly: true},
@@ -454,7 +481,7 @@ func (in Info) MaxCols(op spec.Op, dt spec.DType) int64 {
 	case StridedShort:
 		for _, v := range in.Variants(op.Backward()) {
 			if v.Serves(dt) {
-				best = max(best, int64(v.Packs))
+				best = max(best, int64(max(v.Lanes, 1)*v.Packs))
 			}
 		}
 	}

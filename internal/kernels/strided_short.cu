@@ -40,44 +40,64 @@
 
 namespace smx {
 
-// Reduces N slices of A rows held as floats, v[i][k][e] = row k of slice e
-// of input i: f gets the slices' constants, and forward v[0] becomes what
-// the output scales: exp(v - m), or (LOG) v - m.
-template <bool LOG, class Op, int A, int N>
-__device__ __forceinline__ void short_reduce(const Op& op, float (&v)[Op::NIN][A][N], typename Op::Fin (&f)[N]) {
+// The merge of a slice's partials over the T lanes that hold it (lanes 16
+// apart for T = 2): both lanes of a pair get the same bits, a + b == b + a.
+template <int T>
+struct ShortLanes {
+  static __device__ __forceinline__ float max(float v) {
+    if constexpr (T == 1)
+      return v;
+    else
+      return fmax2(v, __shfl_xor_sync(0xffffffffu, v, 16));
+  }
+  static __device__ __forceinline__ float sum(float v) {
+    if constexpr (T == 1)
+      return v;
+    else
+      return v + __shfl_xor_sync(0xffffffffu, v, 16);
+  }
+};
+
+// Reduces N slices of H rows held as floats, v[i][k][e] = row k of slice e
+// of input i, over the T lanes holding the slices: f gets the slices'
+// constants, and forward v[0] becomes what the output scales: exp(v - m),
+// or (LOG) v - m. Rows a lane lacks hold Op::fill.
+template <bool LOG, class Op, int T, int H, int N>
+__device__ __forceinline__ void short_reduce(const Op& op, float (&v)[Op::NIN][H][N], typename Op::Fin (&f)[N]) {
   constexpr int P = N;
   if constexpr (Op::BACKWARD) {
 #pragma unroll
     for (int e = 0; e < P; ++e) {
       float s = 0.f;
 #pragma unroll
-      for (int k = 0; k < A; ++k) s += op.term(v[0][k][e], v[1][k][e]);
-      f[e] = op.finalize(s);
+      for (int k = 0; k < H; ++k) s += op.term(v[0][k][e], v[1][k][e]);
+      f[e] = op.finalize(ShortLanes<T>::sum(s));
     }
   } else {
 #pragma unroll
     for (int e = 0; e < P; ++e) {
       float m = v[0][0][e];
 #pragma unroll
-      for (int k = 1; k < A; ++k) m = fmax2(m, v[0][k][e]);
+      for (int k = 1; k < H; ++k) m = fmax2(m, v[0][k][e]);
+      m = ShortLanes<T>::max(m);
       // s = m, or 0 for an all -inf slice (whose outputs come out NaN
       // either way), as in Fwd::reduce_cached.
       const float s = safe(m);
       float d = 0.f;
 #pragma unroll
-      for (int k = 0; k < A; ++k) {
+      for (int k = 0; k < H; ++k) {
         const float x = v[0][k][e] - s, y = Op::ex(x);
         v[0][k][e] = LOG ? x : y;
         d += y;
       }
-      f[e] = op.finalize(MD{m, d});
+      f[e] = op.finalize(MD{m, ShortLanes<T>::sum(d)});
     }
   }
 }
 
 // The output of element (k, e) of a reduced tile.
-template <bool LOG, class Op, int A, int N>
-__device__ __forceinline__ float short_out(const Op& op, const float (&v)[Op::NIN][A][N], int k, int e,
+template <bool LOG, class Op, int H, int N>
+__device__ __forceinline__ float short_out(const Op& op, const float (&v)[Op::NIN][H][N], int k, int e,
                                            const typename Op::Fin& f) {
   if constexpr (Op::BACKWARD)
     return op.out1(v[0][k][e], v[1][k][e], f);
@@ -86,31 +106,34 @@ __device__ __forceinline__ float short_out(const Op& op, const float (&v)[Op::NI
 }
 
 // Whether a tile stays packed: a 16-bit tile of more than 64 floats (forward
-// past 8 rows, backward past 4) is held as its A raw 16-byte packs a input,
-// half the registers, and each value is converted again at each use (see
-// short_packed_tile). Float tiles, and 16-bit ones up to 64 floats, are
-// converted once.
-template <class Op, int A>
+// past 8 rows a lane, backward past 4) is held as its H raw 16-byte packs an
+// input, half the registers, and each value is converted again at each use
+// (see short_packed_tile). Float tiles, and 16-bit ones up to 64 floats,
+// are converted once.
+template <class Op, int H>
 struct ShortPacked {
-  static constexpr bool value = Op::D::P * A * Op::NIN > 64;
+  static constexpr bool value = Op::D::P * H * Op::NIN > 64;
 };
 
-// Element e of raw pack r of input i, as the op reads it.
-template <class Op>
-__device__ __forceinline__ float short_elem(const Op& op, int i, const V16& r, int e) {
-  return op.conv(i, Op::D::elem(r, e));
+// Element e of row k of raw tile r of input i, as the op reads it; Op::fill
+// for the last row when the lane lacks it (has_last false).
+template <class Op, int H>
+__device__ __forceinline__ float short_elem(const Op& op, int i, const V16 (&r)[H], int k, int e, bool has_last) {
+  const float v = op.conv(i, Op::D::elem(r[k], e));
+  return k < H - 1 || has_last ? v : Op::fill(i);
 }
 
 // Reduces the P slices of a tile held as raw packs, raw[i][k] = row k of
-// input i, and stores the output rows at dst + k*inner. Forward takes the
-// max, then the sum of exp(v - max), then recomputes exp(v - max) for the
-// output (log_softmax: v - max - log sum): two exps an element, which the
-// SFUs keep well under the memory time, against 64 more live registers
+// input i (over the T lanes holding the slices), and stores the output rows
+// at dst + k*inner (k < H - 1, or has_last) when `store`. Forward takes
+// the max, then the sum of exp(v - max), then recomputes exp(v - max) for
+// the output (log_softmax: v - max - log sum): two exps an element, which
+// the SFUs keep well under the memory time, against 64 more live registers
 // (converted, a 16-row f16 tile is 128 floats). The arithmetic is that of
 // short_reduce and short_out, value for value.
-template <bool LOG, class Op, int A>
-__device__ __forceinline__ void short_packed_tile(const Op& op, const V16 (&raw)[Op::NIN][A],
-                                                  typename Op::T* dst, i64 inner) {
+template <bool LOG, class Op, int T, int H>
+__device__ __forceinline__ void short_packed_tile(const Op& op, const V16 (&raw)[Op::NIN][H], bool has_last,
+                                                  typename Op::T* dst, i64 inner, bool store) {
   typedef typename Op::D D;
   constexpr int P = D::P;
   typename Op::Fin f[P];
@@ -119,308 +142,420 @@ __device__ __forceinline__ void short_packed_tile(const Op& op, const V16 (&raw)
     if constexpr (Op::BACKWARD) {
       float s = 0.f;
 #pragma unroll
-      for (int k = 0; k < A; ++k) s += op.term(short_elem(op, 0, raw[0][k], e), short_elem(op, 1, raw[1][k], e));
-      f[e] = op.finalize(s);
+      for (int k = 0; k < H; ++k)
+        s += op.term(short_elem(op, 0, raw[0], k, e, has_last), short_elem(op, 1, raw[1], k, e, has_last));
+      f[e] = op.finalize(ShortLanes<T>::sum(s));
     } else {
-      float m = short_elem(op, 0, raw[0][0], e);
+      float m = short_elem(op, 0, raw[0], 0, e, has_last);
 #pragma unroll
-      for (int k = 1; k < A; ++k) m = fmax2(m, short_elem(op, 0, raw[0][k], e));
+      for (int k = 1; k < H; ++k) m = fmax2(m, short_elem(op, 0, raw[0], k, e, has_last));
+      m = ShortLanes<T>::max(m);
       const float s = safe(m);
       float d = 0.f;
 #pragma unroll
-      for (int k = 0; k < A; ++k) d += Op::ex(short_elem(op, 0, raw[0][k], e) - s);
-      f[e] = op.finalize(MD{m, d});
+      for (int k = 0; k < H; ++k) d += Op::ex(short_elem(op, 0, raw[0], k, e, has_last) - s);
+      f[e] = op.finalize(MD{m, ShortLanes<T>::sum(d)});
     }
   }
+  if (!store) return;
 #pragma unroll
-  for (int k = 0; k < A; ++k) {
+  for (int k = 0; k < H; ++k) {
     float y[P];
 #pragma unroll
     for (int e = 0; e < P; ++e) {
       if constexpr (Op::BACKWARD) {
-        y[e] = op.out1(short_elem(op, 0, raw[0][k], e), short_elem(op, 1, raw[1][k], e), f[e]);
+        y[e] = op.out1(short_elem(op, 0, raw[0], k, e, true), short_elem(op, 1, raw[1], k, e, true), f[e]);
       } else {
-        const float x = short_elem(op, 0, raw[0][k], e) - safe(f[e].m);
+        const float x = short_elem(op, 0, raw[0], k, e, true) - safe(f[e].m);
         y[e] = LOG ? x - f[e].lse : Op::ex(x) * f[e].rd;
       }
     }
-    st_cs(dst + k * inner, D::pack(y));
+    if (k < H - 1 || has_last) st_cs(dst + k * inner, D::pack(y));
   }
+}
+
+// Whether the launch's axis is one a kernel of H rows a lane over T lanes
+// serves: H rows (T = 1), or 2H - 1 and 2H (T = 2).
+template <int T, int H>
+__device__ __forceinline__ bool short_axis_ok(const Params& p) {
+  return T == 1 ? p.axis == H : p.axis == 2 * H || p.axis == 2 * H - 1;
 }
 
 // The body, LOG a compile-time log_softmax flag: with the op picked per
 // element, ptxas kept both exp(v - m) and v - m of every value live from the
-// reduction to the output.
-template <bool LOG, class Op, int A>
+// reduction to the output. T lanes share a pack, lane pairs 16 apart for
+// T = 2 (half 0 rows 0..H-1, half 1 rows H..axis-1), so each 16-lane half
+// of a warp loads a 256-byte run of one row; lanes past the last pack
+// take the last pack (their loads stay in bounds and the pair's shuffles
+// stay whole) and store nothing. Half 1's missing last row (odd axis)
+// reads row axis-1 and counts as Op::fill.
+template <bool LOG, class Op, int T, int H>
 __device__ __forceinline__ void strided_short_body(const Params& p) {
   typedef typename Op::D D;
   constexpr int P = D::P, NIN = Op::NIN;
   const Op op(p);
+  const int axis = T == 1 ? H : p.axis;
   const i64 inner = p.inner, ppo = inner / P, packs = p.outer * ppo;
+  const int sub = T == 1 ? 0 : threadIdx.x & 15, half = T == 1 ? 0 : (threadIdx.x >> 4) & 1;
+  const bool has_last = T == 1 || half == 0 || axis == 2 * H;
+  const i64 gt = (i64)blockIdx.x * blockDim.x + threadIdx.x;
+  const i64 first = T == 1 ? gt : (gt >> 5) * 16 + sub, step = (i64)gridDim.x * blockDim.x / T;
   typename Op::T* const out = op.dst();
-  for (i64 it = (i64)blockIdx.x * blockDim.x + threadIdx.x; it < packs; it += (i64)gridDim.x * blockDim.x) {
+  for (i64 w = first - sub; w < packs; w += step) {
+    const i64 it = T == 1 ? w : imin(w + sub, packs - 1);
+    const bool store = T == 1 || w + sub < packs;
     const i64 o = it / ppo;
-    const i64 base = o * A * inner + (it - o * ppo) * P;
-    V16 raw[NIN][A];
+    const i64 base = o * axis * inner + (it - o * ppo) * P + (i64)half * H * inner;
+    V16 raw[NIN][H];
 #pragma unroll
-    for (int k = 0; k < A; ++k)
+    for (int k = 0; k < H; ++k)
 #pragma unroll
-      for (int i = 0; i < NIN; ++i) raw[i][k] = ld16(op.src(i) + base + k * inner);
-    if constexpr (ShortPacked<Op, A>::value) {
-      short_packed_tile<LOG>(op, raw, out + base, inner);
+      for (int i = 0; i < NIN; ++i)
+        raw[i][k] = ld16(op.src(i) + base + (k < H - 1 || has_last ? k : k - 1) * inner);
+    if constexpr (ShortPacked<Op, H>::value) {
+      short_packed_tile<LOG, Op, T>(op, raw, has_last, out + base, inner, store);
       continue;
     }
-    float v[NIN][A][P];
+    float v[NIN][H][P];
 #pragma unroll
-    for (int k = 0; k < A; ++k)
+    for (int k = 0; k < H; ++k)
 #pragma unroll
-      for (int i = 0; i < NIN; ++i) unpack_conv(op, i, raw[i][k], v[i][k]);
+      for (int i = 0; i < NIN; ++i) {
+        unpack_conv(op, i, raw[i][k], v[i][k]);
+        if (k == H - 1 && !has_last)
+#pragma unroll
+          for (int e = 0; e < P; ++e) v[i][k][e] = Op::fill(i);
+      }
     typename Op::Fin f[P];
-    short_reduce<LOG>(op, v, f);
+    short_reduce<LOG, Op, T>(op, v, f);
+    if (!store) continue;
 #pragma unroll
-    for (int k = 0; k < A; ++k) {
+    for (int k = 0; k < H; ++k) {
       float y[P];
 #pragma unroll
       for (int e = 0; e < P; ++e) y[e] = short_out<LOG>(op, v, k, e, f[e]);
-      st_cs(out + base + k * inner, D::pack(y));
+      if (k < H - 1 || has_last) st_cs(out + base + k * inner, D::pack(y));
     }
   }
 }
 
 // The twins' slices a thread, whatever the dtype: 4, or 2 where 4 would
-// hold more than 32 values (A*NIN > 8). Each slice's scalar accesses take a
+// hold more than 32 values (H*NIN > 8). Each slice's scalar accesses take a
 // 64-bit address a row, so the twins need far more registers a value than
 // the 16-byte kernels: with P slices (8 for f16/bf16) a thread ptxas gave
 // the 16-bit forward twins 148-251 registers, one 256-thread block an SM
 // (nvcc 11.8 sm_90), and 16384x4x500 f16 ran at 0.32 of copy; 4 slices of
 // 9-16 f32 rows took 128-185.
-template <class Op, int A>
+template <class Op, int H>
 struct ShortTwinSlices {
-  static constexpr int value = A * Op::NIN <= 8 ? 4 : 2;
+  static constexpr int value = H * Op::NIN <= 8 ? 4 : 2;
 };
 
 // The "_shift" twins' body (an Inner that is not whole packs, or unaligned
 // pointers): the Outer x Inner slices, numbered s = o*Inner + i, go out in
-// warp tiles of 32*P consecutive ones, lane l of a tile owning slices
-// l, l + 32, ..., so each of a thread's P scalar accesses a row covers 32
-// consecutive slices: runs of Inner elements, whatever Inner is (a tile per
-// outer index left all but Inner lanes idle where Inner < 32*P: 8192x4x37
-// bf16 took 18.2 us, 0.32 of copy). A slice's (o, i) is stepped from the
-// previous one's with the quotient and remainder of 32 by Inner, and a
-// thread's first from the last tile's with those of the grid's stride:
-// two divisions a thread. ShortTwinSlices: a thread's slices.
-template <bool LOG, class Op, int A>
+// warp tiles of L*S consecutive ones (L = 32/T lanes of distinct slices),
+// lane l of a tile owning slices l % L, l % L + L, ..., so each of a
+// thread's S scalar accesses a row covers L consecutive slices: runs of
+// Inner elements, whatever Inner is (a tile per outer index left all but
+// Inner lanes idle where Inner < 32*S: 8192x4x37 bf16 took 18.2 us, 0.32 of
+// copy). A slice's (o, i) is stepped from the previous one's with the
+// quotient and remainder of L by Inner, and a thread's first from the last
+// tile's with those of the grid's stride: two divisions a thread. Lane
+// pairs (T = 2) split the rows as in strided_short_body; a lane's missing
+// slices and rows load nothing and count as Op::fill. S:
+// ShortTwinSlices.
+template <bool LOG, class Op, int T, int H>
 __device__ __forceinline__ void strided_short_shift_body(const Params& p) {
   typedef typename Op::D D;
-  typedef typename Op::T T;
-  constexpr int P = ShortTwinSlices<Op, A>::value, NIN = Op::NIN;
-  constexpr i64 W = 32 * P;
+  typedef typename Op::T ET;
+  constexpr int S = ShortTwinSlices<Op, H>::value, NIN = Op::NIN, L = 32 / T;
+  constexpr i64 W = L * S;
   const Op op(p);
+  const int axis = T == 1 ? H : p.axis;
   const i64 inner = p.inner, total = p.outer * inner;
-  const int lane = threadIdx.x & 31, wpb = blockDim.x >> 5;
-  const i64 first = ((i64)blockIdx.x * wpb + (threadIdx.x >> 5)) * W + lane;
+  const int sub = threadIdx.x & (L - 1), half = T == 1 ? 0 : (threadIdx.x >> 4) & 1, wpb = blockDim.x >> 5;
+  const bool has_last = T == 1 || half == 0 || axis == 2 * H;
+  const i64 first = ((i64)blockIdx.x * wpb + (threadIdx.x >> 5)) * W + sub;
   const i64 stride = (i64)gridDim.x * wpb * W;
-  const i64 q32 = 32 / inner, r32 = 32 - q32 * inner;
+  const i64 qL = L / inner, rL = L - qL * inner;
   const i64 qs = stride / inner, rs = stride - qs * inner;
   i64 o0 = first / inner, i0 = first - o0 * inner;
-  T* const out = op.dst();
-  for (i64 s0 = first - lane; s0 < total; s0 += stride) {
-    const int live = (int)imin(P, (total - (s0 + lane) + 31) / 32);  // slices e < live exist
-    i64 off[P];  // element offset of row 0 of slice e
+  ET* const out = op.dst();
+  for (i64 s0 = first - sub; s0 < total; s0 += stride) {
+    const int live = (int)imin(S, (total - (s0 + sub) + L - 1) / L);  // slices e < live exist (maybe none)
+    i64 off[S];  // element offset of the lane's row 0 of slice e
     {
       i64 o = o0, i = i0;
 #pragma unroll
-      for (int e = 0; e < P; ++e) {
-        off[e] = o * A * inner + i;
-        o += q32;
-        i += r32;
+      for (int e = 0; e < S; ++e) {
+        off[e] = o * axis * inner + i + (i64)half * H * inner;
+        o += qL;
+        i += rL;
         if (i >= inner) i -= inner, ++o;
       }
     }
-    T raw[NIN][A][P];
+    ET raw[NIN][H][S];
 #pragma unroll
-    for (int k = 0; k < A; ++k)
-#pragma unroll
-      for (int i2 = 0; i2 < NIN; ++i2)
-#pragma unroll
-        for (int e = 0; e < P; ++e)
-          if (e < live) raw[i2][k][e] = op.src(i2)[off[e] + k * inner];
-    float v[NIN][A][P];
-#pragma unroll
-    for (int k = 0; k < A; ++k)
+    for (int k = 0; k < H; ++k)
 #pragma unroll
       for (int i2 = 0; i2 < NIN; ++i2)
 #pragma unroll
-        for (int e = 0; e < P; ++e) v[i2][k][e] = e < live ? op.conv(i2, D::to_f(raw[i2][k][e])) : Op::fill(i2);
-    typename Op::Fin f[P];
-    short_reduce<LOG>(op, v, f);
+        for (int e = 0; e < S; ++e)
+          if (e < live && (k < H - 1 || has_last)) raw[i2][k][e] = op.src(i2)[off[e] + k * inner];
+    float v[NIN][H][S];
 #pragma unroll
-    for (int k = 0; k < A; ++k)
+    for (int k = 0; k < H; ++k)
 #pragma unroll
-      for (int e = 0; e < P; ++e)
-        if (e < live) out[off[e] + k * inner] = D::from_f(short_out<LOG>(op, v, k, e, f[e]));
+      for (int i2 = 0; i2 < NIN; ++i2)
+#pragma unroll
+        for (int e = 0; e < S; ++e)
+          v[i2][k][e] = e < live && (k < H - 1 || has_last) ? op.conv(i2, D::to_f(raw[i2][k][e])) : Op::fill(i2);
+    typename Op::Fin f[S];
+    short_reduce<LOG, Op, T>(op, v, f);
+#pragma unroll
+    for (int k = 0; k < H; ++k)
+#pragma unroll
+      for (int e = 0; e < S; ++e)
+        if (e < live && (k < H - 1 || has_last)) out[off[e] + k * inner] = D::from_f(short_out<LOG>(op, v, k, e, f[e]));
     o0 += qs;
     i0 += rs;
     if (i0 >= inner) i0 -= inner, ++o0;
   }
 }
 
-template <class Op, int A>
+// The kernels: TWIN picks the body (Params.vec 1: 16-byte packs; 2: the
+// twin), LOG is dispatched once here for both.
+template <class Op, int T, int H, bool TWIN>
 __device__ __forceinline__ void strided_short_kernel(const Params& p) {
-  if (p.axis != A || p.vec != 1) __trap();  // a host bug: another variant, or no 16-byte path
-  if (!Op::BACKWARD && p.log != 0)
-    strided_short_body<true, Op, A>(p);
-  else
-    strided_short_body<false, Op, A>(p);
-}
-
-template <class Op, int A>
-__device__ __forceinline__ void strided_short_shift_kernel(const Params& p) {
-  if (p.axis != A || p.vec != 2) __trap();  // a host bug: another variant, or the 16-byte path
-  if (!Op::BACKWARD && p.log != 0)
-    strided_short_shift_body<true, Op, A>(p);
-  else
-    strided_short_shift_body<false, Op, A>(p);
+  // A host bug: another axis's kernel, or the other path's (the check
+  // here, ahead of the bodies, costs the twins no registers; inside them
+  // it took up to 15 more).
+  if (!short_axis_ok<T, H>(p) || p.vec != (TWIN ? 2 : 1)) __trap();
+  constexpr bool CAN_LOG = !Op::BACKWARD;
+  if (CAN_LOG && p.log != 0) {
+    if constexpr (TWIN)
+      strided_short_shift_body<CAN_LOG, Op, T, H>(p);
+    else
+      strided_short_body<CAN_LOG, Op, T, H>(p);
+  } else {
+    if constexpr (TWIN)
+      strided_short_shift_body<false, Op, T, H>(p);
+    else
+      strided_short_body<false, Op, T, H>(p);
+  }
 }
 
 }  // namespace smx
 
-// Kernels (one extern "C" symbol each; the dtype blocks follow SMX_DTYPES).
+// Kernels (one extern "C" symbol each; the dtype blocks follow SMX_DTYPES):
+// a{A}: one lane a slice, A rows; p{H}: a lane pair, H rows each, axis 2H-1 or 2H.
 #if SMX_DTYPES & 1
-SMX_KERNEL(strided_short_fwd_f32_a2, 256, smx::strided_short_kernel<smx::Fwd<smx::F32>, 2>)
-SMX_KERNEL(strided_short_fwd_f32_a2_shift, 256, smx::strided_short_shift_kernel<smx::Fwd<smx::F32>, 2>)
-SMX_KERNEL(strided_short_fwd_f32_a3, 256, smx::strided_short_kernel<smx::Fwd<smx::F32>, 3>)
-SMX_KERNEL(strided_short_fwd_f32_a3_shift, 256, smx::strided_short_shift_kernel<smx::Fwd<smx::F32>, 3>)
-SMX_KERNEL(strided_short_fwd_f32_a4, 256, smx::strided_short_kernel<smx::Fwd<smx::F32>, 4>)
-SMX_KERNEL(strided_short_fwd_f32_a4_shift, 256, smx::strided_short_shift_kernel<smx::Fwd<smx::F32>, 4>)
-SMX_KERNEL(strided_short_fwd_f32_a5, 256, smx::strided_short_kernel<smx::Fwd<smx::F32>, 5>)
-SMX_KERNEL(strided_short_fwd_f32_a5_shift, 256, smx::strided_short_shift_kernel<smx::Fwd<smx::F32>, 5>)
-SMX_KERNEL(strided_short_fwd_f32_a6, 256, smx::strided_short_kernel<smx::Fwd<smx::F32>, 6>)
-SMX_KERNEL(strided_short_fwd_f32_a6_shift, 256, smx::strided_short_shift_kernel<smx::Fwd<smx::F32>, 6>)
-SMX_KERNEL(strided_short_fwd_f32_a7, 256, smx::strided_short_kernel<smx::Fwd<smx::F32>, 7>)
-SMX_KERNEL(strided_short_fwd_f32_a7_shift, 256, smx::strided_short_shift_kernel<smx::Fwd<smx::F32>, 7>)
-SMX_KERNEL(strided_short_fwd_f32_a8, 256, smx::strided_short_kernel<smx::Fwd<smx::F32>, 8>)
-SMX_KERNEL(strided_short_fwd_f32_a8_shift, 256, smx::strided_short_shift_kernel<smx::Fwd<smx::F32>, 8>)
-SMX_KERNEL(strided_short_fwd_f32_a9, 256, smx::strided_short_kernel<smx::Fwd<smx::F32>, 9>)
-SMX_KERNEL(strided_short_fwd_f32_a9_shift, 256, smx::strided_short_shift_kernel<smx::Fwd<smx::F32>, 9>)
-SMX_KERNEL(strided_short_fwd_f32_a10, 256, smx::strided_short_kernel<smx::Fwd<smx::F32>, 10>)
-SMX_KERNEL(strided_short_fwd_f32_a10_shift, 256, smx::strided_short_shift_kernel<smx::Fwd<smx::F32>, 10>)
-SMX_KERNEL(strided_short_fwd_f32_a11, 256, smx::strided_short_kernel<smx::Fwd<smx::F32>, 11>)
-SMX_KERNEL(strided_short_fwd_f32_a11_shift, 256, smx::strided_short_shift_kernel<smx::Fwd<smx::F32>, 11>)
-SMX_KERNEL(strided_short_fwd_f32_a12, 256, smx::strided_short_kernel<smx::Fwd<smx::F32>, 12>)
-SMX_KERNEL(strided_short_fwd_f32_a12_shift, 256, smx::strided_short_shift_kernel<smx::Fwd<smx::F32>, 12>)
-SMX_KERNEL(strided_short_fwd_f32_a13, 256, smx::strided_short_kernel<smx::Fwd<smx::F32>, 13>)
-SMX_KERNEL(strided_short_fwd_f32_a13_shift, 256, smx::strided_short_shift_kernel<smx::Fwd<smx::F32>, 13>)
-SMX_KERNEL(strided_short_fwd_f32_a14, 256, smx::strided_short_kernel<smx::Fwd<smx::F32>, 14>)
-SMX_KERNEL(strided_short_fwd_f32_a14_shift, 256, smx::strided_short_shift_kernel<smx::Fwd<smx::F32>, 14>)
-SMX_KERNEL(strided_short_fwd_f32_a15, 256, smx::strided_short_kernel<smx::Fwd<smx::F32>, 15>)
-SMX_KERNEL(strided_short_fwd_f32_a15_shift, 256, smx::strided_short_shift_kernel<smx::Fwd<smx::F32>, 15>)
-SMX_KERNEL(strided_short_fwd_f32_a16, 256, smx::strided_short_kernel<smx::Fwd<smx::F32>, 16>)
-SMX_KERNEL(strided_short_fwd_f32_a16_shift, 256, smx::strided_short_shift_kernel<smx::Fwd<smx::F32>, 16>)
-SMX_KERNEL(strided_short_bwd_f32_a2, 256, smx::strided_short_kernel<smx::Bwd<smx::F32>, 2>)
-SMX_KERNEL(strided_short_bwd_f32_a2_shift, 256, smx::strided_short_shift_kernel<smx::Bwd<smx::F32>, 2>)
-SMX_KERNEL(strided_short_bwd_f32_a3, 256, smx::strided_short_kernel<smx::Bwd<smx::F32>, 3>)
-SMX_KERNEL(strided_short_bwd_f32_a3_shift, 256, smx::strided_short_shift_kernel<smx::Bwd<smx::F32>, 3>)
-SMX_KERNEL(strided_short_bwd_f32_a4, 256, smx::strided_short_kernel<smx::Bwd<smx::F32>, 4>)
-SMX_KERNEL(strided_short_bwd_f32_a4_shift, 256, smx::strided_short_shift_kernel<smx::Bwd<smx::F32>, 4>)
-SMX_KERNEL(strided_short_bwd_f32_a5, 256, smx::strided_short_kernel<smx::Bwd<smx::F32>, 5>)
-SMX_KERNEL(strided_short_bwd_f32_a5_shift, 256, smx::strided_short_shift_kernel<smx::Bwd<smx::F32>, 5>)
-SMX_KERNEL(strided_short_bwd_f32_a6, 256, smx::strided_short_kernel<smx::Bwd<smx::F32>, 6>)
-SMX_KERNEL(strided_short_bwd_f32_a6_shift, 256, smx::strided_short_shift_kernel<smx::Bwd<smx::F32>, 6>)
-SMX_KERNEL(strided_short_bwd_f32_a7, 256, smx::strided_short_kernel<smx::Bwd<smx::F32>, 7>)
-SMX_KERNEL(strided_short_bwd_f32_a7_shift, 256, smx::strided_short_shift_kernel<smx::Bwd<smx::F32>, 7>)
-SMX_KERNEL(strided_short_bwd_f32_a8, 256, smx::strided_short_kernel<smx::Bwd<smx::F32>, 8>)
-SMX_KERNEL(strided_short_bwd_f32_a8_shift, 256, smx::strided_short_shift_kernel<smx::Bwd<smx::F32>, 8>)
+SMX_KERNEL(strided_short_fwd_f32_a2, 256, smx::strided_short_kernel<smx::Fwd<smx::F32>, 1, 2, false>)
+SMX_KERNEL(strided_short_fwd_f32_a2_shift, 256, smx::strided_short_kernel<smx::Fwd<smx::F32>, 1, 2, true>)
+SMX_KERNEL(strided_short_fwd_f32_a3, 256, smx::strided_short_kernel<smx::Fwd<smx::F32>, 1, 3, false>)
+SMX_KERNEL(strided_short_fwd_f32_a3_shift, 256, smx::strided_short_kernel<smx::Fwd<smx::F32>, 1, 3, true>)
+SMX_KERNEL(strided_short_fwd_f32_a4, 256, smx::strided_short_kernel<smx::Fwd<smx::F32>, 1, 4, false>)
+SMX_KERNEL(strided_short_fwd_f32_a4_shift, 256, smx::strided_short_kernel<smx::Fwd<smx::F32>, 1, 4, true>)
+SMX_KERNEL(strided_short_fwd_f32_a5, 256, smx::strided_short_kernel<smx::Fwd<smx::F32>, 1, 5, false>)
+SMX_KERNEL(strided_short_fwd_f32_a5_shift, 256, smx::strided_short_kernel<smx::Fwd<smx::F32>, 1, 5, true>)
+SMX_KERNEL(strided_short_fwd_f32_a6, 256, smx::strided_short_kernel<smx::Fwd<smx::F32>, 1, 6, false>)
+SMX_KERNEL(strided_short_fwd_f32_a6_shift, 256, smx::strided_short_kernel<smx::Fwd<smx::F32>, 1, 6, true>)
+SMX_KERNEL(strided_short_fwd_f32_a7, 256, smx::strided_short_kernel<smx::Fwd<smx::F32>, 1, 7, false>)
+SMX_KERNEL(strided_short_fwd_f32_a7_shift, 256, smx::strided_short_kernel<smx::Fwd<smx::F32>, 1, 7, true>)
+SMX_KERNEL(strided_short_fwd_f32_a8, 256, smx::strided_short_kernel<smx::Fwd<smx::F32>, 1, 8, false>)
+SMX_KERNEL(strided_short_fwd_f32_a8_shift, 256, smx::strided_short_kernel<smx::Fwd<smx::F32>, 1, 8, true>)
+SMX_KERNEL(strided_short_fwd_f32_a9, 256, smx::strided_short_kernel<smx::Fwd<smx::F32>, 1, 9, false>)
+SMX_KERNEL(strided_short_fwd_f32_a9_shift, 256, smx::strided_short_kernel<smx::Fwd<smx::F32>, 1, 9, true>)
+SMX_KERNEL(strided_short_fwd_f32_a10, 256, smx::strided_short_kernel<smx::Fwd<smx::F32>, 1, 10, false>)
+SMX_KERNEL(strided_short_fwd_f32_a10_shift, 256, smx::strided_short_kernel<smx::Fwd<smx::F32>, 1, 10, true>)
+SMX_KERNEL(strided_short_fwd_f32_a11, 256, smx::strided_short_kernel<smx::Fwd<smx::F32>, 1, 11, false>)
+SMX_KERNEL(strided_short_fwd_f32_a11_shift, 256, smx::strided_short_kernel<smx::Fwd<smx::F32>, 1, 11, true>)
+SMX_KERNEL(strided_short_fwd_f32_a12, 256, smx::strided_short_kernel<smx::Fwd<smx::F32>, 1, 12, false>)
+SMX_KERNEL(strided_short_fwd_f32_a12_shift, 256, smx::strided_short_kernel<smx::Fwd<smx::F32>, 1, 12, true>)
+SMX_KERNEL(strided_short_fwd_f32_a13, 256, smx::strided_short_kernel<smx::Fwd<smx::F32>, 1, 13, false>)
+SMX_KERNEL(strided_short_fwd_f32_a13_shift, 256, smx::strided_short_kernel<smx::Fwd<smx::F32>, 1, 13, true>)
+SMX_KERNEL(strided_short_fwd_f32_a14, 256, smx::strided_short_kernel<smx::Fwd<smx::F32>, 1, 14, false>)
+SMX_KERNEL(strided_short_fwd_f32_a14_shift, 256, smx::strided_short_kernel<smx::Fwd<smx::F32>, 1, 14, true>)
+SMX_KERNEL(strided_short_fwd_f32_a15, 256, smx::strided_short_kernel<smx::Fwd<smx::F32>, 1, 15, false>)
+SMX_KERNEL(strided_short_fwd_f32_a15_shift, 256, smx::strided_short_kernel<smx::Fwd<smx::F32>, 1, 15, true>)
+SMX_KERNEL(strided_short_fwd_f32_a16, 256, smx::strided_short_kernel<smx::Fwd<smx::F32>, 1, 16, false>)
+SMX_KERNEL(strided_short_fwd_f32_a16_shift, 256, smx::strided_short_kernel<smx::Fwd<smx::F32>, 1, 16, true>)
+SMX_KERNEL(strided_short_fwd_f32_p9, 256, smx::strided_short_kernel<smx::Fwd<smx::F32>, 2, 9, false>)
+SMX_KERNEL(strided_short_fwd_f32_p9_shift, 256, smx::strided_short_kernel<smx::Fwd<smx::F32>, 2, 9, true>)
+SMX_KERNEL(strided_short_fwd_f32_p10, 256, smx::strided_short_kernel<smx::Fwd<smx::F32>, 2, 10, false>)
+SMX_KERNEL(strided_short_fwd_f32_p10_shift, 256, smx::strided_short_kernel<smx::Fwd<smx::F32>, 2, 10, true>)
+SMX_KERNEL(strided_short_fwd_f32_p11, 256, smx::strided_short_kernel<smx::Fwd<smx::F32>, 2, 11, false>)
+SMX_KERNEL(strided_short_fwd_f32_p11_shift, 256, smx::strided_short_kernel<smx::Fwd<smx::F32>, 2, 11, true>)
+SMX_KERNEL(strided_short_fwd_f32_p12, 256, smx::strided_short_kernel<smx::Fwd<smx::F32>, 2, 12, false>)
+SMX_KERNEL(strided_short_fwd_f32_p12_shift, 256, smx::strided_short_kernel<smx::Fwd<smx::F32>, 2, 12, true>)
+SMX_KERNEL(strided_short_fwd_f32_p13, 256, smx::strided_short_kernel<smx::Fwd<smx::F32>, 2, 13, false>)
+SMX_KERNEL(strided_short_fwd_f32_p13_shift, 256, smx::strided_short_kernel<smx::Fwd<smx::F32>, 2, 13, true>)
+SMX_KERNEL(strided_short_fwd_f32_p14, 256, smx::strided_short_kernel<smx::Fwd<smx::F32>, 2, 14, false>)
+SMX_KERNEL(strided_short_fwd_f32_p14_shift, 256, smx::strided_short_kernel<smx::Fwd<smx::F32>, 2, 14, true>)
+SMX_KERNEL(strided_short_fwd_f32_p15, 256, smx::strided_short_kernel<smx::Fwd<smx::F32>, 2, 15, false>)
+SMX_KERNEL(strided_short_fwd_f32_p15_shift, 256, smx::strided_short_kernel<smx::Fwd<smx::F32>, 2, 15, true>)
+SMX_KERNEL(strided_short_fwd_f32_p16, 256, smx::strided_short_kernel<smx::Fwd<smx::F32>, 2, 16, false>)
+SMX_KERNEL(strided_short_fwd_f32_p16_shift, 256, smx::strided_short_kernel<smx::Fwd<smx::F32>, 2, 16, true>)
+SMX_KERNEL(strided_short_bwd_f32_a2, 256, smx::strided_short_kernel<smx::Bwd<smx::F32>, 1, 2, false>)
+SMX_KERNEL(strided_short_bwd_f32_a2_shift, 256, smx::strided_short_kernel<smx::Bwd<smx::F32>, 1, 2, true>)
+SMX_KERNEL(strided_short_bwd_f32_a3, 256, smx::strided_short_kernel<smx::Bwd<smx::F32>, 1, 3, false>)
+SMX_KERNEL(strided_short_bwd_f32_a3_shift, 256, smx::strided_short_kernel<smx::Bwd<smx::F32>, 1, 3, true>)
+SMX_KERNEL(strided_short_bwd_f32_a4, 256, smx::strided_short_kernel<smx::Bwd<smx::F32>, 1, 4, false>)
+SMX_KERNEL(strided_short_bwd_f32_a4_shift, 256, smx::strided_short_kernel<smx::Bwd<smx::F32>, 1, 4, true>)
+SMX_KERNEL(strided_short_bwd_f32_a5, 256, smx::strided_short_kernel<smx::Bwd<smx::F32>, 1, 5, false>)
+SMX_KERNEL(strided_short_bwd_f32_a5_shift, 256, smx::strided_short_kernel<smx::Bwd<smx::F32>, 1, 5, true>)
+SMX_KERNEL(strided_short_bwd_f32_a6, 256, smx::strided_short_kernel<smx::Bwd<smx::F32>, 1, 6, false>)
+SMX_KERNEL(strided_short_bwd_f32_a6_shift, 256, smx::strided_short_kernel<smx::Bwd<smx::F32>, 1, 6, true>)
+SMX_KERNEL(strided_short_bwd_f32_a7, 256, smx::strided_short_kernel<smx::Bwd<smx::F32>, 1, 7, false>)
+SMX_KERNEL(strided_short_bwd_f32_a7_shift, 256, smx::strided_short_kernel<smx::Bwd<smx::F32>, 1, 7, true>)
+SMX_KERNEL(strided_short_bwd_f32_a8, 256, smx::strided_short_kernel<smx::Bwd<smx::F32>, 1, 8, false>)
+SMX_KERNEL(strided_short_bwd_f32_a8_shift, 256, smx::strided_short_kernel<smx::Bwd<smx::F32>, 1, 8, true>)
+SMX_KERNEL(strided_short_bwd_f32_p5, 256, smx::strided_short_kernel<smx::Bwd<smx::F32>, 2, 5, false>)
+SMX_KERNEL(strided_short_bwd_f32_p5_shift, 256, smx::strided_short_kernel<smx::Bwd<smx::F32>, 2, 5, true>)
+SMX_KERNEL(strided_short_bwd_f32_p6, 256, smx::strided_short_kernel<smx::Bwd<smx::F32>, 2, 6, false>)
+SMX_KERNEL(strided_short_bwd_f32_p6_shift, 256, smx::strided_short_kernel<smx::Bwd<smx::F32>, 2, 6, true>)
+SMX_KERNEL(strided_short_bwd_f32_p7, 256, smx::strided_short_kernel<smx::Bwd<smx::F32>, 2, 7, false>)
+SMX_KERNEL(strided_short_bwd_f32_p7_shift, 256, smx::strided_short_kernel<smx::Bwd<smx::F32>, 2, 7, true>)
+SMX_KERNEL(strided_short_bwd_f32_p8, 256, smx::strided_short_kernel<smx::Bwd<smx::F32>, 2, 8, false>)
+SMX_KERNEL(strided_short_bwd_f32_p8_shift, 256, smx::strided_short_kernel<smx::Bwd<smx::F32>, 2, 8, true>)
 #endif
 #if SMX_DTYPES & 2
-SMX_KERNEL(strided_short_fwd_f16_a2, 256, smx::strided_short_kernel<smx::Fwd<smx::F16>, 2>)
-SMX_KERNEL(strided_short_fwd_f16_a2_shift, 256, smx::strided_short_shift_kernel<smx::Fwd<smx::F16>, 2>)
-SMX_KERNEL(strided_short_fwd_f16_a3, 256, smx::strided_short_kernel<smx::Fwd<smx::F16>, 3>)
-SMX_KERNEL(strided_short_fwd_f16_a3_shift, 256, smx::strided_short_shift_kernel<smx::Fwd<smx::F16>, 3>)
-SMX_KERNEL(strided_short_fwd_f16_a4, 256, smx::strided_short_kernel<smx::Fwd<smx::F16>, 4>)
-SMX_KERNEL(strided_short_fwd_f16_a4_shift, 256, smx::strided_short_shift_kernel<smx::Fwd<smx::F16>, 4>)
-SMX_KERNEL(strided_short_fwd_f16_a5, 256, smx::strided_short_kernel<smx::Fwd<smx::F16>, 5>)
-SMX_KERNEL(strided_short_fwd_f16_a5_shift, 256, smx::strided_short_shift_kernel<smx::Fwd<smx::F16>, 5>)
-SMX_KERNEL(strided_short_fwd_f16_a6, 256, smx::strided_short_kernel<smx::Fwd<smx::F16>, 6>)
-SMX_KERNEL(strided_short_fwd_f16_a6_shift, 256, smx::strided_short_shift_kernel<smx::Fwd<smx::F16>, 6>)
-SMX_KERNEL(strided_short_fwd_f16_a7, 256, smx::strided_short_kernel<smx::Fwd<smx::F16>, 7>)
-SMX_KERNEL(strided_short_fwd_f16_a7_shift, 256, smx::strided_short_shift_kernel<smx::Fwd<smx::F16>, 7>)
-SMX_KERNEL(strided_short_fwd_f16_a8, 256, smx::strided_short_kernel<smx::Fwd<smx::F16>, 8>)
-SMX_KERNEL(strided_short_fwd_f16_a8_shift, 256, smx::strided_short_shift_kernel<smx::Fwd<smx::F16>, 8>)
-SMX_KERNEL(strided_short_fwd_f16_a9, 256, smx::strided_short_kernel<smx::Fwd<smx::F16>, 9>)
-SMX_KERNEL(strided_short_fwd_f16_a9_shift, 256, smx::strided_short_shift_kernel<smx::Fwd<smx::F16>, 9>)
-SMX_KERNEL(strided_short_fwd_f16_a10, 256, smx::strided_short_kernel<smx::Fwd<smx::F16>, 10>)
-SMX_KERNEL(strided_short_fwd_f16_a10_shift, 256, smx::strided_short_shift_kernel<smx::Fwd<smx::F16>, 10>)
-SMX_KERNEL(strided_short_fwd_f16_a11, 256, smx::strided_short_kernel<smx::Fwd<smx::F16>, 11>)
-SMX_KERNEL(strided_short_fwd_f16_a11_shift, 256, smx::strided_short_shift_kernel<smx::Fwd<smx::F16>, 11>)
-SMX_KERNEL(strided_short_fwd_f16_a12, 256, smx::strided_short_kernel<smx::Fwd<smx::F16>, 12>)
-SMX_KERNEL(strided_short_fwd_f16_a12_shift, 256, smx::strided_short_shift_kernel<smx::Fwd<smx::F16>, 12>)
-SMX_KERNEL(strided_short_fwd_f16_a13, 256, smx::strided_short_kernel<smx::Fwd<smx::F16>, 13>)
-SMX_KERNEL(strided_short_fwd_f16_a13_shift, 256, smx::strided_short_shift_kernel<smx::Fwd<smx::F16>, 13>)
-SMX_KERNEL(strided_short_fwd_f16_a14, 256, smx::strided_short_kernel<smx::Fwd<smx::F16>, 14>)
-SMX_KERNEL(strided_short_fwd_f16_a14_shift, 256, smx::strided_short_shift_kernel<smx::Fwd<smx::F16>, 14>)
-SMX_KERNEL(strided_short_fwd_f16_a15, 256, smx::strided_short_kernel<smx::Fwd<smx::F16>, 15>)
-SMX_KERNEL(strided_short_fwd_f16_a15_shift, 256, smx::strided_short_shift_kernel<smx::Fwd<smx::F16>, 15>)
-SMX_KERNEL(strided_short_fwd_f16_a16, 256, smx::strided_short_kernel<smx::Fwd<smx::F16>, 16>)
-SMX_KERNEL(strided_short_fwd_f16_a16_shift, 256, smx::strided_short_shift_kernel<smx::Fwd<smx::F16>, 16>)
-SMX_KERNEL(strided_short_bwd_f16_a2, 256, smx::strided_short_kernel<smx::Bwd<smx::F16>, 2>)
-SMX_KERNEL(strided_short_bwd_f16_a2_shift, 256, smx::strided_short_shift_kernel<smx::Bwd<smx::F16>, 2>)
-SMX_KERNEL(strided_short_bwd_f16_a3, 256, smx::strided_short_kernel<smx::Bwd<smx::F16>, 3>)
-SMX_KERNEL(strided_short_bwd_f16_a3_shift, 256, smx::strided_short_shift_kernel<smx::Bwd<smx::F16>, 3>)
-SMX_KERNEL(strided_short_bwd_f16_a4, 256, smx::strided_short_kernel<smx::Bwd<smx::F16>, 4>)
-SMX_KERNEL(strided_short_bwd_f16_a4_shift, 256, smx::strided_short_shift_kernel<smx::Bwd<smx::F16>, 4>)
-SMX_KERNEL(strided_short_bwd_f16_a5, 256, smx::strided_short_kernel<smx::Bwd<smx::F16>, 5>)
-SMX_KERNEL(strided_short_bwd_f16_a5_shift, 256, smx::strided_short_shift_kernel<smx::Bwd<smx::F16>, 5>)
-SMX_KERNEL(strided_short_bwd_f16_a6, 256, smx::strided_short_kernel<smx::Bwd<smx::F16>, 6>)
-SMX_KERNEL(strided_short_bwd_f16_a6_shift, 256, smx::strided_short_shift_kernel<smx::Bwd<smx::F16>, 6>)
-SMX_KERNEL(strided_short_bwd_f16_a7, 256, smx::strided_short_kernel<smx::Bwd<smx::F16>, 7>)
-SMX_KERNEL(strided_short_bwd_f16_a7_shift, 256, smx::strided_short_shift_kernel<smx::Bwd<smx::F16>, 7>)
-SMX_KERNEL(strided_short_bwd_f16_a8, 256, smx::strided_short_kernel<smx::Bwd<smx::F16>, 8>)
-SMX_KERNEL(strided_short_bwd_f16_a8_shift, 256, smx::strided_short_shift_kernel<smx::Bwd<smx::F16>, 8>)
+SMX_KERNEL(strided_short_fwd_f16_a2, 256, smx::strided_short_kernel<smx::Fwd<smx::F16>, 1, 2, false>)
+SMX_KERNEL(strided_short_fwd_f16_a2_shift, 256, smx::strided_short_kernel<smx::Fwd<smx::F16>, 1, 2, true>)
+SMX_KERNEL(strided_short_fwd_f16_a3, 256, smx::strided_short_kernel<smx::Fwd<smx::F16>, 1, 3, false>)
+SMX_KERNEL(strided_short_fwd_f16_a3_shift, 256, smx::strided_short_kernel<smx::Fwd<smx::F16>, 1, 3, true>)
+SMX_KERNEL(strided_short_fwd_f16_a4, 256, smx::strided_short_kernel<smx::Fwd<smx::F16>, 1, 4, false>)
+SMX_KERNEL(strided_short_fwd_f16_a4_shift, 256, smx::strided_short_kernel<smx::Fwd<smx::F16>, 1, 4, true>)
+SMX_KERNEL(strided_short_fwd_f16_a5, 256, smx::strided_short_kernel<smx::Fwd<smx::F16>, 1, 5, false>)
+SMX_KERNEL(strided_short_fwd_f16_a5_shift, 256, smx::strided_short_kernel<smx::Fwd<smx::F16>, 1, 5, true>)
+SMX_KERNEL(strided_short_fwd_f16_a6, 256, smx::strided_short_kernel<smx::Fwd<smx::F16>, 1, 6, false>)
+SMX_KERNEL(strided_short_fwd_f16_a6_shift, 256, smx::strided_short_kernel<smx::Fwd<smx::F16>, 1, 6, true>)
+SMX_KERNEL(strided_short_fwd_f16_a7, 256, smx::strided_short_kernel<smx::Fwd<smx::F16>, 1, 7, false>)
+SMX_KERNEL(strided_short_fwd_f16_a7_shift, 256, smx::strided_short_kernel<smx::Fwd<smx::F16>, 1, 7, true>)
+SMX_KERNEL(strided_short_fwd_f16_a8, 256, smx::strided_short_kernel<smx::Fwd<smx::F16>, 1, 8, false>)
+SMX_KERNEL(strided_short_fwd_f16_a8_shift, 256, smx::strided_short_kernel<smx::Fwd<smx::F16>, 1, 8, true>)
+SMX_KERNEL(strided_short_fwd_f16_a9, 256, smx::strided_short_kernel<smx::Fwd<smx::F16>, 1, 9, false>)
+SMX_KERNEL(strided_short_fwd_f16_a9_shift, 256, smx::strided_short_kernel<smx::Fwd<smx::F16>, 1, 9, true>)
+SMX_KERNEL(strided_short_fwd_f16_a10, 256, smx::strided_short_kernel<smx::Fwd<smx::F16>, 1, 10, false>)
+SMX_KERNEL(strided_short_fwd_f16_a10_shift, 256, smx::strided_short_kernel<smx::Fwd<smx::F16>, 1, 10, true>)
+SMX_KERNEL(strided_short_fwd_f16_a11, 256, smx::strided_short_kernel<smx::Fwd<smx::F16>, 1, 11, false>)
+SMX_KERNEL(strided_short_fwd_f16_a11_shift, 256, smx::strided_short_kernel<smx::Fwd<smx::F16>, 1, 11, true>)
+SMX_KERNEL(strided_short_fwd_f16_a12, 256, smx::strided_short_kernel<smx::Fwd<smx::F16>, 1, 12, false>)
+SMX_KERNEL(strided_short_fwd_f16_a12_shift, 256, smx::strided_short_kernel<smx::Fwd<smx::F16>, 1, 12, true>)
+SMX_KERNEL(strided_short_fwd_f16_a13, 256, smx::strided_short_kernel<smx::Fwd<smx::F16>, 1, 13, false>)
+SMX_KERNEL(strided_short_fwd_f16_a13_shift, 256, smx::strided_short_kernel<smx::Fwd<smx::F16>, 1, 13, true>)
+SMX_KERNEL(strided_short_fwd_f16_a14, 256, smx::strided_short_kernel<smx::Fwd<smx::F16>, 1, 14, false>)
+SMX_KERNEL(strided_short_fwd_f16_a14_shift, 256, smx::strided_short_kernel<smx::Fwd<smx::F16>, 1, 14, true>)
+SMX_KERNEL(strided_short_fwd_f16_a15, 256, smx::strided_short_kernel<smx::Fwd<smx::F16>, 1, 15, false>)
+SMX_KERNEL(strided_short_fwd_f16_a15_shift, 256, smx::strided_short_kernel<smx::Fwd<smx::F16>, 1, 15, true>)
+SMX_KERNEL(strided_short_fwd_f16_a16, 256, smx::strided_short_kernel<smx::Fwd<smx::F16>, 1, 16, false>)
+SMX_KERNEL(strided_short_fwd_f16_a16_shift, 256, smx::strided_short_kernel<smx::Fwd<smx::F16>, 1, 16, true>)
+SMX_KERNEL(strided_short_fwd_f16_p9, 256, smx::strided_short_kernel<smx::Fwd<smx::F16>, 2, 9, false>)
+SMX_KERNEL(strided_short_fwd_f16_p9_shift, 256, smx::strided_short_kernel<smx::Fwd<smx::F16>, 2, 9, true>)
+SMX_KERNEL(strided_short_fwd_f16_p10, 256, smx::strided_short_kernel<smx::Fwd<smx::F16>, 2, 10, false>)
+SMX_KERNEL(strided_short_fwd_f16_p10_shift, 256, smx::strided_short_kernel<smx::Fwd<smx::F16>, 2, 10, true>)
+SMX_KERNEL(strided_short_fwd_f16_p11, 256, smx::strided_short_kernel<smx::Fwd<smx::F16>, 2, 11, false>)
+SMX_KERNEL(strided_short_fwd_f16_p11_shift, 256, smx::strided_short_kernel<smx::Fwd<smx::F16>, 2, 11, true>)
+SMX_KERNEL(strided_short_fwd_f16_p12, 256, smx::strided_short_kernel<smx::Fwd<smx::F16>, 2, 12, false>)
+SMX_KERNEL(strided_short_fwd_f16_p12_shift, 256, smx::strided_short_kernel<smx::Fwd<smx::F16>, 2, 12, true>)
+SMX_KERNEL(strided_short_fwd_f16_p13, 256, smx::strided_short_kernel<smx::Fwd<smx::F16>, 2, 13, false>)
+SMX_KERNEL(strided_short_fwd_f16_p13_shift, 256, smx::strided_short_kernel<smx::Fwd<smx::F16>, 2, 13, true>)
+SMX_KERNEL(strided_short_fwd_f16_p14, 256, smx::strided_short_kernel<smx::Fwd<smx::F16>, 2, 14, false>)
+SMX_KERNEL(strided_short_fwd_f16_p14_shift, 256, smx::strided_short_kernel<smx::Fwd<smx::F16>, 2, 14, true>)
+SMX_KERNEL(strided_short_fwd_f16_p15, 256, smx::strided_short_kernel<smx::Fwd<smx::F16>, 2, 15, false>)
+SMX_KERNEL(strided_short_fwd_f16_p15_shift, 256, smx::strided_short_kernel<smx::Fwd<smx::F16>, 2, 15, true>)
+SMX_KERNEL(strided_short_fwd_f16_p16, 256, smx::strided_short_kernel<smx::Fwd<smx::F16>, 2, 16, false>)
+SMX_KERNEL(strided_short_fwd_f16_p16_shift, 256, smx::strided_short_kernel<smx::Fwd<smx::F16>, 2, 16, true>)
+SMX_KERNEL(strided_short_bwd_f16_a2, 256, smx::strided_short_kernel<smx::Bwd<smx::F16>, 1, 2, false>)
+SMX_KERNEL(strided_short_bwd_f16_a2_shift, 256, smx::strided_short_kernel<smx::Bwd<smx::F16>, 1, 2, true>)
+SMX_KERNEL(strided_short_bwd_f16_a3, 256, smx::strided_short_kernel<smx::Bwd<smx::F16>, 1, 3, false>)
+SMX_KERNEL(strided_short_bwd_f16_a3_shift, 256, smx::strided_short_kernel<smx::Bwd<smx::F16>, 1, 3, true>)
+SMX_KERNEL(strided_short_bwd_f16_a4, 256, smx::strided_short_kernel<smx::Bwd<smx::F16>, 1, 4, false>)
+SMX_KERNEL(strided_short_bwd_f16_a4_shift, 256, smx::strided_short_kernel<smx::Bwd<smx::F16>, 1, 4, true>)
+SMX_KERNEL(strided_short_bwd_f16_a5, 256, smx::strided_short_kernel<smx::Bwd<smx::F16>, 1, 5, false>)
+SMX_KERNEL(strided_short_bwd_f16_a5_shift, 256, smx::strided_short_kernel<smx::Bwd<smx::F16>, 1, 5, true>)
+SMX_KERNEL(strided_short_bwd_f16_a6, 256, smx::strided_short_kernel<smx::Bwd<smx::F16>, 1, 6, false>)
+SMX_KERNEL(strided_short_bwd_f16_a6_shift, 256, smx::strided_short_kernel<smx::Bwd<smx::F16>, 1, 6, true>)
+SMX_KERNEL(strided_short_bwd_f16_a7, 256, smx::strided_short_kernel<smx::Bwd<smx::F16>, 1, 7, false>)
+SMX_KERNEL(strided_short_bwd_f16_a7_shift, 256, smx::strided_short_kernel<smx::Bwd<smx::F16>, 1, 7, true>)
+SMX_KERNEL(strided_short_bwd_f16_a8, 256, smx::strided_short_kernel<smx::Bwd<smx::F16>, 1, 8, false>)
+SMX_KERNEL(strided_short_bwd_f16_a8_shift, 256, smx::strided_short_kernel<smx::Bwd<smx::F16>, 1, 8, true>)
+SMX_KERNEL(strided_short_bwd_f16_p5, 256, smx::strided_short_kernel<smx::Bwd<smx::F16>, 2, 5, false>)
+SMX_KERNEL(strided_short_bwd_f16_p5_shift, 256, smx::strided_short_kernel<smx::Bwd<smx::F16>, 2, 5, true>)
+SMX_KERNEL(strided_short_bwd_f16_p6, 256, smx::strided_short_kernel<smx::Bwd<smx::F16>, 2, 6, false>)
+SMX_KERNEL(strided_short_bwd_f16_p6_shift, 256, smx::strided_short_kernel<smx::Bwd<smx::F16>, 2, 6, true>)
+SMX_KERNEL(strided_short_bwd_f16_p7, 256, smx::strided_short_kernel<smx::Bwd<smx::F16>, 2, 7, false>)
+SMX_KERNEL(strided_short_bwd_f16_p7_shift, 256, smx::strided_short_kernel<smx::Bwd<smx::F16>, 2, 7, true>)
+SMX_KERNEL(strided_short_bwd_f16_p8, 256, smx::strided_short_kernel<smx::Bwd<smx::F16>, 2, 8, false>)
+SMX_KERNEL(strided_short_bwd_f16_p8_shift, 256, smx::strided_short_kernel<smx::Bwd<smx::F16>, 2, 8, true>)
 #endif
 #if SMX_DTYPES & 4
-SMX_KERNEL(strided_short_fwd_bf16_a2, 256, smx::strided_short_kernel<smx::Fwd<smx::BF16>, 2>)
-SMX_KERNEL(strided_short_fwd_bf16_a2_shift, 256, smx::strided_short_shift_kernel<smx::Fwd<smx::BF16>, 2>)
-SMX_KERNEL(strided_short_fwd_bf16_a3, 256, smx::strided_short_kernel<smx::Fwd<smx::BF16>, 3>)
-SMX_KERNEL(strided_short_fwd_bf16_a3_shift, 256, smx::strided_short_shift_kernel<smx::Fwd<smx::BF16>, 3>)
-SMX_KERNEL(strided_short_fwd_bf16_a4, 256, smx::strided_short_kernel<smx::Fwd<smx::BF16>, 4>)
-SMX_KERNEL(strided_short_fwd_bf16_a4_shift, 256, smx::strided_short_shift_kernel<smx::Fwd<smx::BF16>, 4>)
-SMX_KERNEL(strided_short_fwd_bf16_a5, 256, smx::strided_short_kernel<smx::Fwd<smx::BF16>, 5>)
-SMX_KERNEL(strided_short_fwd_bf16_a5_shift, 256, smx::strided_short_shift_kernel<smx::Fwd<smx::BF16>, 5>)
-SMX_KERNEL(strided_short_fwd_bf16_a6, 256, smx::strided_short_kernel<smx::Fwd<smx::BF16>, 6>)
-SMX_KERNEL(strided_short_fwd_bf16_a6_shift, 256, smx::strided_short_shift_kernel<smx::Fwd<smx::BF16>, 6>)
-SMX_KERNEL(strided_short_fwd_bf16_a7, 256, smx::strided_short_kernel<smx::Fwd<smx::BF16>, 7>)
-SMX_KERNEL(strided_short_fwd_bf16_a7_shift, 256, smx::strided_short_shift_kernel<smx::Fwd<smx::BF16>, 7>)
-SMX_KERNEL(strided_short_fwd_bf16_a8, 256, smx::strided_short_kernel<smx::Fwd<smx::BF16>, 8>)
-SMX_KERNEL(strided_short_fwd_bf16_a8_shift, 256, smx::strided_short_shift_kernel<smx::Fwd<smx::BF16>, 8>)
-SMX_KERNEL(strided_short_fwd_bf16_a9, 256, smx::strided_short_kernel<smx::Fwd<smx::BF16>, 9>)
-SMX_KERNEL(strided_short_fwd_bf16_a9_shift, 256, smx::strided_short_shift_kernel<smx::Fwd<smx::BF16>, 9>)
-SMX_KERNEL(strided_short_fwd_bf16_a10, 256, smx::strided_short_kernel<smx::Fwd<smx::BF16>, 10>)
-SMX_KERNEL(strided_short_fwd_bf16_a10_shift, 256, smx::strided_short_shift_kernel<smx::Fwd<smx::BF16>, 10>)
-SMX_KERNEL(strided_short_fwd_bf16_a11, 256, smx::strided_short_kernel<smx::Fwd<smx::BF16>, 11>)
-SMX_KERNEL(strided_short_fwd_bf16_a11_shift, 256, smx::strided_short_shift_kernel<smx::Fwd<smx::BF16>, 11>)
-SMX_KERNEL(strided_short_fwd_bf16_a12, 256, smx::strided_short_kernel<smx::Fwd<smx::BF16>, 12>)
-SMX_KERNEL(strided_short_fwd_bf16_a12_shift, 256, smx::strided_short_shift_kernel<smx::Fwd<smx::BF16>, 12>)
-SMX_KERNEL(strided_short_fwd_bf16_a13, 256, smx::strided_short_kernel<smx::Fwd<smx::BF16>, 13>)
-SMX_KERNEL(strided_short_fwd_bf16_a13_shift, 256, smx::strided_short_shift_kernel<smx::Fwd<smx::BF16>, 13>)
-SMX_KERNEL(strided_short_fwd_bf16_a14, 256, smx::strided_short_kernel<smx::Fwd<smx::BF16>, 14>)
-SMX_KERNEL(strided_short_fwd_bf16_a14_shift, 256, smx::strided_short_shift_kernel<smx::Fwd<smx::BF16>, 14>)
-SMX_KERNEL(strided_short_fwd_bf16_a15, 256, smx::strided_short_kernel<smx::Fwd<smx::BF16>, 15>)
-SMX_KERNEL(strided_short_fwd_bf16_a15_shift, 256, smx::strided_short_shift_kernel<smx::Fwd<smx::BF16>, 15>)
-SMX_KERNEL(strided_short_fwd_bf16_a16, 256, smx::strided_short_kernel<smx::Fwd<smx::BF16>, 16>)
-SMX_KERNEL(strided_short_fwd_bf16_a16_shift, 256, smx::strided_short_shift_kernel<smx::Fwd<smx::BF16>, 16>)
-SMX_KERNEL(strided_short_bwd_bf16_a2, 256, smx::strided_short_kernel<smx::Bwd<smx::BF16>, 2>)
-SMX_KERNEL(strided_short_bwd_bf16_a2_shift, 256, smx::strided_short_shift_kernel<smx::Bwd<smx::BF16>, 2>)
-SMX_KERNEL(strided_short_bwd_bf16_a3, 256, smx::strided_short_kernel<smx::Bwd<smx::BF16>, 3>)
-SMX_KERNEL(strided_short_bwd_bf16_a3_shift, 256, smx::strided_short_shift_kernel<smx::Bwd<smx::BF16>, 3>)
-SMX_KERNEL(strided_short_bwd_bf16_a4, 256, smx::strided_short_kernel<smx::Bwd<smx::BF16>, 4>)
-SMX_KERNEL(strided_short_bwd_bf16_a4_shift, 256, smx::strided_short_shift_kernel<smx::Bwd<smx::BF16>, 4>)
-SMX_KERNEL(strided_short_bwd_bf16_a5, 256, smx::strided_short_kernel<smx::Bwd<smx::BF16>, 5>)
-SMX_KERNEL(strided_short_bwd_bf16_a5_shift, 256, smx::strided_short_shift_kernel<smx::Bwd<smx::BF16>, 5>)
-SMX_KERNEL(strided_short_bwd_bf16_a6, 256, smx::strided_short_kernel<smx::Bwd<smx::BF16>, 6>)
-SMX_KERNEL(strided_short_bwd_bf16_a6_shift, 256, smx::strided_short_shift_kernel<smx::Bwd<smx::BF16>, 6>)
-SMX_KERNEL(strided_short_bwd_bf16_a7, 256, smx::strided_short_kernel<smx::Bwd<smx::BF16>, 7>)
-SMX_KERNEL(strided_short_bwd_bf16_a7_shift, 256, smx::strided_short_shift_kernel<smx::Bwd<smx::BF16>, 7>)
-SMX_KERNEL(strided_short_bwd_bf16_a8, 256, smx::strided_short_kernel<smx::Bwd<smx::BF16>, 8>)
-SMX_KERNEL(strided_short_bwd_bf16_a8_shift, 256, smx::strided_short_shift_kernel<smx::Bwd<smx::BF16>, 8>)
+SMX_KERNEL(strided_short_fwd_bf16_a2, 256, smx::strided_short_kernel<smx::Fwd<smx::BF16>, 1, 2, false>)
+SMX_KERNEL(strided_short_fwd_bf16_a2_shift, 256, smx::strided_short_kernel<smx::Fwd<smx::BF16>, 1, 2, true>)
+SMX_KERNEL(strided_short_fwd_bf16_a3, 256, smx::strided_short_kernel<smx::Fwd<smx::BF16>, 1, 3, false>)
+SMX_KERNEL(strided_short_fwd_bf16_a3_shift, 256, smx::strided_short_kernel<smx::Fwd<smx::BF16>, 1, 3, true>)
+SMX_KERNEL(strided_short_fwd_bf16_a4, 256, smx::strided_short_kernel<smx::Fwd<smx::BF16>, 1, 4, false>)
+SMX_KERNEL(strided_short_fwd_bf16_a4_shift, 256, smx::strided_short_kernel<smx::Fwd<smx::BF16>, 1, 4, true>)
+SMX_KERNEL(strided_short_fwd_bf16_a5, 256, smx::strided_short_kernel<smx::Fwd<smx::BF16>, 1, 5, false>)
+SMX_KERNEL(strided_short_fwd_bf16_a5_shift, 256, smx::strided_short_kernel<smx::Fwd<smx::BF16>, 1, 5, true>)
+SMX_KERNEL(strided_short_fwd_bf16_a6, 256, smx::strided_short_kernel<smx::Fwd<smx::BF16>, 1, 6, false>)
+SMX_KERNEL(strided_short_fwd_bf16_a6_shift, 256, smx::strided_short_kernel<smx::Fwd<smx::BF16>, 1, 6, true>)
+SMX_KERNEL(strided_short_fwd_bf16_a7, 256, smx::strided_short_kernel<smx::Fwd<smx::BF16>, 1, 7, false>)
+SMX_KERNEL(strided_short_fwd_bf16_a7_shift, 256, smx::strided_short_kernel<smx::Fwd<smx::BF16>, 1, 7, true>)
+SMX_KERNEL(strided_short_fwd_bf16_a8, 256, smx::strided_short_kernel<smx::Fwd<smx::BF16>, 1, 8, false>)
+SMX_KERNEL(strided_short_fwd_bf16_a8_shift, 256, smx::strided_short_kernel<smx::Fwd<smx::BF16>, 1, 8, true>)
+SMX_KERNEL(strided_short_fwd_bf16_a9, 256, smx::strided_short_kernel<smx::Fwd<smx::BF16>, 1, 9, false>)
+SMX_KERNEL(strided_short_fwd_bf16_a9_shift, 256, smx::strided_short_kernel<smx::Fwd<smx::BF16>, 1, 9, true>)
+SMX_KERNEL(strided_short_fwd_bf16_a10, 256, smx::strided_short_kernel<smx::Fwd<smx::BF16>, 1, 10, false>)
+SMX_KERNEL(strided_short_fwd_bf16_a10_shift, 256, smx::strided_short_kernel<smx::Fwd<smx::BF16>, 1, 10, true>)
+SMX_KERNEL(strided_short_fwd_bf16_a11, 256, smx::strided_short_kernel<smx::Fwd<smx::BF16>, 1, 11, false>)
+SMX_KERNEL(strided_short_fwd_bf16_a11_shift, 256, smx::strided_short_kernel<smx::Fwd<smx::BF16>, 1, 11, true>)
+SMX_KERNEL(strided_short_fwd_bf16_a12, 256, smx::strided_short_kernel<smx::Fwd<smx::BF16>, 1, 12, false>)
+SMX_KERNEL(strided_short_fwd_bf16_a12_shift, 256, smx::strided_short_kernel<smx::Fwd<smx::BF16>, 1, 12, true>)
+SMX_KERNEL(strided_short_fwd_bf16_a13, 256, smx::strided_short_kernel<smx::Fwd<smx::BF16>, 1, 13, false>)
+SMX_KERNEL(strided_short_fwd_bf16_a13_shift, 256, smx::strided_short_kernel<smx::Fwd<smx::BF16>, 1, 13, true>)
+SMX_KERNEL(strided_short_fwd_bf16_a14, 256, smx::strided_short_kernel<smx::Fwd<smx::BF16>, 1, 14, false>)
+SMX_KERNEL(strided_short_fwd_bf16_a14_shift, 256, smx::strided_short_kernel<smx::Fwd<smx::BF16>, 1, 14, true>)
+SMX_KERNEL(strided_short_fwd_bf16_a15, 256, smx::strided_short_kernel<smx::Fwd<smx::BF16>, 1, 15, false>)
+SMX_KERNEL(strided_short_fwd_bf16_a15_shift, 256, smx::strided_short_kernel<smx::Fwd<smx::BF16>, 1, 15, true>)
+SMX_KERNEL(strided_short_fwd_bf16_a16, 256, smx::strided_short_kernel<smx::Fwd<smx::BF16>, 1, 16, false>)
+SMX_KERNEL(strided_short_fwd_bf16_a16_shift, 256, smx::strided_short_kernel<smx::Fwd<smx::BF16>, 1, 16, true>)
+SMX_KERNEL(strided_short_fwd_bf16_p9, 256, smx::strided_short_kernel<smx::Fwd<smx::BF16>, 2, 9, false>)
+SMX_KERNEL(strided_short_fwd_bf16_p9_shift, 256, smx::strided_short_kernel<smx::Fwd<smx::BF16>, 2, 9, true>)
+SMX_KERNEL(strided_short_fwd_bf16_p10, 256, smx::strided_short_kernel<smx::Fwd<smx::BF16>, 2, 10, false>)
+SMX_KERNEL(strided_short_fwd_bf16_p10_shift, 256, smx::strided_short_kernel<smx::Fwd<smx::BF16>, 2, 10, true>)
+SMX_KERNEL(strided_short_fwd_bf16_p11, 256, smx::strided_short_kernel<smx::Fwd<smx::BF16>, 2, 11, false>)
+SMX_KERNEL(strided_short_fwd_bf16_p11_shift, 256, smx::strided_short_kernel<smx::Fwd<smx::BF16>, 2, 11, true>)
+SMX_KERNEL(strided_short_fwd_bf16_p12, 256, smx::strided_short_kernel<smx::Fwd<smx::BF16>, 2, 12, false>)
+SMX_KERNEL(strided_short_fwd_bf16_p12_shift, 256, smx::strided_short_kernel<smx::Fwd<smx::BF16>, 2, 12, true>)
+SMX_KERNEL(strided_short_fwd_bf16_p13, 256, smx::strided_short_kernel<smx::Fwd<smx::BF16>, 2, 13, false>)
+SMX_KERNEL(strided_short_fwd_bf16_p13_shift, 256, smx::strided_short_kernel<smx::Fwd<smx::BF16>, 2, 13, true>)
+SMX_KERNEL(strided_short_fwd_bf16_p14, 256, smx::strided_short_kernel<smx::Fwd<smx::BF16>, 2, 14, false>)
+SMX_KERNEL(strided_short_fwd_bf16_p14_shift, 256, smx::strided_short_kernel<smx::Fwd<smx::BF16>, 2, 14, true>)
+SMX_KERNEL(strided_short_fwd_bf16_p15, 256, smx::strided_short_kernel<smx::Fwd<smx::BF16>, 2, 15, false>)
+SMX_KERNEL(strided_short_fwd_bf16_p15_shift, 256, smx::strided_short_kernel<smx::Fwd<smx::BF16>, 2, 15, true>)
+SMX_KERNEL(strided_short_fwd_bf16_p16, 256, smx::strided_short_kernel<smx::Fwd<smx::BF16>, 2, 16, false>)
+SMX_KERNEL(strided_short_fwd_bf16_p16_shift, 256, smx::strided_short_kernel<smx::Fwd<smx::BF16>, 2, 16, true>)
+SMX_KERNEL(strided_short_bwd_bf16_a2, 256, smx::strided_short_kernel<smx::Bwd<smx::BF16>, 1, 2, false>)
+SMX_KERNEL(strided_short_bwd_bf16_a2_shift, 256, smx::strided_short_kernel<smx::Bwd<smx::BF16>, 1, 2, true>)
+SMX_KERNEL(strided_short_bwd_bf16_a3, 256, smx::strided_short_kernel<smx::Bwd<smx::BF16>, 1, 3, false>)
+SMX_KERNEL(strided_short_bwd_bf16_a3_shift, 256, smx::strided_short_kernel<smx::Bwd<smx::BF16>, 1, 3, true>)
+SMX_KERNEL(strided_short_bwd_bf16_a4, 256, smx::strided_short_kernel<smx::Bwd<smx::BF16>, 1, 4, false>)
+SMX_KERNEL(strided_short_bwd_bf16_a4_shift, 256, smx::strided_short_kernel<smx::Bwd<smx::BF16>, 1, 4, true>)
+SMX_KERNEL(strided_short_bwd_bf16_a5, 256, smx::strided_short_kernel<smx::Bwd<smx::BF16>, 1, 5, false>)
+SMX_KERNEL(strided_short_bwd_bf16_a5_shift, 256, smx::strided_short_kernel<smx::Bwd<smx::BF16>, 1, 5, true>)
+SMX_KERNEL(strided_short_bwd_bf16_a6, 256, smx::strided_short_kernel<smx::Bwd<smx::BF16>, 1, 6, false>)
+SMX_KERNEL(strided_short_bwd_bf16_a6_shift, 256, smx::strided_short_kernel<smx::Bwd<smx::BF16>, 1, 6, true>)
+SMX_KERNEL(strided_short_bwd_bf16_a7, 256, smx::strided_short_kernel<smx::Bwd<smx::BF16>, 1, 7, false>)
+SMX_KERNEL(strided_short_bwd_bf16_a7_shift, 256, smx::strided_short_kernel<smx::Bwd<smx::BF16>, 1, 7, true>)
+SMX_KERNEL(strided_short_bwd_bf16_a8, 256, smx::strided_short_kernel<smx::Bwd<smx::BF16>, 1, 8, false>)
+SMX_KERNEL(strided_short_bwd_bf16_a8_shift, 256, smx::strided_short_kernel<smx::Bwd<smx::BF16>, 1, 8, true>)
+SMX_KERNEL(strided_short_bwd_bf16_p5, 256, smx::strided_short_kernel<smx::Bwd<smx::BF16>, 2, 5, false>)
+SMX_KERNEL(strided_short_bwd_bf16_p5_shift, 256, smx::strided_short_kernel<smx::Bwd<smx::BF16>, 2, 5, true>)
+SMX_KERNEL(strided_short_bwd_bf16_p6, 256, smx::strided_short_kernel<smx::Bwd<smx::BF16>, 2, 6, false>)
+SMX_KERNEL(strided_short_bwd_bf16_p6_shift, 256, smx::strided_short_kernel<smx::Bwd<smx::BF16>, 2, 6, true>)
+SMX_KERNEL(strided_short_bwd_bf16_p7, 256, smx::strided_short_kernel<smx::Bwd<smx::BF16>, 2, 7, false>)
+SMX_KERNEL(strided_short_bwd_bf16_p7_shift, 256, smx::strided_short_kernel<smx::Bwd<smx::BF16>, 2, 7, true>)
+SMX_KERNEL(strided_short_bwd_bf16_p8, 256, smx::strided_short_kernel<smx::Bwd<smx::BF16>, 2, 8, false>)
+SMX_KERNEL(strided_short_bwd_bf16_p8_shift, 256, smx::strided_short_kernel<smx::Bwd<smx::BF16>, 2, 8, true>)
 #endif

@@ -720,23 +720,32 @@ func (c *ctx) strided() (Plan, error) {
 // stridedShortThreads is strided_short's block size.
 const stridedShortThreads = 256
 
-// strided_short: slices a thread over the whole axis, the kernel compiled
-// for its length: P consecutive inner indices (a 16-byte pack) with
-// aligned pointers and Inner of whole packs, else (the "_shift" twins) 2
-// or 4 slices 32 apart, warps taking consecutive slices across outer
+// strided_short: slices a thread (or a lane pair, 16 lanes apart, each
+// holding half the rows) over the whole axis, the kernel compiled for its
+// length: P consecutive inner indices (a 16-byte pack) with aligned
+// pointers and Inner of whole packs, else (the "_shift" twins) 2 or 4
+// slices 32/lanes apart, warps taking consecutive slices across outer
 // indices; a grid-stride loop.
 func (c *ctx) stridedShort() (Plan, error) {
 	axis := c.p.Axis
-	name, ok := c.stridedShortVariant()
+	name, lanes, ok := c.stridedShortVariant()
 	if !ok {
 		return Plan{}, fmt.Errorf("it has kernels for axes of 2..%d rows (%s %v), not %d",
 			kernels.StridedShort.Info().MaxCols(c.p.Op, c.dt), c.direction(), c.dt, axis)
 	}
 	vec := c.innerPacks()
-	sl := kernels.StridedShortTwinSlices(axis, c.p.Op)
-	threads, how := ceilDiv(c.p.Outer*c.p.Inner, 32*sl)*32, fmt.Sprintf("%d slices a thread, 32 apart", sl)
+	sl := kernels.StridedShortTwinSlices(axis, lanes, c.p.Op)
+	threads := ceilDiv(c.p.Outer*c.p.Inner, 32/lanes*sl) * 32
+	how := fmt.Sprintf("%d slices a thread, %d apart", sl, 32/lanes)
 	if vec {
-		threads, how = c.p.Outer*c.p.Inner/c.P, fmt.Sprintf("a 16-byte pack of %d slices a thread", c.P)
+		threads, how = c.p.Outer*c.p.Inner/c.P*lanes, fmt.Sprintf("a 16-byte pack of %d slices a thread", c.P)
+		if lanes > 1 {
+			// whole warps, so a pair's shuffles always have both lanes
+			threads = ceilDiv(threads, 32) * 32
+		}
+	}
+	if lanes > 1 {
+		how += fmt.Sprintf(", %d lanes a slice", lanes)
 	}
 	sym := c.sym(kernels.StridedShort, name)
 	occ := c.occupancy("strided_short.cu", sym, stridedShortThreads, 0)

@@ -77,7 +77,10 @@ func TestEmuCases(t *testing.T) {
 		// strided_short: packs over several grid-stride steps, axes of 2
 		// to 16 rows, one pack across Inner; 16-bit tiles held packed
 		// (backward of 8 rows, forward of 12).
-		{80, 4, 64}, {5, 16, 40}, {3, 7, 300}, {9, 2, 1136}, {7, 3, 8}, {6, 8, 64}, {4, 12, 24}}
+		{80, 4, 64}, {5, 16, 40}, {3, 7, 300}, {9, 2, 1136}, {7, 3, 8}, {6, 8, 64}, {4, 12, 24},
+		// strided_short's lane pairs: odd and even axes, a part warp of
+		// packs (18 f32 packs), ragged Inner.
+		{5, 17, 40}, {3, 32, 24}, {4, 11, 37}, {2, 25, 101}}
 	var out strings.Builder
 	strats := append([]string{"auto"}, Strategies()...)
 	n := 0

@@ -125,8 +125,10 @@ func check(t *testing.T, p Problem, d Device, pl Plan) {
 		}
 		switch {
 		case in.Strategy == kernels.StridedShort:
-			if int64(v.Packs) != p.Axis || threads > 256 || threads%32 != 0 {
-				t.Errorf("%s: %s (%d threads) is for axes of %d rows, axis has %d", where, l.Symbol, threads, v.Packs, p.Axis)
+			// one lane: exactly Packs rows; a lane pair: 2·Packs - 1 or 2·Packs
+			lanes := int64(max(v.Lanes, 1))
+			if (p.Axis+lanes-1)/lanes != int64(v.Packs) || threads > 256 || threads%32 != 0 {
+				t.Errorf("%s: %s (%d threads) is for axes of %d rows a lane over %d lanes, axis has %d", where, l.Symbol, threads, v.Packs, lanes, p.Axis)
 			}
 		case v.Packs > 0 && v.Lanes > 0:
 			if cap := int64(v.Lanes*v.Packs) * P; span > cap {
@@ -681,6 +683,42 @@ func TestAlignment(t *testing.T) {
 	}
 	if pl := mustMake(t, prob(64, 1024, 512, f16, spec.Softmax), h100, "strided"); !pl.Vec || pl.Launches[0].Block != [3]uint32{32, 4, 1} {
 		t.Errorf("strided inner 512 f16: vec %v block %v", pl.Vec, pl.Launches[0].Block)
+	}
+}
+
+// TestStridedShortPairs: forced strided_short serves 17-32 rows forward and
+// 9-16 backward with lane pairs (ceil(axis/2) rows a lane): two threads a
+// 16-byte pack, whole warps; on the twins 16 slices a warp row; and
+// refuses longer axes by name.
+func TestStridedShortPairs(t *testing.T) {
+	f32, f16 := spec.Float32, spec.Float16
+	for _, c := range []struct {
+		p       Problem
+		sym     string
+		threads int64
+	}{
+		{prob(1024, 17, 4096, f32, spec.Softmax), "strided_short_fwd_f32_p9", 1024 * 4096 / 4 * 2},
+		{prob(8, 32, 24, f16, spec.LogSoftmax), "strided_short_fwd_f16_p16", 32}, // 24 packs: 48 lanes, one grid's worth of whole warps
+		{prob(4096, 16, 1024, spec.BFloat16, spec.SoftmaxBackward), "strided_short_bwd_bf16_p8", 4096 * 1024 / 8 * 2},
+		{prob(8192, 32, 37, spec.BFloat16, spec.Softmax), "strided_short_fwd_bf16_p16_shift", ceilDiv(8192*37, 16*2) * 32},
+		{prob(100, 11, 5, f32, spec.SoftmaxBackward), "strided_short_bwd_f32_p6_shift", ceilDiv(500, 16*2) * 32},
+	} {
+		pl := mustMake(t, c.p, h100, string(kernels.StridedShort))
+		l := pl.Launches[0]
+		if l.Symbol != c.sym {
+			t.Errorf("%v: %s, want %s", c.p, l.Symbol, c.sym)
+			continue
+		}
+		// grid-stride: the grid covers the threads or is capped below them
+		if got := int64(l.Grid[0]) * int64(l.Block[0]); got > max(c.threads, 256) || l.Block[0] != 256 {
+			t.Errorf("%v: %d×%d threads for %d", c.p, l.Grid[0], l.Block[0], c.threads)
+		}
+	}
+	if _, err := Make(prob(64, 33, 64, f32, spec.Softmax), h100, nil, string(kernels.StridedShort)); err == nil || !strings.Contains(err.Error(), "2..32") {
+		t.Errorf("axis 33: err %v, want one naming 2..32 rows", err)
+	}
+	if _, err := Make(prob(64, 17, 64, f32, spec.SoftmaxBackward), h100, nil, string(kernels.StridedShort)); err == nil || !strings.Contains(err.Error(), "2..16") {
+		t.Errorf("backward axis 17: err %v, want one naming 2..16 rows", err)
 	}
 }
 

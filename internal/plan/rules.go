@@ -641,16 +641,20 @@ func (c *ctx) blockHybridFirst() bool {
 // 65536×8×9 f16 softmax_backward 22.1 vs 209.0, 20000×16×101 bf16 63.2 vs
 // 397.5.
 func (c *ctx) stridedShortFirst() bool {
-	_, ok := c.stridedShortVariant()
-	return ok
+	_, lanes, ok := c.stridedShortVariant()
+	return ok && lanes == 1
 }
 
-// stridedShortVariant names strided_short's kernel for this axis ("a5"),
-// ok false when it has none for the dtype and direction.
-func (c *ctx) stridedShortVariant() (string, bool) {
-	name := fmt.Sprintf("a%d", c.p.Axis)
+// stridedShortVariant names strided_short's kernel for this axis ("a5", or
+// "p9" for a lane pair's 17 or 18 rows) and its lanes a slice, ok false
+// when it has none for the dtype and direction.
+func (c *ctx) stridedShortVariant() (string, int64, bool) {
+	name, lanes, ok := kernels.StridedShortVariant(c.p.Axis, c.bwd)
+	if !ok {
+		return "", 0, false
+	}
 	v, ok := kernels.StridedShort.Info().Variant(c.bwd, name)
-	return name, ok && v.Serves(c.dt)
+	return name, lanes, ok && v.Serves(c.dt)
 }
 
 // stridedRegMinAxis is the shortest axis strided_reg takes. Session 32

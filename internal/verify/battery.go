@@ -32,6 +32,9 @@ func Battery(quick bool) []Case {
 		// Inner (3×7×300 16-bit, its twin); 16-bit 5×16×40 and 7×6×64
 		// backward hold their tiles packed.
 		{[]int{9, 4, 64}, 1}, {[]int{5, 16, 40}, 1}, {[]int{3, 7, 300}, 1}, {[]int{7, 6, 64}, 1},
+		// Lane pairs (17-32 rows, backward 9-16): odd and even axes, whole
+		// packs and a ragged Inner.
+		{[]int{5, 17, 40}, 1}, {[]int{3, 13, 64}, 1}, {[]int{4, 24, 37}, 1},
 		{[]int{}, -1}, {[]int{0, 5}, 1}, {[]int{5, 0}, -1}, {[]int{0}, 0},
 	}
 	if !quick {
@@ -60,6 +63,7 @@ func Battery(quick bool) []Case {
 					Case{Shape: []int{6, 40, 37}, Axis: 1, DType: dt, Op: op, Fill: f},  // ragged Inner: strided's twin
 					Case{Shape: []int{12, 3, 64}, Axis: 1, DType: dt, Op: op, Fill: f},  // short axis, whole packs
 					Case{Shape: []int{10, 12, 64}, Axis: 1, DType: dt, Op: op, Fill: f}, // 16-bit: a packed tile
+					Case{Shape: []int{6, 21, 64}, Axis: 1, DType: dt, Op: op, Fill: f},  // a lane pair, odd axis
 					Case{Shape: []int{2, 24576}, Axis: -1, DType: dt, Op: op, Fill: f})
 			}
 		}
