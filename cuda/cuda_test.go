@@ -99,6 +99,7 @@ func TestLargeShapes(t *testing.T) {
 		{[]int{5000, 1000}, 0}, {[]int{1, 200000, 2}, 1}, {[]int{4096, 2048}, 0}, {[]int{8, 1024, 4096}, 1},
 		{[]int{4, 16384}, -1}, {[]int{4096, 384}, -1}, {[]int{200, 36000}, -1}, {[]int{150, 28672}, -1},
 		{[]int{140, 32768}, -1}, {[]int{3072, 1024}, 0}, {[]int{3500, 520}, 0}, // strided_reg's paired clusters
+		{[]int{1000, 21, 1025}, 1}, // strided_short's lane-pair twins, odd axis
 		// Few rows the planner gives block_hybrid (16-bit) or split_grid
 		// with one or two blocks a row.
 		{[]int{96, 50000}, -1}, {[]int{64, 65536}, -1}, {[]int{66, 131072}, -1}}

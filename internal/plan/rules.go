@@ -619,9 +619,9 @@ func (c *ctx) blockHybridFirst() bool {
 }
 
 // stridedShortFirst reports whether strided_short is the measured winner:
-// it has a kernel for the axis (2..16 rows forward, 2..8 backward, every
-// dtype), with Inner of whole packs and aligned pointers or (its twins) any
-// other Inner. Session 33
+// it has a kernel for the axis (2..32 rows forward, 2..16 backward, every
+// dtype; lane pairs past 16 and 8), with Inner of whole packs and aligned
+// pointers or (its twins) any other Inner. Session 33
 // (H200, softmax bench, L2 flushed, median µs, strided_short vs strided,
 // the previous pick; -ab-s33.txt): it led on every case, at 0.47-1.16 of
 // copy speed where strided ran 0.01-0.86. 16-byte kernels (§1):
@@ -639,10 +639,16 @@ func (c *ctx) blockHybridFirst() bool {
 // 30.2 vs 55.8, 4096×8×1024 bf16 softmax_backward 59.3 vs 66.0 (the
 // closest), 4096×5×1024 f16 log_softmax_backward 38.3 vs 60.8; their twins
 // 65536×8×9 f16 softmax_backward 22.1 vs 209.0, 20000×16×101 bf16 63.2 vs
-// 397.5.
+// 397.5. Lane pairs (-ab-s34.txt §2, 17-32 rows, backward 9-16), against
+// strided: 1024×17×4096 f32 145.0 vs 278.2, 4096×32×512 f32 137.4 vs
+// 287.2, 2048×20×1024 bf16 log_softmax 46.9 vs 125.1, 4096×16×1024 f32
+// softmax_backward 196.4 vs 235.1, 4096×22×256 f16 31.2 vs 72.0; twins
+// 8192×32×37 bf16 28.5 vs 159.2, 20000×24×101 f32 147.3 vs 296.0,
+// 65536×9×9 f16 softmax_backward 21.1 vs 209.6, 3000×13×333 f32
+// log_softmax_backward 61.9 vs 63.0 (the closest).
 func (c *ctx) stridedShortFirst() bool {
-	_, lanes, ok := c.stridedShortVariant()
-	return ok && lanes == 1
+	_, _, ok := c.stridedShortVariant()
+	return ok
 }
 
 // stridedShortVariant names strided_short's kernel for this axis ("a5", or

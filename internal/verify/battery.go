@@ -52,7 +52,7 @@ func Battery(quick bool) []Case {
 		for _, op := range []spec.Op{spec.Softmax, spec.LogSoftmax} {
 			for _, sc := range []float32{0.5, -2} {
 				cases = append(cases, Case{Shape: []int{9, 781}, Axis: -1, DType: dt, Op: op, Scale: sc, Fill: Random},
-					Case{Shape: []int{5, 30, 45}, Axis: 1, DType: dt, Op: op, Scale: sc, Fill: Random}, // strided's twin
+					Case{Shape: []int{5, 30, 45}, Axis: 1, DType: dt, Op: op, Scale: sc, Fill: Random}, // strided_short's lane-pair twin (strided's when forced)
 					Case{Shape: []int{5, 6, 80}, Axis: 1, DType: dt, Op: op, Scale: sc, Fill: Random})  // strided_short's packs
 			}
 			for _, f := range edgeFills {
