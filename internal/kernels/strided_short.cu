@@ -1,9 +1,10 @@
-// strided_short: softmax along a short non-last axis (2 to 16 rows), each
-// thread holding its slices' whole axis in registers: one read, one write,
-// no shared memory and no barrier. strided spreads a slice over TY threads and merges their
-// partials through a shared-memory tree, then reads the slice again; on
-// axes of a few rows that left each thread one to three steps between two
-// barriers, and 0.1-0.3 of copy speed.
+// strided_short: softmax along a short non-last axis (2 to 32 rows, 16
+// backward), each thread or lane pair holding its slices' whole axis in
+// registers: one read, one write, no shared memory and no barrier. strided
+// spreads a slice over TY threads and merges their partials through a
+// shared-memory tree, then reads the slice again; on axes of a few rows
+// that left each thread one to three steps between two barriers, and
+// 0.1-0.3 of copy speed.
 //
 // Thread it of the grid owns pack it of the Outer x Inner/P packs (P = 4
 // f32, 8 f16/bf16 consecutive inner indices, so a warp's loads are runs of
@@ -14,27 +15,37 @@
 // tile past 64 floats stays in its raw packs and is converted at each use
 // (ShortPacked), so every dtype has the same axis range.
 //
-// The axis length A is a compile-time constant, one kernel per length: with
-// A a run-time bound on a fixed tile (rows past it guarded), ptxas kept
-// loaded and converted values apart and predicated every address (nvcc 11.8
-// sm_90, f32 forward, 16-row tile: 173 registers, against 85 for A = 16).
+// Past 16 rows (8 backward) two lanes 16 apart share each pack, each
+// holding H = ceil(axis/2) rows of it, and one shuffle merges their max and
+// their sum (ShortLanes): 17-32 rows sat between this kernel's one-lane
+// limit and strided_reg's 48 rows, on strided at 0.09-0.49 of copy.
+//
+// The rows a lane holds are a compile-time constant, one kernel per count:
+// with A a run-time bound on a fixed tile (rows past it guarded), ptxas
+// kept loaded and converted values apart and predicated every address
+// (nvcc 11.8 sm_90, f32 forward, 16-row tile: 173 registers, against 85 for
+// A = 16). A pair kernel serves an odd axis too: the second lane's last
+// row reads row axis-1 again and counts as Op::fill, one select.
 //
 // An Inner that is not whole packs (or unaligned pointers) takes the
-// "_shift" twins: 2 or 4 slices a thread, 32 apart, scalar accesses (see
+// "_shift" twins: 2 or 4 slices a lane, 32/T apart, scalar accesses (see
 // strided_short_shift_body).
 //
 //   strided_short_{fwd,bwd}_{dt}_a{A}   A = 2..16 forward, 2..8 backward
 //                                      (A*NIN <= 16: at most 256 bytes of
 //                                      raw packs a thread)
+//   strided_short_{fwd,bwd}_{dt}_p{H}   lane pairs: axis 2H-1 or 2H, H =
+//                                      9..16 forward, 5..8 backward
 //   strided_short_..._shift            the twin of each
 //
-// Launch contract (outer, axis, inner), axis == A (the kernels trap
-// otherwise):
+// Launch contract (outer, axis, inner), axis == A, or 2H-1 or 2H (the
+// kernels trap otherwise):
 //   block  (nt, 1, 1), nt a multiple of 32, nt <= 256
-//   grid   (gx, 1, 1), grid-stride: over the Outer*Inner/P packs (Params.vec
-//          == 1: Inner % P == 0 and 16-byte aligned pointers), or for the
-//          twins (Params.vec == 2, any Inner) over warp tiles of 32*S
-//          consecutive slices o*Inner + i, S = ShortTwinSlices
+//   grid   (gx, 1, 1), grid-stride: over the Outer*Inner/P packs, T lanes a
+//          pack (Params.vec == 1: Inner % P == 0 and 16-byte aligned
+//          pointers), or for the twins (Params.vec == 2, any Inner) over
+//          warp tiles of (32/T)*S consecutive slices o*Inner + i, S =
+//          ShortTwinSlices; T = 1 (a{A}) or 2 (p{H})
 //   params chunk and split unused; smem none; ws none
 #include "common.cuh"
 
