@@ -127,23 +127,28 @@ func TestLargeShapes(t *testing.T) {
 func TestSanitize(t *testing.T) {
 	d := openOrSkip(t)
 	rng := rand.New(rand.NewPCG(5, 6))
-	shapes := [][]int{{3, 781}, {2, 70000}, {5, 4097}, {37, 5, 3}, {7}, {2, 40000, 3}, {64, 24}, {16, 300, 8}}
+	shapes := [][]int{{3, 781}, {2, 70000}, {5, 4097}, {37, 5, 3}, {7}, {2, 40000, 3}, {64, 24}, {16, 300, 8},
+		// strided_short: a packed 16-bit tile, lane pairs and four lanes
+		// (odd and short axes, whole packs and ragged Inner)
+		{9, 12, 64}, {9, 21, 40}, {5, 24, 37}, {3, 37, 64}, {4, 45, 37}, {5, 19, 40}}
 	for _, algo := range Strategies() {
-		for _, shape := range shapes {
-			for _, dt := range []spec.DType{spec.Float32, spec.Float16} {
-				for _, op := range []spec.Op{spec.Softmax, spec.LogSoftmax, spec.SoftmaxBackward, spec.LogSoftmaxBackward} {
-					axis := -1
-					if len(shape) == 3 {
-						axis = 1
-					}
-					c := verify.Case{Shape: shape, Axis: axis, DType: dt, Op: op, Fill: verify.Random}
-					r := verify.Run(c, rng, backend(d, algo))
-					if !unsupported(r.Err) && !r.OK() {
-						t.Errorf("%s %s: rel %.3g err %v", algo, c.Name(), r.Rel, r.Err)
+		t.Run(algo, func(t *testing.T) {
+			for _, shape := range shapes {
+				for _, dt := range []spec.DType{spec.Float32, spec.Float16} {
+					for _, op := range []spec.Op{spec.Softmax, spec.LogSoftmax, spec.SoftmaxBackward, spec.LogSoftmaxBackward} {
+						axis := -1
+						if len(shape) == 3 {
+							axis = 1
+						}
+						c := verify.Case{Shape: shape, Axis: axis, DType: dt, Op: op, Fill: verify.Random}
+						r := verify.Run(c, rng, backend(d, algo))
+						if !unsupported(r.Err) && !r.OK() {
+							t.Errorf("%s %s: rel %.3g err %v", algo, c.Name(), r.Rel, r.Err)
+						}
 					}
 				}
 			}
-		}
+		})
 	}
 }
 

@@ -47,7 +47,7 @@ type Variant struct {
 	// kernel serves rows of up to threads*Packs*(16/esize) elements, threads
 	// being Lanes, or the block size when Lanes is 0; a strided_short kernel
 	// serves an axis of exactly Packs rows (a pack's worth of slices a row),
-	// or with Lanes 2 one of 2·Packs - 1 or 2·Packs rows.
+	// or with Lanes L > 1 one of L·(Packs-1)+1 .. L·Packs rows.
 	Packs int
 	// MaxThreads is the kernel's __launch_bounds__ block-size limit.
 	MaxThreads int
@@ -244,10 +244,12 @@ func stridedRegVariants() []Variant {
 
 // stridedShortVariants: one kernel per axis length A ("a5": 5 rows) up to
 // StridedShortLaneRows (forward; backward half), a lane holding a pack's
-// worth of P slices along the whole axis; then one per lane-pair row count
-// H ("p9": Lanes 2, axes of 2H-1 and 2H rows, H rows a lane) up to twice
-// that. Every dtype has each (a thread holds at most 16 raw 16-byte packs;
-// 16-bit tiles past 64 floats stay packed, ShortPacked in strided_short.cu).
+// worth of P slices along the whole axis; then one per row count H a lane
+// for lane pairs ("p9": Lanes 2, axes of 2H-1 and 2H rows) up to twice
+// that, and for four lanes ("q9": Lanes 4, axes 4H-3..4H) up to
+// StridedShortMaxAxis. Every dtype has each (a thread holds at most 16 raw
+// 16-byte packs; 16-bit tiles past 64 floats stay packed, ShortPacked in
+// strided_short.cu).
 func stridedShortVariants(backward bool) []Variant {
 	rows := StridedShortLaneRows
 	if backward {
@@ -260,25 +262,29 @@ func stridedShortVariants(backward bool) []Variant {
 	for h := rows/2 + 1; h <= rows; h++ {
 		v = append(v, Variant{Name: fmt.Sprintf("p%d", h), Lanes: 2, Packs: h, MaxThreads: 256})
 	}
+	for h := rows/2 + 1; 4*h <= stridedShortMaxAxis(backward); h++ {
+		v = append(v, Variant{Name: fmt.Sprintf("q%d", h), Lanes: 4, Packs: h, MaxThreads: 256})
+	}
 	return v
 }
 
 // StridedShortVariant names strided_short's kernel for an axis of `axis`
-// rows ("a5", or "p9" for 17 and 18 rows) and reports its lanes a slice; ok
-// is false past the longest axis (2·StridedShortLaneRows forward, half that
-// backward) or under 2 rows.
+// rows ("a5"; "p9" for 17 and 18 rows; "q9" for 33 to 36) and reports its
+// lanes a slice; ok is false under 2 rows and past StridedShortMaxAxis.
 func StridedShortVariant(axis int64, backward bool) (name string, lanes int64, ok bool) {
 	rows := int64(StridedShortLaneRows)
 	if backward {
 		rows /= 2
 	}
 	switch {
-	case axis < 2 || axis > 2*rows:
+	case axis < 2 || axis > int64(stridedShortMaxAxis(backward)):
 		return "", 0, false
 	case axis <= rows:
 		return fmt.Sprintf("a%d", axis), 1, true
-	default:
+	case axis <= 2*rows:
 		return fmt.Sprintf("p%d", (axis+1)/2), 2, true
+	default:
+		return fmt.Sprintf("q%d", (axis+3)/4), 4, true
 	}
 }
 
@@ -297,6 +303,16 @@ func StridedShortTwinSlices(a, lanes int64, op spec.Op) int64 {
 // forward (backward half): its one-lane kernels stop there, its lane pairs
 // at twice it.
 const StridedShortLaneRows = 16
+
+// stridedShortMaxAxis is the longest axis strided_short has a kernel for:
+// forward 48 rows (four lanes of 12; strided_reg takes axes from 48), backward
+// 32 (four lanes of StridedShortLaneRows/2).
+func stridedShortMaxAxis(backward bool) int {
+	if backward {
+		return 2 * StridedShortLaneRows
+	}
+	return 3 * StridedShortLaneRows
+}
 
 // StridedRegPacks is the number of 16-byte packs a strided_reg thread
 // caches: 32 f32 values held as floats, or 64 f16/bf16 values held packed.
@@ -351,7 +367,7 @@ var catalogue = []Info{
 		Bwd: []Variant{{Name: "", MaxThreads: 256}, {Name: "split1", MaxThreads: 256}, {Name: "split2", MaxThreads: 256}}, Shift: true},
 	{Strategy: StridedReg, File: "strided_reg.cu", Summary: "non-last axis: tiles cached in registers, split along the axis over a cluster (DSMEM), one read",
 		Fwd: stridedRegVariants()},
-	{Strategy: StridedShort, File: "strided_short.cu", Summary: "short non-last axis (2-32 rows): a thread, or past 16 rows a lane pair, holds P slices' whole axis in registers, one read, no barrier",
+	{Strategy: StridedShort, File: "strided_short.cu", Summary: "short non-last axis (2-48 rows, backward 2-32): a thread, or past 16 rows 2 or 4 lanes, hold P slices' whole axis in registers, one read, no barrier",
 		Fwd: stridedShortVariants(false), Bwd: stridedShortVariants(true), Shift: true},
 	{Strategy: Persistent, File: "persistent.cu", Summary: "occupancy-sized grid looping over rows, next row prefetched into registers",
 		Fwd: persistentVariants(false), Bwd: persistentVariants(true), RowsOnly: true},

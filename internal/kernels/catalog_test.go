@@ -292,10 +292,13 @@ func TestSupports(t *testing.T) {
 		{StridedShort, spec.Softmax, spec.Float16, spec.Layout{Outer: 8, Axis: 16, Inner: 64}, true},
 		{StridedShort, spec.Softmax, spec.Float16, spec.Layout{Outer: 8, Axis: 17, Inner: 64}, true}, // lane pairs
 		{StridedShort, spec.Softmax, spec.Float16, spec.Layout{Outer: 8, Axis: 32, Inner: 64}, true},
-		{StridedShort, spec.Softmax, spec.Float16, spec.Layout{Outer: 8, Axis: 33, Inner: 64}, false},
+		{StridedShort, spec.Softmax, spec.Float16, spec.Layout{Outer: 8, Axis: 33, Inner: 64}, true}, // four lanes
+		{StridedShort, spec.Softmax, spec.Float16, spec.Layout{Outer: 8, Axis: 48, Inner: 64}, true},
+		{StridedShort, spec.Softmax, spec.Float16, spec.Layout{Outer: 8, Axis: 49, Inner: 64}, false},
 		{StridedShort, spec.SoftmaxBackward, spec.BFloat16, spec.Layout{Outer: 8, Axis: 16, Inner: 64}, true},
-		{StridedShort, spec.SoftmaxBackward, spec.BFloat16, spec.Layout{Outer: 8, Axis: 17, Inner: 64}, false},
-		{StridedShort, spec.SoftmaxBackward, spec.Float32, spec.Layout{Outer: 8, Axis: 17, Inner: 3}, false},
+		{StridedShort, spec.SoftmaxBackward, spec.BFloat16, spec.Layout{Outer: 8, Axis: 32, Inner: 64}, true},
+		{StridedShort, spec.SoftmaxBackward, spec.BFloat16, spec.Layout{Outer: 8, Axis: 33, Inner: 64}, false},
+		{StridedShort, spec.SoftmaxBackward, spec.Float32, spec.Layout{Outer: 8, Axis: 33, Inner: 3}, false},
 		{StridedShort, spec.Softmax, spec.Float32, spec.Layout{Outer: 8, Axis: 1, Inner: 64}, false},
 		{Online2Pass, spec.Softmax, spec.DType(9), rows, false},
 		{Online2Pass, spec.Op(9), spec.Float32, rows, false},
@@ -335,10 +338,11 @@ func TestSmemBytes(t *testing.T) {
 // the 16-bit strided_reg kernels (64 packed values a thread), f32
 // strided_reg g8/g16 (8 B beside their two load loops), bf16 block_reg
 // t512 p5, the ragged-row twins of 16-bit block_reg t1024 and block_smem,
-// split_grid_bwd_bf16_waves (4 B) and the 16-bit strided_short p11 lane
-// pairs (4-16 B at ptxas's own choice of 80 or 128 registers, no register
-// bound; strided_short_fwd_f32_a14's 4 B went with session 34's edits).
-var documentedSpills = regexp.MustCompile(`^(block_reg_fwd_(f16|bf16)_t1024_p[5-8](_tail|_shift)?|block_reg_fwd_bf16_t512_p5|block_smem_(fwd|bwd)_(f16|bf16)_shift|split_grid_bwd_bf16_waves|block_hybrid_fwd_(f16|bf16)_t\d+_s\d+|pipelined_(fwd|bwd)_(f16|bf16)_\w+|strided_reg_fwd_(f16|bf16)_g\d+|strided_reg_fwd_f32_g(8|16)|strided_short_fwd_(f16|bf16)_p11(_shift)?)$`)
+// split_grid_bwd_bf16_waves (4 B) and the 16-bit strided_short p11 and
+// q10 kernels (4-16 B at ptxas's own choice of 80 or 128 registers, no
+// register bound; strided_short_fwd_f32_a14's 4 B went with session 34's
+// edits).
+var documentedSpills = regexp.MustCompile(`^(block_reg_fwd_(f16|bf16)_t1024_p[5-8](_tail|_shift)?|block_reg_fwd_bf16_t512_p5|block_smem_(fwd|bwd)_(f16|bf16)_shift|split_grid_bwd_bf16_waves|block_hybrid_fwd_(f16|bf16)_t\d+_s\d+|pipelined_(fwd|bwd)_(f16|bf16)_\w+|strided_reg_fwd_(f16|bf16)_g\d+|strided_reg_fwd_f32_g(8|16)|strided_short_fwd_(f16|bf16)_(p11(_shift)?|q10))$`)
 
 // With SMX_NVCC=1 and nvcc on PATH, every strategy compiles for sm_80 and
 // sm_90 (split_cluster: sm_90 only matters), and no sm_90 kernel spills but
@@ -441,8 +445,9 @@ func TestSourcePlain(t *testing.T) {
 }
 
 // StridedShortVariant names the one-lane kernel up to 16 rows (8
-// backward), the lane pair of ceil(axis/2) rows up to twice that, and
-// nothing outside; every name it gives is in the catalogue.
+// backward), the lane pair of ceil(axis/2) rows up to twice that, four
+// lanes of ceil(axis/4) up to 48 (32), and nothing outside; every name it
+// gives is in the catalogue.
 func TestStridedShortVariant(t *testing.T) {
 	for _, c := range []struct {
 		axis  int64
@@ -451,8 +456,9 @@ func TestStridedShortVariant(t *testing.T) {
 		lanes int64
 	}{
 		{1, false, "", 0}, {2, false, "a2", 1}, {16, false, "a16", 1}, {17, false, "p9", 2}, {18, false, "p9", 2},
-		{31, false, "p16", 2}, {32, false, "p16", 2}, {33, false, "", 0},
-		{8, true, "a8", 1}, {9, true, "p5", 2}, {16, true, "p8", 2}, {17, true, "", 0},
+		{31, false, "p16", 2}, {32, false, "p16", 2}, {33, false, "q9", 4}, {36, false, "q9", 4}, {37, false, "q10", 4},
+		{47, false, "q12", 4}, {48, false, "q12", 4}, {49, false, "", 0},
+		{8, true, "a8", 1}, {9, true, "p5", 2}, {16, true, "p8", 2}, {17, true, "q5", 4}, {32, true, "q8", 4}, {33, true, "", 0},
 	} {
 		name, lanes, ok := StridedShortVariant(c.axis, c.bwd)
 		if name != c.name || lanes != c.lanes || ok != (c.name != "") {

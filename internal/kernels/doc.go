@@ -103,11 +103,13 @@
 //	strided_short  strided_short_{fwd,bwd}_{dt}_a{A}: Params.Axis == A
 //	               (2..16 forward, 2..8 backward, every dtype);
 //	               strided_short_{fwd,bwd}_{dt}_p{H}: lane pairs, Axis
-//	               2H-1 or 2H (H 9..16 forward, 5..8 backward); traps
-//	               otherwise. block (nt) ≤ 256, nt a multiple of 32,
-//	               grid-stride. Vec = 1 (Inner % P == 0, aligned
-//	               pointers): a 16-byte pack of P slices a thread (a pair
-//	               of lanes 16 apart for p{H}) over Outer·Inner/P packs;
+//	               2H-1 or 2H (H 9..16 forward, 5..8 backward); _q{H}:
+//	               four lanes, Axis 4H-3..4H (H 9..12 forward, 5..8
+//	               backward); traps otherwise. block (nt) ≤ 256, nt a
+//	               multiple of 32, grid-stride. Vec = 1 (Inner % P == 0,
+//	               aligned pointers): a 16-byte pack of P slices a thread
+//	               (T lanes 32/T apart for p{H}, q{H}) over Outer·Inner/P
+//	               packs;
 //	               the _shift twins (Vec = 2, any Inner and alignment): 4
 //	               slices a lane (2 where rows-a-lane·NIN > 8), 32/lanes
 //	               apart, warps over consecutive slices o·Inner + i across
@@ -138,8 +140,8 @@
 // of block_reg's 16-bit t1024 p6..p8 (44-360 B; reachable only for fewer
 // rows than SMs of over 16K 16-bit columns) and of block_smem's 16-bit
 // kernels (16-20 B), split_grid_bwd_bf16_waves (4 B) and the 16-bit
-// strided_short p11 lane pairs (4-16 B at 80 or 128 registers, ptxas's
-// choice with no register bound).
+// strided_short p11 and q10 kernels (4-16 B at 80 or 128 registers,
+// ptxas's choice with no register bound).
 // Registers per thread
 // for f32 / f16 (bf16 as f16 within a few registers), static shared memory
 // in bytes:
@@ -154,7 +156,7 @@
 //	split_grid     fwd 60/51, bwd 62/54, _waves 60-64; 256 / 128
 //	strided        f32 57-76, f16 56-100 (_shift twins f32 72-80, 16-bit 97-128, bounded); 16384 fwd / 8192 bwd
 //	strided_reg    64; 8704-34944 (nvcc 11.8, pulled partials); 10760-43144 with the pushed partials' slots (NVRTC 13)
-//	strided_short  a{A}: fwd f32 34-95, 16-bit 40-93 (packed tiles, 9-16 rows, 91-225); bwd f32 32-79, 16-bit 44-84 (packed, 5-8 rows, 80-150); p{H}: fwd f32 64-122, 16-bit 128-254, bwd f32 63-85, 16-bit 90-163; _shift twins 58-127; 0
+//	strided_short  a{A}: fwd f32 34-95, 16-bit 40-93 (packed tiles, 9-16 rows, 91-225); bwd f32 32-79, 16-bit 44-84 (packed, 5-8 rows, 80-150); p{H}: fwd f32 64-122, 16-bit 128-254, bwd f32 59-80, 16-bit 91-163; q{H}: fwd f32 78-97, 16-bit 128-227, bwd f32 61-80, 16-bit 93-164; _shift twins 60-128; 0
 //	persistent     32-102
 //	naive 32, smem_tree 20-22, block_vec 46/62
 //
@@ -162,7 +164,7 @@
 // TestNvccCompiles test (SMX_NVCC=1) compiles every file for sm_80 and sm_90
 // and fails on sm_90 spills other than the documented ones above (sm_80 has
 // 4-12 byte spills in three strided kernels). It took 521 s under nvcc 11.8
-// with strided_short's 84 kernels (204 since session 34), near go test's
+// with strided_short's 84 kernels (252 since session 34), near go test's
 // default 10-minute limit: run it with -timeout 20m.
 //
 // # CPU check without a GPU

@@ -1,6 +1,6 @@
-// strided_short: softmax along a short non-last axis (2 to 32 rows, 16
-// backward), each thread or lane pair holding its slices' whole axis in
-// registers: one read, one write, no shared memory and no barrier. strided
+// strided_short: softmax along a short non-last axis (2 to 48 rows, 32
+// backward), each thread, lane pair or four lanes holding its slices' whole
+// axis in registers: one read, one write, no shared memory and no barrier. strided
 // spreads a slice over TY threads and merges their partials through a
 // shared-memory tree, then reads the slice again; on axes of a few rows
 // that left each thread one to three steps between two barriers, and
@@ -17,15 +17,18 @@
 //
 // Past 16 rows (8 backward) two lanes 16 apart share each pack, each
 // holding H = ceil(axis/2) rows of it, and one shuffle merges their max and
-// their sum (ShortLanes): 17-32 rows sat between this kernel's one-lane
-// limit and strided_reg's 48 rows, on strided at 0.09-0.49 of copy.
+// their sum (ShortLanes); past 32 rows (16 backward) four lanes 8 apart, H
+// = ceil(axis/4), two shuffles. 17-48 rows sat between this kernel's
+// one-lane limit and strided_reg's 48 rows, on strided at 0.09-0.49 of
+// copy; at 48 rows four lanes also beat strided_reg (-ab-s34.txt §3).
 //
 // The rows a lane holds are a compile-time constant, one kernel per count:
 // with A a run-time bound on a fixed tile (rows past it guarded), ptxas
 // kept loaded and converted values apart and predicated every address
 // (nvcc 11.8 sm_90, f32 forward, 16-row tile: 173 registers, against 85 for
-// A = 16). A pair kernel serves an odd axis too: the second lane's last
-// row reads row axis-1 again and counts as Op::fill, one select.
+// A = 16). A kernel of T lanes serves the T axis lengths that round up to
+// its H: the last lane's rows past the axis read its last row again and
+// count as Op::fill, one select each (ShortPart).
 //
 // An Inner that is not whole packs (or unaligned pointers) takes the
 // "_shift" twins: 2 or 4 slices a lane, 32/T apart, scalar accesses (see
@@ -36,37 +39,53 @@
 //                                      raw packs a thread)
 //   strided_short_{fwd,bwd}_{dt}_p{H}   lane pairs: axis 2H-1 or 2H, H =
 //                                      9..16 forward, 5..8 backward
+//   strided_short_{fwd,bwd}_{dt}_q{H}   four lanes: axis 4H-3..4H, H =
+//                                      9..12 forward, 5..8 backward
 //   strided_short_..._shift            the twin of each
 //
-// Launch contract (outer, axis, inner), axis == A, or 2H-1 or 2H (the
-// kernels trap otherwise):
+// Launch contract (outer, axis, inner), axis == A, 2H-1..2H or 4H-3..4H
+// (the kernels trap otherwise):
 //   block  (nt, 1, 1), nt a multiple of 32, nt <= 256
 //   grid   (gx, 1, 1), grid-stride: over the Outer*Inner/P packs, T lanes a
 //          pack (Params.vec == 1: Inner % P == 0 and 16-byte aligned
 //          pointers), or for the twins (Params.vec == 2, any Inner) over
 //          warp tiles of (32/T)*S consecutive slices o*Inner + i, S =
-//          ShortTwinSlices; T = 1 (a{A}) or 2 (p{H})
+//          ShortTwinSlices; T = 1 (a{A}), 2 (p{H}) or 4 (q{H})
 //   params chunk and split unused; smem none; ws none
 #include "common.cuh"
 
 namespace smx {
 
-// The merge of a slice's partials over the T lanes that hold it (lanes 16
-// apart for T = 2): both lanes of a pair get the same bits, a + b == b + a.
+// The merge of a slice's partials over the T lanes that hold it, 32/T
+// apart: every lane of the group gets the same bits (a + b == b + a, and
+// with four lanes (a + b) + (c + d) == (c + d) + (a + b)).
 template <int T>
 struct ShortLanes {
   static __device__ __forceinline__ float max(float v) {
-    if constexpr (T == 1)
-      return v;
-    else
-      return fmax2(v, __shfl_xor_sync(0xffffffffu, v, 16));
+    if constexpr (T == 4) v = fmax2(v, __shfl_xor_sync(0xffffffffu, v, 8));
+    if constexpr (T >= 2) v = fmax2(v, __shfl_xor_sync(0xffffffffu, v, 16));
+    return v;
   }
   static __device__ __forceinline__ float sum(float v) {
-    if constexpr (T == 1)
-      return v;
-    else
-      return v + __shfl_xor_sync(0xffffffffu, v, 16);
+    if constexpr (T == 4) v += __shfl_xor_sync(0xffffffffu, v, 8);
+    if constexpr (T >= 2) v += __shfl_xor_sync(0xffffffffu, v, 16);
+    return v;
   }
+};
+
+// A lane's share of its slices' rows: T lanes 32/T apart hold a slice, part
+// q of them rows [q*H, q*H + rows). rows is H but on the last part of an
+// axis short of T*H, which lacks up to T - 1 rows: only those rows need a
+// run-time test, the others are the lane's at compile time.
+template <int T, int H>
+struct ShortPart {
+  static constexpr int L = 32 / T;  // lanes of distinct slices in a warp
+  int q, rows;
+  __device__ __forceinline__ explicit ShortPart(int axis)
+      : q(T == 1 ? 0 : (int)(threadIdx.x / L) & (T - 1)), rows(T == 1 ? H : (axis - q * H < H ? axis - q * H : H)) {}
+  __device__ __forceinline__ bool has(int k) const { return k < H - (T - 1) || k < rows; }
+  // The row to load for k: k, or (a row the lane lacks) its last one again.
+  __device__ __forceinline__ int load_row(int k) const { return has(k) ? k : rows - 1; }
 };
 
 // Reduces N slices of H rows held as floats, v[i][k][e] = row k of slice e
@@ -126,25 +145,26 @@ struct ShortPacked {
   static constexpr bool value = Op::D::P * H * Op::NIN > 64;
 };
 
-// Element e of row k of raw tile r of input i, as the op reads it; Op::fill
-// for the last row when the lane lacks it (has_last false).
-template <class Op, int H>
-__device__ __forceinline__ float short_elem(const Op& op, int i, const V16 (&r)[H], int k, int e, bool has_last) {
-  const float v = op.conv(i, Op::D::elem(r[k], e));
-  return k < H - 1 || has_last ? v : Op::fill(i);
+// Element e of raw row r of input i, as the op reads it; Op::fill for a
+// row the lane lacks (has false).
+template <class Op>
+__device__ __forceinline__ float short_elem(const Op& op, int i, const V16& r, int e, bool has) {
+  const float v = op.conv(i, Op::D::elem(r, e));
+  return has ? v : Op::fill(i);
 }
 
 // Reduces the P slices of a tile held as raw packs, raw[i][k] = row k of
 // input i (over the T lanes holding the slices), and stores the output rows
-// at dst + k*inner (k < H - 1, or has_last) when `store`. Forward takes
+// at dst + k*inner (the rows the lane has) when `store`. Forward takes
 // the max, then the sum of exp(v - max), then recomputes exp(v - max) for
 // the output (log_softmax: v - max - log sum): two exps an element, which
 // the SFUs keep well under the memory time, against 64 more live registers
 // (converted, a 16-row f16 tile is 128 floats). The arithmetic is that of
 // short_reduce and short_out, value for value.
 template <bool LOG, class Op, int T, int H>
-__device__ __forceinline__ void short_packed_tile(const Op& op, const V16 (&raw)[Op::NIN][H], bool has_last,
-                                                  typename Op::T* dst, i64 inner, bool store) {
+__device__ __forceinline__ void short_packed_tile(const Op& op, const V16 (&raw)[Op::NIN][H],
+                                                  const ShortPart<T, H>& part, typename Op::T* dst, i64 inner,
+                                                  bool store) {
   typedef typename Op::D D;
   constexpr int P = D::P;
   typename Op::Fin f[P];
@@ -154,17 +174,17 @@ __device__ __forceinline__ void short_packed_tile(const Op& op, const V16 (&raw)
       float s = 0.f;
 #pragma unroll
       for (int k = 0; k < H; ++k)
-        s += op.term(short_elem(op, 0, raw[0], k, e, has_last), short_elem(op, 1, raw[1], k, e, has_last));
+        s += op.term(short_elem(op, 0, raw[0][k], e, part.has(k)), short_elem(op, 1, raw[1][k], e, part.has(k)));
       f[e] = op.finalize(ShortLanes<T>::sum(s));
     } else {
-      float m = short_elem(op, 0, raw[0], 0, e, has_last);
+      float m = short_elem(op, 0, raw[0][0], e, true);  // every part has row 0
 #pragma unroll
-      for (int k = 1; k < H; ++k) m = fmax2(m, short_elem(op, 0, raw[0], k, e, has_last));
+      for (int k = 1; k < H; ++k) m = fmax2(m, short_elem(op, 0, raw[0][k], e, part.has(k)));
       m = ShortLanes<T>::max(m);
       const float s = safe(m);
       float d = 0.f;
 #pragma unroll
-      for (int k = 0; k < H; ++k) d += Op::ex(short_elem(op, 0, raw[0], k, e, has_last) - s);
+      for (int k = 0; k < H; ++k) d += Op::ex(short_elem(op, 0, raw[0][k], e, part.has(k)) - s);
       f[e] = op.finalize(MD{m, ShortLanes<T>::sum(d)});
     }
   }
@@ -175,31 +195,30 @@ __device__ __forceinline__ void short_packed_tile(const Op& op, const V16 (&raw)
 #pragma unroll
     for (int e = 0; e < P; ++e) {
       if constexpr (Op::BACKWARD) {
-        y[e] = op.out1(short_elem(op, 0, raw[0], k, e, true), short_elem(op, 1, raw[1], k, e, true), f[e]);
+        y[e] = op.out1(short_elem(op, 0, raw[0][k], e, true), short_elem(op, 1, raw[1][k], e, true), f[e]);
       } else {
-        const float x = short_elem(op, 0, raw[0], k, e, true) - safe(f[e].m);
+        const float x = short_elem(op, 0, raw[0][k], e, true) - safe(f[e].m);
         y[e] = LOG ? x - f[e].lse : Op::ex(x) * f[e].rd;
       }
     }
-    if (k < H - 1 || has_last) st_cs(dst + k * inner, D::pack(y));
+    if (part.has(k)) st_cs(dst + k * inner, D::pack(y));
   }
 }
 
 // Whether the launch's axis is one a kernel of H rows a lane over T lanes
-// serves: H rows (T = 1), or 2H - 1 and 2H (T = 2).
+// serves: T*H - (T - 1) .. T*H rows (T = 1: H).
 template <int T, int H>
 __device__ __forceinline__ bool short_axis_ok(const Params& p) {
-  return T == 1 ? p.axis == H : p.axis == 2 * H || p.axis == 2 * H - 1;
+  return p.axis <= T * H && p.axis >= T * H - (T - 1);
 }
 
 // The body, LOG a compile-time log_softmax flag: with the op picked per
 // element, ptxas kept both exp(v - m) and v - m of every value live from the
-// reduction to the output. T lanes share a pack, lane pairs 16 apart for
-// T = 2 (half 0 rows 0..H-1, half 1 rows H..axis-1), so each 16-lane half
-// of a warp loads a 256-byte run of one row; lanes past the last pack
-// take the last pack (their loads stay in bounds and the pair's shuffles
-// stay whole) and store nothing. Half 1's missing last row (odd axis)
-// reads row axis-1 and counts as Op::fill.
+// reduction to the output. T lanes 32/T apart share a pack (ShortPart), so
+// each 32/T-lane part of a warp loads a run of 512/T bytes of one row;
+// lanes past the last pack take the last pack (their loads stay in bounds
+// and the group's shuffles stay whole) and store nothing. Rows the last
+// part lacks read its last row again and count as Op::fill.
 template <bool LOG, class Op, int T, int H>
 __device__ __forceinline__ void strided_short_body(const Params& p) {
   typedef typename Op::D D;
@@ -207,24 +226,25 @@ __device__ __forceinline__ void strided_short_body(const Params& p) {
   const Op op(p);
   const int axis = T == 1 ? H : p.axis;
   const i64 inner = p.inner, ppo = inner / P, packs = p.outer * ppo;
-  const int sub = T == 1 ? 0 : threadIdx.x & 15, half = T == 1 ? 0 : (threadIdx.x >> 4) & 1;
-  const bool has_last = T == 1 || half == 0 || axis == 2 * H;
+  constexpr int L = ShortPart<T, H>::L;
+  const ShortPart<T, H> part(axis);
+  const int sub = T == 1 ? 0 : threadIdx.x & (L - 1);
   const i64 gt = (i64)blockIdx.x * blockDim.x + threadIdx.x;
-  const i64 first = T == 1 ? gt : (gt >> 5) * 16 + sub, step = (i64)gridDim.x * blockDim.x / T;
+  const i64 first = T == 1 ? gt : (gt >> 5) * L + sub, step = (i64)gridDim.x * blockDim.x / T;
   typename Op::T* const out = op.dst();
   for (i64 w = first - sub; w < packs; w += step) {
     const i64 it = T == 1 ? w : imin(w + sub, packs - 1);
     const bool store = T == 1 || w + sub < packs;
     const i64 o = it / ppo;
-    const i64 base = o * axis * inner + (it - o * ppo) * P + (i64)half * H * inner;
+    const i64 base = o * axis * inner + (it - o * ppo) * P + (i64)part.q * H * inner;
     V16 raw[NIN][H];
 #pragma unroll
     for (int k = 0; k < H; ++k)
 #pragma unroll
       for (int i = 0; i < NIN; ++i)
-        raw[i][k] = ld16(op.src(i) + base + (k < H - 1 || has_last ? k : k - 1) * inner);
+        raw[i][k] = ld16(op.src(i) + base + part.load_row(k) * inner);
     if constexpr (ShortPacked<Op, H>::value) {
-      short_packed_tile<LOG, Op, T>(op, raw, has_last, out + base, inner, store);
+      short_packed_tile<LOG>(op, raw, part, out + base, inner, store);
       continue;
     }
     float v[NIN][H][P];
@@ -233,7 +253,7 @@ __device__ __forceinline__ void strided_short_body(const Params& p) {
 #pragma unroll
       for (int i = 0; i < NIN; ++i) {
         unpack_conv(op, i, raw[i][k], v[i][k]);
-        if (k == H - 1 && !has_last)
+        if (!part.has(k))
 #pragma unroll
           for (int e = 0; e < P; ++e) v[i][k][e] = Op::fill(i);
       }
@@ -245,7 +265,7 @@ __device__ __forceinline__ void strided_short_body(const Params& p) {
       float y[P];
 #pragma unroll
       for (int e = 0; e < P; ++e) y[e] = short_out<LOG>(op, v, k, e, f[e]);
-      if (k < H - 1 || has_last) st_cs(out + base + k * inner, D::pack(y));
+      if (part.has(k)) st_cs(out + base + k * inner, D::pack(y));
     }
   }
 }
@@ -271,21 +291,20 @@ struct ShortTwinSlices {
 // Inner lanes idle where Inner < 32*S: 8192x4x37 bf16 took 18.2 us, 0.32 of
 // copy). A slice's (o, i) is stepped from the previous one's with the
 // quotient and remainder of L by Inner, and a thread's first from the last
-// tile's with those of the grid's stride: two divisions a thread. Lane
-// pairs (T = 2) split the rows as in strided_short_body; a lane's missing
-// slices and rows load nothing and count as Op::fill. S:
-// ShortTwinSlices.
+// tile's with those of the grid's stride: two divisions a thread. T lanes
+// split the rows as in strided_short_body; a lane's missing slices and rows
+// load nothing and count as Op::fill. S: ShortTwinSlices.
 template <bool LOG, class Op, int T, int H>
 __device__ __forceinline__ void strided_short_shift_body(const Params& p) {
   typedef typename Op::D D;
   typedef typename Op::T ET;
-  constexpr int S = ShortTwinSlices<Op, H>::value, NIN = Op::NIN, L = 32 / T;
+  constexpr int S = ShortTwinSlices<Op, H>::value, NIN = Op::NIN, L = ShortPart<T, H>::L;
   constexpr i64 W = L * S;
   const Op op(p);
   const int axis = T == 1 ? H : p.axis;
   const i64 inner = p.inner, total = p.outer * inner;
-  const int sub = threadIdx.x & (L - 1), half = T == 1 ? 0 : (threadIdx.x >> 4) & 1, wpb = blockDim.x >> 5;
-  const bool has_last = T == 1 || half == 0 || axis == 2 * H;
+  const ShortPart<T, H> part(axis);
+  const int sub = threadIdx.x & (L - 1), wpb = blockDim.x >> 5;
   const i64 first = ((i64)blockIdx.x * wpb + (threadIdx.x >> 5)) * W + sub;
   const i64 stride = (i64)gridDim.x * wpb * W;
   const i64 qL = L / inner, rL = L - qL * inner;
@@ -299,7 +318,7 @@ __device__ __forceinline__ void strided_short_shift_body(const Params& p) {
       i64 o = o0, i = i0;
 #pragma unroll
       for (int e = 0; e < S; ++e) {
-        off[e] = o * axis * inner + i + (i64)half * H * inner;
+        off[e] = o * axis * inner + i + (i64)part.q * H * inner;
         o += qL;
         i += rL;
         if (i >= inner) i -= inner, ++o;
@@ -312,7 +331,7 @@ __device__ __forceinline__ void strided_short_shift_body(const Params& p) {
       for (int i2 = 0; i2 < NIN; ++i2)
 #pragma unroll
         for (int e = 0; e < S; ++e)
-          if (e < live && (k < H - 1 || has_last)) raw[i2][k][e] = op.src(i2)[off[e] + k * inner];
+          if (e < live && part.has(k)) raw[i2][k][e] = op.src(i2)[off[e] + k * inner];
     float v[NIN][H][S];
 #pragma unroll
     for (int k = 0; k < H; ++k)
@@ -320,14 +339,14 @@ __device__ __forceinline__ void strided_short_shift_body(const Params& p) {
       for (int i2 = 0; i2 < NIN; ++i2)
 #pragma unroll
         for (int e = 0; e < S; ++e)
-          v[i2][k][e] = e < live && (k < H - 1 || has_last) ? op.conv(i2, D::to_f(raw[i2][k][e])) : Op::fill(i2);
+          v[i2][k][e] = e < live && part.has(k) ? op.conv(i2, D::to_f(raw[i2][k][e])) : Op::fill(i2);
     typename Op::Fin f[S];
     short_reduce<LOG, Op, T>(op, v, f);
 #pragma unroll
     for (int k = 0; k < H; ++k)
 #pragma unroll
       for (int e = 0; e < S; ++e)
-        if (e < live && (k < H - 1 || has_last)) out[off[e] + k * inner] = D::from_f(short_out<LOG>(op, v, k, e, f[e]));
+        if (e < live && part.has(k)) out[off[e] + k * inner] = D::from_f(short_out<LOG>(op, v, k, e, f[e]));
     o0 += qs;
     i0 += rs;
     if (i0 >= inner) i0 -= inner, ++o0;
@@ -359,7 +378,8 @@ __device__ __forceinline__ void strided_short_kernel(const Params& p) {
 }  // namespace smx
 
 // Kernels (one extern "C" symbol each; the dtype blocks follow SMX_DTYPES):
-// a{A}: one lane a slice, A rows; p{H}: a lane pair, H rows each, axis 2H-1 or 2H.
+// a{A}: one lane a slice, A rows; p{H}: a lane pair, H rows each, axis 2H-1
+// or 2H; q{H}: four lanes, H rows each, axis 4H-3 .. 4H.
 #if SMX_DTYPES & 1
 SMX_KERNEL(strided_short_fwd_f32_a2, 256, smx::strided_short_kernel<smx::Fwd<smx::F32>, 1, 2, false>)
 SMX_KERNEL(strided_short_fwd_f32_a2_shift, 256, smx::strided_short_kernel<smx::Fwd<smx::F32>, 1, 2, true>)
@@ -407,6 +427,14 @@ SMX_KERNEL(strided_short_fwd_f32_p15, 256, smx::strided_short_kernel<smx::Fwd<sm
 SMX_KERNEL(strided_short_fwd_f32_p15_shift, 256, smx::strided_short_kernel<smx::Fwd<smx::F32>, 2, 15, true>)
 SMX_KERNEL(strided_short_fwd_f32_p16, 256, smx::strided_short_kernel<smx::Fwd<smx::F32>, 2, 16, false>)
 SMX_KERNEL(strided_short_fwd_f32_p16_shift, 256, smx::strided_short_kernel<smx::Fwd<smx::F32>, 2, 16, true>)
+SMX_KERNEL(strided_short_fwd_f32_q9, 256, smx::strided_short_kernel<smx::Fwd<smx::F32>, 4, 9, false>)
+SMX_KERNEL(strided_short_fwd_f32_q9_shift, 256, smx::strided_short_kernel<smx::Fwd<smx::F32>, 4, 9, true>)
+SMX_KERNEL(strided_short_fwd_f32_q10, 256, smx::strided_short_kernel<smx::Fwd<smx::F32>, 4, 10, false>)
+SMX_KERNEL(strided_short_fwd_f32_q10_shift, 256, smx::strided_short_kernel<smx::Fwd<smx::F32>, 4, 10, true>)
+SMX_KERNEL(strided_short_fwd_f32_q11, 256, smx::strided_short_kernel<smx::Fwd<smx::F32>, 4, 11, false>)
+SMX_KERNEL(strided_short_fwd_f32_q11_shift, 256, smx::strided_short_kernel<smx::Fwd<smx::F32>, 4, 11, true>)
+SMX_KERNEL(strided_short_fwd_f32_q12, 256, smx::strided_short_kernel<smx::Fwd<smx::F32>, 4, 12, false>)
+SMX_KERNEL(strided_short_fwd_f32_q12_shift, 256, smx::strided_short_kernel<smx::Fwd<smx::F32>, 4, 12, true>)
 SMX_KERNEL(strided_short_bwd_f32_a2, 256, smx::strided_short_kernel<smx::Bwd<smx::F32>, 1, 2, false>)
 SMX_KERNEL(strided_short_bwd_f32_a2_shift, 256, smx::strided_short_kernel<smx::Bwd<smx::F32>, 1, 2, true>)
 SMX_KERNEL(strided_short_bwd_f32_a3, 256, smx::strided_short_kernel<smx::Bwd<smx::F32>, 1, 3, false>)
@@ -429,6 +457,14 @@ SMX_KERNEL(strided_short_bwd_f32_p7, 256, smx::strided_short_kernel<smx::Bwd<smx
 SMX_KERNEL(strided_short_bwd_f32_p7_shift, 256, smx::strided_short_kernel<smx::Bwd<smx::F32>, 2, 7, true>)
 SMX_KERNEL(strided_short_bwd_f32_p8, 256, smx::strided_short_kernel<smx::Bwd<smx::F32>, 2, 8, false>)
 SMX_KERNEL(strided_short_bwd_f32_p8_shift, 256, smx::strided_short_kernel<smx::Bwd<smx::F32>, 2, 8, true>)
+SMX_KERNEL(strided_short_bwd_f32_q5, 256, smx::strided_short_kernel<smx::Bwd<smx::F32>, 4, 5, false>)
+SMX_KERNEL(strided_short_bwd_f32_q5_shift, 256, smx::strided_short_kernel<smx::Bwd<smx::F32>, 4, 5, true>)
+SMX_KERNEL(strided_short_bwd_f32_q6, 256, smx::strided_short_kernel<smx::Bwd<smx::F32>, 4, 6, false>)
+SMX_KERNEL(strided_short_bwd_f32_q6_shift, 256, smx::strided_short_kernel<smx::Bwd<smx::F32>, 4, 6, true>)
+SMX_KERNEL(strided_short_bwd_f32_q7, 256, smx::strided_short_kernel<smx::Bwd<smx::F32>, 4, 7, false>)
+SMX_KERNEL(strided_short_bwd_f32_q7_shift, 256, smx::strided_short_kernel<smx::Bwd<smx::F32>, 4, 7, true>)
+SMX_KERNEL(strided_short_bwd_f32_q8, 256, smx::strided_short_kernel<smx::Bwd<smx::F32>, 4, 8, false>)
+SMX_KERNEL(strided_short_bwd_f32_q8_shift, 256, smx::strided_short_kernel<smx::Bwd<smx::F32>, 4, 8, true>)
 #endif
 #if SMX_DTYPES & 2
 SMX_KERNEL(strided_short_fwd_f16_a2, 256, smx::strided_short_kernel<smx::Fwd<smx::F16>, 1, 2, false>)
@@ -477,6 +513,14 @@ SMX_KERNEL(strided_short_fwd_f16_p15, 256, smx::strided_short_kernel<smx::Fwd<sm
 SMX_KERNEL(strided_short_fwd_f16_p15_shift, 256, smx::strided_short_kernel<smx::Fwd<smx::F16>, 2, 15, true>)
 SMX_KERNEL(strided_short_fwd_f16_p16, 256, smx::strided_short_kernel<smx::Fwd<smx::F16>, 2, 16, false>)
 SMX_KERNEL(strided_short_fwd_f16_p16_shift, 256, smx::strided_short_kernel<smx::Fwd<smx::F16>, 2, 16, true>)
+SMX_KERNEL(strided_short_fwd_f16_q9, 256, smx::strided_short_kernel<smx::Fwd<smx::F16>, 4, 9, false>)
+SMX_KERNEL(strided_short_fwd_f16_q9_shift, 256, smx::strided_short_kernel<smx::Fwd<smx::F16>, 4, 9, true>)
+SMX_KERNEL(strided_short_fwd_f16_q10, 256, smx::strided_short_kernel<smx::Fwd<smx::F16>, 4, 10, false>)
+SMX_KERNEL(strided_short_fwd_f16_q10_shift, 256, smx::strided_short_kernel<smx::Fwd<smx::F16>, 4, 10, true>)
+SMX_KERNEL(strided_short_fwd_f16_q11, 256, smx::strided_short_kernel<smx::Fwd<smx::F16>, 4, 11, false>)
+SMX_KERNEL(strided_short_fwd_f16_q11_shift, 256, smx::strided_short_kernel<smx::Fwd<smx::F16>, 4, 11, true>)
+SMX_KERNEL(strided_short_fwd_f16_q12, 256, smx::strided_short_kernel<smx::Fwd<smx::F16>, 4, 12, false>)
+SMX_KERNEL(strided_short_fwd_f16_q12_shift, 256, smx::strided_short_kernel<smx::Fwd<smx::F16>, 4, 12, true>)
 SMX_KERNEL(strided_short_bwd_f16_a2, 256, smx::strided_short_kernel<smx::Bwd<smx::F16>, 1, 2, false>)
 SMX_KERNEL(strided_short_bwd_f16_a2_shift, 256, smx::strided_short_kernel<smx::Bwd<smx::F16>, 1, 2, true>)
 SMX_KERNEL(strided_short_bwd_f16_a3, 256, smx::strided_short_kernel<smx::Bwd<smx::F16>, 1, 3, false>)
@@ -499,6 +543,14 @@ SMX_KERNEL(strided_short_bwd_f16_p7, 256, smx::strided_short_kernel<smx::Bwd<smx
 SMX_KERNEL(strided_short_bwd_f16_p7_shift, 256, smx::strided_short_kernel<smx::Bwd<smx::F16>, 2, 7, true>)
 SMX_KERNEL(strided_short_bwd_f16_p8, 256, smx::strided_short_kernel<smx::Bwd<smx::F16>, 2, 8, false>)
 SMX_KERNEL(strided_short_bwd_f16_p8_shift, 256, smx::strided_short_kernel<smx::Bwd<smx::F16>, 2, 8, true>)
+SMX_KERNEL(strided_short_bwd_f16_q5, 256, smx::strided_short_kernel<smx::Bwd<smx::F16>, 4, 5, false>)
+SMX_KERNEL(strided_short_bwd_f16_q5_shift, 256, smx::strided_short_kernel<smx::Bwd<smx::F16>, 4, 5, true>)
+SMX_KERNEL(strided_short_bwd_f16_q6, 256, smx::strided_short_kernel<smx::Bwd<smx::F16>, 4, 6, false>)
+SMX_KERNEL(strided_short_bwd_f16_q6_shift, 256, smx::strided_short_kernel<smx::Bwd<smx::F16>, 4, 6, true>)
+SMX_KERNEL(strided_short_bwd_f16_q7, 256, smx::strided_short_kernel<smx::Bwd<smx::F16>, 4, 7, false>)
+SMX_KERNEL(strided_short_bwd_f16_q7_shift, 256, smx::strided_short_kernel<smx::Bwd<smx::F16>, 4, 7, true>)
+SMX_KERNEL(strided_short_bwd_f16_q8, 256, smx::strided_short_kernel<smx::Bwd<smx::F16>, 4, 8, false>)
+SMX_KERNEL(strided_short_bwd_f16_q8_shift, 256, smx::strided_short_kernel<smx::Bwd<smx::F16>, 4, 8, true>)
 #endif
 #if SMX_DTYPES & 4
 SMX_KERNEL(strided_short_fwd_bf16_a2, 256, smx::strided_short_kernel<smx::Fwd<smx::BF16>, 1, 2, false>)
@@ -547,6 +599,14 @@ SMX_KERNEL(strided_short_fwd_bf16_p15, 256, smx::strided_short_kernel<smx::Fwd<s
 SMX_KERNEL(strided_short_fwd_bf16_p15_shift, 256, smx::strided_short_kernel<smx::Fwd<smx::BF16>, 2, 15, true>)
 SMX_KERNEL(strided_short_fwd_bf16_p16, 256, smx::strided_short_kernel<smx::Fwd<smx::BF16>, 2, 16, false>)
 SMX_KERNEL(strided_short_fwd_bf16_p16_shift, 256, smx::strided_short_kernel<smx::Fwd<smx::BF16>, 2, 16, true>)
+SMX_KERNEL(strided_short_fwd_bf16_q9, 256, smx::strided_short_kernel<smx::Fwd<smx::BF16>, 4, 9, false>)
+SMX_KERNEL(strided_short_fwd_bf16_q9_shift, 256, smx::strided_short_kernel<smx::Fwd<smx::BF16>, 4, 9, true>)
+SMX_KERNEL(strided_short_fwd_bf16_q10, 256, smx::strided_short_kernel<smx::Fwd<smx::BF16>, 4, 10, false>)
+SMX_KERNEL(strided_short_fwd_bf16_q10_shift, 256, smx::strided_short_kernel<smx::Fwd<smx::BF16>, 4, 10, true>)
+SMX_KERNEL(strided_short_fwd_bf16_q11, 256, smx::strided_short_kernel<smx::Fwd<smx::BF16>, 4, 11, false>)
+SMX_KERNEL(strided_short_fwd_bf16_q11_shift, 256, smx::strided_short_kernel<smx::Fwd<smx::BF16>, 4, 11, true>)
+SMX_KERNEL(strided_short_fwd_bf16_q12, 256, smx::strided_short_kernel<smx::Fwd<smx::BF16>, 4, 12, false>)
+SMX_KERNEL(strided_short_fwd_bf16_q12_shift, 256, smx::strided_short_kernel<smx::Fwd<smx::BF16>, 4, 12, true>)
 SMX_KERNEL(strided_short_bwd_bf16_a2, 256, smx::strided_short_kernel<smx::Bwd<smx::BF16>, 1, 2, false>)
 SMX_KERNEL(strided_short_bwd_bf16_a2_shift, 256, smx::strided_short_kernel<smx::Bwd<smx::BF16>, 1, 2, true>)
 SMX_KERNEL(strided_short_bwd_bf16_a3, 256, smx::strided_short_kernel<smx::Bwd<smx::BF16>, 1, 3, false>)
@@ -569,4 +629,12 @@ SMX_KERNEL(strided_short_bwd_bf16_p7, 256, smx::strided_short_kernel<smx::Bwd<sm
 SMX_KERNEL(strided_short_bwd_bf16_p7_shift, 256, smx::strided_short_kernel<smx::Bwd<smx::BF16>, 2, 7, true>)
 SMX_KERNEL(strided_short_bwd_bf16_p8, 256, smx::strided_short_kernel<smx::Bwd<smx::BF16>, 2, 8, false>)
 SMX_KERNEL(strided_short_bwd_bf16_p8_shift, 256, smx::strided_short_kernel<smx::Bwd<smx::BF16>, 2, 8, true>)
+SMX_KERNEL(strided_short_bwd_bf16_q5, 256, smx::strided_short_kernel<smx::Bwd<smx::BF16>, 4, 5, false>)
+SMX_KERNEL(strided_short_bwd_bf16_q5_shift, 256, smx::strided_short_kernel<smx::Bwd<smx::BF16>, 4, 5, true>)
+SMX_KERNEL(strided_short_bwd_bf16_q6, 256, smx::strided_short_kernel<smx::Bwd<smx::BF16>, 4, 6, false>)
+SMX_KERNEL(strided_short_bwd_bf16_q6_shift, 256, smx::strided_short_kernel<smx::Bwd<smx::BF16>, 4, 6, true>)
+SMX_KERNEL(strided_short_bwd_bf16_q7, 256, smx::strided_short_kernel<smx::Bwd<smx::BF16>, 4, 7, false>)
+SMX_KERNEL(strided_short_bwd_bf16_q7_shift, 256, smx::strided_short_kernel<smx::Bwd<smx::BF16>, 4, 7, true>)
+SMX_KERNEL(strided_short_bwd_bf16_q8, 256, smx::strided_short_kernel<smx::Bwd<smx::BF16>, 4, 8, false>)
+SMX_KERNEL(strided_short_bwd_bf16_q8_shift, 256, smx::strided_short_kernel<smx::Bwd<smx::BF16>, 4, 8, true>)
 #endif

@@ -80,7 +80,9 @@ func TestEmuCases(t *testing.T) {
 		{80, 4, 64}, {5, 16, 40}, {3, 7, 300}, {9, 2, 1136}, {7, 3, 8}, {6, 8, 64}, {4, 12, 24},
 		// strided_short's lane pairs: odd and even axes, a part warp of
 		// packs (18 f32 packs), ragged Inner.
-		{5, 17, 40}, {3, 32, 24}, {4, 11, 37}, {2, 25, 101}}
+		{5, 17, 40}, {3, 32, 24}, {4, 11, 37}, {2, 25, 101},
+		// four lanes: 1 and 3 rows short, ragged Inner, backward.
+		{3, 33, 24}, {2, 47, 40}, {4, 45, 37}, {5, 19, 16}, {3, 17, 9}}
 	var out strings.Builder
 	strats := append([]string{"auto"}, Strategies()...)
 	n := 0

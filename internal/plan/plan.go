@@ -10,9 +10,13 @@
 // 16-byte pack (4 f32, 8 f16/bf16); NIN = 1 forward, 2 backward (y and dy
 // are both read and cached).
 //
-//  1. Inner > 1, forward with aligned pointers, Inner a multiple of P and
-//     at least 8·P, an axis of 48..8192 and blocks for half the SMs:
-//     strided_reg (a
+//  1. Inner > 1 along an axis of 2..48 rows (backward 2..32): strided_short,
+//     the slices' whole axis in registers, a thread's up to 16 rows (8
+//     backward), then lane pairs up to 32 (16), then four lanes (16-byte
+//     packs of P slices with aligned pointers and Inner a multiple of P,
+//     else its twins; measurements in rules.go). Else, forward with
+//     aligned pointers, Inner a multiple of P and at least 8·P, an axis of
+//     up to 8192 and blocks for half the SMs: strided_reg (a
 //     tile of G·P inner indices × the whole axis cached in registers, 8
 //     packs a thread: 32 f32 values, or 64 f16/bf16 values kept packed;
 //     axes over 1024 rows a block split over a cluster of K <= 8 blocks
@@ -421,7 +425,9 @@ func (c *ctx) innerPacks() bool {
 // path issues one, at 128 registers): 80×62×3419 bf16 151.6 vs 124.3,
 // 4096×64×63 f16 130.3 vs 110.3, 64×100×1001 f32 53.2 vs 47.9, and split
 // axes (fewer, wider tiles split further): 3986×12482 f16 axis 0 546.4 vs
-// 265.4, 8×512×8191 f32 250.9 vs 179.9.
+// 265.4, 8×512×8191 f32 250.9 vs 179.9. Since session 34 strided_short
+// takes every axis of up to 32 rows in the planner's pick, so the twins run
+// only when strided is forced.
 func (c *ctx) stridedTwin() bool {
 	return c.p.Inner >= 32 && c.p.Axis <= stridedTwinMaxAxis && !c.innerPacks()
 }

@@ -481,14 +481,14 @@ func TestRegimes(t *testing.T) {
 		{"axis 1 of 32×512×8192 A100", prob(32, 512, 8192, f32, spec.LogSoftmax), a100, kernels.StridedReg, "strided_reg_fwd_f32_g8"},
 		{"axis 1 of 128×128×8192", prob(128, 128, 8192, f32, spec.Softmax), h100, kernels.StridedReg, "strided_reg_fwd_f32_g32"},
 		{"axis of 32: a lane pair", prob(128, 32, 4096, f32, spec.Softmax), h100, kernels.StridedShort, "strided_short_fwd_f32_p16"},
-		{"backward axis of 32", prob(128, 32, 4096, f32, spec.SoftmaxBackward), h100, kernels.Strided, "strided_bwd_f32"},
+		{"backward axis of 32: four lanes", prob(128, 32, 4096, f32, spec.SoftmaxBackward), h100, kernels.StridedShort, "strided_short_bwd_f32_q8"},
 		{"axis of 64", prob(256, 64, 4096, f32, spec.Softmax), h100, kernels.StridedReg, ""},
 		{"axis of 128, Inner of 251 packs (a part tile)", prob(131, 128, 1004, f32, spec.Softmax), h100, kernels.StridedReg, ""},
 		{"Inner under one 8-pack tile", prob(4096, 128, 28, f32, spec.Softmax), h100, kernels.Strided, "strided_fwd_f32"},
-		{"ragged Inner: interleaved twin", prob(56, 24, 12269, f32, spec.SoftmaxBackward), h100, kernels.Strided, "strided_bwd_f32_shift"},
+		{"ragged Inner, backward of 24 rows: four-lane twin", prob(56, 24, 12269, f32, spec.SoftmaxBackward), h100, kernels.StridedShort, "strided_short_bwd_f32_q6_shift"},
 		{"ragged Inner, long axis: one slice a thread", prob(64, 512, 8191, spec.BFloat16, spec.Softmax), h100, kernels.Strided, "strided_fwd_bf16"},
 		{"ragged Inner, split axis: one slice a thread", prob(1, 100000, 33, f16, spec.Softmax), h100, kernels.Strided, "strided_fwd_f16_split1"},
-		{"ragged Inner, axis of 32: twin", prob(8192, 32, 37, spec.BFloat16, spec.SoftmaxBackward), h100, kernels.Strided, "strided_bwd_bf16_shift"},
+		{"ragged Inner, backward of 32 rows: four-lane twin", prob(8192, 32, 37, spec.BFloat16, spec.SoftmaxBackward), h100, kernels.StridedShort, "strided_short_bwd_bf16_q8_shift"},
 		{"short axis, whole packs", prob(131072, 4, 64, f16, spec.Softmax), h100, kernels.StridedShort, "strided_short_fwd_f16_a4"},
 		{"short axis of 16 f32", prob(4096, 16, 512, f32, spec.LogSoftmax), h100, kernels.StridedShort, "strided_short_fwd_f32_a16"},
 		{"short axis backward, 8 f32 rows", prob(32768, 8, 128, f32, spec.SoftmaxBackward), h100, kernels.StridedShort, "strided_short_bwd_f32_a8"},
@@ -497,8 +497,11 @@ func TestRegimes(t *testing.T) {
 		{"backward of 9 rows: a lane pair", prob(4096, 9, 1024, f32, spec.SoftmaxBackward), h100, kernels.StridedShort, "strided_short_bwd_f32_p5"},
 		{"f32 axis of 17 rows: a lane pair", prob(1024, 17, 4096, f32, spec.Softmax), h100, kernels.StridedShort, "strided_short_fwd_f32_p9"},
 		{"axis of 32, ragged Inner: a lane-pair twin", prob(8192, 32, 37, spec.BFloat16, spec.Softmax), h100, kernels.StridedShort, "strided_short_fwd_bf16_p16_shift"},
-		{"axis past 32 rows", prob(1024, 33, 4096, f32, spec.Softmax), h100, kernels.Strided, ""},
-		{"backward past 16 rows", prob(1024, 17, 4096, f16, spec.SoftmaxBackward), h100, kernels.Strided, ""},
+		{"axis of 33 rows: four lanes", prob(1024, 33, 4096, f32, spec.Softmax), h100, kernels.StridedShort, "strided_short_fwd_f32_q9"},
+		{"axis of 48 rows: four lanes, ahead of strided_reg", prob(2048, 48, 512, spec.BFloat16, spec.Softmax), h100, kernels.StridedShort, "strided_short_fwd_bf16_q12"},
+		{"axis past 48 rows", prob(1024, 49, 4096, f32, spec.Softmax), h100, kernels.StridedReg, ""},
+		{"backward of 17 rows: four lanes", prob(1024, 17, 4096, f16, spec.SoftmaxBackward), h100, kernels.StridedShort, "strided_short_bwd_f16_q5"},
+		{"backward past 32 rows", prob(1024, 33, 4096, f16, spec.SoftmaxBackward), h100, kernels.Strided, ""},
 		{"short axis, ragged Inner: twin", prob(20000, 16, 101, f32, spec.Softmax), h100, kernels.StridedShort, "strided_short_fwd_f32_a16_shift"},
 		{"short axis, narrow ragged Inner: twin", prob(5000, 3, 7, f32, spec.Softmax), h100, kernels.StridedShort, "strided_short_fwd_f32_a3_shift"},
 		{"axis longer than a cluster holds", prob(1, 16384, 4096, f32, spec.Softmax), h100, kernels.Strided, ""},
@@ -691,9 +694,10 @@ func TestAlignment(t *testing.T) {
 }
 
 // TestStridedShortPairs: forced strided_short serves 17-32 rows forward and
-// 9-16 backward with lane pairs (ceil(axis/2) rows a lane): two threads a
-// 16-byte pack, whole warps; on the twins 16 slices a warp row; and
-// refuses longer axes by name.
+// 9-16 backward with lane pairs (ceil(axis/2) rows a lane), 33-48 and
+// 17-32 with four lanes (ceil(axis/4)): T threads a 16-byte pack, whole
+// warps; on the twins 32/T slices a warp row; and refuses longer axes by
+// name.
 func TestStridedShortPairs(t *testing.T) {
 	f32, f16 := spec.Float32, spec.Float16
 	for _, c := range []struct {
@@ -706,6 +710,11 @@ func TestStridedShortPairs(t *testing.T) {
 		{prob(4096, 16, 1024, spec.BFloat16, spec.SoftmaxBackward), "strided_short_bwd_bf16_p8", 4096 * 1024 / 8 * 2},
 		{prob(8192, 32, 37, spec.BFloat16, spec.Softmax), "strided_short_fwd_bf16_p16_shift", ceilDiv(8192*37, 16*2) * 32},
 		{prob(100, 11, 5, f32, spec.SoftmaxBackward), "strided_short_bwd_f32_p6_shift", ceilDiv(500, 16*2) * 32},
+		// four lanes a slice: 33-48 rows, backward 17-32
+		{prob(1024, 33, 4096, f32, spec.Softmax), "strided_short_fwd_f32_q9", 1024 * 4096 / 4 * 4},
+		{prob(512, 48, 1024, f16, spec.LogSoftmax), "strided_short_fwd_f16_q12", 512 * 1024 / 8 * 4},
+		{prob(4096, 17, 512, spec.BFloat16, spec.SoftmaxBackward), "strided_short_bwd_bf16_q5", 4096 * 512 / 8 * 4},
+		{prob(8192, 32, 37, spec.BFloat16, spec.SoftmaxBackward), "strided_short_bwd_bf16_q8_shift", ceilDiv(8192*37, 8*2) * 32},
 	} {
 		pl := mustMake(t, c.p, h100, string(kernels.StridedShort))
 		l := pl.Launches[0]
@@ -718,11 +727,11 @@ func TestStridedShortPairs(t *testing.T) {
 			t.Errorf("%v: %d×%d threads for %d", c.p, l.Grid[0], l.Block[0], c.threads)
 		}
 	}
-	if _, err := Make(prob(64, 33, 64, f32, spec.Softmax), h100, nil, string(kernels.StridedShort)); err == nil || !strings.Contains(err.Error(), "2..32") {
-		t.Errorf("axis 33: err %v, want one naming 2..32 rows", err)
+	if _, err := Make(prob(64, 49, 64, f32, spec.Softmax), h100, nil, string(kernels.StridedShort)); err == nil || !strings.Contains(err.Error(), "2..48") {
+		t.Errorf("axis 49: err %v, want one naming 2..48 rows", err)
 	}
-	if _, err := Make(prob(64, 17, 64, f32, spec.SoftmaxBackward), h100, nil, string(kernels.StridedShort)); err == nil || !strings.Contains(err.Error(), "2..16") {
-		t.Errorf("backward axis 17: err %v, want one naming 2..16 rows", err)
+	if _, err := Make(prob(64, 33, 64, f32, spec.SoftmaxBackward), h100, nil, string(kernels.StridedShort)); err == nil || !strings.Contains(err.Error(), "2..32") {
+		t.Errorf("backward axis 33: err %v, want one naming 2..32 rows", err)
 	}
 }
 

@@ -286,7 +286,7 @@ func (c *ctx) choose() []choice {
 	if p.Inner > 1 {
 		var out []choice
 		if c.stridedShortFirst() {
-			out = append(out, choice{kernels.StridedShort, fmt.Sprintf("Inner > 1, axis of %d rows: a thread holds P slices' whole axis in registers (one read, no barrier)", p.Axis)})
+			out = append(out, choice{kernels.StridedShort, fmt.Sprintf("Inner > 1, axis of %d rows: a thread (or 2-4 lanes) holds P slices' whole axis in registers (one read, no barrier)", p.Axis)})
 		}
 		if c.stridedRegFirst() {
 			out = append(out, choice{kernels.StridedReg, "Inner > 1, axis of 48..8192: slices cached in registers (one read)"})
@@ -619,9 +619,10 @@ func (c *ctx) blockHybridFirst() bool {
 }
 
 // stridedShortFirst reports whether strided_short is the measured winner:
-// it has a kernel for the axis (2..32 rows forward, 2..16 backward, every
-// dtype; lane pairs past 16 and 8), with Inner of whole packs and aligned
-// pointers or (its twins) any other Inner. Session 33
+// it has a kernel for the axis (2..48 rows forward, 2..32 backward, every
+// dtype; lane pairs past 16 and 8 rows, four lanes past 32 and 16), with
+// Inner of whole packs and aligned pointers or (its twins) any other Inner.
+// Session 33
 // (H200, softmax bench, L2 flushed, median µs, strided_short vs strided,
 // the previous pick; -ab-s33.txt): it led on every case, at 0.47-1.16 of
 // copy speed where strided ran 0.01-0.86. 16-byte kernels (§1):
@@ -645,7 +646,14 @@ func (c *ctx) blockHybridFirst() bool {
 // softmax_backward 196.4 vs 235.1, 4096×22×256 f16 31.2 vs 72.0; twins
 // 8192×32×37 bf16 28.5 vs 159.2, 20000×24×101 f32 147.3 vs 296.0,
 // 65536×9×9 f16 softmax_backward 21.1 vs 209.6, 3000×13×333 f32
-// log_softmax_backward 61.9 vs 63.0 (the closest).
+// log_softmax_backward 61.9 vs 63.0 (the closest). Four lanes (§3, 33-48
+// rows, backward 17-32), against strided and, where it serves, strided_reg:
+// 1024×33×4096 f32 290.8 vs 668.0 / 578.9, 2048×36×1024 bf16 log_softmax
+// 84.5 vs 234.5 / 276.7, 1024×48×2048 f32 211.0 vs 411.8 / 291.1,
+// 2048×48×512 bf16 87.0 vs 160.3 / 144.8 (so 48 rows stay here, ahead of
+// strided_reg's range), 8192×45×37 bf16 46.8 vs 194.0, 4096×24×1024 f32
+// softmax_backward 295.0 vs 431.3, 4096×17×512 f16 log_softmax_backward
+// 68.4 vs 83.1 (the closest).
 func (c *ctx) stridedShortFirst() bool {
 	_, _, ok := c.stridedShortVariant()
 	return ok
@@ -675,7 +683,9 @@ func (c *ctx) stridedShortVariant() (string, int64, bool) {
 // 171.5; behind only at 44×48×1004 f32 (11 MB: 16.9 vs 15.8 in §5). At 32 rows and
 // fewer strided led (128×32×4096 f32 77.6 vs 90.7, 696×24×1004 f32 89.6
 // vs 132.7). Part tiles across Inner cost little: 4096×128×36 f32 (9
-// packs) 68.2 vs 128.4, 2048×64×72 f16 54.2 vs 62.3.
+// packs) 68.2 vs 128.4, 2048×64×72 f16 54.2 vs 62.3. Since session 34
+// strided_short comes first up to 48 rows (ahead of strided_reg there:
+// see stridedShortFirst), so strided_reg's picks start at 49.
 const stridedRegMinAxis = 48
 
 // stridedRegFirst reports whether strided_reg is the measured winner for a

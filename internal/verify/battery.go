@@ -35,6 +35,9 @@ func Battery(quick bool) []Case {
 		// Lane pairs (17-32 rows, backward 9-16): odd and even axes, whole
 		// packs and a ragged Inner.
 		{[]int{5, 17, 40}, 1}, {[]int{3, 13, 64}, 1}, {[]int{4, 24, 37}, 1},
+		// Four lanes a slice (33-48 rows, backward 17-32), the last lane
+		// short of rows: 37 (3 short), 45 on a ragged Inner (3), 19 (1).
+		{[]int{3, 37, 64}, 1}, {[]int{4, 45, 37}, 1}, {[]int{5, 19, 40}, 1},
 		{[]int{}, -1}, {[]int{0, 5}, 1}, {[]int{5, 0}, -1}, {[]int{0}, 0},
 	}
 	if !quick {
@@ -64,6 +67,7 @@ func Battery(quick bool) []Case {
 					Case{Shape: []int{12, 3, 64}, Axis: 1, DType: dt, Op: op, Fill: f},  // short axis, whole packs
 					Case{Shape: []int{10, 12, 64}, Axis: 1, DType: dt, Op: op, Fill: f}, // 16-bit: a packed tile
 					Case{Shape: []int{6, 21, 64}, Axis: 1, DType: dt, Op: op, Fill: f},  // a lane pair, odd axis
+					Case{Shape: []int{6, 35, 64}, Axis: 1, DType: dt, Op: op, Fill: f},  // four lanes, the last one short
 					Case{Shape: []int{2, 24576}, Axis: -1, DType: dt, Op: op, Fill: f})
 			}
 		}
