@@ -18,6 +18,7 @@ func BenchmarkCPU(b *testing.B) {
 		{[]int{4096, 4096}, 0, OpSoftmax},
 		{[]int{4096, 4096}, -1, OpLogSoftmax},
 		{[]int{128, 1000}, -1, OpSoftmax},
+		{[]int{4096, 4, 1024}, 1, OpSoftmax}, // a short non-last axis: per-lane costs every 4 elements
 	}
 	for _, c := range cases {
 		for _, dt := range []DType{Float32, Float16} {

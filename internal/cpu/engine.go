@@ -181,7 +181,11 @@ func (c *call) run(i, parts int, s *scratch) {
 		lo, hi := share(tasks, i, parts)
 		for t := lo; t < hi; t++ {
 			base, w := c.laneBlock(t)
-			c.lanes(base, w, s)
+			var next laneBlock
+			if t+1 < hi {
+				next.base, next.w = c.laneBlock(t + 1)
+			}
+			c.lanes(base, w, next, s)
 		}
 	case modeAxisStats:
 		base, w := c.laneBlock(i / c.axisParts)

@@ -1,6 +1,8 @@
 package cpu
 
 import (
+	"math"
+
 	"github.com/gofused/softmax/internal/cpu/vec"
 	"github.com/gofused/softmax/internal/spec"
 )
@@ -8,17 +10,21 @@ import (
 // lanes does w side-by-side slices of a non-last axis whose first elements
 // start at base: step j of lane i is at base + j·Inner + i. Each pass walks
 // the axis reading w contiguous elements per step, so memory is streamed,
-// not gathered.
-func (c *call) lanes(base, w int, s *scratch) {
+// not gathered. next is the block the caller does after this one (w = 0:
+// none), which a cached slab prefetches.
+func (c *call) lanes(base, w int, next laneBlock, s *scratch) {
 	switch {
 	case c.op.Backward():
 		c.gradLanes(base, w, s)
 	case c.slab:
-		c.lanesCached(base, w, s)
+		c.lanesCached(base, w, next, s)
 	default:
 		c.lanesBlocked(base, w, s)
 	}
 }
+
+// laneBlock is a lane block's first element and width.
+type laneBlock struct{ base, w int }
 
 // lanesBlocked is the forward schedule of a long axis: a stats pass and a
 // write pass, each reading the input from memory once, in wide steps.
@@ -100,14 +106,25 @@ func (c *call) ones(w int, s *scratch) []float32 {
 // softmax, log d for log-softmax.
 func (c *call) writeConsts(m []float32, d []float64, s *scratch) []float32 {
 	k := grow32(&s.g, len(m))
-	for i := range k {
-		_, mul, logd := forwardParams(pair{float64(m[i]), d[i]})
-		k[i] = mul
-		if c.op == spec.LogSoftmax {
-			k[i] = logd
-		}
-	}
+	c.laneConsts(k, d)
 	return k
+}
+
+// laneConsts sets k[i] to lane i's write factor for sum d[i]: 1/d for
+// softmax, log d for log-softmax, each as forwardParams rounds it. Only the
+// one the op needs is computed: on a short axis a lane has a few elements,
+// and a math.Log per lane was half of softmax's time (4096×4×1024 f32 on 2
+// cores: 32.8 ms, 1.3 s of samples 0.65 s in math.Log).
+func (c *call) laneConsts(k []float32, d []float64) {
+	if c.op == spec.LogSoftmax {
+		for i := range k {
+			k[i] = float32(math.Log(d[i]))
+		}
+		return
+	}
+	for i := range k {
+		k[i] = float32(1 / d[i])
+	}
 }
 
 // mergeLanes merges the axis parts' lane pairs of the lane block whose
@@ -182,13 +199,19 @@ func (c *call) gradLanes(base, w int, s *scratch) {
 				vec.MulAdd(bacc, c.x.load(ty, off, w), dy)
 			}
 		}
+		if A <= axisBlock {
+			break // one block: bacc is the sum, as the float64 round trip gives it
+		}
 		for i := range bacc {
 			acc[i] += float64(bacc[i])
 		}
 	}
-	sum := grow32(&s.d, w)
-	for i := range sum {
-		sum[i] = float32(acc[i])
+	sum := bacc
+	if A > axisBlock {
+		sum = grow32(&s.d, w)
+		for i := range sum {
+			sum[i] = float32(acc[i])
+		}
 	}
 	to := grow32(&s.e, w)
 	for j := 0; j < A; j++ {
@@ -207,38 +230,69 @@ func (c *call) gradLanes(base, w int, s *scratch) {
 // lanesCached is lanes with one exp per element for a block whose slab
 // (Axis × w inputs and as many exps) fits in L2: a max pass reads the slab
 // from memory, an exp pass stores the exps to scratch and sums them, and a
-// normalizing pass writes dst, the last two from cache.
-func (c *call) lanesCached(base, w int, s *scratch) {
+// normalizing pass writes dst, the last two from cache. The exp pass
+// prefetches the next block's slab row by row, so its max pass does not
+// wait on memory: without it a short axis (a few rows of a slab, each
+// block's reads a stall) ran at half the speed of rows of the same bytes.
+func (c *call) lanesCached(base, w int, next laneBlock, s *scratch) {
 	A, I := c.l.Axis, c.l.Inner
 	tx := grow32(&s.a, w)
 	m := grow32(&s.c, w)
 	for i := range m {
 		m[i] = vec.NegInf
 	}
+	e := grow32(&s.slab, A*w)
+	// 16-bit inputs are converted once, into the slab, which the exp pass
+	// then overwrites with the exps (float32 inputs are read in place).
+	conv := c.x.DType != spec.Float32
+	row := func(j int) []float32 {
+		if conv {
+			return e[j*w : (j+1)*w]
+		}
+		return c.x.load(tx, base+j*I, w)
+	}
 	for j := 0; j < A; j++ {
-		vec.MaxLanes(m, c.x.load(tx, base+j*I, w), c.scale)
+		x := row(j)
+		if conv {
+			x = c.x.load(x, base+j*I, w)
+		}
+		vec.MaxLanes(m, x, c.scale)
 	}
 	// A lane of −∞ (max −∞) gets NaN exps and so NaN outputs, as required.
-	e := grow32(&s.slab, A*w)
 	d64 := grow64(&s.s, w)
-	clear(d64)
 	bd := grow32(&s.d, w)
+	one := A <= axisBlock // one float32 block: bd is the lanes' sum, no float64 merge
+	if !one {
+		clear(d64)
+	}
 	for j0 := 0; j0 < A; j0 += axisBlock {
 		clear(bd)
 		for j := j0; j < min(j0+axisBlock, A); j++ {
-			vec.ExpSumLanes(e[j*w:(j+1)*w], bd, c.x.load(tx, base+j*I, w), m, c.scale)
+			var ahead []float32
+			if next.w > 0 {
+				ahead = c.x.ahead(next.base+j*I, next.w)
+			}
+			vec.ExpSumLanesAhead(e[j*w:(j+1)*w], bd, row(j), m, ahead, c.scale)
 		}
-		for i := range bd {
-			d64[i] += float64(bd[i])
+		if !one {
+			for i := range bd {
+				d64[i] += float64(bd[i])
+			}
 		}
 	}
 	k := bd // the write constants: 1/d, or log d
-	for i := range k {
-		_, mul, logd := forwardParams(pair{float64(m[i]), d64[i]})
-		k[i] = mul
-		if c.op == spec.LogSoftmax {
-			k[i] = logd
+	switch {
+	case !one:
+		c.laneConsts(k, d64)
+	case c.op == spec.LogSoftmax:
+		for i, v := range bd {
+			k[i] = float32(math.Log(float64(v)))
 		}
+	default:
+		// A short axis has a few elements a lane: one vector division
+		// for the lanes, not a scalar one each (a quarter of the time
+		// of 4096×4×1024 f32 had gone to them; cpu-dev-2026-11-23-s34.txt).
+		vec.RecipLanes(k, bd)
 	}
 	to := grow32(&s.b, w)
 	for j := 0; j < A; j++ {

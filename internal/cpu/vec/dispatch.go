@@ -51,6 +51,7 @@ type kernelSet struct {
 	logNormStream        func(dst, x []float32, scale, m, logd float32)
 	logNormLanes         func(dst, x, m, logd []float32, scale float32)
 	logNormLanesStream   func(dst, x, m, logd []float32, scale float32)
+	recipLanes           func(dst, d []float32)
 }
 
 // goSet is the pure-Go twins.
@@ -92,6 +93,7 @@ var goSet = &kernelSet{
 	logNormStream:        logNormGeneric,
 	logNormLanes:         logNormLanesGeneric,
 	logNormLanesStream:   logNormLanesGeneric,
+	recipLanes:           recipLanesGeneric,
 }
 
 // sets lists the kernel sets this CPU can run, "go" first and the fastest
@@ -157,6 +159,7 @@ func (s *kernelSet) install() {
 	logNormStream = s.logNormStream
 	logNormLanes = s.logNormLanes
 	logNormLanesStream = s.logNormLanesStream
+	recipLanes = s.recipLanes
 }
 
 // Impls lists the kernel sets this CPU can run, "go" first and the fastest

@@ -56,6 +56,7 @@ func asmSets() []*kernelSet {
 		logNormStream:        logNormStreamAVX2,
 		logNormLanes:         logNormLanesAVX2,
 		logNormLanesStream:   logNormLanesStreamAVX2,
+		recipLanes:           recipLanesAVX2,
 	}
 	if x.HasF16C {
 		avx2.f16ToF32 = f16ToF32AVX2
@@ -102,6 +103,7 @@ func asmSets() []*kernelSet {
 			logNormStream:        logNormStreamAVX512,
 			logNormLanes:         logNormLanesAVX512,
 			logNormLanesStream:   logNormLanesStreamAVX512,
+			recipLanes:           recipLanesAVX512,
 		})
 	}
 	return out

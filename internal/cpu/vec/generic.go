@@ -322,3 +322,11 @@ func logNormLanesGeneric(dst, x, m, logd []float32, scale float32) {
 		dst[i] = float32(x[i]*scale-m[i]) - logd[i]
 	}
 }
+
+// recipLanesGeneric is the twin of RecipLanes.
+func recipLanesGeneric(dst, d []float32) {
+	d = d[:len(dst)]
+	for i := range dst {
+		dst[i] = 1 / d[i]
+	}
+}

@@ -4216,6 +4216,53 @@ done4:
 	VZEROUPPER
 	RET
 
+// func recipLanesAVX2(dst []float32, d []float32)
+// Requires: AVX
+TEXT ·recipLanesAVX2(SB), NOSPLIT, $0-48
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         dst_len+8(FP), CX
+	MOVQ         d_base+24(FP), DX
+	VBROADCASTSS vecconsts<>+416(SB), Y0
+	XORQ         BX, BX
+
+loopU1:
+	CMPQ    CX, $0x00000020
+	JB      loop12
+	VDIVPS  (DX)(BX*4), Y0, Y1
+	VMOVUPS Y1, (AX)(BX*4)
+	VDIVPS  32(DX)(BX*4), Y0, Y1
+	VMOVUPS Y1, 32(AX)(BX*4)
+	VDIVPS  64(DX)(BX*4), Y0, Y1
+	VMOVUPS Y1, 64(AX)(BX*4)
+	VDIVPS  96(DX)(BX*4), Y0, Y1
+	VMOVUPS Y1, 96(AX)(BX*4)
+	ADDQ    $0x00000020, BX
+	SUBQ    $0x00000020, CX
+	JMP     loopU1
+
+loop12:
+	CMPQ    CX, $0x00000008
+	JB      tail3
+	VDIVPS  (DX)(BX*4), Y0, Y1
+	VMOVUPS Y1, (AX)(BX*4)
+	ADDQ    $0x00000008, BX
+	SUBQ    $0x00000008, CX
+	JMP     loop12
+
+tail3:
+	TESTQ      CX, CX
+	JZ         done4
+	LEAQ       tailmask<>+32(SB), SI
+	NEGQ       CX
+	VMOVDQU    (SI)(CX*4), Y1
+	VMASKMOVPS (DX)(BX*4), Y1, Y2
+	VDIVPS     Y2, Y0, Y0
+	VMASKMOVPS Y0, Y1, (AX)(BX*4)
+
+done4:
+	VZEROUPPER
+	RET
+
 // func maxSumAVX512(x []float32, scale float32) (m float32, d float32)
 // Requires: AVX, AVX512DQ, AVX512F, BMI2
 TEXT ·maxSumAVX512(SB), NOSPLIT, $0-40
@@ -7819,6 +7866,53 @@ tail3:
 	VMOVUPS.Z (SI)(DI*4), K1, Z1
 	VSUBPS    Z1, Z0, Z0
 	VMOVUPS   Z0, K1, (AX)(DI*4)
+
+done4:
+	VZEROUPPER
+	RET
+
+// func recipLanesAVX512(dst []float32, d []float32)
+// Requires: AVX, AVX512F, BMI2
+TEXT ·recipLanesAVX512(SB), NOSPLIT, $0-48
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         dst_len+8(FP), CX
+	MOVQ         d_base+24(FP), DX
+	VBROADCASTSS vecconsts<>+416(SB), Z0
+	XORQ         BX, BX
+
+loopU1:
+	CMPQ    CX, $0x00000040
+	JB      loop12
+	VDIVPS  (DX)(BX*4), Z0, Z1
+	VMOVUPS Z1, (AX)(BX*4)
+	VDIVPS  64(DX)(BX*4), Z0, Z1
+	VMOVUPS Z1, 64(AX)(BX*4)
+	VDIVPS  128(DX)(BX*4), Z0, Z1
+	VMOVUPS Z1, 128(AX)(BX*4)
+	VDIVPS  192(DX)(BX*4), Z0, Z1
+	VMOVUPS Z1, 192(AX)(BX*4)
+	ADDQ    $0x00000040, BX
+	SUBQ    $0x00000040, CX
+	JMP     loopU1
+
+loop12:
+	CMPQ    CX, $0x00000010
+	JB      tail3
+	VDIVPS  (DX)(BX*4), Z0, Z1
+	VMOVUPS Z1, (AX)(BX*4)
+	ADDQ    $0x00000010, BX
+	SUBQ    $0x00000010, CX
+	JMP     loop12
+
+tail3:
+	TESTQ     CX, CX
+	JZ        done4
+	MOVL      $0x0000ffff, SI
+	BZHIL     CX, SI, SI
+	KMOVW     SI, K1
+	VMOVUPS.Z (DX)(BX*4), K1, Z1
+	VDIVPS    Z1, Z0, Z0
+	VMOVUPS   Z0, K1, (AX)(BX*4)
 
 done4:
 	VZEROUPPER

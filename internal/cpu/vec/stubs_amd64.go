@@ -184,6 +184,11 @@ func logNormLanesAVX2(dst []float32, x []float32, m []float32, logd []float32, s
 //go:noescape
 func logNormLanesNTAVX2(dst []float32, x []float32, m []float32, logd []float32, scale float32)
 
+// recipLanesAVX2 writes dst[i] = 1/d[i].
+//
+//go:noescape
+func recipLanesAVX2(dst []float32, d []float32)
+
 // maxSumAVX512 returns the online (max, sum) pair of scale·x.
 //
 //go:noescape
@@ -363,3 +368,8 @@ func logNormLanesAVX512(dst []float32, x []float32, m []float32, logd []float32,
 //
 //go:noescape
 func logNormLanesNTAVX512(dst []float32, x []float32, m []float32, logd []float32, scale float32)
+
+// recipLanesAVX512 writes dst[i] = 1/d[i].
+//
+//go:noescape
+func recipLanesAVX512(dst []float32, d []float32)

@@ -43,7 +43,11 @@ var (
 	logNormStream        = logNormGeneric
 	logNormLanes         = logNormLanesGeneric
 	logNormLanesStream   = logNormLanesGeneric
+	recipLanes           = recipLanesGeneric
 )
+
+// RecipLanes writes dst[i] = 1/d[i], rounded once (float32 division).
+func RecipLanes(dst, d []float32) { recipLanes(dst, d[:len(dst)]) }
 
 // LogNorm writes the log-softmax output dst[i] = (scale·x[i] − m) − logd,
 // rounded in that order, for i < len(dst).

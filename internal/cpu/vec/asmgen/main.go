@@ -156,6 +156,7 @@ func main() {
 		g.logNorm(true)
 		g.logNormLanes(false)
 		g.logNormLanes(true)
+		g.recipLanes()
 	}
 	Generate()
 }
@@ -1523,6 +1524,23 @@ func (g *gen) logNormLanes(nt bool) {
 			VSUBPS(g.src(pm, k), v, v)
 			VSUBPS(g.src(pl, k), v, v)
 			g.store(v, pd, k)
+		}
+	}, nil)
+	g.ret()
+}
+
+// recipLanes emits recipLanes (dst[i] = 1/d[i], correctly rounded): the
+// lanes' softmax factors on a short axis, where one scalar division a lane
+// cost a division per few elements.
+func (g *gen) recipLanes() {
+	g.text("recipLanes", "func(dst, d []float32)", "writes dst[i] = 1/d[i].")
+	pdst, n, pd := ptr("dst"), length("dst"), ptr("d")
+	g.hoist(cOne)
+	g.loop(n, unroll, func(vs int) {
+		for k := 0; k < vs; k++ {
+			v := g.vec()
+			VDIVPS(g.src(pd, k), g.c(cOne), v)
+			g.store(v, pdst, k)
 		}
 	}, nil)
 	g.ret()
