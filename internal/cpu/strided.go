@@ -285,9 +285,7 @@ func (c *call) lanesCached(base, w int, next laneBlock, s *scratch) {
 	case !one:
 		c.laneConsts(k, d64)
 	case c.op == spec.LogSoftmax:
-		for i, v := range bd {
-			k[i] = float32(math.Log(float64(v)))
-		}
+		vec.LogLanes(k, bd) // within 1 ulp of math.Log, a vector of lanes at a time
 	default:
 		// A short axis has a few elements a lane: one vector division
 		// for the lanes, not a scalar one each (a quarter of the time

@@ -52,6 +52,7 @@ type kernelSet struct {
 	logNormLanes         func(dst, x, m, logd []float32, scale float32)
 	logNormLanesStream   func(dst, x, m, logd []float32, scale float32)
 	recipLanes           func(dst, d []float32)
+	logLanes             func(dst, d []float32)
 }
 
 // goSet is the pure-Go twins.
@@ -94,6 +95,7 @@ var goSet = &kernelSet{
 	logNormLanes:         logNormLanesGeneric,
 	logNormLanesStream:   logNormLanesGeneric,
 	recipLanes:           recipLanesGeneric,
+	logLanes:             logLanesGeneric,
 }
 
 // sets lists the kernel sets this CPU can run, "go" first and the fastest
@@ -160,6 +162,7 @@ func (s *kernelSet) install() {
 	logNormLanes = s.logNormLanes
 	logNormLanesStream = s.logNormLanesStream
 	recipLanes = s.recipLanes
+	logLanes = s.logLanes
 }
 
 // Impls lists the kernel sets this CPU can run, "go" first and the fastest

@@ -57,6 +57,7 @@ func asmSets() []*kernelSet {
 		logNormLanes:         logNormLanesAVX2,
 		logNormLanesStream:   logNormLanesStreamAVX2,
 		recipLanes:           recipLanesAVX2,
+		logLanes:             logLanesAVX2,
 	}
 	if x.HasF16C {
 		avx2.f16ToF32 = f16ToF32AVX2
@@ -104,6 +105,7 @@ func asmSets() []*kernelSet {
 			logNormLanes:         logNormLanesAVX512,
 			logNormLanesStream:   logNormLanesStreamAVX512,
 			recipLanes:           recipLanesAVX512,
+			logLanes:             logLanesAVX512,
 		})
 	}
 	return out

@@ -330,3 +330,36 @@ func recipLanesGeneric(dst, d []float32) {
 		dst[i] = 1 / d[i]
 	}
 }
+
+// logLanesGeneric is the twin of LogLanes: the same float32 steps as the
+// assembly (asmgen's logLanes), each rounded, so the same bits.
+func logLanesGeneric(dst, d []float32) {
+	const (
+		lg1, lg2, lg3, lg4 = float32(2.0 / 3), float32(2.0 / 5), float32(2.0 / 7), float32(2.0 / 9)
+		sqrt2              = float32(math.Sqrt2)
+	)
+	d = d[:len(dst)]
+	for i, v := range d {
+		b := math.Float32bits(v)
+		e := float32(int32(b>>23) - 127)
+		m := math.Float32frombits(b&0x007fffff | 0x3f800000)
+		if m > sqrt2 {
+			m *= 0.5
+			e++
+		}
+		f := m - 1 // exact
+		s := f / float32(m+1)
+		z := float32(s * s)
+		r := float32(float32(lg4*z) + lg3)
+		r = float32(float32(r*z) + lg2)
+		r = float32(float32(r*z) + lg1)
+		r = float32(r * z)
+		h := float32(float32(0.5*f) * f)
+		lm := f - float32(h-float32(s*float32(h+r)))
+		out := float32(float32(e*ln2Hi) + float32(lm+float32(e*ln2Lo)))
+		if !(v < float32(math.Inf(1))) {
+			out = v // NaN, +Inf
+		}
+		dst[i] = out
+	}
+}

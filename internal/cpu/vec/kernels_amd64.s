@@ -164,7 +164,71 @@ DATA vecconsts<>+624(SB)/4, $0x00000040
 DATA vecconsts<>+628(SB)/4, $0x00000040
 DATA vecconsts<>+632(SB)/4, $0x00000040
 DATA vecconsts<>+636(SB)/4, $0x00000040
-GLOBL vecconsts<>(SB), RODATA|NOPTR, $640
+DATA vecconsts<>+640(SB)/4, $0x007fffff
+DATA vecconsts<>+644(SB)/4, $0x007fffff
+DATA vecconsts<>+648(SB)/4, $0x007fffff
+DATA vecconsts<>+652(SB)/4, $0x007fffff
+DATA vecconsts<>+656(SB)/4, $0x007fffff
+DATA vecconsts<>+660(SB)/4, $0x007fffff
+DATA vecconsts<>+664(SB)/4, $0x007fffff
+DATA vecconsts<>+668(SB)/4, $0x007fffff
+DATA vecconsts<>+672(SB)/4, $0x3f000000
+DATA vecconsts<>+676(SB)/4, $0x3f000000
+DATA vecconsts<>+680(SB)/4, $0x3f000000
+DATA vecconsts<>+684(SB)/4, $0x3f000000
+DATA vecconsts<>+688(SB)/4, $0x3f000000
+DATA vecconsts<>+692(SB)/4, $0x3f000000
+DATA vecconsts<>+696(SB)/4, $0x3f000000
+DATA vecconsts<>+700(SB)/4, $0x3f000000
+DATA vecconsts<>+704(SB)/4, $0x3fb504f3
+DATA vecconsts<>+708(SB)/4, $0x3fb504f3
+DATA vecconsts<>+712(SB)/4, $0x3fb504f3
+DATA vecconsts<>+716(SB)/4, $0x3fb504f3
+DATA vecconsts<>+720(SB)/4, $0x3fb504f3
+DATA vecconsts<>+724(SB)/4, $0x3fb504f3
+DATA vecconsts<>+728(SB)/4, $0x3fb504f3
+DATA vecconsts<>+732(SB)/4, $0x3fb504f3
+DATA vecconsts<>+736(SB)/4, $0x7f800000
+DATA vecconsts<>+740(SB)/4, $0x7f800000
+DATA vecconsts<>+744(SB)/4, $0x7f800000
+DATA vecconsts<>+748(SB)/4, $0x7f800000
+DATA vecconsts<>+752(SB)/4, $0x7f800000
+DATA vecconsts<>+756(SB)/4, $0x7f800000
+DATA vecconsts<>+760(SB)/4, $0x7f800000
+DATA vecconsts<>+764(SB)/4, $0x7f800000
+DATA vecconsts<>+768(SB)/4, $0x3f2aaaab
+DATA vecconsts<>+772(SB)/4, $0x3f2aaaab
+DATA vecconsts<>+776(SB)/4, $0x3f2aaaab
+DATA vecconsts<>+780(SB)/4, $0x3f2aaaab
+DATA vecconsts<>+784(SB)/4, $0x3f2aaaab
+DATA vecconsts<>+788(SB)/4, $0x3f2aaaab
+DATA vecconsts<>+792(SB)/4, $0x3f2aaaab
+DATA vecconsts<>+796(SB)/4, $0x3f2aaaab
+DATA vecconsts<>+800(SB)/4, $0x3ecccccd
+DATA vecconsts<>+804(SB)/4, $0x3ecccccd
+DATA vecconsts<>+808(SB)/4, $0x3ecccccd
+DATA vecconsts<>+812(SB)/4, $0x3ecccccd
+DATA vecconsts<>+816(SB)/4, $0x3ecccccd
+DATA vecconsts<>+820(SB)/4, $0x3ecccccd
+DATA vecconsts<>+824(SB)/4, $0x3ecccccd
+DATA vecconsts<>+828(SB)/4, $0x3ecccccd
+DATA vecconsts<>+832(SB)/4, $0x3e924925
+DATA vecconsts<>+836(SB)/4, $0x3e924925
+DATA vecconsts<>+840(SB)/4, $0x3e924925
+DATA vecconsts<>+844(SB)/4, $0x3e924925
+DATA vecconsts<>+848(SB)/4, $0x3e924925
+DATA vecconsts<>+852(SB)/4, $0x3e924925
+DATA vecconsts<>+856(SB)/4, $0x3e924925
+DATA vecconsts<>+860(SB)/4, $0x3e924925
+DATA vecconsts<>+864(SB)/4, $0x3e638e39
+DATA vecconsts<>+868(SB)/4, $0x3e638e39
+DATA vecconsts<>+872(SB)/4, $0x3e638e39
+DATA vecconsts<>+876(SB)/4, $0x3e638e39
+DATA vecconsts<>+880(SB)/4, $0x3e638e39
+DATA vecconsts<>+884(SB)/4, $0x3e638e39
+DATA vecconsts<>+888(SB)/4, $0x3e638e39
+DATA vecconsts<>+892(SB)/4, $0x3e638e39
+GLOBL vecconsts<>(SB), RODATA|NOPTR, $896
 
 DATA tailmask<>+0(SB)/4, $0xffffffff
 DATA tailmask<>+4(SB)/4, $0xffffffff
@@ -4263,6 +4327,102 @@ done4:
 	VZEROUPPER
 	RET
 
+// func logLanesAVX2(dst []float32, d []float32)
+// Requires: AVX, AVX2
+TEXT ·logLanesAVX2(SB), NOSPLIT, $0-48
+	MOVQ dst_base+0(FP), AX
+	MOVQ dst_len+8(FP), CX
+	MOVQ d_base+24(FP), DX
+	XORQ BX, BX
+
+loop12:
+	CMPQ      CX, $0x00000008
+	JB        tail3
+	VMOVUPS   (DX)(BX*4), Y0
+	VPSRLD    $0x17, Y0, Y1
+	VPSUBD    vecconsts<>+448(SB), Y1, Y1
+	VCVTDQ2PS Y1, Y1
+	VPAND     vecconsts<>+640(SB), Y0, Y2
+	VPOR      vecconsts<>+416(SB), Y2, Y2
+	VCMPPS    $0x1e, vecconsts<>+704(SB), Y2, Y3
+	VMULPS    vecconsts<>+672(SB), Y2, Y4
+	VBLENDVPS Y3, Y4, Y2, Y2
+	VADDPS    vecconsts<>+416(SB), Y1, Y4
+	VBLENDVPS Y3, Y4, Y1, Y1
+	VSUBPS    vecconsts<>+416(SB), Y2, Y3
+	VADDPS    vecconsts<>+416(SB), Y2, Y2
+	VDIVPS    Y2, Y3, Y2
+	VMULPS    Y2, Y2, Y4
+	VMULPS    vecconsts<>+864(SB), Y4, Y5
+	VADDPS    vecconsts<>+832(SB), Y5, Y5
+	VMULPS    Y4, Y5, Y5
+	VADDPS    vecconsts<>+800(SB), Y5, Y5
+	VMULPS    Y4, Y5, Y5
+	VADDPS    vecconsts<>+768(SB), Y5, Y5
+	VMULPS    Y4, Y5, Y5
+	VMULPS    vecconsts<>+672(SB), Y3, Y4
+	VMULPS    Y3, Y4, Y4
+	VADDPS    Y4, Y5, Y5
+	VMULPS    Y2, Y5, Y5
+	VSUBPS    Y5, Y4, Y4
+	VSUBPS    Y4, Y3, Y3
+	VMULPS    vecconsts<>+192(SB), Y1, Y5
+	VADDPS    Y5, Y3, Y3
+	VMULPS    vecconsts<>+160(SB), Y1, Y1
+	VADDPS    Y3, Y1, Y1
+	VCMPPS    $0x01, vecconsts<>+736(SB), Y0, Y2
+	VBLENDVPS Y2, Y1, Y0, Y0
+	VMOVUPS   Y0, (AX)(BX*4)
+	ADDQ      $0x00000008, BX
+	SUBQ      $0x00000008, CX
+	JMP       loop12
+
+tail3:
+	TESTQ      CX, CX
+	JZ         done4
+	LEAQ       tailmask<>+32(SB), SI
+	NEGQ       CX
+	VMOVDQU    (SI)(CX*4), Y0
+	VMASKMOVPS (DX)(BX*4), Y0, Y1
+	VPSRLD     $0x17, Y1, Y2
+	VPSUBD     vecconsts<>+448(SB), Y2, Y2
+	VCVTDQ2PS  Y2, Y2
+	VPAND      vecconsts<>+640(SB), Y1, Y3
+	VPOR       vecconsts<>+416(SB), Y3, Y3
+	VCMPPS     $0x1e, vecconsts<>+704(SB), Y3, Y4
+	VMULPS     vecconsts<>+672(SB), Y3, Y5
+	VBLENDVPS  Y4, Y5, Y3, Y3
+	VADDPS     vecconsts<>+416(SB), Y2, Y5
+	VBLENDVPS  Y4, Y5, Y2, Y2
+	VSUBPS     vecconsts<>+416(SB), Y3, Y4
+	VADDPS     vecconsts<>+416(SB), Y3, Y3
+	VDIVPS     Y3, Y4, Y3
+	VMULPS     Y3, Y3, Y5
+	VMULPS     vecconsts<>+864(SB), Y5, Y6
+	VADDPS     vecconsts<>+832(SB), Y6, Y6
+	VMULPS     Y5, Y6, Y6
+	VADDPS     vecconsts<>+800(SB), Y6, Y6
+	VMULPS     Y5, Y6, Y6
+	VADDPS     vecconsts<>+768(SB), Y6, Y6
+	VMULPS     Y5, Y6, Y6
+	VMULPS     vecconsts<>+672(SB), Y4, Y5
+	VMULPS     Y4, Y5, Y5
+	VADDPS     Y5, Y6, Y6
+	VMULPS     Y3, Y6, Y6
+	VSUBPS     Y6, Y5, Y5
+	VSUBPS     Y5, Y4, Y4
+	VMULPS     vecconsts<>+192(SB), Y2, Y6
+	VADDPS     Y6, Y4, Y4
+	VMULPS     vecconsts<>+160(SB), Y2, Y2
+	VADDPS     Y4, Y2, Y2
+	VCMPPS     $0x01, vecconsts<>+736(SB), Y1, Y3
+	VBLENDVPS  Y3, Y2, Y1, Y1
+	VMASKMOVPS Y1, Y0, (AX)(BX*4)
+
+done4:
+	VZEROUPPER
+	RET
+
 // func maxSumAVX512(x []float32, scale float32) (m float32, d float32)
 // Requires: AVX, AVX512DQ, AVX512F, BMI2
 TEXT ·maxSumAVX512(SB), NOSPLIT, $0-40
@@ -7913,6 +8073,183 @@ tail3:
 	VMOVUPS.Z (DX)(BX*4), K1, Z1
 	VDIVPS    Z1, Z0, Z0
 	VMOVUPS   Z0, K1, (AX)(BX*4)
+
+done4:
+	VZEROUPPER
+	RET
+
+// func logLanesAVX512(dst []float32, d []float32)
+// Requires: AVX, AVX512F, BMI2
+TEXT ·logLanesAVX512(SB), NOSPLIT, $0-48
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         dst_len+8(FP), CX
+	MOVQ         d_base+24(FP), DX
+	VBROADCASTSS vecconsts<>+416(SB), Z0
+	VBROADCASTSS vecconsts<>+448(SB), Z1
+	VBROADCASTSS vecconsts<>+640(SB), Z2
+	VBROADCASTSS vecconsts<>+672(SB), Z3
+	VBROADCASTSS vecconsts<>+704(SB), Z4
+	VBROADCASTSS vecconsts<>+736(SB), Z5
+	VBROADCASTSS vecconsts<>+768(SB), Z6
+	VBROADCASTSS vecconsts<>+800(SB), Z7
+	VBROADCASTSS vecconsts<>+832(SB), Z8
+	VBROADCASTSS vecconsts<>+864(SB), Z9
+	VBROADCASTSS vecconsts<>+160(SB), Z10
+	VBROADCASTSS vecconsts<>+192(SB), Z11
+	XORQ         BX, BX
+
+loopU1:
+	CMPQ      CX, $0x00000020
+	JB        loop12
+	VMOVUPS   (DX)(BX*4), Z12
+	VPSRLD    $0x17, Z12, Z13
+	VPSUBD    Z1, Z13, Z13
+	VCVTDQ2PS Z13, Z13
+	VPANDD    Z2, Z12, Z14
+	VPORD     Z0, Z14, Z14
+	VCMPPS    $0x1e, Z4, Z14, K1
+	VMULPS    Z3, Z14, K1, Z14
+	VADDPS    Z0, Z13, K1, Z13
+	VSUBPS    Z0, Z14, Z15
+	VADDPS    Z0, Z14, Z14
+	VDIVPS    Z14, Z15, Z14
+	VMULPS    Z14, Z14, Z16
+	VMULPS    Z9, Z16, Z17
+	VADDPS    Z8, Z17, Z17
+	VMULPS    Z16, Z17, Z17
+	VADDPS    Z7, Z17, Z17
+	VMULPS    Z16, Z17, Z17
+	VADDPS    Z6, Z17, Z17
+	VMULPS    Z16, Z17, Z17
+	VMULPS    Z3, Z15, Z16
+	VMULPS    Z15, Z16, Z16
+	VADDPS    Z16, Z17, Z17
+	VMULPS    Z14, Z17, Z17
+	VSUBPS    Z17, Z16, Z16
+	VSUBPS    Z16, Z15, Z15
+	VMULPS    Z11, Z13, Z17
+	VADDPS    Z17, Z15, Z15
+	VMULPS    Z10, Z13, Z13
+	VADDPS    Z15, Z13, Z13
+	VCMPPS    $0x01, Z5, Z12, K1
+	VMOVAPS   Z13, K1, Z12
+	VMOVUPS   Z12, (AX)(BX*4)
+	VMOVUPS   64(DX)(BX*4), Z12
+	VPSRLD    $0x17, Z12, Z13
+	VPSUBD    Z1, Z13, Z13
+	VCVTDQ2PS Z13, Z13
+	VPANDD    Z2, Z12, Z14
+	VPORD     Z0, Z14, Z14
+	VCMPPS    $0x1e, Z4, Z14, K1
+	VMULPS    Z3, Z14, K1, Z14
+	VADDPS    Z0, Z13, K1, Z13
+	VSUBPS    Z0, Z14, Z15
+	VADDPS    Z0, Z14, Z14
+	VDIVPS    Z14, Z15, Z14
+	VMULPS    Z14, Z14, Z16
+	VMULPS    Z9, Z16, Z17
+	VADDPS    Z8, Z17, Z17
+	VMULPS    Z16, Z17, Z17
+	VADDPS    Z7, Z17, Z17
+	VMULPS    Z16, Z17, Z17
+	VADDPS    Z6, Z17, Z17
+	VMULPS    Z16, Z17, Z17
+	VMULPS    Z3, Z15, Z16
+	VMULPS    Z15, Z16, Z16
+	VADDPS    Z16, Z17, Z17
+	VMULPS    Z14, Z17, Z17
+	VSUBPS    Z17, Z16, Z16
+	VSUBPS    Z16, Z15, Z15
+	VMULPS    Z11, Z13, Z17
+	VADDPS    Z17, Z15, Z15
+	VMULPS    Z10, Z13, Z13
+	VADDPS    Z15, Z13, Z13
+	VCMPPS    $0x01, Z5, Z12, K1
+	VMOVAPS   Z13, K1, Z12
+	VMOVUPS   Z12, 64(AX)(BX*4)
+	ADDQ      $0x00000020, BX
+	SUBQ      $0x00000020, CX
+	JMP       loopU1
+
+loop12:
+	CMPQ      CX, $0x00000010
+	JB        tail3
+	VMOVUPS   (DX)(BX*4), Z12
+	VPSRLD    $0x17, Z12, Z13
+	VPSUBD    Z1, Z13, Z13
+	VCVTDQ2PS Z13, Z13
+	VPANDD    Z2, Z12, Z14
+	VPORD     Z0, Z14, Z14
+	VCMPPS    $0x1e, Z4, Z14, K1
+	VMULPS    Z3, Z14, K1, Z14
+	VADDPS    Z0, Z13, K1, Z13
+	VSUBPS    Z0, Z14, Z15
+	VADDPS    Z0, Z14, Z14
+	VDIVPS    Z14, Z15, Z14
+	VMULPS    Z14, Z14, Z16
+	VMULPS    Z9, Z16, Z17
+	VADDPS    Z8, Z17, Z17
+	VMULPS    Z16, Z17, Z17
+	VADDPS    Z7, Z17, Z17
+	VMULPS    Z16, Z17, Z17
+	VADDPS    Z6, Z17, Z17
+	VMULPS    Z16, Z17, Z17
+	VMULPS    Z3, Z15, Z16
+	VMULPS    Z15, Z16, Z16
+	VADDPS    Z16, Z17, Z17
+	VMULPS    Z14, Z17, Z17
+	VSUBPS    Z17, Z16, Z16
+	VSUBPS    Z16, Z15, Z15
+	VMULPS    Z11, Z13, Z17
+	VADDPS    Z17, Z15, Z15
+	VMULPS    Z10, Z13, Z13
+	VADDPS    Z15, Z13, Z13
+	VCMPPS    $0x01, Z5, Z12, K1
+	VMOVAPS   Z13, K1, Z12
+	VMOVUPS   Z12, (AX)(BX*4)
+	ADDQ      $0x00000010, BX
+	SUBQ      $0x00000010, CX
+	JMP       loop12
+
+tail3:
+	TESTQ     CX, CX
+	JZ        done4
+	MOVL      $0x0000ffff, SI
+	BZHIL     CX, SI, SI
+	KMOVW     SI, K1
+	VMOVUPS.Z (DX)(BX*4), K1, Z12
+	VPSRLD    $0x17, Z12, Z13
+	VPSUBD    Z1, Z13, Z13
+	VCVTDQ2PS Z13, Z13
+	VPANDD    Z2, Z12, Z1
+	VPORD     Z0, Z1, Z1
+	VCMPPS    $0x1e, Z4, Z1, K2
+	VMULPS    Z3, Z1, K2, Z1
+	VADDPS    Z0, Z13, K2, Z13
+	VSUBPS    Z0, Z1, Z2
+	VADDPS    Z0, Z1, Z0
+	VDIVPS    Z0, Z2, Z0
+	VMULPS    Z0, Z0, Z1
+	VMULPS    Z9, Z1, Z4
+	VADDPS    Z8, Z4, Z4
+	VMULPS    Z1, Z4, Z4
+	VADDPS    Z7, Z4, Z4
+	VMULPS    Z1, Z4, Z4
+	VADDPS    Z6, Z4, Z4
+	VMULPS    Z1, Z4, Z4
+	VMULPS    Z3, Z2, Z1
+	VMULPS    Z2, Z1, Z1
+	VADDPS    Z1, Z4, Z4
+	VMULPS    Z0, Z4, Z4
+	VSUBPS    Z4, Z1, Z1
+	VSUBPS    Z1, Z2, Z2
+	VMULPS    Z11, Z13, Z4
+	VADDPS    Z4, Z2, Z2
+	VMULPS    Z10, Z13, Z13
+	VADDPS    Z2, Z13, Z13
+	VCMPPS    $0x01, Z5, Z12, K2
+	VMOVAPS   Z13, K2, Z12
+	VMOVUPS   Z12, K1, (AX)(BX*4)
 
 done4:
 	VZEROUPPER

@@ -195,6 +195,7 @@ func TestStreamKernels(t *testing.T) {
 				{"logNormLanes", func(d []float32) { s.logNormLanes(d, x, m, k, 0.5) }, func(d []float32) { logNormLanesGeneric(d, x, m, k, 0.5) }, true},
 				{"logNormLanesStream", func(d []float32) { s.logNormLanesStream(d, x, m, k, 0.5) }, func(d []float32) { logNormLanesGeneric(d, x, m, k, 0.5) }, true},
 				{"recipLanes", func(d []float32) { s.recipLanes(d, k) }, func(d []float32) { recipLanesGeneric(d, k) }, true},
+				{"logLanes", func(d []float32) { s.logLanes(d, m) }, func(d []float32) { logLanesGeneric(d, m) }, true},
 				{"expScaleStream", func(d []float32) { s.expScaleStream(d, x, 1, 12, 0.25) }, func(d []float32) { expScaleGeneric(d, x, 1, 12, 0.25) }, false},
 				{"expScaleLanesStream", func(d []float32) { s.expScaleLanesStream(d, x, m, k, 1) }, func(d []float32) { expScaleLanesGeneric(d, x, m, k, 1) }, false},
 			}

@@ -189,6 +189,11 @@ func logNormLanesNTAVX2(dst []float32, x []float32, m []float32, logd []float32,
 //go:noescape
 func recipLanesAVX2(dst []float32, d []float32)
 
+// logLanesAVX2 writes dst[i] = log(d[i]) for d[i] ≥ 1 (NaN and +Inf pass through).
+//
+//go:noescape
+func logLanesAVX2(dst []float32, d []float32)
+
 // maxSumAVX512 returns the online (max, sum) pair of scale·x.
 //
 //go:noescape
@@ -373,3 +378,8 @@ func logNormLanesNTAVX512(dst []float32, x []float32, m []float32, logd []float3
 //
 //go:noescape
 func recipLanesAVX512(dst []float32, d []float32)
+
+// logLanesAVX512 writes dst[i] = log(d[i]) for d[i] ≥ 1 (NaN and +Inf pass through).
+//
+//go:noescape
+func logLanesAVX512(dst []float32, d []float32)

@@ -44,7 +44,13 @@ var (
 	logNormLanes         = logNormLanesGeneric
 	logNormLanesStream   = logNormLanesGeneric
 	recipLanes           = recipLanesGeneric
+	logLanes             = logLanesGeneric
 )
+
+// LogLanes writes dst[i] = log(d[i]) for d[i] ≥ 1 (the lanes' sums of
+// exps); NaN and +Inf pass through. Within 1 ulp of the correctly rounded
+// log (other inputs are outside its contract).
+func LogLanes(dst, d []float32) { logLanes(dst, d[:len(dst)]) }
 
 // RecipLanes writes dst[i] = 1/d[i], rounded once (float32 division).
 func RecipLanes(dst, d []float32) { recipLanes(dst, d[:len(dst)]) }

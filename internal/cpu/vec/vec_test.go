@@ -928,3 +928,43 @@ func TestEnvOverride(t *testing.T) {
 		}
 	}
 }
+
+// LogLanes stays within 1 ulp of the correctly rounded log over the sums
+// it is given (1 up to 2^24, dense near 1 and around √2 and the powers of
+// two), and passes NaN and +Inf through, in every kernel set.
+func TestLogLanes(t *testing.T) {
+	r := rand.New(rand.NewSource(29))
+	var d []float32
+	for _, v := range []float64{1, 2, 4, 1 << 24, math.Sqrt2, math.Sqrt2 * 2, 3, 64, 1.0000001} {
+		f := float32(v)
+		d = append(d, f, math.Nextafter32(f, 0), math.Nextafter32(f, 10*f))
+	}
+	for range 5000 {
+		d = append(d, float32(math.Exp(r.Float64()*math.Log(1<<24))), float32(1+r.Float64()*1e-3))
+	}
+	d = d[1:] // 1's neighbour below is outside the domain
+	want := make([]float32, len(d))
+	for i, v := range d {
+		want[i] = float32(math.Log(float64(v)))
+	}
+	forSets(t, func(t *testing.T, s *kernelSet) {
+		got := make([]float32, len(d))
+		s.logLanes(got, d)
+		worst := int64(0)
+		for i := range d {
+			u := ulpsApart(got[i], want[i])
+			worst = max(worst, u)
+			if u > 1 {
+				t.Errorf("log(%g) = %g, want %g (%d ulps)", d[i], got[i], want[i], u)
+				return
+			}
+		}
+		t.Logf("worst %d ulps over %d sums", worst, len(d))
+		sp := []float32{float32(math.NaN()), float32(math.Inf(1))}
+		out := make([]float32, 2)
+		s.logLanes(out, sp)
+		if !math.IsNaN(float64(out[0])) || !math.IsInf(float64(out[1]), 1) {
+			t.Errorf("log(NaN, +Inf) = %v", out)
+		}
+	})
+}
