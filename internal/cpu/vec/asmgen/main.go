@@ -59,13 +59,13 @@ const (
 	cP4
 	cP5
 	cOne
-	cBias     // int32 127
-	cInt1     // int32 1
-	cInt7FFF  // int32 0x7fff
-	cAbsMask  // int32 0x7fffffff
-	cInfBits  // int32 0x7f800000
-	cQuietBF  // int32 0x40
-	cMant     // int32 0x007fffff: a float32's mantissa bits
+	cBias    // int32 127
+	cInt1    // int32 1
+	cInt7FFF // int32 0x7fff
+	cAbsMask // int32 0x7fffffff
+	cInfBits // int32 0x7f800000
+	cQuietBF // int32 0x40
+	cMant    // int32 0x007fffff: a float32's mantissa bits
 	cHalf
 	cSqrt2
 	cPosInf
