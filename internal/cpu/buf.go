@@ -59,8 +59,11 @@ func (b Buf) commit(v []float32, off int) {
 
 // ahead returns the memory of elements [off, off+n) as a float32 slice
 // for the prefetching kernels (vec.ExpSumAhead), which only take its
-// addresses: 16-bit storage is viewed from the 4-byte boundary at or below
-// its start.
+// addresses: 16-bit storage is viewed as the whole 4-byte words from the
+// boundary at or below its start up to its end (nil when there are none).
+// The view never reaches past element off+n-1: (n+1)/2 words from an
+// aligned start with n odd did, one element past the array's end when the
+// range ended there, which checkptr and -race builds reject.
 func (b Buf) ahead(off, n int) []float32 {
 	if n <= 0 {
 		return nil
@@ -68,8 +71,12 @@ func (b Buf) ahead(off, n int) []float32 {
 	if b.DType == spec.Float32 {
 		return b.F32[off : off+n]
 	}
-	p := unsafe.Pointer(&b.U16[off])
+	start := uintptr(unsafe.Pointer(&b.U16[off]))
+	end := uintptr(unsafe.Pointer(&b.U16[off+n-1])) + 2
+	words := int((end - start&^3) / 4)
+	if words == 0 {
+		return nil
+	}
 	// Rounding down stays inside the allocation: Go aligns its start.
-	p = unsafe.Pointer(uintptr(p) &^ 3)
-	return unsafe.Slice((*float32)(p), (n+1)/2)
+	return unsafe.Slice((*float32)(unsafe.Pointer(uintptr(unsafe.Pointer(&b.U16[off]))&^3)), words)
 }

@@ -188,29 +188,34 @@ func TestEngineInPlace(t *testing.T) {
 	})
 }
 
-// TestAheadView checks the prefetch view of 16-bit storage: it starts at
-// the 4-byte boundary at or below the element and covers it.
+// TestAheadView: Buf.ahead's 16-bit view covers whole 4-byte words from the boundary at or
+// below element off and never reaches past element off+n-1 (checkptr and
+// -race builds reject a view past the array's end).
 func TestAheadView(t *testing.T) {
-	u := make([]uint16, 64)
-	b := Buf{DType: spec.BFloat16, U16: u}
-	for off := 0; off < 10; off++ {
-		for n := 1; n < 9; n++ {
+	u := make([]uint16, 37)
+	b := Buf{DType: spec.Float16, U16: u}
+	for off := range len(u) {
+		for n := 1; off+n <= len(u); n++ {
 			v := b.ahead(off, n)
-			start := uintptrOf(v)
-			elem := uintptrOfU16(u[off:])
-			if start > elem || elem-start > 2 || start%4 != 0 || uintptr(len(v))*4 < uintptr(2*n) {
-				t.Fatalf("ahead(%d, %d): view at %#x, %d floats, element at %#x", off, n, start, len(v), elem)
+			first := uintptr(unsafe.Pointer(&u[off]))
+			last := uintptr(unsafe.Pointer(&u[off+n-1])) + 2
+			if len(v) == 0 {
+				if last-first&^3 >= 4 {
+					t.Errorf("ahead(%d, %d): no words, want %d", off, n, (last-first&^3)/4)
+				}
+				continue
+			}
+			p := uintptr(unsafe.Pointer(&v[0]))
+			if p != first&^3 || p+4*uintptr(len(v)) > last || p+4*uintptr(len(v))+4 <= last {
+				t.Errorf("ahead(%d, %d): [%#x, %#x) for elements [%#x, %#x)", off, n, p, p+4*uintptr(len(v)), first, last)
 			}
 		}
 	}
 	if b.ahead(3, 0) != nil {
-		t.Fatal("empty view not nil")
+		t.Error("empty view not nil")
 	}
 	f := Buf{DType: spec.Float32, F32: make([]float32, 10)}
 	if v := f.ahead(2, 5); &v[0] != &f.F32[2] || len(v) != 5 {
-		t.Fatal("float32 view is not the storage")
+		t.Error("float32 view is not the storage")
 	}
 }
-
-func uintptrOf(v []float32) uintptr   { return uintptr(unsafe.Pointer(&v[0])) }
-func uintptrOfU16(v []uint16) uintptr { return uintptr(unsafe.Pointer(&v[0])) }
