@@ -185,7 +185,9 @@ func (c *call) gradLanes(base, w int, s *scratch) {
 	A, I := c.l.Axis, c.l.Inner
 	logGrad := c.op == spec.LogSoftmaxBackward
 	acc := grow64(&s.m, w)
-	clear(acc)
+	if A > axisBlock {
+		clear(acc) // more than one float32 block: merged in float64
+	}
 	bacc := grow32(&s.c, w)
 	ty, tdy := grow32(&s.a, w), grow32(&s.b, w)
 	for j0 := 0; j0 < A; j0 += axisBlock {
@@ -242,21 +244,15 @@ func (c *call) lanesCached(base, w int, next laneBlock, s *scratch) {
 		m[i] = vec.NegInf
 	}
 	e := grow32(&s.slab, A*w)
-	// 16-bit inputs are converted once, into the slab, which the exp pass
-	// then overwrites with the exps (float32 inputs are read in place).
-	conv := c.x.DType != spec.Float32
-	row := func(j int) []float32 {
-		if conv {
-			return e[j*w : (j+1)*w]
-		}
-		return c.x.load(tx, base+j*I, w)
+	// load converts 16-bit rows into the slab, once: the exp pass reads
+	// them there and overwrites them with the exps (float32 rows are read
+	// in place both times).
+	row := func(j int) []float32 { return c.x.load(e[j*w:(j+1)*w], base+j*I, w) }
+	if c.x.DType != spec.Float32 {
+		row = func(j int) []float32 { return e[j*w : (j+1)*w] }
 	}
 	for j := 0; j < A; j++ {
-		x := row(j)
-		if conv {
-			x = c.x.load(x, base+j*I, w)
-		}
-		vec.MaxLanes(m, x, c.scale)
+		vec.MaxLanes(m, c.x.load(e[j*w:(j+1)*w], base+j*I, w), c.scale)
 	}
 	// A lane of −∞ (max −∞) gets NaN exps and so NaN outputs, as required.
 	d64 := grow64(&s.s, w)
