@@ -99,7 +99,8 @@ func TestLargeShapes(t *testing.T) {
 		{[]int{5000, 1000}, 0}, {[]int{1, 200000, 2}, 1}, {[]int{4096, 2048}, 0}, {[]int{8, 1024, 4096}, 1},
 		{[]int{4, 16384}, -1}, {[]int{4096, 384}, -1}, {[]int{200, 36000}, -1}, {[]int{150, 28672}, -1},
 		{[]int{140, 32768}, -1}, {[]int{3072, 1024}, 0}, {[]int{3500, 520}, 0}, // strided_reg's paired clusters
-		{[]int{1000, 21, 1025}, 1}, // strided_short's lane-pair twins, odd axis
+		{[]int{1000, 21, 1025}, 1},                         // strided_short's lane-pair twins, odd axis
+		{[]int{56, 100, 12269}, 1}, {[]int{3986, 1001}, 0}, // strided_reg's twins (the second over 8-block clusters)
 		// Few rows the planner gives block_hybrid (16-bit) or split_grid
 		// with one or two blocks a row.
 		{[]int{96, 50000}, -1}, {[]int{64, 65536}, -1}, {[]int{66, 131072}, -1}}
@@ -130,7 +131,9 @@ func TestSanitize(t *testing.T) {
 	shapes := [][]int{{3, 781}, {2, 70000}, {5, 4097}, {37, 5, 3}, {7}, {2, 40000, 3}, {64, 24}, {16, 300, 8},
 		// strided_short: a packed 16-bit tile, lane pairs and four lanes
 		// (odd and short axes, whole packs and ragged Inner)
-		{9, 12, 64}, {9, 21, 40}, {5, 24, 37}, {3, 37, 64}, {4, 45, 37}, {5, 19, 40}}
+		{9, 12, 64}, {9, 21, 40}, {5, 24, 37}, {3, 37, 64}, {4, 45, 37}, {5, 19, 40},
+		// strided_reg's twins: part tiles, a 2-block cluster (f32 520 rows)
+		{3, 100, 333}, {2, 60, 37}, {2, 520, 9}}
 	for _, algo := range Strategies() {
 		t.Run(algo, func(t *testing.T) {
 			for _, shape := range shapes {

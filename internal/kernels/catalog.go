@@ -51,6 +51,9 @@ type Variant struct {
 	Packs int
 	// MaxThreads is the kernel's __launch_bounds__ block-size limit.
 	MaxThreads int
+	// ShiftMaxThreads is its "_shift" twin's limit where it differs (0:
+	// MaxThreads).
+	ShiftMaxThreads int
 	// FixedBlock is the block size the kernel is written for (0: any
 	// multiple of 32 up to MaxThreads, or see the strategy's contract).
 	FixedBlock int
@@ -234,13 +237,18 @@ func pipelinedVariants() []Variant {
 
 // stridedRegVariants: G = 8, 16 or 32 threads across a tile (G 16-byte packs
 // of consecutive inner indices), each thread caching StridedRegPacks packs.
+// The "_shift" twins (any Inner) take blocks of up to StridedRegShiftThreads.
 func stridedRegVariants() []Variant {
 	var v []Variant
 	for _, g := range []int{8, 16, 32} {
-		v = append(v, Variant{Name: fmt.Sprintf("g%d", g), MaxThreads: 1024})
+		v = append(v, Variant{Name: fmt.Sprintf("g%d", g), MaxThreads: 1024, ShiftMaxThreads: StridedRegShiftThreads})
 	}
 	return v
 }
+
+// StridedRegShiftThreads is the largest block of strided_reg's "_shift"
+// twins (two blocks an SM; see their bounds in strided_reg.cu).
+const StridedRegShiftThreads = 512
 
 // stridedShortVariants: one kernel per axis length A ("a5": 5 rows) up to
 // StridedShortLaneRows (forward; backward half), a lane holding a pack's
@@ -366,7 +374,7 @@ var catalogue = []Info{
 		Fwd: []Variant{{Name: "", MaxThreads: 256}, {Name: "split1", MaxThreads: 256}, {Name: "split2", MaxThreads: 256}},
 		Bwd: []Variant{{Name: "", MaxThreads: 256}, {Name: "split1", MaxThreads: 256}, {Name: "split2", MaxThreads: 256}}, Shift: true},
 	{Strategy: StridedReg, File: "strided_reg.cu", Summary: "non-last axis: tiles cached in registers, split along the axis over a cluster (DSMEM), one read",
-		Fwd: stridedRegVariants()},
+		Fwd: stridedRegVariants(), Shift: true},
 	{Strategy: StridedShort, File: "strided_short.cu", Summary: "short non-last axis (2-48 rows, backward 2-32): a thread, or past 16 rows 2 or 4 lanes, hold P slices' whole axis in registers, one read, no barrier",
 		Fwd: stridedShortVariants(false), Bwd: stridedShortVariants(true), Shift: true},
 	{Strategy: Persistent, File: "persistent.cu", Summary: "occupancy-sized grid looping over rows, next row prefetched into registers",

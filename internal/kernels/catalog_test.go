@@ -196,15 +196,19 @@ func TestResourcesTable(t *testing.T) {
 					if in.Shift && !v.Tail {
 						syms = append(syms, syms[0]+ShiftSuffix)
 					}
-					for _, sym := range syms {
+					for n, sym := range syms {
 						all[sym] = true
 						regs, smem, ok := Resources(sym)
 						if !ok {
 							t.Errorf("no ptxas entry for %s", sym)
 							continue
 						}
-						if regs <= 0 || regs > 255 || regs*v.MaxThreads > 65536 {
-							t.Errorf("%s: %d registers × %d threads does not fit an SM", sym, regs, v.MaxThreads)
+						threads := v.MaxThreads
+						if n == 1 && v.ShiftMaxThreads > 0 {
+							threads = v.ShiftMaxThreads
+						}
+						if regs <= 0 || regs > 255 || regs*threads > 65536 {
+							t.Errorf("%s: %d registers × %d threads does not fit an SM", sym, regs, threads)
 						}
 						if smem < 0 || smem > 48<<10 {
 							t.Errorf("%s: static smem %d", sym, smem)

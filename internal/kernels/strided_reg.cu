@@ -138,10 +138,35 @@ struct StridedRegShared {
 #endif
 };
 
+// Pack k of a "_shift" twin's thread (IL): its P columns, G inner indices
+// apart, one scalar load each, arranged as a 16-byte pack would hold them so
+// that the body treats both layouts alike; a column past Inner (bit e of
+// cmask clear) reads nothing and holds 0, a finite value whose column is
+// neither merged with another nor stored.
+template <class D, int G>
+__device__ __forceinline__ V16 ld_spread(const typename D::T* q, u32 cmask) {
+  V16 r;
+  if constexpr (D::P == 4) {
+#pragma unroll
+    for (int e = 0; e < 4; ++e) r.w[e] = cmask >> e & 1 ? __float_as_uint(q[e * G]) : 0u;
+  } else {
+#pragma unroll
+    for (int w = 0; w < 4; ++w) {
+      const u32 lo = cmask >> (2 * w) & 1 ? (u32)q[2 * w * G] : 0u;
+      const u32 hi = cmask >> (2 * w + 1) & 1 ? (u32)q[(2 * w + 1) * G] : 0u;
+      r.w[w] = lo | hi << 16;
+    }
+  }
+  return r;
+}
+
 // UNIT: Params.scale is 1. The body is instantiated for it apart (the
 // kernel picks one by the grid-wide scale), so the common call spends no
-// multiply on each use of an element.
-template <class D, int G, bool UNIT>
+// multiply on each use of an element. IL: the "_shift" twin (any Inner, any
+// alignment): a thread's P columns are inner indices x, x + G, ... of the
+// tile, one scalar access each, so that each warp access is a run of G
+// consecutive elements; the aligned kernel's are P consecutive ones.
+template <class D, int G, bool UNIT, bool IL>
 __device__ __forceinline__ void strided_reg_body(const Params& p, StridedRegShared<G * D::P>& sh) {
   typedef Fwd<D> Op;
   typedef typename D::T T;
@@ -167,22 +192,33 @@ __device__ __forceinline__ void strided_reg_body(const Params& p, StridedRegShar
   const bool full = j0 + (i64)TY * NP <= j1;  // every pack of every thread in range
   const i64 tpo = (inner + C - 1) / C;
   const i64 tile = blockIdx.x / K, o = tile / tpo;
-  const i64 i = (tile - o * tpo) * C + (i64)x * P;
-  const bool ok = i < inner;  // Inner % P == 0: all P columns or none
+  const i64 i = (tile - o * tpo) * C + (IL ? (i64)x : (i64)x * P);
+  const bool ok = i < inner;  // aligned (Inner % P == 0): all P columns or none
+  u32 cmask = 0;              // IL: bit e set when column e (inner index i + e*G) is in range
+  if constexpr (IL) {
+#pragma unroll
+    for (int e = 0; e < P; ++e) cmask |= (u32)(i + (i64)e * G < inner) << e;
+  }
   const i64 first = (o * axis + j0 + ty) * inner + i;
   const i64 step = (i64)TY * inner;
   const bool keep_diff = p.log != 0;
 
+  const auto load = [&](const T* q) {
+    if constexpr (IL)
+      return ld_spread<D, G>(q, cmask);
+    else
+      return ld16(q);
+  };
   V16 raw[NP];
   if (ok) {
     const T* q = op.x + first;
     if (full) {
 #pragma unroll
-      for (int k = 0; k < NP; ++k) raw[k] = ld16(q + k * step);
+      for (int k = 0; k < NP; ++k) raw[k] = load(q + k * step);
     } else {
 #pragma unroll
       for (int k = 0; k < NP; ++k)
-        if (j0 + ty + (i64)k * TY < j1) raw[k] = ld16(q + k * step);
+        if (j0 + ty + (i64)k * TY < j1) raw[k] = load(q + k * step);
     }
   }
   constexpr bool RAW = StridedRegPacks<D>::RAW;
@@ -325,6 +361,15 @@ __device__ __forceinline__ void strided_reg_body(const Params& p, StridedRegShar
     }
   }
   T* const out = op.y + first;
+  const auto store = [&](T* q, const float(&y)[P]) {
+    if constexpr (IL) {
+#pragma unroll
+      for (int e = 0; e < P; ++e)
+        if (cmask >> e & 1) q[e * G] = D::from_f(y[e]);
+    } else {
+      st_cs(q, D::pack(y));
+    }
+  };
   if constexpr (RAW) {
     // Two whole loops, so that neither path's registers meet the other's.
     auto out_raw = [&](auto&& expo) {
@@ -337,7 +382,7 @@ __device__ __forceinline__ void strided_reg_body(const Params& p, StridedRegShar
             const float u = expo(e, scaled<UNIT>(op, D::elem(raw[k], e)));
             y[e] = keep_diff ? u : Op::ex(u);
           }
-          st_cs(out + k * step, D::pack(y));
+          store(out + k * step, y);
         }
     };
     if (fast)
@@ -354,36 +399,57 @@ __device__ __forceinline__ void strided_reg_body(const Params& p, StridedRegShar
         float y[P];
 #pragma unroll
         for (int e = 0; e < P; ++e) y[e] = keep_diff ? b[k][e] + mul[e] : b[k][e] * mul[e];
-        st_cs(out + k * step, D::pack(y));
+        store(out + k * step, y);
       }
     }
   }
 }
 
-template <class D, int G>
+// IL: the "_shift" twin (Params.vec 2); the aligned kernel takes vec 1.
+template <class D, int G, bool IL>
 __device__ __forceinline__ void strided_reg_kernel(const Params& p) {
   __shared__ StridedRegShared<G * D::P> sh;
+  if (p.vec != (IL ? 2 : 1)) __trap();
   if (p.scale == 1.f)
-    strided_reg_body<D, G, true>(p, sh);
+    strided_reg_body<D, G, true, IL>(p, sh);
   else
-    strided_reg_body<D, G, false>(p, sh);
+    strided_reg_body<D, G, false, IL>(p, sh);
 }
 
 }  // namespace smx
 
+// The twins' bounds: 512 threads, two blocks an SM (64 registers). A
+// 16-bit twin's 64 scalar loads in flight take a register each until
+// packed, beside its 32 packed ones: at 64 registers ptxas spills 176-188
+// B a thread (nvcc 11.8 sm_90), yet it ran faster than at 128 registers
+// and one block an SM (H200, -ab-s35.txt §2, µs: 500×64×1001 f16 101.3 vs
+// 121.5, 3986×12487 f16 axis 0 205.4 vs 261.2, 2000×63×333 bf16
+// log_softmax 201.4 vs 274.1; 4000×60×37 bf16 78.4 vs 74.1).
+#define STRIDED_REG_SHIFT_F32 512, 2
+#define STRIDED_REG_SHIFT_16 512, 2
+
 // Kernels (one extern "C" symbol each; the dtype blocks follow SMX_DTYPES).
 #if SMX_DTYPES & 1
-SMX_KERNEL(strided_reg_fwd_f32_g8, 1024, smx::strided_reg_kernel<smx::F32, 8>)
-SMX_KERNEL(strided_reg_fwd_f32_g16, 1024, smx::strided_reg_kernel<smx::F32, 16>)
-SMX_KERNEL(strided_reg_fwd_f32_g32, 1024, smx::strided_reg_kernel<smx::F32, 32>)
+SMX_KERNEL(strided_reg_fwd_f32_g8, 1024, smx::strided_reg_kernel<smx::F32, 8, false>)
+SMX_KERNEL(strided_reg_fwd_f32_g8_shift, STRIDED_REG_SHIFT_F32, smx::strided_reg_kernel<smx::F32, 8, true>)
+SMX_KERNEL(strided_reg_fwd_f32_g16, 1024, smx::strided_reg_kernel<smx::F32, 16, false>)
+SMX_KERNEL(strided_reg_fwd_f32_g16_shift, STRIDED_REG_SHIFT_F32, smx::strided_reg_kernel<smx::F32, 16, true>)
+SMX_KERNEL(strided_reg_fwd_f32_g32, 1024, smx::strided_reg_kernel<smx::F32, 32, false>)
+SMX_KERNEL(strided_reg_fwd_f32_g32_shift, STRIDED_REG_SHIFT_F32, smx::strided_reg_kernel<smx::F32, 32, true>)
 #endif
 #if SMX_DTYPES & 2
-SMX_KERNEL(strided_reg_fwd_f16_g8, 1024, smx::strided_reg_kernel<smx::F16, 8>)
-SMX_KERNEL(strided_reg_fwd_f16_g16, 1024, smx::strided_reg_kernel<smx::F16, 16>)
-SMX_KERNEL(strided_reg_fwd_f16_g32, 1024, smx::strided_reg_kernel<smx::F16, 32>)
+SMX_KERNEL(strided_reg_fwd_f16_g8, 1024, smx::strided_reg_kernel<smx::F16, 8, false>)
+SMX_KERNEL(strided_reg_fwd_f16_g8_shift, STRIDED_REG_SHIFT_16, smx::strided_reg_kernel<smx::F16, 8, true>)
+SMX_KERNEL(strided_reg_fwd_f16_g16, 1024, smx::strided_reg_kernel<smx::F16, 16, false>)
+SMX_KERNEL(strided_reg_fwd_f16_g16_shift, STRIDED_REG_SHIFT_16, smx::strided_reg_kernel<smx::F16, 16, true>)
+SMX_KERNEL(strided_reg_fwd_f16_g32, 1024, smx::strided_reg_kernel<smx::F16, 32, false>)
+SMX_KERNEL(strided_reg_fwd_f16_g32_shift, STRIDED_REG_SHIFT_16, smx::strided_reg_kernel<smx::F16, 32, true>)
 #endif
 #if SMX_DTYPES & 4
-SMX_KERNEL(strided_reg_fwd_bf16_g8, 1024, smx::strided_reg_kernel<smx::BF16, 8>)
-SMX_KERNEL(strided_reg_fwd_bf16_g16, 1024, smx::strided_reg_kernel<smx::BF16, 16>)
-SMX_KERNEL(strided_reg_fwd_bf16_g32, 1024, smx::strided_reg_kernel<smx::BF16, 32>)
+SMX_KERNEL(strided_reg_fwd_bf16_g8, 1024, smx::strided_reg_kernel<smx::BF16, 8, false>)
+SMX_KERNEL(strided_reg_fwd_bf16_g8_shift, STRIDED_REG_SHIFT_16, smx::strided_reg_kernel<smx::BF16, 8, true>)
+SMX_KERNEL(strided_reg_fwd_bf16_g16, 1024, smx::strided_reg_kernel<smx::BF16, 16, false>)
+SMX_KERNEL(strided_reg_fwd_bf16_g16_shift, STRIDED_REG_SHIFT_16, smx::strided_reg_kernel<smx::BF16, 16, true>)
+SMX_KERNEL(strided_reg_fwd_bf16_g32, 1024, smx::strided_reg_kernel<smx::BF16, 32, false>)
+SMX_KERNEL(strided_reg_fwd_bf16_g32_shift, STRIDED_REG_SHIFT_16, smx::strided_reg_kernel<smx::BF16, 32, true>)
 #endif

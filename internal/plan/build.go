@@ -787,9 +787,13 @@ func (c *ctx) stridedRegShape() (k, r, g, nt int64, err error) {
 // cluster of half-size blocks for few tiles (not with a forced shape).
 func (c *ctx) stridedRegShapeWith(wantK, wantG int64, pairUp bool) (k, r, g, nt int64, err error) {
 	np := int64(kernels.StridedRegPacks)
-	perBlock := 1024 / 8 * np
+	maxNT := int64(1024)
+	if !c.innerPacks() {
+		maxNT = kernels.StridedRegShiftThreads // the "_shift" twins
+	}
+	perBlock := maxNT / 8 * np
 	if wantG > 0 {
-		perBlock = 1024 / wantG * np
+		perBlock = maxNT / wantG * np
 	}
 	k = max(ceilDiv(c.p.Axis, perBlock), wantK)
 	maxK := int64(1)
@@ -815,8 +819,8 @@ func (c *ctx) stridedRegShapeWith(wantK, wantG int64, pairUp bool) (k, r, g, nt 
 	if mk := kernels.StridedRegMaxCluster(g * c.P); k > mk {
 		return 0, 0, 0, 0, fmt.Errorf("clusters of %d blocks exceed the %d that %d-pack tiles allow", k, mk, g)
 	}
-	if nt > 1024 {
-		return 0, 0, 0, 0, fmt.Errorf("%d axis rows of %d-pack tiles need %d threads a block", r, g, nt)
+	if nt > maxNT {
+		return 0, 0, 0, 0, fmt.Errorf("%d axis rows of %d-pack tiles need %d threads a block (at most %d)", r, g, nt, maxNT)
 	}
 	if nt/32*g*c.P > 4096 {
 		return 0, 0, 0, 0, fmt.Errorf("%d-thread blocks of %d-pack tiles exceed its shared partials (4096 columns × warps)", nt, g)
@@ -849,9 +853,6 @@ func StridedRegShaped(p Problem, d Device, occ Occupancy, k, g int64) (Plan, err
 }
 
 func (c *ctx) stridedRegWith(wantK, wantG int64) (Plan, error) {
-	if !c.innerPacks() {
-		return Plan{}, fmt.Errorf("it needs 16-byte aligned pointers and Inner a multiple of %d (have %d): it has no scalar path", c.P, c.p.Inner)
-	}
 	k, r, g, nt, err := c.stridedRegShapeWith(wantK, wantG, wantK == 0 && wantG == 0)
 	if err != nil {
 		return Plan{}, err

@@ -74,6 +74,10 @@ func TestEmuCases(t *testing.T) {
 		// strided's twins (interleaved slices): ragged Inner with a part
 		// tile, several tiles, and a split axis of one tile.
 		{3, 45, 101}, {2, 5, 1131}, {1, 3000, 33},
+		// strided_reg's twins (interleaved columns, any Inner): a part tile
+		// after whole ones, a tile wider than Inner, a block of 512 rows
+		// and one whose last packs are empty, Inner of one pack or less.
+		{3, 100, 333}, {2, 512, 37}, {2, 49, 45}, {1, 300, 1001}, {5, 64, 4}, {2, 200, 9},
 		// strided_short: packs over several grid-stride steps, axes of 2
 		// to 16 rows, one pack across Inner; 16-bit tiles held packed
 		// (backward of 8 rows, forward of 12).

@@ -401,7 +401,7 @@ func (c *ctx) shifts(s kernels.Strategy) bool {
 	if s == kernels.Strided {
 		return c.stridedTwin()
 	}
-	if s == kernels.StridedShort {
+	if s == kernels.StridedShort || s == kernels.StridedReg {
 		return !c.innerPacks()
 	}
 	return c.ragged() && s.Info().Shift

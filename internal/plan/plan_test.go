@@ -196,16 +196,17 @@ func check(t *testing.T, p Problem, d Device, pl Plan) {
 	}
 	// Vector path only with aligned rows (strided: Inner a multiple of the
 	// pack; its twins, which need no alignment, for any other Inner of at
-	// least 32 along an axis of at most 32).
+	// least 32 along an axis of at most 32; strided_short's and
+	// strided_reg's for any Inner that is not whole packs).
 	if in.Strategy == kernels.Strided || in.Strategy == kernels.StridedReg || in.Strategy == kernels.StridedShort {
 		whole := p.Aligned && p.Inner%P == 0
 		if pl.Vec && !whole && !pl.Shift {
 			t.Errorf("%s: strided vector path with Inner %% %d != 0", where, P)
 		}
-		if in.Strategy == kernels.StridedShort && (!pl.Vec || pl.Shift == whole) {
-			t.Errorf("%s: strided_short vec %v twin %v for Inner %d (aligned %v)", where, pl.Vec, pl.Shift, p.Inner, p.Aligned)
+		if in.Strategy != kernels.Strided && (!pl.Vec || pl.Shift == whole) {
+			t.Errorf("%s: %s vec %v twin %v for Inner %d (aligned %v)", where, in.Strategy, pl.Vec, pl.Shift, p.Inner, p.Aligned)
 		}
-		if in.Strategy != kernels.StridedShort && pl.Shift != (in.Strategy == kernels.Strided && !whole && p.Inner >= 32 && p.Axis <= 32) {
+		if in.Strategy == kernels.Strided && pl.Shift != (!whole && p.Inner >= 32 && p.Axis <= 32) {
 			t.Errorf("%s: strided twin %v for Inner %d (aligned %v)", where, pl.Shift, p.Inner, p.Aligned)
 		}
 	} else if pl.Vec && (!p.Aligned || p.Inner != 1 || (p.Axis%P != 0 && p.Outer != 1 && !pl.Shift)) {
@@ -302,10 +303,14 @@ func checkStridedReg(t *testing.T, where string, p Problem, pl Plan) {
 		t.Errorf("%s: cluster %v for one block per tile", where, l.Cluster)
 	}
 	var g int64
-	if _, err := fmt.Sscanf(l.Symbol[strings.LastIndex(l.Symbol, "_")+1:], "g%d", &g); err != nil || 32%g != 0 {
+	name := strings.TrimSuffix(l.Symbol, kernels.ShiftSuffix)
+	if _, err := fmt.Sscanf(name[strings.LastIndex(name, "_")+1:], "g%d", &g); err != nil || 32%g != 0 {
 		t.Fatalf("%s: symbol %s", where, l.Symbol)
 	}
 	nt := int64(l.Block[0])
+	if pl.Shift && nt > kernels.StridedRegShiftThreads {
+		t.Errorf("%s: %d threads for a twin bound to %d", where, nt, kernels.StridedRegShiftThreads)
+	}
 	if tiles := p.Outer * ceilDiv(p.Inner, g*P); int64(l.Grid[0]) != tiles*k {
 		t.Errorf("%s: grid %v, want %d tiles × %d", where, l.Grid, tiles, k)
 	}
@@ -486,7 +491,12 @@ func TestRegimes(t *testing.T) {
 		{"axis of 128, Inner of 251 packs (a part tile)", prob(131, 128, 1004, f32, spec.Softmax), h100, kernels.StridedReg, ""},
 		{"Inner under one 8-pack tile", prob(4096, 128, 28, f32, spec.Softmax), h100, kernels.Strided, "strided_fwd_f32"},
 		{"ragged Inner, backward of 24 rows: four-lane twin", prob(56, 24, 12269, f32, spec.SoftmaxBackward), h100, kernels.StridedShort, "strided_short_bwd_f32_q6_shift"},
-		{"ragged Inner, long axis: one slice a thread", prob(64, 512, 8191, spec.BFloat16, spec.Softmax), h100, kernels.Strided, "strided_fwd_bf16"},
+		{"ragged Inner, long axis: strided_reg's twin", prob(64, 512, 8191, spec.BFloat16, spec.Softmax), h100, kernels.StridedReg, "strided_reg_fwd_bf16_g8_shift"},
+		{"ragged Inner over a cluster: strided_reg's twin", prob(1, 3986, 12487, f16, spec.Softmax), h100, kernels.StridedReg, "strided_reg_fwd_f16_g8_shift"},
+		{"ragged Inner of 49 rows: strided_reg's twin", prob(3000, 49, 129, f16, spec.Softmax), h100, kernels.StridedReg, "strided_reg_fwd_f16_g16_shift"},
+		{"ragged narrow Inner past 48 rows: strided", prob(100000, 64, 4, f32, spec.Softmax), h100, kernels.Strided, "strided_fwd_f32"},
+		{"ragged Inner, backward past 32 rows: strided", prob(1000, 50, 333, f32, spec.SoftmaxBackward), h100, kernels.Strided, ""},
+		{"ragged Inner, long axis, unaligned: strided_reg's twin", Problem{Outer: 100, Axis: 1000, Inner: 1000, DType: f32, Op: spec.Softmax}, h100, kernels.StridedReg, "strided_reg_fwd_f32_g16_shift"},
 		{"ragged Inner, split axis: one slice a thread", prob(1, 100000, 33, f16, spec.Softmax), h100, kernels.Strided, "strided_fwd_f16_split1"},
 		{"ragged Inner, backward of 32 rows: four-lane twin", prob(8192, 32, 37, spec.BFloat16, spec.SoftmaxBackward), h100, kernels.StridedShort, "strided_short_bwd_bf16_q8_shift"},
 		{"short axis, whole packs", prob(131072, 4, 64, f16, spec.Softmax), h100, kernels.StridedShort, "strided_short_fwd_f16_a4"},

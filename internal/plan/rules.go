@@ -688,6 +688,10 @@ func (c *ctx) stridedShortVariant() (string, int64, bool) {
 // see stridedShortFirst), so strided_reg's picks start at 49.
 const stridedRegMinAxis = 48
 
+// stridedRegTwinMinInner is the narrowest Inner strided_reg's twins take
+// in the planner's pick (see stridedRegFirst).
+const stridedRegTwinMinInner = 32
+
 // stridedRegFirst reports whether strided_reg is the measured winner for a
 // non-last axis: forward with the 16-byte path, an axis of at least
 // stridedRegMinAxis (it holds up to 8192 with 8-block clusters, 1024
@@ -710,9 +714,23 @@ const stridedRegMinAxis = 48
 // 64×512×4096 f16 371.8 / 293.2 / 417.0; 4096×4096 f16 axis 0 83.6 / 72.0 /
 // 104.4; 1024×4096 f16 axis 0 22.8 / 24.4 / 43.7; 8×2048×4096 f16 256.2 /
 // 182.0 / 205.5.
+//
+// Inner not of whole packs (or unaligned pointers) takes the "_shift"
+// twins, from stridedRegTwinMinInner slices (H200, -ab-s35.txt §1, twin vs
+// strided, µs): 1000×50×333 f32 73.5 vs 122.7, 56×100×12269 f32 207.4 vs
+// 417.3, 100×1000×999 f32 311.8 vs 557.4, 2000×200×45 f32 75.5 vs 144.5,
+// 1024×49×1001 f32 181.1 vs 348.0, 500×64×1001 f16 120.8 vs 212.4,
+// 64×500×1001 bf16 140.9 vs 181.4, 4000×60×37 bf16 73.7 vs 107.1,
+// 3986×12487 f16 axis 0 258.6 vs 298.1, 2000×63×333 bf16 log_softmax
+// 273.7 vs 287.8; even at 3000×49×129 f16 (177.8 vs 174.7). Narrower
+// Inner lose: 100000×64×4 f32 462.4 vs 346.1, 20000×100×8 f16 211.9 vs
+// 156.8 (a tile of 8 packs' columns holds 4 or 8).
 func (c *ctx) stridedRegFirst() bool {
 	p := c.p
-	if p.Op.Backward() || !c.innerPacks() || p.Inner < 8*c.P || p.Axis < stridedRegMinAxis {
+	if p.Op.Backward() || p.Axis < stridedRegMinAxis {
+		return false
+	}
+	if c.innerPacks() && p.Inner < 8*c.P || !c.innerPacks() && p.Inner < stridedRegTwinMinInner {
 		return false
 	}
 	// Counted in the blocks of the undoubled cluster, as measured.

@@ -38,6 +38,9 @@ func Battery(quick bool) []Case {
 		// Four lanes a slice (33-48 rows, backward 17-32), the last lane
 		// short of rows: 37 (3 short), 45 on a ragged Inner (3), 19 (1).
 		{[]int{3, 37, 64}, 1}, {[]int{4, 45, 37}, 1}, {[]int{5, 19, 40}, 1},
+		// strided_reg's twins (Inner not whole packs): a 2-block cluster
+		// over a ragged Inner, and part tiles of a wider one.
+		{[]int{2, 600, 45}, 1}, {[]int{3, 70, 333}, 1},
 		{[]int{}, -1}, {[]int{0, 5}, 1}, {[]int{5, 0}, -1}, {[]int{0}, 0},
 	}
 	if !quick {
@@ -56,7 +59,8 @@ func Battery(quick bool) []Case {
 			for _, sc := range []float32{0.5, -2} {
 				cases = append(cases, Case{Shape: []int{9, 781}, Axis: -1, DType: dt, Op: op, Scale: sc, Fill: Random},
 					Case{Shape: []int{5, 30, 45}, Axis: 1, DType: dt, Op: op, Scale: sc, Fill: Random}, // strided_short's lane-pair twin (strided's when forced)
-					Case{Shape: []int{5, 6, 80}, Axis: 1, DType: dt, Op: op, Scale: sc, Fill: Random})  // strided_short's packs
+					Case{Shape: []int{5, 6, 80}, Axis: 1, DType: dt, Op: op, Scale: sc, Fill: Random},  // strided_short's packs
+					Case{Shape: []int{3, 50, 45}, Axis: 1, DType: dt, Op: op, Scale: sc, Fill: Random}) // strided_reg's twin
 			}
 			for _, f := range edgeFills {
 				cases = append(cases,
@@ -64,6 +68,7 @@ func Battery(quick bool) []Case {
 					Case{Shape: []int{37, 5, 3}, Axis: 1, DType: dt, Op: op, Fill: f},
 					Case{Shape: []int{6, 200, 32}, Axis: 1, DType: dt, Op: op, Fill: f},
 					Case{Shape: []int{6, 40, 37}, Axis: 1, DType: dt, Op: op, Fill: f},  // ragged Inner: strided's twin
+					Case{Shape: []int{4, 60, 37}, Axis: 1, DType: dt, Op: op, Fill: f},  // ragged Inner past 48 rows: strided_reg's twin
 					Case{Shape: []int{12, 3, 64}, Axis: 1, DType: dt, Op: op, Fill: f},  // short axis, whole packs
 					Case{Shape: []int{10, 12, 64}, Axis: 1, DType: dt, Op: op, Fill: f}, // 16-bit: a packed tile
 					Case{Shape: []int{6, 21, 64}, Axis: 1, DType: dt, Op: op, Fill: f},  // a lane pair, odd axis
