@@ -91,7 +91,11 @@
 //	               each (Params.Vec = 2, any Inner and alignment) take
 //	               VW = P slices a thread, TX apart, scalar accesses.
 //	strided_reg    strided_reg_fwd_{dt}_g{G} (forward only), G ∈ {8,16,32}:
-//	               Inner % P == 0 and aligned pointers (no scalar path); a
+//	               Inner % P == 0 and aligned pointers (Params.Vec = 1); the
+//	               _shift twins (Params.Vec = 2) any Inner and alignment,
+//	               thread x's P columns at inner indices x, x+G, ... of the
+//	               tile, one scalar access each, blocks of at most 512
+//	               threads (StridedRegShiftThreads); a
 //	               tile of G·P inner indices over the axis, block b caching
 //	               axis rows [rank·Chunk, rank·Chunk + Chunk) of tile b/K,
 //	               8 packs a thread (32 f32 values as floats, 64
@@ -141,7 +145,10 @@
 // rows than SMs of over 16K 16-bit columns) and of block_smem's 16-bit
 // kernels (16-20 B), split_grid_bwd_bf16_waves (4 B) and the 16-bit
 // strided_short p11 and q10 kernels (4-16 B at 80 or 128 registers,
-// ptxas's choice with no register bound).
+// ptxas's choice with no register bound); strided_reg's "_shift" twins
+// (f32 16-36 B; f16/bf16 176-188 B: 64 scalar loads in flight, a register
+// each until packed, at the 64 registers of two 512-thread blocks an SM,
+// which ran 5-27% faster than one block at 128 registers and no spill).
 // Registers per thread
 // for f32 / f16 (bf16 as f16 within a few registers), static shared memory
 // in bytes:

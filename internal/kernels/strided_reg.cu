@@ -54,10 +54,17 @@
 // log D) with the pair re-read from shared memory per column (16 constants
 // in registers spilled 128 B).
 //
-//   strided_reg_fwd_{dt}_g{G}   G = 8, 16, 32
+//   strided_reg_fwd_{dt}_g{G}         G = 8, 16, 32
+//   strided_reg_fwd_{dt}_g{G}_shift   the twin for any Inner and alignment:
+//                                     thread x's P columns are inner indices
+//                                     x, x+G, ... of the tile, one scalar
+//                                     access each (a warp access is a run of
+//                                     G elements), held as the aligned
+//                                     kernel holds its packs
 //
 // Launch contract (outer, axis, inner), Inner % P == 0 and 16-byte aligned
-// pointers (the kernel has no scalar path):
+// pointers with Params.vec 1; the twins any, with Params.vec 2 and blocks
+// of at most 512 threads (the kernels trap on the other vec):
 //   cluster (K, 1, 1) with K > 1 (sm_90+, cuLaunchKernelEx), or none (K = 1)
 //   block   (nt, 1, 1), nt a multiple of 32 and of G, with TY*NP >= R
 //           (NP = 8 packs: 32 f32 or 64 f16/bf16 values a thread) and (nt/32)*C <=

@@ -15,8 +15,10 @@
 //     backward), then lane pairs up to 32 (16), then four lanes (16-byte
 //     packs of P slices with aligned pointers and Inner a multiple of P,
 //     else its twins; measurements in rules.go). Else, forward with
-//     aligned pointers, Inner a multiple of P and at least 8·P, an axis of
-//     up to 8192 and blocks for half the SMs: strided_reg (a
+//     aligned pointers, Inner a multiple of P and at least 8·P (or, through
+//     its _shift twins, any other Inner of at least 32: a thread's P
+//     columns G apart, scalar accesses, blocks of at most 512 threads), an
+//     axis of up to 8192 and blocks for half the SMs: strided_reg (a
 //     tile of G·P inner indices × the whole axis cached in registers, 8
 //     packs a thread: 32 f32 values, or 64 f16/bf16 values kept packed;
 //     axes over 1024 rows a block split over a cluster of K <= 8 blocks
