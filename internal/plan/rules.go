@@ -727,10 +727,11 @@ const stridedRegTwinMinInner = 32
 // 156.8 (a tile of 8 packs' columns holds 4 or 8).
 func (c *ctx) stridedRegFirst() bool {
 	p := c.p
-	if p.Op.Backward() || p.Axis < stridedRegMinAxis {
-		return false
+	minInner := 8 * c.P // one whole 8-pack tile
+	if !c.innerPacks() {
+		minInner = stridedRegTwinMinInner
 	}
-	if c.innerPacks() && p.Inner < 8*c.P || !c.innerPacks() && p.Inner < stridedRegTwinMinInner {
+	if p.Op.Backward() || p.Axis < stridedRegMinAxis || p.Inner < minInner {
 		return false
 	}
 	// Counted in the blocks of the undoubled cluster, as measured.
