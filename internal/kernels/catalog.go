@@ -13,22 +13,23 @@ type Strategy string
 
 // The strategies, from the teaching baseline to the specialised ones.
 const (
-	Naive        Strategy = "naive"         // one thread per slice, any layout
-	SmemTree     Strategy = "smem_tree"     // block per row, shared-memory tree reduction
-	BlockVec     Strategy = "block_vec"     // block per row, 16-byte loads, exp to y then normalize in place
-	WarpRow      Strategy = "warp_row"      // 1..32 lanes per row, row in registers (short rows)
-	BlockReg     Strategy = "block_reg"     // block per row, row in registers
-	BlockHybrid  Strategy = "block_hybrid"  // block per row, row split between registers and shared memory
-	BlockSmem    Strategy = "block_smem"    // block per row, row in dynamic shared memory
-	Online2Pass  Strategy = "online_2pass"  // block per row, online (m,d), second read from L2
-	SplitRow     Strategy = "split_row"     // blocks per row chunk, partials in a workspace, 2 launches
-	SplitCluster Strategy = "split_cluster" // a thread-block cluster per row, distributed shared memory (sm_90)
-	SplitGrid    Strategy = "split_grid"    // rows over every SM in one launch, chunks cached in shared memory across a barrier of each row's blocks
-	Strided      Strategy = "strided"       // softmax along a non-last axis, optional split along it
-	StridedReg   Strategy = "strided_reg"   // non-last axis, slices cached in registers across a cluster, one read
-	StridedShort Strategy = "strided_short" // short non-last axis: a thread holds its slices' whole axis in registers, one read
-	Persistent   Strategy = "persistent"    // occupancy-sized grid looping over rows, prefetching the next
-	Pipelined    Strategy = "pipelined"     // occupancy-sized grid, rows staged through a cp.async shared-memory ring
+	Naive         Strategy = "naive"          // one thread per slice, any layout
+	SmemTree      Strategy = "smem_tree"      // block per row, shared-memory tree reduction
+	BlockVec      Strategy = "block_vec"      // block per row, 16-byte loads, exp to y then normalize in place
+	WarpRow       Strategy = "warp_row"       // 1..32 lanes per row, row in registers (short rows)
+	BlockReg      Strategy = "block_reg"      // block per row, row in registers
+	BlockHybrid   Strategy = "block_hybrid"   // block per row, row split between registers and shared memory
+	BlockSmem     Strategy = "block_smem"     // block per row, row in dynamic shared memory
+	Online2Pass   Strategy = "online_2pass"   // block per row, online (m,d), second read from L2
+	SplitRow      Strategy = "split_row"      // blocks per row chunk, partials in a workspace, 2 launches
+	SplitCluster  Strategy = "split_cluster"  // a thread-block cluster per row, distributed shared memory (sm_90)
+	SplitGrid     Strategy = "split_grid"     // rows over every SM in one launch, chunks cached in shared memory across a barrier of each row's blocks
+	Strided       Strategy = "strided"        // softmax along a non-last axis, optional split along it
+	StridedReg    Strategy = "strided_reg"    // non-last axis, slices cached in registers across a cluster, one read
+	StridedShort  Strategy = "strided_short"  // short non-last axis: a thread holds its slices' whole axis in registers, one read
+	StridedNarrow Strategy = "strided_narrow" // non-last axis of a narrow Inner: warps read each outer index's contiguous block, one read
+	Persistent    Strategy = "persistent"     // occupancy-sized grid looping over rows, prefetching the next
+	Pipelined     Strategy = "pipelined"      // occupancy-sized grid, rows staged through a cp.async shared-memory ring
 )
 
 // Variant is one kernel of a strategy for one direction. Its symbol is
@@ -322,6 +323,63 @@ func stridedShortMaxAxis(backward bool) int {
 	return 3 * StridedShortLaneRows
 }
 
+// stridedNarrowVariants: H = 1, 2, 4, 8 packs a thread, as long as a
+// thread holds at most 64 floats (forward; 32 a tensor backward, which
+// holds y and dy). Sixteen f32 packs spilled (see strided_narrow.cu).
+func stridedNarrowVariants(backward bool) []Variant {
+	maxValues := 64
+	if backward {
+		maxValues = 32
+	}
+	var v []Variant
+	for h := 1; h <= 8; h *= 2 {
+		v = append(v, Variant{Name: fmt.Sprintf("h%d", h), Packs: h, MaxThreads: StridedNarrowThreads,
+			FixedBlock: StridedNarrowThreads, MaxValues: maxValues})
+	}
+	return v
+}
+
+// StridedNarrowThreads is strided_narrow's block size, and
+// StridedNarrowMaxWarps the most warps sharing one outer index's block.
+const (
+	StridedNarrowThreads  = 256
+	StridedNarrowMaxWarps = 8
+)
+
+// StridedNarrowInner reports whether strided_narrow takes an Inner of
+// inner elements of dt: a power of two from 2 to 8 packs, so that it
+// divides a warp's 32 packs and each thread's elements keep their columns.
+func StridedNarrowInner(dt spec.DType, inner int64) bool {
+	return inner >= 2 && inner <= 8*int64(Pack(dt)) && inner&(inner-1) == 0
+}
+
+// StridedNarrowShape returns the warps gw sharing an outer index's block
+// of axis×inner elements and the packs h a thread holds: the fewest warps
+// whose largest kernel holds the block, then the fewest packs (each a
+// power of two); ok is false where Inner is not StridedNarrowInner or the
+// block exceeds StridedNarrowMaxWarps warps of the largest kernel.
+func StridedNarrowShape(op spec.Op, dt spec.DType, axis, inner int64) (gw, h int64, ok bool) {
+	if !StridedNarrowInner(dt, inner) || axis < 1 {
+		return 0, 0, false
+	}
+	maxH := int64(0)
+	for _, v := range StridedNarrow.Info().Variants(op.Backward()) {
+		if v.Serves(dt) {
+			maxH = max(maxH, int64(v.Packs))
+		}
+	}
+	P := int64(Pack(dt))
+	packs := (axis*inner + P - 1) / P
+	for gw = 1; gw <= StridedNarrowMaxWarps; gw *= 2 {
+		if 32*gw*maxH >= packs {
+			for h = 1; 32*gw*h < packs; h *= 2 {
+			}
+			return gw, h, true
+		}
+	}
+	return 0, 0, false
+}
+
 // StridedRegPacks is the number of 16-byte packs a strided_reg thread
 // caches: 32 f32 values held as floats, or 64 f16/bf16 values held packed.
 const StridedRegPacks = 8
@@ -377,6 +435,8 @@ var catalogue = []Info{
 		Fwd: stridedRegVariants(), Shift: true},
 	{Strategy: StridedShort, File: "strided_short.cu", Summary: "short non-last axis (2-48 rows, backward 2-32): a thread, or past 16 rows 2 or 4 lanes, hold P slices' whole axis in registers, one read, no barrier",
 		Fwd: stridedShortVariants(false), Bwd: stridedShortVariants(true), Shift: true},
+	{Strategy: StridedNarrow, File: "strided_narrow.cu", Summary: "non-last axis of a narrow Inner (a power of two up to 8 packs): a warp or a few read each outer index's Axis×Inner block as one run of packs, held in registers, one read",
+		Fwd: stridedNarrowVariants(false), Bwd: stridedNarrowVariants(true), Shift: true},
 	{Strategy: Persistent, File: "persistent.cu", Summary: "occupancy-sized grid looping over rows, next row prefetched into registers",
 		Fwd: persistentVariants(false), Bwd: persistentVariants(true), RowsOnly: true},
 	{Strategy: Pipelined, File: "pipelined.cu", Summary: "occupancy-sized grid, next rows staged by cp.async into a shared-memory ring, one read",
@@ -528,6 +588,10 @@ func (in Info) Supports(op spec.Op, dt spec.DType, l spec.Layout) bool {
 	}
 	if in.Strategy == StridedShort && l.Axis < 2 {
 		return false // one kernel per axis length, from 2
+	}
+	if in.Strategy == StridedNarrow {
+		_, _, ok := StridedNarrowShape(op, dt, int64(l.Axis), int64(l.Inner))
+		return ok
 	}
 	return true
 }

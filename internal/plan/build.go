@@ -68,6 +68,8 @@ func (c *ctx) build(s kernels.Strategy) (Plan, error) {
 		return c.stridedReg()
 	case kernels.StridedShort:
 		return c.stridedShort()
+	case kernels.StridedNarrow:
+		return c.stridedNarrow()
 	case kernels.Persistent:
 		return c.persistent()
 	case kernels.Pipelined:
@@ -752,6 +754,33 @@ func (c *ctx) stridedShort() (Plan, error) {
 	grid := c.capGrid(ceilDiv(threads, stridedShortThreads), occ, gridWaves, maxGridX)
 	return c.plan1(kernels.StridedShort, vec, Launch{Symbol: sym, Grid: block1(int64(grid)), Block: block1(stridedShortThreads)},
 		fmt.Sprintf("%s, their %d axis rows in registers", how, axis)), nil
+}
+
+// strided_narrow: GW warps an outer index (kernels.StridedNarrowShape),
+// its Axis×Inner block read as one run of packs, H a thread;
+// StridedNarrowThreads/(32·GW) outer indices a block, grid-stride.
+func (c *ctx) stridedNarrow() (Plan, error) {
+	gw, h, ok := kernels.StridedNarrowShape(c.p.Op, c.dt, c.p.Axis, c.p.Inner)
+	if !ok {
+		if !kernels.StridedNarrowInner(c.dt, c.p.Inner) {
+			return Plan{}, fmt.Errorf("it takes an Inner that is a power of two from 2 to %d %v elements (8 packs), not %d", 8*c.P, c.dt, c.p.Inner)
+		}
+		return Plan{}, fmt.Errorf("an outer index's block of %d×%d elements exceeds what %d warps hold (%s %v)",
+			c.p.Axis, c.p.Inner, kernels.StridedNarrowMaxWarps, c.direction(), c.dt)
+	}
+	const nt = kernels.StridedNarrowThreads
+	groups := nt / (32 * gw)
+	sym := c.sym(kernels.StridedNarrow, fmt.Sprintf("h%d", h))
+	occ := c.occupancy(kernels.StridedNarrow.Info().File, sym, nt, 0)
+	grid := c.capGrid(ceilDiv(c.p.Outer, groups), occ, gridWaves, maxGridX)
+	how := fmt.Sprintf("%d warps", gw)
+	if gw == 1 {
+		how = "a warp"
+	}
+	pl := Plan{Strategy: string(kernels.StridedNarrow), File: kernels.StridedNarrow.Info().File, Split: int(gw), Vec: c.narrowPacks(),
+		Launches: []Launch{{Symbol: sym, Grid: block1(int64(grid)), Block: block1(nt)}},
+		Reason:   fmt.Sprintf("%s an outer index, its %d×%d block read as one run of packs, %d a thread", how, c.p.Axis, c.p.Inner, h)}
+	return c.finish(pl), nil
 }
 
 // stridedRegFewTiles is the most tiles (of 8 packs) for which strided_reg

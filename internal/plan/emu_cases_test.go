@@ -86,7 +86,8 @@ func TestEmuCases(t *testing.T) {
 		// packs (18 f32 packs), ragged Inner.
 		{5, 17, 40}, {3, 32, 24}, {4, 11, 37}, {2, 25, 101},
 		// four lanes: 1 and 3 rows short, ragged Inner, backward.
-		{3, 33, 24}, {2, 47, 40}, {4, 45, 37}, {5, 19, 16}, {3, 17, 9}}
+		{3, 33, 24}, {2, 47, 40}, {4, 45, 37}, {5, 19, 16}, {3, 17, 9},
+		{7, 100, 4}, {5, 1000, 8}, {3, 333, 2}, {4, 77, 32}, {9, 50, 64}, {6, 129, 16}}
 	var out strings.Builder
 	strats := append([]string{"auto"}, Strategies()...)
 	n := 0

@@ -406,6 +406,9 @@ func (c *ctx) shifts(s kernels.Strategy) bool {
 	if s == kernels.StridedShort || s == kernels.StridedReg {
 		return !c.innerPacks()
 	}
+	if s == kernels.StridedNarrow {
+		return !c.narrowPacks()
+	}
 	return c.ragged() && s.Info().Shift
 }
 
@@ -413,6 +416,12 @@ func (c *ctx) shifts(s kernels.Strategy) bool {
 // 16-byte packs across Inner: aligned pointers and Inner a multiple of P.
 func (c *ctx) innerPacks() bool {
 	return c.p.Aligned && c.p.Inner%c.P == 0
+}
+
+// narrowPacks reports whether strided_narrow's 16-byte kernels apply:
+// aligned pointers and outer blocks (Axis×Inner) of whole packs.
+func (c *ctx) narrowPacks() bool {
+	return c.p.Aligned && c.p.Axis*c.p.Inner%c.P == 0
 }
 
 // stridedTwin reports a non-last axis that strided's twins take: slices

@@ -162,6 +162,8 @@ func check(t *testing.T, p Problem, d Device, pl Plan) {
 	switch {
 	case in.Strategy == kernels.StridedReg:
 		checkStridedReg(t, where, p, pl)
+	case in.Strategy == kernels.StridedNarrow:
+		checkStridedNarrow(t, where, p, pl)
 	case in.Cooperative:
 		checkSplitGrid(t, where, p, pl, nin)
 	case in.Strategy == kernels.SplitRow:
@@ -198,7 +200,12 @@ func check(t *testing.T, p Problem, d Device, pl Plan) {
 	// pack; its twins, which need no alignment, for any other Inner of at
 	// least 32 along an axis of at most 32; strided_short's and
 	// strided_reg's for any Inner that is not whole packs).
-	if in.Strategy == kernels.Strided || in.Strategy == kernels.StridedReg || in.Strategy == kernels.StridedShort {
+	if in.Strategy == kernels.StridedNarrow {
+		whole := p.Aligned && p.Axis*p.Inner%P == 0
+		if !pl.Vec || pl.Shift == whole {
+			t.Errorf("%s: strided_narrow vec %v twin %v for %d×%d (aligned %v)", where, pl.Vec, pl.Shift, p.Axis, p.Inner, p.Aligned)
+		}
+	} else if in.Strategy == kernels.Strided || in.Strategy == kernels.StridedReg || in.Strategy == kernels.StridedShort {
 		whole := p.Aligned && p.Inner%P == 0
 		if pl.Vec && !whole && !pl.Shift {
 			t.Errorf("%s: strided vector path with Inner %% %d != 0", where, P)
@@ -476,7 +483,7 @@ func TestRegimes(t *testing.T) {
 		{"4096×65536 f32", prob(4096, 65536, 1, f32, spec.Softmax), h100, kernels.BlockHybrid, "block_hybrid_fwd_f32_t1024_s8"},
 		{"4096×131072 f16 (1024 threads: f32 only)", prob(4096, 131072, 1, f16, spec.Softmax), h100, kernels.Online2Pass, ""},
 		{"4×1M f16", prob(4, 1048576, 1, f16, spec.Softmax), h100, kernels.SplitGrid, ""},
-		{"strided inner 2", prob(64, 1000, 2, f32, spec.Softmax), h100, kernels.Strided, "strided_fwd_f32"},
+		{"strided inner 2 (a block past strided_narrow)", prob(64, 5000, 2, f32, spec.Softmax), h100, kernels.Strided, "strided_fwd_f32_split1"},
 		{"strided inner 3", prob(1000, 100, 3, f16, spec.LogSoftmax), h100, kernels.Strided, ""},
 		{"strided large inner", prob(8, 64, 4096, f32, spec.SoftmaxBackward), h100, kernels.Strided, "strided_bwd_f32"},
 		{"strided long axis split", prob(1, 10000000, 2, f32, spec.Softmax), h100, kernels.Strided, "strided_fwd_f32_split1"},
@@ -494,7 +501,21 @@ func TestRegimes(t *testing.T) {
 		{"ragged Inner, long axis: strided_reg's twin", prob(64, 512, 8191, spec.BFloat16, spec.Softmax), h100, kernels.StridedReg, "strided_reg_fwd_bf16_g8_shift"},
 		{"ragged Inner over a cluster: strided_reg's twin", prob(1, 3986, 12487, f16, spec.Softmax), h100, kernels.StridedReg, "strided_reg_fwd_f16_g8_shift"},
 		{"ragged Inner of 49 rows: strided_reg's twin", prob(3000, 49, 129, f16, spec.Softmax), h100, kernels.StridedReg, "strided_reg_fwd_f16_g16_shift"},
-		{"ragged narrow Inner past 48 rows: strided", prob(100000, 64, 4, f32, spec.Softmax), h100, kernels.Strided, "strided_fwd_f32"},
+		{"narrow Inner past 32 rows: strided_narrow", prob(100000, 64, 4, f32, spec.Softmax), h100, kernels.StridedNarrow, "strided_narrow_fwd_f32_h2"},
+		{"narrow Inner at 33 rows: strided_narrow", prob(100000, 33, 4, f32, spec.Softmax), h100, kernels.StridedNarrow, "strided_narrow_fwd_f32_h2"},
+		{"narrow Inner of 16 rows: strided_short", prob(200000, 16, 4, f32, spec.Softmax), h100, kernels.StridedShort, ""},
+		{"narrow Inner, 16-bit, rows within a pack", prob(30000, 200, 4, f16, spec.Softmax), h100, kernels.StridedNarrow, "strided_narrow_fwd_f16_h4"},
+		{"narrow Inner, blocks not of whole packs: the twin", prob(100000, 99, 2, f32, spec.Softmax), h100, kernels.StridedNarrow, "strided_narrow_fwd_f32_h2_shift"},
+		{"narrow Inner, unaligned: the twin", Problem{Outer: 20000, Axis: 100, Inner: 8, DType: f16, Op: spec.Softmax}, h100, kernels.StridedNarrow, "strided_narrow_fwd_f16_h4_shift"},
+		{"narrow Inner, 8 warps an outer index", prob(2000, 1000, 8, f32, spec.Softmax), h100, kernels.StridedNarrow, "strided_narrow_fwd_f32_h8"},
+		{"narrow Inner, backward", prob(100000, 64, 4, f32, spec.SoftmaxBackward), h100, kernels.StridedNarrow, "strided_narrow_bwd_f32_h2"},
+		{"narrow Inner, block past 8 warps: strided", prob(1000, 2000, 8, f32, spec.Softmax), h100, kernels.Strided, ""},
+		{"narrow Inner, few outer indices", prob(4, 1000, 4, f32, spec.Softmax), h100, kernels.StridedNarrow, "strided_narrow_fwd_f32_h8"},
+		{"narrow Inner, f32 at 24 rows: strided_narrow", prob(200000, 24, 4, f32, spec.Softmax), h100, kernels.StridedNarrow, ""},
+		{"narrow Inner, f16 at 24 rows: strided_short", prob(100000, 24, 8, f16, spec.Softmax), h100, kernels.StridedShort, ""},
+		{"narrow Inner, backward at 24 rows: strided_short", prob(200000, 24, 4, f32, spec.SoftmaxBackward), h100, kernels.StridedShort, ""},
+		{"narrow Inner, backward at 32 rows: strided_narrow", prob(200000, 32, 4, f32, spec.SoftmaxBackward), h100, kernels.StridedNarrow, ""},
+		{"Inner of 8 packs: strided_reg", prob(4000, 128, 32, f32, spec.Softmax), h100, kernels.StridedReg, ""},
 		{"ragged Inner, backward past 32 rows: strided", prob(1000, 50, 333, f32, spec.SoftmaxBackward), h100, kernels.Strided, ""},
 		{"ragged Inner, long axis, unaligned: strided_reg's twin", Problem{Outer: 100, Axis: 1000, Inner: 1000, DType: f32, Op: spec.Softmax}, h100, kernels.StridedReg, "strided_reg_fwd_f32_g16_shift"},
 		{"ragged Inner, split axis: one slice a thread", prob(1, 100000, 33, f16, spec.Softmax), h100, kernels.Strided, "strided_fwd_f16_split1"},
@@ -692,10 +713,10 @@ func TestAlignment(t *testing.T) {
 		t.Errorf("single row: vec off")
 	}
 	// Strided layouts vectorize across Inner when it is a multiple of the pack.
-	if pl := mustMake(t, prob(4, 1000, 4, f32, spec.Softmax), h100, ""); !pl.Vec || pl.Launches[0].Block != [3]uint32{1, 256, 1} {
+	if pl := mustMake(t, prob(4, 1000, 4, f32, spec.Softmax), h100, "strided"); !pl.Vec || pl.Launches[0].Block != [3]uint32{1, 256, 1} {
 		t.Errorf("strided inner 4 f32: vec %v block %v", pl.Vec, pl.Launches[0].Block)
 	}
-	if pl := mustMake(t, prob(4, 1000, 4, f16, spec.Softmax), h100, ""); pl.Vec {
+	if pl := mustMake(t, prob(4, 1000, 4, f16, spec.Softmax), h100, "strided"); pl.Vec {
 		t.Errorf("strided inner 4 f16: vec on")
 	}
 	if pl := mustMake(t, prob(64, 1024, 512, f16, spec.Softmax), h100, "strided"); !pl.Vec || pl.Launches[0].Block != [3]uint32{32, 4, 1} {
@@ -1017,6 +1038,35 @@ func TestStridedInnerOne(t *testing.T) {
 	}
 }
 
+// checkStridedNarrow checks strided_narrow's launch contract: a power-of-two
+// Inner of at most 8 packs, 256 threads, GW of 1-8 warps an outer index
+// whose H packs a thread hold the block (and H/2 would not), a grid within
+// the groups needed.
+func checkStridedNarrow(t *testing.T, where string, p Problem, pl Plan) {
+	t.Helper()
+	P := int64(16 / p.DType.Size())
+	l := pl.Launches[0]
+	var h int64
+	if _, err := fmt.Sscanf(l.Symbol[strings.LastIndex(strings.TrimSuffix(l.Symbol, kernels.ShiftSuffix), "_h")+2:], "%d", &h); err != nil {
+		t.Errorf("%s: symbol %s has no pack count", where, l.Symbol)
+		return
+	}
+	gw := int64(pl.Split)
+	packs := ceilDiv(p.Axis*p.Inner, P)
+	if p.Inner < 2 || p.Inner > 8*P || p.Inner&(p.Inner-1) != 0 {
+		t.Errorf("%s: strided_narrow for Inner %d", where, p.Inner)
+	}
+	if l.Block != block1(kernels.StridedNarrowThreads) || len(pl.Launches) != 1 || pl.Workspace != 0 {
+		t.Errorf("%s: block %v, %d launches, workspace %d", where, l.Block, len(pl.Launches), pl.Workspace)
+	}
+	if gw < 1 || gw > kernels.StridedNarrowMaxWarps || gw&(gw-1) != 0 || 32*gw*h < packs || (h > 1 && 32*gw*h/2 >= packs) {
+		t.Errorf("%s: %d warps × %d packs for a block of %d packs", where, gw, h, packs)
+	}
+	if groups := int64(kernels.StridedNarrowThreads) / (32 * gw); int64(l.Grid[0]) > ceilDiv(p.Outer, groups) {
+		t.Errorf("%s: grid %v for %d outer indices, %d a block", where, l.Grid, p.Outer, groups)
+	}
+}
+
 // Every strategy serves some problem on an H100 when forced.
 func TestEveryStrategyReachable(t *testing.T) {
 	for _, s := range Strategies() {
@@ -1026,6 +1076,9 @@ func TestEveryStrategyReachable(t *testing.T) {
 		}
 		if s == string(kernels.StridedShort) {
 			p.Axis, p.Inner = 8, 64 // an axis of at most 8 rows (16-bit forward)
+		}
+		if s == string(kernels.StridedNarrow) {
+			p.Axis, p.Inner = 100, 8 // a narrow Inner
 		}
 		if s == string(kernels.BlockHybrid) {
 			p.Axis = 20480 // beyond 512 threads' registers

@@ -285,6 +285,9 @@ func (c *ctx) choose() []choice {
 	p := c.p
 	if p.Inner > 1 {
 		var out []choice
+		if c.stridedNarrowFirst() {
+			out = append(out, choice{kernels.StridedNarrow, fmt.Sprintf("Inner of %d (under 8 packs), axis of %d: warps read each outer index's Axis×Inner block as one run of packs (one read)", p.Inner, p.Axis)})
+		}
 		if c.stridedShortFirst() {
 			out = append(out, choice{kernels.StridedShort, fmt.Sprintf("Inner > 1, axis of %d rows: a thread (or 2-4 lanes) holds P slices' whole axis in registers (one read, no barrier)", p.Axis)})
 		}
@@ -656,6 +659,50 @@ func (c *ctx) blockHybridFirst() bool {
 // 68.4 vs 83.1 (the closest).
 func (c *ctx) stridedShortFirst() bool {
 	_, _, ok := c.stridedShortVariant()
+	return ok
+}
+
+// stridedNarrowMinAxis is the shortest axis strided_narrow takes ahead of
+// strided_short (which serves up to 48 rows forward, 32 backward): 24 rows
+// for f32 forward, 32 otherwise (see stridedNarrowFirst).
+func (c *ctx) stridedNarrowMinAxis() int64 {
+	if c.es == 4 && !c.bwd {
+		return 24
+	}
+	return 32
+}
+
+// stridedNarrowFirst reports whether strided_narrow is the measured winner
+// for a non-last axis: an Inner it takes (a power of two up to 8 packs)
+// narrower than the 8-pack tiles strided_reg wants, a block it holds, and
+// an axis of at least stridedNarrowMinAxis. H200, softmax bench, L2
+// flushed, µs, strided_narrow against the pick before (-ab-s36.txt §1):
+// 100000×64×4 f32 61.9 vs strided 346.1 (0.85 of copy; torch 262),
+// 20000×100×8 f16 28.6 vs 157.4, 10000×256×4 f32 34.5 vs 138.5,
+// 2000×1000×8 f32 (8 warps an outer index) 68.3 vs 76.1, 100000×99×2 f32
+// (its twin) 59.6 vs 405.4, 100000×64×4 bf16 63.0 vs 970.1, 30000×200×4
+// f16 39.6 vs 332.8, 10000×100×16 f32 67.7 vs strided_reg 80.3 and strided
+// 143.1, 50000×100×8 bf16 log_softmax 61.1 vs 385.6, 100000×50×2 f16
+// (twin, 13 packs a warp) 68.6 vs 218.3; backward 100000×64×4 f32 79.8 vs
+// 154.4 (0.96 of copy), 20000×100×8 f16 log_softmax_backward 53.2 vs 79.2,
+// 2000×1000×8 f32 66.3 vs 65.6 (a tie). At 8 packs strided_reg's tiles
+// lead (4000×128×32 f32 40.8 vs 61.7, 2000×128×64 f16 33.2 vs 39.3).
+// Against strided_short (§1-2): f32 forward it leads from 24 rows
+// (200000×24×4 80.9 vs 88.3, log_softmax 100000×24×4 39.6 vs 49.6,
+// 200000×32×4 82.5 vs 126.2, 100000×33×4 52.5 vs 60.8) but not at 17 or 16
+// (78.9 vs 67.8, 76.7 vs 71.9); f16 only from 32 (100000×32×8 60.4 vs
+// 70.6; 24 rows 60.0 vs 55.9, 17 rows 59.4 vs 36.6), bf16 ties at 40
+// (76.1 vs 76.7); backward at 32 rows (200000×32×4 f32 84.0 vs 145.0), not
+// 24 (100000×24×8 f16 log_softmax_backward 51.4 vs 48.5; 17 rows f32 a
+// tie). Few outer indices need no floor: with one to eight blocks it
+// still led strided's split axis (§2: 16×2000×4 f32 9.60 vs 14.4,
+// 8×1000×8 f16 10.1 vs 17.4, 128×256×4 f32 7.33 vs 8.75).
+func (c *ctx) stridedNarrowFirst() bool {
+	p := c.p
+	if p.Inner >= 8*c.P || p.Axis < c.stridedNarrowMinAxis() {
+		return false
+	}
+	_, _, ok := kernels.StridedNarrowShape(p.Op, c.dt, p.Axis, p.Inner)
 	return ok
 }
 

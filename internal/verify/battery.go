@@ -41,6 +41,10 @@ func Battery(quick bool) []Case {
 		// strided_reg's twins (Inner not whole packs): a 2-block cluster
 		// over a ragged Inner, and part tiles of a wider one.
 		{[]int{2, 600, 45}, 1}, {[]int{3, 70, 333}, 1},
+		// strided_narrow (a power-of-two Inner up to 8 packs): a pack
+		// holding several rows (Inner 4 of 16-bit), a block not of whole
+		// packs (its twin), 4-8 warps an outer index, 4-pack rows.
+		{[]int{5, 64, 4}, 1}, {[]int{3, 333, 2}, 1}, {[]int{4, 1000, 8}, 1}, {[]int{3, 99, 16}, 1},
 		{[]int{}, -1}, {[]int{0, 5}, 1}, {[]int{5, 0}, -1}, {[]int{0}, 0},
 	}
 	if !quick {
@@ -60,7 +64,8 @@ func Battery(quick bool) []Case {
 				cases = append(cases, Case{Shape: []int{9, 781}, Axis: -1, DType: dt, Op: op, Scale: sc, Fill: Random},
 					Case{Shape: []int{5, 30, 45}, Axis: 1, DType: dt, Op: op, Scale: sc, Fill: Random}, // strided_short's lane-pair twin (strided's when forced)
 					Case{Shape: []int{5, 6, 80}, Axis: 1, DType: dt, Op: op, Scale: sc, Fill: Random},  // strided_short's packs
-					Case{Shape: []int{3, 50, 45}, Axis: 1, DType: dt, Op: op, Scale: sc, Fill: Random}) // strided_reg's twin
+					Case{Shape: []int{3, 50, 45}, Axis: 1, DType: dt, Op: op, Scale: sc, Fill: Random}, // strided_reg's twin
+					Case{Shape: []int{4, 50, 8}, Axis: 1, DType: dt, Op: op, Scale: sc, Fill: Random})  // strided_narrow
 			}
 			for _, f := range edgeFills {
 				cases = append(cases,
@@ -73,6 +78,7 @@ func Battery(quick bool) []Case {
 					Case{Shape: []int{10, 12, 64}, Axis: 1, DType: dt, Op: op, Fill: f}, // 16-bit: a packed tile
 					Case{Shape: []int{6, 21, 64}, Axis: 1, DType: dt, Op: op, Fill: f},  // a lane pair, odd axis
 					Case{Shape: []int{6, 35, 64}, Axis: 1, DType: dt, Op: op, Fill: f},  // four lanes, the last one short
+					Case{Shape: []int{6, 100, 8}, Axis: 1, DType: dt, Op: op, Fill: f},  // strided_narrow
 					Case{Shape: []int{2, 24576}, Axis: -1, DType: dt, Op: op, Fill: f})
 			}
 		}
