@@ -118,6 +118,14 @@
 //	               slices a lane (2 where rows-a-lane·NIN > 8), 32/lanes
 //	               apart, warps over consecutive slices o·Inner + i across
 //	               outer indices.
+//	strided_narrow strided_narrow_{fwd,bwd}_{dt}_h{H}, H ∈ {1,2,4,8}
+//	               packs a thread (16-bit backward to 4): Inner a power of
+//	               two from 2 to 8 packs; Split = GW ∈ {1,2,4,8} warps an
+//	               outer index, ceil(Axis·Inner/P) ≤ 32·GW·H; block (256)
+//	               exactly, 256/(32·GW) outer indices a block, grid-stride
+//	               over Outer; Vec = 1 (aligned pointers, Axis·Inner a
+//	               multiple of P) or 2 (the _shift twins, scalar accesses,
+//	               any alignment); traps otherwise.
 //	persistent     persistent_{fwd,bwd}_{dt}_{w32_p{NP}|b_p{NP}|2pass}; rows;
 //	               grid = occupancy × SMs; w32: block ≤ 256, one warp per row,
 //	               cols ≤ 32·NP·P; b: nt ≤ 512, cols ≤ nt·NP·P; 2pass: any
@@ -164,13 +172,15 @@
 //	strided        f32 57-76, f16 56-100 (_shift twins f32 72-80, 16-bit 97-128, bounded); 16384 fwd / 8192 bwd
 //	strided_reg    64; 8704-34944 (nvcc 11.8, pulled partials); 10760-43144 with the pushed partials' slots (NVRTC 13)
 //	strided_short  a{A}: fwd f32 34-95, 16-bit 40-93 (packed tiles, 9-16 rows, 91-225); bwd f32 32-79, 16-bit 44-84 (packed, 5-8 rows, 80-150); p{H}: fwd f32 64-122, 16-bit 128-254, bwd f32 59-80, 16-bit 91-163; q{H}: fwd f32 78-97, 16-bit 128-227, bwd f32 61-80, 16-bit 93-164; _shift twins 60-128; 0
+//	strided_narrow h1/h2 54-64, h4 78-80, h8 (and 16-bit bwd h4) 116-128, twins alike (bounds: 4, 3, 2 blocks of 256 an SM); 4096
 //	persistent     32-102
 //	naive 32, smem_tree 20-22, block_vec 46/62
 //
 // ptxas_report.sh reprints the table (and regenerates regs.go); the
 // TestNvccCompiles test (SMX_NVCC=1) compiles every file for sm_80 and sm_90
 // and fails on sm_90 spills other than the documented ones above (sm_80 has
-// 4-12 byte spills in three strided kernels). It took 521 s under nvcc 11.8
+// 4-12 byte spills in three strided kernels, and 44 bytes in
+// strided_narrow's 16-bit forward h4 and h8 kernels, none on sm_90). It took 521 s under nvcc 11.8
 // with strided_short's 84 kernels (252 since session 34), near go test's
 // default 10-minute limit: run it with -timeout 20m.
 //

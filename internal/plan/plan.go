@@ -10,7 +10,13 @@
 // 16-byte pack (4 f32, 8 f16/bf16); NIN = 1 forward, 2 backward (y and dy
 // are both read and cached).
 //
-//  1. Inner > 1 along an axis of 2..48 rows (backward 2..32): strided_short,
+//  1. Inner > 1 a power of two under 8 packs, along an axis of at least 24
+//     rows (f32 forward) or 32 (16-bit, backward), whose outer blocks of
+//     Axis·Inner elements are at most 2048 packs (1024 16-bit backward):
+//     strided_narrow, a warp or 2-8 an outer index reading its contiguous
+//     block as one run of packs held in registers (the _shift twins, scalar
+//     accesses, for unaligned pointers or blocks not of whole packs).
+//     Else, along an axis of 2..48 rows (backward 2..32): strided_short,
 //     the slices' whole axis in registers, a thread's up to 16 rows (8
 //     backward), then lane pairs up to 32 (16), then four lanes (16-byte
 //     packs of P slices with aligned pointers and Inner a multiple of P,
