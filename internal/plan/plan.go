@@ -12,7 +12,8 @@
 //
 //  1. Inner > 1 a power of two under 8 packs, along an axis of at least 24
 //     rows (f32 forward) or 32 (16-bit, backward), whose outer blocks of
-//     Axis·Inner elements are at most 2048 packs (1024 16-bit backward):
+//     Axis·Inner elements are at most 2048 packs (backward: groups of at
+//     most 4 warps, 1024 packs f32 and 512 f16/bf16):
 //     strided_narrow, a warp or 2-8 an outer index reading its contiguous
 //     block as one run of packs held in registers (the _shift twins, scalar
 //     accesses, for unaligned pointers or blocks not of whole packs).

@@ -694,7 +694,8 @@ func (c *ctx) stridedNarrowMinAxis() int64 {
 // 70.6; 24 rows 60.0 vs 55.9, 17 rows 59.4 vs 36.6), bf16 ties at 40
 // (76.1 vs 76.7); backward at 32 rows (200000×32×4 f32 84.0 vs 145.0), not
 // 24 (100000×24×8 f16 log_softmax_backward 51.4 vs 48.5; 17 rows f32 a
-// tie). Few outer indices need no floor: with one to eight blocks it
+// tie); backward groups of at most stridedNarrowMaxBackwardWarps. Few
+// outer indices need no floor: with one to eight blocks it
 // still led strided's split axis (§2: 16×2000×4 f32 9.60 vs 14.4,
 // 8×1000×8 f16 10.1 vs 17.4, 128×256×4 f32 7.33 vs 8.75).
 func (c *ctx) stridedNarrowFirst() bool {
@@ -702,9 +703,20 @@ func (c *ctx) stridedNarrowFirst() bool {
 	if p.Inner >= 8*c.P || p.Axis < c.stridedNarrowMinAxis() {
 		return false
 	}
-	_, _, ok := kernels.StridedNarrowShape(p.Op, c.dt, p.Axis, p.Inner)
-	return ok
+	gw, _, ok := kernels.StridedNarrowShape(p.Op, c.dt, p.Axis, p.Inner)
+	return ok && (!c.bwd || gw <= stridedNarrowMaxBackwardWarps)
 }
+
+// stridedNarrowMaxBackwardWarps is the most warps an outer index that
+// strided_narrow takes for backward ops. With 8 (two 256-thread blocks an
+// SM, each one outer index, three barriers a block) strided's one slice a
+// thread kept up (H200, -ab-s36.txt §5: 2000×1000×8 f32 softmax_backward
+// 66.3 vs 65.6) or led (5212×693×8 f16 softmax_backward 115.5 vs 79.9);
+// forward 8-warp groups led (2000×1000×8 f32 68.3 vs 76.1, 2157×1708×8
+// bf16 98.3 vs 118.0), as did backward groups of 1-2 warps (11775×210×8
+// f16 log_softmax_backward 71.7 vs 92.1, 25724×33×32 f16 softmax_backward
+// 100.7 vs 156.5).
+const stridedNarrowMaxBackwardWarps = 4
 
 // stridedShortVariant names strided_short's kernel for this axis ("a5", or
 // "p9" for a lane pair's 17 or 18 rows) and its lanes a slice, ok false
