@@ -101,7 +101,8 @@ func TestLargeShapes(t *testing.T) {
 		{[]int{140, 32768}, -1}, {[]int{3072, 1024}, 0}, {[]int{3500, 520}, 0}, // strided_reg's paired clusters
 		{[]int{1000, 21, 1025}, 1},                         // strided_short's lane-pair twins, odd axis
 		{[]int{56, 100, 12269}, 1}, {[]int{3986, 1001}, 0}, // strided_reg's twins (the second over 8-block clusters)
-		{[]int{20000, 64, 4}, 1}, {[]int{600, 1000, 8}, 1}, // strided_narrow: a warp, and 4-8 warps, an outer index
+		{[]int{20000, 64, 4}, 1}, {[]int{600, 1000, 8}, 1}, // strided_narrow: a warp (since session 37 600×1000×8 is strided_smem's)
+		{[]int{2000, 49, 129}, 1}, {[]int{60000, 64, 3}, 1}, // strided_smem: one outer index a block, and tiles of them
 		// Few rows the planner gives block_hybrid (16-bit) or split_grid
 		// with one or two blocks a row.
 		{[]int{96, 50000}, -1}, {[]int{64, 65536}, -1}, {[]int{66, 131072}, -1}}
@@ -136,7 +137,9 @@ func TestSanitize(t *testing.T) {
 		// strided_reg's twins: part tiles, a 2-block cluster (f32 520 rows)
 		{3, 100, 333}, {2, 60, 37}, {2, 520, 9},
 		// strided_narrow: rows within a pack, its twin, 4-8 warps an outer index
-		{5, 64, 4}, {3, 333, 2}, {2, 1000, 8}}
+		{5, 64, 4}, {3, 333, 2}, {2, 1000, 8},
+		// strided_smem: a ragged Inner past the block's threads, row groups
+		{3, 49, 129}, {4, 30, 6}}
 	for _, algo := range Strategies() {
 		t.Run(algo, func(t *testing.T) {
 			for _, shape := range shapes {

@@ -28,6 +28,7 @@ const (
 	StridedReg    Strategy = "strided_reg"    // non-last axis, slices cached in registers across a cluster, one read
 	StridedShort  Strategy = "strided_short"  // short non-last axis: a thread holds its slices' whole axis in registers, one read
 	StridedNarrow Strategy = "strided_narrow" // non-last axis of a narrow Inner: warps read each outer index's contiguous block, one read
+	StridedSmem   Strategy = "strided_smem"   // non-last axis: each outer index's Axis×Inner block staged in shared memory, one read
 	Persistent    Strategy = "persistent"     // occupancy-sized grid looping over rows, prefetching the next
 	Pipelined     Strategy = "pipelined"      // occupancy-sized grid, rows staged through a cp.async shared-memory ring
 )
@@ -437,6 +438,8 @@ var catalogue = []Info{
 		Fwd: stridedShortVariants(false), Bwd: stridedShortVariants(true), Shift: true},
 	{Strategy: StridedNarrow, File: "strided_narrow.cu", Summary: "non-last axis of a narrow Inner (a power of two up to 8 packs): a warp or a few read each outer index's Axis×Inner block as one run of packs, held in registers, one read",
 		Fwd: stridedNarrowVariants(false), Bwd: stridedNarrowVariants(true), Shift: true},
+	{Strategy: StridedSmem, File: "strided_smem.cu", Summary: "non-last axis, any Inner: a block stages each outer index's Axis×Inner block in shared memory (cp.async), reduces its columns there and writes it as one run of packs, one read",
+		Fwd: stridedSmemVariants(), Bwd: stridedSmemVariants(), DynSmem: true, MinMajor: 8},
 	{Strategy: Persistent, File: "persistent.cu", Summary: "occupancy-sized grid looping over rows, next row prefetched into registers",
 		Fwd: persistentVariants(false), Bwd: persistentVariants(true), RowsOnly: true},
 	{Strategy: Pipelined, File: "pipelined.cu", Summary: "occupancy-sized grid, next rows staged by cp.async into a shared-memory ring, one read",
@@ -615,6 +618,34 @@ type resources struct {
 func Resources(symbol string) (regs, staticSmem int, ok bool) {
 	r, ok := ptxas[symbol]
 	return r.Regs, r.StaticSmem, ok
+}
+
+// StridedSmemMaxThreads is strided_smem's largest block.
+const StridedSmemMaxThreads = 512
+
+// stridedSmemVariants: one outer index a block, and tiles of several
+// (StridedSmemTiles).
+func stridedSmemVariants() []Variant {
+	return []Variant{{Name: "", MaxThreads: StridedSmemMaxThreads}, {Name: StridedSmemTiles, MaxThreads: StridedSmemMaxThreads}}
+}
+
+// StridedSmemTiles names strided_smem's kernels for tiles of several outer
+// indices a block (Params.Chunk > 1).
+const StridedSmemTiles = "tiles"
+
+// StridedSmemBytes returns the dynamic shared memory of a strided_smem
+// launch of tiles of tile outer indices, rg row groups a column: per
+// input, a copy of a tile (tile×axis×inner elements) with room for its
+// shift to the 16-byte boundaries (P elements), rounded up to 16 bytes;
+// then a float pair per column of the tile for its constants, and with rg >
+// 1 one per row group and column for their partials.
+func StridedSmemBytes(op spec.Op, dt spec.DType, axis, inner, tile, rg int64) int64 {
+	region := ((tile*axis*inner+int64(Pack(dt)))*int64(dt.Size()) + 15) / 16 * 16
+	pairs := tile * inner
+	if rg > 1 {
+		pairs *= 1 + rg
+	}
+	return int64(NIn(op))*region + pairs*8
 }
 
 // SplitClusterSlotBytes is the tail of split_cluster's dynamic shared

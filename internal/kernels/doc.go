@@ -126,6 +126,14 @@
 //	               over Outer; Vec = 1 (aligned pointers, Axis·Inner a
 //	               multiple of P) or 2 (the _shift twins, scalar accesses,
 //	               any alignment); traps otherwise.
+//	strided_smem   strided_smem_{fwd,bwd}_{dt}[_tiles]: any Inner and
+//	               alignment; a block a tile of Chunk consecutive outer
+//	               indices (Chunk > 1 only in the _tiles kernels), grid-
+//	               stride over tiles; block nt ≤ 512, a multiple of 32;
+//	               Split = row groups a column (1..Axis); dynamic shared
+//	               memory StridedSmemBytes (the tile's copies, shifted to
+//	               the 16-byte boundaries, then its columns' constants and
+//	               the row groups' partials); Vec unused; traps otherwise.
 //	persistent     persistent_{fwd,bwd}_{dt}_{w32_p{NP}|b_p{NP}|2pass}; rows;
 //	               grid = occupancy × SMs; w32: block ≤ 256, one warp per row,
 //	               cols ≤ 32·NP·P; b: nt ≤ 512, cols ≤ nt·NP·P; 2pass: any
@@ -173,6 +181,7 @@
 //	strided_reg    64; 8704-34944 (nvcc 11.8, pulled partials); 10760-43144 with the pushed partials' slots (NVRTC 13)
 //	strided_short  a{A}: fwd f32 34-95, 16-bit 40-93 (packed tiles, 9-16 rows, 91-225); bwd f32 32-79, 16-bit 44-84 (packed, 5-8 rows, 80-150); p{H}: fwd f32 64-122, 16-bit 128-254, bwd f32 59-80, 16-bit 91-163; q{H}: fwd f32 78-97, 16-bit 128-227, bwd f32 61-80, 16-bit 93-164; _shift twins 60-128; 0
 //	strided_narrow h1/h2 54-64, h4 78-80, h8 (and 16-bit bwd h4) 116-128, twins alike (bounds: 4, 3, 2 blocks of 256 an SM); 4096
+//	strided_smem   31-40 (f32 _tiles backward 64); 0 (its shared memory is dynamic)
 //	persistent     32-102
 //	naive 32, smem_tree 20-22, block_vec 46/62
 //

@@ -70,6 +70,8 @@ func (c *ctx) build(s kernels.Strategy) (Plan, error) {
 		return c.stridedShort()
 	case kernels.StridedNarrow:
 		return c.stridedNarrow()
+	case kernels.StridedSmem:
+		return c.stridedSmem()
 	case kernels.Persistent:
 		return c.persistent()
 	case kernels.Pipelined:
@@ -782,6 +784,68 @@ func (c *ctx) stridedNarrow() (Plan, error) {
 		Reason:   fmt.Sprintf("%s an outer index, its %d×%d block read as one run of packs, %d a thread", how, c.p.Axis, c.p.Inner, h)}
 	return c.finish(pl), nil
 }
+
+// strided_smem: a block a tile of consecutive outer indices, their
+// Axis×Inner blocks (backward: y's and dy's) staged in dynamic shared
+// memory; grid-stride over tiles.
+func (c *ctx) stridedSmem() (Plan, error) {
+	sh := c.stridedSmemShape()
+	if n := sh.tile * c.p.Axis * c.p.Inner; n > stridedSmemMaxTile {
+		return Plan{}, fmt.Errorf("an outer index's block of %d elements exceeds %d", n, int64(stridedSmemMaxTile))
+	}
+	occ, err := c.fits(kernels.StridedSmem.Info().File, sh.sym, int(sh.nt), sh.smem)
+	if err != nil {
+		return Plan{}, err
+	}
+	grid := c.capGrid(ceilDiv(c.p.Outer, sh.tile), occ, gridWaves, maxGridX)
+	pl := Plan{Strategy: string(kernels.StridedSmem), File: kernels.StridedSmem.Info().File, Split: int(sh.rg), Chunk: sh.tile,
+		Launches: []Launch{{Symbol: sh.sym, Grid: block1(int64(grid)), Block: block1(sh.nt), Smem: int(sh.smem)}},
+		Reason: fmt.Sprintf("%d threads a tile of %d outer indices (%d×%d each) in %d bytes of shared memory, %d row groups a column, %d blocks/SM",
+			sh.nt, sh.tile, c.p.Axis, c.p.Inner, sh.smem, sh.rg, occ)}
+	return c.finish(pl), nil
+}
+
+// stridedSmemMaxTile bounds a strided_smem tile (the kernel indexes it
+// with 32-bit integers; shared memory bounds it far lower today).
+const stridedSmemMaxTile = 1 << 30
+
+// smemShape is a strided_smem launch: nt threads a tile of tile outer
+// indices, rg row groups a column, smem bytes of dynamic shared memory.
+type smemShape struct {
+	nt, tile, rg, smem int64
+	sym                string
+}
+
+// stridedSmemShape sizes strided_smem's tiles and blocks: outer indices a
+// tile up to about stridedSmemTilePacks packs (small blocks then share a
+// block's barriers), about eight packs a thread but a thread for each of
+// the tile's columns (128 to 512 threads), and the spare threads as row
+// groups of the columns. H200, softmax bench, µs (-ab-s37.txt §1-3): tiles
+// of 512 packs against one outer index a block, 100000×64×3 f32 80.3 vs
+// 362.2, 100000×50×2 f16 30.2 vs 379.9, 50000×40×5 f32 41.4 vs 150.5 (1024
+// and 2048 packs were no faster); eight packs a thread against four,
+// 2000×63×333 bf16 log_softmax 125.2 vs 135.8, 4096×128×36 f32 56.6 vs
+// 59.5, but 3000×49×129 f16 65.2 vs 59.7, its 129 columns on 128 threads;
+// row groups of ceil(2×threads/columns), two items a thread, lost to
+// floor(threads/columns) (1000×2000×8 f32 75.1 vs 63.8).
+func (c *ctx) stridedSmemShape() smemShape {
+	n := c.p.Axis * c.p.Inner
+	packs := ceilDiv(n, c.P)
+	tile := clamp(stridedSmemTilePacks/packs, 1, max(1, c.p.Outer))
+	cols := tile * c.p.Inner
+	nt := max(roundUp(ceilDiv(tile*packs, 8), 32), roundUp(min(cols, kernels.StridedSmemMaxThreads), 32))
+	nt = clamp(nt, 128, kernels.StridedSmemMaxThreads)
+	rg := clamp(nt/cols, 1, c.p.Axis)
+	variant := ""
+	if tile > 1 {
+		variant = kernels.StridedSmemTiles
+	}
+	return smemShape{nt: nt, tile: tile, rg: rg, sym: c.sym(kernels.StridedSmem, variant),
+		smem: kernels.StridedSmemBytes(c.p.Op, c.dt, c.p.Axis, c.p.Inner, tile, rg)}
+}
+
+// stridedSmemTilePacks is the size strided_smem gathers small blocks into.
+const stridedSmemTilePacks = 512
 
 // stridedRegFewTiles is the most tiles (of 8 packs) for which strided_reg
 // splits a 16-bit axis of 3 or 4 blocks' rows over twice the blocks.

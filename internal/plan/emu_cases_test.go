@@ -87,7 +87,10 @@ func TestEmuCases(t *testing.T) {
 		{5, 17, 40}, {3, 32, 24}, {4, 11, 37}, {2, 25, 101},
 		// four lanes: 1 and 3 rows short, ragged Inner, backward.
 		{3, 33, 24}, {2, 47, 40}, {4, 45, 37}, {5, 19, 16}, {3, 17, 9},
-		{7, 100, 4}, {5, 1000, 8}, {3, 333, 2}, {4, 77, 32}, {9, 50, 64}, {6, 129, 16}}
+		{7, 100, 4}, {5, 1000, 8}, {3, 333, 2}, {4, 77, 32}, {9, 50, 64}, {6, 129, 16},
+		// strided_smem: a ragged Inner past the threads, row groups on a
+		// narrow one, a block of one row group, Inner past 512 threads.
+		{3, 49, 129}, {5, 40, 6}, {3, 2, 5}, {2, 3, 700}}
 	var out strings.Builder
 	strats := append([]string{"auto"}, Strategies()...)
 	n := 0

@@ -16,7 +16,16 @@
 //     most 4 warps, 1024 packs f32 and 512 f16/bf16):
 //     strided_narrow, a warp or 2-8 an outer index reading its contiguous
 //     block as one run of packs held in registers (the _shift twins, scalar
-//     accesses, for unaligned pointers or blocks not of whole packs).
+//     accesses, for unaligned pointers or blocks not of whole packs), where
+//     one warp holds an outer index's block of at least 32 packs or
+//     strided_smem does not serve.
+//     Else strided_smem where its tiles fit two blocks an SM and number at
+//     least the SMs (each outer index's Axis×Inner block staged in shared
+//     memory by cp.async, its columns reduced there, written back as one
+//     run of packs; small blocks gathered into tiles of about 512 packs),
+//     but not along axes of 2..48 rows (backward 2..32) under 8 rows or
+//     with Inner of 16 or more, which stay with strided_short, nor on
+//     Inner of whole 8-pack tiles that strided_reg takes.
 //     Else, along an axis of 2..48 rows (backward 2..32): strided_short,
 //     the slices' whole axis in registers, a thread's up to 16 rows (8
 //     backward), then lane pairs up to 32 (16), then four lanes (16-byte

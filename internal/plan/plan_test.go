@@ -164,6 +164,8 @@ func check(t *testing.T, p Problem, d Device, pl Plan) {
 		checkStridedReg(t, where, p, pl)
 	case in.Strategy == kernels.StridedNarrow:
 		checkStridedNarrow(t, where, p, pl)
+	case in.Strategy == kernels.StridedSmem:
+		checkStridedSmem(t, where, p, pl)
 	case in.Cooperative:
 		checkSplitGrid(t, where, p, pl, nin)
 	case in.Strategy == kernels.SplitRow:
@@ -496,27 +498,34 @@ func TestRegimes(t *testing.T) {
 		{"backward axis of 32: four lanes", prob(128, 32, 4096, f32, spec.SoftmaxBackward), h100, kernels.StridedShort, "strided_short_bwd_f32_q8"},
 		{"axis of 64", prob(256, 64, 4096, f32, spec.Softmax), h100, kernels.StridedReg, ""},
 		{"axis of 128, Inner of 251 packs (a part tile)", prob(131, 128, 1004, f32, spec.Softmax), h100, kernels.StridedReg, ""},
-		{"Inner under one 8-pack tile", prob(4096, 128, 28, f32, spec.Softmax), h100, kernels.Strided, "strided_fwd_f32"},
+		{"Inner under one 8-pack tile: strided_smem", prob(4096, 128, 28, f32, spec.Softmax), h100, kernels.StridedSmem, ""},
 		{"ragged Inner, backward of 24 rows: four-lane twin", prob(56, 24, 12269, f32, spec.SoftmaxBackward), h100, kernels.StridedShort, "strided_short_bwd_f32_q6_shift"},
 		{"ragged Inner, long axis: strided_reg's twin", prob(64, 512, 8191, spec.BFloat16, spec.Softmax), h100, kernels.StridedReg, "strided_reg_fwd_bf16_g8_shift"},
 		{"ragged Inner over a cluster: strided_reg's twin", prob(1, 3986, 12487, f16, spec.Softmax), h100, kernels.StridedReg, "strided_reg_fwd_f16_g8_shift"},
-		{"ragged Inner of 49 rows: strided_reg's twin", prob(3000, 49, 129, f16, spec.Softmax), h100, kernels.StridedReg, "strided_reg_fwd_f16_g16_shift"},
+		{"ragged Inner of 49 rows: strided_smem", prob(3000, 49, 129, f16, spec.Softmax), h100, kernels.StridedSmem, ""},
 		{"narrow Inner past 32 rows: strided_narrow", prob(100000, 64, 4, f32, spec.Softmax), h100, kernels.StridedNarrow, "strided_narrow_fwd_f32_h2"},
 		{"narrow Inner at 33 rows: strided_narrow", prob(100000, 33, 4, f32, spec.Softmax), h100, kernels.StridedNarrow, "strided_narrow_fwd_f32_h2"},
-		{"narrow Inner of 16 rows: strided_short", prob(200000, 16, 4, f32, spec.Softmax), h100, kernels.StridedShort, ""},
+		{"narrow Inner of 16 rows: strided_smem", prob(200000, 16, 4, f32, spec.Softmax), h100, kernels.StridedSmem, ""},
 		{"narrow Inner, 16-bit, rows within a pack", prob(30000, 200, 4, f16, spec.Softmax), h100, kernels.StridedNarrow, "strided_narrow_fwd_f16_h4"},
 		{"narrow Inner, blocks not of whole packs: the twin", prob(100000, 99, 2, f32, spec.Softmax), h100, kernels.StridedNarrow, "strided_narrow_fwd_f32_h2_shift"},
 		{"narrow Inner, unaligned: the twin", Problem{Outer: 20000, Axis: 100, Inner: 8, DType: f16, Op: spec.Softmax}, h100, kernels.StridedNarrow, "strided_narrow_fwd_f16_h4_shift"},
-		{"narrow Inner, 8 warps an outer index", prob(2000, 1000, 8, f32, spec.Softmax), h100, kernels.StridedNarrow, "strided_narrow_fwd_f32_h8"},
+		{"narrow Inner, 8 warps an outer index: strided_smem", prob(2000, 1000, 8, f32, spec.Softmax), h100, kernels.StridedSmem, ""},
 		{"narrow Inner, backward", prob(100000, 64, 4, f32, spec.SoftmaxBackward), h100, kernels.StridedNarrow, "strided_narrow_bwd_f32_h2"},
-		{"narrow Inner, backward over 8 warps: strided", prob(5212, 693, 8, f16, spec.SoftmaxBackward), h100, kernels.Strided, ""},
-		{"narrow Inner, f32 backward over 8 warps: strided", prob(2000, 1000, 8, f32, spec.SoftmaxBackward), h100, kernels.Strided, ""},
-		{"narrow Inner, backward over 2 warps", prob(11775, 210, 8, f16, spec.LogSoftmaxBackward), h100, kernels.StridedNarrow, "strided_narrow_bwd_f16_h4"},
-		{"narrow Inner, block past 8 warps: strided", prob(1000, 2000, 8, f32, spec.Softmax), h100, kernels.Strided, ""},
+		{"narrow Inner, backward over 8 warps: strided_smem", prob(5212, 693, 8, f16, spec.SoftmaxBackward), h100, kernels.StridedSmem, ""},
+		{"narrow Inner, f32 backward over 8 warps: strided_smem", prob(2000, 1000, 8, f32, spec.SoftmaxBackward), h100, kernels.StridedSmem, ""},
+		{"narrow Inner, backward over 2 warps: strided_smem", prob(11775, 210, 8, f16, spec.LogSoftmaxBackward), h100, kernels.StridedSmem, ""},
+		{"narrow Inner, block past 8 warps: strided_smem", prob(1000, 2000, 8, f32, spec.Softmax), h100, kernels.StridedSmem, ""},
+		{"ragged Inner, 16-bit: strided_smem", prob(3000, 49, 129, f16, spec.Softmax), h100, kernels.StridedSmem, "strided_smem_fwd_f16"},
+		{"small blocks: strided_smem's tiles", prob(100000, 64, 3, f32, spec.Softmax), h100, kernels.StridedSmem, "strided_smem_fwd_f32_tiles"},
+		{"whole 8-pack tiles: strided_reg ahead of strided_smem", prob(4000, 128, 32, f32, spec.Softmax), h100, kernels.StridedReg, ""},
+		{"axis under 8 rows, narrow Inner: strided_short ahead of strided_smem", prob(100000, 4, 8, f16, spec.Softmax), h100, kernels.StridedShort, ""},
+		{"few outer indices: not strided_smem", prob(34, 160, 185, f32, spec.Softmax), h100, kernels.StridedReg, ""},
+		{"one strided_smem block an SM: strided_reg", prob(500, 64, 1001, f16, spec.Softmax), h100, kernels.StridedReg, ""},
+		{"Inner of 16 at 9 rows: strided_short ahead of strided_smem", prob(6145, 9, 16, f32, spec.SoftmaxBackward), h100, kernels.StridedShort, ""},
 		{"narrow Inner, few outer indices", prob(4, 1000, 4, f32, spec.Softmax), h100, kernels.StridedNarrow, "strided_narrow_fwd_f32_h8"},
-		{"narrow Inner, f32 at 24 rows: strided_narrow", prob(200000, 24, 4, f32, spec.Softmax), h100, kernels.StridedNarrow, ""},
-		{"narrow Inner, f16 at 24 rows: strided_short", prob(100000, 24, 8, f16, spec.Softmax), h100, kernels.StridedShort, ""},
-		{"narrow Inner, backward at 24 rows: strided_short", prob(200000, 24, 4, f32, spec.SoftmaxBackward), h100, kernels.StridedShort, ""},
+		{"narrow Inner, f32 at 24 rows: strided_smem", prob(200000, 24, 4, f32, spec.Softmax), h100, kernels.StridedSmem, ""},
+		{"narrow Inner, f16 at 24 rows: strided_smem", prob(100000, 24, 8, f16, spec.Softmax), h100, kernels.StridedSmem, ""},
+		{"narrow Inner, backward at 24 rows: strided_smem", prob(200000, 24, 4, f32, spec.SoftmaxBackward), h100, kernels.StridedSmem, ""},
 		{"narrow Inner, backward at 32 rows: strided_narrow", prob(200000, 32, 4, f32, spec.SoftmaxBackward), h100, kernels.StridedNarrow, ""},
 		{"Inner of 8 packs: strided_reg", prob(4000, 128, 32, f32, spec.Softmax), h100, kernels.StridedReg, ""},
 		{"ragged Inner, backward past 32 rows: strided", prob(1000, 50, 333, f32, spec.SoftmaxBackward), h100, kernels.Strided, ""},
@@ -1038,6 +1047,35 @@ func TestStridedInnerOne(t *testing.T) {
 	pl = mustMake(t, prob(100, 5, 3, spec.Float32, spec.Softmax), h100, "strided")
 	if b := pl.Launches[0].Block; b != [3]uint32{4, 4, 1} {
 		t.Errorf("axis 5 inner 3: block %v", b)
+	}
+}
+
+// checkStridedSmem checks strided_smem's launch contract: one launch of a
+// block a tile of Chunk outer indices (grid-stride, no more blocks than
+// tiles), Split row groups a column (1 to Axis), shared memory for the
+// tile's copies, constants and partials within the opt-in limit, no vector
+// flags (the kernel finds each pointer's alignment itself).
+func checkStridedSmem(t *testing.T, where string, p Problem, pl Plan) {
+	t.Helper()
+	l := pl.Launches[0]
+	nt := int64(l.Block[0])
+	if len(pl.Launches) != 1 || pl.Workspace != 0 || nt%32 != 0 || nt > kernels.StridedSmemMaxThreads || l.Block[1] != 1 {
+		t.Errorf("%s: strided_smem launches %d block %v workspace %d", where, len(pl.Launches), l.Block, pl.Workspace)
+	}
+	if pl.Chunk < 1 || pl.Chunk > p.Outer || pl.Split < 1 || int64(pl.Split) > p.Axis || pl.Chunk*p.Axis*p.Inner > 1<<30 {
+		t.Errorf("%s: strided_smem tile %d, row groups %d for %d×%d×%d", where, pl.Chunk, pl.Split, p.Outer, p.Axis, p.Inner)
+	}
+	if int64(l.Grid[0]) > ceilDiv(p.Outer, max(pl.Chunk, 1)) {
+		t.Errorf("%s: strided_smem grid %v for %d tiles", where, l.Grid, ceilDiv(p.Outer, pl.Chunk))
+	}
+	if want := kernels.StridedSmemBytes(p.Op, p.DType, p.Axis, p.Inner, pl.Chunk, int64(pl.Split)); int64(l.Smem) != want {
+		t.Errorf("%s: strided_smem smem %d, want %d", where, l.Smem, want)
+	}
+	if pl.Vec || pl.Shift {
+		t.Errorf("%s: strided_smem vec %v shift %v", where, pl.Vec, pl.Shift)
+	}
+	if tiles := strings.HasSuffix(l.Symbol, "_"+kernels.StridedSmemTiles); tiles != (pl.Chunk > 1) {
+		t.Errorf("%s: strided_smem symbol %s for tiles of %d", where, l.Symbol, pl.Chunk)
 	}
 }
 

@@ -285,13 +285,22 @@ func (c *ctx) choose() []choice {
 	p := c.p
 	if p.Inner > 1 {
 		var out []choice
-		if c.stridedNarrowFirst() {
+		smem := c.stridedSmemFirst()
+		if c.stridedNarrowFirst() && (!smem || c.stridedNarrowAheadOfSmem()) {
 			out = append(out, choice{kernels.StridedNarrow, fmt.Sprintf("Inner of %d (under 8 packs), axis of %d: warps read each outer index's Axis×Inner block as one run of packs (one read)", p.Inner, p.Axis)})
 		}
-		if c.stridedShortFirst() {
+		if c.stridedShortFirst() && (!smem || p.Inner >= stridedSmemMaxShortInner || p.Axis < stridedSmemMinShortAxis) {
 			out = append(out, choice{kernels.StridedShort, fmt.Sprintf("Inner > 1, axis of %d rows: a thread (or 2-4 lanes) holds P slices' whole axis in registers (one read, no barrier)", p.Axis)})
 		}
-		if c.stridedRegFirst() {
+		reg := c.stridedRegFirst()
+		if reg && smem && c.innerPacks() && p.Inner%(8*c.P) == 0 {
+			// whole 8-pack tiles: strided_reg leads (see stridedSmemFirst)
+			out = append(out, choice{kernels.StridedReg, "Inner > 1 of whole 8-pack tiles, axis of 48..8192: slices cached in registers (one read)"})
+		}
+		if smem {
+			out = append(out, choice{kernels.StridedSmem, fmt.Sprintf("Inner of %d, outer blocks of %d×%d elements: each staged in shared memory, its columns reduced there (one read)", p.Inner, p.Axis, p.Inner)})
+		}
+		if reg {
 			out = append(out, choice{kernels.StridedReg, "Inner > 1, axis of 48..8192: slices cached in registers (one read)"})
 		}
 		return append(out, choice{kernels.Strided, "Inner > 1: softmax along a non-last axis"},
@@ -705,6 +714,71 @@ func (c *ctx) stridedNarrowFirst() bool {
 	}
 	gw, _, ok := kernels.StridedNarrowShape(p.Op, c.dt, p.Axis, p.Inner)
 	return ok && (!c.bwd || gw <= stridedNarrowMaxBackwardWarps)
+}
+
+// stridedSmemFirst reports whether strided_smem is the measured winner
+// for a non-last axis: its tiles fit at least stridedSmemMinBlocks blocks
+// an SM and there are at least as many tiles as SMs. H200, softmax bench,
+// L2 flushed, µs, against the pick before (-ab-s37.txt §1, §4): a ragged
+// Inner, 3000×49×129 f16 56.2 vs strided_reg 166.6 (torch 108),
+// 2000×63×333 bf16 log_softmax 121.2 vs 200.2, 1000×50×333 f32 55.1 vs
+// 73.9, 4000×60×37 bf16 26.0 vs 77.2, 22982×113×3 bf16 log_softmax 26.9
+// vs strided 240.4, 1020×567×10 bf16 log_softmax 20.8 vs 56.8; whole packs,
+// 4096×128×36 f32 58.3 vs strided_reg 67.8, 2048×64×72 f16 27.9 vs 53.7,
+// 248×353×122 bf16 42.9 vs 54.0; backward, 3000×49×129 f16 53.8 vs strided
+// 128.4, 5000×64×45 bf16 33.1 vs 89.7. It lost with one block an SM
+// (500×64×1001 f16, 128 KB: 121.1 vs strided_reg 100.9; 1024×49×1001 f32
+// 185.3 vs 180.3) and with few tiles (34×160×185 f32 19.6 vs 11.2,
+// 8×4096×4 f32 15.6 vs 9.42), and strided_reg keeps Inner of whole 8-pack
+// tiles (§5: 4000×128×32 f32 40.1 vs 48.1, 2000×128×64 f16 33.4 vs 39.6,
+// 1024×128×128 f32 44.5 vs 57.4, 512×64×256 f16 24.4 vs 31.6).
+func (c *ctx) stridedSmemFirst() bool {
+	if err := c.check(kernels.StridedSmem); err != nil {
+		return false
+	}
+	sh := c.stridedSmemShape()
+	if ceilDiv(c.p.Outer, sh.tile) < int64(c.d.SMs) {
+		return false
+	}
+	occ, err := c.fits(kernels.StridedSmem.Info().File, sh.sym, int(sh.nt), sh.smem)
+	return err == nil && occ >= stridedSmemMinBlocks
+}
+
+// stridedSmemMinBlocks is the fewest strided_smem blocks an SM the planner
+// takes it at (see stridedSmemFirst): with one, a block's staging and its
+// column pass do not overlap another's.
+const stridedSmemMinBlocks = 2
+
+// stridedSmemMaxShortInner is the narrowest Inner strided_short keeps ahead
+// of strided_smem. H200, µs (-ab-s37.txt §4): strided_smem led at Inner 3-10
+// (182495×20×3 bf16 log_softmax 30.1 vs 56.1, 40045×21×5 bf16 20.1 vs
+// 23.5, 157361×10×6 bf16 softmax_backward 28.7 vs 34.9, 23205×9×10 f32
+// softmax_backward 14.9 vs 15.9, 50000×40×5 f32 41.4 vs 60.6), strided_short
+// from 16 (6145×9×16 f32 softmax_backward 8.72 vs 10.7, 6284×25×20 f16 13.2
+// vs 15.0, 11815×21×26 f32 24.6 vs 29.1, 2615×28×68 bf16 17.0 vs 20.7,
+// 1349×13×154 bf16 log_softmax 12.0 vs 17.3); and on axes of under
+// stridedSmemMinShortAxis rows (§5: 100000×4×8 f16 8.78 vs 14.9, 300000×2×6
+// f32 16.4 vs 25.8; at 8 rows strided_smem led, 200000×8×4 f32 30.1 vs
+// 36.5).
+const stridedSmemMaxShortInner = 16
+
+// stridedSmemMinShortAxis: see stridedSmemMaxShortInner.
+const stridedSmemMinShortAxis = 8
+
+// stridedNarrowAheadOfSmem reports where strided_narrow leads strided_smem
+// (both serving): one warp an outer index, a block of at least a warp's 32
+// packs. H200, µs (-ab-s37.txt §1, §4-5): 100000×64×4 f32 61.7 vs 90.5,
+// 1606×374×4 f16 log_softmax 9.36 vs 13.9, 20000×100×8 f16 28.2 vs 39.7,
+// 200000×32×4 f32 softmax_backward 83.8 vs 104.4; strided_smem led on
+// smaller blocks (100000×50×2 f16, 13 packs, 30.2 vs 68.0; 200000×24×4
+// f32 72.6 vs 80.8), on groups of warps (4642×1137×4 f16 log_softmax 46.1
+// vs 121.1; 1000×2000×8 f32 57.4 vs strided 70.7) and backward
+// (2796×75×16 bf16 log_softmax_backward 16.0 vs 21.0, two warps;
+// 600×1000×8 f32 softmax_backward 23.5 vs 26.2; 11775×210×8 f16
+// log_softmax_backward 51.7 vs 70.7).
+func (c *ctx) stridedNarrowAheadOfSmem() bool {
+	gw, _, ok := kernels.StridedNarrowShape(c.p.Op, c.dt, c.p.Axis, c.p.Inner)
+	return ok && gw == 1 && ceilDiv(c.p.Axis*c.p.Inner, c.P) >= 32
 }
 
 // stridedNarrowMaxBackwardWarps is the most warps an outer index that

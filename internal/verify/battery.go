@@ -45,6 +45,10 @@ func Battery(quick bool) []Case {
 		// holding several rows (Inner 4 of 16-bit), a block not of whole
 		// packs (its twin), 4-8 warps an outer index, 4-pack rows.
 		{[]int{5, 64, 4}, 1}, {[]int{3, 333, 2}, 1}, {[]int{4, 1000, 8}, 1}, {[]int{3, 99, 16}, 1},
+		// strided_smem (any Inner, the block staged in shared memory): a
+		// ragged Inner wider than a small block's threads, and a narrow one
+		// that is not a power of two (row groups merging a column).
+		{[]int{3, 49, 129}, 1}, {[]int{5, 40, 6}, 1},
 		{[]int{}, -1}, {[]int{0, 5}, 1}, {[]int{5, 0}, -1}, {[]int{0}, 0},
 	}
 	if !quick {
