@@ -189,6 +189,25 @@ const (
 	// 17.2 (split_grid 16.4).
 	hybridFewRows16Bytes = 128 << 10
 
+	// hybridManyRowsWaves: with at least as many rows as SMs, rows past
+	// block_hybrid's 512-thread blocks take its 1024-thread blocks (one an
+	// SM) from this many rows an SM; fewer go to split_grid
+	// (gridManyLongRows), whose grid of every SM overlaps one row's reads
+	// with another's writes. H200, softmax bench, µs (-ab-s38.txt §2-3),
+	// block_hybrid vs split_grid: 1024×65536 f32 151.7 vs 166.1;
+	// 1024×100000 f16 130.5 vs 134.5; 2048×128256 bf16 310.8 vs 334.7,
+	// log_softmax 296.1 vs 320.6; 1024×128256 bf16 169.9 vs 168.4 (tie);
+	// but 528×65536 f32 87.9 vs 86.7, 528×100000 f16 75.0 vs 71.0,
+	// 528×128256 bf16 98.0 vs 88.0, 264×65536 f32 50.2 vs 45.1. Nothing was
+	// measured between 528 and 1024 rows (4 and 7.8 an SM on the H200).
+	hybridManyRowsWaves = 7
+
+	// gridManyRowsMaxBytes: the longest rows gridManyLongRows gives
+	// split_grid, the longest measured (132×524288 bf16, 256×524288 bf16);
+	// longer ones are cached only in part (rows of 4 MB f32: 43% of each
+	// row) and stay with online_2pass.
+	gridManyRowsMaxBytes = 1 << 20
+
 	// blockRegFewRows16Cols: the longest 16-bit rows block_reg takes when
 	// rows < SMs (1024 threads × 4 packs without spills; blockRegFirst).
 	blockRegFewRows16Cols = 32768
@@ -314,7 +333,9 @@ func (c *ctx) choose() []choice {
 		}
 	}
 	if c.blockHybridFirst() {
-		out = append(out, choice{kernels.BlockHybrid, "forward rows beyond 16384 columns: 32 values a thread in registers and the rest in shared memory (512 threads, two rows per SM; 1024 threads for longer f32 rows)"})
+		out = append(out, choice{kernels.BlockHybrid, "forward rows beyond 16384 columns: 32 values a thread in registers and the rest in shared memory (512 threads, two rows per SM; 1024 threads for longer rows)"})
+	} else if ok, why := c.gridManyLongRows(); ok {
+		out = append(out, choice{kernels.SplitGrid, fmt.Sprintf("%d forward rows of %d KB, past block_hybrid's 512-thread blocks: %s", rows, cols*c.es>>10, why)})
 	}
 	warpMax := kernels.WarpRow.Info().MaxCols(p.Op, c.dt)
 	if c.blockRegFirst() {
@@ -576,8 +597,10 @@ const blockRegMinRowBytes = 1 << 10
 // blockHybridFirst reports whether block_hybrid is the measured winner, for
 // forward rows of whole packs beyond a 512-thread block's registers (16384
 // columns): with at least as many rows as SMs, 512-thread blocks for any
-// dtype (up to 40960 f32, 65536 f16/bf16) and 1024-thread blocks beyond
-// for f32 (up to 81920); with fewer rows than SMs, 1024-thread blocks for
+// dtype (up to 40960 f32, 65536 f16/bf16) and, from hybridManyRowsWaves
+// rows an SM, 1024-thread blocks beyond (up to 81920 f32, 131072 f16/bf16;
+// fewer rows go to split_grid, gridManyLongRows); with fewer rows than
+// SMs, 1024-thread blocks for
 // f32 rows beyond block_reg's 32768 and for 16-bit rows beyond its few-rows
 // 32768 up to hybridFewRows16Bytes.
 //
@@ -600,7 +623,8 @@ const blockRegMinRowBytes = 1 << 10
 // 169.3 vs 204.3; fewer rows than SMs: 128×65536 f32 33.7 vs 36.4;
 // 100×70000 f32 30.1 vs 33.2; but 128×128256 bf16 40.9 vs online_2pass
 // 36.9 (three quarters of the row in shared memory, two exps each, one
-// block per SM), so 16-bit rows keep the 512-thread range. 64×24576 f32
+// block per SM), so 16-bit rows keep the 512-thread range there; with
+// many rows they take 1024 threads as well (hybridManyRowsWaves). 64×24576 f32
 // (fewer rows than SMs) stays with block_reg: 14.9 vs 15.7.
 //
 // An f32 row that exactly fills block_reg's largest body (32768: 1024
@@ -622,12 +646,56 @@ func (c *ctx) blockHybridFirst() bool {
 		if _, ok := c.hybridVariant(512); ok {
 			return true
 		}
+		_, ok := c.hybridVariant(1024)
+		return ok && p.Outer >= hybridManyRowsWaves*int64(c.d.SMs)
 	}
 	_, ok := c.hybridVariant(1024)
 	if c.es == 4 {
 		return ok
 	}
 	return ok && p.Axis > blockRegFewRows16Cols && p.Axis*c.es <= hybridFewRows16Bytes
+}
+
+// gridManyLongRows reports whether split_grid takes forward rows of whole
+// packs, at least as many as SMs, that block_hybrid's 512-thread blocks do
+// not hold (past 40960 f32 / 65536 f16/bf16 columns) and block_hybrid's
+// 1024-thread blocks do not take (fewer than hybridManyRowsWaves rows an
+// SM, or rows beyond them too), where block_smem would not run two blocks
+// an SM; online_2pass, which reads each row twice, had them. Ragged rows
+// stay with online_2pass's twins (split_grid has none: 1024×100003 bf16
+// 308.3 µs against 154.3). H200, softmax bench, 20 reps, L2 flushed, µs,
+// split_grid against online_2pass and the next best (-ab-s38.txt §2-3):
+// 132×65536 f32 26.1 vs 31.8 (block_hybrid 28.0); 264×65536 f32 45.1 vs
+// 57.5 (block_hybrid 50.2); 528×65536 f32 86.7 vs 107.2 (block_hybrid
+// 87.9); 264×81920 f32 56.3 vs 71.3 (62.4); 132×128256 f32 48.2 vs 63.6;
+// 264×128256 f32 94.6 vs 108.4; 512×128256 f32 179.3 vs 204.0;
+// 1024×128256 f32 347.5 vs 393.7; 256×151936 f32 112.2 vs 123.9;
+// 132×100000 f16 22.5 vs 24.6; 528×100000 f16 71.0 vs 82.9 (block_hybrid
+// 75.0); 132×128256 bf16 26.6 vs 31.1; 528×128256 bf16 88.0 vs 106.2;
+// 1024×151936 bf16 194.5 vs 232.8; 2048×151936 bf16 383.9 vs 448.4;
+// 512×256000 bf16 180.8 vs 204.5; 132×524288 bf16 100.8 vs 119.6;
+// 256×524288 bf16 191.2 vs 207.9. It trails split_cluster by up to 9% on
+// a few (200×128256 bf16 44.5 vs 42.2, 400×128256 bf16 83.2 vs 76.3,
+// 1024×262144 f16 352.3 vs 351.0), still ahead of online_2pass (45.2,
+// 89.3, 393.0).
+func (c *ctx) gridManyLongRows() (bool, string) {
+	p := c.p
+	if p.Op.Backward() || p.Outer < int64(c.d.SMs) || !c.vec() || p.Axis%c.P != 0 {
+		return false, ""
+	}
+	if c.blockRegFirst() || c.blockHybridFirst() {
+		return false, ""
+	}
+	if _, ok := c.hybridVariant(512); ok {
+		return false, ""
+	}
+	if occ, err := c.blockSmemOccupancy(); err == nil && occ >= 2 {
+		return false, ""
+	}
+	if p.Axis*c.es > gridManyRowsMaxBytes {
+		return false, ""
+	}
+	return c.gridCaches(0)
 }
 
 // stridedShortFirst reports whether strided_short is the measured winner:
