@@ -105,7 +105,11 @@ func TestLargeShapes(t *testing.T) {
 		{[]int{2000, 49, 129}, 1}, {[]int{60000, 64, 3}, 1}, // strided_smem: one outer index a block, and tiles of them
 		// Few rows the planner gives block_hybrid (16-bit) or split_grid
 		// with one or two blocks a row.
-		{[]int{96, 50000}, -1}, {[]int{64, 65536}, -1}, {[]int{66, 131072}, -1}}
+		{[]int{96, 50000}, -1}, {[]int{64, 65536}, -1}, {[]int{66, 131072}, -1},
+		// As many rows as SMs or more, past block_hybrid's 512-thread
+		// blocks: split_grid (264×65536 f32, 1000×100000 f32) and
+		// 1024-thread block_hybrid (1000×100000 bf16).
+		{[]int{264, 65536}, -1}, {[]int{1000, 100000}, -1}}
 	for _, algo := range append([]string{"auto"}, Strategies()...) {
 		t.Run(algo, func(t *testing.T) {
 			for _, s := range shapes {
