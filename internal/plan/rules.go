@@ -192,8 +192,8 @@ const (
 	// hybridManyRowsWaves: with at least as many rows as SMs, rows past
 	// block_hybrid's 512-thread blocks take its 1024-thread blocks (one an
 	// SM) from this many rows an SM; fewer go to split_grid
-	// (gridManyLongRows), whose grid of every SM overlaps one row's reads
-	// with another's writes. H200, softmax bench, µs (-ab-s38.txt §2-3),
+	// (gridManyLongRows), one launch over every SM with each row's chunks
+	// cached in shared memory. H200, softmax bench, µs (-ab-s38.txt §2-3),
 	// block_hybrid vs split_grid: 1024×65536 f32 151.7 vs 166.1;
 	// 1024×100000 f16 130.5 vs 134.5; 2048×128256 bf16 310.8 vs 334.7,
 	// log_softmax 296.1 vs 320.6; 1024×128256 bf16 169.9 vs 168.4 (tie);
