@@ -512,3 +512,28 @@ func TestFormatBytes(t *testing.T) {
 		}
 	}
 }
+
+// A sweep whose Stop closes keeps the cases it finished and says it was
+// interrupted; one stopped before it starts times nothing.
+func TestSweepStop(t *testing.T) {
+	b := NewCPU()
+	cases, _ := ParseSpecs("4x100:f32,2x50:f16,3x30:f32")
+	stop := make(chan struct{})
+	seen := 0
+	recs, err := Sweep(b, cases, SweepOptions{Algo: "auto", Warmup: 0, Reps: 1, Stop: stop,
+		Before: func(Case) {
+			if seen++; seen == 2 {
+				close(stop) // the second case still runs; the third does not
+			}
+		}})
+	if !errors.Is(err, ErrInterrupted) || !strings.Contains(err.Error(), "after 2 of 3 cases") {
+		t.Fatalf("err = %v, want an interruption after 2 of 3 cases", err)
+	}
+	if len(recs) != 2 || recs[0].Spec != cases[0].String() || recs[1].Spec != cases[1].String() {
+		t.Fatalf("records %+v, want the first two cases", recs)
+	}
+	recs, err = Sweep(b, cases, SweepOptions{Reps: 1, Stop: stop})
+	if !errors.Is(err, ErrInterrupted) || len(recs) != 0 {
+		t.Fatalf("already stopped: %d records, err %v", len(recs), err)
+	}
+}

@@ -23,7 +23,15 @@ type SweepOptions struct {
 	// Before and Step, when set, are called before and after each case
 	// (progress reporting).
 	Before, Step func(c Case)
+	// Stop, when set and closed, ends the sweep before its next case: Sweep
+	// returns the records of the cases it finished and an error wrapping
+	// ErrInterrupted, so an interrupted sweep still reports what it timed.
+	Stop <-chan struct{}
 }
+
+// ErrInterrupted is wrapped by Sweep's error when SweepOptions.Stop ended
+// it early.
+var ErrInterrupted = errors.New("interrupted")
 
 // ParseAlgo validates an --algo value against a list of strategy names
 // (see KnownAlgos): auto, all, or a comma-separated list of names.
@@ -90,7 +98,10 @@ func Sweep(b Backend, cases []Case, opt SweepOptions) ([]Record, error) {
 	device := b.Name()
 	var recs []Record
 	failed := 0
-	for _, c := range cases {
+	for i, c := range cases {
+		if stopped(opt.Stop) {
+			return recs, fmt.Errorf("%w after %d of %d cases", ErrInterrupted, i, len(cases))
+		}
 		if opt.Before != nil {
 			opt.Before(c)
 		}
@@ -105,6 +116,16 @@ func Sweep(b Backend, cases []Case, opt SweepOptions) ([]Record, error) {
 		return recs, fmt.Errorf("%d benchmark(s) failed", failed)
 	}
 	return recs, nil
+}
+
+// stopped reports whether stop is closed (never, for a nil channel).
+func stopped(stop <-chan struct{}) bool {
+	select {
+	case <-stop:
+		return true
+	default:
+		return false
+	}
 }
 
 func sweepCase(b Backend, c Case, names []string, device string, opt SweepOptions, log io.Writer) (recs []Record, failed int) {

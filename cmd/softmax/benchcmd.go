@@ -1,9 +1,13 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
+	"os"
+	"os/signal"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/gofused/softmax/bench"
@@ -35,7 +39,11 @@ flushed, by overwriting a buffer of at least 256 MB outside the timed span,
 as triton.testing.do_bench and bench/peers/peers.py time: a rep reads its
 inputs from memory and inherits no dirty lines of the rep before.
 --no-flush times back-to-back reps instead (a case whose tensors fit the L2
-then reads them from it).`
+then reads them from it).
+
+Interrupted (Ctrl-C, or SIGTERM as timeout(1) sends), bench finishes the
+case in progress, then prints, writes and plots the cases it finished and
+exits with status 1; a second signal ends it at once.`
 
 // minGPUReps is the fewest timed reps on a GPU.
 const minGPUReps = 20
@@ -164,7 +172,9 @@ func runBench(e *env, args []string) error {
 	fmt.Fprintf(out, "%s; algo %s; %d reps after %d warm-up%s\n\n", what, algoDesc, *reps, *warmup, flushDesc)
 
 	logw := &logWriter{w: e.stderr}
-	opt := bench.SweepOptions{Algo: *algo, Warmup: *warmup, Reps: *reps, Log: logw}
+	stopCh, release := interrupted()
+	defer release()
+	opt := bench.SweepOptions{Algo: *algo, Warmup: *warmup, Reps: *reps, Log: logw, Stop: stopCh}
 	if e.stderrTTY && !*quiet && len(cases) > 1 {
 		bar := progressbar.NewOptions(len(cases),
 			progressbar.OptionSetWriter(e.stderr),
@@ -210,6 +220,19 @@ func runBench(e *env, args []string) error {
 		}
 	}
 	return sweepErr
+}
+
+// interrupted returns a channel closed on the first SIGINT or SIGTERM, so
+// that a sweep cut short (Ctrl-C, a timeout) still prints, writes and plots
+// the cases it finished, and a release func that stops listening; after
+// the first signal a second one ends the process at once.
+func interrupted() (<-chan struct{}, func()) {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	go func() {
+		<-ctx.Done()
+		stop()
+	}()
+	return ctx.Done(), stop
 }
 
 // logWriter writes the sweep's notes to stderr, prefixed, clearing the
