@@ -100,13 +100,15 @@
 //     (32 values a thread in registers, the rest of the row in shared
 //     memory) with at least as many rows as SMs, 512 threads up to 40960
 //     f32 / 65536 f16-bf16 columns (two rows per SM), then 1024 threads up
-//     to 81920 f32 / 131072 f16-bf16 from 7 rows an SM (but an f32 row of
+//     to 81920 f32 / 131072 f16-bf16 from 7 rows an SM (chosen between
+//     the 4 and 7.8 measured; but an f32 row of
 //     exactly 32768, which fills block_reg's 1024 × 8 packs, stays with
 //     block_reg: 1.5% ahead in five alternated runs); with fewer rows an
 //     SM, and past block_hybrid up to 1 MB rows, split_grid (one launch
 //     over every SM, each row's chunks cached across a barrier of its
 //     blocks; 1024×151936 bf16 194.5 vs online_2pass 232.8 µs, 264×65536
-//     f32 45.1 vs block_hybrid 50.2); with fewer rows than SMs, f32 rows beyond
+//     f32 45.1 vs block_hybrid 50.2), each behind the other where that
+//     one cannot launch; with fewer rows than SMs, f32 rows beyond
 //     32768 and 16-bit rows of 32769 columns to 128 KB (1024 threads;
 //     128×50000 bf16 14.6 vs block_smem 16.5 µs). Then rows of more than
 //     1 KB up to 32768 f32 columns or 8192 f16/bf16 (..32768 with fewer

@@ -199,13 +199,14 @@ const (
 	// log_softmax 296.1 vs 320.6; 1024×128256 bf16 169.9 vs 168.4 (tie);
 	// but 528×65536 f32 87.9 vs 86.7, 528×100000 f16 75.0 vs 71.0,
 	// 528×128256 bf16 98.0 vs 88.0, 264×65536 f32 50.2 vs 45.1. Nothing was
-	// measured between 528 and 1024 rows (4 and 7.8 an SM on the H200).
+	// measured between 528 and 1024 rows (4 and 7.8 an SM on the H200): 7
+	// is a choice inside that gap, not a measured edge.
 	hybridManyRowsWaves = 7
 
 	// gridManyRowsMaxBytes: the longest rows gridManyLongRows gives
-	// split_grid, the longest measured (132×524288 bf16, 256×524288 bf16);
-	// longer ones are cached only in part (rows of 4 MB f32: 43% of each
-	// row) and stay with online_2pass.
+	// split_grid, the longest measured (132×524288 and 256×524288 bf16;
+	// f32 rows were measured up to 151936 columns, 594 KB). Longer rows
+	// stay with online_2pass: split_grid would cache only part of each.
 	gridManyRowsMaxBytes = 1 << 20
 
 	// blockRegFewRows16Cols: the longest 16-bit rows block_reg takes when
@@ -332,10 +333,17 @@ func (c *ctx) choose() []choice {
 			out = append(out, choice{s, why})
 		}
 	}
-	if c.blockHybridFirst() {
+	hybrid := c.blockHybridFirst()
+	if hybrid {
 		out = append(out, choice{kernels.BlockHybrid, "forward rows beyond 16384 columns: 32 values a thread in registers and the rest in shared memory (512 threads, two rows per SM; 1024 threads for longer rows)"})
-	} else if ok, why := c.gridManyLongRows(); ok {
+	}
+	if ok, why := c.gridManyLongRows(); ok {
 		out = append(out, choice{kernels.SplitGrid, fmt.Sprintf("%d forward rows of %d KB, past block_hybrid's 512-thread blocks: %s", rows, cols*c.es>>10, why)})
+	}
+	if !hybrid && c.hybridBehindGrid() {
+		// where split_grid cannot launch (no cooperative launch, too
+		// little shared memory): still one read, ahead of online_2pass
+		out = append(out, choice{kernels.BlockHybrid, "forward rows past block_hybrid's 512-thread blocks, behind split_grid: 1024 threads, the row in registers and shared memory"})
 	}
 	warpMax := kernels.WarpRow.Info().MaxCols(p.Op, c.dt)
 	if c.blockRegFirst() {
@@ -678,12 +686,20 @@ func (c *ctx) blockHybridFirst() bool {
 // a few (200×128256 bf16 44.5 vs 42.2, 400×128256 bf16 83.2 vs 76.3,
 // 1024×262144 f16 352.3 vs 351.0), still ahead of online_2pass (45.2,
 // 89.3, 393.0).
+//
+// With block_hybrid's 1024-thread blocks listed first (from
+// hybridManyRowsWaves rows an SM), split_grid follows them for devices
+// whose shared memory does not fit their kernel (the A100's 163 KB against
+// t1024_s12's 192 KB); with split_grid first, block_hybrid follows it for
+// devices without cooperative launch (hybridBehindGrid), both ahead of
+// online_2pass: 264×65536 f32 50.2 vs 57.5, 528×100000 f16 75.0 vs 82.9,
+// 132×128256 bf16 30.8 vs 31.1 (§3).
 func (c *ctx) gridManyLongRows() (bool, string) {
 	p := c.p
 	if p.Op.Backward() || p.Outer < int64(c.d.SMs) || !c.vec() || p.Axis%c.P != 0 {
 		return false, ""
 	}
-	if c.blockRegFirst() || c.blockHybridFirst() {
+	if c.blockRegFirst() {
 		return false, ""
 	}
 	if _, ok := c.hybridVariant(512); ok {
@@ -696,6 +712,19 @@ func (c *ctx) gridManyLongRows() (bool, string) {
 		return false, ""
 	}
 	return c.gridCaches(0)
+}
+
+// hybridBehindGrid reports whether block_hybrid's 1024-thread blocks hold
+// a forward row of whole packs that gridManyLongRows's rows (as many as
+// SMs or more, fewer than hybridManyRowsWaves an SM) would give
+// split_grid, so that they back it up.
+func (c *ctx) hybridBehindGrid() bool {
+	p := c.p
+	if p.Op.Backward() || p.Outer < int64(c.d.SMs) || !c.vec() || p.Axis%c.P != 0 || c.blockRegFirst() {
+		return false
+	}
+	_, ok := c.hybridVariant(1024)
+	return ok
 }
 
 // stridedShortFirst reports whether strided_short is the measured winner:
