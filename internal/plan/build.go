@@ -791,7 +791,7 @@ func (c *ctx) stridedNarrow() (Plan, error) {
 func (c *ctx) stridedSmem() (Plan, error) {
 	sh := c.stridedSmemShape()
 	if n := sh.tile * c.p.Axis * c.p.Inner; n > stridedSmemMaxTile {
-		return Plan{}, fmt.Errorf("an outer index's block of %d elements exceeds %d", n, int64(stridedSmemMaxTile))
+		return Plan{}, fmt.Errorf("a tile of %d outer indices' blocks (%d elements) exceeds %d", sh.tile, n, int64(stridedSmemMaxTile))
 	}
 	occ, err := c.fits(kernels.StridedSmem.Info().File, sh.sym, int(sh.nt), sh.smem)
 	if err != nil {
