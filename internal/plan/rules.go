@@ -644,20 +644,19 @@ const blockRegMinRowBytes = 1 << 10
 // 4096×24576 block_hybrid wins (209.4 vs 218.3).
 func (c *ctx) blockHybridFirst() bool {
 	p := c.p
-	if p.Op.Backward() || !c.vec() || p.Axis%c.P != 0 {
+	if !c.forwardWholeRows() {
 		return false
 	}
 	if c.es == 4 && p.Axis == kernels.BlockReg.Info().MaxCols(p.Op, c.dt) {
 		return false
 	}
-	if p.Outer >= int64(c.d.SMs) {
-		if _, ok := c.hybridVariant(512); ok {
-			return true
-		}
-		_, ok := c.hybridVariant(1024)
-		return ok && p.Outer >= hybridManyRowsWaves*int64(c.d.SMs)
+	if _, ok := c.hybridVariant(512); ok && p.Outer >= int64(c.d.SMs) {
+		return true
 	}
 	_, ok := c.hybridVariant(1024)
+	if p.Outer >= int64(c.d.SMs) {
+		return ok && p.Outer >= hybridManyRowsWaves*int64(c.d.SMs)
+	}
 	if c.es == 4 {
 		return ok
 	}
@@ -668,8 +667,8 @@ func (c *ctx) blockHybridFirst() bool {
 // packs, at least as many as SMs, that block_hybrid's 512-thread blocks do
 // not hold (past 40960 f32 / 65536 f16/bf16 columns) and block_hybrid's
 // 1024-thread blocks do not take (fewer than hybridManyRowsWaves rows an
-// SM, or rows beyond them too), where block_smem would not run two blocks
-// an SM; online_2pass, which reads each row twice, had them. Ragged rows
+// SM, or rows beyond them too); online_2pass, which reads each row twice,
+// had them. Ragged rows
 // stay with online_2pass's twins (split_grid has none: 1024×100003 bf16
 // 308.3 µs against 154.3). H200, softmax bench, 20 reps, L2 flushed, µs,
 // split_grid against online_2pass and the next best (-ab-s38.txt §2-3):
@@ -695,23 +694,17 @@ func (c *ctx) blockHybridFirst() bool {
 // online_2pass: 264×65536 f32 50.2 vs 57.5, 528×100000 f16 75.0 vs 82.9,
 // 132×128256 bf16 30.8 vs 31.1 (§3).
 func (c *ctx) gridManyLongRows() (bool, string) {
-	p := c.p
-	if p.Op.Backward() || p.Outer < int64(c.d.SMs) || !c.vec() || p.Axis%c.P != 0 {
-		return false, ""
-	}
-	if c.blockRegFirst() {
-		return false, ""
-	}
-	if _, ok := c.hybridVariant(512); ok {
-		return false, ""
-	}
-	if occ, err := c.blockSmemOccupancy(); err == nil && occ >= 2 {
-		return false, ""
-	}
-	if p.Axis*c.es > gridManyRowsMaxBytes {
+	if !c.manyLongRows() || !c.pastHybrid512() || c.p.Axis*c.es > gridManyRowsMaxBytes {
 		return false, ""
 	}
 	return c.gridCaches(0)
+}
+
+// pastHybrid512 reports rows longer than block_hybrid's 512-thread blocks
+// hold (hybridVariant(512) also fails rows short enough for registers).
+func (c *ctx) pastHybrid512() bool {
+	_, ok := c.hybridVariant(512)
+	return !ok && c.p.Axis > 512*kernels.BlockRegValues
 }
 
 // hybridBehindGrid reports whether block_hybrid's 1024-thread blocks hold
@@ -719,12 +712,21 @@ func (c *ctx) gridManyLongRows() (bool, string) {
 // SMs or more, fewer than hybridManyRowsWaves an SM) would give
 // split_grid, so that they back it up.
 func (c *ctx) hybridBehindGrid() bool {
-	p := c.p
-	if p.Op.Backward() || p.Outer < int64(c.d.SMs) || !c.vec() || p.Axis%c.P != 0 || c.blockRegFirst() {
-		return false
-	}
 	_, ok := c.hybridVariant(1024)
-	return ok
+	return ok && c.manyLongRows()
+}
+
+// forwardWholeRows reports forward rows of whole 16-byte packs from aligned
+// pointers, the rows block_hybrid and split_grid's caching serve.
+func (c *ctx) forwardWholeRows() bool {
+	return !c.p.Op.Backward() && c.vec() && c.p.Axis%c.P == 0
+}
+
+// manyLongRows reports forward rows of whole packs, at least as many as
+// SMs, that block_reg does not take: gridManyLongRows's and
+// hybridBehindGrid's common ground.
+func (c *ctx) manyLongRows() bool {
+	return c.forwardWholeRows() && c.p.Outer >= int64(c.d.SMs) && !c.blockRegFirst()
 }
 
 // stridedShortFirst reports whether strided_short is the measured winner:
