@@ -156,6 +156,11 @@ func warpRowVariants(backward bool) []Variant {
 	for _, w := range []int{1, 2, 4, 8, 16} {
 		v = append(v, Variant{Name: fmt.Sprintf("w%d_p1", w), Lanes: w, Packs: 1, MaxThreads: 128, FixedBlock: 128})
 	}
+	if !backward {
+		for _, w := range []int{1, 2, 4, 8, 16} {
+			v = append(v, Variant{Name: fmt.Sprintf("w%d_p2", w), Lanes: w, Packs: 2, MaxThreads: 128, FixedBlock: 128})
+		}
+	}
 	np := []int{1, 2, 4, 8}
 	if backward {
 		np = np[:3]

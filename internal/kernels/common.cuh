@@ -1228,6 +1228,49 @@ __device__ SMX_NOINLINE void cached_row_general_call(const Op op, i64 off, i64 n
   cached_row_general<Op, NP, Red, SHIFT>(op, off, n, t, nt, vec, lo);
 }
 
+// A ragged row (SHIFT) whose packs all lie inside the tensor: off is the
+// pack boundary at or before the row, lo the elements before the row, n the
+// row's length plus lo (n > 0 except for a group with no row, n == 0).
+// Every pack loads 16 bytes at once, a pack past the row's last re-reads
+// the last one (an address inside the row, so no predicate per pack), and
+// elements outside [lo, n) become Op::fill in registers: all NP loads are
+// issued before any is used, where the general body converts a partial pack
+// element by element. Partial packs store element by element.
+template <class Op, int NP, class Red>
+__device__ __forceinline__ void cached_row_masked(const Op& op, i64 off, i64 n, int lo, int t, int nt) {
+  typedef typename Op::D D;
+  constexpr int P = D::P;
+  const i64 last = n > 0 ? (n - 1) / P : 0;
+  V16 raw[Op::NIN][NP];
+#pragma unroll
+  for (int k = 0; k < NP; ++k) {
+    const i64 pk = (i64)(k * nt + t) < last ? (i64)(k * nt + t) : last;
+#pragma unroll
+    for (int i = 0; i < Op::NIN; ++i) raw[i][k] = ld16(op.src(i) + off + pk * P);
+  }
+  float b[Op::NIN][NP * P];
+#pragma unroll
+  for (int i = 0; i < Op::NIN; ++i)
+#pragma unroll
+    for (int k = 0; k < NP; ++k) {
+      D::unpack(raw[i][k], &b[i][k * P]);
+      const i64 col = (i64)(k * nt + t) * P;
+#pragma unroll
+      for (int e = 0; e < P; ++e)
+        b[i][k * P + e] = col + e >= lo && col + e < n ? op.conv(i, b[i][k * P + e]) : Op::fill(i);
+    }
+  const typename Op::Fin f = op.template reduce_cached<Red>(b);
+#pragma unroll
+  for (int k = 0; k < NP; ++k) {
+    const i64 col = (i64)(k * nt + t) * P;
+    if (col < n) {
+      float o[P];
+      op.out_cached(b, k * P, o, f);
+      st_pack_from<D>(op.dst() + off, col, lo, n, true, o);
+    }
+  }
+}
+
 // cached_row: rows of whole packs that fill every pack take cached_row_full,
 // others the general body, inlined or (OUTLINE) called. With SHIFT (the
 // "_shift" kernels, Params.vec == 2: aligned pointers, cols not a multiple

@@ -9,12 +9,16 @@
 //   grid   (g, 1, 1), g <= ceil(rows / (128/W)); blocks grid-stride over row groups
 //   smem   none; workspace none
 //   symbol warp_row_{fwd,bwd}_{f32,f16,bf16}_w{W}_p{NP}
-//   variants: w1_p1 w2_p1 w4_p1 w8_p1 w16_p1 w32_p1 w32_p2 w32_p4, and w32_p8 (forward only)
+//   variants: w1_p1 w2_p1 w4_p1 w8_p1 w16_p1 w32_p1 w32_p2 w32_p4, and forward only
+//             w32_p8 and w1_p2 w2_p2 w4_p2 w8_p2 w16_p2 (a row in half as many
+//             lanes, two packs each: twice the rows a warp, one shuffle chain
+//             for all of them)
 #include "common.cuh"
 
 namespace smx {
 
-// SHIFT: the "_shift" twins for ragged rows (cached_row).
+// SHIFT: the "_shift" twins for ragged rows (cached_row_masked, and
+// cached_row on the last block iteration).
 template <class Op, int W, int NP, bool SHIFT = false>
 __device__ __forceinline__ void warp_row_kernel(const Params& p) {
   const Op op(p);
@@ -22,12 +26,26 @@ __device__ __forceinline__ void warp_row_kernel(const Params& p) {
   const int groups = blockDim.x / W;
   const int g = threadIdx.x / W, lane = threadIdx.x % W;
   const bool vec = p.vec != 0;
+  // Ragged forward rows of one or two packs a lane: measured (-ab-s39.txt
+  // §2). In the backward and longer kernels the masked body raised
+  // registers (nvcc 11.8: bf16 backward w32_p2 68 -> 92, f32 forward
+  // w32_p4 72 -> 79) and was not timed; they keep the general body.
+  constexpr bool MASKED = SHIFT && Op::NIN == 1 && NP <= 2;
   // Every thread of the block runs the same iterations (shuffles need the
   // whole warp); rows past the end take part with n = 0.
   for (i64 base = (i64)blockIdx.x * groups; base < rows; base += (i64)gridDim.x * groups) {
     const i64 row = base + g;
     const bool ok = row < rows;
-    cached_row<Op, NP, GroupRed<W>, false, SHIFT>(op, ok ? row * cols : 0, ok ? cols : 0, lane, W, vec);
+    if (MASKED && vec && base + groups < rows) {
+      // Every row of this block iteration has a row after it, so its
+      // packs end inside the tensor (cached_row_masked); the last
+      // iteration takes the general body.
+      const i64 off = row * cols;
+      const int lo = (int)(off & (Op::D::P - 1));
+      cached_row_masked<Op, NP, GroupRed<W>>(op, off - lo, cols + lo, lo, lane, W);
+    } else {
+      cached_row<Op, NP, GroupRed<W>, false, SHIFT>(op, ok ? row * cols : 0, ok ? cols : 0, lane, W, vec);
+    }
   }
 }
 
@@ -38,6 +56,12 @@ __device__ __forceinline__ void warp_row_kernel(const Params& p) {
 // w32_p8 (1024 f32 / 2048 f16 columns); backward caches two inputs, so its
 // longest variant is w32_p4 (512 f32 / 1024 f16 columns).
 #define WR_BOUNDS 128, 4
+// The two-pack sub-warp groups (w1..w16 _p2: two rows or more a warp) at
+// <= 40 registers, 12 blocks an SM like the one-pack kernels: under
+// (128, 4) NVRTC 13 gave them 55-68 registers and 8 blocks, and rows of
+// 50 f32 / 100 bf16 columns ran 5-100% slower than one pack a lane
+// (H200, -ab-s39.txt §2); at (128, 12) 16-bit ones spill 4-8 bytes.
+#define WR_SUB_BOUNDS 128, 12
 
 #if SMX_DTYPES & 1
 SMX_KERNEL(warp_row_fwd_f32_w1_p1, WR_BOUNDS, smx::warp_row_kernel<smx::Fwd<smx::F32>, 1, 1>)
@@ -58,6 +82,16 @@ SMX_KERNEL(warp_row_fwd_f32_w32_p4, WR_BOUNDS, smx::warp_row_kernel<smx::Fwd<smx
 SMX_KERNEL(warp_row_fwd_f32_w32_p4_shift, WR_BOUNDS, smx::warp_row_kernel<smx::Fwd<smx::F32>, 32, 4, true>)
 SMX_KERNEL(warp_row_fwd_f32_w32_p8, WR_BOUNDS, smx::warp_row_kernel<smx::Fwd<smx::F32>, 32, 8>)
 SMX_KERNEL(warp_row_fwd_f32_w32_p8_shift, WR_BOUNDS, smx::warp_row_kernel<smx::Fwd<smx::F32>, 32, 8, true>)
+SMX_KERNEL(warp_row_fwd_f32_w1_p2, WR_SUB_BOUNDS, smx::warp_row_kernel<smx::Fwd<smx::F32>, 1, 2>)
+SMX_KERNEL(warp_row_fwd_f32_w1_p2_shift, WR_SUB_BOUNDS, smx::warp_row_kernel<smx::Fwd<smx::F32>, 1, 2, true>)
+SMX_KERNEL(warp_row_fwd_f32_w2_p2, WR_SUB_BOUNDS, smx::warp_row_kernel<smx::Fwd<smx::F32>, 2, 2>)
+SMX_KERNEL(warp_row_fwd_f32_w2_p2_shift, WR_SUB_BOUNDS, smx::warp_row_kernel<smx::Fwd<smx::F32>, 2, 2, true>)
+SMX_KERNEL(warp_row_fwd_f32_w4_p2, WR_SUB_BOUNDS, smx::warp_row_kernel<smx::Fwd<smx::F32>, 4, 2>)
+SMX_KERNEL(warp_row_fwd_f32_w4_p2_shift, WR_SUB_BOUNDS, smx::warp_row_kernel<smx::Fwd<smx::F32>, 4, 2, true>)
+SMX_KERNEL(warp_row_fwd_f32_w8_p2, WR_SUB_BOUNDS, smx::warp_row_kernel<smx::Fwd<smx::F32>, 8, 2>)
+SMX_KERNEL(warp_row_fwd_f32_w8_p2_shift, WR_SUB_BOUNDS, smx::warp_row_kernel<smx::Fwd<smx::F32>, 8, 2, true>)
+SMX_KERNEL(warp_row_fwd_f32_w16_p2, WR_SUB_BOUNDS, smx::warp_row_kernel<smx::Fwd<smx::F32>, 16, 2>)
+SMX_KERNEL(warp_row_fwd_f32_w16_p2_shift, WR_SUB_BOUNDS, smx::warp_row_kernel<smx::Fwd<smx::F32>, 16, 2, true>)
 SMX_KERNEL(warp_row_bwd_f32_w1_p1, WR_BOUNDS, smx::warp_row_kernel<smx::Bwd<smx::F32>, 1, 1>)
 SMX_KERNEL(warp_row_bwd_f32_w1_p1_shift, WR_BOUNDS, smx::warp_row_kernel<smx::Bwd<smx::F32>, 1, 1, true>)
 SMX_KERNEL(warp_row_bwd_f32_w2_p1, WR_BOUNDS, smx::warp_row_kernel<smx::Bwd<smx::F32>, 2, 1>)
@@ -94,6 +128,16 @@ SMX_KERNEL(warp_row_fwd_f16_w32_p4, WR_BOUNDS, smx::warp_row_kernel<smx::Fwd<smx
 SMX_KERNEL(warp_row_fwd_f16_w32_p4_shift, WR_BOUNDS, smx::warp_row_kernel<smx::Fwd<smx::F16>, 32, 4, true>)
 SMX_KERNEL(warp_row_fwd_f16_w32_p8, WR_BOUNDS, smx::warp_row_kernel<smx::Fwd<smx::F16>, 32, 8>)
 SMX_KERNEL(warp_row_fwd_f16_w32_p8_shift, WR_BOUNDS, smx::warp_row_kernel<smx::Fwd<smx::F16>, 32, 8, true>)
+SMX_KERNEL(warp_row_fwd_f16_w1_p2, WR_SUB_BOUNDS, smx::warp_row_kernel<smx::Fwd<smx::F16>, 1, 2>)
+SMX_KERNEL(warp_row_fwd_f16_w1_p2_shift, WR_SUB_BOUNDS, smx::warp_row_kernel<smx::Fwd<smx::F16>, 1, 2, true>)
+SMX_KERNEL(warp_row_fwd_f16_w2_p2, WR_SUB_BOUNDS, smx::warp_row_kernel<smx::Fwd<smx::F16>, 2, 2>)
+SMX_KERNEL(warp_row_fwd_f16_w2_p2_shift, WR_SUB_BOUNDS, smx::warp_row_kernel<smx::Fwd<smx::F16>, 2, 2, true>)
+SMX_KERNEL(warp_row_fwd_f16_w4_p2, WR_SUB_BOUNDS, smx::warp_row_kernel<smx::Fwd<smx::F16>, 4, 2>)
+SMX_KERNEL(warp_row_fwd_f16_w4_p2_shift, WR_SUB_BOUNDS, smx::warp_row_kernel<smx::Fwd<smx::F16>, 4, 2, true>)
+SMX_KERNEL(warp_row_fwd_f16_w8_p2, WR_SUB_BOUNDS, smx::warp_row_kernel<smx::Fwd<smx::F16>, 8, 2>)
+SMX_KERNEL(warp_row_fwd_f16_w8_p2_shift, WR_SUB_BOUNDS, smx::warp_row_kernel<smx::Fwd<smx::F16>, 8, 2, true>)
+SMX_KERNEL(warp_row_fwd_f16_w16_p2, WR_SUB_BOUNDS, smx::warp_row_kernel<smx::Fwd<smx::F16>, 16, 2>)
+SMX_KERNEL(warp_row_fwd_f16_w16_p2_shift, WR_SUB_BOUNDS, smx::warp_row_kernel<smx::Fwd<smx::F16>, 16, 2, true>)
 SMX_KERNEL(warp_row_bwd_f16_w1_p1, WR_BOUNDS, smx::warp_row_kernel<smx::Bwd<smx::F16>, 1, 1>)
 SMX_KERNEL(warp_row_bwd_f16_w1_p1_shift, WR_BOUNDS, smx::warp_row_kernel<smx::Bwd<smx::F16>, 1, 1, true>)
 SMX_KERNEL(warp_row_bwd_f16_w2_p1, WR_BOUNDS, smx::warp_row_kernel<smx::Bwd<smx::F16>, 2, 1>)
@@ -130,6 +174,16 @@ SMX_KERNEL(warp_row_fwd_bf16_w32_p4, WR_BOUNDS, smx::warp_row_kernel<smx::Fwd<sm
 SMX_KERNEL(warp_row_fwd_bf16_w32_p4_shift, WR_BOUNDS, smx::warp_row_kernel<smx::Fwd<smx::BF16>, 32, 4, true>)
 SMX_KERNEL(warp_row_fwd_bf16_w32_p8, WR_BOUNDS, smx::warp_row_kernel<smx::Fwd<smx::BF16>, 32, 8>)
 SMX_KERNEL(warp_row_fwd_bf16_w32_p8_shift, WR_BOUNDS, smx::warp_row_kernel<smx::Fwd<smx::BF16>, 32, 8, true>)
+SMX_KERNEL(warp_row_fwd_bf16_w1_p2, WR_SUB_BOUNDS, smx::warp_row_kernel<smx::Fwd<smx::BF16>, 1, 2>)
+SMX_KERNEL(warp_row_fwd_bf16_w1_p2_shift, WR_SUB_BOUNDS, smx::warp_row_kernel<smx::Fwd<smx::BF16>, 1, 2, true>)
+SMX_KERNEL(warp_row_fwd_bf16_w2_p2, WR_SUB_BOUNDS, smx::warp_row_kernel<smx::Fwd<smx::BF16>, 2, 2>)
+SMX_KERNEL(warp_row_fwd_bf16_w2_p2_shift, WR_SUB_BOUNDS, smx::warp_row_kernel<smx::Fwd<smx::BF16>, 2, 2, true>)
+SMX_KERNEL(warp_row_fwd_bf16_w4_p2, WR_SUB_BOUNDS, smx::warp_row_kernel<smx::Fwd<smx::BF16>, 4, 2>)
+SMX_KERNEL(warp_row_fwd_bf16_w4_p2_shift, WR_SUB_BOUNDS, smx::warp_row_kernel<smx::Fwd<smx::BF16>, 4, 2, true>)
+SMX_KERNEL(warp_row_fwd_bf16_w8_p2, WR_SUB_BOUNDS, smx::warp_row_kernel<smx::Fwd<smx::BF16>, 8, 2>)
+SMX_KERNEL(warp_row_fwd_bf16_w8_p2_shift, WR_SUB_BOUNDS, smx::warp_row_kernel<smx::Fwd<smx::BF16>, 8, 2, true>)
+SMX_KERNEL(warp_row_fwd_bf16_w16_p2, WR_SUB_BOUNDS, smx::warp_row_kernel<smx::Fwd<smx::BF16>, 16, 2>)
+SMX_KERNEL(warp_row_fwd_bf16_w16_p2_shift, WR_SUB_BOUNDS, smx::warp_row_kernel<smx::Fwd<smx::BF16>, 16, 2, true>)
 SMX_KERNEL(warp_row_bwd_bf16_w1_p1, WR_BOUNDS, smx::warp_row_kernel<smx::Bwd<smx::BF16>, 1, 1>)
 SMX_KERNEL(warp_row_bwd_bf16_w1_p1_shift, WR_BOUNDS, smx::warp_row_kernel<smx::Bwd<smx::BF16>, 1, 1, true>)
 SMX_KERNEL(warp_row_bwd_bf16_w2_p1, WR_BOUNDS, smx::warp_row_kernel<smx::Bwd<smx::BF16>, 2, 1>)

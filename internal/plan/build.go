@@ -127,9 +127,41 @@ func (c *ctx) warpShape() (w, np int64, err error) {
 		return 0, 0, fmt.Errorf("rows of %d elements exceed its register cache (%d)", c.p.Axis, m)
 	}
 	if packs <= 32 {
-		return nextPow2(packs), 1, nil
+		w := nextPow2(packs)
+		if c.halfGroups(packs) {
+			return w / 2, 2, nil
+		}
+		return w, 1, nil
 	}
 	return 32, nextPow2(ceilDiv(packs, 32)), nil
+}
+
+// halfGroups: forward rows of 2..32 packs on the 16-byte paths (whole
+// packs, or ragged rows through the "_shift" twins) take half as many
+// lanes with two packs each (w*_p2): twice the rows a warp, each warp's
+// shuffle chain shared by all of them, and fewer instructions an element.
+// H200, softmax bench --algo warp_row, three rounds alternated, median µs
+// one pack against two (-ab-s39.txt §2): 32768×96 f32 13.44 vs 11.97,
+// 131072×128 f32 42.19 vs 37.94, 39424×77 f32 15.87 vs 14.61, 50000×120
+// f32 20.21 vs 17.71, 262144×32 f32 23.23 vs 21.58, 524288×16 f32 23.10
+// vs 21.66, 131072×200 bf16 46.16 vs 40.57, 65536×40 f16 9.71 vs 8.67,
+// 100000×24 bf16 8.69 vs 7.71; even at 32768×64 f16 (7.39 vs 7.42) and
+// 16384×8 f32. Rows read element by element (ragged and shorter than
+// raggedMinPacks, or misaligned) keep one pack: their two packs of
+// predicated element loads went out one after the other (100000×50 f32
+// 20.34 vs 21.39, 200000×100 bf16 48.0 vs 111.4, 4096×60 bf16 5.18 vs
+// 6.26). So do 16-bit rows of 9..15 whole packs, which would take 8-lane
+// groups with a pack left empty: 65536×120 f16 15.38 vs 16.38 (log_softmax
+// 15.20 vs 16.32, bf16 15.49 vs 16.45), 65536×96 f16 log_softmax 14.24 vs
+// 14.43, where 16 packs (65536×128 bf16 14.61 vs 13.57), 3-5 (100000×24
+// bf16 8.66 vs 7.71, 65536×40 f16 9.74 vs 8.67) and 17-32 (131072×200
+// bf16 46.32 vs 40.42) gain (§3-4). Backward kernels have no two-pack
+// groups (not measured).
+func (c *ctx) halfGroups(packs int64) bool {
+	if c.bwd || packs < 2 || !(c.vec() || c.shifts(kernels.WarpRow)) {
+		return false
+	}
+	return c.P == 4 || packs < 9 || packs > 15
 }
 
 // warp_row: W lanes per row, NP packs per lane, 128-thread blocks.

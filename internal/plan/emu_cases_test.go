@@ -90,7 +90,11 @@ func TestEmuCases(t *testing.T) {
 		{7, 100, 4}, {5, 1000, 8}, {3, 333, 2}, {4, 77, 32}, {9, 50, 64}, {6, 129, 16},
 		// strided_smem: a ragged Inner past the threads, row groups on a
 		// narrow one, a block of one row group, Inner past 512 threads.
-		{3, 49, 129}, {5, 40, 6}, {3, 2, 5}, {2, 3, 700}}
+		{3, 49, 129}, {5, 40, 6}, {3, 2, 5}, {2, 3, 700},
+		// warp_row's half-width groups, two packs a lane: whole packs, and
+		// ragged rows through the twins' masked body with a last block step
+		// on the general body (77 f32, 201).
+		{37, 96, 1}, {41, 77, 1}, {23, 201, 1}}
 	var out strings.Builder
 	strats := append([]string{"auto"}, Strategies()...)
 	n := 0

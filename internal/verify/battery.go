@@ -28,6 +28,11 @@ func Battery(quick bool) []Case {
 		{[]int{3, 130, 64}, 1}, {[]int{1500, 40}, 0}, // whole packs across Inner (strided_reg)
 		{[]int{3, 20000}, -1}, // rows past 512 threads' registers, last shared pack partial (block_hybrid)
 		{[]int{6, 4096}, -1},  // few whole-pack rows: 512 threads × 1-2 packs (block_reg)
+		// Short rows in half-width lane groups, two packs a lane (warp_row
+		// w*_p2): whole packs (96; 16 for f32), and ragged rows through the
+		// twins' masked body (77 f32, 201), whose last block step takes the
+		// general body.
+		{[]int{37, 96}, -1}, {[]int{50, 16}, -1}, {[]int{41, 77}, -1}, {[]int{23, 201}, -1},
 		// Short axes (strided_short): whole packs across Inner, and a ragged
 		// Inner (3×7×300 16-bit, its twin); 16-bit 5×16×40 and 7×6×64
 		// backward hold their tiles packed.
