@@ -143,7 +143,10 @@ func TestSanitize(t *testing.T) {
 		// strided_narrow: rows within a pack, its twin, 4-8 warps an outer index
 		{5, 64, 4}, {3, 333, 2}, {2, 1000, 8},
 		// strided_smem: a ragged Inner past the block's threads, row groups
-		{3, 49, 129}, {4, 30, 6}}
+		{3, 49, 129}, {4, 30, 6},
+		// warp_row's two-pack groups: whole packs, and ragged rows through
+		// the twins' masked body, which reads each row's last pack whole
+		{37, 96}, {41, 77}, {23, 201}}
 	for _, algo := range Strategies() {
 		t.Run(algo, func(t *testing.T) {
 			for _, shape := range shapes {
