@@ -347,7 +347,7 @@ func TestSmemBytes(t *testing.T) {
 // register bound; strided_short_fwd_f32_a14's 4 B went with session 34's
 // edits); strided_reg's twins (f32 16-36 B, 16-bit 176-188 B: their
 // scalar loads in flight at 64 registers, faster than at 128); bf16
-// warp_row w*_p2 (8 B under their 40-register bound, -ab-s39.txt §2).
+// warp_row w2..w16 _p2 (8 B under their 40-register bound, -ab-s39.txt §2).
 var documentedSpills = regexp.MustCompile(`^(warp_row_fwd_bf16_w\d+_p2|block_reg_fwd_(f16|bf16)_t1024_p[5-8](_tail|_shift)?|block_reg_fwd_bf16_t512_p5|block_smem_(fwd|bwd)_(f16|bf16)_shift|split_grid_bwd_bf16_waves|block_hybrid_fwd_(f16|bf16)_t\d+_s\d+|pipelined_(fwd|bwd)_(f16|bf16)_\w+|strided_reg_fwd_(f16|bf16)_g\d+(_shift)?|strided_reg_fwd_f32_g(8|16)|strided_reg_fwd_f32_g\d+_shift|strided_short_fwd_(f16|bf16)_(p11(_shift)?|q10))$`)
 
 // With SMX_NVCC=1 and nvcc on PATH, every strategy compiles for sm_80 and

@@ -1230,7 +1230,8 @@ __device__ SMX_NOINLINE void cached_row_general_call(const Op op, i64 off, i64 n
 
 // A ragged row (SHIFT) whose packs all lie inside the tensor: off is the
 // pack boundary at or before the row, lo the elements before the row, n the
-// row's length plus lo (n > 0 except for a group with no row, n == 0).
+// row's length plus lo (a row of at least P-1 elements with a row after
+// it, so the last pack read ends inside the tensor; warp_row's caller).
 // Every pack loads 16 bytes at once, a pack past the row's last re-reads
 // the last one (an address inside the row, so no predicate per pack), and
 // elements outside [lo, n) become Op::fill in registers: all NP loads are

@@ -165,14 +165,14 @@
 // (f32 16-36 B; f16/bf16 176-188 B: 64 scalar loads in flight, a register
 // each until packed, at the 64 registers of two 512-thread blocks an SM,
 // which ran 5-27% faster than one block at 128 registers and no spill);
-// bf16 warp_row forward w1..w16 p2 (8 B at their 40-register bound, 12
+// bf16 warp_row forward w2..w16 p2 (8 B at their 40-register bound, 12
 // blocks of 128 an SM: at 55-68 registers they ran slower than one pack a
 // lane).
 // Registers per thread
 // for f32 / f16 (bf16 as f16 within a few registers), static shared memory
 // in bytes:
 //
-//	warp_row fwd   w1..w16 p1 29-44, w1..w16 p2 39-40 (bound 40), w32 p1 34/42, p2 45/61, p4 71/93, p8 128/128; 0
+//	warp_row fwd   w1..w16 p1 31-35/38-42, w1..w16 p2 39-40 (bound 40), w32 p1 34/42, p2 45/61, p4 71/93, p8 128/128; 0
 //	warp_row bwd   w1..w16 32-54, w32 p1 34/48, p2 54/72, p4 71/104; 0
 //	block_reg      fwd t32 31-64 / 38-64 (bound 64), t64..t1024 32-79 / 36-128 (p ≤ 4: ≤ 72); bwd p1 30/41, p2 46/60, p4 78/118; 256 / 128 (t32: 0)
 //	block_smem     fwd 58/64, bwd 64/64; 256 / 128

@@ -17,8 +17,9 @@
 
 namespace smx {
 
-// SHIFT: the "_shift" twins for ragged rows (cached_row_masked, and
-// cached_row on the last block iteration).
+// SHIFT: the "_shift" twins for ragged rows: forward ones of one or two
+// packs a lane through cached_row_masked but on the last block iteration,
+// the others (backward, four and eight packs) through cached_row.
 template <class Op, int W, int NP, bool SHIFT = false>
 __device__ __forceinline__ void warp_row_kernel(const Params& p) {
   const Op op(p);
@@ -60,7 +61,8 @@ __device__ __forceinline__ void warp_row_kernel(const Params& p) {
 // <= 40 registers, 12 blocks an SM like the one-pack kernels: under
 // (128, 4) NVRTC 13 gave them 55-68 registers and 8 blocks, and rows of
 // 50 f32 / 100 bf16 columns ran 5-100% slower than one pack a lane
-// (H200, -ab-s39.txt §2); at (128, 12) 16-bit ones spill 4-8 bytes.
+// (H200, -ab-s39.txt §2); at (128, 12) bf16 w2..w16 _p2 spill 8 bytes
+// (nvcc 11.8).
 #define WR_SUB_BOUNDS 128, 12
 
 #if SMX_DTYPES & 1

@@ -123,7 +123,12 @@ func (c *ctx) blockVec() (Plan, error) {
 // warpShape returns warp_row's lanes per row and packs per lane.
 func (c *ctx) warpShape() (w, np int64, err error) {
 	packs := c.packs()
-	if m := kernels.WarpRow.Info().MaxCols(c.p.Op, c.dt); c.p.Axis > m {
+	// A ragged row's twin reads it from the pack boundary before it: up
+	// to P-1 elements more than the row (span).
+	if m := kernels.WarpRow.Info().MaxCols(c.p.Op, c.dt); c.span() > m {
+		if c.span() > c.p.Axis {
+			return 0, 0, fmt.Errorf("ragged rows of %d elements, %d read from the pack boundary before each, exceed its register cache (%d)", c.p.Axis, c.span(), m)
+		}
 		return 0, 0, fmt.Errorf("rows of %d elements exceed its register cache (%d)", c.p.Axis, m)
 	}
 	if packs <= 32 {
@@ -158,7 +163,8 @@ func (c *ctx) warpShape() (w, np int64, err error) {
 // bf16 46.32 vs 40.42) gain (§3-4). Backward kernels have no two-pack
 // groups (not measured).
 func (c *ctx) halfGroups(packs int64) bool {
-	if c.bwd || packs < 2 || !(c.vec() || c.shifts(kernels.WarpRow)) {
+	wholePacks := c.vec() && c.p.Axis%c.P == 0 // vec() also admits one ragged row
+	if c.bwd || packs < 2 || !(wholePacks || c.shifts(kernels.WarpRow)) {
 		return false
 	}
 	return c.P == 4 || packs < 9 || packs > 15

@@ -347,7 +347,7 @@ func TestRegimes(t *testing.T) {
 		// element-wise path.
 		{"7 columns", prob(4096, 7, 1, f32, spec.Softmax), h100, kernels.WarpRow, "warp_row_fwd_f32_w2_p1"},
 		{"63 columns (under 16 packs)", prob(4096, 63, 1, f32, spec.Softmax), h100, kernels.WarpRow, "warp_row_fwd_f32_w16_p1"},
-		{"65 columns (ragged, 16 packs)", prob(4096, 65, 1, f32, spec.Softmax), h100, kernels.WarpRow, "warp_row_fwd_f32_w16_p2_shift"},
+		{"65 columns (ragged, 17 packs)", prob(4096, 65, 1, f32, spec.Softmax), h100, kernels.WarpRow, "warp_row_fwd_f32_w16_p2_shift"},
 		// Forward rows of 2..32 packs on the 16-byte paths: half the lanes,
 		// two packs each (halfGroups); element-wise rows, backward rows and
 		// rows past 32 packs keep one pack a lane.
@@ -621,6 +621,7 @@ func TestForcedSweep(t *testing.T) {
 		{10, 16384, 1}, {3, 60000, 1}, {2, 120000, 1}, {1, 1 << 20, 1}, {1 << 20, 300, 1}, {70000, 64, 1},
 		{1, 100000000, 1}, {4, 33554432, 1}, {1 << 21, 1024, 1}, // 2^31 elements
 		{2, 3, 5}, {8, 1000, 2}, {1, 5000000, 3}, {16, 64, 70000}, {100000, 10, 2}, {1, 1, 1 << 33},
+		{9, 1023, 1}, {9, 1021, 1}, {9, 2045, 1}, {9, 511, 1}, // ragged rows at warp_row's limits
 	}
 	for _, d := range []Device{h100, a100} {
 		for _, s := range Strategies() {
@@ -693,6 +694,13 @@ func TestForcedErrors(t *testing.T) {
 		{"block_smem backward too large", prob(10, 40000, 1, f32, spec.SoftmaxBackward), h100, "block_smem", "shared memory"},
 		{"warp_row row too long", prob(10, 2000, 1, f32, spec.Softmax), h100, "warp_row", "register cache"},
 		{"warp_row backward too long", prob(10, 1024, 1, f32, spec.SoftmaxBackward), h100, "warp_row", "register cache"},
+		// Ragged rows within the cache whose twins read up to P-1 elements
+		// more (1023 f32 from the pack boundary: 1026) asked for kernels
+		// that do not exist (w32_p16_shift) before warpShape measured the
+		// span.
+		{"warp_row ragged row past the cache with its pack boundary", prob(10, 1023, 1, f32, spec.Softmax), h100, "warp_row", "pack boundary"},
+		{"warp_row ragged backward row past the cache", prob(10, 511, 1, f32, spec.SoftmaxBackward), h100, "warp_row", "register cache"},
+		{"warp_row ragged f16 row past the cache", prob(10, 2047, 1, spec.Float16, spec.LogSoftmax), h100, "warp_row", "register cache"},
 		{"block_reg row too long", prob(10, 40000, 1, f32, spec.Softmax), h100, "block_reg", "register cache"},
 		{"cluster on sm_80", prob(4, 100000, 1, f32, spec.Softmax), a100, "split_cluster", "compute capability 9.0"},
 		{"cluster without support", prob(4, 100000, 1, f32, spec.Softmax), Device{Name: "h100 no cluster", Major: 9, SMs: 132, SmemOptin: 227 << 10}, "split_cluster", "cluster launch"},
