@@ -125,9 +125,9 @@ func (c *ctx) warpShape() (w, np int64, err error) {
 	packs := c.packs()
 	// A ragged row's twin reads it from the pack boundary before it: up
 	// to P-1 elements more than the row (span).
-	if m := kernels.WarpRow.Info().MaxCols(c.p.Op, c.dt); c.span() > m {
-		if c.span() > c.p.Axis {
-			return 0, 0, fmt.Errorf("ragged rows of %d elements, %d read from the pack boundary before each, exceed its register cache (%d)", c.p.Axis, c.span(), m)
+	if m, span := kernels.WarpRow.Info().MaxCols(c.p.Op, c.dt), c.span(); span > m {
+		if span > c.p.Axis {
+			return 0, 0, fmt.Errorf("ragged rows of %d elements, %d read from the pack boundary before each, exceed its register cache (%d)", c.p.Axis, span, m)
 		}
 		return 0, 0, fmt.Errorf("rows of %d elements exceed its register cache (%d)", c.p.Axis, m)
 	}
