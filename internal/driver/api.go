@@ -177,7 +177,9 @@ func openDriver(lookup lookupFunc, goarch string) (*API, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := a.Init(0); err != nil {
+	err = a.Init(0)
+	keepSignalStacks()
+	if err != nil {
 		return nil, err
 	}
 	v, err := a.DriverVersion()
@@ -193,6 +195,7 @@ func openDriver(lookup lookupFunc, goarch string) (*API, error) {
 func loadDriver(lookup lookupFunc, goarch string) (*API, error) {
 	cands, env := driverCandidates(lookup, goarch)
 	path, h, err := dlopenFirst(libcudaName, env, cands)
+	keepSignalStacks()
 	if err != nil {
 		return nil, err
 	}

@@ -43,6 +43,7 @@ func (a *API) PrimaryContext(ordinal int) (*Context, error) {
 		return nil, err
 	}
 	h, err := a.PrimaryCtxRetain(d)
+	keepSignalStacks()
 	if err != nil {
 		return nil, err
 	}
@@ -136,6 +137,7 @@ func (c *Context) MemcpyDtoH(dst unsafe.Pointer, src DevicePtr, bytes uint64) er
 func (c *Context) LoadModule(image []byte) (m Module, err error) {
 	err = c.Do(func() error {
 		m, err = c.api.ModuleLoadData(image)
+		keepSignalStacks()
 		return err
 	})
 	return m, err
@@ -150,6 +152,7 @@ func (c *Context) UnloadModule(m Module) error {
 func (c *Context) Function(m Module, name string) (f Function, err error) {
 	err = c.Do(func() error {
 		f, err = c.api.ModuleGetFunction(m, name)
+		keepSignalStacks()
 		return err
 	})
 	return f, err

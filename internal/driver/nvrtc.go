@@ -91,6 +91,7 @@ func driverMajor() int {
 func loadNVRTC(lookup lookupFunc, glob globFunc, goarch string, preferMajor int) (*NVRTC, error) {
 	cands, env := nvrtcCandidates(lookup, glob, goarch, preferMajor)
 	path, h, err := dlopenFirst(libnvrtc, env, cands)
+	keepSignalStacks()
 	if err != nil {
 		return nil, err
 	}
@@ -264,6 +265,7 @@ func (n *NVRTC) Compile(src, name string, headers map[string]string, opts []stri
 	defer func() { _ = n.call(nvSymDestroyProgram, uintptr(unsafe.Pointer(&prog))) }()
 
 	compileErr := n.call(nvSymCompileProgram, prog, uintptr(int32(len(opts))), uintptr(copts))
+	keepSignalStacks()
 	log, logErr := n.programLog(prog)
 	if compileErr != nil {
 		var ne *NVRTCError

@@ -1,0 +1,7 @@
+//go:build !(linux && (amd64 || arm64))
+
+package driver
+
+// keepSignalStacks is a no-op where the kernel sigaction layout is not
+// known to this package (see signals_linux.go).
+func keepSignalStacks() []int { return nil }
