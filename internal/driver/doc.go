@@ -32,6 +32,14 @@
 // goroutine may use the package; the API value itself is immutable after
 // Open and safe for concurrent use.
 //
+// # Signal handlers
+//
+// The CUDA 13 libraries re-install some signal handlers (SIGINT, SIGTERM,
+// SIGXFSZ) without SA_ONSTACK, which makes the Go runtime abort when such a
+// signal arrives on a Go thread. After each call that may load CUDA code
+// (opening the libraries, creating a context, compiling, loading a module
+// or function) the package puts the flags back (signals_linux.go).
+//
 // # Go memory handed to the driver
 //
 // Host pointers passed to the driver (copy sources and destinations, kernel
