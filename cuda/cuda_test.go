@@ -146,7 +146,10 @@ func TestSanitize(t *testing.T) {
 		{3, 49, 129}, {4, 30, 6},
 		// warp_row's two-pack groups: whole packs, and ragged rows through
 		// the twins' masked body, which reads each row's last pack whole
-		{37, 96}, {41, 77}, {23, 201}}
+		{37, 96}, {41, 77}, {23, 201},
+		// ragged rows under 16 packs: twins of one and two packs a lane,
+		// and a row left element by element
+		{29, 100}, {45, 10}, {31, 59}}
 	for _, algo := range Strategies() {
 		t.Run(algo, func(t *testing.T) {
 			for _, shape := range shapes {

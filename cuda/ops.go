@@ -64,7 +64,8 @@ func (d *Device) planDevice() plan.Device {
 
 // plainLaunch reports whether op with opt runs from the modules built for
 // plain softmax (kernels.Source's plain; SMX_PLAIN in common.cuh), where
-// the strategy has them (kernels.Info.PlainBuild): a forward softmax, not
+// the strategy has them (kernels.Info.PlainBuild) and the plan does not
+// ask for the general one (plan.Plan.General): a forward softmax, not
 // log, with scale 1. Every other launch takes the general build.
 func plainLaunch(op softmax.Op, opt Options) bool {
 	return !op.Backward() && !op.Log() && opt.scale() == 1 && !opt.general
@@ -78,7 +79,13 @@ func (d *Device) plan(op softmax.Op, l spec.Layout, dt spec.DType, opt Options, 
 	}
 	build := func(algo string) (plan.Plan, error) {
 		return d.plans.plan(planKey{prob, algo, plain}, func() (plan.Plan, error) {
-			return plan.Make(prob, d.planDevice(), d.occupancy(dt, plain), algo)
+			pl, err := plan.Make(prob, d.planDevice(), d.occupancy(dt, plain), algo)
+			if err == nil && plain && pl.General {
+				// It runs from the general build: size it by that build's
+				// occupancy. The choice of build does not depend on it.
+				return plan.Make(prob, d.planDevice(), d.occupancy(dt, false), algo)
+			}
+			return pl, err
 		})
 	}
 	if opt.Tuned && (opt.Algo == "" || opt.Algo == "auto") {
@@ -122,7 +129,7 @@ func (d *Device) run(op softmax.Op, l spec.Layout, dt spec.DType, opt Options, p
 		}
 		p.Bar = uintptr(bar)
 	}
-	plain := plainLaunch(op, opt)
+	plain := plainLaunch(op, opt) && !pl.General
 	for _, ln := range pl.Launches {
 		f, m, err := d.function(pl.File, dt, plain, ln.Symbol)
 		if err != nil {

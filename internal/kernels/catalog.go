@@ -106,9 +106,11 @@ type Info struct {
 	// PlainBuild: plain softmax launches (forward, scale 1, not log) take a
 	// module of their own (Source's plain, SMX_PLAIN in common.cuh), where
 	// it measured faster: block_reg and split_grid, 1-2% on H200
-	// (bench/results/nvidia-h200-2026-11-22-ab-s24.txt). strided_reg, whose
-	// plain build spilled more and ran 5% slower, and the strategies not
-	// measured keep one build.
+	// (bench/results/nvidia-h200-2026-11-22-ab-s24.txt); warp_row, 2-10%
+	// on f32 and packed 16-bit rows, except 16-bit rows read element by
+	// element, which keep the general build (plan.Plan.General;
+	// -ab-s40.txt). strided_reg, whose plain build spilled more and ran 5%
+	// slower, and the strategies not measured keep one build.
 	PlainBuild bool
 	// Shift: every variant has a twin, symbol suffix ShiftSuffix, for
 	// ragged rows (16-byte aligned pointers, cols not a multiple of the
@@ -418,7 +420,7 @@ var catalogue = []Info{
 	{Strategy: BlockVec, File: "block_vec.cu", Summary: "block per row, 16-byte loads, exp written to y then normalized in place",
 		Fwd: one("", 1024), RowsOnly: true},
 	{Strategy: WarpRow, File: "warp_row.cu", Summary: "1-32 lanes per row, row cached in registers (short rows)",
-		Fwd: warpRowVariants(false), Bwd: warpRowVariants(true), RowsOnly: true, Shift: true},
+		Fwd: warpRowVariants(false), Bwd: warpRowVariants(true), RowsOnly: true, PlainBuild: true, Shift: true},
 	{Strategy: BlockReg, File: "block_reg.cu", Summary: "block per row, row cached in registers, one read",
 		Fwd: blockRegVariants(false), Bwd: blockRegVariants(true), RowsOnly: true, PlainBuild: true, Shift: true},
 	{Strategy: BlockHybrid, File: "block_hybrid.cu", Summary: "block per row, row cached in registers and dynamic shared memory (cp.async), one read",

@@ -122,10 +122,11 @@ func (c *ctx) blockVec() (Plan, error) {
 
 // warpShape returns warp_row's lanes per row and packs per lane.
 func (c *ctx) warpShape() (w, np int64, err error) {
-	packs := c.packs()
 	// A ragged row's twin reads it from the pack boundary before it: up
-	// to P-1 elements more than the row (span).
-	if m, span := kernels.WarpRow.Info().MaxCols(c.p.Op, c.dt), c.span(); span > m {
+	// to P-1 elements more than the row (warpSpan).
+	span := c.warpSpan()
+	packs := ceilDiv(span, c.P)
+	if m := kernels.WarpRow.Info().MaxCols(c.p.Op, c.dt); span > m {
 		if span > c.p.Axis {
 			return 0, 0, fmt.Errorf("ragged rows of %d elements, %d read from the pack boundary before each, exceed its register cache (%d)", c.p.Axis, span, m)
 		}
@@ -151,8 +152,8 @@ func (c *ctx) warpShape() (w, np int64, err error) {
 // f32 20.21 vs 17.71, 262144×32 f32 23.23 vs 21.58, 524288×16 f32 23.10
 // vs 21.66, 131072×200 bf16 46.16 vs 40.57, 65536×40 f16 9.71 vs 8.67,
 // 100000×24 bf16 8.69 vs 7.71; even at 32768×64 f16 (7.39 vs 7.42) and
-// 16384×8 f32. Rows read element by element (ragged and shorter than
-// raggedMinPacks, or misaligned) keep one pack: their two packs of
+// 16384×8 f32. Rows read element by element (ragged rows that warpRagged
+// leaves, or misaligned) keep one pack: their two packs of
 // predicated element loads went out one after the other (100000×50 f32
 // 20.34 vs 21.39, 200000×100 bf16 48.0 vs 111.4, 4096×60 bf16 5.18 vs
 // 6.26). So do 16-bit rows of 9..15 whole packs, which would take 8-lane
@@ -171,6 +172,19 @@ func (c *ctx) halfGroups(packs int64) bool {
 }
 
 // warp_row: W lanes per row, NP packs per lane, 128-thread blocks.
+//
+// Plain softmax launches take the plain build (kernels.Info.PlainBuild),
+// except 16-bit rows read element by element over 4 lanes or more
+// (Plan.General). H200, softmax bench --algo auto, three rounds
+// alternated, median µs, general build vs plain (-ab-s40.txt §2-3): f32
+// gains on every path, 32768×160 18.42 vs 17.12, 32768×199 22.14 vs
+// 21.02, 100000×50 20.80 vs 19.81, 1000000×10 38.24 vs 34.75, 65536×33
+// 13.89 vs 13.10; 16-bit packed rows too, 37824×197 f16 17.15 vs 16.43,
+// 65536×120 bf16 15.62 vs 14.74, 65536×72 f16 13.89 vs 12.59, and
+// element-wise ones over two lanes, 1000000×10 f16 26.40 vs 23.68; over
+// more lanes they lost, 200000×100 f16 49.01 vs 60.27, bf16 47.86 vs
+// 54.78, 131072×100 f16 34.75 vs 42.02, 200000×60 bf16 34.72 vs 38.54,
+// 65536×27 f16 9.63 vs 10.25, 100000×50 f16 16.21 vs 16.88.
 func (c *ctx) warpRow() (Plan, error) {
 	w, np, err := c.warpShape()
 	if err != nil {
@@ -180,8 +194,10 @@ func (c *ctx) warpRow() (Plan, error) {
 	sym := c.sym(kernels.WarpRow, fmt.Sprintf("w%d_p%d", w, np))
 	occ := c.occupancy("warp_row.cu", sym, nt, 0)
 	grid := c.capGrid(ceilDiv(c.p.Outer, nt/w), occ, gridWaves, maxGridX)
-	return c.plan1(kernels.WarpRow, c.vec(), Launch{Symbol: sym, Grid: block1(int64(grid)), Block: block1(nt)},
-		fmt.Sprintf("%d lanes × %d packs per row, %d rows per block", w, np, nt/w)), nil
+	pl := c.plan1(kernels.WarpRow, c.vec(), Launch{Symbol: sym, Grid: block1(int64(grid)), Block: block1(nt)},
+		fmt.Sprintf("%d lanes × %d packs per row, %d rows per block", w, np, nt/w))
+	pl.General = c.es == 2 && pl.Params.Vec == kernels.VecOff && w >= 4
+	return pl, nil
 }
 
 // blockRegMinThreads: backward block_reg takes the most packs per thread

@@ -94,7 +94,10 @@ func TestEmuCases(t *testing.T) {
 		// warp_row's half-width groups, two packs a lane: whole packs, and
 		// ragged rows through the twins' masked body with a last block step
 		// on the general body (77 f32, 201).
-		{37, 96, 1}, {41, 77, 1}, {23, 201, 1}}
+		{37, 96, 1}, {41, 77, 1}, {23, 201, 1},
+		// ragged rows under 16 packs: twins of one and two packs a lane,
+		// and a row left element by element.
+		{29, 100, 1}, {45, 10, 1}, {31, 59, 1}}
 	var out strings.Builder
 	strats := append([]string{"auto"}, Strategies()...)
 	n := 0

@@ -260,6 +260,10 @@ type Plan struct {
 	// Shift: the launches are ragged-row twins (kernels.Info.Shift), run
 	// with Params.Vec = kernels.VecShift.
 	Shift bool
+	// General: plain softmax launches take the strategy's general build
+	// all the same, not its plain one (kernels.Info.PlainBuild), where
+	// that measured faster (warp_row's 16-bit element-wise rows).
+	General bool
 	// Params is the kernel parameter template: layout, Chunk, Split, Vec,
 	// Log set, Scale 1, pointers 0. The host fills X, DY, Y, WS and Scale.
 	Params kernels.Params
@@ -408,19 +412,53 @@ func (c *ctx) vec() bool {
 // pointers are aligned (cols not a multiple of P, several rows, each of
 // at least raggedMinPacks packs): the strategies with ragged-row twins
 // (kernels.Info.Shift) read them from the pack boundary before each row's
-// start.
+// start. warp_row takes shorter ones too (warpRagged).
 func (c *ctx) ragged() bool {
-	return c.p.Aligned && c.p.Inner == 1 && c.p.Outer > 1 && c.p.Axis%c.P != 0 && c.p.Axis >= raggedMinPacks*c.P
+	return c.raggedRows() && c.p.Axis >= raggedMinPacks*c.P
 }
 
-// raggedMinPacks: shorter ragged rows keep the element-wise path. On them
-// the twins (warp_row's) were as often behind as ahead: H200, softmax
-// bench, old and new binaries alternated, µs (-ab-s31.txt §3): 65536×13
-// f16 7.34 vs 7.90 shifted, ×27 f16 9.91 vs 11.34, 74862×59 bf16
-// log_softmax 15.8 vs 19.2, ×45 f16 12.23 vs 11.57, ×45 f32 14.74 vs
-// 14.31; from 16 packs even or ahead: 16384×100 f32 9.70 vs 9.74,
-// 16384×201 bf16 14.18 vs 12.26, 4096×250 bf16 7.86 vs 6.30.
+// raggedRows reports aligned rows of any length that start inside a pack.
+func (c *ctx) raggedRows() bool {
+	return c.p.Aligned && c.p.Inner == 1 && c.p.Outer > 1 && c.p.Axis%c.P != 0
+}
+
+// raggedMinPacks: shorter ragged rows keep the element-wise path, except
+// in warp_row (warpRagged). On them the twins (warp_row's, before its
+// masked body) were as often behind as ahead: H200, softmax bench, old
+// and new binaries alternated, µs (-ab-s31.txt §3): 65536×13 f16 7.34 vs
+// 7.90 shifted, ×27 f16 9.91 vs 11.34, 74862×59 bf16 log_softmax 15.8 vs
+// 19.2, ×45 f16 12.23 vs 11.57, ×45 f32 14.74 vs 14.31; from 16 packs even
+// or ahead: 16384×100 f32 9.70 vs 9.74, 16384×201 bf16 14.18 vs 12.26,
+// 4096×250 bf16 7.86 vs 6.30. The other strategies serve such rows only
+// when forced.
 const raggedMinPacks = 16
+
+// warpRagged reports ragged rows that warp_row reads through its twins:
+// those of ragged, and forward rows of 2..15 packs whose span (the row
+// from the pack boundary before it) needs no more lanes than the row read
+// element by element. Since the forward twins load whole packs and mask
+// the elements outside the row (cached_row_masked, session 39) they lead
+// there. H200, softmax bench --algo auto, three rounds alternated, median
+// µs, element-wise vs twins (-ab-s40.txt §3): 200000×60 bf16 35.14 vs
+// 22.91, 200000×100 f16 48.85 vs 39.63 (log_softmax 48.40 vs 39.70),
+// 131072×100 f16 34.54 vs 28.42, 200000×100 bf16 47.94 vs 42.45, 100000×50
+// f32 20.69 vs 18.34 (log_softmax 20.26 vs 18.30), 65536×33 f32 14.29 vs
+// 12.80, 200000×36 f16 22.37 vs 19.76, 100000×50 f16 16.10 vs 15.09,
+// 1000000×10 f32 38.13 vs 36.86. Where the span takes twice the lanes the
+// twins lost: 74862×59 bf16 log_softmax 15.62 vs 17.98 (8 lanes against
+// 16), so those rows keep the element-wise path (65536×27 f16, 4 lanes
+// against 8, 9.63 vs 9.47, goes with them). Behind and kept: 65536×45 f16
+// 12.34 vs 12.91, 4096×60 bf16 5.49 vs 5.65. Backward rows were not
+// measured and keep raggedMinPacks.
+func (c *ctx) warpRagged() bool {
+	if c.ragged() {
+		return true
+	}
+	if c.bwd || !c.raggedRows() || c.p.Axis < 2*c.P {
+		return false
+	}
+	return nextPow2(ceilDiv(c.shiftedSpan(), c.P)) <= nextPow2(ceilDiv(c.p.Axis, c.P))
+}
 
 // shifts reports whether strategy s runs this problem's rows (or, for
 // strided, whose twins serve a ragged Inner and not ragged rows, its
@@ -434,6 +472,9 @@ func (c *ctx) shifts(s kernels.Strategy) bool {
 	}
 	if s == kernels.StridedNarrow {
 		return !c.narrowPacks()
+	}
+	if s == kernels.WarpRow {
+		return c.warpRagged()
 	}
 	return c.ragged() && s.Info().Shift
 }
@@ -475,10 +516,26 @@ const stridedTwinMaxAxis = 32
 // span is the most elements a row occupies in the registers of a
 // register-cached body: the row, plus for ragged rows the elements before
 // it back to the pack boundary (at most P - gcd(cols mod P, P)).
+// warp_row's rows: warpSpan.
 func (c *ctx) span() int64 {
 	if !c.ragged() {
 		return c.p.Axis
 	}
+	return c.shiftedSpan()
+}
+
+// warpSpan is span for warp_row, which takes more rows through its twins
+// (warpRagged).
+func (c *ctx) warpSpan() int64 {
+	if !c.warpRagged() {
+		return c.p.Axis
+	}
+	return c.shiftedSpan()
+}
+
+// shiftedSpan is a ragged row's span: the row and up to P - gcd(cols mod
+// P, P) elements before it.
+func (c *ctx) shiftedSpan() int64 {
 	g := c.P
 	for r := c.p.Axis % c.P; r != 0; g, r = r, g%r {
 	}

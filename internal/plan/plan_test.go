@@ -341,13 +341,23 @@ func TestRegimes(t *testing.T) {
 		sym  string // expected first symbol ("" to skip)
 	}{
 		{"one column", prob(4096, 1, 1, f32, spec.Softmax), h100, kernels.WarpRow, "warp_row_fwd_f32_w1_p1"},
-		// Ragged rows (cols not a multiple of the pack) of 16 packs or more
-		// take the twins that read each row from the pack boundary before
-		// it: 65 f32 columns span up to 68, 17 packs; shorter ones keep the
-		// element-wise path.
+		// Ragged rows (cols not a multiple of the pack) take the twins that
+		// read each row from the pack boundary before it: 65 f32 columns
+		// span up to 68, 17 packs. Forward rows of 2..15 packs do so where
+		// the span needs no more lanes than the row read element by element
+		// (warpRagged); the others, rows under two packs and backward rows
+		// under 16 packs keep the element-wise path.
 		{"7 columns", prob(4096, 7, 1, f32, spec.Softmax), h100, kernels.WarpRow, "warp_row_fwd_f32_w2_p1"},
-		{"63 columns (under 16 packs)", prob(4096, 63, 1, f32, spec.Softmax), h100, kernels.WarpRow, "warp_row_fwd_f32_w16_p1"},
+		{"63 columns (span of 17 packs against 16: element-wise)", prob(4096, 63, 1, f32, spec.Softmax), h100, kernels.WarpRow, "warp_row_fwd_f32_w16_p1"},
 		{"65 columns (ragged, 17 packs)", prob(4096, 65, 1, f32, spec.Softmax), h100, kernels.WarpRow, "warp_row_fwd_f32_w16_p2_shift"},
+		{"50 f32 (ragged, 13 packs: two-pack twin)", prob(100000, 50, 1, f32, spec.Softmax), h100, kernels.WarpRow, "warp_row_fwd_f32_w8_p2_shift"},
+		{"100 bf16 (ragged, 13 packs: one-pack twin)", prob(200000, 100, 1, spec.BFloat16, spec.Softmax), h100, kernels.WarpRow, "warp_row_fwd_bf16_w16_p1_shift"},
+		{"60 bf16 (ragged, span of 8 packs)", prob(200000, 60, 1, spec.BFloat16, spec.Softmax), h100, kernels.WarpRow, "warp_row_fwd_bf16_w4_p2_shift"},
+		{"59 bf16 log_softmax (span of 9 packs against 8: element-wise)", prob(74862, 59, 1, spec.BFloat16, spec.LogSoftmax), h100, kernels.WarpRow, "warp_row_fwd_bf16_w8_p1"},
+		{"10 f16 (under two packs: element-wise)", prob(1000000, 10, 1, f16, spec.Softmax), h100, kernels.WarpRow, "warp_row_fwd_f16_w2_p1"},
+		{"10 f32 (ragged, 3 packs)", prob(1000000, 10, 1, f32, spec.Softmax), h100, kernels.WarpRow, "warp_row_fwd_f32_w2_p2_shift"},
+		{"50 f32 backward (ragged under 16 packs: element-wise)", prob(100000, 50, 1, f32, spec.SoftmaxBackward), h100, kernels.WarpRow, "warp_row_bwd_f32_w16_p1"},
+		{"50 f32, unaligned pointers: element-wise", unaligned(prob(100000, 50, 1, f32, spec.Softmax)), h100, kernels.WarpRow, "warp_row_fwd_f32_w16_p1"},
 		// Forward rows of 2..32 packs on the 16-byte paths: half the lanes,
 		// two packs each (halfGroups); element-wise rows, backward rows and
 		// rows past 32 packs keep one pack a lane.
@@ -360,7 +370,6 @@ func TestRegimes(t *testing.T) {
 		{"120 f16 (15 packs: one pack a lane)", prob(65536, 120, 1, f16, spec.Softmax), h100, kernels.WarpRow, "warp_row_fwd_f16_w16_p1"},
 		{"128 bf16 (16 packs)", prob(65536, 128, 1, spec.BFloat16, spec.Softmax), h100, kernels.WarpRow, "warp_row_fwd_bf16_w8_p2"},
 		{"40 f16 (5 packs)", prob(65536, 40, 1, f16, spec.LogSoftmax), h100, kernels.WarpRow, "warp_row_fwd_f16_w4_p2"},
-		{"50 f32 (ragged, element-wise)", prob(100000, 50, 1, f32, spec.Softmax), h100, kernels.WarpRow, "warp_row_fwd_f32_w16_p1"},
 		{"96 f32, unaligned pointers", unaligned(prob(32768, 96, 1, f32, spec.Softmax)), h100, kernels.WarpRow, "warp_row_fwd_f32_w32_p1"},
 		{"96 f32 backward", prob(32768, 96, 1, f32, spec.SoftmaxBackward), h100, kernels.WarpRow, "warp_row_bwd_f32_w32_p1"},
 		{"160 f32 (40 packs)", prob(32768, 160, 1, f32, spec.Softmax), h100, kernels.WarpRow, "warp_row_fwd_f32_w32_p2"},
@@ -1427,4 +1436,33 @@ func gcd(a, b int64) int64 {
 func unaligned(p Problem) Problem {
 	p.Aligned = false
 	return p
+}
+
+// Plan.General sends a plain softmax launch to the general build: only
+// warp_row's 16-bit rows read element by element over 4 lanes or more.
+func TestWarpRowGeneralBuild(t *testing.T) {
+	bf16 := spec.BFloat16
+	cases := []struct {
+		name string
+		p    Problem
+		want bool
+	}{
+		{"59 bf16 element-wise, 8 lanes", prob(74862, 59, 1, bf16, spec.Softmax), true},
+		{"27 f16 element-wise, 4 lanes", prob(65536, 27, 1, spec.Float16, spec.Softmax), true},
+		{"100 f16 unaligned, 16 lanes", unaligned(prob(4096, 100, 1, spec.Float16, spec.Softmax)), true},
+		{"10 f16 element-wise, 2 lanes", prob(1000000, 10, 1, spec.Float16, spec.Softmax), false},
+		{"100 bf16 ragged: twin", prob(200000, 100, 1, bf16, spec.Softmax), false},
+		{"128 bf16 whole packs", prob(65536, 128, 1, bf16, spec.Softmax), false},
+		{"59 f32: twin", prob(74862, 59, 1, spec.Float32, spec.Softmax), false},
+		{"4096 bf16: block_reg", prob(4096, 4096, 1, bf16, spec.Softmax), false},
+	}
+	for _, c := range cases {
+		pl, err := Make(c.p, h100, nil, "")
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if pl.General != c.want {
+			t.Errorf("%s: %s (%s) General = %v, want %v", c.name, pl.Launches[0].Symbol, pl.Strategy, pl.General, c.want)
+		}
+	}
 }
