@@ -149,7 +149,7 @@ func TestSanitize(t *testing.T) {
 		{37, 96}, {41, 77}, {23, 201},
 		// ragged rows under 16 packs: twins of one and two packs a lane,
 		// and a row left element by element
-		{29, 100}, {45, 10}, {31, 59}}
+		{29, 100}, {45, 10}, {31, 59}, {33, 21}, {27, 126}}
 	for _, algo := range Strategies() {
 		t.Run(algo, func(t *testing.T) {
 			for _, shape := range shapes {

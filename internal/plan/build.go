@@ -163,12 +163,26 @@ func (c *ctx) warpShape() (w, np int64, err error) {
 // bf16 8.66 vs 7.71, 65536×40 f16 9.74 vs 8.67) and 17-32 (131072×200
 // bf16 46.32 vs 40.42) gain (§3-4). Backward kernels have no two-pack
 // groups (not measured).
+//
+// The 16-bit twins differ (§5 of -ab-s40.txt, µs one pack vs two): from 9
+// to 15 packs two packs a lane lead, 200000×100 bf16 41.10 vs 35.97,
+// 131072×100 f16 27.30 vs 24.56, 200000×75 f16 37.42 vs 32.80, 200000×66
+// bf16 41.04 vs 35.87, 287954×101 bf16 log_softmax 59.22 vs 53.04; up to 4
+// packs one pack does, 151094×19 f16 17.74 vs 11.15, 267867×21 bf16 29.52
+// vs 15.79, 315712×17 f16 25.42 vs 16.50, 200000×25 f16 23.31 vs 13.68.
 func (c *ctx) halfGroups(packs int64) bool {
 	wholePacks := c.vec() && c.p.Axis%c.P == 0 // vec() also admits one ragged row
 	if c.bwd || packs < 2 || !(wholePacks || c.shifts(kernels.WarpRow)) {
 		return false
 	}
-	return c.P == 4 || packs < 9 || packs > 15
+	switch {
+	case c.P == 4:
+		return true
+	case wholePacks:
+		return packs < 9 || packs > 15
+	default: // 16-bit twins
+		return packs > 4
+	}
 }
 
 // warp_row: W lanes per row, NP packs per lane, 128-thread blocks.

@@ -436,20 +436,25 @@ const raggedMinPacks = 16
 // warpRagged reports ragged rows that warp_row reads through its twins:
 // those of ragged, and forward rows of 2..15 packs whose span (the row
 // from the pack boundary before it) needs no more lanes than the row read
-// element by element. Since the forward twins load whole packs and mask
-// the elements outside the row (cached_row_masked, session 39) they lead
-// there. H200, softmax bench --algo auto, three rounds alternated, median
-// µs, element-wise vs twins (-ab-s40.txt §3): 200000×60 bf16 35.14 vs
-// 22.91, 200000×100 f16 48.85 vs 39.63 (log_softmax 48.40 vs 39.70),
-// 131072×100 f16 34.54 vs 28.42, 200000×100 bf16 47.94 vs 42.45, 100000×50
-// f32 20.69 vs 18.34 (log_softmax 20.26 vs 18.30), 65536×33 f32 14.29 vs
-// 12.80, 200000×36 f16 22.37 vs 19.76, 100000×50 f16 16.10 vs 15.09,
-// 1000000×10 f32 38.13 vs 36.86. Where the span takes twice the lanes the
-// twins lost: 74862×59 bf16 log_softmax 15.62 vs 17.98 (8 lanes against
-// 16), so those rows keep the element-wise path (65536×27 f16, 4 lanes
-// against 8, 9.63 vs 9.47, goes with them). Behind and kept: 65536×45 f16
-// 12.34 vs 12.91, 4096×60 bf16 5.49 vs 5.65. Backward rows were not
-// measured and keep raggedMinPacks.
+// element by element, or 16-bit rows that element by element would take
+// 16 lanes. Since the forward twins load whole packs and mask the elements
+// outside the row (cached_row_masked, session 39) they lead there. H200,
+// softmax bench --algo auto, three rounds alternated, median µs,
+// element-wise vs twins (-ab-s40.txt §3): 200000×60 bf16 35.14 vs 22.91,
+// 200000×100 f16 48.85 vs 39.63 (log_softmax 48.40 vs 39.70), 131072×100
+// f16 34.54 vs 28.42, 200000×100 bf16 47.94 vs 42.45, 100000×50 f32 20.69
+// vs 18.34 (log_softmax 20.26 vs 18.30), 65536×33 f32 14.29 vs 12.80,
+// 200000×36 f16 22.37 vs 19.76, 100000×50 f16 16.10 vs 15.09, 1000000×10
+// f32 38.13 vs 36.86. Where the span takes twice the lanes the twins lost
+// from 4 and 8 lanes: 74862×59 bf16 log_softmax 16.03 vs 17.09 (8 lanes
+// against 16, two packs a lane), 200000×30 bf16 18.99 vs 20.08 (4 against
+// 8; 65536×27 f16 goes with it), and won from 16, where the element-wise
+// path loads a 16-bit element at a time: 350785×126 bf16 129.47 vs 111.79,
+// 200000×123 f16 79.18 vs 55.81 (§5). f32 rows whose span crosses to 16 or
+// 32 lanes (31, 63 columns) were not measured and keep the element-wise
+// path.
+// Behind and kept: 65536×45 f16 12.34 vs 12.91, 4096×60 bf16 5.49 vs
+// 5.65. Backward rows were not measured and keep raggedMinPacks.
 func (c *ctx) warpRagged() bool {
 	if c.ragged() {
 		return true
@@ -457,7 +462,8 @@ func (c *ctx) warpRagged() bool {
 	if c.bwd || !c.raggedRows() || c.p.Axis < 2*c.P {
 		return false
 	}
-	return nextPow2(ceilDiv(c.shiftedSpan(), c.P)) <= nextPow2(ceilDiv(c.p.Axis, c.P))
+	span, row := nextPow2(ceilDiv(c.shiftedSpan(), c.P)), nextPow2(ceilDiv(c.p.Axis, c.P))
+	return span <= row || c.P == 8 && row >= 16
 }
 
 // shifts reports whether strategy s runs this problem's rows (or, for

@@ -33,10 +33,11 @@ func Battery(quick bool) []Case {
 		// twins' masked body (77 f32, 201), whose last block step takes the
 		// general body.
 		{[]int{37, 96}, -1}, {[]int{50, 16}, -1}, {[]int{41, 77}, -1}, {[]int{23, 201}, -1},
-		// Ragged rows under 16 packs: warp_row's twins (100 16-bit, one
-		// pack a lane; 10 f32, two), and 59, whose span would take twice
-		// the lanes, element by element (16-bit: the general build).
-		{[]int{29, 100}, -1}, {[]int{45, 10}, -1}, {[]int{31, 59}, -1},
+		// Ragged rows under 16 packs: warp_row's twins (100 and 126
+		// 16-bit, two packs a lane; 21 16-bit, one; 10 f32, two), and 59,
+		// whose span would take twice the lanes, element by element
+		// (16-bit: the general build).
+		{[]int{29, 100}, -1}, {[]int{45, 10}, -1}, {[]int{31, 59}, -1}, {[]int{33, 21}, -1}, {[]int{27, 126}, -1},
 		// Short axes (strided_short): whole packs across Inner, and a ragged
 		// Inner (3×7×300 16-bit, its twin); 16-bit 5×16×40 and 7×6×64
 		// backward hold their tiles packed.
