@@ -122,10 +122,13 @@
 //     not of whole packs, backward rows): warp_row. Lanes per row W =
 //     nextpow2(ceil(cols/P)) up to 32, then packs per lane NP =
 //     nextpow2(ceil(cols/(32·P))), cols counted from the pack boundary
-//     before the row for the ragged-row twins; forward rows of 2..32 packs
-//     on the 16-byte paths take W/2 lanes with two packs each (build.go,
-//     halfGroups: twice the rows a warp, 6-15% on f32), but 16-bit rows of
-//     9..15 packs: the row lives in
+//     before the row for the ragged-row twins (which take forward rows from
+//     2 packs, warpRagged); forward rows of 2..32 packs on the 16-byte
+//     paths take W/2 lanes with two packs each (build.go, halfGroups:
+//     twice the rows a warp, 6-15% on f32), but 16-bit rows of 9..15 whole
+//     packs and 16-bit twins of up to 4 packs; plain softmax launches take
+//     the plain build but for 16-bit element-wise rows (Plan.General): the
+//     row lives in
 //     registers, one DRAM read, no shared memory, several rows per 128-thread
 //     block. (persistent, with next-row prefetch, lost to it on very many
 //     short rows: 524288×1024 f16 1060.6 vs 941.9 µs on H200; pipelined
