@@ -453,9 +453,9 @@ const raggedMinPacks = 16
 // against 16, two packs a lane), 200000×30 bf16 18.99 vs 20.08 (4 against
 // 8; 65536×27 f16 goes with it), and won from 16, where the element-wise
 // path loads a 16-bit element at a time: 350785×126 bf16 129.47 vs 111.79,
-// 200000×123 f16 79.18 vs 55.81 (§5). f32 rows whose span crosses to 16 or
-// 32 lanes (31, 63 columns) were not measured and keep the element-wise
-// path.
+// 200000×123 f16 79.18 vs 55.81 (§5). f32 rows whose span crosses keep the
+// element-wise path at any width: 200000×63 f32 38.61 vs 49.23 (16 lanes
+// against 32), 200000×31 21.54 vs 27.42, 300000×15 16.78 vs 21.23 (§8).
 // Behind and kept: 65536×45 f16 12.34 vs 12.91, 4096×60 bf16 5.49 vs
 // 5.65. Backward rows were not measured and keep raggedMinPacks.
 func (c *ctx) warpRagged() bool {
