@@ -235,6 +235,7 @@ func dedupe(in []string) []string {
 // loads. Absolute paths that do not exist are skipped cheaply (but still
 // listed as tried).
 func dlopenFirst(library, env string, candidates []string) (string, uintptr, error) {
+	saveSignalActions() // before any CUDA library can touch a handler
 	nf := &NotFoundError{Library: library, Env: env}
 	for _, c := range candidates {
 		nf.Tried = append(nf.Tried, c)

@@ -3,6 +3,7 @@
 package driver
 
 import (
+	"sync"
 	"syscall"
 	"unsafe"
 )
@@ -37,9 +38,14 @@ const (
 	sigStop   = 19
 )
 
-// startActions holds every signal's action as the Go runtime left it,
-// read before this package can load libcuda or NVRTC.
-var startActions = readActions()
+// startActions returns every signal's action as the Go runtime left it:
+// read once, before this package loads its first library (dlopenFirst
+// calls saveSignalActions), rather than at start-up in every program that
+// links the package.
+var startActions = sync.OnceValue(readActions)
+
+// saveSignalActions takes the start-up snapshot if it is not taken yet.
+func saveSignalActions() { startActions() }
 
 func readAction(sig int) (a kernelSigaction, ok bool) {
 	_, _, errno := syscall.RawSyscall6(syscall.SYS_RT_SIGACTION, uintptr(sig), 0,
@@ -85,6 +91,7 @@ func mendAction(start, now kernelSigaction) (kernelSigaction, bool) {
 // functions.
 func keepSignalStacks() []int {
 	var mended []int
+	start := startActions()
 	for sig := 1; sig <= numSigs; sig++ {
 		if sig == sigKill || sig == sigStop {
 			continue
@@ -93,7 +100,7 @@ func keepSignalStacks() []int {
 		if !ok {
 			continue
 		}
-		if a, change := mendAction(startActions[sig], now); change && writeAction(sig, a) {
+		if a, change := mendAction(start[sig], now); change && writeAction(sig, a) {
 			mended = append(mended, sig)
 		}
 	}

@@ -59,7 +59,7 @@ func TestMendAction(t *testing.T) {
 // while it is broken.
 func TestKeepSignalStacksMends(t *testing.T) {
 	sig := int(syscall.SIGUSR2)
-	start := startActions[sig]
+	start := startActions()[sig]
 	if start.handler == sigDfl || start.handler == sigIgn || start.flags&saOnStack == 0 {
 		t.Skipf("SIGUSR2 has no Go handler here (%+v)", start)
 	}
