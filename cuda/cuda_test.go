@@ -149,7 +149,9 @@ func TestSanitize(t *testing.T) {
 		{37, 96}, {41, 77}, {23, 201},
 		// ragged rows under 16 packs: twins of one and two packs a lane,
 		// and a row left element by element
-		{29, 100}, {45, 10}, {31, 59}, {33, 21}, {27, 126}}
+		{29, 100}, {45, 10}, {31, 59}, {33, 21}, {27, 126},
+		// three packs a lane over 16 lanes (f16 over 8), ragged and whole
+		{19, 150}, {21, 384}}
 	for _, algo := range Strategies() {
 		t.Run(algo, func(t *testing.T) {
 			for _, shape := range shapes {

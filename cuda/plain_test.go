@@ -43,7 +43,8 @@ func TestPlainBuildMatchesGeneral(t *testing.T) {
 		shape []int
 		axis  int
 	}{{[]int{96, 1000}, -1}, {[]int{16, 8192}, -1}, {[]int{2, 300000}, -1}, {[]int{1024, 64}, 0},
-		{[]int{300, 100}, -1}, {[]int{500, 96}, -1}, {[]int{700, 10}, -1}} // warp_row: twins, packs, elements
+		{[]int{300, 100}, -1}, {[]int{500, 96}, -1}, {[]int{700, 10}, -1}, // warp_row: twins, packs, elements
+		{[]int{400, 150}, -1}} // warp_row: three packs a lane, twins
 	rng := rand.New(rand.NewPCG(24, 11))
 	ran := 0
 	for _, dt := range []softmax.DType{softmax.Float32, softmax.Float16, softmax.BFloat16} {

@@ -73,11 +73,16 @@ type Variant struct {
 	// 16-bit kernels would spill past four packs within their 64
 	// registers).
 	MaxValues int
+	// MinValues, when set, limits the variant to the dtypes whose threads
+	// then cache at least that many values (warp_row's w4_p3, 16-bit only:
+	// on f32 rows it ran as often behind two packs a lane as ahead).
+	MinValues int
 }
 
 // Serves reports whether the variant has a kernel for dt.
 func (v Variant) Serves(dt spec.DType) bool {
-	return v.MaxValues == 0 || v.Packs*Pack(dt) <= v.MaxValues
+	n := v.Packs * Pack(dt)
+	return (v.MaxValues == 0 || n <= v.MaxValues) && n >= v.MinValues
 }
 
 // Info describes a strategy: its source, its kernels and its needs.
@@ -161,6 +166,10 @@ func warpRowVariants(backward bool) []Variant {
 	if !backward {
 		for _, w := range []int{1, 2, 4, 8, 16} {
 			v = append(v, Variant{Name: fmt.Sprintf("w%d_p2", w), Lanes: w, Packs: 2, MaxThreads: 128, FixedBlock: 128})
+		}
+		v = append(v, Variant{Name: "w4_p3", Lanes: 4, Packs: 3, MaxThreads: 128, FixedBlock: 128, MinValues: 24})
+		for _, w := range []int{8, 16} {
+			v = append(v, Variant{Name: fmt.Sprintf("w%d_p3", w), Lanes: w, Packs: 3, MaxThreads: 128, FixedBlock: 128})
 		}
 	}
 	np := []int{1, 2, 4, 8}

@@ -31,7 +31,7 @@ __device__ __forceinline__ void warp_row_kernel(const Params& p) {
   // §2). In the backward and longer kernels the masked body raised
   // registers (nvcc 11.8: bf16 backward w32_p2 68 -> 92, f32 forward
   // w32_p4 72 -> 79) and was not timed; they keep the general body.
-  constexpr bool MASKED = SHIFT && Op::NIN == 1 && NP <= 2;
+  constexpr bool MASKED = SHIFT && Op::NIN == 1 && NP <= 3;
   // Every thread of the block runs the same iterations (shuffles need the
   // whole warp); rows past the end take part with n = 0.
   for (i64 base = (i64)blockIdx.x * groups; base < rows; base += (i64)gridDim.x * groups) {
@@ -64,6 +64,8 @@ __device__ __forceinline__ void warp_row_kernel(const Params& p) {
 // (H200, -ab-s39.txt §2); at (128, 12) bf16 w2..w16 _p2 spill 8 bytes
 // (nvcc 11.8).
 #define WR_SUB_BOUNDS 128, 12
+#define WR_P3_BOUNDS 128, 8
+#define WR_P3_SHIFT_BOUNDS 128, 10
 
 #if SMX_DTYPES & 1
 SMX_KERNEL(warp_row_fwd_f32_w1_p1, WR_BOUNDS, smx::warp_row_kernel<smx::Fwd<smx::F32>, 1, 1>)
@@ -94,6 +96,10 @@ SMX_KERNEL(warp_row_fwd_f32_w8_p2, WR_SUB_BOUNDS, smx::warp_row_kernel<smx::Fwd<
 SMX_KERNEL(warp_row_fwd_f32_w8_p2_shift, WR_SUB_BOUNDS, smx::warp_row_kernel<smx::Fwd<smx::F32>, 8, 2, true>)
 SMX_KERNEL(warp_row_fwd_f32_w16_p2, WR_SUB_BOUNDS, smx::warp_row_kernel<smx::Fwd<smx::F32>, 16, 2>)
 SMX_KERNEL(warp_row_fwd_f32_w16_p2_shift, WR_SUB_BOUNDS, smx::warp_row_kernel<smx::Fwd<smx::F32>, 16, 2, true>)
+SMX_KERNEL(warp_row_fwd_f32_w8_p3, WR_SUB_BOUNDS, smx::warp_row_kernel<smx::Fwd<smx::F32>, 8, 3>)
+SMX_KERNEL(warp_row_fwd_f32_w8_p3_shift, WR_SUB_BOUNDS, smx::warp_row_kernel<smx::Fwd<smx::F32>, 8, 3, true>)
+SMX_KERNEL(warp_row_fwd_f32_w16_p3, WR_SUB_BOUNDS, smx::warp_row_kernel<smx::Fwd<smx::F32>, 16, 3>)
+SMX_KERNEL(warp_row_fwd_f32_w16_p3_shift, WR_SUB_BOUNDS, smx::warp_row_kernel<smx::Fwd<smx::F32>, 16, 3, true>)
 SMX_KERNEL(warp_row_bwd_f32_w1_p1, WR_BOUNDS, smx::warp_row_kernel<smx::Bwd<smx::F32>, 1, 1>)
 SMX_KERNEL(warp_row_bwd_f32_w1_p1_shift, WR_BOUNDS, smx::warp_row_kernel<smx::Bwd<smx::F32>, 1, 1, true>)
 SMX_KERNEL(warp_row_bwd_f32_w2_p1, WR_BOUNDS, smx::warp_row_kernel<smx::Bwd<smx::F32>, 2, 1>)
@@ -140,6 +146,12 @@ SMX_KERNEL(warp_row_fwd_f16_w8_p2, WR_SUB_BOUNDS, smx::warp_row_kernel<smx::Fwd<
 SMX_KERNEL(warp_row_fwd_f16_w8_p2_shift, WR_SUB_BOUNDS, smx::warp_row_kernel<smx::Fwd<smx::F16>, 8, 2, true>)
 SMX_KERNEL(warp_row_fwd_f16_w16_p2, WR_SUB_BOUNDS, smx::warp_row_kernel<smx::Fwd<smx::F16>, 16, 2>)
 SMX_KERNEL(warp_row_fwd_f16_w16_p2_shift, WR_SUB_BOUNDS, smx::warp_row_kernel<smx::Fwd<smx::F16>, 16, 2, true>)
+SMX_KERNEL(warp_row_fwd_f16_w4_p3, WR_P3_BOUNDS, smx::warp_row_kernel<smx::Fwd<smx::F16>, 4, 3>)
+SMX_KERNEL(warp_row_fwd_f16_w4_p3_shift, WR_P3_SHIFT_BOUNDS, smx::warp_row_kernel<smx::Fwd<smx::F16>, 4, 3, true>)
+SMX_KERNEL(warp_row_fwd_f16_w8_p3, WR_P3_BOUNDS, smx::warp_row_kernel<smx::Fwd<smx::F16>, 8, 3>)
+SMX_KERNEL(warp_row_fwd_f16_w8_p3_shift, WR_P3_SHIFT_BOUNDS, smx::warp_row_kernel<smx::Fwd<smx::F16>, 8, 3, true>)
+SMX_KERNEL(warp_row_fwd_f16_w16_p3, WR_P3_BOUNDS, smx::warp_row_kernel<smx::Fwd<smx::F16>, 16, 3>)
+SMX_KERNEL(warp_row_fwd_f16_w16_p3_shift, WR_P3_SHIFT_BOUNDS, smx::warp_row_kernel<smx::Fwd<smx::F16>, 16, 3, true>)
 SMX_KERNEL(warp_row_bwd_f16_w1_p1, WR_BOUNDS, smx::warp_row_kernel<smx::Bwd<smx::F16>, 1, 1>)
 SMX_KERNEL(warp_row_bwd_f16_w1_p1_shift, WR_BOUNDS, smx::warp_row_kernel<smx::Bwd<smx::F16>, 1, 1, true>)
 SMX_KERNEL(warp_row_bwd_f16_w2_p1, WR_BOUNDS, smx::warp_row_kernel<smx::Bwd<smx::F16>, 2, 1>)
@@ -186,6 +198,12 @@ SMX_KERNEL(warp_row_fwd_bf16_w8_p2, WR_SUB_BOUNDS, smx::warp_row_kernel<smx::Fwd
 SMX_KERNEL(warp_row_fwd_bf16_w8_p2_shift, WR_SUB_BOUNDS, smx::warp_row_kernel<smx::Fwd<smx::BF16>, 8, 2, true>)
 SMX_KERNEL(warp_row_fwd_bf16_w16_p2, WR_SUB_BOUNDS, smx::warp_row_kernel<smx::Fwd<smx::BF16>, 16, 2>)
 SMX_KERNEL(warp_row_fwd_bf16_w16_p2_shift, WR_SUB_BOUNDS, smx::warp_row_kernel<smx::Fwd<smx::BF16>, 16, 2, true>)
+SMX_KERNEL(warp_row_fwd_bf16_w4_p3, WR_P3_BOUNDS, smx::warp_row_kernel<smx::Fwd<smx::BF16>, 4, 3>)
+SMX_KERNEL(warp_row_fwd_bf16_w4_p3_shift, WR_P3_SHIFT_BOUNDS, smx::warp_row_kernel<smx::Fwd<smx::BF16>, 4, 3, true>)
+SMX_KERNEL(warp_row_fwd_bf16_w8_p3, WR_P3_BOUNDS, smx::warp_row_kernel<smx::Fwd<smx::BF16>, 8, 3>)
+SMX_KERNEL(warp_row_fwd_bf16_w8_p3_shift, WR_P3_SHIFT_BOUNDS, smx::warp_row_kernel<smx::Fwd<smx::BF16>, 8, 3, true>)
+SMX_KERNEL(warp_row_fwd_bf16_w16_p3, WR_P3_BOUNDS, smx::warp_row_kernel<smx::Fwd<smx::BF16>, 16, 3>)
+SMX_KERNEL(warp_row_fwd_bf16_w16_p3_shift, WR_P3_SHIFT_BOUNDS, smx::warp_row_kernel<smx::Fwd<smx::BF16>, 16, 3, true>)
 SMX_KERNEL(warp_row_bwd_bf16_w1_p1, WR_BOUNDS, smx::warp_row_kernel<smx::Bwd<smx::BF16>, 1, 1>)
 SMX_KERNEL(warp_row_bwd_bf16_w1_p1_shift, WR_BOUNDS, smx::warp_row_kernel<smx::Bwd<smx::BF16>, 1, 1, true>)
 SMX_KERNEL(warp_row_bwd_bf16_w2_p1, WR_BOUNDS, smx::warp_row_kernel<smx::Bwd<smx::BF16>, 2, 1>)

@@ -97,7 +97,9 @@ func TestEmuCases(t *testing.T) {
 		{37, 96, 1}, {41, 77, 1}, {23, 201, 1},
 		// ragged rows under 16 packs: twins of one and two packs a lane,
 		// and a row left element by element.
-		{29, 100, 1}, {45, 10, 1}, {31, 59, 1}, {33, 21, 1}, {27, 126, 1}}
+		{29, 100, 1}, {45, 10, 1}, {31, 59, 1}, {33, 21, 1}, {27, 126, 1},
+		// three packs a lane: whole and ragged rows over 16 and 8 lanes.
+		{17, 160, 1}, {19, 150, 1}, {21, 384, 1}}
 	var out strings.Builder
 	strats := append([]string{"auto"}, Strategies()...)
 	n := 0

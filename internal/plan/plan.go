@@ -465,7 +465,11 @@ func (c *ctx) warpRagged() bool {
 	if c.bwd || !c.raggedRows() || c.p.Axis < 2*c.P {
 		return false
 	}
-	span, row := nextPow2(ceilDiv(c.shiftedSpan(), c.P)), nextPow2(ceilDiv(c.p.Axis, c.P))
+	packs := ceilDiv(c.shiftedSpan(), c.P)
+	span, row := nextPow2(packs), nextPow2(ceilDiv(c.p.Axis, c.P))
+	if w, ok := c.threePackLanes(packs); ok {
+		span = w
+	}
 	return span <= row || c.P == 8 && row >= 16
 }
 

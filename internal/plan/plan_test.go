@@ -348,16 +348,19 @@ func TestRegimes(t *testing.T) {
 		// (warpRagged); the others, rows under two packs and backward rows
 		// under 16 packs keep the element-wise path.
 		{"7 columns", prob(4096, 7, 1, f32, spec.Softmax), h100, kernels.WarpRow, "warp_row_fwd_f32_w2_p1"},
-		{"63 columns (span of 17 packs against 16: element-wise)", prob(4096, 63, 1, f32, spec.Softmax), h100, kernels.WarpRow, "warp_row_fwd_f32_w16_p1"},
-		{"65 columns (ragged, 17 packs)", prob(4096, 65, 1, f32, spec.Softmax), h100, kernels.WarpRow, "warp_row_fwd_f32_w16_p2_shift"},
+		{"63 columns (span of 17 packs: three a lane over 8 lanes)", prob(4096, 63, 1, f32, spec.Softmax), h100, kernels.WarpRow, "warp_row_fwd_f32_w8_p3_shift"},
+		{"65 columns (ragged, 17 packs)", prob(4096, 65, 1, f32, spec.Softmax), h100, kernels.WarpRow, "warp_row_fwd_f32_w8_p3_shift"},
+		{"77 f32 (span of 20 packs; 32 lanes element by element)", prob(39424, 77, 1, f32, spec.Softmax), h100, kernels.WarpRow, "warp_row_fwd_f32_w8_p3_shift"},
 		{"50 f32 (ragged, 13 packs: two-pack twin)", prob(100000, 50, 1, f32, spec.Softmax), h100, kernels.WarpRow, "warp_row_fwd_f32_w8_p2_shift"},
 		{"100 bf16 (ragged, 13 packs: two-pack twin)", prob(200000, 100, 1, spec.BFloat16, spec.Softmax), h100, kernels.WarpRow, "warp_row_fwd_bf16_w8_p2_shift"},
 		{"21 bf16 (ragged, 3 packs: one-pack twin)", prob(267867, 21, 1, spec.BFloat16, spec.Softmax), h100, kernels.WarpRow, "warp_row_fwd_bf16_w4_p1_shift"},
-		{"126 bf16 (span of 17 packs against 16: twin)", prob(350785, 126, 1, spec.BFloat16, spec.Softmax), h100, kernels.WarpRow, "warp_row_fwd_bf16_w16_p2_shift"},
+		{"126 bf16 (span of 17 packs: three a lane over 8 lanes)", prob(350785, 126, 1, spec.BFloat16, spec.Softmax), h100, kernels.WarpRow, "warp_row_fwd_bf16_w8_p3_shift"},
+		{"150 f32 (ragged, 38 packs: three a lane over 16 lanes)", prob(20000, 150, 1, f32, spec.Softmax), h100, kernels.WarpRow, "warp_row_fwd_f32_w16_p3_shift"},
 		{"30 bf16 (span of 5 packs against 4: element-wise)", prob(200000, 30, 1, spec.BFloat16, spec.Softmax), h100, kernels.WarpRow, "warp_row_fwd_bf16_w4_p1"},
 		{"31 f32 (span of 9 packs against 8: element-wise)", prob(200000, 31, 1, f32, spec.Softmax), h100, kernels.WarpRow, "warp_row_fwd_f32_w8_p1"},
 		{"60 bf16 (ragged, span of 8 packs)", prob(200000, 60, 1, spec.BFloat16, spec.Softmax), h100, kernels.WarpRow, "warp_row_fwd_bf16_w4_p2_shift"},
-		{"59 bf16 log_softmax (span of 9 packs against 8: element-wise)", prob(74862, 59, 1, spec.BFloat16, spec.LogSoftmax), h100, kernels.WarpRow, "warp_row_fwd_bf16_w8_p1"},
+		{"59 bf16 log_softmax (span of 9 packs: three a lane over 4 lanes)", prob(74862, 59, 1, spec.BFloat16, spec.LogSoftmax), h100, kernels.WarpRow, "warp_row_fwd_bf16_w4_p3_shift"},
+		{"42 f32 log_softmax (span of 11 packs: f32 keeps two a lane over 8)", prob(29440, 42, 1, f32, spec.LogSoftmax), h100, kernels.WarpRow, "warp_row_fwd_f32_w8_p2_shift"},
 		{"10 f16 (under two packs: element-wise)", prob(1000000, 10, 1, f16, spec.Softmax), h100, kernels.WarpRow, "warp_row_fwd_f16_w2_p1"},
 		{"10 f32 (ragged, 3 packs)", prob(1000000, 10, 1, f32, spec.Softmax), h100, kernels.WarpRow, "warp_row_fwd_f32_w2_p2_shift"},
 		{"50 f32 backward (ragged under 16 packs: element-wise)", prob(100000, 50, 1, f32, spec.SoftmaxBackward), h100, kernels.WarpRow, "warp_row_bwd_f32_w16_p1"},
@@ -365,7 +368,8 @@ func TestRegimes(t *testing.T) {
 		// Forward rows of 2..32 packs on the 16-byte paths: half the lanes,
 		// two packs each (halfGroups); element-wise rows, backward rows and
 		// rows past 32 packs keep one pack a lane.
-		{"96 f32 (two packs a lane)", prob(32768, 96, 1, f32, spec.Softmax), h100, kernels.WarpRow, "warp_row_fwd_f32_w16_p2"},
+		{"100 f32 (two packs a lane)", prob(32768, 100, 1, f32, spec.Softmax), h100, kernels.WarpRow, "warp_row_fwd_f32_w16_p2"},
+		{"44 f32 (11 packs: two a lane, no four-lane f32 three-pack group)", prob(100000, 44, 1, f32, spec.Softmax), h100, kernels.WarpRow, "warp_row_fwd_f32_w8_p2"},
 		{"128 f32 (32 packs)", prob(131072, 128, 1, f32, spec.Softmax), h100, kernels.WarpRow, "warp_row_fwd_f32_w16_p2"},
 		{"16 f32 (4 packs)", prob(524288, 16, 1, f32, spec.Softmax), h100, kernels.WarpRow, "warp_row_fwd_f32_w2_p2"},
 		{"8 f32 (2 packs)", prob(16384, 8, 1, f32, spec.Softmax), h100, kernels.WarpRow, "warp_row_fwd_f32_w1_p2"},
@@ -376,7 +380,19 @@ func TestRegimes(t *testing.T) {
 		{"40 f16 (5 packs)", prob(65536, 40, 1, f16, spec.LogSoftmax), h100, kernels.WarpRow, "warp_row_fwd_f16_w4_p2"},
 		{"96 f32, unaligned pointers", unaligned(prob(32768, 96, 1, f32, spec.Softmax)), h100, kernels.WarpRow, "warp_row_fwd_f32_w32_p1"},
 		{"96 f32 backward", prob(32768, 96, 1, f32, spec.SoftmaxBackward), h100, kernels.WarpRow, "warp_row_bwd_f32_w32_p1"},
-		{"160 f32 (40 packs)", prob(32768, 160, 1, f32, spec.Softmax), h100, kernels.WarpRow, "warp_row_fwd_f32_w32_p2"},
+		// Three packs a lane where that group is smaller than the
+		// power-of-two one (threePackLanes): 17-24 packs over 8 lanes,
+		// 33-48 over 16, 16-bit 9-12 over 4; not backward.
+		{"96 f32 (24 packs)", prob(32768, 96, 1, f32, spec.Softmax), h100, kernels.WarpRow, "warp_row_fwd_f32_w8_p3"},
+		{"160 f32 (40 packs)", prob(32768, 160, 1, f32, spec.Softmax), h100, kernels.WarpRow, "warp_row_fwd_f32_w16_p3"},
+		{"160 f32 backward (40 packs)", prob(32768, 160, 1, f32, spec.SoftmaxBackward), h100, kernels.WarpRow, "warp_row_bwd_f32_w32_p2"},
+		{"96 f16 (12 packs)", prob(65536, 96, 1, f16, spec.Softmax), h100, kernels.WarpRow, "warp_row_fwd_f16_w4_p3"},
+		{"66 bf16 (ragged, even, span of 9 packs)", prob(200000, 66, 1, spec.BFloat16, spec.Softmax), h100, kernels.WarpRow, "warp_row_fwd_bf16_w4_p3_shift"},
+		{"75 f16 (ragged, odd, span of 11 packs: two-pack twin)", prob(200000, 75, 1, f16, spec.Softmax), h100, kernels.WarpRow, "warp_row_fwd_f16_w8_p2_shift"},
+		{"89 f16 log_softmax (ragged, odd, span of 12 packs: two-pack twin)", prob(200000, 89, 1, f16, spec.LogSoftmax), h100, kernels.WarpRow, "warp_row_fwd_f16_w8_p2_shift"},
+		{"192 bf16 (24 packs)", prob(100000, 192, 1, spec.BFloat16, spec.Softmax), h100, kernels.WarpRow, "warp_row_fwd_bf16_w8_p3"},
+		{"384 bf16 (48 packs)", prob(65536, 384, 1, spec.BFloat16, spec.Softmax), h100, kernels.WarpRow, "warp_row_fwd_bf16_w16_p3"},
+		{"300 f16 (ragged, 38 packs)", prob(65536, 300, 1, f16, spec.Softmax), h100, kernels.WarpRow, "warp_row_fwd_f16_w16_p3_shift"},
 		{"1001 f32 backward (ragged)", prob(4096, 1001, 1, f32, spec.SoftmaxBackward), h100, kernels.Online2Pass, "online_2pass_bwd_f32_shift"},
 		{"26x631146 f32 (ragged few rows)", prob(26, 631146, 1, f32, spec.LogSoftmax), h100, kernels.SplitGrid, ""},
 		{"781 columns (triton test)", prob(1823, 781, 1, f32, spec.Softmax), h100, kernels.BlockReg, "block_reg_fwd_f32_t32_p7_shift"},
@@ -1451,7 +1467,8 @@ func TestWarpRowGeneralBuild(t *testing.T) {
 		p    Problem
 		want bool
 	}{
-		{"59 bf16 element-wise, 8 lanes", prob(74862, 59, 1, bf16, spec.Softmax), true},
+		{"59 bf16 unaligned, element-wise, 8 lanes", unaligned(prob(74862, 59, 1, bf16, spec.Softmax)), true},
+		{"59 bf16 ragged: three-pack twin", prob(74862, 59, 1, bf16, spec.Softmax), false},
 		{"27 f16 element-wise, 4 lanes", prob(65536, 27, 1, spec.Float16, spec.Softmax), true},
 		{"100 f16 unaligned, 16 lanes", unaligned(prob(4096, 100, 1, spec.Float16, spec.Softmax)), true},
 		{"10 f16 element-wise, 2 lanes", prob(1000000, 10, 1, spec.Float16, spec.Softmax), false},

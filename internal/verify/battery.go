@@ -38,6 +38,10 @@ func Battery(quick bool) []Case {
 		// whose span would take twice the lanes, element by element
 		// (16-bit: the general build).
 		{[]int{29, 100}, -1}, {[]int{45, 10}, -1}, {[]int{31, 59}, -1}, {[]int{33, 21}, -1}, {[]int{27, 126}, -1},
+		// Three packs a lane (w*_p3; also 96 and 77 above, 59 and 126
+		// 16-bit): 160 over 16 f32 lanes and 8 16-bit, ragged 150 over 16
+		// and 8, 384 16-bit over 16.
+		{[]int{17, 160}, -1}, {[]int{19, 150}, -1}, {[]int{21, 384}, -1},
 		// Short axes (strided_short): whole packs across Inner, and a ragged
 		// Inner (3×7×300 16-bit, its twin); 16-bit 5×16×40 and 7×6×64
 		// backward hold their tiles packed.
