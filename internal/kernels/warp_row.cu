@@ -12,12 +12,14 @@
 //   variants: w1_p1 w2_p1 w4_p1 w8_p1 w16_p1 w32_p1 w32_p2 w32_p4, and forward only
 //             w32_p8 and w1_p2 w2_p2 w4_p2 w8_p2 w16_p2 (a row in half as many
 //             lanes, two packs each: twice the rows a warp, one shuffle chain
-//             for all of them)
+//             for all of them) and w8_p3 w16_p3, f16/bf16 w4_p3 (rows of
+//             17-24, 33-48 and 9-12 packs in fewer lanes than a power of
+//             two: 350785x126 bf16 over 8 lanes, not 16)
 #include "common.cuh"
 
 namespace smx {
 
-// SHIFT: the "_shift" twins for ragged rows: forward ones of one or two
+// SHIFT: the "_shift" twins for ragged rows: forward ones of one to three
 // packs a lane through cached_row_masked but on the last block iteration,
 // the others (backward, four and eight packs) through cached_row.
 template <class Op, int W, int NP, bool SHIFT = false>
@@ -27,8 +29,9 @@ __device__ __forceinline__ void warp_row_kernel(const Params& p) {
   const int groups = blockDim.x / W;
   const int g = threadIdx.x / W, lane = threadIdx.x % W;
   const bool vec = p.vec != 0;
-  // Ragged forward rows of one or two packs a lane: measured (-ab-s39.txt
-  // §2). In the backward and longer kernels the masked body raised
+  // Ragged forward rows of one to three packs a lane: measured
+  // (-ab-s39.txt §2, -ab-s41.txt §1; the three-pack twins at 48 registers
+  // without spills). In the backward and longer kernels the masked body raised
   // registers (nvcc 11.8: bf16 backward w32_p2 68 -> 92, f32 forward
   // w32_p4 72 -> 79) and was not timed; they keep the general body.
   constexpr bool MASKED = SHIFT && Op::NIN == 1 && NP <= 3;
@@ -64,6 +67,10 @@ __device__ __forceinline__ void warp_row_kernel(const Params& p) {
 // (H200, -ab-s39.txt §2); at (128, 12) bf16 w2..w16 _p2 spill 8 bytes
 // (nvcc 11.8).
 #define WR_SUB_BOUNDS 128, 12
+// Three packs a lane: f32 at WR_SUB_BOUNDS (40 registers, no spills);
+// f16/bf16 twins at (128, 10), 48 registers; their whole-pack kernels
+// spilled 8-24 bytes there, so they take (128, 8): 63-64 registers, 49-51
+// in the plain build (nvcc 11.8, sm_90; -ab-s41.txt §1).
 #define WR_P3_BOUNDS 128, 8
 #define WR_P3_SHIFT_BOUNDS 128, 10
 

@@ -166,7 +166,9 @@ func (c *ctx) warpShape() (w, np int64, err error) {
 // 14.43, where 16 packs (65536×128 bf16 14.61 vs 13.57), 3-5 (100000×24
 // bf16 8.66 vs 7.71, 65536×40 f16 9.74 vs 8.67) and 17-32 (131072×200
 // bf16 46.32 vs 40.42) gain (§3-4). Backward kernels have no two-pack
-// groups (not measured).
+// groups (not measured). Where three packs a lane make a smaller group
+// (threePackLanes: 17-24 and 33-48 packs, 16-bit 9-12) they take the row
+// before either shape here.
 //
 // The 16-bit twins differ (§5 of -ab-s40.txt, µs one pack vs two): from 9
 // to 15 packs two packs a lane lead, 200000×100 bf16 41.10 vs 35.97,

@@ -126,11 +126,16 @@
 //     2 packs, warpRagged); forward rows of 2..32 packs on the 16-byte
 //     paths take W/2 lanes with two packs each (build.go, halfGroups:
 //     twice the rows a warp, 6-15% on f32), but 16-bit rows of 9..15 whole
-//     packs and 16-bit twins of up to 4 packs; plain softmax launches take
-//     the plain build but for 16-bit element-wise rows (Plan.General): the
-//     row lives in
-//     registers, one DRAM read, no shared memory, several rows per 128-thread
-//     block. (persistent, with next-row prefetch, lost to it on very many
+//     packs and 16-bit twins of up to 4 packs; rows that three packs a lane
+//     hold in fewer lanes than the power of two take them (threePackLanes:
+//     17-24 packs over 8 lanes, 33-48 over 16, and 16-bit rows of 9-12
+//     over 4 but f16 twins of 10-12 that two packs serve without
+//     crossing; 1.04-1.38x on H200, 350785×126 bf16
+//     111.6 vs 81.0 µs), ragged rows included where their span then needs
+//     no more lanes than the row read element by element; plain softmax
+//     launches take the plain build but for 16-bit element-wise rows
+//     (Plan.General): the row lives in registers, one DRAM read, no shared
+//     memory, several rows per 128-thread block. (persistent, with next-row prefetch, lost to it on very many
 //     short rows: 524288×1024 f16 1060.6 vs 941.9 µs on H200; pipelined
 //     lost to it everywhere once full rows ran without bounds checks:
 //     32768×1024 f32 81.2 vs 75.7, 524288×1024 f16 727.0 vs 546.6.)
@@ -439,8 +444,10 @@ const raggedMinPacks = 16
 // warpRagged reports ragged rows that warp_row reads through its twins:
 // those of ragged, and forward rows of 2..15 packs whose span (the row
 // from the pack boundary before it) needs no more lanes than the row read
-// element by element, or 16-bit rows that element by element would take
-// 16 lanes. Since the forward twins load whole packs and mask the elements
+// element by element (three packs a lane where threePackLanes takes them:
+// 39424×77 f32 14.42 vs 12.62 µs, 74862×59 bf16 16.59 vs 14.03;
+// -ab-s41.txt), or 16-bit rows that element by element would take 16
+// lanes. Since the forward twins load whole packs and mask the elements
 // outside the row (cached_row_masked, session 39) they lead there. H200,
 // softmax bench --algo auto, three rounds alternated, median µs,
 // element-wise vs twins (-ab-s40.txt §3): 200000×60 bf16 35.14 vs 22.91,
@@ -453,9 +460,11 @@ const raggedMinPacks = 16
 // against 16, two packs a lane), 200000×30 bf16 18.99 vs 20.08 (4 against
 // 8; 65536×27 f16 goes with it), and won from 16, where the element-wise
 // path loads a 16-bit element at a time: 350785×126 bf16 129.47 vs 111.79,
-// 200000×123 f16 79.18 vs 55.81 (§5). f32 rows whose span crosses keep the
-// element-wise path at any width: 200000×63 f32 38.61 vs 49.23 (16 lanes
-// against 32), 200000×31 21.54 vs 27.42, 300000×15 16.78 vs 21.23 (§8).
+// 200000×123 f16 79.18 vs 55.81 (§5). f32 rows whose span crosses to
+// twice the lanes with one or two packs keep the element-wise path:
+// 200000×63 f32 38.61 vs 49.23 (16 lanes against 32), 200000×31 21.54 vs
+// 27.42, 300000×15 16.78 vs 21.23 (§8); three packs over 8 lanes took 63
+// (38.59 vs 35.04, -ab-s41.txt §2).
 // Behind and kept: 65536×45 f16 12.34 vs 12.91, 4096×60 bf16 5.49 vs
 // 5.65. Backward rows were not measured and keep raggedMinPacks.
 func (c *ctx) warpRagged() bool {
