@@ -207,23 +207,23 @@ func (c *ctx) threePacks(packs int64) (int64, bool) {
 // bf16 rows, and ragged f16 rows whose span is 9 packs or would cross to
 // twice the lanes with two packs (warpRagged). H200, softmax bench --algo
 // auto, three rounds alternated, median µs, HEAD against three packs
-// (-ab-s41.txt §1-3): 350785×126 bf16 111.36 vs 80.42 (16 lanes × 2 packs before),
-// 200000×123 f16 56.32 vs 43.74, 100000×192 bf16 29.97 vs 24.35,
+// (-ab-s41.txt §1-3): 350785×126 bf16 111.36 vs 80.42 (16 lanes × 2 packs
+// before), 200000×123 f16 56.32 vs 43.74, 100000×192 bf16 29.97 vs 24.35,
 // 65536×384 bf16 38.88 vs 29.98 (32 × 2), 65536×300 f16 38.00 vs 29.85,
-// 39424×77 f32 14.42 vs 12.62 (32 lanes element by element), 65536×160
-// f32 29.68 vs 26.66, 74862×59 bf16 16.59 vs 14.03 (8 lanes element by
-// element), 65536×96 f16 13.31 vs 11.97 (16 × 1), 200000×68 bf16 35.50
-// vs 25.89 (8 × 2), 200000×84 bf16 35.82 vs 28.42, 200000×66 f16 32.54
-// vs 27.22 (200000×65 f16 32.48 vs 30.02). Against the two-pack twin,
-// f16 rows of 10-12 span packs lost: 200000×89 f16 33.42 vs 39.12,
-// 200000×79 33.09 vs 36.37, 200000×75 33.31 vs 36.08, 200000×71 33.06 vs
-// 34.26, 50000×90 log_softmax 12.98 vs 14.48 (200000×92 gained, 32.98
-// vs 31.62), where bf16 gained or tied (200000×74 35.95 vs 31.79,
-// 200000×75 35.57 vs 34.83, 200000×90 35.87 vs 35.90). On f32 rows of 9-12 packs four lanes went
-// either way (100000×44 15.63 vs 16.27, 131072×48 18.43 vs 17.82,
-// 200000×31 21.28 vs 21.94), and two lanes for 5-6 packs lost but where
-// the row fills them (200000×20 f32 14.62 vs 15.54, 65536×27 f16 9.57
-// vs 11.89; 100000×48 f16 10.37 vs 9.97): neither is built.
+// 39424×77 f32 14.42 vs 12.62 (32 lanes element by element), 65536×160 f32
+// 29.68 vs 26.66, 74862×59 bf16 16.59 vs 14.03 (8 lanes element by
+// element), 65536×96 f16 13.31 vs 11.97 (16 × 1), 200000×68 bf16 35.50 vs
+// 25.89 (8 × 2), 200000×84 bf16 35.82 vs 28.42, 200000×66 f16 32.54 vs
+// 27.22 (200000×65 f16 32.48 vs 30.02). Against the two-pack twin, f16 rows
+// of 10-12 span packs lost: 200000×89 f16 33.42 vs 39.12, 200000×79 33.09
+// vs 36.37, 200000×75 33.31 vs 36.08, 200000×71 33.06 vs 34.26, 50000×90
+// log_softmax 12.98 vs 14.48 (200000×92 gained, 32.98 vs 31.62), where bf16
+// gained or tied (200000×74 35.95 vs 31.79, 200000×75 35.57 vs 34.83,
+// 200000×90 35.87 vs 35.90). On f32 rows of 9-12 packs four lanes went
+// either way (100000×44 15.63 vs 16.27, 131072×48 18.43 vs 17.82, 200000×31
+// 21.28 vs 21.94), and two lanes for 5-6 packs lost but where the row fills
+// them (200000×20 f32 14.62 vs 15.54, 65536×27 f16 9.57 vs 11.89; 100000×48
+// f16 10.37 vs 9.97): neither is built.
 func (c *ctx) threePackLanes(packs int64) (int64, bool) {
 	w := nextPow2(ceilDiv(packs, 3))
 	if w < 4 || w > 16 || 3*w >= nextPow2(packs) {
