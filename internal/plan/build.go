@@ -177,8 +177,8 @@ func (c *ctx) warpShape() (w, np int64, err error) {
 // packs one pack does, 151094×19 f16 17.74 vs 11.15, 267867×21 bf16 29.52
 // vs 15.79, 315712×17 f16 25.42 vs 16.50, 200000×25 f16 23.31 vs 13.68.
 func (c *ctx) halfGroups(packs int64) bool {
-	wholePacks := c.vec() && c.p.Axis%c.P == 0 // vec() also admits one ragged row
-	if c.bwd || packs < 2 || !(wholePacks || c.shifts(kernels.WarpRow)) {
+	wholePacks := c.warpWholePacks()
+	if c.bwd || packs < 2 || !c.warpPackPath() {
 		return false
 	}
 	switch {
@@ -195,11 +195,19 @@ func (c *ctx) halfGroups(packs int64) bool {
 // rows through the twins) whose packs fit three a lane in a group smaller
 // than the power-of-two shapes hold them in take w*_p3 (threePackLanes).
 func (c *ctx) threePacks(packs int64) (int64, bool) {
-	if c.bwd || !(c.vec() && c.p.Axis%c.P == 0 || c.shifts(kernels.WarpRow)) {
+	if c.bwd || !c.warpPackPath() {
 		return 0, false
 	}
 	return c.threePackLanes(packs)
 }
+
+// warpWholePacks reports rows of whole 16-byte packs on the vector path
+// (vec() also admits a single ragged row).
+func (c *ctx) warpWholePacks() bool { return c.vec() && c.p.Axis%c.P == 0 }
+
+// warpPackPath reports rows warp_row reads in 16-byte packs: whole packs,
+// or ragged rows through its twins (warpRagged).
+func (c *ctx) warpPackPath() bool { return c.warpWholePacks() || c.shifts(kernels.WarpRow) }
 
 // threePackLanes returns the lanes w of a three-pack group for a row of
 // packs where it beats the power-of-two shapes: 17-24 packs over 8 lanes
