@@ -163,10 +163,10 @@ func warpRowVariants(backward bool) []Variant {
 	for _, w := range []int{1, 2, 4, 8, 16} {
 		v = append(v, Variant{Name: fmt.Sprintf("w%d_p1", w), Lanes: w, Packs: 1, MaxThreads: 128, FixedBlock: 128})
 	}
+	for _, w := range []int{1, 2, 4, 8, 16} {
+		v = append(v, Variant{Name: fmt.Sprintf("w%d_p2", w), Lanes: w, Packs: 2, MaxThreads: 128, FixedBlock: 128})
+	}
 	if !backward {
-		for _, w := range []int{1, 2, 4, 8, 16} {
-			v = append(v, Variant{Name: fmt.Sprintf("w%d_p2", w), Lanes: w, Packs: 2, MaxThreads: 128, FixedBlock: 128})
-		}
 		v = append(v, Variant{Name: "w4_p3", Lanes: 4, Packs: 3, MaxThreads: 128, FixedBlock: 128, MinValues: 24})
 		for _, w := range []int{8, 16} {
 			v = append(v, Variant{Name: fmt.Sprintf("w%d_p3", w), Lanes: w, Packs: 3, MaxThreads: 128, FixedBlock: 128})

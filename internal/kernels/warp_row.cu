@@ -9,10 +9,11 @@
 //   grid   (g, 1, 1), g <= ceil(rows / (128/W)); blocks grid-stride over row groups
 //   smem   none; workspace none
 //   symbol warp_row_{fwd,bwd}_{f32,f16,bf16}_w{W}_p{NP}
-//   variants: w1_p1 w2_p1 w4_p1 w8_p1 w16_p1 w32_p1 w32_p2 w32_p4, and forward only
-//             w32_p8 and w1_p2 w2_p2 w4_p2 w8_p2 w16_p2 (a row in half as many
-//             lanes, two packs each: twice the rows a warp, one shuffle chain
-//             for all of them) and w8_p3 w16_p3, f16/bf16 w4_p3 (rows of
+//   variants: w1_p1 w2_p1 w4_p1 w8_p1 w16_p1 w32_p1 w32_p2 w32_p4,
+//             w1_p2 w2_p2 w4_p2 w8_p2 w16_p2 (a row in half as many lanes,
+//             two packs each: twice the rows a warp, one shuffle chain for
+//             all of them), and forward only w32_p8 and
+//             w8_p3 w16_p3, f16/bf16 w4_p3 (rows of
 //             17-24, 33-48 and 9-12 packs in fewer lanes than a power of
 //             two: 350785x126 bf16 over 8 lanes, not 16)
 #include "common.cuh"
@@ -31,10 +32,12 @@ __device__ __forceinline__ void warp_row_kernel(const Params& p) {
   const bool vec = p.vec != 0;
   // Ragged forward rows of one to three packs a lane: measured
   // (-ab-s39.txt §2, -ab-s41.txt §1; the three-pack twins at 48 registers
-  // without spills). In the backward and longer kernels the masked body raised
-  // registers (nvcc 11.8: bf16 backward w32_p2 68 -> 92, f32 forward
-  // w32_p4 72 -> 79) and was not timed; they keep the general body.
-  constexpr bool MASKED = SHIFT && Op::NIN == 1 && NP <= 3;
+  // without spills); backward ones of one or two (-ab-s42.txt §2-3:
+  // 200000×100 f16 57.2 -> 42.0 us, 65536×300 f16 63.2 -> 45.4, with
+  // 16-bit w32_p2_shift bounded to 80 registers, 92 under (128, 4)). In
+  // the longer kernels the masked body raised registers (nvcc 11.8: f32
+  // forward w32_p4 72 -> 79) and was not timed; they keep the general body.
+  constexpr bool MASKED = SHIFT && NP <= (Op::NIN == 1 ? 3 : 2);
   // Every thread of the block runs the same iterations (shuffles need the
   // whole warp); rows past the end take part with n = 0.
   for (i64 base = (i64)blockIdx.x * groups; base < rows; base += (i64)gridDim.x * groups) {
@@ -73,6 +76,11 @@ __device__ __forceinline__ void warp_row_kernel(const Params& p) {
 // in the plain build (nvcc 11.8, sm_90; -ab-s41.txt §1).
 #define WR_P3_BOUNDS 128, 8
 #define WR_P3_SHIFT_BOUNDS 128, 10
+// Backward two-pack groups (w1..w16 _p2) and the 16-bit masked w32_p2
+// twins: f32 at (128, 10), 45-48 registers ((128, 12) spilled 8 bytes in
+// the twins); f16/bf16 at (128, 6), 62-80 (nvcc 11.8, no spills).
+#define WR_BWD_SUB_BOUNDS 128, 10
+#define WR_BWD_SUB16_BOUNDS 128, 6
 
 #if SMX_DTYPES & 1
 SMX_KERNEL(warp_row_fwd_f32_w1_p1, WR_BOUNDS, smx::warp_row_kernel<smx::Fwd<smx::F32>, 1, 1>)
@@ -123,6 +131,16 @@ SMX_KERNEL(warp_row_bwd_f32_w32_p2, WR_BOUNDS, smx::warp_row_kernel<smx::Bwd<smx
 SMX_KERNEL(warp_row_bwd_f32_w32_p2_shift, WR_BOUNDS, smx::warp_row_kernel<smx::Bwd<smx::F32>, 32, 2, true>)
 SMX_KERNEL(warp_row_bwd_f32_w32_p4, WR_BOUNDS, smx::warp_row_kernel<smx::Bwd<smx::F32>, 32, 4>)
 SMX_KERNEL(warp_row_bwd_f32_w32_p4_shift, WR_BOUNDS, smx::warp_row_kernel<smx::Bwd<smx::F32>, 32, 4, true>)
+SMX_KERNEL(warp_row_bwd_f32_w1_p2, WR_BWD_SUB_BOUNDS, smx::warp_row_kernel<smx::Bwd<smx::F32>, 1, 2>)
+SMX_KERNEL(warp_row_bwd_f32_w1_p2_shift, WR_BWD_SUB_BOUNDS, smx::warp_row_kernel<smx::Bwd<smx::F32>, 1, 2, true>)
+SMX_KERNEL(warp_row_bwd_f32_w2_p2, WR_BWD_SUB_BOUNDS, smx::warp_row_kernel<smx::Bwd<smx::F32>, 2, 2>)
+SMX_KERNEL(warp_row_bwd_f32_w2_p2_shift, WR_BWD_SUB_BOUNDS, smx::warp_row_kernel<smx::Bwd<smx::F32>, 2, 2, true>)
+SMX_KERNEL(warp_row_bwd_f32_w4_p2, WR_BWD_SUB_BOUNDS, smx::warp_row_kernel<smx::Bwd<smx::F32>, 4, 2>)
+SMX_KERNEL(warp_row_bwd_f32_w4_p2_shift, WR_BWD_SUB_BOUNDS, smx::warp_row_kernel<smx::Bwd<smx::F32>, 4, 2, true>)
+SMX_KERNEL(warp_row_bwd_f32_w8_p2, WR_BWD_SUB_BOUNDS, smx::warp_row_kernel<smx::Bwd<smx::F32>, 8, 2>)
+SMX_KERNEL(warp_row_bwd_f32_w8_p2_shift, WR_BWD_SUB_BOUNDS, smx::warp_row_kernel<smx::Bwd<smx::F32>, 8, 2, true>)
+SMX_KERNEL(warp_row_bwd_f32_w16_p2, WR_BWD_SUB_BOUNDS, smx::warp_row_kernel<smx::Bwd<smx::F32>, 16, 2>)
+SMX_KERNEL(warp_row_bwd_f32_w16_p2_shift, WR_BWD_SUB_BOUNDS, smx::warp_row_kernel<smx::Bwd<smx::F32>, 16, 2, true>)
 #endif
 #if SMX_DTYPES & 2
 SMX_KERNEL(warp_row_fwd_f16_w1_p1, WR_BOUNDS, smx::warp_row_kernel<smx::Fwd<smx::F16>, 1, 1>)
@@ -172,9 +190,19 @@ SMX_KERNEL(warp_row_bwd_f16_w16_p1_shift, WR_BOUNDS, smx::warp_row_kernel<smx::B
 SMX_KERNEL(warp_row_bwd_f16_w32_p1, WR_BOUNDS, smx::warp_row_kernel<smx::Bwd<smx::F16>, 32, 1>)
 SMX_KERNEL(warp_row_bwd_f16_w32_p1_shift, WR_BOUNDS, smx::warp_row_kernel<smx::Bwd<smx::F16>, 32, 1, true>)
 SMX_KERNEL(warp_row_bwd_f16_w32_p2, WR_BOUNDS, smx::warp_row_kernel<smx::Bwd<smx::F16>, 32, 2>)
-SMX_KERNEL(warp_row_bwd_f16_w32_p2_shift, WR_BOUNDS, smx::warp_row_kernel<smx::Bwd<smx::F16>, 32, 2, true>)
+SMX_KERNEL(warp_row_bwd_f16_w32_p2_shift, WR_BWD_SUB16_BOUNDS, smx::warp_row_kernel<smx::Bwd<smx::F16>, 32, 2, true>)
 SMX_KERNEL(warp_row_bwd_f16_w32_p4, WR_BOUNDS, smx::warp_row_kernel<smx::Bwd<smx::F16>, 32, 4>)
 SMX_KERNEL(warp_row_bwd_f16_w32_p4_shift, WR_BOUNDS, smx::warp_row_kernel<smx::Bwd<smx::F16>, 32, 4, true>)
+SMX_KERNEL(warp_row_bwd_f16_w1_p2, WR_BWD_SUB16_BOUNDS, smx::warp_row_kernel<smx::Bwd<smx::F16>, 1, 2>)
+SMX_KERNEL(warp_row_bwd_f16_w1_p2_shift, WR_BWD_SUB16_BOUNDS, smx::warp_row_kernel<smx::Bwd<smx::F16>, 1, 2, true>)
+SMX_KERNEL(warp_row_bwd_f16_w2_p2, WR_BWD_SUB16_BOUNDS, smx::warp_row_kernel<smx::Bwd<smx::F16>, 2, 2>)
+SMX_KERNEL(warp_row_bwd_f16_w2_p2_shift, WR_BWD_SUB16_BOUNDS, smx::warp_row_kernel<smx::Bwd<smx::F16>, 2, 2, true>)
+SMX_KERNEL(warp_row_bwd_f16_w4_p2, WR_BWD_SUB16_BOUNDS, smx::warp_row_kernel<smx::Bwd<smx::F16>, 4, 2>)
+SMX_KERNEL(warp_row_bwd_f16_w4_p2_shift, WR_BWD_SUB16_BOUNDS, smx::warp_row_kernel<smx::Bwd<smx::F16>, 4, 2, true>)
+SMX_KERNEL(warp_row_bwd_f16_w8_p2, WR_BWD_SUB16_BOUNDS, smx::warp_row_kernel<smx::Bwd<smx::F16>, 8, 2>)
+SMX_KERNEL(warp_row_bwd_f16_w8_p2_shift, WR_BWD_SUB16_BOUNDS, smx::warp_row_kernel<smx::Bwd<smx::F16>, 8, 2, true>)
+SMX_KERNEL(warp_row_bwd_f16_w16_p2, WR_BWD_SUB16_BOUNDS, smx::warp_row_kernel<smx::Bwd<smx::F16>, 16, 2>)
+SMX_KERNEL(warp_row_bwd_f16_w16_p2_shift, WR_BWD_SUB16_BOUNDS, smx::warp_row_kernel<smx::Bwd<smx::F16>, 16, 2, true>)
 #endif
 #if SMX_DTYPES & 4
 SMX_KERNEL(warp_row_fwd_bf16_w1_p1, WR_BOUNDS, smx::warp_row_kernel<smx::Fwd<smx::BF16>, 1, 1>)
@@ -224,7 +252,17 @@ SMX_KERNEL(warp_row_bwd_bf16_w16_p1_shift, WR_BOUNDS, smx::warp_row_kernel<smx::
 SMX_KERNEL(warp_row_bwd_bf16_w32_p1, WR_BOUNDS, smx::warp_row_kernel<smx::Bwd<smx::BF16>, 32, 1>)
 SMX_KERNEL(warp_row_bwd_bf16_w32_p1_shift, WR_BOUNDS, smx::warp_row_kernel<smx::Bwd<smx::BF16>, 32, 1, true>)
 SMX_KERNEL(warp_row_bwd_bf16_w32_p2, WR_BOUNDS, smx::warp_row_kernel<smx::Bwd<smx::BF16>, 32, 2>)
-SMX_KERNEL(warp_row_bwd_bf16_w32_p2_shift, WR_BOUNDS, smx::warp_row_kernel<smx::Bwd<smx::BF16>, 32, 2, true>)
+SMX_KERNEL(warp_row_bwd_bf16_w32_p2_shift, WR_BWD_SUB16_BOUNDS, smx::warp_row_kernel<smx::Bwd<smx::BF16>, 32, 2, true>)
 SMX_KERNEL(warp_row_bwd_bf16_w32_p4, WR_BOUNDS, smx::warp_row_kernel<smx::Bwd<smx::BF16>, 32, 4>)
 SMX_KERNEL(warp_row_bwd_bf16_w32_p4_shift, WR_BOUNDS, smx::warp_row_kernel<smx::Bwd<smx::BF16>, 32, 4, true>)
+SMX_KERNEL(warp_row_bwd_bf16_w1_p2, WR_BWD_SUB16_BOUNDS, smx::warp_row_kernel<smx::Bwd<smx::BF16>, 1, 2>)
+SMX_KERNEL(warp_row_bwd_bf16_w1_p2_shift, WR_BWD_SUB16_BOUNDS, smx::warp_row_kernel<smx::Bwd<smx::BF16>, 1, 2, true>)
+SMX_KERNEL(warp_row_bwd_bf16_w2_p2, WR_BWD_SUB16_BOUNDS, smx::warp_row_kernel<smx::Bwd<smx::BF16>, 2, 2>)
+SMX_KERNEL(warp_row_bwd_bf16_w2_p2_shift, WR_BWD_SUB16_BOUNDS, smx::warp_row_kernel<smx::Bwd<smx::BF16>, 2, 2, true>)
+SMX_KERNEL(warp_row_bwd_bf16_w4_p2, WR_BWD_SUB16_BOUNDS, smx::warp_row_kernel<smx::Bwd<smx::BF16>, 4, 2>)
+SMX_KERNEL(warp_row_bwd_bf16_w4_p2_shift, WR_BWD_SUB16_BOUNDS, smx::warp_row_kernel<smx::Bwd<smx::BF16>, 4, 2, true>)
+SMX_KERNEL(warp_row_bwd_bf16_w8_p2, WR_BWD_SUB16_BOUNDS, smx::warp_row_kernel<smx::Bwd<smx::BF16>, 8, 2>)
+SMX_KERNEL(warp_row_bwd_bf16_w8_p2_shift, WR_BWD_SUB16_BOUNDS, smx::warp_row_kernel<smx::Bwd<smx::BF16>, 8, 2, true>)
+SMX_KERNEL(warp_row_bwd_bf16_w16_p2, WR_BWD_SUB16_BOUNDS, smx::warp_row_kernel<smx::Bwd<smx::BF16>, 16, 2>)
+SMX_KERNEL(warp_row_bwd_bf16_w16_p2_shift, WR_BWD_SUB16_BOUNDS, smx::warp_row_kernel<smx::Bwd<smx::BF16>, 16, 2, true>)
 #endif

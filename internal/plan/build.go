@@ -165,8 +165,8 @@ func (c *ctx) warpShape() (w, np int64, err error) {
 // 15.20 vs 16.32, bf16 15.49 vs 16.45), 65536×96 f16 log_softmax 14.24 vs
 // 14.43, where 16 packs (65536×128 bf16 14.61 vs 13.57), 3-5 (100000×24
 // bf16 8.66 vs 7.71, 65536×40 f16 9.74 vs 8.67) and 17-32 (131072×200
-// bf16 46.32 vs 40.42) gain (§3-4). Backward kernels have no two-pack
-// groups (not measured). Where three packs a lane make a smaller group
+// bf16 46.32 vs 40.42) gain (§3-4). Backward rows follow bwdHalfGroups.
+// Where three packs a lane make a smaller group
 // (threePackLanes: 17-24 and 33-48 packs, 16-bit 9-12) they take the row
 // before either shape here.
 //
@@ -178,8 +178,11 @@ func (c *ctx) warpShape() (w, np int64, err error) {
 // vs 15.79, 315712×17 f16 25.42 vs 16.50, 200000×25 f16 23.31 vs 13.68.
 func (c *ctx) halfGroups(packs int64) bool {
 	wholePacks := c.warpWholePacks()
-	if c.bwd || packs < 2 || !c.warpPackPath() {
+	if packs < 2 || !c.warpPackPath() {
 		return false
+	}
+	if c.bwd {
+		return c.bwdHalfGroups(packs, wholePacks)
 	}
 	switch {
 	case c.P == 4:
@@ -189,6 +192,29 @@ func (c *ctx) halfGroups(packs int64) bool {
 	default: // 16-bit twins
 		return packs > 4
 	}
+}
+
+// bwdHalfGroups: backward rows on the 16-byte paths take two packs a lane
+// from 17 packs, where one pack a lane takes all 32; f16 ragged rows from
+// 9 span packs. H200, softmax bench --algo auto, two rounds alternated,
+// median µs, one pack against two (-ab-s42.txt §2): 32768×96 f32 15.96 vs
+// 15.26, 65536×128 f32 31.00 vs 30.19, 39424×77 f32 16.90 vs 16.28,
+// 131072×100 f32 46.14 vs 45.06, 65536×200 f16 28.72 vs 27.29, 100000×192
+// bf16 38.98 vs 34.83, 131072×200 bf16 49.58 vs 46.71, 200000×100 f16
+// 42.96 vs 41.49, 131072×100 f16 30.81 vs 29.26, 200000×123 f16 64.97 vs
+// 61.48. Shorter rows tied or lost (65536×32 f32 12.10 vs 12.31, 65536×64
+// f16 11.70 vs 12.02, 100000×24 f16 9.41 vs 9.82, 16384×8 f32 4.90 vs
+// 5.06), and so did bf16 ragged rows (350785×126 109.22 vs 126.89,
+// 200000×100 42.60 vs 44.50, its log_softmax_backward 47.29 vs 50.40,
+// 200000×60 27.47 vs 28.57).
+func (c *ctx) bwdHalfGroups(packs int64, wholePacks bool) bool {
+	switch {
+	case wholePacks || c.P == 4:
+		return packs > 16
+	case c.dt == spec.Float16:
+		return packs > 8
+	}
+	return false
 }
 
 // threePacks: forward rows on the 16-byte paths (whole packs, or ragged

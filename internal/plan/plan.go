@@ -466,17 +466,26 @@ const raggedMinPacks = 16
 // 27.42, 300000×15 16.78 vs 21.23 (§8); three packs over 8 lanes took 63
 // (38.59 vs 35.04, -ab-s41.txt §2).
 // Behind and kept: 65536×45 f16 12.34 vs 12.91, 4096×60 bf16 5.49 vs
-// 5.65. Backward rows were not measured and keep raggedMinPacks.
+// 5.65. Backward rows take the same rule but for three packs a lane (no
+// backward kernels): their twins load whole packs and mask too since
+// session 42. Two rounds alternated, element-wise vs twins (-ab-s42.txt
+// §2): 200000×100 f16 56.66 vs 41.49, 131072×100 f16 39.46 vs 29.26,
+// 200000×60 bf16 34.90 vs 28.57, 200000×123 f16 68.54 vs 61.48,
+// 100000×50 f32 23.42 vs 22.06; where the span crosses to twice the lanes
+// they lost as forward ones did (§4, three rounds): 300000×15 f32 20.75 vs
+// 25.17, 200000×30 bf16 20.46 vs 22.89, 200000×31 f32 27.97 vs 29.90,
+// 74862×59 bf16 log_softmax_backward 18.58 vs 19.84 (its
+// softmax_backward 18.19 vs 17.57).
 func (c *ctx) warpRagged() bool {
 	if c.ragged() {
 		return true
 	}
-	if c.bwd || !c.raggedRows() || c.p.Axis < 2*c.P {
+	if !c.raggedRows() || c.p.Axis < 2*c.P {
 		return false
 	}
 	packs := ceilDiv(c.shiftedSpan(), c.P)
 	span, row := nextPow2(packs), nextPow2(ceilDiv(c.p.Axis, c.P))
-	if w, ok := c.threePackLanes(packs); ok {
+	if w, ok := c.threePackLanes(packs); ok && !c.bwd {
 		span = w
 	}
 	return span <= row || c.P == 8 && row >= 16

@@ -363,11 +363,17 @@ func TestRegimes(t *testing.T) {
 		{"42 f32 log_softmax (span of 11 packs: f32 keeps two a lane over 8)", prob(29440, 42, 1, f32, spec.LogSoftmax), h100, kernels.WarpRow, "warp_row_fwd_f32_w8_p2_shift"},
 		{"10 f16 (under two packs: element-wise)", prob(1000000, 10, 1, f16, spec.Softmax), h100, kernels.WarpRow, "warp_row_fwd_f16_w2_p1"},
 		{"10 f32 (ragged, 3 packs)", prob(1000000, 10, 1, f32, spec.Softmax), h100, kernels.WarpRow, "warp_row_fwd_f32_w2_p2_shift"},
-		{"50 f32 backward (ragged under 16 packs: element-wise)", prob(100000, 50, 1, f32, spec.SoftmaxBackward), h100, kernels.WarpRow, "warp_row_bwd_f32_w16_p1"},
+		{"50 f32 backward (ragged, span of 14 packs: one-pack twin)", prob(100000, 50, 1, f32, spec.SoftmaxBackward), h100, kernels.WarpRow, "warp_row_bwd_f32_w16_p1_shift"},
+		{"31 f32 backward (span of 9 packs against 8: element-wise)", prob(200000, 31, 1, f32, spec.SoftmaxBackward), h100, kernels.WarpRow, "warp_row_bwd_f32_w8_p1"},
+		{"100 f16 backward (ragged, span of 13 packs: two-pack twin)", prob(200000, 100, 1, f16, spec.SoftmaxBackward), h100, kernels.WarpRow, "warp_row_bwd_f16_w8_p2_shift"},
+		{"100 bf16 log_softmax backward (ragged: one-pack twin)", prob(200000, 100, 1, spec.BFloat16, spec.LogSoftmaxBackward), h100, kernels.WarpRow, "warp_row_bwd_bf16_w16_p1_shift"},
+		{"126 bf16 backward (span of 17 packs: one-pack twin)", prob(350785, 126, 1, spec.BFloat16, spec.SoftmaxBackward), h100, kernels.WarpRow, "warp_row_bwd_bf16_w32_p1_shift"},
+		{"126 f16 backward (span of 17 packs: two-pack twin)", prob(200000, 126, 1, f16, spec.SoftmaxBackward), h100, kernels.WarpRow, "warp_row_bwd_f16_w16_p2_shift"},
+		{"300 f16 backward (ragged, 38 packs)", prob(65536, 300, 1, f16, spec.SoftmaxBackward), h100, kernels.WarpRow, "warp_row_bwd_f16_w32_p2_shift"},
 		{"50 f32, unaligned pointers: element-wise", unaligned(prob(100000, 50, 1, f32, spec.Softmax)), h100, kernels.WarpRow, "warp_row_fwd_f32_w16_p1"},
 		// Forward rows of 2..32 packs on the 16-byte paths: half the lanes,
-		// two packs each (halfGroups); element-wise rows, backward rows and
-		// rows past 32 packs keep one pack a lane.
+		// two packs each (halfGroups); element-wise rows and rows past 32
+		// packs keep one pack a lane.
 		{"100 f32 (two packs a lane)", prob(32768, 100, 1, f32, spec.Softmax), h100, kernels.WarpRow, "warp_row_fwd_f32_w16_p2"},
 		{"44 f32 (11 packs: two a lane, no four-lane f32 three-pack group)", prob(100000, 44, 1, f32, spec.Softmax), h100, kernels.WarpRow, "warp_row_fwd_f32_w8_p2"},
 		{"128 f32 (32 packs)", prob(131072, 128, 1, f32, spec.Softmax), h100, kernels.WarpRow, "warp_row_fwd_f32_w16_p2"},
@@ -379,7 +385,11 @@ func TestRegimes(t *testing.T) {
 		{"128 bf16 (16 packs)", prob(65536, 128, 1, spec.BFloat16, spec.Softmax), h100, kernels.WarpRow, "warp_row_fwd_bf16_w8_p2"},
 		{"40 f16 (5 packs)", prob(65536, 40, 1, f16, spec.LogSoftmax), h100, kernels.WarpRow, "warp_row_fwd_f16_w4_p2"},
 		{"96 f32, unaligned pointers", unaligned(prob(32768, 96, 1, f32, spec.Softmax)), h100, kernels.WarpRow, "warp_row_fwd_f32_w32_p1"},
-		{"96 f32 backward", prob(32768, 96, 1, f32, spec.SoftmaxBackward), h100, kernels.WarpRow, "warp_row_bwd_f32_w32_p1"},
+		// Backward rows from 17 packs (bwdHalfGroups).
+		{"96 f32 backward (24 packs)", prob(32768, 96, 1, f32, spec.SoftmaxBackward), h100, kernels.WarpRow, "warp_row_bwd_f32_w16_p2"},
+		{"32 f32 backward (8 packs: one a lane)", prob(65536, 32, 1, f32, spec.SoftmaxBackward), h100, kernels.WarpRow, "warp_row_bwd_f32_w8_p1"},
+		{"64 f16 backward (8 packs: one a lane)", prob(65536, 64, 1, f16, spec.SoftmaxBackward), h100, kernels.WarpRow, "warp_row_bwd_f16_w8_p1"},
+		{"200 bf16 backward (25 packs)", prob(131072, 200, 1, spec.BFloat16, spec.SoftmaxBackward), h100, kernels.WarpRow, "warp_row_bwd_bf16_w16_p2"},
 		// Three packs a lane where that group is smaller than the
 		// power-of-two one (threePackLanes): 17-24 packs over 8 lanes,
 		// 33-48 over 16, 16-bit 9-12 over 4; not backward.
