@@ -558,6 +558,19 @@ __device__ __forceinline__ void st_pack_from(typename D::T* row, i64 col, int lo
   }
 }
 
+// st_pack_from for cached_row_masked: 32-bit columns, one compare an element.
+template <class D>
+__device__ __forceinline__ void st_pack_masked(typename D::T* row, int col, int lo, int n, const float* f) {
+  constexpr int P = D::P;
+  if (col >= lo && col + P <= n) {
+    st_cs(row + col, D::pack(f));
+  } else {
+#pragma unroll
+    for (int e = 0; e < P; ++e)
+      if ((unsigned)(col + e - lo) < (unsigned)(n - lo)) row[col + e] = D::from_f(f[e]);
+  }
+}
+
 // ---------------------------------------------------------------- ops
 
 // Sum of Q values by pairwise (tree) addition: error grows with log2 Q.
@@ -1236,16 +1249,22 @@ __device__ SMX_NOINLINE void cached_row_general_call(const Op op, i64 off, i64 n
 // the last one (an address inside the row, so no predicate per pack), and
 // elements outside [lo, n) become Op::fill in registers: all NP loads are
 // issued before any is used, where the general body converts a partial pack
-// element by element. Partial packs store element by element.
+// element by element. Partial packs store element by element (st_pack_masked).
+// Columns are 32-bit (a row the registers hold is far below 2^31) and the
+// inside test is one unsigned compare, j - lo < n - lo: with 64-bit columns
+// and two compares an element, the backward twins were bound by issue, not
+// memory (ncu, H200, 65536×270 bf16 w32_p2_shift: SM 81% busy, DRAM 31%;
+// -ab-s42.txt §6).
 template <class Op, int NP, class Red>
 __device__ __forceinline__ void cached_row_masked(const Op& op, i64 off, i64 n, int lo, int t, int nt) {
   typedef typename Op::D D;
   constexpr int P = D::P;
-  const i64 last = n > 0 ? (n - 1) / P : 0;
+  const int len = (int)n, last = len > 0 ? (len - 1) / P : 0;
+  const unsigned inside = (unsigned)(len - lo);
   V16 raw[Op::NIN][NP];
 #pragma unroll
   for (int k = 0; k < NP; ++k) {
-    const i64 pk = (i64)(k * nt + t) < last ? (i64)(k * nt + t) : last;
+    const int pk = min(k * nt + t, last);
 #pragma unroll
     for (int i = 0; i < Op::NIN; ++i) raw[i][k] = ld16(op.src(i) + off + pk * P);
   }
@@ -1255,19 +1274,19 @@ __device__ __forceinline__ void cached_row_masked(const Op& op, i64 off, i64 n, 
 #pragma unroll
     for (int k = 0; k < NP; ++k) {
       D::unpack(raw[i][k], &b[i][k * P]);
-      const i64 col = (i64)(k * nt + t) * P;
+      const int col = (k * nt + t) * P;
 #pragma unroll
       for (int e = 0; e < P; ++e)
-        b[i][k * P + e] = col + e >= lo && col + e < n ? op.conv(i, b[i][k * P + e]) : Op::fill(i);
+        b[i][k * P + e] = (unsigned)(col + e - lo) < inside ? op.conv(i, b[i][k * P + e]) : Op::fill(i);
     }
   const typename Op::Fin f = op.template reduce_cached<Red>(b);
 #pragma unroll
   for (int k = 0; k < NP; ++k) {
-    const i64 col = (i64)(k * nt + t) * P;
-    if (col < n) {
+    const int col = (k * nt + t) * P;
+    if (col < len) {
       float o[P];
       op.out_cached(b, k * P, o, f);
-      st_pack_from<D>(op.dst() + off, col, lo, n, true, o);
+      st_pack_masked<D>(op.dst() + off, col, lo, len, o);
     }
   }
 }

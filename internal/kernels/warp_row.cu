@@ -34,7 +34,7 @@ __device__ __forceinline__ void warp_row_kernel(const Params& p) {
   // (-ab-s39.txt §2, -ab-s41.txt §1; the three-pack twins at 48 registers
   // without spills); backward ones of one or two (-ab-s42.txt §2-3:
   // 200000×100 f16 57.2 -> 42.0 us, 65536×300 f16 63.2 -> 45.4, with
-  // 16-bit w32_p2_shift bounded to 80 registers, 92 under (128, 4)). In
+  // 16-bit w32_p2_shift bounded to (128, 6), 92 registers under (128, 4)). In
   // the longer kernels the masked body raised registers (nvcc 11.8: f32
   // forward w32_p4 72 -> 79) and was not timed; they keep the general body.
   constexpr bool MASKED = SHIFT && NP <= (Op::NIN == 1 ? 3 : 2);
@@ -77,8 +77,9 @@ __device__ __forceinline__ void warp_row_kernel(const Params& p) {
 #define WR_P3_BOUNDS 128, 8
 #define WR_P3_SHIFT_BOUNDS 128, 10
 // Backward two-pack groups (w1..w16 _p2) and the 16-bit masked w32_p2
-// twins: f32 at (128, 10), 45-48 registers ((128, 12) spilled 8 bytes in
-// the twins); f16/bf16 at (128, 6), 62-80 (nvcc 11.8, no spills).
+// twins: f32 at (128, 10), 40-47 registers ((128, 12) spilled 8 bytes in
+// the twins); f16/bf16 at (128, 6), 62-75 (nvcc 11.8, no spills; the twins
+// took 79-80 before cached_row_masked's 32-bit columns).
 #define WR_BWD_SUB_BOUNDS 128, 10
 #define WR_BWD_SUB16_BOUNDS 128, 6
 
