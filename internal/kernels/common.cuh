@@ -1264,7 +1264,7 @@ __device__ __forceinline__ void cached_row_masked(const Op& op, i64 off, i64 n, 
   V16 raw[Op::NIN][NP];
 #pragma unroll
   for (int k = 0; k < NP; ++k) {
-    const int pk = min(k * nt + t, last);
+    const int pk = k * nt + t < last ? k * nt + t : last;
 #pragma unroll
     for (int i = 0; i < Op::NIN; ++i) raw[i][k] = ld16(op.src(i) + off + pk * P);
   }
