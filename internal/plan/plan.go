@@ -122,11 +122,13 @@
 //     not of whole packs, backward rows): warp_row. Lanes per row W =
 //     nextpow2(ceil(cols/P)) up to 32, then packs per lane NP =
 //     nextpow2(ceil(cols/(32·P))), cols counted from the pack boundary
-//     before the row for the ragged-row twins (which take forward rows from
-//     2 packs, warpRagged); forward rows of 2..32 packs on the 16-byte
+//     before the row for the ragged-row twins (which take rows from 2
+//     packs, warpRagged); forward rows of 2..32 packs on the 16-byte
 //     paths take W/2 lanes with two packs each (build.go, halfGroups:
 //     twice the rows a warp, 6-15% on f32), but 16-bit rows of 9..15 whole
-//     packs and 16-bit twins of up to 4 packs; rows that three packs a lane
+//     packs and 16-bit twins of up to 4 packs; backward rows from 17 packs
+//     and f16 backward twins from 9 (bwdHalfGroups, 2-12% on H200);
+//     forward rows that three packs a lane
 //     hold in fewer lanes than the power of two take them (threePackLanes:
 //     17-24 packs over 8 lanes, 33-48 over 16, and 16-bit rows of 9-12
 //     over 4 but f16 twins of 10-12 that two packs serve without
