@@ -29,6 +29,7 @@ const (
 	StridedShort  Strategy = "strided_short"  // short non-last axis: a thread holds its slices' whole axis in registers, one read
 	StridedNarrow Strategy = "strided_narrow" // non-last axis of a narrow Inner: warps read each outer index's contiguous block, one read
 	StridedSmem   Strategy = "strided_smem"   // non-last axis: each outer index's Axis×Inner block staged in shared memory, one read
+	FlatRows      Strategy = "flat_rows"      // short rows of any length: tiles of consecutive rows staged in shared memory as one run of packs
 	Persistent    Strategy = "persistent"     // occupancy-sized grid looping over rows, prefetching the next
 	Pipelined     Strategy = "pipelined"      // occupancy-sized grid, rows staged through a cp.async shared-memory ring
 )
@@ -456,6 +457,8 @@ var catalogue = []Info{
 		Fwd: stridedNarrowVariants(false), Bwd: stridedNarrowVariants(true), Shift: true},
 	{Strategy: StridedSmem, File: "strided_smem.cu", Summary: "non-last axis, any Inner: a block stages each outer index's Axis×Inner block in shared memory (cp.async), reduces its columns there and writes it as one run of packs, one read",
 		Fwd: stridedSmemVariants(), Bwd: stridedSmemVariants(), DynSmem: true, MinMajor: 8},
+	{Strategy: FlatRows, File: "flat_rows.cu", Summary: "short rows of any length: a block stages a tile of consecutive rows in shared memory as one run of 16-byte packs (cp.async), reduces each row there in a group of lanes and stores the tile as one run of packs, one read",
+		Fwd: flatRowsVariants(), Bwd: flatRowsVariants(), RowsOnly: true, DynSmem: true, MinMajor: 8},
 	{Strategy: Persistent, File: "persistent.cu", Summary: "occupancy-sized grid looping over rows, next row prefetched into registers",
 		Fwd: persistentVariants(false), Bwd: persistentVariants(true), RowsOnly: true},
 	{Strategy: Pipelined, File: "pipelined.cu", Summary: "occupancy-sized grid, next rows staged by cp.async into a shared-memory ring, one read",
@@ -634,6 +637,40 @@ type resources struct {
 func Resources(symbol string) (regs, staticSmem int, ok bool) {
 	r, ok := ptxas[symbol]
 	return r.Regs, r.StaticSmem, ok
+}
+
+// FlatRowsMaxThreads is flat_rows' largest block.
+const FlatRowsMaxThreads = 256
+
+// flatRowsVariants: W lanes a row (FlatRowsLanes), N values a lane
+// (FlatRowsValues).
+func flatRowsVariants() []Variant {
+	var v []Variant
+	for _, w := range FlatRowsLanes {
+		for _, n := range FlatRowsValues {
+			v = append(v, Variant{Name: FlatRowsName(w, n), Lanes: w, MaxThreads: FlatRowsMaxThreads})
+		}
+	}
+	return v
+}
+
+// FlatRowsLanes and FlatRowsValues are flat_rows' group widths and values
+// a lane: a kernel for each pair, serving rows of up to W×N columns.
+var (
+	FlatRowsLanes  = []int{4, 8, 16, 32}
+	FlatRowsValues = []int{4, 5, 6, 8, 10, 12, 16}
+)
+
+// FlatRowsName is the flat_rows variant of w lanes a row, n values a lane.
+func FlatRowsName(w, n int) string { return fmt.Sprintf("w%d_n%d", w, n) }
+
+// FlatRowsBytes returns the dynamic shared memory of a flat_rows launch
+// of tiles of rows rows of cols elements: per input, the tile's copy with
+// room for its shift to the 16-byte boundaries (P elements), rounded up to
+// 16 bytes.
+func FlatRowsBytes(op spec.Op, dt spec.DType, cols, rows int64) int64 {
+	region := ((rows*cols+int64(Pack(dt)))*int64(dt.Size()) + 15) / 16 * 16
+	return int64(NIn(op)) * region
 }
 
 // StridedSmemMaxThreads is strided_smem's largest block.

@@ -122,6 +122,8 @@ struct alignas(8) F2 {
 
 // ---------------------------------------------------------------- math
 
+__device__ __forceinline__ i64 imin(i64 a, i64 b) { return a < b ? a : b; }
+__device__ __forceinline__ i64 imax(i64 a, i64 b) { return a > b ? a : b; }
 __device__ __forceinline__ float neg_inf() { return __int_as_float(0xff800000); }
 __device__ __forceinline__ float qnan() { return __int_as_float(0x7fffffff); }
 
@@ -524,6 +526,32 @@ __device__ __forceinline__ void cp_async_wait(int n) {
 }
 
 #endif  // SMX_EMU
+
+// A contiguous run staged in shared memory (strided_smem, flat_rows).
+// Elements from element offset at of q to q's next 16-byte boundary (0 when
+// it sits on one): q is element-aligned, so this is below P.
+template <class D>
+__device__ __forceinline__ int smem_head(const typename D::T* q, i64 at) {
+  constexpr int P = D::P;
+  const unsigned long long e = (unsigned long long)q / sizeof(typename D::T) + (unsigned long long)at;
+  return (int)((P - (int)(e % P)) % P);
+}
+
+// Copies n elements from src into stash + shift, shift = (P - head) mod P
+// so that src's 16-byte boundaries land on stash's: whole packs by
+// cp.async, the head and tail element by element. The caller waits and
+// synchronises.
+template <class D>
+__device__ __forceinline__ int smem_stage(const typename D::T* src, typename D::T* stash, int n) {
+  constexpr int P = D::P;
+  const int head = (int)imin(smem_head<D>(src, 0), n), shift = (P - head) % P;
+  const int packs = (n - head) / P, tail = head + packs * P;
+  typename D::T* const s = stash + shift;
+  for (int k = threadIdx.x; k < packs; k += blockDim.x) cp_async16(s + head + k * P, src + head + k * P);
+  for (int j = threadIdx.x; j < head; j += blockDim.x) s[j] = src[j];
+  for (int j = tail + threadIdx.x; j < n; j += blockDim.x) s[j] = src[j];
+  return shift;
+}
 
 // Stores the P floats f as elements [col, col+P) of a row of length n,
 // skipping columns at or past n. CS selects the streaming store hint.
@@ -1615,9 +1643,6 @@ __device__ __forceinline__ void row_2pass(const Op& op, i64 off, i64 n, bool vec
   typename Op::Acc a = block_reduce<Op>(read1_acc(op, off + head, n - head, vec, threadIdx.x, blockDim.x, head));
   read2_out(op, off + head, n - head, vec, threadIdx.x, blockDim.x, op.finalize(a), head);
 }
-
-__device__ __forceinline__ i64 imin(i64 a, i64 b) { return a < b ? a : b; }
-__device__ __forceinline__ i64 imax(i64 a, i64 b) { return a > b ? a : b; }
 
 // Rounds n elements of type T up to a whole number of 16-byte packs.
 template <class D>

@@ -134,6 +134,13 @@
 //	               memory StridedSmemBytes (the tile's copies, shifted to
 //	               the 16-byte boundaries, then its columns' constants and
 //	               the row groups' partials); Vec unused; traps otherwise.
+//	flat_rows      flat_rows_{fwd,bwd}_{dt}_w{W}_n{N}, W ∈ {4,8,16,32}
+//	               lanes a row, N ∈ {4,5,6,8,10,12,16} values a lane;
+//	               rows (Inner = 1) of ≤ W·N columns, any alignment; a
+//	               block a tile of Chunk consecutive rows, grid-stride
+//	               over tiles; block nt ≤ 256, a multiple of 32; dynamic
+//	               shared memory FlatRowsBytes (the tile's copies, shifted
+//	               to the 16-byte boundaries); Vec unused; traps otherwise.
 //	persistent     persistent_{fwd,bwd}_{dt}_{w32_p{NP}|b_p{NP}|2pass}; rows;
 //	               grid = occupancy × SMs; w32: block ≤ 256, one warp per row,
 //	               cols ≤ 32·NP·P; b: nt ≤ 512, cols ≤ nt·NP·P; 2pass: any
@@ -185,6 +192,7 @@
 //	strided_short  a{A}: fwd f32 34-95, 16-bit 40-93 (packed tiles, 9-16 rows, 91-225); bwd f32 32-79, 16-bit 44-84 (packed, 5-8 rows, 80-150); p{H}: fwd f32 64-122, 16-bit 128-254, bwd f32 59-80, 16-bit 91-163; q{H}: fwd f32 78-97, 16-bit 128-227, bwd f32 61-80, 16-bit 93-164; _shift twins 60-128; 0
 //	strided_narrow h1/h2 54-64, h4 78-80, h8 (and 16-bit bwd h4) 116-128, twins alike (bounds: 4, 3, 2 blocks of 256 an SM); 4096
 //	strided_smem   31-40 (f32 _tiles backward 64); 0 (its shared memory is dynamic)
+//	flat_rows      fwd 23-54, bwd 32-64; 0 (its shared memory is dynamic)
 //	persistent     32-102
 //	naive 32, smem_tree 20-22, block_vec 46/62
 //

@@ -38,31 +38,6 @@ namespace smx {
 
 constexpr int StridedSmemMaxThreads = 512;
 
-// Elements from element offset at of q to q's next 16-byte boundary (0 when
-// it sits on one): q is element-aligned, so this is below P.
-template <class D>
-__device__ __forceinline__ int smem_head(const typename D::T* q, i64 at) {
-  constexpr int P = D::P;
-  const unsigned long long e = (unsigned long long)q / sizeof(typename D::T) + (unsigned long long)at;
-  return (int)((P - (int)(e % P)) % P);
-}
-
-// Copies n elements from src into stash + shift, shift = (P - head) mod P
-// so that src's 16-byte boundaries land on stash's: whole packs by
-// cp.async, the head and tail element by element. The caller waits and
-// synchronises.
-template <class D>
-__device__ __forceinline__ int smem_stage(const typename D::T* src, typename D::T* stash, int n) {
-  constexpr int P = D::P;
-  const int head = (int)imin(smem_head<D>(src, 0), n), shift = (P - head) % P;
-  const int packs = (n - head) / P, tail = head + packs * P;
-  typename D::T* const s = stash + shift;
-  for (int k = threadIdx.x; k < packs; k += blockDim.x) cp_async16(s + head + k * P, src + head + k * P);
-  for (int j = threadIdx.x; j < head; j += blockDim.x) s[j] = src[j];
-  for (int j = tail + threadIdx.x; j < n; j += blockDim.x) s[j] = src[j];
-  return shift;
-}
-
 // One column's partial over rows g, g + rg, ... of the staged block(s):
 // forward (m, d) with d the sum of exp(v - m), backward the gradient sum.
 template <class Op>

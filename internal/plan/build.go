@@ -3,6 +3,7 @@ package plan
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/gofused/softmax/internal/kernels"
 	"github.com/gofused/softmax/internal/spec"
@@ -73,6 +74,8 @@ func (c *ctx) build(s kernels.Strategy) (Plan, error) {
 		return c.stridedNarrow()
 	case kernels.StridedSmem:
 		return c.stridedSmem()
+	case kernels.FlatRows:
+		return c.flatRows()
 	case kernels.Persistent:
 		return c.persistent()
 	case kernels.Pipelined:
@@ -938,6 +941,117 @@ func (c *ctx) stridedNarrow() (Plan, error) {
 		Launches: []Launch{{Symbol: sym, Grid: block1(int64(grid)), Block: block1(nt)}},
 		Reason:   fmt.Sprintf("%s an outer index, its %d×%d block read as one run of packs, %d a thread", how, c.p.Axis, c.p.Inner, h)}
 	return c.finish(pl), nil
+}
+
+// flat_rows: a block a tile of consecutive rows staged in shared memory,
+// a group of lanes a row; grid-stride over tiles.
+func (c *ctx) flatRows() (Plan, error) {
+	w, n, ok := c.flatRowsLanes()
+	if !ok {
+		return Plan{}, fmt.Errorf("rows of %d columns exceed its longest kernel (%d)", c.p.Axis, flatRowsMaxCols)
+	}
+	nt, tileBytes := int64(flatRowsThreads), int64(flatRowsTileBytes)
+	groups := nt / w
+	// Rows a tile: about tileBytes of each input, fewer where that leaves
+	// under two tiles an SM, a whole number of row groups.
+	rows := max(groups, tileBytes/(c.p.Axis*int64(c.dt.Size()))/groups*groups)
+	rows = min(rows, max(groups, roundUp(ceilDiv(c.p.Outer, 2*int64(c.d.SMs)), groups)))
+	sym := c.sym(kernels.FlatRows, kernels.FlatRowsName(int(w), int(n)))
+	smem := kernels.FlatRowsBytes(c.p.Op, c.dt, c.p.Axis, rows)
+	occ, err := c.fits(kernels.FlatRows.Info().File, sym, int(nt), smem)
+	if err != nil {
+		return Plan{}, err
+	}
+	grid := c.capGrid(ceilDiv(c.p.Outer, rows), occ, gridWaves, maxGridX)
+	pl := Plan{Strategy: string(kernels.FlatRows), File: kernels.FlatRows.Info().File, Split: 1, Chunk: rows,
+		Launches: []Launch{{Symbol: sym, Grid: block1(int64(grid)), Block: block1(nt), Smem: int(smem)}},
+		Reason:   fmt.Sprintf("%d threads a tile of %d rows in %d bytes of shared memory, %d lanes a row, %d values a lane, %d blocks/SM", nt, rows, smem, w, n, occ)}
+	return c.finish(pl), nil
+}
+
+// flatRowsThreads is flat_rows' block size.
+const flatRowsThreads = 128
+
+// flatRowsTileBytes is the size of a flat_rows tile of one input.
+const flatRowsTileBytes = 8192
+
+// flatRowsMaxCols is the longest row flat_rows serves (its widest group
+// with the most values a lane).
+var flatRowsMaxCols = int64(slices.Max(kernels.FlatRowsLanes) * slices.Max(kernels.FlatRowsValues))
+
+// flatRowsLanes picks flat_rows' kernel, w lanes a row and n values a
+// lane: for each width the fewest values that hold the row; of those
+// within a quarter of the fewest slots (w×n), the one with values a lane
+// nearest 8, two further off if a warp's shared-memory reads conflict more
+// than two ways (flatRowsConflicts); then the fewer slots. H200, softmax
+// bench, µs, each width forced: 200000×60 bf16 w4_n16 20.4, w8_n8 19.5,
+// w16_n4 21.8; 100000×50 f32 w4_n16 16.5, w8_n8 15.7, w16_n4 16.3;
+// 350785×126 bf16 w8_n16 66.6 (4-way), w16_n8 54.4; 200000×66 bf16 w8_n10
+// 25.5 (4-way), w16_n5 23.8; 200000×36 f16 softmax_backward w4_n10 17.0,
+// w8_n5 18.7, w16_n4 21.5.
+func (c *ctx) flatRowsLanes() (w, n int64, ok bool) {
+	type pick struct{ slots, score, w, n int64 }
+	var cands []pick
+	fewest := int64(0)
+	for _, lanes := range kernels.FlatRowsLanes {
+		for _, values := range kernels.FlatRowsValues {
+			slots := int64(lanes * values)
+			if slots < c.p.Axis {
+				continue
+			}
+			score := abs64(int64(values) - 8)
+			if flatRowsConflicts(c.p.Axis, int64(lanes), int64(c.dt.Size())) > 2 {
+				score += 2
+			}
+			cands = append(cands, pick{slots, score, int64(lanes), int64(values)})
+			if fewest == 0 || slots < fewest {
+				fewest = slots
+			}
+			break // more values a lane only add slots
+		}
+	}
+	var best pick
+	for _, p := range cands {
+		if 4*p.slots > 5*fewest {
+			continue
+		}
+		if !ok || p.score < best.score || p.score == best.score && p.slots < best.slots {
+			best, ok = p, true
+		}
+	}
+	return best.w, best.n, ok
+}
+
+// flatRowsConflicts is the worst shared-memory bank conflict of a
+// flat_rows read: a warp's 32/w groups read consecutive rows of cols
+// elements of es bytes, lanes on consecutive elements; the most distinct
+// 4-byte words one of the 32 banks serves, over both parities of a 16-bit
+// row start.
+func flatRowsConflicts(cols, w, es int64) int64 {
+	worst := int64(1)
+	for start := int64(0); start < 4/es; start++ {
+		words := map[int64]map[int64]bool{}
+		for g := int64(0); g < 32/w; g++ {
+			for l := int64(0); l < w; l++ {
+				word := ((start + g*cols + l) * es) / 4
+				if words[word%32] == nil {
+					words[word%32] = map[int64]bool{}
+				}
+				words[word%32][word] = true
+			}
+		}
+		for _, ws := range words {
+			worst = max(worst, int64(len(ws)))
+		}
+	}
+	return worst
+}
+
+func abs64(v int64) int64 {
+	if v < 0 {
+		return -v
+	}
+	return v
 }
 
 // strided_smem: a block a tile of consecutive outer indices, their

@@ -331,6 +331,10 @@ func checkStridedReg(t *testing.T, where string, p Problem, pl Plan) {
 // noCoop is the H100 without cooperative launch.
 var noCoop = func() Device { d := h100; d.Cooperative = false; return d }()
 
+// sm70 is the H100 as a device before sm_80: none of the strategies that
+// need cp.async (flat_rows among them).
+var sm70 = func() Device { d := h100; d.Name = "H100 as sm_70"; d.Major = 7; return d }()
+
 func TestRegimes(t *testing.T) {
 	f32, f16 := spec.Float32, spec.Float16
 	cases := []struct {
@@ -341,36 +345,88 @@ func TestRegimes(t *testing.T) {
 		sym  string // expected first symbol ("" to skip)
 	}{
 		{"one column", prob(4096, 1, 1, f32, spec.Softmax), h100, kernels.WarpRow, "warp_row_fwd_f32_w1_p1"},
-		// Ragged rows (cols not a multiple of the pack) take the twins that
-		// read each row from the pack boundary before it: 65 f32 columns
-		// span up to 68, 17 packs. Forward rows of 2..15 packs do so where
-		// the span needs no more lanes than the row read element by element
-		// (warpRagged); the others, rows under two packs and backward rows
-		// under 16 packs keep the element-wise path.
+		// Ragged rows (cols not a multiple of the pack, aligned pointers,
+		// several rows): flat_rows takes forward f32 rows of 8..256
+		// columns, 16-bit ones of 16..128 and backward rows of 8 (16-bit:
+		// 16) to 300 (flatRowsFirst). Past those limits warp_row takes the
+		// twins that read each row from the pack boundary before it: 130
+		// bf16 columns span up to 136, 17 packs. Forward rows of 2..15
+		// packs do so where the span needs no more lanes than the row read
+		// element by element (warpRagged); the others, rows under two packs
+		// and backward rows under 16 packs keep the element-wise path. On
+		// the H100 flat_rows takes every ragged row of 2..15 packs, so
+		// those warp_row rules are checked before sm_80 (the sm70 rows
+		// below).
 		{"7 columns", prob(4096, 7, 1, f32, spec.Softmax), h100, kernels.WarpRow, "warp_row_fwd_f32_w2_p1"},
-		{"63 columns (span of 17 packs: three a lane over 8 lanes)", prob(4096, 63, 1, f32, spec.Softmax), h100, kernels.WarpRow, "warp_row_fwd_f32_w8_p3_shift"},
-		{"65 columns (ragged, 17 packs)", prob(4096, 65, 1, f32, spec.Softmax), h100, kernels.WarpRow, "warp_row_fwd_f32_w8_p3_shift"},
-		{"77 f32 (span of 20 packs; 32 lanes element by element)", prob(39424, 77, 1, f32, spec.Softmax), h100, kernels.WarpRow, "warp_row_fwd_f32_w8_p3_shift"},
-		{"50 f32 (ragged, 13 packs: two-pack twin)", prob(100000, 50, 1, f32, spec.Softmax), h100, kernels.WarpRow, "warp_row_fwd_f32_w8_p2_shift"},
-		{"100 bf16 (ragged, 13 packs: two-pack twin)", prob(200000, 100, 1, spec.BFloat16, spec.Softmax), h100, kernels.WarpRow, "warp_row_fwd_bf16_w8_p2_shift"},
-		{"21 bf16 (ragged, 3 packs: one-pack twin)", prob(267867, 21, 1, spec.BFloat16, spec.Softmax), h100, kernels.WarpRow, "warp_row_fwd_bf16_w4_p1_shift"},
-		{"126 bf16 (span of 17 packs: three a lane over 8 lanes)", prob(350785, 126, 1, spec.BFloat16, spec.Softmax), h100, kernels.WarpRow, "warp_row_fwd_bf16_w8_p3_shift"},
-		{"150 f32 (ragged, 38 packs: three a lane over 16 lanes)", prob(20000, 150, 1, f32, spec.Softmax), h100, kernels.WarpRow, "warp_row_fwd_f32_w16_p3_shift"},
-		{"30 bf16 (span of 5 packs against 4: element-wise)", prob(200000, 30, 1, spec.BFloat16, spec.Softmax), h100, kernels.WarpRow, "warp_row_fwd_bf16_w4_p1"},
-		{"31 f32 (span of 9 packs against 8: element-wise)", prob(200000, 31, 1, f32, spec.Softmax), h100, kernels.WarpRow, "warp_row_fwd_f32_w8_p1"},
-		{"60 bf16 (ragged, span of 8 packs)", prob(200000, 60, 1, spec.BFloat16, spec.Softmax), h100, kernels.WarpRow, "warp_row_fwd_bf16_w4_p2_shift"},
-		{"59 bf16 log_softmax (span of 9 packs: three a lane over 4 lanes)", prob(74862, 59, 1, spec.BFloat16, spec.LogSoftmax), h100, kernels.WarpRow, "warp_row_fwd_bf16_w4_p3_shift"},
-		{"42 f32 log_softmax (span of 11 packs: f32 keeps two a lane over 8)", prob(29440, 42, 1, f32, spec.LogSoftmax), h100, kernels.WarpRow, "warp_row_fwd_f32_w8_p2_shift"},
+		{"63 f32 (ragged: flat_rows, f32 forward 8..256 columns)", prob(4096, 63, 1, f32, spec.Softmax), h100, kernels.FlatRows, "flat_rows_fwd_f32_w8_n8"},
+		{"130 bf16 (ragged, 17 packs: three a lane over 8 lanes, past flat_rows' 16-bit 128 columns)", prob(4096, 130, 1, spec.BFloat16, spec.Softmax), h100, kernels.WarpRow, "warp_row_fwd_bf16_w8_p3_shift"},
+		{"77 f32 (ragged: flat_rows, f32 forward 8..256 columns)", prob(39424, 77, 1, f32, spec.Softmax), h100, kernels.FlatRows, "flat_rows_fwd_f32_w8_n10"},
+		{"50 f32 (ragged: flat_rows, f32 forward 8..256 columns)", prob(100000, 50, 1, f32, spec.Softmax), h100, kernels.FlatRows, "flat_rows_fwd_f32_w8_n8"},
+		{"201 bf16 (ragged, 26 packs: two-pack twin, past flat_rows' 16-bit 128 columns)", prob(16384, 201, 1, spec.BFloat16, spec.Softmax), h100, kernels.WarpRow, "warp_row_fwd_bf16_w16_p2_shift"},
+		{"21 bf16 (ragged: flat_rows, 16-bit forward 16..128 columns)", prob(267867, 21, 1, spec.BFloat16, spec.Softmax), h100, kernels.FlatRows, "flat_rows_fwd_bf16_w4_n6"},
+		{"126 bf16 (ragged: flat_rows, 16-bit forward 16..128 columns; 16 lanes × 8 values)", prob(350785, 126, 1, spec.BFloat16, spec.Softmax), h100, kernels.FlatRows, "flat_rows_fwd_bf16_w16_n8"},
+		{"150 f32 (ragged: flat_rows, f32 forward 8..256 columns)", prob(20000, 150, 1, f32, spec.Softmax), h100, kernels.FlatRows, "flat_rows_fwd_f32_w16_n10"},
+		{"30 bf16 (ragged: flat_rows, 16-bit forward 16..128 columns)", prob(200000, 30, 1, spec.BFloat16, spec.Softmax), h100, kernels.FlatRows, "flat_rows_fwd_bf16_w4_n8"},
+		{"31 f32 (ragged: flat_rows, f32 forward 8..256 columns)", prob(200000, 31, 1, f32, spec.Softmax), h100, kernels.FlatRows, "flat_rows_fwd_f32_w4_n8"},
+		{"60 bf16 (ragged: flat_rows, 16-bit forward 16..128 columns)", prob(200000, 60, 1, spec.BFloat16, spec.Softmax), h100, kernels.FlatRows, "flat_rows_fwd_bf16_w8_n8"},
+		{"59 bf16 log_softmax (ragged: flat_rows, 16-bit forward 16..128 columns)", prob(74862, 59, 1, spec.BFloat16, spec.LogSoftmax), h100, kernels.FlatRows, "flat_rows_fwd_bf16_w8_n8"},
+		{"42 f32 log_softmax (ragged: flat_rows, f32 forward 8..256 columns)", prob(29440, 42, 1, f32, spec.LogSoftmax), h100, kernels.FlatRows, "flat_rows_fwd_f32_w8_n6"},
 		{"10 f16 (under two packs: element-wise)", prob(1000000, 10, 1, f16, spec.Softmax), h100, kernels.WarpRow, "warp_row_fwd_f16_w2_p1"},
-		{"10 f32 (ragged, 3 packs)", prob(1000000, 10, 1, f32, spec.Softmax), h100, kernels.WarpRow, "warp_row_fwd_f32_w2_p2_shift"},
-		{"50 f32 backward (ragged, span of 14 packs: one-pack twin)", prob(100000, 50, 1, f32, spec.SoftmaxBackward), h100, kernels.WarpRow, "warp_row_bwd_f32_w16_p1_shift"},
-		{"31 f32 backward (span of 9 packs against 8: element-wise)", prob(200000, 31, 1, f32, spec.SoftmaxBackward), h100, kernels.WarpRow, "warp_row_bwd_f32_w8_p1"},
-		{"100 f16 backward (ragged, span of 13 packs: two-pack twin)", prob(200000, 100, 1, f16, spec.SoftmaxBackward), h100, kernels.WarpRow, "warp_row_bwd_f16_w8_p2_shift"},
-		{"100 bf16 log_softmax backward (ragged: one-pack twin)", prob(200000, 100, 1, spec.BFloat16, spec.LogSoftmaxBackward), h100, kernels.WarpRow, "warp_row_bwd_bf16_w16_p1_shift"},
-		{"126 bf16 backward (span of 17 packs: one-pack twin)", prob(350785, 126, 1, spec.BFloat16, spec.SoftmaxBackward), h100, kernels.WarpRow, "warp_row_bwd_bf16_w32_p1_shift"},
-		{"126 f16 backward (span of 17 packs: two-pack twin)", prob(200000, 126, 1, f16, spec.SoftmaxBackward), h100, kernels.WarpRow, "warp_row_bwd_f16_w16_p2_shift"},
-		{"300 f16 backward (ragged, 38 packs)", prob(65536, 300, 1, f16, spec.SoftmaxBackward), h100, kernels.WarpRow, "warp_row_bwd_f16_w32_p2_shift"},
+		{"10 f32 (ragged: flat_rows, f32 forward 8..256 columns)", prob(1000000, 10, 1, f32, spec.Softmax), h100, kernels.FlatRows, "flat_rows_fwd_f32_w4_n4"},
+		{"50 f32 backward (ragged: flat_rows, backward 8..300 columns)", prob(100000, 50, 1, f32, spec.SoftmaxBackward), h100, kernels.FlatRows, "flat_rows_bwd_f32_w8_n8"},
+		{"31 f32 backward (ragged: flat_rows, backward 8..300 columns)", prob(200000, 31, 1, f32, spec.SoftmaxBackward), h100, kernels.FlatRows, "flat_rows_bwd_f32_w4_n8"},
+		{"100 f16 backward (ragged: flat_rows, 16-bit backward 16..300 columns)", prob(200000, 100, 1, f16, spec.SoftmaxBackward), h100, kernels.FlatRows, "flat_rows_bwd_f16_w16_n8"},
+		{"100 bf16 log_softmax backward (ragged: flat_rows, 16-bit backward 16..300 columns)", prob(200000, 100, 1, spec.BFloat16, spec.LogSoftmaxBackward), h100, kernels.FlatRows, "flat_rows_bwd_bf16_w16_n8"},
+		{"126 bf16 backward (ragged: flat_rows, 16-bit backward 16..300 columns)", prob(350785, 126, 1, spec.BFloat16, spec.SoftmaxBackward), h100, kernels.FlatRows, "flat_rows_bwd_bf16_w16_n8"},
+		{"126 f16 backward (ragged: flat_rows, 16-bit backward 16..300 columns)", prob(200000, 126, 1, f16, spec.SoftmaxBackward), h100, kernels.FlatRows, "flat_rows_bwd_f16_w16_n8"},
+		{"301 f16 backward (ragged, 38 packs: two-pack twin, past flat_rows' 300 columns)", prob(65536, 301, 1, f16, spec.SoftmaxBackward), h100, kernels.WarpRow, "warp_row_bwd_f16_w32_p2_shift"},
 		{"50 f32, unaligned pointers: element-wise", unaligned(prob(100000, 50, 1, f32, spec.Softmax)), h100, kernels.WarpRow, "warp_row_fwd_f32_w16_p1"},
+		// flat_rows' limits (flatRowsFirst): aligned ragged rows of several
+		// rows only; whole packs, unaligned pointers, a single row and rows
+		// past the limits stay with warp_row (or block_reg).
+		{"7 f32 (ragged, under flat_rows' 8 columns: element-wise)", prob(1000000, 7, 1, f32, spec.Softmax), h100, kernels.WarpRow, "warp_row_fwd_f32_w2_p1"},
+		{"9 f32 (ragged: flat_rows' shortest f32 row, 8 being whole packs)", prob(1000000, 9, 1, f32, spec.Softmax), h100, kernels.FlatRows, "flat_rows_fwd_f32_w4_n4"},
+		{"255 f32 (ragged: flat_rows' longest f32 forward row)", prob(32768, 255, 1, f32, spec.Softmax), h100, kernels.FlatRows, "flat_rows_fwd_f32_w32_n8"},
+		{"257 f32 (ragged, past flat_rows' 256 f32 forward columns: block_reg's twin)", prob(32768, 257, 1, f32, spec.Softmax), h100, kernels.BlockReg, "block_reg_fwd_f32_t32_p3_shift"},
+		{"13 f16 (ragged, under flat_rows' 16 16-bit columns: element-wise)", prob(65536, 13, 1, f16, spec.Softmax), h100, kernels.WarpRow, "warp_row_fwd_f16_w2_p1"},
+		{"17 f16 (ragged: flat_rows' shortest 16-bit row)", prob(65536, 17, 1, f16, spec.Softmax), h100, kernels.FlatRows, "flat_rows_fwd_f16_w4_n5"},
+		{"127 f16 (ragged: flat_rows' longest 16-bit forward row)", prob(65536, 127, 1, f16, spec.Softmax), h100, kernels.FlatRows, "flat_rows_fwd_f16_w16_n8"},
+		{"129 f16 (ragged, past flat_rows' 128 16-bit forward columns: three-pack twin)", prob(65536, 129, 1, f16, spec.Softmax), h100, kernels.WarpRow, "warp_row_fwd_f16_w8_p3_shift"},
+		{"7 f32 backward (ragged, under flat_rows' 8 columns: element-wise)", prob(4096, 7, 1, f32, spec.SoftmaxBackward), h100, kernels.WarpRow, "warp_row_bwd_f32_w2_p1"},
+		{"15 bf16 backward (ragged, under flat_rows' 16 16-bit columns: element-wise)", prob(4096, 15, 1, spec.BFloat16, spec.SoftmaxBackward), h100, kernels.WarpRow, "warp_row_bwd_bf16_w2_p1"},
+		{"36 f16 backward (ragged: flat_rows, 4 lanes × 10 values)", prob(200000, 36, 1, f16, spec.SoftmaxBackward), h100, kernels.FlatRows, "flat_rows_bwd_f16_w4_n10"},
+		{"300 bf16 backward (ragged: flat_rows' longest backward row)", prob(65536, 300, 1, spec.BFloat16, spec.SoftmaxBackward), h100, kernels.FlatRows, "flat_rows_bwd_bf16_w32_n10"},
+		{"299 f32 backward (ragged: flat_rows, 300 f32 being whole packs)", prob(4096, 299, 1, f32, spec.SoftmaxBackward), h100, kernels.FlatRows, "flat_rows_bwd_f32_w32_n10"},
+		{"301 f32 backward (ragged, past flat_rows' 300 columns: twin)", prob(4096, 301, 1, f32, spec.SoftmaxBackward), h100, kernels.WarpRow, "warp_row_bwd_f32_w32_p4_shift"},
+		{"64 bf16 (whole packs: not flat_rows)", prob(65536, 64, 1, spec.BFloat16, spec.Softmax), h100, kernels.WarpRow, "warp_row_fwd_bf16_w4_p2"},
+		{"256 f32 (whole packs: not flat_rows)", prob(4096, 256, 1, f32, spec.Softmax), h100, kernels.WarpRow, "warp_row_fwd_f32_w32_p2"},
+		{"66 bf16, unaligned pointers (not flat_rows: element-wise)", unaligned(prob(200000, 66, 1, spec.BFloat16, spec.Softmax)), h100, kernels.WarpRow, "warp_row_fwd_bf16_w16_p1"},
+		{"66 bf16, one row (not ragged rows: not flat_rows)", prob(1, 66, 1, spec.BFloat16, spec.Softmax), h100, kernels.WarpRow, "warp_row_fwd_bf16_w16_p1"},
+		{"66 bf16, two rows (ragged: flat_rows)", prob(2, 66, 1, spec.BFloat16, spec.Softmax), h100, kernels.FlatRows, "flat_rows_fwd_bf16_w16_n5"},
+		{"126 bf16 on A100 (sm_80: flat_rows)", prob(350785, 126, 1, spec.BFloat16, spec.Softmax), a100, kernels.FlatRows, "flat_rows_fwd_bf16_w16_n8"},
+		// Before sm_80 (no flat_rows: cp.async) ragged rows keep warp_row's
+		// twins and element-wise path, on shapes flat_rows takes on H100:
+		// warpRagged, halfGroups, bwdHalfGroups and threePackLanes on rows
+		// of 2..15 packs.
+		{"63 columns before sm_80 (span of 17 packs: three a lane over 8 lanes)", prob(4096, 63, 1, f32, spec.Softmax), sm70, kernels.WarpRow, "warp_row_fwd_f32_w8_p3_shift"},
+		{"77 f32 before sm_80 (span of 20 packs; 32 lanes element by element)", prob(39424, 77, 1, f32, spec.Softmax), sm70, kernels.WarpRow, "warp_row_fwd_f32_w8_p3_shift"},
+		{"50 f32 before sm_80 (ragged, 13 packs: two-pack twin)", prob(100000, 50, 1, f32, spec.Softmax), sm70, kernels.WarpRow, "warp_row_fwd_f32_w8_p2_shift"},
+		{"21 bf16 before sm_80 (ragged, 3 packs: one-pack twin)", prob(267867, 21, 1, spec.BFloat16, spec.Softmax), sm70, kernels.WarpRow, "warp_row_fwd_bf16_w4_p1_shift"},
+		{"126 bf16 before sm_80 (span of 17 packs: three a lane over 8 lanes)", prob(350785, 126, 1, spec.BFloat16, spec.Softmax), sm70, kernels.WarpRow, "warp_row_fwd_bf16_w8_p3_shift"},
+		{"30 bf16 before sm_80 (span of 5 packs against 4: element-wise)", prob(200000, 30, 1, spec.BFloat16, spec.Softmax), sm70, kernels.WarpRow, "warp_row_fwd_bf16_w4_p1"},
+		{"31 f32 before sm_80 (span of 9 packs against 8: element-wise)", prob(200000, 31, 1, f32, spec.Softmax), sm70, kernels.WarpRow, "warp_row_fwd_f32_w8_p1"},
+		{"60 bf16 before sm_80 (ragged, span of 8 packs)", prob(200000, 60, 1, spec.BFloat16, spec.Softmax), sm70, kernels.WarpRow, "warp_row_fwd_bf16_w4_p2_shift"},
+		{"59 bf16 log_softmax before sm_80 (span of 9 packs: three a lane over 4 lanes)", prob(74862, 59, 1, spec.BFloat16, spec.LogSoftmax), sm70, kernels.WarpRow, "warp_row_fwd_bf16_w4_p3_shift"},
+		{"42 f32 log_softmax before sm_80 (span of 11 packs: f32 keeps two a lane over 8)", prob(29440, 42, 1, f32, spec.LogSoftmax), sm70, kernels.WarpRow, "warp_row_fwd_f32_w8_p2_shift"},
+		{"10 f32 before sm_80 (ragged, 3 packs)", prob(1000000, 10, 1, f32, spec.Softmax), sm70, kernels.WarpRow, "warp_row_fwd_f32_w2_p2_shift"},
+		{"66 f16 before sm_80 (ragged, span of 9 packs)", prob(200000, 66, 1, f16, spec.Softmax), sm70, kernels.WarpRow, "warp_row_fwd_f16_w4_p3_shift"},
+		{"75 bf16 before sm_80 (ragged, span of 11 packs)", prob(200000, 75, 1, spec.BFloat16, spec.Softmax), sm70, kernels.WarpRow, "warp_row_fwd_bf16_w4_p3_shift"},
+		{"75 f16 before sm_80 (ragged, span of 11 packs: two-pack twin)", prob(200000, 75, 1, f16, spec.Softmax), sm70, kernels.WarpRow, "warp_row_fwd_f16_w8_p2_shift"},
+		{"50 f32 backward before sm_80 (ragged, span of 14 packs: one-pack twin)", prob(100000, 50, 1, f32, spec.SoftmaxBackward), sm70, kernels.WarpRow, "warp_row_bwd_f32_w16_p1_shift"},
+		{"31 f32 backward before sm_80 (span of 9 packs against 8: element-wise)", prob(200000, 31, 1, f32, spec.SoftmaxBackward), sm70, kernels.WarpRow, "warp_row_bwd_f32_w8_p1"},
+		{"100 bf16 log_softmax backward before sm_80 (ragged: one-pack twin)", prob(200000, 100, 1, spec.BFloat16, spec.LogSoftmaxBackward), sm70, kernels.WarpRow, "warp_row_bwd_bf16_w16_p1_shift"},
+		{"126 bf16 backward before sm_80 (span of 17 packs: one-pack twin)", prob(350785, 126, 1, spec.BFloat16, spec.SoftmaxBackward), sm70, kernels.WarpRow, "warp_row_bwd_bf16_w32_p1_shift"},
+		{"126 f16 backward before sm_80 (span of 17 packs: two-pack twin)", prob(200000, 126, 1, f16, spec.SoftmaxBackward), sm70, kernels.WarpRow, "warp_row_bwd_f16_w16_p2_shift"},
 		// Forward rows of 2..32 packs on the 16-byte paths: half the lanes,
 		// two packs each (halfGroups); element-wise rows and rows past 32
 		// packs keep one pack a lane.
@@ -397,10 +453,10 @@ func TestRegimes(t *testing.T) {
 		{"160 f32 (40 packs)", prob(32768, 160, 1, f32, spec.Softmax), h100, kernels.WarpRow, "warp_row_fwd_f32_w16_p3"},
 		{"160 f32 backward (40 packs)", prob(32768, 160, 1, f32, spec.SoftmaxBackward), h100, kernels.WarpRow, "warp_row_bwd_f32_w32_p2"},
 		{"96 f16 (12 packs)", prob(65536, 96, 1, f16, spec.Softmax), h100, kernels.WarpRow, "warp_row_fwd_f16_w4_p3"},
-		{"66 f16 (ragged, span of 9 packs)", prob(200000, 66, 1, f16, spec.Softmax), h100, kernels.WarpRow, "warp_row_fwd_f16_w4_p3_shift"},
-		{"75 bf16 (ragged, span of 11 packs)", prob(200000, 75, 1, spec.BFloat16, spec.Softmax), h100, kernels.WarpRow, "warp_row_fwd_bf16_w4_p3_shift"},
-		{"75 f16 (ragged, span of 11 packs: two-pack twin)", prob(200000, 75, 1, f16, spec.Softmax), h100, kernels.WarpRow, "warp_row_fwd_f16_w8_p2_shift"},
-		{"90 f16 log_softmax (ragged, span of 12 packs: two-pack twin)", prob(50000, 90, 1, f16, spec.LogSoftmax), h100, kernels.WarpRow, "warp_row_fwd_f16_w8_p2_shift"},
+		{"66 f16 (ragged: flat_rows, 16-bit forward 16..128 columns; 16 lanes × 5 values)", prob(200000, 66, 1, f16, spec.Softmax), h100, kernels.FlatRows, "flat_rows_fwd_f16_w16_n5"},
+		{"75 bf16 (ragged: flat_rows, 16-bit forward 16..128 columns)", prob(200000, 75, 1, spec.BFloat16, spec.Softmax), h100, kernels.FlatRows, "flat_rows_fwd_bf16_w8_n10"},
+		{"75 f16 (ragged: flat_rows, 16-bit forward 16..128 columns)", prob(200000, 75, 1, f16, spec.Softmax), h100, kernels.FlatRows, "flat_rows_fwd_f16_w8_n10"},
+		{"90 f16 log_softmax (ragged: flat_rows, 16-bit forward 16..128 columns)", prob(50000, 90, 1, f16, spec.LogSoftmax), h100, kernels.FlatRows, "flat_rows_fwd_f16_w16_n6"},
 		{"192 bf16 (24 packs)", prob(100000, 192, 1, spec.BFloat16, spec.Softmax), h100, kernels.WarpRow, "warp_row_fwd_bf16_w8_p3"},
 		{"384 bf16 (48 packs)", prob(65536, 384, 1, spec.BFloat16, spec.Softmax), h100, kernels.WarpRow, "warp_row_fwd_bf16_w16_p3"},
 		{"300 f16 (ragged, 38 packs)", prob(65536, 300, 1, f16, spec.Softmax), h100, kernels.WarpRow, "warp_row_fwd_f16_w16_p3_shift"},
@@ -1203,6 +1259,9 @@ func TestEveryStrategyReachable(t *testing.T) {
 		if s == string(kernels.BlockHybrid) {
 			p.Axis = 20480 // beyond 512 threads' registers
 		}
+		if s == string(kernels.FlatRows) {
+			p.Axis = 100 // ragged rows within its longest kernel (512 columns)
+		}
 		pl := mustMake(t, p, h100, s)
 		if pl.Strategy != s {
 			t.Errorf("forced %s gave %s", s, pl.Strategy)
@@ -1471,29 +1530,42 @@ func unaligned(p Problem) Problem {
 
 // Plan.General sends a plain softmax launch to the general build: only
 // warp_row's 16-bit rows read element by element over 4 lanes or more.
+// Aligned ragged rows of that kind (27 f16, 30 bf16) go to flat_rows from
+// sm_80, so they are checked before it, and unaligned ones on the H100.
 func TestWarpRowGeneralBuild(t *testing.T) {
 	bf16 := spec.BFloat16
 	cases := []struct {
-		name string
-		p    Problem
-		want bool
+		name  string
+		p     Problem
+		d     Device
+		strat kernels.Strategy
+		want  bool
 	}{
-		{"59 bf16 unaligned, element-wise, 8 lanes", unaligned(prob(74862, 59, 1, bf16, spec.Softmax)), true},
-		{"59 bf16 ragged: three-pack twin", prob(74862, 59, 1, bf16, spec.Softmax), false},
-		{"27 f16 element-wise, 4 lanes", prob(65536, 27, 1, spec.Float16, spec.Softmax), true},
-		{"100 f16 unaligned, 16 lanes", unaligned(prob(4096, 100, 1, spec.Float16, spec.Softmax)), true},
-		{"10 f16 element-wise, 2 lanes", prob(1000000, 10, 1, spec.Float16, spec.Softmax), false},
-		{"100 bf16 ragged: twin", prob(200000, 100, 1, bf16, spec.Softmax), false},
-		{"126 bf16 ragged: twin", prob(350785, 126, 1, bf16, spec.Softmax), false},
-		{"30 bf16 element-wise, 4 lanes", prob(200000, 30, 1, bf16, spec.Softmax), true},
-		{"128 bf16 whole packs", prob(65536, 128, 1, bf16, spec.Softmax), false},
-		{"59 f32: twin", prob(74862, 59, 1, spec.Float32, spec.Softmax), false},
-		{"4096 bf16: block_reg", prob(4096, 4096, 1, bf16, spec.Softmax), false},
+		{"59 bf16 unaligned, element-wise, 8 lanes", unaligned(prob(74862, 59, 1, bf16, spec.Softmax)), h100, kernels.WarpRow, true},
+		{"59 bf16 ragged: flat_rows", prob(74862, 59, 1, bf16, spec.Softmax), h100, kernels.FlatRows, false},
+		{"59 bf16 ragged before sm_80: three-pack twin", prob(74862, 59, 1, bf16, spec.Softmax), sm70, kernels.WarpRow, false},
+		{"27 f16 unaligned, element-wise, 4 lanes", unaligned(prob(65536, 27, 1, spec.Float16, spec.Softmax)), h100, kernels.WarpRow, true},
+		{"27 f16 ragged before sm_80: element-wise, 4 lanes", prob(65536, 27, 1, spec.Float16, spec.Softmax), sm70, kernels.WarpRow, true},
+		{"100 f16 unaligned, 16 lanes", unaligned(prob(4096, 100, 1, spec.Float16, spec.Softmax)), h100, kernels.WarpRow, true},
+		{"10 f16 element-wise, 2 lanes", prob(1000000, 10, 1, spec.Float16, spec.Softmax), h100, kernels.WarpRow, false},
+		{"13 f16 element-wise under flat_rows' 16 columns, 2 lanes", prob(65536, 13, 1, spec.Float16, spec.Softmax), h100, kernels.WarpRow, false},
+		{"201 bf16 ragged past flat_rows: two-pack twin", prob(16384, 201, 1, bf16, spec.Softmax), h100, kernels.WarpRow, false},
+		{"130 bf16 ragged past flat_rows: three-pack twin", prob(4096, 130, 1, bf16, spec.Softmax), h100, kernels.WarpRow, false},
+		{"30 bf16 unaligned, element-wise, 4 lanes", unaligned(prob(200000, 30, 1, bf16, spec.Softmax)), h100, kernels.WarpRow, true},
+		{"30 bf16 ragged before sm_80: element-wise, 4 lanes", prob(200000, 30, 1, bf16, spec.Softmax), sm70, kernels.WarpRow, true},
+		{"128 bf16 whole packs", prob(65536, 128, 1, bf16, spec.Softmax), h100, kernels.WarpRow, false},
+		{"59 f32 unaligned: element-wise, 16 lanes, not 16-bit", unaligned(prob(74862, 59, 1, spec.Float32, spec.Softmax)), h100, kernels.WarpRow, false},
+		{"59 f32 ragged before sm_80: twin", prob(74862, 59, 1, spec.Float32, spec.Softmax), sm70, kernels.WarpRow, false},
+		{"4096 bf16: block_reg", prob(4096, 4096, 1, bf16, spec.Softmax), h100, kernels.BlockReg, false},
 	}
 	for _, c := range cases {
-		pl, err := Make(c.p, h100, nil, "")
+		pl, err := Make(c.p, c.d, nil, "")
 		if err != nil {
 			t.Fatalf("%s: %v", c.name, err)
+		}
+		if kernels.Strategy(pl.Strategy) != c.strat {
+			t.Errorf("%s: %s (%s), want %s", c.name, pl.Launches[0].Symbol, pl.Strategy, c.strat)
+			continue
 		}
 		if pl.General != c.want {
 			t.Errorf("%s: %s (%s) General = %v, want %v", c.name, pl.Launches[0].Symbol, pl.Strategy, pl.General, c.want)

@@ -345,6 +345,9 @@ func (c *ctx) choose() []choice {
 		// little shared memory): still one read, ahead of online_2pass
 		out = append(out, choice{kernels.BlockHybrid, "forward rows past block_hybrid's 512-thread blocks, behind split_grid: 1024 threads, the row in registers and shared memory"})
 	}
+	if c.flatRowsFirst() {
+		out = append(out, choice{kernels.FlatRows, fmt.Sprintf("ragged rows of %d columns: tiles of consecutive rows staged in shared memory as one run of packs, a lane group a row (one read, 16-byte loads and stores)", cols)})
+	}
 	warpMax := kernels.WarpRow.Info().MaxCols(p.Op, c.dt)
 	if c.blockRegFirst() {
 		why := "forward rows of 1..128 KB (f32) or 1..16 KB (f16/bf16; 32 KB for fewer rows than SMs): block per row (one warp up to 1024 columns), row in registers, one exp per element"
@@ -366,6 +369,44 @@ func (c *ctx) choose() []choice {
 		choice{kernels.Naive, "fallback"})
 	return out
 }
+
+// flatRowsFirst reports ragged rows (aligned pointers, rows not whole
+// packs) that flat_rows takes ahead of warp_row's twins: forward f32 rows
+// of 8-256 columns and 16-bit ones of 16-128, backward rows of 8 (16-bit:
+// 16) to 300. H200, softmax bench, median µs, HEAD's planner (warp_row)
+// against flat_rows, two rounds alternated (-ab-s43.txt §3): 350785×126
+// bf16 65.35 vs 54.10, 200000×66 bf16 29.91 vs 23.84, 200000×30 bf16 18.44
+// vs 12.50, 1000000×10 f32 32.93 vs 28.48, 32768×255 f32 28.30 vs 22.41,
+// 350785×126 bf16 softmax_backward 105.81 vs 71.77, 74862×59 bf16
+// log_softmax_backward 18.98 vs 14.74. Past the limits warp_row leads:
+// 16384×201 bf16 9.68 vs 11.77, 4096×250 bf16 6.21 vs 7.93, 65536×13 f16
+// 6.72 vs 7.25, 200000×100 bf16 30.65 vs 31.50; 32768×333 f16
+// softmax_backward 25.8 vs 28.5.
+func (c *ctx) flatRowsFirst() bool {
+	if !c.raggedRows() || c.check(kernels.FlatRows) != nil {
+		return false
+	}
+	lo, hi := int64(flatRowsMinCols), int64(flatRowsMaxBwdCols)
+	if c.es == 2 {
+		lo = flatRowsMinCols16
+	}
+	if !c.p.Op.Backward() {
+		hi = flatRowsMaxFwdCols
+		if c.es == 2 {
+			hi = flatRowsMaxFwdCols16
+		}
+	}
+	return c.p.Axis >= lo && c.p.Axis <= hi
+}
+
+// flatRowsFirst's limits, in columns.
+const (
+	flatRowsMinCols      = 8
+	flatRowsMinCols16    = 16
+	flatRowsMaxFwdCols   = 256
+	flatRowsMaxFwdCols16 = 128
+	flatRowsMaxBwdCols   = 300
+)
 
 // fewRows applies the bandwidth model for rows < SMs: a block per row, the
 // row split over every SM (split_row), or a cluster per row (split_cluster).
