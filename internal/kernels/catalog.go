@@ -116,7 +116,9 @@ type Info struct {
 	// on f32 and packed 16-bit rows, except 16-bit rows read element by
 	// element, which keep the general build (plan.Plan.General;
 	// -ab-s40.txt). strided_reg, whose plain build spilled more and ran 5%
-	// slower, and the strategies not measured keep one build.
+	// slower, flat_rows, whose plain build gained 0.8% over 22 ragged-row
+	// specs (0.98-1.02x; -ab-s43.txt §7) for three more modules to compile,
+	// and the strategies not measured keep one build.
 	PlainBuild bool
 	// Shift: every variant has a twin, symbol suffix ShiftSuffix, for
 	// ragged rows (16-byte aligned pointers, cols not a multiple of the

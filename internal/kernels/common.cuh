@@ -553,6 +553,25 @@ __device__ __forceinline__ int smem_stage(const typename D::T* src, typename D::
   return shift;
 }
 
+// Stages elements [at, at + n) of every input of op in shared memory,
+// input i in the region at base + i*region shifted to its 16-byte
+// boundaries (smem_stage), and waits for the block's copies: s[i] is input
+// i's first element there, shift[i] its shift.
+template <class Op, class PT>
+__device__ __forceinline__ void smem_stage_inputs(const Op& op, char* base, u32 region, i64 at, int n,
+                                                  PT (&s)[Op::NIN], int (&shift)[Op::NIN]) {
+  typedef typename Op::T T;
+#pragma unroll
+  for (int i = 0; i < Op::NIN; ++i) {
+    T* const stash = reinterpret_cast<T*>(base + i * region);
+    shift[i] = smem_stage<typename Op::D>(op.src(i) + at, stash, n);
+    s[i] = stash + shift[i];
+  }
+  cp_async_commit();
+  cp_async_wait(0);
+  __syncthreads();
+}
+
 // Stores the P floats f as elements [col, col+P) of a row of length n,
 // skipping columns at or past n. CS selects the streaming store hint.
 template <class D, bool CS>

@@ -88,15 +88,7 @@ __device__ __forceinline__ void flat_rows_kernel(const Params& p) {
     const i64 at = r0 * (i64)cols;
     T* s[NIN];
     int shift[NIN];
-#pragma unroll
-    for (int i = 0; i < NIN; ++i) {
-      T* const stash = reinterpret_cast<T*>(base + i * region);
-      shift[i] = smem_stage<D>(op.src(i) + at, stash, tn);
-      s[i] = stash + shift[i];
-    }
-    cp_async_commit();
-    cp_async_wait(0);
-    __syncthreads();
+    smem_stage_inputs(op, base, region, at, tn, s, shift);
     // A group a row; every lane of a warp runs the same iterations (the
     // group reductions shuffle), a group past the tile with no columns.
     for (int rb = 0; rb < nr; rb += groups) {

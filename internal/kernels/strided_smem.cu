@@ -127,15 +127,7 @@ __device__ __forceinline__ void strided_smem_kernel(const Params& p) {
     const i64 at = o0 * (i64)n;
     const T* s[NIN];
     int shift[NIN];
-#pragma unroll
-    for (int i = 0; i < NIN; ++i) {
-      T* const stash = reinterpret_cast<T*>(base + i * region);
-      shift[i] = smem_stage<D>(op.src(i) + at, stash, tn);
-      s[i] = stash + shift[i];
-    }
-    cp_async_commit();
-    cp_async_wait(0);
-    __syncthreads();
+    smem_stage_inputs(op, base, region, at, tn, s, shift);
     // Column q = b*inner + c of the tile is outer index o0 + b, inner index
     // c; item it takes its rows g, g + rg, ... (g = it / cols).
     if (rg == 1) {
