@@ -117,9 +117,8 @@
 //     to 1024 columns; the row in registers, one exp per element, the
 //     block size a compile-time constant; ahead of warp_row, pipelined and
 //     block_smem in the H200 sweeps and harness runs quoted in rules.go).
-//  4. Ragged rows (aligned pointers, rows not whole packs) of forward f32
-//     8..256 columns, f16/bf16 16..128, backward 8 (16-bit 16) to 300:
-//     flat_rows (a tile of consecutive rows staged in shared memory as one
+//  4. Ragged rows (aligned pointers, rows not whole packs) of f32 8..512
+//     columns, f16/bf16 forward 16..128 and backward 16..300: flat_rows (a tile of consecutive rows staged in shared memory as one
 //     run of packs, a lane group a row; rules.go, flatRowsFirst: H200
 //     350785×126 bf16 54.1 vs warp_row 65.4 µs, its backward 71.8 vs
 //     105.8). Then cols <= 256·P forward / 128·P backward (1024 / 512 f32,

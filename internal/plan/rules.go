@@ -371,24 +371,26 @@ func (c *ctx) choose() []choice {
 }
 
 // flatRowsFirst reports ragged rows (aligned pointers, rows not whole
-// packs) that flat_rows takes ahead of warp_row's twins: forward f32 rows
-// of 8-256 columns and 16-bit ones of 16-128, backward rows of 8 (16-bit:
-// 16) to 300. H200, softmax bench, median µs, HEAD's planner (warp_row)
-// against flat_rows, two rounds alternated (-ab-s43.txt §3): 350785×126
-// bf16 65.35 vs 54.10, 200000×66 bf16 29.91 vs 23.84, 200000×30 bf16 18.44
-// vs 12.50, 1000000×10 f32 32.93 vs 28.48, 32768×255 f32 28.30 vs 22.41,
-// 350785×126 bf16 softmax_backward 105.81 vs 71.77, 74862×59 bf16
-// log_softmax_backward 18.98 vs 14.74. Past the limits warp_row leads:
-// 16384×201 bf16 9.68 vs 11.77, 4096×250 bf16 6.21 vs 7.93, 65536×13 f16
-// 6.72 vs 7.25, 200000×100 bf16 30.65 vs 31.50; 32768×333 f16
-// softmax_backward 25.8 vs 28.5.
+// packs) that flat_rows takes ahead of warp_row's twins (and block_reg's
+// for f32 rows past 1 KB): f32 rows of 8-512 columns either way, 16-bit
+// forward rows of 16-128 and backward ones of 16-300. H200, softmax
+// bench, median µs, the pick before against flat_rows, rounds alternated
+// (-ab-s43.txt §5, §9): 350785×126 bf16 65.35 vs 54.10, 200000×66 bf16
+// 29.91 vs 23.84, 200000×30 bf16 18.44 vs 12.50, 1000000×10 f32 32.93 vs
+// 28.48, 32768×383 f32 (block_reg) 39.31 vs 31.60, 350785×126 bf16
+// softmax_backward 105.81 vs 71.77, 65536×333 f32 softmax_backward 105.70
+// vs 73.22, 74862×59 bf16 log_softmax_backward 18.98 vs 14.74. Past the
+// 16-bit limits warp_row leads: 16384×201 bf16 9.68 vs 11.77, 4096×250
+// bf16 6.21 vs 7.93, 65536×13 f16 6.72 vs 7.25, 32768×333 f16
+// softmax_backward 25.8 vs 28.5, 32768×400 bf16 softmax_backward 26.0 vs
+// 27.1; inside them 200000×100 bf16 is 2.8% slower (30.65 vs 31.50).
 func (c *ctx) flatRowsFirst() bool {
 	if !c.raggedRows() || c.check(kernels.FlatRows) != nil {
 		return false
 	}
 	lo, hi := int64(flatRowsMinCols), int64(flatRowsMaxBwdCols)
 	if c.es == 2 {
-		lo = flatRowsMinCols16
+		lo, hi = flatRowsMinCols16, flatRowsMaxBwdCols16
 	}
 	if !c.p.Op.Backward() {
 		hi = flatRowsMaxFwdCols
@@ -403,9 +405,10 @@ func (c *ctx) flatRowsFirst() bool {
 const (
 	flatRowsMinCols      = 8
 	flatRowsMinCols16    = 16
-	flatRowsMaxFwdCols   = 256
+	flatRowsMaxFwdCols   = 512
 	flatRowsMaxFwdCols16 = 128
-	flatRowsMaxBwdCols   = 300
+	flatRowsMaxBwdCols   = 512
+	flatRowsMaxBwdCols16 = 300
 )
 
 // fewRows applies the bandwidth model for rows < SMs: a block per row, the
