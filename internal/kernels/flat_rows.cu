@@ -8,7 +8,12 @@
 // the tile stored as one flat run of 16-byte stores. warp_row reads a
 // ragged row (one not a whole number of packs, or not starting on a pack
 // boundary) from the pack boundary before it, so every row's first and last
-// packs are read twice and stored element by element.
+// packs are read twice and stored element by element; on ragged rows its
+// twins ran at 0.63-0.86 of copy, bound by issue. H200, softmax bench, µs,
+// warp_row against flat_rows (-ab-s43.txt §5): 350785×126 bf16 65.4 vs
+// 54.1, its softmax_backward 105.8 vs 71.8. Values a lane are a template
+// constant: as a run-time count, with the slots past it skipped by
+// warp-uniform branches, 350785×126 bf16 ran at 73-88 (§3).
 //
 //   flat_rows_{fwd,bwd}_{dt}_w{W}_n{N}   W lanes a row (4, 8, 16, 32), N
 //                                        values a lane (4, 5, 6, 8, 10, 12,
@@ -95,10 +100,11 @@ __device__ __forceinline__ void flat_rows_kernel(const Params& p) {
       const int r = rb + g, rc = r < nr ? cols : 0, ro = r * cols;
       float b[NIN][N];
       // Lane value k is column k*W + lane: a group's lanes read consecutive
-      // elements, so its shared-memory reads do not conflict.
+      // elements, without bank conflicts among them (between a warp's
+      // groups there can be: the planner weighs them, flatRowsLanes).
 #pragma unroll
       for (int k = 0; k < N; ++k) {
-          const int j = k * W + lane;
+        const int j = k * W + lane;
 #pragma unroll
         for (int i = 0; i < NIN; ++i) b[i][k] = j < rc ? op.conv(i, D::to_f(s[i][ro + j])) : Op::fill(i);
       }
@@ -107,7 +113,7 @@ __device__ __forceinline__ void flat_rows_kernel(const Params& p) {
       // overwrites the first input's copy in place.
 #pragma unroll
       for (int k = 0; k < N; ++k) {
-          const int j = k * W + lane;
+        const int j = k * W + lane;
         float o[1];
         op.out_cached(b, k, o, f);
         if (j < rc) s[0][ro + j] = D::from_f(o[0]);
