@@ -1576,3 +1576,26 @@ func TestWarpRowGeneralBuild(t *testing.T) {
 		}
 	}
 }
+
+// TestFlatRowsConflicts checks the bank-conflict count flat_rows' width
+// choice weighs, on layouts counted by hand: a warp's 32/w groups read
+// consecutive rows, lanes on consecutive elements, 32 banks of 4 bytes.
+func TestFlatRowsConflicts(t *testing.T) {
+	for _, c := range []struct {
+		name        string
+		cols, w, es int64
+		want        int64
+	}{
+		{"f32 rows of 32 at 4 lanes: every group on banks 0-3", 32, 4, 4, 8},
+		{"f32 rows of 36 at 4 lanes: groups 4 banks apart", 36, 4, 4, 1},
+		{"f32 rows of 63 at 16 lanes: the second group one bank back", 63, 16, 4, 2},
+		{"bf16 rows of 66 at 8 lanes: groups one word apart, 4 words each", 66, 8, 2, 4},
+		{"bf16 rows of 66 at 16 lanes", 66, 16, 2, 2},
+		{"f32 at 32 lanes: one group, 32 banks", 77, 32, 4, 1},
+		{"bf16 at 32 lanes: one group, 17 words at most", 77, 32, 2, 1},
+	} {
+		if got := flatRowsConflicts(c.cols, c.w, c.es); got != c.want {
+			t.Errorf("%s: flatRowsConflicts(%d, %d, %d) = %d, want %d", c.name, c.cols, c.w, c.es, got, c.want)
+		}
+	}
+}
