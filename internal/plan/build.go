@@ -950,11 +950,11 @@ func (c *ctx) flatRows() (Plan, error) {
 	if !ok {
 		return Plan{}, fmt.Errorf("rows of %d columns exceed its longest kernel (%d)", c.p.Axis, flatRowsMaxCols)
 	}
-	nt, tileBytes := int64(flatRowsThreads), int64(flatRowsTileBytes)
+	nt := int64(flatRowsThreads)
 	groups := nt / w
-	// Rows a tile: about tileBytes of each input, fewer where that leaves
-	// under two tiles an SM, a whole number of row groups.
-	rows := max(groups, tileBytes/(c.p.Axis*int64(c.dt.Size()))/groups*groups)
+	// Rows a tile: about flatRowsTileBytes of each input, fewer where that
+	// leaves under two tiles an SM, a whole number of row groups.
+	rows := max(groups, flatRowsTileBytes/(c.p.Axis*int64(c.dt.Size()))/groups*groups)
 	rows = min(rows, max(groups, roundUp(ceilDiv(c.p.Outer, 2*int64(c.d.SMs)), groups)))
 	sym := c.sym(kernels.FlatRows, kernels.FlatRowsName(int(w), int(n)))
 	smem := kernels.FlatRowsBytes(c.p.Op, c.dt, c.p.Axis, rows)
@@ -973,7 +973,7 @@ func (c *ctx) flatRows() (Plan, error) {
 const flatRowsThreads = 128
 
 // flatRowsTileBytes is the size of a flat_rows tile of one input.
-const flatRowsTileBytes = 8192
+const flatRowsTileBytes int64 = 8192
 
 // flatRowsMaxCols is the longest row flat_rows serves (its widest group
 // with the most values a lane).
@@ -1030,18 +1030,16 @@ func (c *ctx) flatRowsLanes() (w, n int64, ok bool) {
 func flatRowsConflicts(cols, w, es int64) int64 {
 	worst := int64(1)
 	for start := int64(0); start < 4/es; start++ {
-		words := map[int64]map[int64]bool{}
+		seen := map[int64]bool{}
+		var perBank [32]int64
 		for g := int64(0); g < 32/w; g++ {
 			for l := int64(0); l < w; l++ {
-				word := ((start + g*cols + l) * es) / 4
-				if words[word%32] == nil {
-					words[word%32] = map[int64]bool{}
+				if word := ((start + g*cols + l) * es) / 4; !seen[word] {
+					seen[word] = true
+					perBank[word%32]++
+					worst = max(worst, perBank[word%32])
 				}
-				words[word%32][word] = true
 			}
-		}
-		for _, ws := range words {
-			worst = max(worst, int64(len(ws)))
 		}
 	}
 	return worst

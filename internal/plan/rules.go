@@ -388,26 +388,21 @@ func (c *ctx) flatRowsFirst() bool {
 	if !c.raggedRows() || c.check(kernels.FlatRows) != nil {
 		return false
 	}
-	lo, hi := int64(flatRowsMinCols), int64(flatRowsMaxBwdCols)
+	lo, hi := int64(flatRowsMinCols), flatRowsMaxCols // f32: every row it holds
 	if c.es == 2 {
 		lo, hi = flatRowsMinCols16, flatRowsMaxBwdCols16
-	}
-	if !c.p.Op.Backward() {
-		hi = flatRowsMaxFwdCols
-		if c.es == 2 {
+		if !c.p.Op.Backward() {
 			hi = flatRowsMaxFwdCols16
 		}
 	}
 	return c.p.Axis >= lo && c.p.Axis <= hi
 }
 
-// flatRowsFirst's limits, in columns.
+// flatRowsFirst's limits, in columns (f32 rows up to flatRowsMaxCols).
 const (
 	flatRowsMinCols      = 8
 	flatRowsMinCols16    = 16
-	flatRowsMaxFwdCols   = 512
 	flatRowsMaxFwdCols16 = 128
-	flatRowsMaxBwdCols   = 512
 	flatRowsMaxBwdCols16 = 300
 )
 
