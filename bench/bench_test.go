@@ -10,7 +10,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unsafe"
 
+	"github.com/gofused/softmax"
 	"github.com/gofused/softmax/internal/spec"
 )
 
@@ -20,13 +22,13 @@ func TestParseSpecValid(t *testing.T) {
 		want Case
 		str  string
 	}{
-		{"4096x65536:f32:0", Case{[]int{4096, 65536}, spec.Float32, 0, spec.Softmax}, "4096x65536:f32:0"},
-		{"64x1000:f32", Case{[]int{64, 1000}, spec.Float32, -1, spec.Softmax}, "64x1000:f32"},
-		{"1x16777216:bf16:-1", Case{[]int{1, 16777216}, spec.BFloat16, -1, spec.Softmax}, "1x16777216:bf16"},
-		{"64x1024x512:f16:1", Case{[]int{64, 1024, 512}, spec.Float16, 1, spec.Softmax}, "64x1024x512:f16:1"},
-		{" 128x32000:float32:-1:log_softmax ", Case{[]int{128, 32000}, spec.Float32, -1, spec.LogSoftmax}, "128x32000:f32:-1:log_softmax"},
-		{"7:half", Case{[]int{7}, spec.Float16, -1, spec.Softmax}, "7:f16"},
-		{"3×5:f32:-2:softmax_backward", Case{[]int{3, 5}, spec.Float32, -2, spec.SoftmaxBackward}, "3x5:f32:-2:softmax_backward"},
+		{"4096x65536:f32:0", Case{Shape: []int{4096, 65536}, DType: spec.Float32, Axis: 0, Op: spec.Softmax}, "4096x65536:f32:0"},
+		{"64x1000:f32", Case{Shape: []int{64, 1000}, DType: spec.Float32, Axis: -1, Op: spec.Softmax}, "64x1000:f32"},
+		{"1x16777216:bf16:-1", Case{Shape: []int{1, 16777216}, DType: spec.BFloat16, Axis: -1, Op: spec.Softmax}, "1x16777216:bf16"},
+		{"64x1024x512:f16:1", Case{Shape: []int{64, 1024, 512}, DType: spec.Float16, Axis: 1, Op: spec.Softmax}, "64x1024x512:f16:1"},
+		{" 128x32000:float32:-1:log_softmax ", Case{Shape: []int{128, 32000}, DType: spec.Float32, Axis: -1, Op: spec.LogSoftmax}, "128x32000:f32:-1:log_softmax"},
+		{"7:half", Case{Shape: []int{7}, DType: spec.Float16, Axis: -1, Op: spec.Softmax}, "7:f16"},
+		{"3×5:f32:-2:softmax_backward", Case{Shape: []int{3, 5}, DType: spec.Float32, Axis: -2, Op: spec.SoftmaxBackward}, "3x5:f32:-2:softmax_backward"},
 	}
 	for _, tt := range tests {
 		got, err := ParseSpec(tt.in)
@@ -442,6 +444,45 @@ func TestCPUWorkloadData(t *testing.T) {
 	}
 	if slices.Equal(cw.sets[0].a.U16, cw.sets[1].a.U16) {
 		t.Error("buffer sets hold the same data")
+	}
+}
+
+// Case.Offset places every tensor of a CPU workload that many elements
+// into its storage, and a negative one is an error.
+func TestCPUWorkloadOffset(t *testing.T) {
+	for _, c := range []Case{
+		{Shape: []int{100, 1000}, DType: spec.Float32, Axis: -1, Op: spec.SoftmaxBackward, Offset: 1},
+		{Shape: []int{100, 1000}, DType: spec.BFloat16, Axis: -1, Op: spec.Softmax, Offset: 3},
+	} {
+		w, err := NewCPU().Prepare(c, "auto")
+		if err != nil {
+			t.Fatal(err)
+		}
+		set := w.(*cpuWorkload).sets[0]
+		xs := []softmax.Tensor{set.a, set.b}
+		if c.Op.Backward() {
+			xs = append(xs, set.dy)
+		}
+		for _, x := range xs {
+			// Storage of 100000 elements is a large object: the allocator
+			// starts it on a page, so the data's address shows the offset.
+			addr := uintptr(unsafe.Pointer(unsafe.SliceData(x.U16)))
+			if x.F32 != nil {
+				addr = uintptr(unsafe.Pointer(unsafe.SliceData(x.F32)))
+			}
+			if got, want := int(addr%4096), c.Offset*c.DType.Size(); got != want {
+				t.Errorf("%v offset %d: data at %d bytes into a page, want %d", c, c.Offset, got, want)
+			}
+			if x.Len() != c.Elems() {
+				t.Errorf("%v: tensor of %d elements, want %d", c, x.Len(), c.Elems())
+			}
+		}
+		if err := w.Run("auto"); err != nil {
+			t.Errorf("%v offset %d: %v", c, c.Offset, err)
+		}
+	}
+	if _, err := NewCPU().Prepare(Case{Shape: []int{4, 4}, DType: spec.Float32, Axis: -1, Offset: -1}, "auto"); err == nil || !strings.Contains(err.Error(), "offset -1") {
+		t.Errorf("offset -1: err = %v, want an error naming the offset", err)
 	}
 }
 

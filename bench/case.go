@@ -15,6 +15,11 @@ type Case struct {
 	DType spec.DType
 	Axis  int // as given; negative counts from the end
 	Op    spec.Op
+	// Offset is how many elements past an aligned allocation every tensor
+	// of the case starts (`softmax bench --offset`): with Offset·size not a
+	// multiple of 16 the pointers are misaligned, as a view into a larger
+	// tensor's storage can be. It is not part of the SPEC.
+	Offset int
 }
 
 // Elems returns the number of elements of the tensor.
@@ -152,6 +157,18 @@ func FormatSpecs(cases []Case) string {
 		s[i] = c.String()
 	}
 	return strings.Join(s, ",")
+}
+
+// WithOffset returns copies of the cases whose tensors start offset
+// elements into their allocations, as `--offset` does.
+func WithOffset(cases []Case, offset int) []Case {
+	out := make([]Case, len(cases))
+	for i, c := range cases {
+		c.Shape = append([]int(nil), c.Shape...)
+		c.Offset = offset
+		out[i] = c
+	}
+	return out
 }
 
 // WithOp returns copies of the cases with their op set to op, as `--op`

@@ -80,6 +80,25 @@ func (*CPU) Info() []string {
 // Close does nothing.
 func (*CPU) Close() error { return nil }
 
+// newTensorAt allocates a host tensor of shape whose data starts offset
+// elements into its storage (Case.Offset).
+func newTensorAt(dt spec.DType, offset int, shape []int) (softmax.Tensor, error) {
+	t, err := softmax.NewTensor(dt, shape...)
+	if err != nil || offset == 0 {
+		return t, err
+	}
+	store, err := softmax.NewTensor(dt, offset+t.Len())
+	if err != nil {
+		return t, err
+	}
+	if t.F32 != nil {
+		t.F32 = store.F32[offset:]
+	} else {
+		t.U16 = store.U16[offset:]
+	}
+	return t, nil
+}
+
 // Prepare allocates the case's buffer sets (see rotateBytes) and fills
 // them: forward inputs uniform in ±4 (never zero); backward y = the forward
 // op of such an input and dy uniform in ±4. Outputs are pre-written so no
@@ -92,6 +111,9 @@ func (b *CPU) Prepare(c Case, algo string) (Workload, error) {
 	if !c.DType.Valid() || !c.Op.Valid() {
 		return nil, fmt.Errorf("bad case %v", c)
 	}
+	if c.Offset < 0 {
+		return nil, fmt.Errorf("bench: offset %d: want at least 0 elements", c.Offset)
+	}
 	w := &cpuWorkload{c: c, l: l, chosen: vec.Impl()}
 	sets := 1
 	if t := c.Traffic(); t > 0 && t < rotateBytes {
@@ -100,10 +122,10 @@ func (b *CPU) Prepare(c Case, algo string) (Workload, error) {
 	w.sets = make([]cpuSet, sets)
 	for i := range w.sets {
 		s := &w.sets[i]
-		if s.a, err = softmax.NewTensor(c.DType, c.Shape...); err != nil {
+		if s.a, err = newTensorAt(c.DType, c.Offset, c.Shape); err != nil {
 			return nil, err
 		}
-		if s.b, err = softmax.NewTensor(c.DType, c.Shape...); err != nil {
+		if s.b, err = newTensorAt(c.DType, c.Offset, c.Shape); err != nil {
 			return nil, err
 		}
 		seed := uint64(i)*0x9e3779b97f4a7c15 + 1
@@ -120,7 +142,7 @@ func (b *CPU) Prepare(c Case, algo string) (Workload, error) {
 			if err := softmax.Apply(fwd, s.b, s.a, softmax.Options{Axis: c.Axis}); err != nil {
 				return nil, err
 			}
-			if s.dy, err = softmax.NewTensor(c.DType, c.Shape...); err != nil {
+			if s.dy, err = newTensorAt(c.DType, c.Offset, c.Shape); err != nil {
 				return nil, err
 			}
 			fillRandom(s.dy, seed+7)

@@ -76,8 +76,9 @@ func (b *cudaBackend) Info() []string {
 }
 
 // Prepare allocates the case's tensors on the device, filled with random
-// normal data, plus a copy source and destination of half the op's traffic
-// (a copy moving the same bytes: read + write).
+// normal data, each c.Offset elements into its buffer, plus a copy source
+// and destination of half the op's traffic (a copy moving the same bytes:
+// read + write, from aligned buffers).
 func (b *cudaBackend) Prepare(c Case, algo string) (Workload, error) {
 	d := b.dev
 	l, err := c.Layout()
@@ -88,20 +89,24 @@ func (b *cudaBackend) Prepare(c Case, algo string) (Workload, error) {
 	if b.flush {
 		w.before = b.flushL2
 	}
-	pl, err := d.Plan(c.Op, c.DType, c.Shape, cuda.Options{Axis: c.Axis, Tuned: b.tuned})
-	if err != nil {
-		return nil, err
+	if c.Offset < 0 {
+		return nil, fmt.Errorf("bench: offset %d: want at least 0 elements", c.Offset)
 	}
-	w.chosen = pl.Strategy
 	rng := rand.New(rand.NewPCG(uint64(l.Len()), 9))
 	for i := 0; i < c.Tensors(); i++ {
-		t, err := d.UploadRandom(rng, c.DType, c.Shape...)
+		t, err := d.UploadRandomAt(rng, c.DType, int64(c.Offset*c.DType.Size()), c.Shape...)
 		if err != nil {
 			w.Close()
 			return nil, err
 		}
 		w.ts = append(w.ts, t)
 	}
+	pl, err := d.PlanFor(c.Op, cuda.Options{Axis: c.Axis, Tuned: b.tuned}, w.ts[0], w.ts[1:]...)
+	if err != nil {
+		w.Close()
+		return nil, err
+	}
+	w.chosen = pl.Strategy
 	half := c.Traffic() / 2
 	if w.cpSrc, err = d.Alloc(half); err == nil {
 		w.cpDst, err = d.Alloc(half)

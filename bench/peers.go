@@ -92,8 +92,9 @@ func peerKey(shape []int, dtype string, axis int, op string) string {
 // MergePeers adds the peer columns to the records: for each record the
 // peers' medians on the same case (Peers), torch's time and VsTorch =
 // t_torch / t_ours, and the fastest peer with VsBestPeer = t_best / t_ours
-// (above 1: we are faster). Records without a matching peer are left as
-// they are. It returns the number of records that found peers.
+// (above 1: we are faster). Records without a matching peer, and those of
+// offset tensors (the peers time aligned ones), are left as they are. It
+// returns the number of records that found peers.
 func MergePeers(recs []Record, peers []PeerRecord) int {
 	byCase := map[string][]PeerRecord{}
 	for _, p := range peers {
@@ -104,7 +105,7 @@ func MergePeers(recs []Record, peers []PeerRecord) int {
 	for i := range recs {
 		r := &recs[i]
 		ps := byCase[peerKey(r.Shape, r.DType, r.Axis, r.Op)]
-		if len(ps) == 0 {
+		if len(ps) == 0 || r.Offset != 0 { // the peers time aligned tensors
 			continue
 		}
 		matched++

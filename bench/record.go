@@ -12,11 +12,14 @@ import (
 // `softmax bench --json`. Times are in microseconds, rates in GB/s (10^9
 // bytes per second) of the op's minimum traffic.
 type Record struct {
-	Spec   string `json:"spec"`   // the case's SPEC, e.g. "4096x65536:f32:0"
-	Shape  []int  `json:"shape"`  // tensor shape
-	DType  string `json:"dtype"`  // f32, f16, bf16
-	Axis   int    `json:"axis"`   // as given (negative counts from the end)
-	Op     string `json:"op"`     // softmax, log_softmax, softmax_backward, log_softmax_backward
+	Spec  string `json:"spec"`  // the case's SPEC, e.g. "4096x65536:f32:0"
+	Shape []int  `json:"shape"` // tensor shape
+	DType string `json:"dtype"` // f32, f16, bf16
+	Axis  int    `json:"axis"`  // as given (negative counts from the end)
+	Op    string `json:"op"`    // softmax, log_softmax, softmax_backward, log_softmax_backward
+	// Offset is Case.Offset: the tensors start this many elements past an
+	// aligned allocation (misaligned pointers when not a whole 16 bytes).
+	Offset int    `json:"offset,omitempty"`
 	Algo   string `json:"algo"`   // the strategy timed
 	Chosen string `json:"chosen"` // the strategy the planner picks for this case
 	// IsChosen reports whether Algo is the planner's pick (a "*" in the table).
@@ -57,7 +60,7 @@ type Record struct {
 func newRecord(c Case, device string) Record {
 	return Record{
 		Spec: c.String(), Shape: append([]int(nil), c.Shape...), DType: c.DType.String(),
-		Axis: c.Axis, Op: c.Op.String(), Device: device, Bytes: c.Traffic(),
+		Axis: c.Axis, Op: c.Op.String(), Offset: c.Offset, Device: device, Bytes: c.Traffic(),
 	}
 }
 

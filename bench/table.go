@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+	"slices"
 	"strconv"
 	"text/tabwriter"
 )
@@ -34,7 +35,11 @@ func WriteTable(w io.Writer, recs []Record) error {
 		if r.IsChosen {
 			algo += "*"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t", ShapeString(r.Shape), r.DType, r.Axis, r.Op, algo)
+		shape := ShapeString(r.Shape)
+		if r.Offset != 0 {
+			shape += "+" + strconv.Itoa(r.Offset)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t", shape, r.DType, r.Axis, r.Op, algo)
 		if r.Error != "" && r.US == 0 {
 			fmt.Fprintf(tw, "failed\t-\t-\t-\t")
 			if peers {
@@ -61,6 +66,9 @@ func Legend(recs []Record) []string {
 	lines := []string{
 		"µs: median of the reps; GB/s: minimum traffic (2 tensors forward, 3 backward) / median;",
 		"copy ratio: t(copy of the same bytes) / t(op), 1.00 = copy speed; *: the planner's pick",
+	}
+	if slices.ContainsFunc(recs, func(r Record) bool { return r.Offset != 0 }) {
+		lines = append(lines, "shape+N: every tensor starts N elements past an aligned allocation (misaligned unless N·size is a multiple of 16)")
 	}
 	if len(PeerNames(recs)) > 0 {
 		l := "vs torch: t(torch) / t(ours); vs best peer: t(fastest peer) / t(ours); above 1 = we are faster"

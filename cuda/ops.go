@@ -39,6 +39,39 @@ func (d *Device) ApplyBackward(op softmax.Op, dx, y, dy Tensor, opt Options, s *
 	return d.run(op, l, dx.DType, opt, kernels.Params{X: y.Ptr(), DY: dy.Ptr(), Y: dx.Ptr(), Scale: 1}, s)
 }
 
+// PlanFor returns the plan Apply (forward op: out = dst, in = src) or
+// ApplyBackward (out = dx, in = y, dy) would run for these tensors, after
+// the same checks: unlike Plan it sees their pointers, so a tensor that
+// starts inside a 16-byte pack gets the plan for unaligned pointers.
+func (d *Device) PlanFor(op softmax.Op, opt Options, out Tensor, in ...Tensor) (plan.Plan, error) {
+	names := []string{"dst", "src"}
+	if op.Backward() {
+		names = []string{"dx", "y", "dy"}
+	}
+	if len(in) != len(names)-1 {
+		return plan.Plan{}, fmt.Errorf("cuda: PlanFor %v takes %d input tensors, got %d", op, len(names)-1, len(in))
+	}
+	ts := append([]Tensor{out}, in...)
+	l, err := d.checkTensors(op, opt, names, ts...)
+	if err != nil {
+		return plan.Plan{}, err
+	}
+	var ptrs uintptr
+	for _, t := range ts {
+		ptrs |= t.Ptr()
+	}
+	pl, err := d.plan(op, l, out.DType, opt, aligned16(ptrs))
+	if err != nil {
+		return plan.Plan{}, fmt.Errorf("cuda: %w", err)
+	}
+	pl.Launches = slices.Clone(pl.Launches) // the cache's copy stays as planned
+	return pl, nil
+}
+
+// aligned16 reports whether the OR of a launch's pointers is 16-byte
+// aligned: every one of them is, and the kernels may take 16-byte packs.
+func aligned16(ptrs uintptr) bool { return ptrs%16 == 0 }
+
 // Plan returns the plan the device would use for op on a tensor of shape
 // and dtype along opt.Axis with 16-byte aligned pointers.
 func (d *Device) Plan(op softmax.Op, dt softmax.DType, shape []int, opt Options) (plan.Plan, error) {
@@ -104,8 +137,7 @@ func (d *Device) run(op softmax.Op, l spec.Layout, dt spec.DType, opt Options, p
 	if l.Empty() {
 		return nil
 	}
-	aligned := (p.X|p.Y|p.DY)%16 == 0
-	pl, err := d.plan(op, l, dt, opt, aligned)
+	pl, err := d.plan(op, l, dt, opt, aligned16(p.X|p.Y|p.DY))
 	if err != nil {
 		return fmt.Errorf("cuda: %w", err)
 	}

@@ -19,23 +19,39 @@ type Tensor struct {
 
 // NewTensor allocates an uninitialised device tensor.
 func (d *Device) NewTensor(dt softmax.DType, shape ...int) (Tensor, error) {
+	return d.newTensorAt(dt, 0, shape)
+}
+
+// newTensorAt allocates a buffer offset bytes longer than the tensor, the
+// tensor starting offset bytes into it.
+func (d *Device) newTensorAt(dt softmax.DType, offset int64, shape []int) (Tensor, error) {
 	if !dt.Valid() {
 		return Tensor{}, fmt.Errorf("cuda: unknown dtype %v", dt)
+	}
+	if offset < 0 || offset%int64(dt.Size()) != 0 {
+		return Tensor{}, fmt.Errorf("cuda: tensor offset %d bytes is not a non-negative multiple of the %v element size (%d)", offset, dt, dt.Size())
 	}
 	n, err := spec.NumElements(shape)
 	if err != nil {
 		return Tensor{}, fmt.Errorf("cuda: %w", err)
 	}
-	b, err := d.Alloc(int64(n) * int64(dt.Size()))
+	b, err := d.Alloc(offset + int64(n)*int64(dt.Size()))
 	if err != nil {
 		return Tensor{}, err
 	}
-	return Tensor{Buf: b, Shape: append([]int(nil), shape...), DType: dt}, nil
+	return Tensor{Buf: b, Offset: offset, Shape: append([]int(nil), shape...), DType: dt}, nil
 }
 
 // Upload allocates a device tensor holding a copy of h.
-func (d *Device) Upload(h softmax.Tensor) (Tensor, error) {
-	t, err := d.NewTensor(h.DType, h.Shape...)
+func (d *Device) Upload(h softmax.Tensor) (Tensor, error) { return d.UploadAt(h, 0) }
+
+// UploadAt is Upload into a buffer offset bytes longer, the tensor
+// starting offset bytes into it: an offset that is not a multiple of 16
+// gives the misaligned pointer of a view into a larger tensor (for tests
+// and benchmarks of such inputs). offset must be a multiple of the element
+// size.
+func (d *Device) UploadAt(h softmax.Tensor, offset int64) (Tensor, error) {
+	t, err := d.newTensorAt(h.DType, offset, h.Shape)
 	if err != nil {
 		return t, err
 	}

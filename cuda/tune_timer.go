@@ -143,6 +143,12 @@ func (f *L2Flush) Free() error { return f.buf.Free() }
 // standard normal values drawn from rng (rounded to dt): inputs for
 // benchmarks and tuning.
 func (d *Device) UploadRandom(rng *rand.Rand, dt softmax.DType, shape ...int) (Tensor, error) {
+	return d.UploadRandomAt(rng, dt, 0, shape...)
+}
+
+// UploadRandomAt is UploadRandom with the tensor starting offset bytes into
+// its buffer, as UploadAt places it.
+func (d *Device) UploadRandomAt(rng *rand.Rand, dt softmax.DType, offset int64, shape ...int) (Tensor, error) {
 	h, err := softmax.NewTensor(dt, shape...)
 	if err != nil {
 		return Tensor{}, fmt.Errorf("cuda: %w", err)
@@ -158,7 +164,7 @@ func (d *Device) UploadRandom(rng *rand.Rand, dt softmax.DType, shape ...int) (T
 			h.U16[k] = uint16(softmax.BFloat16From(v))
 		}
 	}
-	return d.Upload(h)
+	return d.UploadAt(h, offset)
 }
 
 // medianSorted returns the median of ascending samples (NaN when empty).

@@ -15,7 +15,7 @@ import (
 	"github.com/schollz/progressbar/v3"
 )
 
-const benchSynopsis = `softmax bench [--suite NAME | --shapes SPEC,...] [--algo auto|all|NAME,...] [--op OP] [--device D] [--reps N] [--warmup N] [--json FILE] [--plot FILE.svg] [--peers FILE] [--quiet] [--tuned] [--no-flush]
+const benchSynopsis = `softmax bench [--suite NAME | --shapes SPEC,...] [--algo auto|all|NAME,...] [--op OP] [--device D] [--reps N] [--warmup N] [--offset N] [--json FILE] [--plot FILE.svg] [--peers FILE] [--quiet] [--tuned] [--no-flush]
   softmax bench --list-suite NAME
 
 Times each case (median of --reps after --warmup untimed runs) and, in the
@@ -28,7 +28,10 @@ default -1, op default softmax or --op). Suites: ` + "tutorial, onepass, llm, ax
 the default is cpu on the CPU and quick on a GPU. --list-suite prints a
 suite's SPECs on one line (for bench/peers/peers.py --shapes). --peers
 reads that script's JSON and adds "vs torch" and "vs best peer" columns
-(t(peer) / t(ours): above 1, we are faster). --tuned makes the planner's
+(t(peer) / t(ours): above 1, we are faster; not for --offset cases).
+--offset N starts every tensor N elements past an aligned allocation: the
+pointers of a view into a larger tensor, misaligned unless N·size is a
+multiple of 16 (the table shows shape+N). --tuned makes the planner's
 pick ("auto", "*") prefer the winners cached by 'softmax tune' (GPU).
 --algo all includes the teaching kernels naive and smem_tree, which take
 up to seconds a run on rows of millions of elements (naive on 4x4194304
@@ -63,6 +66,7 @@ func runBench(e *env, args []string) error {
 	quiet := fs.Bool("quiet", false, "no progress bar")
 	listSuite := fs.String("list-suite", "", "print the SPECs of `suite` and exit")
 	noFlush := fs.Bool("no-flush", false, "GPU: do not flush the L2 cache before each timed rep")
+	offset := fs.Int("offset", 0, "every tensor starts `N` elements past an aligned allocation (misaligned pointers)")
 	tuned := fs.Bool("tuned", false, "the planner's pick prefers the autotuning cache's winners (softmax tune)")
 	if err := parseFlags(e, fs, benchSynopsis, args); err != nil {
 		return err
@@ -98,6 +102,9 @@ func runBench(e *env, args []string) error {
 	}
 	if *warmup < 0 {
 		return usagef("--warmup %d: want at least 0", *warmup)
+	}
+	if *offset < 0 {
+		return usagef("--offset %d: want at least 0 elements", *offset)
 	}
 	if *algo == "" {
 		return usagef("--algo: empty (want auto, all or NAME,...)")
@@ -149,6 +156,9 @@ func runBench(e *env, args []string) error {
 		what = "suite " + name
 	}
 	cases = withOp(cases)
+	if *offset != 0 {
+		cases = bench.WithOffset(cases, *offset)
+	}
 	if _, err := bench.ParseAlgo(*algo, bench.KnownAlgos(b)); err != nil {
 		return usagef("--algo: %v", err)
 	}

@@ -235,6 +235,7 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"bench", "--suite", "nope"}, "unknown suite"},
 		{[]string{"bench", "--shapes", "64x1000:f32", "--algo", "nope"}, "unknown algo"},
 		{[]string{"bench", "--op", "nope"}, "unknown op"},
+		{[]string{"bench", "--shapes", "64x1000:f32", "--offset", "-1"}, "--offset -1"},
 		{[]string{"info", "--kernel"}, "flag provided but not defined"},
 		{[]string{"help", "nope"}, "unknown command"},
 	}
@@ -403,6 +404,32 @@ func TestBench(t *testing.T) {
 	}
 	if fi, err := os.Stat(plotPath); err != nil || fi.Size() == 0 {
 		t.Errorf("plot: %v", err)
+	}
+
+	// --offset: the records and the table say where the tensors start, and
+	// peers (timed on aligned tensors) are not merged into them.
+	r = runCLI(t, "bench", "--device", "cpu", "--shapes", "64x1000:f32", "--reps", "3", "--warmup", "1",
+		"--offset", "3", "--json", jsonPath, "--peers", peersPath)
+	if r.code != 0 {
+		t.Fatalf("--offset 3: exit %d: %s", r.code, r.stderr)
+	}
+	if !strings.Contains(r.stdout, "64x1000+3") || !strings.Contains(r.stdout, "shape+N") {
+		t.Errorf("--offset 3: the table does not show the offset:\n%s", r.stdout)
+	}
+	if data, err = os.ReadFile(jsonPath); err != nil {
+		t.Fatal(err)
+	}
+	recs = nil
+	if err := json.Unmarshal(data, &recs); err != nil {
+		t.Fatalf("JSON: %v", err)
+	}
+	for _, rec := range recs {
+		if rec["offset"] != 3.0 {
+			t.Errorf("--offset 3: record has offset %v", rec["offset"])
+		}
+		if _, ok := rec["vs_torch"]; ok {
+			t.Errorf("--offset 3: an aligned peer timing was merged: %v", rec)
+		}
 	}
 
 	// The minimal form of the brief.
