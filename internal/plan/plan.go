@@ -121,7 +121,11 @@
 //     columns, f16/bf16 forward 16..128 and backward 16..300: flat_rows (a tile of consecutive rows staged in shared memory as one
 //     run of packs, a lane group a row; rules.go, flatRowsFirst: H200
 //     350785×126 bf16 54.1 vs warp_row 65.4 µs, its backward 71.8 vs
-//     105.8). Then cols <= 256·P forward / 128·P backward (1024 / 512 f32,
+//     105.8). So are rows of unaligned tensors, which every other
+//     strategy reads element by element: f16/bf16 13..512 columns, f32
+//     forward 10..512 and backward 257..512, except widths with 4-way
+//     bank conflicts (flatRowsUnaligned: 350785×126 bf16 58.8 vs warp_row
+//     120.5 µs). Then cols <= 256·P forward / 128·P backward (1024 / 512 f32,
 //     2048 / 1024 f16) that block_reg does not take (forward rows of up to
 //     1 KB, rows not of whole packs, backward rows): warp_row. Lanes per row W =
 //     nextpow2(ceil(cols/P)) up to 32, then packs per lane NP =

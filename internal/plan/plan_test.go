@@ -380,10 +380,11 @@ func TestRegimes(t *testing.T) {
 		{"126 bf16 backward (ragged: flat_rows, 16-bit backward 16..300 columns)", prob(350785, 126, 1, spec.BFloat16, spec.SoftmaxBackward), h100, kernels.FlatRows, "flat_rows_bwd_bf16_w16_n8"},
 		{"126 f16 backward (ragged: flat_rows, 16-bit backward 16..300 columns)", prob(200000, 126, 1, f16, spec.SoftmaxBackward), h100, kernels.FlatRows, "flat_rows_bwd_f16_w16_n8"},
 		{"301 f16 backward (ragged, 38 packs: two-pack twin, past flat_rows' 300 columns)", prob(65536, 301, 1, f16, spec.SoftmaxBackward), h100, kernels.WarpRow, "warp_row_bwd_f16_w32_p2_shift"},
-		{"50 f32, unaligned pointers: element-wise", unaligned(prob(100000, 50, 1, f32, spec.Softmax)), h100, kernels.WarpRow, "warp_row_fwd_f32_w16_p1"},
+		{"50 f32, unaligned pointers (flat_rows, f32 forward 10..512 columns)", unaligned(prob(100000, 50, 1, f32, spec.Softmax)), h100, kernels.FlatRows, "flat_rows_fwd_f32_w8_n8"},
+		{"50 f32, unaligned pointers before sm_80: element-wise", unaligned(prob(100000, 50, 1, f32, spec.Softmax)), sm70, kernels.WarpRow, "warp_row_fwd_f32_w16_p1"},
 		// flat_rows' limits (flatRowsFirst): aligned ragged rows of several
-		// rows only; whole packs, unaligned pointers, a single row and rows
-		// past the limits stay with warp_row (or block_reg).
+		// rows only; whole packs, a single row and rows past the limits stay
+		// with warp_row (or block_reg).
 		{"7 f32 (ragged, under flat_rows' 8 columns: element-wise)", prob(1000000, 7, 1, f32, spec.Softmax), h100, kernels.WarpRow, "warp_row_fwd_f32_w2_p1"},
 		{"9 f32 (ragged: flat_rows' shortest f32 row, 8 being whole packs)", prob(1000000, 9, 1, f32, spec.Softmax), h100, kernels.FlatRows, "flat_rows_fwd_f32_w4_n4"},
 		{"255 f32 (ragged: flat_rows, 32 lanes × 8 values)", prob(32768, 255, 1, f32, spec.Softmax), h100, kernels.FlatRows, "flat_rows_fwd_f32_w32_n8"},
@@ -404,7 +405,27 @@ func TestRegimes(t *testing.T) {
 		{"513 f32 backward (ragged, past flat_rows' 512 columns: online_2pass)", prob(4096, 513, 1, f32, spec.SoftmaxBackward), h100, kernels.Online2Pass, "online_2pass_bwd_f32_shift"},
 		{"64 bf16 (whole packs: not flat_rows)", prob(65536, 64, 1, spec.BFloat16, spec.Softmax), h100, kernels.WarpRow, "warp_row_fwd_bf16_w4_p2"},
 		{"256 f32 (whole packs: not flat_rows)", prob(4096, 256, 1, f32, spec.Softmax), h100, kernels.WarpRow, "warp_row_fwd_f32_w32_p2"},
-		{"66 bf16, unaligned pointers (not flat_rows: element-wise)", unaligned(prob(200000, 66, 1, spec.BFloat16, spec.Softmax)), h100, kernels.WarpRow, "warp_row_fwd_bf16_w16_p1"},
+		{"66 bf16, unaligned pointers (flat_rows, 16-bit 13..512 columns)", unaligned(prob(200000, 66, 1, spec.BFloat16, spec.Softmax)), h100, kernels.FlatRows, "flat_rows_fwd_bf16_w16_n5"},
+		{"66 bf16, unaligned pointers before sm_80: element-wise", unaligned(prob(200000, 66, 1, spec.BFloat16, spec.Softmax)), sm70, kernels.WarpRow, "warp_row_fwd_bf16_w16_p1"},
+		// flat_rows' limits on unaligned tensors (flatRowsUnaligned): rows
+		// of whole packs too, not one row, not 4-way bank conflicts.
+		{"9 f32 unaligned (under flat_rows' 10 columns: element-wise)", unaligned(prob(1000000, 9, 1, f32, spec.Softmax)), h100, kernels.WarpRow, "warp_row_fwd_f32_w4_p1"},
+		{"10 f32 unaligned (flat_rows' shortest unaligned f32 row)", unaligned(prob(1000000, 10, 1, f32, spec.Softmax)), h100, kernels.FlatRows, "flat_rows_fwd_f32_w4_n4"},
+		{"16 f32 unaligned (4-way bank conflicts at 4 lanes: element-wise)", unaligned(prob(1000000, 16, 1, f32, spec.Softmax)), h100, kernels.WarpRow, "warp_row_fwd_f32_w4_p1"},
+		{"64 f32 unaligned (4-way bank conflicts at 8 lanes: element-wise)", unaligned(prob(65536, 64, 1, f32, spec.Softmax)), h100, kernels.WarpRow, "warp_row_fwd_f32_w16_p1"},
+		{"64 f16 unaligned backward (4-way bank conflicts: element-wise)", unaligned(prob(200000, 64, 1, f16, spec.SoftmaxBackward)), h100, kernels.WarpRow, "warp_row_bwd_f16_w8_p1"},
+		{"256 f32 unaligned (whole packs: flat_rows)", unaligned(prob(16384, 256, 1, f32, spec.Softmax)), h100, kernels.FlatRows, "flat_rows_fwd_f32_w32_n8"},
+		{"512 f32 unaligned log_softmax (flat_rows' longest row)", unaligned(prob(16384, 512, 1, f32, spec.LogSoftmax)), h100, kernels.FlatRows, "flat_rows_fwd_f32_w32_n16"},
+		{"513 f32 unaligned (past flat_rows: element-wise)", unaligned(prob(16384, 513, 1, f32, spec.Softmax)), h100, kernels.WarpRow, "warp_row_fwd_f32_w32_p8"},
+		{"256 f32 unaligned backward (under flat_rows' 257 f32 backward columns)", unaligned(prob(16384, 256, 1, f32, spec.SoftmaxBackward)), h100, kernels.WarpRow, "warp_row_bwd_f32_w32_p2"},
+		{"257 f32 unaligned backward (flat_rows' shortest unaligned f32 backward row)", unaligned(prob(16384, 257, 1, f32, spec.SoftmaxBackward)), h100, kernels.FlatRows, "flat_rows_bwd_f32_w32_n10"},
+		{"512 f32 unaligned backward", unaligned(prob(16384, 512, 1, f32, spec.SoftmaxBackward)), h100, kernels.FlatRows, "flat_rows_bwd_f32_w32_n16"},
+		{"12 f16 unaligned (under flat_rows' 13 16-bit columns: element-wise)", unaligned(prob(300000, 12, 1, f16, spec.Softmax)), h100, kernels.WarpRow, "warp_row_fwd_f16_w2_p1"},
+		{"13 f16 unaligned (flat_rows' shortest unaligned 16-bit row)", unaligned(prob(300000, 13, 1, f16, spec.Softmax)), h100, kernels.FlatRows, "flat_rows_fwd_f16_w4_n4"},
+		{"13 bf16 unaligned backward", unaligned(prob(300000, 13, 1, spec.BFloat16, spec.SoftmaxBackward)), h100, kernels.FlatRows, "flat_rows_bwd_bf16_w4_n4"},
+		{"512 f16 unaligned backward (flat_rows' longest row)", unaligned(prob(16384, 512, 1, f16, spec.SoftmaxBackward)), h100, kernels.FlatRows, "flat_rows_bwd_f16_w32_n16"},
+		{"513 bf16 unaligned (past flat_rows: element-wise)", unaligned(prob(16384, 513, 1, spec.BFloat16, spec.Softmax)), h100, kernels.WarpRow, "warp_row_fwd_bf16_w32_p4"},
+		{"66 bf16 unaligned, one row (not flat_rows)", unaligned(prob(1, 66, 1, spec.BFloat16, spec.Softmax)), h100, kernels.WarpRow, "warp_row_fwd_bf16_w16_p1"},
 		{"66 bf16, one row (not ragged rows: not flat_rows)", prob(1, 66, 1, spec.BFloat16, spec.Softmax), h100, kernels.WarpRow, "warp_row_fwd_bf16_w16_p1"},
 		{"66 bf16, two rows (ragged: flat_rows)", prob(2, 66, 1, spec.BFloat16, spec.Softmax), h100, kernels.FlatRows, "flat_rows_fwd_bf16_w16_n5"},
 		{"126 bf16 on A100 (sm_80: flat_rows)", prob(350785, 126, 1, spec.BFloat16, spec.Softmax), a100, kernels.FlatRows, "flat_rows_fwd_bf16_w16_n8"},
@@ -444,7 +465,7 @@ func TestRegimes(t *testing.T) {
 		{"120 f16 (15 packs: one pack a lane)", prob(65536, 120, 1, f16, spec.Softmax), h100, kernels.WarpRow, "warp_row_fwd_f16_w16_p1"},
 		{"128 bf16 (16 packs)", prob(65536, 128, 1, spec.BFloat16, spec.Softmax), h100, kernels.WarpRow, "warp_row_fwd_bf16_w8_p2"},
 		{"40 f16 (5 packs)", prob(65536, 40, 1, f16, spec.LogSoftmax), h100, kernels.WarpRow, "warp_row_fwd_f16_w4_p2"},
-		{"96 f32, unaligned pointers", unaligned(prob(32768, 96, 1, f32, spec.Softmax)), h100, kernels.WarpRow, "warp_row_fwd_f32_w32_p1"},
+		{"96 f32, unaligned pointers before sm_80", unaligned(prob(32768, 96, 1, f32, spec.Softmax)), sm70, kernels.WarpRow, "warp_row_fwd_f32_w32_p1"},
 		// Backward rows from 17 packs (bwdHalfGroups).
 		{"96 f32 backward (24 packs)", prob(32768, 96, 1, f32, spec.SoftmaxBackward), h100, kernels.WarpRow, "warp_row_bwd_f32_w16_p2"},
 		{"32 f32 backward (8 packs: one a lane)", prob(65536, 32, 1, f32, spec.SoftmaxBackward), h100, kernels.WarpRow, "warp_row_bwd_f32_w8_p1"},
@@ -1534,8 +1555,8 @@ func unaligned(p Problem) Problem {
 
 // Plan.General sends a plain softmax launch to the general build: only
 // warp_row's 16-bit rows read element by element over 4 lanes or more.
-// Aligned ragged rows of that kind (27 f16, 30 bf16) go to flat_rows from
-// sm_80, so they are checked before it, and unaligned ones on the H100.
+// Ragged and unaligned rows of that kind (27 f16, 30 bf16) go to flat_rows
+// from sm_80, so they are checked before it.
 func TestWarpRowGeneralBuild(t *testing.T) {
 	bf16 := spec.BFloat16
 	cases := []struct {
@@ -1545,20 +1566,21 @@ func TestWarpRowGeneralBuild(t *testing.T) {
 		strat kernels.Strategy
 		want  bool
 	}{
-		{"59 bf16 unaligned, element-wise, 8 lanes", unaligned(prob(74862, 59, 1, bf16, spec.Softmax)), h100, kernels.WarpRow, true},
+		{"59 bf16 unaligned before sm_80, element-wise, 8 lanes", unaligned(prob(74862, 59, 1, bf16, spec.Softmax)), sm70, kernels.WarpRow, true},
 		{"59 bf16 ragged: flat_rows", prob(74862, 59, 1, bf16, spec.Softmax), h100, kernels.FlatRows, false},
+		{"59 bf16 unaligned: flat_rows", unaligned(prob(74862, 59, 1, bf16, spec.Softmax)), h100, kernels.FlatRows, false},
 		{"59 bf16 ragged before sm_80: three-pack twin", prob(74862, 59, 1, bf16, spec.Softmax), sm70, kernels.WarpRow, false},
-		{"27 f16 unaligned, element-wise, 4 lanes", unaligned(prob(65536, 27, 1, spec.Float16, spec.Softmax)), h100, kernels.WarpRow, true},
+		{"27 f16 unaligned before sm_80, element-wise, 4 lanes", unaligned(prob(65536, 27, 1, spec.Float16, spec.Softmax)), sm70, kernels.WarpRow, true},
 		{"27 f16 ragged before sm_80: element-wise, 4 lanes", prob(65536, 27, 1, spec.Float16, spec.Softmax), sm70, kernels.WarpRow, true},
-		{"100 f16 unaligned, 16 lanes", unaligned(prob(4096, 100, 1, spec.Float16, spec.Softmax)), h100, kernels.WarpRow, true},
+		{"100 f16 unaligned before sm_80, 16 lanes", unaligned(prob(4096, 100, 1, spec.Float16, spec.Softmax)), sm70, kernels.WarpRow, true},
 		{"10 f16 element-wise, 2 lanes", prob(1000000, 10, 1, spec.Float16, spec.Softmax), h100, kernels.WarpRow, false},
 		{"13 f16 element-wise under flat_rows' 16 columns, 2 lanes", prob(65536, 13, 1, spec.Float16, spec.Softmax), h100, kernels.WarpRow, false},
 		{"201 bf16 ragged past flat_rows: two-pack twin", prob(16384, 201, 1, bf16, spec.Softmax), h100, kernels.WarpRow, false},
 		{"130 bf16 ragged past flat_rows: three-pack twin", prob(4096, 130, 1, bf16, spec.Softmax), h100, kernels.WarpRow, false},
-		{"30 bf16 unaligned, element-wise, 4 lanes", unaligned(prob(200000, 30, 1, bf16, spec.Softmax)), h100, kernels.WarpRow, true},
+		{"30 bf16 unaligned before sm_80, element-wise, 4 lanes", unaligned(prob(200000, 30, 1, bf16, spec.Softmax)), sm70, kernels.WarpRow, true},
 		{"30 bf16 ragged before sm_80: element-wise, 4 lanes", prob(200000, 30, 1, bf16, spec.Softmax), sm70, kernels.WarpRow, true},
 		{"128 bf16 whole packs", prob(65536, 128, 1, bf16, spec.Softmax), h100, kernels.WarpRow, false},
-		{"59 f32 unaligned: element-wise, 16 lanes, not 16-bit", unaligned(prob(74862, 59, 1, spec.Float32, spec.Softmax)), h100, kernels.WarpRow, false},
+		{"59 f32 unaligned before sm_80: element-wise, 16 lanes, not 16-bit", unaligned(prob(74862, 59, 1, spec.Float32, spec.Softmax)), sm70, kernels.WarpRow, false},
 		{"59 f32 ragged before sm_80: twin", prob(74862, 59, 1, spec.Float32, spec.Softmax), sm70, kernels.WarpRow, false},
 		{"4096 bf16: block_reg", prob(4096, 4096, 1, bf16, spec.Softmax), h100, kernels.BlockReg, false},
 	}

@@ -346,7 +346,11 @@ func (c *ctx) choose() []choice {
 		out = append(out, choice{kernels.BlockHybrid, "forward rows past block_hybrid's 512-thread blocks, behind split_grid: 1024 threads, the row in registers and shared memory"})
 	}
 	if c.flatRowsFirst() {
-		out = append(out, choice{kernels.FlatRows, fmt.Sprintf("ragged rows of %d columns: tiles of consecutive rows staged in shared memory as one run of packs, a lane group a row (one read, 16-byte loads and stores)", cols)})
+		what := "ragged rows"
+		if !p.Aligned {
+			what = "rows of unaligned tensors"
+		}
+		out = append(out, choice{kernels.FlatRows, fmt.Sprintf("%s of %d columns: tiles of consecutive rows staged in shared memory as one run of packs, a lane group a row (one read, 16-byte loads and stores)", what, cols)})
 	}
 	warpMax := kernels.WarpRow.Info().MaxCols(p.Op, c.dt)
 	if c.blockRegFirst() {
@@ -385,7 +389,13 @@ func (c *ctx) choose() []choice {
 // softmax_backward 25.8 vs 28.5, 32768×400 bf16 softmax_backward 26.0 vs
 // 27.1; inside them 200000×100 bf16 is 2.8% slower (30.65 vs 31.50).
 func (c *ctx) flatRowsFirst() bool {
-	if !c.raggedRows() || c.check(kernels.FlatRows) != nil {
+	if c.check(kernels.FlatRows) != nil {
+		return false
+	}
+	if c.unalignedRows() {
+		return c.flatRowsUnaligned()
+	}
+	if !c.raggedRows() {
 		return false
 	}
 	lo, hi := int64(flatRowsMinCols), flatRowsMaxCols // f32: every row it holds
@@ -404,6 +414,57 @@ const (
 	flatRowsMinCols16    = 16
 	flatRowsMaxFwdCols16 = 128
 	flatRowsMaxBwdCols16 = 300
+)
+
+// unalignedRows reports last-axis rows, several of them, whose tensors do
+// not all start on a 16-byte boundary (a view into a larger tensor): no
+// strategy but flat_rows reads them as 16-byte packs.
+func (c *ctx) unalignedRows() bool {
+	return !c.p.Aligned && c.p.Inner == 1 && c.p.Outer > 1
+}
+
+// flatRowsUnaligned reports unaligned rows that flat_rows takes ahead of
+// warp_row's element-wise path: f16/bf16 rows of 13-512 columns, f32
+// forward ones of 10-512 and backward ones of 257-512, unless the width
+// flat_rows picks reads shared memory with more than 2-way bank conflicts
+// (rows of 16 f32, or of 64). Element-wise, a warp loads 64 bytes of 16-bit
+// values an instruction and 128 of f32 ones, so 16-bit rows gain most.
+// H200, softmax bench --offset 1, median µs of two rounds, warp_row
+// against flat_rows forced in the same run (-ab-s44.txt §1):
+// 350785×126 bf16 120.51 vs 58.76 (softmax_backward 117.16 vs 79.30),
+// 200000×66 bf16 43.26 vs 26.55, 32768×300 f16 30.78 vs 20.26, 131072×100
+// f16 34.26 vs 25.26 (softmax_backward 41.69 vs 34.03), 16384×512 f16
+// 22.16 vs 16.91, 300000×13 f16 14.42 vs 12.48, 32768×383 f32 40.35 vs
+// 33.17 (log_softmax 48.37 vs 32.99, softmax_backward 55.30 vs 49.49),
+// 1000000×10 f32 35.20 vs 32.83. Outside: 1000000×5 f32 19.27 vs 27.81
+// and f16 12.54 vs 22.96; f32 softmax_backward of 13-256 columns
+// (300000×13 19.75 vs 21.53, 65536×100 27.08 vs 30.59, 32768×128 19.20
+// vs 22.62); 4-way conflicts at 64 columns (65536×64 f32 15.02 vs 16.01,
+// softmax_backward 19.40 vs 25.48; 200000×64 f16 softmax_backward 34.42
+// vs 41.01). Inside, behind: 32768×200 f32 softmax 20.12 vs 22.28 (its
+// log_softmax 26.63 vs 22.02), 16384×256 f32 14.68 vs 15.02, 65536×128
+// f16 softmax_backward 24.58 vs 24.83.
+func (c *ctx) flatRowsUnaligned() bool {
+	lo := int64(flatRowsMinColsUnaligned16)
+	if c.es == 4 {
+		lo = flatRowsMinColsUnaligned
+		if c.bwd {
+			lo = flatRowsMinBwdColsUnaligned
+		}
+	}
+	if c.p.Axis < lo || c.p.Axis > flatRowsMaxCols {
+		return false
+	}
+	w, _, ok := c.flatRowsLanes()
+	return ok && flatRowsConflicts(c.p.Axis, w, c.es) <= 2
+}
+
+// flatRowsUnaligned's lower limits, in columns: f32 forward and backward,
+// f16/bf16 either way.
+const (
+	flatRowsMinColsUnaligned    = 10
+	flatRowsMinBwdColsUnaligned = 257
+	flatRowsMinColsUnaligned16  = 13
 )
 
 // fewRows applies the bandwidth model for rows < SMs: a block per row, the
