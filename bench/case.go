@@ -162,23 +162,30 @@ func FormatSpecs(cases []Case) string {
 // WithOffset returns copies of the cases whose tensors start offset
 // elements into their allocations, as `--offset` does.
 func WithOffset(cases []Case, offset int) []Case {
-	out := make([]Case, len(cases))
-	for i, c := range cases {
-		c.Shape = append([]int(nil), c.Shape...)
-		c.Offset = offset
-		out[i] = c
-	}
-	return out
+	return copyCases(cases, func(c *Case) { c.Offset = offset })
 }
 
 // WithOp returns copies of the cases with their op set to op, as `--op`
 // does: every case gets op, including those whose SPEC named one.
 func WithOp(cases []Case, op spec.Op) []Case {
+	return copyCases(cases, func(c *Case) { c.Op = op })
+}
+
+// copyCases returns deep copies of the cases, each changed by set.
+func copyCases(cases []Case, set func(*Case)) []Case {
 	out := make([]Case, len(cases))
 	for i, c := range cases {
 		c.Shape = append([]int(nil), c.Shape...)
-		c.Op = op
+		set(&c)
 		out[i] = c
 	}
 	return out
+}
+
+// checkOffset rejects a negative Offset, for the backends' Prepare.
+func (c Case) checkOffset() error {
+	if c.Offset < 0 {
+		return fmt.Errorf("bench: offset %d: want at least 0 elements", c.Offset)
+	}
+	return nil
 }

@@ -111,8 +111,8 @@ func (b *CPU) Prepare(c Case, algo string) (Workload, error) {
 	if !c.DType.Valid() || !c.Op.Valid() {
 		return nil, fmt.Errorf("bad case %v", c)
 	}
-	if c.Offset < 0 {
-		return nil, fmt.Errorf("bench: offset %d: want at least 0 elements", c.Offset)
+	if err := c.checkOffset(); err != nil {
+		return nil, err
 	}
 	w := &cpuWorkload{c: c, l: l, chosen: vec.Impl()}
 	sets := 1

@@ -89,8 +89,8 @@ func (b *cudaBackend) Prepare(c Case, algo string) (Workload, error) {
 	if b.flush {
 		w.before = b.flushL2
 	}
-	if c.Offset < 0 {
-		return nil, fmt.Errorf("bench: offset %d: want at least 0 elements", c.Offset)
+	if err := c.checkOffset(); err != nil {
+		return nil, err
 	}
 	rng := rand.New(rand.NewPCG(uint64(l.Len()), 9))
 	for i := 0; i < c.Tensors(); i++ {
