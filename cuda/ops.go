@@ -19,7 +19,7 @@ func (d *Device) Apply(op softmax.Op, dst, src Tensor, opt Options, s *Stream) e
 	if op.Backward() {
 		return fmt.Errorf("cuda: Apply takes a forward op, got %v (use ApplyBackward)", op)
 	}
-	l, err := d.checkTensors(op, opt, []string{"dst", "src"}, dst, src)
+	l, err := d.checkTensors(op, opt, tensorNames(op), dst, src)
 	if err != nil {
 		return err
 	}
@@ -32,7 +32,7 @@ func (d *Device) ApplyBackward(op softmax.Op, dx, y, dy Tensor, opt Options, s *
 	if !op.Backward() {
 		return fmt.Errorf("cuda: ApplyBackward takes a backward op, got %v (use Apply)", op)
 	}
-	l, err := d.checkTensors(op, opt, []string{"dx", "y", "dy"}, dx, y, dy)
+	l, err := d.checkTensors(op, opt, tensorNames(op), dx, y, dy)
 	if err != nil {
 		return err
 	}
@@ -44,10 +44,7 @@ func (d *Device) ApplyBackward(op softmax.Op, dx, y, dy Tensor, opt Options, s *
 // the same checks: unlike Plan it sees their pointers, so a tensor that
 // starts inside a 16-byte pack gets the plan for unaligned pointers.
 func (d *Device) PlanFor(op softmax.Op, opt Options, out Tensor, in ...Tensor) (plan.Plan, error) {
-	names := []string{"dst", "src"}
-	if op.Backward() {
-		names = []string{"dx", "y", "dy"}
-	}
+	names := tensorNames(op)
 	if len(in) != len(names)-1 {
 		return plan.Plan{}, fmt.Errorf("cuda: PlanFor %v takes %d input tensors, got %d", op, len(names)-1, len(in))
 	}
@@ -66,6 +63,15 @@ func (d *Device) PlanFor(op softmax.Op, opt Options, out Tensor, in ...Tensor) (
 	}
 	pl.Launches = slices.Clone(pl.Launches) // the cache's copy stays as planned
 	return pl, nil
+}
+
+// tensorNames names an op's tensors in errors, output first: Apply's dst
+// and src, ApplyBackward's dx, y and dy.
+func tensorNames(op softmax.Op) []string {
+	if op.Backward() {
+		return []string{"dx", "y", "dy"}
+	}
+	return []string{"dst", "src"}
 }
 
 // aligned16 reports whether the OR of a launch's pointers is 16-byte
