@@ -3,6 +3,7 @@ package cuda
 import (
 	"fmt"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/gofused/softmax"
@@ -49,10 +50,11 @@ func backendAt(d *Device, opt Options, offs []int) verify.Backend {
 }
 
 // Tensors that start inside a 16-byte pack (each by its own offset, or all
-// by the same) against the float64 reference, for the planner's pick and
-// for the strategies that take any element alignment, on short rows of
-// whole and ragged packs, rows past flat_rows' reach and a non-last axis.
-// The planner's picks are logged.
+// by the same, whose rows the ragged-row twins read in packs) against the
+// float64 reference, for the planner's pick and for the strategies that
+// take any element alignment, on short rows of whole and ragged packs,
+// rows past flat_rows' reach and a non-last axis. The planner's picks are
+// logged.
 func TestMisalignedRows(t *testing.T) {
 	d := openOrSkip(t)
 	rng := rand.New(rand.NewPCG(8, uint64(rand.Int64())))
@@ -61,10 +63,12 @@ func TestMisalignedRows(t *testing.T) {
 		axis  int
 	}{{[]int{37, 5}, -1}, {[]int{300, 13}, -1}, {[]int{1000, 64}, -1}, {[]int{1000, 100}, -1}, {[]int{257, 128}, -1},
 		{[]int{333, 129}, -1}, {[]int{64, 300}, -1}, {[]int{50, 512}, -1}, {[]int{40, 513}, -1}, {[]int{7, 1000}, -1},
-		{[]int{1, 77}, -1}, {[]int{30, 7, 33}, 1}}
-	offsets := [][]int{{1, 1, 1}, {3, 1, 2}, {0, 1, 0}, {1, 0, 0}}
+		{[]int{1, 77}, -1}, {[]int{30, 7, 33}, 1},
+		// past flat_rows: tensors at one offset take the ragged-row twins
+		{[]int{33, 1024}, -1}, {[]int{9, 2001}, -1}, {[]int{5, 4096}, -1}, {[]int{3, 9000}, -1}, {[]int{4, 33000}, -1}}
+	offsets := [][]int{{1, 1, 1}, {3, 1, 2}, {0, 1, 0}, {1, 0, 0}, {3, 3, 3}, {7, 7, 7}}
 	fills := []verify.Fill{verify.Random, verify.NegInf, verify.NaN}
-	for _, algo := range []string{"auto", "flat_rows", "warp_row"} {
+	for _, algo := range []string{"auto", "flat_rows", "warp_row", "block_reg", "block_smem", "online_2pass"} {
 		t.Run(algo, func(t *testing.T) {
 			run, skipped, planned := 0, 0, map[string]int{}
 			for _, s := range shapes {
@@ -118,8 +122,32 @@ func planAt(d *Device, c verify.Case, offs []int) (string, error) {
 	return pl.Strategy, err
 }
 
-// PlanFor sees each pointer: the plan of aligned tensors is Plan's, and one
-// misaligned tensor among them changes it (no 16-byte path); a wrong
+// placement gives the planner Aligned and Skew from the pointers: the
+// forward ops' zero dy is skipped, and pointers the same distance past a
+// 16-byte boundary share it as the skew.
+func TestPlacement(t *testing.T) {
+	for _, c := range []struct {
+		ptrs    []uintptr
+		aligned bool
+		skew    int
+	}{
+		{nil, true, 0},
+		{[]uintptr{0x1000, 0x2000, 0}, true, 0},
+		{[]uintptr{0x1002, 0x2002, 0}, false, 2},
+		{[]uintptr{0x100c, 0x201c, 0x30c}, false, 12},
+		{[]uintptr{0x1002, 0x2004, 0}, false, 0},
+		{[]uintptr{0x1000, 0x2004}, false, 0},
+		{[]uintptr{0x1004, 0x2004, 0x3000}, false, 0},
+	} {
+		if a, s := placement(c.ptrs...); a != c.aligned || s != c.skew {
+			t.Errorf("placement(%#x) = %v, %d; want %v, %d", c.ptrs, a, s, c.aligned, c.skew)
+		}
+	}
+}
+
+// PlanFor sees each pointer: the plan of aligned tensors is Plan's, one
+// misaligned tensor among them changes it (no 16-byte path), tensors all
+// the same distance past a 16-byte boundary take a ragged-row twin; a wrong
 // number of inputs and an offset that is not a whole element are errors.
 func TestPlanFor(t *testing.T) {
 	d := openOrSkip(t)
@@ -150,6 +178,13 @@ func TestPlanFor(t *testing.T) {
 	}
 	if fmt.Sprint(mis) == fmt.Sprint(want) {
 		t.Errorf("a misaligned input left the plan as for aligned ones: %+v", mis)
+	}
+	sk, err := d.PlanFor(softmax.OpSoftmax, Options{Axis: -1}, m, mk(4))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !sk.Shift || !strings.HasSuffix(sk.Launches[0].Symbol, "_shift") {
+		t.Errorf("tensors 4 bytes past a 16-byte boundary: %s (shift %v), want a ragged-row twin", sk.Launches[0].Symbol, sk.Shift)
 	}
 	if _, err := d.PlanFor(softmax.OpSoftmaxBackward, Options{Axis: -1}, a, b); err == nil {
 		t.Error("PlanFor of a backward op with one input: no error")

@@ -53,11 +53,11 @@ func (d *Device) PlanFor(op softmax.Op, opt Options, out Tensor, in ...Tensor) (
 	if err != nil {
 		return plan.Plan{}, err
 	}
-	var ptrs uintptr
-	for _, t := range ts {
-		ptrs |= t.Ptr()
+	ptrs := make([]uintptr, len(ts))
+	for i, t := range ts {
+		ptrs[i] = t.Ptr()
 	}
-	pl, err := d.plan(op, l, out.DType, opt, aligned16(ptrs))
+	pl, err := d.plan(op, l, out.DType, opt, ptrs...)
 	if err != nil {
 		return plan.Plan{}, fmt.Errorf("cuda: %w", err)
 	}
@@ -74,9 +74,24 @@ func tensorNames(op softmax.Op) []string {
 	return []string{"dst", "src"}
 }
 
-// aligned16 reports whether the OR of a launch's pointers is 16-byte
-// aligned: every one of them is, and the kernels may take 16-byte packs.
-func aligned16(ptrs uintptr) bool { return ptrs%16 == 0 }
+// placement returns plan.Problem's Aligned and Skew for a launch's
+// pointers (zero ones, the forward ops' dy, skipped): aligned when every
+// one is 16-byte aligned (or none is given: Plan), else the bytes past a
+// 16-byte boundary that every one of them lies, 0 when they differ.
+func placement(ptrs ...uintptr) (aligned bool, skew int) {
+	skew = -1
+	for _, p := range ptrs {
+		if p == 0 {
+			continue
+		}
+		if r := int(p % 16); skew < 0 {
+			skew = r
+		} else if r != skew {
+			return false, 0
+		}
+	}
+	return skew <= 0, max(skew, 0)
+}
 
 // Plan returns the plan the device would use for op on a tensor of shape
 // and dtype along opt.Axis with 16-byte aligned pointers.
@@ -85,7 +100,7 @@ func (d *Device) Plan(op softmax.Op, dt softmax.DType, shape []int, opt Options)
 	if err != nil {
 		return plan.Plan{}, fmt.Errorf("cuda: %w", err)
 	}
-	pl, err := d.plan(op, l, dt, opt, true)
+	pl, err := d.plan(op, l, dt, opt)
 	pl.Launches = slices.Clone(pl.Launches) // the cache's copy stays as planned
 	return pl, err
 }
@@ -110,8 +125,10 @@ func plainLaunch(op softmax.Op, opt Options) bool {
 	return !op.Backward() && !op.Log() && opt.scale() == 1 && !opt.general
 }
 
-func (d *Device) plan(op softmax.Op, l spec.Layout, dt spec.DType, opt Options, aligned bool) (plan.Plan, error) {
-	prob := plan.Problem{Outer: int64(l.Outer), Axis: int64(l.Axis), Inner: int64(l.Inner), DType: dt, Op: op, Aligned: aligned}
+// plan plans op for tensors at ptrs (none: 16-byte aligned ones).
+func (d *Device) plan(op softmax.Op, l spec.Layout, dt spec.DType, opt Options, ptrs ...uintptr) (plan.Plan, error) {
+	aligned, skew := placement(ptrs...)
+	prob := plan.Problem{Outer: int64(l.Outer), Axis: int64(l.Axis), Inner: int64(l.Inner), DType: dt, Op: op, Aligned: aligned, Skew: skew}
 	plain := plainLaunch(op, opt)
 	if opt.planWith != nil {
 		return opt.planWith(prob, d.planDevice(), d.occupancy(dt, plain))
@@ -143,7 +160,7 @@ func (d *Device) run(op softmax.Op, l spec.Layout, dt spec.DType, opt Options, p
 	if l.Empty() {
 		return nil
 	}
-	pl, err := d.plan(op, l, dt, opt, aligned16(p.X|p.Y|p.DY))
+	pl, err := d.plan(op, l, dt, opt, p.X, p.Y, p.DY)
 	if err != nil {
 		return fmt.Errorf("cuda: %w", err)
 	}

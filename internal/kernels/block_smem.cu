@@ -30,7 +30,7 @@ __device__ __forceinline__ void block_smem_kernel(const Params& p) {
   for (i64 row = blockIdx.x; row < rows; row += gridDim.x) {
     // A ragged row (SHIFT) streams from its first 16-byte
     // boundary; its head, fewer than P elements, goes element by element.
-    const i64 head = SHIFT ? row_head<typename Op::D>(row * cols, cols) : 0;
+    const i64 head = SHIFT ? row_head<typename Op::D>(op.src(0), row * cols, cols) : 0;
     const i64 off = row * cols + head, n = cols - head;
     typename Op::Acc a = stream_acc<Op, true>(op, off, n, threadIdx.x, blockDim.x, vec, sm, stride, head);
     // The reduction's barriers also order this row's stash writes after the

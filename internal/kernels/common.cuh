@@ -537,6 +537,17 @@ __device__ __forceinline__ int smem_head(const typename D::T* q, i64 at) {
   return (int)((P - (int)(e % P)) % P);
 }
 
+// Elements from the 16-byte boundary at or before element offset at of q
+// to q + at (0 when it sits on one): the lo of a row read from its pack
+// boundary. Taken from the address, so tensors that all lie the same
+// distance past a boundary (Params.vec == 2 with unaligned pointers,
+// plan.Problem.Skew) are read in packs as ragged rows of aligned ones are.
+template <class D>
+__device__ __forceinline__ int pack_lo(const typename D::T* q, i64 at) {
+  const unsigned long long e = (unsigned long long)q / sizeof(typename D::T) + (unsigned long long)at;
+  return (int)(e % D::P);
+}
+
 // Copies n elements from src into stash + shift, shift = (P - head) mod P
 // so that src's 16-byte boundaries land on stash's: whole packs by
 // cp.async, the head and tail element by element. The caller waits and
@@ -1340,14 +1351,15 @@ __device__ __forceinline__ void cached_row_masked(const Op& op, i64 off, i64 n, 
 
 // cached_row: rows of whole packs that fill every pack take cached_row_full,
 // others the general body, inlined or (OUTLINE) called. With SHIFT (the
-// "_shift" kernels, Params.vec == 2: aligned pointers, cols not a multiple
-// of P) a ragged row is taken from the pack boundary at or before its
-// start, lo = off mod P elements early, so that its packs load and store 16
+// "_shift" kernels, Params.vec == 2: aligned pointers and cols not a
+// multiple of P, or pointers that all lie the same distance past a pack
+// boundary) a ragged row is taken from the pack boundary at or before its
+// start, lo = pack_lo elements early, so that its packs load and store 16
 // bytes at a time instead of element by element; the planner sizes
-// NP*nt*P for cols + P - 1.
+// NP*nt*P for the span (plan's shiftedSpan).
 template <class Op, int NP, class Red, bool OUTLINE = false, bool SHIFT = false>
 __device__ __forceinline__ void cached_row(const Op& op, i64 off, i64 n, int t, int nt, bool vec) {
-  const int lo = SHIFT ? (int)(off & (Op::D::P - 1)) : 0;
+  const int lo = SHIFT ? pack_lo<typename Op::D>(op.src(0), off) : 0;
   if (!SHIFT && vec && n == (i64)NP * nt * Op::D::P)
     cached_row_full<false, Op, NP, Red>(op, off, n, t, nt);
   else if (OUTLINE)
@@ -1372,14 +1384,15 @@ __device__ __forceinline__ float ld_elem(const Op& op, int k, i64 i) {
   return op.conv(k, Op::D::to_f(op.src(k)[i]));
 }
 
-// Ragged rows (Params.vec == 2: 16-byte aligned pointers, cols not a
-// multiple of P) start inside a pack. The streaming bodies take such a row
-// as its head, the elements before its first 16-byte boundary (fewer than
+// Ragged rows (Params.vec == 2: 16-byte aligned pointers and cols not a
+// multiple of P, or pointers that all lie the same distance past a pack
+// boundary) start inside a pack. The streaming bodies take such a row as
+// its head, the elements before its first 16-byte boundary (fewer than
 // P), then the vector path from that boundary on; row_head is the head's
-// length for the row at element offset off, length n.
+// length for the row at element offset off of q, length n.
 template <class D>
-__device__ __forceinline__ i64 row_head(i64 off, i64 n) {
-  const i64 h = (D::P - (off & (D::P - 1))) & (D::P - 1);
+__device__ __forceinline__ i64 row_head(const typename D::T* q, i64 off, i64 n) {
+  const i64 h = smem_head<D>(q, off);
   return h < n ? h : n;
 }
 
@@ -1658,7 +1671,7 @@ __device__ __forceinline__ void smem_out(const Op& op, i64 off, i64 n, int t, in
 // 16-byte boundary, its head element by element (row_head).
 template <class Op, bool SHIFT = false>
 __device__ __forceinline__ void row_2pass(const Op& op, i64 off, i64 n, bool vec) {
-  const i64 head = SHIFT ? row_head<typename Op::D>(off, n) : 0;
+  const i64 head = SHIFT ? row_head<typename Op::D>(op.src(0), off, n) : 0;
   typename Op::Acc a = block_reduce<Op>(read1_acc(op, off + head, n - head, vec, threadIdx.x, blockDim.x, head));
   read2_out(op, off + head, n - head, vec, threadIdx.x, blockDim.x, op.finalize(a), head);
 }

@@ -48,7 +48,7 @@ __device__ __forceinline__ void warp_row_kernel(const Params& p) {
       // packs end inside the tensor (cached_row_masked); the last
       // iteration takes the general body.
       const i64 off = row * cols;
-      const int lo = (int)(off & (Op::D::P - 1));
+      const int lo = pack_lo<typename Op::D>(op.src(0), off);
       cached_row_masked<Op, NP, GroupRed<W>>(op, off - lo, cols + lo, lo, lane, W);
     } else {
       cached_row<Op, NP, GroupRed<W>, false, SHIFT>(op, ok ? row * cols : 0, ok ? cols : 0, lane, W, vec);

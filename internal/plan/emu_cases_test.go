@@ -110,8 +110,15 @@ func TestEmuCases(t *testing.T) {
 			}
 			for _, dt := range []spec.DType{spec.Float32, spec.Float16, spec.BFloat16} {
 				for _, op := range []spec.Op{spec.Softmax, spec.LogSoftmax, spec.SoftmaxBackward, spec.LogSoftmaxBackward} {
-					for _, al := range []bool{true, false} {
-						p := Problem{Outer: sh[0], Axis: sh[1], Inner: sh[2], DType: dt, Op: op, Aligned: al}
+					// Placements (the driver's "aligned" field): 1 aligned,
+					// 0 every tensor one element past a 16-byte boundary
+					// (Skew), 2 the inputs one element past and y aligned.
+					for _, al := range []int{1, 0, 2} {
+						skew := 0
+						if al == 0 {
+							skew = dt.Size()
+						}
+						p := Problem{Outer: sh[0], Axis: sh[1], Inner: sh[2], DType: dt, Op: op, Aligned: al == 1, Skew: skew}
 						pl, err := Make(p, dev, nil, st)
 						if err != nil {
 							continue
@@ -121,7 +128,7 @@ func TestEmuCases(t *testing.T) {
 						}
 						n++
 						fmt.Fprintf(&out, "case %s %s %d %d %d %d %d %d %d %d %d %d %d\n", pl.Strategy, dt, int(op), sh[0], sh[1], sh[2],
-							pl.Params.Chunk, pl.Params.Split, pl.Params.Vec, pl.Params.Log, pl.Workspace, len(pl.Launches), b2i(al))
+							pl.Params.Chunk, pl.Params.Split, pl.Params.Vec, pl.Params.Log, pl.Workspace, len(pl.Launches), al)
 						for _, l := range pl.Launches {
 							fmt.Fprintf(&out, "launch %s %d %d %d %d %d %d %d\n", l.Symbol, l.Grid[0], l.Grid[1], l.Grid[2], l.Block[0], l.Block[1], l.Block[2], l.Smem)
 						}
@@ -134,12 +141,4 @@ func TestEmuCases(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("%d cases", n)
-}
-
-// b2i is 1 for true.
-func b2i(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
 }

@@ -188,7 +188,12 @@
 // online_2pass's twin, and ragged few long rows split_grid where
 // split_row would have them (H200: 512×50257 f16 118.0 -> 39.5 µs,
 // 4096×50257 f32 894.9 -> 591.0, 16384×781 f32 69.3 -> 38.7;
-// -ab-s31.txt). Otherwise the kernels take their scalar path.
+// -ab-s31.txt). Rows of tensors whose pointers all lie one distance past
+// a 16-byte boundary (Problem.Skew; views at one offset) are read the
+// same way past flat_rows' 512 columns, the kernels taking each row's
+// distance from its pack boundary from the address (skewedRows; H200,
+// --offset 1, geometric mean 1.50× over 72 cases, -ab-s45.txt).
+// Otherwise the kernels take their scalar path.
 //
 // A forced strategy (Make's force argument, the --algo flag) is checked
 // against what its kernels can serve (layout, row length against register
@@ -244,6 +249,13 @@ type Problem struct {
 	// Aligned reports that every pointer (x, y, and dy for backward) is
 	// 16-byte aligned; the row stride is checked here.
 	Aligned bool
+	// Skew, for tensors that are not Aligned, is the number of bytes (1..15,
+	// a whole number of elements) that every pointer lies past a 16-byte
+	// boundary, when they all lie the same distance past one (views at one
+	// element offset into tensors of one layout); 0 when they differ. Rows
+	// of such tensors are read from the pack boundary before each row, as
+	// ragged rows of aligned tensors are (skewedRows).
+	Skew int
 }
 
 // Launch is one kernel launch of a plan. Every launch of a plan takes the
@@ -371,8 +383,11 @@ func newCtx(p Problem, d Device, occ Occupancy) (*ctx, error) {
 	} else if hi, lo := bits.Mul64(lo, uint64(p.Inner)); hi != 0 || lo > 1<<62 {
 		return nil, fmt.Errorf("plan: %d×%d×%d elements overflow", p.Outer, p.Axis, p.Inner)
 	}
-	d = withDefaults(d)
 	es := int64(p.DType.Size())
+	if p.Skew < 0 || p.Skew > 15 || int64(p.Skew)%es != 0 || p.Aligned && p.Skew != 0 {
+		return nil, fmt.Errorf("plan: skew of %d bytes for %v tensors (aligned %v): want 0, or a whole number of elements under 16 for unaligned ones", p.Skew, p.DType, p.Aligned)
+	}
+	d = withDefaults(d)
 	nin := int64(1)
 	if p.Op.Backward() {
 		nin = 2
@@ -435,9 +450,22 @@ func (c *ctx) ragged() bool {
 	return c.raggedRows() && c.p.Axis >= raggedMinPacks*c.P
 }
 
-// raggedRows reports aligned rows of any length that start inside a pack.
+// raggedRows reports rows of any length that start inside a pack, of
+// aligned tensors or of skewed ones (skewedRows).
 func (c *ctx) raggedRows() bool {
-	return c.p.Aligned && c.p.Inner == 1 && c.p.Outer > 1 && c.p.Axis%c.P != 0
+	return c.p.Aligned && c.p.Inner == 1 && c.p.Outer > 1 && c.p.Axis%c.P != 0 || c.skewedRows()
+}
+
+// skewedRows reports rows of tensors that all lie Skew bytes past a 16-byte
+// boundary (Problem.Skew) beyond flat_rows's rows: the ragged-row twins read
+// them from the pack boundary before each row, the first row's pack
+// starting up to 15 bytes before the tensor, inside the same 16-byte
+// block, so inside its allocation (CUDA allocations are at least 256-byte
+// aligned), and mask those elements in registers, as they do the row
+// before's. Shorter rows keep flat_rows (flatRowsUnaligned) or the
+// element-wise path.
+func (c *ctx) skewedRows() bool {
+	return c.unalignedRows() && c.p.Skew != 0 && c.p.Axis > flatRowsMaxCols
 }
 
 // raggedMinPacks: shorter ragged rows keep the element-wise path, except
@@ -574,13 +602,14 @@ func (c *ctx) warpSpan() int64 {
 	return c.shiftedSpan()
 }
 
-// shiftedSpan is a ragged row's span: the row and up to P - gcd(cols mod
-// P, P) elements before it.
+// shiftedSpan is a ragged row's span: the row and the elements before it
+// back to its pack boundary, at most P - g + (skew mod g) of them, g =
+// gcd(cols mod P, P) (row r starts skew + r·cols elements past a boundary).
 func (c *ctx) shiftedSpan() int64 {
 	g := c.P
 	for r := c.p.Axis % c.P; r != 0; g, r = r, g%r {
 	}
-	return c.p.Axis + c.P - g
+	return c.p.Axis + c.P - g + int64(c.p.Skew)/c.es%g
 }
 
 // occupancy returns resident blocks per SM for symbol (in file) at block

@@ -117,11 +117,11 @@ func check(t *testing.T, p Problem, d Device, pl Plan) {
 			t.Errorf("%s: grid %v not a multiple of the cluster %v", where, l.Grid, l.Cluster)
 		}
 		// Per-variant row capacity: a ragged row read from the pack
-		// boundary before it (Shift) takes up to P - gcd(cols mod P, P)
-		// elements more.
-		span := p.Axis
-		if pl.Shift {
-			span += P - gcd(p.Axis%P, P)
+		// boundary before it (Shift) takes up to P - g + (skew mod g)
+		// elements more, g = gcd(cols mod P, P).
+		span, es := p.Axis, int64(p.DType.Size())
+		if g := gcd(p.Axis%P, P); pl.Shift {
+			span += P - g + int64(p.Skew)/es%g
 		}
 		switch {
 		case in.Strategy == kernels.StridedShort:
@@ -218,7 +218,7 @@ func check(t *testing.T, p Problem, d Device, pl Plan) {
 		if in.Strategy == kernels.Strided && pl.Shift != (!whole && p.Inner >= 32 && p.Axis <= 32) {
 			t.Errorf("%s: strided twin %v for Inner %d (aligned %v)", where, pl.Shift, p.Inner, p.Aligned)
 		}
-	} else if pl.Vec && (!p.Aligned || p.Inner != 1 || (p.Axis%P != 0 && p.Outer != 1 && !pl.Shift)) {
+	} else if pl.Vec && (p.Inner != 1 || !p.Aligned && !(pl.Shift && p.Skew != 0) || (p.Axis%P != 0 && p.Outer != 1 && !pl.Shift)) {
 		t.Errorf("%s: vector path on unaligned rows", where)
 	}
 	// Params template.
@@ -425,6 +425,23 @@ func TestRegimes(t *testing.T) {
 		{"13 bf16 unaligned backward", unaligned(prob(300000, 13, 1, spec.BFloat16, spec.SoftmaxBackward)), h100, kernels.FlatRows, "flat_rows_bwd_bf16_w4_n4"},
 		{"512 f16 unaligned backward (flat_rows' longest row)", unaligned(prob(16384, 512, 1, f16, spec.SoftmaxBackward)), h100, kernels.FlatRows, "flat_rows_bwd_f16_w32_n16"},
 		{"513 bf16 unaligned (past flat_rows: element-wise)", unaligned(prob(16384, 513, 1, spec.BFloat16, spec.Softmax)), h100, kernels.WarpRow, "warp_row_fwd_bf16_w32_p4"},
+		// Skewed tensors (every pointer one distance past a boundary) past
+		// flat_rows: the ragged-row twins (skewedRows), block_reg's up to
+		// 4096 columns forward and 1024 backward, online_2pass's beyond.
+		{"512 f16 skewed (flat_rows: not skewedRows)", skewed(prob(16384, 512, 1, f16, spec.Softmax), 1), h100, kernels.FlatRows, "flat_rows_fwd_f16_w32_n16"},
+		{"513 f32 skewed", skewed(prob(16384, 513, 1, f32, spec.Softmax), 1), h100, kernels.BlockReg, "block_reg_fwd_f32_t32_p5_shift"},
+		{"1000 f16 skewed by 7", skewed(prob(8192, 1000, 1, f16, spec.Softmax), 7), h100, kernels.BlockReg, "block_reg_fwd_f16_t32_p4_shift"},
+		{"4096 f32 skewed (block_reg's longest skewed row)", skewed(prob(4096, 4096, 1, f32, spec.Softmax), 1), h100, kernels.BlockReg, "block_reg_fwd_f32_t256_p5_shift"},
+		{"4097 bf16 skewed log_softmax (past it: online_2pass)", skewed(prob(4096, 4097, 1, spec.BFloat16, spec.LogSoftmax), 3), h100, kernels.Online2Pass, "online_2pass_fwd_bf16_shift"},
+		{"8192 f32 skewed (online_2pass, not block_smem's twin)", skewed(prob(2048, 8192, 1, f32, spec.Softmax), 1), h100, kernels.Online2Pass, "online_2pass_fwd_f32_shift"},
+		{"32000 f16 skewed", skewed(prob(4096, 32000, 1, f16, spec.Softmax), 1), h100, kernels.Online2Pass, "online_2pass_fwd_f16_shift"},
+		{"600 f32 skewed backward (block_reg)", skewed(prob(16384, 600, 1, f32, spec.SoftmaxBackward), 1), h100, kernels.BlockReg, "block_reg_bwd_f32_p1_shift"},
+		{"1024 f16 skewed backward (block_reg's longest skewed backward row)", skewed(prob(65536, 1024, 1, f16, spec.SoftmaxBackward), 1), h100, kernels.BlockReg, "block_reg_bwd_f16_p1_shift"},
+		{"1025 bf16 skewed backward (online_2pass)", skewed(prob(8192, 1025, 1, spec.BFloat16, spec.LogSoftmaxBackward), 1), h100, kernels.Online2Pass, "online_2pass_bwd_bf16_shift"},
+		{"4096 f16 skewed backward", skewed(prob(4096, 4096, 1, f16, spec.SoftmaxBackward), 1), h100, kernels.Online2Pass, "online_2pass_bwd_f16_shift"},
+		{"100000 f32 skewed, fewer rows than SMs (split_grid, as ragged rows)", skewed(prob(100, 100000, 1, f32, spec.Softmax), 1), h100, kernels.SplitGrid, "split_grid_fwd_f32"},
+		{"1000 f32 skewed, one row (element-wise)", skewed(prob(1, 1000, 1, f32, spec.Softmax), 1), h100, kernels.WarpRow, "warp_row_fwd_f32_w32_p8"},
+		{"1000 f32 skewed before sm_80 (block_reg's twin)", skewed(prob(8192, 1000, 1, f32, spec.Softmax), 1), sm70, kernels.BlockReg, "block_reg_fwd_f32_t32_p8_shift"},
 		{"66 bf16 unaligned, one row (not flat_rows)", unaligned(prob(1, 66, 1, spec.BFloat16, spec.Softmax)), h100, kernels.WarpRow, "warp_row_fwd_bf16_w16_p1"},
 		{"66 bf16, one row (not ragged rows: not flat_rows)", prob(1, 66, 1, spec.BFloat16, spec.Softmax), h100, kernels.WarpRow, "warp_row_fwd_bf16_w16_p1"},
 		{"66 bf16, two rows (ragged: flat_rows)", prob(2, 66, 1, spec.BFloat16, spec.Softmax), h100, kernels.FlatRows, "flat_rows_fwd_bf16_w16_n5"},
@@ -749,8 +766,8 @@ func TestForcedSweep(t *testing.T) {
 			for _, sh := range shapes {
 				for _, dt := range dtypes {
 					for _, op := range ops {
-						for _, al := range []bool{true, false} {
-							p := Problem{Outer: sh[0], Axis: sh[1], Inner: sh[2], DType: dt, Op: op, Aligned: al}
+						for _, pc := range placements(dt) {
+							p := Problem{Outer: sh[0], Axis: sh[1], Inner: sh[2], DType: dt, Op: op, Aligned: pc.aligned, Skew: pc.skew}
 							pl, err := Make(p, d, nil, s)
 							if err != nil {
 								if !strings.Contains(err.Error(), s) {
@@ -883,6 +900,35 @@ func TestAlignment(t *testing.T) {
 	}
 	if pl := mustMake(t, prob(1, 100000001, 1, f32, spec.Softmax), h100, ""); !pl.Vec {
 		t.Errorf("single row: vec off")
+	}
+	// Pointers all the same distance past a boundary (Skew): rows past
+	// flat_rows' take the twins, whose rows start at the pack boundary
+	// before them, whole rows or ragged; shorter ones flat_rows, a single
+	// row the scalar path.
+	for _, c := range []struct {
+		p     Problem
+		shift bool
+	}{
+		{skewed(prob(100, 1000, 1, f32, spec.Softmax), 1), true},
+		{skewed(prob(100, 1001, 1, f32, spec.Softmax), 2), true},
+		{skewed(prob(100, 4096, 1, f16, spec.SoftmaxBackward), 7), true},
+		{skewed(prob(100, 300, 1, f16, spec.Softmax), 1), false},
+		{skewed(prob(1, 100000, 1, f32, spec.Softmax), 1), false},
+	} {
+		pl := mustMake(t, c.p, h100, "")
+		if pl.Shift != c.shift || pl.Vec != c.shift || strings.HasSuffix(pl.Launches[0].Symbol, "_shift") != c.shift {
+			t.Errorf("%d×%d %v skew %d: %s vec %d, want twins %v", c.p.Outer, c.p.Axis, c.p.DType, c.p.Skew, pl.Launches[0].Symbol, pl.Params.Vec, c.shift)
+		}
+	}
+	for _, p := range []Problem{
+		skewed(prob(100, 1000, 1, f32, spec.Softmax), 4), // 16 bytes: aligned
+		{Outer: 100, Axis: 1000, Inner: 1, DType: f32, Skew: 2},
+		{Outer: 100, Axis: 1000, Inner: 1, DType: f16, Skew: -2},
+		{Outer: 100, Axis: 1000, Inner: 1, DType: f32, Aligned: true, Skew: 4},
+	} {
+		if _, err := Make(p, h100, nil, ""); err == nil || !strings.Contains(err.Error(), "skew") {
+			t.Errorf("%v skew %d (aligned %v): error %v", p.DType, p.Skew, p.Aligned, err)
+		}
 	}
 	// Strided layouts vectorize across Inner when it is a multiple of the pack.
 	if pl := mustMake(t, prob(4, 1000, 4, f32, spec.Softmax), h100, "strided"); !pl.Vec || pl.Launches[0].Block != [3]uint32{1, 256, 1} {
@@ -1551,6 +1597,27 @@ func gcd(a, b int64) int64 {
 func unaligned(p Problem) Problem {
 	p.Aligned = false
 	return p
+}
+
+// skewed returns p with pointers that all lie elems elements past a
+// 16-byte boundary.
+func skewed(p Problem, elems int) Problem {
+	p.Aligned, p.Skew = false, elems*p.DType.Size()
+	return p
+}
+
+// placement is a Problem's Aligned and Skew.
+type placement struct {
+	aligned bool
+	skew    int
+}
+
+// placements lists the pointer placements a sweep covers for dt: aligned,
+// unaligned by different distances, and all one element or P-1 elements
+// past a boundary.
+func placements(dt spec.DType) []placement {
+	es := dt.Size()
+	return []placement{{true, 0}, {false, 0}, {false, es}, {false, 16 - es}}
 }
 
 // Plan.General sends a plain softmax launch to the general build: only

@@ -614,7 +614,10 @@ func (c *ctx) blockRegFirst() bool {
 		return false
 	}
 	if c.p.Op.Backward() {
-		return c.vec() && c.blockRegBackward()
+		return c.vec() && c.blockRegBackward() || c.skewedRows() && c.p.Axis <= skewedBlockRegBwdCols
+	}
+	if c.skewedRows() && c.p.Axis > skewedBlockRegFwdCols {
+		return false
 	}
 	cols := c.span()
 	if cols*c.es <= blockRegMinRowBytes {
@@ -625,6 +628,27 @@ func (c *ctx) blockRegFirst() bool {
 	}
 	return cols <= 8192 || cols <= blockRegFewRows16Cols && c.p.Outer < int64(c.d.SMs)
 }
+
+// Skewed rows (skewedRows: tensors all one distance past a 16-byte
+// boundary) take block_reg's twins forward up to skewedBlockRegFwdCols
+// columns and backward up to skewedBlockRegBwdCols; longer forward ones
+// and the backward ones between go to online_2pass's twins (forwardRows).
+// H200, softmax bench --offset 1, 20 reps, every strategy forced in one
+// run, median µs (-ab-s45.txt §2): forward 4096×4096 f32 block_reg 52.2
+// vs online_2pass 54.9, f16 31.3 vs 30.5, 8192×1000 f32 26.5 vs 37.8
+// (warp_row's twin 33.4), f16 16.8 vs 28.7 (16.2); past 4096 columns
+// online_2pass leads: 2048×8192 f32 56.0 vs block_reg 58.4 (block_smem's
+// twin 100.9), bf16 32.3 vs 39.0 (block_smem 35.6), 4096×32000 f32 345.0
+// vs 411.9. Backward, block_reg against the pick before (online_2pass,
+// warp_row for 16-bit rows its twins hold): 8192×1000 f16 22.9 vs
+// warp_row 29.6, f32 32.2 vs 34.8, 16384×600 f32 37.7 vs 55.4, 65536×1024
+// f16 145.6 vs 171.2; from 2000 columns it trails: 4096×2000 f32 37.6 vs
+// 33.9, 4096×4096 f16 47.0 vs 35.4, 2048×8192 bf16 89.2 vs 40.4 (as
+// block_reg's twins do on ragged rows, blockRegBackward).
+const (
+	skewedBlockRegFwdCols = 4096
+	skewedBlockRegBwdCols = 1024
+)
 
 // blockRegBackward reports whether block_reg takes a backward row of whole
 // packs: past warp_row's rows, up to what its backward kernels hold (y and
@@ -1082,6 +1106,10 @@ func (c *ctx) forwardRows() []choice {
 		// Rows block_reg leaves (unaligned): pipelined if it can, else
 		// online_2pass; block_smem was not measured on them.
 		return []choice{pipe}
+	}
+	if c.skewedRows() {
+		// online_2pass's twins lead block_smem's (skewedBlockRegFwdCols)
+		return nil
 	}
 	var out []choice
 	if occ, err := c.blockSmemOccupancy(); err == nil && occ >= 2 {

@@ -58,11 +58,14 @@ int main(int argc, char** argv) {
     ++ncase;
     int es = esize(dt);
     long long n = outer * axis * inner, slices = outer * inner;
-    long long off = aligned ? 0 : es;  // misalign by one element
+    // aligned: 1 every tensor on a 16-byte boundary, 0 every tensor one
+    // element past one (plan.Problem.Skew), 2 the inputs one element past
+    // and y on one.
+    long long off = aligned == 1 ? 0 : es, offY = aligned == 0 ? es : 0;
     const int G = 64;
     std::vector<char> xb(n * es + 2 * G + 16), dyb(n * es + 2 * G + 16), yb(n * es + 2 * G + 16, 0x7b);
-    auto base = [&](std::vector<char>& v) { return (char*)((((uintptr_t)v.data() + G + 15) & ~(uintptr_t)15) + off); };
-    char *X = base(xb), *DY = base(dyb), *Y = base(yb);
+    auto base = [&](std::vector<char>& v, long long o) { return (char*)((((uintptr_t)v.data() + G + 15) & ~(uintptr_t)15) + o); };
+    char *X = base(xb, off), *DY = base(dyb, off), *Y = base(yb, offY);
     auto idx = [&](long long s, long long j) { long long o = s / inner, i = s % inner; return (o * axis + j) * inner + i; };
     // Forward cases alternate scale 0.75 and 1 (kernels may take a path of
     // their own for 1, e.g. strided_reg's UNIT body).
