@@ -192,7 +192,7 @@
 // a 16-byte boundary (Problem.Skew; views at one offset) are read the
 // same way past flat_rows' 512 columns, the kernels taking each row's
 // distance from its pack boundary from the address (skewedRows; H200,
-// --offset 1, geometric mean 1.50× over 72 cases, -ab-s45.txt).
+// --offset 1, geometric mean 1.533× over 78 cases, -ab-s45.txt §3).
 // Otherwise the kernels take their scalar path.
 //
 // A forced strategy (Make's force argument, the --algo flag) is checked

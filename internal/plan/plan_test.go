@@ -439,7 +439,13 @@ func TestRegimes(t *testing.T) {
 		{"1024 f16 skewed backward (block_reg's longest skewed backward row)", skewed(prob(65536, 1024, 1, f16, spec.SoftmaxBackward), 1), h100, kernels.BlockReg, "block_reg_bwd_f16_p1_shift"},
 		{"1025 bf16 skewed backward (online_2pass)", skewed(prob(8192, 1025, 1, spec.BFloat16, spec.LogSoftmaxBackward), 1), h100, kernels.Online2Pass, "online_2pass_bwd_bf16_shift"},
 		{"4096 f16 skewed backward", skewed(prob(4096, 4096, 1, f16, spec.SoftmaxBackward), 1), h100, kernels.Online2Pass, "online_2pass_bwd_f16_shift"},
-		{"100000 f32 skewed, fewer rows than SMs (split_grid, as ragged rows)", skewed(prob(100, 100000, 1, f32, spec.Softmax), 1), h100, kernels.SplitGrid, "split_grid_fwd_f32"},
+		// Few ragged or skewed rows (fewRaggedBlockRows): a block per row
+		// from half as many rows as SMs up to 400 KB rows, else split_grid.
+		{"100000 f32 skewed, 100 rows (online_2pass)", skewed(prob(100, 100000, 1, f32, spec.Softmax), 1), h100, kernels.Online2Pass, "online_2pass_fwd_f32_shift"},
+		{"100003 f16 ragged, 100 rows backward (online_2pass)", prob(100, 100003, 1, f16, spec.SoftmaxBackward), h100, kernels.Online2Pass, "online_2pass_bwd_f16_shift"},
+		{"65537 f32 ragged, 66 rows (half the SMs: online_2pass)", prob(66, 65537, 1, f32, spec.Softmax), h100, kernels.Online2Pass, "online_2pass_fwd_f32_shift"},
+		{"200000 f32 skewed, 64 rows (under half the SMs: split_grid)", skewed(prob(64, 200000, 1, f32, spec.Softmax), 1), h100, kernels.SplitGrid, "split_grid_fwd_f32"},
+		{"102401 f32 ragged, 100 rows (past 400 KB: split_grid)", prob(100, 102401, 1, f32, spec.Softmax), h100, kernels.SplitGrid, "split_grid_fwd_f32"},
 		{"1000 f32 skewed, one row (element-wise)", skewed(prob(1, 1000, 1, f32, spec.Softmax), 1), h100, kernels.WarpRow, "warp_row_fwd_f32_w32_p8"},
 		{"1000 f32 skewed before sm_80 (block_reg's twin)", skewed(prob(8192, 1000, 1, f32, spec.Softmax), 1), sm70, kernels.BlockReg, "block_reg_fwd_f32_t32_p8_shift"},
 		{"66 bf16 unaligned, one row (not flat_rows)", unaligned(prob(1, 66, 1, spec.BFloat16, spec.Softmax)), h100, kernels.WarpRow, "warp_row_fwd_bf16_w16_p1"},

@@ -471,6 +471,9 @@ const (
 // row split over every SM (split_row), or a cluster per row (split_cluster).
 // It returns "" when a block per row is modelled cheapest.
 func (c *ctx) fewRows() (kernels.Strategy, string) {
+	if c.fewRaggedBlockRows() {
+		return "", ""
+	}
 	rows := float64(c.p.Outer)
 	rowBytes := float64(c.p.Axis * c.es * c.nin)
 	sms := float64(c.d.SMs)
@@ -518,6 +521,25 @@ func (c *ctx) fewRows() (kernels.Strategy, string) {
 	}
 	return best, why
 }
+
+// fewRaggedBlockRows reports ragged or skewed rows (read by the twins, not
+// the vector path) that fewRows leaves to a block per row, online_2pass's
+// twins, rather than to split_grid's element-wise path (gridCaches): at
+// least half as many rows as SMs, of up to fewRaggedBlockRowBytes an
+// input. H200, softmax bench, 20 reps, every strategy in one run, µs,
+// online_2pass vs split_grid (-ab-s45.txt §5): skewed (--offset 1)
+// 100×100000 f32 44.6 vs 55.2 (softmax_backward 61.2 vs 66.8), f16 23.0 vs
+// 39.0 (31.8 vs 47.4), bf16 23.6 vs 41.3, 120×65536 f32 31.0 vs 38.0;
+// ragged 100×100003 f16 22.8 vs 38.9, 120×65537 f32 30.5 vs 37.3 (43.9 vs
+// 48.5). At 64 rows it goes either way (64×200000 bf16 39.6 vs 46.7, f32
+// 74.4 vs 66.9, backward 92.1 vs 77.5) and split_grid leads on fewer
+// (32×500000 f16 81.5 vs 56.0, 16×1000000 f32 290.6 vs 81.5).
+func (c *ctx) fewRaggedBlockRows() bool {
+	return c.ragged() && !c.vec() && 2*c.p.Outer >= int64(c.d.SMs) && c.p.Axis*c.es <= fewRaggedBlockRowBytes
+}
+
+// fewRaggedBlockRowBytes is fewRaggedBlockRows' longest row, bytes an input.
+const fewRaggedBlockRowBytes = 400 << 10
 
 // fewRowsWhy prefixes a reason of fewRows with the row count.
 func (c *ctx) fewRowsWhy(why string) string {
