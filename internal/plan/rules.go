@@ -576,7 +576,9 @@ func (c *ctx) gridFillsWithFewBlocks() bool {
 // take it as well, where split_row would have them: H200, softmax bench,
 // µs (-ab-s31.txt §4), split_grid vs split_row: 26×631146 f32 78.7 vs
 // 108.2, 30×554638 f32 85.2 vs 114.7, 11×2989564 bf16 109.7 vs 134.6,
-// 38×860847 bf16 softmax_backward 134.9 vs 159.5.
+// 38×860847 bf16 softmax_backward 134.9 vs 159.5. From half as many rows
+// as SMs, rows up to 400 KB go to a block per row first
+// (fewRaggedBlockRows).
 func (c *ctx) gridCaches(minBytes int64) (bool, string) {
 	if !c.vec() && !c.ragged() {
 		return false, ""
