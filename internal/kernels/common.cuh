@@ -527,25 +527,24 @@ __device__ __forceinline__ void cp_async_wait(int n) {
 
 #endif  // SMX_EMU
 
-// A contiguous run staged in shared memory (strided_smem, flat_rows).
-// Elements from element offset at of q to q's next 16-byte boundary (0 when
-// it sits on one): q is element-aligned, so this is below P.
-template <class D>
-__device__ __forceinline__ int smem_head(const typename D::T* q, i64 at) {
-  constexpr int P = D::P;
-  const unsigned long long e = (unsigned long long)q / sizeof(typename D::T) + (unsigned long long)at;
-  return (int)((P - (int)(e % P)) % P);
-}
-
 // Elements from the 16-byte boundary at or before element offset at of q
-// to q + at (0 when it sits on one): the lo of a row read from its pack
-// boundary. Taken from the address, so tensors that all lie the same
-// distance past a boundary (Params.vec == 2 with unaligned pointers,
-// plan.Problem.Skew) are read in packs as ragged rows of aligned ones are.
+// to q + at (0 when it sits on one; q is element-aligned, so this is below
+// P): the lo of a row read from its pack boundary. Taken from the address,
+// so tensors that all lie the same distance past a boundary (Params.vec ==
+// 2 with unaligned pointers, plan.Problem.Skew) are read in packs as
+// ragged rows of aligned ones are.
 template <class D>
 __device__ __forceinline__ int pack_lo(const typename D::T* q, i64 at) {
   const unsigned long long e = (unsigned long long)q / sizeof(typename D::T) + (unsigned long long)at;
   return (int)(e % D::P);
+}
+
+// A contiguous run staged in shared memory (strided_smem, flat_rows), or a
+// ragged row's head (row_head): elements from element offset at of q to
+// q's next 16-byte boundary (0 when it sits on one).
+template <class D>
+__device__ __forceinline__ int smem_head(const typename D::T* q, i64 at) {
+  return (D::P - pack_lo<D>(q, at)) % D::P;
 }
 
 // Copies n elements from src into stash + shift, shift = (P - head) mod P
