@@ -1174,11 +1174,17 @@ struct ClusterPush {
 // registers of the full-row kernels (NVRTC 13: block_reg t512 p8 f32 64 ->
 // 69, one resident block instead of two, 4096×16384 0.94 -> 0.79 of copy).
 // `more` holds the rest of a row longer than the registers (block_hybrid).
-template <bool TAIL, class Op, int NP, class Red, class More = NoMoreValues>
+// SHIFT (with TAIL): a ragged row shifted back lo < P elements to its pack
+// boundary (off) whose last pack ends inside the tensor (a row follows it),
+// n its span: the first and last packs mask the elements outside [lo, n)
+// in registers and store through st_pack_masked, so only those two packs
+// compare elements (block_reg's "_shift" twins).
+template <bool TAIL, class Op, int NP, class Red, class More = NoMoreValues, bool SHIFT = false>
 __device__ __forceinline__ void cached_row_full(const Op& op, i64 off, i64 n, int t, int nt,
-                                                const More& more = More()) {
+                                                const More& more = More(), int lo = 0) {
   typedef typename Op::D D;
   constexpr int P = D::P;
+  static_assert(!SHIFT || TAIL, "a shifted row ends inside its last pack");
   const bool last_in = !TAIL || (i64)((NP - 1) * nt + t) * P < n;
   // Pack k of thread t sits k*nt*P elements past the thread's first: one
   // base address and constant offsets (nt is a compile-time constant in
@@ -1204,8 +1210,12 @@ __device__ __forceinline__ void cached_row_full(const Op& op, i64 off, i64 n, in
     for (int k = 0; k < NP; ++k) {
       if (k < NP - 1 || last_in) {
         D::unpack(raw[i][k], &b[i][k * P]);
+        const bool edge = SHIFT && (k == 0 || k == NP - 1);
+        const int col = (k * nt + t) * P;
 #pragma unroll
-        for (int e = 0; e < P; ++e) b[i][k * P + e] = op.conv(i, b[i][k * P + e]);
+        for (int e = 0; e < P; ++e)
+          b[i][k * P + e] = !edge || (unsigned)(col + e - lo) < (unsigned)(n - lo) ? op.conv(i, b[i][k * P + e])
+                                                                                 : Op::fill(i);
       } else {
 #pragma unroll
         for (int e = 0; e < P; ++e) b[i][k * P + e] = Op::fill(i);
@@ -1217,7 +1227,10 @@ __device__ __forceinline__ void cached_row_full(const Op& op, i64 off, i64 n, in
     if (k < NP - 1 || last_in) {
       float o[P];
       op.out_cached(b, k * P, o, f);
-      st_cs(op.dst() + first + (i64)k * nt * P, D::pack(o));
+      if (SHIFT && (k == 0 || k == NP - 1))
+        st_pack_masked<D>(op.dst() + off, (k * nt + t) * P, lo, (int)n, o);
+      else
+        st_cs(op.dst() + first + (i64)k * nt * P, D::pack(o));
     }
   }
   more.out(f);

@@ -638,9 +638,9 @@ func (c *ctx) blockRegFirst() bool {
 		return false
 	}
 	if c.p.Op.Backward() {
-		return c.vec() && c.blockRegBackward() || c.skewedRows() && c.p.Axis <= skewedBlockRegBwdCols
+		return c.vec() && c.blockRegBackward() || c.raggedBlockRegBackward()
 	}
-	if c.skewedRows() && c.p.Axis > skewedBlockRegFwdCols {
+	if c.skewedRows() && c.es == 2 && c.p.Axis > skewedBlockRegFwdCols16 {
 		return false
 	}
 	cols := c.span()
@@ -654,25 +654,38 @@ func (c *ctx) blockRegFirst() bool {
 }
 
 // Skewed rows (skewedRows: tensors all one distance past a 16-byte
-// boundary) take block_reg's twins forward up to skewedBlockRegFwdCols
-// columns and backward up to skewedBlockRegBwdCols; longer forward ones
-// and the backward ones between go to online_2pass's twins (forwardRows).
-// H200, softmax bench --offset 1, 20 reps, every strategy forced in one
-// run, median µs (-ab-s45.txt §2): forward 4096×4096 f32 block_reg 52.2
-// vs online_2pass 54.9, f16 31.3 vs 30.5, 8192×1000 f32 26.5 vs 37.8
-// (warp_row's twin 33.4), f16 16.8 vs 28.7 (16.2); past 4096 columns
-// online_2pass leads: 2048×8192 f32 56.0 vs block_reg 58.4 (block_smem's
-// twin 100.9), bf16 32.3 vs 39.0 (block_smem 35.6), 4096×32000 f32 345.0
-// vs 411.9. Backward, block_reg against the pick before (online_2pass,
-// warp_row for 16-bit rows its twins hold): 8192×1000 f16 22.9 vs
-// warp_row 29.6, f32 32.2 vs 34.8, 16384×600 f32 37.7 vs 55.4, 65536×1024
-// f16 145.6 vs 171.2; from 2000 columns it trails: 4096×2000 f32 37.6 vs
-// 33.9, 4096×4096 f16 47.0 vs 35.4, 2048×8192 bf16 89.2 vs 40.4 (as
-// block_reg's twins do on ragged rows, blockRegBackward).
-const (
-	skewedBlockRegFwdCols = 4096
-	skewedBlockRegBwdCols = 1024
-)
+// boundary) take block_reg's twins forward, f16/bf16 ones up to
+// skewedBlockRegFwdCols16 columns (longer ones go to online_2pass's twins,
+// forwardRows). Since the twins load whole packs and mask only a row's
+// first and last (cached_row_full's SHIFT, session 46), f32 rows run there
+// up to the longest: H200, softmax bench --offset 1, 30 reps, two rounds,
+// median µs, block_reg's twins vs online_2pass's (-ab-s46.txt §1):
+// 2048×8192 f32 44.5 vs 56.1, 4096×16384 175.2 vs 174.3, 4096×32000 315.8
+// vs 345.3, 1000×30000 89.2 vs 87.1; 16-bit rows past 4096 columns stay
+// behind: 2048×8192 f16 32.9 vs 31.5, bf16 33.7 vs 32.7 (4096×4096 f16
+// 29.8 vs 31.1). Before, the twins' general body (partial packs element
+// by element) held f32 rows to 4096 columns (-ab-s45.txt §2: 2048×8192
+// f32 58.4 vs online_2pass 56.0).
+const skewedBlockRegFwdCols16 = 4096
+
+// raggedBlockRegBackward reports backward rows that start inside a pack
+// (aligned ragged rows or skewed ones) past 512 columns whose span is at
+// most raggedBlockRegBwdPacks packs: block_reg's twins read them once. Same
+// run, block_reg vs online_2pass (warp_row where it was the pick), µs:
+// 8192×1001 f16 20.3 vs warp_row 30.1, 4096×1001 f32 19.8 vs 21.3,
+// 4096×2001 f16 21.9 vs 22.8, 4096×4001 f32 56.5 vs 65.8, skewed 4096×2000
+// f32 31.1 vs 34.5, 4096×4096 f16 34.4 vs 35.0, 65536×1024 f16 133.8 vs
+// 172.5. From 1025 packs (a span just past 4096 f32 or 8192 16-bit
+// columns) the block of 288 threads × 4 packs trails: 4096×4095 f32 78.5
+// vs 63.4, skewed 4096×4096 f32 77.0 vs 64.6, 2048×8192 f16 47.0 vs 37.5,
+// 2048×8191 bf16 47.9 vs 39.1; 2207×14634 bf16 (1830 packs) 64.4 vs 65.9
+// was left with online_2pass.
+func (c *ctx) raggedBlockRegBackward() bool {
+	return c.ragged() && c.p.Axis > flatRowsMaxCols && ceilDiv(c.shiftedSpan(), c.P) <= raggedBlockRegBwdPacks
+}
+
+// raggedBlockRegBwdPacks: the longest span raggedBlockRegBackward takes.
+const raggedBlockRegBwdPacks = 1024
 
 // blockRegBackward reports whether block_reg takes a backward row of whole
 // packs: past warp_row's rows, up to what its backward kernels hold (y and
@@ -684,11 +697,9 @@ const (
 // 2048×8192 f16 31.4 vs 36.3, 128×8192 f32 8.9 vs 10.0, 16×8192 f32 5.9 vs
 // 8.7 (split_cluster 6.0), 4×8192 f16 5.1 vs 7.9; at warp_row's edge they
 // tie (65536×1024 f16 101.2 vs warp_row 101.6), so warp_row keeps its rows.
-// Ragged backward rows stay with online_2pass's twins (blockRegFirst):
-// block_reg's fell behind from 2001 f16 / 4001 f32 columns (-ab-s31.txt
-// §3: 2207×14634 bf16 111.1 vs 65.4 µs, 4096×4001 f32 81.2 vs 64.3,
-// 2048×2001 f16 14.9 vs 14.0) and led only at 4096×1001 f32 (19.7 vs
-// 22.0).
+// Ragged backward rows: raggedBlockRegBackward (before session 46's
+// masked twins, block_reg's fell behind from 2001 f16 / 4001 f32 columns,
+// -ab-s31.txt §3).
 func (c *ctx) blockRegBackward() bool {
 	return c.span() > kernels.WarpRow.Info().MaxCols(c.p.Op, c.dt) && c.span() <= kernels.BlockReg.Info().MaxCols(c.p.Op, c.dt)
 }
@@ -1131,8 +1142,11 @@ func (c *ctx) forwardRows() []choice {
 		// online_2pass; block_smem was not measured on them.
 		return []choice{pipe}
 	}
-	if c.skewedRows() {
-		// online_2pass's twins lead block_smem's (skewedBlockRegFwdCols)
+	if c.skewedRows() || c.es == 2 && c.raggedRows() {
+		// online_2pass's twins lead block_smem's on skewed rows
+		// (skewedBlockRegFwdCols16) and on aligned ragged 16-bit ones
+		// past block_reg's (H200, -ab-s46.txt §1: 2048×8191 bf16 32.3
+		// vs 36.7 µs, 2207×14634 bf16 55.0 vs 67.3)
 		return nil
 	}
 	var out []choice
