@@ -152,7 +152,8 @@ __device__ __forceinline__ void block_reg_kernel(const Params& p) {
 #define BR_SHIFT_BOUNDS(nt, blocks) nt, blocks
 // The backward f32 one-pack twin at 32 registers, as before the masked
 // body: at NVRTC 13's 46, 65536×1024 f32 softmax_backward (skewed, 288
-// threads a block) ran 228.6 µs against 211.2 (H200, -ab-s46.txt §1).
+// threads a block) ran 228.6 µs against 211.2 (H200, -ab-s46.txt §1); at
+// 32, with 16 bytes spilled under NVRTC 13, 192.8 (§3).
 #define BR_BWD_F32_P1_SHIFT_BOUNDS 1024, 2
 
 #if SMX_DTYPES & 1
