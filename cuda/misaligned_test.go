@@ -65,7 +65,11 @@ func TestMisalignedRows(t *testing.T) {
 		{[]int{333, 129}, -1}, {[]int{64, 300}, -1}, {[]int{50, 512}, -1}, {[]int{40, 513}, -1}, {[]int{7, 1000}, -1},
 		{[]int{1, 77}, -1}, {[]int{30, 7, 33}, 1},
 		// past flat_rows: tensors at one offset take the ragged-row twins
-		{[]int{33, 1024}, -1}, {[]int{9, 2001}, -1}, {[]int{5, 4096}, -1}, {[]int{3, 9000}, -1}, {[]int{4, 33000}, -1}}
+		{[]int{33, 1024}, -1}, {[]int{9, 2001}, -1}, {[]int{5, 4096}, -1}, {[]int{3, 9000}, -1}, {[]int{4, 33000}, -1},
+		// past the few-row rules: block_reg's 16-bit twins sized by the
+		// row, thread 0 holding the span's overhang (the last row's element
+		// by element)
+		{[]int{600, 1024}, -1}, {[]int{600, 2047}, -1}}
 	offsets := [][]int{{1, 1, 1}, {3, 1, 2}, {0, 1, 0}, {1, 0, 0}, {3, 3, 3}, {7, 7, 7}}
 	fills := []verify.Fill{verify.Random, verify.NegInf, verify.NaN}
 	for _, algo := range []string{"auto", "flat_rows", "warp_row", "block_reg", "block_smem", "online_2pass"} {

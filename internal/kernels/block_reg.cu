@@ -81,6 +81,75 @@ struct Outline {
   static constexpr bool value = NT >= 128 && NP == 1;
 };
 
+// The last pack of a shifted row's span when the span passes its block's
+// NP*nt packs (at most P-1 elements: the planner sizes the forward twins by
+// the row, not the span, so a skewed row of 8192 f16 columns takes the
+// block of an aligned one): thread 0 holds it beside its
+// registers, as block_hybrid's threads hold their shared-memory packs
+// (cached_row_full's `more`). With a row after it the pack loads whole; the
+// last row's loads element by element, since its pack would end past the
+// tensor. count is 0 in the other threads and in rows within the block.
+template <class Op>
+struct OverhangPack {
+  typedef typename Op::D D;
+  typedef typename Op::T T;
+  static constexpr int P = D::P;
+  const Op& op;
+  i64 at;  // the pack's first element
+  int count;
+  bool whole;
+  // Only the raw pack lives across the reduction (four registers); each
+  // step converts it again.
+  mutable V16 raw;
+
+  __device__ __forceinline__ void issue() const {
+    if (count <= 0) return;
+    if (whole) {
+      raw = ld16(op.src(0) + at);
+    } else {
+      T* const r = reinterpret_cast<T*>(&raw);
+#pragma unroll
+      for (int e = 0; e < P; ++e)
+        if (e < count) r[e] = op.src(0)[at + e];
+    }
+  }
+
+  // Input 0's values, Op::fill past the row.
+  __device__ __forceinline__ void vals(float (&v)[1][P]) const {
+    unpack_conv(op, 0, raw, v[0]);
+#pragma unroll
+    for (int e = 0; e < P; ++e)
+      if (e >= count) v[0][e] = Op::fill(0);
+  }
+
+  __device__ __forceinline__ float max(float m) const {
+    if (count <= 0) return m;
+    float v[1][P];
+    vals(v);
+#pragma unroll
+    for (int e = 0; e < P; ++e) m = fmax2(m, v[0][e]);
+    return m;
+  }
+
+  __device__ __forceinline__ void sum(float s, float (&ps)[P]) const {
+    if (count <= 0) return;
+    float v[1][P];
+    vals(v);
+#pragma unroll
+    for (int e = 0; e < P; ++e) ps[e] += Op::ex(v[0][e] - s);
+  }
+
+  __device__ __forceinline__ void out(const typename Op::Fin& f) const {
+    if (count <= 0) return;
+    float v[1][P], o[P];
+    vals(v);
+    op.out_vals(v, 0, o, f);
+#pragma unroll
+    for (int e = 0; e < P; ++e)
+      if (e < count) op.dst()[at + e] = D::from_f(o[e]);
+  }
+};
+
 // One body for every kernel: NT > 0 is the compile-time block size of the
 // forward kernels (see the top), NT = 0 the run-time one of the backward
 // kernels; TAIL kernels send rows of whole packs that fill every pack but
@@ -107,20 +176,32 @@ __device__ __forceinline__ void block_reg_kernel(const Params& p) {
   // every row: at 64 registers the masked one spilled more (nvcc 11.8, f16
   // p5 0 -> 60 bytes, p8 352 -> 560).
   constexpr bool MASKED = SHIFT && !(NT == 1024 && P == 8 && NP >= 5);
+  // The 16-bit forward masked twins of 2..5 packs a thread hold a span's
+  // overhang past the block (OverhangPack; plan's blockRegOverhang). Held
+  // in the others, its pack spilled under their bounds (nvcc 11.8: f32
+  // t256_p8 24/44 bytes, f16 t256_p8 32/56, t64_p1 24/28); they are sized
+  // by the span, as the backward ones are.
+  constexpr bool OVERHANG = MASKED && !Op::BACKWARD && P == 8 && NP >= 2 && NP <= 5;
   for (i64 row = blockIdx.x; row < rows; row += gridDim.x) {
     if (tail) {
       cached_row_full<true, Op, NP, Red>(op, row * cols, cols, threadIdx.x, nt);
       continue;
     }
     const int lo = SHIFT ? pack_lo<typename Op::D>(op.src(0), row * cols) : 0;
-    if (MASKED && vec && row + 1 < rows && cols + lo > (i64)(NP - 1) * nt * P) {
-      // A row with a row after it, its span (lo elements before it, up to
-      // P-1) reaching its threads' last packs, as the planner sizes it
-      // (plan's shiftedSpan): its last pack ends inside the tensor, so every
-      // pack loads 16 bytes and only the first and last mask elements. The
-      // last row takes the general body.
-      cached_row_full<true, Op, NP, Red, NoMoreValues, true>(op, row * cols - lo, cols + lo, threadIdx.x, nt,
-                                                               NoMoreValues(), lo);
+    const i64 off = row * cols - lo, n = cols + lo, cap = (i64)NP * nt * P;
+    if (MASKED && vec && n > (i64)(NP - 1) * nt * P && (row + 1 < rows || n >= cap)) {
+      // The span (lo elements before the row, up to P-1) reaches the
+      // threads' last packs and, but on the last row, ends in the tensor
+      // (or the span fills the block, its overhang read element by
+      // element): every pack loads 16 bytes and only the first and last
+      // mask elements. Other last rows take the general body.
+      if constexpr (OVERHANG) {
+        const OverhangPack<Op> over{op, off + cap, threadIdx.x == 0 && n > cap ? (int)(n - cap) : 0, row + 1 < rows};
+        cached_row_full<true, Op, NP, Red, OverhangPack<Op>, true>(op, off, n < cap ? n : cap, threadIdx.x, nt, over,
+                                                                     lo);
+      } else {
+        cached_row_full<true, Op, NP, Red, NoMoreValues, true>(op, off, n, threadIdx.x, nt, NoMoreValues(), lo);
+      }
     } else {
       cached_row<Op, NP, Red, Outline<NT, NP>::value, SHIFT>(op, row * cols, cols, threadIdx.x, nt, vec);
     }
@@ -428,7 +509,7 @@ SMX_KERNEL(block_reg_fwd_bf16_t512_p2_shift, BR_SHIFT_BOUNDS(512, 2), smx::block
 SMX_KERNEL(block_reg_fwd_bf16_t512_p3, 512, smx::block_reg_kernel<smx::Fwd<smx::BF16>, 3, 512>)
 SMX_KERNEL(block_reg_fwd_bf16_t512_p3_shift, BR_SHIFT_BOUNDS(512, 2), smx::block_reg_kernel<smx::Fwd<smx::BF16>, 3, 512, false, true>)
 SMX_KERNEL(block_reg_fwd_bf16_t512_p4, 512, smx::block_reg_kernel<smx::Fwd<smx::BF16>, 4, 512>)
-SMX_KERNEL(block_reg_fwd_bf16_t512_p4_shift, 512, smx::block_reg_kernel<smx::Fwd<smx::BF16>, 4, 512, false, true>)
+SMX_KERNEL(block_reg_fwd_bf16_t512_p4_shift, BR_SHIFT_BOUNDS(512, 2), smx::block_reg_kernel<smx::Fwd<smx::BF16>, 4, 512, false, true>)
 SMX_KERNEL(block_reg_fwd_bf16_t512_p5, 512, smx::block_reg_kernel<smx::Fwd<smx::BF16>, 5, 512>)
 SMX_KERNEL(block_reg_fwd_bf16_t512_p5_shift, 512, smx::block_reg_kernel<smx::Fwd<smx::BF16>, 5, 512, false, true>)
 SMX_KERNEL(block_reg_fwd_bf16_t512_p6, 512, smx::block_reg_kernel<smx::Fwd<smx::BF16>, 6, 512>)

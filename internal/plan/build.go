@@ -340,12 +340,15 @@ func (c *ctx) blockRegShape() (v kernels.Variant, nt int64, err error) {
 // on H200).
 func (c *ctx) blockRegFixedBlock(in kernels.Info) (kernels.Variant, bool) {
 	packs := c.packs()
-	v, ok := c.blockRegFewRows(in)
+	v, ok := c.blockRegFixedFor(in, packs)
 	if !ok {
-		if v, ok = c.blockRegSmallest(in); !ok {
-			return v, false
+		return v, false
+	}
+	if c.ragged() && c.es == 2 {
+		// sized by the row where the twin holds the span's overhang
+		if w, ok := c.blockRegFixedFor(in, ceilDiv(c.p.Axis, c.P)); ok && blockRegOverhang(w) {
+			v = w
 		}
-		v = c.blockRegWide(in, v)
 	}
 	nt := int64(v.FixedBlock)
 	if c.vec() && c.p.Axis%c.P == 0 && packs > nt*int64(v.Packs-1) && packs < nt*int64(v.Packs) {
@@ -356,11 +359,32 @@ func (c *ctx) blockRegFixedBlock(in kernels.Info) (kernels.Variant, bool) {
 	return v, true
 }
 
+// blockRegFixedFor is blockRegFixedBlock's pick for rows of the given
+// packs, before the tail kernels.
+func (c *ctx) blockRegFixedFor(in kernels.Info, packs int64) (kernels.Variant, bool) {
+	if v, ok := c.blockRegFewRows(in, packs); ok {
+		return v, true
+	}
+	v, ok := c.blockRegSmallest(in, packs)
+	if !ok {
+		return v, false
+	}
+	return c.blockRegWide(in, v), true
+}
+
+// blockRegOverhang reports a forward "_shift" twin that holds a ragged
+// row's span past its block in thread 0 (block_reg.cu's OverhangPack: the
+// 16-bit twins of 2..5 packs a thread but t1024_p5), so that it is sized
+// by the row: a skewed row of 8192 f16 columns (1025 packs of span) takes
+// the aligned row's 256 × 4 packs, not 512 × 3.
+func blockRegOverhang(v kernels.Variant) bool {
+	return v.Packs >= 2 && v.Packs <= 5 && !(v.FixedBlock == 1024 && v.Packs == 5)
+}
+
 // blockRegSmallest is blockRegFixedBlock's default pick before the tail kernels:
 // the smallest block holding the row in <= kernels.BlockRegValues values a
 // thread, else the first that holds it at all.
-func (c *ctx) blockRegSmallest(in kernels.Info) (kernels.Variant, bool) {
-	packs := c.packs()
+func (c *ctx) blockRegSmallest(in kernels.Info, packs int64) (kernels.Variant, bool) {
 	var spill kernels.Variant
 	for _, cand := range in.Variants(false) {
 		if cand.Tail || !cand.Serves(c.dt) || int64(cand.FixedBlock*cand.Packs) < packs {
@@ -437,8 +461,7 @@ const blockRegWideWaves = 7
 // Rows that one warp holds at <= 16 values keep it: a block's barriers cost
 // more than the warp's serial work saves (128×512 f32: t32_p4 3.17 against
 // t128_p1 3.30).
-func (c *ctx) blockRegFewRows(in kernels.Info) (kernels.Variant, bool) {
-	packs := c.packs()
+func (c *ctx) blockRegFewRows(in kernels.Info, packs int64) (kernels.Variant, bool) {
 	if c.p.Outer > blockRegFewRowsPerSM*int64(c.d.SMs) || packs*c.P <= 32*16 {
 		return kernels.Variant{}, false
 	}

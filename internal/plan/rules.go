@@ -630,8 +630,9 @@ func (c *ctx) twoReadBlockRows() bool {
 // 1024 threads × 4 packs without spills; 64×32768 f16 13.4 µs vs
 // block_smem 16.4 and block_hybrid 15.1, hybrid-ab2.txt), when the rows are
 // whole 16-byte packs or ragged rows that its twins read from their pack
-// boundary (ragged; the limits then apply to the span), not rows that
-// take its element-wise path (unaligned pointers), which was not measured
+// boundary (ragged; the limits then apply to the span, or to the row
+// rounded up to whole packs for the 16-bit twins that hold the span's
+// overhang), not rows that take its element-wise path (unaligned pointers), which was not measured
 // to win.
 func (c *ctx) blockRegFirst() bool {
 	if !(c.vec() && c.p.Axis%c.P == 0) && !c.ragged() {
@@ -644,6 +645,11 @@ func (c *ctx) blockRegFirst() bool {
 		return false
 	}
 	cols := c.span()
+	if c.es == 2 && c.ragged() {
+		// the 16-bit twins that hold a span's overhang are sized by the
+		// row (blockRegOverhang)
+		cols = min(cols, roundUp(c.p.Axis, c.P))
+	}
 	if cols*c.es <= blockRegMinRowBytes {
 		return false
 	}
@@ -661,12 +667,15 @@ func (c *ctx) blockRegFirst() bool {
 // up to the longest: H200, softmax bench --offset 1, 30 reps, two rounds,
 // median µs, block_reg's twins vs online_2pass's (-ab-s46.txt §1):
 // 2048×8192 f32 44.5 vs 56.1, 4096×16384 175.2 vs 174.3, 4096×32000 315.8
-// vs 345.3, 1000×30000 89.2 vs 87.1; 16-bit rows past 4096 columns stay
-// behind: 2048×8192 f16 32.9 vs 31.5, bf16 33.7 vs 32.7 (4096×4096 f16
-// 29.8 vs 31.1). Before, the twins' general body (partial packs element
-// by element) held f32 rows to 4096 columns (-ab-s45.txt §2: 2048×8192
-// f32 58.4 vs online_2pass 56.0).
-const skewedBlockRegFwdCols16 = 4096
+// vs 345.3, 1000×30000 89.2 vs 87.1. The 16-bit twins of 2..5 packs a
+// thread hold the span's overhang past their block (blockRegOverhang,
+// session 47), so a skewed row of 8192 columns fits the aligned row's
+// 256 × 4 packs instead of 512 × 3 and its limit is the aligned one
+// (-ab-s47.txt §1, two rounds): 2048×8192 f16 22.8 vs 31.5, bf16 26.3
+// vs 32.8, 4096×4096 f16 22.4 vs 30.5, 1024×8192 f16 14.6 vs 20.2.
+// Without it they trailed past 4096 columns (-ab-s46.txt §1: 2048×8192
+// f16 32.9 vs 31.5, bf16 33.7 vs 32.7).
+const skewedBlockRegFwdCols16 = 8192
 
 // raggedBlockRegBackward reports backward rows that start inside a pack
 // (aligned ragged rows or skewed ones) past 512 columns whose span is at
