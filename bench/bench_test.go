@@ -311,6 +311,21 @@ func TestMergePeers(t *testing.T) {
 	if names := PeerNames(recs); !reflect.DeepEqual(names, []string{"torch", "torch.compile", "triton"}) {
 		t.Errorf("PeerNames = %v", names)
 	}
+
+	// Offset tensors match the peers' timings at the same offset only.
+	offset := WithOffset([]Case{{Shape: []int{64, 1000}, DType: spec.Float32, Axis: -1}}, 1)[0]
+	recs = []Record{newRecord(offset, "d"), newRecord(offset, "d")}
+	recs[0].US, recs[1].US, recs[1].Offset = 20, 20, 3
+	peers = append(peers, PeerRecord{Shape: []int{64, 1000}, DType: "f32", Axis: -1, Op: "softmax", Peer: "torch", US: 30, Offset: 1})
+	if n := MergePeers(recs, peers); n != 1 {
+		t.Errorf("offset records: MergePeers matched %d, want 1 (offset 1 only)", n)
+	}
+	if r := recs[0]; r.TorchUS != 30 || !near(r.VsTorch, 1.5) || len(r.Peers) != 1 {
+		t.Errorf("offset 1 record took %+v, want torch's offset-1 timing alone", r.Peers)
+	}
+	if r := recs[1]; r.Peers != nil {
+		t.Errorf("offset 3 record took peers %v", r.Peers)
+	}
 }
 
 func TestLoadPeersFormats(t *testing.T) {

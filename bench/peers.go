@@ -22,6 +22,9 @@ type PeerRecord struct {
 	US     float64 `json:"us"`      // median µs
 	CopyUS float64 `json:"copy_us"` // the peer device's copy of the same bytes, median µs
 	Device string  `json:"device"`
+	// Offset is peers.py's --offset: the tensors started this many
+	// elements past an aligned allocation (0: aligned).
+	Offset int `json:"offset,omitempty"`
 }
 
 // TorchPeer is the name of the eager PyTorch peer, the denominator of the
@@ -81,31 +84,32 @@ func parsePeers(data []byte) ([]PeerRecord, error) {
 }
 
 // peerKey identifies a case across our records and the peers': shape,
-// dtype, axis counted from the front, op.
-func peerKey(shape []int, dtype string, axis int, op string) string {
+// dtype, axis counted from the front, op, offset.
+func peerKey(shape []int, dtype string, axis int, op string, offset int) string {
 	if axis < 0 {
 		axis += len(shape)
 	}
-	return ShapeString(shape) + "|" + dtype + "|" + strconv.Itoa(axis) + "|" + op
+	return ShapeString(shape) + "|" + dtype + "|" + strconv.Itoa(axis) + "|" + op + "|" + strconv.Itoa(offset)
 }
 
 // MergePeers adds the peer columns to the records: for each record the
 // peers' medians on the same case (Peers), torch's time and VsTorch =
 // t_torch / t_ours, and the fastest peer with VsBestPeer = t_best / t_ours
-// (above 1: we are faster). Records without a matching peer, and those of
-// offset tensors (the peers time aligned ones), are left as they are. It
-// returns the number of records that found peers.
+// (above 1: we are faster). A record matches the peers' timings of the
+// same case at the same offset (peers.py --offset; aligned peer timings do
+// not stand for offset tensors). Records without a match are left as they
+// are. It returns the number of records that found peers.
 func MergePeers(recs []Record, peers []PeerRecord) int {
 	byCase := map[string][]PeerRecord{}
 	for _, p := range peers {
-		k := peerKey(p.Shape, p.DType, p.Axis, p.Op)
+		k := peerKey(p.Shape, p.DType, p.Axis, p.Op, p.Offset)
 		byCase[k] = append(byCase[k], p)
 	}
 	matched := 0
 	for i := range recs {
 		r := &recs[i]
-		ps := byCase[peerKey(r.Shape, r.DType, r.Axis, r.Op)]
-		if len(ps) == 0 || r.Offset != 0 { // the peers time aligned tensors
+		ps := byCase[peerKey(r.Shape, r.DType, r.Axis, r.Op, r.Offset)]
+		if len(ps) == 0 {
 			continue
 		}
 		matched++

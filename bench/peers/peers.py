@@ -42,7 +42,17 @@ Cases are the SPECs of `softmax bench` (DIMxDIM[x...]:dtype[:axis[:op]]):
   softmax bench --device cpu --suite cpu --peers peers-cpu.json
 
 The output is a JSON array of records
-{shape, dtype, axis, op, peer, us, copy_us, device, spec}.
+{shape, dtype, axis, op, peer, us, copy_us, device, spec[, offset]}.
+
+--offset N starts every tensor N elements past an aligned allocation,
+as `softmax bench --offset N` places ours, so misaligned pointers meet the
+peers' unaligned paths; the records carry "offset" and merge only with our
+records of the same offset. torch then writes through the out= overloads
+into an output at the same offset and triton stores into one; the
+torch.compile peer's output is its own (aligned) allocation.
+
+  python3 bench/peers/peers.py --shapes 4096x4096:f16 --offset 1 --peers torch,triton --out peers-off1.json
+  softmax bench --shapes 4096x4096:f16 --offset 1 --peers peers-off1.json
 """
 
 import argparse
@@ -202,19 +212,45 @@ class CPUTimer:
 
 # ---------------------------------------------------------------- peers
 
-def make_inputs(torch, c, device):
+def at_offset(torch, c, device, offset):
+    """An uninitialised tensor of the case's shape and dtype whose data starts
+    offset elements into a fresh allocation (the allocator's blocks are
+    aligned, so offset·size bytes past a 16-byte boundary)."""
+    n = c.numel()
+    buf = torch.empty(offset + n, device=device, dtype=getattr(torch, c.dtype))
+    return buf[offset:].view(c.shape)
+
+
+def make_inputs(torch, c, device, offset=0):
     dt = getattr(torch, c.dtype)
     x = (torch.rand(c.shape, device=device, dtype=torch.float32) * 8 - 4).to(dt)
-    if not c.backward:
-        return x, None
-    y = torch.log_softmax(x, dim=c.axis) if c.log else torch.softmax(x, dim=c.axis)
-    dy = (torch.rand(c.shape, device=device, dtype=torch.float32) * 8 - 4).to(dt)
-    return y, dy
+    if c.backward:
+        y = torch.log_softmax(x, dim=c.axis) if c.log else torch.softmax(x, dim=c.axis)
+        dy = (torch.rand(c.shape, device=device, dtype=torch.float32) * 8 - 4).to(dt)
+        pair = (y, dy)
+    else:
+        pair = (x, None)
+    if offset == 0:
+        return pair
+    placed = []
+    for t in pair:
+        if t is not None:
+            u = at_offset(torch, c, device, offset)
+            u.copy_(t)
+            t = u
+        placed.append(t)
+    return tuple(placed)
 
 
-def torch_op(torch, c, a, b):
-    """The eager PyTorch op as a closure."""
+def torch_op(torch, c, a, b, offset=0):
+    """The eager PyTorch op as a closure; with an offset, writing through the
+    out= overloads into an output at that offset (torch_out_call)."""
     dim = c.axis
+    if offset:
+        fn, how = torch_out_call(torch, c, a, b, at_offset(torch, c, a.device, offset))
+        if how != "out=":
+            note("%s: torch: no out= overload, timing the allocating call (aligned output)" % c)
+        return fn
     if not c.backward:
         f = torch.log_softmax if c.log else torch.softmax
         return lambda: f(a, dim=dim)
@@ -231,7 +267,7 @@ def torch_op(torch, c, a, b):
     return lambda: torch.autograd.grad(out, x, dy, retain_graph=True)
 
 
-def compiled_op(torch, c, a, b):
+def compiled_op(torch, c, a, b, offset=0):
     dim = c.axis
     if not c.backward:
         if c.log:
@@ -324,7 +360,7 @@ def load_triton():
     return _triton
 
 
-def triton_op(torch, c, a, b):
+def triton_op(torch, c, a, b, offset=0):
     t = load_triton()
     if t is None:
         return None
@@ -346,11 +382,11 @@ def triton_op(torch, c, a, b):
     grid = (programs,)
     if not c.backward:
         x = a.reshape(n_rows, n_cols)
-        y = torch.empty_like(x)
+        y = at_offset(torch, c, a.device, offset).reshape(n_rows, n_cols)
         return lambda: fwd[grid](y, x, x.stride(0), y.stride(0), n_rows, n_cols,
                                  LOG=c.log, BLOCK=block, num_warps=num_warps)
     y, dy = a.reshape(n_rows, n_cols), b.reshape(n_rows, n_cols)
-    dx = torch.empty_like(y)
+    dx = at_offset(torch, c, a.device, offset).reshape(n_rows, n_cols)
     return lambda: bwd[grid](dx, y, dy, y.stride(0), n_rows, n_cols,
                              LOG=c.log, BLOCK=block, num_warps=num_warps)
 
@@ -389,7 +425,7 @@ def rotate(fns):
     return call
 
 
-def cpu_torch_call(torch, c, a, b, out):
+def torch_out_call(torch, c, a, b, out):
     """The eager op on one buffer set, writing into out where ATen has an
     out= overload. Returns (closure, how) after one checked call."""
     dim = c.norm_axis
@@ -412,14 +448,14 @@ def cpu_torch_call(torch, c, a, b, out):
             return fn, how
         except (TypeError, RuntimeError, AttributeError) as e:
             last = e
-    raise RuntimeError("no usable torch CPU op: %s" % last)
+    raise RuntimeError("no usable torch op: %s" % last)
 
 
 def cpu_torch_op(torch, c, sets):
     """The torch peer on the CPU over the rotating buffer sets."""
     fns, hows = [], set()
     for a, b, out in sets:
-        fn, how = cpu_torch_call(torch, c, a, b, out)
+        fn, how = torch_out_call(torch, c, a, b, out)
         fns.append(fn)
         hows.add(how)
     if "allocating" in hows:
@@ -448,8 +484,9 @@ def run_cpu(torch, args, cases):
             nsets = cpu_sets(c)
             sets = []
             for _ in range(nsets):
-                a, b = make_inputs(torch, c, "cpu")
-                sets.append((a, b, torch.empty_like(a)))
+                a, b = make_inputs(torch, c, "cpu", args.offset)
+                out = at_offset(torch, c, "cpu", args.offset) if args.offset else torch.empty_like(a)
+                sets.append((a, b, out))
             copy_us = timer(cpu_copy_op(torch, c, nsets))
             us = timer(cpu_torch_op(torch, c, sets))
         except Exception as e:  # noqa: BLE001 - e.g. out of memory: skip the case
@@ -458,8 +495,11 @@ def run_cpu(torch, args, cases):
         del sets
         if not (us > 0 and math.isfinite(us)):
             continue
-        records.append({"spec": c.spec(), "shape": c.shape, "dtype": SHORT[c.dtype], "axis": c.axis,
-                        "op": c.op, "peer": "torch", "us": us, "copy_us": copy_us, "device": device_name})
+        rec = {"spec": c.spec(), "shape": c.shape, "dtype": SHORT[c.dtype], "axis": c.axis,
+               "op": c.op, "peer": "torch", "us": us, "copy_us": copy_us, "device": device_name}
+        if args.offset:
+            rec["offset"] = args.offset
+        records.append(rec)
         print("%-32s %-14s %12.2f us  (copy %10.2f us, ratio %.2f)" % (c, "torch", us, copy_us, copy_us / us),
               flush=True)
     return records
@@ -499,14 +539,14 @@ def run(args, cases):
     records = []
     for c in cases:
         try:
-            a, b = make_inputs(torch, c, device)
+            a, b = make_inputs(torch, c, device, args.offset)
             copy_us = timer(copy_op(torch, c, device))
         except Exception as e:  # noqa: BLE001 - e.g. out of memory: skip the case
             note("%s: skipped: %s" % (c, e))
             continue
         for name, make in peers:
             try:
-                fn = make(torch, c, a, b)
+                fn = make(torch, c, a, b, args.offset)
                 if fn is None:
                     continue
                 us = timer(fn)
@@ -518,8 +558,11 @@ def run(args, cases):
                 continue
             if not (us > 0 and math.isfinite(us)):
                 continue
-            records.append({"spec": c.spec(), "shape": c.shape, "dtype": SHORT[c.dtype], "axis": c.axis,
-                            "op": c.op, "peer": name, "us": us, "copy_us": copy_us, "device": device_name})
+            rec = {"spec": c.spec(), "shape": c.shape, "dtype": SHORT[c.dtype], "axis": c.axis,
+                   "op": c.op, "peer": name, "us": us, "copy_us": copy_us, "device": device_name}
+            if args.offset:
+                rec["offset"] = args.offset
+            records.append(rec)
             print("%-32s %-14s %12.2f us  (copy %10.2f us, ratio %.2f)" % (c, name, us, copy_us, copy_us / us),
                   flush=True)
         del a, b
@@ -556,9 +599,13 @@ def main(argv=None):
     p.add_argument("--reps", type=int, default=100, help="timed reps (default 100)")
     p.add_argument("--warmup", type=int, default=25, help="warm-up runs (default 25)")
     p.add_argument("--no-flush", action="store_true", help="do not flush the L2 cache between GPU reps")
+    p.add_argument("--offset", type=int, default=0,
+                   help="every tensor starts N elements past an aligned allocation, as softmax bench --offset N")
     args = p.parse_args(argv)
     if args.reps < 1 or args.warmup < 0 or args.threads < 1:
         p.error("--reps and --threads must be at least 1, --warmup at least 0")
+    if args.offset < 0:
+        p.error("--offset %d: want at least 0 elements" % args.offset)
     for name in args.peers.split(","):
         if name and name not in ("torch", "torch.compile", "triton"):
             p.error("unknown peer %r (want torch, torch.compile, triton)" % name)

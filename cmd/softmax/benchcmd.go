@@ -28,7 +28,8 @@ default -1, op default softmax or --op). Suites: ` + "tutorial, onepass, llm, ax
 the default is cpu on the CPU and quick on a GPU. --list-suite prints a
 suite's SPECs on one line (for bench/peers/peers.py --shapes). --peers
 reads that script's JSON and adds "vs torch" and "vs best peer" columns
-(t(peer) / t(ours): above 1, we are faster; not for --offset cases).
+(t(peer) / t(ours): above 1, we are faster; --offset cases match peer
+timings taken with peers.py --offset N, not aligned ones).
 --offset N starts every tensor N elements past an aligned allocation: the
 pointers of a view into a larger tensor, misaligned unless N·size is a
 multiple of 16 (the table shows shape+N). --tuned makes the planner's

@@ -407,7 +407,10 @@ func TestBench(t *testing.T) {
 	}
 
 	// --offset: the records and the table say where the tensors start, and
-	// peers (timed on aligned tensors) are not merged into them.
+	// the peers' aligned timings are not merged into them; their timings at
+	// the same offset (peers.py --offset 3) are.
+	os.WriteFile(peersPath, []byte(`[{"shape": [64, 1000], "dtype": "f32", "axis": -1, "op": "softmax", "peer": "torch", "us": 1e6, "copy_us": 1, "device": "cpu"},
+{"shape": [64, 1000], "dtype": "f32", "axis": -1, "op": "softmax", "peer": "triton", "us": 2e6, "copy_us": 1, "device": "cpu", "offset": 1}]`), 0o644)
 	r = runCLI(t, "bench", "--device", "cpu", "--shapes", "64x1000:f32", "--reps", "3", "--warmup", "1",
 		"--offset", "3", "--json", jsonPath, "--peers", peersPath)
 	if r.code != 0 {
@@ -429,6 +432,26 @@ func TestBench(t *testing.T) {
 		}
 		if _, ok := rec["vs_torch"]; ok {
 			t.Errorf("--offset 3: an aligned peer timing was merged: %v", rec)
+		}
+		if _, ok := rec["vs_best_peer"]; ok {
+			t.Errorf("--offset 3: a peer timing at offset 1 was merged: %v", rec)
+		}
+	}
+	r = runCLI(t, "bench", "--device", "cpu", "--shapes", "64x1000:f32", "--reps", "3", "--warmup", "1",
+		"--offset", "1", "--json", jsonPath, "--peers", peersPath)
+	if r.code != 0 {
+		t.Fatalf("--offset 1: exit %d: %s", r.code, r.stderr)
+	}
+	if data, err = os.ReadFile(jsonPath); err != nil {
+		t.Fatal(err)
+	}
+	recs = nil
+	if err := json.Unmarshal(data, &recs); err != nil {
+		t.Fatalf("JSON: %v", err)
+	}
+	for _, rec := range recs {
+		if rec["best_peer"] != "triton" || rec["vs_torch"] != nil {
+			t.Errorf("--offset 1: record should carry the offset-1 triton timing alone: %v", rec)
 		}
 	}
 
