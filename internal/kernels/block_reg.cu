@@ -236,6 +236,15 @@ __device__ __forceinline__ void block_reg_kernel(const Params& p) {
 // threads a block) ran 228.6 µs against 211.2 (H200, -ab-s46.txt §1); at
 // 32, with 16 bytes spilled under NVRTC 13, 192.8 (§3).
 #define BR_BWD_F32_P1_SHIFT_BOUNDS 1024, 2
+// The planner gives the backward four-pack twins blocks of at most 384
+// threads (catalog ShiftMaxThreads: spans to 1536 packs; the two-pack
+// twins take longer ones); f32's runs at two blocks an SM (nvcc 11.8 and
+// NVRTC 13: 80 registers instead of 98/100, no spill), so that a span past
+// 1024 packs (288..384 threads) keeps two blocks and one of 256 threads
+// three. The 16-bit ones keep their 512 bound: at (384, 2) they spilled
+// 212 bytes, and bounded by 384 alone they took 168 registers (128 at
+// 512: two blocks of 256 threads, the most the planner gives them).
+#define BR_BWD_F32_P4_SHIFT_BOUNDS 384, 2
 
 #if SMX_DTYPES & 1
 SMX_KERNEL(block_reg_fwd_f32_t32_p1, BR_WARP_BOUNDS, smx::block_reg_kernel<smx::Fwd<smx::F32>, 1, 32>)
@@ -343,7 +352,7 @@ SMX_KERNEL(block_reg_bwd_f32_p1_shift, BR_BWD_F32_P1_SHIFT_BOUNDS, smx::block_re
 SMX_KERNEL(block_reg_bwd_f32_p2, 1024, smx::block_reg_kernel<smx::Bwd<smx::F32>, 2>)
 SMX_KERNEL(block_reg_bwd_f32_p2_shift, 1024, smx::block_reg_kernel<smx::Bwd<smx::F32>, 2, 0, false, true>)
 SMX_KERNEL(block_reg_bwd_f32_p4, 512, smx::block_reg_kernel<smx::Bwd<smx::F32>, 4>)
-SMX_KERNEL(block_reg_bwd_f32_p4_shift, 512, smx::block_reg_kernel<smx::Bwd<smx::F32>, 4, 0, false, true>)
+SMX_KERNEL(block_reg_bwd_f32_p4_shift, BR_BWD_F32_P4_SHIFT_BOUNDS, smx::block_reg_kernel<smx::Bwd<smx::F32>, 4, 0, false, true>)
 #endif
 #if SMX_DTYPES & 2
 SMX_KERNEL(block_reg_fwd_f16_t32_p1, BR_WARP_BOUNDS, smx::block_reg_kernel<smx::Fwd<smx::F16>, 1, 32>)

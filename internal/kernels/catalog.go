@@ -193,7 +193,7 @@ func blockRegVariants(backward bool) []Variant {
 		return []Variant{
 			{Name: "p1", Packs: 1, MaxThreads: 1024},
 			{Name: "p2", Packs: 2, MaxThreads: 1024},
-			{Name: "p4", Packs: 4, MaxThreads: 512},
+			{Name: "p4", Packs: 4, MaxThreads: 512, ShiftMaxThreads: 384}, // block_reg.cu: BR_BWD_F32_P4_SHIFT_BOUNDS
 		}
 	}
 	// The planner takes the smallest block whose threads hold the row in

@@ -95,7 +95,7 @@ var ptxas = map[string]resources{
 	"block_reg_bwd_f32_p2":              {46, 128},
 	"block_reg_bwd_f32_p2_shift":        {64, 128},
 	"block_reg_bwd_f32_p4":              {78, 128},
-	"block_reg_bwd_f32_p4_shift":        {98, 128},
+	"block_reg_bwd_f32_p4_shift":        {80, 128},
 	"block_reg_fwd_bf16_t1024_p1":       {32, 256},
 	"block_reg_fwd_bf16_t1024_p1_shift": {32, 256},
 	"block_reg_fwd_bf16_t1024_p2":       {44, 256},

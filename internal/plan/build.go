@@ -489,9 +489,14 @@ const blockRegFewMaxThreads = 512
 // for that: the smallest NP), within each variant's launch bound.
 func (c *ctx) blockRegRuntimeBlock(vs []kernels.Variant) (v kernels.Variant, nt int64, ok bool) {
 	packs := c.packs()
+	shift := c.shifts(kernels.BlockReg)
 	for _, cand := range vs { // packs ascending
 		n := max(roundUp(ceilDiv(packs, int64(cand.Packs)), 32), 32)
-		if n <= int64(cand.MaxThreads) && (!ok || n >= blockRegMinThreads) {
+		limit := cand.MaxThreads
+		if shift && cand.ShiftMaxThreads > 0 {
+			limit = cand.ShiftMaxThreads
+		}
+		if n <= int64(limit) && (!ok || n >= blockRegMinThreads) {
 			v, nt, ok = cand, n, true
 		}
 	}

@@ -185,7 +185,8 @@
 // online_2pass (Params.Vec 2), which read each row from the 16-byte
 // boundary at or before its start, the same rules applying to the span
 // (cols plus at most P-1); ragged backward rows past 512 columns take
-// block_reg's twin up to spans of 1024 packs (raggedBlockRegBackward),
+// block_reg's twin up to spans of 1024 packs, f32 2048
+// (raggedBlockRegBackward),
 // online_2pass's beyond, and ragged few long rows split_grid where
 // split_row would have them (H200: 512×50257 f16 118.0 -> 39.5 µs,
 // 4096×50257 f32 894.9 -> 591.0, 16384×781 f32 69.3 -> 38.7;

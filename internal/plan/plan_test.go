@@ -92,8 +92,12 @@ func check(t *testing.T, p Problem, d Device, pl Plan) {
 			t.Errorf("%s: grid x %d too large", where, l.Grid[0])
 		}
 		threads := int(l.Block[0] * l.Block[1] * l.Block[2])
-		if threads <= 0 || threads > v.MaxThreads || threads > d.MaxThreadsPerBlock {
-			t.Errorf("%s: %v threads, kernel allows %d", where, l.Block, v.MaxThreads)
+		limit := v.MaxThreads
+		if strings.HasSuffix(l.Symbol, kernels.ShiftSuffix) && v.ShiftMaxThreads > 0 {
+			limit = v.ShiftMaxThreads
+		}
+		if threads <= 0 || threads > limit || threads > d.MaxThreadsPerBlock {
+			t.Errorf("%s: %v threads, kernel %s allows %d", where, l.Block, l.Symbol, limit)
 		}
 		if v.FixedBlock > 0 && threads != v.FixedBlock {
 			t.Errorf("%s: block %v, kernel wants %d", where, l.Block, v.FixedBlock)
@@ -450,7 +454,9 @@ func TestRegimes(t *testing.T) {
 		{"1025 bf16 skewed backward (block_reg)", skewed(prob(8192, 1025, 1, spec.BFloat16, spec.LogSoftmaxBackward), 1), h100, kernels.BlockReg, "block_reg_bwd_bf16_p1_shift"},
 		{"4096 f16 skewed backward (block_reg: 513 packs)", skewed(prob(4096, 4096, 1, f16, spec.SoftmaxBackward), 1), h100, kernels.BlockReg, "block_reg_bwd_f16_p2_shift"},
 		{"8192 f16 skewed backward (1025 packs: online_2pass)", skewed(prob(2048, 8192, 1, f16, spec.SoftmaxBackward), 1), h100, kernels.Online2Pass, "online_2pass_bwd_f16_shift"},
-		{"4096 f32 skewed backward (1025 packs: online_2pass)", skewed(prob(4096, 4096, 1, f32, spec.SoftmaxBackward), 1), h100, kernels.Online2Pass, "online_2pass_bwd_f32_shift"},
+		{"4096 f32 skewed backward (1025 packs: block_reg p4, 288 threads)", skewed(prob(4096, 4096, 1, f32, spec.SoftmaxBackward), 1), h100, kernels.BlockReg, "block_reg_bwd_f32_p4_shift"},
+		{"6000 f32 skewed backward (1501 packs: block_reg p4, 384 threads)", skewed(prob(4096, 6000, 1, f32, spec.SoftmaxBackward), 1), h100, kernels.BlockReg, "block_reg_bwd_f32_p4_shift"},
+		{"8192 f32 skewed backward (2049 packs: online_2pass)", skewed(prob(2048, 8192, 1, f32, spec.SoftmaxBackward), 1), h100, kernels.Online2Pass, "online_2pass_bwd_f32_shift"},
 		// Few ragged or skewed rows (fewRaggedBlockRows): a block per row
 		// from half as many rows as SMs up to 400 KB rows, else split_grid.
 		{"100000 f32 skewed, 100 rows (online_2pass)", skewed(prob(100, 100000, 1, f32, spec.Softmax), 1), h100, kernels.Online2Pass, "online_2pass_fwd_f32_shift"},
@@ -523,7 +529,11 @@ func TestRegimes(t *testing.T) {
 		{"1001 f32 backward (ragged: block_reg's twin)", prob(4096, 1001, 1, f32, spec.SoftmaxBackward), h100, kernels.BlockReg, "block_reg_bwd_f32_p1_shift"},
 		{"1001 f16 backward (ragged: block_reg's twin ahead of warp_row's)", prob(8192, 1001, 1, f16, spec.SoftmaxBackward), h100, kernels.BlockReg, "block_reg_bwd_f16_p1_shift"},
 		{"4001 f32 backward (ragged: block_reg's twin, 1001 packs)", prob(4096, 4001, 1, f32, spec.SoftmaxBackward), h100, kernels.BlockReg, "block_reg_bwd_f32_p4_shift"},
-		{"4095 f32 backward (ragged, 1025 packs: online_2pass)", prob(4096, 4095, 1, f32, spec.SoftmaxBackward), h100, kernels.Online2Pass, "online_2pass_bwd_f32_shift"},
+		{"4095 f32 backward (ragged, 1025 packs: block_reg p4)", prob(4096, 4095, 1, f32, spec.SoftmaxBackward), h100, kernels.BlockReg, "block_reg_bwd_f32_p4_shift"},
+		{"6143 f32 backward (ragged, 1537 packs: block_reg p2)", prob(4096, 6143, 1, f32, spec.SoftmaxBackward), h100, kernels.BlockReg, "block_reg_bwd_f32_p2_shift"},
+		{"8191 f32 backward (ragged, 2049 packs: online_2pass)", prob(4096, 8191, 1, f32, spec.SoftmaxBackward), h100, kernels.Online2Pass, "online_2pass_bwd_f32_shift"},
+		{"8187 f32 backward (ragged, 2048 packs: block_reg p2)", prob(4096, 8187, 1, f32, spec.SoftmaxBackward), h100, kernels.BlockReg, "block_reg_bwd_f32_p2_shift"},
+		{"8191 bf16 backward (ragged, 1025 packs: online_2pass)", prob(4096, 8191, 1, spec.BFloat16, spec.SoftmaxBackward), h100, kernels.Online2Pass, "online_2pass_bwd_bf16_shift"},
 		{"8191 bf16 (ragged: block_reg's twin, sized by the row)", prob(2048, 8191, 1, spec.BFloat16, spec.Softmax), h100, kernels.BlockReg, "block_reg_fwd_bf16_t256_p4_shift"},
 		{"8193 bf16 (ragged past block_reg: online_2pass, not block_smem's twin)", prob(2048, 8193, 1, spec.BFloat16, spec.Softmax), h100, kernels.Online2Pass, "online_2pass_fwd_bf16_shift"},
 		{"26x631146 f32 (ragged few rows)", prob(26, 631146, 1, f32, spec.LogSoftmax), h100, kernels.SplitGrid, ""},

@@ -679,22 +679,39 @@ const skewedBlockRegFwdCols16 = 8192
 
 // raggedBlockRegBackward reports backward rows that start inside a pack
 // (aligned ragged rows or skewed ones) past 512 columns whose span is at
-// most raggedBlockRegBwdPacks packs: block_reg's twins read them once. Same
+// most raggedBlockRegBwdPacks packs (f32: raggedBlockRegBwdPacksF32):
+// block_reg's twins read them once. Same
 // run, block_reg vs online_2pass (warp_row where it was the pick), µs:
 // 8192×1001 f16 20.3 vs warp_row 30.1, 4096×1001 f32 19.8 vs 21.3,
 // 4096×2001 f16 21.9 vs 22.8, 4096×4001 f32 56.5 vs 65.8, skewed 4096×2000
 // f32 31.1 vs 34.5, 4096×4096 f16 34.4 vs 35.0, 65536×1024 f16 133.8 vs
-// 172.5. From 1025 packs (a span just past 4096 f32 or 8192 16-bit
-// columns) the block of 288 threads × 4 packs trails: 4096×4095 f32 78.5
-// vs 63.4, skewed 4096×4096 f32 77.0 vs 64.6, 2048×8192 f16 47.0 vs 37.5,
-// 2048×8191 bf16 47.9 vs 39.1; 2207×14634 bf16 (1830 packs) 64.4 vs 65.9
-// was left with online_2pass.
+// 172.5. From 1025 packs (a span just past 8192 16-bit columns) the 16-bit
+// block of 288 threads × 4 packs (128 registers, one block an SM) trails:
+// 2048×8192 f16 47.0 vs 37.5, 2048×8191 bf16 47.9 vs 39.1 (H100,
+// -ab-s47.txt §5: 51.6 vs 48.2); 2207×14634 bf16 (1830 packs) 64.4 vs
+// 65.9 was left with online_2pass. f32 spans past 1024 packs trailed too
+// (4096×4095 78.5 vs 63.4) until the four-pack twin's bound.
 func (c *ctx) raggedBlockRegBackward() bool {
-	return c.ragged() && c.p.Axis > flatRowsMaxCols && ceilDiv(c.shiftedSpan(), c.P) <= raggedBlockRegBwdPacks
+	limit := int64(raggedBlockRegBwdPacks)
+	if c.es == 4 {
+		limit = raggedBlockRegBwdPacksF32
+	}
+	return c.ragged() && c.p.Axis > flatRowsMaxCols && ceilDiv(c.shiftedSpan(), c.P) <= limit
 }
 
 // raggedBlockRegBwdPacks: the longest span raggedBlockRegBackward takes.
 const raggedBlockRegBwdPacks = 1024
+
+// raggedBlockRegBwdPacksF32: f32's, all its twins hold (1024 threads × 2
+// packs). Spans to 1536 packs run the four-pack twin at up to 384 threads,
+// two blocks an SM (block_reg.cu's BR_BWD_F32_P4_SHIFT_BOUNDS); before, at
+// 100 registers and one block an SM past 327 threads, they trailed
+// online_2pass from 1025 packs (H100, softmax bench, 30 reps, block_reg
+// vs online_2pass, µs, -ab-s47.txt §5): skewed 4096×4096 75.6 vs 90.5,
+// 4096×5000 89.6 vs 111.9, 4096×6000 106.1 vs 135.3, aligned ragged
+// 4096×4095 76.0 vs 89.5, 4096×5001 90.1 vs 112.9; past 1536 packs the
+// two-pack twin at up to 1024 threads: 4096×6143 111.3 vs 133.9.
+const raggedBlockRegBwdPacksF32 = 2048
 
 // blockRegBackward reports whether block_reg takes a backward row of whole
 // packs: past warp_row's rows, up to what its backward kernels hold (y and
