@@ -354,6 +354,20 @@ func TestInfo(t *testing.T) {
 	}
 }
 
+// readRecords reads the JSON records a bench run wrote to path.
+func readRecords(t *testing.T, path string) []map[string]any {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var recs []map[string]any
+	if err := json.Unmarshal(data, &recs); err != nil {
+		t.Fatalf("JSON: %v", err)
+	}
+	return recs
+}
+
 func TestBench(t *testing.T) {
 	dir := t.TempDir()
 	jsonPath := filepath.Join(dir, "r.json")
@@ -370,14 +384,7 @@ func TestBench(t *testing.T) {
 			t.Errorf("bench output lacks %q:\n%s", s, r.stdout)
 		}
 	}
-	data, err := os.ReadFile(jsonPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var recs []map[string]any
-	if err := json.Unmarshal(data, &recs); err != nil {
-		t.Fatalf("JSON: %v", err)
-	}
+	recs := readRecords(t, jsonPath)
 	if len(recs) < 2 {
 		t.Fatalf("%d records", len(recs))
 	}
@@ -411,20 +418,18 @@ func TestBench(t *testing.T) {
 	// the same offset (peers.py --offset 3) are.
 	os.WriteFile(peersPath, []byte(`[{"shape": [64, 1000], "dtype": "f32", "axis": -1, "op": "softmax", "peer": "torch", "us": 1e6, "copy_us": 1, "device": "cpu"},
 {"shape": [64, 1000], "dtype": "f32", "axis": -1, "op": "softmax", "peer": "triton", "us": 2e6, "copy_us": 1, "device": "cpu", "offset": 1}]`), 0o644)
-	r = runCLI(t, "bench", "--device", "cpu", "--shapes", "64x1000:f32", "--reps", "3", "--warmup", "1",
-		"--offset", "3", "--json", jsonPath, "--peers", peersPath)
-	if r.code != 0 {
-		t.Fatalf("--offset 3: exit %d: %s", r.code, r.stderr)
+	benchAt := func(offset string) (result, []map[string]any) {
+		t.Helper()
+		r := runCLI(t, "bench", "--device", "cpu", "--shapes", "64x1000:f32", "--reps", "3", "--warmup", "1",
+			"--offset", offset, "--json", jsonPath, "--peers", peersPath)
+		if r.code != 0 {
+			t.Fatalf("--offset %s: exit %d: %s", offset, r.code, r.stderr)
+		}
+		return r, readRecords(t, jsonPath)
 	}
+	r, recs = benchAt("3")
 	if !strings.Contains(r.stdout, "64x1000+3") || !strings.Contains(r.stdout, "shape+N") {
 		t.Errorf("--offset 3: the table does not show the offset:\n%s", r.stdout)
-	}
-	if data, err = os.ReadFile(jsonPath); err != nil {
-		t.Fatal(err)
-	}
-	recs = nil
-	if err := json.Unmarshal(data, &recs); err != nil {
-		t.Fatalf("JSON: %v", err)
 	}
 	for _, rec := range recs {
 		if rec["offset"] != 3.0 {
@@ -437,18 +442,7 @@ func TestBench(t *testing.T) {
 			t.Errorf("--offset 3: a peer timing at offset 1 was merged: %v", rec)
 		}
 	}
-	r = runCLI(t, "bench", "--device", "cpu", "--shapes", "64x1000:f32", "--reps", "3", "--warmup", "1",
-		"--offset", "1", "--json", jsonPath, "--peers", peersPath)
-	if r.code != 0 {
-		t.Fatalf("--offset 1: exit %d: %s", r.code, r.stderr)
-	}
-	if data, err = os.ReadFile(jsonPath); err != nil {
-		t.Fatal(err)
-	}
-	recs = nil
-	if err := json.Unmarshal(data, &recs); err != nil {
-		t.Fatalf("JSON: %v", err)
-	}
+	_, recs = benchAt("1")
 	for _, rec := range recs {
 		if rec["best_peer"] != "triton" || rec["vs_torch"] != nil {
 			t.Errorf("--offset 1: record should carry the offset-1 triton timing alone: %v", rec)
