@@ -48,8 +48,10 @@ The output is a JSON array of records
 as `softmax bench --offset N` places ours, so misaligned pointers meet the
 peers' unaligned paths; the records carry "offset" and merge only with our
 records of the same offset. torch then writes through the out= overloads
-into an output at the same offset and triton stores into one; the
-torch.compile peer's output is its own (aligned) allocation.
+into an output at the same offset (at offset 0 it times the plain,
+allocating call, as users write it; the caching allocator makes that
+allocation cheap) and triton stores into one; the torch.compile peer's
+output is its own (aligned) allocation.
 
   python3 bench/peers/peers.py --shapes 4096x4096:f16 --offset 1 --peers torch,triton --out peers-off1.json
   softmax bench --shapes 4096x4096:f16 --offset 1 --peers peers-off1.json
@@ -268,6 +270,8 @@ def torch_op(torch, c, a, b, offset=0):
 
 
 def compiled_op(torch, c, a, b, offset=0):
+    # offset is unused: the compiled function allocates its own (aligned)
+    # output; its inputs are a and b as placed.
     dim = c.axis
     if not c.backward:
         if c.log:

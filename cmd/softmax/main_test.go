@@ -373,7 +373,9 @@ func TestBench(t *testing.T) {
 	jsonPath := filepath.Join(dir, "r.json")
 	plotPath := filepath.Join(dir, "r.svg")
 	peersPath := filepath.Join(dir, "peers.json")
-	os.WriteFile(peersPath, []byte(`[{"shape": [64, 1000], "dtype": "f32", "axis": -1, "op": "softmax", "peer": "torch", "us": 1e6, "copy_us": 1, "device": "cpu"}]`), 0o644)
+	if err := os.WriteFile(peersPath, []byte(`[{"shape": [64, 1000], "dtype": "f32", "axis": -1, "op": "softmax", "peer": "torch", "us": 1e6, "copy_us": 1, "device": "cpu"}]`), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	r := runCLI(t, "bench", "--device", "cpu", "--shapes", "64x1000:f32,8x40x30:bf16:1", "--reps", "3", "--warmup", "1",
 		"--algo", "all", "--json", jsonPath, "--plot", plotPath, "--peers", peersPath)
 	if r.code != 0 {
@@ -416,8 +418,10 @@ func TestBench(t *testing.T) {
 	// --offset: the records and the table say where the tensors start, and
 	// the peers' aligned timings are not merged into them; their timings at
 	// the same offset (peers.py --offset 3) are.
-	os.WriteFile(peersPath, []byte(`[{"shape": [64, 1000], "dtype": "f32", "axis": -1, "op": "softmax", "peer": "torch", "us": 1e6, "copy_us": 1, "device": "cpu"},
-{"shape": [64, 1000], "dtype": "f32", "axis": -1, "op": "softmax", "peer": "triton", "us": 2e6, "copy_us": 1, "device": "cpu", "offset": 1}]`), 0o644)
+	if err := os.WriteFile(peersPath, []byte(`[{"shape": [64, 1000], "dtype": "f32", "axis": -1, "op": "softmax", "peer": "torch", "us": 1e6, "copy_us": 1, "device": "cpu"},
+{"shape": [64, 1000], "dtype": "f32", "axis": -1, "op": "softmax", "peer": "triton", "us": 2e6, "copy_us": 1, "device": "cpu", "offset": 1}]`), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	benchAt := func(offset string) (result, []map[string]any) {
 		t.Helper()
 		r := runCLI(t, "bench", "--device", "cpu", "--shapes", "64x1000:f32", "--reps", "3", "--warmup", "1",
@@ -425,7 +429,11 @@ func TestBench(t *testing.T) {
 		if r.code != 0 {
 			t.Fatalf("--offset %s: exit %d: %s", offset, r.code, r.stderr)
 		}
-		return r, readRecords(t, jsonPath)
+		recs := readRecords(t, jsonPath)
+		if len(recs) == 0 {
+			t.Fatalf("--offset %s: no records", offset)
+		}
+		return r, recs
 	}
 	r, recs = benchAt("3")
 	if !strings.Contains(r.stdout, "64x1000+3") || !strings.Contains(r.stdout, "shape+N") {

@@ -31,14 +31,18 @@
 // (4096×896 f32 12.1 / 12.0 vs 11.2).
 //
 // Launch contract (Inner == 1, rows = outer, cols = axis):
-//   forward  block (NT, 1, 1) exactly, cols <= NT*NP*P (P = 4 f32, 8 f16/bf16)
+//   forward  block (NT, 1, 1) exactly, cols <= NT*NP*P (P = 4 f32, 8 f16/bf16;
+//            "_shift" twins: the span, cols plus up to P-1, <= NT*NP*P, or
+//            NT*NP*P + P-1 for the 16-bit ones of NP 2..5 but t1024_p5,
+//            whose thread 0 holds the overhang)
 //            symbol block_reg_fwd_{f32,f16,bf16}_t{NT}_p{NP}: NT 32 with NP
 //            1..8 (f32) or 1..4 (f16/bf16: at most 32 values a thread), NT 64
 //            with NP 1..8, NT 128/256/512/1024 with NP 3..8;
 //            ..._t1024_p{5..8}_tail (any row; fastest for whole packs with
 //            only the last one partial)
 //   backward block (nt, 1, 1), nt a multiple of 32, cols <= nt*NP*P,
-//            nt <= 1024 for p1/p2, <= 512 for p4
+//            nt <= 1024 for p1/p2, <= 512 for p4 (<= 384 for the f32 p4
+//            "_shift" twin)
 //            symbol block_reg_bwd_{f32,f16,bf16}_p{1,2,4}
 //   grid     (g, 1, 1), g <= min(rows, 2^31-1); blocks grid-stride over rows
 //   smem     none dynamic (static for the block reductions); workspace none
@@ -157,7 +161,9 @@ struct OverhangPack {
 // SHIFT: the "_shift" twins for ragged rows: rows with a row after them
 // through cached_row_full's masked form (whole-pack loads, the elements
 // outside the row masked in the first and last packs), the last row
-// through cached_row's general body. With the general body alone (partial
+// through cached_row's general body unless its span fills the block (its
+// last pack then ends at the tensor's end, or the overhang twins load the
+// pack past it element by element). With the general body alone (partial
 // packs element by element) skewed 4096×4096 f32 ran at 0.69 of copy
 // against 0.92 (H200, softmax bench --offset 1, -ab-s46.txt §1: 52.7 ->
 // 39.7 µs; 2048×8192 f32 58.6 -> 44.5, 4096×32000 f32 411.1 -> 315.8,

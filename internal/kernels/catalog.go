@@ -54,8 +54,10 @@ type Variant struct {
 	Packs int
 	// MaxThreads is the kernel's __launch_bounds__ block-size limit.
 	MaxThreads int
-	// ShiftMaxThreads is its "_shift" twin's limit where it differs (0:
-	// MaxThreads).
+	// ShiftMaxThreads is the most threads the planner gives its "_shift"
+	// twins where that differs (0: MaxThreads): at most every dtype's twin's
+	// __launch_bounds__ (block_reg's backward p4: f32's is 384, the 16-bit
+	// ones keep 512).
 	ShiftMaxThreads int
 	// FixedBlock is the block size the kernel is written for (0: any
 	// multiple of 32 up to MaxThreads, or see the strategy's contract).

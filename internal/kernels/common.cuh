@@ -1175,8 +1175,8 @@ struct ClusterPush {
 // 69, one resident block instead of two, 4096×16384 0.94 -> 0.79 of copy).
 // `more` holds the rest of a row longer than the registers (block_hybrid).
 // SHIFT (with TAIL): a ragged row shifted back lo < P elements to its pack
-// boundary (off) whose last pack ends inside the tensor (a row follows it),
-// n its span: the first and last packs mask the elements outside [lo, n)
+// boundary (off) whose last pack ends inside the tensor (a row follows it,
+// or the span ends at the block's last pack), n its span: the first and last packs mask the elements outside [lo, n)
 // in registers and store through st_pack_masked, so only those two packs
 // compare elements (block_reg's "_shift" twins).
 template <bool TAIL, class Op, int NP, class Red, class More = NoMoreValues, bool SHIFT = false>
@@ -1368,7 +1368,8 @@ __device__ __forceinline__ void cached_row_masked(const Op& op, i64 off, i64 n, 
 // boundary) a ragged row is taken from the pack boundary at or before its
 // start, lo = pack_lo elements early, so that its packs load and store 16
 // bytes at a time instead of element by element; the planner sizes
-// NP*nt*P for the span (plan's shiftedSpan).
+// NP*nt*P for the span (plan's shiftedSpan), or for the row where the
+// kernel holds the overhang (block_reg's OverhangPack).
 template <class Op, int NP, class Red, bool OUTLINE = false, bool SHIFT = false>
 __device__ __forceinline__ void cached_row(const Op& op, i64 off, i64 n, int t, int nt, bool vec) {
   const int lo = SHIFT ? pack_lo<typename Op::D>(op.src(0), off) : 0;

@@ -47,7 +47,8 @@
 //	               128, 256, 512 and 1024 with NP ∈ 3..8, and
 //	               t1024_p{5..8}_tail for rows of whole
 //	               packs ending in the last pack; backward block_reg_bwd_{dt}_p{1,2,4}: nt
-//	               multiple of 32, ≤ 1024 (p1, p2) or ≤ 512 (p4); rows with
+//	               multiple of 32, ≤ 1024 (p1, p2) or ≤ 512 (p4; ≤ 384 for
+//	               its "_shift" twins, the f32 one's launch bound); rows with
 //	               cols ≤ threads·NP·P; grid one block per row.
 //	block_smem     block_smem_{fwd,bwd}_{dt}; rows; nt multiple of 32 ≤ 512;
 //	               dynamic smem NIN·roundup(cols·esize, 16) (raise
