@@ -234,14 +234,7 @@ def make_inputs(torch, c, device, offset=0):
         pair = (x, None)
     if offset == 0:
         return pair
-    placed = []
-    for t in pair:
-        if t is not None:
-            u = at_offset(torch, c, device, offset)
-            u.copy_(t)
-            t = u
-        placed.append(t)
-    return tuple(placed)
+    return tuple(t if t is None else at_offset(torch, c, device, offset).copy_(t) for t in pair)
 
 
 def torch_op(torch, c, a, b, offset=0):
@@ -499,11 +492,7 @@ def run_cpu(torch, args, cases):
         del sets
         if not (us > 0 and math.isfinite(us)):
             continue
-        rec = {"spec": c.spec(), "shape": c.shape, "dtype": SHORT[c.dtype], "axis": c.axis,
-               "op": c.op, "peer": "torch", "us": us, "copy_us": copy_us, "device": device_name}
-        if args.offset:
-            rec["offset"] = args.offset
-        records.append(rec)
+        records.append(peer_record(c, "torch", us, copy_us, device_name, args.offset))
         print("%-32s %-14s %12.2f us  (copy %10.2f us, ratio %.2f)" % (c, "torch", us, copy_us, copy_us / us),
               flush=True)
     return records
@@ -562,16 +551,21 @@ def run(args, cases):
                 continue
             if not (us > 0 and math.isfinite(us)):
                 continue
-            rec = {"spec": c.spec(), "shape": c.shape, "dtype": SHORT[c.dtype], "axis": c.axis,
-                   "op": c.op, "peer": name, "us": us, "copy_us": copy_us, "device": device_name}
-            if args.offset:
-                rec["offset"] = args.offset
-            records.append(rec)
+            records.append(peer_record(c, name, us, copy_us, device_name, args.offset))
             print("%-32s %-14s %12.2f us  (copy %10.2f us, ratio %.2f)" % (c, name, us, copy_us, copy_us / us),
                   flush=True)
         del a, b
         torch.cuda.empty_cache()
     return records
+
+
+def peer_record(c, peer, us, copy_us, device_name, offset):
+    """One output record; "offset" only for offset tensors."""
+    rec = {"spec": c.spec(), "shape": c.shape, "dtype": SHORT[c.dtype], "axis": c.axis,
+           "op": c.op, "peer": peer, "us": us, "copy_us": copy_us, "device": device_name}
+    if offset:
+        rec["offset"] = offset
+    return rec
 
 
 def write_json(path, records):

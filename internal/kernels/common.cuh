@@ -1176,9 +1176,10 @@ struct ClusterPush {
 // `more` holds the rest of a row longer than the registers (block_hybrid).
 // SHIFT (with TAIL): a ragged row shifted back lo < P elements to its pack
 // boundary (off) whose last pack ends inside the tensor (a row follows it,
-// or the span ends at the block's last pack), n its span: the first and last packs mask the elements outside [lo, n)
-// in registers and store through st_pack_masked, so only those two packs
-// compare elements (block_reg's "_shift" twins).
+// or the span ends at the block's last pack), n its span: the first and
+// last packs mask the elements outside [lo, n) in registers and store
+// through st_pack_masked, so only those two packs compare elements
+// (block_reg's "_shift" twins).
 template <bool TAIL, class Op, int NP, class Red, class More = NoMoreValues, bool SHIFT = false>
 __device__ __forceinline__ void cached_row_full(const Op& op, i64 off, i64 n, int t, int nt,
                                                 const More& more = More(), int lo = 0) {

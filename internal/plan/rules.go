@@ -632,8 +632,8 @@ func (c *ctx) twoReadBlockRows() bool {
 // whole 16-byte packs or ragged rows that its twins read from their pack
 // boundary (ragged; the limits then apply to the span, or to the row
 // rounded up to whole packs for the 16-bit twins that hold the span's
-// overhang), not rows that take its element-wise path (unaligned pointers), which was not measured
-// to win.
+// overhang), not rows that take its element-wise path (unaligned
+// pointers), which was not measured to win.
 func (c *ctx) blockRegFirst() bool {
 	if !(c.vec() && c.p.Axis%c.P == 0) && !c.ragged() {
 		return false
@@ -680,8 +680,8 @@ const skewedBlockRegFwdCols16 = 8192
 // raggedBlockRegBackward reports backward rows that start inside a pack
 // (aligned ragged rows or skewed ones) past 512 columns whose span is at
 // most raggedBlockRegBwdPacks packs (f32: raggedBlockRegBwdPacksF32):
-// block_reg's twins read them once. Same
-// run, block_reg vs online_2pass (warp_row where it was the pick), µs:
+// block_reg's twins read them once. Same run, block_reg vs online_2pass
+// (warp_row where it was the pick), µs:
 // 8192×1001 f16 20.3 vs warp_row 30.1, 4096×1001 f32 19.8 vs 21.3,
 // 4096×2001 f16 21.9 vs 22.8, 4096×4001 f32 56.5 vs 65.8, skewed 4096×2000
 // f32 31.1 vs 34.5, 4096×4096 f16 34.4 vs 35.0, 65536×1024 f16 133.8 vs
