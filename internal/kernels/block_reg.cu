@@ -158,12 +158,13 @@ struct OverhangPack {
 // forward kernels (see the top), NT = 0 the run-time one of the backward
 // kernels; TAIL kernels send rows of whole packs that fill every pack but
 // the last to cached_row_full, other rows to the general body.
-// SHIFT: the "_shift" twins for ragged rows: rows with a row after them
-// through cached_row_full's masked form (whole-pack loads, the elements
-// outside the row masked in the first and last packs), the last row
-// through cached_row's general body unless its span fills the block (its
-// last pack then ends at the tensor's end, or the overhang twins load the
-// pack past it element by element). With the general body alone (partial
+// SHIFT: the "_shift" twins for ragged rows: rows whose span reaches the
+// threads' last packs through cached_row_full's masked form (whole-pack
+// loads, the elements outside the row masked in the first and last packs;
+// on the tensor's last row, whose last pack may end past the tensor, the
+// threads' last packs element by element, END; where the span fills the
+// block, the overhang twins load the pack past it element by element),
+// shorter spans through cached_row's general body. With the general body alone (partial
 // packs element by element) skewed 4096×4096 f32 ran at 0.69 of copy
 // against 0.92 (H200, softmax bench --offset 1, -ab-s46.txt §1: 52.7 ->
 // 39.7 µs; 2048×8192 f32 58.6 -> 44.5, 4096×32000 f32 411.1 -> 315.8,
@@ -188,6 +189,12 @@ __device__ __forceinline__ void block_reg_kernel(const Params& p) {
   // t256_p8 24/44 bytes, f16 t256_p8 32/56, t64_p1 24/28); they are sized
   // by the span, as the backward ones are.
   constexpr bool OVERHANG = MASKED && !Op::BACKWARD && P == 8 && NP >= 2 && NP <= 5;
+  // The last row through cached_row_full's END form, not the general body
+  // (H100 A/B, -ab-s48.txt §2: aligned 4096×1001 f32 19.2 -> 15.8 µs, skewed
+  // 64×8192 f32 9.0 -> 7.8), but in the 1024-thread twins and the 16-bit
+  // backward ones, where it measured slower (skewed 1000×30000 f32 94.4 ->
+  // 99.8, 65536×1024 f16 softmax_backward 141.7 -> 149.6).
+  constexpr bool END_ROW = MASKED && NT != 1024 && !(Op::BACKWARD && P == 8);
   for (i64 row = blockIdx.x; row < rows; row += gridDim.x) {
     if (tail) {
       cached_row_full<true, Op, NP, Red>(op, row * cols, cols, threadIdx.x, nt);
@@ -195,12 +202,15 @@ __device__ __forceinline__ void block_reg_kernel(const Params& p) {
     }
     const int lo = SHIFT ? pack_lo<typename Op::D>(op.src(0), row * cols) : 0;
     const i64 off = row * cols - lo, n = cols + lo, cap = (i64)NP * nt * P;
-    if (MASKED && vec && n > (i64)(NP - 1) * nt * P && (row + 1 < rows || n >= cap)) {
+    if (END_ROW && vec && n > (i64)(NP - 1) * nt * P && row + 1 == rows && n < cap) {
+      // The last row, whose span's last pack may end past the tensor.
+      cached_row_full<true, Op, NP, Red, NoMoreValues, true, true>(op, off, n, threadIdx.x, nt, NoMoreValues(), lo);
+    } else if (MASKED && vec && n > (i64)(NP - 1) * nt * P && (row + 1 < rows || n >= cap)) {
       // The span (lo elements before the row, up to P-1) reaches the
-      // threads' last packs and, but on the last row, ends in the tensor
-      // (or the span fills the block, its overhang read element by
-      // element): every pack loads 16 bytes and only the first and last
-      // mask elements. Other last rows take the general body.
+      // threads' last packs and ends in the tensor (a row follows it, or
+      // the span fills the block, its overhang read element by element):
+      // every pack loads 16 bytes and only the first and last mask
+      // elements.
       if constexpr (OVERHANG) {
         const OverhangPack<Op> over{op, off + cap, threadIdx.x == 0 && n > cap ? (int)(n - cap) : 0, row + 1 < rows};
         cached_row_full<true, Op, NP, Red, OverhangPack<Op>, true>(op, off, n < cap ? n : cap, threadIdx.x, nt, over,

@@ -1163,6 +1163,27 @@ struct ClusterPush {
 
 // ---------------------------------------------------------------- shared bodies
 
+// v where 0 <= d < len, else fill: an element's mask in integer bit
+// operations, not a compare and select. The masked twins of
+// cached_row_full compare 2*P elements; as predicates (7 a thread) they
+// made ptxas issue the last pack's load only once earlier packs' values
+// were in use, a second DRAM round trip a row.
+__device__ __forceinline__ float keep_inside(float v, float fill, int d, int len) {
+  const u32 out = (u32)((d | (len - 1 - d)) >> 31);  // all ones outside [0, len), 0 inside
+  return __uint_as_float((__float_as_uint(v) & ~out) | (__float_as_uint(fill) & out));
+}
+
+// The pack of elements j..j+P-1 of q, element by element, each index
+// clamped to last: no predicate, and no read past element last.
+template <class D>
+__device__ __forceinline__ V16 ld_clamped(const typename D::T* q, int j, int last) {
+  V16 r;
+  typename D::T* const e = reinterpret_cast<typename D::T*>(&r);
+#pragma unroll
+  for (int k = 0; k < D::P; ++k) e[k] = q[j + k < last ? j + k : last];
+  return r;
+}
+
 // cached_row for a row of whole packs that fills every pack (vec, n ==
 // NP*nt*P) or, with TAIL, every pack but the last (n > (NP-1)*nt*P): no
 // bounds check but on the last pack with TAIL. With one check per pack,
@@ -1179,13 +1200,20 @@ struct ClusterPush {
 // or the span ends at the block's last pack), n its span: the first and
 // last packs mask the elements outside [lo, n) in registers and store
 // through st_pack_masked, so only those two packs compare elements
-// (block_reg's "_shift" twins).
-template <bool TAIL, class Op, int NP, class Red, class More = NoMoreValues, bool SHIFT = false>
+// (block_reg's "_shift" twins). END (with SHIFT): the tensor's last row,
+// whose span's last pack may end past the tensor: the threads' last packs
+// load element by element, indices clamped to the row's last element.
+// Through the general body instead, whose per-pack branches issue one load
+// after another, that one row ran ~3 µs after the rest (ncu, H100, 4096×1001
+// f32 t32_p8_shift: elapsed 24.0k cycles against 14.3k SM-active ones,
+// where the aligned 4096×1000 had 19.0k against 14.5k; -ab-s48.txt §1).
+template <bool TAIL, class Op, int NP, class Red, class More = NoMoreValues, bool SHIFT = false, bool END = false>
 __device__ __forceinline__ void cached_row_full(const Op& op, i64 off, i64 n, int t, int nt,
                                                 const More& more = More(), int lo = 0) {
   typedef typename Op::D D;
   constexpr int P = D::P;
   static_assert(!SHIFT || TAIL, "a shifted row ends inside its last pack");
+  static_assert(!END || SHIFT, "END is the last row of a shifted span");
   const bool last_in = !TAIL || (i64)((NP - 1) * nt + t) * P < n;
   // Pack k of thread t sits k*nt*P elements past the thread's first: one
   // base address and constant offsets (nt is a compile-time constant in
@@ -1197,26 +1225,45 @@ __device__ __forceinline__ void cached_row_full(const Op& op, i64 off, i64 n, in
   // 236.4, 1024×65536 bf16 88.0 -> 85.2; block_reg within 1-2% either
   // way, as much as the untouched warp_row moved).
   const i64 first = off + (i64)t * P;
+  // SHIFT: every thread loads its last pack, a thread without one
+  // re-reading the span's last pack (no predicate), and the edge packs
+  // mask in integer operations (keep_inside), as cached_row_masked does.
+  // As compares, 2*P of them a thread beside last_in, ptxas ran short of
+  // its 7 predicate registers and issued the last load only after the
+  // other packs' maximum: a second DRAM round trip a row (SASS of f32
+  // t32_p8 and t64_p8 under nvcc 11.8 and 13; H100 A/B, -ab-s48.txt §2:
+  // skewed 16384×600 bf16 softmax_backward 31.3 -> 28.4 µs, 65536×1024
+  // f16 155.0 -> 141.7, 1000×30000 f32 98.6 -> 94.4).
   V16 raw[Op::NIN][NP];
 #pragma unroll
   for (int k = 0; k < NP; ++k)
 #pragma unroll
     for (int i = 0; i < Op::NIN; ++i)
-      if (k < NP - 1 || last_in) raw[i][k] = ld16(op.src(i) + first + (i64)k * nt * P);
+      if (SHIFT && k == NP - 1) {
+        if constexpr (END) {
+          raw[i][k] = ld_clamped<D>(op.src(i) + off, ((NP - 1) * nt + t) * P, (int)n - 1);
+        } else {
+          const int last = (int)((n - 1) / P), pk = (NP - 1) * nt + t < last ? (NP - 1) * nt + t : last;
+          raw[i][k] = ld16(op.src(i) + off + (i64)pk * P);
+        }
+      } else if (k < NP - 1 || last_in) {
+        raw[i][k] = ld16(op.src(i) + first + (i64)k * nt * P);
+      }
   more.issue();
   float b[Op::NIN][NP * P];
 #pragma unroll
   for (int i = 0; i < Op::NIN; ++i)
 #pragma unroll
     for (int k = 0; k < NP; ++k) {
-      if (k < NP - 1 || last_in) {
+      if (k < NP - 1 || last_in || SHIFT) {
         D::unpack(raw[i][k], &b[i][k * P]);
         const bool edge = SHIFT && (k == 0 || k == NP - 1);
         const int col = (k * nt + t) * P;
 #pragma unroll
-        for (int e = 0; e < P; ++e)
-          b[i][k * P + e] = !edge || (unsigned)(col + e - lo) < (unsigned)(n - lo) ? op.conv(i, b[i][k * P + e])
-                                                                                 : Op::fill(i);
+        for (int e = 0; e < P; ++e) {
+          const float v = op.conv(i, b[i][k * P + e]);
+          b[i][k * P + e] = edge ? keep_inside(v, Op::fill(i), col + e - lo, (int)n - lo) : v;
+        }
       } else {
 #pragma unroll
         for (int e = 0; e < P; ++e) b[i][k * P + e] = Op::fill(i);
