@@ -164,12 +164,12 @@ struct OverhangPack {
 // on the tensor's last row, whose last pack may end past the tensor, the
 // threads' last packs element by element, END; where the span fills the
 // block, the overhang twins load the pack past it element by element),
-// shorter spans through cached_row's general body. With the general body alone (partial
-// packs element by element) skewed 4096×4096 f32 ran at 0.69 of copy
-// against 0.92 (H200, softmax bench --offset 1, -ab-s46.txt §1: 52.7 ->
-// 39.7 µs; 2048×8192 f32 58.6 -> 44.5, 4096×32000 f32 411.1 -> 315.8,
-// aligned ragged 4096×4001 f32 61.1 -> 41.1, 65536×1024 f16 102.6 -> 87.2;
-// backward 2048×8191 bf16 91.1 -> 47.9).
+// shorter spans through cached_row's general body. With the general body
+// alone (partial packs element by element) skewed 4096×4096 f32 ran at
+// 0.69 of copy against 0.92 (H200, softmax bench --offset 1, -ab-s46.txt
+// §1: 52.7 -> 39.7 µs; 2048×8192 f32 58.6 -> 44.5, 4096×32000 f32 411.1
+// -> 315.8, aligned ragged 4096×4001 f32 61.1 -> 41.1, 65536×1024 f16
+// 102.6 -> 87.2; backward 2048×8191 bf16 91.1 -> 47.9).
 template <class Op, int NP, int NT = 0, bool TAIL = false, bool SHIFT = false>
 __device__ __forceinline__ void block_reg_kernel(const Params& p) {
   typedef typename RowRed<NT, NP>::type Red;

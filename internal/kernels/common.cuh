@@ -1164,10 +1164,8 @@ struct ClusterPush {
 // ---------------------------------------------------------------- shared bodies
 
 // v where 0 <= d < len, else fill: an element's mask in integer bit
-// operations, not a compare and select. The masked twins of
-// cached_row_full compare 2*P elements; as predicates (7 a thread) they
-// made ptxas issue the last pack's load only once earlier packs' values
-// were in use, a second DRAM round trip a row.
+// operations, with no predicate register (cached_row_full's SHIFT form
+// says why).
 __device__ __forceinline__ float keep_inside(float v, float fill, int d, int len) {
   const u32 out = (u32)((d | (len - 1 - d)) >> 31);  // all ones outside [0, len), 0 inside
   return __uint_as_float((__float_as_uint(v) & ~out) | (__float_as_uint(fill) & out));
