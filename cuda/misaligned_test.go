@@ -72,7 +72,10 @@ func TestMisalignedRows(t *testing.T) {
 		{[]int{600, 1024}, -1}, {[]int{600, 2047}, -1},
 		// backward f32 spans past 1024 packs: block_reg's four-pack twin
 		// at up to 384 threads
-		{[]int{300, 5001}, -1}}
+		{[]int{300, 5001}, -1},
+		// f32 spans on either side of (NP-1) packs a thread as the shift
+		// varies by row (t256_p5: 4096 columns): block_reg's NP-1 masked body
+		{[]int{300, 4095}, -1}}
 	offsets := [][]int{{1, 1, 1}, {3, 1, 2}, {0, 1, 0}, {1, 0, 0}, {3, 3, 3}, {7, 7, 7}}
 	fills := []verify.Fill{verify.Random, verify.NegInf, verify.NaN}
 	for _, algo := range []string{"auto", "flat_rows", "warp_row", "block_reg", "block_smem", "online_2pass"} {

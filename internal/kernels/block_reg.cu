@@ -163,10 +163,11 @@ struct OverhangPack {
 // loads, the elements outside the row masked in the first and last packs;
 // on the tensor's last row, whose last pack may end past the tensor, the
 // threads' last packs element by element, END; where the span fills the
-// block, the overhang twins load the pack past it element by element),
-// shorter spans through cached_row's general body. With the general body
-// alone (partial packs element by element) skewed 4096×4096 f32 ran at
-// 0.69 of copy against 0.92 (H200, softmax bench --offset 1, -ab-s46.txt
+// block, the overhang twins load the pack past it element by element;
+// spans one pack a thread shorter through the masked body of NP-1 packs,
+// SHORT_SPAN), shorter spans through cached_row's general body. With the
+// general body alone (partial packs element by element) skewed 4096×4096
+// f32 ran at 0.69 of copy against 0.92 (H200, softmax bench --offset 1, -ab-s46.txt
 // §1: 52.7 -> 39.7 µs; 2048×8192 f32 58.6 -> 44.5, 4096×32000 f32 411.1
 // -> 315.8, aligned ragged 4096×4001 f32 61.1 -> 41.1, 65536×1024 f16
 // 102.6 -> 87.2; backward 2048×8191 bf16 91.1 -> 47.9).
@@ -195,6 +196,18 @@ __device__ __forceinline__ void block_reg_kernel(const Params& p) {
   // backward ones, where it measured slower (skewed 1000×30000 f32 94.4 ->
   // 99.8, 65536×1024 f16 softmax_backward 141.7 -> 149.6).
   constexpr bool END_ROW = MASKED && NT != 1024 && !(Op::BACKWARD && P == 8);
+  // Spans one pack a thread short of the block's: a row whose length is
+  // within P-1 of (NP-1)*nt*P has spans on either side of it as its shift
+  // varies, and the shorter ones took the general body. With the NP-1
+  // masked body (H100, softmax bench, two alternated rounds, -ab-s49.txt
+  // §1b): aligned 4096×16383 f32 t1024_p5_shift 218.6 -> 195.0 µs,
+  // 2048×8191 t512_p5 58.2 -> 52.4, 4096×12287 154.9 -> 143.7, 4096×4095
+  // t256_p5 53.1 -> 51.9. Only in the forward twins of 128 threads or more
+  // sized by the span: the 16-bit overhang twins, sized by the row, never
+  // see such a span, and in the one-warp and backward twins the second
+  // body cost up to 14% on rows that never take it (§1a: 4096×1001 f32
+  // t32_p8 15.8 -> 18.3, 4096×2047 f32 softmax_backward 40.1 -> 42.0).
+  constexpr bool SHORT_SPAN = MASKED && !OVERHANG && !Op::BACKWARD && NT >= 128 && NP >= 2;
   for (i64 row = blockIdx.x; row < rows; row += gridDim.x) {
     if (tail) {
       cached_row_full<true, Op, NP, Red>(op, row * cols, cols, threadIdx.x, nt);
@@ -218,6 +231,11 @@ __device__ __forceinline__ void block_reg_kernel(const Params& p) {
       } else {
         cached_row_full<true, Op, NP, Red, NoMoreValues, true>(op, off, n, threadIdx.x, nt, NoMoreValues(), lo);
       }
+    } else if (SHORT_SPAN && vec && n > (i64)(NP - 2) * nt * P && row + 1 < rows) {
+      // A span one pack a thread short of the block's: the masked body of
+      // NP-1 packs.
+      cached_row_full<true, Op, (NP > 1 ? NP - 1 : 1), Red, NoMoreValues, true>(op, off, n, threadIdx.x, nt,
+                                                                              NoMoreValues(), lo);
     } else {
       cached_row<Op, NP, Red, Outline<NT, NP>::value, SHIFT>(op, row * cols, cols, threadIdx.x, nt, vec);
     }

@@ -99,7 +99,11 @@ func TestEmuCases(t *testing.T) {
 		// and a row left element by element.
 		{29, 100, 1}, {45, 10, 1}, {31, 59, 1}, {33, 21, 1}, {27, 126, 1},
 		// three packs a lane: whole and ragged rows over 16 and 8 lanes.
-		{17, 160, 1}, {19, 150, 1}, {21, 384, 1}}
+		{17, 160, 1}, {19, 150, 1}, {21, 384, 1},
+		// block_reg's twins: f32 spans on either side of (NP-1) packs a
+		// thread (t256_p5, t128_p5: the NP-1 masked body), 16-bit rows
+		// past 8192 (512 and 1024 threads).
+		{6, 4095, 1}, {5, 2047, 1}, {3, 9001, 1}, {3, 22001, 1}}
 	var out strings.Builder
 	strats := append([]string{"auto"}, Strategies()...)
 	n := 0

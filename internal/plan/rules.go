@@ -632,17 +632,15 @@ func (c *ctx) twoReadBlockRows() bool {
 // whole 16-byte packs or ragged rows that its twins read from their pack
 // boundary (ragged; the limits then apply to the span, or to the row
 // rounded up to whole packs for the 16-bit twins that hold the span's
-// overhang), not rows that take its element-wise path (unaligned
-// pointers), which was not measured to win.
+// overhang; 16-bit ones past 8192 columns: raggedBlockRegFwd16), not rows
+// that take its element-wise path (unaligned pointers), which was not
+// measured to win.
 func (c *ctx) blockRegFirst() bool {
 	if !(c.vec() && c.p.Axis%c.P == 0) && !c.ragged() {
 		return false
 	}
 	if c.p.Op.Backward() {
 		return c.vec() && c.blockRegBackward() || c.raggedBlockRegBackward()
-	}
-	if c.skewedRows() && c.es == 2 && c.p.Axis > skewedBlockRegFwdCols16 {
-		return false
 	}
 	cols := c.span()
 	if c.es == 2 && c.ragged() {
@@ -656,26 +654,69 @@ func (c *ctx) blockRegFirst() bool {
 	if c.es == 4 {
 		return cols <= kernels.BlockReg.Info().MaxCols(c.p.Op, c.dt)
 	}
+	if c.ragged() {
+		return c.raggedBlockRegFwd16(cols)
+	}
 	return cols <= 8192 || cols <= blockRegFewRows16Cols && c.p.Outer < int64(c.d.SMs)
 }
 
+// raggedBlockRegFwd16 reports 16-bit forward rows read by block_reg's
+// twins (ragged rows of aligned tensors, or rows of skewed ones, cols
+// their length in whole packs) that it takes: up to
+// raggedBlockRegFwdCols16, its 512-thread blocks; with fewer rows than SMs
+// (one wave of blocks) up to blockRegFewRows16Cols, and with more past
+// raggedBlockRegT1024MinCols, its 1024-thread blocks of 3..4 packs, one
+// an SM. The rest go to online_2pass's twins (forwardRows), which read
+// each row twice.
+//
 // Skewed rows (skewedRows: tensors all one distance past a 16-byte
-// boundary) take block_reg's twins forward, f16/bf16 ones up to
-// skewedBlockRegFwdCols16 columns (longer ones go to online_2pass's twins,
-// forwardRows). Since the twins load whole packs and mask only a row's
-// first and last (cached_row_full's SHIFT, session 46), f32 rows run there
-// up to the longest: H200, softmax bench --offset 1, 30 reps, two rounds,
-// median µs, block_reg's twins vs online_2pass's (-ab-s46.txt §1):
-// 2048×8192 f32 44.5 vs 56.1, 4096×16384 175.2 vs 174.3, 4096×32000 315.8
-// vs 345.3, 1000×30000 89.2 vs 87.1. The 16-bit twins of 2..5 packs a
-// thread hold the span's overhang past their block (blockRegOverhang,
-// session 47), so a skewed row of 8192 columns fits the aligned row's
-// 256 × 4 packs instead of 512 × 3 and its limit is the aligned one
-// (-ab-s47.txt §1, two rounds): 2048×8192 f16 22.8 vs 31.5, bf16 26.3
-// vs 32.8, 4096×4096 f16 22.4 vs 30.5, 1024×8192 f16 14.6 vs 20.2.
-// Without it they trailed past 4096 columns (-ab-s46.txt §1: 2048×8192
-// f16 32.9 vs 31.5, bf16 33.7 vs 32.7).
-const skewedBlockRegFwdCols16 = 8192
+// boundary) take the twins as ragged ones do. Since the twins load whole
+// packs and mask only a row's first and last (cached_row_full's SHIFT,
+// session 46), f32 rows run there up to the longest: H200, softmax bench
+// --offset 1, 30 reps, two rounds, median µs, block_reg's twins vs
+// online_2pass's (-ab-s46.txt §1): 2048×8192 f32 44.5 vs 56.1, 4096×16384
+// 175.2 vs 174.3, 4096×32000 315.8 vs 345.3, 1000×30000 89.2 vs 87.1. The
+// 16-bit twins of 2..5 packs a thread hold the span's overhang past their
+// block (blockRegOverhang, session 47), so a skewed row of 8192 columns
+// fits the aligned row's 256 × 4 packs instead of 512 × 3 (-ab-s47.txt §1,
+// two rounds): 2048×8192 f16 22.8 vs 31.5, bf16 26.3 vs 32.8, 4096×4096
+// f16 22.4 vs 30.5, 1024×8192 f16 14.6 vs 20.2. Without it they trailed
+// past 4096 columns (-ab-s46.txt §1: 2048×8192 f16 32.9 vs 31.5, bf16 33.7
+// vs 32.7).
+//
+// Past 8192 columns (session 49; H100, softmax bench, L2 flushed, two
+// alternated rounds, median µs, the rule against online_2pass's twins,
+// the pick before; -ab-s49.txt §1b): ragged 2048×12001 f16 40.9 vs 49.3,
+// 4096×12001 bf16 75.9 vs 87.7, 2207×14634 bf16 50.5 vs 64.4 (log_softmax
+// 54.0 vs 62.3), 4096×16383 f16 95.5 vs 118.0, 256×16383 f16 11.3 vs 13.0,
+// 200×12001 bf16 9.7 vs 12.5, 1024×10001 f16 22.5 vs 25.6; skewed
+// (--offset 1) 2048×12000 f16 40.9 vs 51.6, 4096×16384 f16 95.7 vs 118.5,
+// 1024×9000 bf16 22.5 vs 26.0. Forced, one run (§3b): with 1024 threads,
+// 4096 rows of f16, block_reg vs online_2pass (and block_smem's twins) 17001
+// 142.3 vs 129.0 (129.6), 20001 153.6 vs 143.4 (137.4), 22001 158.4 vs
+// 162.4, 24575 167.6 vs 172.7, 26001 178.1 vs 191.3, 28001 186.2 vs 199.6,
+// 30522 194.5 vs 214.2, 32767 202.8 vs 209.2; 2048 rows of bf16 20001 84.2
+// vs 79.5, 28001 101.1 vs 106.9; skewed 4096×32000 f16 200.0 vs 208.2,
+// bf16 204.6 vs 213.8 (§3a, another call). The final A/B (§2) has the
+// 1024-thread range too: 4096×30522 f16 195.0 vs 213.1, skewed
+// 4096×32000 bf16 200.5 vs 213.2, 2048×28001 bf16 100.5 vs 106.4.
+func (c *ctx) raggedBlockRegFwd16(cols int64) bool {
+	if cols <= raggedBlockRegFwdCols16 {
+		return true
+	}
+	return cols <= blockRegFewRows16Cols && (c.p.Outer < int64(c.d.SMs) || cols > raggedBlockRegT1024MinCols)
+}
+
+const (
+	// raggedBlockRegFwdCols16: the longest 16-bit twin rows block_reg takes
+	// whatever the row count (512 threads × 4 packs).
+	raggedBlockRegFwdCols16 = 16384
+	// raggedBlockRegT1024MinCols: from as many rows as SMs, the 16-bit twin
+	// rows block_reg's 1024-thread blocks take are longer than this: they
+	// trailed at 20001 columns and led from 22001 (raggedBlockRegFwd16), so
+	// 21000 is a choice inside that gap, not a measured edge.
+	raggedBlockRegT1024MinCols = 21000
+)
 
 // raggedBlockRegBackward reports backward rows that start inside a pack
 // (aligned ragged rows or skewed ones) past 512 columns whose span is at
@@ -1169,10 +1210,12 @@ func (c *ctx) forwardRows() []choice {
 		return []choice{pipe}
 	}
 	if c.skewedRows() || c.es == 2 && c.raggedRows() {
-		// online_2pass's twins lead block_smem's on skewed rows
-		// (skewedBlockRegFwdCols16) and on aligned ragged 16-bit ones
-		// past block_reg's (H200, -ab-s46.txt §1: 2048×8191 bf16 32.3
-		// vs 36.7 µs, 2207×14634 bf16 55.0 vs 67.3)
+		// online_2pass's twins lead block_smem's on skewed rows and on
+		// aligned ragged 16-bit ones that block_reg leaves
+		// (raggedBlockRegFwd16; H200, -ab-s46.txt §1: 2048×8191 bf16
+		// 32.3 vs 36.7 µs, 2207×14634 bf16 55.0 vs 67.3), or tie them
+		// (H100, -ab-s49.txt §3b: 4096×17001 f16 129.0 vs 129.6; but
+		// 4096×20001 f16 143.4 vs 137.4)
 		return nil
 	}
 	var out []choice
