@@ -75,10 +75,13 @@ func TestMisalignedRows(t *testing.T) {
 		{[]int{300, 5001}, -1},
 		// f32 spans on either side of (NP-1) packs a thread as the shift
 		// varies by row (t256_p5: 4096 columns): block_reg's NP-1 masked body
-		{[]int{300, 4095}, -1}}
+		{[]int{300, 4095}, -1},
+		// block_hybrid's twins: 512 threads (as many rows as SMs) past
+		// their registers; 4×33000 above takes the 1024-thread ones
+		{[]int{140, 20001}, -1}}
 	offsets := [][]int{{1, 1, 1}, {3, 1, 2}, {0, 1, 0}, {1, 0, 0}, {3, 3, 3}, {7, 7, 7}}
 	fills := []verify.Fill{verify.Random, verify.NegInf, verify.NaN}
-	for _, algo := range []string{"auto", "flat_rows", "warp_row", "block_reg", "block_smem", "online_2pass"} {
+	for _, algo := range []string{"auto", "flat_rows", "warp_row", "block_reg", "block_hybrid", "block_smem", "online_2pass"} {
 		t.Run(algo, func(t *testing.T) {
 			run, skipped, planned := 0, 0, map[string]int{}
 			for _, s := range shapes {

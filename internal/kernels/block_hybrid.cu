@@ -25,7 +25,10 @@
 //          8 f16/bf16)
 //   smem   dynamic NS*NT*16 bytes (the host opts into it)
 //   grid   (g, 1, 1), g <= min(rows, 2^31-1); blocks grid-stride over rows
-//   symbol block_hybrid_fwd_{f32,f16,bf16}_t{NT}_s{NS}, NS = 1..12
+//   symbol block_hybrid_fwd_{f32,f16,bf16}_t{NT}_s{NS}, NS = 1..12;
+//          "_shift" twins: ragged rows (Params.Vec = VecShift), the limits
+//          applying to the span (cols plus up to P-1 elements before the
+//          row back to its pack boundary) but cols > R*NT*P
 #include "common.cuh"
 
 namespace smx {
@@ -34,7 +37,11 @@ namespace smx {
 // (R + k)*NT + t, k < NS, stashed at stash[k*NT + t]. Each thread reads
 // only the slots it copied, so no barrier guards the stash (and the next
 // row's copies are issued after this thread's last read of it).
-template <class Op, int R, int NS, int NT>
+// SHIFT (the "_shift" twins): off and n are a ragged row's span from its
+// pack boundary; the pack holding the span's end copies only the bytes
+// inside it (the tensor's last row may end there), reads the others as
+// Op::fill and stores only its elements inside the span.
+template <class Op, int R, int NS, int NT, bool SHIFT = false>
 struct StashedPacks {
   typedef typename Op::D D;
   static constexpr int P = D::P;
@@ -49,14 +56,30 @@ struct StashedPacks {
   __device__ __forceinline__ i64 first() const { return off + (i64)t * P; }
   __device__ __forceinline__ bool live(int k) const { return skip(k) < n - (i64)t * P; }
 
-  __device__ __forceinline__ void vals(int k, float (&v)[1][P]) const { unpack_conv(op, 0, stash[k * NT + t], v[0]); }
+  // Elements of slot k inside the span (all of them but in the pack
+  // holding the span's end).
+  __device__ __forceinline__ int inside(int k) const { return (int)(n - skip(k) - (i64)t * P); }
+
+  __device__ __forceinline__ void vals(int k, float (&v)[1][P]) const {
+    unpack_conv(op, 0, stash[k * NT + t], v[0]);
+    if constexpr (SHIFT) {
+#pragma unroll
+      for (int e = 0; e < P; ++e) v[0][e] = keep_inside(v[0][e], Op::fill(0), e, inside(k));
+    }
+  }
 
   // Issued with the register loads; max() waits for them after the
   // register part's max.
   __device__ __forceinline__ void issue() const {
 #pragma unroll
     for (int k = 0; k < NS; ++k)
-      if (live(k)) cp_async16(stash + k * NT + t, op.src(0) + first() + skip(k));
+      if (live(k)) {
+        if constexpr (SHIFT)
+          cp_async16_part(stash + k * NT + t, op.src(0) + first() + skip(k),
+                          (inside(k) < P ? inside(k) : P) * (int)sizeof(typename D::T));
+        else
+          cp_async16(stash + k * NT + t, op.src(0) + first() + skip(k));
+      }
     cp_async_commit();
   }
 
@@ -94,22 +117,38 @@ struct StashedPacks {
         float v[1][P], o[P];
         vals(k, v);
         op.out_vals(v, 0, o, f);
-        st_cs(op.dst() + first() + skip(k), D::pack(o));
+        if (SHIFT && inside(k) < P)
+          st_pack_masked<D>(op.dst() + first() + skip(k), 0, 0, inside(k), o);
+        else
+          st_cs(op.dst() + first() + skip(k), D::pack(o));
       }
     }
   }
 };
 
 // The register part is cached_row_full's (its R packs are always full).
-template <class Op, int NT, int NS>
+// SHIFT: the "_shift" twins for ragged rows (Params.Vec = VecShift), each
+// row read from the pack boundary before it: the register part in
+// cached_row_full's masked form (the elements before the row masked in its
+// first pack; the row is longer than the register part, so its last packs
+// are whole), the shared part masked past the row (StashedPacks).
+template <class Op, int NT, int NS, bool SHIFT = false>
 __device__ __forceinline__ void block_hybrid_kernel(const Params& p) {
   constexpr int R = 32 / Op::D::P;
+  typedef StashedPacks<Op, R, NS, NT, SHIFT> Part;
   const Op op(p);
   const i64 rows = p.outer, cols = p.axis;
   V16* const stash = static_cast<V16*>(dyn_smem());
   for (i64 row = blockIdx.x; row < rows; row += gridDim.x) {
-    const StashedPacks<Op, R, NS, NT> part{op, stash, row * cols, cols, (int)threadIdx.x};
-    cached_row_full<false, Op, R, BlockRed<NT / 32>>(op, row * cols, cols, threadIdx.x, NT, part);
+    if constexpr (SHIFT) {
+      const int lo = pack_lo<typename Op::D>(op.src(0), row * cols);
+      const i64 off = row * cols - lo, n = cols + lo;
+      const Part part{op, stash, off, n, (int)threadIdx.x};
+      cached_row_full<true, Op, R, BlockRed<NT / 32>, Part, true>(op, off, n, threadIdx.x, NT, part, lo);
+    } else {
+      const Part part{op, stash, row * cols, cols, (int)threadIdx.x};
+      cached_row_full<false, Op, R, BlockRed<NT / 32>>(op, row * cols, cols, threadIdx.x, NT, part);
+    }
   }
 }
 
@@ -122,79 +161,151 @@ __device__ __forceinline__ void block_hybrid_kernel(const Params& p) {
 // Kernels (one extern "C" symbol each; the dtype blocks follow SMX_DTYPES).
 #if SMX_DTYPES & 1
 SMX_KERNEL(block_hybrid_fwd_f32_t512_s1, BH512_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::F32>, 512, 1>)
+SMX_KERNEL(block_hybrid_fwd_f32_t512_s1_shift, BH512_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::F32>, 512, 1, true>)
 SMX_KERNEL(block_hybrid_fwd_f32_t512_s2, BH512_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::F32>, 512, 2>)
+SMX_KERNEL(block_hybrid_fwd_f32_t512_s2_shift, BH512_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::F32>, 512, 2, true>)
 SMX_KERNEL(block_hybrid_fwd_f32_t512_s3, BH512_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::F32>, 512, 3>)
+SMX_KERNEL(block_hybrid_fwd_f32_t512_s3_shift, BH512_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::F32>, 512, 3, true>)
 SMX_KERNEL(block_hybrid_fwd_f32_t512_s4, BH512_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::F32>, 512, 4>)
+SMX_KERNEL(block_hybrid_fwd_f32_t512_s4_shift, BH512_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::F32>, 512, 4, true>)
 SMX_KERNEL(block_hybrid_fwd_f32_t512_s5, BH512_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::F32>, 512, 5>)
+SMX_KERNEL(block_hybrid_fwd_f32_t512_s5_shift, BH512_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::F32>, 512, 5, true>)
 SMX_KERNEL(block_hybrid_fwd_f32_t512_s6, BH512_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::F32>, 512, 6>)
+SMX_KERNEL(block_hybrid_fwd_f32_t512_s6_shift, BH512_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::F32>, 512, 6, true>)
 SMX_KERNEL(block_hybrid_fwd_f32_t512_s7, BH512_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::F32>, 512, 7>)
+SMX_KERNEL(block_hybrid_fwd_f32_t512_s7_shift, BH512_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::F32>, 512, 7, true>)
 SMX_KERNEL(block_hybrid_fwd_f32_t512_s8, BH512_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::F32>, 512, 8>)
+SMX_KERNEL(block_hybrid_fwd_f32_t512_s8_shift, BH512_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::F32>, 512, 8, true>)
 SMX_KERNEL(block_hybrid_fwd_f32_t512_s9, BH512_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::F32>, 512, 9>)
+SMX_KERNEL(block_hybrid_fwd_f32_t512_s9_shift, BH512_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::F32>, 512, 9, true>)
 SMX_KERNEL(block_hybrid_fwd_f32_t512_s10, BH512_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::F32>, 512, 10>)
+SMX_KERNEL(block_hybrid_fwd_f32_t512_s10_shift, BH512_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::F32>, 512, 10, true>)
 SMX_KERNEL(block_hybrid_fwd_f32_t512_s11, BH512_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::F32>, 512, 11>)
+SMX_KERNEL(block_hybrid_fwd_f32_t512_s11_shift, BH512_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::F32>, 512, 11, true>)
 SMX_KERNEL(block_hybrid_fwd_f32_t512_s12, BH512_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::F32>, 512, 12>)
+SMX_KERNEL(block_hybrid_fwd_f32_t512_s12_shift, BH512_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::F32>, 512, 12, true>)
 SMX_KERNEL(block_hybrid_fwd_f32_t1024_s1, BH1024_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::F32>, 1024, 1>)
+SMX_KERNEL(block_hybrid_fwd_f32_t1024_s1_shift, BH1024_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::F32>, 1024, 1, true>)
 SMX_KERNEL(block_hybrid_fwd_f32_t1024_s2, BH1024_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::F32>, 1024, 2>)
+SMX_KERNEL(block_hybrid_fwd_f32_t1024_s2_shift, BH1024_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::F32>, 1024, 2, true>)
 SMX_KERNEL(block_hybrid_fwd_f32_t1024_s3, BH1024_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::F32>, 1024, 3>)
+SMX_KERNEL(block_hybrid_fwd_f32_t1024_s3_shift, BH1024_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::F32>, 1024, 3, true>)
 SMX_KERNEL(block_hybrid_fwd_f32_t1024_s4, BH1024_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::F32>, 1024, 4>)
+SMX_KERNEL(block_hybrid_fwd_f32_t1024_s4_shift, BH1024_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::F32>, 1024, 4, true>)
 SMX_KERNEL(block_hybrid_fwd_f32_t1024_s5, BH1024_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::F32>, 1024, 5>)
+SMX_KERNEL(block_hybrid_fwd_f32_t1024_s5_shift, BH1024_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::F32>, 1024, 5, true>)
 SMX_KERNEL(block_hybrid_fwd_f32_t1024_s6, BH1024_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::F32>, 1024, 6>)
+SMX_KERNEL(block_hybrid_fwd_f32_t1024_s6_shift, BH1024_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::F32>, 1024, 6, true>)
 SMX_KERNEL(block_hybrid_fwd_f32_t1024_s7, BH1024_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::F32>, 1024, 7>)
+SMX_KERNEL(block_hybrid_fwd_f32_t1024_s7_shift, BH1024_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::F32>, 1024, 7, true>)
 SMX_KERNEL(block_hybrid_fwd_f32_t1024_s8, BH1024_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::F32>, 1024, 8>)
+SMX_KERNEL(block_hybrid_fwd_f32_t1024_s8_shift, BH1024_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::F32>, 1024, 8, true>)
 SMX_KERNEL(block_hybrid_fwd_f32_t1024_s9, BH1024_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::F32>, 1024, 9>)
+SMX_KERNEL(block_hybrid_fwd_f32_t1024_s9_shift, BH1024_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::F32>, 1024, 9, true>)
 SMX_KERNEL(block_hybrid_fwd_f32_t1024_s10, BH1024_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::F32>, 1024, 10>)
+SMX_KERNEL(block_hybrid_fwd_f32_t1024_s10_shift, BH1024_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::F32>, 1024, 10, true>)
 SMX_KERNEL(block_hybrid_fwd_f32_t1024_s11, BH1024_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::F32>, 1024, 11>)
+SMX_KERNEL(block_hybrid_fwd_f32_t1024_s11_shift, BH1024_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::F32>, 1024, 11, true>)
 SMX_KERNEL(block_hybrid_fwd_f32_t1024_s12, BH1024_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::F32>, 1024, 12>)
+SMX_KERNEL(block_hybrid_fwd_f32_t1024_s12_shift, BH1024_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::F32>, 1024, 12, true>)
 #endif
 #if SMX_DTYPES & 2
 SMX_KERNEL(block_hybrid_fwd_f16_t512_s1, BH512_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::F16>, 512, 1>)
+SMX_KERNEL(block_hybrid_fwd_f16_t512_s1_shift, BH512_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::F16>, 512, 1, true>)
 SMX_KERNEL(block_hybrid_fwd_f16_t512_s2, BH512_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::F16>, 512, 2>)
+SMX_KERNEL(block_hybrid_fwd_f16_t512_s2_shift, BH512_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::F16>, 512, 2, true>)
 SMX_KERNEL(block_hybrid_fwd_f16_t512_s3, BH512_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::F16>, 512, 3>)
+SMX_KERNEL(block_hybrid_fwd_f16_t512_s3_shift, BH512_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::F16>, 512, 3, true>)
 SMX_KERNEL(block_hybrid_fwd_f16_t512_s4, BH512_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::F16>, 512, 4>)
+SMX_KERNEL(block_hybrid_fwd_f16_t512_s4_shift, BH512_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::F16>, 512, 4, true>)
 SMX_KERNEL(block_hybrid_fwd_f16_t512_s5, BH512_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::F16>, 512, 5>)
+SMX_KERNEL(block_hybrid_fwd_f16_t512_s5_shift, BH512_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::F16>, 512, 5, true>)
 SMX_KERNEL(block_hybrid_fwd_f16_t512_s6, BH512_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::F16>, 512, 6>)
+SMX_KERNEL(block_hybrid_fwd_f16_t512_s6_shift, BH512_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::F16>, 512, 6, true>)
 SMX_KERNEL(block_hybrid_fwd_f16_t512_s7, BH512_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::F16>, 512, 7>)
+SMX_KERNEL(block_hybrid_fwd_f16_t512_s7_shift, BH512_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::F16>, 512, 7, true>)
 SMX_KERNEL(block_hybrid_fwd_f16_t512_s8, BH512_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::F16>, 512, 8>)
+SMX_KERNEL(block_hybrid_fwd_f16_t512_s8_shift, BH512_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::F16>, 512, 8, true>)
 SMX_KERNEL(block_hybrid_fwd_f16_t512_s9, BH512_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::F16>, 512, 9>)
+SMX_KERNEL(block_hybrid_fwd_f16_t512_s9_shift, BH512_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::F16>, 512, 9, true>)
 SMX_KERNEL(block_hybrid_fwd_f16_t512_s10, BH512_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::F16>, 512, 10>)
+SMX_KERNEL(block_hybrid_fwd_f16_t512_s10_shift, BH512_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::F16>, 512, 10, true>)
 SMX_KERNEL(block_hybrid_fwd_f16_t512_s11, BH512_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::F16>, 512, 11>)
+SMX_KERNEL(block_hybrid_fwd_f16_t512_s11_shift, BH512_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::F16>, 512, 11, true>)
 SMX_KERNEL(block_hybrid_fwd_f16_t512_s12, BH512_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::F16>, 512, 12>)
+SMX_KERNEL(block_hybrid_fwd_f16_t512_s12_shift, BH512_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::F16>, 512, 12, true>)
 SMX_KERNEL(block_hybrid_fwd_f16_t1024_s1, BH1024_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::F16>, 1024, 1>)
+SMX_KERNEL(block_hybrid_fwd_f16_t1024_s1_shift, BH1024_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::F16>, 1024, 1, true>)
 SMX_KERNEL(block_hybrid_fwd_f16_t1024_s2, BH1024_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::F16>, 1024, 2>)
+SMX_KERNEL(block_hybrid_fwd_f16_t1024_s2_shift, BH1024_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::F16>, 1024, 2, true>)
 SMX_KERNEL(block_hybrid_fwd_f16_t1024_s3, BH1024_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::F16>, 1024, 3>)
+SMX_KERNEL(block_hybrid_fwd_f16_t1024_s3_shift, BH1024_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::F16>, 1024, 3, true>)
 SMX_KERNEL(block_hybrid_fwd_f16_t1024_s4, BH1024_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::F16>, 1024, 4>)
+SMX_KERNEL(block_hybrid_fwd_f16_t1024_s4_shift, BH1024_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::F16>, 1024, 4, true>)
 SMX_KERNEL(block_hybrid_fwd_f16_t1024_s5, BH1024_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::F16>, 1024, 5>)
+SMX_KERNEL(block_hybrid_fwd_f16_t1024_s5_shift, BH1024_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::F16>, 1024, 5, true>)
 SMX_KERNEL(block_hybrid_fwd_f16_t1024_s6, BH1024_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::F16>, 1024, 6>)
+SMX_KERNEL(block_hybrid_fwd_f16_t1024_s6_shift, BH1024_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::F16>, 1024, 6, true>)
 SMX_KERNEL(block_hybrid_fwd_f16_t1024_s7, BH1024_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::F16>, 1024, 7>)
+SMX_KERNEL(block_hybrid_fwd_f16_t1024_s7_shift, BH1024_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::F16>, 1024, 7, true>)
 SMX_KERNEL(block_hybrid_fwd_f16_t1024_s8, BH1024_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::F16>, 1024, 8>)
+SMX_KERNEL(block_hybrid_fwd_f16_t1024_s8_shift, BH1024_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::F16>, 1024, 8, true>)
 SMX_KERNEL(block_hybrid_fwd_f16_t1024_s9, BH1024_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::F16>, 1024, 9>)
+SMX_KERNEL(block_hybrid_fwd_f16_t1024_s9_shift, BH1024_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::F16>, 1024, 9, true>)
 SMX_KERNEL(block_hybrid_fwd_f16_t1024_s10, BH1024_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::F16>, 1024, 10>)
+SMX_KERNEL(block_hybrid_fwd_f16_t1024_s10_shift, BH1024_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::F16>, 1024, 10, true>)
 SMX_KERNEL(block_hybrid_fwd_f16_t1024_s11, BH1024_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::F16>, 1024, 11>)
+SMX_KERNEL(block_hybrid_fwd_f16_t1024_s11_shift, BH1024_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::F16>, 1024, 11, true>)
 SMX_KERNEL(block_hybrid_fwd_f16_t1024_s12, BH1024_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::F16>, 1024, 12>)
+SMX_KERNEL(block_hybrid_fwd_f16_t1024_s12_shift, BH1024_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::F16>, 1024, 12, true>)
 #endif
 #if SMX_DTYPES & 4
 SMX_KERNEL(block_hybrid_fwd_bf16_t512_s1, BH512_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::BF16>, 512, 1>)
+SMX_KERNEL(block_hybrid_fwd_bf16_t512_s1_shift, BH512_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::BF16>, 512, 1, true>)
 SMX_KERNEL(block_hybrid_fwd_bf16_t512_s2, BH512_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::BF16>, 512, 2>)
+SMX_KERNEL(block_hybrid_fwd_bf16_t512_s2_shift, BH512_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::BF16>, 512, 2, true>)
 SMX_KERNEL(block_hybrid_fwd_bf16_t512_s3, BH512_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::BF16>, 512, 3>)
+SMX_KERNEL(block_hybrid_fwd_bf16_t512_s3_shift, BH512_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::BF16>, 512, 3, true>)
 SMX_KERNEL(block_hybrid_fwd_bf16_t512_s4, BH512_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::BF16>, 512, 4>)
+SMX_KERNEL(block_hybrid_fwd_bf16_t512_s4_shift, BH512_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::BF16>, 512, 4, true>)
 SMX_KERNEL(block_hybrid_fwd_bf16_t512_s5, BH512_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::BF16>, 512, 5>)
+SMX_KERNEL(block_hybrid_fwd_bf16_t512_s5_shift, BH512_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::BF16>, 512, 5, true>)
 SMX_KERNEL(block_hybrid_fwd_bf16_t512_s6, BH512_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::BF16>, 512, 6>)
+SMX_KERNEL(block_hybrid_fwd_bf16_t512_s6_shift, BH512_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::BF16>, 512, 6, true>)
 SMX_KERNEL(block_hybrid_fwd_bf16_t512_s7, BH512_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::BF16>, 512, 7>)
+SMX_KERNEL(block_hybrid_fwd_bf16_t512_s7_shift, BH512_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::BF16>, 512, 7, true>)
 SMX_KERNEL(block_hybrid_fwd_bf16_t512_s8, BH512_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::BF16>, 512, 8>)
+SMX_KERNEL(block_hybrid_fwd_bf16_t512_s8_shift, BH512_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::BF16>, 512, 8, true>)
 SMX_KERNEL(block_hybrid_fwd_bf16_t512_s9, BH512_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::BF16>, 512, 9>)
+SMX_KERNEL(block_hybrid_fwd_bf16_t512_s9_shift, BH512_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::BF16>, 512, 9, true>)
 SMX_KERNEL(block_hybrid_fwd_bf16_t512_s10, BH512_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::BF16>, 512, 10>)
+SMX_KERNEL(block_hybrid_fwd_bf16_t512_s10_shift, BH512_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::BF16>, 512, 10, true>)
 SMX_KERNEL(block_hybrid_fwd_bf16_t512_s11, BH512_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::BF16>, 512, 11>)
+SMX_KERNEL(block_hybrid_fwd_bf16_t512_s11_shift, BH512_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::BF16>, 512, 11, true>)
 SMX_KERNEL(block_hybrid_fwd_bf16_t512_s12, BH512_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::BF16>, 512, 12>)
+SMX_KERNEL(block_hybrid_fwd_bf16_t512_s12_shift, BH512_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::BF16>, 512, 12, true>)
 SMX_KERNEL(block_hybrid_fwd_bf16_t1024_s1, BH1024_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::BF16>, 1024, 1>)
+SMX_KERNEL(block_hybrid_fwd_bf16_t1024_s1_shift, BH1024_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::BF16>, 1024, 1, true>)
 SMX_KERNEL(block_hybrid_fwd_bf16_t1024_s2, BH1024_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::BF16>, 1024, 2>)
+SMX_KERNEL(block_hybrid_fwd_bf16_t1024_s2_shift, BH1024_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::BF16>, 1024, 2, true>)
 SMX_KERNEL(block_hybrid_fwd_bf16_t1024_s3, BH1024_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::BF16>, 1024, 3>)
+SMX_KERNEL(block_hybrid_fwd_bf16_t1024_s3_shift, BH1024_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::BF16>, 1024, 3, true>)
 SMX_KERNEL(block_hybrid_fwd_bf16_t1024_s4, BH1024_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::BF16>, 1024, 4>)
+SMX_KERNEL(block_hybrid_fwd_bf16_t1024_s4_shift, BH1024_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::BF16>, 1024, 4, true>)
 SMX_KERNEL(block_hybrid_fwd_bf16_t1024_s5, BH1024_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::BF16>, 1024, 5>)
+SMX_KERNEL(block_hybrid_fwd_bf16_t1024_s5_shift, BH1024_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::BF16>, 1024, 5, true>)
 SMX_KERNEL(block_hybrid_fwd_bf16_t1024_s6, BH1024_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::BF16>, 1024, 6>)
+SMX_KERNEL(block_hybrid_fwd_bf16_t1024_s6_shift, BH1024_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::BF16>, 1024, 6, true>)
 SMX_KERNEL(block_hybrid_fwd_bf16_t1024_s7, BH1024_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::BF16>, 1024, 7>)
+SMX_KERNEL(block_hybrid_fwd_bf16_t1024_s7_shift, BH1024_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::BF16>, 1024, 7, true>)
 SMX_KERNEL(block_hybrid_fwd_bf16_t1024_s8, BH1024_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::BF16>, 1024, 8>)
+SMX_KERNEL(block_hybrid_fwd_bf16_t1024_s8_shift, BH1024_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::BF16>, 1024, 8, true>)
 SMX_KERNEL(block_hybrid_fwd_bf16_t1024_s9, BH1024_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::BF16>, 1024, 9>)
+SMX_KERNEL(block_hybrid_fwd_bf16_t1024_s9_shift, BH1024_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::BF16>, 1024, 9, true>)
 SMX_KERNEL(block_hybrid_fwd_bf16_t1024_s10, BH1024_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::BF16>, 1024, 10>)
+SMX_KERNEL(block_hybrid_fwd_bf16_t1024_s10_shift, BH1024_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::BF16>, 1024, 10, true>)
 SMX_KERNEL(block_hybrid_fwd_bf16_t1024_s11, BH1024_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::BF16>, 1024, 11>)
+SMX_KERNEL(block_hybrid_fwd_bf16_t1024_s11_shift, BH1024_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::BF16>, 1024, 11, true>)
 SMX_KERNEL(block_hybrid_fwd_bf16_t1024_s12, BH1024_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::BF16>, 1024, 12>)
+SMX_KERNEL(block_hybrid_fwd_bf16_t1024_s12_shift, BH1024_BOUNDS, smx::block_hybrid_kernel<smx::Fwd<smx::BF16>, 1024, 12, true>)
 #endif

@@ -518,13 +518,14 @@ func (c *ctx) blockReg() (Plan, error) {
 
 // hybridVariant returns the block_hybrid kernel of nt threads that holds
 // the row, if one does: the row must overfill the block's registers
-// (kernels.BlockRegValues a thread) and fit its largest shared part.
+// (kernels.BlockRegValues a thread) and fit its largest shared part (a
+// ragged row's span, in the "_shift" twins).
 func (c *ctx) hybridVariant(nt int) (kernels.Variant, bool) {
 	regs := int64(nt) * kernels.BlockRegValues
 	if c.p.Axis <= regs {
 		return kernels.Variant{}, false
 	}
-	ns := ceilDiv(c.p.Axis-regs, int64(nt)*c.P)
+	ns := ceilDiv(c.span()-regs, int64(nt)*c.P)
 	return kernels.BlockHybrid.Info().Variant(false, fmt.Sprintf("t%d_s%d", nt, ns))
 }
 
@@ -557,8 +558,8 @@ func (c *ctx) blockHybridVariant() (kernels.Variant, error) {
 // registers and the rest of the row in shared memory (SmemPacks 16-byte
 // packs a thread).
 func (c *ctx) blockHybrid() (Plan, error) {
-	if !c.p.Aligned || c.p.Axis%c.P != 0 {
-		return Plan{}, fmt.Errorf("it needs 16-byte aligned rows of whole 16-byte packs (cols %d, %d per pack): cp.async copies whole packs", c.p.Axis, c.P)
+	if !(c.vec() && c.p.Axis%c.P == 0) && !c.ragged() {
+		return Plan{}, fmt.Errorf("it needs rows of whole 16-byte packs from aligned pointers, or rows its twins read from their pack boundary (cols %d, %d per pack): cp.async copies whole packs", c.p.Axis, c.P)
 	}
 	v, err := c.blockHybridVariant()
 	if err != nil {

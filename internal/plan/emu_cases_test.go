@@ -103,7 +103,10 @@ func TestEmuCases(t *testing.T) {
 		// block_reg's twins: f32 spans on either side of (NP-1) packs a
 		// thread (t256_p5, t128_p5: the NP-1 masked body), 16-bit rows
 		// past 8192 (512 and 1024 threads).
-		{6, 4095, 1}, {5, 2047, 1}, {3, 9001, 1}, {3, 22001, 1}}
+		{6, 4095, 1}, {5, 2047, 1}, {3, 9001, 1}, {3, 22001, 1},
+		// block_hybrid's twins: a span past the registers by part of a
+		// pack, and one filling the last shared packs.
+		{3, 20001, 1}, {2, 40955, 1}}
 	var out strings.Builder
 	strats := append([]string{"auto"}, Strategies()...)
 	n := 0

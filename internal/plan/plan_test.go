@@ -1410,6 +1410,12 @@ func TestBlockHybridShapes(t *testing.T) {
 		{prob(128, 128256, 1, spec.BFloat16, spec.Softmax), "block_hybrid_fwd_bf16_t1024_s12", 12 * 1024 * 16},
 		// Beyond 512 threads' reach, many rows: 1024 threads, one per SM.
 		{prob(4096, 81920, 1, spec.Float32, spec.Softmax), "block_hybrid_fwd_f32_t1024_s12", 12 * 1024 * 16},
+		// The "_shift" twins, sized by the span: a ragged row, and a
+		// skewed one a pack longer than its aligned twin's s2.
+		{prob(4096, 20001, 1, spec.Float32, spec.Softmax), "block_hybrid_fwd_f32_t512_s2_shift", 2 * 512 * 16},
+		{skewed(prob(4096, 20480, 1, spec.Float32, spec.Softmax), 1), "block_hybrid_fwd_f32_t512_s3_shift", 3 * 512 * 16},
+		{prob(1024, 50257, 1, spec.BFloat16, spec.Softmax), "block_hybrid_fwd_bf16_t512_s9_shift", 9 * 512 * 16},
+		{skewed(prob(64, 65529, 1, spec.Float16, spec.Softmax), 3), "block_hybrid_fwd_f16_t1024_s4_shift", 4 * 1024 * 16},
 	}
 	for _, tc := range cases {
 		nt := 512
@@ -1428,8 +1434,9 @@ func TestBlockHybridShapes(t *testing.T) {
 		}
 		check(t, tc.p, h100, pl)
 		l := pl.Launches[0]
-		if l.Symbol != tc.sym || l.Block != [3]uint32{uint32(nt), 1, 1} || l.Smem != tc.smem || !pl.Vec || int64(l.Grid[0]) != tc.p.Outer {
-			t.Errorf("%+v: %s block %v grid %v smem %d vec %v", tc.p, l.Symbol, l.Block, l.Grid, l.Smem, pl.Vec)
+		if l.Symbol != tc.sym || l.Block != [3]uint32{uint32(nt), 1, 1} || l.Smem != tc.smem || !pl.Vec || int64(l.Grid[0]) != tc.p.Outer ||
+			pl.Shift != strings.HasSuffix(tc.sym, kernels.ShiftSuffix) {
+			t.Errorf("%+v: %s block %v grid %v smem %d vec %v shift %v", tc.p, l.Symbol, l.Block, l.Grid, l.Smem, pl.Vec, pl.Shift)
 		}
 	}
 	for _, tc := range []struct {
@@ -1438,7 +1445,9 @@ func TestBlockHybridShapes(t *testing.T) {
 	}{
 		{prob(4096, 16384, 1, spec.Float32, spec.Softmax), "fit its registers alone"},
 		{prob(4096, 81924, 1, spec.Float32, spec.Softmax), "exceed its cache (81920)"},
-		{prob(4096, 20001, 1, spec.Float32, spec.Softmax), "whole 16-byte packs"},
+		{prob(4096, 16383, 1, spec.Float32, spec.Softmax), "fit its registers alone"},
+		{prob(4096, 81919, 1, spec.Float32, spec.Softmax), "exceed its cache (81920)"},
+		{unaligned(prob(4096, 20001, 1, spec.Float32, spec.Softmax)), "whole 16-byte packs"},
 		{Problem{Outer: 4096, Axis: 20480, Inner: 1, DType: spec.Float32, Op: spec.Softmax}, "aligned"},
 		{prob(4096, 20480, 1, spec.Float32, spec.SoftmaxBackward), "no backward kernels"},
 		{prob(64, 20480, 3, spec.Float32, spec.Softmax), "last"},

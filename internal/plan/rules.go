@@ -868,6 +868,16 @@ const blockRegMinRowBytes = 1 << 10
 // in the final run of session 9 (276.4 vs 284.6) and the first A/B (274.4
 // vs 277.0); one row shorter it ties (4096×28672 243.6 vs 242.1) and at
 // 4096×24576 block_hybrid wins (209.4 vs 218.3).
+//
+// Ragged and skewed rows are not taken yet: block_hybrid's "_shift" twins
+// (session 49) ran ahead of the picks on every such row measured, forced
+// on an H100 (-ab-s49.txt §8, µs, twin vs pick): 4096×20001 f16 126.7 vs
+// online_2pass 143.7, 4096×22001 f16 129.4 vs block_reg 159.2, 4096×50257
+// bf16 316.1 vs 351.6, 1024×50257 f32 154.5 vs 201.3, skewed 4096×32000
+// bf16 184.2 vs 200.8, ties on f32 4096×20479 and 4096×28671, but their
+// GPU tests did not run (the session's device time ran out; the host
+// emulator passed them). Taking them is this function's rule for whole
+// packs with c.ragged() forward rows let through.
 func (c *ctx) blockHybridFirst() bool {
 	p := c.p
 	if !c.forwardWholeRows() {

@@ -80,6 +80,10 @@ inline void st_cs(void* p, const V16& r) { memcpy(p, &r, 16); }
 // by the time a wait runs.
 inline u32 dyn_smem_bytes() { return emu::dyn_smem_size; }
 inline void cp_async16(void* sdst, const void* gsrc) { memcpy(sdst, gsrc, 16); }
+inline void cp_async16_part(void* sdst, const void* gsrc, int bytes) {
+  memcpy(sdst, gsrc, bytes);
+  memset(static_cast<char*>(sdst) + bytes, 0, 16 - bytes);
+}
 inline void cp_async_commit() {}
 inline void cp_async_wait(int) {}
 }
