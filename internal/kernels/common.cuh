@@ -502,20 +502,24 @@ __device__ __forceinline__ u32 dyn_smem_bytes() {
   return r;
 }
 
+// Shared-memory (CTA window) address of a generic pointer to shared memory.
+__device__ __forceinline__ u32 smem_addr(const void* p) {
+  u32 a;
+  asm("{\n\t.reg .u64 t;\n\tcvta.to.shared.u64 t, %1;\n\tcvt.u32.u64 %0, t;\n\t}" : "=r"(a) : "l"(p));
+  return a;
+}
+
 // 16 bytes global -> shared, bypassing L1 (.cg): the data is read once.
 __device__ __forceinline__ void cp_async16(void* sdst, const void* gsrc) {
-  u32 s;
-  asm("{\n\t.reg .u64 t;\n\tcvta.to.shared.u64 t, %1;\n\tcvt.u32.u64 %0, t;\n\t}" : "=r"(s) : "l"(sdst));
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(s), "l"(gsrc) : "memory");
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(smem_addr(sdst)), "l"(gsrc) : "memory");
 }
 
 // cp_async16 of the first bytes (0..16) of the pack only, the rest of the
 // shared pack zeroed: a ragged row's last pack, which may end past the
 // tensor (block_hybrid's twins).
 __device__ __forceinline__ void cp_async16_part(void* sdst, const void* gsrc, int bytes) {
-  u32 s;
-  asm("{\n\t.reg .u64 t;\n\tcvta.to.shared.u64 t, %1;\n\tcvt.u32.u64 %0, t;\n\t}" : "=r"(s) : "l"(sdst));
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(s), "l"(gsrc), "r"(bytes) : "memory");
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(smem_addr(sdst)), "l"(gsrc), "r"(bytes)
+               : "memory");
 }
 
 __device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;" ::: "memory"); }
@@ -1102,13 +1106,6 @@ __device__ __forceinline__ u32 cluster_size() {
 // shared-memory writes before it are visible to every block of the cluster.
 __device__ __forceinline__ void cluster_sync() {
   asm volatile("barrier.cluster.arrive.aligned;\n\tbarrier.cluster.wait.aligned;" ::: "memory");
-}
-
-// Shared-memory (CTA window) address of a generic pointer to shared memory.
-__device__ __forceinline__ u32 smem_addr(const void* p) {
-  u32 a;
-  asm("{\n\t.reg .u64 t;\n\tcvta.to.shared.u64 t, %1;\n\tcvt.u32.u64 %0, t;\n\t}" : "=r"(a) : "l"(p));
-  return a;
 }
 
 // Loads the float pair at CTA-window address a in block `rank` of the cluster.
