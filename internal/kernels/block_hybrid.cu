@@ -38,9 +38,12 @@ namespace smx {
 // only the slots it copied, so no barrier guards the stash (and the next
 // row's copies are issued after this thread's last read of it).
 // SHIFT (the "_shift" twins): off and n are a ragged row's span from its
-// pack boundary; the pack holding the span's end copies only the bytes
-// inside it (the tensor's last row may end there), reads the others as
-// Op::fill and stores only its elements inside the span.
+// pack boundary; the pack holding the span's end reads its elements past
+// the span as Op::fill and stores only those inside it. In the tensor's
+// last row (end) that pack may end past the tensor, so it is loaded
+// element by element (ld_clamped) and stored to the stash by the thread:
+// compute-sanitizer's memcheck counted a cp.async with a source size below
+// 16 (the bytes inside the tensor) as a 16-byte read past the allocation.
 template <class Op, int R, int NS, int NT, bool SHIFT = false>
 struct StashedPacks {
   typedef typename Op::D D;
@@ -49,6 +52,7 @@ struct StashedPacks {
   V16* stash;
   i64 off, n;
   int t;
+  bool end;
 
   // Slot k is (R + k)*NT*P elements past the thread's first element:
   // constant offsets from one base address.
@@ -74,9 +78,8 @@ struct StashedPacks {
 #pragma unroll
     for (int k = 0; k < NS; ++k)
       if (live(k)) {
-        if constexpr (SHIFT)
-          cp_async16_part(stash + k * NT + t, op.src(0) + first() + skip(k),
-                          (inside(k) < P ? inside(k) : P) * (int)sizeof(typename D::T));
+        if (SHIFT && end && inside(k) < P)
+          stash[k * NT + t] = ld_clamped<D>(op.src(0) + off, (int)(skip(k) + (i64)t * P), (int)n - 1);
         else
           cp_async16(stash + k * NT + t, op.src(0) + first() + skip(k));
       }
@@ -143,7 +146,7 @@ __device__ __forceinline__ void block_hybrid_kernel(const Params& p) {
     if constexpr (SHIFT) {
       const int lo = pack_lo<typename Op::D>(op.src(0), row * cols);
       const i64 off = row * cols - lo, n = cols + lo;
-      const Part part{op, stash, off, n, (int)threadIdx.x};
+      const Part part{op, stash, off, n, (int)threadIdx.x, row == rows - 1};
       cached_row_full<true, Op, R, BlockRed<NT / 32>, Part, true>(op, off, n, threadIdx.x, NT, part, lo);
     } else {
       const Part part{op, stash, row * cols, cols, (int)threadIdx.x};

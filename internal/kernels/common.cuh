@@ -514,14 +514,6 @@ __device__ __forceinline__ void cp_async16(void* sdst, const void* gsrc) {
   asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(smem_addr(sdst)), "l"(gsrc) : "memory");
 }
 
-// cp_async16 of the first bytes (0..16) of the pack only, the rest of the
-// shared pack zeroed: a ragged row's last pack, which may end past the
-// tensor (block_hybrid's twins).
-__device__ __forceinline__ void cp_async16_part(void* sdst, const void* gsrc, int bytes) {
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(smem_addr(sdst)), "l"(gsrc), "r"(bytes)
-               : "memory");
-}
-
 __device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;" ::: "memory"); }
 
 // Waits until at most n of this thread's committed groups are pending.

@@ -98,11 +98,15 @@ int main(int argc, char** argv) {
     std::vector<float> wsb(ws / 4 + 4, NAN);
     smx::Params p{X, Y, outer, axis, (float)scale, (int)lg, (int)split, (int)vec, bwd ? DY : nullptr, wsb.data(), inner, chunk};
     bool bad = false;
+    emu::in_lo[0] = X; emu::in_hi[0] = X + n * es;
+    emu::in_lo[1] = bwd ? DY : nullptr; emu::in_hi[1] = bwd ? DY + n * es : nullptr;
+    emu::bad_reads = 0;
     for (auto& l : ls) {
       auto it = table.find(l.sym);
       if (it == table.end()) { printf("no kernel %s\n", l.sym.c_str()); bad = true; break; }
       emu::launch(it->second, dim3{l.g[0], l.g[1], l.g[2]}, dim3{l.b[0], l.b[1], l.b[2]}, l.smem, p);
     }
+    if (emu::bad_reads) { bad = true; printf("  %lld 16-byte reads outside an input tensor\n", emu::bad_reads); }
     // Guards.
     for (char* g = (char*)(((uintptr_t)yb.data() + G + 15) & ~(uintptr_t)15) - G; g < Y; ++g) if (*g != 0x7b) { bad = true; printf("  guard before clobbered\n"); break; }
     for (char* g = Y + n * es; g < Y + n * es + G; ++g) if (*g != 0x7b) { bad = true; printf("  guard after clobbered\n"); break; }

@@ -26,6 +26,16 @@ dim3& tid();
 void syncthreads();
 float shfl_xor(float v, int mask);
 [[noreturn]] void trap();
+// The running case's input tensors, [in_lo[i], in_hi[i]). A 16-byte read
+// (ld16, cp_async16) near one must lie between the 16-byte boundary at or
+// before its start and its end: on a GPU the allocation may end where the
+// tensor does (compute-sanitizer's memcheck holds it to that), while the
+// pack before a skewed tensor's start shares a 16-byte block with it, so
+// its allocation. Reads that break this are counted in bad_reads.
+extern const char* in_lo[2];
+extern const char* in_hi[2];
+extern long long bad_reads;
+void check_read(const void* p, int bytes);
 }
 #define threadIdx (emu::tid())
 #define blockIdx (emu::g_blockIdx)
@@ -71,6 +81,7 @@ inline void* dyn_smem() { return emu::dyn_smem_ptr; }
 // needed complete where ld16 is used.
 template <class V = V16>
 inline V ld16(const void* p) {
+  emu::check_read(p, 16);
   V r;
   memcpy(&r, p, sizeof r);
   return r;
@@ -79,10 +90,9 @@ inline void st_cs(void* p, const V16& r) { memcpy(p, &r, 16); }
 // cp.async emulated as a synchronous copy: every committed group has landed
 // by the time a wait runs.
 inline u32 dyn_smem_bytes() { return emu::dyn_smem_size; }
-inline void cp_async16(void* sdst, const void* gsrc) { memcpy(sdst, gsrc, 16); }
-inline void cp_async16_part(void* sdst, const void* gsrc, int bytes) {
-  memcpy(sdst, gsrc, bytes);
-  memset(static_cast<char*>(sdst) + bytes, 0, 16 - bytes);
+inline void cp_async16(void* sdst, const void* gsrc) {
+  emu::check_read(gsrc, 16);
+  memcpy(sdst, gsrc, 16);
 }
 inline void cp_async_commit() {}
 inline void cp_async_wait(int) {}

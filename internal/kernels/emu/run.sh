@@ -4,7 +4,8 @@
 # co-resident blocks) as host C++ against emu.h, asks
 # the planner for plans of a set of shapes x strategies x dtypes x ops x
 # alignments on a tiny device (so grid-stride loops iterate), and runs them
-# against a float64 reference; then the plain-softmax builds (SMX_PLAIN) on
+# against a float64 reference, failing a case whose 16-byte reads leave an
+# input tensor (emu.h, check_read); then the plain-softmax builds (SMX_PLAIN) on
 # the plain cases. Needs g++ >= 12 (_Float16). ~7 minutes.
 #   internal/kernels/emu/run.sh [workdir]
 set -e

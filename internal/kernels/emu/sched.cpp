@@ -32,6 +32,21 @@ float shfl_xor(float v, int mask) {
   return r;
 }
 void trap() { fprintf(stderr, "__trap()\n"); abort(); }
+const char* in_lo[2];
+const char* in_hi[2];
+long long bad_reads;
+// Reads within a guard band's width (64 bytes, driver.cpp) of a tensor
+// count as near it; others (shared memory, workspace) are not checked.
+void check_read(const void* p, int bytes) {
+  const char* q = static_cast<const char*>(p);
+  for (int i = 0; i < 2; ++i) {
+    if (!in_lo[i]) continue;
+    const char* lo = (const char*)((uintptr_t)in_lo[i] & ~(uintptr_t)15);
+    if (q + bytes <= lo - 64 || q >= in_hi[i] + 64) continue;
+    if (q < lo || q + bytes > in_hi[i]) ++bad_reads;
+    return;
+  }
+}
 static void tramp() { g_fn(*g_p); cur->state = DONE; swapcontext(&cur->ctx, &sched); }
 void run_block(void (*fn)(const smx::Params), const smx::Params& p) {
   int n = g_blockDim.x * g_blockDim.y * g_blockDim.z;
