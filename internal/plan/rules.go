@@ -203,6 +203,17 @@ const (
 	// is a choice inside that gap, not a measured edge.
 	hybridManyRowsWaves = 7
 
+	// hybridRagged16Waves: ragged 16-bit rows past block_hybrid's 512-thread
+	// blocks, at least as many as SMs, take its 1024-thread twins from this
+	// many rows an SM (f32 rows from one); split_grid, which has no twins,
+	// is not in the running, online_2pass's twins are. H100, softmax bench,
+	// 20 reps, one run, µs (-ab-s50.txt §3), twin vs online_2pass:
+	// 528×100003 bf16 102.7 vs 109.1, but 132×100003 f16 31.4 vs 29.9; f32
+	// 132×50257 28.7 vs 29.9, 264×65537 66.1 vs 76.4, 528×50257 86.6 vs
+	// 109.4 (§2, two rounds: 29.1 vs 30.0, 65.9 vs 75.9, 87.5 vs 109.5).
+	// Nothing was measured between one and four rows an SM for 16-bit rows.
+	hybridRagged16Waves = 4
+
 	// gridManyRowsMaxBytes: the longest rows gridManyLongRows gives
 	// split_grid, the longest measured (132×524288 and 256×524288 bf16;
 	// f32 rows were measured up to 151936 columns, 594 KB). Longer rows
@@ -663,11 +674,14 @@ func (c *ctx) blockRegFirst() bool {
 // raggedBlockRegFwd16 reports 16-bit forward rows read by block_reg's
 // twins (ragged rows of aligned tensors, or rows of skewed ones, cols
 // their length in whole packs) that it takes: up to
-// raggedBlockRegFwdCols16, its 512-thread blocks; with fewer rows than SMs
-// (one wave of blocks) up to blockRegFewRows16Cols, and with more past
+// raggedBlockRegFwdCols16, its 512-thread blocks; with no more rows than
+// SMs (one wave of blocks) up to blockRegFewRows16Cols, and with more past
 // raggedBlockRegT1024MinCols, its 1024-thread blocks of 3..4 packs, one
 // an SM. The rest go to online_2pass's twins (forwardRows), which read
-// each row twice.
+// each row twice. Since session 50, block_hybrid's twins come before
+// block_reg for rows past 16384 columns but at one row an SM
+// (blockHybridFirst), so the 1024-thread range with more rows than SMs
+// serves devices where block_hybrid does not launch.
 //
 // Skewed rows (skewedRows: tensors all one distance past a 16-byte
 // boundary) take the twins as ragged ones do. Since the twins load whole
@@ -704,14 +718,14 @@ func (c *ctx) raggedBlockRegFwd16(cols int64) bool {
 	if cols <= raggedBlockRegFwdCols16 {
 		return true
 	}
-	return cols <= blockRegFewRows16Cols && (c.p.Outer < int64(c.d.SMs) || cols > raggedBlockRegT1024MinCols)
+	return cols <= blockRegFewRows16Cols && (c.p.Outer <= int64(c.d.SMs) || cols > raggedBlockRegT1024MinCols)
 }
 
 const (
 	// raggedBlockRegFwdCols16: the longest 16-bit twin rows block_reg takes
 	// whatever the row count (512 threads × 4 packs).
 	raggedBlockRegFwdCols16 = 16384
-	// raggedBlockRegT1024MinCols: from as many rows as SMs, the 16-bit twin
+	// raggedBlockRegT1024MinCols: with more rows than SMs, the 16-bit twin
 	// rows block_reg's 1024-thread blocks take are longer than this: they
 	// trailed at 20001 columns and led from 22001 (raggedBlockRegFwd16), so
 	// 21000 is a choice inside that gap, not a measured edge.
@@ -869,28 +883,50 @@ const blockRegMinRowBytes = 1 << 10
 // vs 277.0); one row shorter it ties (4096×28672 243.6 vs 242.1) and at
 // 4096×24576 block_hybrid wins (209.4 vs 218.3).
 //
-// Ragged and skewed rows are not taken yet: block_hybrid's "_shift" twins
-// (session 49) ran ahead of the picks on every such row measured, forced
-// on an H100 (-ab-s49.txt §8, µs, twin vs pick): 4096×20001 f16 126.7 vs
-// online_2pass 143.7, 4096×22001 f16 129.4 vs block_reg 159.2, 4096×50257
-// bf16 316.1 vs 351.6, 1024×50257 f32 154.5 vs 201.3, skewed 4096×32000
-// bf16 184.2 vs 200.8, ties on f32 4096×20479 and 4096×28671, but their
-// GPU tests did not run (the session's device time ran out; the host
-// emulator passed them). Taking them is this function's rule for whole
-// packs with c.ragged() forward rows let through.
+// Ragged and skewed forward rows (c.ragged()) take the "_shift" twins by
+// the same rules, but for rows past the 512-thread blocks with at least as
+// many rows as SMs, which split_grid (no twins) does not serve
+// (hybridRagged16Waves), and rows of exactly one row an SM that block_reg
+// holds (hybridOneWave). H100, softmax bench, 20 reps, two alternated
+// rounds, median µs (bench/results/nvidia-h100-2026-11-24-ab-s50.txt §2),
+// twin vs the previous pick: f16 4096×20001 116.7 vs online_2pass 143.3;
+// 4096×22001 128.5 vs block_reg 157.9; 4096×30522 177.0 vs 194.7;
+// 1024×100003 161.8 vs online_2pass 200.5; bf16 4096×28671 167.0 vs
+// block_reg 193.6; 4096×50257 291.5 vs online_2pass 351.9; f32 4096×32767
+// 376.3 vs online_2pass 475.0; 4096×50257 574.1 vs 784.6; 1024×24575 76.9
+// vs block_reg 80.5; 4096×16391 187.2 vs 196.6; skewed 4096×16392 f16 97.7
+// vs online_2pass 117.6, 1024×32000 f32 99.0 vs block_reg 101.4; ties
+// (within 1%) on f32 4096×20001 and 4096×28671.
+//
+// hybridOneWave: same run for 132 rows, and forced, one run (§4),
+// block_reg vs block_hybrid, µs: f16 24575 11.2 vs 11.4, 28671 12.4 vs
+// 12.6, 32767 13.2 vs 13.8; bf16 28671 12.5 vs 13.3, 32767 13.4 vs 14.4;
+// f32 20001 14.1 vs 14.4, 28671 18.7 vs 19.5, but 22001 15.3 vs 15.0
+// (§2); from 200 rows block_hybrid leads (200×32767 bf16 20.4 vs 19.4,
+// 264×32767 bf16 22.5 vs 21.3, 200×28671 f32 29.6 vs 25.9). Aligned rows
+// were not measured at one row an SM and keep the rule above.
 func (c *ctx) blockHybridFirst() bool {
 	p := c.p
-	if !c.forwardWholeRows() {
+	if !c.forwardWholeRows() && !(c.ragged() && !p.Op.Backward()) {
 		return false
+	}
+	many := p.Outer >= int64(c.d.SMs)
+	if c.ragged() && p.Outer == int64(c.d.SMs) && c.blockRegFirst() {
+		// one row an SM that block_reg's 1024-thread twins hold in
+		// registers (hybridOneWave)
+		many = false
 	}
 	if c.es == 4 && p.Axis == kernels.BlockReg.Info().MaxCols(p.Op, c.dt) {
 		return false
 	}
-	if _, ok := c.hybridVariant(512); ok && p.Outer >= int64(c.d.SMs) {
+	if _, ok := c.hybridVariant(512); ok && many {
 		return true
 	}
 	_, ok := c.hybridVariant(1024)
-	if p.Outer >= int64(c.d.SMs) {
+	if many {
+		if c.ragged() {
+			return ok && (c.es == 4 || p.Outer >= hybridRagged16Waves*int64(c.d.SMs))
+		}
 		return ok && p.Outer >= hybridManyRowsWaves*int64(c.d.SMs)
 	}
 	if c.es == 4 {
