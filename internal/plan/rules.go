@@ -907,7 +907,7 @@ const blockRegMinRowBytes = 1 << 10
 // were not measured at one row an SM and keep the rule above.
 func (c *ctx) blockHybridFirst() bool {
 	p := c.p
-	if !c.forwardWholeRows() && !(c.ragged() && !p.Op.Backward()) {
+	if p.Op.Backward() || !c.forwardWholeRows() && !c.ragged() {
 		return false
 	}
 	many := p.Outer >= int64(c.d.SMs)
@@ -941,8 +941,9 @@ func (c *ctx) blockHybridFirst() bool {
 // 1024-thread blocks do not take (fewer than hybridManyRowsWaves rows an
 // SM, or rows beyond them too); online_2pass, which reads each row twice,
 // had them. Ragged rows
-// stay with online_2pass's twins (split_grid has none: 1024×100003 bf16
-// 308.3 µs against 154.3). H200, softmax bench, 20 reps, L2 flushed, µs,
+// are not taken (split_grid has no twins: 1024×100003 bf16 308.3 µs
+// against online_2pass's 154.3); block_hybrid's twins or online_2pass's
+// have them (blockHybridFirst, hybridRagged16Waves). H200, softmax bench, 20 reps, L2 flushed, µs,
 // split_grid against online_2pass and the next best (-ab-s38.txt §2-3):
 // 132×65536 f32 26.1 vs 31.8 (block_hybrid 28.0); 264×65536 f32 45.1 vs
 // 57.5 (block_hybrid 50.2); 528×65536 f32 86.7 vs 107.2 (block_hybrid
