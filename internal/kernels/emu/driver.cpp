@@ -62,7 +62,7 @@ int main(int argc, char** argv) {
     // element past one (plan.Problem.Skew), 2 the inputs one element past
     // and y on one.
     long long off = aligned == 1 ? 0 : es, offY = aligned == 0 ? es : 0;
-    const int G = 64;
+    const int G = emu::guard_bytes;
     std::vector<char> xb(n * es + 2 * G + 16), dyb(n * es + 2 * G + 16), yb(n * es + 2 * G + 16, 0x7b);
     auto base = [&](std::vector<char>& v, long long o) { return (char*)((((uintptr_t)v.data() + G + 15) & ~(uintptr_t)15) + o); };
     char *X = base(xb, off), *DY = base(dyb, off), *Y = base(yb, offY);

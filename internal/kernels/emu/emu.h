@@ -32,6 +32,9 @@ float shfl_xor(float v, int mask);
 // tensor does (compute-sanitizer's memcheck holds it to that), while the
 // pack before a skewed tensor's start shares a 16-byte block with it, so
 // its allocation. Reads that break this are counted in bad_reads.
+// Guard bytes the driver leaves before and after each tensor: reads within
+// them count as near the tensor.
+constexpr int guard_bytes = 64;
 extern const char* in_lo[2];
 extern const char* in_hi[2];
 extern long long bad_reads;

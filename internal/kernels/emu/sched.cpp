@@ -35,14 +35,14 @@ void trap() { fprintf(stderr, "__trap()\n"); abort(); }
 const char* in_lo[2];
 const char* in_hi[2];
 long long bad_reads;
-// Reads within a guard band's width (64 bytes, driver.cpp) of a tensor
-// count as near it; others (shared memory, workspace) are not checked.
+// Reads within guard_bytes of a tensor count as near it; others (shared
+// memory, workspace) are not checked.
 void check_read(const void* p, int bytes) {
   const char* q = static_cast<const char*>(p);
   for (int i = 0; i < 2; ++i) {
     if (!in_lo[i]) continue;
     const char* lo = (const char*)((uintptr_t)in_lo[i] & ~(uintptr_t)15);
-    if (q + bytes <= lo - 64 || q >= in_hi[i] + 64) continue;
+    if (q + bytes <= lo - guard_bytes || q >= in_hi[i] + guard_bytes) continue;
     if (q < lo || q + bytes > in_hi[i]) ++bad_reads;
     return;
   }
