@@ -108,7 +108,12 @@
 //     over every SM, each row's chunks cached across a barrier of its
 //     blocks; 1024×151936 bf16 194.5 vs online_2pass 232.8 µs, 264×65536
 //     f32 45.1 vs block_hybrid 50.2), each behind the other where that
-//     one cannot launch; with fewer rows than SMs, f32 rows beyond
+//     one cannot launch; at exactly one row an SM, rows of 96 KB or more
+//     go to split_grid instead (132×65536 bf16 19.5 vs block_hybrid 22.1
+//     µs on an H100, 132×40960 f32 22.2 vs 24.2: one 512-thread block an
+//     SM idles half of it); ragged 16-bit rows past the 512-thread blocks
+//     take the 1024-thread twins from past two rows an SM (396×100003
+//     bf16 79.3 vs online_2pass 86.1); with fewer rows than SMs, f32 rows beyond
 //     32768 and 16-bit rows of 32769 columns to 128 KB (1024 threads;
 //     128×50000 bf16 14.6 vs block_smem 16.5 µs). Then rows of more than
 //     1 KB up to 32768 f32 columns or 8192 f16/bf16 (..32768 with fewer

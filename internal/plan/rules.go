@@ -204,15 +204,24 @@ const (
 	hybridManyRowsWaves = 7
 
 	// hybridRagged16Waves: ragged 16-bit rows past block_hybrid's 512-thread
-	// blocks, at least as many as SMs, take its 1024-thread twins from this
-	// many rows an SM (f32 rows from one); split_grid, which has no twins,
-	// is not in the running, online_2pass's twins are. H100, softmax bench,
-	// 20 reps, one run, µs (-ab-s50.txt §3), twin vs online_2pass:
-	// 528×100003 bf16 102.7 vs 109.1, but 132×100003 f16 31.4 vs 29.9; f32
-	// 132×50257 28.7 vs 29.9, 264×65537 66.1 vs 76.4, 528×50257 86.6 vs
-	// 109.4 (§2, two rounds: 29.1 vs 30.0, 65.9 vs 75.9, 87.5 vs 109.5).
-	// Nothing was measured between one and four rows an SM for 16-bit rows.
-	hybridRagged16Waves = 4
+	// blocks take its 1024-thread twins with more than this many rows an SM
+	// (f32 rows from one); split_grid, which has no twins, is not in the
+	// running, online_2pass's twins are. H100, softmax bench, 20 reps, one
+	// run, µs (-ab-s50.txt §3), twin vs online_2pass: 528×100003 bf16 102.7
+	// vs 109.1, but 132×100003 f16 31.4 vs 29.9; f32 132×50257 28.7 vs
+	// 29.9, 264×65537 66.1 vs 76.4, 528×50257 86.6 vs 109.4 (§2, two
+	// rounds: 29.1 vs 30.0, 65.9 vs 75.9, 87.5 vs 109.5). Session 51 (H100,
+	// 30 reps, two rounds, median µs, nvidia-h100-2026-11-25-ab-s51.txt §2)
+	// measured the rows between, forced: the twin leads from past two rows
+	// an SM (300×80001 f16 51.8 vs 58.1, 330×70001 f16 48.4 vs 51.6,
+	// 396×70001 f16 53.1 vs 58.4, 330×100003 bf16 71.5 vs 80.5, 396×100003
+	// bf16 79.2 vs 86.6) and ties or trails up to two (264×70001 f16 39.0
+	// vs 39.5, 264×65537 f16 37.4 vs 36.0, 264×100003 bf16 57.0 vs 58.6,
+	// 200×70001 f16 34.5 vs 30.7, 200×100003 bf16 50.4 vs 44.4). The A/B
+	// (§3, three rounds), online_2pass → the twin: 265×70001 f16 46.4 →
+	// 39.9, 300×80001 f16 57.8 → 52.3, 396×100003 bf16 86.1 → 79.3,
+	// 500×65539 f16 62.1 → 61.5.
+	hybridRagged16Waves = 2
 
 	// gridManyRowsMaxBytes: the longest rows gridManyLongRows gives
 	// split_grid, the longest measured (132×524288 and 256×524288 bf16;
@@ -343,6 +352,9 @@ func (c *ctx) choose() []choice {
 		if s, why := c.fewRows(); s != "" {
 			out = append(out, choice{s, why})
 		}
+	}
+	if ok, why := c.gridOneWave(); ok {
+		out = append(out, choice{kernels.SplitGrid, why})
 	}
 	hybrid := c.blockHybridFirst()
 	if hybrid {
@@ -904,7 +916,7 @@ const blockRegMinRowBytes = 1 << 10
 // f32 20001 14.1 vs 14.4, 28671 18.7 vs 19.5, but 22001 15.3 vs 15.0
 // (§2); from 200 rows block_hybrid leads (200×32767 bf16 20.4 vs 19.4,
 // 264×32767 bf16 22.5 vs 21.3, 200×28671 f32 29.6 vs 25.9). Aligned rows
-// were not measured at one row an SM and keep the rule above.
+// of 96 KB or more at one row an SM go to split_grid first (gridOneWave).
 func (c *ctx) blockHybridFirst() bool {
 	p := c.p
 	if p.Op.Backward() || !c.forwardWholeRows() && !c.ragged() {
@@ -925,7 +937,7 @@ func (c *ctx) blockHybridFirst() bool {
 	_, ok := c.hybridVariant(1024)
 	if many {
 		if c.ragged() {
-			return ok && (c.es == 4 || p.Outer >= hybridRagged16Waves*int64(c.d.SMs))
+			return ok && (c.es == 4 || p.Outer > hybridRagged16Waves*int64(c.d.SMs))
 		}
 		return ok && p.Outer >= hybridManyRowsWaves*int64(c.d.SMs)
 	}
@@ -934,6 +946,43 @@ func (c *ctx) blockHybridFirst() bool {
 	}
 	return ok && p.Axis > blockRegFewRows16Cols && p.Axis*c.es <= hybridFewRows16Bytes
 }
+
+// gridOneWave reports whether split_grid takes forward rows of whole packs,
+// exactly one an SM, of at least gridOneWaveRowBytes, that a block per row
+// (block_hybrid's 512-thread blocks, block_reg's 1024-thread ones) would
+// otherwise take: one such block an SM leaves half its threads idle (the
+// 512-thread blocks) or reads nothing while it reduces and writes, where
+// split_grid's one-block rows, each cached whole in shared memory, skip
+// the barrier.
+// H100, softmax bench, 30 reps, three alternated rounds, median µs, the
+// pick before → split_grid (nvidia-h100-2026-11-25-ab-s51.txt §3):
+// 132×24576 f32 16.0 → 15.7 (block_hybrid), 132×28672 f32 18.1 → 17.7,
+// 132×32768 f32 19.2 → 18.6 (block_reg), 132×40960 f32 24.2 → 22.2
+// (log_softmax 24.2 → 21.8), 132×49152 f16 16.4 → 15.6, bf16 17.3 → 16.3,
+// 132×65536 f16 20.9 → 18.6, bf16 22.1 → 19.5. Forced, two rounds (§1):
+// 80 KB rows stay, within 2% either way (132×20480 f32 split_grid 14.1 vs
+// block_hybrid 13.9, 132×40960 f16 14.2 vs 14.4), and so do fewer rows, where the block per
+// row leads as often as not (100×28672 f32 15.8 vs block_reg 15.3,
+// 100×65536 bf16 17.7 vs block_hybrid 17.5); from 166 rows two blocks
+// share most SMs and block_hybrid leads the f32 rows (166×20480 16.4 vs
+// split_grid 22.1).
+func (c *ctx) gridOneWave() (bool, string) {
+	p := c.p
+	if !c.forwardWholeRows() || p.Outer != int64(c.d.SMs) || p.Axis*c.es < gridOneWaveRowBytes {
+		return false, ""
+	}
+	if !c.blockHybridFirst() && !c.blockRegFirst() {
+		return false, ""
+	}
+	ok, why := c.gridCaches(0)
+	if !ok {
+		return false, ""
+	}
+	return true, fmt.Sprintf("one row an SM (%d) of %d KB: %s", p.Outer, p.Axis*c.es>>10, why)
+}
+
+// gridOneWaveRowBytes is the shortest row (input bytes) gridOneWave takes.
+const gridOneWaveRowBytes = 96 << 10
 
 // gridManyLongRows reports whether split_grid takes forward rows of whole
 // packs, at least as many as SMs, that block_hybrid's 512-thread blocks do
