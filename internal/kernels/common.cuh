@@ -217,6 +217,20 @@ __device__ __forceinline__ float fexp(float x) {
 // eight per element matters in the instruction-bound kernels (strided_reg).
 __device__ __forceinline__ float fexp_nonpos(float x) { return fexp_clamped(max_keep_nan(x, -128.f)); }
 
+// 2^(t - ex2_bias) for t <= ex2_bias (or NaN), subnormal results kept, as
+// ex2 gives 2^x: the FTZ ex2 of the biased exponent is normal down to
+// 2^-126 before the exact power-of-two multiply takes it into the
+// subnormals. Callers fold the bias into the FMA that forms t. ex2's IEEE
+// form spends a compare and two predicated multiplies an element: 484 of
+// the 2312 SASS instructions of bf16 block_hybrid t512_s8 (nvcc 11.8; 1904
+// this way, f16's twin 1808), whose bf16 rows trailed block_smem by 6-12%.
+// H100 A/B (-ab-s52.txt): 528x49152 bf16 47.8 -> 42.2 us, 330x100003 72.1
+// -> 67.8, 132x49152 (split_grid) 16.2 -> 15.6. The biased t rounds by at
+// most 2^-19 (its largest values are near 64) and fexp_shifted's 64 - sl by
+// 2^-17 (|sl| < 93): at most 7e-6 relative in the exp, far below bf16's 2^-9.
+constexpr float ex2_bias = 64.f;
+__device__ __forceinline__ float ex2_biased(float t) { return ex2_ftz(t) * 0x1p-64f; }
+
 // exp(x) with one rounding of x*log2(e) before ex2.approx: relative error
 // about |x| * 2^-23 + 2 ulp, i.e. <= 3e-6 for the x >= -20 that carry weight
 // in a softmax sum. Used only where the result is stored in 16 bits (f16/bf16
@@ -228,12 +242,11 @@ __device__ __forceinline__ float fexp_nonpos(float x) { return fexp_clamped(max_
 // clamp (H200 harness, block_reg, L2 flushed: 2048x8192 f16 22.18 -> 21.60
 // us, 2048x4096 f16 12.93 -> 12.54, 2048x2048 f16 8.54 -> 8.22; softmax
 // bench, strided_reg, whose spills shrank: 64x1024x512 f16 axis 1 67.0 ->
-// 60.9; -ab-s23.txt). bf16 keeps the IEEE form: it has float's exponent
-// range, subnormals included.
+// 60.9; -ab-s23.txt). bf16 has float's exponent range, subnormals
+// included: ex2_biased keeps them at one multiply over the FTZ form.
 template <bool FTZ>
 __device__ __forceinline__ float fexp_fast(float x) {
-  const float t = x * L2E;
-  return FTZ ? ex2_ftz(t) : ex2(t);
+  return FTZ ? ex2_ftz(x * L2E) : ex2_biased(fma_rn(x, L2E, ex2_bias));
 }
 
 // fexp_fast(v - s) as one FMA and ex2, given sl = s * L2E rounded: for
@@ -245,8 +258,7 @@ __device__ __forceinline__ float fexp_fast(float x) {
 constexpr float fexp_shift_max = 64.f;
 template <bool FTZ>
 __device__ __forceinline__ float fexp_shifted(float v, float sl) {
-  const float t = fma_rn(v, L2E, -sl);
-  return FTZ ? ex2_ftz(t) : ex2(t);
+  return FTZ ? ex2_ftz(fma_rn(v, L2E, -sl)) : ex2_biased(fma_rn(v, L2E, ex2_bias - sl));
 }
 
 // Natural log from lg2.approx (abs error ~2^-22 in log2 units): used once per row.
