@@ -353,10 +353,10 @@ func (c *ctx) choose() []choice {
 			out = append(out, choice{s, why})
 		}
 	}
-	if ok, why := c.gridOneWave(); ok {
+	hybrid := c.blockHybridFirst()
+	if ok, why := c.gridOneWave(hybrid); ok {
 		out = append(out, choice{kernels.SplitGrid, why})
 	}
-	hybrid := c.blockHybridFirst()
 	if hybrid {
 		out = append(out, choice{kernels.BlockHybrid, "forward rows beyond 16384 columns: 32 values a thread in registers and the rest in shared memory (512 threads, two rows per SM; 1024 threads for longer rows)"})
 	}
@@ -953,7 +953,7 @@ func (c *ctx) blockHybridFirst() bool {
 // otherwise take: one such block an SM leaves half its threads idle (the
 // 512-thread blocks) or reads nothing while it reduces and writes, where
 // split_grid's one-block rows, each cached whole in shared memory, skip
-// the barrier.
+// the barrier. hybrid is blockHybridFirst's answer, which choose() has.
 // H100, softmax bench, 30 reps, three alternated rounds, median µs, the
 // pick before → split_grid (nvidia-h100-2026-11-25-ab-s51.txt §3):
 // 132×24576 f32 16.0 → 15.7 (block_hybrid), 132×28672 f32 18.1 → 17.7,
@@ -966,12 +966,12 @@ func (c *ctx) blockHybridFirst() bool {
 // 100×65536 bf16 17.7 vs block_hybrid 17.5); from 166 rows two blocks
 // share most SMs and block_hybrid leads the f32 rows (166×20480 16.4 vs
 // split_grid 22.1).
-func (c *ctx) gridOneWave() (bool, string) {
+func (c *ctx) gridOneWave(hybrid bool) (bool, string) {
 	p := c.p
 	if !c.forwardWholeRows() || p.Outer != int64(c.d.SMs) || p.Axis*c.es < gridOneWaveRowBytes {
 		return false, ""
 	}
-	if !c.blockHybridFirst() && !c.blockRegFirst() {
+	if !hybrid && !c.blockRegFirst() {
 		return false, ""
 	}
 	ok, why := c.gridCaches(0)
