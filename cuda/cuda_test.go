@@ -109,7 +109,11 @@ func TestLargeShapes(t *testing.T) {
 		// As many rows as SMs or more, past block_hybrid's 512-thread
 		// blocks: split_grid (264×65536 f32, 1000×100000 f32) and
 		// 1024-thread block_hybrid (1000×100000 bf16).
-		{[]int{264, 65536}, -1}, {[]int{1000, 100000}, -1}}
+		{[]int{264, 65536}, -1}, {[]int{1000, 100000}, -1},
+		// Rows that would fill block_hybrid's or split_grid's slots unevenly:
+		// split_cluster (clusterUnevenRows; 166×65536 f32 from split_grid,
+		// bf16 from block_hybrid, 100×61440 bf16 with fewer rows than SMs).
+		{[]int{166, 65536}, -1}, {[]int{100, 61440}, -1}}
 	for _, algo := range append([]string{"auto"}, Strategies()...) {
 		t.Run(algo, func(t *testing.T) {
 			for _, s := range shapes {

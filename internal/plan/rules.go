@@ -186,7 +186,8 @@ const (
 	// vs the previous pick: 128×40000 bf16 12.5 vs block_smem 14.5;
 	// 128×50000 bf16 14.6 vs 16.5; 96×50000 bf16 13.5 vs 15.9; 64×65536 f16
 	// 13.4 vs online_2pass 16.0 (split_cluster 13.1); 128×65536 f16 17.3 vs
-	// 17.2 (split_grid 16.4).
+	// 17.2 (split_grid 16.4). From 120 KB split_cluster is listed ahead of
+	// it (clusterUnevenRows).
 	hybridFewRows16Bytes = 128 << 10
 
 	// hybridManyRowsWaves: with at least as many rows as SMs, rows past
@@ -356,6 +357,9 @@ func (c *ctx) choose() []choice {
 	hybrid := c.blockHybridFirst()
 	if ok, why := c.gridOneWave(hybrid); ok {
 		out = append(out, choice{kernels.SplitGrid, why})
+	}
+	if ok, why := c.clusterUnevenRows(hybrid); ok {
+		out = append(out, choice{kernels.SplitCluster, why})
 	}
 	if hybrid {
 		out = append(out, choice{kernels.BlockHybrid, "forward rows beyond 16384 columns: 32 values a thread in registers and the rest in shared memory (512 threads, two rows per SM; 1024 threads for longer rows)"})
@@ -984,6 +988,98 @@ func (c *ctx) gridOneWave(hybrid bool) (bool, string) {
 // gridOneWaveRowBytes is the shortest row (input bytes) gridOneWave takes.
 const gridOneWaveRowBytes = 96 << 10
 
+// clusterUnevenRows reports whether split_cluster takes forward rows of
+// whole packs that a block per row (block_hybrid's 512-thread blocks,
+// hybrid being blockHybridFirst's answer) or split_grid's one-block rows
+// (gridManyLongRows) would spread unevenly over the SMs: the rows fill at
+// most clusterUnevenFillPct percent of the block slots of their waves
+// (blocks resident at once × waves), so most SMs idle through a last,
+// short wave, where a cluster's small blocks (eight a row, many resident
+// an SM) share any row count out evenly. Taken for
+// 16-bit rows from clusterUnevenHybridRowBytes up to block_hybrid's
+// 512-thread limit (also with fewer rows than SMs, where block_hybrid's
+// 1024-thread blocks are one an SM) and, from split_grid, for rows up to
+// clusterRowBytes. H100, softmax bench, 20-30 reps, two or three rounds,
+// median µs, the pick → split_cluster, forced
+// (nvidia-h100-2026-11-25-ab-s53.txt §1, §5):
+//   - block_hybrid, 16-bit: 66×65536 f16 14.7 → 13.5, 100× 17.4 → 15.9,
+//     166× 26.6 → 24.4, 300× 39.8 → 37.2, 330× 42.2 → 39.2; bf16 14.7 →
+//     13.7, 17.5 → 16.2, 26.7 → 24.6, 40.0 → 37.5, 42.1 → 39.6; 61440
+//     columns f16 at 66/100/166/300/330 rows 13.6 → 12.8, 16.4 → 15.0,
+//     24.3 → 23.4, 37.4 → 35.9, 39.3 → 38.0 (bf16 alike). Fuller last
+//     waves keep the block: 200×65536 f16 28.5 vs 27.2, 264× 32.5 vs 33.8,
+//     396×61440 43.0 vs 45.3, 1024×61440 95.0 vs 97.6; shorter rows too,
+//     where the cluster's blocks have fewer packs a thread (396×57344 f16
+//     41.7 vs 44.1, 232×49152 f16 23.2 vs 26.7).
+//   - split_grid (one 1024-thread block an SM, so 166 rows take two
+//     waves, the second of 34 rows): 166×81920 f16 32.6 → 28.4, bf16
+//     33.2 → 28.7; 166×100000 f16 39.0 → 36.1; 166×128256 f16 46.8 →
+//     41.2, bf16 47.5 → 42.2; 166×196608 f16 69.0 → 64.1; f32 166×49152
+//     37.2 → 33.9, 166×65536 47.7 → 40.6, 166×98304 69.7 → 63.3. Full
+//     waves keep it (264×128256 f16 55.6 vs 61.1, 264×98304 f32 86.9 vs
+//     93.2); at 330 rows (five sixths full) they are within 6% either way.
+//
+// The A/B of the rule (§3, --algo auto, three alternated rounds of 30
+// reps) gains on all 33 changed picks, 1.02-1.23× (140×128256 bf16 45.5 →
+// 37.8, 150×81920 f32 59.0 → 47.9, 133×65536 f16 24.5 → 21.4, 310×61440
+// f16 38.2 → 37.5), log_softmax alike; the 8 unchanged controls move
+// within 1%. f32 rows of block_hybrid's 512-thread blocks are not taken:
+// at 300×40960 the block leads, 41.8 vs 46.8 (166× trails 29.7 vs 28.3).
+func (c *ctx) clusterUnevenRows(hybrid bool) (bool, string) {
+	p := c.p
+	if !c.forwardWholeRows() || c.check(kernels.SplitCluster) != nil {
+		return false, ""
+	}
+	cs, ok := c.clusterSize()
+	if !ok || p.Axis*c.es > clusterRowBytes {
+		return false, ""
+	}
+	var slots int64
+	what := ""
+	switch {
+	case hybrid && c.es == 2 && p.Axis*c.es >= clusterUnevenHybridRowBytes:
+		v, ok := c.hybridVariant(512)
+		if !ok {
+			return false, ""
+		}
+		if p.Outer < int64(c.d.SMs) {
+			return true, fmt.Sprintf("%d rows of %d KB (fewer than %d SMs): %d-block clusters keep every SM streaming, a block per row does not", p.Outer, p.Axis*c.es>>10, c.d.SMs, cs)
+		}
+		perSM, err := c.fits(kernels.BlockHybrid.Info().File, c.sym(kernels.BlockHybrid, v.Name), v.FixedBlock, int64(v.SmemPacks*v.FixedBlock*16))
+		if err != nil {
+			return false, ""
+		}
+		slots, what = int64(perSM)*int64(c.d.SMs), "block_hybrid's 512-thread blocks"
+	case !hybrid:
+		if ok, _ := c.gridManyLongRows(); !ok {
+			return false, ""
+		}
+		g, _, err := c.splitGridGrid()
+		if err != nil {
+			return false, ""
+		}
+		slots, what = g, "split_grid's one-block rows"
+	default:
+		return false, ""
+	}
+	waves := ceilDiv(p.Outer, slots)
+	if 100*p.Outer > clusterUnevenFillPct*waves*slots {
+		return false, ""
+	}
+	return true, fmt.Sprintf("%d rows of %d KB: %s (%d at once) would fill %d%% of %d wave(s), %d-block clusters share them evenly",
+		p.Outer, p.Axis*c.es>>10, what, slots, 100*p.Outer/(waves*slots), waves, cs)
+}
+
+const (
+	// clusterUnevenFillPct: the fullest use of block slots over the waves
+	// clusterUnevenRows takes, in percent (166 rows on 132 SMs, one block
+	// an SM: 63%; 200 rows, 76%, stay).
+	clusterUnevenFillPct = 65
+	// clusterUnevenHybridRowBytes: clusterUnevenRows' shortest 16-bit row
+	// taken from block_hybrid (61440 columns).
+	clusterUnevenHybridRowBytes = 120 << 10
+)
+
 // gridManyLongRows reports whether split_grid takes forward rows of whole
 // packs, at least as many as SMs, that block_hybrid's 512-thread blocks do
 // not hold (past 40960 f32 / 65536 f16/bf16 columns) and block_hybrid's
@@ -1006,7 +1102,8 @@ const gridOneWaveRowBytes = 96 << 10
 // 256×524288 bf16 191.2 vs 207.9. It trails split_cluster by up to 9% on
 // a few (200×128256 bf16 44.5 vs 42.2, 400×128256 bf16 83.2 vs 76.3,
 // 1024×262144 f16 352.3 vs 351.0), still ahead of online_2pass (45.2,
-// 89.3, 393.0).
+// 89.3, 393.0); rows that fill its one-block rows' waves poorly go to
+// split_cluster first (clusterUnevenRows).
 //
 // With block_hybrid's 1024-thread blocks listed first (from
 // hybridManyRowsWaves rows an SM), split_grid follows them for devices
