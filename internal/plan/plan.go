@@ -111,7 +111,14 @@
 //     one cannot launch; at exactly one row an SM, rows of 96 KB or more
 //     go to split_grid instead (132×65536 bf16 19.5 vs block_hybrid 22.1
 //     µs on an H100, 132×40960 f32 22.2 vs 24.2: one 512-thread block an
-//     SM idles half of it); ragged 16-bit rows past the 512-thread blocks
+//     SM idles half of it); where the rows would use at most 65% of the
+//     block slots over their waves of block_hybrid's 512-thread blocks
+//     (16-bit rows of 120-128 KB, and all of those rows with fewer rows
+//     than SMs) or of split_grid's one-block rows (rows up to 384 KB),
+//     split_cluster goes first: its small blocks share any row count
+//     evenly (clusterUnevenRows; H100, 166×65536 f16 24.4 vs block_hybrid
+//     26.5 µs, 140×128256 bf16 37.8 vs split_grid 45.5, 166×65536 f32 41.4
+//     vs split_grid 47.5); ragged 16-bit rows past the 512-thread blocks
 //     take the 1024-thread twins from past two rows an SM (396×100003
 //     bf16 79.3 vs online_2pass 86.1); with fewer rows than SMs, f32 rows beyond
 //     32768 and 16-bit rows of 32769 columns to 128 KB (1024 threads;
