@@ -995,11 +995,10 @@ const gridOneWaveRowBytes = 96 << 10
 // most clusterUnevenFillPct percent of the block slots of their waves
 // (blocks resident at once × waves), so most SMs idle through a last,
 // short wave, where a cluster's small blocks (eight a row, many resident
-// an SM) share any row count out evenly. Taken for
-// 16-bit rows from clusterUnevenHybridRowBytes up to block_hybrid's
-// 512-thread limit (also with fewer rows than SMs, where block_hybrid's
-// 1024-thread blocks are one an SM) and, from split_grid, for rows up to
-// clusterRowBytes. H100, softmax bench, 20-30 reps, two or three rounds,
+// an SM) share any row count out evenly. Taken for 16-bit rows from
+// clusterUnevenHybridRowBytes up to block_hybrid's 512-thread limit (also
+// with fewer rows than SMs, where block_hybrid's 1024-thread blocks are
+// one an SM) and, from split_grid, for rows up to clusterRowBytes. H100, softmax bench, 20-30 reps, two or three rounds,
 // median µs, the pick → split_cluster, forced
 // (nvidia-h100-2026-11-25-ab-s53.txt §1, §5):
 //   - block_hybrid, 16-bit: 66×65536 f16 14.7 → 13.5, 100× 17.4 → 15.9,
