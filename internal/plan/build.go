@@ -565,15 +565,23 @@ func (c *ctx) blockHybrid() (Plan, error) {
 	if err != nil {
 		return Plan{}, err
 	}
-	nt, sym := v.FixedBlock, c.sym(kernels.BlockHybrid, v.Name)
-	smem := int64(v.SmemPacks * nt * 16)
-	occ, err := c.fits(kernels.BlockHybrid.Info().File, sym, nt, smem)
+	nt, sym, smem, occ, err := c.hybridFits(v)
 	if err != nil {
 		return Plan{}, err
 	}
 	grid := max(1, min(c.p.Outer, maxGridX))
 	return c.plan1(kernels.BlockHybrid, true, Launch{Symbol: sym, Grid: block1(grid), Block: block1(int64(nt)), Smem: int(smem)},
 		fmt.Sprintf("%d threads × %d values in registers + %d packs in %d bytes of shared memory per row, %d blocks/SM", nt, kernels.BlockRegValues, v.SmemPacks, smem, occ)), nil
+}
+
+// hybridFits returns block_hybrid variant v's block size, symbol, dynamic
+// shared memory (SmemPacks 16-byte packs a thread) and resident blocks per
+// SM (fits).
+func (c *ctx) hybridFits(v kernels.Variant) (nt int, sym string, smem int64, perSM int, err error) {
+	nt, sym = v.FixedBlock, c.sym(kernels.BlockHybrid, v.Name)
+	smem = int64(v.SmemPacks * nt * 16)
+	perSM, err = c.fits(kernels.BlockHybrid.Info().File, sym, nt, smem)
+	return nt, sym, smem, perSM, err
 }
 
 // staticSmem is a kernel's static shared memory (256 B if unknown).

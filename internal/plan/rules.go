@@ -358,14 +358,15 @@ func (c *ctx) choose() []choice {
 	if ok, why := c.gridOneWave(hybrid); ok {
 		out = append(out, choice{kernels.SplitGrid, why})
 	}
-	if ok, why := c.clusterUnevenRows(hybrid); ok {
+	many, manyWhy := c.gridManyLongRows()
+	if ok, why := c.clusterUnevenRows(hybrid, many); ok {
 		out = append(out, choice{kernels.SplitCluster, why})
 	}
 	if hybrid {
 		out = append(out, choice{kernels.BlockHybrid, "forward rows beyond 16384 columns: 32 values a thread in registers and the rest in shared memory (512 threads, two rows per SM; 1024 threads for longer rows)"})
 	}
-	if ok, why := c.gridManyLongRows(); ok {
-		out = append(out, choice{kernels.SplitGrid, fmt.Sprintf("%d forward rows of %d KB, past block_hybrid's 512-thread blocks: %s", rows, cols*c.es>>10, why)})
+	if many {
+		out = append(out, choice{kernels.SplitGrid, fmt.Sprintf("%d forward rows of %d KB, past block_hybrid's 512-thread blocks: %s", rows, cols*c.es>>10, manyWhy)})
 	}
 	if !hybrid && c.hybridBehindGrid() {
 		// where split_grid cannot launch (no cooperative launch, too
@@ -991,7 +992,7 @@ const gridOneWaveRowBytes = 96 << 10
 // clusterUnevenRows reports whether split_cluster takes forward rows of
 // whole packs that a block per row (block_hybrid's 512-thread blocks,
 // hybrid being blockHybridFirst's answer) or split_grid's one-block rows
-// (gridManyLongRows) would spread unevenly over the SMs: the rows fill at
+// (many being gridManyLongRows' answer; choose() has both) would spread unevenly over the SMs: the rows fill at
 // most clusterUnevenFillPct percent of the block slots of their waves
 // (blocks resident at once × waves), so most SMs idle through a last,
 // short wave, where a cluster's small blocks (eight a row, many resident
@@ -1024,7 +1025,7 @@ const gridOneWaveRowBytes = 96 << 10
 // f16 38.2 → 37.5), log_softmax alike; the 8 unchanged controls move
 // within 1%. f32 rows of block_hybrid's 512-thread blocks are not taken:
 // at 300×40960 the block leads, 41.8 vs 46.8 (166× trails 29.7 vs 28.3).
-func (c *ctx) clusterUnevenRows(hybrid bool) (bool, string) {
+func (c *ctx) clusterUnevenRows(hybrid, many bool) (bool, string) {
 	p := c.p
 	if !c.forwardWholeRows() || c.check(kernels.SplitCluster) != nil {
 		return false, ""
@@ -1044,15 +1045,12 @@ func (c *ctx) clusterUnevenRows(hybrid bool) (bool, string) {
 		if p.Outer < int64(c.d.SMs) {
 			return true, fmt.Sprintf("%d rows of %d KB (fewer than %d SMs): %d-block clusters keep every SM streaming, a block per row does not", p.Outer, p.Axis*c.es>>10, c.d.SMs, cs)
 		}
-		perSM, err := c.fits(kernels.BlockHybrid.Info().File, c.sym(kernels.BlockHybrid, v.Name), v.FixedBlock, int64(v.SmemPacks*v.FixedBlock*16))
+		_, _, _, perSM, err := c.hybridFits(v)
 		if err != nil {
 			return false, ""
 		}
 		slots, what = int64(perSM)*int64(c.d.SMs), "block_hybrid's 512-thread blocks"
-	case !hybrid:
-		if ok, _ := c.gridManyLongRows(); !ok {
-			return false, ""
-		}
+	case !hybrid && many:
 		g, _, err := c.splitGridGrid()
 		if err != nil {
 			return false, ""
