@@ -823,20 +823,30 @@ func (c *ctx) clusterSize() (int64, bool) {
 	return cs, true
 }
 
+// clusterShape returns split_cluster's block: the cluster size
+// (clusterSize), each block's chunk of the row, its threads (8 packs a
+// thread, 128-1024), kernel symbol and dynamic shared memory.
+func (c *ctx) clusterShape() (cs, chunk, nt int64, sym string, smem int64, ok bool) {
+	if cs, ok = c.clusterSize(); !ok {
+		return 0, 0, 0, "", 0, false
+	}
+	chunk = roundUp(ceilDiv(c.p.Axis, cs), c.P)
+	nt = clamp(roundUp(ceilDiv(ceilDiv(chunk, c.P), 8), 32), 128, 1024)
+	sym = c.sym(kernels.SplitCluster, "")
+	smem = kernels.SmemBytes(kernels.SplitCluster, c.p.Op, c.dt, chunk, int(nt))
+	return cs, chunk, nt, sym, smem, true
+}
+
 // split_cluster: a cluster of C blocks per row, chunks in shared memory.
 func (c *ctx) splitCluster() (Plan, error) {
 	if !c.d.Cluster {
 		return Plan{}, fmt.Errorf("the device or driver does not support cluster launch")
 	}
-	cs, ok := c.clusterSize()
+	cs, chunk, nt, sym, smem, ok := c.clusterShape()
 	if !ok {
 		return Plan{}, fmt.Errorf("a row of %d elements does not fit the shared memory of a %d-block cluster (%d bytes per block)",
 			c.p.Axis, c.d.MaxClusterSize, c.d.SmemOptin)
 	}
-	chunk := roundUp(ceilDiv(c.p.Axis, cs), c.P)
-	nt := clamp(roundUp(ceilDiv(ceilDiv(chunk, c.P), 8), 32), 128, 1024)
-	sym := c.sym(kernels.SplitCluster, "")
-	smem := kernels.SmemBytes(kernels.SplitCluster, c.p.Op, c.dt, chunk, int(nt))
 	if _, err := c.fits("split_cluster.cu", sym, int(nt), smem); err != nil {
 		return Plan{}, err
 	}

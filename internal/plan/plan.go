@@ -68,7 +68,13 @@
 //     1 µs to be chosen; otherwise the block-per-row rules below apply,
 //     except that forward rows of >= 64 KB whose clusters all fit one wave
 //     (rows × C <= SMs) go to split_cluster (clusterOneWaveRowBytes: 5-12%
-//     ahead of block_reg since the partials are pushed). With
+//     ahead of block_reg since the partials are pushed), and so do forward
+//     rows of 128-192 KB whose clusters are all resident at once (blocks
+//     an SM from the occupancy query × SMs / C, 15/16 of it for the GPC
+//     packing cuOccupancyMaxActiveClusters shows), split_grid taking them
+//     past that (fewMidRows; H100, 72×81920 bf16 16.0 vs online_2pass
+//     19.4 µs, 90×40960 f32 16.9 vs block_hybrid 18.7, 120×81920 bf16
+//     split_grid 21.1 vs online_2pass 22.3). With
 //     rows <= SMs/2 of >= 1 MB that a block would read twice (online_2pass),
 //     a split is taken regardless (64×1048576 f32: 219.7 vs 356.7 µs).
 //     Where split_row is chosen for an op on 16-byte rows whose inputs are

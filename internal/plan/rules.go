@@ -547,8 +547,76 @@ func (c *ctx) fewRows() (kernels.Strategy, string) {
 			return kernels.SplitGrid, c.fewRowsWhy(why2)
 		}
 	}
+	if best == "" {
+		return c.fewMidRows()
+	}
 	return best, why
 }
+
+// fewMidRows places the forward rows of whole packs, fewer than SMs, of
+// more than fewMidMinRowBytes and under gridTwoReadRowBytes, on devices
+// with clusters, that the model leaves to a block per row (online_2pass for 16-bit rows, which
+// reads each row twice; block_hybrid's 1024-thread blocks for f32, one an
+// SM): split_cluster while every row's cluster is resident at once (rows ×
+// cluster size within the occupancy query's blocks an SM × SMs), split_grid
+// past that, where the clusters' second wave costs more than the grid's
+// barrier. Resident clusters: blocks an SM from the occupancy query ×
+// SMs / cluster size, less the GPC packing loss (clusterPackNum). H100,
+// softmax bench, every strategy forced, 20 reps, two rounds, median µs,
+// the pick against the leader (nvidia-h100-2026-11-25-ab-s54.txt §2): in
+// one wave (8-block clusters of 160 threads, 6 blocks an SM, 92 clusters
+// resident) 72×81920 bf16 19.1 vs split_cluster 15.4, 80× 19.5 vs 16.5,
+// 90× 20.2 vs 17.3, 80×81920 f16 18.2 vs 16.2, 80×73728 bf16 18.5 vs
+// 16.0, 80×40960 f32 18.0 vs 16.4; past it the cluster falls to last or
+// next to last (94×81920 bf16 20.9, 100× 21.4) and split_grid leads or is
+// within 3% of the leader: 100×81920 bf16 20.8 vs 19.5, 120× 22.1 vs
+// 20.7, 130× 23.0 vs 21.6, 100×90000 bf16 23.3 vs 21.6, 100×73728 bf16
+// 19.6 vs 18.7, 120×40960 f32 21.6 vs 20.5, 130× 22.4 vs 21.1; f16 goes
+// either way (120×81920: block_smem 20.7, split_grid 20.8, online_2pass
+// 21.2; 96×81920 online_2pass 19.1, split_grid 19.6).
+func (c *ctx) fewMidRows() (kernels.Strategy, string) {
+	rowBytes := c.p.Axis * c.es
+	if !c.forwardWholeRows() || rowBytes <= fewMidMinRowBytes || rowBytes >= gridTwoReadRowBytes {
+		return "", ""
+	}
+	if c.check(kernels.SplitCluster) != nil {
+		return "", "" // not measured without clusters (the A100 keeps a block per row)
+	}
+	cs, _, nt, sym, smem, ok := c.clusterShape()
+	if !ok {
+		return "", ""
+	}
+	if perSM, err := c.fits(kernels.SplitCluster.Info().File, sym, int(nt), smem); err == nil {
+		resident := int64(perSM) * int64(c.d.SMs) * clusterPackNum / (clusterPackDen * cs)
+		if c.p.Outer <= resident {
+			return kernels.SplitCluster, c.fewRowsWhy(fmt.Sprintf("rows of %d KB in one wave of %d-block clusters (%d of about %d resident at once)",
+				rowBytes>>10, cs, c.p.Outer, resident))
+		}
+	}
+	if ok, why := c.gridCaches(0); ok {
+		return kernels.SplitGrid, c.fewRowsWhy(fmt.Sprintf("rows of %d KB past one wave of clusters: %s", rowBytes>>10, why))
+	}
+	return "", ""
+}
+
+// fewMidMinRowBytes: fewMidRows' rows are longer (up to it, 16-bit rows
+// have block_hybrid's 512-thread blocks and clusterUnevenRows).
+const fewMidMinRowBytes = 128 << 10
+
+// clusterPackNum/clusterPackDen: the share of blocks an SM × SMs / cluster
+// size that fewMidRows counts as clusters resident at once. A cluster's
+// blocks must share one GPC, and GPCs of uneven SM counts strand some
+// blocks. H100 (132 SMs), cuOccupancyMaxActiveClusters of split_cluster's
+// 8-block clusters against blocks an SM × 132 / 8
+// (nvidia-h100-2026-11-25-ab-s54.txt §3): 92 of 99 (160 threads, 6 blocks
+// an SM), 124 of 132, 77 of 82, 45 of 49, 30 of 33, each at or just above
+// 15/16 of the count. The planner has only the blocks-an-SM query; at 92
+// rows of 81920 bf16 the cluster ran 18.1 µs, at 94 20.9 (split_grid
+// 19.5).
+const (
+	clusterPackNum = 15
+	clusterPackDen = 16
+)
 
 // fewRaggedBlockRows reports ragged or skewed rows (read by the twins, not
 // the vector path) that fewRows leaves to a block per row, online_2pass's
