@@ -7,6 +7,7 @@ import (
 	"github.com/gofused/softmax/internal/driver"
 	"github.com/gofused/softmax/internal/jit"
 	"github.com/gofused/softmax/internal/kernels"
+	"github.com/gofused/softmax/internal/plan"
 	"github.com/gofused/softmax/internal/spec"
 )
 
@@ -144,10 +145,55 @@ func (d *Device) maxThreads(m *module, f driver.Function, symbol string) (int, e
 func (d *Device) occupancy(dt spec.DType, plain bool) func(file, symbol string, block, smem int) (int, error) {
 	return func(file, symbol string, block, smem int) (int, error) {
 		plain := plain && kernels.HasPlainBuild(file) // one answer for a strategy with one build
-		return d.plans.occupancy(occKey{file, symbol, dt, plain, block, smem}, func() (int, error) {
+		return d.plans.occupancy(occKey{file, symbol, dt, plain, block, smem, 0}, func() (int, error) {
 			return d.askOccupancy(file, dt, plain, symbol, block, smem)
 		})
 	}
+}
+
+// clusterOccupancy is the planner's cluster query, answered once per
+// kernel, block size, dynamic shared memory size and cluster size.
+func (d *Device) clusterOccupancy(dt spec.DType, plain bool) plan.Clusters {
+	return func(file, symbol string, block, smem, cluster int) (int, error) {
+		plain := plain && kernels.HasPlainBuild(file)
+		return d.plans.occupancy(occKey{file, symbol, dt, plain, block, smem, cluster}, func() (int, error) {
+			return d.askClusters(file, dt, plain, symbol, block, smem, cluster)
+		})
+	}
+}
+
+// queries are the driver queries the planner asks, for dt's plain build
+// or its general one.
+func (d *Device) queries(dt spec.DType, plain bool) plan.Queries {
+	return plan.Queries{Blocks: d.occupancy(dt, plain), Clusters: d.clusterOccupancy(dt, plain)}
+}
+
+// askClusters asks the driver how many clusters of cluster blocks of a
+// kernel (block threads, smem bytes of dynamic shared memory each) are
+// resident at once. Portable sizes only: the launches set no non-portable
+// attribute.
+func (d *Device) askClusters(file string, dt spec.DType, plain bool, symbol string, block, smem, cluster int) (int, error) {
+	if cluster < 1 || cluster > 8 {
+		return 0, fmt.Errorf("cuda: resident clusters of %d blocks: only portable cluster sizes (1-8) are asked", cluster)
+	}
+	f, m, err := d.function(file, dt, plain, symbol)
+	if err != nil {
+		return 0, err
+	}
+	if smem > 0 {
+		if err := d.raiseSmem(m, f, symbol, smem); err != nil {
+			return 0, err
+		}
+	}
+	cfg := driver.LaunchConfig{Grid: [3]uint32{uint32(cluster), 1, 1}, Block: [3]uint32{uint32(block), 1, 1},
+		SharedMem: uint32(smem), Cluster: [3]uint32{uint32(cluster), 1, 1}}
+	var n int
+	err = d.ctx.Do(func() error {
+		var e error
+		n, e = d.api.OccupancyMaxActiveClusters(f, cfg)
+		return e
+	})
+	return n, err
 }
 
 // askOccupancy asks the driver for the resident blocks per SM of a kernel

@@ -135,11 +135,11 @@ func (d *Device) plan(op softmax.Op, l spec.Layout, dt spec.DType, opt Options, 
 	}
 	build := func(algo string) (plan.Plan, error) {
 		return d.plans.plan(planKey{prob, algo, plain}, func() (plan.Plan, error) {
-			pl, err := plan.Make(prob, d.planDevice(), d.occupancy(dt, plain), algo)
+			pl, err := plan.MakeWith(prob, d.planDevice(), d.queries(dt, plain), algo)
 			if err == nil && plain && pl.General {
 				// It runs from the general build: size it by that build's
 				// occupancy. The choice of build does not depend on it.
-				return plan.Make(prob, d.planDevice(), d.occupancy(dt, false), algo)
+				return plan.MakeWith(prob, d.planDevice(), d.queries(dt, false), algo)
 			}
 			return pl, err
 		})

@@ -23,12 +23,14 @@ type planKey struct {
 	plain bool
 }
 
-// occKey names one occupancy query.
+// occKey names one occupancy query: blocks per SM, or with cluster > 0
+// the clusters of that many blocks resident at once.
 type occKey struct {
 	file, symbol string
 	dt           spec.DType
 	plain        bool
 	block, smem  int
+	cluster      int
 }
 
 // planCache memoises a device's plans and occupancy queries. Planning a

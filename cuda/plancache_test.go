@@ -83,11 +83,12 @@ func TestOccupancyAskedOncePerQuery(t *testing.T) {
 		return func() (int, error) { asked[k]++; return k.block / 64, nil }
 	}
 	keys := []occKey{
-		{"block_reg.cu", "k", spec.Float32, false, 256, 0},
-		{"block_reg.cu", "k", spec.Float32, false, 512, 0},
-		{"block_reg.cu", "k", spec.Float16, false, 256, 0},
-		{"block_reg.cu", "k", spec.Float32, false, 256, 4096},
-		{"block_reg.cu", "k", spec.Float32, true, 256, 0},
+		{"block_reg.cu", "k", spec.Float32, false, 256, 0, 0},
+		{"block_reg.cu", "k", spec.Float32, false, 512, 0, 0},
+		{"block_reg.cu", "k", spec.Float16, false, 256, 0, 0},
+		{"block_reg.cu", "k", spec.Float32, false, 256, 4096, 0},
+		{"block_reg.cu", "k", spec.Float32, true, 256, 0, 0},
+		{"block_reg.cu", "k", spec.Float32, true, 256, 0, 8},
 	}
 	for range 3 {
 		for _, k := range keys {
@@ -101,7 +102,7 @@ func TestOccupancyAskedOncePerQuery(t *testing.T) {
 			t.Errorf("%+v asked %d times, want once", k, asked[k])
 		}
 	}
-	bad := occKey{"x.cu", "k", spec.Float32, false, 128, 0}
+	bad := occKey{"x.cu", "k", spec.Float32, false, 128, 0, 0}
 	fails := 0
 	for range 2 {
 		if _, err := c.occupancy(bad, func() (int, error) { fails++; return 0, errors.New("no") }); err == nil {
@@ -119,9 +120,14 @@ func TestOccupancyAskedOncePerQuery(t *testing.T) {
 func TestDevicePlanCache(t *testing.T) {
 	d := openOrSkip(t)
 	defer d.Close()
-	live := func(dt spec.DType) plan.Occupancy { // softmax at scale 1: the plain build's kernels
-		return func(file, symbol string, block, smem int) (int, error) {
-			return d.askOccupancy(file, dt, true, symbol, block, smem)
+	live := func(dt spec.DType) plan.Queries { // softmax at scale 1: the plain build's kernels
+		return plan.Queries{
+			Blocks: func(file, symbol string, block, smem int) (int, error) {
+				return d.askOccupancy(file, dt, true, symbol, block, smem)
+			},
+			Clusters: func(file, symbol string, block, smem, cluster int) (int, error) {
+				return d.askClusters(file, dt, true, symbol, block, smem, cluster)
+			},
 		}
 	}
 	algos := append([]string{""}, Strategies()...)
@@ -133,7 +139,7 @@ func TestDevicePlanCache(t *testing.T) {
 			}
 			p := plan.Problem{Outer: int64(l.Outer), Axis: int64(l.Axis), Inner: int64(l.Inner), DType: dt, Op: spec.Softmax, Aligned: true}
 			for _, algo := range algos {
-				want, werr := plan.Make(p, d.planDevice(), live(dt), algo)
+				want, werr := plan.MakeWith(p, d.planDevice(), live(dt), algo)
 				for range 2 {
 					got, err := d.Plan(spec.Softmax, dt, rs.shape, Options{Axis: rs.axis, Algo: algo})
 					if (err != nil) != (werr != nil) {

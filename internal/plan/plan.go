@@ -326,6 +326,20 @@ type Plan struct {
 // file is the module (Plan.File) the symbol lives in.
 type Occupancy func(file, symbol string, block, smem int) (int, error)
 
+// Clusters returns how many clusters of cluster blocks of a kernel (block
+// threads and smem bytes of dynamic shared memory each) the device holds at
+// once (cuOccupancyMaxActiveClusters): fewer than its blocks per SM × SMs /
+// cluster, since a cluster's blocks must share one GPC.
+type Clusters func(file, symbol string, block, smem, cluster int) (int, error)
+
+// Queries are the driver's answers the planner asks for. A nil member, or a
+// query that fails, is estimated: blocks per SM from the ptxas register
+// table, clusters from blocks per SM (clusterPackNum).
+type Queries struct {
+	Blocks   Occupancy
+	Clusters Clusters
+}
+
 // Strategies lists the strategy names the planner (and --algo) accepts.
 func Strategies() []string {
 	var out []string
@@ -344,10 +358,16 @@ const (
 // Make plans p on d. force names a strategy ("" or "auto": the rules); occ
 // may be nil (occupancy is then estimated from the ptxas register table).
 func Make(p Problem, d Device, occ Occupancy, force string) (Plan, error) {
-	c, err := newCtx(p, d, occ)
+	return MakeWith(p, d, Queries{Blocks: occ}, force)
+}
+
+// MakeWith is Make with every driver query the planner can use.
+func MakeWith(p Problem, d Device, q Queries, force string) (Plan, error) {
+	c, err := newCtx(p, d, q.Blocks)
 	if err != nil {
 		return Plan{}, err
 	}
+	c.clusters = q.Clusters
 	if force != "" && force != "auto" {
 		s, err := kernels.ParseStrategy(force)
 		if err != nil {
@@ -374,14 +394,15 @@ func Make(p Problem, d Device, occ Occupancy, force string) (Plan, error) {
 
 // ctx is one planning request with its derived quantities.
 type ctx struct {
-	p   Problem
-	d   Device
-	occ Occupancy
-	dt  spec.DType
-	bwd bool
-	es  int64 // element size
-	P   int64 // elements per 16-byte pack
-	nin int64 // inputs read per element
+	p        Problem
+	d        Device
+	occ      Occupancy
+	clusters Clusters // nil: estimated (residentClusters)
+	dt       spec.DType
+	bwd      bool
+	es       int64 // element size
+	P        int64 // elements per 16-byte pack
+	nin      int64 // inputs read per element
 
 	// grid is splitGridGrid's result, computed once per plan: the rules and
 	// the build ask for it up to three times, two occupancy queries each.
@@ -642,6 +663,19 @@ func (c *ctx) occupancy(file, symbol string, threads, smem int) int {
 		}
 	}
 	return estimate(c.d, symbol, threads, smem)
+}
+
+// residentClusters returns how many clusters of cs blocks of symbol (threads
+// and smem each, perSM of them resident an SM) the device holds at once: the
+// injected query's answer when it gives one, else clusterPackNum/Den of
+// perSM × SMs / cs.
+func (c *ctx) residentClusters(file, symbol string, threads, smem int, cs int64, perSM int) int64 {
+	if c.clusters != nil {
+		if n, err := c.clusters(file, symbol, threads, smem, int(cs)); err == nil && n > 0 {
+			return int64(n)
+		}
+	}
+	return int64(perSM) * int64(c.d.SMs) * clusterPackNum / (clusterPackDen * cs)
 }
 
 // estimate is the CUDA occupancy calculation from the ptxas register and

@@ -1827,3 +1827,45 @@ func TestBlockRegBackwardShiftBlocks(t *testing.T) {
 		}
 	}
 }
+
+// TestFewMidRowsAsksClusters checks that fewMidRows counts the clusters the
+// driver's query reports resident, and falls back to the estimate (15/16 of
+// blocks an SM × SMs / 8: 92 for 81920-column bf16 rows on the H100
+// profile) when the query fails.
+func TestFewMidRowsAsksClusters(t *testing.T) {
+	asked := 0
+	q := func(answer int, err error) Queries {
+		return Queries{Clusters: func(file, symbol string, block, smem, cluster int) (int, error) {
+			asked++
+			if file != "split_cluster.cu" || symbol != "split_cluster_fwd_bf16" || cluster != 8 || block != 160 {
+				t.Errorf("asked %s %s block %d cluster %d", file, symbol, block, cluster)
+			}
+			return answer, err
+		}}
+	}
+	for _, c := range []struct {
+		q    Queries
+		rows int64
+		want kernels.Strategy
+	}{
+		{q(80, nil), 80, kernels.SplitCluster},
+		{q(80, nil), 81, kernels.SplitGrid},
+		{q(97, nil), 97, kernels.SplitCluster},
+		{q(0, errors.New("no answer")), 92, kernels.SplitCluster},
+		{q(0, errors.New("no answer")), 93, kernels.SplitGrid},
+		{Queries{}, 92, kernels.SplitCluster},
+		{Queries{}, 93, kernels.SplitGrid},
+	} {
+		before := asked
+		pl, err := MakeWith(prob(c.rows, 81920, 1, spec.BFloat16, spec.Softmax), h100, c.q, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if kernels.Strategy(pl.Strategy) != c.want {
+			t.Errorf("%d×81920 bf16: %s (%s), want %s", c.rows, pl.Strategy, pl.Reason, c.want)
+		}
+		if c.q.Clusters != nil && asked == before {
+			t.Errorf("%d×81920 bf16: the cluster query was not asked", c.rows)
+		}
+	}
+}

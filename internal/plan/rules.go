@@ -560,8 +560,8 @@ func (c *ctx) fewRows() (kernels.Strategy, string) {
 // SM): split_cluster while every row's cluster is resident at once (rows ×
 // cluster size within the occupancy query's blocks an SM × SMs), split_grid
 // past that, where the clusters' second wave costs more than the grid's
-// barrier. Resident clusters: blocks an SM from the occupancy query ×
-// SMs / cluster size, less the GPC packing loss (clusterPackNum). H100,
+// barrier. Resident clusters: the driver's cluster query, or blocks an SM
+// × SMs / cluster size less the GPC packing loss (residentClusters). H100,
 // softmax bench, every strategy forced, 20 reps, two rounds, median µs,
 // the pick against the leader (nvidia-h100-2026-11-25-ab-s54.txt §2): in
 // one wave (8-block clusters of 160 threads, 6 blocks an SM, 92 clusters
@@ -586,8 +586,9 @@ func (c *ctx) fewMidRows() (kernels.Strategy, string) {
 	if !ok {
 		return "", ""
 	}
-	if perSM, err := c.fits(kernels.SplitCluster.Info().File, sym, int(nt), smem); err == nil {
-		resident := int64(perSM) * int64(c.d.SMs) * clusterPackNum / (clusterPackDen * cs)
+	file := kernels.SplitCluster.Info().File
+	if perSM, err := c.fits(file, sym, int(nt), smem); err == nil {
+		resident := c.residentClusters(file, sym, int(nt), int(smem), cs, perSM)
 		if c.p.Outer <= resident {
 			return kernels.SplitCluster, c.fewRowsWhy(fmt.Sprintf("rows of %d KB in one wave of %d-block clusters (%d of about %d resident at once)",
 				rowBytes>>10, cs, c.p.Outer, resident))
@@ -604,15 +605,15 @@ func (c *ctx) fewMidRows() (kernels.Strategy, string) {
 const fewMidMinRowBytes = 128 << 10
 
 // clusterPackNum/clusterPackDen: the share of blocks an SM × SMs / cluster
-// size that fewMidRows counts as clusters resident at once. A cluster's
-// blocks must share one GPC, and GPCs of uneven SM counts strand some
-// blocks. H100 (132 SMs), cuOccupancyMaxActiveClusters of split_cluster's
-// 8-block clusters against blocks an SM × 132 / 8
+// size that residentClusters counts as clusters resident at once when the
+// driver's cluster query does not answer (no query given, cluster sizes
+// past 8). A cluster's blocks must share one GPC, and GPCs of uneven SM
+// counts strand some blocks. H100 (132 SMs), cuOccupancyMaxActiveClusters
+// of split_cluster's 8-block clusters against blocks an SM × 132 / 8
 // (nvidia-h100-2026-11-25-ab-s54.txt §3): 92 of 99 (160 threads, 6 blocks
 // an SM), 124 of 132, 77 of 82, 45 of 49, 30 of 33, each at or just above
-// 15/16 of the count. The planner has only the blocks-an-SM query; at 92
-// rows of 81920 bf16 the cluster ran 18.1 µs, at 94 20.9 (split_grid
-// 19.5).
+// 15/16 of the count. At 92 rows of 81920 bf16 the cluster ran 18.1 µs, at
+// 94 20.9 (split_grid 19.5).
 const (
 	clusterPackNum = 15
 	clusterPackDen = 16
