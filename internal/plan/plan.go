@@ -69,9 +69,9 @@
 //     except that forward rows of >= 64 KB whose clusters all fit one wave
 //     (rows × C <= SMs) go to split_cluster (clusterOneWaveRowBytes: 5-12%
 //     ahead of block_reg since the partials are pushed), and so do forward
-//     rows of 128-192 KB whose clusters are all resident at once (blocks
-//     an SM from the occupancy query × SMs / C, 15/16 of it for the GPC
-//     packing cuOccupancyMaxActiveClusters shows), split_grid taking them
+//     rows of 128-192 KB whose clusters are all resident at once (the
+//     driver's cuOccupancyMaxActiveClusters, Queries.Clusters; else 15/16
+//     of blocks an SM × SMs / C for GPC packing), split_grid taking them
 //     past that (fewMidRows; H100, 72×81920 bf16 16.0 vs online_2pass
 //     19.4 µs, 90×40960 f32 16.9 vs block_hybrid 18.7, 120×81920 bf16
 //     split_grid 21.1 vs online_2pass 22.3). With
