@@ -168,6 +168,21 @@ func (d *Device) queries(dt spec.DType, plain bool) plan.Queries {
 	return plan.Queries{Blocks: d.occupancy(dt, plain), Clusters: d.clusterOccupancy(dt, plain)}
 }
 
+// functionFor loads a kernel for an occupancy query at smem bytes of
+// dynamic shared memory, its limit raised to that first.
+func (d *Device) functionFor(file string, dt spec.DType, plain bool, symbol string, smem int) (driver.Function, error) {
+	f, m, err := d.function(file, dt, plain, symbol)
+	if err != nil {
+		return f, err
+	}
+	if smem > 0 {
+		if err := d.raiseSmem(m, f, symbol, smem); err != nil {
+			return f, err
+		}
+	}
+	return f, nil
+}
+
 // askClusters asks the driver how many clusters of cluster blocks of a
 // kernel (block threads, smem bytes of dynamic shared memory each) are
 // resident at once. Portable sizes only: the launches set no non-portable
@@ -176,14 +191,9 @@ func (d *Device) askClusters(file string, dt spec.DType, plain bool, symbol stri
 	if cluster < 1 || cluster > 8 {
 		return 0, fmt.Errorf("cuda: resident clusters of %d blocks: only portable cluster sizes (1-8) are asked", cluster)
 	}
-	f, m, err := d.function(file, dt, plain, symbol)
+	f, err := d.functionFor(file, dt, plain, symbol, smem)
 	if err != nil {
 		return 0, err
-	}
-	if smem > 0 {
-		if err := d.raiseSmem(m, f, symbol, smem); err != nil {
-			return 0, err
-		}
 	}
 	cfg := driver.LaunchConfig{Grid: [3]uint32{uint32(cluster), 1, 1}, Block: [3]uint32{uint32(block), 1, 1},
 		SharedMem: uint32(smem), Cluster: [3]uint32{uint32(cluster), 1, 1}}
@@ -197,16 +207,11 @@ func (d *Device) askClusters(file string, dt spec.DType, plain bool, symbol stri
 }
 
 // askOccupancy asks the driver for the resident blocks per SM of a kernel
-// at a block size and dynamic shared memory size (raised to first).
+// at a block size and dynamic shared memory size.
 func (d *Device) askOccupancy(file string, dt spec.DType, plain bool, symbol string, block, smem int) (int, error) {
-	f, m, err := d.function(file, dt, plain, symbol)
+	f, err := d.functionFor(file, dt, plain, symbol, smem)
 	if err != nil {
 		return 0, err
-	}
-	if smem > 0 {
-		if err := d.raiseSmem(m, f, symbol, smem); err != nil {
-			return 0, err
-		}
 	}
 	var n int
 	err = d.ctx.Do(func() error {
