@@ -51,47 +51,55 @@ func TestSplitClusterPaths(t *testing.T) {
 }
 
 // TestResidentClusters checks on a GPU the planner's cluster query: at
-// split_cluster's block for 81920-column bf16 rows the driver holds at
-// least one cluster and at most the clusters its blocks per SM allow, and
-// fewMidRows gives that many rows to split_cluster and one more to
-// split_grid (where the row counts are in its range: over half the SMs,
-// fewer than all).
+// split_cluster's block for 81920-column bf16 rows and 32768-column f32
+// rows the driver holds at least one cluster and at most the clusters its
+// blocks per SM allow, and fewMidRows gives that many rows to
+// split_cluster and one more to split_grid, where the row counts are in
+// its range: over half the SMs (rows past 128 KB) or 90% of them (up to
+// 128 KB), fewer than all.
 func TestResidentClusters(t *testing.T) {
 	d := openClustersOrSkip(t)
-	const cols = 81920
-	pl, err := d.Plan(spec.Softmax, spec.BFloat16, []int{64, cols}, Options{Axis: -1, Algo: "split_cluster"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	l := pl.Launches[0]
-	block, smem, cs := int(l.Block[0]), l.Smem, int(l.Cluster[0])
-	n, err := d.clusterOccupancy(spec.BFloat16, true)(pl.File, l.Symbol, block, smem, cs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	perSM, err := d.occupancy(spec.BFloat16, true)(pl.File, l.Symbol, block, smem)
-	if err != nil {
-		t.Fatal(err)
-	}
 	sms := d.planDevice().SMs
-	t.Logf("%s: %d threads, %d bytes, %d-block clusters: %d resident (%d blocks an SM × %d SMs / %d = %d)",
-		l.Symbol, block, smem, cs, n, perSM, sms, cs, perSM*sms/cs)
-	if n < 1 || n > perSM*sms/cs {
-		t.Fatalf("%d clusters resident, want 1..%d", n, perSM*sms/cs)
-	}
-	if 2*n <= sms || n+1 >= sms {
-		t.Skipf("%d resident clusters: %d and %d rows are outside fewMidRows' range on %d SMs", n, n, n+1, sms)
-	}
 	for _, c := range []struct {
-		rows int
-		want string
-	}{{n, "split_cluster"}, {n + 1, "split_grid"}} {
-		got, err := d.Plan(spec.Softmax, spec.BFloat16, []int{c.rows, cols}, Options{Axis: -1})
+		dt   spec.DType
+		cols int
+		past string
+	}{{spec.BFloat16, 81920, "split_grid"}, {spec.Float32, 32768, "split_grid"}} {
+		pl, err := d.Plan(spec.Softmax, c.dt, []int{64, c.cols}, Options{Axis: -1, Algo: "split_cluster"})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got.Strategy != c.want {
-			t.Errorf("%d×%d bf16: %s (%s), want %s", c.rows, cols, got.Strategy, got.Reason, c.want)
+		l := pl.Launches[0]
+		block, smem, cs := int(l.Block[0]), l.Smem, int(l.Cluster[0])
+		n, err := d.clusterOccupancy(c.dt, true)(pl.File, l.Symbol, block, smem, cs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		perSM, err := d.occupancy(c.dt, true)(pl.File, l.Symbol, block, smem)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("%s: %d threads, %d bytes, %d-block clusters: %d resident (%d blocks an SM × %d SMs / %d = %d)",
+			l.Symbol, block, smem, cs, n, perSM, sms, cs, perSM*sms/cs)
+		if n < 1 || n > perSM*sms/cs {
+			t.Errorf("%s: %d clusters resident, want 1..%d", l.Symbol, n, perSM*sms/cs)
+			continue
+		}
+		if 2*n <= sms || n+1 >= sms || c.cols*c.dt.Size() <= 128<<10 && 10*(n+1) < 9*sms {
+			t.Logf("%d resident clusters: %d and %d rows are outside fewMidRows' range on %d SMs", n, n, n+1, sms)
+			continue
+		}
+		for _, r := range []struct {
+			rows int
+			want string
+		}{{n, "split_cluster"}, {n + 1, c.past}} {
+			got, err := d.Plan(spec.Softmax, c.dt, []int{r.rows, c.cols}, Options{Axis: -1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.Strategy != r.want {
+				t.Errorf("%d×%d %v: %s (%s), want %s", r.rows, c.cols, c.dt, got.Strategy, got.Reason, r.want)
+			}
 		}
 	}
 }

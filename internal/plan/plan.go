@@ -74,7 +74,12 @@
 //     of blocks an SM × SMs / C for GPC packing), split_grid taking them
 //     past that (fewMidRows; H100, 72×81920 bf16 16.0 vs online_2pass
 //     19.4 µs, 90×40960 f32 16.9 vs block_hybrid 18.7, 120×81920 bf16
-//     split_grid 21.1 vs online_2pass 22.3). With
+//     split_grid 21.1 vs online_2pass 22.3); rows of 96-128 KB go to
+//     split_cluster up to a row count that grows with the row (about 50
+//     rows of 96 KB, every count from 116 KB) and the resident clusters,
+//     and past that to split_grid from 90% of the SMs (40×57344 bf16 11.2
+//     vs block_hybrid 12.5, 100×32768 f32 15.4 vs block_reg 16.7,
+//     128×61440 bf16 split_grid 18.1 vs the clusters' second wave 20.5). With
 //     rows <= SMs/2 of >= 1 MB that a block would read twice (online_2pass),
 //     a split is taken regardless (64×1048576 f32: 219.7 vs 356.7 µs).
 //     Where split_row is chosen for an op on 16-byte rows whose inputs are

@@ -605,8 +605,9 @@ func TestRegimes(t *testing.T) {
 		{"20480 f32 backward", prob(4096, 20480, 1, f32, spec.SoftmaxBackward), h100, kernels.SplitGrid, ""},
 		{"20480 f32 backward without cooperative launch", prob(4096, 20480, 1, f32, spec.SoftmaxBackward), noCoop, kernels.Online2Pass, ""},
 		// Fewer rows than SMs: every block has an SM to itself, so
-		// block_reg's 1024-thread blocks stay.
-		{"32000 f32 few rows (last pack partial)", prob(64, 32000, 1, f32, spec.Softmax), h100, kernels.BlockReg, "block_reg_fwd_f32_t1024_p8_tail"},
+		// block_reg's 1024-thread blocks stay (without clusters; with them
+		// rows past 96 KB go to split_cluster, fewMidRows).
+		{"32000 f32 few rows (last pack partial)", prob(64, 32000, 1, f32, spec.Softmax), a100, kernels.BlockReg, "block_reg_fwd_f32_t1024_p8_tail"},
 		{"20000 f32 few rows (packs end early)", prob(64, 20000, 1, f32, spec.Softmax), h100, kernels.BlockReg, "block_reg_fwd_f32_t1024_p5_tail"},
 		{"16384 f16", prob(2048, 16384, 1, f16, spec.Softmax), h100, kernels.BlockSmem, ""},
 		{"8192 f16", prob(2048, 8192, 1, f16, spec.Softmax), h100, kernels.BlockReg, ""},
@@ -685,7 +686,17 @@ func TestRegimes(t *testing.T) {
 		{"90×65544 bf16 (just past 128 KB: fewMidRows' shortest rows)", prob(90, 65544, 1, spec.BFloat16, spec.Softmax), h100, kernels.SplitCluster, ""},
 		{"120×97280 f16 (190 KB: fewMidRows' longest rows, past one wave)", prob(120, 97280, 1, f16, spec.Softmax), h100, kernels.SplitGrid, ""},
 		{"80×81920 bf16 A100 (no clusters: fewMidRows not measured, a block per row)", prob(80, 81920, 1, spec.BFloat16, spec.Softmax), a100, kernels.Online2Pass, ""},
-		{"128×32768 f32 (128 KB rows: block_reg)", prob(128, 32768, 1, f32, spec.Softmax), h100, kernels.BlockReg, ""},
+		{"128×32768 f32 (128 KB rows, fewer than SMs: clusters)", prob(128, 32768, 1, f32, spec.Softmax), h100, kernels.SplitCluster, ""},
+		{"128×32000 f32 log_softmax (125 KB rows: clusters)", prob(128, 32000, 1, f32, spec.LogSoftmax), h100, kernels.SplitCluster, ""},
+		{"128×32768 f32 A100 (no clusters: block_reg)", prob(128, 32768, 1, f32, spec.Softmax), a100, kernels.BlockReg, ""},
+		{"128×32768 f32 backward (fewMidRows is forward only)", prob(128, 32768, 1, f32, spec.SoftmaxBackward), h100, kernels.SplitGrid, ""},
+		{"82×26624 f32 (104 KB rows: at fewMidRows' row edge, clusters)", prob(82, 26624, 1, f32, spec.Softmax), h100, kernels.SplitCluster, ""},
+		{"83×26624 f32 (104 KB rows past the edge: block_reg)", prob(83, 26624, 1, f32, spec.Softmax), h100, kernels.BlockReg, ""},
+		{"49×49152 bf16 (96 KB rows: at the edge, clusters)", prob(49, 49152, 1, spec.BFloat16, spec.Softmax), h100, kernels.SplitCluster, ""},
+		{"50×49152 bf16 (96 KB rows past the edge: block_hybrid)", prob(50, 49152, 1, spec.BFloat16, spec.Softmax), h100, kernels.BlockHybrid, ""},
+		{"64×45056 f16 (88 KB: under fewMidRows' rows, block_hybrid)", prob(64, 45056, 1, f16, spec.Softmax), h100, kernels.BlockHybrid, ""},
+		{"40×49160 f16 (ragged: fewMidRows takes whole packs only)", prob(40, 49160-3, 1, f16, spec.Softmax), h100, kernels.BlockHybrid, ""},
+		{"100×49152 f32 (192 KB: past one wave of clusters, split_grid)", prob(100, 49152, 1, f32, spec.Softmax), h100, kernels.SplitGrid, ""},
 		{"64×32768 f16 (fewer rows than SMs)", prob(64, 32768, 1, f16, spec.Softmax), h100, kernels.BlockReg, "block_reg_fwd_f16_t1024_p4"},
 		{"few rows of 1024 f16: a pack a thread", prob(128, 1024, 1, f16, spec.Softmax), h100, kernels.BlockReg, "block_reg_fwd_f16_t128_p1"},
 		{"few rows of 1024 f32: a pack a thread", prob(128, 1024, 1, f32, spec.LogSoftmax), h100, kernels.BlockReg, "block_reg_fwd_f32_t256_p1"},
@@ -695,7 +706,9 @@ func TestRegimes(t *testing.T) {
 		{"few rows of 4096 f32: 512 threads × 2 packs", prob(132, 4096, 1, f32, spec.Softmax), h100, kernels.BlockReg, "block_reg_fwd_f32_t512_p2"},
 		{"few rows of 4096 f32 past a wave's threads", prob(265, 4096, 1, f32, spec.Softmax), h100, kernels.BlockReg, "block_reg_fwd_f32_t128_p8"},
 		{"few rows of 16384 f16 keep 512 threads", prob(4, 16384, 1, f16, spec.Softmax), h100, kernels.BlockReg, "block_reg_fwd_f16_t512_p4"},
-		{"128×50000 bf16 (few 16-bit rows past block_reg: block_hybrid)", prob(128, 50000, 1, spec.BFloat16, spec.Softmax), h100, kernels.BlockHybrid, "block_hybrid_fwd_bf16_t1024_s3"},
+		{"64×50000 bf16 (few 16-bit rows past block_reg: block_hybrid)", prob(64, 50000, 1, spec.BFloat16, spec.Softmax), h100, kernels.BlockHybrid, "block_hybrid_fwd_bf16_t1024_s3"},
+		{"128×50000 bf16 (97 KB rows past fewMidRows' edge, 90% of the SMs: split_grid)", prob(128, 50000, 1, spec.BFloat16, spec.Softmax), h100, kernels.SplitGrid, ""},
+		{"100×50000 bf16 A100 (no clusters: block_hybrid)", prob(100, 50000, 1, spec.BFloat16, spec.Softmax), a100, kernels.BlockHybrid, "block_hybrid_fwd_bf16_t1024_s3"},
 		{"64×65536 f16 (few 128 KB 16-bit rows: clusters, clusterUnevenRows)", prob(64, 65536, 1, f16, spec.Softmax), h100, kernels.SplitCluster, "split_cluster_fwd_f16"},
 		{"128×65536 f16 backward (block_hybrid is forward only: split_grid)", prob(128, 65536, 1, f16, spec.SoftmaxBackward), h100, kernels.SplitGrid, ""},
 		{"128×16384 f16 backward (64 KB rows: a block per row, block_reg)", prob(128, 16384, 1, f16, spec.SoftmaxBackward), h100, kernels.BlockReg, ""},
@@ -733,7 +746,9 @@ func TestRegimes(t *testing.T) {
 		// 512-thread slots (16-bit rows of 120-128 KB) or of split_grid's
 		// one-block rows (up to clusterRowBytes) over their waves.
 		{"100×61440 bf16 (fewer rows than SMs, 120 KB: clusters)", prob(100, 61440, 1, spec.BFloat16, spec.Softmax), h100, kernels.SplitCluster, "split_cluster_fwd_bf16"},
-		{"100×57344 f16 (fewer rows than SMs, 112 KB: block_hybrid)", prob(100, 57344, 1, f16, spec.Softmax), h100, kernels.BlockHybrid, ""},
+		{"100×57344 f16 (fewer rows than SMs, 112 KB: clusters, fewMidRows)", prob(100, 57344, 1, f16, spec.Softmax), h100, kernels.SplitCluster, ""},
+		{"116×57344 f16 (112 KB, past fewMidRows' edge of 115 rows: block_hybrid)", prob(116, 57344, 1, f16, spec.Softmax), h100, kernels.BlockHybrid, ""},
+		{"119×57344 f16 (past the edge, 90% of the SMs: split_grid)", prob(119, 57344, 1, f16, spec.Softmax), h100, kernels.SplitGrid, ""},
 		{"166×65536 f16 (63% of block_hybrid's slots: clusters)", prob(166, 65536, 1, f16, spec.Softmax), h100, kernels.SplitCluster, "split_cluster_fwd_f16"},
 		{"171×65536 bf16 log_softmax (65% of the slots: clusters)", prob(171, 65536, 1, spec.BFloat16, spec.LogSoftmax), h100, kernels.SplitCluster, "split_cluster_fwd_bf16"},
 		{"172×65536 bf16 (past 65% of the slots: block_hybrid)", prob(172, 65536, 1, spec.BFloat16, spec.Softmax), h100, kernels.BlockHybrid, "block_hybrid_fwd_bf16_t512_s12"},
@@ -1866,6 +1881,41 @@ func TestFewMidRowsAsksClusters(t *testing.T) {
 		}
 		if c.q.Clusters != nil && asked == before {
 			t.Errorf("%d×81920 bf16: the cluster query was not asked", c.rows)
+		}
+	}
+}
+
+// TestFewMidRowsEdge checks fewMidRows on rows up to 128 KB: split_cluster
+// up to the lesser of its row edge and the clusters the driver holds, then
+// a block per row below 90% of the SMs and split_grid from there.
+func TestFewMidRowsEdge(t *testing.T) {
+	q := Queries{Clusters: func(file, symbol string, block, smem, cluster int) (int, error) {
+		if symbol != "split_cluster_fwd_f32" || cluster != 8 {
+			t.Errorf("asked %s %s block %d cluster %d", file, symbol, block, cluster)
+		}
+		return 124, nil
+	}}
+	for _, c := range []struct {
+		rows, cols int64
+		want       kernels.Strategy
+	}{
+		{124, 32768, kernels.SplitCluster}, // 128 KB: the 124 resident clusters bound it
+		{125, 32768, kernels.SplitGrid},
+		{131, 32000, kernels.SplitGrid},
+		{82, 26624, kernels.SplitCluster}, // 104 KB: the row edge (82) binds
+		{83, 26624, kernels.BlockReg},
+		{118, 26624, kernels.BlockReg},
+		{119, 26624, kernels.SplitGrid}, // 90% of 132 SMs
+		{49, 24576, kernels.SplitCluster},
+		{50, 24576, kernels.BlockReg},
+		{40, 22528, kernels.BlockReg}, // 88 KB: under fewMidRows' rows
+	} {
+		pl, err := MakeWith(prob(c.rows, c.cols, 1, spec.Float32, spec.Softmax), h100, q, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if kernels.Strategy(pl.Strategy) != c.want {
+			t.Errorf("%d×%d f32: %s (%s), want %s", c.rows, c.cols, pl.Strategy, pl.Reason, c.want)
 		}
 	}
 }

@@ -554,29 +554,62 @@ func (c *ctx) fewRows() (kernels.Strategy, string) {
 }
 
 // fewMidRows places the forward rows of whole packs, fewer than SMs, of
-// more than fewMidMinRowBytes and under gridTwoReadRowBytes, on devices
-// with clusters, that the model leaves to a block per row (online_2pass for 16-bit rows, which
-// reads each row twice; block_hybrid's 1024-thread blocks for f32, one an
-// SM): split_cluster while every row's cluster is resident at once (rows ×
-// cluster size within the occupancy query's blocks an SM × SMs), split_grid
-// past that, where the clusters' second wave costs more than the grid's
-// barrier. Resident clusters: the driver's cluster query, or blocks an SM
-// × SMs / cluster size less the GPC packing loss (residentClusters). H100,
-// softmax bench, every strategy forced, 20 reps, two rounds, median µs,
-// the pick against the leader (nvidia-h100-2026-11-25-ab-s54.txt §2): in
-// one wave (8-block clusters of 160 threads, 6 blocks an SM, 92 clusters
-// resident) 72×81920 bf16 19.1 vs split_cluster 15.4, 80× 19.5 vs 16.5,
-// 90× 20.2 vs 17.3, 80×81920 f16 18.2 vs 16.2, 80×73728 bf16 18.5 vs
-// 16.0, 80×40960 f32 18.0 vs 16.4; past it the cluster falls to last or
-// next to last (94×81920 bf16 20.9, 100× 21.4) and split_grid leads or is
-// within 3% of the leader: 100×81920 bf16 20.8 vs 19.5, 120× 22.1 vs
-// 20.7, 130× 23.0 vs 21.6, 100×90000 bf16 23.3 vs 21.6, 100×73728 bf16
-// 19.6 vs 18.7, 120×40960 f32 21.6 vs 20.5, 130× 22.4 vs 21.1; f16 goes
-// either way (120×81920: block_smem 20.7, split_grid 20.8, online_2pass
-// 21.2; 96×81920 online_2pass 19.1, split_grid 19.6).
+// fewMidMinRowBytes up to gridTwoReadRowBytes, on devices with clusters,
+// that the model leaves to a block per row (block_reg's or block_hybrid's
+// 1024-thread blocks, one an SM; online_2pass for 16-bit rows past
+// block_hybrid, which reads each row twice).
+//
+// Past fewMidGridRowBytes: split_cluster while every row's cluster is
+// resident at once (rows × cluster size within the occupancy query's
+// blocks an SM × SMs), split_grid past that, where the clusters' second
+// wave costs more than the grid's barrier. Resident clusters: the
+// driver's cluster query, or blocks an SM × SMs / cluster size less the
+// GPC packing loss (residentClusters). H100, softmax bench, every strategy
+// forced, 20 reps, two rounds, median µs, the pick against the leader
+// (nvidia-h100-2026-11-25-ab-s54.txt §2): in one wave (8-block clusters of
+// 160 threads, 6 blocks an SM, 92 clusters resident) 72×81920 bf16 19.1 vs
+// split_cluster 15.4, 80× 19.5 vs 16.5, 90× 20.2 vs 17.3, 80×81920 f16
+// 18.2 vs 16.2, 80×73728 bf16 18.5 vs 16.0, 80×40960 f32 18.0 vs 16.4;
+// past it the cluster falls to last or next to last (94×81920 bf16 20.9,
+// 100× 21.4) and split_grid leads or is within 3% of the leader:
+// 100×81920 bf16 20.8 vs 19.5, 120× 22.1 vs 20.7, 130× 23.0 vs 21.6,
+// 100×90000 bf16 23.3 vs 21.6, 100×73728 bf16 19.6 vs 18.7, 120×40960 f32
+// 21.6 vs 20.5, 130× 22.4 vs 21.1; f16 goes either way (120×81920:
+// block_smem 20.7, split_grid 20.8, online_2pass 21.2; 96×81920
+// online_2pass 19.1, split_grid 19.6). Rows of exactly 192 KB (49152 f32)
+// follow them (session 55, nvidia-h100-2026-11-25-ab-s55.txt §1):
+// block_hybrid 23.0 vs split_grid 21.6 at 100 rows, 25.5 vs 23.7 at 124;
+// the A/B (§2): 92×49152 f32 22.50 → 21.46, 124× 25.55 → 24.06.
+//
+// Up to fewMidGridRowBytes the cluster's small blocks (many an SM, eight
+// a row) lead a block per row up to fewer rows the shorter the row: rows ×
+// fewMidEdgeSpanBytes ≤ SMs × (row bytes − fewMidEdgeBaseBytes), about 50
+// rows of 96 KB, 82 of 104 KB, 115 of 112 KB and every row count from 116
+// KB, and never past the clusters resident at once (124 of 8-block
+// clusters of 128 threads on the H100). Past that edge a block per row
+// stays below fewMidGridRowsPct of the SMs and split_grid's one-block rows
+// lead from there. H100, softmax bench, every strategy forced, 20 reps,
+// two rounds, median µs, the pick against split_cluster
+// (nvidia-h100-2026-11-25-ab-s55.txt §1): 16-bit 57344 columns (112 KB)
+// block_hybrid 12.3 vs 11.2 at 40 rows, 15.4 vs 14.6 at 92, 16.2 vs 15.8
+// at 108, and at 116 rows the cluster trails (16.9 vs 16.8, split_grid
+// 16.4); 53248 columns (104 KB) 11.8 vs 11.1 at 40 rows, 14.7 vs 14.4 at
+// 92, 15.2 vs 15.4 at 100; 49152 (96 KB) 11.3 vs 11.1 at 40 rows, 12.4 vs
+// 12.7 at 66; f32 32768 columns (128 KB, block_reg) 15.5 vs 14.0 at 84
+// rows, 18.5 vs 17.8 at 124, and at 125 rows (one cluster past the 124
+// resident) the cluster falls to 19.4 (split_grid 17.8); 26624 (104 KB)
+// 11.1 vs 10.4 at 40 rows, 15.0 vs 14.8 at 108, 15.5 vs 15.7 at 116. The
+// A/B of the rule (§2-3, --algo auto, three or four alternated rounds of
+// 30 reps), old pick → new: 40×57344 bf16 12.46 → 11.16, 100×32768 f32
+// 16.70 → 15.40, 64×32000 f32 13.71 → 12.55, 92×57344 bf16 15.58 →
+// 14.69, 124×32768 f32 18.74 → 17.87; split_grid past the edge from 90%
+// of the SMs: 128×32768 f32 18.94 → 18.19, 124×57344 bf16 17.52 → 17.10,
+// 128×61440 bf16 (clusterUnevenRows' clusters, past the resident ones)
+// 20.50 → 18.09, 131×65536 f16 21.03 → 18.43; from 70% it lost below 120
+// rows (100×26624 f32 14.86 → 15.38, 116×28672 f32 16.46 → 16.85).
 func (c *ctx) fewMidRows() (kernels.Strategy, string) {
 	rowBytes := c.p.Axis * c.es
-	if !c.forwardWholeRows() || rowBytes <= fewMidMinRowBytes || rowBytes >= gridTwoReadRowBytes {
+	if !c.forwardWholeRows() || rowBytes < fewMidMinRowBytes || rowBytes > gridTwoReadRowBytes {
 		return "", ""
 	}
 	if c.check(kernels.SplitCluster) != nil {
@@ -587,12 +620,28 @@ func (c *ctx) fewMidRows() (kernels.Strategy, string) {
 		return "", ""
 	}
 	file := kernels.SplitCluster.Info().File
+	resident := int64(0) // the cluster does not fit: split_grid past fewMidGridRowBytes
 	if perSM, err := c.fits(file, sym, int(nt), smem); err == nil {
-		resident := c.residentClusters(file, sym, int(nt), int(smem), cs, perSM)
-		if c.p.Outer <= resident {
-			return kernels.SplitCluster, c.fewRowsWhy(fmt.Sprintf("rows of %d KB in one wave of %d-block clusters (%d of about %d resident at once)",
-				rowBytes>>10, cs, c.p.Outer, resident))
+		resident = c.residentClusters(file, sym, int(nt), int(smem), cs, perSM)
+	}
+	if rowBytes <= fewMidGridRowBytes {
+		edge := int64(c.d.SMs) * (rowBytes - fewMidEdgeBaseBytes) / fewMidEdgeSpanBytes
+		if c.p.Outer > min(edge, resident) {
+			if 100*c.p.Outer < fewMidGridRowsPct*int64(c.d.SMs) {
+				return "", ""
+			}
+			if ok, why := c.gridCaches(0); ok {
+				return kernels.SplitGrid, c.fewRowsWhy(fmt.Sprintf("rows of %d KB past the clusters' edge (%d rows, %d clusters resident), %d%% of the SMs or more: %s",
+					rowBytes>>10, edge, resident, fewMidGridRowsPct, why))
+			}
+			return "", ""
 		}
+		return kernels.SplitCluster, c.fewRowsWhy(fmt.Sprintf("rows of %d KB over %d-block clusters: up to %d rows of this size (and %d clusters resident at once) the cluster leads a block per row",
+			rowBytes>>10, cs, edge, resident))
+	}
+	if c.p.Outer <= resident {
+		return kernels.SplitCluster, c.fewRowsWhy(fmt.Sprintf("rows of %d KB in one wave of %d-block clusters (%d of about %d resident at once)",
+			rowBytes>>10, cs, c.p.Outer, resident))
 	}
 	if ok, why := c.gridCaches(0); ok {
 		return kernels.SplitGrid, c.fewRowsWhy(fmt.Sprintf("rows of %d KB past one wave of clusters: %s", rowBytes>>10, why))
@@ -600,9 +649,23 @@ func (c *ctx) fewMidRows() (kernels.Strategy, string) {
 	return "", ""
 }
 
-// fewMidMinRowBytes: fewMidRows' rows are longer (up to it, 16-bit rows
-// have block_hybrid's 512-thread blocks and clusterUnevenRows).
-const fewMidMinRowBytes = 128 << 10
+const (
+	// fewMidMinRowBytes is fewMidRows' shortest row (shorter ones the
+	// model places; 16-bit rows from 120 KB are clusterUnevenRows' too).
+	fewMidMinRowBytes = 96 << 10
+	// fewMidGridRowBytes: up to it fewMidRows sends rows to split_cluster
+	// below the row count edge; past it, by resident clusters, to
+	// split_cluster or split_grid.
+	fewMidGridRowBytes = 128 << 10
+	// fewMidEdgeBaseBytes and fewMidEdgeSpanBytes fit fewMidRows' row count
+	// edge up to fewMidGridRowBytes: rows × span ≤ SMs × (row bytes − base).
+	fewMidEdgeBaseBytes = 84 << 10
+	fewMidEdgeSpanBytes = 32 << 10
+	// fewMidGridRowsPct: rows up to fewMidGridRowBytes past the clusters'
+	// edge go to split_grid from this share of the SMs (percent), and keep
+	// a block per row below it.
+	fewMidGridRowsPct = 90
+)
 
 // clusterPackNum/clusterPackDen: the share of blocks an SM × SMs / cluster
 // size that residentClusters counts as clusters resident at once when the
@@ -1112,6 +1175,8 @@ func (c *ctx) clusterUnevenRows(hybrid, many bool) (bool, string) {
 			return false, ""
 		}
 		if p.Outer < int64(c.d.SMs) {
+			// fewMidRows places these first (clusters while resident,
+			// split_grid past them); this backs it up
 			return true, fmt.Sprintf("%d rows of %d KB (fewer than %d SMs): %d-block clusters keep every SM streaming, a block per row does not", p.Outer, p.Axis*c.es>>10, c.d.SMs, cs)
 		}
 		_, _, _, perSM, err := c.hybridFits(v)
