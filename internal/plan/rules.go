@@ -624,27 +624,21 @@ func (c *ctx) fewMidRows() (kernels.Strategy, string) {
 	if perSM, err := c.fits(file, sym, int(nt), smem); err == nil {
 		resident = c.residentClusters(file, sym, int(nt), int(smem), cs, perSM)
 	}
-	if rowBytes <= fewMidGridRowBytes {
+	limit, what := resident, fmt.Sprintf("%d-block clusters while resident at once (about %d)", cs, resident)
+	short := rowBytes <= fewMidGridRowBytes
+	if short {
 		edge := int64(c.d.SMs) * (rowBytes - fewMidEdgeBaseBytes) / fewMidEdgeSpanBytes
-		if c.p.Outer > min(edge, resident) {
-			if 100*c.p.Outer < fewMidGridRowsPct*int64(c.d.SMs) {
-				return "", ""
-			}
-			if ok, why := c.gridCaches(0); ok {
-				return kernels.SplitGrid, c.fewRowsWhy(fmt.Sprintf("rows of %d KB past the clusters' edge (%d rows, %d clusters resident), %d%% of the SMs or more: %s",
-					rowBytes>>10, edge, resident, fewMidGridRowsPct, why))
-			}
-			return "", ""
-		}
-		return kernels.SplitCluster, c.fewRowsWhy(fmt.Sprintf("rows of %d KB over %d-block clusters: up to %d rows of this size (and %d clusters resident at once) the cluster leads a block per row",
-			rowBytes>>10, cs, edge, resident))
+		limit = min(edge, resident)
+		what = fmt.Sprintf("%d-block clusters up to %d rows of this size and while resident at once (about %d)", cs, edge, resident)
 	}
-	if c.p.Outer <= resident {
-		return kernels.SplitCluster, c.fewRowsWhy(fmt.Sprintf("rows of %d KB in one wave of %d-block clusters (%d of about %d resident at once)",
-			rowBytes>>10, cs, c.p.Outer, resident))
+	if c.p.Outer <= limit {
+		return kernels.SplitCluster, c.fewRowsWhy(fmt.Sprintf("rows of %d KB: %s", rowBytes>>10, what))
+	}
+	if short && 100*c.p.Outer < fewMidGridRowsPct*int64(c.d.SMs) {
+		return "", "" // a block per row stays below fewMidGridRowsPct of the SMs
 	}
 	if ok, why := c.gridCaches(0); ok {
-		return kernels.SplitGrid, c.fewRowsWhy(fmt.Sprintf("rows of %d KB past one wave of clusters: %s", rowBytes>>10, why))
+		return kernels.SplitGrid, c.fewRowsWhy(fmt.Sprintf("rows of %d KB past %s: %s", rowBytes>>10, what, why))
 	}
 	return "", ""
 }
