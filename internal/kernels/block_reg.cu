@@ -1,9 +1,10 @@
 // block_reg: one block per row, the row cached in registers (NP 16-byte packs
 // per thread), one global read and one write: the Triton tutorial's kernel.
 // Thread t owns packs k*nt + t, so every load instruction of a warp covers
-// 512 contiguous bytes. Forward takes the block max, turns the cached values
-// into exps in place and sums them (Fwd::reduce_cached), so each element
-// costs one exp. The host launches one block per row: a finished block's SM
+// 512 contiguous bytes. Forward turns the cached values into exps in place
+// and sums them (Fwd::reduce_cached: against each thread's own max in the
+// f32 kernels and those of 512 threads or more, RowRed; against the block
+// max in the others), so each element costs one exp. The host launches one block per row: a finished block's SM
 // slot is refilled by a fresh row at once, which on H200 ran 5-10% ahead of
 // a grid-striding grid of resident blocks.
 //
@@ -63,12 +64,15 @@ namespace smx {
 // -> 3.42). The others keep the 32-lane form: with it narrowed, ptxas
 // reallocated their registers (f16 t64 p4 72 -> 104, t256 p6 74 -> 168) and
 // 2048x2048 f16 went from 7.39 to 8.34 us (session 18, -ab-s18.txt).
-template <int NT, int NP>
+// Block reductions take the exps against each thread's own max (BlockRed's
+// LOCAL) for f32 (P 4) and blocks of 512 threads or more: 16-bit rows in
+// smaller blocks lost 4-6% with it (-ab-s56.txt §1).
+template <int NT, int NP, int P>
 struct RowRed {
-  typedef BlockRed<(NT > 32 && NP <= 2) ? NT / 32 : 32> type;
+  typedef BlockRed<(NT > 32 && NP <= 2) ? NT / 32 : 32, P == 4 || NT >= 512> type;
 };
-template <int NP>
-struct RowRed<32, NP> {
+template <int NP, int P>
+struct RowRed<32, NP, P> {
   typedef GroupRed<32> type;
 };
 
@@ -173,7 +177,7 @@ struct OverhangPack {
 // 102.6 -> 87.2; backward 2048×8191 bf16 91.1 -> 47.9).
 template <class Op, int NP, int NT = 0, bool TAIL = false, bool SHIFT = false>
 __device__ __forceinline__ void block_reg_kernel(const Params& p) {
-  typedef typename RowRed<NT, NP>::type Red;
+  typedef typename RowRed<NT, NP, Op::D::P>::type Red;
   constexpr int P = Op::D::P;
   const Op op(p);
   const i64 rows = p.outer, cols = p.axis;

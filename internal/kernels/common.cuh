@@ -729,10 +729,14 @@ struct Fwd {
   static constexpr bool BACKWARD = false;
   static constexpr bool PLAIN = PLAIN_;
   typedef MD Acc;
-  // Per-slice constants after the reduction.
+  // Per-slice constants after the reduction. crd and clse scale the values
+  // reduce_cached left in registers (out_cached): rd and lse, or where the
+  // thread's exps were taken against its own max (LocalFirst), rd and lse
+  // moved to that max. out_vals takes m, rd and lse.
   struct Fin {
     float m, rd, lse;
     int log;
+    float crd, clse;
   };
 
   const T* x;
@@ -776,13 +780,30 @@ struct Fwd {
   // Values the thread holds elsewhere (block_hybrid's shared-memory part)
   // join through `more`: more.max(m) folds them into the thread's max and
   // more.sum(s, ps) adds their exp(v - s) to the partial sums.
+  //
+  // Red::LOCAL_FIRST (block reductions): each thread takes its exps against
+  // its own max m_t as soon as its loads land, then the block max M, then
+  // the block sum of its sum times w = exp(m_t - M); the cached values are
+  // scaled by w / S (log_softmax: shifted by (M - m_t) + log S). With the
+  // block max first, every thread's exps waited at the barrier for the
+  // block's last load: in a one-wave launch (a 1024-thread block an SM) 32
+  // exps a thread, about 1 µs of MUFU work an SM, between the last read and
+  // the first write. H100, softmax bench, three alternated rounds
+  // (nvidia-h100-2026-11-25-ab-s56.txt §1-3): block_reg 128x32000 f32
+  // log_softmax 19.04 -> 18.03 µs, 64x32000 f32 14.00 -> 13.34; many rows
+  // too, 4096x2048 f32 28.53 -> 26.73 (H200 22.16 -> 21.21). 16-bit rows in
+  // blocks under 512 threads lost 4-6% (2048x2048 f16 11.04 -> 11.63): their
+  // exps are the cheap ex2 form, so block_reg's RowRed and block_hybrid keep
+  // the max first there.
   template <class Red, int N, class More = NoMoreValues>
   __device__ __forceinline__ Fin reduce_cached(float (&b)[NIN][N], const More& more = More()) const {
     constexpr int P = D::P;
+    constexpr bool LOCAL = Red::LOCAL_FIRST;
     float m = neg_inf();
 #pragma unroll
     for (int k = 0; k < N; ++k) m = fmax2(m, b[0][k]);
-    m = Red::template run<RedMax>(more.max(m));
+    m = more.max(m);
+    if constexpr (!LOCAL) m = Red::template run<RedMax>(m);
     const float s = safe(m);
     float ps[P];
 #pragma unroll
@@ -808,7 +829,19 @@ struct Fwd {
       }
     }
     more.sum(s, ps);
-    return finalize(MD{m, Red::template run<RedSum>(pairwise_sum<P>(ps))});
+    if constexpr (!LOCAL) {
+      return finalize(MD{m, Red::template run<RedSum>(pairwise_sum<P>(ps))});
+    } else {
+      // The row max, then the thread's sum moved to it: w = exp(m_t - M) is
+      // 0 for a thread of -inf values (and for every thread of a row of
+      // -inf, whose sum 0 then makes the outputs NaN as torch's are).
+      const float rm = Red::template run<RedMax>(m), rs = safe(rm);
+      const float w = fexp_nonpos(m - rs);
+      Fin f = finalize(MD{rm, Red::template run<RedSum>(pairwise_sum<P>(ps) * w)});
+      f.crd = w * f.rd;
+      f.clse = (rs - s) + f.lse;
+      return f;
+    }
   }
 
   // o[e] = output for element k0 + e of a row reduced by reduce_cached.
@@ -816,10 +849,10 @@ struct Fwd {
   __device__ __forceinline__ void out_cached(const float (&b)[NIN][N], int k0, float (&o)[M], const Fin& f) const {
     if (f.log) {
 #pragma unroll
-      for (int e = 0; e < M; ++e) o[e] = b[0][k0 + e] - f.lse;
+      for (int e = 0; e < M; ++e) o[e] = b[0][k0 + e] - f.clse;
     } else {
 #pragma unroll
-      for (int e = 0; e < M; ++e) o[e] = b[0][k0 + e] * f.rd;
+      for (int e = 0; e < M; ++e) o[e] = b[0][k0 + e] * f.crd;
     }
   }
 
@@ -864,6 +897,8 @@ struct Fwd {
     f.rd = 1.f / a.d;
     f.lse = flog(a.d);
     f.log = log;
+    f.crd = f.rd;
+    f.clse = f.lse;
     return f;
   }
 
@@ -1076,15 +1111,20 @@ __device__ __forceinline__ typename Op::Acc block_reduce(typename Op::Acc a) {
 // Reduction policies for the shared row bodies.
 template <int W>
 struct GroupRed {
+  // Fwd::reduce_cached takes the max first: a warp's values land together.
+  static constexpr bool LOCAL_FIRST = false;
   template <class Op>
   static __device__ __forceinline__ typename Op::Acc run(typename Op::Acc a) {
     return group_reduce<Op, W>(a);
   }
 };
 
-// NW bounds the block's warps (see block_reduce).
-template <int NW = 32>
+// NW bounds the block's warps (see block_reduce). LOCAL: Fwd::reduce_cached
+// takes each thread's exps against its own max, before the block's
+// barriers (see there).
+template <int NW = 32, bool LOCAL = true>
 struct BlockRed {
+  static constexpr bool LOCAL_FIRST = LOCAL;
   template <class Op>
   static __device__ __forceinline__ typename Op::Acc run(typename Op::Acc a) {
     return block_reduce<Op, NW>(a);

@@ -1889,33 +1889,42 @@ func TestFewMidRowsAsksClusters(t *testing.T) {
 // up to the lesser of its row edge and the clusters the driver holds, then
 // a block per row below 90% of the SMs and split_grid from there.
 func TestFewMidRowsEdge(t *testing.T) {
+	// The H100 driver's answers (nvidia-h100-2026-11-25-ab-s55.txt).
+	resident := map[string]int{"split_cluster_fwd_f32": 124, "split_cluster_fwd_bf16": 92}
 	q := Queries{Clusters: func(file, symbol string, block, smem, cluster int) (int, error) {
-		if symbol != "split_cluster_fwd_f32" || cluster != 8 {
+		n, ok := resident[symbol]
+		if !ok || cluster != 8 {
 			t.Errorf("asked %s %s block %d cluster %d", file, symbol, block, cluster)
 		}
-		return 124, nil
+		return n, nil
 	}}
 	for _, c := range []struct {
 		rows, cols int64
+		dt         spec.DType
 		want       kernels.Strategy
 	}{
-		{124, 32768, kernels.SplitCluster}, // 128 KB: the 124 resident clusters bound it
-		{125, 32768, kernels.SplitGrid},
-		{131, 32000, kernels.SplitGrid},
-		{82, 26624, kernels.SplitCluster}, // 104 KB: the row edge (82) binds
-		{83, 26624, kernels.BlockReg},
-		{118, 26624, kernels.BlockReg},
-		{119, 26624, kernels.SplitGrid}, // 90% of 132 SMs
-		{49, 24576, kernels.SplitCluster},
-		{50, 24576, kernels.BlockReg},
-		{40, 22528, kernels.BlockReg}, // 88 KB: under fewMidRows' rows
+		{124, 32768, spec.Float32, kernels.SplitCluster}, // 128 KB: the 124 resident clusters bound it
+		{125, 32768, spec.Float32, kernels.SplitGrid},
+		{124, 32000, spec.Float32, kernels.SplitCluster},
+		{125, 32000, spec.Float32, kernels.BlockReg}, // f32 under 128 KB: block_reg past the edge
+		{131, 32000, spec.Float32, kernels.BlockReg},
+		{82, 26624, spec.Float32, kernels.SplitCluster}, // 104 KB: the row edge (82) binds
+		{83, 26624, spec.Float32, kernels.BlockReg},
+		{119, 26624, spec.Float32, kernels.BlockReg},
+		{49, 24576, spec.Float32, kernels.SplitCluster},
+		{50, 24576, spec.Float32, kernels.BlockReg},
+		{40, 22528, spec.Float32, kernels.BlockReg},      // 88 KB: under fewMidRows' rows
+		{92, 57344, spec.BFloat16, kernels.SplitCluster}, // 112 KB: the 92 resident clusters bind
+		{93, 57344, spec.BFloat16, kernels.BlockHybrid},  // a block per row below 90% of the SMs
+		{118, 57344, spec.BFloat16, kernels.BlockHybrid},
+		{119, 57344, spec.BFloat16, kernels.SplitGrid}, // 90% of 132 SMs (16-bit rows)
 	} {
-		pl, err := MakeWith(prob(c.rows, c.cols, 1, spec.Float32, spec.Softmax), h100, q, "")
+		pl, err := MakeWith(prob(c.rows, c.cols, 1, c.dt, spec.Softmax), h100, q, "")
 		if err != nil {
 			t.Fatal(err)
 		}
 		if kernels.Strategy(pl.Strategy) != c.want {
-			t.Errorf("%d×%d f32: %s (%s), want %s", c.rows, c.cols, pl.Strategy, pl.Reason, c.want)
+			t.Errorf("%d×%d %s: %s (%s), want %s", c.rows, c.cols, c.dt, pl.Strategy, pl.Reason, c.want)
 		}
 	}
 }

@@ -607,6 +607,14 @@ func (c *ctx) fewRows() (kernels.Strategy, string) {
 // 128×61440 bf16 (clusterUnevenRows' clusters, past the resident ones)
 // 20.50 → 18.09, 131×65536 f16 21.03 → 18.43; from 70% it lost below 120
 // rows (100×26624 f32 14.86 → 15.38, 116×28672 f32 16.46 → 16.85).
+// f32 rows under fewMidGridRowBytes keep block_reg past the edge at any
+// row count since its threads take their exps against their own max
+// (Fwd::reduce_cached, session 56): one-wave block_reg gained 2-5%, and at
+// 120-128 rows it leads split_grid (H100, every strategy forced, two
+// rounds of 30 reps, median µs, nvidia-h100-2026-11-25-ab-s56.txt §2):
+// 120×24576 14.6 vs 15.0, 128× 15.0 vs 15.2, 120×28672 15.9 vs 17.0,
+// 128× 16.4 vs 17.2, 128×32000 18.1 vs 18.4 (log_softmax 18.0 vs 18.2);
+// at 128 KB (32768 columns) split_grid still leads, 18.0 vs 18.4.
 func (c *ctx) fewMidRows() (kernels.Strategy, string) {
 	rowBytes := c.p.Axis * c.es
 	if !c.forwardWholeRows() || rowBytes < fewMidMinRowBytes || rowBytes > gridTwoReadRowBytes {
@@ -634,8 +642,8 @@ func (c *ctx) fewMidRows() (kernels.Strategy, string) {
 	if c.p.Outer <= limit {
 		return kernels.SplitCluster, c.fewRowsWhy(fmt.Sprintf("rows of %d KB: %s", rowBytes>>10, what))
 	}
-	if short && 100*c.p.Outer < fewMidGridRowsPct*int64(c.d.SMs) {
-		return "", "" // a block per row stays below fewMidGridRowsPct of the SMs
+	if short && (100*c.p.Outer < fewMidGridRowsPct*int64(c.d.SMs) || c.es == 4 && rowBytes < fewMidGridRowBytes) {
+		return "", "" // a block per row stays below fewMidGridRowsPct of the SMs, and for f32 rows under 128 KB
 	}
 	if ok, why := c.gridCaches(0); ok {
 		return kernels.SplitGrid, c.fewRowsWhy(fmt.Sprintf("rows of %d KB past %s: %s", rowBytes>>10, what, why))
