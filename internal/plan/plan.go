@@ -79,7 +79,9 @@
 //     rows of 96 KB, every count from 116 KB) and the resident clusters,
 //     and past that to split_grid from 90% of the SMs (40×57344 bf16 11.2
 //     vs block_hybrid 12.5, 100×32768 f32 15.4 vs block_reg 16.7,
-//     128×61440 bf16 split_grid 18.1 vs the clusters' second wave 20.5). With
+//     128×61440 bf16 split_grid 18.1 vs the clusters' second wave 20.5),
+//     but f32 rows under 128 KB, which keep block_reg (128×28672 f32 16.4
+//     vs split_grid 17.2 since its exps run before the barriers). With
 //     rows <= SMs/2 of >= 1 MB that a block would read twice (online_2pass),
 //     a split is taken regardless (64×1048576 f32: 219.7 vs 356.7 µs).
 //     Where split_row is chosen for an op on 16-byte rows whose inputs are
