@@ -731,7 +731,7 @@ struct Fwd {
   typedef MD Acc;
   // Per-slice constants after the reduction. crd and clse scale the values
   // reduce_cached left in registers (out_cached): rd and lse, or where the
-  // thread's exps were taken against its own max (LocalFirst), rd and lse
+  // thread's exps were taken against its own max (Red::LOCAL_FIRST), rd and lse
   // moved to that max. out_vals takes m, rd and lse.
   struct Fin {
     float m, rd, lse;
