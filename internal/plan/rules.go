@@ -663,9 +663,10 @@ const (
 	// edge up to fewMidGridRowBytes: rows × span ≤ SMs × (row bytes − base).
 	fewMidEdgeBaseBytes = 84 << 10
 	fewMidEdgeSpanBytes = 32 << 10
-	// fewMidGridRowsPct: rows up to fewMidGridRowBytes past the clusters'
-	// edge go to split_grid from this share of the SMs (percent), and keep
-	// a block per row below it.
+	// fewMidGridRowsPct: 16-bit rows (and f32 rows of exactly
+	// fewMidGridRowBytes) up to fewMidGridRowBytes past the clusters' edge
+	// go to split_grid from this share of the SMs (percent), and keep a
+	// block per row below it; shorter f32 rows keep block_reg at any count.
 	fewMidGridRowsPct = 90
 )
 
