@@ -1033,7 +1033,8 @@ const blockRegMinRowBytes = 1 << 10
 // ab-s10.txt), 4096×32768 272.5 vs block_hybrid 276.6 (Triton 278.0), as
 // in the final run of session 9 (276.4 vs 284.6) and the first A/B (274.4
 // vs 277.0); one row shorter it ties (4096×28672 243.6 vs 242.1) and at
-// 4096×24576 block_hybrid wins (209.4 vs 218.3).
+// 4096×24576 block_hybrid wins (209.4 vs 218.3). Since session 57 many f32
+// rows past six packs at 1024 threads go to block_reg (blockRegDeepF32).
 //
 // Ragged and skewed forward rows (c.ragged()) take the "_shift" twins by
 // the same rules, but for rows past the 512-thread blocks with at least as
@@ -1068,7 +1069,7 @@ func (c *ctx) blockHybridFirst() bool {
 		// registers (hybridOneWave)
 		many = false
 	}
-	if c.es == 4 && p.Axis == kernels.BlockReg.Info().MaxCols(p.Op, c.dt) {
+	if c.es == 4 && p.Axis == kernels.BlockReg.Info().MaxCols(p.Op, c.dt) || c.blockRegDeepF32() {
 		return false
 	}
 	if _, ok := c.hybridVariant(512); ok && many {
@@ -1086,6 +1087,33 @@ func (c *ctx) blockHybridFirst() bool {
 	}
 	return ok && p.Axis > blockRegFewRows16Cols && p.Axis*c.es <= hybridFewRows16Bytes
 }
+
+// blockRegDeepF32 reports many forward f32 rows that block_reg's
+// 1024-thread kernels hold in seven or eight packs a thread (rows of
+// 24577..32768 columns whose span fits, blockRegFirst), which it takes
+// ahead of block_hybrid from blockRegDeepWaves rows an SM. A ragged row
+// is judged by its length: at 24575 columns the span may pass six packs,
+// and block_hybrid's twin led. Since its block reductions take each
+// thread's exps against the thread's own max (Red::LOCAL_FIRST, session
+// 56), the block's last loads no longer hold every exp behind the barrier,
+// and these rows went from a tie to a lead. H200, softmax bench, 30 reps,
+// three rounds, median µs, block_reg vs block_hybrid
+// (nvidia-h200-2026-11-25-ab-s57.txt §1): 4096×26624 214.8 vs 218.3,
+// 4096×28672 231.3 vs 237.4 (log_softmax 231.1 vs 235.4), 4096×30720 249.2
+// vs 254.3, 4096×32000 258.6 vs 262.1, 8192×28672 450.4 vs 464.8,
+// 2048×28672 121.1 vs 122.6, ragged 4096×28671 239.7 vs 251.4. At six
+// packs block_hybrid still leads (4096×24576 204.3 vs 202.5, ragged
+// 4096×24575 217.4 vs 211.4, 2048×24576 108.2 vs 105.1), and so it does
+// with fewer rows (1024×28672 65.4 vs 64.9, 512×28672 38.1 vs 35.9).
+func (c *ctx) blockRegDeepF32() bool {
+	return c.es == 4 && c.p.Axis > 6*1024*c.P && c.p.Outer >= blockRegDeepWaves*int64(c.d.SMs) && c.blockRegFirst()
+}
+
+// blockRegDeepWaves: the fewest rows an SM blockRegDeepF32 takes. 1024
+// rows (7.8 an SM on 132 SMs) ran block_hybrid 0.8% ahead and 2048 (15.5)
+// block_reg 1.2% ahead; 12 is a choice inside that gap, not a measured
+// edge.
+const blockRegDeepWaves = 12
 
 // gridOneWave reports whether split_grid takes forward rows of whole packs,
 // exactly one an SM, of at least gridOneWaveRowBytes, that a block per row
