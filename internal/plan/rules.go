@@ -1109,11 +1109,16 @@ func (c *ctx) blockRegDeepF32() bool {
 	return c.es == 4 && c.p.Axis > 6*1024*c.P && c.p.Outer >= blockRegDeepWaves*int64(c.d.SMs) && c.blockRegFirst()
 }
 
-// blockRegDeepWaves: the fewest rows an SM blockRegDeepF32 takes. 1024
-// rows (7.8 an SM on 132 SMs) ran block_hybrid 0.8% ahead and 2048 (15.5)
-// block_reg 1.2% ahead; 12 is a choice inside that gap, not a measured
-// edge.
-const blockRegDeepWaves = 12
+// blockRegDeepWaves: the fewest rows an SM blockRegDeepF32 takes. On the
+// H200, 1024 rows (7.8 an SM on 132 SMs) ran block_hybrid 0.8% ahead and
+// 1600-2048 (12-15.5 an SM) block_reg 0.7-1.2% ahead; on an H100 (the
+// same A/B, -ab-s57.txt §7) those rows went the other way, 2048×28672
+// 162.7 → 164.2 µs and 1600×28672 128.8 → 130.2, while 4096 rows and more
+// gained or tied on both (H100: 4096×32000 361.5 → 357.0, ragged
+// 4096×28671 328.3 → 326.1, 8192×28672 632.0 → 629.9, 4096×28672 319.1 →
+// 319.3). Where the two devices disagree block_hybrid keeps the rows; 24
+// is a choice between 15.5 and 31 rows an SM, not a measured edge.
+const blockRegDeepWaves = 24
 
 // gridOneWave reports whether split_grid takes forward rows of whole packs,
 // exactly one an SM, of at least gridOneWaveRowBytes, that a block per row
