@@ -1114,7 +1114,7 @@ func (c *ctx) blockRegDeepF32() bool {
 // 1600-2048 (12-15.5 an SM) block_reg 0.7-1.2% ahead; on an H100 (the
 // same A/B, -ab-s57.txt §7) those rows went the other way, 2048×28672
 // 162.7 → 164.2 µs and 1600×28672 128.8 → 130.2, while 4096 rows and more
-// gained or tied on both (H100: 4096×32000 361.5 → 357.0, ragged
+// gained or stayed within 0.3% on both (H100: 4096×32000 361.5 → 357.0, ragged
 // 4096×28671 328.3 → 326.1, 8192×28672 632.0 → 629.9, 4096×28672 319.1 →
 // 319.3). Where the two devices disagree block_hybrid keeps the rows; 24
 // is a choice between 15.5 and 31 rows an SM, not a measured edge.
