@@ -116,7 +116,9 @@
 //     to 81920 f32 / 131072 f16-bf16 from 7 rows an SM (chosen between
 //     the 4 and 7.8 measured; but an f32 row of
 //     exactly 32768, which fills block_reg's 1024 × 8 packs, stays with
-//     block_reg: 1.5% ahead in five alternated runs); with fewer rows an
+//     block_reg: 1.5% ahead in five alternated runs, and so do f32 rows of
+//     24577..32768 columns from 24 rows an SM, blockRegDeepF32: 1.4-6.7%
+//     ahead on an H200, level on an H100); with fewer rows an
 //     SM, and past block_hybrid up to 1 MB rows, split_grid (one launch
 //     over every SM, each row's chunks cached across a barrier of its
 //     blocks; 1024×151936 bf16 194.5 vs online_2pass 232.8 µs, 264×65536
