@@ -51,3 +51,49 @@ func TestBlockRegWide(t *testing.T) {
 		}
 	}
 }
+
+// block_reg's "_exact" twins (16-bit rows that fill four packs a thread of
+// the default block, beyond one wave of it) against the float64
+// reference: softmax and log_softmax over the edge fills, and a negative
+// scale, whose row max comes from the packed minimum. On sm_90 with 132 SMs
+// or fewer the planner must pick the twins here (the occupancy query gives
+// the default kernels 4, 9, 18 and 32 blocks an SM); elsewhere the test
+// checks whatever it picks.
+func TestBlockRegExact(t *testing.T) {
+	d := openOrSkip(t)
+	defer d.Close()
+	rng := rand.New(rand.NewPCG(58, 1))
+	cases := []struct {
+		shape []int
+		dt    spec.DType
+		sym   string
+	}{
+		{[]int{2048, 8192}, spec.Float16, "block_reg_fwd_f16_t128_p8_exact"},
+		{[]int{1200, 4096}, spec.BFloat16, "block_reg_fwd_bf16_t128_p4_exact"},
+		{[]int{3000, 2048}, spec.Float16, "block_reg_fwd_f16_t64_p4_exact"},
+		{[]int{4300, 1024}, spec.BFloat16, "block_reg_fwd_bf16_t64_p2_exact"},
+	}
+	for _, c := range cases {
+		pl, err := d.Plan(spec.Softmax, c.dt, c.shape, Options{Axis: -1})
+		if err != nil {
+			t.Fatalf("%v %v: %v", c.shape, c.dt, err)
+		}
+		sym := pl.Launches[0].Symbol
+		if d.props.Major == 9 && d.props.Multiprocessors <= 132 && sym != c.sym {
+			t.Errorf("%v %v: %s (%s), want %s", c.shape, c.dt, sym, pl.Reason, c.sym)
+		}
+		t.Logf("%v %v: %s", c.shape, c.dt, sym)
+		for _, op := range []spec.Op{spec.Softmax, spec.LogSoftmax} {
+			for _, f := range []verify.Fill{verify.Random, verify.NegInf, verify.AllNegInf, verify.NaN, verify.PosInf, verify.Huge, verify.Wide} {
+				vc := verify.Case{Shape: c.shape, Axis: -1, DType: c.dt, Op: op, Fill: f}
+				if r := verify.Run(vc, rng, backend(d, "auto")); !r.OK() {
+					t.Errorf("%s: rel %.3g err %v", vc.Name(), r.Rel, r.Err)
+				}
+			}
+			vc := verify.Case{Shape: c.shape, Axis: -1, DType: c.dt, Op: op, Scale: -0.5, Fill: verify.Random}
+			if r := verify.Run(vc, rng, backend(d, "auto")); !r.OK() {
+				t.Errorf("%s: rel %.3g err %v", vc.Name(), r.Rel, r.Err)
+			}
+		}
+	}
+}

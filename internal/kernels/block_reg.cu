@@ -40,7 +40,10 @@
 //            1..8 (f32) or 1..4 (f16/bf16: at most 32 values a thread), NT 64
 //            with NP 1..8, NT 128/256/512/1024 with NP 3..8;
 //            ..._t1024_p{5..8}_tail (any row; fastest for whole packs with
-//            only the last one partial)
+//            only the last one partial);
+//            block_reg_fwd_{f16,bf16}_t{64_p2,64_p4,128_p4,128_p8}_exact:
+//            cols == NT*NP*8 exactly, 16-byte aligned rows (Params.vec),
+//            any other launch traps
 //   backward block (nt, 1, 1), nt a multiple of 32, cols <= nt*NP*P,
 //            nt <= 1024 for p1/p2, <= 512 for p4 (<= 384 for the f32 p4
 //            "_shift" twin)
@@ -246,6 +249,37 @@ __device__ __forceinline__ void block_reg_kernel(const Params& p) {
   }
 }
 
+// The "_exact" kernels: 16-bit forward rows of exactly NT*NP*8 elements
+// (Params.axis) from 16-byte aligned rows (Params.vec), the other rows being
+// a host bug. No other body shares the kernel, and each thread keeps its
+// packs raw (Fwd::reduce_raw: NP*4 registers of 16-bit values, each exp
+// taken twice), so that ptxas fits the launch bound's resident blocks
+// without spilling (NVRTC 13: t64_p2 32 registers, t64_p4 and t128_p4 40,
+// t128_p8 48, against 56-64 for the twins' whole-row kernels). A harness of
+// minimal kernels (H200, 2048×8192 f16, events, L2 flushed) put the float
+// cache at 4-5 blocks an SM at 21.3 µs and the raw one at 8-10 at 20.3-20.6,
+// the copy at 20.8; the planner's rule is plan.blockRegExact.
+template <class Op, int NP, int NT>
+__device__ __forceinline__ void block_reg_exact_kernel(const Params& p) {
+  typedef typename RowRed<NT, NP, Op::D::P>::type Red;
+  constexpr int P = Op::D::P;
+  constexpr i64 cols = (i64)NT * NP * P;
+  static_assert(P == 8, "16-bit rows");
+  const Op op(p);
+  if (p.axis != cols || p.vec == 0) __trap();
+  for (i64 row = blockIdx.x; row < p.outer; row += gridDim.x) {
+    const i64 first = row * cols + (i64)threadIdx.x * P;
+    V16 raw[NP];
+#pragma unroll
+    for (int k = 0; k < NP; ++k) raw[k] = ld16(op.src(0) + first + (i64)k * NT * P);
+    float s;
+    const typename Op::Fin f = op.template reduce_raw<Red>(raw, s);
+    op.out_raw(raw, s, f, [&](int k, const float (&o)[P]) {
+      st_cs(op.dst() + first + (i64)k * NT * P, Op::D::pack(o));
+    });
+  }
+}
+
 }  // namespace smx
 
 // Kernels (one extern "C" symbol each; the dtype blocks follow SMX_DTYPES).
@@ -283,6 +317,10 @@ __device__ __forceinline__ void block_reg_kernel(const Params& p) {
 // 212 bytes, and bounded by 384 alone they took 168 registers (128 at
 // 512: two blocks of 256 threads, the most the planner gives them).
 #define BR_BWD_F32_P4_SHIFT_BOUNDS 384, 2
+// The "_exact" kernels' resident blocks an SM (see block_reg_exact_kernel):
+// 32 64-thread blocks (the SM's limit), 24 and 12 of four packs at 64 and
+// 128 threads, 10 of 128 × 8 packs.
+#define BR_EXACT_BOUNDS(nt, blocks) nt, blocks
 
 #if SMX_DTYPES & 1
 SMX_KERNEL(block_reg_fwd_f32_t32_p1, BR_WARP_BOUNDS, smx::block_reg_kernel<smx::Fwd<smx::F32>, 1, 32>)
@@ -485,6 +523,10 @@ SMX_KERNEL(block_reg_fwd_f16_t1024_p5_tail, 1024, smx::block_reg_kernel<smx::Fwd
 SMX_KERNEL(block_reg_fwd_f16_t1024_p6_tail, 1024, smx::block_reg_kernel<smx::Fwd<smx::F16>, 6, 1024, true>)
 SMX_KERNEL(block_reg_fwd_f16_t1024_p7_tail, 1024, smx::block_reg_kernel<smx::Fwd<smx::F16>, 7, 1024, true>)
 SMX_KERNEL(block_reg_fwd_f16_t1024_p8_tail, 1024, smx::block_reg_kernel<smx::Fwd<smx::F16>, 8, 1024, true>)
+SMX_KERNEL(block_reg_fwd_f16_t64_p2_exact, BR_EXACT_BOUNDS(64, 32), smx::block_reg_exact_kernel<smx::Fwd<smx::F16>, 2, 64>)
+SMX_KERNEL(block_reg_fwd_f16_t64_p4_exact, BR_EXACT_BOUNDS(64, 24), smx::block_reg_exact_kernel<smx::Fwd<smx::F16>, 4, 64>)
+SMX_KERNEL(block_reg_fwd_f16_t128_p4_exact, BR_EXACT_BOUNDS(128, 12), smx::block_reg_exact_kernel<smx::Fwd<smx::F16>, 4, 128>)
+SMX_KERNEL(block_reg_fwd_f16_t128_p8_exact, BR_EXACT_BOUNDS(128, 10), smx::block_reg_exact_kernel<smx::Fwd<smx::F16>, 8, 128>)
 SMX_KERNEL(block_reg_bwd_f16_p1, 1024, smx::block_reg_kernel<smx::Bwd<smx::F16>, 1>)
 SMX_KERNEL(block_reg_bwd_f16_p1_shift, 1024, smx::block_reg_kernel<smx::Bwd<smx::F16>, 1, 0, false, true>)
 SMX_KERNEL(block_reg_bwd_f16_p2, 1024, smx::block_reg_kernel<smx::Bwd<smx::F16>, 2>)
@@ -585,6 +627,10 @@ SMX_KERNEL(block_reg_fwd_bf16_t1024_p5_tail, 1024, smx::block_reg_kernel<smx::Fw
 SMX_KERNEL(block_reg_fwd_bf16_t1024_p6_tail, 1024, smx::block_reg_kernel<smx::Fwd<smx::BF16>, 6, 1024, true>)
 SMX_KERNEL(block_reg_fwd_bf16_t1024_p7_tail, 1024, smx::block_reg_kernel<smx::Fwd<smx::BF16>, 7, 1024, true>)
 SMX_KERNEL(block_reg_fwd_bf16_t1024_p8_tail, 1024, smx::block_reg_kernel<smx::Fwd<smx::BF16>, 8, 1024, true>)
+SMX_KERNEL(block_reg_fwd_bf16_t64_p2_exact, BR_EXACT_BOUNDS(64, 32), smx::block_reg_exact_kernel<smx::Fwd<smx::BF16>, 2, 64>)
+SMX_KERNEL(block_reg_fwd_bf16_t64_p4_exact, BR_EXACT_BOUNDS(64, 24), smx::block_reg_exact_kernel<smx::Fwd<smx::BF16>, 4, 64>)
+SMX_KERNEL(block_reg_fwd_bf16_t128_p4_exact, BR_EXACT_BOUNDS(128, 12), smx::block_reg_exact_kernel<smx::Fwd<smx::BF16>, 4, 128>)
+SMX_KERNEL(block_reg_fwd_bf16_t128_p8_exact, BR_EXACT_BOUNDS(128, 10), smx::block_reg_exact_kernel<smx::Fwd<smx::BF16>, 8, 128>)
 SMX_KERNEL(block_reg_bwd_bf16_p1, 1024, smx::block_reg_kernel<smx::Bwd<smx::BF16>, 1>)
 SMX_KERNEL(block_reg_bwd_bf16_p1_shift, 1024, smx::block_reg_kernel<smx::Bwd<smx::BF16>, 1, 0, false, true>)
 SMX_KERNEL(block_reg_bwd_bf16_p2, 1024, smx::block_reg_kernel<smx::Bwd<smx::BF16>, 2>)

@@ -66,6 +66,10 @@ type Variant struct {
 	// fill every pack but the last (it serves any row; the planner takes
 	// it only for those).
 	Tail bool
+	// Exact marks a forward block_reg kernel for 16-bit rows of exactly
+	// FixedBlock × Packs packs from aligned pointers, and no other row
+	// (block_reg.cu's "_exact" kernels).
+	Exact bool
 	// SmemPacks is the number of 16-byte packs each thread caches in
 	// dynamic shared memory beside its register packs (block_hybrid, whose
 	// threads hold BlockRegValues values in registers whatever the dtype).
@@ -85,7 +89,7 @@ type Variant struct {
 // Serves reports whether the variant has a kernel for dt.
 func (v Variant) Serves(dt spec.DType) bool {
 	n := v.Packs * Pack(dt)
-	return (v.MaxValues == 0 || n <= v.MaxValues) && n >= v.MinValues
+	return (v.MaxValues == 0 || n <= v.MaxValues) && n >= v.MinValues && (!v.Exact || dt.Size() == 2)
 }
 
 // Info describes a strategy: its source, its kernels and its needs.
@@ -214,8 +218,14 @@ func blockRegVariants(backward bool) []Variant {
 	for np := 5; np <= 8; np++ {
 		v = append(v, Variant{Name: fmt.Sprintf("t1024_p%d_tail", np), Packs: np, MaxThreads: 1024, FixedBlock: 1024, Tail: true})
 	}
+	for _, e := range blockRegExact {
+		v = append(v, Variant{Name: fmt.Sprintf("t%d_p%d_exact", e[0], e[1]), Packs: e[1], MaxThreads: e[0], FixedBlock: e[0], Exact: true})
+	}
 	return v
 }
+
+// blockRegExact lists block_reg's "_exact" kernels as {threads, packs}.
+var blockRegExact = [][2]int{{64, 2}, {64, 4}, {128, 4}, {128, 8}}
 
 // blockHybridVariants: 512 or 1024 threads, each with BlockRegValues values
 // in registers and 1..12 packs in shared memory.
@@ -549,7 +559,7 @@ func (in Info) Symbols(dt spec.DType) []string {
 			if v.Serves(dt) {
 				sym := Symbol(in.Strategy, dt, bwd, v.Name)
 				out = append(out, sym)
-				if in.Shift && !v.Tail {
+				if in.Shift && !v.Tail && !v.Exact {
 					out = append(out, sym+ShiftSuffix)
 				}
 			}

@@ -135,6 +135,12 @@ __device__ __forceinline__ float fmax2(float a, float b) {
   return r;
 }
 
+__device__ __forceinline__ float fmin2(float a, float b) {
+  float r;
+  asm("min.f32 %0, %1, %2;" : "=f"(r) : "f"(a), "f"(b));
+  return r;
+}
+
 __device__ __forceinline__ float fma_rn(float a, float b, float c) {
   float r;
   asm("fma.rn.f32 %0, %1, %2, %3;" : "=f"(r) : "f"(a), "f"(b), "f"(c));
@@ -340,6 +346,48 @@ __device__ __forceinline__ void unpack_h2(u32 w, float& lo, float& hi) {
 
 #endif  // SMX_EMU
 
+// The two halves of a word of two bf16 values (lo in the low half).
+__device__ __forceinline__ void unpack_bf2(u32 w, float& lo, float& hi) {
+  lo = __uint_as_float(w << 16);
+  hi = __uint_as_float(w & 0xffff0000u);
+}
+
+// Elementwise max (MAX) or min of two words of two 16-bit values, a NaN
+// element ignored as fmax2 ignores it: one max.f16x2 (bf16x2) on sm_80+.
+template <bool MAX>
+__device__ __forceinline__ u32 h2_extreme(u32 a, u32 b) {
+#if !defined(SMX_EMU) && __CUDA_ARCH__ >= 800
+  u32 r;
+  if (MAX)
+    asm("max.f16x2 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b));
+  else
+    asm("min.f16x2 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b));
+  return r;
+#else
+  float a0, a1, b0, b1;
+  unpack_h2(a, a0, a1);
+  unpack_h2(b, b0, b1);
+  return MAX ? pack_h2(fmax2(a0, b0), fmax2(a1, b1)) : pack_h2(fmin2(a0, b0), fmin2(a1, b1));
+#endif
+}
+
+template <bool MAX>
+__device__ __forceinline__ u32 bf2_extreme(u32 a, u32 b) {
+#if !defined(SMX_EMU) && __CUDA_ARCH__ >= 800
+  u32 r;
+  if (MAX)
+    asm("max.bf16x2 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b));
+  else
+    asm("min.bf16x2 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b));
+  return r;
+#else
+  float a0, a1, b0, b1;
+  unpack_bf2(a, a0, a1);
+  unpack_bf2(b, b0, b1);
+  return MAX ? pack_bf2(fmax2(a0, b0), fmax2(a1, b1)) : pack_bf2(fmin2(a0, b0), fmin2(a1, b1));
+#endif
+}
+
 // Storage traits: T is the element type, P the elements per 16-byte pack.
 struct F32 {
   typedef float T;
@@ -373,6 +421,10 @@ struct F16 {
 #pragma unroll
     for (int k = 0; k < 4; ++k) unpack_h2(r.w[k], f[2 * k], f[2 * k + 1]);
   }
+  // One word of a raw pack (Fwd::reduce_raw).
+  static __device__ __forceinline__ void unpack2(u32 w, float& lo, float& hi) { unpack_h2(w, lo, hi); }
+  static __device__ __forceinline__ u32 max2(u32 a, u32 b) { return h2_extreme<true>(a, b); }
+  static __device__ __forceinline__ u32 min2(u32 a, u32 b) { return h2_extreme<false>(a, b); }
   static __device__ __forceinline__ V16 pack(const float* f) {
     V16 r;
 #pragma unroll
@@ -406,11 +458,12 @@ struct BF16 {
   }
   static __device__ __forceinline__ void unpack(const V16& r, float* f) {
 #pragma unroll
-    for (int k = 0; k < 4; ++k) {
-      f[2 * k] = __uint_as_float(r.w[k] << 16);
-      f[2 * k + 1] = __uint_as_float(r.w[k] & 0xffff0000u);
-    }
+    for (int k = 0; k < 4; ++k) unpack_bf2(r.w[k], f[2 * k], f[2 * k + 1]);
   }
+  // One word of a raw pack (Fwd::reduce_raw).
+  static __device__ __forceinline__ void unpack2(u32 w, float& lo, float& hi) { unpack_bf2(w, lo, hi); }
+  static __device__ __forceinline__ u32 max2(u32 a, u32 b) { return bf2_extreme<true>(a, b); }
+  static __device__ __forceinline__ u32 min2(u32 a, u32 b) { return bf2_extreme<false>(a, b); }
   static __device__ __forceinline__ V16 pack(const float* f) {
     V16 r;
 #pragma unroll
@@ -488,6 +541,18 @@ __device__ __forceinline__ void ld_pack(const Op& op, int i, const typename Op::
 }
 
 #ifndef SMX_EMU  // inline-PTX loads, stores and asynchronous copies (sm_80+)
+// r through an identity permute that ptxas cannot see through: Fwd::out_raw
+// converts a raw pack again instead of ptxas merging that conversion with
+// reduce_raw's (same register, same instruction) and keeping the converted
+// values live across the block's barrier (the general build of the f16
+// t256_p4 twin spilled 132 bytes so under nvcc 11.8; an empty asm leaves
+// the PTX register as it was and changed nothing).
+__device__ __forceinline__ V16 fresh(V16 r) {
+#pragma unroll
+  for (int i = 0; i < 4; ++i) asm volatile("prmt.b32 %0, %0, 0, 0x3210;" : "+r"(r.w[i]));
+  return r;
+}
+
 // 16-byte global load. Spelled in PTX because a V16 dereferenced straight into
 // unpack was split by the compiler into four 4-byte loads (SASS LDG.E x4 in
 // cached_row's whole-pack path), a quarter of the bytes per load instruction.
@@ -841,6 +906,105 @@ struct Fwd {
       f.crd = w * f.rd;
       f.clse = (rs - s) + f.lse;
       return f;
+    }
+  }
+
+  // reduce_cached for a row held as raw packs (block_reg's "_exact"
+  // kernels), so that a thread keeps NP*4 registers of 16-bit values
+  // instead of NP*8 floats: the max over the packed words (D::max2, NaN
+  // ignored as fmax2 does; the min for a negative scale), then each pack
+  // converted and its exps summed; out_raw converts and takes the exps
+  // again. With the max over converted values, ptxas kept those values from
+  // the max to the exps, spilled, across the block's barrier. Sets s to the
+  // thread's exponent shift: the row max's, or with Red::LOCAL_FIRST the
+  // thread's own, as in reduce_cached.
+  template <class Red, int NP>
+  __device__ __forceinline__ Fin reduce_raw(const V16 (&raw)[NP], float& s) const {
+    constexpr int P = D::P;
+    u32 w = raw[0].w[0];
+    if (!PLAIN && scale < 0.f) {
+#pragma unroll
+      for (int k = 0; k < NP * 4; ++k) w = D::min2(w, raw[k / 4].w[k % 4]);
+    } else {
+#pragma unroll
+      for (int k = 0; k < NP * 4; ++k) w = D::max2(w, raw[k / 4].w[k % 4]);
+    }
+    float lo, hi;
+    D::unpack2(w, lo, hi);
+    float m = conv(0, !PLAIN && scale < 0.f ? fmin2(lo, hi) : fmax2(lo, hi));
+    if constexpr (!Red::LOCAL_FIRST) m = Red::template run<RedMax>(m);
+    s = safe(m);
+    float ps[P];
+#pragma unroll
+    for (int e = 0; e < P; ++e) ps[e] = 0.f;
+    if (raw_shifted(s)) {
+      const float sl = s * L2E;
+#pragma unroll
+      for (int k = 0; k < NP; ++k) {
+        float v[P];
+        unpack_conv(*this, 0, raw[k], v);
+#pragma unroll
+        for (int e = 0; e < P; ++e) ps[e] += fexp_shifted<D::FTZ_EXP>(v[e], sl);
+      }
+    } else {
+#pragma unroll
+      for (int k = 0; k < NP; ++k) {
+        float v[P];
+        unpack_conv(*this, 0, raw[k], v);
+#pragma unroll
+        for (int e = 0; e < P; ++e) ps[e] += ex(v[e] - s);
+      }
+    }
+    if constexpr (!Red::LOCAL_FIRST) {
+      return finalize(MD{m, Red::template run<RedSum>(pairwise_sum<P>(ps))});
+    } else {
+      const float rm = Red::template run<RedMax>(m), rs = safe(rm);
+      const float wt = fexp_nonpos(m - rs);
+      Fin f = finalize(MD{rm, Red::template run<RedSum>(pairwise_sum<P>(ps) * wt)});
+      f.crd = wt * f.rd;
+      f.clse = (rs - s) + f.lse;
+      return f;
+    }
+  }
+
+  // Whether reduce_raw and out_raw take the exps as fexp_shifted against s
+  // (reduce_cached's fast form), else as ex(v - s).
+  __device__ __forceinline__ bool raw_shifted(float s) const {
+    return PLAIN && D::FAST_EXP && s >= -fexp_shift_max && s <= fexp_shift_max;
+  }
+
+  // The outputs of a row reduced by reduce_raw (shift s), pack by pack:
+  // st(k, o) stores pack k. The plain build needs no fresh(): its sums
+  // take one of two exp forms, and ptxas merged nothing (no spill).
+  template <int NP, class Store>
+  __device__ __forceinline__ void out_raw(const V16 (&raw)[NP], float s, const Fin& f, const Store& st) const {
+    constexpr int P = D::P;
+    float o[P];
+    if (f.log) {
+#pragma unroll
+      for (int k = 0; k < NP; ++k) {
+        unpack_conv(*this, 0, PLAIN ? raw[k] : fresh(raw[k]), o);
+#pragma unroll
+        for (int e = 0; e < P; ++e) o[e] = (o[e] - s) - f.clse;
+        st(k, o);
+      }
+    } else if (raw_shifted(s)) {
+      const float sl = s * L2E;
+#pragma unroll
+      for (int k = 0; k < NP; ++k) {
+        unpack_conv(*this, 0, PLAIN ? raw[k] : fresh(raw[k]), o);
+#pragma unroll
+        for (int e = 0; e < P; ++e) o[e] = fexp_shifted<D::FTZ_EXP>(o[e], sl) * f.crd;
+        st(k, o);
+      }
+    } else {
+#pragma unroll
+      for (int k = 0; k < NP; ++k) {
+        unpack_conv(*this, 0, PLAIN ? raw[k] : fresh(raw[k]), o);
+#pragma unroll
+        for (int e = 0; e < P; ++e) o[e] = ex(o[e] - s) * f.crd;
+        st(k, o);
+      }
     }
   }
 

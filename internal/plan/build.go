@@ -350,6 +350,9 @@ func (c *ctx) blockRegFixedBlock(in kernels.Info) (kernels.Variant, bool) {
 			v = w
 		}
 	}
+	if ev, ok := c.blockRegExact(in, v); ok {
+		return ev, true
+	}
 	nt := int64(v.FixedBlock)
 	if c.vec() && c.p.Axis%c.P == 0 && packs > nt*int64(v.Packs-1) && packs < nt*int64(v.Packs) {
 		if tv, ok := in.Variant(false, v.Name+"_tail"); ok {
@@ -358,6 +361,51 @@ func (c *ctx) blockRegFixedBlock(in kernels.Info) (kernels.Variant, bool) {
 	}
 	return v, true
 }
+
+// blockRegExact trades blockRegFixedBlock's pick v for an "_exact" twin
+// (block_reg.cu: a kernel with no other body, the row held raw at NP*4
+// registers a thread, each exp taken twice, bounded to more resident
+// blocks) for 16-bit forward rows from aligned pointers that fill v's
+// block of four packs a thread exactly, when the twin's blocks, one a
+// row, fill more threads than v's resident blocks hold over the SMs. The
+// twins of 2048 and 4096 columns keep v's block and raise its blocks an SM
+// (NVRTC 13: 18 → 24 at 64 threads, 9 → 12 at 128); those of 1024 and 8192
+// columns halve it (t32_p4 → t64_p2 at 32 blocks an SM, t256_p4 at 4 →
+// t128_p8 at 10), so they need twice the rows: with 600 rows of 8192 f16
+// the twin's SMs held half the threads and ran 9% behind (9.92 → 10.86 µs).
+// H200, softmax bench, three alternated rounds of 30 reps, median µs, main
+// → this rule (nvidia-h200-2026-11-25-ab-s58.txt §3-4): 2048×8192 f16
+// 22.37 → 21.62 (0.94 → 0.97 of copy), bf16 22.72 → 21.65, 4096×8192 f16
+// 39.04 → 37.79, log_softmax 38.09 → 37.22, 2048×4096 f16 13.89 → 13.42,
+// 4096×4096 bf16 22.61 → 22.05, 8192×2048 f16 21.87 → 21.36, 8192×1024
+// bf16 13.41 → 13.09, 1600×8192 bf16 19.33 → 18.45, 1200×8192 f16 15.86 →
+// 15.62; 524288×1024 and 65536×1024 f16 within 0.3%. Rows that leave the
+// twin no more threads keep v: 2048×2048 f16 forced to its twin went 9.30
+// → 9.54 (§2). ncu (caches flushed): 2048×8192 f16 t256_p4 17.5 µs, its
+// t128_p8 twin 16.9.
+func (c *ctx) blockRegExact(in kernels.Info, v kernels.Variant) (kernels.Variant, bool) {
+	packs := c.packs()
+	if c.bwd || c.es != 2 || !c.vec() || c.ragged() || c.p.Axis%c.P != 0 ||
+		int64(v.FixedBlock*v.Packs) != packs || int64(v.Packs)*c.P != kernels.BlockRegValues {
+		return v, false
+	}
+	name, ok := blockRegExactTwins[packs]
+	if !ok {
+		return v, false
+	}
+	ev, ok := in.Variant(false, name)
+	if !ok {
+		return v, false
+	}
+	blocks := c.occupancy("block_reg.cu", c.sym(kernels.BlockReg, v.Name), v.FixedBlock, 0)
+	if c.p.Outer*int64(ev.FixedBlock) <= int64(blocks)*int64(v.FixedBlock)*int64(c.d.SMs) {
+		return v, false
+	}
+	return ev, true
+}
+
+// blockRegExactTwins maps a row's packs to blockRegExact's twin.
+var blockRegExactTwins = map[int64]string{128: "t64_p2_exact", 256: "t64_p4_exact", 512: "t128_p4_exact", 1024: "t128_p8_exact"}
 
 // blockRegFixedFor is blockRegFixedBlock's pick for rows of the given
 // packs, before the tail kernels.
@@ -387,7 +435,7 @@ func blockRegOverhang(v kernels.Variant) bool {
 func (c *ctx) blockRegSmallest(in kernels.Info, packs int64) (kernels.Variant, bool) {
 	var spill kernels.Variant
 	for _, cand := range in.Variants(false) {
-		if cand.Tail || !cand.Serves(c.dt) || int64(cand.FixedBlock*cand.Packs) < packs {
+		if cand.Tail || cand.Exact || !cand.Serves(c.dt) || int64(cand.FixedBlock*cand.Packs) < packs {
 			continue
 		}
 		if int64(cand.Packs)*c.P <= kernels.BlockRegValues {

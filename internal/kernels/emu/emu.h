@@ -56,6 +56,7 @@ typedef unsigned int u32;
 typedef unsigned short u16;
 struct V16;
 inline float fmax2(float a, float b) { return fmaxf(a, b); }
+inline float fmin2(float a, float b) { return fminf(a, b); }
 inline float fma_rn(float a, float b, float c) { return fmaf(a, b, c); }
 // ex2.approx (~2 ulp on the GPU) is emulated exactly.
 inline float ex2(float x) { return exp2f(x); }
@@ -90,6 +91,8 @@ inline V ld16(const void* p) {
   return r;
 }
 inline void st_cs(void* p, const V16& r) { memcpy(p, &r, 16); }
+template <class V = V16>
+inline V fresh(V r) { return r; }
 // cp.async emulated as a synchronous copy: every committed group has landed
 // by the time a wait runs.
 inline u32 dyn_smem_bytes() { return emu::dyn_smem_size; }
