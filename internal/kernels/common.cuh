@@ -352,39 +352,33 @@ __device__ __forceinline__ void unpack_bf2(u32 w, float& lo, float& hi) {
   hi = __uint_as_float(w & 0xffff0000u);
 }
 
-// Elementwise max (MAX) or min of two words of two 16-bit values, a NaN
-// element ignored as fmax2 ignores it: one max.f16x2 (bf16x2) on sm_80+.
-template <bool MAX>
-__device__ __forceinline__ u32 h2_extreme(u32 a, u32 b) {
+// Elementwise max (MAX) or min of two words of two 16-bit values (BF: bf16,
+// else f16), a NaN element ignored as fmax2 ignores it: one max.f16x2
+// (bf16x2) on sm_80+.
+template <bool BF, bool MAX>
+__device__ __forceinline__ u32 w2_extreme(u32 a, u32 b) {
 #if !defined(SMX_EMU) && __CUDA_ARCH__ >= 800
   u32 r;
-  if (MAX)
+  if (BF && MAX)
+    asm("max.bf16x2 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b));
+  else if (BF)
+    asm("min.bf16x2 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b));
+  else if (MAX)
     asm("max.f16x2 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b));
   else
     asm("min.f16x2 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b));
   return r;
 #else
   float a0, a1, b0, b1;
-  unpack_h2(a, a0, a1);
-  unpack_h2(b, b0, b1);
-  return MAX ? pack_h2(fmax2(a0, b0), fmax2(a1, b1)) : pack_h2(fmin2(a0, b0), fmin2(a1, b1));
-#endif
-}
-
-template <bool MAX>
-__device__ __forceinline__ u32 bf2_extreme(u32 a, u32 b) {
-#if !defined(SMX_EMU) && __CUDA_ARCH__ >= 800
-  u32 r;
-  if (MAX)
-    asm("max.bf16x2 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b));
-  else
-    asm("min.bf16x2 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b));
-  return r;
-#else
-  float a0, a1, b0, b1;
-  unpack_bf2(a, a0, a1);
-  unpack_bf2(b, b0, b1);
-  return MAX ? pack_bf2(fmax2(a0, b0), fmax2(a1, b1)) : pack_bf2(fmin2(a0, b0), fmin2(a1, b1));
+  if (BF) {
+    unpack_bf2(a, a0, a1);
+    unpack_bf2(b, b0, b1);
+  } else {
+    unpack_h2(a, a0, a1);
+    unpack_h2(b, b0, b1);
+  }
+  const float lo = MAX ? fmax2(a0, b0) : fmin2(a0, b0), hi = MAX ? fmax2(a1, b1) : fmin2(a1, b1);
+  return BF ? pack_bf2(lo, hi) : pack_h2(lo, hi);
 #endif
 }
 
@@ -423,8 +417,8 @@ struct F16 {
   }
   // One word of a raw pack (Fwd::reduce_raw).
   static __device__ __forceinline__ void unpack2(u32 w, float& lo, float& hi) { unpack_h2(w, lo, hi); }
-  static __device__ __forceinline__ u32 max2(u32 a, u32 b) { return h2_extreme<true>(a, b); }
-  static __device__ __forceinline__ u32 min2(u32 a, u32 b) { return h2_extreme<false>(a, b); }
+  static __device__ __forceinline__ u32 max2(u32 a, u32 b) { return w2_extreme<false, true>(a, b); }
+  static __device__ __forceinline__ u32 min2(u32 a, u32 b) { return w2_extreme<false, false>(a, b); }
   static __device__ __forceinline__ V16 pack(const float* f) {
     V16 r;
 #pragma unroll
@@ -462,8 +456,8 @@ struct BF16 {
   }
   // One word of a raw pack (Fwd::reduce_raw).
   static __device__ __forceinline__ void unpack2(u32 w, float& lo, float& hi) { unpack_bf2(w, lo, hi); }
-  static __device__ __forceinline__ u32 max2(u32 a, u32 b) { return bf2_extreme<true>(a, b); }
-  static __device__ __forceinline__ u32 min2(u32 a, u32 b) { return bf2_extreme<false>(a, b); }
+  static __device__ __forceinline__ u32 max2(u32 a, u32 b) { return w2_extreme<true, true>(a, b); }
+  static __device__ __forceinline__ u32 min2(u32 a, u32 b) { return w2_extreme<true, false>(a, b); }
   static __device__ __forceinline__ V16 pack(const float* f) {
     V16 r;
 #pragma unroll
@@ -974,8 +968,8 @@ struct Fwd {
   }
 
   // The outputs of a row reduced by reduce_raw (shift s), pack by pack:
-  // st(k, o) stores pack k. The plain build needs no fresh(): its sums
-  // take one of two exp forms, and ptxas merged nothing (no spill).
+  // st(k, o) stores pack k. Every build takes fresh(): without it nvcc
+  // 11.8 spilled the plain bf16 twins (t128_p8 560 bytes), NVRTC 13 not.
   template <int NP, class Store>
   __device__ __forceinline__ void out_raw(const V16 (&raw)[NP], float s, const Fin& f, const Store& st) const {
     constexpr int P = D::P;
@@ -983,7 +977,7 @@ struct Fwd {
     if (f.log) {
 #pragma unroll
       for (int k = 0; k < NP; ++k) {
-        unpack_conv(*this, 0, PLAIN ? raw[k] : fresh(raw[k]), o);
+        unpack_conv(*this, 0, fresh(raw[k]), o);
 #pragma unroll
         for (int e = 0; e < P; ++e) o[e] = (o[e] - s) - f.clse;
         st(k, o);
@@ -992,7 +986,7 @@ struct Fwd {
       const float sl = s * L2E;
 #pragma unroll
       for (int k = 0; k < NP; ++k) {
-        unpack_conv(*this, 0, PLAIN ? raw[k] : fresh(raw[k]), o);
+        unpack_conv(*this, 0, fresh(raw[k]), o);
 #pragma unroll
         for (int e = 0; e < P; ++e) o[e] = fexp_shifted<D::FTZ_EXP>(o[e], sl) * f.crd;
         st(k, o);
@@ -1000,7 +994,7 @@ struct Fwd {
     } else {
 #pragma unroll
       for (int k = 0; k < NP; ++k) {
-        unpack_conv(*this, 0, PLAIN ? raw[k] : fresh(raw[k]), o);
+        unpack_conv(*this, 0, fresh(raw[k]), o);
 #pragma unroll
         for (int e = 0; e < P; ++e) o[e] = ex(o[e] - s) * f.crd;
         st(k, o);
