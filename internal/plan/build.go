@@ -362,8 +362,8 @@ func (c *ctx) blockRegFixedBlock(in kernels.Info) (kernels.Variant, bool) {
 	return v, true
 }
 
-// blockRegExact trades blockRegFixedBlock's pick v for an "_exact" twin
-// (block_reg.cu: a kernel with no other body, the row held raw at NP*4
+// blockRegExact trades blockRegFixedBlock's pick v for the catalogue's "_exact" twin of as many packs
+// as the row (block_reg.cu: a kernel with no other body, the row held raw at NP*4
 // registers a thread, each exp taken twice, bounded to more resident
 // blocks) for 16-bit forward rows from aligned pointers that fill v's
 // block of four packs a thread exactly, when the twin's blocks, one a
@@ -385,27 +385,21 @@ func (c *ctx) blockRegFixedBlock(in kernels.Info) (kernels.Variant, bool) {
 // t128_p8 twin 16.9.
 func (c *ctx) blockRegExact(in kernels.Info, v kernels.Variant) (kernels.Variant, bool) {
 	packs := c.packs()
-	if c.bwd || c.es != 2 || !c.vec() || c.ragged() || c.p.Axis%c.P != 0 ||
-		int64(v.FixedBlock*v.Packs) != packs || int64(v.Packs)*c.P != kernels.BlockRegValues {
+	if !c.forwardWholeRows() || c.es != 2 || int64(v.FixedBlock*v.Packs) != packs || int64(v.Packs)*c.P != kernels.BlockRegValues {
 		return v, false
 	}
-	name, ok := blockRegExactTwins[packs]
-	if !ok {
-		return v, false
+	for _, ev := range in.Variants(false) {
+		if !ev.Exact || int64(ev.FixedBlock*ev.Packs) != packs {
+			continue
+		}
+		blocks := c.occupancy("block_reg.cu", c.sym(kernels.BlockReg, v.Name), v.FixedBlock, 0)
+		if c.p.Outer*int64(ev.FixedBlock) <= int64(blocks)*int64(v.FixedBlock)*int64(c.d.SMs) {
+			return v, false
+		}
+		return ev, true
 	}
-	ev, ok := in.Variant(false, name)
-	if !ok {
-		return v, false
-	}
-	blocks := c.occupancy("block_reg.cu", c.sym(kernels.BlockReg, v.Name), v.FixedBlock, 0)
-	if c.p.Outer*int64(ev.FixedBlock) <= int64(blocks)*int64(v.FixedBlock)*int64(c.d.SMs) {
-		return v, false
-	}
-	return ev, true
+	return v, false
 }
-
-// blockRegExactTwins maps a row's packs to blockRegExact's twin.
-var blockRegExactTwins = map[int64]string{128: "t64_p2_exact", 256: "t64_p4_exact", 512: "t128_p4_exact", 1024: "t128_p8_exact"}
 
 // blockRegFixedFor is blockRegFixedBlock's pick for rows of the given
 // packs, before the tail kernels.
