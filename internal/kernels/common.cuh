@@ -857,12 +857,11 @@ struct Fwd {
   template <class Red, int N, class More = NoMoreValues>
   __device__ __forceinline__ Fin reduce_cached(float (&b)[NIN][N], const More& more = More()) const {
     constexpr int P = D::P;
-    constexpr bool LOCAL = Red::LOCAL_FIRST;
     float m = neg_inf();
 #pragma unroll
     for (int k = 0; k < N; ++k) m = fmax2(m, b[0][k]);
     m = more.max(m);
-    if constexpr (!LOCAL) m = Red::template run<RedMax>(m);
+    if constexpr (!Red::LOCAL_FIRST) m = Red::template run<RedMax>(m);
     const float s = safe(m);
     float ps[P];
 #pragma unroll
@@ -888,12 +887,21 @@ struct Fwd {
       }
     }
     more.sum(s, ps);
-    if constexpr (!LOCAL) {
+    return row_sum<Red>(m, s, ps);
+  }
+
+  // The end of reduce_cached and reduce_raw: the row's Fin from the
+  // thread's max m (the row max unless Red::LOCAL_FIRST), its shift
+  // s = safe(m) and its partial sums ps of exps against s (summed in
+  // place). With Red::LOCAL_FIRST, the row max, then the thread's sum moved
+  // to it: w = exp(m_t - M) is 0 for a thread of -inf values (and for every
+  // thread of a row of -inf, whose sum 0 then makes the outputs NaN as
+  // torch's are).
+  template <class Red, int P>
+  __device__ __forceinline__ Fin row_sum(float m, float s, float (&ps)[P]) const {
+    if constexpr (!Red::LOCAL_FIRST) {
       return finalize(MD{m, Red::template run<RedSum>(pairwise_sum<P>(ps))});
     } else {
-      // The row max, then the thread's sum moved to it: w = exp(m_t - M) is
-      // 0 for a thread of -inf values (and for every thread of a row of
-      // -inf, whose sum 0 then makes the outputs NaN as torch's are).
       const float rm = Red::template run<RedMax>(m), rs = safe(rm);
       const float w = fexp_nonpos(m - rs);
       Fin f = finalize(MD{rm, Red::template run<RedSum>(pairwise_sum<P>(ps) * w)});
@@ -949,16 +957,7 @@ struct Fwd {
         for (int e = 0; e < P; ++e) ps[e] += ex(v[e] - s);
       }
     }
-    if constexpr (!Red::LOCAL_FIRST) {
-      return finalize(MD{m, Red::template run<RedSum>(pairwise_sum<P>(ps))});
-    } else {
-      const float rm = Red::template run<RedMax>(m), rs = safe(rm);
-      const float wt = fexp_nonpos(m - rs);
-      Fin f = finalize(MD{rm, Red::template run<RedSum>(pairwise_sum<P>(ps) * wt)});
-      f.crd = wt * f.rd;
-      f.clse = (rs - s) + f.lse;
-      return f;
-    }
+    return row_sum<Red>(m, s, ps);
   }
 
   // Whether reduce_raw and out_raw take the exps as fexp_shifted against s
