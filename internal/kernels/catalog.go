@@ -126,8 +126,8 @@ type Info struct {
 	// specs (0.98-1.02x; -ab-s43.txt §7) for three more modules to compile,
 	// and the strategies not measured keep one build.
 	PlainBuild bool
-	// Shift: every variant has a twin, symbol suffix ShiftSuffix, for
-	// ragged rows (16-byte aligned pointers, cols not a multiple of the
+	// Shift: every variant but the tail and exact kernels has a twin
+	// (HasShiftTwin), symbol suffix ShiftSuffix, for ragged rows (16-byte aligned pointers, cols not a multiple of the
 	// pack, Params.Vec = VecShift): each row is read from the 16-byte
 	// boundary at or before its start, so whole packs move 16 bytes at a
 	// time instead of element by element (cached_row, row_2pass and
@@ -138,6 +138,10 @@ type Info struct {
 	// kernels, so that the aligned ones keep their code and registers.
 	Shift bool
 }
+
+// HasShiftTwin reports whether variant v of the strategy has a ragged-row
+// twin (Shift): the tail and exact kernels serve whole-pack rows only.
+func (in Info) HasShiftTwin(v Variant) bool { return in.Shift && !v.Tail && !v.Exact }
 
 // ShiftSuffix ends the symbol of a ragged-row twin (Info.Shift):
 // block_reg_fwd_f32_t256_p4_shift, online_2pass_fwd_f16_shift.
@@ -559,7 +563,7 @@ func (in Info) Symbols(dt spec.DType) []string {
 			if v.Serves(dt) {
 				sym := Symbol(in.Strategy, dt, bwd, v.Name)
 				out = append(out, sym)
-				if in.Shift && !v.Tail && !v.Exact {
+				if in.HasShiftTwin(v) {
 					out = append(out, sym+ShiftSuffix)
 				}
 			}

@@ -193,7 +193,7 @@ func TestResourcesTable(t *testing.T) {
 						continue
 					}
 					syms := []string{Symbol(in.Strategy, dt, bwd == 1, v.Name)}
-					if in.Shift && !v.Tail && !v.Exact {
+					if in.HasShiftTwin(v) {
 						syms = append(syms, syms[0]+ShiftSuffix)
 					}
 					for n, sym := range syms {

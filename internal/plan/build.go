@@ -362,10 +362,10 @@ func (c *ctx) blockRegFixedBlock(in kernels.Info) (kernels.Variant, bool) {
 	return v, true
 }
 
-// blockRegExact trades blockRegFixedBlock's pick v for the catalogue's "_exact" twin of as many packs
-// as the row (block_reg.cu: a kernel with no other body, the row held raw at NP*4
-// registers a thread, each exp taken twice, bounded to more resident
-// blocks) for 16-bit forward rows from aligned pointers that fill v's
+// blockRegExact trades blockRegFixedBlock's pick v for the catalogue's
+// "_exact" twin of as many packs as the row (block_reg.cu: a kernel with
+// no other body, the row held raw at NP*4 registers a thread, each exp
+// taken twice, bounded to more resident blocks) for 16-bit forward rows from aligned pointers that fill v's
 // block of four packs a thread exactly, when the twin's blocks, one a
 // row, fill more threads than v's resident blocks hold over the SMs. The
 // twins of 2048 and 4096 columns keep v's block and raise its blocks an SM
