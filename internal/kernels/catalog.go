@@ -127,15 +127,16 @@ type Info struct {
 	// and the strategies not measured keep one build.
 	PlainBuild bool
 	// Shift: every variant but the tail and exact kernels has a twin
-	// (HasShiftTwin), symbol suffix ShiftSuffix, for ragged rows (16-byte aligned pointers, cols not a multiple of the
-	// pack, Params.Vec = VecShift): each row is read from the 16-byte
-	// boundary at or before its start, so whole packs move 16 bytes at a
-	// time instead of element by element (cached_row, row_2pass and
-	// block_smem in common.cuh). strided's twins serve a non-last axis
-	// whose Inner is not a multiple of the pack (or unaligned pointers):
-	// each thread takes P slices TX apart, so a tile moves as many bytes a
-	// step as with 16-byte packs; strided_short's, 2-4 slices 32 apart. Separate
-	// kernels, so that the aligned ones keep their code and registers.
+	// (HasShiftTwin), symbol suffix ShiftSuffix, for ragged rows (16-byte
+	// aligned pointers, cols not a multiple of the pack, Params.Vec =
+	// VecShift): each row is read from the 16-byte boundary at or before its
+	// start, so whole packs move 16 bytes at a time instead of element by
+	// element (cached_row, row_2pass and block_smem in common.cuh). strided's
+	// twins serve a non-last axis whose Inner is not a multiple of the pack (or
+	// unaligned pointers): each thread takes P slices TX apart, so a tile moves
+	// as many bytes a step as with 16-byte packs; strided_short's, 2-4 slices
+	// 32 apart. Separate kernels, so that the aligned ones keep their code and
+	// registers.
 	Shift bool
 }
 

@@ -365,9 +365,10 @@ func (c *ctx) blockRegFixedBlock(in kernels.Info) (kernels.Variant, bool) {
 // blockRegExact trades blockRegFixedBlock's pick v for the catalogue's
 // "_exact" twin of as many packs as the row (block_reg.cu: a kernel with
 // no other body, the row held raw at NP*4 registers a thread, each exp
-// taken twice, bounded to more resident blocks) for 16-bit forward rows from aligned pointers that fill v's
-// block of four packs a thread exactly, when the twin's blocks, one a
-// row, fill more threads than v's resident blocks hold over the SMs. The
+// taken twice, bounded to more resident blocks) for 16-bit forward rows
+// from aligned pointers that fill v's block of four packs a thread
+// exactly, when the twin's blocks, one a row, fill more threads than v's
+// resident blocks hold over the SMs. The
 // twins of 2048 and 4096 columns keep v's block and raise its blocks an SM
 // (NVRTC 13: 18 → 24 at 64 threads, 9 → 12 at 128); those of 1024 and 8192
 // columns halve it (t32_p4 → t64_p2 at 32 blocks an SM, t256_p4 at 4 →
