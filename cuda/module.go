@@ -1,9 +1,12 @@
 package cuda
 
 import (
+	"errors"
 	"fmt"
+	"runtime"
 	"sync"
 
+	"github.com/gofused/softmax"
 	"github.com/gofused/softmax/internal/driver"
 	"github.com/gofused/softmax/internal/jit"
 	"github.com/gofused/softmax/internal/kernels"
@@ -11,9 +14,11 @@ import (
 	"github.com/gofused/softmax/internal/spec"
 )
 
-// module is one strategy file compiled for one dtype (and op kind, see
-// moduleKey) and loaded in the device's context, with its functions
-// resolved on first use.
+// module is one kernel compiled alone from its strategy file for one dtype
+// (and op kind, see moduleKey) and loaded in the device's context. A
+// kernel's first use on a machine compiles it (kernels.KernelSource: 0.6 s
+// on average on an H100 host, where its whole file took up to a minute);
+// later uses load it from the disk cache.
 type module struct {
 	once   sync.Once
 	err    error
@@ -26,23 +31,24 @@ type module struct {
 	maxT map[string]int // CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK
 }
 
-// moduleKey names a module: a strategy file compiled for one dtype, either
-// for every launch or, plain, for plain softmax launches only (see
-// plainLaunch).
+// moduleKey names a module: one kernel of a strategy file compiled for one
+// dtype, either for every launch or, plain, for plain softmax launches only
+// (see plainLaunch).
 type moduleKey struct {
-	file  string
-	dt    spec.DType
-	plain bool
+	file   string
+	dt     spec.DType
+	plain  bool
+	symbol string
 }
 
 func dtypeBit(dt spec.DType) int { return 1 << int(dt) }
 
-// module returns the loaded module of file for dt (plain: the plain-softmax
-// build), compiling it with NVRTC (or taking the CUBIN from the cache) on
-// first use.
-func (d *Device) module(file string, dt spec.DType, plain bool) (*module, error) {
+// module returns the loaded module of kernel symbol of file for dt (plain:
+// the plain-softmax build), compiling it with NVRTC (or taking the CUBIN
+// from the cache) on first use.
+func (d *Device) module(file string, dt spec.DType, plain bool, symbol string) (*module, error) {
 	plain = plain && kernels.HasPlainBuild(file) // the others have one build
-	key := moduleKey{file, dt, plain}
+	key := moduleKey{file, dt, plain, symbol}
 	d.mu.Lock()
 	m, ok := d.modules[key]
 	if !ok {
@@ -51,23 +57,88 @@ func (d *Device) module(file string, dt spec.DType, plain bool) (*module, error)
 	}
 	d.mu.Unlock()
 	m.once.Do(func() {
-		src, hdrs, err := kernels.Source(file, dtypeBit(dt), plain)
+		src, hdrs, err := kernels.KernelSource(file, dtypeBit(dt), plain, symbol)
 		if err != nil {
 			m.err = err
 			return
 		}
 		res, err := jit.Default().Get(jit.Request{Name: file, Source: src, Headers: hdrs, Arch: d.props.Arch()})
 		if err != nil {
-			m.err = fmt.Errorf("cuda: compiling %s for %v%s on %s: %w", file, dt, plainSuffix(plain), d.props.Arch(), err)
+			m.err = fmt.Errorf("cuda: compiling %s from %s for %v%s on %s: %w", symbol, file, dt, plainSuffix(plain), d.props.Arch(), err)
 			return
 		}
 		m.from = res.From
 		m.handle, m.err = d.ctx.LoadModule(res.CUBIN)
 		if m.err != nil {
-			m.err = fmt.Errorf("cuda: loading %s (%v%s): %w", file, dt, plainSuffix(plain), m.err)
+			m.err = fmt.Errorf("cuda: loading %s (%v%s): %w", symbol, dt, plainSuffix(plain), m.err)
 		}
 	})
 	return m, m.err
+}
+
+// Precompile compiles (or takes from the disk cache) and loads every kernel
+// this device can run, of both builds (general and plain softmax), for the
+// given dtypes (all when none are given), as many at once as GOMAXPROCS
+// allows, and returns how many it loaded. A launch compiles only the kernel
+// it needs, on its first use; Precompile pays for all of them at once, as
+// an install step that fills the disk cache for later processes might (the
+// CLI's softmax precompile).
+func (d *Device) Precompile(dts ...softmax.DType) (int, error) {
+	if err := d.checkOpen(); err != nil {
+		return 0, err
+	}
+	var keys []moduleKey
+	for _, in := range d.strategyInfos() {
+		for _, dt := range dtypesOrAll(dts) {
+			for _, sym := range in.Symbols(dt) {
+				keys = append(keys, moduleKey{in.File, dt, false, sym})
+				if kernels.HasPlainBuild(in.File) {
+					keys = append(keys, moduleKey{in.File, dt, true, sym})
+				}
+			}
+		}
+	}
+	return len(keys), d.preload(keys)
+}
+
+// strategyInfos lists the strategies the device can run: all but the
+// cluster ones before sm_90.
+func (d *Device) strategyInfos() []kernels.Info {
+	var out []kernels.Info
+	for _, in := range kernels.All() {
+		if d.props.Major >= in.MinMajor && (!in.Cluster || d.props.ClusterLaunch) {
+			out = append(out, in)
+		}
+	}
+	return out
+}
+
+// dtypesOrAll is dts, or every dtype when it is empty.
+func dtypesOrAll(dts []softmax.DType) []softmax.DType {
+	if len(dts) == 0 {
+		return []softmax.DType{softmax.Float32, softmax.Float16, softmax.BFloat16}
+	}
+	return dts
+}
+
+// preload compiles (or takes from the cache) and loads the modules of keys
+// in parallel, one NVRTC compilation a CPU: KernelResources asks for every
+// kernel, some 1800 of them, about 20 minutes of compilation on a cold
+// cache.
+func (d *Device) preload(keys []moduleKey) error {
+	errs := make([]error, len(keys))
+	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
+	var wg sync.WaitGroup
+	for i, k := range keys {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			_, errs[i] = d.module(k.file, k.dt, k.plain, k.symbol)
+		}()
+	}
+	wg.Wait()
+	return errors.Join(errs...)
 }
 
 // plainSuffix names the plain-softmax build in messages.
@@ -81,7 +152,7 @@ func plainSuffix(plain bool) string {
 // function resolves a kernel symbol of file/dt (plain: the plain-softmax
 // build).
 func (d *Device) function(file string, dt spec.DType, plain bool, symbol string) (driver.Function, *module, error) {
-	m, err := d.module(file, dt, plain)
+	m, err := d.module(file, dt, plain, symbol)
 	if err != nil {
 		return 0, nil, err
 	}

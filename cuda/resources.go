@@ -50,21 +50,28 @@ var reportShapes = []struct {
 }
 
 // KernelResources compiles (or takes from the cache) every strategy's
-// kernels for the given dtypes (all when none are given) and reports each
-// kernel's resources. Strategies that cannot run on the device (clusters
-// before sm_90) are left out.
+// kernels for the given dtypes (all when none are given), as many at once
+// as GOMAXPROCS allows, and reports each kernel's resources. Strategies
+// that cannot run on the device (clusters before sm_90) are left out.
 func (d *Device) KernelResources(dts ...softmax.DType) ([]KernelResource, error) {
 	if err := d.checkOpen(); err != nil {
 		return nil, err
 	}
-	if len(dts) == 0 {
-		dts = []softmax.DType{softmax.Float32, softmax.Float16, softmax.BFloat16}
+	dts = dtypesOrAll(dts)
+	infos := d.strategyInfos()
+	var keys []moduleKey
+	for _, in := range infos {
+		for _, dt := range dts {
+			for _, sym := range in.Symbols(dt) {
+				keys = append(keys, moduleKey{in.File, dt, false, sym})
+			}
+		}
+	}
+	if err := d.preload(keys); err != nil {
+		return nil, err
 	}
 	var out []KernelResource
-	for _, in := range kernels.All() {
-		if d.props.Major < in.MinMajor || (in.Cluster && !d.props.ClusterLaunch) {
-			continue
-		}
+	for _, in := range infos {
 		for _, dt := range dts {
 			launches := d.reportLaunches(string(in.Strategy), dt)
 			for _, sym := range in.Symbols(dt) {

@@ -1,8 +1,9 @@
 // Package kernels holds the CUDA C sources of the softmax kernel family and
 // their Go catalogue. The sources are embedded (//go:embed *.cu *.cuh) and
-// compiled at run time by NVRTC, one module per strategy and dtype
-// (Strategy.Program, or Source with a DTypeMask), with the only header,
-// common.cuh, passed in the header map. Every kernel is an extern "C"
+// compiled at run time by NVRTC, with the only header, common.cuh, passed in
+// the header map: each kernel alone for one dtype (KernelSource, what
+// package cuda loads), or a whole file for one or more dtypes
+// (Strategy.Program, or Source with a DTypeMask). Every kernel is an extern "C"
 // symbol named <strategy>_<fwd|bwd>_<f32|f16|bf16>[_<variant>], written out
 // literally in its .cu file as SMX_KERNEL(name, bounds, body), and takes one
 // parameter: a Params struct by value (kernelParams[0] = &params).

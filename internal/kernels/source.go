@@ -3,6 +3,7 @@ package kernels
 import (
 	"embed"
 	"fmt"
+	"regexp"
 )
 
 //go:embed *.cu *.cuh
@@ -37,6 +38,41 @@ func Source(file string, dtypeBit int, plain bool) (src string, headers map[stri
 	}
 	prefix += fmt.Sprintf("#line 1 %q\n", file)
 	return prefix + string(body), map[string]string{Header: string(hdr)}, nil
+}
+
+// kernelLine matches a kernel definition, SMX_KERNEL(name, bounds, body) on
+// a line of its own, as every .cu file writes them.
+var kernelLine = regexp.MustCompile(`(?m)^[ \t]*SMX_KERNEL\(([A-Za-z0-9_]+),.*$`)
+
+// KernelSource is Source for one kernel: every kernel definition but
+// symbol's is blanked (the line kept, so compiler messages keep the file's
+// line numbers), and NVRTC instantiates and compiles that kernel alone.
+// That is what a launch needs, and it takes a fraction of the file: on an
+// H100 host with NVRTC 13, 0.63 s a kernel on average (under 3.5 s)
+// against 36-67 s for block_reg.cu's 102-106 kernels of one dtype. The
+// code is the same either way: compiled alone, every one of the 1779
+// kernels of every file, dtype and build had the .text section it has in
+// its whole file, byte for byte (bench/results/nvidia-h100-2026-11-25-ab-
+// s61.txt). A symbol that file
+// does not define is an error; one in a dtype block that dtypeBit leaves
+// out compiles to a module without it.
+func KernelSource(file string, dtypeBit int, plain bool, symbol string) (src string, headers map[string]string, err error) {
+	src, headers, err = Source(file, dtypeBit, plain)
+	if err != nil {
+		return "", nil, err
+	}
+	found := 0
+	src = kernelLine.ReplaceAllStringFunc(src, func(line string) string {
+		if kernelLine.FindStringSubmatch(line)[1] == symbol {
+			found++
+			return line
+		}
+		return ""
+	})
+	if found != 1 {
+		return "", nil, fmt.Errorf("kernels: %s defines kernel %q %d times, want once", file, symbol, found)
+	}
+	return src, headers, nil
 }
 
 // SourceText returns a raw embedded file (for tests and tools).
