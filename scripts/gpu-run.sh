@@ -18,6 +18,9 @@ run() { # name, command...
 }
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.mem --format=csv > "$OUT/gpu.txt" 2>&1
 if [[ $what == tests || $what == all ]]; then
+  # every kernel into the disk cache at once (one NVRTC compilation a CPU),
+  # so the tests below load them instead of compiling them one by one
+  run precompile $B/softmax precompile
   run driver-test $B/driver.test -test.v -test.count=1
   run jit-test $B/jit.test -test.v -test.count=1
   run cuda-test $B/cuda.test -test.v -test.count=1 -test.timeout=540s
