@@ -23,7 +23,6 @@ type module struct {
 	once   sync.Once
 	err    error
 	handle driver.Module
-	from   jit.Source
 
 	mu   sync.Mutex
 	fns  map[string]driver.Function
@@ -57,23 +56,32 @@ func (d *Device) module(file string, dt spec.DType, plain bool, symbol string) (
 	}
 	d.mu.Unlock()
 	m.once.Do(func() {
-		src, hdrs, err := kernels.KernelSource(file, dtypeBit(dt), plain, symbol)
+		req, err := d.kernelRequest(file, dt, plain, symbol)
 		if err != nil {
 			m.err = err
 			return
 		}
-		res, err := jit.Default().Get(jit.Request{Name: file, Source: src, Headers: hdrs, Arch: d.props.Arch()})
+		res, err := jit.Default().Get(req)
 		if err != nil {
 			m.err = fmt.Errorf("cuda: compiling %s from %s for %v%s on %s: %w", symbol, file, dt, plainSuffix(plain), d.props.Arch(), err)
 			return
 		}
-		m.from = res.From
 		m.handle, m.err = d.ctx.LoadModule(res.CUBIN)
 		if m.err != nil {
 			m.err = fmt.Errorf("cuda: loading %s (%v%s): %w", symbol, dt, plainSuffix(plain), m.err)
 		}
 	})
 	return m, m.err
+}
+
+// kernelRequest is the NVRTC request that compiles kernel symbol of file
+// alone for dt (plain: the plain-softmax build) on this device.
+func (d *Device) kernelRequest(file string, dt spec.DType, plain bool, symbol string) (jit.Request, error) {
+	src, hdrs, err := kernels.KernelSource(file, dtypeBit(dt), plain, symbol)
+	if err != nil {
+		return jit.Request{}, err
+	}
+	return jit.Request{Name: file, Source: src, Headers: hdrs, Arch: d.props.Arch()}, nil
 }
 
 // Precompile compiles (or takes from the disk cache) and loads every kernel
@@ -93,18 +101,26 @@ func (d *Device) Precompile(dts ...softmax.DType) (int, error) {
 			return 0, fmt.Errorf("cuda: precompiling for dtype %v: not f32, f16 or bf16", dt)
 		}
 	}
+	keys := d.kernelKeys(d.strategyInfos(), dts, true)
+	return len(keys), d.preload(keys)
+}
+
+// kernelKeys names the modules of every kernel of the strategies infos for
+// dts, of the general build and, with plain, of the plain one where a file
+// has it.
+func (d *Device) kernelKeys(infos []kernels.Info, dts []softmax.DType, plain bool) []moduleKey {
 	var keys []moduleKey
-	for _, in := range d.strategyInfos() {
+	for _, in := range infos {
 		for _, dt := range dts {
 			for _, sym := range in.Symbols(dt) {
 				keys = append(keys, moduleKey{in.File, dt, false, sym})
-				if kernels.HasPlainBuild(in.File) {
+				if plain && kernels.HasPlainBuild(in.File) {
 					keys = append(keys, moduleKey{in.File, dt, true, sym})
 				}
 			}
 		}
 	}
-	return len(keys), d.preload(keys)
+	return keys
 }
 
 // strategyInfos lists the strategies the device can run: all but the

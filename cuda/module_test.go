@@ -70,11 +70,11 @@ func TestKernelAloneMatchesFile(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			src, hdrs, err := kernels.KernelSource(c.file, dtypeBit(c.dt), c.plain, sym)
+			req, err := d.kernelRequest(c.file, c.dt, c.plain, sym)
 			if err != nil {
 				t.Fatal(err)
 			}
-			alone, err := jit.Default().Get(jit.Request{Name: c.file, Source: src, Headers: hdrs, Arch: d.props.Arch()})
+			alone, err := jit.Default().Get(req) // in the compiler's memory since d.module
 			if err != nil {
 				t.Fatal(err)
 			}

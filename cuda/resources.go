@@ -59,15 +59,7 @@ func (d *Device) KernelResources(dts ...softmax.DType) ([]KernelResource, error)
 	}
 	dts = dtypesOrAll(dts)
 	infos := d.strategyInfos()
-	var keys []moduleKey
-	for _, in := range infos {
-		for _, dt := range dts {
-			for _, sym := range in.Symbols(dt) {
-				keys = append(keys, moduleKey{in.File, dt, false, sym})
-			}
-		}
-	}
-	if err := d.preload(keys); err != nil {
+	if err := d.preload(d.kernelKeys(infos, dts, false)); err != nil {
 		return nil, err
 	}
 	var out []KernelResource
