@@ -15,6 +15,8 @@
 //	               [--algo all|NAME,...] [--reps N] [--warmup N] [--dry-run] [--verbose]
 //	softmax tune   --show
 //	softmax info   [--kernels]
+//	softmax precompile [--device cuda|cuda:N] [--dtype f32,f16,bf16]
+//	softmax cache  [show | trim [--unused-for AGE] | clear]
 //	softmax help   [COMMAND]
 //
 // Flags are written --name value (or -name value). The exit status is 0 on

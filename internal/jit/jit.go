@@ -22,6 +22,14 @@
 // A cache directory that cannot be created disables disk caching with a
 // one-time warning through Config.Logf.
 //
+// An entry's modification time marks its last use (a disk hit re-marks it
+// once an hour at most). Once a day, the first disk access of a process
+// removes the entries unused for DefaultMaxUnused (30 days) — kernels of
+// earlier releases, which nothing loads any more — and temporary files of
+// interrupted writes; trim.txt in the entry directory holds the last trim's
+// time.
+// Usage, Trim and Clear report and prune on demand (`softmax cache`).
+//
 // Concurrent requests for the same key are deduplicated: one goroutine
 // compiles, the others wait for its result.
 package jit
@@ -33,6 +41,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -40,6 +49,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/gofused/softmax/internal/driver"
 )
@@ -167,6 +177,8 @@ type Compiler struct {
 	version string
 	verErr  error
 
+	now func() time.Time // the clock of use marks and trims
+
 	mu       sync.Mutex
 	mem      map[string][]byte
 	inflight map[string]*flight
@@ -184,6 +196,7 @@ func New(cfg Config) *Compiler {
 	c := &Compiler{
 		backend:  cfg.Backend,
 		logf:     cfg.Logf,
+		now:      time.Now,
 		mem:      map[string][]byte{},
 		inflight: map[string]*flight{},
 	}
@@ -451,6 +464,7 @@ func (c *Compiler) ensureDir() bool {
 			return
 		}
 		c.dirOK = true
+		c.autoTrim()
 	})
 	return c.dirOK
 }
@@ -461,7 +475,8 @@ func (c *Compiler) readEntry(key string) ([]byte, bool) {
 	if c.dir == "" || !c.ensureDir() {
 		return nil, false
 	}
-	b, err := os.ReadFile(c.entryPath(key))
+	path := c.entryPath(key)
+	b, info, err := readWithInfo(path)
 	if err != nil {
 		if !errors.Is(err, fs.ErrNotExist) {
 			c.mu.Lock()
@@ -477,7 +492,23 @@ func (c *Compiler) readEntry(key string) ([]byte, bool) {
 		c.mu.Unlock()
 		return nil, false
 	}
+	c.markUsed(path, info)
 	return payload, true
+}
+
+// readWithInfo reads a file and returns its metadata as of the read.
+func readWithInfo(path string) ([]byte, fs.FileInfo, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return nil, nil, err
+	}
+	b, err := io.ReadAll(f)
+	return b, info, err
 }
 
 // writeEntry stores payload atomically: a temporary file in the same
