@@ -72,10 +72,7 @@ func TestCacheCommand(t *testing.T) {
 
 func TestCacheUsageErrors(t *testing.T) {
 	t.Setenv("SOFTMAX_CACHE_DIR", t.TempDir())
-	for _, tt := range []struct {
-		args []string
-		msg  string
-	}{
+	expectUsageErrors(t, "cache", []usageCase{
 		{[]string{"cache", "frob"}, `unknown action "frob"`},
 		{[]string{"cache", "trim", "--unused-for", "0"}, "must be positive"},
 		{[]string{"cache", "trim", "--unused-for", "-2h"}, "must be positive"},
@@ -83,16 +80,8 @@ func TestCacheUsageErrors(t *testing.T) {
 		{[]string{"cache", "trim", "--unused-for", "xd"}, "not a number of days"},
 		{[]string{"cache", "clear", "--unused-for", "1h"}, "applies to trim"},
 		{[]string{"cache", "trim", "extra"}, "unexpected argument"},
-	} {
-		r := runCLI(t, tt.args...)
-		if r.code != 2 || !strings.HasPrefix(r.stderr, "softmax: cache: ") || !strings.Contains(r.stderr, tt.msg) {
-			t.Errorf("softmax %v: exit %d, stderr %q; want 2 and a message containing %q", tt.args, r.code, r.stderr, tt.msg)
-		}
-	}
-	r := runCLI(t, "help", "cache")
-	if r.code != 0 || !strings.Contains(r.stdout, "--unused-for") || !strings.Contains(r.stdout, "clear") {
-		t.Errorf("help cache: exit %d\n%s", r.code, r.stdout)
-	}
+	})
+	expectHelp(t, "cache", "--unused-for", "clear")
 }
 
 func TestParseAge(t *testing.T) {

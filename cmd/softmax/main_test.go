@@ -53,6 +53,35 @@ type result struct {
 	stdout, stderr string
 }
 
+// usageCase is a command line that must exit 2 with msg in its error.
+type usageCase struct {
+	args []string
+	msg  string
+}
+
+// expectUsageErrors runs each case and wants exit status 2 and an error
+// "softmax: COMMAND: ..." containing the case's message.
+func expectUsageErrors(t *testing.T, command string, cases []usageCase) {
+	t.Helper()
+	for _, tt := range cases {
+		r := runCLI(t, tt.args...)
+		if r.code != 2 || !strings.HasPrefix(r.stderr, "softmax: "+command+": ") || !strings.Contains(r.stderr, tt.msg) {
+			t.Errorf("softmax %v: exit %d, stderr %q; want 2 and a message containing %q", tt.args, r.code, r.stderr, tt.msg)
+		}
+	}
+}
+
+// expectHelp wants `softmax help COMMAND` to exit 0 and mention each of wants.
+func expectHelp(t *testing.T, command string, wants ...string) {
+	t.Helper()
+	r := runCLI(t, "help", command)
+	for _, w := range wants {
+		if r.code != 0 || !strings.Contains(r.stdout, w) {
+			t.Errorf("help %s: exit %d, output lacks %q:\n%s", command, r.code, w, r.stdout)
+		}
+	}
+}
+
 func runCLI(t *testing.T, args ...string) result {
 	t.Helper()
 	cmd := exec.Command(binary, args...)

@@ -10,10 +10,7 @@ import (
 )
 
 func TestTuneUsageErrors(t *testing.T) {
-	for _, tt := range []struct {
-		args []string
-		msg  string
-	}{
+	expectUsageErrors(t, "tune", []usageCase{
 		{[]string{"tune"}, "--shapes or --suite is required"},
 		{[]string{"tune", "--shapes", "garbage"}, "bad shape spec"},
 		{[]string{"tune", "--shapes", "64x1000:f32", "--suite", "quick"}, "not both"},
@@ -26,20 +23,12 @@ func TestTuneUsageErrors(t *testing.T) {
 		{[]string{"tune", "--shapes", "64x1000:f32", "--device", "cpu"}, "tuning needs a GPU"},
 		{[]string{"tune", "--shapes", "64x1000:f32", "--device", "gpu"}, "unknown device"},
 		{[]string{"tune", "extra"}, "unexpected argument"},
-	} {
-		r := runCLI(t, tt.args...)
-		if r.code != 2 || !strings.HasPrefix(r.stderr, "softmax: tune: ") || !strings.Contains(r.stderr, tt.msg) {
-			t.Errorf("softmax %v: exit %d, stderr %q; want 2 and a message containing %q", tt.args, r.code, r.stderr, tt.msg)
-		}
-	}
+	})
 	r := runCLI(t, "help")
 	if !strings.Contains(r.stdout, "  tune ") {
 		t.Errorf("usage lacks tune:\n%s", r.stdout)
 	}
-	r = runCLI(t, "help", "tune")
-	if r.code != 0 || !strings.Contains(r.stdout, "--shapes") || !strings.Contains(r.stdout, "tuned.json") {
-		t.Errorf("help tune: exit %d\n%s", r.code, r.stdout)
-	}
+	expectHelp(t, "tune", "--shapes", "tuned.json")
 }
 
 func TestTuneShow(t *testing.T) {
