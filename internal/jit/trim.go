@@ -126,17 +126,18 @@ func (c *Compiler) Trim(maxUnused time.Duration) (TrimResult, error) {
 	if maxUnused <= 0 {
 		return TrimResult{}, fmt.Errorf("jit: trim age %v: must be positive (Clear removes every entry)", maxUnused)
 	}
-	return c.removeBefore(c.now().Add(-maxUnused))
+	cutoff := c.now().Add(-maxUnused)
+	return c.remove(func(lastUse time.Time) bool { return lastUse.Before(cutoff) })
 }
 
 // Clear removes every entry (and stale temporary files). The in-process
 // cache is kept: kernels already loaded stay usable.
 func (c *Compiler) Clear() (TrimResult, error) {
-	return c.removeBefore(c.now().Add(time.Hour))
+	return c.remove(func(time.Time) bool { return true })
 }
 
-// removeBefore removes entries last used before cutoff.
-func (c *Compiler) removeBefore(cutoff time.Time) (TrimResult, error) {
+// remove removes the entries whose last use `unused` accepts.
+func (c *Compiler) remove(unused func(lastUse time.Time) bool) (TrimResult, error) {
 	var r TrimResult
 	tempCutoff := c.now().Add(-staleTempAge)
 	err := c.walkEntries(func(name string, info fs.FileInfo, temp bool) error {
@@ -147,7 +148,7 @@ func (c *Compiler) removeBefore(cutoff time.Time) (TrimResult, error) {
 				r.Temps++
 			}
 			return nil
-		case info.ModTime().Before(cutoff):
+		case unused(info.ModTime()):
 			if err := removeIfThere(path); err != nil {
 				return fmt.Errorf("jit: trimming the kernel cache: %w", err)
 			}
