@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"strconv"
 	"strings"
@@ -37,64 +38,70 @@ func runCache(e *env, args []string) error {
 	if err := parseFlags(e, fs, cacheSynopsis, args); err != nil {
 		return err
 	}
+	switch action {
+	case "show", "trim", "clear":
+	default:
+		return usagef("unknown action %q (show, trim or clear)", action)
+	}
 	if flagWasSet(fs, "unused-for") && action != "trim" {
 		return usagef("--unused-for applies to trim, not %s", action)
+	}
+	age, err := parseAge(*unusedFor)
+	if err != nil {
+		return usagef("--unused-for: %v", err)
 	}
 	c := jit.Default()
 	u, err := c.Usage()
 	if err != nil {
 		return err
 	}
-	if u.Dir == "" && (action == "trim" || action == "clear") {
+	switch {
+	case action == "show":
+		return showCache(e, u)
+	case u.Dir == "":
 		fmt.Fprintf(e.stdout, "kernel cache: off (%s=off, or no cache location); nothing removed\n", jit.EnvCache)
 		return nil
 	}
-	switch action {
-	case "show":
-		return showCache(e, u)
-	case "trim":
-		age, err := parseAge(*unusedFor)
-		if err != nil {
-			return usagef("--unused-for: %v", err)
-		}
-		r, err := c.Trim(age)
-		if err != nil {
-			return err
-		}
-		reportRemoval(e, r, "unused for "+*unusedFor)
-		return nil
-	case "clear":
-		r, err := c.Clear()
-		if err != nil {
-			return err
-		}
-		reportRemoval(e, r, "")
-		return nil
-	default:
-		return usagef("unknown action %q (show, trim or clear)", action)
+	var r jit.TrimResult
+	which := ""
+	if action == "trim" {
+		r, err = c.Trim(age)
+		which = "unused for " + *unusedFor
+	} else {
+		r, err = c.Clear()
 	}
+	if err != nil {
+		return err
+	}
+	reportRemoval(e, r, which)
+	return nil
 }
 
 // parseAge reads a Go duration, or a number of days written Nd.
 func parseAge(s string) (time.Duration, error) {
-	var age time.Duration
-	if days, ok := strings.CutSuffix(strings.TrimSpace(s), "d"); ok {
-		n, err := strconv.ParseFloat(days, 64)
-		if err != nil {
-			return 0, fmt.Errorf("%q is not a number of days", s)
-		}
-		age = time.Duration(n * float64(24*time.Hour))
-	} else {
+	notPositive := fmt.Errorf("%q: the age must be positive (clear removes every entry)", s)
+	days, ok := strings.CutSuffix(strings.TrimSpace(s), "d")
+	if !ok {
 		d, err := time.ParseDuration(s)
-		if err != nil {
+		switch {
+		case err != nil:
 			return 0, fmt.Errorf("%q is not a duration (72h, 30d, ...)", s)
+		case d <= 0:
+			return 0, notPositive
 		}
-		age = d
+		return d, nil
 	}
-	if age <= 0 {
-		return 0, fmt.Errorf("%q: the age must be positive (clear removes every entry)", s)
+	n, err := strconv.ParseFloat(days, 64)
+	const day = float64(24 * time.Hour)
+	switch {
+	case err != nil || math.IsNaN(n):
+		return 0, fmt.Errorf("%q is not a number of days", s)
+	case n*day >= math.MaxInt64: // a Duration's limit, about 106751 days
+		return 0, fmt.Errorf("%q is too long (at most %d days)", s, math.MaxInt64/int64(24*time.Hour))
+	case n*day < 1:
+		return 0, notPositive
 	}
-	return age, nil
+	return time.Duration(n * day), nil
 }
 
 func showCache(e *env, u jit.CacheUsage) error {

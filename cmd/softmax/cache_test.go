@@ -72,12 +72,25 @@ func TestCacheCommand(t *testing.T) {
 
 func TestCacheUsageErrors(t *testing.T) {
 	t.Setenv("SOFTMAX_CACHE_DIR", t.TempDir())
+	for _, cacheSetting := range []string{"", "off"} {
+		t.Setenv("SOFTMAX_CACHE", cacheSetting)
+		testCacheUsageErrors(t)
+	}
+}
+
+// testCacheUsageErrors checks the command line before the cache is looked
+// at, so the errors do not depend on SOFTMAX_CACHE.
+func testCacheUsageErrors(t *testing.T) {
 	expectUsageErrors(t, "cache", []usageCase{
 		{[]string{"cache", "frob"}, `unknown action "frob"`},
 		{[]string{"cache", "trim", "--unused-for", "0"}, "must be positive"},
 		{[]string{"cache", "trim", "--unused-for", "-2h"}, "must be positive"},
 		{[]string{"cache", "trim", "--unused-for", "soon"}, "not a duration"},
 		{[]string{"cache", "trim", "--unused-for", "xd"}, "not a number of days"},
+		{[]string{"cache", "trim", "--unused-for", "NaNd"}, "not a number of days"},
+		{[]string{"cache", "trim", "--unused-for", "Infd"}, "too long"},
+		{[]string{"cache", "trim", "--unused-for", "1e6d"}, "too long"},
+		{[]string{"cache", "trim", "--unused-for", "-Infd"}, "must be positive"},
 		{[]string{"cache", "clear", "--unused-for", "1h"}, "applies to trim"},
 		{[]string{"cache", "trim", "extra"}, "unexpected argument"},
 	})

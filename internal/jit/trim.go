@@ -194,9 +194,13 @@ func (c *Compiler) autoTrim() {
 }
 
 // markUsed re-marks the entry at path as used now when its mark is
-// useMarkInterval old. A failed mark only lets the entry age out sooner.
+// useMarkInterval old. Another user's entry in a shared cache refuses
+// explicit times, so it is touched instead. A failed mark only lets the
+// entry age out sooner.
 func (c *Compiler) markUsed(path string, info fs.FileInfo) {
 	if now := c.now(); now.Sub(info.ModTime()) >= useMarkInterval {
-		_ = os.Chtimes(path, now, now)
+		if err := os.Chtimes(path, now, now); errors.Is(err, fs.ErrPermission) {
+			_ = touchNow(path)
+		}
 	}
 }

@@ -1,6 +1,7 @@
 package jit
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -236,5 +237,24 @@ func TestAutoTrim(t *testing.T) {
 		if exists(p) {
 			t.Errorf("stamp %q held the trim off", strings.TrimSpace(content))
 		}
+	}
+}
+
+func TestTouchNow(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "entry")
+	if err := os.WriteFile(path, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	setMTime(t, path, time.Now().Add(-48*time.Hour))
+	before := time.Now().Add(-time.Second)
+	err := touchNow(path)
+	if errors.Is(err, errors.ErrUnsupported) {
+		t.Skip("touchNow is Linux only")
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := mtime(t, path); got.Before(before) || got.After(time.Now().Add(time.Second)) {
+		t.Errorf("after touchNow the mark is %v, want about now", got)
 	}
 }
