@@ -57,7 +57,8 @@ func runCache(e *env, args []string) error {
 	}
 	switch {
 	case action == "show":
-		return showCache(e, u)
+		showCache(e, u)
+		return nil
 	case u.Dir == "":
 		fmt.Fprintf(e.stdout, "kernel cache: off (%s=off, or no cache location); nothing removed\n", jit.EnvCache)
 		return nil
@@ -104,7 +105,7 @@ func parseAge(s string) (time.Duration, error) {
 	return time.Duration(n * day), nil
 }
 
-func showCache(e *env, u jit.CacheUsage) error {
+func showCache(e *env, u jit.CacheUsage) {
 	w := e.stdout
 	if u.Dir == "" {
 		fmt.Fprintf(w, "kernel cache: off (%s=off, or no cache location)\n", jit.EnvCache)
@@ -128,7 +129,6 @@ func showCache(e *env, u jit.CacheUsage) error {
 			fmt.Fprintf(w, "autotuning cache: %s (none yet)\n", path)
 		}
 	}
-	return nil
 }
 
 func reportRemoval(e *env, r jit.TrimResult, which string) {

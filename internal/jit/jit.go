@@ -68,6 +68,12 @@ const (
 // bumped whenever the entry format or the key derivation changes.
 const cacheSubdir = "cubin-v1"
 
+// An entry is <hex key>.cubin; a write in progress, .tmp-<random>.
+const (
+	entrySuffix = ".cubin"
+	tempPrefix  = ".tmp-"
+)
+
 // Backend compiles CUDA C++ source to a CUBIN. It must be safe for
 // concurrent use.
 type Backend interface {
@@ -452,7 +458,7 @@ func decodeEntry(b []byte) ([]byte, error) {
 }
 
 func (c *Compiler) entryPath(key string) string {
-	return filepath.Join(c.dir, key+".cubin")
+	return filepath.Join(c.dir, key+entrySuffix)
 }
 
 // ensureDir creates the entry directory once; on failure the disk cache is
@@ -527,7 +533,7 @@ func (c *Compiler) writeEntry(key string, payload []byte) {
 }
 
 func writeFileAtomic(dir, path string, data []byte) (err error) {
-	f, err := os.CreateTemp(dir, ".tmp-*")
+	f, err := os.CreateTemp(dir, tempPrefix+"*")
 	if err != nil {
 		return err
 	}

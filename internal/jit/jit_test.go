@@ -489,8 +489,7 @@ func TestConcurrentDistinctKeysAndProcesses(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for k := range 8 {
-				r := baseReq()
-				r.Options = []string{fmt.Sprintf("-DK=%d", k)}
+				r := keyedReq(k)
 				res, err := comps[g%len(comps)].Get(r)
 				if err != nil || !bytes.Contains(res.CUBIN, []byte(fmt.Sprintf("-DK=%d", k))) {
 					failed.Add(1)

@@ -27,8 +27,6 @@ const (
 	// staleTempAge is when a temporary file is a crashed write's leftover
 	// rather than a write in progress (a write takes milliseconds).
 	staleTempAge = time.Hour
-	tempPrefix   = ".tmp-"
-	entrySuffix  = ".cubin"
 )
 
 // DefaultMaxUnused is how long an entry may go unused before the automatic
