@@ -125,7 +125,7 @@ func ParseSpec(s string) (Case, error) {
 	if _, err := spec.Decompose(c.Shape, c.Axis); err != nil {
 		return Case{}, fmt.Errorf("bad shape spec %q: %v", s, err)
 	}
-	if c.Elems() > math.MaxInt64/16 {
+	if c.Elems() > math.MaxInt/16 {
 		return Case{}, fmt.Errorf("bad shape spec %q: too large", s)
 	}
 	return c, nil

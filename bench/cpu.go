@@ -209,22 +209,88 @@ func (w *cpuWorkload) Time(algo string, warmup, reps int) ([]float64, error) {
 	return timeReps(warmup, reps, w.step)
 }
 
-// timeReps times each of reps calls of fn after warmup untimed ones.
+// timeReps returns reps samples of fn's time in seconds, after warmup
+// untimed calls. A sample times a batch of calls that spans at least
+// minSample() and reports their mean, so an op shorter than a clock tick
+// still reads a real time; ops of ≥ minSample() run one a sample. The
+// batch size is set once: from the last warm-up call when that spans a
+// sample, else from untimed calibration batches.
 func timeReps(warmup, reps int, fn func() error) ([]float64, error) {
+	var last time.Duration
 	for range warmup {
+		t0 := clockNow()
 		if err := fn(); err != nil {
+			return nil, err
+		}
+		last = clockNow() - t0
+	}
+	batch := 1
+	if span := minSample(); last < span {
+		var err error
+		if batch, err = calibrateBatch(fn, span); err != nil {
 			return nil, err
 		}
 	}
 	ts := make([]float64, reps)
 	for i := range ts {
-		t0 := time.Now()
-		if err := fn(); err != nil {
-			return nil, err
+		t0 := clockNow()
+		for range batch {
+			if err := fn(); err != nil {
+				return nil, err
+			}
 		}
-		ts[i] = time.Since(t0).Seconds()
+		ts[i] = (clockNow() - t0).Seconds() / float64(batch)
 	}
 	return ts, nil
+}
+
+// maxBatch bounds a sample's calls once the clock sees them (an op of a few
+// ns would otherwise ask for millions); a batch the clock does not see at
+// all keeps doubling up to 1<<30.
+const maxBatch = 1 << 16
+
+// calibrateBatch returns how many calls of fn span at least span: it times
+// batches of 1, then of the count that the last one's time projects (at
+// least double), until one spans it.
+func calibrateBatch(fn func() error, span time.Duration) (int, error) {
+	for n := 1; ; {
+		t0 := clockNow()
+		for range n {
+			if err := fn(); err != nil {
+				return 0, err
+			}
+		}
+		took := clockNow() - t0
+		if took >= span || (took > 0 && n >= maxBatch) || n >= 1<<30 {
+			return n, nil
+		}
+		next := 2 * n
+		if took > 0 {
+			next = min(max(next, int(float64(n)*1.2*float64(span)/float64(took))), maxBatch)
+		}
+		n = next
+	}
+}
+
+// minSample is the least time a sample spans: 100 µs, or 100 ticks of
+// clockNow where its tick is coarser than 1 µs, at most 50 ms.
+var minSample = sync.OnceValue(func() time.Duration {
+	return min(max(100*time.Microsecond, 100*clockTick()), 50*time.Millisecond)
+})
+
+// clockTick is the largest step of clockNow seen over a few changes of its
+// reading.
+func clockTick() time.Duration {
+	var tick time.Duration
+	for range 5 {
+		t0 := clockNow()
+		t1 := clockNow()
+		for spins := 0; t1 == t0 && spins < 1e8; spins++ {
+			t1 = clockNow()
+		}
+		tick = max(tick, t1-t0)
+	}
+	return tick
 }
 
 // TimeCopy times copy() over Traffic/2 bytes (so Traffic bytes move), in

@@ -6,8 +6,6 @@ import (
 	"runtime"
 	"sync"
 	"unsafe"
-
-	"github.com/ebitengine/purego"
 )
 
 // drvSym indexes the driver entry points resolved at load time.
@@ -234,7 +232,7 @@ func (a *API) missing(s drvSym) error {
 // call invokes a driver entry point and converts its CUresult.
 //
 // The //go:uintptrescapes directive gives call the same guarantee as
-// purego.SyscallN: a pointer converted to uintptr in the argument list of a
+// syscall.SyscallN: a pointer converted to uintptr in the argument list of a
 // call to it is moved to the heap and kept alive until call returns, so the
 // driver never sees a stack address that could move or an object the GC
 // could free.
@@ -245,7 +243,7 @@ func (a *API) call(s drvSym, args ...uintptr) error {
 	if fn == 0 {
 		return a.missing(s)
 	}
-	r, _, _ := purego.SyscallN(fn, args...)
+	r := callC(fn, args...)
 	if code := int(int32(uint32(r))); code != CUDA_SUCCESS {
 		return a.newError(drvSymNames[s][0], code)
 	}
@@ -274,7 +272,7 @@ func (a *API) errorText(s drvSym, code int) string {
 		return ""
 	}
 	var p *byte
-	r, _, _ := purego.SyscallN(fn, uintptr(int32(code)), uintptr(unsafe.Pointer(&p)))
+	r := callC(fn, uintptr(int32(code)), uintptr(unsafe.Pointer(&p)))
 	if uint32(r) != CUDA_SUCCESS || p == nil {
 		return ""
 	}

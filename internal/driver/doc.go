@@ -1,9 +1,13 @@
 // Package driver binds the CUDA driver API (libcuda) and NVRTC (libnvrtc)
 // without cgo.
 //
-// Both libraries are opened at run time with purego.Dlopen; no CUDA header
-// or toolkit is needed to build, and binaries build with CGO_ENABLED=0 on
-// linux/amd64 and linux/arm64. The package has two layers, in the manner of
+// Both libraries are opened at run time (purego's Dlopen on Linux,
+// LoadLibraryEx on Windows: dl_linux.go, dl_windows.go); no CUDA header or
+// toolkit is needed to build, and binaries build with CGO_ENABLED=0. The
+// GPU backend is built for linux/amd64, linux/arm64, windows/amd64 and
+// windows/arm64; on every other platform (dl_none.go) opening either
+// library reports a *NotFoundError naming the platform, so everything else
+// builds and runs on the CPU. The package has two layers, in the manner of
 // Rust's cudarc sys/result split:
 //
 //   - a "sys" layer: the raw function pointers of the loaded libraries,
@@ -44,8 +48,9 @@
 //
 // Host pointers passed to the driver (copy sources and destinations, kernel
 // parameter arrays, launch configurations, NVRTC strings) are Go memory. The
-// calls go through purego.SyscallN, which escapes such objects to the heap
-// and keeps them alive for the duration of the call; objects that contain Go
+// calls go through callC (purego.SyscallN or syscall.SyscallN), which
+// escapes such objects to the heap and keeps them alive for the duration of
+// the call; objects that contain Go
 // pointers seen by C (the kernelParams void** array, CUlaunchConfig.attrs,
 // NVRTC's char** arrays) are additionally pinned with runtime.Pinner, as the
 // cgo pointer-passing rules require. See [API.Launch] for the details.

@@ -1,3 +1,5 @@
+//go:build linux && !android && (amd64 || arm64)
+
 package driver
 
 import (
@@ -12,8 +14,6 @@ import (
 	"testing"
 	"time"
 	"unsafe"
-
-	"github.com/ebitengine/purego"
 )
 
 // These tests run the bindings against testdata/fakecuda.c, a fake libcuda
@@ -333,11 +333,11 @@ func TestFakeModuleAndFunctions(t *testing.T) {
 		t.Fatal(err)
 	}
 	var attr, val int32
-	sym, err := purego.Dlsym(a.handle, "fake_last_func_attr")
-	if err != nil {
-		t.Fatal(err)
+	sym := dlsym(a.handle, "fake_last_func_attr")
+	if sym == 0 {
+		t.Fatal("the fake driver lacks fake_last_func_attr")
 	}
-	purego.SyscallN(sym, uintptr(unsafe.Pointer(&attr)), uintptr(unsafe.Pointer(&val)))
+	callC(sym, uintptr(unsafe.Pointer(&attr)), uintptr(unsafe.Pointer(&val)))
 	if attr != 8 || val != 100<<10 {
 		t.Errorf("cuFuncSetAttribute saw (%d, %d)", attr, val)
 	}

@@ -100,7 +100,7 @@ func pinParams(p *runtime.Pinner, params []unsafe.Pointer) (unsafe.Pointer, erro
 //
 // Why pinning: the driver receives kernelParams, a void** that is Go memory
 // holding Go pointers, and dereferences every element during the call. The
-// cgo pointer-passing rules, which apply equally to purego calls, allow Go
+// cgo pointer-passing rules, which apply equally to calls without cgo, allow Go
 // memory that contains Go pointers to be handed to C only if those pointers
 // are pinned; a runtime.Pinner pins each pointee and the array for exactly
 // the duration of the call (it also forces them onto the heap, so a stack

@@ -3,12 +3,11 @@ package driver
 import (
 	"fmt"
 	"os"
+	"path"
 	"path/filepath"
 	"runtime"
 	"sort"
 	"strings"
-
-	"github.com/ebitengine/purego"
 )
 
 // Environment variables that override library discovery. When set (to a
@@ -19,20 +18,18 @@ const (
 	EnvNVRTC   = "SOFTMAX_NVRTC"
 )
 
-const (
-	libcudaName = "libcuda.so.1"
-	libnvrtc    = "libnvrtc"
-)
-
 // NotFoundError reports that a shared library could not be loaded from any
 // candidate location. The message lists everything that was tried, e.g.
 //
 //	no GPU: libcuda.so.1 not found (tried: libcuda.so.1, /usr/lib64/libcuda.so.1, ...)
 type NotFoundError struct {
-	Library string   // what was looked for: "libcuda.so.1" or "libnvrtc"
+	Library string   // what was looked for: "libcuda.so.1" or "libnvrtc" ("nvcuda.dll" or "nvrtc64" on Windows)
 	Tried   []string // candidates in the order they were tried
-	Errs    []error  // the dlopen error of each candidate, parallel to Tried
+	Errs    []error  // the load error of each candidate, parallel to Tried
 	Env     string   // the override variable, if it was set (then Tried has one entry)
+	// Platform is the GOOS/GOARCH of a build that cannot load CUDA
+	// libraries at all (no CUDA driver exists there); Tried is then empty.
+	Platform string
 }
 
 // Error implements the error interface.
@@ -42,6 +39,10 @@ func (e *NotFoundError) Error() string {
 		b.WriteString("no GPU: ")
 	} else {
 		b.WriteString("no NVRTC: ")
+	}
+	if e.Platform != "" {
+		fmt.Fprintf(&b, "CUDA is not supported on %s (the GPU backend is built for %s)", e.Platform, strings.Join(cudaPlatforms, ", "))
+		return b.String()
 	}
 	b.WriteString(e.Library)
 	b.WriteString(" not found")
@@ -61,6 +62,15 @@ func (e *NotFoundError) Error() string {
 	}
 	return b.String()
 }
+
+// cudaPlatforms are the GOOS/GOARCH pairs whose builds load the CUDA
+// libraries: those NVIDIA ships a CUDA driver for and purego (or, on
+// Windows, the syscall package) can call into without cgo.
+var cudaPlatforms = []string{"linux/amd64", "linux/arm64", "windows/amd64", "windows/arm64"}
+
+// hostOS is runtime.GOOS: the search lists follow the platform the process
+// runs on (a variable so that tests can ask for the other platform's list).
+var hostOS = runtime.GOOS
 
 // lookupFunc is os.LookupEnv; globFunc is filepath.Glob. Both are injected so
 // that candidate lists can be computed in tests without touching the system.
@@ -100,9 +110,13 @@ func cudaTargetDir(goarch string) string {
 // $SOFTMAX_LIBCUDA alone if set; else the soname (resolved by the dynamic
 // loader through LD_LIBRARY_PATH and the ld.so cache), then the usual driver
 // directories. The second result is the override variable when it was used.
+// On Windows the list is windowsDriverCandidates'.
 func driverCandidates(lookup lookupFunc, goarch string) ([]string, string) {
 	if p := envValue(lookup, EnvLibCUDA); p != "" {
 		return []string{p}, EnvLibCUDA
+	}
+	if hostOS == "windows" {
+		return windowsDriverCandidates(), ""
 	}
 	dirs := []string{
 		multiarchDir(goarch),
@@ -114,9 +128,10 @@ func driverCandidates(lookup lookupFunc, goarch string) ([]string, string) {
 		"/usr/lib/wsl/lib",
 		"/run/opengl-driver/lib",
 	}
-	out := []string{libcudaName}
+	const soname = "libcuda.so.1"
+	out := []string{soname}
 	for _, d := range dirs {
-		out = append(out, d+"/"+libcudaName)
+		out = append(out, d+"/"+soname)
 	}
 	return dedupe(out), ""
 }
@@ -152,13 +167,13 @@ func sitePackagePatterns(lookup lookupFunc) []string {
 		"/opt/*/.venv/lib/python3*/site-packages",
 	}
 	if v := envValue(lookup, "VIRTUAL_ENV"); v != "" {
-		pats = append(pats, filepath.Join(v, "lib/python3*/site-packages"))
+		pats = append(pats, path.Join(v, "lib/python3*/site-packages"))
 	}
 	if v := envValue(lookup, "CONDA_PREFIX"); v != "" {
-		pats = append(pats, filepath.Join(v, "lib/python3*/site-packages"))
+		pats = append(pats, path.Join(v, "lib/python3*/site-packages"))
 	}
 	if h := envValue(lookup, "HOME"); h != "" {
-		pats = append(pats, filepath.Join(h, ".local/lib/python3*/site-packages"))
+		pats = append(pats, path.Join(h, ".local/lib/python3*/site-packages"))
 	}
 	return pats
 }
@@ -172,12 +187,16 @@ func sitePackagePatterns(lookup lookupFunc) []string {
 // then any other libnvrtc.so* file are tried. When preferMajor is 12 (the
 // driver is CUDA 12.x) the .so.12 names come before the .so.13 ones. glob
 // expands the wildcard patterns (nil means no wildcard expansion).
+// On Windows the list is windowsNVRTCCandidates'.
 func nvrtcCandidates(lookup lookupFunc, glob globFunc, goarch string, preferMajor int) ([]string, string) {
 	if p := envValue(lookup, EnvNVRTC); p != "" {
 		return []string{p}, EnvNVRTC
 	}
 	if glob == nil {
 		glob = func(string) ([]string, error) { return nil, nil }
+	}
+	if hostOS == "windows" {
+		return windowsNVRTCCandidates(lookup, glob, preferMajor), ""
 	}
 	majors := majorOrder(preferMajor)
 	var out []string
@@ -232,20 +251,23 @@ func dedupe(in []string) []string {
 }
 
 // dlopenFirst tries the candidates in order and returns the first one that
-// loads. Absolute paths that do not exist are skipped cheaply (but still
-// listed as tried).
+// loads. Paths that do not exist are skipped cheaply (but still listed as
+// tried); bare names go to the system loader's own search.
 func dlopenFirst(library, env string, candidates []string) (string, uintptr, error) {
+	if !canLoadCUDA {
+		return "", 0, &NotFoundError{Library: library, Platform: runtime.GOOS + "/" + runtime.GOARCH}
+	}
 	saveSignalActions() // before any CUDA library can touch a handler
 	nf := &NotFoundError{Library: library, Env: env}
 	for _, c := range candidates {
 		nf.Tried = append(nf.Tried, c)
-		if strings.Contains(c, "/") {
+		if isPath(c) {
 			if _, err := os.Stat(c); err != nil {
 				nf.Errs = append(nf.Errs, err)
 				continue
 			}
 		}
-		h, err := purego.Dlopen(c, purego.RTLD_NOW|purego.RTLD_LOCAL)
+		h, err := openLibrary(c)
 		if err == nil {
 			return c, h, nil
 		}
@@ -254,25 +276,36 @@ func dlopenFirst(library, env string, candidates []string) (string, uintptr, err
 	return "", 0, nf
 }
 
+// isPath reports whether a candidate names a file (rather than a soname or
+// DLL name for the system loader to search for): it has a separator of
+// either platform in it.
+func isPath(c string) bool { return strings.ContainsAny(c, `/\`) }
+
 // dlsym resolves name in handle, returning 0 when it is absent.
 func dlsym(handle uintptr, name string) uintptr {
-	p, err := purego.Dlsym(handle, name)
-	if err != nil {
+	if handle == 0 {
 		return 0
 	}
-	return p
+	return lookupSymbol(handle, name)
 }
 
-// DriverCandidates returns the libcuda search list for this process (for
-// diagnostics, e.g. a "doctor" command).
+// DriverCandidates returns the driver library's search list for this
+// process (for diagnostics, e.g. a "doctor" command); nil where CUDA cannot
+// be loaded at all.
 func DriverCandidates() []string {
+	if !canLoadCUDA {
+		return nil
+	}
 	c, _ := driverCandidates(os.LookupEnv, runtime.GOARCH)
 	return c
 }
 
 // NVRTCCandidates returns the NVRTC search list for this process (for
-// diagnostics).
+// diagnostics); nil where CUDA cannot be loaded at all.
 func NVRTCCandidates() []string {
+	if !canLoadCUDA {
+		return nil
+	}
 	c, _ := nvrtcCandidates(os.LookupEnv, filepath.Glob, runtime.GOARCH, driverMajor())
 	return c
 }

@@ -3,6 +3,7 @@ package driver
 import (
 	"errors"
 	"reflect"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -26,6 +27,14 @@ func fakeGlob(m map[string][]string, asked *[]string) globFunc {
 	}
 }
 
+// onHost makes the search lists those of goos for the test's duration.
+func onHost(t *testing.T, goos string) {
+	t.Helper()
+	saved := hostOS
+	hostOS = goos
+	t.Cleanup(func() { hostOS = saved })
+}
+
 func indexOf(list []string, s string) int {
 	for i, v := range list {
 		if v == s {
@@ -36,6 +45,7 @@ func indexOf(list []string, s string) int {
 }
 
 func TestDriverCandidatesEnvOverrideIsExclusive(t *testing.T) {
+	onHost(t, "linux")
 	got, env := driverCandidates(fakeEnv(map[string]string{EnvLibCUDA: "/opt/x/libcuda.so.1"}), "amd64")
 	if !reflect.DeepEqual(got, []string{"/opt/x/libcuda.so.1"}) || env != EnvLibCUDA {
 		t.Fatalf("got %v, %q", got, env)
@@ -43,6 +53,7 @@ func TestDriverCandidatesEnvOverrideIsExclusive(t *testing.T) {
 }
 
 func TestDriverCandidatesOrder(t *testing.T) {
+	onHost(t, "linux")
 	got, env := driverCandidates(fakeEnv(nil), "amd64")
 	if env != "" {
 		t.Fatalf("env = %q", env)
@@ -72,6 +83,7 @@ func TestDriverCandidatesOrder(t *testing.T) {
 }
 
 func TestNVRTCCandidatesEnvOverrideIsExclusive(t *testing.T) {
+	onHost(t, "linux")
 	got, env := nvrtcCandidates(fakeEnv(map[string]string{EnvNVRTC: "/x/libnvrtc.so.12", "CUDA_HOME": "/cuda"}), fakeGlob(nil, nil), "amd64", 0)
 	if !reflect.DeepEqual(got, []string{"/x/libnvrtc.so.12"}) || env != EnvNVRTC {
 		t.Fatalf("got %v, %q", got, env)
@@ -79,6 +91,7 @@ func TestNVRTCCandidatesEnvOverrideIsExclusive(t *testing.T) {
 }
 
 func TestNVRTCCandidatesOrder(t *testing.T) {
+	onHost(t, "linux")
 	env := fakeEnv(map[string]string{
 		"CUDA_HOME":   "/opt/cuda-home/",
 		"CUDA_PATH":   "/opt/cuda-path",
@@ -168,13 +181,16 @@ func TestNVRTCCandidatesOrder(t *testing.T) {
 }
 
 func TestNotFoundErrorMessage(t *testing.T) {
+	if !canLoadCUDA {
+		t.Skip("no CUDA library can be loaded on this platform (TestUnsupportedPlatformMessage)")
+	}
 	_, _, err := dlopenFirst(libcudaName, "", []string{"/nonexistent/a/libcuda.so.1", "/nonexistent/b/libcuda.so.1"})
 	var nf *NotFoundError
 	if !errors.As(err, &nf) {
 		t.Fatalf("want *NotFoundError, got %T %v", err, err)
 	}
 	msg := err.Error()
-	want := "no GPU: libcuda.so.1 not found (tried: /nonexistent/a/libcuda.so.1, /nonexistent/b/libcuda.so.1)"
+	want := "no GPU: " + libcudaName + " not found (tried: /nonexistent/a/libcuda.so.1, /nonexistent/b/libcuda.so.1)"
 	if msg != want {
 		t.Errorf("message\n got %q\nwant %q", msg, want)
 	}
@@ -187,7 +203,7 @@ func TestNotFoundErrorMessage(t *testing.T) {
 
 	_, _, err = dlopenFirst(libnvrtc, EnvNVRTC, []string{"/nonexistent/libnvrtc.so"})
 	msg = err.Error()
-	if !strings.HasPrefix(msg, "no NVRTC: libnvrtc not found ($SOFTMAX_NVRTC=/nonexistent/libnvrtc.so") {
+	if !strings.HasPrefix(msg, "no NVRTC: "+libnvrtc+" not found ($SOFTMAX_NVRTC=/nonexistent/libnvrtc.so") {
 		t.Errorf("nvrtc override message: %q", msg)
 	}
 	if IsNoGPU(err) {
@@ -196,6 +212,9 @@ func TestNotFoundErrorMessage(t *testing.T) {
 }
 
 func TestOpenWithBadOverrideIsNotFound(t *testing.T) {
+	if !canLoadCUDA {
+		t.Skip("no CUDA library can be loaded on this platform (TestUnsupportedPlatformMessage)")
+	}
 	env := fakeEnv(map[string]string{EnvLibCUDA: "/nonexistent/libcuda.so.1"})
 	a, err := openDriver(env, "amd64")
 	if a != nil || err == nil {
@@ -205,23 +224,26 @@ func TestOpenWithBadOverrideIsNotFound(t *testing.T) {
 	if !errors.As(err, &nf) {
 		t.Fatalf("want *NotFoundError, got %T: %v", err, err)
 	}
-	if nf.Library != "libcuda.so.1" || !reflect.DeepEqual(nf.Tried, []string{"/nonexistent/libcuda.so.1"}) || nf.Env != EnvLibCUDA {
+	if nf.Library != libcudaName || !reflect.DeepEqual(nf.Tried, []string{"/nonexistent/libcuda.so.1"}) || nf.Env != EnvLibCUDA {
 		t.Errorf("NotFoundError = %+v", nf)
 	}
-	if got := err.Error(); !strings.HasPrefix(got, "no GPU: libcuda.so.1 not found ($SOFTMAX_LIBCUDA=/nonexistent/libcuda.so.1") {
+	if got := err.Error(); !strings.HasPrefix(got, "no GPU: "+libcudaName+" not found ($SOFTMAX_LIBCUDA=/nonexistent/libcuda.so.1") {
 		t.Errorf("message = %q", got)
 	}
 
 	// The same through the real environment and the public loader path.
 	t.Setenv(EnvNVRTC, "/nonexistent/libnvrtc.so.13")
 	_, err = loadNVRTC(lookupFromOS(), nil, "amd64", 0)
-	if !errors.As(err, &nf) || nf.Library != "libnvrtc" {
+	if !errors.As(err, &nf) || nf.Library != libnvrtc {
 		t.Fatalf("loadNVRTC with bad override: %T %v", err, err)
 	}
 }
 
 // A library that loads but is not the driver is reported as such.
 func TestLoadWrongLibrary(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("a Linux libc is loaded here (TestWindowsLoadAndCall on Windows)")
+	}
 	for _, p := range []string{"/lib/x86_64-linux-gnu/libc.so.6", "/lib/aarch64-linux-gnu/libc.so.6", "/lib64/libc.so.6"} {
 		if !fileExists(p) {
 			continue

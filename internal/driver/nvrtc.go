@@ -9,8 +9,6 @@ import (
 	"sort"
 	"sync"
 	"unsafe"
-
-	"github.com/ebitengine/purego"
 )
 
 type nvrtcSym int
@@ -26,6 +24,7 @@ const (
 	nvSymDestroyProgram
 	nvSymGetNumSupportedArchs
 	nvSymGetSupportedArchs
+	nvSymGetErrorString
 	numNvrtcSyms
 )
 
@@ -40,6 +39,7 @@ var nvrtcSymNames = [numNvrtcSyms]string{
 	nvSymDestroyProgram:       "nvrtcDestroyProgram",
 	nvSymGetNumSupportedArchs: "nvrtcGetNumSupportedArchs",
 	nvSymGetSupportedArchs:    "nvrtcGetSupportedArchs",
+	nvSymGetErrorString:       "nvrtcGetErrorString",
 }
 
 // requiredNvrtc are the entry points without which NVRTC is unusable.
@@ -54,7 +54,6 @@ type NVRTC struct {
 	path         string
 	handle       uintptr
 	fns          [numNvrtcSyms]uintptr
-	errorString  func(int32) string
 	major, minor int
 }
 
@@ -104,9 +103,7 @@ func loadNVRTC(lookup lookupFunc, glob globFunc, goarch string, preferMajor int)
 			return nil, fmt.Errorf("%s does not look like NVRTC: %w", path, n.missing(s))
 		}
 	}
-	if p := dlsym(h, "nvrtcGetErrorString"); p != 0 {
-		purego.RegisterFunc(&n.errorString, p)
-	}
+	nvrtcLoaded(path)
 	var major, minor int32
 	if err := n.call(nvSymVersion, uintptr(unsafe.Pointer(&major)), uintptr(unsafe.Pointer(&minor))); err != nil {
 		return nil, err
@@ -134,7 +131,7 @@ func (n *NVRTC) call(s nvrtcSym, args ...uintptr) error {
 	if fn == 0 {
 		return n.missing(s)
 	}
-	r, _, _ := purego.SyscallN(fn, args...)
+	r := callC(fn, args...)
 	if code := int(int32(uint32(r))); code != NVRTC_SUCCESS {
 		return n.newError(nvrtcSymNames[s], code)
 	}
@@ -143,8 +140,10 @@ func (n *NVRTC) call(s nvrtcSym, args ...uintptr) error {
 
 func (n *NVRTC) newError(op string, code int) *NVRTCError {
 	e := &NVRTCError{Op: op, Code: code}
-	if n != nil && n.errorString != nil {
-		e.Name = n.errorString(int32(code))
+	if n != nil && n.fns[nvSymGetErrorString] != 0 {
+		// nvrtcGetErrorString returns a pointer to a static string.
+		r := callC(n.fns[nvSymGetErrorString], uintptr(int32(code)))
+		e.Name = goString(*(**byte)(unsafe.Pointer(&r)))
 	}
 	if e.Name == "" {
 		e.Name = fallbackNVRTCName(code)
