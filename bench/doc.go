@@ -19,7 +19,11 @@
 //
 // On the CPU, inputs of cases smaller than a few tens of MB are replicated
 // into several buffer sets used in turn, so the last-level cache does not
-// flatter small cases (see [CPU]).
+// flatter small cases (see [CPU]). A CPU rep times a batch of calls that
+// spans at least 100 µs (or 100 ticks of the clock, if coarser) and is
+// their mean, so a case shorter than a tick does not read 0; on Windows the
+// clock is the performance counter, since Go's monotonic clock there steps
+// once a timer tick.
 //
 // On a GPU each timed rep sits between its own pair of CUDA events, the
 // reps are queued back to back and the host waits once, after the last.
