@@ -20,13 +20,24 @@ const (
 // canLoadCUDA: this build loads the CUDA libraries.
 const canLoadCUDA = true
 
-// openLibrary loads a DLL. A bare name goes through the system's standard
-// search (the executable's folder, System32, PATH); a path is loaded with
-// its own folder searched for its dependencies.
+// openLibrary loads a DLL. The driver's name is looked for in System32
+// alone (where its installer puts it: no planted copy in the current
+// folder can stand in); NVRTC's names go through the system's standard
+// search (the executable's folder, System32, PATH, where the toolkit's
+// installer adds its bin folder); a path is made absolute, as the loader
+// requires, and loaded with its own folder searched for its dependencies.
 func openLibrary(name string) (uintptr, error) {
 	var flags uintptr
-	if isPath(name) {
+	switch {
+	case isPath(name):
+		abs, err := filepath.Abs(name)
+		if err != nil {
+			return 0, err
+		}
+		name = abs
 		flags = windows.LOAD_LIBRARY_SEARCH_DLL_LOAD_DIR | windows.LOAD_LIBRARY_SEARCH_DEFAULT_DIRS
+	case strings.EqualFold(name, libcudaName):
+		flags = windows.LOAD_LIBRARY_SEARCH_SYSTEM32
 	}
 	h, err := windows.LoadLibraryEx(name, 0, flags)
 	return uintptr(h), err
@@ -62,7 +73,11 @@ func nvrtcLoaded(path string) {
 	if !isPath(path) {
 		return
 	}
-	dir := filepath.Dir(path)
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return
+	}
+	dir := filepath.Dir(abs)
 	if p, err := windows.UTF16PtrFromString(dir); err == nil {
 		windows.AddDllDirectory(p) // best effort: PATH below covers its failure
 	}

@@ -1,3 +1,5 @@
+//go:build windows && (amd64 || arm64)
+
 package driver
 
 import (

@@ -180,11 +180,12 @@ func sitePackagePatterns(lookup lookupFunc) []string {
 
 // nvrtcCandidates returns the places NVRTC is looked for, in order:
 // $SOFTMAX_NVRTC alone if set; else the sonames libnvrtc.so.13, .so.12 and
-// libnvrtc.so; then $CUDA_HOME/lib64, $CUDA_PATH/lib64, /usr/local/cuda/lib64,
-// /usr/local/cuda/targets/<arch>/lib and the newest /usr/local/cuda-*/lib64;
-// then the nvidia/cu13/lib and nvidia/cuda_nvrtc/lib folders of every Python
-// site-packages directory found. In each directory libnvrtc.so.13, .so.12 and
-// then any other libnvrtc.so* file are tried. When preferMajor is 12 (the
+// libnvrtc.so; then the folders $CUDA_HOME/lib64, $CUDA_PATH/lib64,
+// /usr/local/cuda/lib64, /usr/local/cuda/targets/<arch>/lib, every
+// /usr/local/cuda-*/lib64 (newest version first), and the nvidia/cu13/lib
+// and nvidia/cuda_nvrtc/lib folders of every Python site-packages directory
+// found: libnvrtc.so.13 in all of them, then libnvrtc.so.12 in all of them,
+// then any other libnvrtc.so* file (inFolders). When preferMajor is 12 (the
 // driver is CUDA 12.x) the .so.12 names come before the .so.13 ones. glob
 // expands the wildcard patterns (nil means no wildcard expansion).
 // On Windows the list is windowsNVRTCCandidates'.
@@ -196,7 +197,7 @@ func nvrtcCandidates(lookup lookupFunc, glob globFunc, goarch string, preferMajo
 		glob = func(string) ([]string, error) { return nil, nil }
 	}
 	if hostOS == "windows" {
-		return windowsNVRTCCandidates(lookup, glob, preferMajor), ""
+		return windowsNVRTCCandidates(lookup, glob, goarch, preferMajor), ""
 	}
 	majors := majorOrder(preferMajor)
 	var out []string
@@ -204,14 +205,6 @@ func nvrtcCandidates(lookup lookupFunc, glob globFunc, goarch string, preferMajo
 		out = append(out, "libnvrtc.so."+m)
 	}
 	out = append(out, "libnvrtc.so")
-	inDir := func(dir string) {
-		for _, m := range majors {
-			out = append(out, dir+"/libnvrtc.so."+m)
-		}
-		m, _ := glob(dir + "/libnvrtc.so*")
-		sort.Strings(m)
-		out = append(out, m...)
-	}
 	var dirs []string
 	for _, env := range []string{"CUDA_HOME", "CUDA_PATH"} {
 		if v := envValue(lookup, env); v != "" {
@@ -221,20 +214,24 @@ func nvrtcCandidates(lookup lookupFunc, glob globFunc, goarch string, preferMajo
 	}
 	dirs = append(dirs, "/usr/local/cuda/lib64", "/usr/local/cuda/"+cudaTargetDir(goarch))
 	if m, _ := glob("/usr/local/cuda-*/lib64"); len(m) > 0 {
-		sort.Sort(sort.Reverse(sort.StringSlice(m))) // newest version first
-		dirs = append(dirs, m...)
-	}
-	for _, d := range dirs {
-		inDir(d)
+		for i := range m {
+			m[i] = path.Dir(m[i])
+		}
+		newestFirst(m)
+		for _, d := range m {
+			dirs = append(dirs, d+"/lib64")
+		}
 	}
 	for _, pat := range sitePackagePatterns(lookup) {
 		sps, _ := glob(pat)
 		sort.Strings(sps)
 		for _, sp := range sps {
-			inDir(sp + "/nvidia/cu13/lib")
-			inDir(sp + "/nvidia/cuda_nvrtc/lib")
+			dirs = append(dirs, sp+"/nvidia/cu13/lib", sp+"/nvidia/cuda_nvrtc/lib")
 		}
 	}
+	out = append(out, inFolders(dirs, majors,
+		func(dir, major string) string { return dir + "/libnvrtc.so." + major },
+		glob, func(dir string) string { return dir + "/libnvrtc.so*" }, nil)...)
 	return dedupe(out), ""
 }
 

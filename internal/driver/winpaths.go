@@ -28,35 +28,27 @@ func nvrtcDLL(major string) string { return "nvrtc64_" + major + "0_0.dll" }
 // windowsNVRTCCandidates returns the places NVRTC is looked for on Windows,
 // in order: the DLL names for the system loader's search (the executable's
 // folder, System32, PATH, where the toolkit's installer adds its bin
-// folder); $CUDA_PATH and $CUDA_HOME, then every toolkit under
-// %ProgramFiles%\NVIDIA GPU Computing Toolkit\CUDA, newest first (CUDA 13
-// keeps its DLLs in bin\x64, CUDA 12 in bin); a conda environment's
-// Library\bin(\x64); and the nvidia\cu13\bin\x86_64 and
-// nvidia\cuda_nvrtc\bin folders of Python site-packages (virtual and conda
-// environments, per-user and all-users installs). In each folder the DLL
-// of the preferred major comes first, then any other nvrtc64_*.dll (never
-// the ".alt.dll" builds or the builtins library beside them).
-func windowsNVRTCCandidates(lookup lookupFunc, glob globFunc, preferMajor int) []string {
+// folder); then the folders $CUDA_PATH and $CUDA_HOME, every toolkit under
+// %ProgramFiles%\NVIDIA GPU Computing Toolkit\CUDA (newest version first;
+// CUDA 13 keeps its DLLs in bin\x64, or bin\arm64, CUDA 12 in bin), a conda
+// environment's Library\bin, and the nvidia\cu13\bin\<arch> and
+// nvidia\cuda_nvrtc\bin folders of Python site-packages (virtual and
+// conda environments, per-user and all-users installs): the preferred
+// major's DLL in all of them first (inFolders), then any other
+// nvrtc64_*.dll (never the ".alt.dll" builds or the builtins beside them).
+func windowsNVRTCCandidates(lookup lookupFunc, glob globFunc, goarch string, preferMajor int) []string {
 	majors := majorOrder(preferMajor)
 	var out []string
 	for _, m := range majors {
 		out = append(out, nvrtcDLL(m))
 	}
-	inDir := func(dir string) {
-		for _, m := range majors {
-			out = append(out, winJoin(dir, nvrtcDLL(m)))
-		}
-		found, _ := glob(winJoin(dir, "nvrtc64_*.dll"))
-		sort.Strings(found)
-		for _, f := range found {
-			if !strings.HasSuffix(strings.ToLower(f), ".alt.dll") {
-				out = append(out, f)
-			}
-		}
+	binArch, wheelArch := "x64", "x86_64"
+	if goarch == "arm64" {
+		binArch, wheelArch = "arm64", "arm64"
 	}
+	var dirs []string
 	toolkit := func(root string) {
-		inDir(winJoin(root, "bin", "x64"))
-		inDir(winJoin(root, "bin"))
+		dirs = append(dirs, winJoin(root, "bin", binArch), winJoin(root, "bin"))
 	}
 	for _, env := range []string{"CUDA_PATH", "CUDA_HOME"} {
 		if v := envValue(lookup, env); v != "" {
@@ -68,7 +60,7 @@ func windowsNVRTCCandidates(lookup lookupFunc, glob globFunc, preferMajor int) [
 		programFiles = `C:\Program Files`
 	}
 	if roots, _ := glob(winJoin(programFiles, "NVIDIA GPU Computing Toolkit", "CUDA", "v*")); len(roots) > 0 {
-		sort.Sort(sort.Reverse(sort.StringSlice(roots))) // newest version first
+		newestFirst(roots)
 		for _, r := range roots {
 			toolkit(r)
 		}
@@ -98,8 +90,11 @@ func windowsNVRTCCandidates(lookup lookupFunc, glob globFunc, preferMajor int) [
 		sitePackages = append(sitePackages, m...)
 	}
 	for _, sp := range sitePackages {
-		inDir(winJoin(sp, "nvidia", "cu13", "bin", "x86_64"))
-		inDir(winJoin(sp, "nvidia", "cuda_nvrtc", "bin"))
+		dirs = append(dirs, winJoin(sp, "nvidia", "cu13", "bin", wheelArch), winJoin(sp, "nvidia", "cuda_nvrtc", "bin"))
 	}
+	out = append(out, inFolders(dirs, majors,
+		func(dir, major string) string { return winJoin(dir, nvrtcDLL(major)) },
+		glob, func(dir string) string { return winJoin(dir, "nvrtc64_*.dll") },
+		func(f string) bool { return !strings.HasSuffix(strings.ToLower(f), ".alt.dll") })...)
 	return dedupe(out)
 }

@@ -49,19 +49,21 @@ func TestWindowsNVRTCCandidates(t *testing.T) {
 	if !reflect.DeepEqual(got[:2], []string{"nvrtc64_130_0.dll", "nvrtc64_120_0.dll"}) {
 		t.Errorf("names first, newest major first: %v", got[:2])
 	}
-	// The order across places: $CUDA_PATH (bin\x64 before bin), the newest
-	// installed toolkit before older ones, conda, then site-packages.
+	// The order: every folder's NVRTC 13 ($CUDA_PATH, bin\x64 before bin;
+	// the newest installed toolkit before older ones; conda; then
+	// site-packages), then every folder's NVRTC 12, then other matches.
 	inOrder := []string{
 		`C:\Program Files\NVIDIA GPU Computing Toolkit\CUDA\v13.0\bin\x64\nvrtc64_130_0.dll`,
 		`C:\Program Files\NVIDIA GPU Computing Toolkit\CUDA\v13.0\bin\nvrtc64_130_0.dll`,
 		`C:\Program Files\NVIDIA GPU Computing Toolkit\CUDA\v12.4\bin\x64\nvrtc64_130_0.dll`,
-		`C:\Program Files\NVIDIA GPU Computing Toolkit\CUDA\v12.4\bin\nvrtc64_120_0.dll`,
 		`C:\conda\envs\ml\Library\bin\x64\nvrtc64_130_0.dll`,
 		`C:\conda\envs\ml\Library\bin\nvrtc64_130_0.dll`,
 		`C:\proj\.venv\Lib\site-packages\nvidia\cu13\bin\x86_64\nvrtc64_130_0.dll`,
-		`C:\proj\.venv\Lib\site-packages\nvidia\cuda_nvrtc\bin\nvrtc64_120_0.dll`,
 		`C:\conda\envs\ml\Lib\site-packages\nvidia\cu13\bin\x86_64\nvrtc64_130_0.dll`,
 		`C:\Users\u\AppData\Local\Programs\Python\Python312\Lib\site-packages\nvidia\cu13\bin\x86_64\nvrtc64_130_0.dll`,
+		`C:\Program Files\NVIDIA GPU Computing Toolkit\CUDA\v13.0\bin\x64\nvrtc64_120_0.dll`,
+		`C:\Program Files\NVIDIA GPU Computing Toolkit\CUDA\v12.4\bin\nvrtc64_120_0.dll`,
+		`C:\proj\.venv\Lib\site-packages\nvidia\cuda_nvrtc\bin\nvrtc64_120_0.dll`,
 	}
 	last := -1
 	for _, want := range inOrder {
@@ -90,15 +92,32 @@ func TestWindowsNVRTCCandidates(t *testing.T) {
 		seen[c] = true
 	}
 
-	// A CUDA 12 driver wants NVRTC 12 first, in every place.
+	// A CUDA 12 driver wants NVRTC 12 first, in every place before any
+	// place's 13: $CUDA_PATH's (newest) toolkit must not shadow an older one.
 	got12, _ := nvrtcCandidates(env, fakeGlob(globs, nil), "amd64", 12)
 	if got12[0] != "nvrtc64_120_0.dll" {
 		t.Errorf("driver 12: first %s", got12[0])
 	}
-	a := indexOf(got12, `C:\conda\envs\ml\Library\bin\nvrtc64_120_0.dll`)
-	b := indexOf(got12, `C:\conda\envs\ml\Library\bin\nvrtc64_130_0.dll`)
+	a := indexOf(got12, `C:\Program Files\NVIDIA GPU Computing Toolkit\CUDA\v12.4\bin\nvrtc64_120_0.dll`)
+	b := indexOf(got12, `C:\Program Files\NVIDIA GPU Computing Toolkit\CUDA\v13.0\bin\x64\nvrtc64_130_0.dll`)
 	if a < 0 || a > b {
-		t.Errorf("driver 12: NVRTC 12 not first within a folder")
+		t.Errorf("driver 12: the 12.4 toolkit's NVRTC not before the 13.0 one's (%d, %d)", a, b)
+	}
+
+	// Windows on Arm: the toolkit's bin\arm64 and the wheel's bin\arm64.
+	arm, _ := nvrtcCandidates(env, fakeGlob(globs, nil), "arm64", 0)
+	for _, want := range []string{
+		`C:\Program Files\NVIDIA GPU Computing Toolkit\CUDA\v13.0\bin\arm64\nvrtc64_130_0.dll`,
+		`C:\proj\.venv\Lib\site-packages\nvidia\cu13\bin\arm64\nvrtc64_130_0.dll`,
+	} {
+		if indexOf(arm, want) < 0 {
+			t.Errorf("arm64 list lacks %s", want)
+		}
+	}
+	for _, c := range arm {
+		if strings.Contains(c, `\x64\`) || strings.Contains(c, `x86_64`) {
+			t.Errorf("arm64 list has an x64 folder: %s", c)
+		}
 	}
 
 	// Without ProgramFiles the default drive's folder is searched.
@@ -110,6 +129,17 @@ func TestWindowsNVRTCCandidates(t *testing.T) {
 	ovrList, ovrEnv := nvrtcCandidates(fakeEnv(map[string]string{EnvNVRTC: `E:\n.dll`}), nil, "amd64", 0)
 	if !reflect.DeepEqual(ovrList, []string{`E:\n.dll`}) || ovrEnv != EnvNVRTC {
 		t.Errorf("override = %v (%q)", ovrList, ovrEnv)
+	}
+}
+
+func TestNewestFirst(t *testing.T) {
+	dirs := []string{"/usr/local/cuda-12.9", "/usr/local/cuda-12.10", "/usr/local/cuda-13.0", "/usr/local/cuda-x",
+		`C:\CUDA\v9.2`, `C:\CUDA\v13.1`}
+	newestFirst(dirs)
+	want := []string{`C:\CUDA\v13.1`, "/usr/local/cuda-13.0", "/usr/local/cuda-12.10", "/usr/local/cuda-12.9",
+		`C:\CUDA\v9.2`, "/usr/local/cuda-x"}
+	if !reflect.DeepEqual(dirs, want) {
+		t.Errorf("newestFirst = %v\nwant %v", dirs, want)
 	}
 }
 
