@@ -24,9 +24,10 @@ var (
 	clockStart = time.Now()
 )
 
-// clockNow is the CPU timings' clock: the performance counter in
-// nanoseconds, or the monotonic clock where the counter cannot be read.
-func clockNow() time.Duration {
+// clockNow is the CPU timings' clock (a variable so that tests can drive
+// it): the performance counter in nanoseconds, or the monotonic clock where
+// the counter cannot be read.
+var clockNow = func() time.Duration {
 	if counterHz == 0 {
 		return time.Since(clockStart)
 	}

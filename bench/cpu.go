@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"runtime"
+	"slices"
 	"sync"
 	"time"
 
@@ -278,19 +279,21 @@ var minSample = sync.OnceValue(func() time.Duration {
 	return min(max(100*time.Microsecond, 100*clockTick()), 50*time.Millisecond)
 })
 
-// clockTick is the largest step of clockNow seen over a few changes of its
-// reading.
+// clockTick is the median step of clockNow over five changes of its
+// reading (the median, so that one preemption between two reads does not
+// stretch every sample).
 func clockTick() time.Duration {
-	var tick time.Duration
-	for range 5 {
+	var steps [5]time.Duration
+	for i := range steps {
 		t0 := clockNow()
 		t1 := clockNow()
 		for spins := 0; t1 == t0 && spins < 1e8; spins++ {
 			t1 = clockNow()
 		}
-		tick = max(tick, t1-t0)
+		steps[i] = t1 - t0
 	}
-	return tick
+	slices.Sort(steps[:])
+	return steps[len(steps)/2]
 }
 
 // TimeCopy times copy() over Traffic/2 bytes (so Traffic bytes move), in

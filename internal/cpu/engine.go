@@ -57,16 +57,25 @@ var calls = sync.Pool{New: func() any { return new(call) }}
 // Forward computes op (Softmax or LogSoftmax) of scale·x into dst.
 // dst may be x itself; the caller has checked shapes, lengths and overlap.
 func Forward(op spec.Op, l spec.Layout, scale float32, dst, x Buf) {
-	run(&call{op: op, l: l, scale: scale, dst: dst, x: x})
+	run(request{op: op, l: l, scale: scale, dst: dst, x: x})
 }
 
 // Backward computes op (SoftmaxBackward or LogSoftmaxBackward) into dx from
 // the forward output y and the gradient dy. dx may be y or dy itself.
 func Backward(op spec.Op, l spec.Layout, dx, y, dy Buf) {
-	run(&call{op: op, l: l, scale: 1, dst: dx, x: y, dy: dy})
+	run(request{op: op, l: l, scale: 1, dst: dx, x: y, dy: dy})
 }
 
-func run(req *call) {
+// request is what a caller asks of run, passed by value: a *call built for
+// it escaped to the heap on 386 (two allocations a call).
+type request struct {
+	op         spec.Op
+	l          spec.Layout
+	scale      float32
+	dst, x, dy Buf
+}
+
+func run(req request) {
 	if req.l.Empty() {
 		return
 	}
