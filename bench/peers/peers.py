@@ -43,6 +43,8 @@ Cases are the SPECs of `softmax bench` (DIMxDIM[x...]:dtype[:axis[:op]]):
 
 The output is a JSON array of records
 {shape, dtype, axis, op, peer, us, copy_us, device, spec[, offset]}.
+Interrupted (Ctrl-C, or SIGTERM as timeout(1) sends), the script writes
+the records timed so far and exits with status 1.
 
 --offset N starts every tensor N elements past an aligned allocation,
 as `softmax bench --offset N` places ours, so misaligned pointers meet the
@@ -61,6 +63,7 @@ import argparse
 import json
 import math
 import os
+import signal
 import statistics
 import subprocess
 import sys
@@ -471,11 +474,10 @@ def cpu_copy_op(torch, c, nsets):
     return rotate(fns)
 
 
-def run_cpu(torch, args, cases):
+def run_cpu(torch, args, cases, records):
     torch.set_num_threads(args.threads)
     device_name = "cpu %s (torch %s, %d threads)" % (cpu_model(), torch.__version__, torch.get_num_threads())
     timer = CPUTimer(args.warmup, args.reps)
-    records = []
     for c in cases:
         try:
             nsets = cpu_sets(c)
@@ -495,7 +497,6 @@ def run_cpu(torch, args, cases):
         records.append(peer_record(c, "torch", us, copy_us, device_name, args.offset))
         print("%-32s %-14s %12.2f us  (copy %10.2f us, ratio %.2f)" % (c, "torch", us, copy_us, copy_us / us),
               flush=True)
-    return records
 
 
 # ---------------------------------------------------------------- main
@@ -512,14 +513,16 @@ def cpu_model():
     return platform.processor() or platform.machine()
 
 
-def run(args, cases):
+def run(args, cases, records):
+    """Times every case, appending to records as each peer finishes (so
+    that an interrupted run keeps what it timed)."""
     try:
         import torch
     except ImportError:
         sys.exit("peers: PyTorch is not installed (pip install torch); nothing to time")
 
     if args.cpu:
-        return run_cpu(torch, args, cases)
+        return run_cpu(torch, args, cases, records)
     if not torch.cuda.is_available():
         sys.exit("peers: no CUDA device visible to torch (use --cpu for the CPU peers)")
     device = args.device
@@ -529,7 +532,6 @@ def run(args, cases):
     table = {"torch": torch_op, "torch.compile": compiled_op, "triton": triton_op}
     peers = [(p, table[p]) for p in args.peers.split(",") if p]
 
-    records = []
     for c in cases:
         try:
             a, b = make_inputs(torch, c, device, args.offset)
@@ -556,7 +558,6 @@ def run(args, cases):
                   flush=True)
         del a, b
         torch.cuda.empty_cache()
-    return records
 
 
 def peer_record(c, peer, us, copy_us, device_name, offset):
@@ -617,10 +618,19 @@ def main(argv=None):
     if args.op:
         for c in cases:
             c.op = args.op
-    records = run(args, cases)
+    # SIGTERM (timeout(1), a job's limit) ends the run as Ctrl-C does: the
+    # cases timed so far are written, and the exit status says it stopped.
+    signal.signal(signal.SIGTERM, signal.default_int_handler)
+    records = []
+    status = 0
+    try:
+        run(args, cases, records)
+    except KeyboardInterrupt:
+        note("interrupted: writing the %d records timed so far" % len(records))
+        status = 1
     write_json(args.out, records)
     note("wrote %d records to %s" % (len(records), args.out))
-    return 0
+    return status
 
 
 if __name__ == "__main__":
