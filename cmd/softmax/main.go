@@ -17,6 +17,8 @@
 //	softmax info   [--kernels]
 //	softmax precompile [--device cuda|cuda:N] [--dtype f32,f16,bf16]
 //	softmax cache  [show | trim [--unused-for AGE] | clear]
+//	softmax plan   --shapes SPEC,... [--op OP] [--algo auto|NAME]
+//	               [--device cuda|cuda:N | --model h100|h200|a100] [--tuned] [--json]
 //	softmax help   [COMMAND]
 //
 // Flags are written --name value (or -name value). The exit status is 0 on

@@ -11,13 +11,10 @@ import (
 	"github.com/gofused/softmax/internal/spec"
 )
 
-var h100 = Device{Name: "H100 SXM", Major: 9, Minor: 0, SMs: 132, L2Bytes: 50 << 20,
-	SmemPerBlock: 48 << 10, SmemOptin: 227 << 10, SmemPerSM: 228 << 10,
-	MaxThreadsPerSM: 2048, MaxThreadsPerBlock: 1024, Cluster: true, Cooperative: true, RegsPerSM: 65536, MaxBlocksPerSM: 32}
-
-var a100 = Device{Name: "A100", Major: 8, Minor: 0, SMs: 108, L2Bytes: 40 << 20,
-	SmemPerBlock: 48 << 10, SmemOptin: 163 << 10, SmemPerSM: 164 << 10,
-	MaxThreadsPerSM: 2048, MaxThreadsPerBlock: 1024, Cluster: false, Cooperative: true, RegsPerSM: 65536, MaxBlocksPerSM: 32}
+var (
+	h100 = Models["h100"]
+	a100 = Models["a100"]
+)
 
 var (
 	ops    = []spec.Op{spec.Softmax, spec.LogSoftmax, spec.SoftmaxBackward, spec.LogSoftmaxBackward}
