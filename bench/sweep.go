@@ -34,7 +34,10 @@ type SweepOptions struct {
 var ErrInterrupted = errors.New("interrupted")
 
 // ParseAlgo validates an --algo value against a list of strategy names
-// (see KnownAlgos): auto, all, or a comma-separated list of names.
+// (see KnownAlgos): auto, all, or a comma-separated list of names, each
+// of which may name a launch configuration, NAME/CONFIG (a GPU
+// strategy's: "block_reg/t512_p2", see `softmax plan`; the planner
+// refuses one that does not serve the case).
 func ParseAlgo(algo string, algos []string) ([]string, error) {
 	if algo == "auto" || algo == "all" {
 		return []string{algo}, nil
@@ -45,7 +48,7 @@ func ParseAlgo(algo string, algos []string) ([]string, error) {
 		if a == "" {
 			continue
 		}
-		if a != "auto" && !slices.Contains(algos, a) {
+		if name, _, _ := strings.Cut(a, "/"); a != "auto" && !slices.Contains(algos, name) {
 			return nil, fmt.Errorf("unknown algo %q (want auto, all or a list of: %s)", a, strings.Join(algos, ", "))
 		}
 		names = append(names, a)

@@ -108,6 +108,25 @@ func (d *Device) Plan(op softmax.Op, dt softmax.DType, shape []int, opt Options)
 // Strategies lists the kernel strategies Options.Algo accepts.
 func Strategies() []string { return plan.Strategies() }
 
+// Configs lists the launch configurations of strategy for op on a tensor
+// of shape and dt along opt.Axis, as Options.Algo names them
+// ("block_reg/t256_p4"): the strategies whose kernel shape is a free
+// choice (block_reg's block size, warp_row's lanes a row) have them; the
+// others, and a strategy that cannot serve the problem, have none. Tune
+// times them beside the strategies.
+func (d *Device) Configs(op softmax.Op, dt softmax.DType, shape []int, opt Options, strategy string) ([]string, error) {
+	l, err := spec.Decompose(shape, opt.Axis)
+	if err != nil {
+		return nil, fmt.Errorf("cuda: %w", err)
+	}
+	p := plan.Problem{Outer: int64(l.Outer), Axis: int64(l.Axis), Inner: int64(l.Inner), DType: dt, Op: op, Aligned: true}
+	names, err := plan.Configs(p, d.planDevice(), strategy)
+	if err != nil {
+		return nil, fmt.Errorf("cuda: %w", err)
+	}
+	return names, nil
+}
+
 func (d *Device) planDevice() plan.Device {
 	p := d.props
 	return plan.Device{Name: p.Name, Major: p.Major, Minor: p.Minor, SMs: p.Multiprocessors, L2Bytes: p.L2CacheSize,

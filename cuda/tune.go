@@ -61,6 +61,9 @@ type TuneOptions struct {
 
 // TuneTiming is one candidate's median time.
 type TuneTiming struct {
+	// Strategy is the candidate: a strategy at the planner's configuration
+	// ("block_reg"), or at one of its launch configurations
+	// ("block_reg/t512_p2", see plan.Configs).
 	Strategy string  `json:"strategy"`
 	US       float64 `json:"us"` // median, microseconds
 }
@@ -75,8 +78,9 @@ type TuneEntry struct {
 	Class  string `json:"class"`  // the shape class (see Device.TuneKey)
 	Shape  []int  `json:"shape"`  // the shape that was timed
 	Axis   int    `json:"axis"`   // its axis, as given
-	// Strategy is the winner: the fastest candidate, or the planner's
-	// default when that is within 1% of the fastest.
+	// Strategy is the winner: the fastest candidate (a strategy, or
+	// strategy/configuration), or the planner's default when that is
+	// within 1% of the fastest.
 	Strategy string  `json:"strategy"`
 	US       float64 `json:"us"`
 	// Default is the planner's own pick and DefaultUS its time (0 when it
@@ -110,7 +114,9 @@ type TuneResult struct {
 }
 
 // Tune times, for each case, every strategy that can serve it (Strategies,
-// or opt.Strategies) on the device with CUDA events on the default stream:
+// or opt.Strategies) and each of their launch configurations (plan.Configs;
+// one whose launches are those of a candidate already timed is skipped) on
+// the device with CUDA events on the default stream:
 // opt.Warmup untimed runs, then the median of opt.Reps timed runs, each
 // after an L2 flush (L2Flush, as `softmax bench` times), on random normal
 // inputs. It returns one result per case, in order; nothing
@@ -221,20 +227,21 @@ func (d *Device) tuneOne(c TuneCase, opt TuneOptions, timer *Timer, l2 *L2Flush)
 		return func() error { return d.Apply(c.Op, ts[0], ts[1], o, nil) }
 	}
 
-	// The planner's default first, so that a fast time is known early.
-	cands := []string{def.Strategy}
-	for _, s := range Strategies() {
-		if s != def.Strategy && (opt.Strategies == nil || slices.Contains(opt.Strategies, s)) {
-			cands = append(cands, s)
-		}
-	}
 	var timings []TuneTiming
 	best := 0.0
-	for _, s := range cands {
-		if _, err := d.Plan(c.Op, c.DType, c.Shape, Options{Axis: c.Axis, Algo: s}); err != nil {
+	launches := map[string]string{} // a timed candidate's launches → its name
+	for _, s := range tuneCandidates(def.Strategy, prob, dev, opt.Strategies) {
+		pl, err := d.Plan(c.Op, c.DType, c.Shape, Options{Axis: c.Axis, Algo: s})
+		if err != nil {
 			r.Skipped = append(r.Skipped, s+": "+err.Error())
 			continue
 		}
+		sig := fmt.Sprint(pl.Launches)
+		if same, ok := launches[sig]; ok {
+			r.Skipped = append(r.Skipped, fmt.Sprintf("%s: the same launches as %s", s, same))
+			continue
+		}
+		launches[sig] = s
 		// One untimed run (first-call work: function attributes, the
 		// workspace), then one timed run to spot hopeless candidates.
 		first, err := timer.Time(nil, 1, 1, run(s))
@@ -262,6 +269,26 @@ func (d *Device) tuneOne(c TuneCase, opt TuneOptions, timer *Timer, l2 *L2Flush)
 	}
 	r.Entry = makeEntry(dev, prob, c, def.Strategy, timings, opt.Reps)
 	return r, nil
+}
+
+// tuneCandidates lists what Tune times for a problem, the planner's
+// default and its launch configurations first (so that a fast time is
+// known early), then every other strategy (or those of only), each
+// followed by its configurations (plan.Configs: block_reg's block sizes,
+// warp_row's lanes a row).
+func tuneCandidates(def string, p plan.Problem, dev plan.Device, only []string) []string {
+	var cands []string
+	add := func(s string) {
+		configs, _ := plan.Configs(p, dev, s)
+		cands = append(append(cands, s), configs...)
+	}
+	add(def)
+	for _, s := range Strategies() {
+		if s != def && (only == nil || slices.Contains(only, s)) {
+			add(s)
+		}
+	}
+	return cands
 }
 
 // makeEntry picks the winner of the timings (the fastest, or the default

@@ -471,7 +471,7 @@ func TestTune(t *testing.T) {
 		if e.Default != def.Strategy || e.DefaultUS <= 0 || e.Reps != MinTuneReps || e.Device != d.Name() || e.Arch != d.Props().Arch() {
 			t.Errorf("%v: entry %+v", r.Case, e)
 		}
-		// Every strategy is timed or skipped, once.
+		// Every strategy and launch configuration is timed or skipped, once.
 		var names []string
 		for j, c := range e.Candidates {
 			names = append(names, c.Strategy)
@@ -492,7 +492,8 @@ func TestTune(t *testing.T) {
 			}
 		}
 		slices.Sort(names)
-		if want := slices.Sorted(slices.Values(Strategies())); !slices.Equal(names, want) {
+		prob, _ := r.Case.problem()
+		if want := slices.Sorted(slices.Values(tuneCandidates(def.Strategy, prob, d.planDevice(), nil))); !slices.Equal(names, want) {
 			t.Errorf("%v: timed + skipped = %v, want each of %v once", r.Case, names, want)
 		}
 		if best := e.Candidates[0]; e.Strategy != best.Strategy && (e.Strategy != e.Default || e.US > best.US*(1+tuneMargin)) {
@@ -507,7 +508,8 @@ func TestTune(t *testing.T) {
 	for _, r := range rs {
 		c := r.Case
 		pl, err := d.Plan(c.Op, c.DType, c.Shape, Options{Axis: c.Axis, Tuned: true})
-		if err != nil || pl.Strategy != r.Entry.Strategy || !strings.HasPrefix(pl.Reason, "tuned") {
+		strategy, config, _ := strings.Cut(r.Entry.Strategy, plan.ConfigSep)
+		if err != nil || pl.Strategy != strategy || !strings.Contains(pl.Launches[0].Symbol, config) || !strings.HasPrefix(pl.Reason, "tuned") {
 			t.Errorf("%v with Tuned: %s %q, %v; want %s (tuned)", c, pl.Strategy, pl.Reason, err, r.Entry.Strategy)
 		}
 		if c.DType != softmax.Float32 || c.Op.Backward() {
@@ -537,4 +539,53 @@ func TestTune(t *testing.T) {
 // queries behind it.
 func plannedBy(c *tuneCache, p plan.Problem, dev plan.Device) (plan.Plan, bool) {
 	return c.plan(p, dev, func(s string) (plan.Plan, error) { return plan.Make(p, dev, nil, s) })
+}
+
+// Tune's candidates: the default and its configurations first, every
+// strategy once, each configurable one followed by its launch
+// configurations; a restriction keeps the default and the listed
+// strategies, with their configurations.
+func TestTuneCandidates(t *testing.T) {
+	dev := plan.Models["h200"]
+	p := prob(4096, 4096, 1, spec.Float32, spec.Softmax, true)
+	got := tuneCandidates("block_reg", p, dev, nil)
+	if got[0] != "block_reg" {
+		t.Fatalf("first candidate %s, want the default", got[0])
+	}
+	for _, s := range Strategies() {
+		if n := strings.Count(" "+strings.Join(got, " ")+" ", " "+s+" "); n != 1 {
+			t.Errorf("strategy %s listed %d times in %v", s, n, got)
+		}
+	}
+	i := slices.Index(got, "block_reg")
+	if want := []string{"block_reg/t128_p8", "block_reg/t256_p4", "block_reg/t512_p2", "block_reg/t1024_p1"}; !slices.Equal(got[i+1:i+5], want) {
+		t.Errorf("after block_reg: %v, want %v", got[i+1:], want)
+	}
+	got = tuneCandidates("block_reg", prob(4096, 256, 1, spec.Float32, spec.Softmax, true), dev, []string{"warp_row"})
+	want := []string{"block_reg", "block_reg/t32_p2", "block_reg/t64_p1", "warp_row", "warp_row/w32_p2"}
+	if !slices.Equal(got, want) {
+		t.Errorf("restricted to warp_row: %v, want %v", got, want)
+	}
+}
+
+// A winner at a launch configuration ("block_reg/t512_p2") plans that
+// configuration's kernel for its shape class.
+func TestTunedConfiguration(t *testing.T) {
+	var w warnings
+	c := w.cache(filepath.Join(t.TempDir(), "tuned.json"))
+	p := prob(4096, 4096, 1, spec.Float32, spec.Softmax, true)
+	if _, _, err := c.save([]TuneResult{testResult(p, "block_reg/t512_p2", 10)}); err != nil {
+		t.Fatal(err)
+	}
+	pl, ok := plannedBy(c, p, fakeH100)
+	if !ok || pl.Strategy != "block_reg" || pl.Launches[0].Symbol != "block_reg_fwd_f32_t512_p2" || pl.Launches[0].Block[0] != 512 {
+		t.Errorf("tuned plan %s %+v (%q), %v; want block_reg's t512_p2", pl.Strategy, pl.Launches, pl.Reason, ok)
+	}
+	// 3000 columns, the same class: 750 packs still fit 512 threads × 2.
+	if pl, ok := plannedBy(c, prob(3000, 3000, 1, spec.Float32, spec.Softmax, true), fakeH100); !ok || pl.Launches[0].Symbol != "block_reg_fwd_f32_t512_p2" {
+		t.Errorf("same class: %+v, %v", pl.Launches, ok)
+	}
+	if len(w) != 0 {
+		t.Errorf("warnings %q", w)
+	}
 }

@@ -16,7 +16,9 @@ type Options struct {
 	// Scale multiplies the input first (softmax(Scale·x)); 0 means 1.
 	// Backward ops ignore it.
 	Scale float32
-	// Algo forces a kernel strategy by name (see Strategies); "" or "auto"
+	// Algo forces a kernel strategy by name (see Strategies), optionally
+	// at one of its launch configurations, "block_reg/t256_p4" (see
+	// Device.Configs); "" or "auto"
 	// lets the planner choose.
 	Algo string
 	// Tuned makes the planner prefer the autotuning cache's winner for the

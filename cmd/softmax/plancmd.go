@@ -26,8 +26,11 @@ workspace and barrier words. On a GPU (--device, the default) the planner
 asks the driver for occupancy, as a call does; --model plans for a known
 device model without a GPU (` + "`h100`, `h200`, `a100`" + `), estimating occupancy
 from the kernels' register counts, so a pick that turns on the driver's
-answers can differ. --algo forces a strategy (an error says why it cannot
-serve a case); --tuned prefers the autotuning cache's winner (GPU only).
+answers can differ. --algo forces a strategy, or one of its launch
+configurations (NAME/CONFIG: block_reg's block sizes, warp_row's lanes a
+row, listed under each plan of those strategies; an error says why one
+cannot serve a case); --tuned prefers the autotuning cache's winner (GPU
+only).
 Tensors are taken as 16-byte aligned.
 
 SPEC is DIMxDIM[x…]:dtype[:axis[:op]], e.g. 4096x65536:f32:0.`
@@ -47,7 +50,10 @@ type planned struct {
 	Workspace int64           `json:"workspace_bytes,omitempty"`
 	Barriers  int64           `json:"barriers,omitempty"`
 	Module    string          `json:"module,omitempty"`
-	Error     string          `json:"error,omitempty"`
+	// Configs are the strategy's launch configurations for the case
+	// (--algo NAME/CONFIG forces one; 'softmax tune' times them).
+	Configs []string `json:"configs,omitempty"`
+	Error   string   `json:"error,omitempty"`
 }
 
 // plannedLaunch is one kernel launch of a plan.
@@ -80,7 +86,7 @@ func runPlan(e *env, args []string) error {
 	fs := flagSet("plan")
 	shapes := fs.String("shapes", "", "comma-separated `SPEC`s: DIMxDIM[x…]:dtype[:axis[:op]]")
 	opName := fs.String("op", "", "`op` for every case: softmax, log_softmax, softmax_backward, log_softmax_backward (default: each SPEC's, softmax)")
-	algo := fs.String("algo", "auto", "`strategy`: auto (the planner's rules) or a strategy's name")
+	algo := fs.String("algo", "auto", "`strategy`: auto (the planner's rules), a strategy's name, or NAME/CONFIG for one of its launch configurations")
 	device := fs.String("device", "cuda", "`device`: cuda or cuda:N")
 	model := fs.String("model", "", "plan for a device `model` without a GPU: "+strings.Join(plan.ModelNames(), ", "))
 	tuned := fs.Bool("tuned", false, "prefer the winners cached by 'softmax tune' (GPU only)")
@@ -102,12 +108,13 @@ func runPlan(e *env, args []string) error {
 		}
 		cases = bench.WithOp(cases, op)
 	}
-	if *algo != "auto" && !slices.Contains(cuda.Strategies(), *algo) {
-		return usagef("--algo %q: want auto or one of: %s", *algo, strings.Join(cuda.Strategies(), ", "))
+	if name, _, _ := strings.Cut(*algo, plan.ConfigSep); *algo != "auto" && !slices.Contains(cuda.Strategies(), name) {
+		return usagef("--algo %q: want auto, or one of %s, or one of them/CONFIG (e.g. block_reg/t256_p4)", *algo, strings.Join(cuda.Strategies(), ", "))
 	}
 
 	var header string
 	var planFor func(bench.Case) (plan.Plan, error)
+	var configsFor func(c bench.Case, strategy string) ([]string, error)
 	if *model != "" {
 		if flagWasSet(fs, "device") {
 			return usagef("--model plans without a GPU: give --device or --model, not both")
@@ -122,6 +129,13 @@ func runPlan(e *env, args []string) error {
 		header = fmt.Sprintf("model: %s (%s, sm_%d%d, %d SMs; occupancy estimated from the kernels' register counts)",
 			*model, d.Name, d.Major, d.Minor, d.SMs)
 		planFor = func(c bench.Case) (plan.Plan, error) { return planModel(d, c, *algo) }
+		configsFor = func(c bench.Case, strategy string) ([]string, error) {
+			p, err := problemOf(c)
+			if err != nil {
+				return nil, err
+			}
+			return plan.Configs(p, d, strategy)
+		}
 	} else {
 		kind, ordinal, err := bench.ParseDevice(*device)
 		if err != nil {
@@ -141,6 +155,9 @@ func runPlan(e *env, args []string) error {
 		planFor = func(c bench.Case) (plan.Plan, error) {
 			return d.Plan(c.Op, c.DType, c.Shape, cuda.Options{Axis: c.Axis, Algo: *algo, Tuned: *tuned})
 		}
+		configsFor = func(c bench.Case, strategy string) ([]string, error) {
+			return d.Configs(c.Op, c.DType, c.Shape, cuda.Options{Axis: c.Axis}, strategy)
+		}
 	}
 
 	out := make([]planned, len(cases))
@@ -153,6 +170,9 @@ func runPlan(e *env, args []string) error {
 			continue
 		}
 		out[i] = newPlanned(c, pl)
+		if out[i].Configs, err = configsFor(c, pl.Strategy); err != nil {
+			return err
+		}
 	}
 	if *asJSON {
 		enc := json.NewEncoder(e.stdout)
@@ -175,12 +195,20 @@ func runPlan(e *env, args []string) error {
 
 // planModel plans case c on the device model d (occupancy estimated).
 func planModel(d plan.Device, c bench.Case, algo string) (plan.Plan, error) {
-	l, err := spec.Decompose(c.Shape, c.Axis)
+	p, err := problemOf(c)
 	if err != nil {
 		return plan.Plan{}, err
 	}
-	p := plan.Problem{Outer: int64(l.Outer), Axis: int64(l.Axis), Inner: int64(l.Inner), DType: c.DType, Op: c.Op, Aligned: true}
 	return plan.Make(p, d, nil, algo)
+}
+
+// problemOf is case c as the planner's problem (16-byte aligned tensors).
+func problemOf(c bench.Case) (plan.Problem, error) {
+	l, err := spec.Decompose(c.Shape, c.Axis)
+	if err != nil {
+		return plan.Problem{}, err
+	}
+	return plan.Problem{Outer: int64(l.Outer), Axis: int64(l.Axis), Inner: int64(l.Inner), DType: c.DType, Op: c.Op, Aligned: true}, nil
 }
 
 // writePlan prints one case's plan, or why it has none.
@@ -210,6 +238,9 @@ func writePlan(w io.Writer, p planned) {
 	}
 	fmt.Fprintf(w, "  split %d, chunk %d, %s, workspace %d B, barriers %d, module %s\n",
 		p.Split, p.Chunk, path, p.Workspace, p.Barriers, p.Module)
+	if len(p.Configs) > 0 {
+		fmt.Fprintf(w, "  configurations (--algo): %s\n", strings.Join(p.Configs, ", "))
+	}
 }
 
 func dims(d [3]uint32) string { return fmt.Sprintf("%d×%d×%d", d[0], d[1], d[2]) }

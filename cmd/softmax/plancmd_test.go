@@ -68,6 +68,14 @@ func TestPlanModel(t *testing.T) {
 	if l := byStrategy["split_grid"].Launches[0]; !l.Cooperative || l.Grid[0] != 132 || l.Smem == 0 {
 		t.Errorf("split_grid: %+v, want a cooperative grid of one block an SM caching in shared memory", l)
 	}
+	for _, c := range byStrategy["block_reg"].Configs {
+		if !strings.HasPrefix(c, "block_reg/t") {
+			t.Errorf("block_reg configuration %q", c)
+		}
+	}
+	if len(byStrategy["block_reg"].Configs) == 0 || byStrategy["split_row"].Configs != nil {
+		t.Errorf("configurations: block_reg %v, split_row %v", byStrategy["block_reg"].Configs, byStrategy["split_row"].Configs)
+	}
 	if !strings.Contains(byStrategy["warp_row"].Launches[0].Symbol, "_bwd_") {
 		t.Errorf("a backward op planned %s", byStrategy["warp_row"].Launches[0].Symbol)
 	}
@@ -88,6 +96,10 @@ func TestPlanForced(t *testing.T) {
 	ps := planJSON(t, 0, "--model", "h100", "--algo", "block_smem", "--shapes", "4096x4096:f16")
 	if ps[0].Strategy != "block_smem" || !strings.HasPrefix(ps[0].Reason, "forced") || ps[0].Launches[0].Smem == 0 {
 		t.Errorf("forced block_smem: %+v", ps[0])
+	}
+	ps = planJSON(t, 0, "--model", "h200", "--algo", "block_reg/t512_p2", "--shapes", "4096x4096:f32")
+	if l := ps[0].Launches; ps[0].Strategy != "block_reg" || l[0].Symbol != "block_reg_fwd_f32_t512_p2" || l[0].Block[0] != 512 {
+		t.Errorf("forced block_reg/t512_p2: %+v", ps[0])
 	}
 	ps = planJSON(t, 1, "--model", "a100", "--algo", "split_cluster", "--shapes", "4x65536:f16,8x1000:f32")
 	for _, p := range ps {

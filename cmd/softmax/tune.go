@@ -20,10 +20,12 @@ func init() {
 const tuneSynopsis = `softmax tune (--shapes SPEC,... | --suite NAME) [--op OP] [--device cuda|cuda:N] [--algo NAME,...] [--reps N] [--warmup N] [--dry-run] [--verbose]
   softmax tune --show
 
-Times every kernel strategy that can serve each case on the GPU (CUDA
-events, median of --reps after --warmup untimed runs, each timed run
-after an L2 flush as in 'softmax bench') and stores the
-winner per shape class in the autotuning cache, keyed by device, dtype, op
+Times every kernel strategy that can serve each case on the GPU, and
+each launch configuration of the strategies that have them (block_reg's
+block sizes, warp_row's lanes a row: NAME/CONFIG, as 'softmax plan
+--algo' shows them) (CUDA events, median of --reps after --warmup untimed
+runs, each timed run after an L2 flush as in 'softmax bench') and stores
+the winner per shape class in the autotuning cache, keyed by device, dtype, op
 and shape class (rows and row length rounded up to powers of two, last
 axis or strided, 16-byte path or not). Prints shape, dtype, axis, op, the
 planner's default and its µs, the best strategy and its µs, and the
@@ -43,7 +45,7 @@ func runTune(e *env, args []string) error {
 	suite := fs.String("suite", "", "tune a benchmark `suite`: "+strings.Join(bench.SuiteNames(), ", "))
 	opName := fs.String("op", "", "`op` for every case: softmax, log_softmax, softmax_backward, log_softmax_backward (default: each SPEC's, softmax)")
 	device := fs.String("device", "cuda", "`device`: cuda or cuda:N")
-	algo := fs.String("algo", "all", "candidate `strategies`: all, or NAME,... (the planner's default is always timed)")
+	algo := fs.String("algo", "all", "candidate `strategies`: all, or NAME,... with their launch configurations (the planner's default is always timed)")
 	reps := fs.Int("reps", cuda.MinTuneReps, fmt.Sprintf("timed `reps` per strategy (at least %d)", cuda.MinTuneReps))
 	warmup := fs.Int("warmup", 5, "untimed `runs` per strategy before timing (at least 1)")
 	dryRun := fs.Bool("dry-run", false, "time and print, but do not write the cache")
@@ -89,7 +91,8 @@ func runTune(e *env, args []string) error {
 	var strategies []string
 	if *algo != "all" {
 		names, err := bench.ParseAlgo(*algo, cuda.Strategies())
-		if err != nil || slices.Contains(names, "auto") || slices.Contains(names, "all") {
+		if err != nil || slices.Contains(names, "auto") || slices.Contains(names, "all") ||
+			slices.ContainsFunc(names, func(n string) bool { return strings.Contains(n, "/") }) {
 			return usagef("--algo %q: want all or a list of: %s", *algo, strings.Join(cuda.Strategies(), ", "))
 		}
 		strategies = names

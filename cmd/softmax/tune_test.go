@@ -20,6 +20,7 @@ func TestTuneUsageErrors(t *testing.T) {
 		{[]string{"tune", "--shapes", "64x1000:f32", "--warmup", "0"}, "--warmup 0"},
 		{[]string{"tune", "--shapes", "64x1000:f32", "--algo", "nope"}, "--algo"},
 		{[]string{"tune", "--shapes", "64x1000:f32", "--algo", "auto"}, "--algo"},
+		{[]string{"tune", "--shapes", "64x1000:f32", "--algo", "block_reg/t256_p1"}, "--algo"},
 		{[]string{"tune", "--shapes", "64x1000:f32", "--device", "cpu"}, "tuning needs a GPU"},
 		{[]string{"tune", "--shapes", "64x1000:f32", "--device", "gpu"}, "unknown device"},
 		{[]string{"tune", "extra"}, "unexpected argument"},

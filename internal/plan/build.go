@@ -41,6 +41,9 @@ func (c *ctx) build(s kernels.Strategy) (Plan, error) {
 	if err := c.check(s); err != nil {
 		return Plan{}, err
 	}
+	if c.config != "" && !configurable(s) {
+		return Plan{}, fmt.Errorf("it has no launch configurations to choose from (%q; block_reg and warp_row have)", c.config)
+	}
 	switch s {
 	case kernels.Naive:
 		return c.naive()
@@ -290,7 +293,11 @@ func (c *ctx) threePackLanes(packs int64) (int64, bool) {
 // 54.78, 131072×100 f16 34.75 vs 42.02, 200000×60 bf16 34.72 vs 38.54,
 // 65536×27 f16 9.63 vs 10.25, 100000×50 f16 16.21 vs 16.88.
 func (c *ctx) warpRow() (Plan, error) {
-	w, np, err := c.warpShape()
+	shape := c.warpShape
+	if c.config != "" {
+		shape = c.warpRowConfig
+	}
+	w, np, err := shape()
 	if err != nil {
 		return Plan{}, err
 	}
@@ -549,7 +556,11 @@ func (c *ctx) blockRegRuntimeBlock(vs []kernels.Variant) (v kernels.Variant, nt 
 // block_reg: a block per row holding the row in registers, one block per
 // row (the kernel grid-strides only past the grid limit).
 func (c *ctx) blockReg() (Plan, error) {
-	v, nt, err := c.blockRegShape()
+	shape := c.blockRegShape
+	if c.config != "" {
+		shape = c.blockRegConfig
+	}
+	v, nt, err := shape()
 	if err != nil {
 		return Plan{}, err
 	}

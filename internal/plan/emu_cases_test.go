@@ -126,18 +126,28 @@ func TestEmuCases(t *testing.T) {
 							skew = dt.Size()
 						}
 						p := Problem{Outer: sh[0], Axis: sh[1], Inner: sh[2], DType: dt, Op: op, Aligned: al == 1, Skew: skew}
-						pl, err := Make(p, dev, nil, st)
-						if err != nil {
-							continue
+						// The strategy's plan, then (aligned and skewed
+						// placements) each launch configuration the
+						// autotuner may time (Configs).
+						forces := []string{st}
+						if al != 2 {
+							configs, _ := Configs(p, dev, st)
+							forces = append(forces, configs...)
 						}
-						if st == "auto" && pl.Strategy == "split_cluster" {
-							continue
-						}
-						n++
-						fmt.Fprintf(&out, "case %s %s %d %d %d %d %d %d %d %d %d %d %d\n", pl.Strategy, dt, int(op), sh[0], sh[1], sh[2],
-							pl.Params.Chunk, pl.Params.Split, pl.Params.Vec, pl.Params.Log, pl.Workspace, len(pl.Launches), al)
-						for _, l := range pl.Launches {
-							fmt.Fprintf(&out, "launch %s %d %d %d %d %d %d %d\n", l.Symbol, l.Grid[0], l.Grid[1], l.Grid[2], l.Block[0], l.Block[1], l.Block[2], l.Smem)
+						for _, force := range forces {
+							pl, err := Make(p, dev, nil, force)
+							if err != nil {
+								continue
+							}
+							if st == "auto" && pl.Strategy == "split_cluster" {
+								continue
+							}
+							n++
+							fmt.Fprintf(&out, "case %s %s %d %d %d %d %d %d %d %d %d %d %d\n", pl.Strategy, dt, int(op), sh[0], sh[1], sh[2],
+								pl.Params.Chunk, pl.Params.Split, pl.Params.Vec, pl.Params.Log, pl.Workspace, len(pl.Launches), al)
+							for _, l := range pl.Launches {
+								fmt.Fprintf(&out, "launch %s %d %d %d %d %d %d %d\n", l.Symbol, l.Grid[0], l.Grid[1], l.Grid[2], l.Block[0], l.Block[1], l.Block[2], l.Smem)
+							}
 						}
 					}
 				}

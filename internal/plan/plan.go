@@ -4,6 +4,12 @@
 // injected (and estimated from the ptxas register table when absent), so
 // every rule is unit-tested on the CPU.
 //
+// A forced strategy (Make's force) may name one of its launch
+// configurations, "block_reg/t512_p2" (Configs lists them: block_reg's block
+// sizes and warp_row's lanes a row, the kernel shapes the rules below pick
+// from measurements), which the autotuner times beside the strategies.
+// Models holds the properties of known devices for planning without one.
+//
 // # Rules (automatic choice)
 //
 // rows = Outer and cols = Axis when Inner == 1; P = 16/esize elements per
@@ -364,7 +370,9 @@ const (
 	maxGridY = 65535
 )
 
-// Make plans p on d. force names a strategy ("" or "auto": the rules); occ
+// Make plans p on d. force names a strategy ("" or "auto": the rules),
+// optionally with one of its launch configurations ("block_reg/t256_p4",
+// see Configs); occ
 // may be nil (occupancy is then estimated from the ptxas register table).
 func Make(p Problem, d Device, occ Occupancy, force string) (Plan, error) {
 	return MakeWith(p, d, Queries{Blocks: occ}, force)
@@ -378,10 +386,12 @@ func MakeWith(p Problem, d Device, q Queries, force string) (Plan, error) {
 	}
 	c.clusters = q.Clusters
 	if force != "" && force != "auto" {
-		s, err := kernels.ParseStrategy(force)
+		name, config, _ := strings.Cut(force, ConfigSep)
+		s, err := kernels.ParseStrategy(name)
 		if err != nil {
 			return Plan{}, fmt.Errorf("plan: %w", err)
 		}
+		c.config = config
 		pl, err := c.build(s)
 		if err != nil {
 			return Plan{}, fmt.Errorf("plan: %s cannot serve %v %v %d×%d×%d: %w", force, p.Op, p.DType, p.Outer, p.Axis, p.Inner, err)
@@ -412,6 +422,9 @@ type ctx struct {
 	es       int64 // element size
 	P        int64 // elements per 16-byte pack
 	nin      int64 // inputs read per element
+	// config is the forced launch configuration (Configs), "" for the
+	// strategy's rules.
+	config string
 
 	// grid is splitGridGrid's result, computed once per plan: the rules and
 	// the build ask for it up to three times, two occupancy queries each.
