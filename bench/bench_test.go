@@ -554,10 +554,10 @@ func TestParseAlgo(t *testing.T) {
 	if n, err := ParseAlgo("go, avx2,auto", algos); err != nil || !reflect.DeepEqual(n, []string{"go", "avx2", "auto"}) {
 		t.Errorf("list: %v %v", n, err)
 	}
-	if n, err := ParseAlgo("avx2/x1,go", algos); err != nil || !reflect.DeepEqual(n, []string{"avx2/x1", "go"}) {
+	if n, err := ParseAlgo("block_reg/t512_p2,warp_row", []string{"block_reg", "warp_row"}); err != nil || !reflect.DeepEqual(n, []string{"block_reg/t512_p2", "warp_row"}) {
 		t.Errorf("a configuration: %v %v", n, err)
 	}
-	for _, bad := range []string{"", ",", "avx512", "go,nope", "nope/x1"} {
+	for _, bad := range []string{"", ",", "avx512", "go,nope", "nope/x1", "avx2/x1", "go/"} {
 		if _, err := ParseAlgo(bad, algos); err == nil {
 			t.Errorf("ParseAlgo(%q): want an error", bad)
 		}

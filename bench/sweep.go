@@ -7,6 +7,9 @@ import (
 	"math"
 	"slices"
 	"strings"
+
+	"github.com/gofused/softmax/cuda"
+	"github.com/gofused/softmax/internal/plan"
 )
 
 // SweepOptions configure Sweep.
@@ -35,9 +38,9 @@ var ErrInterrupted = errors.New("interrupted")
 
 // ParseAlgo validates an --algo value against a list of strategy names
 // (see KnownAlgos): auto, all, or a comma-separated list of names, each
-// of which may name a launch configuration, NAME/CONFIG (a GPU
-// strategy's: "block_reg/t512_p2", see `softmax plan`; the planner
-// refuses one that does not serve the case).
+// of which may name a launch configuration of a GPU strategy, NAME/CONFIG
+// ("block_reg/t512_p2", see `softmax plan`; the planner refuses one that
+// does not serve the case).
 func ParseAlgo(algo string, algos []string) ([]string, error) {
 	if algo == "auto" || algo == "all" {
 		return []string{algo}, nil
@@ -48,7 +51,11 @@ func ParseAlgo(algo string, algos []string) ([]string, error) {
 		if a == "" {
 			continue
 		}
-		if name, _, _ := strings.Cut(a, "/"); a != "auto" && !slices.Contains(algos, name) {
+		name, config, hasConfig := strings.Cut(a, plan.ConfigSep)
+		if hasConfig && (config == "" || !slices.Contains(cuda.Strategies(), name)) {
+			return nil, fmt.Errorf("algo %q: a launch configuration NAME%sCONFIG names a GPU strategy and one of its configurations (softmax plan lists them)", a, plan.ConfigSep)
+		}
+		if a != "auto" && !slices.Contains(algos, name) {
 			return nil, fmt.Errorf("unknown algo %q (want auto, all or a list of: %s)", a, strings.Join(algos, ", "))
 		}
 		names = append(names, a)

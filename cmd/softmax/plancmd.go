@@ -108,7 +108,7 @@ func runPlan(e *env, args []string) error {
 		}
 		cases = bench.WithOp(cases, op)
 	}
-	if name, _, _ := strings.Cut(*algo, plan.ConfigSep); *algo != "auto" && !slices.Contains(cuda.Strategies(), name) {
+	if name, config, has := strings.Cut(*algo, plan.ConfigSep); *algo != "auto" && (!slices.Contains(cuda.Strategies(), name) || has && config == "") {
 		return usagef("--algo %q: want auto, or one of %s, or one of them/CONFIG (e.g. block_reg/t256_p4)", *algo, strings.Join(cuda.Strategies(), ", "))
 	}
 

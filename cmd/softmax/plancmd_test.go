@@ -14,6 +14,8 @@ func TestPlanUsageErrors(t *testing.T) {
 		{[]string{"plan", "--shapes", "garbage"}, "bad shape spec"},
 		{[]string{"plan", "--shapes", "64x1000:f32", "--op", "nope"}, "unknown op"},
 		{[]string{"plan", "--shapes", "64x1000:f32", "--algo", "nope"}, "--algo \"nope\""},
+		{[]string{"plan", "--shapes", "64x1000:f32", "--algo", "block_reg/"}, "--algo \"block_reg/\""},
+		{[]string{"plan", "--shapes", "64x1000:f32", "--algo", "nope/t64_p1"}, "or one of them/CONFIG"},
 		{[]string{"plan", "--shapes", "64x1000:f32", "--model", "nope"}, "--model \"nope\": want one of a100, h100, h200"},
 		{[]string{"plan", "--shapes", "64x1000:f32", "--model", "h200", "--device", "cuda:1"}, "not both"},
 		{[]string{"plan", "--shapes", "64x1000:f32", "--model", "h200", "--tuned"}, "--tuned needs the GPU"},

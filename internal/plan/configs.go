@@ -15,16 +15,19 @@ import (
 // two packs each.
 const ConfigSep = "/"
 
-// Configs lists the launch configurations of strategy that can serve p on
-// d, as forced names ("block_reg/t256_p4"), for the autotuner to time
-// beside the rules' own pick. The strategies whose kernel shape is a free
-// choice have them: block_reg (the block size and packs a thread, one
-// configuration a block size: the fewest packs that hold the row; the
-// "_exact" twin where it serves) and warp_row (lanes a row and packs a
-// lane, one configuration a lane count that leaves no lane without a
-// pack). Other strategies, and one that cannot serve p, have none (nil).
-// The rules' pick may be one of them, or not (a "_tail" kernel or few
-// rows' one pack a thread); the list holds only kernels that serve p.
+// Configs lists launch configurations of strategy that can serve p on d,
+// as forced names ("block_reg/t256_p4"), for the autotuner to time beside
+// the rules' own pick. The strategies whose kernel shape is a free choice
+// have them: block_reg (forward: a block size and the fewest packs a
+// thread that hold the row, for block sizes up to the row's packs, and the
+// "_exact" twin where it serves; backward: packs a thread) and warp_row
+// (lanes a row and the fewest packs a lane that hold it, for lane counts
+// up to the row's packs rounded up to a power of two). Other strategies,
+// and one that cannot serve p, have none (nil); the list can be empty
+// where the strategy serves p only at shapes it leaves out (block_reg's
+// 16-bit rows past 32768 columns, at more than BlockRegValues values a
+// thread). The rules' pick may be one of them, or not (a "_tail" kernel,
+// few rows' one pack a thread); every listed one serves p.
 func Configs(p Problem, d Device, strategy string) ([]string, error) {
 	c, err := newCtx(p, d, nil)
 	if err != nil {
@@ -62,10 +65,12 @@ func (c *ctx) noConfig(s kernels.Strategy, serve []string) error {
 	return fmt.Errorf("no configuration %q for this problem (configurations: %s)", c.config, strings.Join(serve, ", "))
 }
 
-// blockRegServes reports whether block_reg's variant v can run the problem:
-// a forward kernel that holds the row's packs (an "_exact" one: exactly
-// them, 16-bit whole rows from aligned pointers), not a "_tail" kernel
-// (blockRegTail adds it), with a "_shift" twin for ragged rows; a backward
+// blockRegServes reports whether block_reg's variant v can run the problem,
+// and at what block size: a forward kernel that holds the row's packs (its
+// span's, for the ragged rows' "_shift" twins, but the row's for the 16-bit
+// twins that hold the overhang in thread 0: blockRegOverhang; an "_exact"
+// one exactly them, 16-bit whole rows from aligned pointers), not a "_tail"
+// kernel (blockRegConfig adds it), with a twin for ragged rows; a backward
 // kernel whose block size for the row is within its launch bound.
 func (c *ctx) blockRegServes(v kernels.Variant) (nt int64, ok bool) {
 	in := kernels.BlockReg.Info()
@@ -79,6 +84,11 @@ func (c *ctx) blockRegServes(v kernels.Variant) (nt int64, ok bool) {
 		return n, n <= int64(limit)
 	}
 	nt = int64(v.FixedBlock)
+	if c.ragged() && c.es == 2 && blockRegOverhang(v) {
+		// its "_shift" twin holds the span's overhang in thread 0: sized
+		// by the row, as blockRegFixedBlock sizes it
+		packs = ceilDiv(c.p.Axis, c.P)
+	}
 	switch {
 	case v.Tail || !v.Serves(c.dt) || nt*int64(v.Packs) < packs:
 		return 0, false
@@ -91,11 +101,12 @@ func (c *ctx) blockRegServes(v kernels.Variant) (nt int64, ok bool) {
 }
 
 // blockRegConfigs names block_reg's configurations for the problem: each
-// backward variant whose block fits its bound; forward, for each block
-// size up to the row's packs (rounded up to a power of two: no more
-// threads than packs) the fewest packs a thread that hold the row within
-// kernels.BlockRegValues values (more would only idle registers), and the
-// "_exact" twin that serves it.
+// backward variant (packs a thread, the block sized for the row) whose
+// block fits its bound; forward, for each block size up to the row's packs
+// rounded up to a power of two (one warp at least), the fewest packs a
+// thread that hold the row within kernels.BlockRegValues values (rows that
+// need more, 16-bit rows past 32768 columns, list none), and the "_exact"
+// twin that serves it.
 func (c *ctx) blockRegConfigs() []string {
 	var names []string
 	seen := map[int]bool{}
@@ -104,7 +115,7 @@ func (c *ctx) blockRegConfigs() []string {
 			continue
 		}
 		if !c.bwd && !v.Exact {
-			if seen[v.FixedBlock] || int64(v.Packs)*c.P > kernels.BlockRegValues || int64(v.FixedBlock) > nextPow2(c.packs()) {
+			if seen[v.FixedBlock] || int64(v.Packs)*c.P > kernels.BlockRegValues || int64(v.FixedBlock) > max(nextPow2(c.packs()), 32) {
 				continue
 			}
 			seen[v.FixedBlock] = true
@@ -120,8 +131,11 @@ func (c *ctx) blockRegConfigs() []string {
 func (c *ctx) blockRegConfig() (kernels.Variant, int64, error) {
 	in := kernels.BlockReg.Info()
 	v, ok := in.Variant(c.bwd, c.config)
+	if !ok {
+		return v, 0, c.noConfig(kernels.BlockReg, c.blockRegConfigs())
+	}
 	nt, serves := c.blockRegServes(v)
-	if !ok || !serves {
+	if !serves {
 		return v, 0, c.noConfig(kernels.BlockReg, c.blockRegConfigs())
 	}
 	packs := c.packs()
@@ -164,7 +178,10 @@ func (c *ctx) warpRowServes(v kernels.Variant) bool {
 // lane.
 func (c *ctx) warpRowConfig() (w, np int64, err error) {
 	v, ok := kernels.WarpRow.Info().Variant(c.bwd, c.config)
-	if !ok || !c.warpRowServes(v) {
+	if !ok {
+		return 0, 0, c.noConfig(kernels.WarpRow, c.warpRowConfigs())
+	}
+	if !c.warpRowServes(v) {
 		return 0, 0, c.noConfig(kernels.WarpRow, c.warpRowConfigs())
 	}
 	return int64(v.Lanes), int64(v.Packs), nil

@@ -14,51 +14,68 @@ import (
 // forward block_reg configuration holds the row within BlockRegValues
 // values a thread.
 func TestConfigsPlan(t *testing.T) {
-	cols := []int64{1, 7, 100, 256, 781, 1000, 1024, 2047, 4096, 6144, 8192, 12000, 16384, 32000}
+	cols := []int64{1, 7, 64, 100, 256, 781, 1000, 1024, 2047, 4096, 6144, 8191, 8192, 12000, 16384, 32000, 40000, 65536}
 	total := 0
 	for _, s := range []string{"block_reg", "warp_row"} {
 		for _, dt := range dtypes {
 			for _, op := range ops {
 				for _, pc := range placements(dt) {
-					for _, n := range cols {
-						p := Problem{Outer: 300, Axis: n, Inner: 1, DType: dt, Op: op, Aligned: pc.aligned, Skew: pc.skew}
-						names, err := Configs(p, h100, s)
-						if err != nil {
-							t.Fatalf("Configs(%+v, %s): %v", p, s, err)
-						}
-						if _, err := Make(p, h100, nil, s); err == nil && len(names) == 0 && s == "warp_row" {
-							t.Errorf("%s serves %+v but lists no configuration", s, p)
-						}
-						seen := map[string]bool{}
-						for _, name := range names {
-							total++
-							strategy, config, ok := strings.Cut(name, ConfigSep)
-							if !ok || strategy != s || config == "" || seen[name] {
-								t.Errorf("%+v: configuration %q", p, name)
-								continue
-							}
-							seen[name] = true
-							pl := mustMake(t, p, h100, name)
-							if pl.Strategy != s || !strings.HasPrefix(pl.Reason, "forced: ") {
-								t.Errorf("%s: plan %s (%s)", name, pl.Strategy, pl.Reason)
-							}
-							sym := pl.Launches[0].Symbol
-							if !strings.Contains(sym, "_"+config) {
-								t.Errorf("%s for %+v: kernel %s", name, p, sym)
-							}
-							v, _ := kernels.BlockReg.Info().Variant(false, config)
-							if s == "block_reg" && !op.Backward() && !v.Exact && int64(v.Packs*(16/dt.Size())) > kernels.BlockRegValues {
-								t.Errorf("%s for %+v: %d values a thread listed", name, p, v.Packs*(16/dt.Size()))
-							}
+					for _, sh := range [][2]int64{{300, 0}, {1, 0}, {7, 0}} {
+						for _, n := range cols {
+							total += checkConfigs(t, s, Problem{Outer: sh[0], Axis: n, Inner: 1, DType: dt, Op: op, Aligned: pc.aligned, Skew: pc.skew})
 						}
 					}
 				}
 			}
 		}
 	}
-	if total < 1000 {
+	// A non-last axis: neither strategy serves it, so neither lists any.
+	for _, s := range []string{"block_reg", "warp_row"} {
+		if names, err := Configs(prob(64, 1000, 8, spec.Float32, spec.Softmax), h100, s); names != nil || err != nil {
+			t.Errorf("%s on a non-last axis: %v, %v", s, names, err)
+		}
+	}
+	if total < 3000 {
 		t.Errorf("only %d configurations planned", total)
 	}
+}
+
+// checkConfigs plans every configuration Configs lists for strategy s on p
+// (within the launch contracts, check) and returns how many there were.
+func checkConfigs(t *testing.T, s string, p Problem) int {
+	t.Helper()
+	names, err := Configs(p, h100, s)
+	if err != nil {
+		t.Fatalf("Configs(%+v, %s): %v", p, s, err)
+	}
+	if _, err := Make(p, h100, nil, s); err == nil && len(names) == 0 && s == "warp_row" {
+		t.Errorf("%s serves %+v but lists no configuration", s, p)
+	}
+	seen := map[string]bool{}
+	for _, name := range names {
+		strategy, config, ok := strings.Cut(name, ConfigSep)
+		if !ok || strategy != s || config == "" || seen[name] {
+			t.Errorf("%+v: configuration %q", p, name)
+			continue
+		}
+		seen[name] = true
+		pl := mustMake(t, p, h100, name)
+		if pl.Strategy != s || !strings.HasPrefix(pl.Reason, "forced: ") {
+			t.Errorf("%s: plan %s (%s)", name, pl.Strategy, pl.Reason)
+		}
+		if sym := pl.Launches[0].Symbol; !strings.Contains(sym, "_"+config) {
+			t.Errorf("%s for %+v: kernel %s", name, p, sym)
+		}
+		values := func(v kernels.Variant) int { return v.Packs * (16 / p.DType.Size()) }
+		v, _ := kernels.BlockReg.Info().Variant(false, config)
+		if s == "block_reg" && !p.Op.Backward() && !v.Exact && values(v) > kernels.BlockRegValues {
+			t.Errorf("%s for %+v: %d values a thread listed", name, p, values(v))
+		}
+		if v.Exact && (p.DType.Size() != 2 || !p.Aligned || p.Op.Backward() || p.Axis != int64(v.FixedBlock*v.Packs*8)) {
+			t.Errorf("%s for %+v: an exact kernel for another row", name, p)
+		}
+	}
+	return len(names)
 }
 
 // The configurations of a 4096-column f32 row are its block sizes, one
@@ -114,6 +131,27 @@ func TestConfigsChoices(t *testing.T) {
 		if err != nil || strings.Join(names, " ") != c.want {
 			t.Errorf("warp_row, %d %v: %v, %v; want %s", c.cols, c.dt, names, err, c.want)
 		}
+	}
+	// A backward problem refuses a forward kernel's name (and does not
+	// divide by its zero packs); an empty configuration is refused.
+	bwd := prob(4096, 4096, 1, spec.Float32, spec.SoftmaxBackward)
+	if _, err := Make(bwd, h100, nil, "block_reg/t256_p4"); err == nil || !strings.Contains(err.Error(), "configurations: p1, p2, p4") {
+		t.Errorf("backward block_reg/t256_p4: %v", err)
+	}
+	if _, err := Make(bwd, h100, nil, "warp_row/t256_p4"); err == nil || !strings.Contains(err.Error(), "no configuration") {
+		t.Errorf("backward warp_row/t256_p4: %v", err)
+	}
+	if _, err := Make(p, h100, nil, "block_reg/"); err == nil || !strings.Contains(err.Error(), "an empty configuration") {
+		t.Errorf("block_reg/: %v", err)
+	}
+	// A ragged 16-bit row whose twin holds the overhang in thread 0 takes
+	// the block the rules give it (8191 f16: 256 threads × 4 packs).
+	ragged := prob(2048, 8191, 1, spec.Float16, spec.Softmax)
+	names, _ = Configs(ragged, h100, "block_reg")
+	if auto := mustMake(t, ragged, h100, "block_reg"); auto.Launches[0].Symbol != "block_reg_fwd_f16_t256_p4_shift" ||
+		!strings.Contains(strings.Join(names, " "), "block_reg/t256_p4") ||
+		mustMake(t, ragged, h100, "block_reg/t256_p4").Launches[0].Symbol != auto.Launches[0].Symbol {
+		t.Errorf("8191 f16: rules %s, configurations %v", auto.Launches[0].Symbol, names)
 	}
 	// Strategies with no free shape list none.
 	if names, err := Configs(p, h100, "split_row"); names != nil || err != nil {

@@ -386,10 +386,13 @@ func MakeWith(p Problem, d Device, q Queries, force string) (Plan, error) {
 	}
 	c.clusters = q.Clusters
 	if force != "" && force != "auto" {
-		name, config, _ := strings.Cut(force, ConfigSep)
+		name, config, hasConfig := strings.Cut(force, ConfigSep)
 		s, err := kernels.ParseStrategy(name)
 		if err != nil {
 			return Plan{}, fmt.Errorf("plan: %w", err)
+		}
+		if hasConfig && config == "" {
+			return Plan{}, fmt.Errorf("plan: %q: an empty configuration after %q (want NAME%sCONFIG, see Configs)", force, ConfigSep, ConfigSep)
 		}
 		c.config = config
 		pl, err := c.build(s)
