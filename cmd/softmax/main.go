@@ -35,6 +35,8 @@ import (
 	"os"
 	"strings"
 
+	"github.com/gofused/softmax/bench"
+	"github.com/gofused/softmax/cuda"
 	"golang.org/x/term"
 )
 
@@ -220,3 +222,22 @@ func flagWasSet(fs *flag.FlagSet, name string) bool {
 }
 
 func isTerminal(f *os.File) bool { return term.IsTerminal(int(f.Fd())) }
+
+// openGPU opens the GPU that --device names (cuda, cuda:N, or auto) for a
+// command that needs one; need says so for any other device ("--device
+// cpu: NEED", a usage error). A GPU that cannot be opened is a
+// *bench.UnavailableError.
+func openGPU(device, need string) (*cuda.Device, error) {
+	kind, ordinal, err := bench.ParseDevice(device)
+	if err != nil {
+		return nil, usagef("--device: %v", err)
+	}
+	if kind != "cuda" && kind != "auto" {
+		return nil, usagef("--device %s: %s", device, need)
+	}
+	d, err := cuda.Open(ordinal)
+	if err != nil {
+		return nil, &bench.UnavailableError{Kind: "cuda", Err: err}
+	}
+	return d, nil
+}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -137,17 +138,13 @@ func runPlan(e *env, args []string) error {
 			return plan.Configs(p, d, strategy)
 		}
 	} else {
-		kind, ordinal, err := bench.ParseDevice(*device)
-		if err != nil {
-			return usagef("--device: %v", err)
+		d, err := openGPU(*device, "the planner plans GPU launches (cuda or cuda:N, or --model NAME)")
+		var unavailable *bench.UnavailableError
+		if errors.As(err, &unavailable) {
+			return fmt.Errorf("%w (--model %s plans for a device model without one)", err, strings.Join(plan.ModelNames(), "|"))
 		}
-		if kind != "cuda" && kind != "auto" {
-			return usagef("--device %s: the planner plans GPU launches (cuda or cuda:N, or --model NAME)", *device)
-		}
-		d, err := cuda.Open(ordinal)
 		if err != nil {
-			return fmt.Errorf("%w (--model %s plans for a device model without one)",
-				&bench.UnavailableError{Kind: "cuda", Err: err}, strings.Join(plan.ModelNames(), "|"))
+			return err
 		}
 		defer d.Close()
 		cuda.Warnf = warnTo(e, "plan")

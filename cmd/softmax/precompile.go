@@ -6,8 +6,6 @@ import (
 	"time"
 
 	"github.com/gofused/softmax"
-	"github.com/gofused/softmax/bench"
-	"github.com/gofused/softmax/cuda"
 	"github.com/gofused/softmax/internal/jit"
 	"github.com/gofused/softmax/internal/spec"
 )
@@ -41,16 +39,9 @@ func runPrecompile(e *env, args []string) error {
 		}
 		dts = append(dts, dt)
 	}
-	kind, ordinal, err := bench.ParseDevice(*device)
+	d, err := openGPU(*device, "precompiling needs a GPU (cuda or cuda:N)")
 	if err != nil {
-		return usagef("--device: %v", err)
-	}
-	if kind != "cuda" && kind != "auto" {
-		return usagef("--device %s: precompiling needs a GPU (cuda or cuda:N)", *device)
-	}
-	d, err := cuda.Open(ordinal)
-	if err != nil {
-		return &bench.UnavailableError{Kind: "cuda", Err: err}
+		return err
 	}
 	defer d.Close()
 	start, before := time.Now(), jit.Default().Stats()

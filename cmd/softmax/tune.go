@@ -97,20 +97,9 @@ func runTune(e *env, args []string) error {
 		}
 		strategies = names
 	}
-	kind, ordinal, err := bench.ParseDevice(*device)
+	d, err := openGPU(*device, "tuning needs a GPU (cuda or cuda:N)")
 	if err != nil {
-		return usagef("--device: %v", err)
-	}
-	switch kind {
-	case "auto":
-		kind = "cuda"
-	case "cuda":
-	default:
-		return usagef("--device %s: tuning needs a GPU (cuda or cuda:N)", *device)
-	}
-	d, err := cuda.Open(ordinal)
-	if err != nil {
-		return &bench.UnavailableError{Kind: kind, Err: err}
+		return err
 	}
 	defer d.Close()
 
