@@ -41,7 +41,7 @@ func (c *ctx) build(s kernels.Strategy) (Plan, error) {
 	if err := c.check(s); err != nil {
 		return Plan{}, err
 	}
-	if c.config != "" && !configurable(s) {
+	if _, ok := configLists[s]; c.config != "" && !ok {
 		return Plan{}, fmt.Errorf("it has no launch configurations to choose from (%q; block_reg and warp_row have)", c.config)
 	}
 	switch s {

@@ -40,25 +40,27 @@ func Configs(p Problem, d Device, strategy string) ([]string, error) {
 	if c.check(s) != nil {
 		return nil, nil
 	}
-	var names []string
-	switch s {
-	case kernels.BlockReg:
-		names = c.blockRegConfigs()
-	case kernels.WarpRow:
-		names = c.warpRowConfigs()
+	list, ok := configLists[s]
+	if !ok {
+		return nil, nil
 	}
+	names := list(c)
 	for i, n := range names {
 		names[i] = string(s) + ConfigSep + n
 	}
 	return names, nil
 }
 
-// configurable reports whether strategy s takes a forced configuration.
-func configurable(s kernels.Strategy) bool { return s == kernels.BlockReg || s == kernels.WarpRow }
+// configLists holds, for each strategy that takes a forced configuration,
+// the function that lists its configurations for a problem.
+var configLists = map[kernels.Strategy]func(*ctx) []string{
+	kernels.BlockReg: (*ctx).blockRegConfigs,
+	kernels.WarpRow:  (*ctx).warpRowConfigs,
+}
 
 // noConfig says why a forced configuration is refused, naming those that
 // serve the problem.
-func (c *ctx) noConfig(s kernels.Strategy, serve []string) error {
+func (c *ctx) noConfig(serve []string) error {
 	if len(serve) == 0 {
 		return fmt.Errorf("no configuration %q: no configuration of it serves this problem", c.config)
 	}
@@ -132,11 +134,11 @@ func (c *ctx) blockRegConfig() (kernels.Variant, int64, error) {
 	in := kernels.BlockReg.Info()
 	v, ok := in.Variant(c.bwd, c.config)
 	if !ok {
-		return v, 0, c.noConfig(kernels.BlockReg, c.blockRegConfigs())
+		return v, 0, c.noConfig(c.blockRegConfigs())
 	}
 	nt, serves := c.blockRegServes(v)
 	if !serves {
-		return v, 0, c.noConfig(kernels.BlockReg, c.blockRegConfigs())
+		return v, 0, c.noConfig(c.blockRegConfigs())
 	}
 	packs := c.packs()
 	if !c.bwd && !v.Exact && c.vec() && c.p.Axis%c.P == 0 && packs > nt*int64(v.Packs-1) && packs < nt*int64(v.Packs) {
@@ -179,10 +181,10 @@ func (c *ctx) warpRowServes(v kernels.Variant) bool {
 func (c *ctx) warpRowConfig() (w, np int64, err error) {
 	v, ok := kernels.WarpRow.Info().Variant(c.bwd, c.config)
 	if !ok {
-		return 0, 0, c.noConfig(kernels.WarpRow, c.warpRowConfigs())
+		return 0, 0, c.noConfig(c.warpRowConfigs())
 	}
 	if !c.warpRowServes(v) {
-		return 0, 0, c.noConfig(kernels.WarpRow, c.warpRowConfigs())
+		return 0, 0, c.noConfig(c.warpRowConfigs())
 	}
 	return int64(v.Lanes), int64(v.Packs), nil
 }
