@@ -85,6 +85,37 @@ func TestStrategiesAgainstReference(t *testing.T) {
 	}
 }
 
+// Every launch configuration the autotuner may time (Device.Configs:
+// block_reg's block sizes, warp_row's lanes a row), forced by its
+// NAME/CONFIG, over the battery against the float64 reference: a tuned
+// cache may pick any of them, so each must be as exact as the planner's own.
+func TestConfigurationsAgainstReference(t *testing.T) {
+	d := openOrSkip(t)
+	rng := rand.New(rand.NewPCG(5, uint64(rand.Int64())))
+	for _, strategy := range []string{"block_reg", "warp_row"} {
+		t.Run(strategy, func(t *testing.T) {
+			run, configs := 0, map[string]bool{}
+			for _, c := range verify.Battery(testing.Short()) {
+				names, err := d.Configs(c.Op, c.DType, c.Shape, Options{Axis: c.Axis}, strategy)
+				if err != nil {
+					t.Fatalf("%s: Configs: %v", c.Name(), err)
+				}
+				for _, name := range names {
+					configs[name] = true
+					run++
+					if r := verify.Run(c, rng, backend(d, name)); !r.OK() {
+						t.Errorf("%s %s: rel %.3g (tol %.0e) err %v", name, c.Name(), r.Rel, r.Tol, r.Err)
+					}
+				}
+			}
+			if run == 0 {
+				t.Fatalf("no battery case has a configuration of %s", strategy)
+			}
+			t.Logf("%s: %d runs over %d configurations", strategy, run, len(configs))
+		})
+	}
+}
+
 // Long rows and big problems for the split / two-pass / cluster paths.
 func TestLargeShapes(t *testing.T) {
 	d := openOrSkip(t)
