@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -96,6 +97,9 @@ func TestConfigurationsAgainstReference(t *testing.T) {
 		t.Run(strategy, func(t *testing.T) {
 			run, configs := 0, map[string]bool{}
 			for _, c := range verify.Battery(testing.Short()) {
+				if slices.Contains(c.Shape, 0) {
+					continue // nothing to launch: the planner has no configurations
+				}
 				names, err := d.Configs(c.Op, c.DType, c.Shape, Options{Axis: c.Axis}, strategy)
 				if err != nil {
 					t.Fatalf("%s: Configs: %v", c.Name(), err)
