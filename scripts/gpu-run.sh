@@ -13,7 +13,7 @@ run() { # name, command...
   local t0=$SECONDS
   "$@" >"$OUT/$name.log" 2>&1
   local rc=$?
-  summary+=("$(printf '%-24s rc=%-3s %4ss  %s' "$name" "$rc" "$((SECONDS - t0))" "$(grep -E '^(ok|FAIL|PASS|---|[0-9]+ passed)' "$OUT/$name.log" | tail -1)")")
+  summary+=("$(printf '%-24s rc=%-3s %4ss  %s' "$name" "$rc" "$((SECONDS - t0))" "$(grep -E '^(ok|FAIL|PASS|---|[0-9]+ passed|cuda tests:)' "$OUT/$name.log" | tail -1)")")
   return $rc
 }
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.mem --format=csv > "$OUT/gpu.txt" 2>&1
@@ -23,7 +23,8 @@ if [[ $what == tests || $what == all ]]; then
   run precompile $B/softmax precompile
   run driver-test $B/driver.test -test.v -test.count=1
   run jit-test $B/jit.test -test.v -test.count=1
-  run cuda-test $B/cuda.test -test.v -test.count=1 -test.timeout=540s
+  # one process a test (a strategy for the long ones), in parallel
+  run cuda-test bash $B/gpu-tests.sh
   run info $B/softmax info --kernels
   run verify-cuda $B/softmax verify --device cuda
 fi
