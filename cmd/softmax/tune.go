@@ -10,6 +10,7 @@ import (
 
 	"github.com/gofused/softmax/bench"
 	"github.com/gofused/softmax/cuda"
+	"github.com/gofused/softmax/internal/plan"
 	"github.com/gofused/softmax/internal/spec"
 )
 
@@ -92,7 +93,7 @@ func runTune(e *env, args []string) error {
 	if *algo != "all" {
 		names, err := bench.ParseAlgo(*algo, cuda.Strategies())
 		if err != nil || slices.Contains(names, "auto") || slices.Contains(names, "all") ||
-			slices.ContainsFunc(names, func(n string) bool { return strings.Contains(n, "/") }) {
+			slices.ContainsFunc(names, func(n string) bool { return strings.Contains(n, plan.ConfigSep) }) {
 			return usagef("--algo %q: want all or a list of: %s", *algo, strings.Join(cuda.Strategies(), ", "))
 		}
 		strategies = names
