@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/gofused/softmax"
+	"github.com/gofused/softmax/internal/errs"
 	"github.com/gofused/softmax/internal/plan"
 	"github.com/gofused/softmax/internal/spec"
 )
@@ -44,7 +45,7 @@ func (o Options) scale() float32 {
 // other and returns the layout. Nothing is launched on error.
 func (d *Device) checkTensors(op softmax.Op, opt Options, names []string, ts ...Tensor) (spec.Layout, error) {
 	if !op.Valid() {
-		return spec.Layout{}, fmt.Errorf("cuda: unknown op %v", op)
+		return spec.Layout{}, errs.Kind(errs.ErrBadOp, "cuda: unknown op %v", op)
 	}
 	ref := ts[len(ts)-1]
 	if !ref.DType.Valid() {
@@ -54,6 +55,9 @@ func (d *Device) checkTensors(op softmax.Op, opt Options, names []string, ts ...
 	if err != nil {
 		return l, fmt.Errorf("cuda: %w", err)
 	}
+	if err := errs.CheckScale("cuda", float64(opt.Scale)); err != nil {
+		return l, err
+	}
 	for i, t := range ts {
 		switch {
 		case t.Buf == nil:
@@ -61,9 +65,9 @@ func (d *Device) checkTensors(op softmax.Op, opt Options, names []string, ts ...
 		case t.Buf.dev != d:
 			return l, fmt.Errorf("cuda: %s lives on another device", names[i])
 		case t.DType != ref.DType:
-			return l, fmt.Errorf("cuda: dtype mismatch: %s is %v, want %v", names[i], t.DType, ref.DType)
+			return l, errs.Kind(errs.ErrBadDType, "cuda: dtype mismatch: %s is %v, want %v", names[i], t.DType, ref.DType)
 		case !slices.Equal(t.Shape, ref.Shape):
-			return l, fmt.Errorf("cuda: shape mismatch: %s has shape %v, want %v", names[i], t.Shape, ref.Shape)
+			return l, errs.Kind(errs.ErrBadShape, "cuda: shape mismatch: %s has shape %v, want %v", names[i], t.Shape, ref.Shape)
 		case t.Ptr()%uintptr(t.DType.Size()) != 0:
 			return l, fmt.Errorf("cuda: misaligned pointer: %s at %#x is not %d-byte aligned for %v", names[i], t.Ptr(), t.DType.Size(), t.DType)
 		}
@@ -79,7 +83,7 @@ func (d *Device) checkTensors(op softmax.Op, opt Options, names []string, ts ...
 			continue
 		}
 		if a < b+n && b < a+n {
-			return l, fmt.Errorf("cuda: %s partially overlaps %s (only exact in-place use is allowed)", names[0], names[i])
+			return l, errs.Kind(errs.ErrOverlap, "cuda: %s partially overlaps %s (only exact in-place use is allowed)", names[0], names[i])
 		}
 	}
 	return l, nil
