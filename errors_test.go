@@ -39,10 +39,10 @@ func TestSentinelErrors(t *testing.T) {
 // anything is written.
 func TestScaleNotFinite(t *testing.T) {
 	x := []float32{1, 2, 3}
-	for _, s := range []float32{float32(math.NaN()), float32(math.Inf(1)), float32(math.Inf(-1))} {
+	for _, s := range []float64{math.NaN(), math.Inf(1), math.Inf(-1)} {
 		y := []float32{7, 7, 7}
 		opt := Options{Axis: -1}
-		opt.Scale = s
+		setScale(&opt.Scale, s)
 		errs := map[string]error{
 			"Forward":       Forward(OpSoftmax, y, x, []int{3}, opt),
 			"Apply":         Apply(OpLogSoftmax, Tensor{Shape: []int{3}, F32: y}, Tensor{Shape: []int{3}, F32: x}, opt),
@@ -98,3 +98,6 @@ func TestHalfFrom(t *testing.T) {
 		t.Errorf("HalfFrom(0.1) = %v", got)
 	}
 }
+
+// setScale sets a Scale field whether it is a float32 or a float64.
+func setScale[F float32 | float64](p *F, s float64) { *p = F(s) }

@@ -16,7 +16,7 @@ func TestScaleNotFinite(t *testing.T) {
 	x := Tensor{Shape: []int{2, 3}, DType: softmax.Float32}
 	for _, s := range []float64{math.NaN(), math.Inf(1), math.Inf(-1)} {
 		opt := Options{}
-		opt.Scale = float32(s)
+		setScale(&opt.Scale, s)
 		_, planErr := d.Plan(softmax.OpSoftmax, softmax.Float32, x.Shape, opt)
 		_, configsErr := d.Configs(softmax.OpSoftmax, softmax.Float32, x.Shape, opt, "block_reg")
 		_, planForErr := d.PlanFor(softmax.OpSoftmax, opt, x, x)
@@ -50,3 +50,6 @@ func TestSentinelErrors(t *testing.T) {
 		t.Errorf("Open(0): %v: IsNoGPU and errors.Is(ErrNoGPU) disagree", err)
 	}
 }
+
+// setScale sets a Scale field whether it is a float32 or a float64.
+func setScale[F float32 | float64](p *F, s float64) { *p = F(s) }
