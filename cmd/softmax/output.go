@@ -84,10 +84,7 @@ func openOutput(path, in string) (*output, error) {
 	} else {
 		o.mode = 0o666 &^ umask()
 	}
-	dir, base := filepath.Split(target)
-	if dir == "" {
-		dir = "."
-	}
+	dir, base := filepath.Dir(target), filepath.Base(target)
 	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
 		return nil, fmt.Errorf("--out %s: folder %s does not exist", path, dir)
 	}
