@@ -48,7 +48,7 @@ inputs from memory and inherits no dirty lines of the rep before.
 then reads them from it).
 
 Before any timing, --json and --plot must name a writable folder, and on
-the CPU each --shapes case's tensors must fit the memory the process can
+the CPU each case's tensors must fit the memory the process can
 have (the cgroup limit or physical memory; SOFTMAX_MEMORY_LIMIT=BYTES
 overrides): a usage error names the shape and the bytes otherwise.
 
