@@ -221,3 +221,11 @@ func bigLog(a *big.Float, prec uint) *big.Float {
 	}
 	return y.SetPrec(prec)
 }
+
+// ExpBig returns e^x correctly rounded to float64 (computed at 200 bits):
+// the yardstick of the float64 exps' ulp tests. x must be finite; results
+// below the smallest denormal are 0 and above MaxFloat64 +Inf.
+func ExpBig(x float64) float64 {
+	v, _ := bigExp(new(big.Float).SetPrec(200).SetFloat64(x), 200).Float64()
+	return v
+}
