@@ -6,6 +6,8 @@ import (
 	"unsafe"
 
 	"github.com/gofused/softmax/internal/cpu"
+	"github.com/gofused/softmax/internal/errs"
+	"github.com/gofused/softmax/internal/memlimit"
 	"github.com/gofused/softmax/internal/spec"
 )
 
@@ -24,6 +26,9 @@ type Tensor struct {
 func NewTensor(dt DType, shape ...int) (Tensor, error) {
 	n, err := spec.NumElements(shape)
 	if err != nil {
+		return Tensor{}, fmt.Errorf("softmax: %w", err)
+	}
+	if err := memlimit.Check("softmax: tensor", shape, n, dt.Size()); err != nil {
 		return Tensor{}, err
 	}
 	t := Tensor{Shape: append([]int(nil), shape...), DType: dt}
@@ -35,7 +40,7 @@ func NewTensor(dt DType, shape ...int) (Tensor, error) {
 	case Float64:
 		t.F64 = make([]float64, n)
 	default:
-		return Tensor{}, fmt.Errorf("softmax: unknown dtype %v", dt)
+		return Tensor{}, errs.Kind(errs.ErrBadDType, "softmax: unknown dtype %v", dt)
 	}
 	return t, nil
 }
@@ -74,10 +79,10 @@ func (t Tensor) bytes() (start uintptr, n uintptr) {
 // check validates one tensor against the call's shape.
 func (t Tensor) check(name string, dt DType, shape []int, n int) error {
 	if t.DType != dt {
-		return fmt.Errorf("softmax: dtype mismatch: %s is %v, want %v", name, t.DType, dt)
+		return errs.Kind(errs.ErrBadDType, "softmax: dtype mismatch: %s is %v, want %v", name, t.DType, dt)
 	}
 	if !slices.Equal(t.Shape, shape) {
-		return fmt.Errorf("softmax: shape mismatch: %s has shape %v, want %v", name, t.Shape, shape)
+		return errs.Kind(errs.ErrBadShape, "softmax: shape mismatch: %s has shape %v, want %v", name, t.Shape, shape)
 	}
 	if t.F32 != nil && t.DType != Float32 || t.F64 != nil && t.DType != Float64 ||
 		t.U16 != nil && t.DType != Float16 && t.DType != BFloat16 {
@@ -85,9 +90,9 @@ func (t Tensor) check(name string, dt DType, shape []int, n int) error {
 	}
 	if l := t.Len(); l != n {
 		if l == 0 {
-			return fmt.Errorf("softmax: %s is nil or empty, shape %v needs %d elements", name, shape, n)
+			return errs.Kind(errs.ErrBadShape, "softmax: %s is nil or empty, shape %v needs %d elements", name, shape, n)
 		}
-		return fmt.Errorf("softmax: length mismatch: %s has %d elements, shape %v needs %d", name, l, shape, n)
+		return errs.Kind(errs.ErrBadShape, "softmax: length mismatch: %s has %d elements, shape %v needs %d", name, l, shape, n)
 	}
 	return nil
 }
@@ -103,7 +108,7 @@ func overlapErr(outName string, out Tensor, inName string, in Tensor) error {
 		return nil
 	}
 	if a < b+bn && b < a+an {
-		return fmt.Errorf("softmax: %s partially overlaps %s (only exact in-place use is allowed)", outName, inName)
+		return errs.Kind(errs.ErrOverlap, "softmax: %s partially overlaps %s (only exact in-place use is allowed)", outName, inName)
 	}
 	return nil
 }
@@ -111,15 +116,18 @@ func overlapErr(outName string, out Tensor, inName string, in Tensor) error {
 // validate checks a call and returns its layout; tensors[0] is the output.
 func validate(op Op, opt Options, names []string, tensors ...Tensor) (spec.Layout, error) {
 	if !op.Valid() {
-		return spec.Layout{}, fmt.Errorf("softmax: unknown op %v", op)
+		return spec.Layout{}, errs.Kind(errs.ErrBadOp, "softmax: unknown op %v", op)
 	}
 	ref := tensors[len(tensors)-1]
 	if !ref.DType.Valid() {
-		return spec.Layout{}, fmt.Errorf("softmax: unknown dtype %v", ref.DType)
+		return spec.Layout{}, errs.Kind(errs.ErrBadDType, "softmax: unknown dtype %v", ref.DType)
 	}
 	l, err := spec.Decompose(ref.Shape, opt.Axis)
 	if err != nil {
 		return l, fmt.Errorf("softmax: %w", err)
+	}
+	if err := errs.CheckScale("softmax", float64(opt.Scale)); err != nil {
+		return l, err
 	}
 	n := 1
 	if len(ref.Shape) > 0 {
@@ -142,7 +150,7 @@ func validate(op Op, opt Options, names []string, tensors ...Tensor) (spec.Layou
 // the CPU. dst must have src's shape and dtype; it may be src itself.
 func Apply(op Op, dst, src Tensor, opt Options) error {
 	if op.Backward() {
-		return fmt.Errorf("softmax: Apply takes a forward op, got %v (use ApplyBackward)", op)
+		return errs.Kind(errs.ErrBadOp, "softmax: Apply takes a forward op, got %v (use ApplyBackward)", op)
 	}
 	l, err := validate(op, opt, []string{"dst", "src"}, dst, src)
 	if err != nil {
@@ -157,7 +165,7 @@ func Apply(op Op, dst, src Tensor, opt Options) error {
 // gradient dy, on the CPU. dx may be y or dy itself.
 func ApplyBackward(op Op, dx, y, dy Tensor, opt Options) error {
 	if !op.Backward() {
-		return fmt.Errorf("softmax: ApplyBackward takes a backward op, got %v (use Apply)", op)
+		return errs.Kind(errs.ErrBadOp, "softmax: ApplyBackward takes a backward op, got %v (use Apply)", op)
 	}
 	l, err := validate(op, opt, []string{"dx", "y", "dy"}, dx, y, dy)
 	if err != nil {

@@ -1,9 +1,9 @@
 package softmax
 
 import (
-	"fmt"
 	"unsafe"
 
+	"github.com/gofused/softmax/internal/errs"
 	"github.com/gofused/softmax/internal/spec"
 )
 
@@ -27,7 +27,7 @@ func tensorOf[T Element](data []T, shape []int) Tensor {
 func Forward[T Element](op Op, dst, src []T, shape []int, opt Options) error {
 	if src == nil || dst == nil {
 		if n, err := spec.NumElements(shape); err != nil || n != 0 {
-			return fmt.Errorf("softmax: nil slice for shape %v", shape)
+			return errs.Kind(errs.ErrBadShape, "softmax: nil slice for shape %v", shape)
 		}
 	}
 	return Apply(op, tensorOf(dst, shape), tensorOf(src, shape), opt)
@@ -39,7 +39,7 @@ func Forward[T Element](op Op, dst, src []T, shape []int, opt Options) error {
 func Backward[T Element](op Op, dx, y, dy []T, shape []int, opt Options) error {
 	if dx == nil || y == nil || dy == nil {
 		if n, err := spec.NumElements(shape); err != nil || n != 0 {
-			return fmt.Errorf("softmax: nil slice for shape %v", shape)
+			return errs.Kind(errs.ErrBadShape, "softmax: nil slice for shape %v", shape)
 		}
 	}
 	return ApplyBackward(op, tensorOf(dx, shape), tensorOf(y, shape), tensorOf(dy, shape), opt)

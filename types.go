@@ -50,6 +50,10 @@ func BFloat16From(f float32) BFloat16Value { return BFloat16Value(vec.FloatToBF1
 // Float32 returns the value as a float32 (exact).
 func (b BFloat16Value) Float32() float32 { return vec.BF16ToFloat(uint16(b)) }
 
+// HalfFrom rounds f to the nearest binary16 (ties to even; beyond the
+// largest half, ±Inf; NaN stays NaN), as the f16 kernels store results.
+func HalfFrom(f float32) Half { return float16.Frombits(vec.FloatToHalf(f)) }
+
 // Element is a storage element type accepted by the typed functions.
 type Element interface {
 	float32 | Half | BFloat16Value | float64

@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/gofused/softmax"
+	"github.com/gofused/softmax/internal/errs"
 	"github.com/gofused/softmax/internal/plan"
 	"github.com/gofused/softmax/internal/spec"
 )
@@ -57,7 +58,7 @@ func checkDType(dt softmax.DType) error {
 // other and returns the layout. Nothing is launched on error.
 func (d *Device) checkTensors(op softmax.Op, opt Options, names []string, ts ...Tensor) (spec.Layout, error) {
 	if !op.Valid() {
-		return spec.Layout{}, fmt.Errorf("cuda: unknown op %v", op)
+		return spec.Layout{}, errs.Kind(errs.ErrBadOp, "cuda: unknown op %v", op)
 	}
 	ref := ts[len(ts)-1]
 	if err := checkDType(ref.DType); err != nil {
@@ -67,6 +68,9 @@ func (d *Device) checkTensors(op softmax.Op, opt Options, names []string, ts ...
 	if err != nil {
 		return l, fmt.Errorf("cuda: %w", err)
 	}
+	if err := errs.CheckScale("cuda", float64(opt.Scale)); err != nil {
+		return l, err
+	}
 	for i, t := range ts {
 		switch {
 		case t.Buf == nil:
@@ -74,9 +78,9 @@ func (d *Device) checkTensors(op softmax.Op, opt Options, names []string, ts ...
 		case t.Buf.dev != d:
 			return l, fmt.Errorf("cuda: %s lives on another device", names[i])
 		case t.DType != ref.DType:
-			return l, fmt.Errorf("cuda: dtype mismatch: %s is %v, want %v", names[i], t.DType, ref.DType)
+			return l, errs.Kind(errs.ErrBadDType, "cuda: dtype mismatch: %s is %v, want %v", names[i], t.DType, ref.DType)
 		case !slices.Equal(t.Shape, ref.Shape):
-			return l, fmt.Errorf("cuda: shape mismatch: %s has shape %v, want %v", names[i], t.Shape, ref.Shape)
+			return l, errs.Kind(errs.ErrBadShape, "cuda: shape mismatch: %s has shape %v, want %v", names[i], t.Shape, ref.Shape)
 		case t.Ptr()%uintptr(t.DType.Size()) != 0:
 			return l, fmt.Errorf("cuda: misaligned pointer: %s at %#x is not %d-byte aligned for %v", names[i], t.Ptr(), t.DType.Size(), t.DType)
 		}
@@ -92,7 +96,7 @@ func (d *Device) checkTensors(op softmax.Op, opt Options, names []string, ts ...
 			continue
 		}
 		if a < b+n && b < a+n {
-			return l, fmt.Errorf("cuda: %s partially overlaps %s (only exact in-place use is allowed)", names[0], names[i])
+			return l, errs.Kind(errs.ErrOverlap, "cuda: %s partially overlaps %s (only exact in-place use is allowed)", names[0], names[i])
 		}
 	}
 	return l, nil

@@ -6,6 +6,8 @@ package spec
 import (
 	"fmt"
 	"math"
+
+	"github.com/gofused/softmax/internal/errs"
 )
 
 // DType is the storage type of tensor elements. Arithmetic is float32 for
@@ -136,13 +138,13 @@ func (l Layout) Empty() bool { return l.Outer == 0 || l.Axis == 0 || l.Inner == 
 func Decompose(shape []int, axis int) (Layout, error) {
 	if len(shape) == 0 {
 		if axis != 0 && axis != -1 {
-			return Layout{}, fmt.Errorf("axis %d out of range for a scalar (want 0 or -1)", axis)
+			return Layout{}, errs.Kind(errs.ErrBadAxis, "axis %d out of range for a scalar (want 0 or -1)", axis)
 		}
 		return Layout{1, 1, 1}, nil
 	}
 	n := len(shape)
 	if axis < -n || axis >= n {
-		return Layout{}, fmt.Errorf("axis %d out of range for %d-d shape %v (want %d..%d)", axis, n, shape, -n, n-1)
+		return Layout{}, errs.Kind(errs.ErrBadAxis, "axis %d out of range for %d-d shape %v (want %d..%d)", axis, n, shape, -n, n-1)
 	}
 	if axis < 0 {
 		axis += n
@@ -150,10 +152,10 @@ func Decompose(shape []int, axis int) (Layout, error) {
 	total := 1
 	for i, d := range shape {
 		if d < 0 {
-			return Layout{}, fmt.Errorf("shape %v has negative dimension %d at index %d", shape, d, i)
+			return Layout{}, errs.Kind(errs.ErrBadShape, "shape %v has negative dimension %d at index %d", shape, d, i)
 		}
 		if d != 0 && total > math.MaxInt/d {
-			return Layout{}, fmt.Errorf("shape %v overflows int element count", shape)
+			return Layout{}, errs.Kind(errs.ErrBadShape, "shape %v overflows int element count", shape)
 		}
 		total *= d
 	}
