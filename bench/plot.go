@@ -441,6 +441,7 @@ func ratioPlot(pn panel, cases []plotCase, series []string, styles map[string]se
 		p.X.Tick.Marker = ratioTicks{}
 		p.X.Min, p.X.Max = lo/1.25, hi*1.25
 	} else {
+		p.X.Tick.Marker = tenthTicks{}
 		p.X.Min, p.X.Max = 0, hi*1.08
 	}
 	band := 0.7 / float64(max(1, len(drawn)))
@@ -538,6 +539,22 @@ func (ratioTicks) Ticks(min, max float64) []plot.Tick {
 			}
 			ts = append(ts, t)
 		}
+	}
+	return ts
+}
+
+// tenthTicks mark a linear ratio axis every 0.1, labelled every 0.2.
+type tenthTicks struct{}
+
+// Ticks implements plot.Ticker.
+func (tenthTicks) Ticks(min, max float64) []plot.Tick {
+	var ts []plot.Tick
+	for i := int(math.Ceil(min * 10)); float64(i) <= max*10; i++ {
+		t := plot.Tick{Value: float64(i) / 10}
+		if i%2 == 0 {
+			t.Label = strconv.FormatFloat(t.Value, 'f', 1, 64)
+		}
+		ts = append(ts, t)
 	}
 	return ts
 }

@@ -88,6 +88,22 @@ func TestGroupPanels(t *testing.T) {
 	if got, want := panels[3].xLabel(cases), "N (rows)"; got != want {
 		t.Errorf("x label %q, want %q", got, want)
 	}
+	for specs, want := range map[string]string{
+		"100x10:f32:0,200x10:f32:0,300x10:f32:0":                                     "N (rows, the softmax axis)",
+		"100x10:f32:0,100x20:f32:0,100x30:f32:0":                                     "N (columns)",
+		"4x5x6:f16:1,4x7x6:f16:1,4x9x6:f16:1":                                        "N (dimension 1, the softmax axis)",
+		"4x5x6:f16:-1:log_softmax,8x5x6:f16:-1:log_softmax,9x5x6:f16:-1:log_softmax": "N (dimension 0)",
+	} {
+		cases, _ := plotCases(pickRecords(t, strings.Split(specs, ",")...))
+		ps := groupPanels(cases)
+		if len(ps) != 1 || !ps[0].Sweep {
+			t.Errorf("%s: panels %q, want one sweep", specs, panelSpecs(cases, ps))
+			continue
+		}
+		if got := ps[0].xLabel(cases); got != want {
+			t.Errorf("%s: x label %q, want %q", specs, got, want)
+		}
+	}
 	assertEveryCaseOnce(t, cases, panels)
 }
 
@@ -169,7 +185,7 @@ func TestPlotSeries(t *testing.T) {
 	}
 	recs[0].Peers = map[string]float64{"jax": 30, "triton": 20, "torch": 40, "cudnn": 25, "zeta": 50}
 	cases, series := plotCases(recs)
-	want := []string{pickSeries, "ours: block_vec", "ours: warp_row", "torch", "triton", "cudnn", "jax", "zeta", copySeries}
+	want := []string{pickSeries, "forced block_vec", "forced warp_row", "torch", "triton", "cudnn", "jax", "zeta", copySeries}
 	if !reflect.DeepEqual(series, want) {
 		t.Errorf("series %q, want %q", series, want)
 	}

@@ -15,8 +15,8 @@ import (
 const (
 	pickSeries = "ours (auto)" // the planner's pick
 	copySeries = "copy"        // the same-run copy of the same bytes
-	// strategyPrefix names a strategy timed beside the pick ("ours: block_reg").
-	strategyPrefix = "ours: "
+	// strategyPrefix names a strategy timed beside the pick ("forced block_reg").
+	strategyPrefix = "forced "
 	// maxStrategyLines is how many strategies other than the pick a run may
 	// time and still get one series each; a run of every strategy (--algo
 	// all) shows the pick alone, as the table marks it.
@@ -224,20 +224,23 @@ func (p panel) title(cases []plotCase) string {
 	return s
 }
 
-// xLabel names a sweep's dimension: columns or rows of a last-axis
-// softmax, the softmax axis, or its index.
+// xLabel names a sweep's dimension: columns (the last), rows (the first of
+// two), else its index; and says when it is the softmax axis of a non-last
+// axis.
 func (p panel) xLabel(cases []plotCase) string {
 	c := cases[p.Cases[0]]
-	last := c.Axis == len(c.Shape)-1
+	rank := len(c.Shape)
+	name := "dimension " + strconv.Itoa(p.Dim)
 	switch {
-	case last && p.Dim == c.Axis:
-		return "N (columns)"
-	case last && len(c.Shape) == 2:
-		return "N (rows)"
-	case p.Dim == c.Axis:
-		return "N (length of the softmax axis)"
+	case p.Dim == rank-1:
+		name = "columns"
+	case rank == 2:
+		name = "rows"
 	}
-	return "N (dimension " + strconv.Itoa(p.Dim) + ")"
+	if p.Dim == c.Axis && c.Axis != rank-1 {
+		name += ", the softmax axis"
+	}
+	return "N (" + name + ")"
 }
 
 // groupPanels places every case in exactly one panel. Sweeps come first:
