@@ -353,6 +353,9 @@ type Clusters func(file, symbol string, block, smem, cluster int) (int, error)
 type Queries struct {
 	Blocks   Occupancy
 	Clusters Clusters
+	// Overlay holds rows laid over the device model's table (ParseTable's
+	// schema), such as the autotuner's; nil: the shipped table alone.
+	Overlay []Row
 }
 
 // Strategies lists the strategy names the planner (and --algo) accepts.
@@ -402,14 +405,20 @@ func MakeWith(p Problem, d Device, q Queries, force string) (Plan, error) {
 		pl.Reason = "forced: " + pl.Reason
 		return pl, nil
 	}
+	t, err := TableFor(ModelOf(d), q.Overlay)
+	if err != nil {
+		return Plan{}, err
+	}
 	var tried []string
-	for _, ch := range c.choose() {
-		pl, err := c.build(ch.s)
+	for _, cand := range c.candidates(t) {
+		name, config, _ := strings.Cut(cand.name, ConfigSep)
+		c.config = config
+		pl, err := c.build(kernels.Strategy(name))
 		if err == nil {
-			pl.Reason = ch.why + "; " + pl.Reason
+			pl.Reason = fmt.Sprintf("%s [%s]: %s", cand.row.ID, cand.row.Evidence, pl.Reason)
 			return pl, nil
 		}
-		tried = append(tried, fmt.Sprintf("%s: %v", ch.s, err))
+		tried = append(tried, fmt.Sprintf("%s: %v", cand.name, err))
 	}
 	return Plan{}, fmt.Errorf("plan: no strategy serves %v %v %d×%d×%d (%s)", p.Op, p.DType, p.Outer, p.Axis, p.Inner, strings.Join(tried, "; "))
 }
@@ -432,6 +441,10 @@ type ctx struct {
 	// grid is splitGridGrid's result, computed once per plan: the rules and
 	// the build ask for it up to three times, two occupancy queries each.
 	grid *splitGridSize
+
+	// few is the few-rows model's pick (fewPick), once fewDone.
+	few     kernels.Strategy
+	fewDone bool
 }
 
 func newCtx(p Problem, d Device, occ Occupancy) (*ctx, error) {
