@@ -1,14 +1,20 @@
 package plan
 
 import (
+	"os"
+	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/gofused/softmax/internal/spec"
 )
 
+// evidenceFiles finds the results files a row's evidence cites.
+var evidenceFiles = regexp.MustCompile(`nvidia-[a-z0-9]+-[0-9-]+[a-z0-9.-]*\.(txt|json)`)
+
 // TestTablesParse: the shipped tables parse, and every model's table ends
-// in rows that offer a strategy for each layout.
+// in the naive fallback, and every row cites evidence, its results files
+// present under bench/results.
 func TestTablesParse(t *testing.T) {
 	for _, m := range append(ModelNames(), "") {
 		tb, err := TableFor(m, nil)
@@ -21,6 +27,11 @@ func TestTablesParse(t *testing.T) {
 		for _, r := range tb.Rows {
 			if r.Evidence == "" || r.Evidence == "*" {
 				t.Errorf("%q: row %s has no evidence", m, r.ID)
+			}
+			for _, f := range evidenceFiles.FindAllString(r.Evidence, -1) {
+				if _, err := os.Stat("../../bench/results/" + f); err != nil {
+					t.Errorf("%q: row %s cites %s: %v", m, r.ID, f, err)
+				}
 			}
 		}
 	}
