@@ -1,6 +1,8 @@
 package plan
 
 import (
+	"strings"
+
 	"github.com/gofused/softmax/internal/kernels"
 )
 
@@ -62,8 +64,15 @@ func init() {
 			w, _, ok := c.flatRowsLanes()
 			return ok && flatRowsConflicts(c.p.Axis, w, c.es) <= a[0]
 		}, "flat_rows' width reads shared memory with at most k-way bank conflicts"},
-		"block_reg_first": {0, func(c *ctx, _ []int64, _ *Row) bool { return c.blockRegFirst() },
-			"block_reg's regime (blockRegFirst)"},
+		"twin_rows": {0, func(c *ctx, _ []int64, _ *Row) bool { return c.ragged() },
+			"ragged or skewed rows of at least 16 packs, read through the _shift twins"},
+		"span_bytes_over": {1, func(c *ctx, a []int64, _ *Row) bool { return c.span()*c.es > a[0] },
+			"the row's span (ragged rows: from the pack boundary before it) is over k bytes"},
+		"span_packs": {1, func(c *ctx, a []int64, _ *Row) bool { return ceilDiv(c.span(), c.P) <= a[0] },
+			"the row's span is at most k 16-byte packs"},
+		"block_reg_holds": {0, func(c *ctx, _ []int64, _ *Row) bool {
+			return c.span() <= kernels.BlockReg.Info().MaxCols(c.p.Op, c.dt)
+		}, "block_reg's register cache holds the row's span"},
 		"warp_holds": {0, func(c *ctx, _ []int64, _ *Row) bool {
 			return c.span() <= kernels.WarpRow.Info().MaxCols(c.p.Op, c.dt)
 		}, "warp_row's register cache holds the row's span"},
@@ -94,6 +103,19 @@ func Conditions() map[string]string {
 		out[name+args] = nc.doc
 	}
 	return out
+}
+
+// regime reports whether any row of the table whose id is group, or
+// starts with group and a dot, matches: a regime other conditions ask
+// about (block_reg's rows for blockRegFirst).
+func (c *ctx) regime(group string) bool {
+	for i := range c.table.Rows {
+		r := &c.table.Rows[i]
+		if (r.ID == group || strings.HasPrefix(r.ID, group+".")) && c.matches(r) {
+			return true
+		}
+	}
+	return false
 }
 
 // fewPick is fewRows' pick, computed once.

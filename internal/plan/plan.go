@@ -249,6 +249,7 @@ func MakeWith(p Problem, d Device, q Queries, force string) (Plan, error) {
 	if err != nil {
 		return Plan{}, err
 	}
+	c.table = t
 	var tried []string
 	for _, cand := range c.candidates(t) {
 		name, config, _ := strings.Cut(cand.name, ConfigSep)
@@ -281,6 +282,9 @@ type ctx struct {
 	// grid is splitGridGrid's result, computed once per plan: the rules and
 	// the build ask for it up to three times, two occupancy queries each.
 	grid *splitGridSize
+
+	// table is the preference table of an automatic choice.
+	table Table
 
 	// few is the few-rows model's pick (fewPick), once fewDone.
 	few     kernels.Strategy

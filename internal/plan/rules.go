@@ -533,139 +533,9 @@ func (c *ctx) twoReadBlockRows() bool {
 	return true
 }
 
-// blockRegFirst reports whether block_reg is the measured winner (see the
-// table above): forward rows of more than blockRegMinRowBytes, f32 up to
-// 32768 columns (all it can hold; block_hybrid, listed ahead, takes those
-// beyond 16384 with as many rows as SMs) and f16/bf16 up to 8192 (..32768 when rows < SMs:
-// 1024 threads × 4 packs without spills; 64×32768 f16 13.4 µs vs
-// block_smem 16.4 and block_hybrid 15.1, hybrid-ab2.txt), when the rows are
-// whole 16-byte packs or ragged rows that its twins read from their pack
-// boundary (ragged; the limits then apply to the span, or to the row
-// rounded up to whole packs for the 16-bit twins that hold the span's
-// overhang; 16-bit ones past 8192 columns: raggedBlockRegFwd16), not rows
-// that take its element-wise path (unaligned pointers), which was not
-// measured to win.
-func (c *ctx) blockRegFirst() bool {
-	if !(c.vec() && c.p.Axis%c.P == 0) && !c.ragged() {
-		return false
-	}
-	if c.p.Op.Backward() {
-		return c.vec() && c.blockRegBackward() || c.raggedBlockRegBackward()
-	}
-	cols := c.span()
-	if c.es == 2 && c.ragged() {
-		// the 16-bit twins that hold a span's overhang are sized by the
-		// row (blockRegOverhang)
-		cols = min(cols, roundUp(c.p.Axis, c.P))
-	}
-	if cols*c.es <= blockRegMinRowBytes {
-		return false
-	}
-	if c.es == 4 {
-		return cols <= kernels.BlockReg.Info().MaxCols(c.p.Op, c.dt)
-	}
-	if c.ragged() {
-		return c.raggedBlockRegFwd16(cols)
-	}
-	return cols <= 8192 || cols <= blockRegFewRows16Cols && c.p.Outer < int64(c.d.SMs)
-}
-
-// raggedBlockRegFwd16 reports 16-bit forward rows read by block_reg's
-// twins (ragged rows of aligned tensors, or rows of skewed ones, cols
-// their length in whole packs) that it takes: up to
-// raggedBlockRegFwdCols16, its 512-thread blocks; with no more rows than
-// SMs (one wave of blocks) up to blockRegFewRows16Cols, and with more past
-// raggedBlockRegT1024MinCols, its 1024-thread blocks of 3..4 packs, one
-// an SM. The rest go to online_2pass's twins (forwardRows), which read
-// each row twice. Since session 50, block_hybrid's twins come before
-// block_reg for rows past 16384 columns but at one row an SM
-// (blockHybridFirst), so the 1024-thread range with more rows than SMs
-// serves devices where block_hybrid does not launch.
-//
-// Skewed rows (skewedRows: tensors all one distance past a 16-byte
-// boundary) take the twins as ragged ones do. Since the twins load whole
-// packs and mask only a row's first and last (cached_row_full's SHIFT,
-// session 46), f32 rows run there up to the longest: H200, softmax bench
-// --offset 1, 30 reps, two rounds, median µs, block_reg's twins vs
-// online_2pass's (-ab-s46.txt §1): 2048×8192 f32 44.5 vs 56.1, 4096×16384
-// 175.2 vs 174.3, 4096×32000 315.8 vs 345.3, 1000×30000 89.2 vs 87.1. The
-// 16-bit twins of 2..5 packs a thread hold the span's overhang past their
-// block (blockRegOverhang, session 47), so a skewed row of 8192 columns
-// fits the aligned row's 256 × 4 packs instead of 512 × 3 (-ab-s47.txt §1,
-// two rounds): 2048×8192 f16 22.8 vs 31.5, bf16 26.3 vs 32.8, 4096×4096
-// f16 22.4 vs 30.5, 1024×8192 f16 14.6 vs 20.2. Without it they trailed
-// past 4096 columns (-ab-s46.txt §1: 2048×8192 f16 32.9 vs 31.5, bf16 33.7
-// vs 32.7).
-//
-// Past 8192 columns (session 49; H100, softmax bench, L2 flushed, two
-// alternated rounds, median µs, the rule against online_2pass's twins,
-// the pick before; -ab-s49.txt §1b): ragged 2048×12001 f16 40.9 vs 49.3,
-// 4096×12001 bf16 75.9 vs 87.7, 2207×14634 bf16 50.5 vs 64.4 (log_softmax
-// 54.0 vs 62.3), 4096×16383 f16 95.5 vs 118.0, 256×16383 f16 11.3 vs 13.0,
-// 200×12001 bf16 9.7 vs 12.5, 1024×10001 f16 22.5 vs 25.6; skewed
-// (--offset 1) 2048×12000 f16 40.9 vs 51.6, 4096×16384 f16 95.7 vs 118.5,
-// 1024×9000 bf16 22.5 vs 26.0. Forced, one run (§3b): with 1024 threads,
-// 4096 rows of f16, block_reg vs online_2pass (and block_smem's twins) 17001
-// 142.3 vs 129.0 (129.6), 20001 153.6 vs 143.4 (137.4), 22001 158.4 vs
-// 162.4, 24575 167.6 vs 172.7, 26001 178.1 vs 191.3, 28001 186.2 vs 199.6,
-// 30522 194.5 vs 214.2, 32767 202.8 vs 209.2; 2048 rows of bf16 20001 84.2
-// vs 79.5, 28001 101.1 vs 106.9; skewed 4096×32000 f16 200.0 vs 208.2,
-// bf16 204.6 vs 213.8 (§3a, another call). The final A/B (§2) has the
-// 1024-thread range too: 4096×30522 f16 195.0 vs 213.1, skewed
-// 4096×32000 bf16 200.5 vs 213.2, 2048×28001 bf16 100.5 vs 106.4.
-func (c *ctx) raggedBlockRegFwd16(cols int64) bool {
-	if cols <= raggedBlockRegFwdCols16 {
-		return true
-	}
-	return cols <= blockRegFewRows16Cols && (c.p.Outer <= int64(c.d.SMs) || cols > raggedBlockRegT1024MinCols)
-}
-
-const (
-	// raggedBlockRegFwdCols16: the longest 16-bit twin rows block_reg takes
-	// whatever the row count (512 threads × 4 packs).
-	raggedBlockRegFwdCols16 = 16384
-	// raggedBlockRegT1024MinCols: with more rows than SMs, the 16-bit twin
-	// rows block_reg's 1024-thread blocks take are longer than this: they
-	// trailed at 20001 columns and led from 22001 (raggedBlockRegFwd16), so
-	// 21000 is a choice inside that gap, not a measured edge.
-	raggedBlockRegT1024MinCols = 21000
-)
-
-// raggedBlockRegBackward reports backward rows that start inside a pack
-// (aligned ragged rows or skewed ones) past 512 columns whose span is at
-// most raggedBlockRegBwdPacks packs (f32: raggedBlockRegBwdPacksF32):
-// block_reg's twins read them once. Same run, block_reg vs online_2pass
-// (warp_row where it was the pick), µs:
-// 8192×1001 f16 20.3 vs warp_row 30.1, 4096×1001 f32 19.8 vs 21.3,
-// 4096×2001 f16 21.9 vs 22.8, 4096×4001 f32 56.5 vs 65.8, skewed 4096×2000
-// f32 31.1 vs 34.5, 4096×4096 f16 34.4 vs 35.0, 65536×1024 f16 133.8 vs
-// 172.5. From 1025 packs (a span just past 8192 16-bit columns) the 16-bit
-// block of 288 threads × 4 packs (128 registers, one block an SM) trails:
-// 2048×8192 f16 47.0 vs 37.5, 2048×8191 bf16 47.9 vs 39.1 (H100,
-// -ab-s47.txt §5: 51.6 vs 48.2); 2207×14634 bf16 (1830 packs) 64.4 vs
-// 65.9 was left with online_2pass. f32 spans past 1024 packs trailed too
-// (4096×4095 78.5 vs 63.4) until the four-pack twin's bound.
-func (c *ctx) raggedBlockRegBackward() bool {
-	limit := int64(raggedBlockRegBwdPacks)
-	if c.es == 4 {
-		limit = raggedBlockRegBwdPacksF32
-	}
-	return c.ragged() && c.p.Axis > flatRowsMaxCols && ceilDiv(c.shiftedSpan(), c.P) <= limit
-}
-
-// raggedBlockRegBwdPacks: the longest span raggedBlockRegBackward takes.
-const raggedBlockRegBwdPacks = 1024
-
-// raggedBlockRegBwdPacksF32: f32's, all its twins hold (1024 threads × 2
-// packs). Spans to 1536 packs run the four-pack twin at up to 384 threads,
-// two blocks an SM (block_reg.cu's BR_BWD_F32_P4_SHIFT_BOUNDS); before, at
-// 100 registers and one block an SM past 327 threads, they trailed
-// online_2pass from 1025 packs (H100, softmax bench, 30 reps, block_reg
-// vs online_2pass, µs, -ab-s47.txt §5): skewed 4096×4096 75.6 vs 90.5,
-// 4096×5000 89.6 vs 111.9, 4096×6000 106.1 vs 135.3, aligned ragged
-// 4096×4095 76.0 vs 89.5, 4096×5001 90.1 vs 112.9; past 1536 packs the
-// two-pack twin at up to 1024 threads: 4096×6143 111.3 vs 133.9.
-const raggedBlockRegBwdPacksF32 = 2048
+// blockRegFirst reports whether one of the table's block_reg rows matches:
+// the other regimes ask whether block_reg holds the row.
+func (c *ctx) blockRegFirst() bool { return c.regime("block_reg") }
 
 // blockRegBackward reports whether block_reg takes a backward row of whole
 // packs: past warp_row's rows, up to what its backward kernels hold (y and
@@ -683,19 +553,6 @@ const raggedBlockRegBwdPacksF32 = 2048
 func (c *ctx) blockRegBackward() bool {
 	return c.span() > kernels.WarpRow.Info().MaxCols(c.p.Op, c.dt) && c.span() <= kernels.BlockReg.Info().MaxCols(c.p.Op, c.dt)
 }
-
-// blockRegMinRowBytes: forward rows longer than this go to block_reg, whose
-// one-warp blocks (32 values a thread, 32 blocks an SM) hold rows up to
-// 1024 columns; shorter rows keep warp_row, which is ahead on the rows that
-// fill its packs exactly and puts several rows in a block. H200, softmax
-// bench, L2 flushed, 40 reps, µs, block_reg vs warp_row
-// (bench/results/nvidia-h200-2026-11-22-ab-s15.txt): f16 4096×520 9.1 vs
-// 10.4, 4096×768 8.1 vs 11.2, 4096×1000 9.9 vs 13.3, 16384×768 18.0 vs
-// 29.1, 65536×768 53.7 vs 88.8, bf16 2048×640 7.7 vs 7.8, f32 4096×288 7.9
-// vs 10.4; at 1 KB warp_row stays ahead (16384×512 f16 14.2 vs 14.9,
-// 4096×256 f32 7.1 vs 7.3, 16384×256 f32 13.9 vs 15.2). Before the
-// one-warp blocks the edge was 1.25 KB for f32 and 2 KB for 16-bit rows.
-const blockRegMinRowBytes = 1 << 10
 
 // blockHybridFirst reports whether block_hybrid is the measured winner, for
 // forward rows of whole packs beyond a 512-thread block's registers (16384
