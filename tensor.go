@@ -13,12 +13,13 @@ import (
 
 // Tensor is a contiguous (C order) host tensor whose dtype is chosen at run
 // time. Exactly one data slice is used: F32 for Float32, U16 (raw bits) for
-// Float16 and BFloat16.
+// Float16 and BFloat16, F64 for Float64.
 type Tensor struct {
 	Shape []int
 	DType DType
 	F32   []float32
 	U16   []uint16
+	F64   []float64
 }
 
 // NewTensor allocates a zeroed tensor of the given shape and dtype.
@@ -36,6 +37,8 @@ func NewTensor(dt DType, shape ...int) (Tensor, error) {
 		t.F32 = make([]float32, n)
 	case Float16, BFloat16:
 		t.U16 = make([]uint16, n)
+	case Float64:
+		t.F64 = make([]float64, n)
 	default:
 		return Tensor{}, errs.Kind(errs.ErrBadDType, "softmax: unknown dtype %v", dt)
 	}
@@ -44,14 +47,23 @@ func NewTensor(dt DType, shape ...int) (Tensor, error) {
 
 // Len returns the number of elements held by the dtype's data slice.
 func (t Tensor) Len() int {
-	if t.DType == Float32 {
+	switch t.DType {
+	case Float32:
 		return len(t.F32)
+	case Float64:
+		return len(t.F64)
 	}
 	return len(t.U16)
 }
 
 // bytes returns the byte range of the data, for overlap checks.
 func (t Tensor) bytes() (start uintptr, n uintptr) {
+	if t.DType == Float64 {
+		if len(t.F64) == 0 {
+			return 0, 0
+		}
+		return uintptr(unsafe.Pointer(&t.F64[0])), uintptr(len(t.F64)) * 8
+	}
 	if t.DType == Float32 {
 		if len(t.F32) == 0 {
 			return 0, 0
@@ -72,8 +84,9 @@ func (t Tensor) check(name string, dt DType, shape []int, n int) error {
 	if !slices.Equal(t.Shape, shape) {
 		return errs.Kind(errs.ErrBadShape, "softmax: shape mismatch: %s has shape %v, want %v", name, t.Shape, shape)
 	}
-	if t.DType == Float32 && t.U16 != nil || t.DType != Float32 && t.F32 != nil {
-		return fmt.Errorf("softmax: %s (%v) has data in the wrong slice (F32 for f32, U16 for f16/bf16)", name, t.DType)
+	if t.F32 != nil && t.DType != Float32 || t.F64 != nil && t.DType != Float64 ||
+		t.U16 != nil && t.DType != Float16 && t.DType != BFloat16 {
+		return fmt.Errorf("softmax: %s (%v) has data in the wrong slice (F32 for f32, U16 for f16/bf16, F64 for f64)", name, t.DType)
 	}
 	if l := t.Len(); l != n {
 		if l == 0 {
@@ -84,7 +97,7 @@ func (t Tensor) check(name string, dt DType, shape []int, n int) error {
 	return nil
 }
 
-func (t Tensor) buf() cpu.Buf { return cpu.Buf{DType: t.DType, F32: t.F32, U16: t.U16} }
+func (t Tensor) buf() cpu.Buf { return cpu.Buf{DType: t.DType, F32: t.F32, U16: t.U16, F64: t.F64} }
 
 // overlapErr reports partial overlap between an output and an input: the
 // same memory exactly is in-place and allowed, anything else is an error.

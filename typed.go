@@ -13,6 +13,8 @@ func tensorOf[T Element](data []T, shape []int) Tensor {
 	switch any(zero).(type) {
 	case float32:
 		return Tensor{Shape: shape, DType: Float32, F32: unsafe.Slice((*float32)(unsafe.Pointer(unsafe.SliceData(data))), len(data))}
+	case float64:
+		return Tensor{Shape: shape, DType: Float64, F64: unsafe.Slice((*float64)(unsafe.Pointer(unsafe.SliceData(data))), len(data))}
 	case Half:
 		return Tensor{Shape: shape, DType: Float16, U16: unsafe.Slice((*uint16)(unsafe.Pointer(unsafe.SliceData(data))), len(data))}
 	default:

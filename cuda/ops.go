@@ -126,6 +126,9 @@ func (d *Device) Configs(op softmax.Op, dt softmax.DType, shape []int, opt Optio
 	if err != nil {
 		return nil, fmt.Errorf("cuda: %w", err)
 	}
+	if err := checkDType(dt); err != nil {
+		return nil, err
+	}
 	p := plan.Problem{Outer: int64(l.Outer), Axis: int64(l.Axis), Inner: int64(l.Inner), DType: dt, Op: op, Aligned: true}
 	names, err := plan.Configs(p, d.planDevice(), strategy)
 	if err != nil {
@@ -153,6 +156,9 @@ func plainLaunch(op softmax.Op, opt Options) bool {
 
 // plan plans op for tensors at ptrs (none: 16-byte aligned ones).
 func (d *Device) plan(op softmax.Op, l spec.Layout, dt spec.DType, opt Options, ptrs ...uintptr) (plan.Plan, error) {
+	if err := checkDType(dt); err != nil {
+		return plan.Plan{}, err
+	}
 	aligned, skew := placement(ptrs...)
 	prob := plan.Problem{Outer: int64(l.Outer), Axis: int64(l.Axis), Inner: int64(l.Inner), DType: dt, Op: op, Aligned: aligned, Skew: skew}
 	plain := plainLaunch(op, opt)

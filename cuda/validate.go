@@ -15,8 +15,9 @@ type Options struct {
 	// Axis is the softmax dimension; negative counts from the end.
 	Axis int
 	// Scale multiplies the input first (softmax(Scale·x)); 0 means 1.
-	// Backward ops ignore it.
-	Scale float32
+	// Backward ops ignore it. It is a float64 like softmax.Options.Scale;
+	// the kernels compute in float32 and use float32(Scale).
+	Scale float64
 	// Algo forces a kernel strategy by name (see Strategies), optionally
 	// at one of its launch configurations, "block_reg/t256_p4" (see
 	// Device.Configs); "" or "auto"
@@ -38,7 +39,19 @@ func (o Options) scale() float32 {
 	if o.Scale == 0 {
 		return 1
 	}
-	return o.Scale
+	return float32(o.Scale)
+}
+
+// checkDType returns an error for a dtype the device cannot compute:
+// unknown ones, and Float64, which only the CPU backend serves so far.
+func checkDType(dt softmax.DType) error {
+	switch {
+	case dt == softmax.Float64:
+		return fmt.Errorf("cuda: dtype %v (float64) is not supported on the GPU yet; the CPU backend computes it", dt)
+	case !dt.Valid():
+		return fmt.Errorf("cuda: unknown dtype %v", dt)
+	}
+	return nil
 }
 
 // checkTensors validates a call's tensors (outputs first) against each
@@ -48,8 +61,8 @@ func (d *Device) checkTensors(op softmax.Op, opt Options, names []string, ts ...
 		return spec.Layout{}, errs.Kind(errs.ErrBadOp, "cuda: unknown op %v", op)
 	}
 	ref := ts[len(ts)-1]
-	if !ref.DType.Valid() {
-		return spec.Layout{}, fmt.Errorf("cuda: unknown dtype %v", ref.DType)
+	if err := checkDType(ref.DType); err != nil {
+		return spec.Layout{}, err
 	}
 	l, err := spec.Decompose(ref.Shape, opt.Axis)
 	if err != nil {

@@ -113,7 +113,7 @@ func runApply(e *env, args []string) error {
 		return err
 	}
 	// In place: dst is src (allowed by every backend).
-	if err := b.Apply(op, t, t, softmax.Options{Axis: *axis, Scale: float32(*scale)}); err != nil {
+	if err := b.Apply(op, t, t, softmax.Options{Axis: *axis, Scale: *scale}); err != nil {
 		return fmt.Errorf("%s on %s: %w", op, b.Name(), err)
 	}
 	res := fromTensor(t, arr.DType, arr.Shape)
