@@ -15,5 +15,8 @@
 //   - zero-size tensors and zero-length axes are valid no-ops;
 //   - dst may be src itself (in place); any other overlap is an error.
 //
-// Every bad call returns an error naming the problem, and nothing is written.
+// Every bad call returns an error naming the problem, and nothing is written;
+// errors.Is tells its class (ErrBadShape, ErrBadAxis, ErrBadDType, ErrBadOp,
+// ErrBadScale, ErrOverlap, ErrTooLarge; from package cuda also ErrNoGPU and
+// ErrNoNVRTC).
 package softmax

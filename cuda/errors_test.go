@@ -3,6 +3,7 @@ package cuda
 import (
 	"errors"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/gofused/softmax"
@@ -14,9 +15,9 @@ import (
 func TestScaleNotFinite(t *testing.T) {
 	var d Device
 	x := Tensor{Shape: []int{2, 3}, DType: softmax.Float32}
-	for _, s := range []float64{math.NaN(), math.Inf(1), math.Inf(-1)} {
+	for _, s := range []float64{math.NaN(), math.Inf(1), math.Inf(-1), -1e39} {
 		opt := Options{}
-		setScale(&opt.Scale, s)
+		opt.Scale = s
 		_, planErr := d.Plan(softmax.OpSoftmax, softmax.Float32, x.Shape, opt)
 		_, configsErr := d.Configs(softmax.OpSoftmax, softmax.Float32, x.Shape, opt, "block_reg")
 		_, planForErr := d.PlanFor(softmax.OpSoftmax, opt, x, x)
@@ -40,6 +41,10 @@ func TestSentinelErrors(t *testing.T) {
 	if err := d.Apply(softmax.OpSoftmax, x, x, Options{Axis: 2}, nil); !errors.Is(err, softmax.ErrBadAxis) {
 		t.Errorf("axis 2: %v", err)
 	}
+	x64 := Tensor{Shape: []int{2, 3}, DType: softmax.Float64}
+	if err := d.Apply(softmax.OpSoftmax, x64, x64, Options{}, nil); !errors.Is(err, softmax.ErrBadDType) || !strings.Contains(err.Error(), "float64") {
+		t.Errorf("float64 on the GPU: %v", err)
+	}
 	if err := d.Apply(softmax.OpSoftmaxBackward, x, x, Options{}, nil); !errors.Is(err, softmax.ErrBadOp) {
 		t.Errorf("backward op in Apply: %v", err)
 	}
@@ -50,6 +55,3 @@ func TestSentinelErrors(t *testing.T) {
 		t.Errorf("Open(0): %v: IsNoGPU and errors.Is(ErrNoGPU) disagree", err)
 	}
 }
-
-// setScale sets a Scale field whether it is a float32 or a float64.
-func setScale[F float32 | float64](p *F, s float64) { *p = F(s) }
