@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
@@ -106,21 +107,85 @@ func TestApplyDTypeOverflow(t *testing.T) {
 
 func isNaN(f float32) bool { return f != f }
 
-// A float64 input is computed in float64 or refused, never quietly in
-// float32.
+// softmax64 is the float64 reference of softmax (log: log-softmax) along
+// the last axis of rows of n.
+func softmax64(x []float64, n int, log bool) []float64 {
+	y := make([]float64, len(x))
+	for r := 0; r < len(x); r += n {
+		row := x[r : r+n]
+		m := math.Inf(-1)
+		for _, v := range row {
+			m = math.Max(m, v)
+		}
+		var sum float64
+		for _, v := range row {
+			sum += math.Exp(v - m)
+		}
+		for i, v := range row {
+			if log {
+				y[r+i] = v - m - math.Log(sum)
+			} else {
+				y[r+i] = math.Exp(v-m) / sum
+			}
+		}
+	}
+	return y
+}
+
+// A float64 input is computed in float64 (the issue's [[1e300, 0]] came
+// back [[nan, nan]] from a float32 run), and --dtype f64 widens a float32
+// input.
 func TestApplyFloat64(t *testing.T) {
 	dir := t.TempDir()
+	rng := rand.New(rand.NewPCG(3, 4))
+	x := make([]float64, 5*781)
+	for i := range x {
+		x[i] = rng.NormFloat64() * 30
+	}
+	copy(x, []float64{1e300, 0, -1e300, 1e-310})
 	in := filepath.Join(dir, "x.npy")
-	if err := npy.WriteFile(in, npy.NewF64([]int{1, 2}, []float64{1e300, 0})); err != nil {
+	if err := npy.WriteFile(in, npy.NewF64([]int{5, 781}, x)); err != nil {
 		t.Fatal(err)
 	}
 	out := filepath.Join(dir, "y.npy")
-	r := runCLI(t, "apply", "--device", "cpu", "--in", in, "--out", out)
-	if r.code != 1 || !strings.Contains(r.stderr, "float64") || !strings.Contains(r.stderr, "--dtype f32") {
-		t.Errorf("float64 input: exit %d, stderr %q; want 1 and an error naming float64", r.code, r.stderr)
+	for _, log := range []bool{false, true} {
+		op := map[bool]string{false: "softmax", true: "log_softmax"}[log]
+		if r := runCLI(t, "apply", "--device", "cpu", "--in", in, "--out", out, "--op", op); r.code != 0 {
+			t.Fatalf("%s: exit %d: %s", op, r.code, r.stderr)
+		}
+		y, err := npy.ReadFile(out)
+		if err != nil || y.DType != npy.F64 {
+			t.Fatalf("%s: %v, dtype %v", op, err, y.DType)
+		}
+		want := softmax64(x, 781, log)
+		if y.F64[0] != want[0] || y.F64[1] != want[1] || y.F64[2] != want[2] {
+			t.Errorf("%s of [1e300 0 -1e300 ...]: %v, want %v", op, y.F64[:3], want[:3])
+		}
+		for i := range want {
+			if d := math.Abs(y.F64[i] - want[i]); d > 1e-12*math.Max(1, math.Abs(want[i])) {
+				t.Fatalf("%s element %d: %v, want %v (float64 precision)", op, i, y.F64[i], want[i])
+			}
+		}
 	}
-	if names := dirNames(t, dir); !slices.Equal(names, []string{"x.npy"}) {
-		t.Errorf("a refused run left %v", names)
+
+	// float32 in, computed in float64, written as float32.
+	x32 := []float32{1, 2, 3, -1e30, 1e30, 0}
+	in32 := writeInput(t, dir, "x32.npy", []int{2, 3}, x32)
+	if r := runCLI(t, "apply", "--device", "cpu", "--in", in32, "--out", out, "--dtype", "f64"); r.code != 0 {
+		t.Fatalf("--dtype f64: exit %d: %s", r.code, r.stderr)
+	}
+	y, err := npy.ReadFile(out)
+	if err != nil || y.DType != npy.F32 {
+		t.Fatalf("--dtype f64 of float32: %v, %v", err, y)
+	}
+	x64 := make([]float64, len(x32))
+	for i, v := range x32 {
+		x64[i] = float64(v)
+	}
+	for i, w := range softmax64(x64, 3, false) {
+		if math.Abs(float64(y.F32[i])-w) > 1e-7*math.Abs(w) {
+			t.Errorf("--dtype f64 element %d: %v, want %v", i, y.F32[i], float32(w))
+		}
 	}
 }
 
