@@ -55,3 +55,11 @@ func TestSentinelErrors(t *testing.T) {
 		t.Errorf("Open(0): %v: IsNoGPU and errors.Is(ErrNoGPU) disagree", err)
 	}
 }
+
+// A shape whose bytes overflow is refused before the driver sees a size.
+func TestNewTensorOverflow(t *testing.T) {
+	var d Device
+	if _, err := d.NewTensor(softmax.Float32, math.MaxInt/2); !errors.Is(err, softmax.ErrBadShape) {
+		t.Errorf("NewTensor(Float32, MaxInt/2): %v, want ErrBadShape", err)
+	}
+}
