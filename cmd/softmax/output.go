@@ -70,14 +70,18 @@ func openOutput(path, in string) (*output, error) {
 	o.target = target
 	if statErr == nil {
 		o.mode = fi.Mode() & (fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky)
+		// A file this process may not write is not replaced either.
+		f, err := os.OpenFile(target, os.O_WRONLY, 0)
+		if err != nil {
+			return nil, fmt.Errorf("--out %s: %w", path, unwrapPath(err))
+		}
 		owner, links := ownerOf(fi)
 		if links > 1 || !canGive(owner) || procLink(target) {
 			// Renaming over it would break its links or change its owner.
-			if o.direct, err = os.OpenFile(target, os.O_WRONLY, 0); err != nil {
-				return nil, fmt.Errorf("--out %s: %w", path, unwrapPath(err))
-			}
+			o.direct = f
 			return o, nil
 		}
+		f.Close()
 		if !isOurs(owner) {
 			o.owner = owner
 		}
@@ -141,13 +145,13 @@ func (o *output) write(fn func(io.Writer) error) (err error) {
 		}
 		return nil
 	}
-	if err := o.tmp.Chmod(o.mode); err != nil {
-		return unwrapPath(err)
-	}
-	if o.owner != nil {
+	if o.owner != nil { // before Chmod: chown clears setuid and setgid bits
 		if err := chown(o.tmp, o.owner); err != nil {
 			return unwrapPath(err)
 		}
+	}
+	if err := o.tmp.Chmod(o.mode); err != nil {
+		return unwrapPath(err)
 	}
 	if err := o.tmp.Sync(); err != nil {
 		return unwrapPath(err)

@@ -156,3 +156,25 @@ func TestApplySignalRemovesTemp(t *testing.T) {
 		}
 	}
 }
+
+// A file this process may not write is refused, not replaced by a rename
+// (the folder being writable is not enough).
+func TestApplyReadOnlyOut(t *testing.T) {
+	if os.Geteuid() == 0 {
+		t.Skip("root writes read-only files")
+	}
+	dir := t.TempDir()
+	in := writeInput(t, dir, "x.npy", []int{1, 3}, []float32{1, 2, 3})
+	out := writeInput(t, dir, "y.npy", []int{1}, []float32{0})
+	before, _ := os.ReadFile(out)
+	if err := os.Chmod(out, 0o444); err != nil {
+		t.Fatal(err)
+	}
+	r := runCLI(t, "apply", "--device", "cpu", "--in", in, "--out", out)
+	if r.code != 1 || !strings.Contains(r.stderr, "--out "+out) || !strings.Contains(r.stderr, "permission denied") {
+		t.Errorf("read-only --out: exit %d, stderr %q", r.code, r.stderr)
+	}
+	if after, _ := os.ReadFile(out); !bytes.Equal(before, after) {
+		t.Error("the read-only file changed")
+	}
+}
