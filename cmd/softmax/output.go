@@ -272,7 +272,7 @@ func (p *pendingFiles) clean(sigs chan os.Signal) {
 	for path := range p.paths {
 		os.Remove(path)
 	}
-	fmt.Fprintf(os.Stderr, "softmax: %v: stopped, the partial output removed\n", sig)
+	fmt.Fprintf(os.Stderr, "softmax: stopped by %v; the partial output was removed\n", sig)
 	code := 1
 	if s, ok := sig.(syscall.Signal); ok {
 		code = 128 + int(s)

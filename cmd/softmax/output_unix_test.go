@@ -154,6 +154,9 @@ func TestApplySignalRemovesTemp(t *testing.T) {
 		if names := dirNames(t, dir); !slices.Equal(names, []string{"in.fifo"}) {
 			t.Errorf("%v left %v", sig, names)
 		}
+		if !strings.Contains(stderr.String(), "partial output was removed") {
+			t.Errorf("%v: stderr %q does not say the output was removed", sig, stderr.String())
+		}
 	}
 }
 
