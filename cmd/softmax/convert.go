@@ -152,8 +152,13 @@ func fromTensor(t softmax.Tensor, dt npy.DType, shape []int) *npy.Array {
 	return npy.NewF32(shape, f)
 }
 
-// applyBytes is the most apply holds at once for each element: the input,
-// the compute tensor, a float32 staging copy and the output.
+// applyBytes is the most apply holds at once for each element: the input
+// alone when the dtypes agree (computed in place, written from the same
+// memory), else the input, the compute tensor, a float32 staging copy and
+// the output.
 func applyBytes(in npy.DType, dt spec.DType) int {
+	if same := map[npy.DType]spec.DType{npy.F32: spec.Float32, npy.F16: spec.Float16, npy.F64: spec.Float64}[in] == dt; same {
+		return in.Size()
+	}
 	return in.Size() + dt.Size() + 4 + in.Size()
 }
