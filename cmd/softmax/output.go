@@ -9,6 +9,8 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -31,6 +33,7 @@ import (
 //     on any error and on SIGINT or SIGTERM.
 type output struct {
 	path   string   // as the user wrote it
+	fd     *os.File // standard output or another inherited descriptor, or nil
 	target string   // the file written: path with symbolic links followed
 	tmp    *os.File // the temporary file, or nil
 	direct *os.File // an existing file written in place, or nil
@@ -44,8 +47,21 @@ type output struct {
 func openOutput(path, in string) (*output, error) {
 	o := &output{path: path}
 	if path == "-" {
-		if isTerminal(os.Stdout) {
-			return nil, usagef("--out -: standard output is a terminal; redirect it to a file or a pipe")
+		o.fd = os.Stdout
+	} else if fd, ok := inheritedFD(path); ok {
+		// Written through the descriptor itself, so a shell's >> appends.
+		o.fd = os.NewFile(fd, path)
+	}
+	if o.fd != nil {
+		fi, err := o.fd.Stat()
+		if err != nil {
+			return nil, fmt.Errorf("--out %s: %w", path, unwrapPath(err))
+		}
+		if isTerminal(o.fd) {
+			return nil, usagef("--out %s is a terminal; redirect it to a file or a pipe", path)
+		}
+		if ii, err := os.Stat(in); err == nil && in != "-" && os.SameFile(fi, ii) {
+			return nil, usagef("--out %s is the same file as --in %s: the input would be overwritten", path, in)
 		}
 		return o, nil
 	}
@@ -63,7 +79,7 @@ func openOutput(path, in string) (*output, error) {
 	case statErr != nil && !errors.Is(statErr, fs.ErrNotExist):
 		return nil, fmt.Errorf("--out %s: %w", path, unwrapPath(statErr))
 	}
-	target, err := followLinks(path)
+	target, viaFD, err := followLinks(path)
 	if err != nil {
 		return nil, fmt.Errorf("--out %s: %w", path, err)
 	}
@@ -76,7 +92,7 @@ func openOutput(path, in string) (*output, error) {
 			return nil, fmt.Errorf("--out %s: %w", path, unwrapPath(err))
 		}
 		owner, links := ownerOf(fi)
-		if links > 1 || !canGive(owner) || procLink(target) {
+		if links > 1 || !canGive(owner) || viaFD {
 			// Renaming over it would break its links or change its owner.
 			o.direct = f
 			return o, nil
@@ -115,8 +131,8 @@ func (o *output) write(fn func(io.Writer) error) (err error) {
 	}()
 	var f *os.File
 	switch {
-	case o.path == "-":
-		f = os.Stdout
+	case o.fd != nil:
+		f = o.fd
 	case o.tmp != nil:
 		f = o.tmp
 	case o.direct != nil:
@@ -191,6 +207,28 @@ func (o *output) abort() {
 	}
 }
 
+// inheritedFD returns the descriptor that /dev/stdout, /dev/stderr,
+// /dev/fd/N or /proc/self/fd/N names on Unix.
+func inheritedFD(path string) (uintptr, bool) {
+	if runtime.GOOS == "windows" {
+		return 0, false
+	}
+	switch path {
+	case "/dev/stdout":
+		return 1, true
+	case "/dev/stderr":
+		return 2, true
+	}
+	for _, dir := range []string{"/dev/fd/", "/proc/self/fd/"} {
+		if n, ok := strings.CutPrefix(path, dir); ok {
+			if fd, err := strconv.ParseUint(n, 10, 31); err == nil {
+				return uintptr(fd), true
+			}
+		}
+	}
+	return 0, false
+}
+
 // unwrapPath drops the *PathError around err: its path may be the hidden
 // temporary file, and messages name the user's path instead.
 func unwrapPath(err error) error {
@@ -203,30 +241,27 @@ func unwrapPath(err error) error {
 
 // followLinks returns path with its symbolic links followed, like
 // filepath.EvalSymlinks but also through a link whose target does not
-// exist yet (it is then created).
-func followLinks(path string) (string, error) {
+// exist yet (it is then created). viaFD reports a link through a process's
+// file descriptor (/dev/stdout -> /proc/self/fd/1 -> the file a shell
+// opened, perhaps to append): that file is written in place, as the shell
+// meant, not replaced.
+func followLinks(path string) (target string, viaFD bool, err error) {
 	for range 64 {
 		fi, err := os.Lstat(path)
 		if err != nil || fi.Mode()&fs.ModeSymlink == 0 {
-			return path, nil
+			return path, viaFD, nil
 		}
 		link, err := os.Readlink(path)
 		if err != nil {
-			return "", unwrapPath(err)
+			return "", false, unwrapPath(err)
 		}
 		if !filepath.IsAbs(link) {
 			link = filepath.Join(filepath.Dir(path), link)
 		}
+		viaFD = viaFD || strings.HasPrefix(link, "/proc/") || strings.HasPrefix(link, "/dev/fd/")
 		path = link
 	}
-	return "", errors.New("too many levels of symbolic links")
-}
-
-// procLink reports whether path reached a file through a process's file
-// descriptor (/dev/stdout -> /proc/self/fd/1 -> the file a shell opened):
-// that file is written in place, as the shell meant.
-func procLink(path string) bool {
-	return strings.HasPrefix(path, "/proc/") || strings.HasPrefix(path, "/dev/fd/")
+	return "", false, errors.New("too many levels of symbolic links")
 }
 
 // pending holds the temporary files to remove if a signal ends the

@@ -115,6 +115,41 @@ func TestApplyFIFOAndDevStdout(t *testing.T) {
 		}
 		a, err := npy.Read(strings.NewReader(r.stdout))
 		checkResult(t, "/dev/stdout", a, err)
+
+		// Standard output opened to append (a shell's >>) is appended to,
+		// and one opened on the input is refused.
+		log := filepath.Join(dir, "log")
+		if err := os.WriteFile(log, []byte("before\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		for _, tt := range []struct {
+			file string
+			flag int
+			code int
+		}{{log, os.O_APPEND, 0}, {in, os.O_APPEND, 2}} {
+			f, err := os.OpenFile(tt.file, os.O_WRONLY|tt.flag, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cmd := exec.Command(binary, "apply", "--device", "cpu", "--in", in, "--out", "/dev/stdout")
+			cmd.Stdout = f
+			err = cmd.Run()
+			f.Close()
+			if code := cmd.ProcessState.ExitCode(); code != tt.code {
+				t.Errorf("stdout on %s: exit %d (%v), want %d", filepath.Base(tt.file), code, err, tt.code)
+			}
+		}
+		data, _ := os.ReadFile(log)
+		rest, ok := bytes.CutPrefix(data, []byte("before\n"))
+		if !ok {
+			t.Fatalf("the appended-to file lost its start: %q", data[:min(len(data), 20)])
+		}
+		a, err = npy.Read(bytes.NewReader(rest))
+		checkResult(t, "appended through /dev/stdout", a, err)
+		a, err = npy.ReadFile(in)
+		if err != nil || a.F32[0] != 1 {
+			t.Errorf("the input changed: %v %v", a, err)
+		}
 	}
 }
 
