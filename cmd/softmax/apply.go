@@ -29,8 +29,9 @@ computes on the CPU only: on a GPU it is an error naming the dtype (pass
 --device cpu, or --dtype f32 to compute in float32 on the GPU).
 
 --out writes the file the path names, as a shell redirection would: a
-symbolic link's target; a device or FIFO directly; an existing file keeps
-its mode, owner and hard links. A regular file is written atomically
+symbolic link's target; a device or FIFO directly; /dev/stdout through
+the descriptor (appending after >>); an existing file keeps its mode,
+owner and hard links. A regular file is written atomically
 (a hidden temporary file in its folder, renamed over it, removed on any
 error or on SIGINT/SIGTERM), except one with other hard links or another
 owner, which is rewritten in place. --out naming the input file is refused.

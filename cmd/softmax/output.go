@@ -20,10 +20,10 @@ import (
 // path fails first and names the user's path. It writes the file the path
 // names, as a shell redirection would, but atomically where it can:
 //
-//   - "-" is standard output;
+//   - "-" is standard output; /dev/stdout, /dev/stderr and /dev/fd/N are
+//     written through the inherited descriptor (a shell's >> appends);
 //   - a symbolic link is followed (the target is written, the link stays);
-//   - a device, FIFO or other non-regular file (/dev/stdout) is written
-//     directly;
+//   - a device, FIFO or other non-regular file is written directly;
 //   - an existing regular file with other hard links, or owned by someone
 //     this process cannot give a file to, is truncated and written in
 //     place, keeping its inode, links, mode and owner;
