@@ -68,8 +68,8 @@ func runApply(e *env, args []string) error {
 	if op.Backward() {
 		return usagef("--op %v: apply computes softmax or log_softmax (backward ops need y and dy)", op)
 	}
-	if *scale == 0 || math.IsNaN(*scale) || math.IsInf(*scale, 0) || math.Abs(*scale) > math.MaxFloat32 {
-		return usagef("--scale %v: want a finite, nonzero float32", *scale)
+	if *scale == 0 || math.IsNaN(*scale) || math.IsInf(*scale, 0) {
+		return usagef("--scale %v: want a finite, nonzero number", *scale)
 	}
 	var compute spec.DType
 	haveDType := *dtName != ""
@@ -106,6 +106,9 @@ func runApply(e *env, args []string) error {
 		if compute, err = computeDType(arr.DType); err != nil {
 			return fmt.Errorf("%s: %w", inName, err)
 		}
+	}
+	if compute != spec.Float64 && math.Abs(*scale) > math.MaxFloat32 {
+		return usagef("--scale %v overflows float32, the arithmetic of %v (--dtype f64 takes it)", *scale, compute)
 	}
 	if err := memlimit.Check("apply "+inName, arr.Shape, arr.Len(), applyBytes(arr.DType, compute)); err != nil {
 		return usageError{err.Error()}

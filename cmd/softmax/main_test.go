@@ -274,6 +274,8 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"apply", "--in", in, "--out", out, "--op", "softer"}, "unknown op"},
 		{[]string{"apply", "--in", in, "--out", out, "--op", "softmax_backward"}, "backward"},
 		{[]string{"apply", "--in", in, "--out", out, "--scale", "0"}, "--scale"},
+		{[]string{"apply", "--in", in, "--out", out, "--scale", "NaN"}, "--scale NaN"},
+		{[]string{"apply", "--in", in, "--out", out, "--scale", "1e39"}, "overflows float32"},
 		{[]string{"apply", "--in", in, "--out", out, "--axis", "2"}, "axis 2 out of range"},
 		{[]string{"apply", "--in", in, "--out", out, "--device", "gpu"}, "unknown device"},
 		{[]string{"apply", "--in", in, "--out", out, "extra"}, "unexpected argument"},

@@ -168,6 +168,11 @@ func TestApplyFloat64(t *testing.T) {
 		}
 	}
 
+	// A scale beyond float32 is fine in float64 arithmetic.
+	if r := runCLI(t, "apply", "--device", "cpu", "--in", in, "--out", out, "--scale", "1e39"); r.code != 0 {
+		t.Errorf("float64 with --scale 1e39: exit %d: %s", r.code, r.stderr)
+	}
+
 	// float32 in, computed in float64, written as float32.
 	x32 := []float32{1, 2, 3, -1e30, 1e30, 0}
 	in32 := writeInput(t, dir, "x32.npy", []int{2, 3}, x32)
