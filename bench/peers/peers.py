@@ -646,6 +646,23 @@ def jax_copies(c):
     return max(1, min(JAX_MAX_COPIES, -(-JAX_ROTATE_BYTES // inputs)))
 
 
+def to_jax(jax, torch, t):
+    """A JAX array on the same device memory as torch tensor t (DLPack)."""
+    try:
+        return jax.dlpack.from_dlpack(t)
+    except TypeError:  # a JAX that takes capsules only
+        return jax.dlpack.from_dlpack(torch.utils.dlpack.to_dlpack(t))
+
+
+def to_torch(jax, torch, arr):
+    """A torch tensor on the memory of JAX array arr (DLPack), once it is ready."""
+    arr = jax.block_until_ready(arr)
+    try:
+        return torch.from_dlpack(arr)
+    except (TypeError, AttributeError, RuntimeError):  # a JAX without __dlpack__
+        return torch.utils.dlpack.from_dlpack(jax.dlpack.to_dlpack(arr))
+
+
 def jax_wall_time(jax, call, warmup, reps):
     """µs a call: JAX_ROUNDS rounds of reps calls dispatched back to back,
     each round ended by one block_until_ready; the median round."""
@@ -678,7 +695,7 @@ def jax_op(torch, c, a, b, offset=0, warmup=25, reps=100):
     k = jax_copies(c)
     torch.cuda.synchronize()
     if not c.backward:
-        x0 = jax.dlpack.from_dlpack(a)
+        x0 = to_jax(jax, torch, a)
         xs = [jnp.copy(x0) for _ in range(k)]
         g = jax.jit(fwd)
 
@@ -690,7 +707,7 @@ def jax_op(torch, c, a, b, offset=0, warmup=25, reps=100):
         # An x whose forward op gives y: log y for softmax (rows of y sum to
         # 1), y itself for log_softmax.
         xt = y if c.log else torch.log(y.float()).to(y.dtype)
-        x0, dy0 = jax.dlpack.from_dlpack(xt), jax.dlpack.from_dlpack(dy)
+        x0, dy0 = to_jax(jax, torch, xt), to_jax(jax, torch, dy)
         _, vjp0 = jax.vjp(fwd, x0)
         # Each copy's residuals under the first vjp function's structure, so
         # that the jitted backward compiles once.
@@ -713,7 +730,7 @@ def jax_op(torch, c, a, b, offset=0, warmup=25, reps=100):
     def fn():
         return call(0)
     fn.time = lambda: jax_wall_time(jax, call, warmup, reps)
-    fn.result = lambda: torch.from_dlpack(jax.block_until_ready(call(0)))
+    fn.result = lambda: to_torch(jax, torch, call(0))
     fn.reference = ref
     return fn
 
