@@ -33,7 +33,7 @@ symbolic link's target; a device or FIFO directly; /dev/stdout through
 the descriptor (appending after >>); an existing file keeps its mode,
 owner and hard links. A regular file is written atomically
 (a hidden temporary file in its folder, renamed over it, removed on any
-error or on SIGINT/SIGTERM), except one with other hard links or another
+error or on SIGINT/SIGTERM/SIGHUP), except one with other hard links or another
 owner, which is rewritten in place. --out naming the input file is refused.
 The output's folder is checked before the input is read.
 

@@ -30,7 +30,7 @@ import (
 //   - any other regular file is written to a hidden temporary file in its
 //     folder, given the existing file's mode and owner (a new file: 0666
 //     less the umask), and renamed over it; the temporary file is removed
-//     on any error and on SIGINT or SIGTERM.
+//     on any error and on SIGINT, SIGTERM or SIGHUP.
 type output struct {
 	path   string   // as the user wrote it
 	fd     *os.File // standard output or another inherited descriptor, or nil
@@ -265,7 +265,7 @@ func followLinks(path string) (target string, viaFD bool, err error) {
 }
 
 // pending holds the temporary files to remove if a signal ends the
-// process: while there are any, SIGINT and SIGTERM remove them and exit
+// process: while there are any, SIGINT, SIGTERM and SIGHUP remove them and exit
 // with 128 + the signal number, as the default action would report.
 var pending = &pendingFiles{paths: map[string]bool{}}
 
@@ -281,7 +281,7 @@ func (p *pendingFiles) add(path string) {
 	p.paths[path] = true
 	if p.sigs == nil {
 		p.sigs = make(chan os.Signal, 1)
-		signal.Notify(p.sigs, os.Interrupt, syscall.SIGTERM)
+		signal.Notify(p.sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 		go p.clean(p.sigs)
 	}
 }

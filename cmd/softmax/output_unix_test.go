@@ -160,7 +160,7 @@ func TestApplySignalRemovesTemp(t *testing.T) {
 	if binary == "" {
 		t.Skip("no go command to build the softmax command with")
 	}
-	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT} {
+	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP} {
 		dir := t.TempDir()
 		fifo := mkfifo(t, dir, "in.fifo")
 		out := filepath.Join(dir, "y.npy")
