@@ -177,7 +177,7 @@ Sizes: apply and bench refuse a shape whose bytes exceed the memory the
 process can have (cgroup limit or physical memory); SOFTMAX_MEMORY_LIMIT=BYTES
 sets that bound.
 Exit status: 0 ok, 1 failure, 2 usage error (a too-large shape included);
-128+N when signal N (SIGINT, SIGTERM) stops apply, its partial output removed.
+128+N when signal N (SIGINT, SIGTERM, SIGHUP) stops apply, its partial output removed.
 `)
 }
 
