@@ -47,10 +47,11 @@ inputs from memory and inherits no dirty lines of the rep before.
 --no-flush times back-to-back reps instead (a case whose tensors fit the L2
 then reads them from it).
 
-Before any timing, --json and --plot must name a writable folder, and on
-the CPU each case's tensors must fit the memory the process can
-have (the cgroup limit or physical memory; SOFTMAX_MEMORY_LIMIT=BYTES
-overrides): a usage error names the shape and the bytes otherwise.
+Before any timing, --json and --plot must name a writable folder, and each
+case's host memory (the CPU: all its tensors; a GPU: one tensor, filled on
+the host) must fit the memory the process can have (the cgroup limit or
+physical memory; SOFTMAX_MEMORY_LIMIT=BYTES overrides): a usage error
+names the shape and the bytes otherwise.
 
 Interrupted (Ctrl-C, or SIGTERM as timeout(1) sends), bench finishes the
 case in progress, then prints, writes and plots the cases it finished and
@@ -280,26 +281,23 @@ func (l *logWriter) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// checkCaseSizes refuses a case whose element count or bytes overflow, and
-// on the CPU one whose tensors exceed the memory the process can have (a
-// typo such as 1000000x1000000 would otherwise end in Go's fatal "out of
-// memory"): usage errors. A GPU allocates on the device, whose driver
-// reports a size it cannot serve.
-func checkCaseSizes(cases []bench.Case, host bool) error {
+// checkCaseSizes refuses a case whose element count or bytes overflow,
+// or whose host memory exceeds what the process can have (a typo such as
+// 1000000x1000000 would otherwise end in Go's fatal "out of memory"):
+// usage errors. The CPU holds all of a case's tensors; a GPU backend fills
+// each on the host before uploading it, and its driver refuses a device
+// size it cannot serve.
+func checkCaseSizes(cases []bench.Case, cpu bool) error {
 	for _, c := range cases {
 		n, err := spec.NumElements(c.Shape)
 		if err != nil {
 			return usagef("case %v: %v", c, err)
 		}
-		what := fmt.Sprintf("case %v (%d tensors)", c, c.Tensors())
-		bytes := c.DType.Size() * c.Tensors()
-		if !host {
-			if _, err := memlimit.Size(what, c.Shape, n, bytes); err != nil {
-				return usageError{err.Error()}
-			}
-			continue
+		what, tensors := fmt.Sprintf("case %v (%d tensors)", c, c.Tensors()), c.Tensors()
+		if !cpu {
+			what, tensors = fmt.Sprintf("case %v (one host tensor to upload)", c), 1
 		}
-		if err := memlimit.Check(what, c.Shape, n+c.Offset, bytes); err != nil {
+		if err := memlimit.Check(what, c.Shape, n+c.Offset, c.DType.Size()*tensors); err != nil {
 			return usageError{err.Error()}
 		}
 	}
