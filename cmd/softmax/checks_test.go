@@ -35,6 +35,15 @@ func TestBenchShapeTooLarge(t *testing.T) {
 	}
 }
 
+// tune fills each tensor on the host too: the same check, before a GPU is
+// looked for.
+func TestTuneShapeTooLarge(t *testing.T) {
+	r := runCLIWith(t, nil, []string{"SOFTMAX_MEMORY_LIMIT=100000"}, "tune", "--shapes", "64x1000:f32")
+	if r.code != 2 || !strings.Contains(r.stderr, "one host tensor") || !strings.Contains(r.stderr, "256000 bytes") {
+		t.Errorf("tune over the limit: exit %d, stderr %q", r.code, r.stderr)
+	}
+}
+
 // --json and --plot paths are checked before the bench opens a device or
 // times anything.
 func TestBenchOutputsCheckedFirst(t *testing.T) {
