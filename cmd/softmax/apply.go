@@ -31,11 +31,11 @@ computes on the CPU only: on a GPU it is an error naming the dtype (pass
 --out writes the file the path names, as a shell redirection would: a
 symbolic link's target; a device or FIFO directly; /dev/stdout through
 the descriptor (appending after >>); an existing file keeps its mode,
-owner and hard links. A regular file is written atomically
-(a hidden temporary file in its folder, renamed over it, removed on any
-error or on SIGINT/SIGTERM/SIGHUP), except one with other hard links or another
-owner, which is rewritten in place. --out naming the input file is refused.
-The output's folder is checked before the input is read.
+owner and hard links. A regular file is written atomically (a hidden
+temporary file in its folder, renamed over it, removed on any error or on
+SIGINT, SIGTERM or SIGHUP), except one with other hard links or another
+owner, which is rewritten in place. --out naming the input file is
+refused. The output's folder is checked before the input is read.
 
 The input's size is checked against the memory the process can have (the
 cgroup limit or physical memory; SOFTMAX_MEMORY_LIMIT=BYTES overrides)
