@@ -244,6 +244,7 @@ var (
 	avx2F64 = &kernels64{
 		maxOf:               maxOf64AVX2,
 		expSum:              expSum64AVX2,
+		expSumFlush:         expSumFlushSplit64AVX2,
 		expScale:            expScale64AVX2,
 		expScaleStream:      expScaleStream64AVX2,
 		normalize:           normalize64AVX2,
@@ -267,6 +268,7 @@ var (
 	avx512F64 = &kernels64{
 		maxOf:               maxOf64AVX512,
 		expSum:              expSum64AVX512,
+		expSumFlush:         expSumFlushSplit64AVX512,
 		expScale:            expScale64AVX512,
 		expScaleStream:      expScaleStream64AVX512,
 		normalize:           normalize64AVX512,
@@ -323,4 +325,20 @@ func logNormStream64AVX512(dst, x []float64, scale, m, logd float64) {
 	h := alignHead(dst, 64)
 	logNorm64AVX512(dst[:h], x[:h], scale, m, logd)
 	logNormNT64AVX512(dst[h:], x[h:], scale, m, logd)
+}
+
+func expSumFlushSplit64AVX2(dst, x, next, out, in []float64, scale, m, k float64) float64 {
+	h := alignHead(out, 32)
+	normalize64AVX2(out[:h], in[:h], k)
+	s, done := expSumFlush64AVX2(dst, x, next, out[h:], in[h:], scale, m, k)
+	normalizeStream64AVX2(out[h+done:], in[h+done:], k)
+	return s
+}
+
+func expSumFlushSplit64AVX512(dst, x, next, out, in []float64, scale, m, k float64) float64 {
+	h := alignHead(out, 64)
+	normalize64AVX512(out[:h], in[:h], k)
+	s, done := expSumFlush64AVX512(dst, x, next, out[h:], in[h:], scale, m, k)
+	normalizeStream64AVX512(out[h+done:], in[h+done:], k)
+	return s
 }

@@ -8295,55 +8295,47 @@ DATA vecconsts64<>+288(SB)/8, $0x00000000000003ff
 DATA vecconsts64<>+296(SB)/8, $0x00000000000003ff
 DATA vecconsts64<>+304(SB)/8, $0x00000000000003ff
 DATA vecconsts64<>+312(SB)/8, $0x00000000000003ff
-DATA vecconsts64<>+320(SB)/8, $0x3de6124613a86d09
-DATA vecconsts64<>+328(SB)/8, $0x3de6124613a86d09
-DATA vecconsts64<>+336(SB)/8, $0x3de6124613a86d09
-DATA vecconsts64<>+344(SB)/8, $0x3de6124613a86d09
-DATA vecconsts64<>+352(SB)/8, $0x3e21eed8eff8d898
-DATA vecconsts64<>+360(SB)/8, $0x3e21eed8eff8d898
-DATA vecconsts64<>+368(SB)/8, $0x3e21eed8eff8d898
-DATA vecconsts64<>+376(SB)/8, $0x3e21eed8eff8d898
-DATA vecconsts64<>+384(SB)/8, $0x3e5ae64567f544e4
-DATA vecconsts64<>+392(SB)/8, $0x3e5ae64567f544e4
-DATA vecconsts64<>+400(SB)/8, $0x3e5ae64567f544e4
-DATA vecconsts64<>+408(SB)/8, $0x3e5ae64567f544e4
-DATA vecconsts64<>+416(SB)/8, $0x3e927e4fb7789f5c
-DATA vecconsts64<>+424(SB)/8, $0x3e927e4fb7789f5c
-DATA vecconsts64<>+432(SB)/8, $0x3e927e4fb7789f5c
-DATA vecconsts64<>+440(SB)/8, $0x3e927e4fb7789f5c
-DATA vecconsts64<>+448(SB)/8, $0x3ec71de3a556c734
-DATA vecconsts64<>+456(SB)/8, $0x3ec71de3a556c734
-DATA vecconsts64<>+464(SB)/8, $0x3ec71de3a556c734
-DATA vecconsts64<>+472(SB)/8, $0x3ec71de3a556c734
-DATA vecconsts64<>+480(SB)/8, $0x3efa01a01a01a01a
-DATA vecconsts64<>+488(SB)/8, $0x3efa01a01a01a01a
-DATA vecconsts64<>+496(SB)/8, $0x3efa01a01a01a01a
-DATA vecconsts64<>+504(SB)/8, $0x3efa01a01a01a01a
-DATA vecconsts64<>+512(SB)/8, $0x3f2a01a01a01a01a
-DATA vecconsts64<>+520(SB)/8, $0x3f2a01a01a01a01a
-DATA vecconsts64<>+528(SB)/8, $0x3f2a01a01a01a01a
-DATA vecconsts64<>+536(SB)/8, $0x3f2a01a01a01a01a
-DATA vecconsts64<>+544(SB)/8, $0x3f56c16c16c16c17
-DATA vecconsts64<>+552(SB)/8, $0x3f56c16c16c16c17
-DATA vecconsts64<>+560(SB)/8, $0x3f56c16c16c16c17
-DATA vecconsts64<>+568(SB)/8, $0x3f56c16c16c16c17
-DATA vecconsts64<>+576(SB)/8, $0x3f81111111111111
-DATA vecconsts64<>+584(SB)/8, $0x3f81111111111111
-DATA vecconsts64<>+592(SB)/8, $0x3f81111111111111
-DATA vecconsts64<>+600(SB)/8, $0x3f81111111111111
-DATA vecconsts64<>+608(SB)/8, $0x3fa5555555555555
-DATA vecconsts64<>+616(SB)/8, $0x3fa5555555555555
-DATA vecconsts64<>+624(SB)/8, $0x3fa5555555555555
-DATA vecconsts64<>+632(SB)/8, $0x3fa5555555555555
-DATA vecconsts64<>+640(SB)/8, $0x3fc5555555555555
-DATA vecconsts64<>+648(SB)/8, $0x3fc5555555555555
-DATA vecconsts64<>+656(SB)/8, $0x3fc5555555555555
-DATA vecconsts64<>+664(SB)/8, $0x3fc5555555555555
-DATA vecconsts64<>+672(SB)/8, $0x3fe0000000000000
-DATA vecconsts64<>+680(SB)/8, $0x3fe0000000000000
-DATA vecconsts64<>+688(SB)/8, $0x3fe0000000000000
-DATA vecconsts64<>+696(SB)/8, $0x3fe0000000000000
-GLOBL vecconsts64<>(SB), RODATA|NOPTR, $704
+DATA vecconsts64<>+320(SB)/8, $0x3e5af389ecfc4b9c
+DATA vecconsts64<>+328(SB)/8, $0x3e5af389ecfc4b9c
+DATA vecconsts64<>+336(SB)/8, $0x3e5af389ecfc4b9c
+DATA vecconsts64<>+344(SB)/8, $0x3e5af389ecfc4b9c
+DATA vecconsts64<>+352(SB)/8, $0x3e928917c89a43a7
+DATA vecconsts64<>+360(SB)/8, $0x3e928917c89a43a7
+DATA vecconsts64<>+368(SB)/8, $0x3e928917c89a43a7
+DATA vecconsts64<>+376(SB)/8, $0x3e928917c89a43a7
+DATA vecconsts64<>+384(SB)/8, $0x3ec71de0db2f6b19
+DATA vecconsts64<>+392(SB)/8, $0x3ec71de0db2f6b19
+DATA vecconsts64<>+400(SB)/8, $0x3ec71de0db2f6b19
+DATA vecconsts64<>+408(SB)/8, $0x3ec71de0db2f6b19
+DATA vecconsts64<>+416(SB)/8, $0x3efa019b9149a41c
+DATA vecconsts64<>+424(SB)/8, $0x3efa019b9149a41c
+DATA vecconsts64<>+432(SB)/8, $0x3efa019b9149a41c
+DATA vecconsts64<>+440(SB)/8, $0x3efa019b9149a41c
+DATA vecconsts64<>+448(SB)/8, $0x3f2a01a01a7c2efe
+DATA vecconsts64<>+456(SB)/8, $0x3f2a01a01a7c2efe
+DATA vecconsts64<>+464(SB)/8, $0x3f2a01a01a7c2efe
+DATA vecconsts64<>+472(SB)/8, $0x3f2a01a01a7c2efe
+DATA vecconsts64<>+480(SB)/8, $0x3f56c16c17889ef1
+DATA vecconsts64<>+488(SB)/8, $0x3f56c16c17889ef1
+DATA vecconsts64<>+496(SB)/8, $0x3f56c16c17889ef1
+DATA vecconsts64<>+504(SB)/8, $0x3f56c16c17889ef1
+DATA vecconsts64<>+512(SB)/8, $0x3f811111111109b5
+DATA vecconsts64<>+520(SB)/8, $0x3f811111111109b5
+DATA vecconsts64<>+528(SB)/8, $0x3f811111111109b5
+DATA vecconsts64<>+536(SB)/8, $0x3f811111111109b5
+DATA vecconsts64<>+544(SB)/8, $0x3fa5555555553d68
+DATA vecconsts64<>+552(SB)/8, $0x3fa5555555553d68
+DATA vecconsts64<>+560(SB)/8, $0x3fa5555555553d68
+DATA vecconsts64<>+568(SB)/8, $0x3fa5555555553d68
+DATA vecconsts64<>+576(SB)/8, $0x3fc5555555555556
+DATA vecconsts64<>+584(SB)/8, $0x3fc5555555555556
+DATA vecconsts64<>+592(SB)/8, $0x3fc5555555555556
+DATA vecconsts64<>+600(SB)/8, $0x3fc5555555555556
+DATA vecconsts64<>+608(SB)/8, $0x3fe0000000000001
+DATA vecconsts64<>+616(SB)/8, $0x3fe0000000000001
+DATA vecconsts64<>+624(SB)/8, $0x3fe0000000000001
+DATA vecconsts64<>+632(SB)/8, $0x3fe0000000000001
+GLOBL vecconsts64<>(SB), RODATA|NOPTR, $640
 
 DATA tailmask64<>+0(SB)/8, $0xffffffffffffffff
 DATA tailmask64<>+8(SB)/8, $0xffffffffffffffff
@@ -8474,10 +8466,6 @@ loopU1:
 	VFMADD213PD  vecconsts64<>+576(SB), Y9, Y13
 	VFMADD213PD  vecconsts64<>+608(SB), Y8, Y12
 	VFMADD213PD  vecconsts64<>+608(SB), Y9, Y13
-	VFMADD213PD  vecconsts64<>+640(SB), Y8, Y12
-	VFMADD213PD  vecconsts64<>+640(SB), Y9, Y13
-	VFMADD213PD  vecconsts64<>+672(SB), Y8, Y12
-	VFMADD213PD  vecconsts64<>+672(SB), Y9, Y13
 	VFMADD213PD  vecconsts64<>+256(SB), Y8, Y12
 	VFMADD213PD  vecconsts64<>+256(SB), Y9, Y13
 	VFMADD213PD  vecconsts64<>+256(SB), Y8, Y12
@@ -8546,10 +8534,6 @@ loopU1:
 	VFMADD213PD  vecconsts64<>+576(SB), Y9, Y13
 	VFMADD213PD  vecconsts64<>+608(SB), Y8, Y12
 	VFMADD213PD  vecconsts64<>+608(SB), Y9, Y13
-	VFMADD213PD  vecconsts64<>+640(SB), Y8, Y12
-	VFMADD213PD  vecconsts64<>+640(SB), Y9, Y13
-	VFMADD213PD  vecconsts64<>+672(SB), Y8, Y12
-	VFMADD213PD  vecconsts64<>+672(SB), Y9, Y13
 	VFMADD213PD  vecconsts64<>+256(SB), Y8, Y12
 	VFMADD213PD  vecconsts64<>+256(SB), Y9, Y13
 	VFMADD213PD  vecconsts64<>+256(SB), Y8, Y12
@@ -8612,8 +8596,6 @@ loop12:
 	VFMADD213PD  vecconsts64<>+544(SB), Y8, Y10
 	VFMADD213PD  vecconsts64<>+576(SB), Y8, Y10
 	VFMADD213PD  vecconsts64<>+608(SB), Y8, Y10
-	VFMADD213PD  vecconsts64<>+640(SB), Y8, Y10
-	VFMADD213PD  vecconsts64<>+672(SB), Y8, Y10
 	VFMADD213PD  vecconsts64<>+256(SB), Y8, Y10
 	VFMADD213PD  vecconsts64<>+256(SB), Y8, Y10
 	VMULPD       vecconsts64<>+224(SB), Y9, Y8
@@ -8659,8 +8641,6 @@ tail3:
 	VFMADD213PD  vecconsts64<>+544(SB), Y0, Y2
 	VFMADD213PD  vecconsts64<>+576(SB), Y0, Y2
 	VFMADD213PD  vecconsts64<>+608(SB), Y0, Y2
-	VFMADD213PD  vecconsts64<>+640(SB), Y0, Y2
-	VFMADD213PD  vecconsts64<>+672(SB), Y0, Y2
 	VFMADD213PD  vecconsts64<>+256(SB), Y0, Y2
 	VFMADD213PD  vecconsts64<>+256(SB), Y0, Y2
 	VMULPD       vecconsts64<>+224(SB), Y1, Y0
@@ -8687,6 +8667,299 @@ done4:
 	VPERMILPD  $0x05, Y4, Y0
 	VADDPD     Y0, Y4, Y4
 	VMOVSD     X4, ret+88(FP)
+	VZEROUPPER
+	RET
+
+// func expSumFlush64AVX2(dst []float64, x []float64, next []float64, out []float64, in []float64, scale float64, m float64, k float64) (s float64, done int)
+// Requires: AVX, AVX2, FMA3, MMX+
+TEXT ·expSumFlush64AVX2(SB), NOSPLIT, $0-160
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         dst_len+8(FP), CX
+	MOVQ         x_base+24(FP), DX
+	MOVQ         next_base+48(FP), BX
+	MOVQ         next_len+56(FP), SI
+	VBROADCASTSD scale+120(FP), Y0
+	VBROADCASTSD m+128(FP), Y1
+	MOVQ         out_base+72(FP), DI
+	MOVQ         in_base+96(FP), R8
+	MOVQ         out_len+80(FP), R9
+	SUBQ         $0x00000010, R9
+	XORQ         R10, R10
+	VBROADCASTSD k+136(FP), Y2
+	VXORPD       Y3, Y3, Y3
+	VXORPD       Y4, Y4, Y4
+	VXORPD       Y5, Y5, Y5
+	VXORPD       Y6, Y6, Y6
+	XORQ         R11, R11
+
+loopU1:
+	CMPQ         CX, $0x00000010
+	JB           loop12
+	VMULPD       (DX)(R11*8), Y0, Y7
+	VSUBPD       Y1, Y7, Y7
+	VMULPD       32(DX)(R11*8), Y0, Y8
+	VSUBPD       Y1, Y8, Y8
+	VMOVUPD      vecconsts64<>+32(SB), Y9
+	VMAXPD       Y7, Y9, Y7
+	VMOVUPD      vecconsts64<>+32(SB), Y9
+	VMAXPD       Y8, Y9, Y8
+	VMOVUPD      vecconsts64<>+64(SB), Y9
+	VMINPD       Y7, Y9, Y7
+	VMOVUPD      vecconsts64<>+64(SB), Y9
+	VMINPD       Y8, Y9, Y8
+	VMULPD       vecconsts64<>+96(SB), Y7, Y9
+	VMULPD       vecconsts64<>+96(SB), Y8, Y10
+	VADDPD       vecconsts64<>+128(SB), Y9, Y9
+	VADDPD       vecconsts64<>+128(SB), Y10, Y10
+	VSUBPD       vecconsts64<>+128(SB), Y9, Y9
+	VSUBPD       vecconsts64<>+128(SB), Y10, Y10
+	VFNMADD231PD vecconsts64<>+160(SB), Y9, Y7
+	VFNMADD231PD vecconsts64<>+160(SB), Y10, Y8
+	VFNMADD231PD vecconsts64<>+192(SB), Y9, Y7
+	VFNMADD231PD vecconsts64<>+192(SB), Y10, Y8
+	VMOVUPD      vecconsts64<>+320(SB), Y11
+	VMOVUPD      vecconsts64<>+320(SB), Y12
+	VFMADD213PD  vecconsts64<>+352(SB), Y7, Y11
+	VFMADD213PD  vecconsts64<>+352(SB), Y8, Y12
+	VFMADD213PD  vecconsts64<>+384(SB), Y7, Y11
+	VFMADD213PD  vecconsts64<>+384(SB), Y8, Y12
+	VFMADD213PD  vecconsts64<>+416(SB), Y7, Y11
+	VFMADD213PD  vecconsts64<>+416(SB), Y8, Y12
+	VFMADD213PD  vecconsts64<>+448(SB), Y7, Y11
+	VFMADD213PD  vecconsts64<>+448(SB), Y8, Y12
+	VFMADD213PD  vecconsts64<>+480(SB), Y7, Y11
+	VFMADD213PD  vecconsts64<>+480(SB), Y8, Y12
+	VFMADD213PD  vecconsts64<>+512(SB), Y7, Y11
+	VFMADD213PD  vecconsts64<>+512(SB), Y8, Y12
+	VFMADD213PD  vecconsts64<>+544(SB), Y7, Y11
+	VFMADD213PD  vecconsts64<>+544(SB), Y8, Y12
+	VFMADD213PD  vecconsts64<>+576(SB), Y7, Y11
+	VFMADD213PD  vecconsts64<>+576(SB), Y8, Y12
+	VFMADD213PD  vecconsts64<>+608(SB), Y7, Y11
+	VFMADD213PD  vecconsts64<>+608(SB), Y8, Y12
+	VFMADD213PD  vecconsts64<>+256(SB), Y7, Y11
+	VFMADD213PD  vecconsts64<>+256(SB), Y8, Y12
+	VFMADD213PD  vecconsts64<>+256(SB), Y7, Y11
+	VFMADD213PD  vecconsts64<>+256(SB), Y8, Y12
+	VMULPD       vecconsts64<>+224(SB), Y9, Y7
+	VMULPD       vecconsts64<>+224(SB), Y10, Y8
+	VROUNDPD     $0x09, Y7, Y7
+	VROUNDPD     $0x09, Y8, Y8
+	VSUBPD       Y7, Y9, Y9
+	VSUBPD       Y8, Y10, Y10
+	VADDPD       vecconsts64<>+128(SB), Y7, Y7
+	VADDPD       vecconsts64<>+128(SB), Y8, Y8
+	VPADDQ       vecconsts64<>+288(SB), Y7, Y7
+	VPADDQ       vecconsts64<>+288(SB), Y8, Y8
+	VPSLLQ       $0x34, Y7, Y7
+	VPSLLQ       $0x34, Y8, Y8
+	VADDPD       vecconsts64<>+128(SB), Y9, Y9
+	VADDPD       vecconsts64<>+128(SB), Y10, Y10
+	VPADDQ       vecconsts64<>+288(SB), Y9, Y9
+	VPADDQ       vecconsts64<>+288(SB), Y10, Y10
+	VPSLLQ       $0x34, Y9, Y9
+	VPSLLQ       $0x34, Y10, Y10
+	VMULPD       Y7, Y11, Y11
+	VMULPD       Y8, Y12, Y12
+	VMULPD       Y9, Y11, Y11
+	VMULPD       Y10, Y12, Y12
+	VMOVUPD      Y11, (AX)(R11*8)
+	VADDPD       Y11, Y3, Y3
+	VMOVUPD      Y12, 32(AX)(R11*8)
+	VADDPD       Y12, Y4, Y4
+	VMULPD       64(DX)(R11*8), Y0, Y7
+	VSUBPD       Y1, Y7, Y7
+	VMULPD       96(DX)(R11*8), Y0, Y8
+	VSUBPD       Y1, Y8, Y8
+	VMOVUPD      vecconsts64<>+32(SB), Y9
+	VMAXPD       Y7, Y9, Y7
+	VMOVUPD      vecconsts64<>+32(SB), Y9
+	VMAXPD       Y8, Y9, Y8
+	VMOVUPD      vecconsts64<>+64(SB), Y9
+	VMINPD       Y7, Y9, Y7
+	VMOVUPD      vecconsts64<>+64(SB), Y9
+	VMINPD       Y8, Y9, Y8
+	VMULPD       vecconsts64<>+96(SB), Y7, Y9
+	VMULPD       vecconsts64<>+96(SB), Y8, Y10
+	VADDPD       vecconsts64<>+128(SB), Y9, Y9
+	VADDPD       vecconsts64<>+128(SB), Y10, Y10
+	VSUBPD       vecconsts64<>+128(SB), Y9, Y9
+	VSUBPD       vecconsts64<>+128(SB), Y10, Y10
+	VFNMADD231PD vecconsts64<>+160(SB), Y9, Y7
+	VFNMADD231PD vecconsts64<>+160(SB), Y10, Y8
+	VFNMADD231PD vecconsts64<>+192(SB), Y9, Y7
+	VFNMADD231PD vecconsts64<>+192(SB), Y10, Y8
+	VMOVUPD      vecconsts64<>+320(SB), Y11
+	VMOVUPD      vecconsts64<>+320(SB), Y12
+	VFMADD213PD  vecconsts64<>+352(SB), Y7, Y11
+	VFMADD213PD  vecconsts64<>+352(SB), Y8, Y12
+	VFMADD213PD  vecconsts64<>+384(SB), Y7, Y11
+	VFMADD213PD  vecconsts64<>+384(SB), Y8, Y12
+	VFMADD213PD  vecconsts64<>+416(SB), Y7, Y11
+	VFMADD213PD  vecconsts64<>+416(SB), Y8, Y12
+	VFMADD213PD  vecconsts64<>+448(SB), Y7, Y11
+	VFMADD213PD  vecconsts64<>+448(SB), Y8, Y12
+	VFMADD213PD  vecconsts64<>+480(SB), Y7, Y11
+	VFMADD213PD  vecconsts64<>+480(SB), Y8, Y12
+	VFMADD213PD  vecconsts64<>+512(SB), Y7, Y11
+	VFMADD213PD  vecconsts64<>+512(SB), Y8, Y12
+	VFMADD213PD  vecconsts64<>+544(SB), Y7, Y11
+	VFMADD213PD  vecconsts64<>+544(SB), Y8, Y12
+	VFMADD213PD  vecconsts64<>+576(SB), Y7, Y11
+	VFMADD213PD  vecconsts64<>+576(SB), Y8, Y12
+	VFMADD213PD  vecconsts64<>+608(SB), Y7, Y11
+	VFMADD213PD  vecconsts64<>+608(SB), Y8, Y12
+	VFMADD213PD  vecconsts64<>+256(SB), Y7, Y11
+	VFMADD213PD  vecconsts64<>+256(SB), Y8, Y12
+	VFMADD213PD  vecconsts64<>+256(SB), Y7, Y11
+	VFMADD213PD  vecconsts64<>+256(SB), Y8, Y12
+	VMULPD       vecconsts64<>+224(SB), Y9, Y7
+	VMULPD       vecconsts64<>+224(SB), Y10, Y8
+	VROUNDPD     $0x09, Y7, Y7
+	VROUNDPD     $0x09, Y8, Y8
+	VSUBPD       Y7, Y9, Y9
+	VSUBPD       Y8, Y10, Y10
+	VADDPD       vecconsts64<>+128(SB), Y7, Y7
+	VADDPD       vecconsts64<>+128(SB), Y8, Y8
+	VPADDQ       vecconsts64<>+288(SB), Y7, Y7
+	VPADDQ       vecconsts64<>+288(SB), Y8, Y8
+	VPSLLQ       $0x34, Y7, Y7
+	VPSLLQ       $0x34, Y8, Y8
+	VADDPD       vecconsts64<>+128(SB), Y9, Y9
+	VADDPD       vecconsts64<>+128(SB), Y10, Y10
+	VPADDQ       vecconsts64<>+288(SB), Y9, Y9
+	VPADDQ       vecconsts64<>+288(SB), Y10, Y10
+	VPSLLQ       $0x34, Y9, Y9
+	VPSLLQ       $0x34, Y10, Y10
+	VMULPD       Y7, Y11, Y11
+	VMULPD       Y8, Y12, Y12
+	VMULPD       Y9, Y11, Y11
+	VMULPD       Y10, Y12, Y12
+	VMOVUPD      Y11, 64(AX)(R11*8)
+	VADDPD       Y11, Y5, Y5
+	VMOVUPD      Y12, 96(AX)(R11*8)
+	VADDPD       Y12, Y6, Y6
+	CMPQ         R11, SI
+	JAE          noprefetch5
+	PREFETCHT1   (BX)(R11*8)
+	PREFETCHT1   64(BX)(R11*8)
+
+noprefetch5:
+	CMPQ     R11, R9
+	JG       noflush6
+	VMULPD   (R8)(R11*8), Y2, Y7
+	VMOVNTPD Y7, (DI)(R11*8)
+	VMULPD   32(R8)(R11*8), Y2, Y7
+	VMOVNTPD Y7, 32(DI)(R11*8)
+	VMULPD   64(R8)(R11*8), Y2, Y7
+	VMOVNTPD Y7, 64(DI)(R11*8)
+	VMULPD   96(R8)(R11*8), Y2, Y7
+	VMOVNTPD Y7, 96(DI)(R11*8)
+	LEAQ     16(R11), R10
+
+noflush6:
+	ADDQ $0x00000010, R11
+	SUBQ $0x00000010, CX
+	JMP  loopU1
+
+loop12:
+	CMPQ         CX, $0x00000004
+	JB           tail3
+	VMULPD       (DX)(R11*8), Y0, Y2
+	VSUBPD       Y1, Y2, Y2
+	VMOVUPD      vecconsts64<>+32(SB), Y7
+	VMAXPD       Y2, Y7, Y2
+	VMOVUPD      vecconsts64<>+64(SB), Y7
+	VMINPD       Y2, Y7, Y2
+	VMULPD       vecconsts64<>+96(SB), Y2, Y7
+	VADDPD       vecconsts64<>+128(SB), Y7, Y7
+	VSUBPD       vecconsts64<>+128(SB), Y7, Y7
+	VFNMADD231PD vecconsts64<>+160(SB), Y7, Y2
+	VFNMADD231PD vecconsts64<>+192(SB), Y7, Y2
+	VMOVUPD      vecconsts64<>+320(SB), Y8
+	VFMADD213PD  vecconsts64<>+352(SB), Y2, Y8
+	VFMADD213PD  vecconsts64<>+384(SB), Y2, Y8
+	VFMADD213PD  vecconsts64<>+416(SB), Y2, Y8
+	VFMADD213PD  vecconsts64<>+448(SB), Y2, Y8
+	VFMADD213PD  vecconsts64<>+480(SB), Y2, Y8
+	VFMADD213PD  vecconsts64<>+512(SB), Y2, Y8
+	VFMADD213PD  vecconsts64<>+544(SB), Y2, Y8
+	VFMADD213PD  vecconsts64<>+576(SB), Y2, Y8
+	VFMADD213PD  vecconsts64<>+608(SB), Y2, Y8
+	VFMADD213PD  vecconsts64<>+256(SB), Y2, Y8
+	VFMADD213PD  vecconsts64<>+256(SB), Y2, Y8
+	VMULPD       vecconsts64<>+224(SB), Y7, Y2
+	VROUNDPD     $0x09, Y2, Y2
+	VSUBPD       Y2, Y7, Y7
+	VADDPD       vecconsts64<>+128(SB), Y2, Y2
+	VPADDQ       vecconsts64<>+288(SB), Y2, Y2
+	VPSLLQ       $0x34, Y2, Y2
+	VADDPD       vecconsts64<>+128(SB), Y7, Y7
+	VPADDQ       vecconsts64<>+288(SB), Y7, Y7
+	VPSLLQ       $0x34, Y7, Y7
+	VMULPD       Y2, Y8, Y8
+	VMULPD       Y7, Y8, Y8
+	VMOVUPD      Y8, (AX)(R11*8)
+	VADDPD       Y8, Y3, Y3
+	ADDQ         $0x00000004, R11
+	SUBQ         $0x00000004, CX
+	JMP          loop12
+
+tail3:
+	TESTQ        CX, CX
+	JZ           done4
+	LEAQ         tailmask64<>+32(SB), BX
+	NEGQ         CX
+	VMOVDQU      (BX)(CX*8), Y2
+	VMASKMOVPD   (DX)(R11*8), Y2, Y7
+	VMULPD       Y7, Y0, Y0
+	VSUBPD       Y1, Y0, Y0
+	VMOVUPD      vecconsts64<>+32(SB), Y1
+	VMAXPD       Y0, Y1, Y0
+	VMOVUPD      vecconsts64<>+64(SB), Y1
+	VMINPD       Y0, Y1, Y0
+	VMULPD       vecconsts64<>+96(SB), Y0, Y1
+	VADDPD       vecconsts64<>+128(SB), Y1, Y1
+	VSUBPD       vecconsts64<>+128(SB), Y1, Y1
+	VFNMADD231PD vecconsts64<>+160(SB), Y1, Y0
+	VFNMADD231PD vecconsts64<>+192(SB), Y1, Y0
+	VMOVUPD      vecconsts64<>+320(SB), Y7
+	VFMADD213PD  vecconsts64<>+352(SB), Y0, Y7
+	VFMADD213PD  vecconsts64<>+384(SB), Y0, Y7
+	VFMADD213PD  vecconsts64<>+416(SB), Y0, Y7
+	VFMADD213PD  vecconsts64<>+448(SB), Y0, Y7
+	VFMADD213PD  vecconsts64<>+480(SB), Y0, Y7
+	VFMADD213PD  vecconsts64<>+512(SB), Y0, Y7
+	VFMADD213PD  vecconsts64<>+544(SB), Y0, Y7
+	VFMADD213PD  vecconsts64<>+576(SB), Y0, Y7
+	VFMADD213PD  vecconsts64<>+608(SB), Y0, Y7
+	VFMADD213PD  vecconsts64<>+256(SB), Y0, Y7
+	VFMADD213PD  vecconsts64<>+256(SB), Y0, Y7
+	VMULPD       vecconsts64<>+224(SB), Y1, Y0
+	VROUNDPD     $0x09, Y0, Y0
+	VSUBPD       Y0, Y1, Y1
+	VADDPD       vecconsts64<>+128(SB), Y0, Y0
+	VPADDQ       vecconsts64<>+288(SB), Y0, Y0
+	VPSLLQ       $0x34, Y0, Y0
+	VADDPD       vecconsts64<>+128(SB), Y1, Y1
+	VPADDQ       vecconsts64<>+288(SB), Y1, Y1
+	VPSLLQ       $0x34, Y1, Y1
+	VMULPD       Y0, Y7, Y7
+	VMULPD       Y1, Y7, Y7
+	VMASKMOVPD   Y7, Y2, (AX)(R11*8)
+	VANDPD       Y2, Y7, Y7
+	VADDPD       Y7, Y3, Y3
+
+done4:
+	VADDPD     Y4, Y3, Y3
+	VADDPD     Y6, Y5, Y5
+	VADDPD     Y5, Y3, Y3
+	VPERM2F128 $0x01, Y3, Y3, Y0
+	VADDPD     Y0, Y3, Y3
+	VPERMILPD  $0x05, Y3, Y0
+	VADDPD     Y0, Y3, Y3
+	VMOVSD     X3, s+144(FP)
+	MOVQ       R10, done+152(FP)
 	VZEROUPPER
 	RET
 
@@ -8744,10 +9017,6 @@ loopU1:
 	VFMADD213PD  vecconsts64<>+576(SB), Y6, Y10
 	VFMADD213PD  vecconsts64<>+608(SB), Y5, Y9
 	VFMADD213PD  vecconsts64<>+608(SB), Y6, Y10
-	VFMADD213PD  vecconsts64<>+640(SB), Y5, Y9
-	VFMADD213PD  vecconsts64<>+640(SB), Y6, Y10
-	VFMADD213PD  vecconsts64<>+672(SB), Y5, Y9
-	VFMADD213PD  vecconsts64<>+672(SB), Y6, Y10
 	VFMADD213PD  vecconsts64<>+256(SB), Y5, Y9
 	VFMADD213PD  vecconsts64<>+256(SB), Y6, Y10
 	VFMADD213PD  vecconsts64<>+256(SB), Y5, Y9
@@ -8816,10 +9085,6 @@ loopU1:
 	VFMADD213PD  vecconsts64<>+576(SB), Y6, Y10
 	VFMADD213PD  vecconsts64<>+608(SB), Y5, Y9
 	VFMADD213PD  vecconsts64<>+608(SB), Y6, Y10
-	VFMADD213PD  vecconsts64<>+640(SB), Y5, Y9
-	VFMADD213PD  vecconsts64<>+640(SB), Y6, Y10
-	VFMADD213PD  vecconsts64<>+672(SB), Y5, Y9
-	VFMADD213PD  vecconsts64<>+672(SB), Y6, Y10
 	VFMADD213PD  vecconsts64<>+256(SB), Y5, Y9
 	VFMADD213PD  vecconsts64<>+256(SB), Y6, Y10
 	VFMADD213PD  vecconsts64<>+256(SB), Y5, Y9
@@ -8876,8 +9141,6 @@ loop12:
 	VFMADD213PD  vecconsts64<>+544(SB), Y5, Y7
 	VFMADD213PD  vecconsts64<>+576(SB), Y5, Y7
 	VFMADD213PD  vecconsts64<>+608(SB), Y5, Y7
-	VFMADD213PD  vecconsts64<>+640(SB), Y5, Y7
-	VFMADD213PD  vecconsts64<>+672(SB), Y5, Y7
 	VFMADD213PD  vecconsts64<>+256(SB), Y5, Y7
 	VFMADD213PD  vecconsts64<>+256(SB), Y5, Y7
 	VMULPD       vecconsts64<>+224(SB), Y6, Y5
@@ -8923,8 +9186,6 @@ tail3:
 	VFMADD213PD  vecconsts64<>+544(SB), Y0, Y3
 	VFMADD213PD  vecconsts64<>+576(SB), Y0, Y3
 	VFMADD213PD  vecconsts64<>+608(SB), Y0, Y3
-	VFMADD213PD  vecconsts64<>+640(SB), Y0, Y3
-	VFMADD213PD  vecconsts64<>+672(SB), Y0, Y3
 	VFMADD213PD  vecconsts64<>+256(SB), Y0, Y3
 	VFMADD213PD  vecconsts64<>+256(SB), Y0, Y3
 	VMULPD       vecconsts64<>+224(SB), Y1, Y0
@@ -8999,10 +9260,6 @@ loopU1:
 	VFMADD213PD  vecconsts64<>+576(SB), Y6, Y10
 	VFMADD213PD  vecconsts64<>+608(SB), Y5, Y9
 	VFMADD213PD  vecconsts64<>+608(SB), Y6, Y10
-	VFMADD213PD  vecconsts64<>+640(SB), Y5, Y9
-	VFMADD213PD  vecconsts64<>+640(SB), Y6, Y10
-	VFMADD213PD  vecconsts64<>+672(SB), Y5, Y9
-	VFMADD213PD  vecconsts64<>+672(SB), Y6, Y10
 	VFMADD213PD  vecconsts64<>+256(SB), Y5, Y9
 	VFMADD213PD  vecconsts64<>+256(SB), Y6, Y10
 	VFMADD213PD  vecconsts64<>+256(SB), Y5, Y9
@@ -9071,10 +9328,6 @@ loopU1:
 	VFMADD213PD  vecconsts64<>+576(SB), Y6, Y10
 	VFMADD213PD  vecconsts64<>+608(SB), Y5, Y9
 	VFMADD213PD  vecconsts64<>+608(SB), Y6, Y10
-	VFMADD213PD  vecconsts64<>+640(SB), Y5, Y9
-	VFMADD213PD  vecconsts64<>+640(SB), Y6, Y10
-	VFMADD213PD  vecconsts64<>+672(SB), Y5, Y9
-	VFMADD213PD  vecconsts64<>+672(SB), Y6, Y10
 	VFMADD213PD  vecconsts64<>+256(SB), Y5, Y9
 	VFMADD213PD  vecconsts64<>+256(SB), Y6, Y10
 	VFMADD213PD  vecconsts64<>+256(SB), Y5, Y9
@@ -9131,8 +9384,6 @@ loop12:
 	VFMADD213PD  vecconsts64<>+544(SB), Y5, Y7
 	VFMADD213PD  vecconsts64<>+576(SB), Y5, Y7
 	VFMADD213PD  vecconsts64<>+608(SB), Y5, Y7
-	VFMADD213PD  vecconsts64<>+640(SB), Y5, Y7
-	VFMADD213PD  vecconsts64<>+672(SB), Y5, Y7
 	VFMADD213PD  vecconsts64<>+256(SB), Y5, Y7
 	VFMADD213PD  vecconsts64<>+256(SB), Y5, Y7
 	VMULPD       vecconsts64<>+224(SB), Y6, Y5
@@ -9178,8 +9429,6 @@ tail3:
 	VFMADD213PD  vecconsts64<>+544(SB), Y0, Y3
 	VFMADD213PD  vecconsts64<>+576(SB), Y0, Y3
 	VFMADD213PD  vecconsts64<>+608(SB), Y0, Y3
-	VFMADD213PD  vecconsts64<>+640(SB), Y0, Y3
-	VFMADD213PD  vecconsts64<>+672(SB), Y0, Y3
 	VFMADD213PD  vecconsts64<>+256(SB), Y0, Y3
 	VFMADD213PD  vecconsts64<>+256(SB), Y0, Y3
 	VMULPD       vecconsts64<>+224(SB), Y1, Y0
@@ -9636,10 +9885,6 @@ loopU1:
 	VFMADD213PD  vecconsts64<>+576(SB), Y4, Y8
 	VFMADD213PD  vecconsts64<>+608(SB), Y3, Y7
 	VFMADD213PD  vecconsts64<>+608(SB), Y4, Y8
-	VFMADD213PD  vecconsts64<>+640(SB), Y3, Y7
-	VFMADD213PD  vecconsts64<>+640(SB), Y4, Y8
-	VFMADD213PD  vecconsts64<>+672(SB), Y3, Y7
-	VFMADD213PD  vecconsts64<>+672(SB), Y4, Y8
 	VFMADD213PD  vecconsts64<>+256(SB), Y3, Y7
 	VFMADD213PD  vecconsts64<>+256(SB), Y4, Y8
 	VFMADD213PD  vecconsts64<>+256(SB), Y3, Y7
@@ -9710,10 +9955,6 @@ loopU1:
 	VFMADD213PD  vecconsts64<>+576(SB), Y4, Y8
 	VFMADD213PD  vecconsts64<>+608(SB), Y3, Y7
 	VFMADD213PD  vecconsts64<>+608(SB), Y4, Y8
-	VFMADD213PD  vecconsts64<>+640(SB), Y3, Y7
-	VFMADD213PD  vecconsts64<>+640(SB), Y4, Y8
-	VFMADD213PD  vecconsts64<>+672(SB), Y3, Y7
-	VFMADD213PD  vecconsts64<>+672(SB), Y4, Y8
 	VFMADD213PD  vecconsts64<>+256(SB), Y3, Y7
 	VFMADD213PD  vecconsts64<>+256(SB), Y4, Y8
 	VFMADD213PD  vecconsts64<>+256(SB), Y3, Y7
@@ -9773,8 +10014,6 @@ loop12:
 	VFMADD213PD  vecconsts64<>+544(SB), Y3, Y5
 	VFMADD213PD  vecconsts64<>+576(SB), Y3, Y5
 	VFMADD213PD  vecconsts64<>+608(SB), Y3, Y5
-	VFMADD213PD  vecconsts64<>+640(SB), Y3, Y5
-	VFMADD213PD  vecconsts64<>+672(SB), Y3, Y5
 	VFMADD213PD  vecconsts64<>+256(SB), Y3, Y5
 	VFMADD213PD  vecconsts64<>+256(SB), Y3, Y5
 	VMULPD       vecconsts64<>+224(SB), Y4, Y3
@@ -9820,8 +10059,6 @@ tail3:
 	VFMADD213PD  vecconsts64<>+544(SB), Y4, Y2
 	VFMADD213PD  vecconsts64<>+576(SB), Y4, Y2
 	VFMADD213PD  vecconsts64<>+608(SB), Y4, Y2
-	VFMADD213PD  vecconsts64<>+640(SB), Y4, Y2
-	VFMADD213PD  vecconsts64<>+672(SB), Y4, Y2
 	VFMADD213PD  vecconsts64<>+256(SB), Y4, Y2
 	VFMADD213PD  vecconsts64<>+256(SB), Y4, Y2
 	VMULPD       vecconsts64<>+224(SB), Y1, Y4
@@ -9957,10 +10194,6 @@ loopU1:
 	VFMADD213PD  vecconsts64<>+576(SB), Y4, Y8
 	VFMADD213PD  vecconsts64<>+608(SB), Y3, Y7
 	VFMADD213PD  vecconsts64<>+608(SB), Y4, Y8
-	VFMADD213PD  vecconsts64<>+640(SB), Y3, Y7
-	VFMADD213PD  vecconsts64<>+640(SB), Y4, Y8
-	VFMADD213PD  vecconsts64<>+672(SB), Y3, Y7
-	VFMADD213PD  vecconsts64<>+672(SB), Y4, Y8
 	VFMADD213PD  vecconsts64<>+256(SB), Y3, Y7
 	VFMADD213PD  vecconsts64<>+256(SB), Y4, Y8
 	VFMADD213PD  vecconsts64<>+256(SB), Y3, Y7
@@ -10031,10 +10264,6 @@ loopU1:
 	VFMADD213PD  vecconsts64<>+576(SB), Y4, Y8
 	VFMADD213PD  vecconsts64<>+608(SB), Y3, Y7
 	VFMADD213PD  vecconsts64<>+608(SB), Y4, Y8
-	VFMADD213PD  vecconsts64<>+640(SB), Y3, Y7
-	VFMADD213PD  vecconsts64<>+640(SB), Y4, Y8
-	VFMADD213PD  vecconsts64<>+672(SB), Y3, Y7
-	VFMADD213PD  vecconsts64<>+672(SB), Y4, Y8
 	VFMADD213PD  vecconsts64<>+256(SB), Y3, Y7
 	VFMADD213PD  vecconsts64<>+256(SB), Y4, Y8
 	VFMADD213PD  vecconsts64<>+256(SB), Y3, Y7
@@ -10093,8 +10322,6 @@ loop12:
 	VFMADD213PD  vecconsts64<>+544(SB), Y3, Y5
 	VFMADD213PD  vecconsts64<>+576(SB), Y3, Y5
 	VFMADD213PD  vecconsts64<>+608(SB), Y3, Y5
-	VFMADD213PD  vecconsts64<>+640(SB), Y3, Y5
-	VFMADD213PD  vecconsts64<>+672(SB), Y3, Y5
 	VFMADD213PD  vecconsts64<>+256(SB), Y3, Y5
 	VFMADD213PD  vecconsts64<>+256(SB), Y3, Y5
 	VMULPD       vecconsts64<>+224(SB), Y4, Y3
@@ -10142,8 +10369,6 @@ tail3:
 	VFMADD213PD  vecconsts64<>+544(SB), Y0, Y2
 	VFMADD213PD  vecconsts64<>+576(SB), Y0, Y2
 	VFMADD213PD  vecconsts64<>+608(SB), Y0, Y2
-	VFMADD213PD  vecconsts64<>+640(SB), Y0, Y2
-	VFMADD213PD  vecconsts64<>+672(SB), Y0, Y2
 	VFMADD213PD  vecconsts64<>+256(SB), Y0, Y2
 	VFMADD213PD  vecconsts64<>+256(SB), Y0, Y2
 	VMULPD       vecconsts64<>+224(SB), Y1, Y0
@@ -10220,10 +10445,6 @@ loopU1:
 	VFMADD213PD  vecconsts64<>+576(SB), Y4, Y8
 	VFMADD213PD  vecconsts64<>+608(SB), Y3, Y7
 	VFMADD213PD  vecconsts64<>+608(SB), Y4, Y8
-	VFMADD213PD  vecconsts64<>+640(SB), Y3, Y7
-	VFMADD213PD  vecconsts64<>+640(SB), Y4, Y8
-	VFMADD213PD  vecconsts64<>+672(SB), Y3, Y7
-	VFMADD213PD  vecconsts64<>+672(SB), Y4, Y8
 	VFMADD213PD  vecconsts64<>+256(SB), Y3, Y7
 	VFMADD213PD  vecconsts64<>+256(SB), Y4, Y8
 	VFMADD213PD  vecconsts64<>+256(SB), Y3, Y7
@@ -10292,10 +10513,6 @@ loopU1:
 	VFMADD213PD  vecconsts64<>+576(SB), Y4, Y8
 	VFMADD213PD  vecconsts64<>+608(SB), Y3, Y7
 	VFMADD213PD  vecconsts64<>+608(SB), Y4, Y8
-	VFMADD213PD  vecconsts64<>+640(SB), Y3, Y7
-	VFMADD213PD  vecconsts64<>+640(SB), Y4, Y8
-	VFMADD213PD  vecconsts64<>+672(SB), Y3, Y7
-	VFMADD213PD  vecconsts64<>+672(SB), Y4, Y8
 	VFMADD213PD  vecconsts64<>+256(SB), Y3, Y7
 	VFMADD213PD  vecconsts64<>+256(SB), Y4, Y8
 	VFMADD213PD  vecconsts64<>+256(SB), Y3, Y7
@@ -10352,8 +10569,6 @@ loop12:
 	VFMADD213PD  vecconsts64<>+544(SB), Y3, Y5
 	VFMADD213PD  vecconsts64<>+576(SB), Y3, Y5
 	VFMADD213PD  vecconsts64<>+608(SB), Y3, Y5
-	VFMADD213PD  vecconsts64<>+640(SB), Y3, Y5
-	VFMADD213PD  vecconsts64<>+672(SB), Y3, Y5
 	VFMADD213PD  vecconsts64<>+256(SB), Y3, Y5
 	VFMADD213PD  vecconsts64<>+256(SB), Y3, Y5
 	VMULPD       vecconsts64<>+224(SB), Y4, Y3
@@ -10400,8 +10615,6 @@ tail3:
 	VFMADD213PD  vecconsts64<>+544(SB), Y0, Y2
 	VFMADD213PD  vecconsts64<>+576(SB), Y0, Y2
 	VFMADD213PD  vecconsts64<>+608(SB), Y0, Y2
-	VFMADD213PD  vecconsts64<>+640(SB), Y0, Y2
-	VFMADD213PD  vecconsts64<>+672(SB), Y0, Y2
 	VFMADD213PD  vecconsts64<>+256(SB), Y0, Y2
 	VFMADD213PD  vecconsts64<>+256(SB), Y0, Y2
 	VMULPD       vecconsts64<>+224(SB), Y1, Y0
@@ -10762,10 +10975,6 @@ loopU1:
 	VFMADD213PD  vecconsts64<>+576(SB), Y3, Y7
 	VFMADD213PD  vecconsts64<>+608(SB), Y2, Y6
 	VFMADD213PD  vecconsts64<>+608(SB), Y3, Y7
-	VFMADD213PD  vecconsts64<>+640(SB), Y2, Y6
-	VFMADD213PD  vecconsts64<>+640(SB), Y3, Y7
-	VFMADD213PD  vecconsts64<>+672(SB), Y2, Y6
-	VFMADD213PD  vecconsts64<>+672(SB), Y3, Y7
 	VFMADD213PD  vecconsts64<>+256(SB), Y2, Y6
 	VFMADD213PD  vecconsts64<>+256(SB), Y3, Y7
 	VFMADD213PD  vecconsts64<>+256(SB), Y2, Y6
@@ -10836,10 +11045,6 @@ loopU1:
 	VFMADD213PD  vecconsts64<>+576(SB), Y3, Y7
 	VFMADD213PD  vecconsts64<>+608(SB), Y2, Y6
 	VFMADD213PD  vecconsts64<>+608(SB), Y3, Y7
-	VFMADD213PD  vecconsts64<>+640(SB), Y2, Y6
-	VFMADD213PD  vecconsts64<>+640(SB), Y3, Y7
-	VFMADD213PD  vecconsts64<>+672(SB), Y2, Y6
-	VFMADD213PD  vecconsts64<>+672(SB), Y3, Y7
 	VFMADD213PD  vecconsts64<>+256(SB), Y2, Y6
 	VFMADD213PD  vecconsts64<>+256(SB), Y3, Y7
 	VFMADD213PD  vecconsts64<>+256(SB), Y2, Y6
@@ -10899,8 +11104,6 @@ loop12:
 	VFMADD213PD  vecconsts64<>+544(SB), Y2, Y4
 	VFMADD213PD  vecconsts64<>+576(SB), Y2, Y4
 	VFMADD213PD  vecconsts64<>+608(SB), Y2, Y4
-	VFMADD213PD  vecconsts64<>+640(SB), Y2, Y4
-	VFMADD213PD  vecconsts64<>+672(SB), Y2, Y4
 	VFMADD213PD  vecconsts64<>+256(SB), Y2, Y4
 	VFMADD213PD  vecconsts64<>+256(SB), Y2, Y4
 	VMULPD       vecconsts64<>+224(SB), Y3, Y2
@@ -10946,8 +11149,6 @@ tail3:
 	VFMADD213PD  vecconsts64<>+544(SB), Y3, Y1
 	VFMADD213PD  vecconsts64<>+576(SB), Y3, Y1
 	VFMADD213PD  vecconsts64<>+608(SB), Y3, Y1
-	VFMADD213PD  vecconsts64<>+640(SB), Y3, Y1
-	VFMADD213PD  vecconsts64<>+672(SB), Y3, Y1
 	VFMADD213PD  vecconsts64<>+256(SB), Y3, Y1
 	VFMADD213PD  vecconsts64<>+256(SB), Y3, Y1
 	VMULPD       vecconsts64<>+224(SB), Y0, Y3
@@ -11135,14 +11336,6 @@ loopU1:
 	VFMADD213PD.BCST vecconsts64<>+608(SB), Z15, Z23
 	VFMADD213PD.BCST vecconsts64<>+608(SB), Z16, Z24
 	VFMADD213PD.BCST vecconsts64<>+608(SB), Z17, Z25
-	VFMADD213PD.BCST vecconsts64<>+640(SB), Z14, Z22
-	VFMADD213PD.BCST vecconsts64<>+640(SB), Z15, Z23
-	VFMADD213PD.BCST vecconsts64<>+640(SB), Z16, Z24
-	VFMADD213PD.BCST vecconsts64<>+640(SB), Z17, Z25
-	VFMADD213PD.BCST vecconsts64<>+672(SB), Z14, Z22
-	VFMADD213PD.BCST vecconsts64<>+672(SB), Z15, Z23
-	VFMADD213PD.BCST vecconsts64<>+672(SB), Z16, Z24
-	VFMADD213PD.BCST vecconsts64<>+672(SB), Z17, Z25
 	VFMADD213PD      Z8, Z14, Z22
 	VFMADD213PD      Z8, Z15, Z23
 	VFMADD213PD      Z8, Z16, Z24
@@ -11197,8 +11390,6 @@ loop12:
 	VFMADD213PD.BCST vecconsts64<>+544(SB), Z14, Z16
 	VFMADD213PD.BCST vecconsts64<>+576(SB), Z14, Z16
 	VFMADD213PD.BCST vecconsts64<>+608(SB), Z14, Z16
-	VFMADD213PD.BCST vecconsts64<>+640(SB), Z14, Z16
-	VFMADD213PD.BCST vecconsts64<>+672(SB), Z14, Z16
 	VFMADD213PD      Z8, Z14, Z16
 	VFMADD213PD      Z8, Z14, Z16
 	VSCALEFPD        Z15, Z16, Z16
@@ -11234,8 +11425,6 @@ tail3:
 	VFMADD213PD.BCST vecconsts64<>+544(SB), Z0, Z2
 	VFMADD213PD.BCST vecconsts64<>+576(SB), Z0, Z2
 	VFMADD213PD.BCST vecconsts64<>+608(SB), Z0, Z2
-	VFMADD213PD.BCST vecconsts64<>+640(SB), Z0, Z2
-	VFMADD213PD.BCST vecconsts64<>+672(SB), Z0, Z2
 	VFMADD213PD      Z8, Z0, Z2
 	VFMADD213PD      Z8, Z0, Z2
 	VSCALEFPD        Z1, Z2, Z2
@@ -11253,6 +11442,238 @@ done4:
 	VPERMILPD  $0x55, Z10, Z0
 	VADDPD     Z0, Z10, Z10
 	VMOVSD     X10, ret+88(FP)
+	VZEROUPPER
+	RET
+
+// func expSumFlush64AVX512(dst []float64, x []float64, next []float64, out []float64, in []float64, scale float64, m float64, k float64) (s float64, done int)
+// Requires: AVX, AVX512DQ, AVX512F, BMI2, MMX+
+TEXT ·expSumFlush64AVX512(SB), NOSPLIT, $0-160
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         dst_len+8(FP), CX
+	MOVQ         x_base+24(FP), DX
+	MOVQ         next_base+48(FP), BX
+	MOVQ         next_len+56(FP), SI
+	VBROADCASTSD scale+120(FP), Z0
+	VBROADCASTSD m+128(FP), Z1
+	MOVQ         out_base+72(FP), DI
+	MOVQ         in_base+96(FP), R8
+	MOVQ         out_len+80(FP), R9
+	SUBQ         $0x00000020, R9
+	XORQ         R10, R10
+	VBROADCASTSD k+136(FP), Z2
+	VBROADCASTSD vecconsts64<>+32(SB), Z3
+	VBROADCASTSD vecconsts64<>+64(SB), Z4
+	VBROADCASTSD vecconsts64<>+96(SB), Z5
+	VBROADCASTSD vecconsts64<>+128(SB), Z6
+	VBROADCASTSD vecconsts64<>+160(SB), Z7
+	VBROADCASTSD vecconsts64<>+192(SB), Z8
+	VBROADCASTSD vecconsts64<>+256(SB), Z9
+	VBROADCASTSD vecconsts64<>+320(SB), Z10
+	VXORPD       Z11, Z11, Z11
+	VXORPD       Z12, Z12, Z12
+	VXORPD       Z13, Z13, Z13
+	VXORPD       Z14, Z14, Z14
+	XORQ         R11, R11
+
+loopU1:
+	CMPQ             CX, $0x00000020
+	JB               loop12
+	VMULPD           (DX)(R11*8), Z0, Z15
+	VSUBPD           Z1, Z15, Z15
+	VMULPD           64(DX)(R11*8), Z0, Z16
+	VSUBPD           Z1, Z16, Z16
+	VMULPD           128(DX)(R11*8), Z0, Z17
+	VSUBPD           Z1, Z17, Z17
+	VMULPD           192(DX)(R11*8), Z0, Z18
+	VSUBPD           Z1, Z18, Z18
+	VMAXPD           Z15, Z3, Z15
+	VMAXPD           Z16, Z3, Z16
+	VMAXPD           Z17, Z3, Z17
+	VMAXPD           Z18, Z3, Z18
+	VMINPD           Z15, Z4, Z15
+	VMINPD           Z16, Z4, Z16
+	VMINPD           Z17, Z4, Z17
+	VMINPD           Z18, Z4, Z18
+	VMULPD           Z5, Z15, Z19
+	VMULPD           Z5, Z16, Z20
+	VMULPD           Z5, Z17, Z21
+	VMULPD           Z5, Z18, Z22
+	VADDPD           Z6, Z19, Z19
+	VADDPD           Z6, Z20, Z20
+	VADDPD           Z6, Z21, Z21
+	VADDPD           Z6, Z22, Z22
+	VSUBPD           Z6, Z19, Z19
+	VSUBPD           Z6, Z20, Z20
+	VSUBPD           Z6, Z21, Z21
+	VSUBPD           Z6, Z22, Z22
+	VFNMADD231PD     Z7, Z19, Z15
+	VFNMADD231PD     Z7, Z20, Z16
+	VFNMADD231PD     Z7, Z21, Z17
+	VFNMADD231PD     Z7, Z22, Z18
+	VFNMADD231PD     Z8, Z19, Z15
+	VFNMADD231PD     Z8, Z20, Z16
+	VFNMADD231PD     Z8, Z21, Z17
+	VFNMADD231PD     Z8, Z22, Z18
+	VMOVAPD          Z10, Z23
+	VMOVAPD          Z10, Z24
+	VMOVAPD          Z10, Z25
+	VMOVAPD          Z10, Z26
+	VFMADD213PD.BCST vecconsts64<>+352(SB), Z15, Z23
+	VFMADD213PD.BCST vecconsts64<>+352(SB), Z16, Z24
+	VFMADD213PD.BCST vecconsts64<>+352(SB), Z17, Z25
+	VFMADD213PD.BCST vecconsts64<>+352(SB), Z18, Z26
+	VFMADD213PD.BCST vecconsts64<>+384(SB), Z15, Z23
+	VFMADD213PD.BCST vecconsts64<>+384(SB), Z16, Z24
+	VFMADD213PD.BCST vecconsts64<>+384(SB), Z17, Z25
+	VFMADD213PD.BCST vecconsts64<>+384(SB), Z18, Z26
+	VFMADD213PD.BCST vecconsts64<>+416(SB), Z15, Z23
+	VFMADD213PD.BCST vecconsts64<>+416(SB), Z16, Z24
+	VFMADD213PD.BCST vecconsts64<>+416(SB), Z17, Z25
+	VFMADD213PD.BCST vecconsts64<>+416(SB), Z18, Z26
+	VFMADD213PD.BCST vecconsts64<>+448(SB), Z15, Z23
+	VFMADD213PD.BCST vecconsts64<>+448(SB), Z16, Z24
+	VFMADD213PD.BCST vecconsts64<>+448(SB), Z17, Z25
+	VFMADD213PD.BCST vecconsts64<>+448(SB), Z18, Z26
+	VFMADD213PD.BCST vecconsts64<>+480(SB), Z15, Z23
+	VFMADD213PD.BCST vecconsts64<>+480(SB), Z16, Z24
+	VFMADD213PD.BCST vecconsts64<>+480(SB), Z17, Z25
+	VFMADD213PD.BCST vecconsts64<>+480(SB), Z18, Z26
+	VFMADD213PD.BCST vecconsts64<>+512(SB), Z15, Z23
+	VFMADD213PD.BCST vecconsts64<>+512(SB), Z16, Z24
+	VFMADD213PD.BCST vecconsts64<>+512(SB), Z17, Z25
+	VFMADD213PD.BCST vecconsts64<>+512(SB), Z18, Z26
+	VFMADD213PD.BCST vecconsts64<>+544(SB), Z15, Z23
+	VFMADD213PD.BCST vecconsts64<>+544(SB), Z16, Z24
+	VFMADD213PD.BCST vecconsts64<>+544(SB), Z17, Z25
+	VFMADD213PD.BCST vecconsts64<>+544(SB), Z18, Z26
+	VFMADD213PD.BCST vecconsts64<>+576(SB), Z15, Z23
+	VFMADD213PD.BCST vecconsts64<>+576(SB), Z16, Z24
+	VFMADD213PD.BCST vecconsts64<>+576(SB), Z17, Z25
+	VFMADD213PD.BCST vecconsts64<>+576(SB), Z18, Z26
+	VFMADD213PD.BCST vecconsts64<>+608(SB), Z15, Z23
+	VFMADD213PD.BCST vecconsts64<>+608(SB), Z16, Z24
+	VFMADD213PD.BCST vecconsts64<>+608(SB), Z17, Z25
+	VFMADD213PD.BCST vecconsts64<>+608(SB), Z18, Z26
+	VFMADD213PD      Z9, Z15, Z23
+	VFMADD213PD      Z9, Z16, Z24
+	VFMADD213PD      Z9, Z17, Z25
+	VFMADD213PD      Z9, Z18, Z26
+	VFMADD213PD      Z9, Z15, Z23
+	VFMADD213PD      Z9, Z16, Z24
+	VFMADD213PD      Z9, Z17, Z25
+	VFMADD213PD      Z9, Z18, Z26
+	VSCALEFPD        Z19, Z23, Z23
+	VSCALEFPD        Z20, Z24, Z24
+	VSCALEFPD        Z21, Z25, Z25
+	VSCALEFPD        Z22, Z26, Z26
+	VMOVUPD          Z23, (AX)(R11*8)
+	VADDPD           Z23, Z11, Z11
+	VMOVUPD          Z24, 64(AX)(R11*8)
+	VADDPD           Z24, Z12, Z12
+	VMOVUPD          Z25, 128(AX)(R11*8)
+	VADDPD           Z25, Z13, Z13
+	VMOVUPD          Z26, 192(AX)(R11*8)
+	VADDPD           Z26, Z14, Z14
+	CMPQ             R11, SI
+	JAE              noprefetch5
+	PREFETCHT1       (BX)(R11*8)
+	PREFETCHT1       64(BX)(R11*8)
+	PREFETCHT1       128(BX)(R11*8)
+	PREFETCHT1       192(BX)(R11*8)
+
+noprefetch5:
+	CMPQ     R11, R9
+	JG       noflush6
+	VMULPD   (R8)(R11*8), Z2, Z15
+	VMOVNTPD Z15, (DI)(R11*8)
+	VMULPD   64(R8)(R11*8), Z2, Z15
+	VMOVNTPD Z15, 64(DI)(R11*8)
+	VMULPD   128(R8)(R11*8), Z2, Z15
+	VMOVNTPD Z15, 128(DI)(R11*8)
+	VMULPD   192(R8)(R11*8), Z2, Z15
+	VMOVNTPD Z15, 192(DI)(R11*8)
+	LEAQ     32(R11), R10
+
+noflush6:
+	ADDQ $0x00000020, R11
+	SUBQ $0x00000020, CX
+	JMP  loopU1
+
+loop12:
+	CMPQ             CX, $0x00000008
+	JB               tail3
+	VMULPD           (DX)(R11*8), Z0, Z2
+	VSUBPD           Z1, Z2, Z2
+	VMAXPD           Z2, Z3, Z2
+	VMINPD           Z2, Z4, Z2
+	VMULPD           Z5, Z2, Z15
+	VADDPD           Z6, Z15, Z15
+	VSUBPD           Z6, Z15, Z15
+	VFNMADD231PD     Z7, Z15, Z2
+	VFNMADD231PD     Z8, Z15, Z2
+	VMOVAPD          Z10, Z16
+	VFMADD213PD.BCST vecconsts64<>+352(SB), Z2, Z16
+	VFMADD213PD.BCST vecconsts64<>+384(SB), Z2, Z16
+	VFMADD213PD.BCST vecconsts64<>+416(SB), Z2, Z16
+	VFMADD213PD.BCST vecconsts64<>+448(SB), Z2, Z16
+	VFMADD213PD.BCST vecconsts64<>+480(SB), Z2, Z16
+	VFMADD213PD.BCST vecconsts64<>+512(SB), Z2, Z16
+	VFMADD213PD.BCST vecconsts64<>+544(SB), Z2, Z16
+	VFMADD213PD.BCST vecconsts64<>+576(SB), Z2, Z16
+	VFMADD213PD.BCST vecconsts64<>+608(SB), Z2, Z16
+	VFMADD213PD      Z9, Z2, Z16
+	VFMADD213PD      Z9, Z2, Z16
+	VSCALEFPD        Z15, Z16, Z16
+	VMOVUPD          Z16, (AX)(R11*8)
+	VADDPD           Z16, Z11, Z11
+	ADDQ             $0x00000008, R11
+	SUBQ             $0x00000008, CX
+	JMP              loop12
+
+tail3:
+	TESTQ            CX, CX
+	JZ               done4
+	MOVL             $0x000000ff, BX
+	BZHIL            CX, BX, BX
+	KMOVW            BX, K1
+	VMOVUPD.Z        (DX)(R11*8), K1, Z2
+	VMULPD           Z2, Z0, Z0
+	VSUBPD           Z1, Z0, Z0
+	VMAXPD           Z0, Z3, Z0
+	VMINPD           Z0, Z4, Z0
+	VMULPD           Z5, Z0, Z1
+	VADDPD           Z6, Z1, Z1
+	VSUBPD           Z6, Z1, Z1
+	VFNMADD231PD     Z7, Z1, Z0
+	VFNMADD231PD     Z8, Z1, Z0
+	VMOVAPD          Z10, Z2
+	VFMADD213PD.BCST vecconsts64<>+352(SB), Z0, Z2
+	VFMADD213PD.BCST vecconsts64<>+384(SB), Z0, Z2
+	VFMADD213PD.BCST vecconsts64<>+416(SB), Z0, Z2
+	VFMADD213PD.BCST vecconsts64<>+448(SB), Z0, Z2
+	VFMADD213PD.BCST vecconsts64<>+480(SB), Z0, Z2
+	VFMADD213PD.BCST vecconsts64<>+512(SB), Z0, Z2
+	VFMADD213PD.BCST vecconsts64<>+544(SB), Z0, Z2
+	VFMADD213PD.BCST vecconsts64<>+576(SB), Z0, Z2
+	VFMADD213PD.BCST vecconsts64<>+608(SB), Z0, Z2
+	VFMADD213PD      Z9, Z0, Z2
+	VFMADD213PD      Z9, Z0, Z2
+	VSCALEFPD        Z1, Z2, Z2
+	VMOVUPD          Z2, K1, (AX)(R11*8)
+	VADDPD           Z2, Z11, K1, Z11
+
+done4:
+	VADDPD     Z12, Z11, Z11
+	VADDPD     Z14, Z13, Z13
+	VADDPD     Z13, Z11, Z11
+	VSHUFF64X2 $0x4e, Z11, Z11, Z0
+	VADDPD     Z0, Z11, Z11
+	VSHUFF64X2 $0xb1, Z11, Z11, Z0
+	VADDPD     Z0, Z11, Z11
+	VPERMILPD  $0x55, Z11, Z0
+	VADDPD     Z0, Z11, Z11
+	VMOVSD     X11, s+144(FP)
+	MOVQ       R10, done+152(FP)
 	VZEROUPPER
 	RET
 
@@ -11354,14 +11775,6 @@ loopU1:
 	VFMADD213PD.BCST vecconsts64<>+608(SB), Z12, Z20
 	VFMADD213PD.BCST vecconsts64<>+608(SB), Z13, Z21
 	VFMADD213PD.BCST vecconsts64<>+608(SB), Z14, Z22
-	VFMADD213PD.BCST vecconsts64<>+640(SB), Z11, Z19
-	VFMADD213PD.BCST vecconsts64<>+640(SB), Z12, Z20
-	VFMADD213PD.BCST vecconsts64<>+640(SB), Z13, Z21
-	VFMADD213PD.BCST vecconsts64<>+640(SB), Z14, Z22
-	VFMADD213PD.BCST vecconsts64<>+672(SB), Z11, Z19
-	VFMADD213PD.BCST vecconsts64<>+672(SB), Z12, Z20
-	VFMADD213PD.BCST vecconsts64<>+672(SB), Z13, Z21
-	VFMADD213PD.BCST vecconsts64<>+672(SB), Z14, Z22
 	VFMADD213PD      Z9, Z11, Z19
 	VFMADD213PD      Z9, Z12, Z20
 	VFMADD213PD      Z9, Z13, Z21
@@ -11408,8 +11821,6 @@ loop12:
 	VFMADD213PD.BCST vecconsts64<>+544(SB), Z11, Z13
 	VFMADD213PD.BCST vecconsts64<>+576(SB), Z11, Z13
 	VFMADD213PD.BCST vecconsts64<>+608(SB), Z11, Z13
-	VFMADD213PD.BCST vecconsts64<>+640(SB), Z11, Z13
-	VFMADD213PD.BCST vecconsts64<>+672(SB), Z11, Z13
 	VFMADD213PD      Z9, Z11, Z13
 	VFMADD213PD      Z9, Z11, Z13
 	VSCALEFPD        Z12, Z13, Z13
@@ -11445,8 +11856,6 @@ tail3:
 	VFMADD213PD.BCST vecconsts64<>+544(SB), Z0, Z3
 	VFMADD213PD.BCST vecconsts64<>+576(SB), Z0, Z3
 	VFMADD213PD.BCST vecconsts64<>+608(SB), Z0, Z3
-	VFMADD213PD.BCST vecconsts64<>+640(SB), Z0, Z3
-	VFMADD213PD.BCST vecconsts64<>+672(SB), Z0, Z3
 	VFMADD213PD      Z9, Z0, Z3
 	VFMADD213PD      Z9, Z0, Z3
 	VSCALEFPD        Z1, Z3, Z3
@@ -11555,14 +11964,6 @@ loopU1:
 	VFMADD213PD.BCST vecconsts64<>+608(SB), Z12, Z20
 	VFMADD213PD.BCST vecconsts64<>+608(SB), Z13, Z21
 	VFMADD213PD.BCST vecconsts64<>+608(SB), Z14, Z22
-	VFMADD213PD.BCST vecconsts64<>+640(SB), Z11, Z19
-	VFMADD213PD.BCST vecconsts64<>+640(SB), Z12, Z20
-	VFMADD213PD.BCST vecconsts64<>+640(SB), Z13, Z21
-	VFMADD213PD.BCST vecconsts64<>+640(SB), Z14, Z22
-	VFMADD213PD.BCST vecconsts64<>+672(SB), Z11, Z19
-	VFMADD213PD.BCST vecconsts64<>+672(SB), Z12, Z20
-	VFMADD213PD.BCST vecconsts64<>+672(SB), Z13, Z21
-	VFMADD213PD.BCST vecconsts64<>+672(SB), Z14, Z22
 	VFMADD213PD      Z9, Z11, Z19
 	VFMADD213PD      Z9, Z12, Z20
 	VFMADD213PD      Z9, Z13, Z21
@@ -11609,8 +12010,6 @@ loop12:
 	VFMADD213PD.BCST vecconsts64<>+544(SB), Z11, Z13
 	VFMADD213PD.BCST vecconsts64<>+576(SB), Z11, Z13
 	VFMADD213PD.BCST vecconsts64<>+608(SB), Z11, Z13
-	VFMADD213PD.BCST vecconsts64<>+640(SB), Z11, Z13
-	VFMADD213PD.BCST vecconsts64<>+672(SB), Z11, Z13
 	VFMADD213PD      Z9, Z11, Z13
 	VFMADD213PD      Z9, Z11, Z13
 	VSCALEFPD        Z12, Z13, Z13
@@ -11646,8 +12045,6 @@ tail3:
 	VFMADD213PD.BCST vecconsts64<>+544(SB), Z0, Z3
 	VFMADD213PD.BCST vecconsts64<>+576(SB), Z0, Z3
 	VFMADD213PD.BCST vecconsts64<>+608(SB), Z0, Z3
-	VFMADD213PD.BCST vecconsts64<>+640(SB), Z0, Z3
-	VFMADD213PD.BCST vecconsts64<>+672(SB), Z0, Z3
 	VFMADD213PD      Z9, Z0, Z3
 	VFMADD213PD      Z9, Z0, Z3
 	VSCALEFPD        Z1, Z3, Z3
@@ -12140,14 +12537,6 @@ loopU1:
 	VFMADD213PD.BCST vecconsts64<>+608(SB), Z10, Z18
 	VFMADD213PD.BCST vecconsts64<>+608(SB), Z11, Z19
 	VFMADD213PD.BCST vecconsts64<>+608(SB), Z12, Z20
-	VFMADD213PD.BCST vecconsts64<>+640(SB), Z9, Z17
-	VFMADD213PD.BCST vecconsts64<>+640(SB), Z10, Z18
-	VFMADD213PD.BCST vecconsts64<>+640(SB), Z11, Z19
-	VFMADD213PD.BCST vecconsts64<>+640(SB), Z12, Z20
-	VFMADD213PD.BCST vecconsts64<>+672(SB), Z9, Z17
-	VFMADD213PD.BCST vecconsts64<>+672(SB), Z10, Z18
-	VFMADD213PD.BCST vecconsts64<>+672(SB), Z11, Z19
-	VFMADD213PD.BCST vecconsts64<>+672(SB), Z12, Z20
 	VFMADD213PD      Z7, Z9, Z17
 	VFMADD213PD      Z7, Z10, Z18
 	VFMADD213PD      Z7, Z11, Z19
@@ -12201,8 +12590,6 @@ loop12:
 	VFMADD213PD.BCST vecconsts64<>+544(SB), Z9, Z11
 	VFMADD213PD.BCST vecconsts64<>+576(SB), Z9, Z11
 	VFMADD213PD.BCST vecconsts64<>+608(SB), Z9, Z11
-	VFMADD213PD.BCST vecconsts64<>+640(SB), Z9, Z11
-	VFMADD213PD.BCST vecconsts64<>+672(SB), Z9, Z11
 	VFMADD213PD      Z7, Z9, Z11
 	VFMADD213PD      Z7, Z9, Z11
 	VSCALEFPD        Z10, Z11, Z11
@@ -12238,8 +12625,6 @@ tail3:
 	VFMADD213PD.BCST vecconsts64<>+544(SB), Z9, Z2
 	VFMADD213PD.BCST vecconsts64<>+576(SB), Z9, Z2
 	VFMADD213PD.BCST vecconsts64<>+608(SB), Z9, Z2
-	VFMADD213PD.BCST vecconsts64<>+640(SB), Z9, Z2
-	VFMADD213PD.BCST vecconsts64<>+672(SB), Z9, Z2
 	VFMADD213PD      Z7, Z9, Z2
 	VFMADD213PD      Z7, Z9, Z2
 	VSCALEFPD        Z1, Z2, Z2
@@ -12409,14 +12794,6 @@ loopU1:
 	VFMADD213PD.BCST vecconsts64<>+608(SB), Z10, Z18
 	VFMADD213PD.BCST vecconsts64<>+608(SB), Z11, Z19
 	VFMADD213PD.BCST vecconsts64<>+608(SB), Z12, Z20
-	VFMADD213PD.BCST vecconsts64<>+640(SB), Z9, Z17
-	VFMADD213PD.BCST vecconsts64<>+640(SB), Z10, Z18
-	VFMADD213PD.BCST vecconsts64<>+640(SB), Z11, Z19
-	VFMADD213PD.BCST vecconsts64<>+640(SB), Z12, Z20
-	VFMADD213PD.BCST vecconsts64<>+672(SB), Z9, Z17
-	VFMADD213PD.BCST vecconsts64<>+672(SB), Z10, Z18
-	VFMADD213PD.BCST vecconsts64<>+672(SB), Z11, Z19
-	VFMADD213PD.BCST vecconsts64<>+672(SB), Z12, Z20
 	VFMADD213PD      Z7, Z9, Z17
 	VFMADD213PD      Z7, Z10, Z18
 	VFMADD213PD      Z7, Z11, Z19
@@ -12467,8 +12844,6 @@ loop12:
 	VFMADD213PD.BCST vecconsts64<>+544(SB), Z9, Z11
 	VFMADD213PD.BCST vecconsts64<>+576(SB), Z9, Z11
 	VFMADD213PD.BCST vecconsts64<>+608(SB), Z9, Z11
-	VFMADD213PD.BCST vecconsts64<>+640(SB), Z9, Z11
-	VFMADD213PD.BCST vecconsts64<>+672(SB), Z9, Z11
 	VFMADD213PD      Z7, Z9, Z11
 	VFMADD213PD      Z7, Z9, Z11
 	VSCALEFPD        Z10, Z11, Z11
@@ -12506,8 +12881,6 @@ tail3:
 	VFMADD213PD.BCST vecconsts64<>+544(SB), Z0, Z2
 	VFMADD213PD.BCST vecconsts64<>+576(SB), Z0, Z2
 	VFMADD213PD.BCST vecconsts64<>+608(SB), Z0, Z2
-	VFMADD213PD.BCST vecconsts64<>+640(SB), Z0, Z2
-	VFMADD213PD.BCST vecconsts64<>+672(SB), Z0, Z2
 	VFMADD213PD      Z7, Z0, Z2
 	VFMADD213PD      Z7, Z0, Z2
 	VSCALEFPD        Z1, Z2, Z2
@@ -12618,14 +12991,6 @@ loopU1:
 	VFMADD213PD.BCST vecconsts64<>+608(SB), Z10, Z18
 	VFMADD213PD.BCST vecconsts64<>+608(SB), Z11, Z19
 	VFMADD213PD.BCST vecconsts64<>+608(SB), Z12, Z20
-	VFMADD213PD.BCST vecconsts64<>+640(SB), Z9, Z17
-	VFMADD213PD.BCST vecconsts64<>+640(SB), Z10, Z18
-	VFMADD213PD.BCST vecconsts64<>+640(SB), Z11, Z19
-	VFMADD213PD.BCST vecconsts64<>+640(SB), Z12, Z20
-	VFMADD213PD.BCST vecconsts64<>+672(SB), Z9, Z17
-	VFMADD213PD.BCST vecconsts64<>+672(SB), Z10, Z18
-	VFMADD213PD.BCST vecconsts64<>+672(SB), Z11, Z19
-	VFMADD213PD.BCST vecconsts64<>+672(SB), Z12, Z20
 	VFMADD213PD      Z7, Z9, Z17
 	VFMADD213PD      Z7, Z10, Z18
 	VFMADD213PD      Z7, Z11, Z19
@@ -12672,8 +13037,6 @@ loop12:
 	VFMADD213PD.BCST vecconsts64<>+544(SB), Z9, Z11
 	VFMADD213PD.BCST vecconsts64<>+576(SB), Z9, Z11
 	VFMADD213PD.BCST vecconsts64<>+608(SB), Z9, Z11
-	VFMADD213PD.BCST vecconsts64<>+640(SB), Z9, Z11
-	VFMADD213PD.BCST vecconsts64<>+672(SB), Z9, Z11
 	VFMADD213PD      Z7, Z9, Z11
 	VFMADD213PD      Z7, Z9, Z11
 	VSCALEFPD        Z10, Z11, Z11
@@ -12710,8 +13073,6 @@ tail3:
 	VFMADD213PD.BCST vecconsts64<>+544(SB), Z0, Z2
 	VFMADD213PD.BCST vecconsts64<>+576(SB), Z0, Z2
 	VFMADD213PD.BCST vecconsts64<>+608(SB), Z0, Z2
-	VFMADD213PD.BCST vecconsts64<>+640(SB), Z0, Z2
-	VFMADD213PD.BCST vecconsts64<>+672(SB), Z0, Z2
 	VFMADD213PD      Z7, Z0, Z2
 	VFMADD213PD      Z7, Z0, Z2
 	VSCALEFPD        Z1, Z2, Z2
@@ -13104,14 +13465,6 @@ loopU1:
 	VFMADD213PD.BCST vecconsts64<>+608(SB), Z9, Z17
 	VFMADD213PD.BCST vecconsts64<>+608(SB), Z10, Z18
 	VFMADD213PD.BCST vecconsts64<>+608(SB), Z11, Z19
-	VFMADD213PD.BCST vecconsts64<>+640(SB), Z8, Z16
-	VFMADD213PD.BCST vecconsts64<>+640(SB), Z9, Z17
-	VFMADD213PD.BCST vecconsts64<>+640(SB), Z10, Z18
-	VFMADD213PD.BCST vecconsts64<>+640(SB), Z11, Z19
-	VFMADD213PD.BCST vecconsts64<>+672(SB), Z8, Z16
-	VFMADD213PD.BCST vecconsts64<>+672(SB), Z9, Z17
-	VFMADD213PD.BCST vecconsts64<>+672(SB), Z10, Z18
-	VFMADD213PD.BCST vecconsts64<>+672(SB), Z11, Z19
 	VFMADD213PD      Z6, Z8, Z16
 	VFMADD213PD      Z6, Z9, Z17
 	VFMADD213PD      Z6, Z10, Z18
@@ -13165,8 +13518,6 @@ loop12:
 	VFMADD213PD.BCST vecconsts64<>+544(SB), Z8, Z10
 	VFMADD213PD.BCST vecconsts64<>+576(SB), Z8, Z10
 	VFMADD213PD.BCST vecconsts64<>+608(SB), Z8, Z10
-	VFMADD213PD.BCST vecconsts64<>+640(SB), Z8, Z10
-	VFMADD213PD.BCST vecconsts64<>+672(SB), Z8, Z10
 	VFMADD213PD      Z6, Z8, Z10
 	VFMADD213PD      Z6, Z8, Z10
 	VSCALEFPD        Z9, Z10, Z10
@@ -13202,8 +13553,6 @@ tail3:
 	VFMADD213PD.BCST vecconsts64<>+544(SB), Z8, Z1
 	VFMADD213PD.BCST vecconsts64<>+576(SB), Z8, Z1
 	VFMADD213PD.BCST vecconsts64<>+608(SB), Z8, Z1
-	VFMADD213PD.BCST vecconsts64<>+640(SB), Z8, Z1
-	VFMADD213PD.BCST vecconsts64<>+672(SB), Z8, Z1
 	VFMADD213PD      Z6, Z8, Z1
 	VFMADD213PD      Z6, Z8, Z1
 	VSCALEFPD        Z0, Z1, Z1

@@ -394,6 +394,11 @@ func maxOf64AVX2(x []float64, scale float64) float64
 //go:noescape
 func expSum64AVX2(dst []float64, x []float64, next []float64, scale float64, m float64) float64
 
+// expSumFlush64AVX2 is expSum64 that also writes out[i] = in[i]·k (non-temporal) for i < done.
+//
+//go:noescape
+func expSumFlush64AVX2(dst []float64, x []float64, next []float64, out []float64, in []float64, scale float64, m float64, k float64) (s float64, done int)
+
 // expScale64AVX2 writes dst[i] = exp(scale·x[i] − m)·mul.
 //
 //go:noescape
@@ -498,6 +503,11 @@ func maxOf64AVX512(x []float64, scale float64) float64
 //
 //go:noescape
 func expSum64AVX512(dst []float64, x []float64, next []float64, scale float64, m float64) float64
+
+// expSumFlush64AVX512 is expSum64 that also writes out[i] = in[i]·k (non-temporal) for i < done.
+//
+//go:noescape
+func expSumFlush64AVX512(dst []float64, x []float64, next []float64, out []float64, in []float64, scale float64, m float64, k float64) (s float64, done int)
 
 // expScale64AVX512 writes dst[i] = exp(scale·x[i] − m)·mul.
 //

@@ -75,6 +75,20 @@ func checkKernels64(t *testing.T, s *kernels64, name string, x, y []float64, sca
 	if !sameSum(gs, ws, mag, n) {
 		t.Fatalf("%s expSum n=%d: sum %v, twin %v", name, n, gs, ws)
 	}
+	// expSumFlush: the exps, the sum, and out = y·k over out's length
+	// (shorter than dst by a few, from an offset: the Stream heads).
+	for _, cut := range []int{0, 3} {
+		if cut > n {
+			break
+		}
+		oa, ob := make([]float64, n+1)[1:n-cut+1], make([]float64, n-cut)
+		gs, ws = s.expSumFlush(a, x, y, oa, y, scale, m, k), tw.expSumFlush(b, x, nil, ob, y, scale, m, k)
+		eq("expSumFlush exps", a, b)
+		eq("expSumFlush out", oa, ob)
+		if !sameSum(gs, ws, mag, n) {
+			t.Fatalf("%s expSumFlush n=%d: sum %v, twin %v", name, n, gs, ws)
+		}
+	}
 	for _, st := range []struct {
 		kernel   string
 		got, twn func(dst []float64)

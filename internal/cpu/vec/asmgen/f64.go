@@ -3,8 +3,8 @@ package main
 // The float64 kernels: the float32 kernels' passes on float64 lanes (4 a
 // ymm, 8 a zmm), with the float64 exp of generic64.go step for step: clamp
 // to [−746, 710] with NaN passing, n = (x·log2e + 1.5·2^52) − 1.5·2^52
-// (round to nearest even), r = x − n·ln2Hi − n·ln2Lo by FMAs, the degree-13
-// Taylor polynomial of e^r by Horner FMAs, and ·2^n: VSCALEFPD on AVX-512;
+// (round to nearest even), r = x − n·ln2Hi − n·ln2Lo by FMAs, e^r by a
+// polynomial of degree 11 in Horner FMAs, and ·2^n: VSCALEFPD on AVX-512;
 // on AVX2, which has no 64-bit integer conversion, ·2^⌊n/2⌋·2^(n−⌊n/2⌋),
 // each power built from the bits of n + 1.5·2^52, so denormal results round
 // once as VSCALEFPD rounds them.
@@ -39,9 +39,17 @@ const (
 	dHalf
 	dOne
 	dBias       // int64 1023
-	dC13        // 1/13! … 1/2!: dC13 + k is 1/(13−k)!
-	numConsts64 = dC13 + 12
+	dC13        // q's coefficients (generic64.go's exp64Coef), of r^9 first
+	numConsts64 = dC13 + len(exp64Coef)
 )
+
+// exp64Coef must equal generic64.go's.
+var exp64Coef = [...]float64{
+	2.5100375832561234e-08, 2.7620075879983367e-07, 2.7557268480310024e-06,
+	2.4801521322368692e-05, 0.00019841269863040545, 0.0013888888917196719,
+	0.008333333333330065, 0.041666666666624164, 0.16666666666666669,
+	0.5000000000000001,
+}
 
 var consts64Bits = func() [numConsts64]uint64 {
 	var c [numConsts64]uint64
@@ -55,10 +63,8 @@ var consts64Bits = func() [numConsts64]uint64 {
 	c[dHalf] = math.Float64bits(0.5)
 	c[dOne] = math.Float64bits(1)
 	c[dBias] = 1023
-	fact := 1.0
-	for k := 2; k <= 13; k++ {
-		fact *= float64(k) // exact: 13! < 2^53
-		c[dC13+13-k] = math.Float64bits(1 / fact)
+	for k, v := range exp64Coef {
+		c[dC13+k] = math.Float64bits(v)
 	}
 	return c
 }()
@@ -86,7 +92,8 @@ func emit64() {
 	}
 	for _, g := range []*gen{{avx512: false, w: 4, suffix: "AVX2", f64: true}, {avx512: true, w: 8, suffix: "AVX512", f64: true}} {
 		g.maxOf64()
-		g.expSum64()
+		g.expSum64(false)
+		g.expSum64(true)
 		g.expScale64(false)
 		g.expScale64(true)
 		g.normalize64(false)
@@ -398,13 +405,34 @@ func (g *gen) prefetchD(vs int, pn, nn reg.GPVirtual) {
 	Label(skip)
 }
 
-func (g *gen) expSum64() {
-	g.text("expSum64", "func(dst, x, next []float64, scale, m float64) float64",
-		"writes dst[i] = exp(scale·x[i] − m), returns Σ dst[i] and prefetches next.")
+// expSum64 emits expSum64 or, with flush, expSumFlush64, which also
+// writes out[i] = in[i]·k with non-temporal stores in its full blocks (out
+// aligned to the vector width), so that the previous slice's output
+// reaches memory while the core computes exps (see expSum); done is how
+// many leading elements of out it wrote.
+func (g *gen) expSum64(flush bool) {
+	if flush {
+		g.text("expSumFlush64", "func(dst, x, next, out, in []float64, scale, m, k float64) (s float64, done int)",
+			"is expSum64 that also writes out[i] = in[i]·k (non-temporal) for i < done.")
+	} else {
+		g.text("expSum64", "func(dst, x, next []float64, scale, m float64) float64",
+			"writes dst[i] = exp(scale·x[i] − m), returns Σ dst[i] and prefetches next.")
+	}
 	pd, n, px := ptr("dst"), length("dst"), ptr("x")
 	pn, nn := ptr("next"), length("next")
 	scale, m := g.bcastD("scale"), g.bcastD("m")
-	g.hoistExpD()
+	var pout, pin, lim, done reg.GPVirtual
+	var kv reg.VecVirtual
+	if flush {
+		pout, pin, lim, done = ptr("out"), ptr("in"), length("out"), GP64()
+		// Blocks at i ≤ len(out) − unroll·w are whole inside out.
+		SUBQ(U32(unroll*g.w), lim)
+		XORQ(done, done)
+		kv = g.bcastD("k")
+	}
+	if g.avx512 || !flush {
+		g.hoistExpD()
+	}
 	acc := g.zeros()
 	g.loop(n, unroll, func(vs int) {
 		g.groupsD(vs, func(ks []int) {
@@ -429,8 +457,23 @@ func (g *gen) expSum64() {
 			}
 		})
 		g.prefetchD(vs, pn, nn)
+		if flush && vs == unroll && !g.tail {
+			skip := g.label("noflush")
+			CMPQ(g.i, lim)
+			JG(LabelRef(skip))
+			for k := 0; k < unroll; k++ {
+				v := g.vec()
+				VMULPD(g.at(pin, k, 8), kv, v)
+				VMOVNTPD(v, g.at(pout, k, 8))
+			}
+			LEAQ(Mem{Base: g.i, Disp: unroll * g.w}, done)
+			Label(skip)
+		}
 	}, nil)
 	g.reduceSumD(acc)
+	if flush {
+		Store(done, ReturnIndex(1))
+	}
 	g.ret()
 }
 
