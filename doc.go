@@ -3,8 +3,9 @@
 // fast as the hardware allows.
 //
 // This package is the CPU backend and the shared vocabulary: dtypes
-// (float32, float16, bfloat16 storage; float32 arithmetic), ops, options and
-// the Tensor type. It runs on every machine, in parallel across GOMAXPROCS
+// (float32, float16, bfloat16 storage with float32 arithmetic; float64
+// storage and arithmetic, on the CPU only so far), ops, options and the
+// Tensor type. It runs on every machine, in parallel across GOMAXPROCS
 // goroutines with SIMD kernels where the CPU has them. The cuda package runs
 // the same operations on NVIDIA GPUs.
 //
