@@ -524,7 +524,20 @@ func (g *gen) mulSubLanes(x []V, scale V, m []V) {
 func main() {
 	out := flag.String("out", "kernels_arm64.s", "assembly output")
 	stubs := flag.String("stubs", "stubs_arm64.go", "Go declarations output")
+	count := flag.Bool("count", false, "print the instructions-per-element table of docs/cpu-arm64.md (from kernels_arm64.s and kernels_amd64.s) instead")
 	flag.Parse()
+	if *count {
+		arm, err := os.ReadFile("kernels_arm64.s")
+		if err != nil {
+			log.Fatal(err)
+		}
+		amd, err := os.ReadFile("kernels_amd64.s")
+		if err != nil {
+			log.Fatal(err)
+		}
+		fmt.Print(countTable(string(arm), string(amd)))
+		return
+	}
 	asm, src := generate(*out, *stubs)
 	if err := os.WriteFile(*out, asm, 0o644); err != nil {
 		log.Fatal(err)

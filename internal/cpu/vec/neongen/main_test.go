@@ -24,3 +24,33 @@ func TestGenerated(t *testing.T) {
 		}
 	}
 }
+
+// TestCountTable checks the instructions-per-element table of
+// docs/cpu-arm64.md against the assembly (go run ./neongen -count).
+func TestCountTable(t *testing.T) {
+	arm, err := os.ReadFile("../kernels_arm64.s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	amd, err := os.ReadFile("../kernels_amd64.s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := os.ReadFile("../../../../docs/cpu-arm64.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	table := countTable(string(arm), string(amd))
+	if !bytes.Contains(doc, []byte("<!-- neongen -count -->\n"+table+"<!-- end -->")) {
+		t.Errorf("docs/cpu-arm64.md's table is stale: paste in the output of go run ./neongen -count (in internal/cpu/vec)")
+	}
+	// Every kernel has a counted NEON loop.
+	counts := loopCounts(string(arm))
+	g := &gen{}
+	g.all()
+	for _, k := range g.kernels {
+		if _, ok := counts[k+"NEON"]; !ok {
+			t.Errorf("%sNEON: no main loop found", k)
+		}
+	}
+}
