@@ -1,0 +1,175 @@
+package plan
+
+import (
+	"strings"
+
+	"github.com/gofused/softmax/internal/kernels"
+)
+
+// condFunc evaluates a named condition for the problem, with the row's
+// arguments; r is the row asking (few_rows_picks compares its candidate).
+type condFunc func(c *ctx, args []int64, r *Row) bool
+
+type namedCond struct {
+	args int
+	fn   condFunc
+	doc  string
+}
+
+// conditions are the named conditions a table row may ask for: the
+// predicates that must compute (a model, a kernel's shape or occupancy,
+// what the grid can cache). The table holds their thresholds as arguments
+// where it can; Conditions documents them.
+var conditions map[string]namedCond
+
+func init() {
+	conditions = map[string]namedCond{
+		// Non-last axes.
+		"smem_fits": {1, func(c *ctx, a []int64, _ *Row) bool { return c.stridedSmemFits(a[0]) },
+			"strided_smem's tiles number at least the SMs and fit at least k blocks an SM"},
+		"narrow_shape": {0, func(c *ctx, _ []int64, _ *Row) bool { _, ok := c.narrowWarps(); return ok },
+			"strided_narrow has a kernel for the outer blocks (Axis×Inner)"},
+		"narrow_warps": {1, func(c *ctx, a []int64, _ *Row) bool { gw, ok := c.narrowWarps(); return ok && gw <= a[0] },
+			"strided_narrow's group for an outer index has at most k warps"},
+		"narrow_one_warp": {1, func(c *ctx, a []int64, _ *Row) bool {
+			gw, ok := c.narrowWarps()
+			return ok && gw == 1 && ceilDiv(c.p.Axis*c.p.Inner, c.P) >= a[0]
+		}, "one warp an outer index, a block of at least k 16-byte packs"},
+		"short_kernel": {0, func(c *ctx, _ []int64, _ *Row) bool { return c.stridedShortFirst() },
+			"strided_short has a kernel for the axis and dtype"},
+		"inner_tiles": {1, func(c *ctx, a []int64, _ *Row) bool { return c.innerPacks() && c.p.Inner%(a[0]*c.P) == 0 },
+			"Inner is whole tiles of k 16-byte packs"},
+		"reg_fills": {1, func(c *ctx, a []int64, _ *Row) bool {
+			k, _, g, _, err := c.stridedRegShapeWith(0, 0, false)
+			return err == nil && 100*c.p.Outer*ceilDiv(c.p.Inner, g*c.P)*k >= a[0]*int64(c.d.SMs)
+		}, "strided_reg's blocks (unpaired clusters) number at least k% of the SMs"},
+
+		// Rows.
+		"few_rows_picks": {0, func(c *ctx, _ []int64, r *Row) bool { return c.fewPick() == kernels.Strategy(r.Cands[0]) },
+			"the few-rows bandwidth model (fewRows) picks the row's first candidate"},
+		"grid_one_wave": {0, func(c *ctx, _ []int64, _ *Row) bool { ok, _ := c.gridOneWave(c.blockHybridFirst()); return ok },
+			"one row an SM of 96 KB or more that split_grid caches (gridOneWave)"},
+		"cluster_uneven": {0, func(c *ctx, _ []int64, _ *Row) bool {
+			many, _ := c.gridManyLongRows()
+			ok, _ := c.clusterUnevenRows(c.blockHybridFirst(), many)
+			return ok
+		}, "a block per row would fill few of its waves' slots; clusters share rows evenly (clusterUnevenRows)"},
+		"hybrid_first": {0, func(c *ctx, _ []int64, _ *Row) bool { return c.blockHybridFirst() },
+			"block_hybrid's regime (blockHybridFirst)"},
+		"grid_many_long_rows": {0, func(c *ctx, _ []int64, _ *Row) bool { ok, _ := c.gridManyLongRows(); return ok },
+			"many forward rows past block_hybrid's 512-thread blocks that split_grid caches"},
+		"hybrid_behind_grid": {0, func(c *ctx, _ []int64, _ *Row) bool { return c.hybridBehindGrid() },
+			"block_hybrid's 1024-thread blocks hold many long forward rows"},
+		"flat_conflicts": {1, func(c *ctx, a []int64, _ *Row) bool {
+			w, _, ok := c.flatRowsLanes()
+			return ok && flatRowsConflicts(c.p.Axis, w, c.es) <= a[0]
+		}, "flat_rows' width reads shared memory with at most k-way bank conflicts"},
+		"twin_rows": {0, func(c *ctx, _ []int64, _ *Row) bool { return c.ragged() },
+			"ragged or skewed rows of at least 16 packs, read through the _shift twins"},
+		"span_bytes_over": {1, func(c *ctx, a []int64, _ *Row) bool { return c.span()*c.es > a[0] },
+			"the row's span (ragged rows: from the pack boundary before it) is over k bytes"},
+		"span_packs": {1, func(c *ctx, a []int64, _ *Row) bool { return ceilDiv(c.span(), c.P) <= a[0] },
+			"the row's span is at most k 16-byte packs"},
+		"block_reg_holds": {0, func(c *ctx, _ []int64, _ *Row) bool {
+			return c.span() <= kernels.BlockReg.Info().MaxCols(c.p.Op, c.dt)
+		}, "block_reg's register cache holds the row's span"},
+		"warp_holds": {0, func(c *ctx, _ []int64, _ *Row) bool {
+			return c.span() <= kernels.WarpRow.Info().MaxCols(c.p.Op, c.dt)
+		}, "warp_row's register cache holds the row's span"},
+		"whole_packs": {0, func(c *ctx, _ []int64, _ *Row) bool { return c.vec() && c.p.Axis%c.P == 0 },
+			"rows of whole 16-byte packs on the vector path"},
+		"block_reg_bwd": {0, func(c *ctx, _ []int64, _ *Row) bool { return c.blockRegBackward() },
+			"backward rows past warp_row's that block_reg's registers hold"},
+		"cluster_size": {0, func(c *ctx, _ []int64, _ *Row) bool { _, ok := c.clusterSize(); return ok },
+			"a cluster of the device's size holds the row (split_cluster)"},
+		"grid_caches": {1, func(c *ctx, a []int64, _ *Row) bool { ok, _ := c.gridCaches(a[0]); return ok },
+			"split_grid caches the inputs (at least k bytes) in the grid's shared memory"},
+		"block_smem_blocks": {1, func(c *ctx, a []int64, _ *Row) bool {
+			occ, err := c.blockSmemOccupancy()
+			return err == nil && int64(occ) >= a[0]
+		}, "block_smem's row copy leaves at least k blocks an SM"},
+	}
+}
+
+// Conditions returns the named conditions' names, each with its number of
+// arguments and what it says.
+func Conditions() map[string]string {
+	out := map[string]string{}
+	for name, nc := range conditions {
+		args := ""
+		if nc.args > 0 {
+			args = "(k)"
+		}
+		out[name+args] = nc.doc
+	}
+	return out
+}
+
+// regime reports whether any row of the table whose id is group, or
+// starts with group and a dot, matches: a regime other conditions ask
+// about (block_reg's rows for blockRegFirst).
+func (c *ctx) regime(group string) bool {
+	for i := range c.table.Rows {
+		r := &c.table.Rows[i]
+		if (r.ID == group || strings.HasPrefix(r.ID, group+".")) && c.matches(r) {
+			return true
+		}
+	}
+	return false
+}
+
+// fewPick is fewRows' pick, computed once.
+func (c *ctx) fewPick() kernels.Strategy {
+	if !c.fewDone {
+		c.fewDone = true
+		if c.p.Outer < int64(c.d.SMs) {
+			c.few, _ = c.fewRows()
+		}
+	}
+	return c.few
+}
+
+// narrowWarps returns strided_narrow's warps an outer index.
+func (c *ctx) narrowWarps() (int64, bool) {
+	gw, _, ok := kernels.StridedNarrowShape(c.p.Op, c.dt, c.p.Axis, c.p.Inner)
+	return int64(gw), ok
+}
+
+// stridedSmemFits: strided_smem serves, with at least as many tiles as SMs
+// and at least k blocks an SM.
+func (c *ctx) stridedSmemFits(k int64) bool {
+	if err := c.check(kernels.StridedSmem); err != nil {
+		return false
+	}
+	sh := c.stridedSmemShape()
+	if ceilDiv(c.p.Outer, sh.tile) < int64(c.d.SMs) {
+		return false
+	}
+	occ, err := c.fits(kernels.StridedSmem.Info().File, sh.sym, int(sh.nt), sh.smem)
+	return err == nil && int64(occ) >= k
+}
+
+// candidates lists the table's candidates for the problem: the matching
+// rows in order, each row's candidates in order, each strategy once.
+func (c *ctx) candidates(t Table) []candidate {
+	var out []candidate
+	seen := map[string]bool{}
+	for i := range t.Rows {
+		r := &t.Rows[i]
+		if !c.matches(r) {
+			continue
+		}
+		for _, s := range r.Cands {
+			if !seen[s] {
+				seen[s] = true
+				out = append(out, candidate{s, r})
+			}
+		}
+	}
+	return out
+}
+
+type candidate struct {
+	name string // strategy or strategy/config
+	row  *Row
+}
