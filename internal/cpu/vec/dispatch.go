@@ -6,9 +6,10 @@ import (
 )
 
 //go:generate go run ./asmgen -out kernels_amd64.s -stubs stubs_amd64.go -pkg vec
+//go:generate go run ./neongen -out kernels_arm64.s -stubs stubs_arm64.go
 
 // EnvKernels names the environment variable that picks the kernel set at
-// start-up: "go", "avx2" or "avx512". A set the CPU cannot run, or any other
+// start-up: "go", "avx2", "avx512" or "neon". A set the CPU cannot run, or any other
 // value, is ignored and the fastest available set is used.
 const EnvKernels = "SOFTMAX_CPU_KERNELS"
 

@@ -4,8 +4,6 @@ package vec
 
 import "golang.org/x/sys/cpu"
 
-//go:generate go run ./neongen -out kernels_arm64.s -stubs stubs_arm64.go
-
 // asmSets returns the "neon" set when the CPU has Advanced SIMD (every
 // arm64 CPU Go runs on does). The binary16 conversions use FCVTL/FCVTN
 // only where the CPU reports half-precision support (FPHP and ASIMDHP);
