@@ -55,7 +55,20 @@ func init() {
 			return ok
 		}, "a block per row would fill few of its waves' slots; clusters share rows evenly (clusterUnevenRows)"},
 		"hybrid_first": {0, func(c *ctx, _ []int64, _ *Row) bool { return c.blockHybridFirst() },
-			"block_hybrid's regime (blockHybridFirst)"},
+			"one of the table's block_hybrid rows matches"},
+		"hybrid_holds": {1, func(c *ctx, a []int64, _ *Row) bool { _, ok := c.hybridVariant(int(a[0])); return ok },
+			"block_hybrid has a k-thread kernel for the row"},
+		"packed_rows": {0, func(c *ctx, _ []int64, _ *Row) bool { return c.vec() && c.p.Axis%c.P == 0 || c.ragged() },
+			"rows of whole 16-byte packs, or ragged ones its twins read (whole_packs or twin_rows)"},
+		"block_reg_one_wave": {0, func(c *ctx, _ []int64, _ *Row) bool {
+			return c.ragged() && c.p.Outer == int64(c.d.SMs) && c.blockRegFirst()
+		}, "ragged rows, one an SM, that block_reg's rows take"},
+		"fills_block_reg": {0, func(c *ctx, _ []int64, _ *Row) bool {
+			return c.p.Axis == kernels.BlockReg.Info().MaxCols(c.p.Op, c.dt)
+		}, "the row is exactly the longest block_reg holds"},
+		"block_reg_deep": {2, func(c *ctx, a []int64, _ *Row) bool {
+			return c.p.Axis > a[0] && c.p.Outer >= a[1]*int64(c.d.SMs) && c.blockRegFirst()
+		}, "block_reg's rows, over a columns, from b rows an SM"},
 		"grid_many_long_rows": {0, func(c *ctx, _ []int64, _ *Row) bool { ok, _ := c.gridManyLongRows(); return ok },
 			"many forward rows past block_hybrid's 512-thread blocks that split_grid caches"},
 		"hybrid_behind_grid": {0, func(c *ctx, _ []int64, _ *Row) bool { return c.hybridBehindGrid() },
@@ -96,10 +109,7 @@ func init() {
 func Conditions() map[string]string {
 	out := map[string]string{}
 	for name, nc := range conditions {
-		args := ""
-		if nc.args > 0 {
-			args = "(k)"
-		}
+		args := [...]string{"", "(k)", "(a,b)"}[nc.args]
 		out[name+args] = nc.doc
 	}
 	return out

@@ -178,61 +178,11 @@ const (
 	// and so it does on 128 KB rows (64×65536 f16 14.9 vs 13.1).
 	gridClusterSplit = 2
 
-	// hybridFewRows16Bytes: with fewer rows than SMs, 16-bit forward rows
-	// beyond block_reg's 32768 columns up to this size go to block_hybrid
-	// (1024 threads, the row in registers and shared memory), which had
-	// lost only on longer rows (128×128256 bf16, see blockHybridFirst).
-	// H200, softmax bench, µs, same run (-sweep-midrows.txt), block_hybrid
-	// vs the previous pick: 128×40000 bf16 12.5 vs block_smem 14.5;
-	// 128×50000 bf16 14.6 vs 16.5; 96×50000 bf16 13.5 vs 15.9; 64×65536 f16
-	// 13.4 vs online_2pass 16.0 (split_cluster 13.1); 128×65536 f16 17.3 vs
-	// 17.2 (split_grid 16.4). From 120 KB split_cluster is listed ahead of
-	// it (clusterUnevenRows).
-	hybridFewRows16Bytes = 128 << 10
-
-	// hybridManyRowsWaves: with at least as many rows as SMs, rows past
-	// block_hybrid's 512-thread blocks take its 1024-thread blocks (one an
-	// SM) from this many rows an SM; fewer go to split_grid
-	// (gridManyLongRows), one launch over every SM with each row's chunks
-	// cached in shared memory. H200, softmax bench, µs (-ab-s38.txt §2-3),
-	// block_hybrid vs split_grid: 1024×65536 f32 151.7 vs 166.1;
-	// 1024×100000 f16 130.5 vs 134.5; 2048×128256 bf16 310.8 vs 334.7,
-	// log_softmax 296.1 vs 320.6; 1024×128256 bf16 169.9 vs 168.4 (tie);
-	// but 528×65536 f32 87.9 vs 86.7, 528×100000 f16 75.0 vs 71.0,
-	// 528×128256 bf16 98.0 vs 88.0, 264×65536 f32 50.2 vs 45.1. Nothing was
-	// measured between 528 and 1024 rows (4 and 7.8 an SM on the H200): 7
-	// is a choice inside that gap, not a measured edge.
-	hybridManyRowsWaves = 7
-
-	// hybridRagged16Waves: ragged 16-bit rows past block_hybrid's 512-thread
-	// blocks take its 1024-thread twins with more than this many rows an SM
-	// (f32 rows from one); split_grid, which has no twins, is not in the
-	// running, online_2pass's twins are. H100, softmax bench, 20 reps, one
-	// run, µs (-ab-s50.txt §3), twin vs online_2pass: 528×100003 bf16 102.7
-	// vs 109.1, but 132×100003 f16 31.4 vs 29.9; f32 132×50257 28.7 vs
-	// 29.9, 264×65537 66.1 vs 76.4, 528×50257 86.6 vs 109.4 (§2, two
-	// rounds: 29.1 vs 30.0, 65.9 vs 75.9, 87.5 vs 109.5). Session 51 (H100,
-	// 30 reps, two rounds, median µs, nvidia-h100-2026-11-25-ab-s51.txt §2)
-	// measured the rows between, forced: the twin leads from past two rows
-	// an SM (300×80001 f16 51.8 vs 58.1, 330×70001 f16 48.4 vs 51.6,
-	// 396×70001 f16 53.1 vs 58.4, 330×100003 bf16 71.5 vs 80.5, 396×100003
-	// bf16 79.2 vs 86.6) and ties or trails up to two (264×70001 f16 39.0
-	// vs 39.5, 264×65537 f16 37.4 vs 36.0, 264×100003 bf16 57.0 vs 58.6,
-	// 200×70001 f16 34.5 vs 30.7, 200×100003 bf16 50.4 vs 44.4). The A/B
-	// (§3, three rounds), online_2pass → the twin: 265×70001 f16 46.4 →
-	// 39.9, 300×80001 f16 57.8 → 52.3, 396×100003 bf16 86.1 → 79.3,
-	// 500×65539 f16 62.1 → 61.5.
-	hybridRagged16Waves = 2
-
 	// gridManyRowsMaxBytes: the longest rows gridManyLongRows gives
 	// split_grid, the longest measured (132×524288 and 256×524288 bf16;
 	// f32 rows were measured up to 151936 columns, 594 KB). Longer rows
 	// stay with online_2pass: split_grid would cache only part of each.
 	gridManyRowsMaxBytes = 1 << 20
-
-	// blockRegFewRows16Cols: the longest 16-bit rows block_reg takes when
-	// rows < SMs (1024 threads × 4 packs without spills; blockRegFirst).
-	blockRegFewRows16Cols = 32768
 )
 
 // unalignedRows reports last-axis rows, several of them, whose tensors do
@@ -554,131 +504,9 @@ func (c *ctx) blockRegBackward() bool {
 	return c.span() > kernels.WarpRow.Info().MaxCols(c.p.Op, c.dt) && c.span() <= kernels.BlockReg.Info().MaxCols(c.p.Op, c.dt)
 }
 
-// blockHybridFirst reports whether block_hybrid is the measured winner, for
-// forward rows of whole packs beyond a 512-thread block's registers (16384
-// columns): with at least as many rows as SMs, 512-thread blocks for any
-// dtype (up to 40960 f32, 65536 f16/bf16) and, from hybridManyRowsWaves
-// rows an SM, 1024-thread blocks beyond (up to 81920 f32, 131072 f16/bf16;
-// fewer rows go to split_grid, gridManyLongRows); with fewer rows than
-// SMs, 1024-thread blocks for
-// f32 rows beyond block_reg's 32768 and for 16-bit rows beyond its few-rows
-// 32768 up to hybridFewRows16Bytes.
-//
-// block_reg serves f32 rows of 16385..32768 only with 1024-thread blocks,
-// one per SM, whose SM reads nothing while the block reduces and writes;
-// two 512-thread blocks share an SM. H200, softmax bench, same run, µs
-// (bench/results/nvidia-h200-2026-11-22-hybrid-ab.txt), block_hybrid vs
-// the previous pick: f32 4096×16896 152.1 vs block_reg 184.3; 4096×20480
-// 178.2 vs 195.5; 4096×24576 210.2 vs 219.3; 4096×32000 270.7 vs 270.8;
-// 4096×32768 277.0 vs 274.4 and (second run) 4096×28672 249.2 vs 245.9
-// (ties, kept for one kernel across the range); 4096×36864 311.1 vs
-// pipelined 410.2; 4096×40960 344.3 vs 426.4; 2048×20480 96.4 vs 103.5;
-// 256×24576 21.1 vs 23.1. 16-bit: 4096×20480 f16 115.7 vs block_smem
-// 130.2; 2048×32768 f16 88.9 vs 112.4; 4096×24576 bf16 136.5 vs 167.0;
-// 1024×65536 bf16 93.1 vs online_2pass 107.2; 2048×40960 f16 101.1 vs
-// block_reg 109.3.
-//
-// 1024 threads (second run, bench/results/nvidia-h200-2026-11-22-hybrid-
-// ab2.txt): 4096×65536 f32 556.3 vs online_2pass 758.7; 1024×65536 f32
-// 169.3 vs 204.3; fewer rows than SMs: 128×65536 f32 33.7 vs 36.4;
-// 100×70000 f32 30.1 vs 33.2; but 128×128256 bf16 40.9 vs online_2pass
-// 36.9 (three quarters of the row in shared memory, two exps each, one
-// block per SM), so 16-bit rows keep the 512-thread range there; with
-// many rows they take 1024 threads as well (hybridManyRowsWaves). 64×24576 f32
-// (fewer rows than SMs) stays with block_reg: 14.9 vs 15.7.
-//
-// An f32 row that exactly fills block_reg's largest body (32768: 1024
-// threads × 8 whole packs, no tail) goes to block_reg: five alternated
-// runs of the same call, median µs (bench/results/nvidia-h200-2026-11-22-
-// ab-s10.txt), 4096×32768 272.5 vs block_hybrid 276.6 (Triton 278.0), as
-// in the final run of session 9 (276.4 vs 284.6) and the first A/B (274.4
-// vs 277.0); one row shorter it ties (4096×28672 243.6 vs 242.1) and at
-// 4096×24576 block_hybrid wins (209.4 vs 218.3). Since session 57 many f32
-// rows past six packs at 1024 threads go to block_reg (blockRegDeepF32).
-//
-// Ragged and skewed forward rows (c.ragged()) take the "_shift" twins by
-// the same rules, but for rows past the 512-thread blocks with at least as
-// many rows as SMs, which split_grid (no twins) does not serve
-// (hybridRagged16Waves), and rows of exactly one row an SM that block_reg
-// holds (hybridOneWave). H100, softmax bench, 20 reps, two alternated
-// rounds, median µs (bench/results/nvidia-h100-2026-11-24-ab-s50.txt §2),
-// twin vs the previous pick: f16 4096×20001 116.7 vs online_2pass 143.3;
-// 4096×22001 128.5 vs block_reg 157.9; 4096×30522 177.0 vs 194.7;
-// 1024×100003 161.8 vs online_2pass 200.5; bf16 4096×28671 167.0 vs
-// block_reg 193.6; 4096×50257 291.5 vs online_2pass 351.9; f32 4096×32767
-// 376.3 vs online_2pass 475.0; 4096×50257 574.1 vs 784.6; 1024×24575 76.9
-// vs block_reg 80.5; 4096×16391 187.2 vs 196.6; skewed 4096×16392 f16 97.7
-// vs online_2pass 117.6, 1024×32000 f32 99.0 vs block_reg 101.4; ties
-// (within 1%) on f32 4096×20001 and 4096×28671.
-//
-// hybridOneWave: same run for 132 rows, and forced, one run (§4),
-// block_reg vs block_hybrid, µs: f16 24575 11.2 vs 11.4, 28671 12.4 vs
-// 12.6, 32767 13.2 vs 13.8; bf16 28671 12.5 vs 13.3, 32767 13.4 vs 14.4;
-// f32 20001 14.1 vs 14.4, 28671 18.7 vs 19.5, but 22001 15.3 vs 15.0
-// (§2); from 200 rows block_hybrid leads (200×32767 bf16 20.4 vs 19.4,
-// 264×32767 bf16 22.5 vs 21.3, 200×28671 f32 29.6 vs 25.9). Aligned rows
-// of 96 KB or more at one row an SM go to split_grid first (gridOneWave).
-func (c *ctx) blockHybridFirst() bool {
-	p := c.p
-	if p.Op.Backward() || !c.forwardWholeRows() && !c.ragged() {
-		return false
-	}
-	many := p.Outer >= int64(c.d.SMs)
-	if c.ragged() && p.Outer == int64(c.d.SMs) && c.blockRegFirst() {
-		// one row an SM that block_reg's 1024-thread twins hold in
-		// registers (hybridOneWave)
-		many = false
-	}
-	if c.es == 4 && p.Axis == kernels.BlockReg.Info().MaxCols(p.Op, c.dt) || c.blockRegDeepF32() {
-		return false
-	}
-	if _, ok := c.hybridVariant(512); ok && many {
-		return true
-	}
-	_, ok := c.hybridVariant(1024)
-	if many {
-		if c.ragged() {
-			return ok && (c.es == 4 || p.Outer > hybridRagged16Waves*int64(c.d.SMs))
-		}
-		return ok && p.Outer >= hybridManyRowsWaves*int64(c.d.SMs)
-	}
-	if c.es == 4 {
-		return ok
-	}
-	return ok && p.Axis > blockRegFewRows16Cols && p.Axis*c.es <= hybridFewRows16Bytes
-}
-
-// blockRegDeepF32 reports many forward f32 rows that block_reg's
-// 1024-thread kernels hold in seven or eight packs a thread (rows of
-// 24577..32768 columns whose span fits, blockRegFirst), which it takes
-// ahead of block_hybrid from blockRegDeepWaves rows an SM. A ragged row
-// is judged by its length: at 24575 columns the span may pass six packs,
-// and block_hybrid's twin led. Since its block reductions take each
-// thread's exps against the thread's own max (Red::LOCAL_FIRST, session
-// 56), the block's last loads no longer hold every exp behind the barrier,
-// and these rows went from a tie to a lead. H200, softmax bench, 30 reps,
-// three rounds, median µs, block_reg vs block_hybrid
-// (nvidia-h200-2026-11-25-ab-s57.txt §1): 4096×26624 214.8 vs 218.3,
-// 4096×28672 231.3 vs 237.4 (log_softmax 231.1 vs 235.4), 4096×30720 249.2
-// vs 254.3, 4096×32000 258.6 vs 262.1, 8192×28672 450.4 vs 464.8,
-// 2048×28672 121.1 vs 122.6, ragged 4096×28671 239.7 vs 251.4. At six
-// packs block_hybrid still leads (4096×24576 204.3 vs 202.5, ragged
-// 4096×24575 217.4 vs 211.4, 2048×24576 108.2 vs 105.1), and so it does
-// with fewer rows (1024×28672 65.4 vs 64.9, 512×28672 38.1 vs 35.9).
-func (c *ctx) blockRegDeepF32() bool {
-	return c.es == 4 && c.p.Axis > 6*1024*c.P && c.p.Outer >= blockRegDeepWaves*int64(c.d.SMs) && c.blockRegFirst()
-}
-
-// blockRegDeepWaves: the fewest rows an SM blockRegDeepF32 takes. On the
-// H200, 1024 rows (7.8 an SM on 132 SMs) ran block_hybrid 0.8% ahead and
-// 1600-2048 (12-15.5 an SM) block_reg 0.7-1.2% ahead; on an H100 (the
-// same A/B, -ab-s57.txt §7) those rows went the other way, 2048×28672
-// 162.7 → 164.2 µs and 1600×28672 128.8 → 130.2, while 4096 rows and more
-// gained or stayed within 0.3% on both (H100: 4096×32000 361.5 → 357.0, ragged
-// 4096×28671 328.3 → 326.1, 8192×28672 632.0 → 629.9, 4096×28672 319.1 →
-// 319.3). Where the two devices disagree block_hybrid keeps the rows; 24
-// is a choice between 15.5 and 31 rows an SM, not a measured edge.
-const blockRegDeepWaves = 24
+// blockHybridFirst reports whether one of the table's block_hybrid rows
+// matches (their evidence: the rows; the measurements: bench/results).
+func (c *ctx) blockHybridFirst() bool { return c.regime("block_hybrid") }
 
 // gridOneWave reports whether split_grid takes forward rows of whole packs,
 // exactly one an SM, of at least gridOneWaveRowBytes, that a block per row
