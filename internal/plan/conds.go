@@ -47,13 +47,6 @@ func init() {
 		// Rows.
 		"few_rows_picks": {0, func(c *ctx, _ []int64, r *Row) bool { return c.fewPick() == kernels.Strategy(r.Cands[0]) },
 			"the few-rows bandwidth model (fewRows) picks the row's first candidate"},
-		"grid_one_wave": {0, func(c *ctx, _ []int64, _ *Row) bool { ok, _ := c.gridOneWave(c.blockHybridFirst()); return ok },
-			"one row an SM of 96 KB or more that split_grid caches (gridOneWave)"},
-		"cluster_uneven": {0, func(c *ctx, _ []int64, _ *Row) bool {
-			many, _ := c.gridManyLongRows()
-			ok, _ := c.clusterUnevenRows(c.blockHybridFirst(), many)
-			return ok
-		}, "a block per row would fill few of its waves' slots; clusters share rows evenly (clusterUnevenRows)"},
 		"hybrid_first": {0, func(c *ctx, _ []int64, _ *Row) bool { return c.blockHybridFirst() },
 			"one of the table's block_hybrid rows matches"},
 		"hybrid_holds": {1, func(c *ctx, a []int64, _ *Row) bool { _, ok := c.hybridVariant(int(a[0])); return ok },
@@ -69,10 +62,26 @@ func init() {
 		"block_reg_deep": {2, func(c *ctx, a []int64, _ *Row) bool {
 			return c.p.Axis > a[0] && c.p.Outer >= a[1]*int64(c.d.SMs) && c.blockRegFirst()
 		}, "block_reg's rows, over a columns, from b rows an SM"},
-		"grid_many_long_rows": {0, func(c *ctx, _ []int64, _ *Row) bool { ok, _ := c.gridManyLongRows(); return ok },
-			"many forward rows past block_hybrid's 512-thread blocks that split_grid caches"},
-		"hybrid_behind_grid": {0, func(c *ctx, _ []int64, _ *Row) bool { return c.hybridBehindGrid() },
-			"block_hybrid's 1024-thread blocks hold many long forward rows"},
+		"grid_many_long_rows": {0, func(c *ctx, _ []int64, _ *Row) bool { return c.regime("grid.many_long") },
+			"the table's grid.many_long row matches"},
+		"block_reg_rows": {0, func(c *ctx, _ []int64, _ *Row) bool { return c.blockRegFirst() },
+			"one of the table's block_reg rows matches"},
+		"past_hybrid": {1, func(c *ctx, a []int64, _ *Row) bool {
+			_, ok := c.hybridVariant(int(a[0]))
+			return !ok && c.p.Axis > a[0]*kernels.BlockRegValues
+		}, "the row is past block_hybrid's k-thread blocks"},
+		"hybrid_fill_under": {1, func(c *ctx, a []int64, _ *Row) bool {
+			v, ok := c.hybridVariant(512)
+			if !ok {
+				return false
+			}
+			_, _, _, perSM, err := c.hybridFits(v)
+			return err == nil && fillsUnder(c.p.Outer, int64(perSM)*int64(c.d.SMs), a[0])
+		}, "block_hybrid's 512-thread blocks would fill at most k% of the slots of their waves"},
+		"grid_fill_under": {1, func(c *ctx, a []int64, _ *Row) bool {
+			g, _, err := c.splitGridGrid()
+			return err == nil && fillsUnder(c.p.Outer, g, a[0])
+		}, "split_grid's one-block rows would fill at most k% of its grid over their waves"},
 		"flat_conflicts": {1, func(c *ctx, a []int64, _ *Row) bool {
 			w, _, ok := c.flatRowsLanes()
 			return ok && flatRowsConflicts(c.p.Axis, w, c.es) <= a[0]
@@ -126,6 +135,12 @@ func (c *ctx) regime(group string) bool {
 		}
 	}
 	return false
+}
+
+// fillsUnder reports whether rows, in waves of slots, fill at most pct% of
+// the waves' slots.
+func fillsUnder(rows, slots, pct int64) bool {
+	return slots > 0 && 100*rows <= pct*ceilDiv(rows, slots)*slots
 }
 
 // fewPick is fewRows' pick, computed once.
