@@ -56,17 +56,18 @@
 // # Named conditions
 //
 // The few predicates that must compute are Go functions named in the
-// table (conds.go; Conditions lists them with what they say): the
-// few-rows bandwidth model (few_rows_picks, rules.go's fewRows: one block
-// streams about 40 GB/s, split_row reads the row twice over every SM,
-// split_cluster once over a cluster), what the grid's shared memory
-// caches (grid_caches), occupancy of at least k blocks (smem_fits,
-// block_smem_blocks), resident clusters (cluster_uneven, few_rows_picks
-// through residentClusters), and kernel shapes (narrow_shape,
-// short_kernel, warp_holds). Some regimes are still named conditions whose
-// thresholds live in rules.go (block_reg_first, hybrid_first,
-// grid_one_wave, cluster_uneven, grid_many_long_rows,
-// hybrid_behind_grid): each constant there cites its measurement.
+// table (conds.go; Conditions lists them, `softmax plan --rules` prints
+// them): the few-rows bandwidth model (few_rows_picks: rules.go's fewRows
+// and fewMidRows, whose constants cite their measurements), what the
+// grid's shared memory caches (grid_caches), occupancy and fill
+// (smem_fits, block_smem_blocks, hybrid_fill_under, grid_fill_under),
+// clusters (cluster_size), kernel shapes and capacities (narrow_shape,
+// short_kernel, warp_holds, block_reg_holds, hybrid_holds), and regimes
+// other rows ask about (block_reg_rows, hybrid_first: whether one of the
+// table's block_reg or block_hybrid rows matches). Thresholds are their
+// arguments or the row's cells. A strategy's launch shape within its
+// kernels (warp_row's lanes, block_reg's block size, split_grid's waves)
+// is its build's, in build.go.
 //
 // # Launches
 //
