@@ -361,7 +361,7 @@ func TestTunedPlan(t *testing.T) {
 	}
 	// The stored strategy serves the problem: its plan, marked tuned.
 	pl, ok := plannedBy(c, served, fakeH100)
-	if !ok || pl.Strategy != "naive" || !strings.HasPrefix(pl.Reason, "tuned (rows<=4096 cols<=8192 vec16") {
+	if !ok || pl.Strategy != "naive" || !strings.HasPrefix(pl.Reason, "tuned:rows<=4096 cols<=8192 vec16 [tuned.json: ") {
 		t.Errorf("plan(served) = %s %q, %v; want naive, tuned", pl.Strategy, pl.Reason, ok)
 	}
 	forced, err := plan.Make(served, fakeH100, nil, "naive")

@@ -44,6 +44,11 @@ func init() {
 			return err == nil && 100*c.p.Outer*ceilDiv(c.p.Inner, g*c.P)*k >= a[0]*int64(c.d.SMs)
 		}, "strided_reg's blocks (unpaired clusters) number at least k% of the SMs"},
 
+		"slices": {2, func(c *ctx, a []int64, _ *Row) bool {
+			n := c.p.Outer * c.p.Inner
+			return n >= a[0] && n <= a[1]
+		}, "Outer × Inner slices from a to b"},
+
 		// Rows.
 		"few_rows_picks": {0, func(c *ctx, _ []int64, r *Row) bool { return c.fewPick() == kernels.Strategy(r.Cands[0]) },
 			"the few-rows bandwidth model (fewRows) picks the row's first candidate"},

@@ -10,6 +10,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/gofused/softmax/internal/kernels"
+	"github.com/gofused/softmax/internal/spec"
 )
 
 // The preference table: which strategies the planner tries, in which order,
@@ -24,8 +25,10 @@ type Row struct {
 	ID     string
 	Layout string   // "rows", "strided" or "*"
 	Paths  []string // 16-byte path: rows vec, ragged, skewed, unaligned; strided packs, scalar; nil: any
-	Dir    string   // "fwd", "bwd" or "*"
-	ESizes []int64  // element sizes in bytes; nil: any
+	Dir    string   // "fwd", "bwd" or "*" ("ops": Ops)
+	Ops    []spec.Op
+	ESizes []int64 // element sizes in bytes; nil: any (or DTypes)
+	DTypes []spec.DType
 	Rows   Range    // Outer (unit s: SMs)
 	Cols   Range    // Axis (unit p: elements a 16-byte pack)
 	Inner  Range    // Inner
@@ -211,7 +214,7 @@ func ParseTable(text string) ([]Row, error) {
 			header = true
 			continue
 		}
-		r, err := parseRow(cells)
+		r, err := parseRow(cells, true)
 		if err != nil {
 			return nil, fmt.Errorf("line %d: %w", n+1, err)
 		}
@@ -224,7 +227,10 @@ func ParseTable(text string) ([]Row, error) {
 	return rows, nil
 }
 
-func parseRow(cells []string) (Row, error) {
+// parseRow parses a row's cells; checkCands refuses candidates that name
+// no strategy (an autotuner's overlay may name a retired one: it then
+// never serves).
+func parseRow(cells []string, checkCands bool) (Row, error) {
 	if len(cells) != len(tableColumns) {
 		return Row{}, fmt.Errorf("%d cells, want %d (%s)", len(cells), len(tableColumns), strings.Join(tableColumns, ", "))
 	}
@@ -240,7 +246,14 @@ func parseRow(cells []string) (Row, error) {
 		return bad("layout", r.Layout)
 	}
 	if r.Dir != "*" && r.Dir != "fwd" && r.Dir != "bwd" {
-		return bad("dir", r.Dir)
+		for _, name := range strings.Split(r.Dir, ",") {
+			op, err := spec.ParseOp(name)
+			if err != nil {
+				return bad("dir", name)
+			}
+			r.Ops = append(r.Ops, op)
+		}
+		r.Dir = "ops"
 	}
 	if cell(cells[2]) != "*" {
 		for _, p := range strings.Split(cells[2], ",") {
@@ -252,6 +265,10 @@ func parseRow(cells []string) (Row, error) {
 	}
 	if cell(cells[4]) != "*" {
 		for _, s := range strings.Split(cells[4], ",") {
+			if dt, err := spec.ParseDType(s); err == nil {
+				r.DTypes = append(r.DTypes, dt)
+				continue
+			}
 			v, err := strconv.ParseInt(s, 10, 64)
 			if err != nil || v <= 0 {
 				return bad("esize", s)
@@ -276,7 +293,7 @@ func parseRow(cells []string) (Row, error) {
 	}
 	for _, s := range strings.Split(cells[10], ",") {
 		name, _, _ := strings.Cut(s, ConfigSep)
-		if _, err := kernels.ParseStrategy(name); err != nil {
+		if _, err := kernels.ParseStrategy(name); err != nil && checkCands {
 			return bad("candidates", s)
 		}
 		r.Cands = append(r.Cands, s)
@@ -426,7 +443,10 @@ func (c *ctx) matches(r *Row) bool {
 	if r.Layout != "*" && (r.Layout == "strided") != (p.Inner > 1) {
 		return false
 	}
-	if r.Dir != "*" && (r.Dir == "bwd") != c.bwd {
+	if (r.Dir == "fwd" || r.Dir == "bwd") && (r.Dir == "bwd") != c.bwd || r.Ops != nil && !contains(r.Ops, c.p.Op) {
+		return false
+	}
+	if r.DTypes != nil && !contains(r.DTypes, c.dt) {
 		return false
 	}
 	if r.Paths != nil && !contains(r.Paths, c.path()) {
