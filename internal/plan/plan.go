@@ -19,7 +19,9 @@
 // table, table/default.tsv, embedded, with an overlay per device model
 // (table/h200.tsv, h100.tsv, a100.tsv; a device of another model takes the
 // default table, measured on an H200 with H100 runs where rows say so) and
-// the caller's overlay (Queries.Overlay, the autotuner's rows). Rows match
+// the caller's overlay (Queries.Overlay). The autotuner's winners are such
+// rows too (TunedRow: a dtype, op and shape class), which the cuda package's
+// Options.Tuned matches first (Tuned). Rows match
 // in order; each matching row offers its candidates in order; the first
 // candidate whose build serves the problem is the plan, and its Reason
 // starts with the row's id and evidence. `softmax plan --rules` prints the
@@ -39,8 +41,9 @@
 //	            one distance past a 16-byte boundary, Problem.Skew),
 //	            unaligned (anything else); for strided packs (aligned,
 //	            Inner a multiple of the pack) or scalar
-//	dir         fwd or bwd
-//	esize       element sizes in bytes, comma-separated (4 f32, 2 f16/bf16)
+//	dir         fwd or bwd, or op names (softmax, log_softmax_backward, ...)
+//	esize       element sizes in bytes (4 f32, 2 f16/bf16), or dtype names
+//	            (f32, f16, bf16), comma-separated
 //	rows        Outer; cols: Axis; inner: Inner; bytes: a row's input bytes
 //	            (Axis × element size × 2 for backward ops' y and dy).
 //	            A range: N, A..B (inclusive, either side open), <N, <=N,
