@@ -50,8 +50,35 @@ func init() {
 		}, "Outer × Inner slices from a to b"},
 
 		// Rows.
-		"few_rows_picks": {0, func(c *ctx, _ []int64, r *Row) bool { return c.fewPick() == kernels.Strategy(r.Cands[0]) },
-			"the few-rows bandwidth model (fewRows) picks the row's first candidate"},
+		"model_block": {0, func(c *ctx, _ []int64, _ *Row) bool { s, ok := c.fewModel(); return ok && s == "" },
+			"the few-rows bandwidth model (rows < SMs) keeps a block per row"},
+		"model_split_row": {0, func(c *ctx, _ []int64, _ *Row) bool { s, ok := c.fewModel(); return ok && s == kernels.SplitRow },
+			"the few-rows bandwidth model picks split_row"},
+		"model_split_cluster": {0, func(c *ctx, _ []int64, _ *Row) bool {
+			s, ok := c.fewModel()
+			return ok && s == kernels.SplitCluster
+		}, "the few-rows bandwidth model picks split_cluster"},
+		"few_ragged_block": {1, func(c *ctx, a []int64, _ *Row) bool {
+			return c.ragged() && !c.vec() && 2*c.p.Outer >= int64(c.d.SMs) && c.p.Axis*c.es <= a[0]
+		}, "ragged or skewed rows, at least half as many as SMs, of at most k bytes an input"},
+		"few_grid": {0, func(c *ctx, _ []int64, _ *Row) bool { return c.regime("few.grid") },
+			"one of the table's few.grid rows matches"},
+		"two_read": {0, func(c *ctx, _ []int64, _ *Row) bool { return c.twoReadBlockRows() },
+			"a block per row would read the row twice (no strategy before online_2pass holds it)"},
+		"grid_few_blocks": {2, func(c *ctx, a []int64, _ *Row) bool {
+			g, _, err := c.splitGridGrid()
+			if err != nil || c.p.Outer > g {
+				return false
+			}
+			split := g / c.p.Outer
+			return split <= a[0] && 1000*split*c.p.Outer >= a[1]*g
+		}, "split_grid gives each row at most a blocks and keeps b‰ of its grid busy"},
+		"cluster_shape": {0, func(c *ctx, _ []int64, _ *Row) bool {
+			_, _, _, _, _, ok := c.clusterShape()
+			return ok && c.check(kernels.SplitCluster) == nil
+		}, "split_cluster has a cluster for the row on the device"},
+		"clusters_hold_rows": {2, func(c *ctx, a []int64, _ *Row) bool { return c.clustersHoldRows(a[0], a[1]) },
+			"every row's cluster is resident at once, and rows ≤ SMs × (row bytes − a) / b where b > 0"},
 		"hybrid_first": {0, func(c *ctx, _ []int64, _ *Row) bool { return c.blockHybridFirst() },
 			"one of the table's block_hybrid rows matches"},
 		"hybrid_holds": {1, func(c *ctx, a []int64, _ *Row) bool { _, ok := c.hybridVariant(int(a[0])); return ok },
@@ -148,15 +175,25 @@ func fillsUnder(rows, slots, pct int64) bool {
 	return slots > 0 && 100*rows <= pct*ceilDiv(rows, slots)*slots
 }
 
-// fewPick is fewRows' pick, computed once.
-func (c *ctx) fewPick() kernels.Strategy {
-	if !c.fewDone {
-		c.fewDone = true
-		if c.p.Outer < int64(c.d.SMs) {
-			c.few, _ = c.fewRows()
-		}
+// clustersHoldRows reports whether split_cluster's clusters for the rows
+// are all resident at once (the driver's cluster query, or
+// residentClusters' estimate), and, for span > 0, the rows at most SMs ×
+// (row bytes − base) / span: the edge up to which the clusters' small
+// blocks lead a block per row.
+func (c *ctx) clustersHoldRows(base, span int64) bool {
+	cs, _, nt, sym, smem, ok := c.clusterShape()
+	if !ok {
+		return false
 	}
-	return c.few
+	file := kernels.SplitCluster.Info().File
+	limit := int64(0)
+	if perSM, err := c.fits(file, sym, int(nt), smem); err == nil {
+		limit = c.residentClusters(file, sym, int(nt), int(smem), cs, perSM)
+	}
+	if span > 0 {
+		limit = min(limit, int64(c.d.SMs)*(c.p.Axis*c.es-base)/span)
+	}
+	return c.p.Outer <= limit
 }
 
 // narrowWarps returns strided_narrow's warps an outer index.

@@ -290,9 +290,10 @@ type ctx struct {
 	// table is the preference table of an automatic choice.
 	table Table
 
-	// few is the few-rows model's pick (fewPick), once fewDone.
-	few     kernels.Strategy
-	fewDone bool
+	// few is the few-rows model's pick (fewModel), once fewDone; fewOK
+	// false where the model does not apply.
+	few            kernels.Strategy
+	fewDone, fewOK bool
 }
 
 func newCtx(p Problem, d Device, occ Occupancy) (*ctx, error) {

@@ -1304,8 +1304,8 @@ func TestClusterOneWave(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s, why := c.fewRows(); s == kernels.SplitCluster && strings.Contains(why, "one wave") {
-		t.Errorf("backward 4×8192 f32 took the forward one-wave rule: %s", why)
+	if s, ok := c.fewModel(); !ok || s != "" {
+		t.Errorf("backward 4×8192 f32: the model picks %q (%v), want a block per row (the one-wave cluster rule is forward only)", s, ok)
 	}
 }
 

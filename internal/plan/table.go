@@ -311,7 +311,7 @@ func cell(s string) string {
 }
 
 // parseRange reads "*", "N", "A..B", "A..", "..B", ">N", ">=N", "<N" or
-// "<=N"; N a number with an optional K or M (×1024, ×2^20) and unit p or s.
+// "<=N" (A..B inclusive but for ">A..B" and "A..<B"); N a number with an optional K or M (×1024, ×2^20) and unit p or s.
 func parseRange(s string) (Range, error) {
 	var r Range
 	var err error
@@ -334,8 +334,19 @@ func parseRange(s string) (Range, error) {
 	case cell(s) == "*":
 		return r, nil
 	case strings.Contains(s, ".."):
+		// A..B, either bound exclusive with > before A or < before B.
 		lo, hi, _ := strings.Cut(s, "..")
-		return r, set(lo, hi)
+		exLo, exHi := strings.HasPrefix(lo, ">"), strings.HasPrefix(hi, "<")
+		if err := set(strings.TrimPrefix(lo, ">"), strings.TrimPrefix(hi, "<")); err != nil {
+			return r, err
+		}
+		if exLo {
+			r.Lo = exclusive(r.Lo, +1)
+		}
+		if exHi {
+			r.Hi = exclusive(r.Hi, -1)
+		}
+		return r, nil
 	case strings.HasPrefix(s, ">="):
 		return r, set(s[2:], "")
 	case strings.HasPrefix(s, "<="):
