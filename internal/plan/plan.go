@@ -60,8 +60,9 @@
 //
 // The few predicates that must compute are Go functions named in the
 // table (conds.go; Conditions lists them, `softmax plan --rules` prints
-// them): the few-rows bandwidth model (few_rows_picks: rules.go's fewRows
-// and fewMidRows, whose constants cite their measurements), what the
+// them): the few-rows bandwidth model's pick (model_block,
+// model_split_row, model_split_cluster: rules.go's fewModel, whose
+// constants cite their measurements), what the
 // grid's shared memory caches (grid_caches), occupancy and fill
 // (smem_fits, block_smem_blocks, hybrid_fill_under, grid_fill_under),
 // clusters (cluster_size), kernel shapes and capacities (narrow_shape,

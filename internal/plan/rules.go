@@ -50,64 +50,12 @@ const (
 	// block its own contiguous part, as before) ran 1×10^8 at 310.7.
 	splitRowBlocksPerSM = 2
 
-	// split_grid replaces split_row for ops whose inputs are gridMinBytes to
-	// gridCacheHalves/2 times the grid's shared memory (~30 MB on H200), or
-	// more in rows that fit a wave (gridWaveQuarters). H200, softmax bench, µs split_grid / split_row, same
-	// run (bench/results/nvidia-h200-2026-11-22-sweep-splitgrid.txt, reps
-	// back to back without an L2 flush):
-	//   8 MB and less, it lost: 2×1048576 f32 23.6 / 22.4; 4×262144 f16
-	//   16.9 / 14.4; 8×262144 f32 20.3 / 19.6.
-	// Timed as bench times now (L2 flushed before each rep, the host ahead
-	// of the GPU; -ab-s12.txt, median of 3) it wins from 2 MB: 1×524288 f32
-	// 10.6 / 11.3, 4×262144 f16 10.8 / 11.3, 2×1048576 f32 15.5 / 16.5,
-	// 8×262144 f32 14.6 / 16.1, 4×1048576 f16 15.5 / 16.9, 16×262144 f32
-	// 19.1 / 23.2, 1×4194304 f32 19.6 / 22.8. The earlier figures follow:
-	//   32 MB: 2×4194304 f32 39.4 / 44.1; 4×4194304 f16 36.4 / 40.9;
-	//   32×524288 f16 36.4 / 44.1; 8×1048576 f32 36.0 / 37.2.
-	//   64 MB: 1×2^24 f32 57.8 / 67.7.
-	//   128 MB: 8×4194304 f32 115.0 / 122.6; 32×2097152 f16 114.0 / 122.4;
-	//   but 4×16777216 f16 124.2 / 120.0.
-	//   256 MB and more: 4×33554432 f16 247.0 / 231.0; 1×10^8 f32 348.8 /
-	//   334.4.
-	// It also replaces a block per row that would read rows of
-	// gridTwoReadRowBytes or more twice (rows > SMs/2, where the model keeps
-	// the block): 128×262144 f32 112.7 vs online_2pass 121.8, 128×524288 f16
-	// 117.0 vs 128.9. Timed with the L2 flushed before each rep (bench's
-	// timing since 2026-11-22; -ab-s12.txt), rows of 250 KB-1 MB go the same way:
-	// 64×262144 f16 30.2 vs 50.4, 128×262144 bf16 52.9 vs 64.4, 100×200000
-	// bf16 40.6 vs 46.7, 120×100000 f32 41.2 vs 50.1, 128×128256 bf16 30.3
-	// vs 32.0, 96×131072 f16 28.3 vs 29.0 (block_hybrid 27.7). Timed back to
-	// back without the flush, the block had won at 256 KB (128×128256 bf16
-	// 38.4 vs 38.5, 100×70000 f32 33.4 vs 36.0); 128 KB rows stay with the
-	// block (128×32768 f32 block_reg 16.1, split_grid 19.0).
-	//
-	// With 512-thread blocks for chunks cached whole (splitGridCachedThreads)
-	// it also wins at 1 MB (H200, same run, 40 reps, µs, split_grid /
-	// split_row, bench/results/nvidia-h200-2026-11-22-sweep-tiny.txt):
-	// 1×262144 f32 9.5 / 10.9, 2×131072 f32 9.8 / 10.6, 1×524288 f16 10.0 /
-	// 10.9, 2×262144 f16 9.5 / 11.1; and on every single row from 256 KB
-	// (-ab-s30.txt section 2, three rounds of 30 reps): 1×65536 f32 8.5 /
-	// 9.8, 1×131072 f16 8.5 / 9.9, 1×131072 f32 8.6 / 10.0, 1×262144 f16
-	// 8.6 / 10.1, 1×196608 f32 8.8 / 10.0. (With clusters, split_row is
-	// only chosen for rows past clusterRowBytes.)
-	//
-	// Backward ops (y and dy cached; the range counts both) go the same way
-	// since split_grid skips its barrier on one-block rows and fuses its
-	// waves (-ab-s30.txt section 2, split_grid / split_row): 1×65536 f32
-	// 8.4 / 8.8, 8×262144 f32 15.6 / 18.3, 16×262144 f32 23.0 / 30.1,
-	// 4×4194304 f16 44.2 / 49.6, 8×4194304 f32 151.9 / 168.1, 4×16777216
-	// f16 152.6 / 168.0; and for the rows a block would read twice
-	// (online_2pass): 32×65536 f32 15.5 / 23.7, 64×131072 f16 23.8 / 32.1,
-	// 128×65536 f16 21.6 / 23.0. (In 2026-11-22's first split_grid, 1×2^24
-	// backward had lost, 98.5 / 95.2.)
-	//
-	// gridCacheHalves: one wave of a single row ends at 4 times the grid's
-	// shared memory (122 MB on H200); past it split_row reads the row twice
-	// for less (-ab-s30.txt section 3, split_row / split_grid): 1×2^25 f32
-	// 110.9 / 113.7, 1×2^24 f32 backward (128 MB of inputs) 87.1 / 89.1,
-	// where 96 MB still goes to split_grid (1×25165824 f32 86.8 / 85.7,
-	// 1×12582912 f32 backward 67.4 / 66.8).
-	gridMinBytes    = 256 << 10
+	// gridCacheHalves: split_grid's waves cache at most gridCacheHalves/2
+	// times the grid's shared memory of a single row (122 MB on H200); past
+	// it split_row reads the row twice for less (nvidia-h200-2026-11-22-
+	// ab-s30.txt §3: 1×2^25 f32 110.9 vs 113.7 µs; 96 MB still split_grid).
+	// Where split_grid replaces split_row and a block per row: the table's
+	// few.grid.* and bwd.split_grid rows (grid_caches).
 	gridCacheHalves = 8
 
 	// gridWaveQuarters: split_grid takes the rows in waves of at most
