@@ -12,6 +12,9 @@ import (
 // evidenceFiles finds the results files a row's evidence cites.
 var evidenceFiles = regexp.MustCompile(`nvidia-[a-z0-9]+-[0-9-]+[a-z0-9.-]*\.(txt|json)`)
 
+// bareEvidence finds a results file cited by its tail alone ("-ab-s30.txt").
+var bareEvidence = regexp.MustCompile(`(^|[ (,;])-[a-z0-9-]+\.(txt|json)`)
+
 // TestTablesParse: the shipped tables parse, and every model's table ends
 // in the naive fallback, and every row cites evidence, its results files
 // present under bench/results.
@@ -27,6 +30,9 @@ func TestTablesParse(t *testing.T) {
 		for _, r := range tb.Rows {
 			if r.Evidence == "" || r.Evidence == "*" {
 				t.Errorf("%q: row %s has no evidence", m, r.ID)
+			}
+			if bare := bareEvidence.FindString(r.Evidence); bare != "" {
+				t.Errorf("%q: row %s cites %q: name the results file in full", m, r.ID, bare)
 			}
 			for _, f := range evidenceFiles.FindAllString(r.Evidence, -1) {
 				if _, err := os.Stat("../../bench/results/" + f); err != nil {
