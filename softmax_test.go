@@ -12,7 +12,9 @@ import (
 
 // cpuBackend adapts the public API to the verify battery.
 func cpuBackend(c verify.Case, out verify.Host, in []verify.Host) error {
-	t := func(h verify.Host) Tensor { return Tensor{Shape: c.Shape, DType: h.DType, F32: h.F32, U16: h.U16} }
+	t := func(h verify.Host) Tensor {
+		return Tensor{Shape: c.Shape, DType: h.DType, F32: h.F32, U16: h.U16, F64: h.F64}
+	}
 	opt := Options{Axis: c.Axis, Scale: c.Scale}
 	if c.Op.Backward() {
 		return ApplyBackward(c.Op, t(out), t(in[0]), t(in[1]), opt)
@@ -38,10 +40,12 @@ func TestInPlace(t *testing.T) {
 		if c.Op.Backward() {
 			copy(out.F32, in[1].F32)
 			copy(out.U16, in[1].U16)
+			copy(out.F64, in[1].F64)
 			in = []verify.Host{in[0], out}
 		} else {
 			copy(out.F32, in[0].F32)
 			copy(out.U16, in[0].U16)
+			copy(out.F64, in[0].F64)
 			in = []verify.Host{out}
 		}
 		return cpuBackend(c, out, in)
@@ -242,5 +246,44 @@ func TestLongStridedAxisAccuracy(t *testing.T) {
 		if r := verify.Run(c, rng, cpuBackend); !r.OK() {
 			t.Errorf("seed %d: %s: rel %.3g (tol %.0e) err %v", seed, c.Name(), r.Rel, r.Tol, r.Err)
 		}
+	}
+}
+
+// TestTypedAPIFloat64: the typed functions take []float64 and compute in
+// float64 (1e-15 of the exact softmax of [1, 2]; float32 would be 1e-8
+// off), and a Float64 tensor with data in another slice is refused.
+func TestTypedAPIFloat64(t *testing.T) {
+	x := []float64{1, 2, 3, 4}
+	y := make([]float64, 4)
+	if err := Softmax(y, x, []int{2, 2}, -1); err != nil {
+		t.Fatal(err)
+	}
+	p := 1 / (1 + math.E)
+	for i, w := range []float64{p, 1 - p, p, 1 - p} {
+		if math.Abs(y[i]-w) > 1e-15 {
+			t.Fatalf("y = %v, want [%v %v ...]", y, p, 1-p)
+		}
+	}
+	if err := LogSoftmax(y, x, []int{4}, 0); err != nil {
+		t.Fatal(err)
+	}
+	d := math.Log(math.Exp(-3) + math.Exp(-2) + math.Exp(-1) + 1)
+	if math.Abs(y[3]-(-d)) > 1e-15 {
+		t.Fatalf("log_softmax y[3] = %v, want %v", y[3], -d)
+	}
+	dx := make([]float64, 4)
+	if err := Backward(OpLogSoftmaxBackward, dx, y, []float64{1, 0, 0, 0}, []int{4}, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	tt, err := NewTensor(Float64, 2, 2)
+	if err != nil || len(tt.F64) != 4 || tt.F32 != nil || tt.U16 != nil {
+		t.Fatalf("NewTensor(Float64) = %+v, %v", tt, err)
+	}
+	bad := Tensor{Shape: []int{4}, DType: Float64, F32: make([]float32, 4)}
+	if err := Apply(OpSoftmax, bad, bad, Options{}); err == nil || !strings.Contains(err.Error(), "wrong slice") {
+		t.Fatalf("f64 tensor with F32 data: err %v", err)
+	}
+	if dt, err := ParseDType("double"); err != nil || dt != Float64 || dt.String() != "f64" {
+		t.Fatalf("ParseDType(double) = %v, %v", dt, err)
 	}
 }

@@ -25,8 +25,8 @@ func (d *Device) NewTensor(dt softmax.DType, shape ...int) (Tensor, error) {
 // newTensorAt allocates a buffer offset bytes longer than the tensor, the
 // tensor starting offset bytes into it.
 func (d *Device) newTensorAt(dt softmax.DType, offset int64, shape []int) (Tensor, error) {
-	if !dt.Valid() {
-		return Tensor{}, fmt.Errorf("cuda: unknown dtype %v", dt)
+	if err := checkDType(dt); err != nil {
+		return Tensor{}, err
 	}
 	if offset < 0 || offset%int64(dt.Size()) != 0 {
 		return Tensor{}, fmt.Errorf("cuda: tensor offset %d bytes is not a non-negative multiple of the %v element size (%d)", offset, dt, dt.Size())

@@ -15,7 +15,7 @@ import (
 	"github.com/schollz/progressbar/v3"
 )
 
-const benchSynopsis = `softmax bench [--suite NAME | --shapes SPEC,...] [--algo auto|all|NAME,...] [--op OP] [--device D] [--reps N] [--warmup N] [--offset N] [--json FILE] [--plot FILE.svg] [--peers FILE] [--quiet] [--tuned] [--no-flush]
+const benchSynopsis = `softmax bench [--suite NAME | --shapes SPEC,...] [--algo auto|all|NAME,...] [--op OP] [--device D] [--reps N] [--warmup N] [--offset N] [--json FILE] [--plot FILE.png|FILE.svg] [--peers FILE] [--quiet] [--tuned] [--no-flush]
   softmax bench --list-suite NAME
 
 Times each case (median of --reps after --warmup untimed runs) and, in the
@@ -62,7 +62,7 @@ func runBench(e *env, args []string) error {
 	reps := fs.Int("reps", 20, "timed `reps` per strategy (at least 20 on GPUs)")
 	warmup := fs.Int("warmup", 5, "untimed `runs` before timing")
 	jsonPath := fs.String("json", "", "write JSON records to `FILE`")
-	plotPath := fs.String("plot", "", "write a GB/s plot to `FILE.svg`")
+	plotPath := fs.String("plot", "", "write a plot of the run to `FILE` (.png, .svg or .pdf)")
 	peersPath := fs.String("peers", "", "peer timings `FILE` written by bench/peers/peers.py")
 	quiet := fs.Bool("quiet", false, "no progress bar")
 	listSuite := fs.String("list-suite", "", "print the SPECs of `suite` and exit")

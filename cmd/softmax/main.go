@@ -9,8 +9,9 @@
 //	softmax verify [--device D] [--seed N] [--quick] [--tuned]
 //	softmax bench  [--suite NAME | --shapes SPEC,...] [--algo auto|all|NAME,...]
 //	               [--op OP] [--device D] [--reps N] [--warmup N]
-//	               [--json FILE] [--plot FILE.svg] [--peers FILE] [--quiet] [--tuned]
+//	               [--json FILE] [--plot FILE.png|FILE.svg] [--peers FILE] [--quiet] [--tuned]
 //	softmax bench  --list-suite NAME
+//	softmax plot   --out FILE.png|FILE.svg [--peers FILE] RUN.json...
 //	softmax tune   (--shapes SPEC,... | --suite NAME) [--op OP] [--device cuda[:N]]
 //	               [--algo all|NAME,...] [--reps N] [--warmup N] [--dry-run] [--verbose]
 //	softmax tune   --show

@@ -78,7 +78,7 @@ func deviceBackend(b bench.Backend) verify.Backend {
 			}
 		}()
 		t := func(h verify.Host) softmax.Tensor {
-			return softmax.Tensor{Shape: c.Shape, DType: h.DType, F32: h.F32, U16: h.U16}
+			return softmax.Tensor{Shape: c.Shape, DType: h.DType, F32: h.F32, U16: h.U16, F64: h.F64}
 		}
 		opt := softmax.Options{Axis: c.Axis, Scale: c.Scale}
 		if c.Op.Backward() {

@@ -53,6 +53,7 @@ type kernelSet struct {
 	logNormLanesStream   func(dst, x, m, logd []float32, scale float32)
 	recipLanes           func(dst, d []float32)
 	logLanes             func(dst, d []float32)
+	f64                  *kernels64 // nil: the pure-Go twins (goSet64)
 }
 
 // goSet is the pure-Go twins.
@@ -96,6 +97,7 @@ var goSet = &kernelSet{
 	logNormLanesStream:   logNormLanesGeneric,
 	recipLanes:           recipLanesGeneric,
 	logLanes:             logLanesGeneric,
+	f64:                  goSet64,
 }
 
 // sets lists the kernel sets this CPU can run, "go" first and the fastest
@@ -163,6 +165,11 @@ func (s *kernelSet) install() {
 	logNormLanesStream = s.logNormLanesStream
 	recipLanes = s.recipLanes
 	logLanes = s.logLanes
+	if s.f64 != nil {
+		k64 = *s.f64
+	} else {
+		k64 = *goSet64
+	}
 }
 
 // Impls lists the kernel sets this CPU can run, "go" first and the fastest
