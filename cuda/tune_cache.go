@@ -247,6 +247,14 @@ func (c *tuneCache) overlay(dev plan.Device) []plan.Row {
 	return rows
 }
 
+// TunedTable returns the planner's preference table for the device with
+// the autotuning cache's winners for it laid over it (plan.TunedRow): what
+// Options.Tuned plans with.
+func (d *Device) TunedTable() (plan.Table, error) {
+	dev := d.planDevice()
+	return plan.TableFor(plan.ModelOf(dev), defaultTuneCache.overlay(dev))
+}
+
 // plan returns the plan of the cached winner for p on dev: the planner
 // matches the device's tuned rows (plan.Tuned, the shipped table's user
 // overlay), and build plans the first matching row's strategy, forced
