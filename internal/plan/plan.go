@@ -391,7 +391,7 @@ func (c *ctx) raggedRows() bool {
 // starting up to 15 bytes before the tensor, inside the same 16-byte
 // block, so inside its allocation (CUDA allocations are at least 256-byte
 // aligned), and mask those elements in registers, as they do the row
-// before's. Shorter rows keep flat_rows (flatRowsUnaligned) or the
+// before's. Shorter rows keep flat_rows (the table's flat.unaligned rows) or the
 // element-wise path.
 func (c *ctx) skewedRows() bool {
 	return c.unalignedRows() && c.p.Skew != 0 && c.p.Axis > flatRowsMaxCols

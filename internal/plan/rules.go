@@ -77,7 +77,7 @@ const (
 	gridWaveQuarters = 9
 
 	// twoReadSplitBytes: rows from this size (bytes of the inputs) that a
-	// block would read twice are split whenever rows <= SMs/2 (fewRows).
+	// block would read twice are split whenever rows <= SMs/2 (fewModel).
 	// Measured at 4 MB rows; shorter rows keep the model's choice.
 	twoReadSplitBytes = 1 << 20
 )
@@ -157,8 +157,8 @@ const (
 // µs (-ab-s31.txt §4), split_grid vs split_row: 26×631146 f32 78.7 vs
 // 108.2, 30×554638 f32 85.2 vs 114.7, 11×2989564 bf16 109.7 vs 134.6,
 // 38×860847 bf16 softmax_backward 134.9 vs 159.5. From half as many rows
-// as SMs, rows up to 400 KB go to a block per row first
-// (fewRaggedBlockRows).
+// as SMs, rows up to 400 KB go to a block per row first (the table's
+// few_ragged_block(409600)).
 func (c *ctx) gridCaches(minBytes int64) (bool, string) {
 	if !c.vec() && !c.ragged() {
 		return false, ""
@@ -217,9 +217,7 @@ func (c *ctx) blockRegFirst() bool { return c.regime("block_reg") }
 // 2048×8192 f16 31.4 vs 36.3, 128×8192 f32 8.9 vs 10.0, 16×8192 f32 5.9 vs
 // 8.7 (split_cluster 6.0), 4×8192 f16 5.1 vs 7.9; at warp_row's edge they
 // tie (65536×1024 f16 101.2 vs warp_row 101.6), so warp_row keeps its rows.
-// Ragged backward rows: raggedBlockRegBackward (before session 46's
-// masked twins, block_reg's fell behind from 2001 f16 / 4001 f32 columns,
-// -ab-s31.txt §3).
+// Ragged backward rows: the table's block_reg.bwd.twin rows.
 func (c *ctx) blockRegBackward() bool {
 	return c.span() > kernels.WarpRow.Info().MaxCols(c.p.Op, c.dt) && c.span() <= kernels.BlockReg.Info().MaxCols(c.p.Op, c.dt)
 }

@@ -470,7 +470,7 @@ func (c *ctx) matches(r *Row) bool {
 		return false
 	}
 	for _, k := range r.When {
-		if k.fn(c, k.Args, r) == k.Not {
+		if k.fn(c, k.Args) == k.Not {
 			return false
 		}
 	}
