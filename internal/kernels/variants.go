@@ -41,7 +41,7 @@ func blockRegVariants(backward bool) []Variant {
 		return []Variant{
 			{Name: "p1", Packs: 1, MaxThreads: 1024},
 			{Name: "p2", Packs: 2, MaxThreads: 1024},
-			{Name: "p4", Packs: 4, MaxThreads: 512, ShiftMaxThreads: 384}, // block_reg.cu: BR_BWD_F32_P4_SHIFT_BOUNDS
+			{Name: "p4", Packs: 4, MaxThreads: 512, ShiftMaxThreads: 384}, // f32 twin bound (384, 2): blockRegInstance
 		}
 	}
 	// The planner takes the smallest block whose threads hold the row in
@@ -122,7 +122,7 @@ func stridedRegVariants() []Variant {
 }
 
 // StridedRegShiftThreads is the largest block of strided_reg's "_shift"
-// twins (two blocks an SM; see their bounds in strided_reg.cu).
+// twins (two blocks an SM; see stridedRegInstance).
 const StridedRegShiftThreads = 512
 
 // stridedShortVariants: one kernel per axis length A ("a5": 5 rows) up to
