@@ -146,7 +146,7 @@ func (d *Device) planDevice() plan.Device {
 }
 
 // plainLaunch reports whether op with opt runs from the modules built for
-// plain softmax (kernels.Source's plain; SMX_PLAIN in common.cuh), where
+// plain softmax (kernels.Source's plain; SMX_PLAIN in ops.cuh), where
 // the strategy has them (kernels.Info.PlainBuild) and the plan does not
 // ask for the general one (plan.Plan.General): a forward softmax, not
 // log, with scale 1. Every other launch takes the general build.
