@@ -8335,7 +8335,59 @@ DATA vecconsts64<>+608(SB)/8, $0x3fe0000000000001
 DATA vecconsts64<>+616(SB)/8, $0x3fe0000000000001
 DATA vecconsts64<>+624(SB)/8, $0x3fe0000000000001
 DATA vecconsts64<>+632(SB)/8, $0x3fe0000000000001
-GLOBL vecconsts64<>(SB), RODATA|NOPTR, $640
+DATA vecconsts64<>+640(SB)/8, $0x000fffffffffffff
+DATA vecconsts64<>+648(SB)/8, $0x000fffffffffffff
+DATA vecconsts64<>+656(SB)/8, $0x000fffffffffffff
+DATA vecconsts64<>+664(SB)/8, $0x000fffffffffffff
+DATA vecconsts64<>+672(SB)/8, $0x4330000000000000
+DATA vecconsts64<>+680(SB)/8, $0x4330000000000000
+DATA vecconsts64<>+688(SB)/8, $0x4330000000000000
+DATA vecconsts64<>+696(SB)/8, $0x4330000000000000
+DATA vecconsts64<>+704(SB)/8, $0x43300000000003ff
+DATA vecconsts64<>+712(SB)/8, $0x43300000000003ff
+DATA vecconsts64<>+720(SB)/8, $0x43300000000003ff
+DATA vecconsts64<>+728(SB)/8, $0x43300000000003ff
+DATA vecconsts64<>+736(SB)/8, $0x3ff6a09e667f3bcd
+DATA vecconsts64<>+744(SB)/8, $0x3ff6a09e667f3bcd
+DATA vecconsts64<>+752(SB)/8, $0x3ff6a09e667f3bcd
+DATA vecconsts64<>+760(SB)/8, $0x3ff6a09e667f3bcd
+DATA vecconsts64<>+768(SB)/8, $0x4000000000000000
+DATA vecconsts64<>+776(SB)/8, $0x4000000000000000
+DATA vecconsts64<>+784(SB)/8, $0x4000000000000000
+DATA vecconsts64<>+792(SB)/8, $0x4000000000000000
+DATA vecconsts64<>+800(SB)/8, $0x7ff0000000000000
+DATA vecconsts64<>+808(SB)/8, $0x7ff0000000000000
+DATA vecconsts64<>+816(SB)/8, $0x7ff0000000000000
+DATA vecconsts64<>+824(SB)/8, $0x7ff0000000000000
+DATA vecconsts64<>+832(SB)/8, $0x3fe5555555555593
+DATA vecconsts64<>+840(SB)/8, $0x3fe5555555555593
+DATA vecconsts64<>+848(SB)/8, $0x3fe5555555555593
+DATA vecconsts64<>+856(SB)/8, $0x3fe5555555555593
+DATA vecconsts64<>+864(SB)/8, $0x3fd999999997fa04
+DATA vecconsts64<>+872(SB)/8, $0x3fd999999997fa04
+DATA vecconsts64<>+880(SB)/8, $0x3fd999999997fa04
+DATA vecconsts64<>+888(SB)/8, $0x3fd999999997fa04
+DATA vecconsts64<>+896(SB)/8, $0x3fd2492494229359
+DATA vecconsts64<>+904(SB)/8, $0x3fd2492494229359
+DATA vecconsts64<>+912(SB)/8, $0x3fd2492494229359
+DATA vecconsts64<>+920(SB)/8, $0x3fd2492494229359
+DATA vecconsts64<>+928(SB)/8, $0x3fcc71c51d8e78af
+DATA vecconsts64<>+936(SB)/8, $0x3fcc71c51d8e78af
+DATA vecconsts64<>+944(SB)/8, $0x3fcc71c51d8e78af
+DATA vecconsts64<>+952(SB)/8, $0x3fcc71c51d8e78af
+DATA vecconsts64<>+960(SB)/8, $0x3fc7466496cb03de
+DATA vecconsts64<>+968(SB)/8, $0x3fc7466496cb03de
+DATA vecconsts64<>+976(SB)/8, $0x3fc7466496cb03de
+DATA vecconsts64<>+984(SB)/8, $0x3fc7466496cb03de
+DATA vecconsts64<>+992(SB)/8, $0x3fc39a09d078c69f
+DATA vecconsts64<>+1000(SB)/8, $0x3fc39a09d078c69f
+DATA vecconsts64<>+1008(SB)/8, $0x3fc39a09d078c69f
+DATA vecconsts64<>+1016(SB)/8, $0x3fc39a09d078c69f
+DATA vecconsts64<>+1024(SB)/8, $0x3fc2f112df3e5244
+DATA vecconsts64<>+1032(SB)/8, $0x3fc2f112df3e5244
+DATA vecconsts64<>+1040(SB)/8, $0x3fc2f112df3e5244
+DATA vecconsts64<>+1048(SB)/8, $0x3fc2f112df3e5244
+GLOBL vecconsts64<>(SB), RODATA|NOPTR, $1056
 
 DATA tailmask64<>+0(SB)/8, $0xffffffffffffffff
 DATA tailmask64<>+8(SB)/8, $0xffffffffffffffff
@@ -11172,6 +11224,124 @@ done4:
 	VZEROUPPER
 	RET
 
+// func logLanes64AVX2(dst []float64, d []float64)
+// Requires: AVX, AVX2
+TEXT ·logLanes64AVX2(SB), NOSPLIT, $0-48
+	MOVQ dst_base+0(FP), AX
+	MOVQ dst_len+8(FP), CX
+	MOVQ d_base+24(FP), DX
+	XORQ BX, BX
+
+loop12:
+	CMPQ      CX, $0x00000004
+	JB        tail3
+	VMOVUPD   (DX)(BX*8), Y0
+	VPSRLQ    $0x34, Y0, Y1
+	VPOR      vecconsts64<>+672(SB), Y1, Y1
+	VSUBPD    vecconsts64<>+704(SB), Y1, Y1
+	VPAND     vecconsts64<>+640(SB), Y0, Y2
+	VPOR      vecconsts64<>+256(SB), Y2, Y2
+	VMOVUPD   vecconsts64<>+736(SB), Y3
+	VCMPPD    $0x02, Y2, Y3, Y3
+	VANDPD    vecconsts64<>+256(SB), Y3, Y4
+	VADDPD    Y4, Y1, Y1
+	VMOVUPD   vecconsts64<>+224(SB), Y4
+	VMOVUPD   vecconsts64<>+256(SB), Y5
+	VBLENDVPD Y3, Y4, Y5, Y4
+	VMULPD    Y4, Y2, Y2
+	VSUBPD    vecconsts64<>+256(SB), Y2, Y2
+	VADDPD    vecconsts64<>+768(SB), Y2, Y3
+	VDIVPD    Y3, Y2, Y3
+	VMULPD    Y3, Y3, Y4
+	VMULPD    Y4, Y4, Y5
+	VMULPD    vecconsts64<>+1024(SB), Y5, Y6
+	VADDPD    vecconsts64<>+960(SB), Y6, Y6
+	VMULPD    Y5, Y6, Y6
+	VADDPD    vecconsts64<>+896(SB), Y6, Y6
+	VMULPD    Y5, Y6, Y6
+	VADDPD    vecconsts64<>+832(SB), Y6, Y6
+	VMULPD    Y4, Y6, Y6
+	VMULPD    vecconsts64<>+992(SB), Y5, Y4
+	VADDPD    vecconsts64<>+928(SB), Y4, Y4
+	VMULPD    Y5, Y4, Y4
+	VADDPD    vecconsts64<>+864(SB), Y4, Y4
+	VMULPD    Y5, Y4, Y4
+	VADDPD    Y4, Y6, Y6
+	VMULPD    vecconsts64<>+224(SB), Y2, Y4
+	VMULPD    Y2, Y4, Y4
+	VADDPD    Y4, Y6, Y6
+	VMULPD    Y3, Y6, Y6
+	VMULPD    vecconsts64<>+192(SB), Y1, Y3
+	VADDPD    Y3, Y6, Y6
+	VSUBPD    Y6, Y4, Y4
+	VSUBPD    Y2, Y4, Y4
+	VMULPD    vecconsts64<>+160(SB), Y1, Y1
+	VSUBPD    Y4, Y1, Y1
+	VMOVUPD   vecconsts64<>+800(SB), Y2
+	VCMPPD    $0x01, Y2, Y0, Y2
+	VBLENDVPD Y2, Y1, Y0, Y0
+	VMOVUPD   Y0, (AX)(BX*8)
+	ADDQ      $0x00000004, BX
+	SUBQ      $0x00000004, CX
+	JMP       loop12
+
+tail3:
+	TESTQ      CX, CX
+	JZ         done4
+	LEAQ       tailmask64<>+32(SB), SI
+	NEGQ       CX
+	VMOVDQU    (SI)(CX*8), Y0
+	VMASKMOVPD (DX)(BX*8), Y0, Y1
+	VPSRLQ     $0x34, Y1, Y2
+	VPOR       vecconsts64<>+672(SB), Y2, Y2
+	VSUBPD     vecconsts64<>+704(SB), Y2, Y2
+	VPAND      vecconsts64<>+640(SB), Y1, Y3
+	VPOR       vecconsts64<>+256(SB), Y3, Y3
+	VMOVUPD    vecconsts64<>+736(SB), Y4
+	VCMPPD     $0x02, Y3, Y4, Y4
+	VANDPD     vecconsts64<>+256(SB), Y4, Y5
+	VADDPD     Y5, Y2, Y2
+	VMOVUPD    vecconsts64<>+224(SB), Y5
+	VMOVUPD    vecconsts64<>+256(SB), Y6
+	VBLENDVPD  Y4, Y5, Y6, Y5
+	VMULPD     Y5, Y3, Y3
+	VSUBPD     vecconsts64<>+256(SB), Y3, Y3
+	VADDPD     vecconsts64<>+768(SB), Y3, Y4
+	VDIVPD     Y4, Y3, Y4
+	VMULPD     Y4, Y4, Y5
+	VMULPD     Y5, Y5, Y6
+	VMULPD     vecconsts64<>+1024(SB), Y6, Y7
+	VADDPD     vecconsts64<>+960(SB), Y7, Y7
+	VMULPD     Y6, Y7, Y7
+	VADDPD     vecconsts64<>+896(SB), Y7, Y7
+	VMULPD     Y6, Y7, Y7
+	VADDPD     vecconsts64<>+832(SB), Y7, Y7
+	VMULPD     Y5, Y7, Y7
+	VMULPD     vecconsts64<>+992(SB), Y6, Y5
+	VADDPD     vecconsts64<>+928(SB), Y5, Y5
+	VMULPD     Y6, Y5, Y5
+	VADDPD     vecconsts64<>+864(SB), Y5, Y5
+	VMULPD     Y6, Y5, Y5
+	VADDPD     Y5, Y7, Y7
+	VMULPD     vecconsts64<>+224(SB), Y3, Y5
+	VMULPD     Y3, Y5, Y5
+	VADDPD     Y5, Y7, Y7
+	VMULPD     Y4, Y7, Y7
+	VMULPD     vecconsts64<>+192(SB), Y2, Y4
+	VADDPD     Y4, Y7, Y7
+	VSUBPD     Y7, Y5, Y5
+	VSUBPD     Y3, Y5, Y5
+	VMULPD     vecconsts64<>+160(SB), Y2, Y2
+	VSUBPD     Y5, Y2, Y2
+	VMOVUPD    vecconsts64<>+800(SB), Y3
+	VCMPPD     $0x01, Y3, Y1, Y3
+	VBLENDVPD  Y3, Y2, Y1, Y1
+	VMASKMOVPD Y1, Y0, (AX)(BX*8)
+
+done4:
+	VZEROUPPER
+	RET
+
 // func maxOf64AVX512(x []float64, scale float64) float64
 // Requires: AVX, AVX512F, BMI2
 TEXT ·maxOf64AVX512(SB), NOSPLIT, $0-40
@@ -13561,6 +13731,142 @@ tail3:
 	VMOVUPD.Z        (BX)(DI*8), K1, Z0
 	VSUBPD           Z1, Z0, Z0
 	VMOVUPD          Z0, K1, (AX)(DI*8)
+
+done4:
+	VZEROUPPER
+	RET
+
+// func logLanes64AVX512(dst []float64, d []float64)
+// Requires: AVX, AVX512F, BMI2
+TEXT ·logLanes64AVX512(SB), NOSPLIT, $0-48
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         dst_len+8(FP), CX
+	MOVQ         d_base+24(FP), DX
+	VBROADCASTSD vecconsts64<>+256(SB), Z0
+	VBROADCASTSD vecconsts64<>+224(SB), Z1
+	VBROADCASTSD vecconsts64<>+736(SB), Z2
+	VBROADCASTSD vecconsts64<>+800(SB), Z3
+	XORQ         BX, BX
+
+loop12:
+	CMPQ         CX, $0x00000008
+	JB           tail3
+	VMOVUPD      (DX)(BX*8), Z4
+	VPSRLQ       $0x34, Z4, Z5
+	VBROADCASTSD vecconsts64<>+672(SB), Z6
+	VPORQ        Z6, Z5, Z5
+	VBROADCASTSD vecconsts64<>+704(SB), Z6
+	VSUBPD       Z6, Z5, Z5
+	VBROADCASTSD vecconsts64<>+640(SB), Z6
+	VPANDQ       Z6, Z4, Z6
+	VPORQ        Z0, Z6, Z6
+	VCMPPD       $0x02, Z6, Z2, K1
+	VADDPD       Z0, Z5, K1, Z5
+	VMULPD       Z1, Z6, K1, Z6
+	VSUBPD       Z0, Z6, Z6
+	VBROADCASTSD vecconsts64<>+768(SB), Z7
+	VADDPD       Z7, Z6, Z7
+	VDIVPD       Z7, Z6, Z7
+	VMULPD       Z7, Z7, Z8
+	VMULPD       Z8, Z8, Z9
+	VBROADCASTSD vecconsts64<>+1024(SB), Z10
+	VMULPD       Z10, Z9, Z10
+	VBROADCASTSD vecconsts64<>+960(SB), Z11
+	VADDPD       Z11, Z10, Z10
+	VMULPD       Z9, Z10, Z10
+	VBROADCASTSD vecconsts64<>+896(SB), Z11
+	VADDPD       Z11, Z10, Z10
+	VMULPD       Z9, Z10, Z10
+	VBROADCASTSD vecconsts64<>+832(SB), Z11
+	VADDPD       Z11, Z10, Z10
+	VMULPD       Z8, Z10, Z10
+	VBROADCASTSD vecconsts64<>+992(SB), Z8
+	VMULPD       Z8, Z9, Z8
+	VBROADCASTSD vecconsts64<>+928(SB), Z11
+	VADDPD       Z11, Z8, Z8
+	VMULPD       Z9, Z8, Z8
+	VBROADCASTSD vecconsts64<>+864(SB), Z11
+	VADDPD       Z11, Z8, Z8
+	VMULPD       Z9, Z8, Z8
+	VADDPD       Z8, Z10, Z10
+	VMULPD       Z1, Z6, Z8
+	VMULPD       Z6, Z8, Z8
+	VADDPD       Z8, Z10, Z10
+	VMULPD       Z7, Z10, Z10
+	VBROADCASTSD vecconsts64<>+192(SB), Z7
+	VMULPD       Z7, Z5, Z7
+	VADDPD       Z7, Z10, Z10
+	VSUBPD       Z10, Z8, Z8
+	VSUBPD       Z6, Z8, Z8
+	VBROADCASTSD vecconsts64<>+160(SB), Z6
+	VMULPD       Z6, Z5, Z5
+	VSUBPD       Z8, Z5, Z5
+	VCMPPD       $0x01, Z3, Z4, K1
+	VMOVAPD      Z5, K1, Z4
+	VMOVUPD      Z4, (AX)(BX*8)
+	ADDQ         $0x00000008, BX
+	SUBQ         $0x00000008, CX
+	JMP          loop12
+
+tail3:
+	TESTQ        CX, CX
+	JZ           done4
+	MOVL         $0x000000ff, SI
+	BZHIL        CX, SI, SI
+	KMOVW        SI, K1
+	VMOVUPD.Z    (DX)(BX*8), K1, Z4
+	VPSRLQ       $0x34, Z4, Z5
+	VBROADCASTSD vecconsts64<>+672(SB), Z6
+	VPORQ        Z6, Z5, Z5
+	VBROADCASTSD vecconsts64<>+704(SB), Z6
+	VSUBPD       Z6, Z5, Z5
+	VBROADCASTSD vecconsts64<>+640(SB), Z6
+	VPANDQ       Z6, Z4, Z6
+	VPORQ        Z0, Z6, Z6
+	VCMPPD       $0x02, Z6, Z2, K2
+	VADDPD       Z0, Z5, K2, Z5
+	VMULPD       Z1, Z6, K2, Z6
+	VSUBPD       Z0, Z6, Z0
+	VBROADCASTSD vecconsts64<>+768(SB), Z2
+	VADDPD       Z2, Z0, Z2
+	VDIVPD       Z2, Z0, Z2
+	VMULPD       Z2, Z2, Z6
+	VMULPD       Z6, Z6, Z7
+	VBROADCASTSD vecconsts64<>+1024(SB), Z8
+	VMULPD       Z8, Z7, Z8
+	VBROADCASTSD vecconsts64<>+960(SB), Z9
+	VADDPD       Z9, Z8, Z8
+	VMULPD       Z7, Z8, Z8
+	VBROADCASTSD vecconsts64<>+896(SB), Z9
+	VADDPD       Z9, Z8, Z8
+	VMULPD       Z7, Z8, Z8
+	VBROADCASTSD vecconsts64<>+832(SB), Z9
+	VADDPD       Z9, Z8, Z8
+	VMULPD       Z6, Z8, Z8
+	VBROADCASTSD vecconsts64<>+992(SB), Z6
+	VMULPD       Z6, Z7, Z6
+	VBROADCASTSD vecconsts64<>+928(SB), Z9
+	VADDPD       Z9, Z6, Z6
+	VMULPD       Z7, Z6, Z6
+	VBROADCASTSD vecconsts64<>+864(SB), Z9
+	VADDPD       Z9, Z6, Z6
+	VMULPD       Z7, Z6, Z6
+	VADDPD       Z6, Z8, Z8
+	VMULPD       Z1, Z0, Z1
+	VMULPD       Z0, Z1, Z1
+	VADDPD       Z1, Z8, Z8
+	VMULPD       Z2, Z8, Z8
+	VBROADCASTSD vecconsts64<>+192(SB), Z2
+	VMULPD       Z2, Z5, Z2
+	VADDPD       Z2, Z8, Z8
+	VSUBPD       Z8, Z1, Z1
+	VSUBPD       Z0, Z1, Z1
+	VBROADCASTSD vecconsts64<>+160(SB), Z0
+	VMULPD       Z0, Z5, Z5
+	VSUBPD       Z1, Z5, Z5
+	VCMPPD       $0x01, Z3, Z4, K2
+	VMOVAPD      Z5, K2, Z4
+	VMOVUPD      Z4, K1, (AX)(BX*8)
 
 done4:
 	VZEROUPPER
