@@ -112,6 +112,9 @@ func checkKernels64(t *testing.T, s *kernels64, name string, x, y []float64, sca
 		{"maxLanes", func(d []float64) { copy(d, y); s.maxLanes(d, x, scale) }, func(d []float64) { copy(d, y); tw.maxLanes(d, x, scale) }},
 		{"mulAdd", func(d []float64) { copy(d, y); s.mulAdd(d, x, y) }, func(d []float64) { copy(d, y); tw.mulAdd(d, x, y) }},
 		{"add", func(d []float64) { copy(d, y); s.add(d, x) }, func(d []float64) { copy(d, y); tw.add(d, x) }},
+		// Outside its contract (d < 1, negative, denormal) too: the same
+		// operations give the same bits.
+		{"logLanes", func(d []float64) { s.logLanes(d, x) }, func(d []float64) { tw.logLanes(d, x) }},
 	} {
 		for i := range a {
 			a[i], b[i] = -7, -7
