@@ -152,7 +152,7 @@ func (g *gen) sshr1(d, n V) {
 	g.word(0x4f3f0400|uint32(n)<<5|uint32(d), fmt.Sprintf("SSHR V%d.4S, V%d.4S, #1", d, n))
 }
 
-// fmaxv and fmaxnmv put the max of n's lanes in lane 0 of d.
+// fmaxnmv puts the max of n's lanes (a quiet NaN losing) in lane 0 of d.
 func (g *gen) fmaxnmv(d, n V) {
 	g.word(0x6e30c800|uint32(n)<<5|uint32(d), fmt.Sprintf("FMAXNMV S%d, V%d.4S", d, n))
 }
