@@ -32,6 +32,6 @@ var (
 	// not installed (package cuda).
 	ErrNoNVRTC = errs.ErrNoNVRTC
 	// ErrNoNCCL: the NCCL library, needed by multi-GPU calls, is not
-	// installed.
+	// installed, or the platform has none.
 	ErrNoNCCL = errs.ErrNoNCCL
 )

@@ -2,7 +2,10 @@ package softmax
 
 import (
 	"errors"
+	"fmt"
 	"math"
+	"os"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -26,7 +29,10 @@ func TestSentinelErrors(t *testing.T) {
 		{"unknown dtype", Apply(OpSoftmax, dst, Tensor{Shape: []int{2, 3}, DType: DType(99)}, Options{}), ErrBadDType},
 		{"unknown op", Apply(Op(99), dst, src, Options{}), ErrBadOp},
 		{"backward op in Apply", Apply(OpSoftmaxBackward, dst, src, Options{}), ErrBadOp},
+		{"parse dtype", second(ParseDType("f8")), ErrBadDType},
+		{"parse op", second(ParseOp("softer")), ErrBadOp},
 		{"overlap", Forward(OpSoftmax, x[1:5], x[:4], []int{4}, Options{}), ErrOverlap},
+		{"wrong slice", Apply(OpSoftmax, dst, Tensor{Shape: []int{2, 3}, DType: Float32, F64: make([]float64, 6)}, Options{}), ErrBadDType},
 	}
 	for _, tt := range tests {
 		if !errors.Is(tt.err, tt.want) {
@@ -42,7 +48,7 @@ func TestScaleNotFinite(t *testing.T) {
 	for _, s := range []float64{math.NaN(), math.Inf(1), math.Inf(-1)} {
 		y := []float32{7, 7, 7}
 		opt := Options{Axis: -1}
-		setScale(&opt.Scale, s)
+		opt.Scale = s
 		errs := map[string]error{
 			"Forward":       Forward(OpSoftmax, y, x, []int{3}, opt),
 			"Apply":         Apply(OpLogSoftmax, Tensor{Shape: []int{3}, F32: y}, Tensor{Shape: []int{3}, F32: x}, opt),
@@ -57,6 +63,19 @@ func TestScaleNotFinite(t *testing.T) {
 		if y[0] != 7 || y[1] != 7 || y[2] != 7 {
 			t.Errorf("scale %v: the output was written: %v", s, y)
 		}
+	}
+}
+
+// A finite float64 scale beyond float32's range would be ±Inf in the
+// float32 arithmetic of f32, f16 and bf16; float64 tensors take it.
+func TestScaleBeyondFloat32(t *testing.T) {
+	x32, y32 := []float32{1, 2}, make([]float32, 2)
+	if err := Forward(OpSoftmax, y32, x32, []int{2}, Options{Scale: 1e39}); !errors.Is(err, ErrBadScale) || !strings.Contains(err.Error(), "f32") {
+		t.Errorf("f32 with scale 1e39: %v, want ErrBadScale naming f32", err)
+	}
+	x64, y64 := []float64{1e-39, 0}, make([]float64, 2)
+	if err := Forward(OpSoftmax, y64, x64, []int{2}, Options{Scale: 1e39}); err != nil {
+		t.Errorf("f64 with scale 1e39: %v", err)
 	}
 }
 
@@ -99,5 +118,23 @@ func TestHalfFrom(t *testing.T) {
 	}
 }
 
-// setScale sets a Scale field whether it is a float32 or a float64.
-func setScale[F float32 | float64](p *F, s float64) { *p = F(s) }
+func second[T any](_ T, err error) error { return err }
+
+// go doc shows an alias's comment, not its methods: types.go lists them in
+// the comments of DType and Op, and this test keeps the lists complete.
+func TestAliasMethodsDocumented(t *testing.T) {
+	src, err := os.ReadFile("types.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, typ := range []reflect.Type{reflect.TypeOf(Float32), reflect.TypeOf(OpSoftmax)} {
+		recv := map[string]string{"DType": "d", "Op": "o"}[typ.Name()]
+		for i := range typ.NumMethod() {
+			m := typ.Method(i)
+			want := fmt.Sprintf("//\tfunc (%s %s) %s(", recv, typ.Name(), m.Name)
+			if !strings.Contains(string(src), want) {
+				t.Errorf("the comment of %s does not list its method %s (%q)", typ.Name(), m.Name, want)
+			}
+		}
+	}
+}

@@ -1,11 +1,13 @@
 package softmax
 
 import (
+	"encoding/binary"
 	"math"
 	"math/rand/v2"
 	"strings"
 	"testing"
 
+	"github.com/gofused/softmax/internal/ref"
 	"github.com/gofused/softmax/internal/spec"
 	"github.com/gofused/softmax/internal/verify"
 )
@@ -286,4 +288,55 @@ func TestTypedAPIFloat64(t *testing.T) {
 	if dt, err := ParseDType("double"); err != nil || dt != Float64 || dt.String() != "f64" {
 		t.Fatalf("ParseDType(double) = %v, %v", dt, err)
 	}
+}
+
+// FuzzSoftmax64 checks the float64 path against the compensated float64
+// reference on arbitrary float64 rows (any bit patterns: NaN, ±∞,
+// denormals, huge values), element-wise within 1e-13·max(1, |ref|).
+func FuzzSoftmax64(f *testing.F) {
+	put := func(x ...float64) []byte {
+		b := make([]byte, 8*len(x))
+		for i, v := range x {
+			binary.LittleEndian.PutUint64(b[8*i:], math.Float64bits(v))
+		}
+		return b
+	}
+	f.Add(put(0, 1, 2, 3, 4, 5, 6, 7), uint8(3), false)
+	f.Add(put(math.Inf(-1), math.Inf(-1), 1e308, -1e308, math.NaN(), 5e-324, 700, -700), uint8(1), true)
+	f.Add(make([]byte, 800), uint8(9), false)
+	f.Fuzz(func(t *testing.T, raw []byte, cols uint8, log bool) {
+		n := len(raw) / 8
+		c := int(cols)%40 + 1
+		if n < c {
+			return
+		}
+		rows := n / c
+		x := make([]float64, rows*c)
+		for i := range x {
+			x[i] = math.Float64frombits(binary.LittleEndian.Uint64(raw[8*i:]))
+		}
+		op := OpSoftmax
+		if log {
+			op = OpLogSoftmax
+		}
+		y := make([]float64, len(x))
+		if err := Forward(op, y, x, []int{rows, c}, Options{Axis: -1}); err != nil {
+			t.Fatal(err)
+		}
+		want, err := ref.ForwardCompensated(op, spec.Layout{Outer: rows, Axis: c, Inner: 1}, x, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, w := range want {
+			g := y[i]
+			switch {
+			case math.IsNaN(w) || math.IsInf(w, 0):
+				if !(math.IsNaN(w) && math.IsNaN(g)) && g != w {
+					t.Fatalf("row %v: y[%d] = %v, want %v", x[i/c*c:i/c*c+c], i%c, g, w)
+				}
+			case math.Abs(g-w) > 1e-13*math.Max(1, math.Abs(w)):
+				t.Fatalf("row %v: y[%d] = %v, want %v", x[i/c*c:i/c*c+c], i%c, g, w)
+			}
+		}
+	})
 }

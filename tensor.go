@@ -86,7 +86,7 @@ func (t Tensor) check(name string, dt DType, shape []int, n int) error {
 	}
 	if t.F32 != nil && t.DType != Float32 || t.F64 != nil && t.DType != Float64 ||
 		t.U16 != nil && t.DType != Float16 && t.DType != BFloat16 {
-		return fmt.Errorf("softmax: %s (%v) has data in the wrong slice (F32 for f32, U16 for f16/bf16, F64 for f64)", name, t.DType)
+		return errs.Kind(errs.ErrBadDType, "softmax: %s (%v) has data in the wrong slice (F32 for f32, U16 for f16/bf16, F64 for f64)", name, t.DType)
 	}
 	if l := t.Len(); l != n {
 		if l == 0 {
@@ -126,7 +126,11 @@ func validate(op Op, opt Options, names []string, tensors ...Tensor) (spec.Layou
 	if err != nil {
 		return l, fmt.Errorf("softmax: %w", err)
 	}
-	if err := errs.CheckScale("softmax", float64(opt.Scale)); err != nil {
+	f32 := ""
+	if ref.DType != Float64 {
+		f32 = ref.DType.String()
+	}
+	if err := errs.CheckScale("softmax", opt.Scale, f32); err != nil {
 		return l, err
 	}
 	n := 1

@@ -2,12 +2,20 @@ package softmax
 
 import (
 	"github.com/gofused/softmax/internal/cpu/vec"
+	"github.com/gofused/softmax/internal/errs"
 	"github.com/gofused/softmax/internal/spec"
 	"github.com/x448/float16"
 )
 
 // DType is the storage type of tensor elements; arithmetic is float32,
 // except for Float64, which computes in float64.
+//
+// DType is shared by every backend (an alias of an internal type, so go doc
+// lists its methods here):
+//
+//	func (d DType) String() string // f32, f16, bf16, f64: the CLI's and ParseDType's names
+//	func (d DType) Size() int      // bytes per element: 4, 2, 2, 8 (0 if not Valid)
+//	func (d DType) Valid() bool    // one of the constants below
 type DType = spec.DType
 
 // Storage dtypes.
@@ -21,6 +29,14 @@ const (
 )
 
 // Op is the operation computed along the axis.
+//
+// Op is shared by every backend (an alias of an internal type, so go doc
+// lists its methods here):
+//
+//	func (o Op) String() string // softmax, log_softmax, softmax_backward, log_softmax_backward
+//	func (o Op) Backward() bool // a gradient op: inputs y and dy, output dx
+//	func (o Op) Log() bool      // log_softmax or its gradient
+//	func (o Op) Valid() bool    // one of the constants below
 type Op = spec.Op
 
 // Operations. Backward ops take the forward output y and the gradient dy.
@@ -33,10 +49,18 @@ const (
 
 // ParseDType parses f32/float32, f16/float16/half, bf16/bfloat16,
 // f64/float64/double.
-func ParseDType(s string) (DType, error) { return spec.ParseDType(s) }
+// An unknown name is an ErrBadDType.
+func ParseDType(s string) (DType, error) {
+	d, err := spec.ParseDType(s)
+	return d, errs.Wrap(errs.ErrBadDType, err)
+}
 
 // ParseOp parses softmax, log_softmax, softmax_backward, log_softmax_backward.
-func ParseOp(s string) (Op, error) { return spec.ParseOp(s) }
+// An unknown name is an ErrBadOp.
+func ParseOp(s string) (Op, error) {
+	o, err := spec.ParseOp(s)
+	return o, errs.Wrap(errs.ErrBadOp, err)
+}
 
 // Half is an IEEE 754 binary16 value (github.com/x448/float16).
 type Half = float16.Float16

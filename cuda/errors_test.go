@@ -3,6 +3,7 @@ package cuda
 import (
 	"errors"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/gofused/softmax"
@@ -14,9 +15,9 @@ import (
 func TestScaleNotFinite(t *testing.T) {
 	var d Device
 	x := Tensor{Shape: []int{2, 3}, DType: softmax.Float32}
-	for _, s := range []float64{math.NaN(), math.Inf(1), math.Inf(-1)} {
+	for _, s := range []float64{math.NaN(), math.Inf(1), math.Inf(-1), -1e39} {
 		opt := Options{}
-		setScale(&opt.Scale, s)
+		opt.Scale = s
 		_, planErr := d.Plan(softmax.OpSoftmax, softmax.Float32, x.Shape, opt)
 		_, configsErr := d.Configs(softmax.OpSoftmax, softmax.Float32, x.Shape, opt, "block_reg")
 		_, planForErr := d.PlanFor(softmax.OpSoftmax, opt, x, x)
@@ -40,6 +41,10 @@ func TestSentinelErrors(t *testing.T) {
 	if err := d.Apply(softmax.OpSoftmax, x, x, Options{Axis: 2}, nil); !errors.Is(err, softmax.ErrBadAxis) {
 		t.Errorf("axis 2: %v", err)
 	}
+	x64 := Tensor{Shape: []int{2, 3}, DType: softmax.Float64}
+	if err := d.Apply(softmax.OpSoftmax, x64, x64, Options{}, nil); !errors.Is(err, softmax.ErrBadDType) || !strings.Contains(err.Error(), "float64") {
+		t.Errorf("float64 on the GPU: %v", err)
+	}
 	if err := d.Apply(softmax.OpSoftmaxBackward, x, x, Options{}, nil); !errors.Is(err, softmax.ErrBadOp) {
 		t.Errorf("backward op in Apply: %v", err)
 	}
@@ -51,5 +56,10 @@ func TestSentinelErrors(t *testing.T) {
 	}
 }
 
-// setScale sets a Scale field whether it is a float32 or a float64.
-func setScale[F float32 | float64](p *F, s float64) { *p = F(s) }
+// A shape whose bytes overflow is refused before the driver sees a size.
+func TestNewTensorOverflow(t *testing.T) {
+	var d Device
+	if _, err := d.NewTensor(softmax.Float32, math.MaxInt/2); !errors.Is(err, softmax.ErrBadShape) {
+		t.Errorf("NewTensor(Float32, MaxInt/2): %v, want ErrBadShape", err)
+	}
+}

@@ -97,7 +97,7 @@ func placement(ptrs ...uintptr) (aligned bool, skew int) {
 // Plan returns the plan the device would use for op on a tensor of shape
 // and dtype along opt.Axis with 16-byte aligned pointers.
 func (d *Device) Plan(op softmax.Op, dt softmax.DType, shape []int, opt Options) (plan.Plan, error) {
-	if err := errs.CheckScale("cuda", float64(opt.Scale)); err != nil {
+	if err := errs.CheckScale("cuda", opt.Scale, "the GPU kernels"); err != nil {
 		return plan.Plan{}, err
 	}
 	l, err := spec.Decompose(shape, opt.Axis)
@@ -119,7 +119,7 @@ func Strategies() []string { return plan.Strategies() }
 // others, and a strategy that cannot serve the problem, have none. Tune
 // times them beside the strategies.
 func (d *Device) Configs(op softmax.Op, dt softmax.DType, shape []int, opt Options, strategy string) ([]string, error) {
-	if err := errs.CheckScale("cuda", float64(opt.Scale)); err != nil {
+	if err := errs.CheckScale("cuda", opt.Scale, "the GPU kernels"); err != nil {
 		return nil, err
 	}
 	l, err := spec.Decompose(shape, opt.Axis)
@@ -146,7 +146,7 @@ func (d *Device) planDevice() plan.Device {
 }
 
 // plainLaunch reports whether op with opt runs from the modules built for
-// plain softmax (kernels.Source's plain; SMX_PLAIN in common.cuh), where
+// plain softmax (kernels.Source's plain; SMX_PLAIN in ops.cuh), where
 // the strategy has them (kernels.Info.PlainBuild) and the plan does not
 // ask for the general one (plan.Plan.General): a forward softmax, not
 // log, with scale 1. Every other launch takes the general build.

@@ -2,9 +2,12 @@ package cuda
 
 import (
 	"fmt"
+	"math"
 	"unsafe"
 
 	"github.com/gofused/softmax"
+	"github.com/gofused/softmax/internal/errs"
+	"github.com/gofused/softmax/internal/memlimit"
 	"github.com/gofused/softmax/internal/spec"
 )
 
@@ -35,7 +38,12 @@ func (d *Device) newTensorAt(dt softmax.DType, offset int64, shape []int) (Tenso
 	if err != nil {
 		return Tensor{}, fmt.Errorf("cuda: %w", err)
 	}
-	b, err := d.Alloc(offset + int64(n)*int64(dt.Size()))
+	// Device memory is the driver's to refuse; only the arithmetic is checked.
+	size, err := memlimit.Size("cuda: tensor", shape, n, dt.Size())
+	if err != nil || size > math.MaxInt64-uint64(offset) {
+		return Tensor{}, errs.Kind(errs.ErrBadShape, "cuda: tensor of shape %v and %v: byte size overflows", shape, dt)
+	}
+	b, err := d.Alloc(offset + int64(size))
 	if err != nil {
 		return Tensor{}, err
 	}

@@ -47,9 +47,9 @@ func (o Options) scale() float32 {
 func checkDType(dt softmax.DType) error {
 	switch {
 	case dt == softmax.Float64:
-		return fmt.Errorf("cuda: dtype %v (float64) is not supported on the GPU yet; the CPU backend computes it", dt)
+		return errs.Kind(errs.ErrBadDType, "cuda: dtype %v (float64) is not supported on the GPU yet; the CPU backend computes it", dt)
 	case !dt.Valid():
-		return fmt.Errorf("cuda: unknown dtype %v", dt)
+		return errs.Kind(errs.ErrBadDType, "cuda: unknown dtype %v", dt)
 	}
 	return nil
 }
@@ -68,7 +68,7 @@ func (d *Device) checkTensors(op softmax.Op, opt Options, names []string, ts ...
 	if err != nil {
 		return l, fmt.Errorf("cuda: %w", err)
 	}
-	if err := errs.CheckScale("cuda", float64(opt.Scale)); err != nil {
+	if err := errs.CheckScale("cuda", opt.Scale, "the GPU kernels"); err != nil {
 		return l, err
 	}
 	for i, t := range ts {

@@ -14,26 +14,28 @@ import (
 	"github.com/gofused/softmax/npy"
 )
 
-const applySynopsis = `softmax apply --in X.npy --out Y.npy [--axis -1] [--op softmax|log_softmax] [--scale S] [--dtype f32|f16|bf16] [--device auto|cpu|cuda|cuda:N] [--tuned]
+const applySynopsis = `softmax apply --in X.npy --out Y.npy [--axis -1] [--op softmax|log_softmax] [--scale S] [--dtype f32|f16|bf16|f64] [--device auto|cpu|cuda|cuda:N] [--tuned]
 
 Reads a float32, float64 or float16 .npy file, computes the op along the
 axis and writes a .npy file of the input's dtype and shape. --in - reads
 standard input, --out - writes standard output.
 
---dtype picks the storage precision of the computation (default: the
-input's own): the input is converted to it, the op runs, and the result is
-converted back to the input's dtype. Converting to a narrower dtype is
-checked: a finite value beyond its range (70000 in f16) is an error naming
-the element; NaN and ±inf pass through. This build cannot compute in
-float64: a float64 input needs --dtype (f32, f16 or bf16).
+--dtype picks the precision of the computation (default: the input's own,
+so a float64 file computes in float64): the input is converted to it, the
+op runs, and the result is converted back to the input's dtype. Converting
+to a narrower dtype is checked: a finite value beyond its range (70000 in
+f16) is an error naming the element; NaN and ±inf pass through. float64
+computes on the CPU only: on a GPU it is an error naming the dtype (pass
+--device cpu, or --dtype f32 to compute in float32 on the GPU).
 
 --out writes the file the path names, as a shell redirection would: a
-symbolic link's target; a device or FIFO directly; an existing file keeps
-its mode, owner and hard links. A regular file is written atomically
-(a hidden temporary file in its folder, renamed over it, removed on any
-error or on SIGINT/SIGTERM), except one with other hard links or another
-owner, which is rewritten in place. --out naming the input file is refused.
-The output's folder is checked before the input is read.
+symbolic link's target; a device or FIFO directly; /dev/stdout through
+the descriptor (appending after >>); an existing file keeps its mode,
+owner and hard links. A regular file is written atomically (a hidden
+temporary file in its folder, renamed over it, removed on any error or on
+SIGINT, SIGTERM or SIGHUP), except one with other hard links or another
+owner, which is rewritten in place. --out naming the input file is
+refused. The output's folder is checked before the input is read.
 
 The input's size is checked against the memory the process can have (the
 cgroup limit or physical memory; SOFTMAX_MEMORY_LIMIT=BYTES overrides)
@@ -47,7 +49,7 @@ func runApply(e *env, args []string) error {
 	axis := fs.Int("axis", -1, "the softmax `axis`; negative counts from the end")
 	opName := fs.String("op", "softmax", "`op`: softmax or log_softmax")
 	scale := fs.Float64("scale", 1, "compute softmax(`S`·x) (a fused temperature)")
-	dtName := fs.String("dtype", "", "compute storage `dtype`: f32, f16 or bf16 (default: the input's)")
+	dtName := fs.String("dtype", "", "compute `dtype`: f32, f16, bf16 or f64 (default: the input's)")
 	device := fs.String("device", "auto", "`device`: auto, cpu, cuda or cuda:N")
 	tuned := fs.Bool("tuned", false, "use the autotuning cache written by softmax tune (GPU backends)")
 	if err := parseFlags(e, fs, applySynopsis, args); err != nil {
@@ -66,8 +68,8 @@ func runApply(e *env, args []string) error {
 	if op.Backward() {
 		return usagef("--op %v: apply computes softmax or log_softmax (backward ops need y and dy)", op)
 	}
-	if *scale == 0 || math.IsNaN(*scale) || math.IsInf(*scale, 0) || math.Abs(*scale) > math.MaxFloat32 {
-		return usagef("--scale %v: want a finite, nonzero float32", *scale)
+	if *scale == 0 || math.IsNaN(*scale) || math.IsInf(*scale, 0) {
+		return usagef("--scale %v: want a finite, nonzero number", *scale)
 	}
 	var compute spec.DType
 	haveDType := *dtName != ""
@@ -105,6 +107,9 @@ func runApply(e *env, args []string) error {
 			return fmt.Errorf("%s: %w", inName, err)
 		}
 	}
+	if compute != spec.Float64 && math.Abs(*scale) > math.MaxFloat32 {
+		return usagef("--scale %v overflows float32, the arithmetic of %v (--dtype f64 takes it)", *scale, compute)
+	}
 	if err := memlimit.Check("apply "+inName, arr.Shape, arr.Len(), applyBytes(arr.DType, compute)); err != nil {
 		return usageError{err.Error()}
 	}
@@ -114,6 +119,9 @@ func runApply(e *env, args []string) error {
 	}
 	// In place: dst is src (allowed by every backend).
 	if err := b.Apply(op, t, t, softmax.Options{Axis: *axis, Scale: *scale}); err != nil {
+		if compute == spec.Float64 && b.Kind() != "cpu" {
+			return fmt.Errorf("%s on %s: float64 computes on the CPU only (--device cpu), or pass --dtype f32: %w", op, b.Name(), err)
+		}
 		return fmt.Errorf("%s on %s: %w", op, b.Name(), err)
 	}
 	res := fromTensor(t, arr.DType, arr.Shape)

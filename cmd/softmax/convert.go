@@ -19,17 +19,9 @@ func computeDType(in npy.DType) (spec.DType, error) {
 	case npy.F16:
 		return spec.Float16, nil
 	case npy.F64:
-		return float64Compute()
+		return spec.Float64, nil
 	}
 	return 0, fmt.Errorf("unsupported input dtype %v", in)
-}
-
-// float64Compute is the compute dtype of a float64 input. This build's
-// package softmax has no Float64 dtype: the input is refused rather than
-// computed in float32 behind the user's back.
-func float64Compute() (spec.DType, error) {
-	return 0, fmt.Errorf("the input is float64 (<f8) and this build cannot compute in float64 (package softmax has no Float64 dtype yet); " +
-		"--dtype f32 computes in float32 and writes float64 values of float32 precision")
 }
 
 // overflowError is a finite input value that the compute dtype cannot
@@ -63,6 +55,15 @@ func toTensor(a *npy.Array, dt spec.DType, what string) (softmax.Tensor, error) 
 		return t, nil
 	case a.DType == npy.F16 && dt == spec.Float16:
 		t.U16 = a.F16
+		return t, nil
+	case a.DType == npy.F64 && dt == spec.Float64:
+		t.F64 = a.F64
+		return t, nil
+	case dt == spec.Float64: // widening: exact
+		t.F64 = make([]float64, len(a.F32)+len(a.F16))
+		for i, v := range a.AsF32() {
+			t.F64[i] = float64(v)
+		}
 		return t, nil
 	}
 	// Everything else goes through float32, checked at each narrowing.
@@ -116,11 +117,19 @@ func toTensor(a *npy.Array, dt spec.DType, what string) (softmax.Tensor, error) 
 // fromTensor converts a tensor back to an array of the given npy dtype,
 // reusing its data when the dtypes agree.
 func fromTensor(t softmax.Tensor, dt npy.DType, shape []int) *npy.Array {
-	if dt == npy.F16 && t.DType == spec.Float16 {
+	switch {
+	case dt == npy.F16 && t.DType == spec.Float16:
 		return npy.NewF16(shape, t.U16)
+	case dt == npy.F64 && t.DType == spec.Float64:
+		return npy.NewF64(shape, t.F64)
 	}
 	f := t.F32
 	switch t.DType {
+	case spec.Float64: // results of a float32 or float16 input computed in f64
+		f = make([]float32, len(t.F64))
+		for i, v := range t.F64 {
+			f[i] = float32(v)
+		}
 	case spec.Float16:
 		f = make([]float32, len(t.U16))
 		vec.F16ToF32(f, t.U16)
@@ -143,8 +152,13 @@ func fromTensor(t softmax.Tensor, dt npy.DType, shape []int) *npy.Array {
 	return npy.NewF32(shape, f)
 }
 
-// applyBytes is the most apply holds at once for each element: the input,
-// the compute tensor, a float32 staging copy and the output.
+// applyBytes is the most apply holds at once for each element: the input
+// alone when the dtypes agree (computed in place, written from the same
+// memory), else the input, the compute tensor, a float32 staging copy and
+// the output.
 func applyBytes(in npy.DType, dt spec.DType) int {
+	if same := map[npy.DType]spec.DType{npy.F32: spec.Float32, npy.F16: spec.Float16, npy.F64: spec.Float64}[in] == dt; same {
+		return in.Size()
+	}
 	return in.Size() + dt.Size() + 4 + in.Size()
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -92,12 +93,20 @@ func expectHelp(t *testing.T, command string, wants ...string) {
 
 func runCLI(t *testing.T, args ...string) result {
 	t.Helper()
+	return runCLIWith(t, nil, nil, args...)
+}
+
+// runCLIWith runs the binary with stdin (nil: none) and extra environment
+// variables ("NAME=value").
+func runCLIWith(t *testing.T, stdin io.Reader, env []string, args ...string) result {
+	t.Helper()
 	if binary == "" {
 		t.Skip("no go command to build the softmax command with")
 	}
 	cmd := exec.Command(binary, args...)
 	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdin, &out, &errb
+	cmd.Env = append(os.Environ(), env...)
 	err := cmd.Run()
 	code := 0
 	if err != nil {
@@ -265,6 +274,8 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"apply", "--in", in, "--out", out, "--op", "softer"}, "unknown op"},
 		{[]string{"apply", "--in", in, "--out", out, "--op", "softmax_backward"}, "backward"},
 		{[]string{"apply", "--in", in, "--out", out, "--scale", "0"}, "--scale"},
+		{[]string{"apply", "--in", in, "--out", out, "--scale", "NaN"}, "--scale NaN"},
+		{[]string{"apply", "--in", in, "--out", out, "--scale", "1e39"}, "overflows float32"},
 		{[]string{"apply", "--in", in, "--out", out, "--axis", "2"}, "axis 2 out of range"},
 		{[]string{"apply", "--in", in, "--out", out, "--device", "gpu"}, "unknown device"},
 		{[]string{"apply", "--in", in, "--out", out, "extra"}, "unexpected argument"},

@@ -9,6 +9,8 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -18,19 +20,20 @@ import (
 // path fails first and names the user's path. It writes the file the path
 // names, as a shell redirection would, but atomically where it can:
 //
-//   - "-" is standard output;
+//   - "-" is standard output; /dev/stdout, /dev/stderr and /dev/fd/N are
+//     written through the inherited descriptor (a shell's >> appends);
 //   - a symbolic link is followed (the target is written, the link stays);
-//   - a device, FIFO or other non-regular file (/dev/stdout) is written
-//     directly;
+//   - a device, FIFO or other non-regular file is written directly;
 //   - an existing regular file with other hard links, or owned by someone
 //     this process cannot give a file to, is truncated and written in
 //     place, keeping its inode, links, mode and owner;
 //   - any other regular file is written to a hidden temporary file in its
 //     folder, given the existing file's mode and owner (a new file: 0666
 //     less the umask), and renamed over it; the temporary file is removed
-//     on any error and on SIGINT or SIGTERM.
+//     on any error and on SIGINT, SIGTERM or SIGHUP.
 type output struct {
 	path   string   // as the user wrote it
+	fd     *os.File // standard output or another inherited descriptor, or nil
 	target string   // the file written: path with symbolic links followed
 	tmp    *os.File // the temporary file, or nil
 	direct *os.File // an existing file written in place, or nil
@@ -44,8 +47,21 @@ type output struct {
 func openOutput(path, in string) (*output, error) {
 	o := &output{path: path}
 	if path == "-" {
-		if isTerminal(os.Stdout) {
-			return nil, usagef("--out -: standard output is a terminal; redirect it to a file or a pipe")
+		o.fd = os.Stdout
+	} else if fd, ok := inheritedFD(path); ok {
+		// Written through the descriptor itself, so a shell's >> appends.
+		o.fd = os.NewFile(fd, path)
+	}
+	if o.fd != nil {
+		fi, err := o.fd.Stat()
+		if err != nil {
+			return nil, fmt.Errorf("--out %s: %w", path, unwrapPath(err))
+		}
+		if isTerminal(o.fd) {
+			return nil, usagef("--out %s is a terminal; redirect it to a file or a pipe", path)
+		}
+		if ii, err := os.Stat(in); err == nil && in != "-" && os.SameFile(fi, ii) {
+			return nil, usagef("--out %s is the same file as --in %s: the input would be overwritten", path, in)
 		}
 		return o, nil
 	}
@@ -63,31 +79,32 @@ func openOutput(path, in string) (*output, error) {
 	case statErr != nil && !errors.Is(statErr, fs.ErrNotExist):
 		return nil, fmt.Errorf("--out %s: %w", path, unwrapPath(statErr))
 	}
-	target, err := followLinks(path)
+	target, viaFD, err := followLinks(path)
 	if err != nil {
 		return nil, fmt.Errorf("--out %s: %w", path, err)
 	}
 	o.target = target
 	if statErr == nil {
 		o.mode = fi.Mode() & (fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky)
+		// A file this process may not write is not replaced either.
+		f, err := os.OpenFile(target, os.O_WRONLY, 0)
+		if err != nil {
+			return nil, fmt.Errorf("--out %s: %w", path, unwrapPath(err))
+		}
 		owner, links := ownerOf(fi)
-		if links > 1 || !canGive(owner) || procLink(target) {
+		if links > 1 || !canGive(owner) || viaFD {
 			// Renaming over it would break its links or change its owner.
-			if o.direct, err = os.OpenFile(target, os.O_WRONLY, 0); err != nil {
-				return nil, fmt.Errorf("--out %s: %w", path, unwrapPath(err))
-			}
+			o.direct = f
 			return o, nil
 		}
+		f.Close()
 		if !isOurs(owner) {
 			o.owner = owner
 		}
 	} else {
 		o.mode = 0o666 &^ umask()
 	}
-	dir, base := filepath.Split(target)
-	if dir == "" {
-		dir = "."
-	}
+	dir, base := filepath.Dir(target), filepath.Base(target)
 	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
 		return nil, fmt.Errorf("--out %s: folder %s does not exist", path, dir)
 	}
@@ -114,8 +131,8 @@ func (o *output) write(fn func(io.Writer) error) (err error) {
 	}()
 	var f *os.File
 	switch {
-	case o.path == "-":
-		f = os.Stdout
+	case o.fd != nil:
+		f = o.fd
 	case o.tmp != nil:
 		f = o.tmp
 	case o.direct != nil:
@@ -144,13 +161,13 @@ func (o *output) write(fn func(io.Writer) error) (err error) {
 		}
 		return nil
 	}
-	if err := o.tmp.Chmod(o.mode); err != nil {
-		return unwrapPath(err)
-	}
-	if o.owner != nil {
+	if o.owner != nil { // before Chmod: chown clears setuid and setgid bits
 		if err := chown(o.tmp, o.owner); err != nil {
 			return unwrapPath(err)
 		}
+	}
+	if err := o.tmp.Chmod(o.mode); err != nil {
+		return unwrapPath(err)
 	}
 	if err := o.tmp.Sync(); err != nil {
 		return unwrapPath(err)
@@ -190,6 +207,28 @@ func (o *output) abort() {
 	}
 }
 
+// inheritedFD returns the descriptor that /dev/stdout, /dev/stderr,
+// /dev/fd/N or /proc/self/fd/N names on Unix.
+func inheritedFD(path string) (uintptr, bool) {
+	if runtime.GOOS == "windows" {
+		return 0, false
+	}
+	switch path {
+	case "/dev/stdout":
+		return 1, true
+	case "/dev/stderr":
+		return 2, true
+	}
+	for _, dir := range []string{"/dev/fd/", "/proc/self/fd/"} {
+		if n, ok := strings.CutPrefix(path, dir); ok {
+			if fd, err := strconv.ParseUint(n, 10, 31); err == nil {
+				return uintptr(fd), true
+			}
+		}
+	}
+	return 0, false
+}
+
 // unwrapPath drops the *PathError around err: its path may be the hidden
 // temporary file, and messages name the user's path instead.
 func unwrapPath(err error) error {
@@ -202,34 +241,31 @@ func unwrapPath(err error) error {
 
 // followLinks returns path with its symbolic links followed, like
 // filepath.EvalSymlinks but also through a link whose target does not
-// exist yet (it is then created).
-func followLinks(path string) (string, error) {
+// exist yet (it is then created). viaFD reports a link through a process's
+// file descriptor (/dev/stdout -> /proc/self/fd/1 -> the file a shell
+// opened, perhaps to append): that file is written in place, as the shell
+// meant, not replaced.
+func followLinks(path string) (target string, viaFD bool, err error) {
 	for range 64 {
 		fi, err := os.Lstat(path)
 		if err != nil || fi.Mode()&fs.ModeSymlink == 0 {
-			return path, nil
+			return path, viaFD, nil
 		}
 		link, err := os.Readlink(path)
 		if err != nil {
-			return "", unwrapPath(err)
+			return "", false, unwrapPath(err)
 		}
 		if !filepath.IsAbs(link) {
 			link = filepath.Join(filepath.Dir(path), link)
 		}
+		viaFD = viaFD || strings.HasPrefix(link, "/proc/") || strings.HasPrefix(link, "/dev/fd/")
 		path = link
 	}
-	return "", errors.New("too many levels of symbolic links")
-}
-
-// procLink reports whether path reached a file through a process's file
-// descriptor (/dev/stdout -> /proc/self/fd/1 -> the file a shell opened):
-// that file is written in place, as the shell meant.
-func procLink(path string) bool {
-	return strings.HasPrefix(path, "/proc/") || strings.HasPrefix(path, "/dev/fd/")
+	return "", false, errors.New("too many levels of symbolic links")
 }
 
 // pending holds the temporary files to remove if a signal ends the
-// process: while there are any, SIGINT and SIGTERM remove them and exit
+// process: while there are any, SIGINT, SIGTERM and SIGHUP remove them and exit
 // with 128 + the signal number, as the default action would report.
 var pending = &pendingFiles{paths: map[string]bool{}}
 
@@ -245,7 +281,7 @@ func (p *pendingFiles) add(path string) {
 	p.paths[path] = true
 	if p.sigs == nil {
 		p.sigs = make(chan os.Signal, 1)
-		signal.Notify(p.sigs, os.Interrupt, syscall.SIGTERM)
+		signal.Notify(p.sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 		go p.clean(p.sigs)
 	}
 }
@@ -271,7 +307,7 @@ func (p *pendingFiles) clean(sigs chan os.Signal) {
 	for path := range p.paths {
 		os.Remove(path)
 	}
-	fmt.Fprintf(os.Stderr, "softmax: %v: stopped, the partial output removed\n", sig)
+	fmt.Fprintf(os.Stderr, "softmax: stopped by %v; the partial output was removed\n", sig)
 	code := 1
 	if s, ok := sig.(syscall.Signal); ok {
 		code = 128 + int(s)

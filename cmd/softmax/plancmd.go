@@ -20,7 +20,7 @@ func init() {
 }
 
 const planSynopsis = `softmax plan --shapes SPEC,... [--op OP] [--algo auto|NAME] [--device cuda|cuda:N | --model NAME] [--tuned] [--json]
-       softmax plan --rules [--model NAME]
+       softmax plan --rules [--model NAME | --tuned [--device cuda|cuda:N]]
 
 Prints what the planner runs for each case, without running it: the
 strategy and why, then each launch (kernel, grid, block, dynamic shared
@@ -39,6 +39,8 @@ Tensors are taken as 16-byte aligned.
 default table with the model's overlay, --model; without it the default
 table) and its named conditions: rows match in order, each row's
 candidates are tried in order, and the first that serves is the plan.
+--rules --tuned prints the GPU's table with the autotuning cache's
+winners for it as rows ahead of it (what --tuned plans with).
 
 SPEC is DIMxDIM[x…]:dtype[:axis[:op]], e.g. 4096x65536:f32:0.`
 
@@ -101,6 +103,21 @@ func runPlan(e *env, args []string) error {
 	rules := fs.Bool("rules", false, "print the preference table (of --model) and its named conditions")
 	if err := parseFlags(e, fs, planSynopsis, args); err != nil {
 		return err
+	}
+	if *rules && *tuned {
+		if *model != "" {
+			return usagef("--tuned needs the GPU whose winners are cached, not --model")
+		}
+		d, err := openGPU(*device, "the tuned table is the GPU's (cuda or cuda:N)")
+		if err != nil {
+			return err
+		}
+		defer d.Close()
+		t, err := d.TunedTable()
+		if err != nil {
+			return err
+		}
+		return printTable(e.stdout, t, "table for "+d.String()+" with the autotuning cache's rows laid over it")
 	}
 	if *rules {
 		return printRules(e.stdout, *model)
@@ -214,6 +231,12 @@ func printRules(w io.Writer, model string) error {
 	if model != "" {
 		what = "table for " + model + " (default rows with its overlay)"
 	}
+	return printTable(w, t, what)
+}
+
+// printTable writes a preference table, what it is, and the named
+// conditions.
+func printTable(w io.Writer, t plan.Table, what string) error {
 	fmt.Fprintf(w, "# %s: rows match in order; each row's candidates in order; the first that serves is the plan\n", what)
 	if err := t.Print(w); err != nil {
 		return err

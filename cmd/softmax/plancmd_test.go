@@ -140,5 +140,8 @@ func TestPlanRules(t *testing.T) {
 			}
 		}
 	}
-	expectUsageErrors(t, "plan", []usageCase{{[]string{"plan", "--rules", "--model", "nope"}, "--model \"nope\": want one of"}})
+	expectUsageErrors(t, "plan", []usageCase{
+		{[]string{"plan", "--rules", "--model", "nope"}, "--model \"nope\": want one of"},
+		{[]string{"plan", "--rules", "--tuned", "--model", "h200"}, "--tuned needs the GPU"},
+	})
 }

@@ -21,8 +21,9 @@ func (c *call) run64(i, parts int, s *scratch) {
 	switch c.mode {
 	case modeRows:
 		lo, hi := share(c.l.Outer, i, parts)
+		var pend pending64
 		for r := lo; r < hi; r++ {
-			c.row64(r*c.l.Axis, c.l.Axis, r+1 < hi, s)
+			c.row64(r*c.l.Axis, c.l.Axis, r+1 < hi, s, &pend)
 		}
 	case modeSplitStats:
 		off, n := c.piece(i)
@@ -78,23 +79,37 @@ func (k ksum) value() float64 {
 }
 
 // row64 does one contiguous slice [off, off+n); more says whether the same
-// goroutine does the next slice, which the exp pass prefetches.
-func (c *call) row64(off, n int, more bool, s *scratch) {
+// goroutine does the next slice, which the exp pass prefetches; pend
+// carries a normalization that rowCached64 leaves to the next slice.
+func (c *call) row64(off, n int, more bool, s *scratch, pend *pending64) {
 	if n <= rowCache64() && !c.op.Backward() {
-		c.rowCached64(off, n, more, s)
+		c.rowCached64(off, n, more, s, pend)
 		return
 	}
 	c.write64(off, n, c.stats64(off, n, s), s)
 }
 
+// pending64 is pending for Float64: a slice's exps e, to be normalized by
+// mul into dst at off during the next slice's exp pass.
+type pending64 struct {
+	off int
+	e   []float64 // nil: nothing pending
+	mul float64
+}
+
 // rowCached64 is rowCached for Float64: a max pass, a pass that stores the
-// exps to scratch and sums them (prefetching the next slice), and a pass
-// that normalizes them into dst, so memory sees one read of x and one
-// write of y.
-func (c *call) rowCached64(off, n int, more bool, s *scratch) {
+// exps to scratch and sums them (prefetching the next slice and, for
+// streamed output, writing the previous slice's: vec.ExpSumFlush64), and a
+// pass that normalizes them into dst, so memory sees one read of x and one
+// write of y, and writes while the core computes exps.
+func (c *call) rowCached64(off, n int, more bool, s *scratch, pend *pending64) {
 	x := c.x.F64[off : off+n]
 	m := vec.Max64(x, c.scale64)
+	// Two exp buffers: one may be pending.
 	e := grow64(&s.a64, n)
+	if pend.e != nil && &pend.e[0] == &e[0] {
+		e = grow64(&s.b64, n)
+	}
 	var d ksum
 	for k := 0; k < n; k += chunk {
 		cn := min(chunk, n-k)
@@ -102,7 +117,18 @@ func (c *call) rowCached64(off, n int, more bool, s *scratch) {
 		if more {
 			next = c.x.F64[off+n+k : off+n+k+cn]
 		}
-		d.add(vec.ExpSum64(e[k:k+cn], x[k:k+cn], next, c.scale64, m))
+		if hi := min(k+cn, len(pend.e)); k < hi {
+			d.add(vec.ExpSumFlush64(e[k:k+cn], x[k:k+cn], next, c.scale64, m,
+				c.dst.F64[pend.off+k:pend.off+hi], pend.e[k:hi], pend.mul))
+		} else {
+			d.add(vec.ExpSum64(e[k:k+cn], x[k:k+cn], next, c.scale64, m))
+		}
+	}
+	if pend.e != nil {
+		if n < len(pend.e) {
+			vec.NormalizeStream64(c.dst.F64[pend.off+n:pend.off+len(pend.e)], pend.e[n:], pend.mul)
+		}
+		pend.e = nil
 	}
 	// m = −∞ (a slice of −∞) makes the exps, d and so every output NaN,
 	// as required.
@@ -116,10 +142,14 @@ func (c *call) rowCached64(off, n int, more bool, s *scratch) {
 		}
 		return
 	}
-	if c.stream {
-		vec.NormalizeStream64(dst, e, 1/d.value())
-	} else {
-		vec.Normalize64(dst, e, 1/d.value())
+	mul := 1 / d.value()
+	switch {
+	case c.stream && more:
+		*pend = pending64{off: off, e: e, mul: mul}
+	case c.stream:
+		vec.NormalizeStream64(dst, e, mul)
+	default:
+		vec.Normalize64(dst, e, mul)
 	}
 }
 

@@ -146,11 +146,16 @@ func (e *Error) Is(target error) bool {
 	return ok && t.Code == e.Code
 }
 
-// Is matches softmax.ErrNoGPU when the driver library is missing and
-// softmax.ErrNoNVRTC when NVRTC is.
+// Is matches softmax.ErrNoGPU when the driver library is missing,
+// softmax.ErrNoNCCL when NCCL is and softmax.ErrNoNVRTC when NVRTC is.
 func (e *NotFoundError) Is(target error) bool {
-	return target == errs.ErrNoGPU && e.Library == libcudaName ||
-		target == errs.ErrNoNVRTC && e.Library != libcudaName
+	switch e.Library {
+	case libcudaName:
+		return target == errs.ErrNoGPU
+	case libncclName:
+		return target == errs.ErrNoNCCL
+	}
+	return target == errs.ErrNoNVRTC
 }
 
 // NewError builds an *Error for a CUresult without consulting the driver

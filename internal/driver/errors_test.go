@@ -140,15 +140,16 @@ func TestErrorNamesFromDriver(t *testing.T) {
 func TestSentinels(t *testing.T) {
 	wrap := func(err error) error { return fmt.Errorf("opening: %w", err) }
 	cases := []struct {
-		err        error
-		gpu, nvrtc bool
-		desc       string
+		err              error
+		gpu, nvrtc, nccl bool
+		desc             string
 	}{
-		{wrap(&NotFoundError{Library: libcudaName}), true, false, "no libcuda"},
-		{wrap(&NotFoundError{Library: libnvrtc}), false, true, "no NVRTC"},
-		{wrap(NewError("cuInit", CUDA_ERROR_NO_DEVICE)), true, false, "no device"},
-		{wrap(NewError("cuInit", CUDA_ERROR_STUB_LIBRARY)), true, false, "stub library"},
-		{wrap(NewError("cuMemAlloc_v2", CUDA_ERROR_OUT_OF_MEMORY)), false, false, "out of memory"},
+		{wrap(&NotFoundError{Library: libcudaName}), true, false, false, "no libcuda"},
+		{wrap(&NotFoundError{Library: libnvrtc}), false, true, false, "no NVRTC"},
+		{wrap(&NotFoundError{Library: libncclName}), false, false, true, "no NCCL"},
+		{wrap(NewError("cuInit", CUDA_ERROR_NO_DEVICE)), true, false, false, "no device"},
+		{wrap(NewError("cuInit", CUDA_ERROR_STUB_LIBRARY)), true, false, false, "stub library"},
+		{wrap(NewError("cuMemAlloc_v2", CUDA_ERROR_OUT_OF_MEMORY)), false, false, false, "out of memory"},
 	}
 	for _, c := range cases {
 		if got := errors.Is(c.err, errs.ErrNoGPU); got != c.gpu {
@@ -156,6 +157,9 @@ func TestSentinels(t *testing.T) {
 		}
 		if got := errors.Is(c.err, errs.ErrNoNVRTC); got != c.nvrtc {
 			t.Errorf("%s: errors.Is(ErrNoNVRTC) = %v", c.desc, got)
+		}
+		if got := errors.Is(c.err, errs.ErrNoNCCL); got != c.nccl {
+			t.Errorf("%s: errors.Is(ErrNoNCCL) = %v", c.desc, got)
 		}
 		if got := IsNoGPU(c.err); got != c.gpu {
 			t.Errorf("%s: IsNoGPU = %v, disagreeing with errors.Is", c.desc, got)

@@ -56,11 +56,16 @@ func Wrap(kind error, err error) error {
 }
 
 // CheckScale returns an ErrBadScale error, prefixed with pkg ("softmax",
-// "cuda"), for an Options.Scale that is NaN or ±Inf; 0 (meaning 1) and
-// every finite value pass. Every entry point that takes Options calls it.
-func CheckScale(pkg string, s float64) error {
+// "cuda"), for an Options.Scale that is NaN or ±Inf, or, when the
+// arithmetic is float32 (f32 names the dtype; "" for float64 arithmetic),
+// beyond float32's range; 0 (meaning 1) and every other value pass. Every
+// entry point that takes Options calls it.
+func CheckScale(pkg string, s float64, f32 string) error {
 	if math.IsNaN(s) || math.IsInf(s, 0) {
 		return Kind(ErrBadScale, "%s: scale %v: want a finite number (0 means 1)", pkg, s)
+	}
+	if f32 != "" && math.Abs(s) > math.MaxFloat32 {
+		return Kind(ErrBadScale, "%s: scale %v overflows float32, the arithmetic of %s", pkg, s, f32)
 	}
 	return nil
 }

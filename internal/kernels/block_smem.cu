@@ -41,23 +41,3 @@ __device__ __forceinline__ void block_smem_kernel(const Params& p) {
 }
 
 }  // namespace smx
-
-// Kernels (one extern "C" symbol each; the dtype blocks follow SMX_DTYPES).
-#if SMX_DTYPES & 1
-SMX_KERNEL(block_smem_fwd_f32, 512, smx::block_smem_kernel<smx::Fwd<smx::F32>>)
-SMX_KERNEL(block_smem_fwd_f32_shift, 512, smx::block_smem_kernel<smx::Fwd<smx::F32>, true>)
-SMX_KERNEL(block_smem_bwd_f32, 512, smx::block_smem_kernel<smx::Bwd<smx::F32>>)
-SMX_KERNEL(block_smem_bwd_f32_shift, 512, smx::block_smem_kernel<smx::Bwd<smx::F32>, true>)
-#endif
-#if SMX_DTYPES & 2
-SMX_KERNEL(block_smem_fwd_f16, 512, smx::block_smem_kernel<smx::Fwd<smx::F16>>)
-SMX_KERNEL(block_smem_fwd_f16_shift, 512, smx::block_smem_kernel<smx::Fwd<smx::F16>, true>)
-SMX_KERNEL(block_smem_bwd_f16, 512, smx::block_smem_kernel<smx::Bwd<smx::F16>>)
-SMX_KERNEL(block_smem_bwd_f16_shift, 512, smx::block_smem_kernel<smx::Bwd<smx::F16>, true>)
-#endif
-#if SMX_DTYPES & 4
-SMX_KERNEL(block_smem_fwd_bf16, 512, smx::block_smem_kernel<smx::Fwd<smx::BF16>>)
-SMX_KERNEL(block_smem_fwd_bf16_shift, 512, smx::block_smem_kernel<smx::Fwd<smx::BF16>, true>)
-SMX_KERNEL(block_smem_bwd_bf16, 512, smx::block_smem_kernel<smx::Bwd<smx::BF16>>)
-SMX_KERNEL(block_smem_bwd_bf16_shift, 512, smx::block_smem_kernel<smx::Bwd<smx::BF16>, true>)
-#endif

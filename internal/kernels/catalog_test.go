@@ -72,34 +72,6 @@ func TestParamsMatchesHeaderTable(t *testing.T) {
 	}
 }
 
-// kernelsIn returns the SMX_KERNEL symbols of a .cu file with the dtype
-// bit of the "#if SMX_DTYPES & bit" block they are in.
-func kernelsIn(t *testing.T, src string) map[string]int {
-	t.Helper()
-	out := map[string]int{}
-	bit := 0
-	ifRe := regexp.MustCompile(`^#if SMX_DTYPES & (\d)$`)
-	kRe := regexp.MustCompile(`^SMX_KERNEL\(\s*([a-z0-9_]+)\s*,`)
-	for _, line := range strings.Split(src, "\n") {
-		line = strings.TrimSpace(line)
-		if m := ifRe.FindStringSubmatch(line); m != nil {
-			bit, _ = strconv.Atoi(m[1])
-			continue
-		}
-		if line == "#endif" {
-			bit = 0
-			continue
-		}
-		if m := kRe.FindStringSubmatch(line); m != nil {
-			if _, dup := out[m[1]]; dup {
-				t.Errorf("kernel %s defined twice", m[1])
-			}
-			out[m[1]] = bit
-		}
-	}
-	return out
-}
-
 func TestKernelMacroIsExternC(t *testing.T) {
 	hdr := readSource(t, Header)
 	re := regexp.MustCompile(`#define SMX_KERNEL\(NAME, BOUNDS, \.\.\.\)\s*\\\s*extern "C" __global__ void __launch_bounds__\(BOUNDS\) NAME\(const smx::Params p\)`)
@@ -108,38 +80,36 @@ func TestKernelMacroIsExternC(t *testing.T) {
 	}
 }
 
-// Every catalogue symbol is defined in its source, in the right dtype
-// block, and every defined kernel is in the catalogue.
+// Every strategy has a source of its own that defines templates only (the
+// catalogue generates its kernels: TestInstancesMatchHandListed), and every
+// generated kernel carries the strategy's prefix and a listed symbol.
 func TestCatalogueMatchesSources(t *testing.T) {
-	bits := map[spec.DType]int{spec.Float32: 1, spec.Float16: 2, spec.BFloat16: 4}
 	files := map[string]bool{}
+	kernelRe := regexp.MustCompile(`(?m)^\s*SMX_KERNEL\(`)
+	hdrs, err := headers()
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, in := range All() {
 		if files[in.File] {
 			t.Errorf("%s: file %s used twice", in.Strategy, in.File)
 		}
 		files[in.File] = true
 		src := readSource(t, in.File)
-		defined := kernelsIn(t, src)
-		listed := map[string]bool{}
-		for _, dt := range dtypes {
-			for _, sym := range in.Symbols(dt) {
-				listed[sym] = true
-				bit, ok := defined[sym]
-				if !ok {
-					t.Errorf("%s: %s not defined in %s", in.Strategy, sym, in.File)
-					continue
-				}
-				if bit != bits[dt] {
-					t.Errorf("%s: %s in the SMX_DTYPES & %d block, want %d", in.Strategy, sym, bit, bits[dt])
-				}
-				if !strings.HasPrefix(sym, string(in.Strategy)+"_") {
-					t.Errorf("%s: symbol %s lacks the strategy prefix", in.Strategy, sym)
-				}
-			}
+		if kernelRe.MatchString(src) {
+			t.Errorf("%s defines kernels by hand; the catalogue generates them", in.File)
 		}
-		for sym := range defined {
-			if !listed[sym] {
-				t.Errorf("%s: %s defines %s, which the catalogue does not list", in.Strategy, in.File, sym)
+		for _, dt := range dtypes {
+			syms := in.Symbols(dt)
+			ks := in.Instances(dt)
+			if len(ks) != len(syms) {
+				t.Errorf("%s %v: %d instances for %d symbols", in.Strategy, dt, len(ks), len(syms))
+				continue
+			}
+			for i, k := range ks {
+				if k.Symbol != syms[i] || !strings.HasPrefix(k.Symbol, string(in.Strategy)+"_") {
+					t.Errorf("%s: instance %s, symbol %s", in.Strategy, k.Symbol, syms[i])
+				}
 			}
 		}
 		if len(in.Fwd) == 0 {
@@ -149,8 +119,8 @@ func TestCatalogueMatchesSources(t *testing.T) {
 			t.Errorf("%s does not include common.cuh", in.File)
 		}
 		for _, m := range regexp.MustCompile(`#include\s*[<"]([^>"]+)[>"]`).FindAllStringSubmatch(src, -1) {
-			if m[1] != Header {
-				t.Errorf("%s includes %s; only %s is allowed (NVRTC has no other headers)", in.File, m[1], Header)
+			if _, ok := hdrs[m[1]]; !ok {
+				t.Errorf("%s includes %s, not an embedded header (NVRTC has no other headers)", in.File, m[1])
 			}
 		}
 	}
@@ -163,19 +133,28 @@ func TestCatalogueMatchesSources(t *testing.T) {
 			t.Errorf("%s is embedded but belongs to no strategy", name)
 		}
 	}
-	if strings.Contains(readSource(t, Header), "#include") {
-		t.Errorf("%s must not include anything", Header)
+	for name, text := range hdrs {
+		for _, m := range regexp.MustCompile(`#include\s*[<"]([^>"]+)[>"]`).FindAllStringSubmatch(text, -1) {
+			if _, ok := hdrs[m[1]]; !ok {
+				t.Errorf("%s includes %s, not an embedded header", name, m[1])
+			}
+		}
 	}
 }
 
+// files2 lists the embedded files, teaching/ ones by their bare names.
 func files2() ([]string, error) {
-	ents, err := files.ReadDir(".")
-	if err != nil {
-		return nil, err
-	}
 	var names []string
-	for _, e := range ents {
-		names = append(names, e.Name())
+	for _, dir := range []string{".", "teaching"} {
+		ents, err := files.ReadDir(dir)
+		if err != nil {
+			return nil, err
+		}
+		for _, e := range ents {
+			if !e.IsDir() {
+				names = append(names, e.Name())
+			}
+		}
 	}
 	sort.Strings(names)
 	return names, nil
@@ -235,11 +214,11 @@ func TestProgram(t *testing.T) {
 			if p.Name != s.Info().File {
 				t.Errorf("%s: program name %s", s, p.Name)
 			}
-			prefix := "#define SMX_DTYPES " + strconv.Itoa(DTypeMask(dt)) + "\n#line 1 \"" + p.Name + "\"\n"
+			prefix := "#line 1 \"" + p.Name + "\"\n"
 			if !strings.HasPrefix(p.Source, prefix) {
 				t.Errorf("%s %v: source starts %q", s, dt, p.Source[:min(60, len(p.Source))])
 			}
-			if len(p.Headers) != 1 || p.Headers[Header] == "" {
+			if p.Headers[Header] == "" {
 				t.Errorf("%s: headers %v", s, len(p.Headers))
 			}
 			if len(p.Symbols) != len(s.Info().Symbols(dt)) {
@@ -247,7 +226,7 @@ func TestProgram(t *testing.T) {
 			}
 		}
 		all, err := s.Program()
-		if err != nil || !strings.HasPrefix(all.Source, "#define SMX_DTYPES 7\n") {
+		if err != nil || strings.Count(all.Source, "\nSMX_KERNEL(") != len(all.Symbols) {
 			t.Errorf("%s all dtypes: %v", s, err)
 		}
 	}
@@ -362,11 +341,8 @@ func TestNvccCompiles(t *testing.T) {
 		t.Skip("nvcc not found")
 	}
 	dir := t.TempDir()
-	for _, name := range append([]string{Header}, fileNames()...) {
-		b, _ := files.ReadFile(name)
-		if err := os.WriteFile(dir+"/"+name, b, 0o644); err != nil {
-			t.Fatal(err)
-		}
+	if err := WriteSources(dir); err != nil {
+		t.Fatal(err)
 	}
 	// ptxas -v prints "Function properties for NAME" and then the spill
 	// line of that function.
@@ -394,14 +370,6 @@ func TestNvccCompiles(t *testing.T) {
 			}
 		}
 	}
-}
-
-func fileNames() []string {
-	var out []string
-	for _, in := range All() {
-		out = append(out, in.File)
-	}
-	return out
 }
 
 // One-warp block_reg kernels exist only where a thread holds at most
@@ -475,5 +443,29 @@ func TestStridedShortVariant(t *testing.T) {
 				t.Errorf("axis %d bwd %v: variant %q not catalogued with %d lanes", c.axis, c.bwd, name, lanes)
 			}
 		}
+	}
+}
+
+// The teaching kernels are exactly the seeds' steps, live under teaching/
+// and are not in the production set; every other strategy is.
+func TestTeachingApart(t *testing.T) {
+	teaching := map[Strategy]bool{Naive: true, SmemTree: true, BlockVec: true, Persistent: true}
+	prod := map[Strategy]bool{}
+	for _, in := range Production() {
+		prod[in.Strategy] = true
+		if in.Teaching {
+			t.Errorf("%s: a teaching kernel in the production set", in.Strategy)
+		}
+	}
+	for _, in := range All() {
+		if in.Teaching != teaching[in.Strategy] || prod[in.Strategy] == in.Teaching {
+			t.Errorf("%s: teaching %v, in Production %v", in.Strategy, in.Teaching, prod[in.Strategy])
+		}
+		if _, err := files.ReadFile("teaching/" + in.File); (err == nil) != in.Teaching {
+			t.Errorf("%s: %s under teaching/: %v", in.Strategy, in.File, err == nil)
+		}
+	}
+	if len(prod)+len(teaching) != len(All()) {
+		t.Errorf("%d production + %d teaching strategies, %d in all", len(prod), len(teaching), len(All()))
 	}
 }

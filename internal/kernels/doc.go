@@ -1,12 +1,15 @@
 // Package kernels holds the CUDA C sources of the softmax kernel family and
 // their Go catalogue. The sources are embedded (//go:embed *.cu *.cuh) and
-// compiled at run time by NVRTC, with the only header, common.cuh, passed in
-// the header map: each kernel alone for one dtype (KernelSource, what
-// package cuda loads), or a whole file for one or more dtypes
-// (Strategy.Program, or Source with a DTypeMask). Every kernel is an extern "C"
-// symbol named <strategy>_<fwd|bwd>_<f32|f16|bf16>[_<variant>], written out
-// literally in its .cu file as SMX_KERNEL(name, bounds, body), and takes one
-// parameter: a Params struct by value (kernelParams[0] = &params).
+// compiled at run time by NVRTC, with the headers (common.cuh and the parts
+// it includes, split by purpose) passed in the header map: each kernel alone
+// for one dtype (KernelSource, what package cuda loads), or a whole file for
+// one or more dtypes (Strategy.Program, or Source with a DTypeMask). A .cu
+// file defines device function templates only; the catalogue generates the
+// kernels a compilation needs (Info.Instances: symbol, __launch_bounds__ and
+// template instance, appended as SMX_KERNEL(name, bounds, body) lines). Every
+// kernel is an extern "C" symbol named
+// <strategy>_<fwd|bwd>_<f32|f16|bf16>[_<variant>] and takes one parameter: a
+// Params struct by value (kernelParams[0] = &params).
 //
 // # Semantics
 //
@@ -25,6 +28,11 @@
 // to float32 as in PyTorch).
 //
 // # Strategies and launch contracts
+//
+// naive, smem_tree, block_vec and persistent are the teaching kernels (the
+// seeds' steps, sources under teaching/, Info.Teaching): forceable with
+// --algo and tested like the others, but not in Production, the planner's
+// set.
 //
 // rows = Outer and cols = Axis for the row strategies (Inner == 1); nt is
 // the block size; P = 16/esize elements per 16-byte pack; NIN = 1 forward,
@@ -208,8 +216,8 @@
 //
 // # CPU check without a GPU
 //
-// emu/run.sh compiles the sources as host C++ (emu/emu.h supplies CUDA
-// builtins and the inline-PTX primitives, which common.cuh fences with
+// emu/run.sh compiles the generated sources (WriteSources) as host C++ (emu/emu.h supplies CUDA
+// builtins and the inline-PTX primitives, which the headers fence with
 // SMX_EMU; threads are fibers, blocks run one at a time) and runs the
 // planner's launches for ~8200 cases (every strategy but split_cluster and
 // split_grid, every dtype, op and alignment, special values, grid-stride

@@ -23,26 +23,3 @@ __device__ __forceinline__ void online_2pass_kernel(const Params& p) {
 }
 
 }  // namespace smx
-
-// Kernels (one extern "C" symbol each; the dtype blocks follow SMX_DTYPES).
-// Backward holds two inputs in flight: ask for two 512-thread blocks per SM.
-#define O2_BWD_BOUNDS 512, 2
-
-#if SMX_DTYPES & 1
-SMX_KERNEL(online_2pass_fwd_f32, 512, smx::online_2pass_kernel<smx::Fwd<smx::F32>>)
-SMX_KERNEL(online_2pass_fwd_f32_shift, 512, smx::online_2pass_kernel<smx::Fwd<smx::F32>, true>)
-SMX_KERNEL(online_2pass_bwd_f32, O2_BWD_BOUNDS, smx::online_2pass_kernel<smx::Bwd<smx::F32>>)
-SMX_KERNEL(online_2pass_bwd_f32_shift, O2_BWD_BOUNDS, smx::online_2pass_kernel<smx::Bwd<smx::F32>, true>)
-#endif
-#if SMX_DTYPES & 2
-SMX_KERNEL(online_2pass_fwd_f16, 512, smx::online_2pass_kernel<smx::Fwd<smx::F16>>)
-SMX_KERNEL(online_2pass_fwd_f16_shift, 512, smx::online_2pass_kernel<smx::Fwd<smx::F16>, true>)
-SMX_KERNEL(online_2pass_bwd_f16, O2_BWD_BOUNDS, smx::online_2pass_kernel<smx::Bwd<smx::F16>>)
-SMX_KERNEL(online_2pass_bwd_f16_shift, O2_BWD_BOUNDS, smx::online_2pass_kernel<smx::Bwd<smx::F16>, true>)
-#endif
-#if SMX_DTYPES & 4
-SMX_KERNEL(online_2pass_fwd_bf16, 512, smx::online_2pass_kernel<smx::Fwd<smx::BF16>>)
-SMX_KERNEL(online_2pass_fwd_bf16_shift, 512, smx::online_2pass_kernel<smx::Fwd<smx::BF16>, true>)
-SMX_KERNEL(online_2pass_bwd_bf16, O2_BWD_BOUNDS, smx::online_2pass_kernel<smx::Bwd<smx::BF16>>)
-SMX_KERNEL(online_2pass_bwd_bf16_shift, O2_BWD_BOUNDS, smx::online_2pass_kernel<smx::Bwd<smx::BF16>, true>)
-#endif

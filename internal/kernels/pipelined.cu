@@ -126,7 +126,7 @@ __device__ __forceinline__ void pipelined_kernel(const Params& p) {
         if (col < cols) {
           float o[P];
           op.out_vals(b, u * P, o, f);
-          st_pack<D, true>(out, col, cols, true, o);
+          st_pack<typename Op::Store, true>(out, col, cols, true, o);
         }
       }
     }
@@ -138,23 +138,3 @@ __device__ __forceinline__ void pipelined_kernel(const Params& p) {
 }
 
 }  // namespace smx
-
-// Kernels (one extern "C" symbol each; the dtype blocks follow SMX_DTYPES).
-#if SMX_DTYPES & 1
-SMX_KERNEL(pipelined_fwd_f32_w32, 512, smx::pipelined_kernel<smx::Fwd<smx::F32>, true>)
-SMX_KERNEL(pipelined_fwd_f32_b, 512, smx::pipelined_kernel<smx::Fwd<smx::F32>, false>)
-SMX_KERNEL(pipelined_bwd_f32_w32, 512, smx::pipelined_kernel<smx::Bwd<smx::F32>, true>)
-SMX_KERNEL(pipelined_bwd_f32_b, 512, smx::pipelined_kernel<smx::Bwd<smx::F32>, false>)
-#endif
-#if SMX_DTYPES & 2
-SMX_KERNEL(pipelined_fwd_f16_w32, 512, smx::pipelined_kernel<smx::Fwd<smx::F16>, true>)
-SMX_KERNEL(pipelined_fwd_f16_b, 512, smx::pipelined_kernel<smx::Fwd<smx::F16>, false>)
-SMX_KERNEL(pipelined_bwd_f16_w32, 512, smx::pipelined_kernel<smx::Bwd<smx::F16>, true>)
-SMX_KERNEL(pipelined_bwd_f16_b, 512, smx::pipelined_kernel<smx::Bwd<smx::F16>, false>)
-#endif
-#if SMX_DTYPES & 4
-SMX_KERNEL(pipelined_fwd_bf16_w32, 512, smx::pipelined_kernel<smx::Fwd<smx::BF16>, true>)
-SMX_KERNEL(pipelined_fwd_bf16_b, 512, smx::pipelined_kernel<smx::Fwd<smx::BF16>, false>)
-SMX_KERNEL(pipelined_bwd_bf16_w32, 512, smx::pipelined_kernel<smx::Bwd<smx::BF16>, true>)
-SMX_KERNEL(pipelined_bwd_bf16_b, 512, smx::pipelined_kernel<smx::Bwd<smx::BF16>, false>)
-#endif

@@ -106,17 +106,3 @@ __device__ __forceinline__ void split_cluster_kernel(const Params& p) {
 }
 
 }  // namespace smx
-
-// Kernels (one extern "C" symbol each; the dtype blocks follow SMX_DTYPES).
-#if SMX_DTYPES & 1
-SMX_KERNEL(split_cluster_fwd_f32, 1024, smx::split_cluster_kernel<smx::Fwd<smx::F32>>)
-SMX_KERNEL(split_cluster_bwd_f32, 1024, smx::split_cluster_kernel<smx::Bwd<smx::F32>>)
-#endif
-#if SMX_DTYPES & 2
-SMX_KERNEL(split_cluster_fwd_f16, 1024, smx::split_cluster_kernel<smx::Fwd<smx::F16>>)
-SMX_KERNEL(split_cluster_bwd_f16, 1024, smx::split_cluster_kernel<smx::Bwd<smx::F16>>)
-#endif
-#if SMX_DTYPES & 4
-SMX_KERNEL(split_cluster_fwd_bf16, 1024, smx::split_cluster_kernel<smx::Fwd<smx::BF16>>)
-SMX_KERNEL(split_cluster_bwd_bf16, 1024, smx::split_cluster_kernel<smx::Bwd<smx::BF16>>)
-#endif

@@ -102,7 +102,7 @@ __device__ __forceinline__ void stash_out(const Op& op, const V16* stash, i64 ss
 #pragma unroll
     for (int k = 0; k < NIN; ++k) unpack_conv(op, k, stash[k * sstride + i], b[k]);
     op.out_vals(b, 0, o, f);
-    st_cs(op.dst() + off + i * P, D::pack(o));
+    st_cs(op.dst() + off + i * P, Op::Store::pack(o));
   }
 }
 
@@ -122,7 +122,7 @@ __device__ __forceinline__ typename Op::Acc stash_swap(const Op& op, V16* stash,
 #pragma unroll
     for (int k = 0; k < NIN; ++k) unpack_conv(op, k, stash[k * sstride + i], b[k]);
     op.out_vals(b, 0, o, f);
-    st_cs(op.dst() + off + i * P, D::pack(o));
+    st_cs(op.dst() + off + i * P, Op::Store::pack(o));
 #pragma unroll
     for (int k = 0; k < NIN; ++k) {
       stash[k * sstride + i] = r[k];
@@ -225,23 +225,3 @@ __device__ __forceinline__ void split_grid_kernel(const Params& p) {
 }
 
 }  // namespace smx
-
-// Kernels (one extern "C" symbol each; the dtype blocks follow SMX_DTYPES).
-#if SMX_DTYPES & 1
-SMX_KERNEL(split_grid_fwd_f32, 1024, smx::split_grid_kernel<smx::Fwd<smx::F32>, false>)
-SMX_KERNEL(split_grid_bwd_f32, 1024, smx::split_grid_kernel<smx::Bwd<smx::F32>, false>)
-SMX_KERNEL(split_grid_fwd_f32_waves, 1024, smx::split_grid_kernel<smx::Fwd<smx::F32>, true>)
-SMX_KERNEL(split_grid_bwd_f32_waves, 1024, smx::split_grid_kernel<smx::Bwd<smx::F32>, true>)
-#endif
-#if SMX_DTYPES & 2
-SMX_KERNEL(split_grid_fwd_f16, 1024, smx::split_grid_kernel<smx::Fwd<smx::F16>, false>)
-SMX_KERNEL(split_grid_bwd_f16, 1024, smx::split_grid_kernel<smx::Bwd<smx::F16>, false>)
-SMX_KERNEL(split_grid_fwd_f16_waves, 1024, smx::split_grid_kernel<smx::Fwd<smx::F16>, true>)
-SMX_KERNEL(split_grid_bwd_f16_waves, 1024, smx::split_grid_kernel<smx::Bwd<smx::F16>, true>)
-#endif
-#if SMX_DTYPES & 4
-SMX_KERNEL(split_grid_fwd_bf16, 1024, smx::split_grid_kernel<smx::Fwd<smx::BF16>, false>)
-SMX_KERNEL(split_grid_bwd_bf16, 1024, smx::split_grid_kernel<smx::Bwd<smx::BF16>, false>)
-SMX_KERNEL(split_grid_fwd_bf16_waves, 1024, smx::split_grid_kernel<smx::Fwd<smx::BF16>, true>)
-SMX_KERNEL(split_grid_bwd_bf16_waves, 1024, smx::split_grid_kernel<smx::Bwd<smx::BF16>, true>)
-#endif

@@ -76,23 +76,3 @@ __device__ __forceinline__ void split_row_phase2(const Params& p) {
 }
 
 }  // namespace smx
-
-// Kernels (one extern "C" symbol each; the dtype blocks follow SMX_DTYPES).
-#if SMX_DTYPES & 1
-SMX_KERNEL(split_row_fwd_f32_phase1, 512, smx::split_row_phase1<smx::Fwd<smx::F32>>)
-SMX_KERNEL(split_row_fwd_f32_phase2, 512, smx::split_row_phase2<smx::Fwd<smx::F32>>)
-SMX_KERNEL(split_row_bwd_f32_phase1, 512, smx::split_row_phase1<smx::Bwd<smx::F32>>)
-SMX_KERNEL(split_row_bwd_f32_phase2, 512, smx::split_row_phase2<smx::Bwd<smx::F32>>)
-#endif
-#if SMX_DTYPES & 2
-SMX_KERNEL(split_row_fwd_f16_phase1, 512, smx::split_row_phase1<smx::Fwd<smx::F16>>)
-SMX_KERNEL(split_row_fwd_f16_phase2, 512, smx::split_row_phase2<smx::Fwd<smx::F16>>)
-SMX_KERNEL(split_row_bwd_f16_phase1, 512, smx::split_row_phase1<smx::Bwd<smx::F16>>)
-SMX_KERNEL(split_row_bwd_f16_phase2, 512, smx::split_row_phase2<smx::Bwd<smx::F16>>)
-#endif
-#if SMX_DTYPES & 4
-SMX_KERNEL(split_row_fwd_bf16_phase1, 512, smx::split_row_phase1<smx::Fwd<smx::BF16>>)
-SMX_KERNEL(split_row_fwd_bf16_phase2, 512, smx::split_row_phase2<smx::Fwd<smx::BF16>>)
-SMX_KERNEL(split_row_bwd_bf16_phase1, 512, smx::split_row_phase1<smx::Bwd<smx::BF16>>)
-SMX_KERNEL(split_row_bwd_bf16_phase2, 512, smx::split_row_phase2<smx::Bwd<smx::BF16>>)
-#endif

@@ -192,9 +192,9 @@ __device__ __forceinline__ void strided_body(const Params& p) {
             if (VW == 1 || IL) {
 #pragma unroll
               for (int e = 0; e < VW; ++e)
-                if (in(e)) out[base + e * es + jj * inner] = D::from_f(y[e]);
+                if (in(e)) out[base + e * es + jj * inner] = Op::Store::from_f(y[e]);
             } else {
-              *reinterpret_cast<V16*>(out + base + jj * inner) = D::pack(y);
+              *reinterpret_cast<V16*>(out + base + jj * inner) = Op::Store::pack(y);
             }
           }
         }
@@ -218,54 +218,3 @@ __device__ __forceinline__ void strided_shift_kernel(const Params& p) {
 }
 
 }  // namespace smx
-
-// The twins' bounds hold them to the aligned kernels' blocks per SM (3 f32,
-// 2 f16/bf16; nvcc 11.8 sm_90, no spills): unbounded, their VW scalars a
-// step took 102 registers (f32) and 190-198 (16-bit) forward, one block an
-// SM for the 16-bit ones.
-#define STRIDED_SHIFT_F32 256, 3
-#define STRIDED_SHIFT_16 256, 2
-
-// Kernels (one extern "C" symbol each; the dtype blocks follow SMX_DTYPES).
-#if SMX_DTYPES & 1
-SMX_KERNEL(strided_fwd_f32, 256, smx::strided_kernel<smx::Fwd<smx::F32>, 0>)
-SMX_KERNEL(strided_fwd_f32_shift, STRIDED_SHIFT_F32, smx::strided_shift_kernel<smx::Fwd<smx::F32>, 0>)
-SMX_KERNEL(strided_fwd_f32_split1, 256, smx::strided_kernel<smx::Fwd<smx::F32>, 1>)
-SMX_KERNEL(strided_fwd_f32_split1_shift, STRIDED_SHIFT_F32, smx::strided_shift_kernel<smx::Fwd<smx::F32>, 1>)
-SMX_KERNEL(strided_fwd_f32_split2, 256, smx::strided_kernel<smx::Fwd<smx::F32>, 2>)
-SMX_KERNEL(strided_fwd_f32_split2_shift, STRIDED_SHIFT_F32, smx::strided_shift_kernel<smx::Fwd<smx::F32>, 2>)
-SMX_KERNEL(strided_bwd_f32, 256, smx::strided_kernel<smx::Bwd<smx::F32>, 0>)
-SMX_KERNEL(strided_bwd_f32_shift, STRIDED_SHIFT_F32, smx::strided_shift_kernel<smx::Bwd<smx::F32>, 0>)
-SMX_KERNEL(strided_bwd_f32_split1, 256, smx::strided_kernel<smx::Bwd<smx::F32>, 1>)
-SMX_KERNEL(strided_bwd_f32_split1_shift, STRIDED_SHIFT_F32, smx::strided_shift_kernel<smx::Bwd<smx::F32>, 1>)
-SMX_KERNEL(strided_bwd_f32_split2, 256, smx::strided_kernel<smx::Bwd<smx::F32>, 2>)
-SMX_KERNEL(strided_bwd_f32_split2_shift, STRIDED_SHIFT_F32, smx::strided_shift_kernel<smx::Bwd<smx::F32>, 2>)
-#endif
-#if SMX_DTYPES & 2
-SMX_KERNEL(strided_fwd_f16, 256, smx::strided_kernel<smx::Fwd<smx::F16>, 0>)
-SMX_KERNEL(strided_fwd_f16_shift, STRIDED_SHIFT_16, smx::strided_shift_kernel<smx::Fwd<smx::F16>, 0>)
-SMX_KERNEL(strided_fwd_f16_split1, 256, smx::strided_kernel<smx::Fwd<smx::F16>, 1>)
-SMX_KERNEL(strided_fwd_f16_split1_shift, STRIDED_SHIFT_16, smx::strided_shift_kernel<smx::Fwd<smx::F16>, 1>)
-SMX_KERNEL(strided_fwd_f16_split2, 256, smx::strided_kernel<smx::Fwd<smx::F16>, 2>)
-SMX_KERNEL(strided_fwd_f16_split2_shift, STRIDED_SHIFT_16, smx::strided_shift_kernel<smx::Fwd<smx::F16>, 2>)
-SMX_KERNEL(strided_bwd_f16, 256, smx::strided_kernel<smx::Bwd<smx::F16>, 0>)
-SMX_KERNEL(strided_bwd_f16_shift, STRIDED_SHIFT_16, smx::strided_shift_kernel<smx::Bwd<smx::F16>, 0>)
-SMX_KERNEL(strided_bwd_f16_split1, 256, smx::strided_kernel<smx::Bwd<smx::F16>, 1>)
-SMX_KERNEL(strided_bwd_f16_split1_shift, STRIDED_SHIFT_16, smx::strided_shift_kernel<smx::Bwd<smx::F16>, 1>)
-SMX_KERNEL(strided_bwd_f16_split2, 256, smx::strided_kernel<smx::Bwd<smx::F16>, 2>)
-SMX_KERNEL(strided_bwd_f16_split2_shift, STRIDED_SHIFT_16, smx::strided_shift_kernel<smx::Bwd<smx::F16>, 2>)
-#endif
-#if SMX_DTYPES & 4
-SMX_KERNEL(strided_fwd_bf16, 256, smx::strided_kernel<smx::Fwd<smx::BF16>, 0>)
-SMX_KERNEL(strided_fwd_bf16_shift, STRIDED_SHIFT_16, smx::strided_shift_kernel<smx::Fwd<smx::BF16>, 0>)
-SMX_KERNEL(strided_fwd_bf16_split1, 256, smx::strided_kernel<smx::Fwd<smx::BF16>, 1>)
-SMX_KERNEL(strided_fwd_bf16_split1_shift, STRIDED_SHIFT_16, smx::strided_shift_kernel<smx::Fwd<smx::BF16>, 1>)
-SMX_KERNEL(strided_fwd_bf16_split2, 256, smx::strided_kernel<smx::Fwd<smx::BF16>, 2>)
-SMX_KERNEL(strided_fwd_bf16_split2_shift, STRIDED_SHIFT_16, smx::strided_shift_kernel<smx::Fwd<smx::BF16>, 2>)
-SMX_KERNEL(strided_bwd_bf16, 256, smx::strided_kernel<smx::Bwd<smx::BF16>, 0>)
-SMX_KERNEL(strided_bwd_bf16_shift, STRIDED_SHIFT_16, smx::strided_shift_kernel<smx::Bwd<smx::BF16>, 0>)
-SMX_KERNEL(strided_bwd_bf16_split1, 256, smx::strided_kernel<smx::Bwd<smx::BF16>, 1>)
-SMX_KERNEL(strided_bwd_bf16_split1_shift, STRIDED_SHIFT_16, smx::strided_shift_kernel<smx::Bwd<smx::BF16>, 1>)
-SMX_KERNEL(strided_bwd_bf16_split2, 256, smx::strided_kernel<smx::Bwd<smx::BF16>, 2>)
-SMX_KERNEL(strided_bwd_bf16_split2_shift, STRIDED_SHIFT_16, smx::strided_shift_kernel<smx::Bwd<smx::BF16>, 2>)
-#endif

@@ -212,9 +212,9 @@ __device__ __forceinline__ void strided_narrow_body(const Params& p, NarrowRed& 
       if constexpr (TWIN) {
 #pragma unroll
         for (int e = 0; e < P; ++e)
-          if (k * STEP + e < rem) out[k * STEP + e] = D::from_f(y[e]);
+          if (k * STEP + e < rem) out[k * STEP + e] = Op::Store::from_f(y[e]);
       } else if (k * STEP < rem) {
-        st_cs(out + k * STEP, D::pack(y));
+        st_cs(out + k * STEP, Op::Store::pack(y));
       }
     }
   }
@@ -241,62 +241,3 @@ __device__ __forceinline__ void strided_narrow_kernel(const Params& p) {
 }
 
 }  // namespace smx
-
-// Kernels (one extern "C" symbol each; the dtype blocks follow SMX_DTYPES).
-// 256 threads; the bounds are the most blocks an SM at which ptxas spilled
-// nothing (nvcc 11.8 sm_90): four for 1-2 packs a thread, three for 4, two
-// for 8 and for 16-bit backward's 4 (64 floats). A thread of 16 f32 packs
-// spilled 172 bytes at two blocks, so f32 stops at 8 (GW warps instead).
-#define SN_BOUNDS_S 256, 4
-#define SN_BOUNDS_M 256, 3
-#define SN_BOUNDS_L 256, 2
-#if SMX_DTYPES & 1
-SMX_KERNEL(strided_narrow_fwd_f32_h1, SN_BOUNDS_S, smx::strided_narrow_kernel<smx::Fwd<smx::F32>, 1, false>)
-SMX_KERNEL(strided_narrow_fwd_f32_h1_shift, SN_BOUNDS_S, smx::strided_narrow_kernel<smx::Fwd<smx::F32>, 1, true>)
-SMX_KERNEL(strided_narrow_fwd_f32_h2, SN_BOUNDS_S, smx::strided_narrow_kernel<smx::Fwd<smx::F32>, 2, false>)
-SMX_KERNEL(strided_narrow_fwd_f32_h2_shift, SN_BOUNDS_S, smx::strided_narrow_kernel<smx::Fwd<smx::F32>, 2, true>)
-SMX_KERNEL(strided_narrow_fwd_f32_h4, SN_BOUNDS_M, smx::strided_narrow_kernel<smx::Fwd<smx::F32>, 4, false>)
-SMX_KERNEL(strided_narrow_fwd_f32_h4_shift, SN_BOUNDS_M, smx::strided_narrow_kernel<smx::Fwd<smx::F32>, 4, true>)
-SMX_KERNEL(strided_narrow_fwd_f32_h8, SN_BOUNDS_L, smx::strided_narrow_kernel<smx::Fwd<smx::F32>, 8, false>)
-SMX_KERNEL(strided_narrow_fwd_f32_h8_shift, SN_BOUNDS_L, smx::strided_narrow_kernel<smx::Fwd<smx::F32>, 8, true>)
-SMX_KERNEL(strided_narrow_bwd_f32_h1, SN_BOUNDS_S, smx::strided_narrow_kernel<smx::Bwd<smx::F32>, 1, false>)
-SMX_KERNEL(strided_narrow_bwd_f32_h1_shift, SN_BOUNDS_S, smx::strided_narrow_kernel<smx::Bwd<smx::F32>, 1, true>)
-SMX_KERNEL(strided_narrow_bwd_f32_h2, SN_BOUNDS_S, smx::strided_narrow_kernel<smx::Bwd<smx::F32>, 2, false>)
-SMX_KERNEL(strided_narrow_bwd_f32_h2_shift, SN_BOUNDS_S, smx::strided_narrow_kernel<smx::Bwd<smx::F32>, 2, true>)
-SMX_KERNEL(strided_narrow_bwd_f32_h4, SN_BOUNDS_M, smx::strided_narrow_kernel<smx::Bwd<smx::F32>, 4, false>)
-SMX_KERNEL(strided_narrow_bwd_f32_h4_shift, SN_BOUNDS_M, smx::strided_narrow_kernel<smx::Bwd<smx::F32>, 4, true>)
-SMX_KERNEL(strided_narrow_bwd_f32_h8, SN_BOUNDS_L, smx::strided_narrow_kernel<smx::Bwd<smx::F32>, 8, false>)
-SMX_KERNEL(strided_narrow_bwd_f32_h8_shift, SN_BOUNDS_L, smx::strided_narrow_kernel<smx::Bwd<smx::F32>, 8, true>)
-#endif
-#if SMX_DTYPES & 2
-SMX_KERNEL(strided_narrow_fwd_f16_h1, SN_BOUNDS_S, smx::strided_narrow_kernel<smx::Fwd<smx::F16>, 1, false>)
-SMX_KERNEL(strided_narrow_fwd_f16_h1_shift, SN_BOUNDS_S, smx::strided_narrow_kernel<smx::Fwd<smx::F16>, 1, true>)
-SMX_KERNEL(strided_narrow_fwd_f16_h2, SN_BOUNDS_S, smx::strided_narrow_kernel<smx::Fwd<smx::F16>, 2, false>)
-SMX_KERNEL(strided_narrow_fwd_f16_h2_shift, SN_BOUNDS_S, smx::strided_narrow_kernel<smx::Fwd<smx::F16>, 2, true>)
-SMX_KERNEL(strided_narrow_fwd_f16_h4, SN_BOUNDS_M, smx::strided_narrow_kernel<smx::Fwd<smx::F16>, 4, false>)
-SMX_KERNEL(strided_narrow_fwd_f16_h4_shift, SN_BOUNDS_M, smx::strided_narrow_kernel<smx::Fwd<smx::F16>, 4, true>)
-SMX_KERNEL(strided_narrow_fwd_f16_h8, SN_BOUNDS_L, smx::strided_narrow_kernel<smx::Fwd<smx::F16>, 8, false>)
-SMX_KERNEL(strided_narrow_fwd_f16_h8_shift, SN_BOUNDS_L, smx::strided_narrow_kernel<smx::Fwd<smx::F16>, 8, true>)
-SMX_KERNEL(strided_narrow_bwd_f16_h1, SN_BOUNDS_S, smx::strided_narrow_kernel<smx::Bwd<smx::F16>, 1, false>)
-SMX_KERNEL(strided_narrow_bwd_f16_h1_shift, SN_BOUNDS_S, smx::strided_narrow_kernel<smx::Bwd<smx::F16>, 1, true>)
-SMX_KERNEL(strided_narrow_bwd_f16_h2, SN_BOUNDS_S, smx::strided_narrow_kernel<smx::Bwd<smx::F16>, 2, false>)
-SMX_KERNEL(strided_narrow_bwd_f16_h2_shift, SN_BOUNDS_S, smx::strided_narrow_kernel<smx::Bwd<smx::F16>, 2, true>)
-SMX_KERNEL(strided_narrow_bwd_f16_h4, SN_BOUNDS_L, smx::strided_narrow_kernel<smx::Bwd<smx::F16>, 4, false>)
-SMX_KERNEL(strided_narrow_bwd_f16_h4_shift, SN_BOUNDS_L, smx::strided_narrow_kernel<smx::Bwd<smx::F16>, 4, true>)
-#endif
-#if SMX_DTYPES & 4
-SMX_KERNEL(strided_narrow_fwd_bf16_h1, SN_BOUNDS_S, smx::strided_narrow_kernel<smx::Fwd<smx::BF16>, 1, false>)
-SMX_KERNEL(strided_narrow_fwd_bf16_h1_shift, SN_BOUNDS_S, smx::strided_narrow_kernel<smx::Fwd<smx::BF16>, 1, true>)
-SMX_KERNEL(strided_narrow_fwd_bf16_h2, SN_BOUNDS_S, smx::strided_narrow_kernel<smx::Fwd<smx::BF16>, 2, false>)
-SMX_KERNEL(strided_narrow_fwd_bf16_h2_shift, SN_BOUNDS_S, smx::strided_narrow_kernel<smx::Fwd<smx::BF16>, 2, true>)
-SMX_KERNEL(strided_narrow_fwd_bf16_h4, SN_BOUNDS_M, smx::strided_narrow_kernel<smx::Fwd<smx::BF16>, 4, false>)
-SMX_KERNEL(strided_narrow_fwd_bf16_h4_shift, SN_BOUNDS_M, smx::strided_narrow_kernel<smx::Fwd<smx::BF16>, 4, true>)
-SMX_KERNEL(strided_narrow_fwd_bf16_h8, SN_BOUNDS_L, smx::strided_narrow_kernel<smx::Fwd<smx::BF16>, 8, false>)
-SMX_KERNEL(strided_narrow_fwd_bf16_h8_shift, SN_BOUNDS_L, smx::strided_narrow_kernel<smx::Fwd<smx::BF16>, 8, true>)
-SMX_KERNEL(strided_narrow_bwd_bf16_h1, SN_BOUNDS_S, smx::strided_narrow_kernel<smx::Bwd<smx::BF16>, 1, false>)
-SMX_KERNEL(strided_narrow_bwd_bf16_h1_shift, SN_BOUNDS_S, smx::strided_narrow_kernel<smx::Bwd<smx::BF16>, 1, true>)
-SMX_KERNEL(strided_narrow_bwd_bf16_h2, SN_BOUNDS_S, smx::strided_narrow_kernel<smx::Bwd<smx::BF16>, 2, false>)
-SMX_KERNEL(strided_narrow_bwd_bf16_h2_shift, SN_BOUNDS_S, smx::strided_narrow_kernel<smx::Bwd<smx::BF16>, 2, true>)
-SMX_KERNEL(strided_narrow_bwd_bf16_h4, SN_BOUNDS_L, smx::strided_narrow_kernel<smx::Bwd<smx::BF16>, 4, false>)
-SMX_KERNEL(strided_narrow_bwd_bf16_h4_shift, SN_BOUNDS_L, smx::strided_narrow_kernel<smx::Bwd<smx::BF16>, 4, true>)
-#endif

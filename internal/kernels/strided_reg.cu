@@ -372,9 +372,9 @@ __device__ __forceinline__ void strided_reg_body(const Params& p, StridedRegShar
     if constexpr (IL) {
 #pragma unroll
       for (int e = 0; e < P; ++e)
-        if (cmask >> e & 1) q[e * G] = D::from_f(y[e]);
+        if (cmask >> e & 1) q[e * G] = Op::Store::from_f(y[e]);
     } else {
-      st_cs(q, D::pack(y));
+      st_cs(q, Op::Store::pack(y));
     }
   };
   if constexpr (RAW) {
@@ -424,38 +424,3 @@ __device__ __forceinline__ void strided_reg_kernel(const Params& p) {
 }
 
 }  // namespace smx
-
-// The twins' bound, every dtype: 512 threads, two blocks an SM (64
-// registers). A 16-bit twin's 64 scalar loads in flight take a register
-// each until packed, beside its 32 packed ones: at 64 registers ptxas
-// spills 176-188 B a thread (nvcc 11.8 sm_90), yet it ran faster than at 128 registers
-// and one block an SM (H200, -ab-s35.txt §2, µs: 500×64×1001 f16 101.3 vs
-// 121.5, 3986×12487 f16 axis 0 205.4 vs 261.2, 2000×63×333 bf16
-// log_softmax 201.4 vs 274.1; 4000×60×37 bf16 78.4 vs 74.1).
-#define STRIDED_REG_SHIFT 512, 2
-
-// Kernels (one extern "C" symbol each; the dtype blocks follow SMX_DTYPES).
-#if SMX_DTYPES & 1
-SMX_KERNEL(strided_reg_fwd_f32_g8, 1024, smx::strided_reg_kernel<smx::F32, 8, false>)
-SMX_KERNEL(strided_reg_fwd_f32_g8_shift, STRIDED_REG_SHIFT, smx::strided_reg_kernel<smx::F32, 8, true>)
-SMX_KERNEL(strided_reg_fwd_f32_g16, 1024, smx::strided_reg_kernel<smx::F32, 16, false>)
-SMX_KERNEL(strided_reg_fwd_f32_g16_shift, STRIDED_REG_SHIFT, smx::strided_reg_kernel<smx::F32, 16, true>)
-SMX_KERNEL(strided_reg_fwd_f32_g32, 1024, smx::strided_reg_kernel<smx::F32, 32, false>)
-SMX_KERNEL(strided_reg_fwd_f32_g32_shift, STRIDED_REG_SHIFT, smx::strided_reg_kernel<smx::F32, 32, true>)
-#endif
-#if SMX_DTYPES & 2
-SMX_KERNEL(strided_reg_fwd_f16_g8, 1024, smx::strided_reg_kernel<smx::F16, 8, false>)
-SMX_KERNEL(strided_reg_fwd_f16_g8_shift, STRIDED_REG_SHIFT, smx::strided_reg_kernel<smx::F16, 8, true>)
-SMX_KERNEL(strided_reg_fwd_f16_g16, 1024, smx::strided_reg_kernel<smx::F16, 16, false>)
-SMX_KERNEL(strided_reg_fwd_f16_g16_shift, STRIDED_REG_SHIFT, smx::strided_reg_kernel<smx::F16, 16, true>)
-SMX_KERNEL(strided_reg_fwd_f16_g32, 1024, smx::strided_reg_kernel<smx::F16, 32, false>)
-SMX_KERNEL(strided_reg_fwd_f16_g32_shift, STRIDED_REG_SHIFT, smx::strided_reg_kernel<smx::F16, 32, true>)
-#endif
-#if SMX_DTYPES & 4
-SMX_KERNEL(strided_reg_fwd_bf16_g8, 1024, smx::strided_reg_kernel<smx::BF16, 8, false>)
-SMX_KERNEL(strided_reg_fwd_bf16_g8_shift, STRIDED_REG_SHIFT, smx::strided_reg_kernel<smx::BF16, 8, true>)
-SMX_KERNEL(strided_reg_fwd_bf16_g16, 1024, smx::strided_reg_kernel<smx::BF16, 16, false>)
-SMX_KERNEL(strided_reg_fwd_bf16_g16_shift, STRIDED_REG_SHIFT, smx::strided_reg_kernel<smx::BF16, 16, true>)
-SMX_KERNEL(strided_reg_fwd_bf16_g32, 1024, smx::strided_reg_kernel<smx::BF16, 32, false>)
-SMX_KERNEL(strided_reg_fwd_bf16_g32_shift, STRIDED_REG_SHIFT, smx::strided_reg_kernel<smx::BF16, 32, true>)
-#endif

@@ -95,7 +95,7 @@ __device__ __forceinline__ void smem_out_scalar(const Op& op, const typename Op:
   float v[Op::NIN];
 #pragma unroll
   for (int i = 0; i < Op::NIN; ++i) v[i] = op.conv(i, Op::D::to_f(s[i][j]));
-  dst[j] = Op::D::from_f(smem_out1(op, v[0], v[Op::NIN - 1], fin[j / n * inner + j % inner]));
+  dst[j] = Op::Store::from_f(smem_out1(op, v[0], v[Op::NIN - 1], fin[j / n * inner + j % inner]));
 }
 
 // TILES: several outer indices a block (Params.chunk > 1), whose output
@@ -202,7 +202,7 @@ __device__ __forceinline__ void strided_smem_kernel(const Params& p) {
           c = c + 1 == inner ? 0 : c + 1;
         }
       }
-      st_cs(dst + j0, D::pack(y));
+      st_cs(dst + j0, Op::Store::pack(y));
     }
     for (int j = t; j < head; j += nt) smem_out_scalar(op, s, dst, fin, j, n, inner);
     for (int j = tail + t; j < tn; j += nt) smem_out_scalar(op, s, dst, fin, j, n, inner);
@@ -212,23 +212,3 @@ __device__ __forceinline__ void strided_smem_kernel(const Params& p) {
 }
 
 }  // namespace smx
-
-// Kernels (one extern "C" symbol each; the dtype blocks follow SMX_DTYPES).
-#if SMX_DTYPES & 1
-SMX_KERNEL(strided_smem_fwd_f32, 512, smx::strided_smem_kernel<smx::Fwd<smx::F32>, false>)
-SMX_KERNEL(strided_smem_fwd_f32_tiles, 512, smx::strided_smem_kernel<smx::Fwd<smx::F32>, true>)
-SMX_KERNEL(strided_smem_bwd_f32, 512, smx::strided_smem_kernel<smx::Bwd<smx::F32>, false>)
-SMX_KERNEL(strided_smem_bwd_f32_tiles, 512, smx::strided_smem_kernel<smx::Bwd<smx::F32>, true>)
-#endif
-#if SMX_DTYPES & 2
-SMX_KERNEL(strided_smem_fwd_f16, 512, smx::strided_smem_kernel<smx::Fwd<smx::F16>, false>)
-SMX_KERNEL(strided_smem_fwd_f16_tiles, 512, smx::strided_smem_kernel<smx::Fwd<smx::F16>, true>)
-SMX_KERNEL(strided_smem_bwd_f16, 512, smx::strided_smem_kernel<smx::Bwd<smx::F16>, false>)
-SMX_KERNEL(strided_smem_bwd_f16_tiles, 512, smx::strided_smem_kernel<smx::Bwd<smx::F16>, true>)
-#endif
-#if SMX_DTYPES & 4
-SMX_KERNEL(strided_smem_fwd_bf16, 512, smx::strided_smem_kernel<smx::Fwd<smx::BF16>, false>)
-SMX_KERNEL(strided_smem_fwd_bf16_tiles, 512, smx::strided_smem_kernel<smx::Fwd<smx::BF16>, true>)
-SMX_KERNEL(strided_smem_bwd_bf16, 512, smx::strided_smem_kernel<smx::Bwd<smx::BF16>, false>)
-SMX_KERNEL(strided_smem_bwd_bf16_tiles, 512, smx::strided_smem_kernel<smx::Bwd<smx::BF16>, true>)
-#endif

@@ -51,14 +51,24 @@ func Limit() (uint64, string) {
 // allocation in the message, e.g. "softmax: tensor" or "bench case
 // 1000000x1000000:f32".
 func Check(what string, shape []int, n, size int) error {
+	b, err := Size(what, shape, n, size)
+	if err != nil {
+		return err
+	}
+	return CheckBytes(what, shape, b)
+}
+
+// Size returns n·size, or an errs.ErrBadShape error when it overflows int
+// (for memory that the limit does not cover, a GPU's).
+func Size(what string, shape []int, n, size int) (uint64, error) {
 	if n < 0 || size < 0 {
-		return errs.Kind(errs.ErrBadShape, "%s: shape %v: negative size", what, shape)
+		return 0, errs.Kind(errs.ErrBadShape, "%s: shape %v: negative size", what, shape)
 	}
 	hi, b := bits.Mul64(uint64(n), uint64(size))
 	if hi != 0 || b > math.MaxInt {
-		return errs.Kind(errs.ErrBadShape, "%s: shape %v: %d elements of %d bytes overflow", what, shape, n, size)
+		return 0, errs.Kind(errs.ErrBadShape, "%s: shape %v: %d elements of %d bytes overflow", what, shape, n, size)
 	}
-	return CheckBytes(what, shape, b)
+	return b, nil
 }
 
 // CheckBytes is Check for a byte count already computed.

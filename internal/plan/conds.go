@@ -7,8 +7,8 @@ import (
 )
 
 // condFunc evaluates a named condition for the problem, with the row's
-// arguments; r is the row asking (few_rows_picks compares its candidate).
-type condFunc func(c *ctx, args []int64, r *Row) bool
+// arguments.
+type condFunc func(c *ctx, args []int64) bool
 
 type namedCond struct {
 	args int
@@ -25,66 +25,120 @@ var conditions map[string]namedCond
 func init() {
 	conditions = map[string]namedCond{
 		// Non-last axes.
-		"smem_fits": {1, func(c *ctx, a []int64, _ *Row) bool { return c.stridedSmemFits(a[0]) },
+		"smem_fits": {1, func(c *ctx, a []int64) bool { return c.stridedSmemFits(a[0]) },
 			"strided_smem's tiles number at least the SMs and fit at least k blocks an SM"},
-		"narrow_shape": {0, func(c *ctx, _ []int64, _ *Row) bool { _, ok := c.narrowWarps(); return ok },
+		"narrow_shape": {0, func(c *ctx, _ []int64) bool { _, ok := c.narrowWarps(); return ok },
 			"strided_narrow has a kernel for the outer blocks (Axis×Inner)"},
-		"narrow_warps": {1, func(c *ctx, a []int64, _ *Row) bool { gw, ok := c.narrowWarps(); return ok && gw <= a[0] },
+		"narrow_warps": {1, func(c *ctx, a []int64) bool { gw, ok := c.narrowWarps(); return ok && gw <= a[0] },
 			"strided_narrow's group for an outer index has at most k warps"},
-		"narrow_one_warp": {1, func(c *ctx, a []int64, _ *Row) bool {
+		"narrow_one_warp": {1, func(c *ctx, a []int64) bool {
 			gw, ok := c.narrowWarps()
 			return ok && gw == 1 && ceilDiv(c.p.Axis*c.p.Inner, c.P) >= a[0]
 		}, "one warp an outer index, a block of at least k 16-byte packs"},
-		"short_kernel": {0, func(c *ctx, _ []int64, _ *Row) bool { return c.stridedShortFirst() },
+		"short_kernel": {0, func(c *ctx, _ []int64) bool { return c.stridedShortFirst() },
 			"strided_short has a kernel for the axis and dtype"},
-		"inner_tiles": {1, func(c *ctx, a []int64, _ *Row) bool { return c.innerPacks() && c.p.Inner%(a[0]*c.P) == 0 },
+		"inner_tiles": {1, func(c *ctx, a []int64) bool { return c.innerPacks() && c.p.Inner%(a[0]*c.P) == 0 },
 			"Inner is whole tiles of k 16-byte packs"},
-		"reg_fills": {1, func(c *ctx, a []int64, _ *Row) bool {
+		"reg_fills": {1, func(c *ctx, a []int64) bool {
 			k, _, g, _, err := c.stridedRegShapeWith(0, 0, false)
 			return err == nil && 100*c.p.Outer*ceilDiv(c.p.Inner, g*c.P)*k >= a[0]*int64(c.d.SMs)
 		}, "strided_reg's blocks (unpaired clusters) number at least k% of the SMs"},
 
+		"slices": {2, func(c *ctx, a []int64) bool {
+			n := c.p.Outer * c.p.Inner
+			return n >= a[0] && n <= a[1]
+		}, "Outer × Inner slices from a to b"},
+
 		// Rows.
-		"few_rows_picks": {0, func(c *ctx, _ []int64, r *Row) bool { return c.fewPick() == kernels.Strategy(r.Cands[0]) },
-			"the few-rows bandwidth model (fewRows) picks the row's first candidate"},
-		"grid_one_wave": {0, func(c *ctx, _ []int64, _ *Row) bool { ok, _ := c.gridOneWave(c.blockHybridFirst()); return ok },
-			"one row an SM of 96 KB or more that split_grid caches (gridOneWave)"},
-		"cluster_uneven": {0, func(c *ctx, _ []int64, _ *Row) bool {
-			many, _ := c.gridManyLongRows()
-			ok, _ := c.clusterUnevenRows(c.blockHybridFirst(), many)
-			return ok
-		}, "a block per row would fill few of its waves' slots; clusters share rows evenly (clusterUnevenRows)"},
-		"hybrid_first": {0, func(c *ctx, _ []int64, _ *Row) bool { return c.blockHybridFirst() },
-			"block_hybrid's regime (blockHybridFirst)"},
-		"grid_many_long_rows": {0, func(c *ctx, _ []int64, _ *Row) bool { ok, _ := c.gridManyLongRows(); return ok },
-			"many forward rows past block_hybrid's 512-thread blocks that split_grid caches"},
-		"hybrid_behind_grid": {0, func(c *ctx, _ []int64, _ *Row) bool { return c.hybridBehindGrid() },
-			"block_hybrid's 1024-thread blocks hold many long forward rows"},
-		"flat_conflicts": {1, func(c *ctx, a []int64, _ *Row) bool {
+		"model_block": {0, func(c *ctx, _ []int64) bool { s, ok := c.fewModel(); return ok && s == "" },
+			"the few-rows bandwidth model (rows < SMs) keeps a block per row"},
+		"model_split_row": {0, func(c *ctx, _ []int64) bool { s, ok := c.fewModel(); return ok && s == kernels.SplitRow },
+			"the few-rows bandwidth model picks split_row"},
+		"model_split_cluster": {0, func(c *ctx, _ []int64) bool {
+			s, ok := c.fewModel()
+			return ok && s == kernels.SplitCluster
+		}, "the few-rows bandwidth model picks split_cluster"},
+		"few_ragged_block": {1, func(c *ctx, a []int64) bool {
+			return c.ragged() && !c.vec() && 2*c.p.Outer >= int64(c.d.SMs) && c.p.Axis*c.es <= a[0]
+		}, "ragged or skewed rows, at least half as many as SMs, of at most k bytes an input"},
+		"few_grid": {0, func(c *ctx, _ []int64) bool { return c.regime("few.grid") },
+			"one of the table's few.grid rows matches"},
+		"two_read": {0, func(c *ctx, _ []int64) bool { return c.twoReadBlockRows() },
+			"a block per row would read the row twice (no strategy before online_2pass holds it)"},
+		"grid_few_blocks": {2, func(c *ctx, a []int64) bool {
+			g, _, err := c.splitGridGrid()
+			if err != nil || c.p.Outer > g {
+				return false
+			}
+			split := g / c.p.Outer
+			return split <= a[0] && 1000*split*c.p.Outer >= a[1]*g
+		}, "split_grid gives each row at most a blocks and keeps b‰ of its grid busy"},
+		"cluster_shape": {0, func(c *ctx, _ []int64) bool {
+			_, _, _, _, _, ok := c.clusterShape()
+			return ok && c.check(kernels.SplitCluster) == nil
+		}, "split_cluster has a cluster for the row on the device"},
+		"clusters_hold_rows": {2, func(c *ctx, a []int64) bool { return c.clustersHoldRows(a[0], a[1]) },
+			"every row's cluster is resident at once, and rows ≤ SMs × (row bytes − a) / b where b > 0"},
+		"hybrid_first": {0, func(c *ctx, _ []int64) bool { return c.blockHybridFirst() },
+			"one of the table's block_hybrid rows matches"},
+		"hybrid_holds": {1, func(c *ctx, a []int64) bool { _, ok := c.hybridVariant(int(a[0])); return ok },
+			"block_hybrid has a k-thread kernel for the row"},
+		"packed_rows": {0, func(c *ctx, _ []int64) bool { return c.vec() && c.p.Axis%c.P == 0 || c.ragged() },
+			"rows of whole 16-byte packs, or ragged ones its twins read (whole_packs or twin_rows)"},
+		"block_reg_one_wave": {0, func(c *ctx, _ []int64) bool {
+			return c.ragged() && c.p.Outer == int64(c.d.SMs) && c.blockRegFirst()
+		}, "ragged rows, one an SM, that block_reg's rows take"},
+		"fills_block_reg": {0, func(c *ctx, _ []int64) bool {
+			return c.p.Axis == kernels.BlockReg.Info().MaxCols(c.p.Op, c.dt)
+		}, "the row is exactly the longest block_reg holds"},
+		"block_reg_deep": {2, func(c *ctx, a []int64) bool {
+			return c.p.Axis > a[0] && c.p.Outer >= a[1]*int64(c.d.SMs) && c.blockRegFirst()
+		}, "block_reg's rows, over a columns, from b rows an SM"},
+		"grid_many_long_rows": {0, func(c *ctx, _ []int64) bool { return c.regime("grid.many_long") },
+			"the table's grid.many_long row matches"},
+		"block_reg_rows": {0, func(c *ctx, _ []int64) bool { return c.blockRegFirst() },
+			"one of the table's block_reg rows matches"},
+		"past_hybrid": {1, func(c *ctx, a []int64) bool {
+			_, ok := c.hybridVariant(int(a[0]))
+			return !ok && c.p.Axis > a[0]*kernels.BlockRegValues
+		}, "the row is past block_hybrid's k-thread blocks"},
+		"hybrid_fill_under": {1, func(c *ctx, a []int64) bool {
+			v, ok := c.hybridVariant(512)
+			if !ok {
+				return false
+			}
+			_, _, _, perSM, err := c.hybridFits(v)
+			return err == nil && fillsUnder(c.p.Outer, int64(perSM)*int64(c.d.SMs), a[0])
+		}, "block_hybrid's 512-thread blocks would fill at most k% of the slots of their waves"},
+		"grid_fill_under": {1, func(c *ctx, a []int64) bool {
+			g, _, err := c.splitGridGrid()
+			return err == nil && fillsUnder(c.p.Outer, g, a[0])
+		}, "split_grid's one-block rows would fill at most k% of its grid over their waves"},
+		"flat_conflicts": {1, func(c *ctx, a []int64) bool {
 			w, _, ok := c.flatRowsLanes()
 			return ok && flatRowsConflicts(c.p.Axis, w, c.es) <= a[0]
 		}, "flat_rows' width reads shared memory with at most k-way bank conflicts"},
-		"twin_rows": {0, func(c *ctx, _ []int64, _ *Row) bool { return c.ragged() },
+		"twin_rows": {0, func(c *ctx, _ []int64) bool { return c.ragged() },
 			"ragged or skewed rows of at least 16 packs, read through the _shift twins"},
-		"span_bytes_over": {1, func(c *ctx, a []int64, _ *Row) bool { return c.span()*c.es > a[0] },
+		"span_bytes_over": {1, func(c *ctx, a []int64) bool { return c.span()*c.es > a[0] },
 			"the row's span (ragged rows: from the pack boundary before it) is over k bytes"},
-		"span_packs": {1, func(c *ctx, a []int64, _ *Row) bool { return ceilDiv(c.span(), c.P) <= a[0] },
+		"span_packs": {1, func(c *ctx, a []int64) bool { return ceilDiv(c.span(), c.P) <= a[0] },
 			"the row's span is at most k 16-byte packs"},
-		"block_reg_holds": {0, func(c *ctx, _ []int64, _ *Row) bool {
+		"block_reg_holds": {0, func(c *ctx, _ []int64) bool {
 			return c.span() <= kernels.BlockReg.Info().MaxCols(c.p.Op, c.dt)
 		}, "block_reg's register cache holds the row's span"},
-		"warp_holds": {0, func(c *ctx, _ []int64, _ *Row) bool {
+		"warp_holds": {0, func(c *ctx, _ []int64) bool {
 			return c.span() <= kernels.WarpRow.Info().MaxCols(c.p.Op, c.dt)
 		}, "warp_row's register cache holds the row's span"},
-		"whole_packs": {0, func(c *ctx, _ []int64, _ *Row) bool { return c.vec() && c.p.Axis%c.P == 0 },
+		"whole_packs": {0, func(c *ctx, _ []int64) bool { return c.vec() && c.p.Axis%c.P == 0 },
 			"rows of whole 16-byte packs on the vector path"},
-		"block_reg_bwd": {0, func(c *ctx, _ []int64, _ *Row) bool { return c.blockRegBackward() },
+		"block_reg_bwd": {0, func(c *ctx, _ []int64) bool { return c.blockRegBackward() },
 			"backward rows past warp_row's that block_reg's registers hold"},
-		"cluster_size": {0, func(c *ctx, _ []int64, _ *Row) bool { _, ok := c.clusterSize(); return ok },
+		"cluster_size": {0, func(c *ctx, _ []int64) bool { _, ok := c.clusterSize(); return ok },
 			"a cluster of the device's size holds the row (split_cluster)"},
-		"grid_caches": {1, func(c *ctx, a []int64, _ *Row) bool { ok, _ := c.gridCaches(a[0]); return ok },
+		"grid_caches": {1, func(c *ctx, a []int64) bool { ok, _ := c.gridCaches(a[0]); return ok },
 			"split_grid caches the inputs (at least k bytes) in the grid's shared memory"},
-		"block_smem_blocks": {1, func(c *ctx, a []int64, _ *Row) bool {
+		"block_smem_blocks": {1, func(c *ctx, a []int64) bool {
 			occ, err := c.blockSmemOccupancy()
 			return err == nil && int64(occ) >= a[0]
 		}, "block_smem's row copy leaves at least k blocks an SM"},
@@ -96,10 +150,7 @@ func init() {
 func Conditions() map[string]string {
 	out := map[string]string{}
 	for name, nc := range conditions {
-		args := ""
-		if nc.args > 0 {
-			args = "(k)"
-		}
+		args := [...]string{"", "(k)", "(a,b)"}[nc.args]
 		out[name+args] = nc.doc
 	}
 	return out
@@ -118,15 +169,31 @@ func (c *ctx) regime(group string) bool {
 	return false
 }
 
-// fewPick is fewRows' pick, computed once.
-func (c *ctx) fewPick() kernels.Strategy {
-	if !c.fewDone {
-		c.fewDone = true
-		if c.p.Outer < int64(c.d.SMs) {
-			c.few, _ = c.fewRows()
-		}
+// fillsUnder reports whether rows, in waves of slots, fill at most pct% of
+// the waves' slots.
+func fillsUnder(rows, slots, pct int64) bool {
+	return slots > 0 && 100*rows <= pct*ceilDiv(rows, slots)*slots
+}
+
+// clustersHoldRows reports whether split_cluster's clusters for the rows
+// are all resident at once (the driver's cluster query, or
+// residentClusters' estimate), and, for span > 0, the rows at most SMs ×
+// (row bytes − base) / span: the edge up to which the clusters' small
+// blocks lead a block per row.
+func (c *ctx) clustersHoldRows(base, span int64) bool {
+	cs, _, nt, sym, smem, ok := c.clusterShape()
+	if !ok {
+		return false
 	}
-	return c.few
+	file := kernels.SplitCluster.Info().File
+	limit := int64(0)
+	if perSM, err := c.fits(file, sym, int(nt), smem); err == nil {
+		limit = c.residentClusters(file, sym, int(nt), int(smem), cs, perSM)
+	}
+	if span > 0 {
+		limit = min(limit, int64(c.d.SMs)*(c.p.Axis*c.es-base)/span)
+	}
+	return c.p.Outer <= limit
 }
 
 // narrowWarps returns strided_narrow's warps an outer index.

@@ -19,8 +19,11 @@ import (
 // its preferences became the table, internal/plan/testdata/oracle) on a
 // dense grid of problems: strategy, kernel symbols, grids, blocks, dynamic
 // shared memory, clusters, cooperative flags and every other field of the
-// plan but its Reason must be identical, errors too. An intended difference
-// needs its measurement (and then an entry in allowedDiffs with it).
+// plan but its Reason must be identical, errors too, with the occupancy
+// estimates (TestDifferential, TestDifferentialForced) and with the
+// driver's queries answered (TestDifferentialQueries). There is no list of
+// allowed differences: one you intend needs its measurement, and then the
+// oracle's pick for those problems is no longer the reference.
 
 var (
 	diffOps    = []spec.Op{spec.Softmax, spec.LogSoftmax, spec.SoftmaxBackward, spec.LogSoftmaxBackward}
@@ -139,9 +142,13 @@ type diffStats struct {
 }
 
 func (s *diffStats) compare(t *testing.T, model string, d plan.Device, p plan.Problem, force string) {
+	s.compareWith(t, model, d, p, force, plan.Queries{})
+}
+
+func (s *diffStats) compareWith(t *testing.T, model string, d plan.Device, p plan.Problem, force string, q plan.Queries) {
 	s.problems.Add(1)
-	got, gerr := plan.Make(p, d, nil, force)
-	want, werr := oracle.Make(oracle.Problem(p), oracle.Device(d), nil, force)
+	got, gerr := plan.MakeWith(p, d, q, force)
+	want, werr := oracle.MakeWith(oracle.Problem(p), oracle.Device(d), oracle.Queries{Blocks: oracle.Occupancy(q.Blocks), Clusters: oracle.Clusters(q.Clusters)}, force)
 	var diff string
 	switch {
 	case (gerr != nil) != (werr != nil):
@@ -266,6 +273,81 @@ func TestDifferentialForced(t *testing.T) {
 								s.compare(t, model, d, p, st)
 							}
 						}
+					}
+				}
+			}()
+		}
+	}
+	wg.Wait()
+	t.Logf("%d problems, %d differences", s.problems.Load(), s.diffs.Load())
+	for _, f := range s.first {
+		t.Error(f)
+	}
+}
+
+// fakeQueries stands in for the driver: blocks an SM from a hash of the
+// kernel and its launch (1..8, 0 for some: "does not fit"), clusters
+// resident a fraction of what those blocks allow; deterministic, so both
+// planners see the same answers.
+func fakeQueries(sms int) plan.Queries {
+	blocks := func(file, symbol string, block, smem int) (int, error) {
+		h := uint32(2166136261)
+		for _, b := range []byte(fmt.Sprintf("%s|%s|%d|%d", file, symbol, block, smem)) {
+			h = (h ^ uint32(b)) * 16777619
+		}
+		return int(h % 9), nil
+	}
+	return plan.Queries{
+		Blocks: blocks,
+		Clusters: func(file, symbol string, block, smem, cluster int) (int, error) {
+			n, _ := blocks(file, symbol, block, smem)
+			return n * sms * 7 / (8 * cluster), nil
+		},
+	}
+}
+
+// TestDifferentialQueries runs every third problem of the automatic grid
+// with the driver's queries answered (fakeQueries), where the estimates
+// answer in TestDifferential: the conditions that turn on occupancy and
+// resident clusters take other branches.
+func TestDifferentialQueries(t *testing.T) {
+	var s diffStats
+	stride := 3
+	if testing.Short() {
+		stride = 21
+	}
+	var wg sync.WaitGroup
+	for _, model := range []string{"h200", "a100"} {
+		d := plan.Models[model]
+		q := fakeQueries(d.SMs)
+		for _, dt := range diffDTypes {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				n := 0
+				for _, op := range diffOps {
+					for _, pc := range diffPlacements {
+						p := plan.Problem{DType: dt, Op: op, Aligned: pc.aligned, Skew: pc.skew * dt.Size(), Inner: 1}
+						for _, r := range rowCounts(int64(d.SMs)) {
+							for _, c := range colCounts(dt) {
+								if n++; n%stride != 0 {
+									continue
+								}
+								p.Outer, p.Axis = r, c
+								s.compareWith(t, model, d, p, "", q)
+							}
+						}
+						if pc.skew != 0 {
+							continue
+						}
+						for _, sh := range stridedShapes(int64(d.SMs)) {
+							if n++; n%stride != 0 {
+								continue
+							}
+							p.Outer, p.Axis, p.Inner = sh[0], sh[1], sh[2]
+							s.compareWith(t, model, d, p, "", q)
+						}
+						p.Inner = 1
 					}
 				}
 			}()

@@ -19,7 +19,9 @@
 // table, table/default.tsv, embedded, with an overlay per device model
 // (table/h200.tsv, h100.tsv, a100.tsv; a device of another model takes the
 // default table, measured on an H200 with H100 runs where rows say so) and
-// the caller's overlay (Queries.Overlay, the autotuner's rows). Rows match
+// the caller's overlay (Queries.Overlay). The autotuner's winners are such
+// rows too (TunedRow: a dtype, op and shape class), which the cuda package's
+// Options.Tuned matches first (Tuned). Rows match
 // in order; each matching row offers its candidates in order; the first
 // candidate whose build serves the problem is the plan, and its Reason
 // starts with the row's id and evidence. `softmax plan --rules` prints the
@@ -39,8 +41,9 @@
 //	            one distance past a 16-byte boundary, Problem.Skew),
 //	            unaligned (anything else); for strided packs (aligned,
 //	            Inner a multiple of the pack) or scalar
-//	dir         fwd or bwd
-//	esize       element sizes in bytes, comma-separated (4 f32, 2 f16/bf16)
+//	dir         fwd or bwd, or op names (softmax, log_softmax_backward, ...)
+//	esize       element sizes in bytes (4 f32, 2 f16/bf16), or dtype names
+//	            (f32, f16, bf16), comma-separated
 //	rows        Outer; cols: Axis; inner: Inner; bytes: a row's input bytes
 //	            (Axis × element size × 2 for backward ops' y and dy).
 //	            A range: N, A..B (inclusive, either side open), <N, <=N,
@@ -56,17 +59,19 @@
 // # Named conditions
 //
 // The few predicates that must compute are Go functions named in the
-// table (conds.go; Conditions lists them with what they say): the
-// few-rows bandwidth model (few_rows_picks, rules.go's fewRows: one block
-// streams about 40 GB/s, split_row reads the row twice over every SM,
-// split_cluster once over a cluster), what the grid's shared memory
-// caches (grid_caches), occupancy of at least k blocks (smem_fits,
-// block_smem_blocks), resident clusters (cluster_uneven, few_rows_picks
-// through residentClusters), and kernel shapes (narrow_shape,
-// short_kernel, warp_holds). Some regimes are still named conditions whose
-// thresholds live in rules.go (block_reg_first, hybrid_first,
-// grid_one_wave, cluster_uneven, grid_many_long_rows,
-// hybrid_behind_grid): each constant there cites its measurement.
+// table (conds.go; Conditions lists them, `softmax plan --rules` prints
+// them): the few-rows bandwidth model's pick (model_block,
+// model_split_row, model_split_cluster: rules.go's fewModel, whose
+// constants cite their measurements), what the
+// grid's shared memory caches (grid_caches), occupancy and fill
+// (smem_fits, block_smem_blocks, hybrid_fill_under, grid_fill_under),
+// clusters (cluster_size), kernel shapes and capacities (narrow_shape,
+// short_kernel, warp_holds, block_reg_holds, hybrid_holds), and regimes
+// other rows ask about (block_reg_rows, hybrid_first: whether one of the
+// table's block_reg or block_hybrid rows matches). Thresholds are their
+// arguments or the row's cells. A strategy's launch shape within its
+// kernels (warp_row's lanes, block_reg's block size, split_grid's waves)
+// is its build's, in build.go.
 //
 // # Launches
 //
@@ -286,9 +291,10 @@ type ctx struct {
 	// table is the preference table of an automatic choice.
 	table Table
 
-	// few is the few-rows model's pick (fewPick), once fewDone.
-	few     kernels.Strategy
-	fewDone bool
+	// few is the few-rows model's pick (fewModel), once fewDone; fewOK
+	// false where the model does not apply.
+	few            kernels.Strategy
+	fewDone, fewOK bool
 }
 
 func newCtx(p Problem, d Device, occ Occupancy) (*ctx, error) {
@@ -385,7 +391,7 @@ func (c *ctx) raggedRows() bool {
 // starting up to 15 bytes before the tensor, inside the same 16-byte
 // block, so inside its allocation (CUDA allocations are at least 256-byte
 // aligned), and mask those elements in registers, as they do the row
-// before's. Shorter rows keep flat_rows (flatRowsUnaligned) or the
+// before's. Shorter rows keep flat_rows (the table's flat.unaligned rows) or the
 // element-wise path.
 func (c *ctx) skewedRows() bool {
 	return c.unalignedRows() && c.p.Skew != 0 && c.p.Axis > flatRowsMaxCols

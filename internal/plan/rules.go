@@ -50,93 +50,13 @@ const (
 	// block its own contiguous part, as before) ran 1×10^8 at 310.7.
 	splitRowBlocksPerSM = 2
 
-	// split_grid replaces split_row for ops whose inputs are gridMinBytes to
-	// gridCacheHalves/2 times the grid's shared memory (~30 MB on H200), or
-	// more in rows that fit a wave (gridWaveQuarters). H200, softmax bench, µs split_grid / split_row, same
-	// run (bench/results/nvidia-h200-2026-11-22-sweep-splitgrid.txt, reps
-	// back to back without an L2 flush):
-	//   8 MB and less, it lost: 2×1048576 f32 23.6 / 22.4; 4×262144 f16
-	//   16.9 / 14.4; 8×262144 f32 20.3 / 19.6.
-	// Timed as bench times now (L2 flushed before each rep, the host ahead
-	// of the GPU; -ab-s12.txt, median of 3) it wins from 2 MB: 1×524288 f32
-	// 10.6 / 11.3, 4×262144 f16 10.8 / 11.3, 2×1048576 f32 15.5 / 16.5,
-	// 8×262144 f32 14.6 / 16.1, 4×1048576 f16 15.5 / 16.9, 16×262144 f32
-	// 19.1 / 23.2, 1×4194304 f32 19.6 / 22.8. The earlier figures follow:
-	//   32 MB: 2×4194304 f32 39.4 / 44.1; 4×4194304 f16 36.4 / 40.9;
-	//   32×524288 f16 36.4 / 44.1; 8×1048576 f32 36.0 / 37.2.
-	//   64 MB: 1×2^24 f32 57.8 / 67.7.
-	//   128 MB: 8×4194304 f32 115.0 / 122.6; 32×2097152 f16 114.0 / 122.4;
-	//   but 4×16777216 f16 124.2 / 120.0.
-	//   256 MB and more: 4×33554432 f16 247.0 / 231.0; 1×10^8 f32 348.8 /
-	//   334.4.
-	// It also replaces a block per row that would read rows of
-	// gridTwoReadRowBytes or more twice (rows > SMs/2, where the model keeps
-	// the block): 128×262144 f32 112.7 vs online_2pass 121.8, 128×524288 f16
-	// 117.0 vs 128.9. Timed with the L2 flushed before each rep (bench's
-	// timing since 2026-11-22; -ab-s12.txt), rows of 250 KB-1 MB go the same way:
-	// 64×262144 f16 30.2 vs 50.4, 128×262144 bf16 52.9 vs 64.4, 100×200000
-	// bf16 40.6 vs 46.7, 120×100000 f32 41.2 vs 50.1, 128×128256 bf16 30.3
-	// vs 32.0, 96×131072 f16 28.3 vs 29.0 (block_hybrid 27.7). Timed back to
-	// back without the flush, the block had won at 256 KB (128×128256 bf16
-	// 38.4 vs 38.5, 100×70000 f32 33.4 vs 36.0); 128 KB rows stay with the
-	// block (128×32768 f32 block_reg 16.1, split_grid 19.0).
-	//
-	// With 512-thread blocks for chunks cached whole (splitGridCachedThreads)
-	// it also wins at 1 MB (H200, same run, 40 reps, µs, split_grid /
-	// split_row, bench/results/nvidia-h200-2026-11-22-sweep-tiny.txt):
-	// 1×262144 f32 9.5 / 10.9, 2×131072 f32 9.8 / 10.6, 1×524288 f16 10.0 /
-	// 10.9, 2×262144 f16 9.5 / 11.1; and on every single row from 256 KB
-	// (-ab-s30.txt section 2, three rounds of 30 reps): 1×65536 f32 8.5 /
-	// 9.8, 1×131072 f16 8.5 / 9.9, 1×131072 f32 8.6 / 10.0, 1×262144 f16
-	// 8.6 / 10.1, 1×196608 f32 8.8 / 10.0. (With clusters, split_row is
-	// only chosen for rows past clusterRowBytes.)
-	//
-	// Backward ops (y and dy cached; the range counts both) go the same way
-	// since split_grid skips its barrier on one-block rows and fuses its
-	// waves (-ab-s30.txt section 2, split_grid / split_row): 1×65536 f32
-	// 8.4 / 8.8, 8×262144 f32 15.6 / 18.3, 16×262144 f32 23.0 / 30.1,
-	// 4×4194304 f16 44.2 / 49.6, 8×4194304 f32 151.9 / 168.1, 4×16777216
-	// f16 152.6 / 168.0; and for the rows a block would read twice
-	// (online_2pass): 32×65536 f32 15.5 / 23.7, 64×131072 f16 23.8 / 32.1,
-	// 128×65536 f16 21.6 / 23.0. (In 2026-11-22's first split_grid, 1×2^24
-	// backward had lost, 98.5 / 95.2.)
-	//
-	// gridCacheHalves: one wave of a single row ends at 4 times the grid's
-	// shared memory (122 MB on H200); past it split_row reads the row twice
-	// for less (-ab-s30.txt section 3, split_row / split_grid): 1×2^25 f32
-	// 110.9 / 113.7, 1×2^24 f32 backward (128 MB of inputs) 87.1 / 89.1,
-	// where 96 MB still goes to split_grid (1×25165824 f32 86.8 / 85.7,
-	// 1×12582912 f32 backward 67.4 / 66.8).
-	gridMinBytes    = 256 << 10
+	// gridCacheHalves: split_grid's waves cache at most gridCacheHalves/2
+	// times the grid's shared memory of a single row (122 MB on H200); past
+	// it split_row reads the row twice for less (nvidia-h200-2026-11-22-
+	// ab-s30.txt §3: 1×2^25 f32 110.9 vs 113.7 µs; 96 MB still split_grid).
+	// Where split_grid replaces split_row and a block per row: the table's
+	// few.grid.* and bwd.split_grid rows (grid_caches).
 	gridCacheHalves = 8
-
-	// gridClusterFewRows, gridClusterMinCols: split_grid also replaces
-	// split_cluster on at most gridClusterFewRows forward rows of at least
-	// gridClusterMinCols elements (a cluster's eight blocks then each have
-	// 8192 or more to exp, where split_grid spreads them over every SM).
-	// H200, softmax bench, three rounds of 30 reps, µs split_grid /
-	// split_cluster (-ab-s30.txt section 4): 1×98304 f32 8.6 / 9.1,
-	// 1×196608 f16 8.7 / 9.6, 1×98304 f16 8.5 / 8.8, 2×98304 f16 8.5 / 9.0,
-	// 2×98304 f32 8.8 / 9.2, 4×131072 f16 9.0 / 9.3 (4×98304 f32 9.6 /
-	// 9.4); at 65536 columns they tie (1×65536 f32 8.5 / 8.4, 4×65536 f32
-	// 8.9 / 8.7, 1×65536 f16 8.8 / 8.6, 4×65536 f16 9.0 / 9.0; 9.1 / 9.7 in
-	// -sweep-tiny.txt); shorter rows keep the cluster, whatever their
-	// bytes: 4×32768 f32 9.0 / 8.5, 4×49152 f32 8.8 / 8.6, 1×49152 f32 8.5 /
-	// 8.3. (The first rule, 512 KB or more in all, sent 4×32768 f32 to
-	// split_grid.)
-	gridClusterFewRows = 4
-	gridClusterMinCols = 65536
-
-	// gridClusterFewRowsBwd, gridClusterRowBytesBwd: split_grid replaces
-	// split_cluster on at most this many backward rows of at least this
-	// many input bytes (y and dy). H200, same runs, split_grid /
-	// split_cluster: 2..8×32768 f32 8.4..9.0 / 9.0..9.4, 2..8×65536 f16
-	// 8.6..9.3 / 9.5..10.0; 16 rows tie (16×32768 f32 10.0 / 10.0, 16×65536
-	// f16 10.1 / 10.5) and from 32 the cluster wins (32×32768 f32 11.8 /
-	// 10.9, 64×65536 f16 15.5 / 14.1); 128 KB rows keep the cluster
-	// (4×16384 f32 8.1 / 7.1, 1×16384 f32 7.6 / 6.8).
-	gridClusterFewRowsBwd  = 8
-	gridClusterRowBytesBwd = 256 << 10
 
 	// gridWaveQuarters: split_grid takes the rows in waves of at most
 	// gridWaveQuarters/4 times the grid's cache (67 MB on H200), the next
@@ -157,82 +77,9 @@ const (
 	gridWaveQuarters = 9
 
 	// twoReadSplitBytes: rows from this size (bytes of the inputs) that a
-	// block would read twice are split whenever rows <= SMs/2 (fewRows).
+	// block would read twice are split whenever rows <= SMs/2 (fewModel).
 	// Measured at 4 MB rows; shorter rows keep the model's choice.
 	twoReadSplitBytes = 1 << 20
-
-	// gridTwoReadRowBytes: forward rows from this size (input bytes) that a
-	// block would read twice go to split_grid when the inputs are in its
-	// range (see gridMinBytes): between the 128 KB rows the block won and
-	// the 250 KB rows (128256 bf16) split_grid won.
-	gridTwoReadRowBytes = 192 << 10
-
-	// gridClusterSplit: split_grid replaces split_cluster for rows of
-	// gridTwoReadRowBytes or more that it splits over at most this many
-	// blocks, 7/8 of its grid busy (one-block rows skip the barrier since
-	// 64f58e7).
-	// H200, softmax bench, µs, same run (bench/results/nvidia-h200-2026-11-
-	// 22-sweep-midrows.txt), split_grid vs split_cluster: 64×131072 f16
-	// 18.9 vs 21.2; 66×131072 bf16 19.8 vs 21.6; 64×65536 f32 19.1 vs 19.9;
-	// with four blocks a row the cluster wins (32×131072 f16 14.6 vs 14.1),
-	// and so it does on 128 KB rows (64×65536 f16 14.9 vs 13.1).
-	gridClusterSplit = 2
-
-	// hybridFewRows16Bytes: with fewer rows than SMs, 16-bit forward rows
-	// beyond block_reg's 32768 columns up to this size go to block_hybrid
-	// (1024 threads, the row in registers and shared memory), which had
-	// lost only on longer rows (128×128256 bf16, see blockHybridFirst).
-	// H200, softmax bench, µs, same run (-sweep-midrows.txt), block_hybrid
-	// vs the previous pick: 128×40000 bf16 12.5 vs block_smem 14.5;
-	// 128×50000 bf16 14.6 vs 16.5; 96×50000 bf16 13.5 vs 15.9; 64×65536 f16
-	// 13.4 vs online_2pass 16.0 (split_cluster 13.1); 128×65536 f16 17.3 vs
-	// 17.2 (split_grid 16.4). From 120 KB split_cluster is listed ahead of
-	// it (clusterUnevenRows).
-	hybridFewRows16Bytes = 128 << 10
-
-	// hybridManyRowsWaves: with at least as many rows as SMs, rows past
-	// block_hybrid's 512-thread blocks take its 1024-thread blocks (one an
-	// SM) from this many rows an SM; fewer go to split_grid
-	// (gridManyLongRows), one launch over every SM with each row's chunks
-	// cached in shared memory. H200, softmax bench, µs (-ab-s38.txt §2-3),
-	// block_hybrid vs split_grid: 1024×65536 f32 151.7 vs 166.1;
-	// 1024×100000 f16 130.5 vs 134.5; 2048×128256 bf16 310.8 vs 334.7,
-	// log_softmax 296.1 vs 320.6; 1024×128256 bf16 169.9 vs 168.4 (tie);
-	// but 528×65536 f32 87.9 vs 86.7, 528×100000 f16 75.0 vs 71.0,
-	// 528×128256 bf16 98.0 vs 88.0, 264×65536 f32 50.2 vs 45.1. Nothing was
-	// measured between 528 and 1024 rows (4 and 7.8 an SM on the H200): 7
-	// is a choice inside that gap, not a measured edge.
-	hybridManyRowsWaves = 7
-
-	// hybridRagged16Waves: ragged 16-bit rows past block_hybrid's 512-thread
-	// blocks take its 1024-thread twins with more than this many rows an SM
-	// (f32 rows from one); split_grid, which has no twins, is not in the
-	// running, online_2pass's twins are. H100, softmax bench, 20 reps, one
-	// run, µs (-ab-s50.txt §3), twin vs online_2pass: 528×100003 bf16 102.7
-	// vs 109.1, but 132×100003 f16 31.4 vs 29.9; f32 132×50257 28.7 vs
-	// 29.9, 264×65537 66.1 vs 76.4, 528×50257 86.6 vs 109.4 (§2, two
-	// rounds: 29.1 vs 30.0, 65.9 vs 75.9, 87.5 vs 109.5). Session 51 (H100,
-	// 30 reps, two rounds, median µs, nvidia-h100-2026-11-25-ab-s51.txt §2)
-	// measured the rows between, forced: the twin leads from past two rows
-	// an SM (300×80001 f16 51.8 vs 58.1, 330×70001 f16 48.4 vs 51.6,
-	// 396×70001 f16 53.1 vs 58.4, 330×100003 bf16 71.5 vs 80.5, 396×100003
-	// bf16 79.2 vs 86.6) and ties or trails up to two (264×70001 f16 39.0
-	// vs 39.5, 264×65537 f16 37.4 vs 36.0, 264×100003 bf16 57.0 vs 58.6,
-	// 200×70001 f16 34.5 vs 30.7, 200×100003 bf16 50.4 vs 44.4). The A/B
-	// (§3, three rounds), online_2pass → the twin: 265×70001 f16 46.4 →
-	// 39.9, 300×80001 f16 57.8 → 52.3, 396×100003 bf16 86.1 → 79.3,
-	// 500×65539 f16 62.1 → 61.5.
-	hybridRagged16Waves = 2
-
-	// gridManyRowsMaxBytes: the longest rows gridManyLongRows gives
-	// split_grid, the longest measured (132×524288 and 256×524288 bf16;
-	// f32 rows were measured up to 151936 columns, 594 KB). Longer rows
-	// stay with online_2pass: split_grid would cache only part of each.
-	gridManyRowsMaxBytes = 1 << 20
-
-	// blockRegFewRows16Cols: the longest 16-bit rows block_reg takes when
-	// rows < SMs (1024 threads × 4 packs without spills; blockRegFirst).
-	blockRegFewRows16Cols = 32768
 )
 
 // unalignedRows reports last-axis rows, several of them, whose tensors do
@@ -242,12 +89,17 @@ func (c *ctx) unalignedRows() bool {
 	return !c.p.Aligned && c.p.Inner == 1 && c.p.Outer > 1
 }
 
-// fewRows applies the bandwidth model for rows < SMs: a block per row, the
-// row split over every SM (split_row), or a cluster per row (split_cluster).
-// It returns "" when a block per row is modelled cheapest.
-func (c *ctx) fewRows() (kernels.Strategy, string) {
-	if c.fewRaggedBlockRows() {
-		return "", ""
+// fewModel is the few-rows bandwidth model, for rows < SMs (ok false
+// otherwise): a block per row (""), the row split over every SM
+// (split_row) or a cluster per row (split_cluster), whichever it models
+// cheapest. The table's few.* rows act on its pick (few_model_*).
+func (c *ctx) fewModel() (kernels.Strategy, bool) {
+	if c.fewDone {
+		return c.few, c.fewOK
+	}
+	c.fewDone = true
+	if c.p.Outer >= int64(c.d.SMs) {
+		return "", false
 	}
 	rows := float64(c.p.Outer)
 	rowBytes := float64(c.p.Axis * c.es * c.nin)
@@ -265,157 +117,19 @@ func (c *ctx) fewRows() (kernels.Strategy, string) {
 		// per row loses to the split while half the SMs would idle.
 		bestT = math.Inf(1)
 	}
-	why := ""
 	if tSplit < bestT {
 		best, bestT = kernels.SplitRow, tSplit
-		why = fmt.Sprintf("few long rows (%d < %d SMs): split_row models %.1f µs vs %.1f µs a block per row", c.p.Outer, c.d.SMs, tSplit, tBlock)
 	}
 	if cs, ok := c.clusterSize(); ok && rowBytes <= clusterRowBytes {
-		clusters := rows
-		waves := max(1, clusters*float64(cs)/sms)
+		waves := max(1, rows*float64(cs)/sms)
 		tCluster := clusterMicros + rowBytes/(float64(cs)*blockGBs*1e3)*waves
-		if tCluster < bestT {
+		if tCluster < bestT || best == "" && !c.bwd && rowBytes >= clusterOneWaveRowBytes && rows*float64(cs) <= sms {
 			best = kernels.SplitCluster
-			why = fmt.Sprintf("few long rows (%d < %d SMs): a %d-block cluster per row models %.1f µs (split_row %.1f, block %.1f)", c.p.Outer, c.d.SMs, cs, tCluster, tSplit, tBlock)
-		} else if best == "" && !c.bwd && rowBytes >= clusterOneWaveRowBytes && rows*float64(cs) <= sms {
-			best = kernels.SplitCluster
-			why = fmt.Sprintf("few rows of %d KB (%d < %d SMs): one wave of %d-block clusters, ahead of a block per row from %d KB", int64(rowBytes)>>10, c.p.Outer, c.d.SMs, cs, clusterOneWaveRowBytes>>10)
 		}
 	}
-	bigRows := rowBytes >= gridTwoReadRowBytes
-	if best == kernels.SplitRow || best == "" && bigRows && c.twoReadBlockRows() ||
-		!c.bwd && best == kernels.SplitCluster && bigRows && c.gridFillsWithFewBlocks() {
-		if ok, why2 := c.gridCaches(gridMinBytes); ok {
-			return kernels.SplitGrid, c.fewRowsWhy(why2)
-		}
-	}
-	if best == kernels.SplitCluster && c.gridOverCluster(rowBytes) {
-		if ok, why2 := c.gridCaches(0); ok {
-			return kernels.SplitGrid, c.fewRowsWhy(why2)
-		}
-	}
-	if best == "" {
-		return c.fewMidRows()
-	}
-	return best, why
+	c.few, c.fewOK = best, true
+	return best, true
 }
-
-// fewMidRows places the forward rows of whole packs, fewer than SMs, of
-// fewMidMinRowBytes up to gridTwoReadRowBytes, on devices with clusters,
-// that the model leaves to a block per row (block_reg's or block_hybrid's
-// 1024-thread blocks, one an SM; online_2pass for 16-bit rows past
-// block_hybrid, which reads each row twice).
-//
-// Past fewMidGridRowBytes: split_cluster while every row's cluster is
-// resident at once (rows × cluster size within the occupancy query's
-// blocks an SM × SMs), split_grid past that, where the clusters' second
-// wave costs more than the grid's barrier. Resident clusters: the
-// driver's cluster query, or blocks an SM × SMs / cluster size less the
-// GPC packing loss (residentClusters). H100, softmax bench, every strategy
-// forced, 20 reps, two rounds, median µs, the pick against the leader
-// (nvidia-h100-2026-11-25-ab-s54.txt §2): in one wave (8-block clusters of
-// 160 threads, 6 blocks an SM, 92 clusters resident) 72×81920 bf16 19.1 vs
-// split_cluster 15.4, 80× 19.5 vs 16.5, 90× 20.2 vs 17.3, 80×81920 f16
-// 18.2 vs 16.2, 80×73728 bf16 18.5 vs 16.0, 80×40960 f32 18.0 vs 16.4;
-// past it the cluster falls to last or next to last (94×81920 bf16 20.9,
-// 100× 21.4) and split_grid leads or is within 3% of the leader:
-// 100×81920 bf16 20.8 vs 19.5, 120× 22.1 vs 20.7, 130× 23.0 vs 21.6,
-// 100×90000 bf16 23.3 vs 21.6, 100×73728 bf16 19.6 vs 18.7, 120×40960 f32
-// 21.6 vs 20.5, 130× 22.4 vs 21.1; f16 goes either way (120×81920:
-// block_smem 20.7, split_grid 20.8, online_2pass 21.2; 96×81920
-// online_2pass 19.1, split_grid 19.6). Rows of exactly 192 KB (49152 f32)
-// follow them (session 55, nvidia-h100-2026-11-25-ab-s55.txt §1):
-// block_hybrid 23.0 vs split_grid 21.6 at 100 rows, 25.5 vs 23.7 at 124;
-// the A/B (§2): 92×49152 f32 22.50 → 21.46, 124× 25.55 → 24.06.
-//
-// Up to fewMidGridRowBytes the cluster's small blocks (many an SM, eight
-// a row) lead a block per row up to fewer rows the shorter the row: rows ×
-// fewMidEdgeSpanBytes ≤ SMs × (row bytes − fewMidEdgeBaseBytes), about 50
-// rows of 96 KB, 82 of 104 KB, 115 of 112 KB and every row count from 116
-// KB, and never past the clusters resident at once (124 of 8-block
-// clusters of 128 threads on the H100). Past that edge a block per row
-// stays below fewMidGridRowsPct of the SMs and split_grid's one-block rows
-// lead from there. H100, softmax bench, every strategy forced, 20 reps,
-// two rounds, median µs, the pick against split_cluster
-// (nvidia-h100-2026-11-25-ab-s55.txt §1): 16-bit 57344 columns (112 KB)
-// block_hybrid 12.3 vs 11.2 at 40 rows, 15.4 vs 14.6 at 92, 16.2 vs 15.8
-// at 108, and at 116 rows the cluster trails (16.9 vs 16.8, split_grid
-// 16.4); 53248 columns (104 KB) 11.8 vs 11.1 at 40 rows, 14.7 vs 14.4 at
-// 92, 15.2 vs 15.4 at 100; 49152 (96 KB) 11.3 vs 11.1 at 40 rows, 12.4 vs
-// 12.7 at 66; f32 32768 columns (128 KB, block_reg) 15.5 vs 14.0 at 84
-// rows, 18.5 vs 17.8 at 124, and at 125 rows (one cluster past the 124
-// resident) the cluster falls to 19.4 (split_grid 17.8); 26624 (104 KB)
-// 11.1 vs 10.4 at 40 rows, 15.0 vs 14.8 at 108, 15.5 vs 15.7 at 116. The
-// A/B of the rule (§2-3, --algo auto, three or four alternated rounds of
-// 30 reps), old pick → new: 40×57344 bf16 12.46 → 11.16, 100×32768 f32
-// 16.70 → 15.40, 64×32000 f32 13.71 → 12.55, 92×57344 bf16 15.58 →
-// 14.69, 124×32768 f32 18.74 → 17.87; split_grid past the edge from 90%
-// of the SMs: 128×32768 f32 18.94 → 18.19, 124×57344 bf16 17.52 → 17.10,
-// 128×61440 bf16 (clusterUnevenRows' clusters, past the resident ones)
-// 20.50 → 18.09, 131×65536 f16 21.03 → 18.43; from 70% it lost below 120
-// rows (100×26624 f32 14.86 → 15.38, 116×28672 f32 16.46 → 16.85).
-// f32 rows under fewMidGridRowBytes keep block_reg past the edge at any
-// row count since its threads take their exps against their own max
-// (Fwd::reduce_cached, session 56): one-wave block_reg gained 2-5%, and at
-// 120-128 rows it leads split_grid (H100, every strategy forced, two
-// rounds of 30 reps, median µs, nvidia-h100-2026-11-25-ab-s56.txt §2):
-// 120×24576 14.6 vs 15.0, 128× 15.0 vs 15.2, 120×28672 15.9 vs 17.0,
-// 128× 16.4 vs 17.2, 128×32000 18.1 vs 18.4 (log_softmax 18.0 vs 18.2);
-// at 128 KB (32768 columns) split_grid still leads, 18.0 vs 18.4.
-func (c *ctx) fewMidRows() (kernels.Strategy, string) {
-	rowBytes := c.p.Axis * c.es
-	if !c.forwardWholeRows() || rowBytes < fewMidMinRowBytes || rowBytes > gridTwoReadRowBytes {
-		return "", ""
-	}
-	if c.check(kernels.SplitCluster) != nil {
-		return "", "" // not measured without clusters (the A100 keeps a block per row)
-	}
-	cs, _, nt, sym, smem, ok := c.clusterShape()
-	if !ok {
-		return "", ""
-	}
-	file := kernels.SplitCluster.Info().File
-	resident := int64(0) // the cluster does not fit: split_grid past fewMidGridRowBytes
-	if perSM, err := c.fits(file, sym, int(nt), smem); err == nil {
-		resident = c.residentClusters(file, sym, int(nt), int(smem), cs, perSM)
-	}
-	limit, what := resident, fmt.Sprintf("%d-block clusters while resident at once (about %d)", cs, resident)
-	short := rowBytes <= fewMidGridRowBytes
-	if short {
-		edge := int64(c.d.SMs) * (rowBytes - fewMidEdgeBaseBytes) / fewMidEdgeSpanBytes
-		limit = min(edge, resident)
-		what = fmt.Sprintf("%d-block clusters up to %d rows of this size and while resident at once (about %d)", cs, edge, resident)
-	}
-	if c.p.Outer <= limit {
-		return kernels.SplitCluster, c.fewRowsWhy(fmt.Sprintf("rows of %d KB: %s", rowBytes>>10, what))
-	}
-	if short && (100*c.p.Outer < fewMidGridRowsPct*int64(c.d.SMs) || c.es == 4 && rowBytes < fewMidGridRowBytes) {
-		return "", "" // a block per row stays below fewMidGridRowsPct of the SMs, and for f32 rows under 128 KB
-	}
-	if ok, why := c.gridCaches(0); ok {
-		return kernels.SplitGrid, c.fewRowsWhy(fmt.Sprintf("rows of %d KB past %s: %s", rowBytes>>10, what, why))
-	}
-	return "", ""
-}
-
-const (
-	// fewMidMinRowBytes is fewMidRows' shortest row (shorter ones the
-	// model places; 16-bit rows from 120 KB are clusterUnevenRows' too).
-	fewMidMinRowBytes = 96 << 10
-	// fewMidGridRowBytes: up to it fewMidRows sends rows to split_cluster
-	// below the row count edge; past it, by resident clusters, to
-	// split_cluster or split_grid.
-	fewMidGridRowBytes = 128 << 10
-	// fewMidEdgeBaseBytes and fewMidEdgeSpanBytes fit fewMidRows' row count
-	// edge up to fewMidGridRowBytes: rows × span ≤ SMs × (row bytes − base).
-	fewMidEdgeBaseBytes = 84 << 10
-	fewMidEdgeSpanBytes = 32 << 10
-	// fewMidGridRowsPct: 16-bit rows (and f32 rows of exactly
-	// fewMidGridRowBytes) up to fewMidGridRowBytes past the clusters' edge
-	// go to split_grid from this share of the SMs (percent), and keep a
-	// block per row below it; shorter f32 rows keep block_reg at any count.
-	fewMidGridRowsPct = 90
-)
 
 // clusterPackNum/clusterPackDen: the share of blocks an SM × SMs / cluster
 // size that residentClusters counts as clusters resident at once when the
@@ -432,50 +146,6 @@ const (
 	clusterPackDen = 16
 )
 
-// fewRaggedBlockRows reports ragged or skewed rows (read by the twins, not
-// the vector path) that fewRows leaves to a block per row, online_2pass's
-// twins, rather than to split_grid's element-wise path (gridCaches): at
-// least half as many rows as SMs, of up to fewRaggedBlockRowBytes an
-// input. H200, softmax bench, 20 reps, every strategy in one run, µs,
-// online_2pass vs split_grid (-ab-s45.txt §5): skewed (--offset 1)
-// 100×100000 f32 44.6 vs 55.2 (softmax_backward 61.2 vs 66.8), f16 23.0 vs
-// 39.0 (31.8 vs 47.4), bf16 23.6 vs 41.3, 120×65536 f32 31.0 vs 38.0;
-// ragged 100×100003 f16 22.8 vs 38.9, 120×65537 f32 30.5 vs 37.3 (43.9 vs
-// 48.5). At 64 rows it goes either way (64×200000 bf16 39.6 vs 46.7, f32
-// 74.4 vs 66.9, backward 92.1 vs 77.5) and split_grid leads on fewer
-// (32×500000 f16 81.5 vs 56.0, 16×1000000 f32 290.6 vs 81.5).
-func (c *ctx) fewRaggedBlockRows() bool {
-	return c.ragged() && !c.vec() && 2*c.p.Outer >= int64(c.d.SMs) && c.p.Axis*c.es <= fewRaggedBlockRowBytes
-}
-
-// fewRaggedBlockRowBytes is fewRaggedBlockRows' longest row, bytes an input.
-const fewRaggedBlockRowBytes = 400 << 10
-
-// fewRowsWhy prefixes a reason of fewRows with the row count.
-func (c *ctx) fewRowsWhy(why string) string {
-	return fmt.Sprintf("few long rows (%d < %d SMs): %s", c.p.Outer, c.d.SMs, why)
-}
-
-// gridOverCluster reports whether split_grid should take few rows of
-// rowBytes from split_cluster (gridClusterFewRows, gridClusterFewRowsBwd).
-func (c *ctx) gridOverCluster(rowBytes float64) bool {
-	if c.bwd {
-		return c.p.Outer <= gridClusterFewRowsBwd && rowBytes >= gridClusterRowBytesBwd
-	}
-	return c.p.Outer <= gridClusterFewRows && c.p.Axis >= gridClusterMinCols
-}
-
-// gridFillsWithFewBlocks reports whether split_grid would give each row at
-// most two blocks and still keep 7/8 of its grid busy (see gridClusterSplit).
-func (c *ctx) gridFillsWithFewBlocks() bool {
-	g, _, err := c.splitGridGrid()
-	if err != nil || c.p.Outer > g {
-		return false
-	}
-	split := g / c.p.Outer
-	return split <= gridClusterSplit && 8*split*c.p.Outer >= 7*g
-}
-
 // gridCaches reports whether split_grid should replace split_row (or a
 // block per row that reads long rows twice): an op on 16-byte rows
 // whose inputs are at least minBytes and either at most
@@ -487,8 +157,8 @@ func (c *ctx) gridFillsWithFewBlocks() bool {
 // µs (-ab-s31.txt §4), split_grid vs split_row: 26×631146 f32 78.7 vs
 // 108.2, 30×554638 f32 85.2 vs 114.7, 11×2989564 bf16 109.7 vs 134.6,
 // 38×860847 bf16 softmax_backward 134.9 vs 159.5. From half as many rows
-// as SMs, rows up to 400 KB go to a block per row first
-// (fewRaggedBlockRows).
+// as SMs, rows up to 400 KB go to a block per row first (the table's
+// few_ragged_block(409600)).
 func (c *ctx) gridCaches(minBytes int64) (bool, string) {
 	if !c.vec() && !c.ragged() {
 		return false, ""
@@ -547,332 +217,19 @@ func (c *ctx) blockRegFirst() bool { return c.regime("block_reg") }
 // 2048×8192 f16 31.4 vs 36.3, 128×8192 f32 8.9 vs 10.0, 16×8192 f32 5.9 vs
 // 8.7 (split_cluster 6.0), 4×8192 f16 5.1 vs 7.9; at warp_row's edge they
 // tie (65536×1024 f16 101.2 vs warp_row 101.6), so warp_row keeps its rows.
-// Ragged backward rows: raggedBlockRegBackward (before session 46's
-// masked twins, block_reg's fell behind from 2001 f16 / 4001 f32 columns,
-// -ab-s31.txt §3).
+// Ragged backward rows: the table's block_reg.bwd.twin rows.
 func (c *ctx) blockRegBackward() bool {
 	return c.span() > kernels.WarpRow.Info().MaxCols(c.p.Op, c.dt) && c.span() <= kernels.BlockReg.Info().MaxCols(c.p.Op, c.dt)
 }
 
-// blockHybridFirst reports whether block_hybrid is the measured winner, for
-// forward rows of whole packs beyond a 512-thread block's registers (16384
-// columns): with at least as many rows as SMs, 512-thread blocks for any
-// dtype (up to 40960 f32, 65536 f16/bf16) and, from hybridManyRowsWaves
-// rows an SM, 1024-thread blocks beyond (up to 81920 f32, 131072 f16/bf16;
-// fewer rows go to split_grid, gridManyLongRows); with fewer rows than
-// SMs, 1024-thread blocks for
-// f32 rows beyond block_reg's 32768 and for 16-bit rows beyond its few-rows
-// 32768 up to hybridFewRows16Bytes.
-//
-// block_reg serves f32 rows of 16385..32768 only with 1024-thread blocks,
-// one per SM, whose SM reads nothing while the block reduces and writes;
-// two 512-thread blocks share an SM. H200, softmax bench, same run, µs
-// (bench/results/nvidia-h200-2026-11-22-hybrid-ab.txt), block_hybrid vs
-// the previous pick: f32 4096×16896 152.1 vs block_reg 184.3; 4096×20480
-// 178.2 vs 195.5; 4096×24576 210.2 vs 219.3; 4096×32000 270.7 vs 270.8;
-// 4096×32768 277.0 vs 274.4 and (second run) 4096×28672 249.2 vs 245.9
-// (ties, kept for one kernel across the range); 4096×36864 311.1 vs
-// pipelined 410.2; 4096×40960 344.3 vs 426.4; 2048×20480 96.4 vs 103.5;
-// 256×24576 21.1 vs 23.1. 16-bit: 4096×20480 f16 115.7 vs block_smem
-// 130.2; 2048×32768 f16 88.9 vs 112.4; 4096×24576 bf16 136.5 vs 167.0;
-// 1024×65536 bf16 93.1 vs online_2pass 107.2; 2048×40960 f16 101.1 vs
-// block_reg 109.3.
-//
-// 1024 threads (second run, bench/results/nvidia-h200-2026-11-22-hybrid-
-// ab2.txt): 4096×65536 f32 556.3 vs online_2pass 758.7; 1024×65536 f32
-// 169.3 vs 204.3; fewer rows than SMs: 128×65536 f32 33.7 vs 36.4;
-// 100×70000 f32 30.1 vs 33.2; but 128×128256 bf16 40.9 vs online_2pass
-// 36.9 (three quarters of the row in shared memory, two exps each, one
-// block per SM), so 16-bit rows keep the 512-thread range there; with
-// many rows they take 1024 threads as well (hybridManyRowsWaves). 64×24576 f32
-// (fewer rows than SMs) stays with block_reg: 14.9 vs 15.7.
-//
-// An f32 row that exactly fills block_reg's largest body (32768: 1024
-// threads × 8 whole packs, no tail) goes to block_reg: five alternated
-// runs of the same call, median µs (bench/results/nvidia-h200-2026-11-22-
-// ab-s10.txt), 4096×32768 272.5 vs block_hybrid 276.6 (Triton 278.0), as
-// in the final run of session 9 (276.4 vs 284.6) and the first A/B (274.4
-// vs 277.0); one row shorter it ties (4096×28672 243.6 vs 242.1) and at
-// 4096×24576 block_hybrid wins (209.4 vs 218.3). Since session 57 many f32
-// rows past six packs at 1024 threads go to block_reg (blockRegDeepF32).
-//
-// Ragged and skewed forward rows (c.ragged()) take the "_shift" twins by
-// the same rules, but for rows past the 512-thread blocks with at least as
-// many rows as SMs, which split_grid (no twins) does not serve
-// (hybridRagged16Waves), and rows of exactly one row an SM that block_reg
-// holds (hybridOneWave). H100, softmax bench, 20 reps, two alternated
-// rounds, median µs (bench/results/nvidia-h100-2026-11-24-ab-s50.txt §2),
-// twin vs the previous pick: f16 4096×20001 116.7 vs online_2pass 143.3;
-// 4096×22001 128.5 vs block_reg 157.9; 4096×30522 177.0 vs 194.7;
-// 1024×100003 161.8 vs online_2pass 200.5; bf16 4096×28671 167.0 vs
-// block_reg 193.6; 4096×50257 291.5 vs online_2pass 351.9; f32 4096×32767
-// 376.3 vs online_2pass 475.0; 4096×50257 574.1 vs 784.6; 1024×24575 76.9
-// vs block_reg 80.5; 4096×16391 187.2 vs 196.6; skewed 4096×16392 f16 97.7
-// vs online_2pass 117.6, 1024×32000 f32 99.0 vs block_reg 101.4; ties
-// (within 1%) on f32 4096×20001 and 4096×28671.
-//
-// hybridOneWave: same run for 132 rows, and forced, one run (§4),
-// block_reg vs block_hybrid, µs: f16 24575 11.2 vs 11.4, 28671 12.4 vs
-// 12.6, 32767 13.2 vs 13.8; bf16 28671 12.5 vs 13.3, 32767 13.4 vs 14.4;
-// f32 20001 14.1 vs 14.4, 28671 18.7 vs 19.5, but 22001 15.3 vs 15.0
-// (§2); from 200 rows block_hybrid leads (200×32767 bf16 20.4 vs 19.4,
-// 264×32767 bf16 22.5 vs 21.3, 200×28671 f32 29.6 vs 25.9). Aligned rows
-// of 96 KB or more at one row an SM go to split_grid first (gridOneWave).
-func (c *ctx) blockHybridFirst() bool {
-	p := c.p
-	if p.Op.Backward() || !c.forwardWholeRows() && !c.ragged() {
-		return false
-	}
-	many := p.Outer >= int64(c.d.SMs)
-	if c.ragged() && p.Outer == int64(c.d.SMs) && c.blockRegFirst() {
-		// one row an SM that block_reg's 1024-thread twins hold in
-		// registers (hybridOneWave)
-		many = false
-	}
-	if c.es == 4 && p.Axis == kernels.BlockReg.Info().MaxCols(p.Op, c.dt) || c.blockRegDeepF32() {
-		return false
-	}
-	if _, ok := c.hybridVariant(512); ok && many {
-		return true
-	}
-	_, ok := c.hybridVariant(1024)
-	if many {
-		if c.ragged() {
-			return ok && (c.es == 4 || p.Outer > hybridRagged16Waves*int64(c.d.SMs))
-		}
-		return ok && p.Outer >= hybridManyRowsWaves*int64(c.d.SMs)
-	}
-	if c.es == 4 {
-		return ok
-	}
-	return ok && p.Axis > blockRegFewRows16Cols && p.Axis*c.es <= hybridFewRows16Bytes
-}
-
-// blockRegDeepF32 reports many forward f32 rows that block_reg's
-// 1024-thread kernels hold in seven or eight packs a thread (rows of
-// 24577..32768 columns whose span fits, blockRegFirst), which it takes
-// ahead of block_hybrid from blockRegDeepWaves rows an SM. A ragged row
-// is judged by its length: at 24575 columns the span may pass six packs,
-// and block_hybrid's twin led. Since its block reductions take each
-// thread's exps against the thread's own max (Red::LOCAL_FIRST, session
-// 56), the block's last loads no longer hold every exp behind the barrier,
-// and these rows went from a tie to a lead. H200, softmax bench, 30 reps,
-// three rounds, median µs, block_reg vs block_hybrid
-// (nvidia-h200-2026-11-25-ab-s57.txt §1): 4096×26624 214.8 vs 218.3,
-// 4096×28672 231.3 vs 237.4 (log_softmax 231.1 vs 235.4), 4096×30720 249.2
-// vs 254.3, 4096×32000 258.6 vs 262.1, 8192×28672 450.4 vs 464.8,
-// 2048×28672 121.1 vs 122.6, ragged 4096×28671 239.7 vs 251.4. At six
-// packs block_hybrid still leads (4096×24576 204.3 vs 202.5, ragged
-// 4096×24575 217.4 vs 211.4, 2048×24576 108.2 vs 105.1), and so it does
-// with fewer rows (1024×28672 65.4 vs 64.9, 512×28672 38.1 vs 35.9).
-func (c *ctx) blockRegDeepF32() bool {
-	return c.es == 4 && c.p.Axis > 6*1024*c.P && c.p.Outer >= blockRegDeepWaves*int64(c.d.SMs) && c.blockRegFirst()
-}
-
-// blockRegDeepWaves: the fewest rows an SM blockRegDeepF32 takes. On the
-// H200, 1024 rows (7.8 an SM on 132 SMs) ran block_hybrid 0.8% ahead and
-// 1600-2048 (12-15.5 an SM) block_reg 0.7-1.2% ahead; on an H100 (the
-// same A/B, -ab-s57.txt §7) those rows went the other way, 2048×28672
-// 162.7 → 164.2 µs and 1600×28672 128.8 → 130.2, while 4096 rows and more
-// gained or stayed within 0.3% on both (H100: 4096×32000 361.5 → 357.0, ragged
-// 4096×28671 328.3 → 326.1, 8192×28672 632.0 → 629.9, 4096×28672 319.1 →
-// 319.3). Where the two devices disagree block_hybrid keeps the rows; 24
-// is a choice between 15.5 and 31 rows an SM, not a measured edge.
-const blockRegDeepWaves = 24
-
-// gridOneWave reports whether split_grid takes forward rows of whole packs,
-// exactly one an SM, of at least gridOneWaveRowBytes, that a block per row
-// (block_hybrid's 512-thread blocks, block_reg's 1024-thread ones) would
-// otherwise take: one such block an SM leaves half its threads idle (the
-// 512-thread blocks) or reads nothing while it reduces and writes, where
-// split_grid's one-block rows, each cached whole in shared memory, skip
-// the barrier. hybrid is blockHybridFirst's answer, which choose() has.
-// H100, softmax bench, 30 reps, three alternated rounds, median µs, the
-// pick before → split_grid (nvidia-h100-2026-11-25-ab-s51.txt §3):
-// 132×24576 f32 16.0 → 15.7 (block_hybrid), 132×28672 f32 18.1 → 17.7,
-// 132×32768 f32 19.2 → 18.6 (block_reg), 132×40960 f32 24.2 → 22.2
-// (log_softmax 24.2 → 21.8), 132×49152 f16 16.4 → 15.6, bf16 17.3 → 16.3,
-// 132×65536 f16 20.9 → 18.6, bf16 22.1 → 19.5. Forced, two rounds (§1):
-// 80 KB rows stay, within 2% either way (132×20480 f32 split_grid 14.1 vs
-// block_hybrid 13.9, 132×40960 f16 14.2 vs 14.4), and so do fewer rows, where the block per
-// row leads as often as not (100×28672 f32 15.8 vs block_reg 15.3,
-// 100×65536 bf16 17.7 vs block_hybrid 17.5); from 166 rows two blocks
-// share most SMs and block_hybrid leads the f32 rows (166×20480 16.4 vs
-// split_grid 22.1).
-func (c *ctx) gridOneWave(hybrid bool) (bool, string) {
-	p := c.p
-	if !c.forwardWholeRows() || p.Outer != int64(c.d.SMs) || p.Axis*c.es < gridOneWaveRowBytes {
-		return false, ""
-	}
-	if !hybrid && !c.blockRegFirst() {
-		return false, ""
-	}
-	ok, why := c.gridCaches(0)
-	if !ok {
-		return false, ""
-	}
-	return true, fmt.Sprintf("one row an SM (%d) of %d KB: %s", p.Outer, p.Axis*c.es>>10, why)
-}
-
-// gridOneWaveRowBytes is the shortest row (input bytes) gridOneWave takes.
-const gridOneWaveRowBytes = 96 << 10
-
-// clusterUnevenRows reports whether split_cluster takes forward rows of
-// whole packs that a block per row (block_hybrid's 512-thread blocks,
-// hybrid being blockHybridFirst's answer) or split_grid's one-block rows
-// (many being gridManyLongRows' answer; choose() has both) would spread unevenly over the SMs: the rows fill at
-// most clusterUnevenFillPct percent of the block slots of their waves
-// (blocks resident at once × waves), so most SMs idle through a last,
-// short wave, where a cluster's small blocks (eight a row, many resident
-// an SM) share any row count out evenly. Taken for 16-bit rows from
-// clusterUnevenHybridRowBytes up to block_hybrid's 512-thread limit (also
-// with fewer rows than SMs, where block_hybrid's 1024-thread blocks are
-// one an SM) and, from split_grid, for rows up to clusterRowBytes. H100, softmax bench, 20-30 reps, two or three rounds,
-// median µs, the pick → split_cluster, forced
-// (nvidia-h100-2026-11-25-ab-s53.txt §1, §5):
-//   - block_hybrid, 16-bit: 66×65536 f16 14.7 → 13.5, 100× 17.4 → 15.9,
-//     166× 26.6 → 24.4, 300× 39.8 → 37.2, 330× 42.2 → 39.2; bf16 14.7 →
-//     13.7, 17.5 → 16.2, 26.7 → 24.6, 40.0 → 37.5, 42.1 → 39.6; 61440
-//     columns f16 at 66/100/166/300/330 rows 13.6 → 12.8, 16.4 → 15.0,
-//     24.3 → 23.4, 37.4 → 35.9, 39.3 → 38.0 (bf16 alike). Fuller last
-//     waves keep the block: 200×65536 f16 28.5 vs 27.2, 264× 32.5 vs 33.8,
-//     396×61440 43.0 vs 45.3, 1024×61440 95.0 vs 97.6; shorter rows too,
-//     where the cluster's blocks have fewer packs a thread (396×57344 f16
-//     41.7 vs 44.1, 232×49152 f16 23.2 vs 26.7).
-//   - split_grid (one 1024-thread block an SM, so 166 rows take two
-//     waves, the second of 34 rows): 166×81920 f16 32.6 → 28.4, bf16
-//     33.2 → 28.7; 166×100000 f16 39.0 → 36.1; 166×128256 f16 46.8 →
-//     41.2, bf16 47.5 → 42.2; 166×196608 f16 69.0 → 64.1; f32 166×49152
-//     37.2 → 33.9, 166×65536 47.7 → 40.6, 166×98304 69.7 → 63.3. Full
-//     waves keep it (264×128256 f16 55.6 vs 61.1, 264×98304 f32 86.9 vs
-//     93.2); at 330 rows (five sixths full) they are within 6% either way.
-//
-// The A/B of the rule (§3, --algo auto, three alternated rounds of 30
-// reps) gains on all 33 changed picks, 1.02-1.23× (140×128256 bf16 45.5 →
-// 37.8, 150×81920 f32 59.0 → 47.9, 133×65536 f16 24.5 → 21.4, 310×61440
-// f16 38.2 → 37.5), log_softmax alike; the 8 unchanged controls move
-// within 1%. f32 rows of block_hybrid's 512-thread blocks are not taken:
-// at 300×40960 the block leads, 41.8 vs 46.8 (166× trails 29.7 vs 28.3).
-func (c *ctx) clusterUnevenRows(hybrid, many bool) (bool, string) {
-	p := c.p
-	if !c.forwardWholeRows() || c.check(kernels.SplitCluster) != nil {
-		return false, ""
-	}
-	cs, ok := c.clusterSize()
-	if !ok || p.Axis*c.es > clusterRowBytes {
-		return false, ""
-	}
-	var slots int64
-	what := ""
-	switch {
-	case hybrid && c.es == 2 && p.Axis*c.es >= clusterUnevenHybridRowBytes:
-		v, ok := c.hybridVariant(512)
-		if !ok {
-			return false, ""
-		}
-		if p.Outer < int64(c.d.SMs) {
-			// fewMidRows places these first (clusters while resident,
-			// split_grid past them); this backs it up
-			return true, fmt.Sprintf("%d rows of %d KB (fewer than %d SMs): %d-block clusters keep every SM streaming, a block per row does not", p.Outer, p.Axis*c.es>>10, c.d.SMs, cs)
-		}
-		_, _, _, perSM, err := c.hybridFits(v)
-		if err != nil {
-			return false, ""
-		}
-		slots, what = int64(perSM)*int64(c.d.SMs), "block_hybrid's 512-thread blocks"
-	case !hybrid && many:
-		g, _, err := c.splitGridGrid()
-		if err != nil {
-			return false, ""
-		}
-		slots, what = g, "split_grid's one-block rows"
-	default:
-		return false, ""
-	}
-	waves := ceilDiv(p.Outer, slots)
-	if 100*p.Outer > clusterUnevenFillPct*waves*slots {
-		return false, ""
-	}
-	return true, fmt.Sprintf("%d rows of %d KB: %s (%d at once) would fill %d%% of %d wave(s), %d-block clusters share them evenly",
-		p.Outer, p.Axis*c.es>>10, what, slots, 100*p.Outer/(waves*slots), waves, cs)
-}
-
-const (
-	// clusterUnevenFillPct: the fullest use of block slots over the waves
-	// clusterUnevenRows takes, in percent (166 rows on 132 SMs, one block
-	// an SM: 63%; 200 rows, 76%, stay).
-	clusterUnevenFillPct = 65
-	// clusterUnevenHybridRowBytes: clusterUnevenRows' shortest 16-bit row
-	// taken from block_hybrid (61440 columns).
-	clusterUnevenHybridRowBytes = 120 << 10
-)
-
-// gridManyLongRows reports whether split_grid takes forward rows of whole
-// packs, at least as many as SMs, that block_hybrid's 512-thread blocks do
-// not hold (past 40960 f32 / 65536 f16/bf16 columns) and block_hybrid's
-// 1024-thread blocks do not take (fewer than hybridManyRowsWaves rows an
-// SM, or rows beyond them too); online_2pass, which reads each row twice,
-// had them. Ragged rows
-// are not taken (split_grid has no twins: 1024×100003 bf16 308.3 µs
-// against online_2pass's 154.3); block_hybrid's twins or online_2pass's
-// have them (blockHybridFirst, hybridRagged16Waves). H200, softmax bench, 20 reps, L2 flushed, µs,
-// split_grid against online_2pass and the next best (-ab-s38.txt §2-3):
-// 132×65536 f32 26.1 vs 31.8 (block_hybrid 28.0); 264×65536 f32 45.1 vs
-// 57.5 (block_hybrid 50.2); 528×65536 f32 86.7 vs 107.2 (block_hybrid
-// 87.9); 264×81920 f32 56.3 vs 71.3 (62.4); 132×128256 f32 48.2 vs 63.6;
-// 264×128256 f32 94.6 vs 108.4; 512×128256 f32 179.3 vs 204.0;
-// 1024×128256 f32 347.5 vs 393.7; 256×151936 f32 112.2 vs 123.9;
-// 132×100000 f16 22.5 vs 24.6; 528×100000 f16 71.0 vs 82.9 (block_hybrid
-// 75.0); 132×128256 bf16 26.6 vs 31.1; 528×128256 bf16 88.0 vs 106.2;
-// 1024×151936 bf16 194.5 vs 232.8; 2048×151936 bf16 383.9 vs 448.4;
-// 512×256000 bf16 180.8 vs 204.5; 132×524288 bf16 100.8 vs 119.6;
-// 256×524288 bf16 191.2 vs 207.9. It trails split_cluster by up to 9% on
-// a few (200×128256 bf16 44.5 vs 42.2, 400×128256 bf16 83.2 vs 76.3,
-// 1024×262144 f16 352.3 vs 351.0), still ahead of online_2pass (45.2,
-// 89.3, 393.0); rows that fill its one-block rows' waves poorly go to
-// split_cluster first (clusterUnevenRows).
-//
-// With block_hybrid's 1024-thread blocks listed first (from
-// hybridManyRowsWaves rows an SM), split_grid follows them for devices
-// whose shared memory does not fit their kernel (the A100's 163 KB against
-// t1024_s12's 192 KB); with split_grid first, block_hybrid follows it for
-// devices without cooperative launch (hybridBehindGrid), both ahead of
-// online_2pass: 264×65536 f32 50.2 vs 57.5, 528×100000 f16 75.0 vs 82.9,
-// 132×128256 bf16 30.8 vs 31.1 (§3).
-func (c *ctx) gridManyLongRows() (bool, string) {
-	if !c.manyLongRows() || !c.pastHybrid512() || c.p.Axis*c.es > gridManyRowsMaxBytes {
-		return false, ""
-	}
-	return c.gridCaches(0)
-}
-
-// pastHybrid512 reports rows longer than block_hybrid's 512-thread blocks
-// hold (hybridVariant(512) also fails rows short enough for registers).
-func (c *ctx) pastHybrid512() bool {
-	_, ok := c.hybridVariant(512)
-	return !ok && c.p.Axis > 512*kernels.BlockRegValues
-}
-
-// hybridBehindGrid reports whether block_hybrid's 1024-thread blocks hold
-// a forward row of whole packs that gridManyLongRows's rows (as many as
-// SMs or more, fewer than hybridManyRowsWaves an SM) would give
-// split_grid, so that they back it up.
-func (c *ctx) hybridBehindGrid() bool {
-	_, ok := c.hybridVariant(1024)
-	return ok && c.manyLongRows()
-}
+// blockHybridFirst reports whether one of the table's block_hybrid rows
+// matches (their evidence: the rows; the measurements: bench/results).
+func (c *ctx) blockHybridFirst() bool { return c.regime("block_hybrid") }
 
 // forwardWholeRows reports forward rows of whole 16-byte packs from aligned
 // pointers, the rows block_hybrid and split_grid's caching serve.
 func (c *ctx) forwardWholeRows() bool {
 	return !c.p.Op.Backward() && c.vec() && c.p.Axis%c.P == 0
-}
-
-// manyLongRows reports forward rows of whole packs, at least as many as
-// SMs, that block_reg does not take: gridManyLongRows's and
-// hybridBehindGrid's common ground.
-func (c *ctx) manyLongRows() bool {
-	return c.forwardWholeRows() && c.p.Outer >= int64(c.d.SMs) && !c.blockRegFirst()
 }
 
 // stridedShortFirst reports whether strided_short is the measured winner:

@@ -10,6 +10,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/gofused/softmax/internal/kernels"
+	"github.com/gofused/softmax/internal/spec"
 )
 
 // The preference table: which strategies the planner tries, in which order,
@@ -24,8 +25,10 @@ type Row struct {
 	ID     string
 	Layout string   // "rows", "strided" or "*"
 	Paths  []string // 16-byte path: rows vec, ragged, skewed, unaligned; strided packs, scalar; nil: any
-	Dir    string   // "fwd", "bwd" or "*"
-	ESizes []int64  // element sizes in bytes; nil: any
+	Dir    string   // "fwd", "bwd" or "*" ("ops": Ops)
+	Ops    []spec.Op
+	ESizes []int64 // element sizes in bytes; nil: any (or DTypes)
+	DTypes []spec.DType
 	Rows   Range    // Outer (unit s: SMs)
 	Cols   Range    // Axis (unit p: elements a 16-byte pack)
 	Inner  Range    // Inner
@@ -211,7 +214,7 @@ func ParseTable(text string) ([]Row, error) {
 			header = true
 			continue
 		}
-		r, err := parseRow(cells)
+		r, err := parseRow(cells, true)
 		if err != nil {
 			return nil, fmt.Errorf("line %d: %w", n+1, err)
 		}
@@ -224,7 +227,10 @@ func ParseTable(text string) ([]Row, error) {
 	return rows, nil
 }
 
-func parseRow(cells []string) (Row, error) {
+// parseRow parses a row's cells; checkCands refuses candidates that name
+// no strategy (an autotuner's overlay may name a retired one: it then
+// never serves).
+func parseRow(cells []string, checkCands bool) (Row, error) {
 	if len(cells) != len(tableColumns) {
 		return Row{}, fmt.Errorf("%d cells, want %d (%s)", len(cells), len(tableColumns), strings.Join(tableColumns, ", "))
 	}
@@ -240,7 +246,14 @@ func parseRow(cells []string) (Row, error) {
 		return bad("layout", r.Layout)
 	}
 	if r.Dir != "*" && r.Dir != "fwd" && r.Dir != "bwd" {
-		return bad("dir", r.Dir)
+		for _, name := range strings.Split(r.Dir, ",") {
+			op, err := spec.ParseOp(name)
+			if err != nil {
+				return bad("dir", name)
+			}
+			r.Ops = append(r.Ops, op)
+		}
+		r.Dir = "ops"
 	}
 	if cell(cells[2]) != "*" {
 		for _, p := range strings.Split(cells[2], ",") {
@@ -252,6 +265,10 @@ func parseRow(cells []string) (Row, error) {
 	}
 	if cell(cells[4]) != "*" {
 		for _, s := range strings.Split(cells[4], ",") {
+			if dt, err := spec.ParseDType(s); err == nil {
+				r.DTypes = append(r.DTypes, dt)
+				continue
+			}
 			v, err := strconv.ParseInt(s, 10, 64)
 			if err != nil || v <= 0 {
 				return bad("esize", s)
@@ -276,7 +293,7 @@ func parseRow(cells []string) (Row, error) {
 	}
 	for _, s := range strings.Split(cells[10], ",") {
 		name, _, _ := strings.Cut(s, ConfigSep)
-		if _, err := kernels.ParseStrategy(name); err != nil {
+		if _, err := kernels.ParseStrategy(name); err != nil && checkCands {
 			return bad("candidates", s)
 		}
 		r.Cands = append(r.Cands, s)
@@ -294,7 +311,7 @@ func cell(s string) string {
 }
 
 // parseRange reads "*", "N", "A..B", "A..", "..B", ">N", ">=N", "<N" or
-// "<=N"; N a number with an optional K or M (×1024, ×2^20) and unit p or s.
+// "<=N" (A..B inclusive but for ">A..B" and "A..<B"); N a number with an optional K or M (×1024, ×2^20) and unit p or s.
 func parseRange(s string) (Range, error) {
 	var r Range
 	var err error
@@ -317,8 +334,19 @@ func parseRange(s string) (Range, error) {
 	case cell(s) == "*":
 		return r, nil
 	case strings.Contains(s, ".."):
+		// A..B, either bound exclusive with > before A or < before B.
 		lo, hi, _ := strings.Cut(s, "..")
-		return r, set(lo, hi)
+		exLo, exHi := strings.HasPrefix(lo, ">"), strings.HasPrefix(hi, "<")
+		if err := set(strings.TrimPrefix(lo, ">"), strings.TrimPrefix(hi, "<")); err != nil {
+			return r, err
+		}
+		if exLo {
+			r.Lo = exclusive(r.Lo, +1)
+		}
+		if exHi {
+			r.Hi = exclusive(r.Hi, -1)
+		}
+		return r, nil
 	case strings.HasPrefix(s, ">="):
 		return r, set(s[2:], "")
 	case strings.HasPrefix(s, "<="):
@@ -426,7 +454,10 @@ func (c *ctx) matches(r *Row) bool {
 	if r.Layout != "*" && (r.Layout == "strided") != (p.Inner > 1) {
 		return false
 	}
-	if r.Dir != "*" && (r.Dir == "bwd") != c.bwd {
+	if (r.Dir == "fwd" || r.Dir == "bwd") && (r.Dir == "bwd") != c.bwd || r.Ops != nil && !contains(r.Ops, c.p.Op) {
+		return false
+	}
+	if r.DTypes != nil && !contains(r.DTypes, c.dt) {
 		return false
 	}
 	if r.Paths != nil && !contains(r.Paths, c.path()) {
@@ -439,7 +470,7 @@ func (c *ctx) matches(r *Row) bool {
 		return false
 	}
 	for _, k := range r.When {
-		if k.fn(c, k.Args, r) == k.Not {
+		if k.fn(c, k.Args) == k.Not {
 			return false
 		}
 	}

@@ -12,6 +12,9 @@ import (
 // evidenceFiles finds the results files a row's evidence cites.
 var evidenceFiles = regexp.MustCompile(`nvidia-[a-z0-9]+-[0-9-]+[a-z0-9.-]*\.(txt|json)`)
 
+// bareEvidence finds a results file cited by its tail alone ("-ab-s30.txt").
+var bareEvidence = regexp.MustCompile(`(^|[ (,;])-[a-z0-9-]+\.(txt|json)`)
+
 // TestTablesParse: the shipped tables parse, and every model's table ends
 // in the naive fallback, and every row cites evidence, its results files
 // present under bench/results.
@@ -27,6 +30,9 @@ func TestTablesParse(t *testing.T) {
 		for _, r := range tb.Rows {
 			if r.Evidence == "" || r.Evidence == "*" {
 				t.Errorf("%q: row %s has no evidence", m, r.ID)
+			}
+			if bare := bareEvidence.FindString(r.Evidence); bare != "" {
+				t.Errorf("%q: row %s cites %q: name the results file in full", m, r.ID, bare)
 			}
 			for _, f := range evidenceFiles.FindAllString(r.Evidence, -1) {
 				if _, err := os.Stat("../../bench/results/" + f); err != nil {
@@ -118,5 +124,45 @@ func TestOverlay(t *testing.T) {
 	}
 	if ModelOf(Device{Name: "NVIDIA H200"}) != "h200" || ModelOf(Device{Name: "NVIDIA H100 80GB HBM3"}) != "h100" || ModelOf(Device{Name: "tiny"}) != "" {
 		t.Error("ModelOf")
+	}
+}
+
+// TestTunedRow: an autotuned winner's row matches its dtype, op and shape
+// class (power-of-two buckets, the 16-byte path) and nothing else.
+func TestTunedRow(t *testing.T) {
+	d := Models["h200"]
+	timed := prob(3000, 6000, 1, spec.Float32, spec.Softmax)
+	r, err := TunedRow("tuned:x", timed, "naive", "tuned.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	strided, err := TunedRow("tuned:s", prob(100, 64, 4, spec.BFloat16, spec.LogSoftmaxBackward), "retired_kernel", "tuned.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		p    Problem
+		want string
+	}{
+		{timed, "tuned:x"},
+		{prob(2049, 4100, 1, spec.Float32, spec.Softmax), "tuned:x"},
+		{prob(2048, 6000, 1, spec.Float32, spec.Softmax), ""},
+		{prob(3000, 8193, 1, spec.Float32, spec.Softmax), ""},
+		{prob(3000, 6001, 1, spec.Float32, spec.Softmax), ""},
+		{prob(3000, 6000, 1, spec.Float16, spec.Softmax), ""},
+		{prob(3000, 6000, 1, spec.Float32, spec.LogSoftmax), ""},
+		{prob(120, 33, 4, spec.BFloat16, spec.LogSoftmaxBackward), "tuned:s"},
+		{prob(120, 33, 4, spec.Float16, spec.LogSoftmaxBackward), ""},
+		{prob(120, 33, 5, spec.BFloat16, spec.LogSoftmaxBackward), ""},
+		{prob(100, 64, 8, spec.BFloat16, spec.LogSoftmaxBackward), ""},
+	} {
+		rows, err := Tuned([]Row{r, strided}, c.p, d)
+		got := ""
+		if len(rows) > 0 {
+			got = rows[0].ID
+		}
+		if err != nil || got != c.want || len(rows) > 1 {
+			t.Errorf("%+v: %v %q, %v; want %q", c.p, len(rows), got, err, c.want)
+		}
 	}
 }

@@ -3,7 +3,9 @@
 // normalizing and exp-and-normalize passes, log-softmax output, the online
 // (max, sum) pass, the backward dot products and the f16/bf16 conversions,
 // all on float32 slices, most of them also in a "lanes" form for a
-// non-last axis.
+// non-last axis; and the same passes on float64 slices (vec64.go: Max64,
+// ExpSum64, ...), whose exp is Exp64, within 1 ulp of the correctly rounded
+// e^x.
 //
 // The Stream variants write with non-temporal stores (outputs far larger
 // than the caches: no read of the output lines, no eviction of the inputs);

@@ -54,7 +54,7 @@ func TestExp64AgainstBig(t *testing.T) {
 	if worst > 1 {
 		t.Fatalf("Exp64 off by %.3f ulp at %v", worst, at)
 	}
-	t.Logf("worst %.3f ulp at %v", worst, at)
+	t.Logf("worst %.4f ulp at %v", worst, at)
 }
 
 // TestExp64Edges: special values and the cut-offs.

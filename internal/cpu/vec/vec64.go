@@ -9,6 +9,7 @@ package vec
 type kernels64 struct {
 	maxOf               func(x []float64, scale float64) float64
 	expSum              func(dst, x, next []float64, scale, m float64) float64
+	expSumFlush         func(dst, x, next, out, in []float64, scale, m, k float64) float64
 	expScale            func(dst, x []float64, scale, m, mul float64)
 	expScaleStream      func(dst, x []float64, scale, m, mul float64)
 	normalize           func(dst, x []float64, k float64)
@@ -34,6 +35,7 @@ type kernels64 struct {
 var goSet64 = &kernels64{
 	maxOf:               maxOf64Generic,
 	expSum:              expSum64Generic,
+	expSumFlush:         expSumFlush64Generic,
 	expScale:            expScale64Generic,
 	expScaleStream:      expScale64Generic,
 	normalize:           normalize64Generic,
@@ -66,6 +68,12 @@ func Max64(x []float64, scale float64) float64 { return k64.maxOf(x, scale) }
 // returns their sum; it also prefetches next into L2 (see ExpSumAhead).
 func ExpSum64(dst, x, next []float64, scale, m float64) float64 {
 	return k64.expSum(dst, x[:len(dst)], next, scale, m)
+}
+
+// ExpSumFlush64 is ExpSum64(dst, x, next, scale, m) and
+// NormalizeStream64(out, in, k) at once (see ExpSumFlush).
+func ExpSumFlush64(dst, x, next []float64, scale, m float64, out, in []float64, k float64) float64 {
+	return k64.expSumFlush(dst, x[:len(dst)], next, out, in[:len(out)], scale, m, k)
 }
 
 // ExpScale64 writes dst[i] = exp(scale·x[i] − m)·mul.

@@ -15,19 +15,22 @@ root=$(cd "$kern/../.." && pwd)
 out=${1:-$(mktemp -d)}
 mkdir -p "$out"
 (cd "$root" && SMX_EMU_OUT="$out" go test -count=1 -run TestEmuCases ./internal/plan/ >/dev/null)
-srcs=$(ls "$kern"/*.cu | grep -v -e split_cluster -e split_grid)
+# The strategy files with the kernels the catalogue generates for them.
+src="$out/src"
+(cd "$root" && SMX_SOURCES_OUT="$src" go test -count=1 -run TestWriteSources ./internal/kernels/ >/dev/null)
+srcs=$(find "$src" -name '*.cu' | sort | grep -v -e split_cluster -e split_grid)
 # build BINARY TABLEDIR FLAGS SOURCES...: the driver with TABLEDIR's kernel
 # table (table.inc) and SOURCES, compiled with the extra g++ FLAGS.
 build() {
 	bin=$1 tab=$2 flags=$3; shift 3
-	g++ -O1 -std=c++17 $flags -include "$here/emu.h" -I"$kern" -I"$tab" -w -o "$bin" \
+	g++ -O1 -std=c++17 $flags -include "$here/emu.h" -I"$src" -I"$tab" -w -o "$bin" \
 		"$here/driver.cpp" "$here/sched.cpp" -x c++ "$@"
 }
 build "$out/emu" "$out" "" $srcs
 "$out/emu" "$out/cases.txt"
 # The plain-softmax builds (SMX_PLAIN=1) of the strategies that have one,
 # on the forward softmax cases at scale 1 that run their kernels.
-psrcs=$(sed "s|^|$kern/|" "$out/plain/srcs.txt")
+psrcs=$(sed "s|^|$src/|" "$out/plain/srcs.txt")
 if [ -n "$psrcs" ]; then
 	build "$out/emu_plain" "$out/plain" -DSMX_PLAIN=1 $psrcs
 	"$out/emu_plain" "$out/cases.txt" plain

@@ -42,23 +42,9 @@ __device__ __forceinline__ void smem_tree_kernel(const Params& p) {
     for (i64 j = t; j < cols; j += nt) {
       float v0, v1;
       load1(op, off + j, v0, v1);
-      op.dst()[off + j] = Op::D::from_f(op.out1(v0, v1, f));
+      op.dst()[off + j] = Op::Store::from_f(op.out1(v0, v1, f));
     }
   }
 }
 
 }  // namespace smx
-
-// Kernels (one extern "C" symbol each; the dtype blocks follow SMX_DTYPES).
-#if SMX_DTYPES & 1
-SMX_KERNEL(smem_tree_fwd_f32, 1024, smx::smem_tree_kernel<smx::Fwd<smx::F32>>)
-SMX_KERNEL(smem_tree_bwd_f32, 1024, smx::smem_tree_kernel<smx::Bwd<smx::F32>>)
-#endif
-#if SMX_DTYPES & 2
-SMX_KERNEL(smem_tree_fwd_f16, 1024, smx::smem_tree_kernel<smx::Fwd<smx::F16>>)
-SMX_KERNEL(smem_tree_bwd_f16, 1024, smx::smem_tree_kernel<smx::Bwd<smx::F16>>)
-#endif
-#if SMX_DTYPES & 4
-SMX_KERNEL(smem_tree_fwd_bf16, 1024, smx::smem_tree_kernel<smx::Fwd<smx::BF16>>)
-SMX_KERNEL(smem_tree_bwd_bf16, 1024, smx::smem_tree_kernel<smx::Bwd<smx::BF16>>)
-#endif

@@ -15,25 +15,27 @@ namespace smx {
 
 template <class D>
 __device__ __forceinline__ void naive_fwd(const Params& p) {
-  const Fwd<D> op(p);
+  typedef Fwd<D> Op;
+  const Op op(p);
   const i64 axis = p.axis, inner = p.inner, slices = p.outer * p.inner;
   for (i64 s = (i64)blockIdx.x * blockDim.x + threadIdx.x; s < slices; s += (i64)gridDim.x * blockDim.x) {
     const i64 o = s / inner, i = s - o * inner;
     const typename D::T* x = op.x + o * axis * inner + i;
     typename D::T* y = op.y + o * axis * inner + i;
     float m = neg_inf();
-    for (i64 j = 0; j < axis; ++j) m = fmax2(m, D::to_f(x[j * inner]) * op.scale);
+    for (i64 j = 0; j < axis; ++j) m = fmax2(m, op.conv(0, D::to_f(x[j * inner])));
     const float ms = safe(m);
     float d = 0.f, comp = 0.f;  // Kahan: long slices keep float32 accuracy
-    for (i64 j = 0; j < axis; ++j) kadd(d, comp, fexp(D::to_f(x[j * inner]) * op.scale - ms));
+    for (i64 j = 0; j < axis; ++j) kadd(d, comp, fexp(op.conv(0, D::to_f(x[j * inner])) - ms));
     const typename Fwd<D>::Fin f = op.finalize(MD{m, d - comp});
-    for (i64 j = 0; j < axis; ++j) y[j * inner] = D::from_f(op.out1(D::to_f(x[j * inner]) * op.scale, 0.f, f));
+    for (i64 j = 0; j < axis; ++j) y[j * inner] = Op::Store::from_f(op.out1(op.conv(0, D::to_f(x[j * inner])), 0.f, f));
   }
 }
 
 template <class D>
 __device__ __forceinline__ void naive_bwd(const Params& p) {
-  const Bwd<D> op(p);
+  typedef Bwd<D> Op;
+  const Op op(p);
   const i64 axis = p.axis, inner = p.inner, slices = p.outer * p.inner;
   for (i64 s = (i64)blockIdx.x * blockDim.x + threadIdx.x; s < slices; s += (i64)gridDim.x * blockDim.x) {
     const i64 o = s / inner, i = s - o * inner;
@@ -48,23 +50,9 @@ __device__ __forceinline__ void naive_bwd(const Params& p) {
     for (i64 j = 0; j < axis; ++j) {
       float y, g;
       load1(op, base + j * inner, y, g);
-      op.dx[base + j * inner] = D::from_f(op.out1(y, g, f));
+      op.dx[base + j * inner] = Op::Store::from_f(op.out1(y, g, f));
     }
   }
 }
 
 }  // namespace smx
-
-// Kernels (one extern "C" symbol each; the dtype blocks follow SMX_DTYPES).
-#if SMX_DTYPES & 1
-SMX_KERNEL(naive_fwd_f32, 1024, smx::naive_fwd<smx::F32>)
-SMX_KERNEL(naive_bwd_f32, 1024, smx::naive_bwd<smx::F32>)
-#endif
-#if SMX_DTYPES & 2
-SMX_KERNEL(naive_fwd_f16, 1024, smx::naive_fwd<smx::F16>)
-SMX_KERNEL(naive_bwd_f16, 1024, smx::naive_bwd<smx::F16>)
-#endif
-#if SMX_DTYPES & 4
-SMX_KERNEL(naive_fwd_bf16, 1024, smx::naive_fwd<smx::BF16>)
-SMX_KERNEL(naive_bwd_bf16, 1024, smx::naive_bwd<smx::BF16>)
-#endif

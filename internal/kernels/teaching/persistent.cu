@@ -57,7 +57,7 @@ __device__ __forceinline__ void persistent_rows(const Op& op, i64 first, i64 ste
       if (col < cols) {
         float o[P];
         op.out_cached(cur, k * P, o, f);
-        st_pack<D, true>(op.dst() + off, col, cols, vec, o);
+        st_pack<typename Op::Store, true>(op.dst() + off, col, cols, vec, o);
       }
     }
   }
@@ -87,47 +87,3 @@ __device__ __forceinline__ void persistent_2pass(const Params& p) {
 }
 
 }  // namespace smx
-
-// Kernels (one extern "C" symbol each; the dtype blocks follow SMX_DTYPES).
-#if SMX_DTYPES & 1
-SMX_KERNEL(persistent_fwd_f32_w32_p1, 256, smx::persistent_warp<smx::Fwd<smx::F32>, 1>)
-SMX_KERNEL(persistent_fwd_f32_w32_p2, 256, smx::persistent_warp<smx::Fwd<smx::F32>, 2>)
-SMX_KERNEL(persistent_fwd_f32_w32_p4, 256, smx::persistent_warp<smx::Fwd<smx::F32>, 4>)
-SMX_KERNEL(persistent_fwd_f32_b_p1, 512, smx::persistent_block<smx::Fwd<smx::F32>, 1>)
-SMX_KERNEL(persistent_fwd_f32_b_p2, 512, smx::persistent_block<smx::Fwd<smx::F32>, 2>)
-SMX_KERNEL(persistent_fwd_f32_b_p4, 512, smx::persistent_block<smx::Fwd<smx::F32>, 4>)
-SMX_KERNEL(persistent_fwd_f32_2pass, 512, smx::persistent_2pass<smx::Fwd<smx::F32>>)
-SMX_KERNEL(persistent_bwd_f32_w32_p1, 256, smx::persistent_warp<smx::Bwd<smx::F32>, 1>)
-SMX_KERNEL(persistent_bwd_f32_w32_p2, 256, smx::persistent_warp<smx::Bwd<smx::F32>, 2>)
-SMX_KERNEL(persistent_bwd_f32_b_p1, 512, smx::persistent_block<smx::Bwd<smx::F32>, 1>)
-SMX_KERNEL(persistent_bwd_f32_b_p2, 512, smx::persistent_block<smx::Bwd<smx::F32>, 2>)
-SMX_KERNEL(persistent_bwd_f32_2pass, 512, smx::persistent_2pass<smx::Bwd<smx::F32>>)
-#endif
-#if SMX_DTYPES & 2
-SMX_KERNEL(persistent_fwd_f16_w32_p1, 256, smx::persistent_warp<smx::Fwd<smx::F16>, 1>)
-SMX_KERNEL(persistent_fwd_f16_w32_p2, 256, smx::persistent_warp<smx::Fwd<smx::F16>, 2>)
-SMX_KERNEL(persistent_fwd_f16_w32_p4, 256, smx::persistent_warp<smx::Fwd<smx::F16>, 4>)
-SMX_KERNEL(persistent_fwd_f16_b_p1, 512, smx::persistent_block<smx::Fwd<smx::F16>, 1>)
-SMX_KERNEL(persistent_fwd_f16_b_p2, 512, smx::persistent_block<smx::Fwd<smx::F16>, 2>)
-SMX_KERNEL(persistent_fwd_f16_b_p4, 512, smx::persistent_block<smx::Fwd<smx::F16>, 4>)
-SMX_KERNEL(persistent_fwd_f16_2pass, 512, smx::persistent_2pass<smx::Fwd<smx::F16>>)
-SMX_KERNEL(persistent_bwd_f16_w32_p1, 256, smx::persistent_warp<smx::Bwd<smx::F16>, 1>)
-SMX_KERNEL(persistent_bwd_f16_w32_p2, 256, smx::persistent_warp<smx::Bwd<smx::F16>, 2>)
-SMX_KERNEL(persistent_bwd_f16_b_p1, 512, smx::persistent_block<smx::Bwd<smx::F16>, 1>)
-SMX_KERNEL(persistent_bwd_f16_b_p2, 512, smx::persistent_block<smx::Bwd<smx::F16>, 2>)
-SMX_KERNEL(persistent_bwd_f16_2pass, 512, smx::persistent_2pass<smx::Bwd<smx::F16>>)
-#endif
-#if SMX_DTYPES & 4
-SMX_KERNEL(persistent_fwd_bf16_w32_p1, 256, smx::persistent_warp<smx::Fwd<smx::BF16>, 1>)
-SMX_KERNEL(persistent_fwd_bf16_w32_p2, 256, smx::persistent_warp<smx::Fwd<smx::BF16>, 2>)
-SMX_KERNEL(persistent_fwd_bf16_w32_p4, 256, smx::persistent_warp<smx::Fwd<smx::BF16>, 4>)
-SMX_KERNEL(persistent_fwd_bf16_b_p1, 512, smx::persistent_block<smx::Fwd<smx::BF16>, 1>)
-SMX_KERNEL(persistent_fwd_bf16_b_p2, 512, smx::persistent_block<smx::Fwd<smx::BF16>, 2>)
-SMX_KERNEL(persistent_fwd_bf16_b_p4, 512, smx::persistent_block<smx::Fwd<smx::BF16>, 4>)
-SMX_KERNEL(persistent_fwd_bf16_2pass, 512, smx::persistent_2pass<smx::Fwd<smx::BF16>>)
-SMX_KERNEL(persistent_bwd_bf16_w32_p1, 256, smx::persistent_warp<smx::Bwd<smx::BF16>, 1>)
-SMX_KERNEL(persistent_bwd_bf16_w32_p2, 256, smx::persistent_warp<smx::Bwd<smx::BF16>, 2>)
-SMX_KERNEL(persistent_bwd_bf16_b_p1, 512, smx::persistent_block<smx::Bwd<smx::BF16>, 1>)
-SMX_KERNEL(persistent_bwd_bf16_b_p2, 512, smx::persistent_block<smx::Bwd<smx::BF16>, 2>)
-SMX_KERNEL(persistent_bwd_bf16_2pass, 512, smx::persistent_2pass<smx::Bwd<smx::BF16>>)
-#endif

@@ -28,7 +28,8 @@ template <class D>
 __device__ __forceinline__ void block_vec_fwd(const Params& p) {
   typedef typename D::T T;
   constexpr int P = D::P;
-  const Fwd<D> op(p);
+  typedef Fwd<D> Op;
+  const Op op(p);
   const Plain<D> plain;
   const i64 rows = p.outer, cols = p.axis;
   const bool vec = p.vec != 0;
@@ -60,7 +61,7 @@ __device__ __forceinline__ void block_vec_fwd(const Params& p) {
         f[e] = op.log ? f[e] - m : ex + poison;
       }
       kadd(d, comp, local);
-      st_pack<D, false>(y, col, cols, vec, f);
+      st_pack<typename Op::Store, false>(y, col, cols, vec, f);
     }
     d = block_reduce<RedSum>(d - comp);
     const float rd = 1.f / d, lse = flog(d);
@@ -69,20 +70,9 @@ __device__ __forceinline__ void block_vec_fwd(const Params& p) {
       ld_pack<Plain<D>, false>(plain, 0, y, nullptr, col, cols, vec, f);
 #pragma unroll
       for (int e = 0; e < P; ++e) f[e] = op.log ? f[e] - lse : f[e] * rd;
-      st_pack<D, false>(y, col, cols, vec, f);
+      st_pack<typename Op::Store, false>(y, col, cols, vec, f);
     }
   }
 }
 
 }  // namespace smx
-
-// Kernels (one extern "C" symbol each; the dtype blocks follow SMX_DTYPES).
-#if SMX_DTYPES & 1
-SMX_KERNEL(block_vec_fwd_f32, 1024, smx::block_vec_fwd<smx::F32>)
-#endif
-#if SMX_DTYPES & 2
-SMX_KERNEL(block_vec_fwd_f16, 1024, smx::block_vec_fwd<smx::F16>)
-#endif
-#if SMX_DTYPES & 4
-SMX_KERNEL(block_vec_fwd_bf16, 1024, smx::block_vec_fwd<smx::BF16>)
-#endif
