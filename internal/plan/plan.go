@@ -92,6 +92,7 @@ import (
 	"fmt"
 	"math/bits"
 	"strings"
+	"sync"
 
 	"github.com/gofused/softmax/internal/kernels"
 	"github.com/gofused/softmax/internal/spec"
@@ -232,6 +233,9 @@ func MakeWith(p Problem, d Device, q Queries, force string) (Plan, error) {
 	if err != nil {
 		return Plan{}, err
 	}
+	if err := hasKernels(p.DType); err != nil {
+		return Plan{}, err
+	}
 	c.clusters = q.Clusters
 	if force != "" && force != "auto" {
 		name, config, hasConfig := strings.Cut(force, ConfigSep)
@@ -268,6 +272,22 @@ func MakeWith(p Problem, d Device, q Queries, force string) (Plan, error) {
 	}
 	return Plan{}, fmt.Errorf("plan: no strategy serves %v %v %d×%d×%d (%s)", p.Op, p.DType, p.Outer, p.Axis, p.Inner, strings.Join(tried, "; "))
 }
+
+// hasKernels refuses a dtype the kernel catalogue has no GPU kernels for
+// (float64 until its kernels land): the catalogue's Source is the one list.
+func hasKernels(dt spec.DType) error {
+	v, ok := dtypeKernels.Load(dt)
+	if !ok {
+		var e struct{ error }
+		if _, _, err := kernels.Source(kernels.WarpRow.Info().File, kernels.DTypeMask(dt), false); err != nil {
+			e.error = fmt.Errorf("plan: the kernel catalogue has no GPU kernels for %v (yet): compute it on the CPU", dt)
+		}
+		v, _ = dtypeKernels.LoadOrStore(dt, e)
+	}
+	return v.(struct{ error }).error
+}
+
+var dtypeKernels sync.Map // spec.DType -> struct{ error } (nil: it has kernels)
 
 // ctx is one planning request with its derived quantities.
 type ctx struct {

@@ -166,3 +166,24 @@ func TestTunedRow(t *testing.T) {
 		}
 	}
 }
+
+// TestTableF64Rows: rows express float64 problems by element size 8 or
+// dtype name, and match only them.
+func TestTableF64Rows(t *testing.T) {
+	hdr := strings.Join(tableColumns, "\t") + "\n"
+	rows, err := ParseTable(hdr + "a\trows\t*\tfwd\t8\t*\t*\t*\t*\t*\twarp_row\tx\n" + "b\trows\t*\t*\tf64\t*\t..2p\t*\t*\t*\tblock_reg\ty\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		dt   spec.DType
+		axis int64
+		want int
+	}{{spec.Float64, 4, 2}, {spec.Float64, 5, 1}, {spec.Float32, 4, 0}} {
+		p := Problem{Outer: 8, Axis: tc.axis, Inner: 1, DType: tc.dt, Op: spec.Softmax, Aligned: true}
+		got, err := Tuned(rows, p, Models["h200"])
+		if err != nil || len(got) != tc.want {
+			t.Errorf("%v ×%d: %d rows (%v), want %d", tc.dt, tc.axis, len(got), err, tc.want)
+		}
+	}
+}
