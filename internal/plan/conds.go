@@ -138,6 +138,10 @@ func init() {
 			"a cluster of the device's size holds the row (split_cluster)"},
 		"grid_caches": {1, func(c *ctx, a []int64) bool { ok, _ := c.gridCaches(a[0]); return ok },
 			"split_grid caches the inputs (at least k bytes) in the grid's shared memory"},
+		"lane_packs": {2, func(c *ctx, a []int64) bool { return c.lanePacks >= a[0] && c.lanePacks <= a[1] },
+			"(launch shapes) the row's span is a to b 16-byte packs"},
+		"span_crosses": {0, func(c *ctx, _ []int64) bool { return nextPow2(c.lanePacks) > nextPow2(ceilDiv(c.p.Axis, c.P)) },
+			"(launch shapes) the span takes a power of two more packs than the row"},
 		"block_smem_blocks": {1, func(c *ctx, a []int64) bool {
 			occ, err := c.blockSmemOccupancy()
 			return err == nil && int64(occ) >= a[0]
@@ -223,7 +227,7 @@ func (c *ctx) candidates(t Table) []candidate {
 	seen := map[string]bool{}
 	for i := range t.Rows {
 		r := &t.Rows[i]
-		if !c.matches(r) {
+		if r.Shape || !c.matches(r) {
 			continue
 		}
 		for _, s := range r.Cands {

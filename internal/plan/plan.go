@@ -258,7 +258,7 @@ func MakeWith(p Problem, d Device, q Queries, force string) (Plan, error) {
 	if err != nil {
 		return Plan{}, err
 	}
-	c.table = t
+	c.table, c.shapes = t, t.Rows
 	var tried []string
 	for _, cand := range c.candidates(t) {
 		name, config, _ := strings.Cut(cand.name, ConfigSep)
@@ -308,8 +308,12 @@ type ctx struct {
 	// the build ask for it up to three times, two occupancy queries each.
 	grid *splitGridSize
 
-	// table is the preference table of an automatic choice.
-	table Table
+	// table is the preference table of an automatic choice; shapes its
+	// rows (or the shipped table's, for forced plans) for ctx.shape, which
+	// sets lanePacks for the lane_packs condition.
+	table     Table
+	shapes    []Row
+	lanePacks int64
 
 	// few is the few-rows model's pick (fewModel), once fewDone; fewOK
 	// false where the model does not apply.
@@ -472,8 +476,8 @@ func (c *ctx) warpRagged() bool {
 	}
 	packs := ceilDiv(c.shiftedSpan(), c.P)
 	span, row := nextPow2(packs), nextPow2(ceilDiv(c.p.Axis, c.P))
-	if w, ok := c.threePackLanes(packs); ok && !c.bwd {
-		span = w
+	if x := c.warpLanes(packs); x == "p3" {
+		span, _ = warpShapeOf(x, packs)
 	}
 	return span <= row || c.P == 8 && row >= 16
 }

@@ -35,6 +35,10 @@ type Row struct {
 	Bytes  Range    // a row's input bytes: Axis × element size × inputs (2 backward)
 	When   []Cond   // named conditions, all of which must hold
 	Cands  []string // strategies (or strategy/config), in order
+	// Shape marks a launch-shape row: its candidates are one strategy's
+	// shapes (strategy/shape, shapeNames), which that strategy's build asks
+	// for (ctx.shape); the choice of strategy skips it.
+	Shape bool
 	// Evidence names the measurement: a results file and section under
 	// bench/results, or the rule the row stands for.
 	Evidence string
@@ -291,14 +295,56 @@ func parseRow(cells []string, checkCands bool) (Row, error) {
 			r.When = append(r.When, k)
 		}
 	}
+	shapes := 0
+	first, _, _ := strings.Cut(cells[10], ConfigSep)
 	for _, s := range strings.Split(cells[10], ",") {
-		name, _, _ := strings.Cut(s, ConfigSep)
+		name, config, _ := strings.Cut(s, ConfigSep)
 		if _, err := kernels.ParseStrategy(name); err != nil && checkCands {
 			return bad("candidates", s)
 		}
+		if name == first && contains(shapeNames[kernels.Strategy(name)], config) {
+			shapes++
+		}
 		r.Cands = append(r.Cands, s)
 	}
+	if r.Shape = shapes > 0; r.Shape && shapes < len(r.Cands) {
+		return bad("candidates", cells[10]+": a launch-shape row offers shapes of one strategy only")
+	}
 	return r, nil
+}
+
+// shapeNames are the launch shapes a strategy's build asks the table's
+// shape rows for (ctx.shape): warp_row's packs a lane (p3: three, over
+// fewer lanes than the power-of-two shapes; p2: two, over half the lanes;
+// p1 or no row: one).
+var shapeNames = map[kernels.Strategy][]string{
+	kernels.WarpRow: {"p1", "p2", "p3"},
+}
+
+// shape returns the first shape that fits (fits) of the shape rows for
+// strategy s that match, in order; "" where none does. packs is the row's
+// 16-byte packs as the lane_packs condition reads them.
+func (c *ctx) shape(s kernels.Strategy, packs int64, fits func(string) bool) string {
+	if c.shapes == nil {
+		t, err := TableFor(ModelOf(c.d), nil) // forced plans: the shipped table
+		if err != nil {
+			return ""
+		}
+		c.shapes = t.Rows
+	}
+	c.lanePacks = packs
+	for i := range c.shapes {
+		r := &c.shapes[i]
+		if !r.Shape || !strings.HasPrefix(r.Cands[0], string(s)+ConfigSep) || !c.matches(r) {
+			continue
+		}
+		for _, cand := range r.Cands {
+			if _, x, _ := strings.Cut(cand, ConfigSep); fits(x) {
+				return x
+			}
+		}
+	}
+	return ""
 }
 
 var validPath = map[string]bool{"vec": true, "ragged": true, "skewed": true, "unaligned": true, "packs": true, "scalar": true}
