@@ -140,6 +140,8 @@ func init() {
 			"split_grid caches the inputs (at least k bytes) in the grid's shared memory"},
 		"lane_packs": {2, func(c *ctx, a []int64) bool { return c.lanePacks >= a[0] && c.lanePacks <= a[1] },
 			"(launch shapes) the row's span is a to b 16-byte packs"},
+		"values_over": {1, func(c *ctx, a []int64) bool { return c.lanePacks*c.P > a[0] },
+			"(launch shapes) the row's packs hold over k elements"},
 		"span_crosses": {0, func(c *ctx, _ []int64) bool { return nextPow2(c.lanePacks) > nextPow2(ceilDiv(c.p.Axis, c.P)) },
 			"(launch shapes) the span takes a power of two more packs than the row"},
 		"block_smem_blocks": {1, func(c *ctx, a []int64) bool {

@@ -52,7 +52,9 @@
 //	            device's SMs: <1s is fewer rows than SMs, 0.5s half of them)
 //	when        named conditions, space-separated, all of which must hold;
 //	            !name negates; arguments in parentheses: smem_fits(2)
-//	candidates  strategies, or strategy/config, comma-separated, in order
+//	candidates  strategies, or strategy/config (a launch configuration,
+//	            Configs), or a strategy's shapes (strategy/shape, below),
+//	            comma-separated, in order
 //	evidence    the measurement: results files under bench/results and
 //	            their sections (TestTablesParse checks that they exist)
 //
@@ -69,9 +71,19 @@
 // short_kernel, warp_holds, block_reg_holds, hybrid_holds), and regimes
 // other rows ask about (block_reg_rows, hybrid_first: whether one of the
 // table's block_reg or block_hybrid rows matches). Thresholds are their
-// arguments or the row's cells. A strategy's launch shape within its
-// kernels (warp_row's lanes, block_reg's block size, split_grid's waves)
-// is its build's, in build.go.
+// arguments or the row's cells.
+//
+// # Launch shapes
+//
+// A row whose candidates are one strategy's shapes, strategy/shape, is a
+// shape row: the choice of strategy skips it, and that strategy's build
+// asks the shape rows that match (ctx.shape) for the first shape it has a
+// kernel for, with the row's packs in the lane_packs, values_over and
+// span_crosses conditions. warp_row: p1, p2, p3 (packs a lane, over the
+// fewest power-of-two lanes that hold the row); block_reg: few(k) (one
+// pack a thread up to k threads), wide(k) (f32 512-thread blocks from k
+// waves), threads(k) (backward: the most packs a thread leaving k
+// threads). Without a matching row a build takes its plainest shape.
 //
 // # Launches
 //

@@ -302,7 +302,7 @@ func parseRow(cells []string, checkCands bool) (Row, error) {
 		if _, err := kernels.ParseStrategy(name); err != nil && checkCands {
 			return bad("candidates", s)
 		}
-		if name == first && contains(shapeNames[kernels.Strategy(name)], config) {
+		if shape, _, _ := strings.Cut(config, "("); name == first && contains(shapeNames[kernels.Strategy(name)], shape) {
 			shapes++
 		}
 		r.Cands = append(r.Cands, s)
@@ -318,7 +318,19 @@ func parseRow(cells []string, checkCands bool) (Row, error) {
 // fewer lanes than the power-of-two shapes; p2: two, over half the lanes;
 // p1 or no row: one).
 var shapeNames = map[kernels.Strategy][]string{
-	kernels.WarpRow: {"p1", "p2", "p3"},
+	kernels.WarpRow:  {"p1", "p2", "p3"},
+	kernels.BlockReg: {"few", "wide", "threads"},
+}
+
+// shapeArg returns the argument of shape x, "name(k)", if it is name's; 0
+// otherwise.
+func shapeArg(x, name string) int64 {
+	k, ok := strings.CutPrefix(x, name+"(")
+	v, err := strconv.ParseInt(strings.TrimSuffix(k, ")"), 10, 64)
+	if !ok || err != nil {
+		return 0
+	}
+	return v
 }
 
 // shape returns the first shape that fits (fits) of the shape rows for
