@@ -64,20 +64,11 @@ func (c *ctx) warpWholePacks() bool { return c.vec() && c.p.Axis%c.P == 0 }
 // apply to them; rows read element by element take one pack a lane.
 func (c *ctx) warpPackPath() bool { return c.warpWholePacks() || c.shifts(kernels.WarpRow) }
 
-// warp_row: W lanes per row, NP packs per lane, 128-thread blocks.
-//
-// Plain softmax launches take the plain build (kernels.Info.PlainBuild),
-// except 16-bit rows read element by element over 4 lanes or more
-// (Plan.General). H200, softmax bench --algo auto, three rounds
-// alternated, median µs, general build vs plain (-ab-s40.txt §2-3): f32
-// gains on every path, 32768×160 18.42 vs 17.12, 32768×199 22.14 vs
-// 21.02, 100000×50 20.80 vs 19.81, 1000000×10 38.24 vs 34.75, 65536×33
-// 13.89 vs 13.10; 16-bit packed rows too, 37824×197 f16 17.15 vs 16.43,
-// 65536×120 bf16 15.62 vs 14.74, 65536×72 f16 13.89 vs 12.59, and
-// element-wise ones over two lanes, 1000000×10 f16 26.40 vs 23.68; over
-// more lanes they lost, 200000×100 f16 49.01 vs 60.27, bf16 47.86 vs
-// 54.78, 131072×100 f16 34.75 vs 42.02, 200000×60 bf16 34.72 vs 38.54,
-// 65536×27 f16 9.63 vs 10.25, 100000×50 f16 16.21 vs 16.88.
+// warp_row: W lanes per row, NP packs per lane, 128-thread blocks. Plain
+// softmax launches take the plain build (kernels.Info.PlainBuild), except
+// 16-bit rows read element by element over 4 lanes or more (Plan.General):
+// there the plain build lost (nvidia-h200-2026-11-24-ab-s40.txt §2-3:
+// 200000×100 f16 49.01 vs 60.27 µs), elsewhere it gained.
 func (c *ctx) warpRow() (Plan, error) {
 	shape := c.warpShape
 	if c.config != "" {
@@ -137,12 +128,8 @@ var flatRowsMaxCols = int64(slices.Max(kernels.FlatRowsLanes) * slices.Max(kerne
 // lane: for each width the fewest values that hold the row; of those
 // within a quarter of the fewest slots (w×n), the one with values a lane
 // nearest 8, two further off if a warp's shared-memory reads conflict more
-// than two ways (flatRowsConflicts); then the fewer slots. H200, softmax
-// bench, µs, each width forced: 200000×60 bf16 w4_n16 20.4, w8_n8 19.5,
-// w16_n4 21.8; 100000×50 f32 w4_n16 16.5, w8_n8 15.7, w16_n4 16.3;
-// 350785×126 bf16 w8_n16 66.6 (4-way), w16_n8 54.4; 200000×66 bf16 w8_n10
-// 25.5 (4-way), w16_n5 23.8; 200000×36 f16 softmax_backward w4_n10 17.0,
-// w8_n5 18.7, w16_n4 21.5.
+// than two ways (flatRowsConflicts); then the fewer slots (H200, each
+// width forced: 350785×126 bf16 w8_n16 66.6 µs, 4-way, w16_n8 54.4).
 func (c *ctx) flatRowsLanes() (w, n int64, ok bool) {
 	type pick struct{ slots, score, w, n int64 }
 	var cands []pick

@@ -434,51 +434,20 @@ func (c *ctx) skewedRows() bool {
 }
 
 // raggedMinPacks: shorter ragged rows keep the element-wise path, except
-// in warp_row (warpRagged). On them the twins (warp_row's, before its
-// masked body) were as often behind as ahead: H200, softmax bench, old
-// and new binaries alternated, µs (-ab-s31.txt §3): 65536×13 f16 7.34 vs
-// 7.90 shifted, ×27 f16 9.91 vs 11.34, 74862×59 bf16 log_softmax 15.8 vs
-// 19.2, ×45 f16 12.23 vs 11.57, ×45 f32 14.74 vs 14.31; from 16 packs even
-// or ahead: 16384×100 f32 9.70 vs 9.74, 16384×201 bf16 14.18 vs 12.26,
-// 4096×250 bf16 7.86 vs 6.30. The other strategies serve such rows only
-// when forced.
+// in warp_row (warpRagged): there the twins were as often behind as ahead,
+// from 16 packs even or ahead (nvidia-h200-2026-11-22-ab-s31.txt §3).
 const raggedMinPacks = 16
 
-// warpRagged reports ragged rows that warp_row reads through its twins:
-// those of ragged, and forward rows of 2..15 packs whose span (the row
-// from the pack boundary before it) needs no more lanes than the row read
-// element by element (three packs a lane where threePackLanes takes them:
-// 39424×77 f32 14.42 vs 12.62 µs, 74862×59 bf16 16.59 vs 14.03;
-// -ab-s41.txt), or 16-bit rows that element by element would take 16
-// lanes. Since the forward twins load whole packs and mask the elements
-// outside the row (cached_row_masked, session 39) they lead there. H200,
-// softmax bench --algo auto, three rounds alternated, median µs,
-// element-wise vs twins (-ab-s40.txt §3): 200000×60 bf16 35.14 vs 22.91,
-// 200000×100 f16 48.85 vs 39.63 (log_softmax 48.40 vs 39.70), 131072×100
-// f16 34.54 vs 28.42, 200000×100 bf16 47.94 vs 42.45, 100000×50 f32 20.69
-// vs 18.34 (log_softmax 20.26 vs 18.30), 65536×33 f32 14.29 vs 12.80,
-// 200000×36 f16 22.37 vs 19.76, 100000×50 f16 16.10 vs 15.09, 1000000×10
-// f32 38.13 vs 36.86. Where the span takes twice the lanes the twins lost
-// from 4 and 8 lanes: 74862×59 bf16 log_softmax 16.03 vs 17.09 (8 lanes
-// against 16, two packs a lane), 200000×30 bf16 18.99 vs 20.08 (4 against
-// 8; 65536×27 f16 goes with it), and won from 16, where the element-wise
-// path loads a 16-bit element at a time: 350785×126 bf16 129.47 vs 111.79,
-// 200000×123 f16 79.18 vs 55.81 (§5). f32 rows whose span crosses to
-// twice the lanes with one or two packs keep the element-wise path:
-// 200000×63 f32 38.61 vs 49.23 (16 lanes against 32), 200000×31 21.54 vs
-// 27.42, 300000×15 16.78 vs 21.23 (§8); three packs over 8 lanes took 63
-// (38.59 vs 35.04, -ab-s41.txt §2).
-// Behind and kept: 65536×45 f16 12.34 vs 12.91, 4096×60 bf16 5.49 vs
-// 5.65. Backward rows take the same rule but for three packs a lane (no
-// backward kernels): their twins load whole packs and mask too since
-// session 42. Two rounds alternated, element-wise vs twins (-ab-s42.txt
-// §2): 200000×100 f16 56.66 vs 41.49, 131072×100 f16 39.46 vs 29.26,
-// 200000×60 bf16 34.90 vs 28.57, 200000×123 f16 68.54 vs 61.48,
-// 100000×50 f32 23.42 vs 22.06; where the span crosses to twice the lanes
-// they lost as forward ones did (§4, three rounds): 300000×15 f32 20.75 vs
-// 25.17, 200000×30 bf16 20.46 vs 22.89, 200000×31 f32 27.97 vs 29.90,
-// 74862×59 bf16 log_softmax_backward 18.58 vs 19.84 (its
-// softmax_backward 18.19 vs 17.57).
+// warpRagged reports ragged rows that warp_row reads through its twins
+// (whole packs, elements outside the row masked): those of ragged, and
+// rows of 2..15 packs whose span (the row from the pack boundary before
+// it) needs no more lanes than the row read element by element (three
+// packs a lane where the shape rows take them), or 16-bit rows that
+// element by element would take 16 lanes. Where the span takes twice the
+// lanes the twins lost from 4 and 8 lanes, and won from 16
+// (nvidia-h200-2026-11-24-ab-s40.txt §3-5 §8, nvidia-h200-2026-11-24-ab-s41.txt
+// §2, backward nvidia-h200-2026-11-24-ab-s42.txt §2-4: 200000×60 bf16 35.14
+// vs 22.91 µs; 200000×30 bf16, 4 lanes against 8, 18.99 vs 20.08).
 func (c *ctx) warpRagged() bool {
 	if c.ragged() {
 		return true
@@ -528,18 +497,11 @@ func (c *ctx) narrowPacks() bool {
 // stridedTwin reports a non-last axis that strided's twins take: slices
 // the 16-byte path cannot (Inner not a multiple of P, or unaligned
 // pointers), at least 32 of them, along an axis of at most
-// stridedTwinMaxAxis. A twin gives each thread P slices TX apart, loaded
-// one scalar each, where the plain path gives it one. H200, same run, µs,
-// twin vs one slice (-ab-s32.txt §2): short axes gain, 56×24×12269 f32
-// 111.8 vs 186.4, 20000×16×101 f32 297.4 vs 602.4, 512×7×777 bf16 44.8 vs
-// 57.8, 8192×32×37 bf16 159.3 vs 176.1, 233×3×1131 f16 20.0 vs 21.0;
-// longer ones lose, most on 16-bit (P scalar loads a step where the plain
-// path issues one, at 128 registers): 80×62×3419 bf16 151.6 vs 124.3,
-// 4096×64×63 f16 130.3 vs 110.3, 64×100×1001 f32 53.2 vs 47.9, and split
-// axes (fewer, wider tiles split further): 3986×12482 f16 axis 0 546.4 vs
-// 265.4, 8×512×8191 f32 250.9 vs 179.9. Since session 34 strided_short
-// takes every axis of up to 32 rows in the planner's pick, so the twins run
-// only when strided is forced.
+// stridedTwinMaxAxis; a twin gives each thread P slices TX apart. Short
+// axes gained, longer ones lost, most on 16-bit
+// (nvidia-h200-2026-11-22-ab-s32.txt §2: 56×24×12269 f32 111.8 vs 186.4
+// µs; 80×62×3419 bf16 151.6 vs 124.3). strided_short takes those axes in
+// the planner's pick, so the twins run only when strided is forced.
 func (c *ctx) stridedTwin() bool {
 	return c.p.Inner >= 32 && c.p.Axis <= stridedTwinMaxAxis && !c.innerPacks()
 }
