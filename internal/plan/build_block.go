@@ -53,13 +53,19 @@ func (c *ctx) blockRegFixedBlock(in kernels.Info) (kernels.Variant, bool) {
 	if ev, ok := c.blockRegExact(in, v); ok {
 		return ev, true
 	}
-	nt := int64(v.FixedBlock)
-	if c.vec() && c.p.Axis%c.P == 0 && packs > nt*int64(v.Packs-1) && packs < nt*int64(v.Packs) {
-		if tv, ok := in.Variant(false, v.Name+"_tail"); ok {
-			v = tv
+	return c.blockRegTail(v), true
+}
+
+// blockRegTail returns v's "_tail" kernel, where there is one, for a
+// forward row of whole packs that ends inside v's last pack a thread.
+func (c *ctx) blockRegTail(v kernels.Variant) kernels.Variant {
+	packs, nt := c.packs(), int64(v.FixedBlock)
+	if c.wholePacks() && packs > nt*int64(v.Packs-1) && packs < nt*int64(v.Packs) {
+		if tv, ok := kernels.BlockReg.Info().Variant(false, v.Name+"_tail"); ok {
+			return tv
 		}
 	}
-	return v, true
+	return v
 }
 
 // blockRegExact trades blockRegFixedBlock's pick v for the catalogue's
@@ -252,7 +258,7 @@ func (c *ctx) blockHybridVariant() (kernels.Variant, error) {
 // registers and the rest of the row in shared memory (SmemPacks 16-byte
 // packs a thread).
 func (c *ctx) blockHybrid() (Plan, error) {
-	if !(c.vec() && c.p.Axis%c.P == 0) && !c.ragged() {
+	if !(c.wholePacks()) && !c.ragged() {
 		return Plan{}, fmt.Errorf("it needs rows of whole 16-byte packs from aligned pointers, or rows its twins read from their pack boundary (cols %d, %d per pack): cp.async copies whole packs", c.p.Axis, c.P)
 	}
 	v, err := c.blockHybridVariant()

@@ -55,14 +55,14 @@ func warpShapeOf(x string, packs int64) (w, np int64) {
 	return nextPow2(ceilDiv(packs, np)), np
 }
 
-// warpWholePacks reports rows of whole 16-byte packs on the vector path
+// wholePacks reports rows of whole 16-byte packs on the vector path
 // (vec() also admits a single ragged row).
-func (c *ctx) warpWholePacks() bool { return c.vec() && c.p.Axis%c.P == 0 }
+func (c *ctx) wholePacks() bool { return c.vec() && c.p.Axis%c.P == 0 }
 
 // warpPackPath reports rows warp_row reads in 16-byte packs: whole packs,
 // or ragged rows through its twins (warpRagged). The table's shape rows
 // apply to them; rows read element by element take one pack a lane.
-func (c *ctx) warpPackPath() bool { return c.warpWholePacks() || c.shifts(kernels.WarpRow) }
+func (c *ctx) warpPackPath() bool { return c.wholePacks() || c.shifts(kernels.WarpRow) }
 
 // warp_row: W lanes per row, NP packs per lane, 128-thread blocks. Plain
 // softmax launches take the plain build (kernels.Info.PlainBuild), except

@@ -83,7 +83,7 @@ func init() {
 			"one of the table's block_hybrid rows matches"},
 		"hybrid_holds": {1, func(c *ctx, a []int64) bool { _, ok := c.hybridVariant(int(a[0])); return ok },
 			"block_hybrid has a k-thread kernel for the row"},
-		"packed_rows": {0, func(c *ctx, _ []int64) bool { return c.vec() && c.p.Axis%c.P == 0 || c.ragged() },
+		"packed_rows": {0, func(c *ctx, _ []int64) bool { return c.wholePacks() || c.ragged() },
 			"rows of whole 16-byte packs, or ragged ones its twins read (whole_packs or twin_rows)"},
 		"block_reg_one_wave": {0, func(c *ctx, _ []int64) bool {
 			return c.ragged() && c.p.Outer == int64(c.d.SMs) && c.blockRegFirst()
@@ -130,7 +130,7 @@ func init() {
 		"warp_holds": {0, func(c *ctx, _ []int64) bool {
 			return c.span() <= kernels.WarpRow.Info().MaxCols(c.p.Op, c.dt)
 		}, "warp_row's register cache holds the row's span"},
-		"whole_packs": {0, func(c *ctx, _ []int64) bool { return c.vec() && c.p.Axis%c.P == 0 },
+		"whole_packs": {0, func(c *ctx, _ []int64) bool { return c.wholePacks() },
 			"rows of whole 16-byte packs on the vector path"},
 		"block_reg_bwd": {0, func(c *ctx, _ []int64) bool { return c.blockRegBackward() },
 			"backward rows past warp_row's that block_reg's registers hold"},

@@ -179,7 +179,7 @@ func (c *ctx) blockHybridFirst() bool { return c.regime("block_hybrid") }
 // forwardWholeRows reports forward rows of whole 16-byte packs from aligned
 // pointers, the rows block_hybrid and split_grid's caching serve.
 func (c *ctx) forwardWholeRows() bool {
-	return !c.p.Op.Backward() && c.vec() && c.p.Axis%c.P == 0
+	return !c.p.Op.Backward() && c.wholePacks()
 }
 
 // stridedShortFirst reports whether strided_short has a kernel for the axis
