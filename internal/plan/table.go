@@ -4,6 +4,7 @@ import (
 	"embed"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -201,7 +202,22 @@ func overlay(base, over []Row) []Row {
 // ParseTable parses a table file: tab-separated columns (tableColumns) under
 // a header line naming them; blank lines and lines starting with # are
 // skipped; "*" or "" is any value.
-func ParseTable(text string) ([]Row, error) {
+func ParseTable(text string) ([]Row, error) { return parseTable(text, true) }
+
+// ParseOverlay is ParseTable for a user's overlay (the autotuner's): its
+// header is required, and its candidates may name strategies this build
+// does not have (such a row never serves).
+func ParseOverlay(text string) ([]Row, error) {
+	if !slices.Contains(strings.Split(strings.ReplaceAll(text, "\r", ""), "\n"), strings.Join(tableColumns, "\t")) {
+		return nil, fmt.Errorf("no header line (%s)", strings.Join(tableColumns, ", "))
+	}
+	return parseTable(text, false)
+}
+
+// TableHeader is the header line of a table file.
+func TableHeader() string { return strings.Join(tableColumns, "\t") }
+
+func parseTable(text string, checkCands bool) ([]Row, error) {
 	var rows []Row
 	header := false
 	seen := map[string]bool{}
@@ -218,7 +234,7 @@ func ParseTable(text string) ([]Row, error) {
 			header = true
 			continue
 		}
-		r, err := parseRow(cells, true)
+		r, err := parseRow(cells, checkCands)
 		if err != nil {
 			return nil, fmt.Errorf("line %d: %w", n+1, err)
 		}
