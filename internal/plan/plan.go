@@ -83,7 +83,8 @@
 // fewest power-of-two lanes that hold the row); block_reg: few(k) (one
 // pack a thread up to k threads), wide(k) (f32 512-thread blocks from k
 // waves), threads(k) (backward: the most packs a thread leaving k
-// threads). Without a matching row a build takes its plainest shape.
+// threads); strided: twin (its twins for slices the 16-byte path cannot
+// take). Without a matching row a build takes its plainest shape.
 //
 // # Launches
 //
@@ -494,20 +495,12 @@ func (c *ctx) narrowPacks() bool {
 	return c.p.Aligned && c.p.Axis*c.p.Inner%c.P == 0
 }
 
-// stridedTwin reports a non-last axis that strided's twins take: slices
-// the 16-byte path cannot (Inner not a multiple of P, or unaligned
-// pointers), at least 32 of them, along an axis of at most
-// stridedTwinMaxAxis; a twin gives each thread P slices TX apart. Short
-// axes gained, longer ones lost, most on 16-bit
-// (nvidia-h200-2026-11-22-ab-s32.txt §2: 56×24×12269 f32 111.8 vs 186.4
-// µs; 80×62×3419 bf16 151.6 vs 124.3). strided_short takes those axes in
-// the planner's pick, so the twins run only when strided is forced.
+// stridedTwin reports a non-last axis that strided's twins take (each
+// thread P slices TX apart, one scalar load each): where the table's
+// strided/twin shape row says (Inner of scalar slices, short axes).
 func (c *ctx) stridedTwin() bool {
-	return c.p.Inner >= 32 && c.p.Axis <= stridedTwinMaxAxis && !c.innerPacks()
+	return c.shape(kernels.Strided, 0, func(x string) bool { return x == "twin" }) == "twin"
 }
-
-// stridedTwinMaxAxis is the longest axis strided's twins take.
-const stridedTwinMaxAxis = 32
 
 // span is the most elements a row occupies in the registers of a
 // register-cached body: the row, plus for ragged rows the elements before

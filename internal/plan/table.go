@@ -332,10 +332,12 @@ func parseRow(cells []string, checkCands bool) (Row, error) {
 // shapeNames are the launch shapes a strategy's build asks the table's
 // shape rows for (ctx.shape): warp_row's packs a lane (p3: three, over
 // fewer lanes than the power-of-two shapes; p2: two, over half the lanes;
-// p1 or no row: one).
+// p1 or no row: one); block_reg's few, wide and threads; strided's twin
+// (its ragged-Inner twins).
 var shapeNames = map[kernels.Strategy][]string{
 	kernels.WarpRow:  {"p1", "p2", "p3"},
 	kernels.BlockReg: {"few", "wide", "threads"},
+	kernels.Strided:  {"twin"},
 }
 
 // shapeArg returns the argument of shape x, "name(k)", if it is name's; 0
@@ -360,6 +362,7 @@ func (c *ctx) shape(s kernels.Strategy, packs int64, fits func(string) bool) str
 		}
 		c.shapes = t.Rows
 	}
+	defer func(outer int64) { c.lanePacks = outer }(c.lanePacks) // shape asks may nest
 	c.lanePacks = packs
 	for i := range c.shapes {
 		r := &c.shapes[i]
