@@ -21,7 +21,7 @@ func BenchmarkCPU(b *testing.B) {
 		{[]int{4096, 4, 1024}, 1, OpSoftmax}, // a short non-last axis: per-lane costs every 4 elements
 	}
 	for _, c := range cases {
-		for _, dt := range []DType{Float32, Float16} {
+		for _, dt := range []DType{Float32, Float16, Float64} {
 			b.Run(fmt.Sprintf("%v/%v/axis%d/%v", c.op, dt, c.axis, c.shape), func(b *testing.B) {
 				x, _ := NewTensor(dt, c.shape...)
 				for i := range x.F32 {
@@ -29,6 +29,9 @@ func BenchmarkCPU(b *testing.B) {
 				}
 				for i := range x.U16 {
 					x.U16[i] = FloatToHalfBits(float32(i%977) * 0.01)
+				}
+				for i := range x.F64 {
+					x.F64[i] = float64(i%977) * 0.01
 				}
 				y, _ := NewTensor(dt, c.shape...)
 				b.SetBytes(int64(2 * x.Len() * dt.Size()))

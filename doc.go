@@ -3,8 +3,9 @@
 // fast as the hardware allows.
 //
 // This package is the CPU backend and the shared vocabulary: dtypes
-// (float32, float16, bfloat16 storage; float32 arithmetic), ops, options and
-// the Tensor type. It runs on every machine, in parallel across GOMAXPROCS
+// (float32, float16, bfloat16 storage with float32 arithmetic; float64
+// storage and arithmetic, on the CPU only so far), ops, options and the
+// Tensor type. It runs on every machine, in parallel across GOMAXPROCS
 // goroutines with SIMD kernels where the CPU has them. The cuda package runs
 // the same operations on NVIDIA GPUs.
 //
@@ -15,5 +16,8 @@
 //   - zero-size tensors and zero-length axes are valid no-ops;
 //   - dst may be src itself (in place); any other overlap is an error.
 //
-// Every bad call returns an error naming the problem, and nothing is written.
+// Every bad call returns an error naming the problem, and nothing is written;
+// errors.Is tells its class (ErrBadShape, ErrBadAxis, ErrBadDType, ErrBadOp,
+// ErrBadScale, ErrOverlap, ErrTooLarge; from package cuda also ErrNoGPU and
+// ErrNoNVRTC).
 package softmax

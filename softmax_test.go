@@ -1,18 +1,22 @@
 package softmax
 
 import (
+	"encoding/binary"
 	"math"
 	"math/rand/v2"
 	"strings"
 	"testing"
 
+	"github.com/gofused/softmax/internal/ref"
 	"github.com/gofused/softmax/internal/spec"
 	"github.com/gofused/softmax/internal/verify"
 )
 
 // cpuBackend adapts the public API to the verify battery.
 func cpuBackend(c verify.Case, out verify.Host, in []verify.Host) error {
-	t := func(h verify.Host) Tensor { return Tensor{Shape: c.Shape, DType: h.DType, F32: h.F32, U16: h.U16} }
+	t := func(h verify.Host) Tensor {
+		return Tensor{Shape: c.Shape, DType: h.DType, F32: h.F32, U16: h.U16, F64: h.F64}
+	}
 	opt := Options{Axis: c.Axis, Scale: c.Scale}
 	if c.Op.Backward() {
 		return ApplyBackward(c.Op, t(out), t(in[0]), t(in[1]), opt)
@@ -38,10 +42,12 @@ func TestInPlace(t *testing.T) {
 		if c.Op.Backward() {
 			copy(out.F32, in[1].F32)
 			copy(out.U16, in[1].U16)
+			copy(out.F64, in[1].F64)
 			in = []verify.Host{in[0], out}
 		} else {
 			copy(out.F32, in[0].F32)
 			copy(out.U16, in[0].U16)
+			copy(out.F64, in[0].F64)
 			in = []verify.Host{out}
 		}
 		return cpuBackend(c, out, in)
@@ -243,4 +249,94 @@ func TestLongStridedAxisAccuracy(t *testing.T) {
 			t.Errorf("seed %d: %s: rel %.3g (tol %.0e) err %v", seed, c.Name(), r.Rel, r.Tol, r.Err)
 		}
 	}
+}
+
+// TestTypedAPIFloat64: the typed functions take []float64 and compute in
+// float64 (1e-15 of the exact softmax of [1, 2]; float32 would be 1e-8
+// off), and a Float64 tensor with data in another slice is refused.
+func TestTypedAPIFloat64(t *testing.T) {
+	x := []float64{1, 2, 3, 4}
+	y := make([]float64, 4)
+	if err := Softmax(y, x, []int{2, 2}, -1); err != nil {
+		t.Fatal(err)
+	}
+	p := 1 / (1 + math.E)
+	for i, w := range []float64{p, 1 - p, p, 1 - p} {
+		if math.Abs(y[i]-w) > 1e-15 {
+			t.Fatalf("y = %v, want [%v %v ...]", y, p, 1-p)
+		}
+	}
+	if err := LogSoftmax(y, x, []int{4}, 0); err != nil {
+		t.Fatal(err)
+	}
+	d := math.Log(math.Exp(-3) + math.Exp(-2) + math.Exp(-1) + 1)
+	if math.Abs(y[3]-(-d)) > 1e-15 {
+		t.Fatalf("log_softmax y[3] = %v, want %v", y[3], -d)
+	}
+	dx := make([]float64, 4)
+	if err := Backward(OpLogSoftmaxBackward, dx, y, []float64{1, 0, 0, 0}, []int{4}, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	tt, err := NewTensor(Float64, 2, 2)
+	if err != nil || len(tt.F64) != 4 || tt.F32 != nil || tt.U16 != nil {
+		t.Fatalf("NewTensor(Float64) = %+v, %v", tt, err)
+	}
+	bad := Tensor{Shape: []int{4}, DType: Float64, F32: make([]float32, 4)}
+	if err := Apply(OpSoftmax, bad, bad, Options{}); err == nil || !strings.Contains(err.Error(), "wrong slice") {
+		t.Fatalf("f64 tensor with F32 data: err %v", err)
+	}
+	if dt, err := ParseDType("double"); err != nil || dt != Float64 || dt.String() != "f64" {
+		t.Fatalf("ParseDType(double) = %v, %v", dt, err)
+	}
+}
+
+// FuzzSoftmax64 checks the float64 path against the compensated float64
+// reference on arbitrary float64 rows (any bit patterns: NaN, ±∞,
+// denormals, huge values), element-wise within 1e-13·max(1, |ref|).
+func FuzzSoftmax64(f *testing.F) {
+	put := func(x ...float64) []byte {
+		b := make([]byte, 8*len(x))
+		for i, v := range x {
+			binary.LittleEndian.PutUint64(b[8*i:], math.Float64bits(v))
+		}
+		return b
+	}
+	f.Add(put(0, 1, 2, 3, 4, 5, 6, 7), uint8(3), false)
+	f.Add(put(math.Inf(-1), math.Inf(-1), 1e308, -1e308, math.NaN(), 5e-324, 700, -700), uint8(1), true)
+	f.Add(make([]byte, 800), uint8(9), false)
+	f.Fuzz(func(t *testing.T, raw []byte, cols uint8, log bool) {
+		n := len(raw) / 8
+		c := int(cols)%40 + 1
+		if n < c {
+			return
+		}
+		rows := n / c
+		x := make([]float64, rows*c)
+		for i := range x {
+			x[i] = math.Float64frombits(binary.LittleEndian.Uint64(raw[8*i:]))
+		}
+		op := OpSoftmax
+		if log {
+			op = OpLogSoftmax
+		}
+		y := make([]float64, len(x))
+		if err := Forward(op, y, x, []int{rows, c}, Options{Axis: -1}); err != nil {
+			t.Fatal(err)
+		}
+		want, err := ref.ForwardCompensated(op, spec.Layout{Outer: rows, Axis: c, Inner: 1}, x, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, w := range want {
+			g := y[i]
+			switch {
+			case math.IsNaN(w) || math.IsInf(w, 0):
+				if !(math.IsNaN(w) && math.IsNaN(g)) && g != w {
+					t.Fatalf("row %v: y[%d] = %v, want %v", x[i/c*c:i/c*c+c], i%c, g, w)
+				}
+			case math.Abs(g-w) > 1e-13*math.Max(1, math.Abs(w)):
+				t.Fatalf("row %v: y[%d] = %v, want %v", x[i/c*c:i/c*c+c], i%c, g, w)
+			}
+		}
+	})
 }

@@ -1,9 +1,9 @@
 package softmax
 
 import (
-	"fmt"
 	"unsafe"
 
+	"github.com/gofused/softmax/internal/errs"
 	"github.com/gofused/softmax/internal/spec"
 )
 
@@ -13,6 +13,8 @@ func tensorOf[T Element](data []T, shape []int) Tensor {
 	switch any(zero).(type) {
 	case float32:
 		return Tensor{Shape: shape, DType: Float32, F32: unsafe.Slice((*float32)(unsafe.Pointer(unsafe.SliceData(data))), len(data))}
+	case float64:
+		return Tensor{Shape: shape, DType: Float64, F64: unsafe.Slice((*float64)(unsafe.Pointer(unsafe.SliceData(data))), len(data))}
 	case Half:
 		return Tensor{Shape: shape, DType: Float16, U16: unsafe.Slice((*uint16)(unsafe.Pointer(unsafe.SliceData(data))), len(data))}
 	default:
@@ -25,7 +27,7 @@ func tensorOf[T Element](data []T, shape []int) Tensor {
 func Forward[T Element](op Op, dst, src []T, shape []int, opt Options) error {
 	if src == nil || dst == nil {
 		if n, err := spec.NumElements(shape); err != nil || n != 0 {
-			return fmt.Errorf("softmax: nil slice for shape %v", shape)
+			return errs.Kind(errs.ErrBadShape, "softmax: nil slice for shape %v", shape)
 		}
 	}
 	return Apply(op, tensorOf(dst, shape), tensorOf(src, shape), opt)
@@ -37,7 +39,7 @@ func Forward[T Element](op Op, dst, src []T, shape []int, opt Options) error {
 func Backward[T Element](op Op, dx, y, dy []T, shape []int, opt Options) error {
 	if dx == nil || y == nil || dy == nil {
 		if n, err := spec.NumElements(shape); err != nil || n != 0 {
-			return fmt.Errorf("softmax: nil slice for shape %v", shape)
+			return errs.Kind(errs.ErrBadShape, "softmax: nil slice for shape %v", shape)
 		}
 	}
 	return ApplyBackward(op, tensorOf(dx, shape), tensorOf(y, shape), tensorOf(dy, shape), opt)

@@ -243,35 +243,6 @@ func TestJSONRoundTrip(t *testing.T) {
 	}
 }
 
-func TestWritePlot(t *testing.T) {
-	recs := sampleRecords()
-	MergePeers(recs, []PeerRecord{{Shape: []int{64, 1000}, DType: "f32", Axis: -1, Op: "softmax", Peer: "torch", US: 30}})
-	dir := t.TempDir()
-	path := filepath.Join(dir, "plot.svg")
-	if err := WritePlot(path, recs); err != nil {
-		t.Fatal(err)
-	}
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(data) < 1000 || !bytes.Contains(data, []byte("<svg")) {
-		t.Errorf("plot is not an SVG (%d bytes): %.200s", len(data), data)
-	}
-	for _, s := range []string{"avx512", "copy", "torch"} {
-		if !bytes.Contains(data, []byte(s)) {
-			t.Errorf("plot lacks the %q line", s)
-		}
-	}
-	// One point only: the log axis must still have a range.
-	if err := WritePlot(filepath.Join(dir, "one.svg"), recs[2:]); err != nil {
-		t.Errorf("single-point plot: %v", err)
-	}
-	if err := WritePlot(filepath.Join(dir, "none.svg"), nil); err == nil {
-		t.Error("plot of no records: want an error")
-	}
-}
-
 func TestMergePeers(t *testing.T) {
 	recs := sampleRecords()
 	peers := []PeerRecord{
@@ -560,14 +531,6 @@ func TestParseAlgo(t *testing.T) {
 	for _, bad := range []string{"", ",", "avx512", "go,nope", "nope/x1", "avx2/x1", "go/"} {
 		if _, err := ParseAlgo(bad, algos); err == nil {
 			t.Errorf("ParseAlgo(%q): want an error", bad)
-		}
-	}
-}
-
-func TestFormatBytes(t *testing.T) {
-	for v, want := range map[float64]string{1: "1 B", 1000: "1 kB", 1e7: "10 MB", 2.5e9: "2.5 GB"} {
-		if got := formatBytes(v); got != want {
-			t.Errorf("formatBytes(%v) = %q, want %q", v, got, want)
 		}
 	}
 }

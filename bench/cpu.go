@@ -92,9 +92,12 @@ func newTensorAt(dt spec.DType, offset int, shape []int) (softmax.Tensor, error)
 	if err != nil {
 		return t, err
 	}
-	if t.F32 != nil {
+	switch {
+	case t.F32 != nil:
 		t.F32 = store.F32[offset:]
-	} else {
+	case t.F64 != nil:
+		t.F64 = store.F64[offset:]
+	default:
 		t.U16 = store.U16[offset:]
 	}
 	return t, nil
@@ -401,6 +404,10 @@ func fillRandom(t softmax.Tensor, seed uint64) {
 				vec.F32ToF16(t.U16[lo:hi], buf)
 			case spec.BFloat16:
 				vec.F32ToBF16(t.U16[lo:hi], buf)
+			case spec.Float64:
+				for i, v := range buf {
+					t.F64[lo+i] = float64(v)
+				}
 			}
 		})
 	}

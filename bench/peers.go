@@ -11,8 +11,9 @@ import (
 )
 
 // PeerRecord is one timing written by bench/peers/peers.py: a peer
-// implementation (torch, torch.compile, triton; torch with --cpu) on one
-// case, with its own reference copy.
+// implementation (torch, torch.compile, triton, cudnn, jax; torch with
+// --cpu) on one case, with its own reference copy. Any peer name counts
+// for the fastest peer (VsBestPeer).
 type PeerRecord struct {
 	Shape  []int   `json:"shape"`
 	DType  string  `json:"dtype"`

@@ -7,6 +7,7 @@ import (
 
 	"github.com/gofused/softmax"
 	"github.com/gofused/softmax/internal/driver"
+	"github.com/gofused/softmax/internal/errs"
 	"github.com/gofused/softmax/internal/kernels"
 	"github.com/gofused/softmax/internal/plan"
 	"github.com/gofused/softmax/internal/spec"
@@ -17,7 +18,7 @@ import (
 // The call returns once the kernels are queued.
 func (d *Device) Apply(op softmax.Op, dst, src Tensor, opt Options, s *Stream) error {
 	if op.Backward() {
-		return fmt.Errorf("cuda: Apply takes a forward op, got %v (use ApplyBackward)", op)
+		return errs.Kind(errs.ErrBadOp, "cuda: Apply takes a forward op, got %v (use ApplyBackward)", op)
 	}
 	l, err := d.checkTensors(op, opt, tensorNames(op), dst, src)
 	if err != nil {
@@ -30,7 +31,7 @@ func (d *Device) Apply(op softmax.Op, dst, src Tensor, opt Options, s *Stream) e
 // and the incoming gradient dy, on stream s. dx may be y or dy itself.
 func (d *Device) ApplyBackward(op softmax.Op, dx, y, dy Tensor, opt Options, s *Stream) error {
 	if !op.Backward() {
-		return fmt.Errorf("cuda: ApplyBackward takes a backward op, got %v (use Apply)", op)
+		return errs.Kind(errs.ErrBadOp, "cuda: ApplyBackward takes a backward op, got %v (use Apply)", op)
 	}
 	l, err := d.checkTensors(op, opt, tensorNames(op), dx, y, dy)
 	if err != nil {
@@ -96,6 +97,9 @@ func placement(ptrs ...uintptr) (aligned bool, skew int) {
 // Plan returns the plan the device would use for op on a tensor of shape
 // and dtype along opt.Axis with 16-byte aligned pointers.
 func (d *Device) Plan(op softmax.Op, dt softmax.DType, shape []int, opt Options) (plan.Plan, error) {
+	if err := errs.CheckScale("cuda", opt.Scale, "the GPU kernels"); err != nil {
+		return plan.Plan{}, err
+	}
 	l, err := spec.Decompose(shape, opt.Axis)
 	if err != nil {
 		return plan.Plan{}, fmt.Errorf("cuda: %w", err)
@@ -115,9 +119,15 @@ func Strategies() []string { return plan.Strategies() }
 // others, and a strategy that cannot serve the problem, have none. Tune
 // times them beside the strategies.
 func (d *Device) Configs(op softmax.Op, dt softmax.DType, shape []int, opt Options, strategy string) ([]string, error) {
+	if err := errs.CheckScale("cuda", opt.Scale, "the GPU kernels"); err != nil {
+		return nil, err
+	}
 	l, err := spec.Decompose(shape, opt.Axis)
 	if err != nil {
 		return nil, fmt.Errorf("cuda: %w", err)
+	}
+	if err := checkDType(dt); err != nil {
+		return nil, err
 	}
 	p := plan.Problem{Outer: int64(l.Outer), Axis: int64(l.Axis), Inner: int64(l.Inner), DType: dt, Op: op, Aligned: true}
 	names, err := plan.Configs(p, d.planDevice(), strategy)
@@ -146,6 +156,9 @@ func plainLaunch(op softmax.Op, opt Options) bool {
 
 // plan plans op for tensors at ptrs (none: 16-byte aligned ones).
 func (d *Device) plan(op softmax.Op, l spec.Layout, dt spec.DType, opt Options, ptrs ...uintptr) (plan.Plan, error) {
+	if err := checkDType(dt); err != nil {
+		return plan.Plan{}, err
+	}
 	aligned, skew := placement(ptrs...)
 	prob := plan.Problem{Outer: int64(l.Outer), Axis: int64(l.Axis), Inner: int64(l.Inner), DType: dt, Op: op, Aligned: aligned, Skew: skew}
 	plain := plainLaunch(op, opt)

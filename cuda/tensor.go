@@ -2,9 +2,12 @@ package cuda
 
 import (
 	"fmt"
+	"math"
 	"unsafe"
 
 	"github.com/gofused/softmax"
+	"github.com/gofused/softmax/internal/errs"
+	"github.com/gofused/softmax/internal/memlimit"
 	"github.com/gofused/softmax/internal/spec"
 )
 
@@ -25,8 +28,8 @@ func (d *Device) NewTensor(dt softmax.DType, shape ...int) (Tensor, error) {
 // newTensorAt allocates a buffer offset bytes longer than the tensor, the
 // tensor starting offset bytes into it.
 func (d *Device) newTensorAt(dt softmax.DType, offset int64, shape []int) (Tensor, error) {
-	if !dt.Valid() {
-		return Tensor{}, fmt.Errorf("cuda: unknown dtype %v", dt)
+	if err := checkDType(dt); err != nil {
+		return Tensor{}, err
 	}
 	if offset < 0 || offset%int64(dt.Size()) != 0 {
 		return Tensor{}, fmt.Errorf("cuda: tensor offset %d bytes is not a non-negative multiple of the %v element size (%d)", offset, dt, dt.Size())
@@ -35,7 +38,12 @@ func (d *Device) newTensorAt(dt softmax.DType, offset int64, shape []int) (Tenso
 	if err != nil {
 		return Tensor{}, fmt.Errorf("cuda: %w", err)
 	}
-	b, err := d.Alloc(offset + int64(n)*int64(dt.Size()))
+	// Device memory is the driver's to refuse; only the arithmetic is checked.
+	size, err := memlimit.Size("cuda: tensor", shape, n, dt.Size())
+	if err != nil || size > math.MaxInt64-uint64(offset) {
+		return Tensor{}, errs.Kind(errs.ErrBadShape, "cuda: tensor of shape %v and %v: byte size overflows", shape, dt)
+	}
+	b, err := d.Alloc(offset + int64(size))
 	if err != nil {
 		return Tensor{}, err
 	}

@@ -170,8 +170,8 @@ func (d *Device) Tune(cases []TuneCase, opt TuneOptions) ([]TuneResult, error) {
 // problem validates the case and returns its plan.Problem (16-byte aligned
 // pointers, as fresh allocations are).
 func (c TuneCase) problem() (plan.Problem, error) {
-	if !c.DType.Valid() {
-		return plan.Problem{}, fmt.Errorf("cuda: tune %v: unknown dtype", c)
+	if err := checkDType(c.DType); err != nil {
+		return plan.Problem{}, fmt.Errorf("cuda: tune %v: %w", c, err)
 	}
 	if !c.Op.Valid() {
 		return plan.Problem{}, fmt.Errorf("cuda: tune %v: unknown op", c)

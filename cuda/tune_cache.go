@@ -5,13 +5,16 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 
 	"github.com/gofused/softmax/internal/jit"
 	"github.com/gofused/softmax/internal/plan"
+	"github.com/gofused/softmax/internal/spec"
 )
 
 // The autotuning cache file is JSON:
@@ -140,6 +143,7 @@ type tuneCache struct {
 	path    string // "" until resolved (TuneCachePath)
 	loaded  bool
 	entries map[string]TuneEntry
+	rows    map[string][]plan.Row // overlay's rows by device key prefix
 	warned  map[string]bool
 	warnf   func(format string, args ...any) // nil: Warnf
 }
@@ -178,9 +182,9 @@ func (c *tuneCache) resolve() (string, error) {
 	return c.path, nil
 }
 
-// lookup returns the entry stored under key, reading the file on first use.
-// An unreadable or corrupt file is ignored with a warning.
-func (c *tuneCache) lookup(key string) (TuneEntry, bool) {
+// load reads the file on first use and returns the entries; an unreadable
+// or corrupt file is ignored with a warning.
+func (c *tuneCache) load() map[string]TuneEntry {
 	c.mu.Lock()
 	var msg string
 	if !c.loaded {
@@ -193,30 +197,83 @@ func (c *tuneCache) lookup(key string) (TuneEntry, bool) {
 			msg = err.Error() + "; tuned choices are ignored"
 		}
 	}
-	e, ok := c.entries[key]
+	entries := c.entries
 	c.mu.Unlock()
 	if msg != "" {
 		c.warn(msg)
 	}
+	return entries
+}
+
+// lookup returns the entry stored under key, reading the file on first use.
+func (c *tuneCache) lookup(key string) (TuneEntry, bool) {
+	e, ok := c.load()[key]
 	return e, ok
 }
 
-// plan returns the plan of the cached winner for p on dev, made by build
-// with the winner's strategy forced (Device plans through its plan cache),
-// or ok false when there is no entry or its strategy cannot plan p (the
-// caller then uses the planner's rules).
-func (c *tuneCache) plan(p plan.Problem, dev plan.Device, build func(strategy string) (plan.Plan, error)) (plan.Plan, bool) {
-	e, ok := c.lookup(tuneKey(dev, p))
-	if !ok {
-		return plan.Plan{}, false
+// overlay returns the entries tuned on dev as rows of the planner's table
+// (plan.TunedRow), made once per loaded file. An entry whose shape, dtype
+// or op no longer parses is left out.
+func (c *tuneCache) overlay(dev plan.Device) []plan.Row {
+	entries := c.load()
+	prefix := fmt.Sprintf("%s sm_%d%d|", dev.Name, dev.Major, dev.Minor)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if rows, ok := c.rows[prefix]; ok {
+		return rows
 	}
-	pl, err := build(e.Strategy)
+	var rows []plan.Row
+	for _, k := range slices.Sorted(maps.Keys(entries)) {
+		e := entries[k]
+		if !strings.HasPrefix(k, prefix) {
+			continue
+		}
+		l, err1 := spec.Decompose(e.Shape, e.Axis)
+		dt, err2 := spec.ParseDType(e.DType)
+		op, err3 := spec.ParseOp(e.Op)
+		if err := errors.Join(err1, err2, err3); err != nil {
+			continue
+		}
+		p := plan.Problem{Outer: int64(l.Outer), Axis: int64(l.Axis), Inner: int64(l.Inner), DType: dt, Op: op, Aligned: true}
+		why := fmt.Sprintf("%s: %.1f µs vs %s %.1f µs on %v", tuneFileName, e.US, e.Default, e.DefaultUS, e.Shape)
+		if r, err := plan.TunedRow("tuned:"+e.Class, p, e.Strategy, why); err == nil {
+			rows = append(rows, r)
+		}
+	}
+	if c.rows == nil {
+		c.rows = map[string][]plan.Row{}
+	}
+	c.rows[prefix] = rows
+	return rows
+}
+
+// TunedTable returns the planner's preference table for the device with
+// the autotuning cache's winners for it laid over it (plan.TunedRow): what
+// Options.Tuned plans with.
+func (d *Device) TunedTable() (plan.Table, error) {
+	dev := d.planDevice()
+	return plan.TableFor(plan.ModelOf(dev), defaultTuneCache.overlay(dev))
+}
+
+// plan returns the plan of the cached winner for p on dev: the planner
+// matches the device's tuned rows (plan.Tuned, the shipped table's user
+// overlay), and build plans the first matching row's strategy, forced
+// (Device plans through its plan cache); ok is false when no row matches
+// or its strategy cannot plan p (the caller then uses the table).
+func (c *tuneCache) plan(p plan.Problem, dev plan.Device, build func(strategy string) (plan.Plan, error)) (plan.Plan, bool) {
+	rows, err := plan.Tuned(c.overlay(dev), p, dev)
 	if err != nil {
 		return plan.Plan{}, false
 	}
-	pl.Reason = fmt.Sprintf("tuned (%s, %.1f µs vs %s %.1f µs on %v): %s", e.Class, e.US, e.Default, e.DefaultUS, e.Shape,
-		strings.TrimPrefix(pl.Reason, "forced: "))
-	return pl, true
+	for _, r := range rows {
+		for _, s := range r.Cands {
+			if pl, err := build(s); err == nil {
+				pl.Reason = fmt.Sprintf("%s [%s]: %s", r.ID, r.Evidence, strings.TrimPrefix(pl.Reason, "forced: "))
+				return pl, true
+			}
+		}
+	}
+	return plan.Plan{}, false
 }
 
 // save merges results into the file (re-read now, so that entries other
@@ -249,7 +306,7 @@ func (c *tuneCache) save(results []TuneResult) (string, int, error) {
 	}
 	err = writeTuneFile(path, merged)
 	if err == nil {
-		c.entries, c.loaded = merged, true
+		c.entries, c.loaded, c.rows = merged, true, nil
 	}
 	c.mu.Unlock()
 	if msg != "" {
@@ -266,7 +323,7 @@ func (c *tuneCache) save(results []TuneResult) (string, int, error) {
 func (c *tuneCache) reset() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.path, c.loaded, c.entries, c.warned = "", false, nil, nil
+	c.path, c.loaded, c.entries, c.rows, c.warned = "", false, nil, nil, nil
 }
 
 // SaveTuned merges results into the autotuning cache file (TuneCachePath),

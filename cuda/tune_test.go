@@ -361,7 +361,7 @@ func TestTunedPlan(t *testing.T) {
 	}
 	// The stored strategy serves the problem: its plan, marked tuned.
 	pl, ok := plannedBy(c, served, fakeH100)
-	if !ok || pl.Strategy != "naive" || !strings.HasPrefix(pl.Reason, "tuned (rows<=4096 cols<=8192 vec16") {
+	if !ok || pl.Strategy != "naive" || !strings.HasPrefix(pl.Reason, "tuned:rows<=4096 cols<=8192 vec16 [tuned.json: ") {
 		t.Errorf("plan(served) = %s %q, %v; want naive, tuned", pl.Strategy, pl.Reason, ok)
 	}
 	forced, err := plan.Make(served, fakeH100, nil, "naive")
@@ -370,6 +370,18 @@ func TestTunedPlan(t *testing.T) {
 	}
 	if !reflect.DeepEqual(pl.Launches, forced.Launches) {
 		t.Errorf("tuned launches %+v differ from forced naive %+v", pl.Launches, forced.Launches)
+	}
+	// The overlay: the device's winners as rows ahead of the shipped table.
+	tb, err := plan.TableFor(plan.ModelOf(fakeH100), c.overlay(fakeH100))
+	if err != nil || len(tb.Rows) < len(rs) {
+		t.Fatalf("tuned table: %d rows, %v", len(tb.Rows), err)
+	}
+	var ids []string
+	for _, r := range tb.Rows[:len(rs)] {
+		ids = append(ids, r.ID+" "+r.Cands[0])
+	}
+	if !slices.Contains(ids, "tuned:rows<=4096 cols<=8192 vec16 naive") {
+		t.Errorf("tuned table's first rows %q, want the served entry's among them", ids)
 	}
 	// Another shape of the same class uses the entry too.
 	if pl, ok := plannedBy(c, prob(2100, 4500, 1, spec.Float32, spec.Softmax, true), fakeH100); !ok || pl.Strategy != "naive" {

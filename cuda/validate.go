@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/gofused/softmax"
+	"github.com/gofused/softmax/internal/errs"
 	"github.com/gofused/softmax/internal/plan"
 	"github.com/gofused/softmax/internal/spec"
 )
@@ -14,8 +15,9 @@ type Options struct {
 	// Axis is the softmax dimension; negative counts from the end.
 	Axis int
 	// Scale multiplies the input first (softmax(Scale·x)); 0 means 1.
-	// Backward ops ignore it.
-	Scale float32
+	// Backward ops ignore it. It is a float64 like softmax.Options.Scale;
+	// the kernels compute in float32 and use float32(Scale).
+	Scale float64
 	// Algo forces a kernel strategy by name (see Strategies), optionally
 	// at one of its launch configurations, "block_reg/t256_p4" (see
 	// Device.Configs); "" or "auto"
@@ -37,22 +39,37 @@ func (o Options) scale() float32 {
 	if o.Scale == 0 {
 		return 1
 	}
-	return o.Scale
+	return float32(o.Scale)
+}
+
+// checkDType returns an error for a dtype the device cannot compute:
+// unknown ones, and Float64, which only the CPU backend serves so far.
+func checkDType(dt softmax.DType) error {
+	switch {
+	case dt == softmax.Float64:
+		return errs.Kind(errs.ErrBadDType, "cuda: dtype %v (float64) is not supported on the GPU yet; the CPU backend computes it", dt)
+	case !dt.Valid():
+		return errs.Kind(errs.ErrBadDType, "cuda: unknown dtype %v", dt)
+	}
+	return nil
 }
 
 // checkTensors validates a call's tensors (outputs first) against each
 // other and returns the layout. Nothing is launched on error.
 func (d *Device) checkTensors(op softmax.Op, opt Options, names []string, ts ...Tensor) (spec.Layout, error) {
 	if !op.Valid() {
-		return spec.Layout{}, fmt.Errorf("cuda: unknown op %v", op)
+		return spec.Layout{}, errs.Kind(errs.ErrBadOp, "cuda: unknown op %v", op)
 	}
 	ref := ts[len(ts)-1]
-	if !ref.DType.Valid() {
-		return spec.Layout{}, fmt.Errorf("cuda: unknown dtype %v", ref.DType)
+	if err := checkDType(ref.DType); err != nil {
+		return spec.Layout{}, err
 	}
 	l, err := spec.Decompose(ref.Shape, opt.Axis)
 	if err != nil {
 		return l, fmt.Errorf("cuda: %w", err)
+	}
+	if err := errs.CheckScale("cuda", opt.Scale, "the GPU kernels"); err != nil {
+		return l, err
 	}
 	for i, t := range ts {
 		switch {
@@ -61,9 +78,9 @@ func (d *Device) checkTensors(op softmax.Op, opt Options, names []string, ts ...
 		case t.Buf.dev != d:
 			return l, fmt.Errorf("cuda: %s lives on another device", names[i])
 		case t.DType != ref.DType:
-			return l, fmt.Errorf("cuda: dtype mismatch: %s is %v, want %v", names[i], t.DType, ref.DType)
+			return l, errs.Kind(errs.ErrBadDType, "cuda: dtype mismatch: %s is %v, want %v", names[i], t.DType, ref.DType)
 		case !slices.Equal(t.Shape, ref.Shape):
-			return l, fmt.Errorf("cuda: shape mismatch: %s has shape %v, want %v", names[i], t.Shape, ref.Shape)
+			return l, errs.Kind(errs.ErrBadShape, "cuda: shape mismatch: %s has shape %v, want %v", names[i], t.Shape, ref.Shape)
 		case t.Ptr()%uintptr(t.DType.Size()) != 0:
 			return l, fmt.Errorf("cuda: misaligned pointer: %s at %#x is not %d-byte aligned for %v", names[i], t.Ptr(), t.DType.Size(), t.DType)
 		}
@@ -79,7 +96,7 @@ func (d *Device) checkTensors(op softmax.Op, opt Options, names []string, ts ...
 			continue
 		}
 		if a < b+n && b < a+n {
-			return l, fmt.Errorf("cuda: %s partially overlaps %s (only exact in-place use is allowed)", names[0], names[i])
+			return l, errs.Kind(errs.ErrOverlap, "cuda: %s partially overlaps %s (only exact in-place use is allowed)", names[0], names[i])
 		}
 	}
 	return l, nil

@@ -22,6 +22,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/gofused/softmax/internal/errs"
 	"github.com/x448/float16"
 )
 
@@ -52,6 +53,12 @@ var (
 	// float64 or float16 (for example an integer, complex, boolean, object
 	// or structured dtype).
 	ErrUnsupportedDType = errors.New("npy: unsupported dtype")
+
+	// ErrTooLarge means the array's bytes exceed the memory this process
+	// can have (see package softmax's ErrTooLarge, the same value): a
+	// header claiming more is refused before its data is read, from files
+	// and pipes alike.
+	ErrTooLarge = errs.ErrTooLarge
 
 	// ErrInvalidArray means an Array passed to Write or WriteFile is
 	// inconsistent: its data slice does not match its DType or its length

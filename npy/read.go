@@ -9,6 +9,8 @@ import (
 	"math"
 	"os"
 	"strings"
+
+	"github.com/gofused/softmax/internal/memlimit"
 )
 
 // chunkBytes is the size of the buffer used to move array data between
@@ -20,7 +22,10 @@ const chunkBytes = 1 << 20
 // Read consumes exactly the bytes of one array and does no read-ahead, so
 // several arrays saved back to back into one stream can be read in turn.
 // The result is always in C order with native values, whatever the byte
-// order and memory order recorded in the file.
+// order and memory order recorded in the file. The data is read in chunks
+// of at most 1 MiB; a header claiming more bytes than the process may have
+// is an ErrTooLarge, and data that ends early an ErrTruncated, before the
+// claimed size is allocated when the input's length is not known.
 func Read(r io.Reader) (*Array, error) {
 	// Readers that know exactly how much is left let read allocate the
 	// result at once. Other Len methods are not trusted: the hint must
@@ -111,10 +116,23 @@ func read(r io.Reader, remaining int64) (*Array, error) {
 	if err != nil {
 		return nil, err
 	}
+	// A length known up front (a file) that is too short is truncated
+	// before anything is allocated; then the array, twice its bytes when
+	// Fortran order is reordered into a copy, must fit in memory.
 	prealloc := false
 	if remaining >= 0 {
 		left := remaining - int64(prefixLen+lenSize) - int64(hlen)
-		prealloc = left >= int64(nbytes)
+		if left < int64(nbytes) {
+			return nil, fmt.Errorf("%w: data has %d of %d bytes", ErrTruncated, max(left, 0), nbytes)
+		}
+		prealloc = true
+	}
+	need := uint64(nbytes)
+	if h.fortran && len(h.shape) > 1 {
+		need *= 2
+	}
+	if err := memlimit.CheckBytes("npy: array", h.shape, need); err != nil {
+		return nil, err
 	}
 
 	a := &Array{Shape: h.shape, DType: h.dtype}

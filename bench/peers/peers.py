@@ -9,7 +9,41 @@ Peers (GPU mode, the default):
                  max-autotune-no-cudagraphs, falling back to the default mode)
   triton         a fused kernel in the style of the Triton tutorial: one
                  program per row, a persistent grid over the rows, masked
-                 power-of-two blocks; last-axis rows that fit one block only
+                 power-of-two blocks; last-axis rows that fit one block only,
+                 tensors under 2^31 elements (its int32 offsets overflow
+                 past that: an illegal address that poisons the process's
+                 CUDA context)
+  cudnn          cuDNN's legacy cudnnSoftmaxForward / cudnnSoftmaxBackward
+                 (algorithm ACCURATE, or LOG for the log ops) through ctypes,
+                 from the libcudnn that torch loaded (else the wheel's
+                 site-packages/nvidia/cudnn/lib, else the loader's search);
+                 the tensor as NCHW with N = the dimensions before the axis,
+                 C = the axis, H = those after it, W = 1: INSTANCE mode when
+                 H is 1 (last-axis rows), CHANNEL mode otherwise; on torch's
+                 current stream, timed with CUDA events like the others;
+                 tensors under 2^31 elements (cuDNN's descriptor limit; past
+                 it the library crashes)
+  jax            jax.nn.softmax / jax.nn.log_softmax under jax.jit on the
+                 same shapes and dtypes (XLA_PYTHON_CLIENT_PREALLOCATE=false
+                 so that JAX and torch share the GPU's memory); backward ops
+                 through jax.vjp: the vjp function of the forward op at x
+                 (its residuals computed once, outside the timing) applied to
+                 dy under jax.jit. The inputs are made by torch on the device
+                 and handed over by DLPack (no host copy, none in the timed
+                 span). JAX runs on its own CUDA stream, which torch's events
+                 cannot bracket, so it is timed by the wall clock: --reps
+                 calls dispatched back to back (JAX's async dispatch queues
+                 them) and one block_until_ready after the last, the elapsed
+                 time divided by the calls; the median of 5 such rounds. In
+                 place of the L2 flush each call reads its own copy of the
+                 inputs, rotating through enough copies to cover 256 MB (at
+                 most 1024), so no call finds its inputs in the L2. A call
+                 costs the host a few µs of dispatch, so cases faster than
+                 that read the dispatch rate, not the kernel; aligned
+                 tensors only (XLA places its own outputs).
+Every peer is checked once against torch's result on the same inputs
+(relative error ≤ 1e-3 f32, 2e-2 f16/bf16) before it is timed; a peer
+that fails the check, or fails to load, is reported and skipped.
 
 CPU mode (--cpu): PyTorch's CPU softmax (peer "torch") with --threads N
 intra-op threads (torch.set_num_threads; default 2: give the GOMAXPROCS of
@@ -43,8 +77,11 @@ Cases are the SPECs of `softmax bench` (DIMxDIM[x...]:dtype[:axis[:op]]):
 
 The output is a JSON array of records
 {shape, dtype, axis, op, peer, us, copy_us, device, spec[, offset]}.
-Interrupted (Ctrl-C, or SIGTERM as timeout(1) sends), the script writes
-the records timed so far and exits with status 1.
+The file is rewritten after every case, so a crash in a library keeps the
+cases before it. Interrupted (Ctrl-C, or SIGTERM as timeout(1) sends), or
+stopped by an unexpected error (a lost CUDA context ends the run: every
+later call would fail), the script writes the records timed so far and
+exits with status 1.
 
 --offset N starts every tensor N elements past an aligned allocation,
 as `softmax bench --offset N` places ours, so misaligned pointers meet the
@@ -77,6 +114,15 @@ SHORT = {"float32": "f32", "float16": "f16", "bfloat16": "bf16"}
 
 # Largest row (elements) the Triton peer handles in one block.
 TRITON_MAX_BLOCK = 65536
+
+# The Triton and cuDNN peers take tensors of fewer elements than this:
+# Triton's int32 offsets overflow past it (an illegal address that poisons
+# the CUDA context), cuDNN's tensor descriptors are limited to it.
+MAX_ELEMS = 1 << 31
+
+# Relative error ‖peer − reference‖ / ‖reference‖ a new peer must meet on
+# its first call (the reference is the op in float32 by torch).
+CHECK_TOL = {"float32": 1e-4, "float16": 5e-3, "bfloat16": 2e-2}
 
 
 def note(msg):
@@ -367,6 +413,8 @@ def triton_op(torch, c, a, b, offset=0):
     triton, fwd, bwd = t
     if c.norm_axis != len(c.shape) - 1:
         raise NotImplementedError("triton peer: last axis only")
+    if c.numel() >= MAX_ELEMS:
+        raise NotImplementedError("triton peer: %d elements (its int32 offsets overflow from 2^31)" % c.numel())
     n_cols = c.shape[-1]
     n_rows = c.numel() // n_cols
     block = triton.next_power_of_2(n_cols)
@@ -389,6 +437,307 @@ def triton_op(torch, c, a, b, offset=0):
     dx = at_offset(torch, c, a.device, offset).reshape(n_rows, n_cols)
     return lambda: bwd[grid](dx, y, dy, y.stride(0), n_rows, n_cols,
                              LOG=c.log, BLOCK=block, num_warps=num_warps)
+
+
+# ---------------------------------------------------------------- checks
+
+def reference(torch, c, a, b):
+    """The op in float32 by torch on the case's inputs (x; or y and dy)."""
+    dim = c.norm_axis
+    if not c.backward:
+        xf = a.float()
+        return torch.log_softmax(xf, dim=dim) if c.log else torch.softmax(xf, dim=dim)
+    y, dy = a.float(), b.float()
+    if c.log:
+        return dy - torch.exp(y) * dy.sum(dim, keepdim=True)
+    return y * (dy - (dy * y).sum(dim, keepdim=True))
+
+
+def check_result(torch, c, name, out, ref):
+    """Raises when out is farther than CHECK_TOL from ref (norm-wise)."""
+    out, ref = out.float().reshape(ref.shape), ref.float()
+    den = torch.linalg.vector_norm(ref).item()
+    err = torch.linalg.vector_norm(out - ref).item() / (den if den > 0 else 1.0)
+    if not err <= CHECK_TOL[c.dtype]:  # also NaN
+        raise RuntimeError("%s peer: wrong result: relative error %.3g against torch's float32 (tolerance %g)"
+                           % (name, err, CHECK_TOL[c.dtype]))
+
+
+# ---------------------------------------------------------------- cuDNN
+
+# cuDNN's enums (cudnn_ops.h, cudnn_graph.h).
+CUDNN_SOFTMAX_ACCURATE, CUDNN_SOFTMAX_LOG = 1, 2
+CUDNN_SOFTMAX_MODE_INSTANCE, CUDNN_SOFTMAX_MODE_CHANNEL = 0, 1
+CUDNN_TENSOR_NCHW = 0
+CUDNN_DATA = {"float32": 0, "float16": 2, "bfloat16": 9}  # FLOAT, HALF, BFLOAT16
+
+_cudnn = None
+
+
+def cudnn_candidates(torch):
+    """Paths to try for libcudnn, best first: the one torch loaded (from
+    /proc/self/maps), the wheels' folders on sys.path, the loader's names."""
+    import glob
+    import site
+    out = []
+    try:
+        torch.backends.cudnn.version()  # makes sure torch has loaded it
+    except Exception:  # noqa: BLE001 - a torch without cuDNN: search on
+        pass
+    try:
+        with open("/proc/self/maps") as f:
+            for line in f:
+                path = line.split()[-1] if line.strip() else ""
+                if "/libcudnn.so" in path and path not in out:
+                    out.append(path)
+    except OSError:
+        pass
+    dirs = list(sys.path)
+    try:
+        dirs += site.getsitepackages() + [site.getusersitepackages()]
+    except Exception:  # noqa: BLE001 - virtualenvs without site functions
+        pass
+    for d in dirs:
+        for sub in ("nvidia/cudnn/lib", "nvidia/cu13/lib", "nvidia/cu12/lib", "torch/lib"):
+            for path in sorted(glob.glob(os.path.join(d, sub, "libcudnn.so*")), reverse=True):
+                if path not in out:
+                    out.append(path)
+    return out + ["libcudnn.so.9", "libcudnn.so.8", "libcudnn.so"]
+
+
+class CuDNN:
+    """The legacy softmax API of one libcudnn through ctypes, with a handle
+    on torch's current stream."""
+
+    def __init__(self, torch):
+        import ctypes
+        self.ct = ctypes
+        last = None
+        for path in cudnn_candidates(torch):
+            try:
+                self.lib = ctypes.CDLL(path)
+                self.lib.cudnnSoftmaxForward  # noqa: B018 - the symbol must be there
+                self.path = path
+                break
+            except (OSError, AttributeError) as e:
+                last = e
+        else:
+            raise RuntimeError("no libcudnn with cudnnSoftmaxForward found (last: %s)" % last)
+        L, vp, i = self.lib, ctypes.c_void_p, ctypes.c_int
+        L.cudnnGetErrorString.restype = ctypes.c_char_p
+        L.cudnnGetErrorString.argtypes = [i]
+        L.cudnnGetVersion.restype = ctypes.c_size_t
+        for name, args in (
+                ("cudnnCreate", [vp]),
+                ("cudnnSetStream", [vp, vp]),
+                ("cudnnCreateTensorDescriptor", [vp]),
+                ("cudnnSetTensor4dDescriptor", [vp, i, i, i, i, i, i]),
+                ("cudnnSoftmaxForward", [vp, i, i, vp, vp, vp, vp, vp, vp]),
+                ("cudnnSoftmaxBackward", [vp, i, i, vp, vp, vp, vp, vp, vp, vp, vp])):
+            fn = getattr(L, name)
+            fn.restype, fn.argtypes = i, args
+        self.version = L.cudnnGetVersion()
+        self.handle = vp()
+        self.ck(L.cudnnCreate(ctypes.addressof(self.handle)), "cudnnCreate")
+        # torch's current stream, on which the events of the timing are recorded.
+        self.ck(L.cudnnSetStream(self.handle, torch.cuda.current_stream().cuda_stream), "cudnnSetStream")
+        self.alpha, self.beta = ctypes.c_float(1.0), ctypes.c_float(0.0)  # float for f32, f16, bf16
+
+    def ck(self, status, what):
+        if status != 0:
+            msg = self.lib.cudnnGetErrorString(status)
+            raise RuntimeError("%s: %s (status %d)" % (what, msg.decode() if msg else "?", status))
+
+    def descriptor(self, n, ch, h, dtype):
+        """A packed NCHW descriptor (W = 1). Descriptors are not destroyed:
+        a run makes a few a case."""
+        d = self.ct.c_void_p()
+        self.ck(self.lib.cudnnCreateTensorDescriptor(self.ct.addressof(d)), "cudnnCreateTensorDescriptor")
+        self.ck(self.lib.cudnnSetTensor4dDescriptor(d, CUDNN_TENSOR_NCHW, CUDNN_DATA[dtype], n, ch, h, 1),
+                "cudnnSetTensor4dDescriptor(%d, %d, %d, 1)" % (n, ch, h))
+        return d
+
+
+def load_cudnn(torch):
+    """The CuDNN wrapper; None (with a note, once) when cuDNN cannot be used."""
+    global _cudnn
+    if _cudnn is None:
+        try:
+            _cudnn = CuDNN(torch)
+            note("cudnn %d from %s" % (_cudnn.version, _cudnn.path))
+        except Exception as e:  # noqa: BLE001 - missing or broken library
+            note("cudnn not available (%s): skipping the cudnn peer" % e)
+            _cudnn = False
+    return _cudnn or None
+
+
+def layout(c):
+    """(outer, axis, inner) of the case."""
+    ax = c.norm_axis
+    outer = inner = 1
+    for d in c.shape[:ax]:
+        outer *= d
+    for d in c.shape[ax + 1:]:
+        inner *= d
+    return outer, c.shape[ax], inner
+
+
+def cudnn_op(torch, c, a, b, offset=0):
+    """cudnnSoftmaxForward / Backward on the NCHW view (N outer, C the axis,
+    H inner): INSTANCE mode for last-axis rows, CHANNEL mode otherwise."""
+    cu = load_cudnn(torch)
+    if cu is None:
+        return None
+    if c.numel() >= MAX_ELEMS:
+        raise NotImplementedError("cudnn peer: %d elements (its descriptors hold fewer than 2^31)" % c.numel())
+    outer, n_axis, inner = layout(c)
+    mode = CUDNN_SOFTMAX_MODE_INSTANCE if inner == 1 else CUDNN_SOFTMAX_MODE_CHANNEL
+    algo = CUDNN_SOFTMAX_LOG if c.log else CUDNN_SOFTMAX_ACCURATE
+    desc = cu.descriptor(outer, n_axis, inner, c.dtype)
+    out = at_offset(torch, c, a.device, offset)
+    alpha, beta = cu.ct.addressof(cu.alpha), cu.ct.addressof(cu.beta)
+    if not c.backward:
+        f, args, what = cu.lib.cudnnSoftmaxForward, (cu.handle, algo, mode, alpha, desc, a.data_ptr(), beta, desc,
+                                                     out.data_ptr()), "cudnnSoftmaxForward"
+    else:
+        f, args, what = cu.lib.cudnnSoftmaxBackward, (cu.handle, algo, mode, alpha, desc, a.data_ptr(), desc,
+                                                      b.data_ptr(), beta, desc, out.data_ptr()), "cudnnSoftmaxBackward"
+
+    def fn():
+        cu.ck(f(*args), what)
+    fn.keep = (desc, out)  # alive as long as the closure
+    fn.result = lambda: out
+    return fn
+
+
+# ---------------------------------------------------------------- JAX
+
+_jax = None
+
+# JAX's rotating inputs cover this many bytes (at most JAX_MAX_COPIES copies).
+JAX_ROTATE_BYTES = 256 << 20
+JAX_MAX_COPIES = 1024
+JAX_ROUNDS = 5
+
+
+def load_jax():
+    """(jax, jnp) with a GPU backend; None (with a note, once) otherwise."""
+    global _jax
+    if _jax is None:
+        # Without this JAX takes 75% of the GPU's memory at its first call.
+        os.environ.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")
+        try:
+            import jax
+            import jax.dlpack  # noqa: F401
+            import jax.numpy as jnp
+            if not any(d.platform == "gpu" for d in jax.devices()):
+                raise RuntimeError("no GPU among jax.devices(): %s" % jax.devices())
+            _jax = (jax, jnp)
+            note("jax %s on %s" % (jax.__version__, jax.devices()[0].device_kind))
+        except Exception as e:  # noqa: BLE001 - ImportError or a CPU-only install
+            note("jax not available (%s): skipping the jax peer" % e)
+            _jax = False
+    return _jax or None
+
+
+def jax_copies(c):
+    """How many copies of its inputs a JAX case rotates through."""
+    inputs = c.numel() * c.elem_size() * (2 if c.backward else 1)
+    return max(1, min(JAX_MAX_COPIES, -(-JAX_ROTATE_BYTES // inputs)))
+
+
+def to_jax(jax, torch, t):
+    """A JAX array on the same device memory as torch tensor t (DLPack)."""
+    try:
+        return jax.dlpack.from_dlpack(t)
+    except TypeError:  # a JAX that takes capsules only
+        return jax.dlpack.from_dlpack(torch.utils.dlpack.to_dlpack(t))
+
+
+def to_torch(jax, torch, arr):
+    """A torch tensor on the memory of JAX array arr (DLPack), once it is ready."""
+    arr = jax.block_until_ready(arr)
+    try:
+        return torch.from_dlpack(arr)
+    except (TypeError, AttributeError, RuntimeError):  # a JAX without __dlpack__
+        return torch.utils.dlpack.from_dlpack(jax.dlpack.to_dlpack(arr))
+
+
+def jax_wall_time(jax, call, warmup, reps):
+    """µs a call: JAX_ROUNDS rounds of reps calls dispatched back to back,
+    each round ended by one block_until_ready; the median round."""
+    out = call(0)
+    for i in range(warmup):
+        out = call(i)
+    jax.block_until_ready(out)
+    rounds = []
+    for _ in range(JAX_ROUNDS):
+        t0 = time.perf_counter()
+        for i in range(reps):
+            out = call(i)
+        jax.block_until_ready(out)
+        rounds.append((time.perf_counter() - t0) / reps)
+    return statistics.median(rounds) * 1e6
+
+
+def jax_op(torch, c, a, b, offset=0, warmup=25, reps=100):
+    """jax.nn.softmax / log_softmax under jax.jit (backward: jax.vjp), on
+    copies of torch's inputs handed over by DLPack. The closure carries its
+    own timing (fn.time): JAX's stream is not torch's."""
+    t = load_jax()
+    if t is None:
+        return None
+    if offset:
+        raise NotImplementedError("jax peer: aligned tensors only (XLA places its own buffers)")
+    jax, jnp = t
+    import functools
+    fwd = functools.partial(jax.nn.log_softmax if c.log else jax.nn.softmax, axis=c.norm_axis)
+    k = jax_copies(c)
+    torch.cuda.synchronize()
+    if not c.backward:
+        x0 = to_jax(jax, torch, a)
+        xs = [jnp.copy(x0) for _ in range(k)]
+        g = jax.jit(fwd)
+
+        def call(i):
+            return g(xs[i % k])
+        ref = lambda: reference(torch, c, a, None)  # noqa: E731
+    else:
+        y, dy = a, b
+        # An x whose forward op gives y: log y for softmax (rows of y sum to
+        # 1), y itself for log_softmax.
+        xt = y if c.log else torch.log(y.float()).to(y.dtype)
+        x0, dy0 = to_jax(jax, torch, xt), to_jax(jax, torch, dy)
+        _, vjp0 = jax.vjp(fwd, x0)
+        # Each copy's residuals under the first vjp function's structure, so
+        # that the jitted backward compiles once.
+        tree = jax.tree_util.tree_structure(vjp0)
+        pairs = [(vjp0, jnp.copy(dy0))]
+        try:
+            for _ in range(1, k):
+                _, vk = jax.vjp(fwd, jnp.copy(x0))
+                pairs.append((jax.tree_util.tree_unflatten(tree, jax.tree_util.tree_leaves(vk)), jnp.copy(dy0)))
+        except Exception as e:  # noqa: BLE001 - a JAX whose vjp functions do not regroup
+            note("%s: jax: one set of residuals for every call (%s)" % (c, first_line(e)))
+            pairs = [(vjp0, p[1]) for p in pairs]
+            k = len(pairs)
+        g = jax.jit(lambda vf, d: vf(d)[0])
+
+        def call(i):
+            return g(*pairs[i % k])
+        ref = lambda: reference(torch, c, reference(torch, fwd_case(c), xt, None), dy)  # noqa: E731
+
+    def fn():
+        return call(0)
+    fn.time = lambda: jax_wall_time(jax, call, warmup, reps)
+    fn.result = lambda: to_torch(jax, torch, call(0))
+    fn.reference = ref
+    return fn
+
+
+def fwd_case(c):
+    """The forward case of a backward one."""
+    return Case(c.shape, c.dtype, c.axis, c.op[:-len("_backward")])
 
 
 def copy_op(torch, c, device):
@@ -513,9 +862,32 @@ def cpu_model():
     return platform.processor() or platform.machine()
 
 
-def run(args, cases, records):
+class ContextLost(Exception):
+    """The CUDA context failed (an illegal address, a kernel fault): every
+    later call would fail too, so the run stops."""
+
+
+def context_lost(torch):
+    """Whether the CUDA context still runs work after a failure."""
+    try:
+        torch.cuda.synchronize()
+        torch.ones(1, device="cuda").add_(1).item()
+        return False
+    except Exception:  # noqa: BLE001 - any error here means the context is gone
+        return True
+
+
+def first_line(e):
+    return str(e).splitlines()[0] if str(e) else type(e).__name__
+
+
+GPU_PEERS = ("torch", "torch.compile", "triton", "cudnn", "jax")
+
+
+def run(args, cases, records, checkpoint=lambda: None):
     """Times every case, appending to records as each peer finishes (so
-    that an interrupted run keeps what it timed)."""
+    that an interrupted run keeps what it timed) and calling checkpoint
+    after each case."""
     try:
         import torch
     except ImportError:
@@ -529,7 +901,8 @@ def run(args, cases, records):
     torch.cuda.set_device(torch.device(device))
     device_name = "%s %s (torch %s)" % (device, torch.cuda.get_device_name(), torch.__version__)
     timer = GPUTimer(torch, args.warmup, args.reps, not args.no_flush)
-    table = {"torch": torch_op, "torch.compile": compiled_op, "triton": triton_op}
+    table = {"torch": torch_op, "torch.compile": compiled_op, "triton": triton_op, "cudnn": cudnn_op,
+             "jax": lambda torch, c, a, b, off: jax_op(torch, c, a, b, off, args.warmup, args.reps)}
     peers = [(p, table[p]) for p in args.peers.split(",") if p]
 
     for c in cases:
@@ -537,20 +910,32 @@ def run(args, cases, records):
             a, b = make_inputs(torch, c, device, args.offset)
             copy_us = timer(copy_op(torch, c, device))
         except Exception as e:  # noqa: BLE001 - e.g. out of memory: skip the case
-            note("%s: skipped: %s" % (c, e))
+            note("%s: skipped: %s" % (c, first_line(e)))
+            if context_lost(torch):
+                raise ContextLost("%s: %s" % (c, first_line(e)))
             continue
         for name, make in peers:
+            fn = None
             try:
                 fn = make(torch, c, a, b, args.offset)
                 if fn is None:
                     continue
-                us = timer(fn)
+                if hasattr(fn, "result"):  # the new peers are checked once
+                    fn()
+                    ref = fn.reference() if hasattr(fn, "reference") else reference(torch, c, a, b)
+                    check_result(torch, c, name, fn.result(), ref)
+                    del ref
+                us = fn.time() if hasattr(fn, "time") else timer(fn)
             except NotImplementedError as e:
                 note("%s: %s: %s" % (c, name, e))
                 continue
-            except Exception as e:  # noqa: BLE001 - report and go on
-                note("%s: %s failed: %s" % (c, name, str(e).splitlines()[0] if str(e) else type(e).__name__))
+            except Exception as e:  # noqa: BLE001 - report and go on, unless the context is gone
+                note("%s: %s failed: %s" % (c, name, first_line(e)))
+                if context_lost(torch):
+                    raise ContextLost("%s: %s: %s" % (c, name, first_line(e)))
                 continue
+            finally:
+                del fn
             if not (us > 0 and math.isfinite(us)):
                 continue
             records.append(peer_record(c, name, us, copy_us, device_name, args.offset))
@@ -558,6 +943,7 @@ def run(args, cases, records):
                   flush=True)
         del a, b
         torch.cuda.empty_cache()
+        checkpoint()
 
 
 def peer_record(c, peer, us, copy_us, device_name, offset):
@@ -590,7 +976,8 @@ def main(argv=None):
     p.add_argument("--softmax-bin", default="", help="the softmax binary for --suite (default: go run ./cmd/softmax)")
     p.add_argument("--op", choices=OPS, help="op for every case (default: each SPEC's, softmax)")
     p.add_argument("--out", default="peers.json", help="output JSON file (default peers.json)")
-    p.add_argument("--peers", default="torch,torch.compile,triton", help="GPU peers to time (default: all; --cpu times torch)")
+    p.add_argument("--peers", default=",".join(GPU_PEERS),
+                   help="GPU peers to time (default: all, %s; --cpu times torch)" % ", ".join(GPU_PEERS))
     p.add_argument("--device", default="cuda:0", help="CUDA device (default cuda:0)")
     p.add_argument("--cpu", action="store_true", help="time PyTorch on the CPU instead")
     p.add_argument("--threads", type=int, default=2,
@@ -606,8 +993,8 @@ def main(argv=None):
     if args.offset < 0:
         p.error("--offset %d: want at least 0 elements" % args.offset)
     for name in args.peers.split(","):
-        if name and name not in ("torch", "torch.compile", "triton"):
-            p.error("unknown peer %r (want torch, torch.compile, triton)" % name)
+        if name and name not in GPU_PEERS:
+            p.error("unknown peer %r (want %s)" % (name, ", ".join(GPU_PEERS)))
     try:
         text = args.shapes if args.shapes is not None else suite_specs(args.suite, args.softmax_bin)
         cases = parse_specs(text)
@@ -624,9 +1011,14 @@ def main(argv=None):
     records = []
     status = 0
     try:
-        run(args, cases, records)
+        run(args, cases, records, checkpoint=lambda: write_json(args.out, records))
     except KeyboardInterrupt:
         note("interrupted: writing the %d records timed so far" % len(records))
+        status = 1
+    except Exception as e:  # noqa: BLE001 - keep what was timed, then say what stopped the run
+        import traceback
+        traceback.print_exc()
+        note("stopped by %s: %s; writing the %d records timed so far" % (type(e).__name__, first_line(e), len(records)))
         status = 1
     write_json(args.out, records)
     note("wrote %d records to %s" % (len(records), args.out))

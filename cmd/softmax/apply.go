@@ -1,34 +1,55 @@
 package main
 
 import (
+	"errors"
 	"fmt"
+	"io"
 	"math"
+	"os"
 
 	"github.com/gofused/softmax"
 	"github.com/gofused/softmax/bench"
-	"github.com/gofused/softmax/internal/cpu/vec"
+	"github.com/gofused/softmax/internal/memlimit"
 	"github.com/gofused/softmax/internal/spec"
 	"github.com/gofused/softmax/npy"
 )
 
-const applySynopsis = `softmax apply --in X.npy --out Y.npy [--axis -1] [--op softmax|log_softmax] [--scale S] [--dtype f32|f16|bf16] [--device auto|cpu|cuda|cuda:N] [--tuned]
+const applySynopsis = `softmax apply --in X.npy --out Y.npy [--axis -1] [--op softmax|log_softmax] [--scale S] [--dtype f32|f16|bf16|f64] [--device auto|cpu|cuda|cuda:N] [--tuned]
 
 Reads a float32, float64 or float16 .npy file, computes the op along the
-axis and writes a .npy file of the input's dtype and shape. --dtype picks
-the storage precision of the computation (default: the input's; float64
-computes in f32): the input is rounded to it, the op runs, and the result
-is converted back to the input's dtype. The output is written atomically:
-on any error no output file appears. --tuned lets a GPU backend use the
-winners that softmax tune stored (the CPU has nothing to tune: a note says so).`
+axis and writes a .npy file of the input's dtype and shape. --in - reads
+standard input, --out - writes standard output.
+
+--dtype picks the precision of the computation (default: the input's own,
+so a float64 file computes in float64): the input is converted to it, the
+op runs, and the result is converted back to the input's dtype. Converting
+to a narrower dtype is checked: a finite value beyond its range (70000 in
+f16) is an error naming the element; NaN and ±inf pass through. float64
+computes on the CPU only: on a GPU it is an error naming the dtype (pass
+--device cpu, or --dtype f32 to compute in float32 on the GPU).
+
+--out writes the file the path names, as a shell redirection would: a
+symbolic link's target; a device or FIFO directly; /dev/stdout through
+the descriptor (appending after >>); an existing file keeps its mode,
+owner and hard links. A regular file is written atomically (a hidden
+temporary file in its folder, renamed over it, removed on any error or on
+SIGINT, SIGTERM or SIGHUP), except one with other hard links or another
+owner, which is rewritten in place. --out naming the input file is
+refused. The output's folder is checked before the input is read.
+
+The input's size is checked against the memory the process can have (the
+cgroup limit or physical memory; SOFTMAX_MEMORY_LIMIT=BYTES overrides)
+before it is read. --tuned lets a GPU backend use the winners that softmax
+tune stored (the CPU has nothing to tune: a note says so).`
 
 func runApply(e *env, args []string) error {
 	fs := flagSet("apply")
-	in := fs.String("in", "", "input `X.npy` (float32, float64 or float16)")
-	out := fs.String("out", "", "output `Y.npy` (the input's dtype and shape)")
+	in := fs.String("in", "", "input `X.npy` (float32, float64 or float16); - reads standard input")
+	outPath := fs.String("out", "", "output `Y.npy` (the input's dtype and shape); - writes standard output")
 	axis := fs.Int("axis", -1, "the softmax `axis`; negative counts from the end")
 	opName := fs.String("op", "softmax", "`op`: softmax or log_softmax")
 	scale := fs.Float64("scale", 1, "compute softmax(`S`·x) (a fused temperature)")
-	dtName := fs.String("dtype", "", "compute storage `dtype`: f32, f16 or bf16 (default: the input's; float64 computes in f32)")
+	dtName := fs.String("dtype", "", "compute `dtype`: f32, f16, bf16 or f64 (default: the input's)")
 	device := fs.String("device", "auto", "`device`: auto, cpu, cuda or cuda:N")
 	tuned := fs.Bool("tuned", false, "use the autotuning cache written by softmax tune (GPU backends)")
 	if err := parseFlags(e, fs, applySynopsis, args); err != nil {
@@ -37,7 +58,7 @@ func runApply(e *env, args []string) error {
 	if *in == "" {
 		return usagef("--in is required")
 	}
-	if *out == "" {
+	if *outPath == "" {
 		return usagef("--out is required")
 	}
 	op, err := spec.ParseOp(*opName)
@@ -47,8 +68,8 @@ func runApply(e *env, args []string) error {
 	if op.Backward() {
 		return usagef("--op %v: apply computes softmax or log_softmax (backward ops need y and dy)", op)
 	}
-	if *scale == 0 || math.IsNaN(*scale) || math.IsInf(*scale, 0) || math.Abs(*scale) > math.MaxFloat32 {
-		return usagef("--scale %v: want a finite, nonzero float32", *scale)
+	if *scale == 0 || math.IsNaN(*scale) || math.IsInf(*scale, 0) {
+		return usagef("--scale %v: want a finite, nonzero number", *scale)
 	}
 	var compute spec.DType
 	haveDType := *dtName != ""
@@ -61,6 +82,11 @@ func runApply(e *env, args []string) error {
 		return usagef("--device: %v", err)
 	}
 
+	out, err := openOutput(*outPath, *in)
+	if err != nil {
+		return err
+	}
+	defer out.abort()
 	b, err := bench.Open(*device)
 	if err != nil {
 		return err
@@ -69,98 +95,56 @@ func runApply(e *env, args []string) error {
 	if *tuned {
 		useTuned(e, "apply", b)
 	}
-	arr, err := npy.ReadFile(*in)
+	arr, inName, err := readInput(*in)
 	if err != nil {
-		return err // npy's errors name the file
+		return err
 	}
 	if _, err := spec.Decompose(arr.Shape, *axis); err != nil {
 		return usagef("--axis: %v", err)
 	}
 	if !haveDType {
-		compute = spec.Float32
-		if arr.DType == npy.F16 {
-			compute = spec.Float16
+		if compute, err = computeDType(arr.DType); err != nil {
+			return fmt.Errorf("%s: %w", inName, err)
 		}
 	}
-
-	t, err := toTensor(arr, compute)
+	if compute != spec.Float64 && math.Abs(*scale) > math.MaxFloat32 {
+		return usagef("--scale %v overflows float32, the arithmetic of %v (--dtype f64 takes it)", *scale, compute)
+	}
+	if err := memlimit.Check("apply "+inName, arr.Shape, arr.Len(), applyBytes(arr.DType, compute)); err != nil {
+		return usageError{err.Error()}
+	}
+	t, err := toTensor(arr, compute, inName)
 	if err != nil {
 		return err
 	}
 	// In place: dst is src (allowed by every backend).
-	if err := b.Apply(op, t, t, softmax.Options{Axis: *axis, Scale: float32(*scale)}); err != nil {
+	if err := b.Apply(op, t, t, softmax.Options{Axis: *axis, Scale: *scale}); err != nil {
+		if compute == spec.Float64 && b.Kind() != "cpu" {
+			return fmt.Errorf("%s on %s: float64 computes on the CPU only (--device cpu), or pass --dtype f32: %w", op, b.Name(), err)
+		}
 		return fmt.Errorf("%s on %s: %w", op, b.Name(), err)
 	}
 	res := fromTensor(t, arr.DType, arr.Shape)
-	if err := npy.WriteFile(*out, res); err != nil {
-		return fmt.Errorf("write %s: %w", *out, err)
-	}
-	return nil
+	return out.write(func(w io.Writer) error { return npy.Write(w, res) })
 }
 
-// toTensor converts an array to a tensor of the compute dtype.
-func toTensor(a *npy.Array, dt spec.DType) (softmax.Tensor, error) {
-	t, err := softmax.NewTensor(dt, a.Shape...)
-	if err != nil {
-		return t, err
-	}
-	if dt == spec.Float16 && a.DType == npy.F16 {
-		copy(t.U16, a.F16)
-		return t, nil
-	}
-	var f []float32
-	switch {
-	case dt == spec.Float32:
-		f = t.F32
-	default:
-		f = make([]float32, t.Len())
-	}
-	switch a.DType {
-	case npy.F32:
-		copy(f, a.F32)
-	case npy.F64:
-		for i, v := range a.F64 {
-			f[i] = float32(v)
+// readInput reads the .npy file --in names ("-": standard input) and
+// returns it with the name messages use for it. An input too large for
+// the process is a usage error.
+func readInput(path string) (*npy.Array, string, error) {
+	var a *npy.Array
+	var err error
+	name := path
+	if path == "-" {
+		name = "standard input"
+		if a, err = npy.Read(os.Stdin); err != nil {
+			err = fmt.Errorf("%s: %w", name, err)
 		}
-	case npy.F16:
-		vec.F16ToF32(f, a.F16)
-	default:
-		return t, fmt.Errorf("unsupported input dtype %v", a.DType)
+	} else {
+		a, err = npy.ReadFile(path) // npy's errors name the file
 	}
-	switch dt {
-	case spec.Float16:
-		vec.F32ToF16(t.U16, f)
-	case spec.BFloat16:
-		vec.F32ToBF16(t.U16, f)
+	if errors.Is(err, npy.ErrTooLarge) {
+		return nil, name, usageError{err.Error()}
 	}
-	return t, nil
-}
-
-// fromTensor converts a tensor back to an array of the given npy dtype.
-func fromTensor(t softmax.Tensor, dt npy.DType, shape []int) *npy.Array {
-	if dt == npy.F16 && t.DType == spec.Float16 {
-		return npy.NewF16(shape, t.U16)
-	}
-	f := t.F32
-	switch t.DType {
-	case spec.Float16:
-		f = make([]float32, len(t.U16))
-		vec.F16ToF32(f, t.U16)
-	case spec.BFloat16:
-		f = make([]float32, len(t.U16))
-		vec.BF16ToF32(f, t.U16)
-	}
-	switch dt {
-	case npy.F64:
-		d := make([]float64, len(f))
-		for i, v := range f {
-			d[i] = float64(v)
-		}
-		return npy.NewF64(shape, d)
-	case npy.F16:
-		h := make([]uint16, len(f))
-		vec.F32ToF16(h, f)
-		return npy.NewF16(shape, h)
-	}
-	return npy.NewF32(shape, f)
+	return a, name, err
 }

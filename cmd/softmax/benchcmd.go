@@ -6,16 +6,18 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"time"
 
 	"github.com/gofused/softmax/bench"
+	"github.com/gofused/softmax/internal/memlimit"
 	"github.com/gofused/softmax/internal/spec"
 	"github.com/schollz/progressbar/v3"
 )
 
-const benchSynopsis = `softmax bench [--suite NAME | --shapes SPEC,...] [--algo auto|all|NAME,...] [--op OP] [--device D] [--reps N] [--warmup N] [--offset N] [--json FILE] [--plot FILE.svg] [--peers FILE] [--quiet] [--tuned] [--no-flush]
+const benchSynopsis = `softmax bench [--suite NAME | --shapes SPEC,...] [--algo auto|all|NAME,...] [--op OP] [--device D] [--reps N] [--warmup N] [--offset N] [--json FILE] [--plot FILE.png|FILE.svg] [--peers FILE] [--quiet] [--tuned] [--no-flush]
   softmax bench --list-suite NAME
 
 Times each case (median of --reps after --warmup untimed runs) and, in the
@@ -45,6 +47,12 @@ inputs from memory and inherits no dirty lines of the rep before.
 --no-flush times back-to-back reps instead (a case whose tensors fit the L2
 then reads them from it).
 
+Before any timing, --json and --plot must name a writable folder, and each
+case's host memory (the CPU: all its tensors; a GPU: one tensor, filled on
+the host) must fit the memory the process can have (the cgroup limit or
+physical memory; SOFTMAX_MEMORY_LIMIT=BYTES overrides): a usage error
+names the shape and the bytes otherwise.
+
 Interrupted (Ctrl-C, or SIGTERM as timeout(1) sends), bench finishes the
 case in progress, then prints, writes and plots the cases it finished and
 exits with status 1; a second signal ends it at once.`
@@ -62,7 +70,7 @@ func runBench(e *env, args []string) error {
 	reps := fs.Int("reps", 20, "timed `reps` per strategy (at least 20 on GPUs)")
 	warmup := fs.Int("warmup", 5, "untimed `runs` before timing")
 	jsonPath := fs.String("json", "", "write JSON records to `FILE`")
-	plotPath := fs.String("plot", "", "write a GB/s plot to `FILE.svg`")
+	plotPath := fs.String("plot", "", "write a plot of the run to `FILE` (.png, .svg or .pdf)")
 	peersPath := fs.String("peers", "", "peer timings `FILE` written by bench/peers/peers.py")
 	quiet := fs.Bool("quiet", false, "no progress bar")
 	listSuite := fs.String("list-suite", "", "print the SPECs of `suite` and exit")
@@ -128,6 +136,13 @@ func runBench(e *env, args []string) error {
 	if _, _, err := bench.ParseDevice(*device); err != nil {
 		return usagef("--device: %v", err)
 	}
+	for _, f := range []struct{ flag, path string }{{"--json", *jsonPath}, {"--plot", *plotPath}} {
+		if f.path != "" {
+			if err := checkWritable(f.path); err != nil {
+				return fmt.Errorf("%s %s: %w", f.flag, f.path, err)
+			}
+		}
+	}
 	var peers []bench.PeerRecord
 	if *peersPath != "" {
 		if peers, err = bench.LoadPeers(*peersPath); err != nil {
@@ -162,6 +177,9 @@ func runBench(e *env, args []string) error {
 	}
 	if _, err := bench.ParseAlgo(*algo, bench.KnownAlgos(b)); err != nil {
 		return usagef("--algo: %v", err)
+	}
+	if err := checkCaseSizes(cases, b.Kind() == "cpu"); err != nil {
+		return err
 	}
 	if b.Kind() != "cpu" && *reps < minGPUReps {
 		fmt.Fprintf(e.stderr, "softmax: bench: --reps %d raised to %d on %s\n", *reps, minGPUReps, b.Kind())
@@ -261,4 +279,46 @@ func (l *logWriter) Write(p []byte) (int, error) {
 		return 0, err
 	}
 	return len(p), nil
+}
+
+// checkCaseSizes refuses a case whose element count or bytes overflow,
+// or whose host memory exceeds what the process can have (a typo such as
+// 1000000x1000000 would otherwise end in Go's fatal "out of memory"):
+// usage errors. The CPU holds all of a case's tensors; a GPU backend fills
+// each on the host before uploading it, and its driver refuses a device
+// size it cannot serve.
+func checkCaseSizes(cases []bench.Case, cpu bool) error {
+	for _, c := range cases {
+		n, err := spec.NumElements(c.Shape)
+		if err != nil {
+			return usagef("case %v: %v", c, err)
+		}
+		what, tensors := fmt.Sprintf("case %v (%d tensors)", c, c.Tensors()), c.Tensors()
+		if !cpu {
+			what, tensors = fmt.Sprintf("case %v (one host tensor to upload)", c), 1
+		}
+		if err := memlimit.Check(what, c.Shape, n+c.Offset, c.DType.Size()*tensors); err != nil {
+			return usageError{err.Error()}
+		}
+	}
+	return nil
+}
+
+// checkWritable checks, before any work, that a file can be written at
+// path: its folder exists and takes a new file.
+func checkWritable(path string) error {
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		return fmt.Errorf("is a folder")
+	}
+	dir := filepath.Dir(path)
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		return fmt.Errorf("folder %s does not exist", dir)
+	}
+	f, err := os.CreateTemp(dir, ".softmax-check-*")
+	if err != nil {
+		return fmt.Errorf("cannot create a file in %s: %w", dir, unwrapPath(err))
+	}
+	f.Close()
+	os.Remove(f.Name())
+	return nil
 }

@@ -9,8 +9,9 @@
 //	softmax verify [--device D] [--seed N] [--quick] [--tuned]
 //	softmax bench  [--suite NAME | --shapes SPEC,...] [--algo auto|all|NAME,...]
 //	               [--op OP] [--device D] [--reps N] [--warmup N]
-//	               [--json FILE] [--plot FILE.svg] [--peers FILE] [--quiet] [--tuned]
+//	               [--json FILE] [--plot FILE.png|FILE.svg] [--peers FILE] [--quiet] [--tuned]
 //	softmax bench  --list-suite NAME
+//	softmax plot   --out FILE.png|FILE.svg [--peers FILE] RUN.json...
 //	softmax tune   (--shapes SPEC,... | --suite NAME) [--op OP] [--device cuda[:N]]
 //	               [--algo all|NAME,...] [--reps N] [--warmup N] [--dry-run] [--verbose]
 //	softmax tune   --show
@@ -19,12 +20,16 @@
 //	softmax cache  [show | trim [--unused-for AGE] | clear]
 //	softmax plan   --shapes SPEC,... [--op OP] [--algo auto|NAME]
 //	               [--device cuda|cuda:N | --model h100|h200|a100] [--tuned] [--json]
+//	softmax version
 //	softmax help   [COMMAND]
 //
 // Flags are written --name value (or -name value). The exit status is 0 on
 // success, 1 when the work fails (unreadable input, unavailable device,
 // failed checks) and 2 for usage errors (unknown command or flag, bad
-// value). Messages go to standard error, prefixed "softmax: ".
+// value, a shape too large for the process's memory, bounded by
+// SOFTMAX_MEMORY_LIMIT=BYTES where set). Messages go to standard error,
+// prefixed "softmax: ". softmax version (or --version) prints the build and
+// the CUDA libraries found.
 package main
 
 import (
@@ -112,6 +117,8 @@ func run(args []string, e *env) int {
 		}
 		printUsage(e.stdout)
 		return 0
+	case "--version", "-version":
+		name = "version"
 	}
 	c := lookup(name)
 	if c == nil {
@@ -166,7 +173,11 @@ Commands:
 	fmt.Fprint(w, `  help     show this text, or a command's flags: softmax help COMMAND
 
 Devices (--device): auto (cuda:0 when available, else cpu), cpu, cuda, cuda:N.
-Exit status: 0 ok, 1 failure, 2 usage error.
+Sizes: apply and bench refuse a shape whose bytes exceed the memory the
+process can have (cgroup limit or physical memory); SOFTMAX_MEMORY_LIMIT=BYTES
+sets that bound.
+Exit status: 0 ok, 1 failure, 2 usage error (a too-large shape included);
+128+N when signal N (SIGINT, SIGTERM, SIGHUP) stops apply, its partial output removed.
 `)
 }
 

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -92,12 +93,20 @@ func expectHelp(t *testing.T, command string, wants ...string) {
 
 func runCLI(t *testing.T, args ...string) result {
 	t.Helper()
+	return runCLIWith(t, nil, nil, args...)
+}
+
+// runCLIWith runs the binary with stdin (nil: none) and extra environment
+// variables ("NAME=value").
+func runCLIWith(t *testing.T, stdin io.Reader, env []string, args ...string) result {
+	t.Helper()
 	if binary == "" {
 		t.Skip("no go command to build the softmax command with")
 	}
 	cmd := exec.Command(binary, args...)
 	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdin, &out, &errb
+	cmd.Env = append(os.Environ(), env...)
 	err := cmd.Run()
 	code := 0
 	if err != nil {
@@ -204,8 +213,8 @@ func TestApplyRoundTrip(t *testing.T) {
 		{"f32", in32, nil, npy.F32, x, softmax.Float32, softmax.OpSoftmax, softmax.Options{Axis: -1}, 1e-6, false},
 		{"f32 axis 0", in32, []string{"--axis", "0"}, npy.F32, x, softmax.Float32, softmax.OpSoftmax, softmax.Options{Axis: 0}, 1e-6, false},
 		{"f32 log scale 2", in32, []string{"--op", "log_softmax", "--scale", "2"}, npy.F32, x, softmax.Float32, softmax.OpLogSoftmax, softmax.Options{Axis: -1, Scale: 2}, 1e-6, false},
-		{"f64 computes in f32", in64, nil, npy.F64, x, softmax.Float32, softmax.OpSoftmax, softmax.Options{Axis: -1}, 1e-6, false},
-		{"f64 log axis 0", in64, []string{"--axis", "-2", "--op", "log_softmax"}, npy.F64, x, softmax.Float32, softmax.OpLogSoftmax, softmax.Options{Axis: -2}, 1e-6, false},
+		{"f64 in f32", in64, []string{"--dtype", "f32"}, npy.F64, x, softmax.Float32, softmax.OpSoftmax, softmax.Options{Axis: -1}, 1e-6, false},
+		{"f64 log axis 0 in f32", in64, []string{"--axis", "-2", "--op", "log_softmax", "--dtype", "f32"}, npy.F64, x, softmax.Float32, softmax.OpLogSoftmax, softmax.Options{Axis: -2}, 1e-6, false},
 		{"f16", in16, nil, npy.F16, x16f, softmax.Float16, softmax.OpSoftmax, softmax.Options{Axis: -1}, 0, true},
 		{"f16 axis 0 scale 2", in16, []string{"--axis", "0", "--scale", "2"}, npy.F16, x16f, softmax.Float16, softmax.OpSoftmax, softmax.Options{Axis: 0, Scale: 2}, 0, true},
 		{"f16 in f32", in16, []string{"--dtype", "f32"}, npy.F16, x16f, softmax.Float32, softmax.OpSoftmax, softmax.Options{Axis: -1}, 1e-3, false},
@@ -265,6 +274,8 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"apply", "--in", in, "--out", out, "--op", "softer"}, "unknown op"},
 		{[]string{"apply", "--in", in, "--out", out, "--op", "softmax_backward"}, "backward"},
 		{[]string{"apply", "--in", in, "--out", out, "--scale", "0"}, "--scale"},
+		{[]string{"apply", "--in", in, "--out", out, "--scale", "NaN"}, "--scale NaN"},
+		{[]string{"apply", "--in", in, "--out", out, "--scale", "1e39"}, "overflows float32"},
 		{[]string{"apply", "--in", in, "--out", out, "--axis", "2"}, "axis 2 out of range"},
 		{[]string{"apply", "--in", in, "--out", out, "--device", "gpu"}, "unknown device"},
 		{[]string{"apply", "--in", in, "--out", out, "extra"}, "unexpected argument"},

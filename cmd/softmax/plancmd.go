@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"strings"
 
@@ -19,6 +20,7 @@ func init() {
 }
 
 const planSynopsis = `softmax plan --shapes SPEC,... [--op OP] [--algo auto|NAME] [--device cuda|cuda:N | --model NAME] [--tuned] [--json]
+       softmax plan --rules [--model NAME | --tuned [--device cuda|cuda:N]]
 
 Prints what the planner runs for each case, without running it: the
 strategy and why, then each launch (kernel, grid, block, dynamic shared
@@ -33,6 +35,12 @@ row, listed under each plan of those strategies; an error says why one
 cannot serve a case); --tuned prefers the autotuning cache's winner (GPU
 only).
 Tensors are taken as 16-byte aligned.
+--rules prints the preference table the automatic choice reads (the
+default table with the model's overlay, --model; without it the default
+table) and its named conditions: rows match in order, each row's
+candidates are tried in order, and the first that serves is the plan.
+--rules --tuned prints the GPU's table with the autotuning cache's
+winners for it as rows ahead of it (what --tuned plans with).
 
 SPEC is DIMxDIM[x…]:dtype[:axis[:op]], e.g. 4096x65536:f32:0.`
 
@@ -92,8 +100,27 @@ func runPlan(e *env, args []string) error {
 	model := fs.String("model", "", "plan for a device `model` without a GPU: "+strings.Join(plan.ModelNames(), ", "))
 	tuned := fs.Bool("tuned", false, "prefer the winners cached by 'softmax tune' (GPU only)")
 	asJSON := fs.Bool("json", false, "write the plans as JSON")
+	rules := fs.Bool("rules", false, "print the preference table (of --model) and its named conditions")
 	if err := parseFlags(e, fs, planSynopsis, args); err != nil {
 		return err
+	}
+	if *rules && *tuned {
+		if *model != "" {
+			return usagef("--tuned needs the GPU whose winners are cached, not --model")
+		}
+		d, err := openGPU(*device, "the tuned table is the GPU's (cuda or cuda:N)")
+		if err != nil {
+			return err
+		}
+		defer d.Close()
+		t, err := d.TunedTable()
+		if err != nil {
+			return err
+		}
+		return printTable(e.stdout, t, "table for "+d.String()+" with the autotuning cache's rows laid over it")
+	}
+	if *rules {
+		return printRules(e.stdout, *model)
 	}
 	if *shapes == "" {
 		return usagef("--shapes is required")
@@ -186,6 +213,38 @@ func runPlan(e *env, args []string) error {
 	}
 	if failed > 0 {
 		return fmt.Errorf("%d of %d cases could not be planned", failed, len(cases))
+	}
+	return nil
+}
+
+// printRules writes the preference table of a device model ("": the
+// default table) and the named conditions its rows ask for.
+func printRules(w io.Writer, model string) error {
+	if _, ok := plan.Models[model]; model != "" && !ok {
+		return usagef("--model %q: want one of %s", model, strings.Join(plan.ModelNames(), ", "))
+	}
+	t, err := plan.TableFor(model, nil)
+	if err != nil {
+		return err
+	}
+	what := "default table (models without an overlay: " + strings.Join(plan.ModelNames(), ", ") + " as listed in --model, and unknown ones)"
+	if model != "" {
+		what = "table for " + model + " (default rows with its overlay)"
+	}
+	return printTable(w, t, what)
+}
+
+// printTable writes a preference table, what it is, and the named
+// conditions.
+func printTable(w io.Writer, t plan.Table, what string) error {
+	fmt.Fprintf(w, "# %s: rows match in order; each row's candidates in order; the first that serves is the plan\n", what)
+	if err := t.Print(w); err != nil {
+		return err
+	}
+	fmt.Fprintln(w, "\n# named conditions (when)")
+	conds := plan.Conditions()
+	for _, name := range slices.Sorted(maps.Keys(conds)) {
+		fmt.Fprintf(w, "#   %-22s %s\n", name, conds[name])
 	}
 	return nil
 }

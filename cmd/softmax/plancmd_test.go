@@ -125,3 +125,23 @@ func TestPlanWithoutGPU(t *testing.T) {
 		t.Errorf("exit %d, stderr %q", r.code, r.stderr)
 	}
 }
+
+// TestPlanRules: --rules prints the preference table and its named
+// conditions, for a model or the default table.
+func TestPlanRules(t *testing.T) {
+	for _, args := range [][]string{{"plan", "--rules"}, {"plan", "--rules", "--model", "a100"}} {
+		r := runCLI(t, args...)
+		if r.code != 0 {
+			t.Fatalf("%v: exit %d, stderr %q", args, r.code, r.stderr)
+		}
+		for _, want := range []string{"id  ", "candidates", "strided.narrow.f32", "online_2pass,split_row,naive", "# named conditions", "smem_fits(k)"} {
+			if !strings.Contains(r.stdout, want) {
+				t.Errorf("%v: no %q in\n%s", args, want, r.stdout)
+			}
+		}
+	}
+	expectUsageErrors(t, "plan", []usageCase{
+		{[]string{"plan", "--rules", "--model", "nope"}, "--model \"nope\": want one of"},
+		{[]string{"plan", "--rules", "--tuned", "--model", "h200"}, "--tuned needs the GPU"},
+	})
+}

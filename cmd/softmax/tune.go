@@ -98,6 +98,9 @@ func runTune(e *env, args []string) error {
 		}
 		strategies = names
 	}
+	if err := checkCaseSizes(cases, false); err != nil {
+		return err
+	}
 	d, err := openGPU(*device, "tuning needs a GPU (cuda or cuda:N)")
 	if err != nil {
 		return err

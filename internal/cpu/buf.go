@@ -8,11 +8,13 @@ import (
 )
 
 // Buf is a typed view of a tensor's storage: F32 for float32, U16 for the
-// raw bits of float16 or bfloat16.
+// raw bits of float16 or bfloat16, F64 for float64 (whose passes are in
+// engine64.go and never convert).
 type Buf struct {
 	DType spec.DType
 	F32   []float32
 	U16   []uint16
+	F64   []float64
 
 	// nt: commit writes 16-bit outputs with non-temporal stores (set by
 	// run for large outputs written in contiguous chunks; the caller

@@ -1,7 +1,9 @@
 // Package cpu is the CPU backend's engine: it splits a softmax over the
 // outer × axis × inner layout into chunks, runs them on a pool of worker
 // goroutines (GOMAXPROCS of them), and drives the vector kernels of package
-// vec on float32 chunks, converting f16/bf16 storage on the fly.
+// vec on float32 chunks, converting f16/bf16 storage on the fly. Float64
+// tensors take the same schedules in float64 (engine64.go, strided64.go)
+// on vec's float64 kernels, with compensated sums.
 //
 // A forward slice that fits in cache is read from memory once and visited
 // three times there, with one exp per element: a max pass, a pass that
@@ -13,10 +15,10 @@
 // contiguously, lanes of the inner dimension side by side, so no element is
 // gathered with a stride: from a cached slab when the axis is short, else
 // in the same stats and write passes per lane, split along the axis when
-// there are too few lane blocks for the cores. Large float32 outputs are
-// written with non-temporal stores, a cached slice's write overlapping the
-// next slice's exps. The backward ops take a gradient-sum pass and a write
-// pass.
+// there are too few lane blocks for the cores. Large float32 and float64
+// outputs are written with non-temporal stores, a cached slice's write
+// overlapping the next slice's exps. The backward ops take a gradient-sum
+// pass and a write pass.
 //
 // Callers (the public package) validate shapes and buffers; this package
 // assumes its inputs are consistent.

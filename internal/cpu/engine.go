@@ -36,7 +36,8 @@ const (
 type call struct {
 	op         spec.Op
 	l          spec.Layout
-	scale      float32
+	scale      float32 // float32(scale64), for the float32-arithmetic dtypes
+	scale64    float64
 	dst, x, dy Buf // forward: dst, x; backward: dst = dx, x = y, dy
 
 	mode      mode
@@ -49,6 +50,7 @@ type call struct {
 	axisParts int       // axis parts per lane block (axis modes)
 	laneM     []float32 // items·width partial lane maxima (axis modes)
 	laneD     []float64 // items·width partial lane sums (axis modes)
+	laneM64   []float64 // items·width partial lane maxima of Float64 (axis modes)
 	wg        sync.WaitGroup
 }
 
@@ -56,7 +58,8 @@ var calls = sync.Pool{New: func() any { return new(call) }}
 
 // Forward computes op (Softmax or LogSoftmax) of scale·x into dst.
 // dst may be x itself; the caller has checked shapes, lengths and overlap.
-func Forward(op spec.Op, l spec.Layout, scale float32, dst, x Buf) {
+// Float64 tensors use scale as it is, the others float32(scale).
+func Forward(op spec.Op, l spec.Layout, scale float64, dst, x Buf) {
 	run(request{op: op, l: l, scale: scale, dst: dst, x: x})
 }
 
@@ -71,7 +74,7 @@ func Backward(op spec.Op, l spec.Layout, dx, y, dy Buf) {
 type request struct {
 	op         spec.Op
 	l          spec.Layout
-	scale      float32
+	scale      float64
 	dst, x, dy Buf
 }
 
@@ -80,9 +83,9 @@ func run(req request) {
 		return
 	}
 	c := calls.Get().(*call)
-	partials, laneM, laneD := c.partials, c.laneM, c.laneD
-	*c = call{op: req.op, l: req.l, scale: req.scale, dst: req.dst, x: req.x, dy: req.dy,
-		partials: partials, laneM: laneM, laneD: laneD}
+	partials, laneM, laneD, laneM64 := c.partials, c.laneM, c.laneD, c.laneM64
+	*c = call{op: req.op, l: req.l, scale: float32(req.scale), scale64: req.scale, dst: req.dst, x: req.x, dy: req.dy,
+		partials: partials, laneM: laneM, laneD: laneD, laneM64: laneM64}
 	defer func() {
 		c.dst, c.x, c.dy = Buf{}, Buf{}, Buf{} // drop references to caller memory
 		calls.Put(c)
@@ -90,14 +93,16 @@ func run(req request) {
 
 	p := threads()
 	total := c.l.Len()
-	c.stream = !c.op.Backward() && c.dst.DType == spec.Float32 && total*4 >= streamBytes
+	es := c.dst.DType.Size()
+	wide := c.dst.DType == spec.Float32 || c.dst.DType == spec.Float64
+	c.stream = !c.op.Backward() && wide && total*es >= streamBytes
 	// 16-bit outputs of rows are committed in contiguous chunks: large
 	// ones with non-temporal stores too (a strided axis writes partial
 	// lines, which non-temporal stores would flush one by one).
-	c.dst.nt = c.dst.DType != spec.Float32 && c.l.Inner == 1 && total*2 >= streamBytes
+	c.dst.nt = !wide && c.l.Inner == 1 && total*2 >= streamBytes
 	byVolume := max(1, total/minShare)
 	if c.l.Inner > 1 {
-		c.width, c.blocks, c.slab = laneBlocks(c.l, p, c.op.Backward())
+		c.width, c.blocks, c.slab = laneBlocks(c.l, p, c.op.Backward(), c.x.DType == spec.Float64)
 		tasks := c.l.Outer * c.blocks
 		if c.op.Backward() || c.slab || tasks >= p || c.l.Axis < 2*minAxisPart {
 			c.mode = modeStrided
@@ -108,11 +113,15 @@ func run(req request) {
 		// long rows are split, so that every core streams whole rows.
 		c.axisParts = min((p+tasks-1)/tasks, c.l.Axis/minAxisPart)
 		items := tasks * c.axisParts
-		if cap(c.laneM) < items*c.width {
-			c.laneM = make([]float32, items*c.width)
+		if cap(c.laneD) < items*c.width {
 			c.laneD = make([]float64, items*c.width)
 		}
-		c.laneM, c.laneD = c.laneM[:items*c.width], c.laneD[:items*c.width]
+		c.laneD = c.laneD[:items*c.width]
+		if c.x.DType == spec.Float64 {
+			c.laneM64 = grow64(&c.laneM64, items*c.width)
+		} else {
+			c.laneM = grow32(&c.laneM, items*c.width)
+		}
 		c.mode = modeAxisStats
 		parallel(c, items, &c.wg)
 		c.mode = modeAxisWrite
@@ -145,12 +154,17 @@ func run(req request) {
 // axis across cores when that leaves too few blocks). For the backward ops
 // the block's Axis × width slab should stay in a core's L2 between the two
 // passes. Where the axis is not split, a narrower width gives every core a
-// block.
-func laneBlocks(l spec.Layout, p int, backward bool) (width, blocks int, slab bool) {
+// block. Float64 elements (f64) take twice the bytes of float32 ones, so
+// the widths that fit are half as wide.
+func laneBlocks(l spec.Layout, p int, backward, f64 bool) (width, blocks int, slab bool) {
+	es := 4
+	if f64 {
+		es = 8
+	}
 	w := min(l.Inner, blockWidth)
-	switch ws := slabBytes / (8 * l.Axis) &^ 15; {
+	switch ws := slabBytes / (2 * es * l.Axis) &^ 15; {
 	case backward:
-		w = max(256, (1<<20)/(4*l.Axis))
+		w = max(256, (1<<20)/(es*l.Axis))
 	case ws >= 256 || ws >= l.Inner:
 		w, slab = min(ws, 4096), true
 	}
@@ -166,6 +180,10 @@ func (c *call) run(i, parts int, s *scratch) {
 		// The share's non-temporal stores must be visible before the
 		// caller is told it is done.
 		defer vec.Fence()
+	}
+	if c.x.DType == spec.Float64 {
+		c.run64(i, parts, s)
+		return
 	}
 	switch c.mode {
 	case modeRows:

@@ -24,7 +24,7 @@ func engineBackend(c verify.Case, out verify.Host, in []verify.Host) error {
 	if err != nil {
 		return err
 	}
-	buf := func(h verify.Host) Buf { return Buf{DType: h.DType, F32: h.F32, U16: h.U16} }
+	buf := func(h verify.Host) Buf { return Buf{DType: h.DType, F32: h.F32, U16: h.U16, F64: h.F64} }
 	scale := c.Scale
 	if scale == 0 {
 		scale = 1
@@ -85,7 +85,7 @@ func TestEnginePaths(t *testing.T) {
 				withThresholds(t, small, procs, func(t *testing.T) {
 					rng := rand.New(rand.NewPCG(uint64(procs), 7))
 					for _, sh := range engineShapes {
-						for _, dt := range []spec.DType{spec.Float32, spec.Float16, spec.BFloat16} {
+						for _, dt := range []spec.DType{spec.Float32, spec.Float16, spec.BFloat16, spec.Float64} {
 							for _, op := range ops {
 								for _, f := range fills {
 									if op.Backward() && f != verify.Random {
@@ -96,7 +96,7 @@ func TestEnginePaths(t *testing.T) {
 										// storage alone is 1e-3 off.
 										continue
 									}
-									for _, sc := range []float32{1, -2} {
+									for _, sc := range []float64{1, -2} {
 										c := verify.Case{Shape: sh.shape, Axis: sh.axis, DType: dt, Op: op, Scale: sc, Fill: f}
 										if op.Backward() {
 											c.Scale = 0
@@ -162,6 +162,20 @@ func TestEngineLaneEdges(t *testing.T) {
 							t.Fatalf("small=%v procs=%d %v: step %d lane %d: got %v, want %v", small, procs, op, i/I, i%I, g, w)
 						}
 					}
+					// Float64, against the compensated reference.
+					want, _ = ref.ForwardCompensated(op, l, x, 1)
+					y64 := make([]float64, len(x))
+					Forward(op, l, 1, Buf{DType: spec.Float64, F64: y64}, Buf{DType: spec.Float64, F64: x})
+					for i, g := range y64 {
+						w := want[i]
+						bad := math.IsNaN(g) != math.IsNaN(w)
+						if !bad && !math.IsNaN(w) {
+							bad = math.Abs(g-w) > 1e-13*math.Max(1, math.Abs(w))
+						}
+						if bad {
+							t.Fatalf("f64 small=%v procs=%d %v: step %d lane %d: got %v, want %v", small, procs, op, i/I, i%I, g, w)
+						}
+					}
 				}
 			})
 		}
@@ -175,13 +189,16 @@ func TestEngineInPlace(t *testing.T) {
 		inPlace := func(c verify.Case, out verify.Host, in []verify.Host) error {
 			copy(out.F32, in[0].F32)
 			copy(out.U16, in[0].U16)
+			copy(out.F64, in[0].F64)
 			return engineBackend(c, out, []verify.Host{out})
 		}
 		for _, sh := range engineShapes {
-			for _, op := range []spec.Op{spec.Softmax, spec.LogSoftmax} {
-				c := verify.Case{Shape: sh.shape, Axis: sh.axis, DType: spec.Float32, Op: op, Fill: verify.Random}
-				if r := verify.Run(c, rng, inPlace); !r.OK() {
-					t.Errorf("%s: %s: rel %.3g, %v", sh.path, c.Name(), r.Rel, r.Err)
+			for _, dt := range []spec.DType{spec.Float32, spec.Float64} {
+				for _, op := range []spec.Op{spec.Softmax, spec.LogSoftmax} {
+					c := verify.Case{Shape: sh.shape, Axis: sh.axis, DType: dt, Op: op, Fill: verify.Random}
+					if r := verify.Run(c, rng, inPlace); !r.OK() {
+						t.Errorf("%s: %s: rel %.3g, %v", sh.path, c.Name(), r.Rel, r.Err)
+					}
 				}
 			}
 		}

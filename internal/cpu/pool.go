@@ -79,6 +79,8 @@ type scratch struct {
 	slab          []float32 // lanesCached's exps
 	ones          []float32 // all 1
 	m, s          []float64
+	// Float64 passes (engine64.go).
+	a64, b64, c64, d64, e64 []float64
 }
 
 func grow32(v *[]float32, n int) []float32 {

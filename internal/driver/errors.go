@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/gofused/softmax/internal/errs"
 )
 
 // Well-known CUresult codes (cuda.h, enum cudaError_enum). The names follow
@@ -133,10 +135,27 @@ func (e *Error) Error() string {
 }
 
 // Is reports whether target is an *Error with the same Code, so that
-// errors.Is(err, &driver.Error{Code: driver.CUDA_ERROR_OUT_OF_MEMORY}) works.
+// errors.Is(err, &driver.Error{Code: driver.CUDA_ERROR_OUT_OF_MEMORY}) works,
+// or softmax.ErrNoGPU for the codes IsNoGPU accepts (no device, a stub
+// library).
 func (e *Error) Is(target error) bool {
+	if target == errs.ErrNoGPU {
+		return e.Code == CUDA_ERROR_NO_DEVICE || e.Code == CUDA_ERROR_STUB_LIBRARY
+	}
 	t, ok := target.(*Error)
 	return ok && t.Code == e.Code
+}
+
+// Is matches softmax.ErrNoGPU when the driver library is missing,
+// softmax.ErrNoNCCL when NCCL is and softmax.ErrNoNVRTC when NVRTC is.
+func (e *NotFoundError) Is(target error) bool {
+	switch e.Library {
+	case libcudaName:
+		return target == errs.ErrNoGPU
+	case libncclName:
+		return target == errs.ErrNoNCCL
+	}
+	return target == errs.ErrNoNVRTC
 }
 
 // NewError builds an *Error for a CUresult without consulting the driver

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/gofused/softmax/internal/errs"
 )
 
 func TestErrorFallbackNames(t *testing.T) {
@@ -131,5 +133,39 @@ func TestErrorNamesFromDriver(t *testing.T) {
 		if !a.Has(names[0]) && !a.Has(names[len(names)-1]) {
 			t.Logf("driver %s lacks %v", a.Path(), names)
 		}
+	}
+}
+
+// Missing libraries and deviceless drivers match the public sentinels.
+func TestSentinels(t *testing.T) {
+	wrap := func(err error) error { return fmt.Errorf("opening: %w", err) }
+	cases := []struct {
+		err              error
+		gpu, nvrtc, nccl bool
+		desc             string
+	}{
+		{wrap(&NotFoundError{Library: libcudaName}), true, false, false, "no libcuda"},
+		{wrap(&NotFoundError{Library: libnvrtc}), false, true, false, "no NVRTC"},
+		{wrap(&NotFoundError{Library: libncclName}), false, false, true, "no NCCL"},
+		{wrap(NewError("cuInit", CUDA_ERROR_NO_DEVICE)), true, false, false, "no device"},
+		{wrap(NewError("cuInit", CUDA_ERROR_STUB_LIBRARY)), true, false, false, "stub library"},
+		{wrap(NewError("cuMemAlloc_v2", CUDA_ERROR_OUT_OF_MEMORY)), false, false, false, "out of memory"},
+	}
+	for _, c := range cases {
+		if got := errors.Is(c.err, errs.ErrNoGPU); got != c.gpu {
+			t.Errorf("%s: errors.Is(ErrNoGPU) = %v", c.desc, got)
+		}
+		if got := errors.Is(c.err, errs.ErrNoNVRTC); got != c.nvrtc {
+			t.Errorf("%s: errors.Is(ErrNoNVRTC) = %v", c.desc, got)
+		}
+		if got := errors.Is(c.err, errs.ErrNoNCCL); got != c.nccl {
+			t.Errorf("%s: errors.Is(ErrNoNCCL) = %v", c.desc, got)
+		}
+		if got := IsNoGPU(c.err); got != c.gpu {
+			t.Errorf("%s: IsNoGPU = %v, disagreeing with errors.Is", c.desc, got)
+		}
+	}
+	if !errors.Is(NewError("x", CUDA_ERROR_OUT_OF_MEMORY), &Error{Code: CUDA_ERROR_OUT_OF_MEMORY}) {
+		t.Error("matching by code broke")
 	}
 }

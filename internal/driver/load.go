@@ -23,7 +23,7 @@ const (
 //
 //	no GPU: libcuda.so.1 not found (tried: libcuda.so.1, /usr/lib64/libcuda.so.1, ...)
 type NotFoundError struct {
-	Library string   // what was looked for: "libcuda.so.1" or "libnvrtc" ("nvcuda.dll" or "nvrtc64" on Windows)
+	Library string   // what was looked for: "libcuda.so.1", "libnvrtc" ("nvcuda.dll" or "nvrtc64" on Windows) or "libnccl.so.2"
 	Tried   []string // candidates in the order they were tried
 	Errs    []error  // the load error of each candidate, parallel to Tried
 	Env     string   // the override variable, if it was set (then Tried has one entry)
@@ -35,9 +35,16 @@ type NotFoundError struct {
 // Error implements the error interface.
 func (e *NotFoundError) Error() string {
 	var b strings.Builder
-	if e.Library == libcudaName {
+	switch e.Library {
+	case libcudaName:
 		b.WriteString("no GPU: ")
-	} else {
+	case libncclName:
+		b.WriteString("no NCCL: ")
+		if e.Platform != "" {
+			fmt.Fprintf(&b, "NCCL is not available on %s (only on linux/amd64 and linux/arm64)", e.Platform)
+			return b.String()
+		}
+	default:
 		b.WriteString("no NVRTC: ")
 	}
 	if e.Platform != "" {
@@ -57,7 +64,11 @@ func (e *NotFoundError) Error() string {
 	b.WriteString(" (tried: ")
 	b.WriteString(strings.Join(e.Tried, ", "))
 	b.WriteString(")")
-	if e.Library != libcudaName {
+	switch e.Library {
+	case libncclName:
+		fmt.Fprintf(&b, "; install NCCL (libnccl2, or the nvidia-nccl wheel torch ships), or set $%s", EnvNCCL)
+	case libcudaName:
+	default:
 		fmt.Fprintf(&b, "; install the CUDA toolkit or the nvidia-cuda-nvrtc wheel, or set $%s", EnvNVRTC)
 	}
 	return b.String()

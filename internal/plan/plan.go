@@ -1,246 +1,91 @@
 // Package plan turns a problem (Outer × Axis × Inner layout, dtype, op,
 // pointer alignment) and the device's properties into a kernel strategy and
-// its launches. It is a pure function of its inputs: the occupancy query is
-// injected (and estimated from the ptxas register table when absent), so
-// every rule is unit-tested on the CPU.
+// its launches. It is a pure function of its inputs: the driver's occupancy
+// and cluster queries are injected (and estimated from the ptxas register
+// table when absent), so every choice is tested on the CPU with device
+// models (Models).
 //
-// A forced strategy (Make's force) may name one of its launch
-// configurations, "block_reg/t512_p2" (Configs lists them: block_reg's block
-// sizes and warp_row's lanes a row, the kernel shapes the rules below pick
-// from measurements), which the autotuner times beside the strategies.
-// Models holds the properties of known devices for planning without one.
+// # Feasibility and preference
 //
-// # Rules (automatic choice)
+// Each strategy has one build function (build.go) that says whether it can
+// serve the problem and with which launches: its layout, the rows its
+// register or shared-memory caches hold, the device's shared memory,
+// clusters and cooperative launches, and the occupancy of its kernels. A
+// forced strategy (Make's force, the --algo flag) goes straight to it,
+// optionally with one of its launch configurations, "block_reg/t512_p2"
+// (Configs lists them), and is refused with an error that says why.
 //
-// rows = Outer and cols = Axis when Inner == 1; P = 16/esize elements per
-// 16-byte pack (4 f32, 8 f16/bf16); NIN = 1 forward, 2 backward (y and dy
-// are both read and cached).
+// Which strategy the automatic choice prefers is data: the preference
+// table, table/default.tsv, embedded, with an overlay per device model
+// (table/h200.tsv, h100.tsv, a100.tsv; a device of another model takes the
+// default table, measured on an H200 with H100 runs where rows say so) and
+// the caller's overlay (Queries.Overlay). The autotuner's winners are such
+// rows too (TunedRow: a dtype, op and shape class), which the cuda package's
+// Options.Tuned matches first (Tuned). Rows match
+// in order; each matching row offers its candidates in order; the first
+// candidate whose build serves the problem is the plan, and its Reason
+// starts with the row's id and evidence. `softmax plan --rules` prints the
+// table.
 //
-//  1. Inner > 1 a power of two under 8 packs, along an axis of at least 24
-//     rows (f32 forward) or 32 (16-bit, backward), whose outer blocks of
-//     Axis·Inner elements are at most 2048 packs (backward: groups of at
-//     most 4 warps, 1024 packs f32 and 512 f16/bf16):
-//     strided_narrow, a warp or 2-8 an outer index reading its contiguous
-//     block as one run of packs held in registers (the _shift twins, scalar
-//     accesses, for unaligned pointers or blocks not of whole packs), where
-//     one warp holds an outer index's block of at least 32 packs or
-//     strided_smem does not serve.
-//     Else strided_smem where its tiles fit two blocks an SM and number at
-//     least the SMs (each outer index's Axis×Inner block staged in shared
-//     memory by cp.async, its columns reduced there, written back as one
-//     run of packs; small blocks gathered into tiles of about 512 packs),
-//     but not along axes of 2..48 rows (backward 2..32) under 8 rows or
-//     with Inner of 16 or more, which stay with strided_short, nor on
-//     Inner of whole 8-pack tiles that strided_reg takes.
-//     Else, along an axis of 2..48 rows (backward 2..32): strided_short,
-//     the slices' whole axis in registers, a thread's up to 16 rows (8
-//     backward), then lane pairs up to 32 (16), then four lanes (16-byte
-//     packs of P slices with aligned pointers and Inner a multiple of P,
-//     else its twins; measurements in rules.go). Else, forward with
-//     aligned pointers, Inner a multiple of P and at least 8·P (or, through
-//     its _shift twins, any other Inner of at least 32: a thread's P
-//     columns G apart, scalar accesses, blocks of at most 512 threads), an
-//     axis of up to 8192 and blocks for half the SMs: strided_reg (a
-//     tile of G·P inner indices × the whole axis cached in registers, 8
-//     packs a thread: 32 f32 values, or 64 f16/bf16 values kept packed;
-//     axes over 1024 rows a block split over a cluster of K <= 8 blocks
-//     that push their (m, d) into each other's shared memory, twice as
-//     many blocks of half the threads for f32 clusters of 2-4 blocks and
-//     16-bit ones of 3-4 blocks over <= 256 tiles;
-//     one read, one exp per element; measurements in rules.go and
-//     build.go). Otherwise strided. With
-//     aligned pointers and Inner a multiple of P,
-//     each thread owns P consecutive inner indices (VW = P slices, 16-byte
-//     accesses); for any other Inner of at least 32 along an axis of at
-//     most 32, P slices TX apart through the _shift twins (scalar accesses);
-//     else one (VW = 1). TX = min(32, nextpow2(ceil(Inner/VW)))
-//     threads across inner (coalesced), TY = min(256, 1024/VW)/TX threads
-//     along the axis (fewer for short axes; 2, or 1 under 4 rows, for axes
-//     of at most 24 with TX = 32 and VW = P). When the tiles alone cannot fill
-//     the GPU (tiles < 2·SMs) and the axis is long, split along the axis into
-//     chunks (two launches, partials in the workspace) so that about one wave
-//     of resident blocks runs.
-//  2. Few rows of huge length: when rows < SMs, a block per row leaves SMs
-//     idle, so a simple bandwidth model decides: one block streams ~40 GB/s
-//     (t_block = rowBytes/40GB/s); split_row spreads the row over every SM at
-//     ~25 GB/s each but reads it twice (the second read mostly from L2,
-//     counted as half) and pays a second launch (~4 µs); two blocks per SM
-//     in all stream each row together, interleaved (splitRowBlocksPerSM has
-//     the measurements); split_cluster (sm_90,
-//     row fits the shared memory of a cluster of C <= 8 blocks, or 16 with
-//     non-portable clusters) reads once in one launch at C·40 GB/s per row.
-//     A cluster launch is charged 1 µs more, and clusters take rows of at
-//     most 384 KB (clusterRowBytes). A split must beat t_block by 20% and
-//     1 µs to be chosen; otherwise the block-per-row rules below apply,
-//     except that forward rows of >= 64 KB whose clusters all fit one wave
-//     (rows × C <= SMs) go to split_cluster (clusterOneWaveRowBytes: 5-12%
-//     ahead of block_reg since the partials are pushed), and so do forward
-//     rows of 128-192 KB whose clusters are all resident at once (the
-//     driver's cuOccupancyMaxActiveClusters, Queries.Clusters; else 15/16
-//     of blocks an SM × SMs / C for GPC packing), split_grid taking them
-//     past that (fewMidRows; H100, 72×81920 bf16 16.0 vs online_2pass
-//     19.4 µs, 90×40960 f32 16.9 vs block_hybrid 18.7, 120×81920 bf16
-//     split_grid 21.1 vs online_2pass 22.3); rows of 96-128 KB go to
-//     split_cluster up to a row count that grows with the row (about 50
-//     rows of 96 KB, every count from 116 KB) and the resident clusters,
-//     and past that to split_grid from 90% of the SMs (40×57344 bf16 11.2
-//     vs block_hybrid 12.5, 100×32768 f32 15.4 vs block_reg 16.7,
-//     128×61440 bf16 split_grid 18.1 vs the clusters' second wave 20.5),
-//     but f32 rows under 128 KB, which keep block_reg (128×28672 f32 16.4
-//     vs split_grid 17.2 since its exps run before the barriers). With
-//     rows <= SMs/2 of >= 1 MB that a block would read twice (online_2pass),
-//     a split is taken regardless (64×1048576 f32: 219.7 vs 356.7 µs).
-//     Where split_row is chosen for an op on 16-byte rows whose inputs are
-//     256 KB to 4 times the grid's shared memory, or more in rows of at
-//     most 2.25 times it, split_grid takes its place when the device runs
-//     cooperative launches: one block per SM holds up to the opt-in shared
-//     memory of its chunk, a barrier of each row's blocks replaces the second launch, and
-//     only what the shared memory could not hold is read twice (1×2^24 f32:
-//     57.8 vs 67.7 µs; 4×4194304 f16 36.4 vs 40.9; 4×1048576 f16 15.5 vs
-//     16.9; measurements in rules.go). Rows of more than 2.25 times the
-//     grid's shared memory in all go in as few even waves as keep each under
-//     that, each wave's reads fused into the last one's writes (4×33554432
-//     f16: 192.0 vs split_row 222.5 µs; 4×16777216 f16 99.7 vs one wave
-//     117.2). Backward ops too (y and dy cached; 8×4194304 f32 151.9 vs
-//     168.1 µs, 1×65536 f32 8.4 vs 8.8). split_grid also replaces a block
-//     per row that would read rows of 192 KB or more twice (128×128256
-//     bf16: 30.3 vs online_2pass 32.0 µs; backward 32×65536 f32 15.5 vs
-//     23.7), and, forward only, a cluster per row on rows of 192 KB or
-//     more when it gives each row at most two blocks and keeps 7/8 of its
-//     grid busy (64×131072 f16: 18.9 vs 21.2 µs). With one block a row it
-//     skips the barrier (128×128256 bf16: 27.1 vs 29.9 µs with it).
-//     It also takes up to four forward rows of 65536 columns or more from
-//     split_cluster (1×196608 f16 8.7 vs 9.6 µs, 2×98304 f16 8.5 vs 9.0,
-//     with 512-thread blocks where its chunks are cached whole; shorter
-//     rows keep the cluster: 4×32768 f32 9.0 vs 8.5), and up to eight
-//     backward rows of 256 KB or more (4×65536 f16 8.8 vs 9.7; 128 KB rows
-//     keep the cluster: 4×16384 f32 8.1 vs 7.1).
-//  3. forward rows of whole 16-byte packs beyond 16384 columns: block_hybrid
-//     (32 values a thread in registers, the rest of the row in shared
-//     memory) with at least as many rows as SMs, 512 threads up to 40960
-//     f32 / 65536 f16-bf16 columns (two rows per SM), then 1024 threads up
-//     to 81920 f32 / 131072 f16-bf16 from 7 rows an SM (chosen between
-//     the 4 and 7.8 measured; but an f32 row of
-//     exactly 32768, which fills block_reg's 1024 × 8 packs, stays with
-//     block_reg: 1.5% ahead in five alternated runs, and so do f32 rows of
-//     24577..32768 columns from 24 rows an SM, blockRegDeepF32: 1.4-6.7%
-//     ahead on an H200, level on an H100); with fewer rows an
-//     SM, and past block_hybrid up to 1 MB rows, split_grid (one launch
-//     over every SM, each row's chunks cached across a barrier of its
-//     blocks; 1024×151936 bf16 194.5 vs online_2pass 232.8 µs, 264×65536
-//     f32 45.1 vs block_hybrid 50.2), each behind the other where that
-//     one cannot launch; at exactly one row an SM, rows of 96 KB or more
-//     go to split_grid instead (132×65536 bf16 19.5 vs block_hybrid 22.1
-//     µs on an H100, 132×40960 f32 22.2 vs 24.2: one 512-thread block an
-//     SM idles half of it); where the rows would use at most 65% of the
-//     block slots over their waves of block_hybrid's 512-thread blocks
-//     (16-bit rows of 120-128 KB, and all of those rows with fewer rows
-//     than SMs) or of split_grid's one-block rows (rows up to 384 KB),
-//     split_cluster goes first: its small blocks share any row count
-//     evenly (clusterUnevenRows; H100, 166×65536 f16 24.4 vs block_hybrid
-//     26.5 µs, 140×128256 bf16 37.8 vs split_grid 45.5, 166×65536 f32 41.4
-//     vs split_grid 47.5); ragged 16-bit rows past the 512-thread blocks
-//     take the 1024-thread twins from past two rows an SM (396×100003
-//     bf16 79.3 vs online_2pass 86.1); with fewer rows than SMs, f32 rows beyond
-//     32768 and 16-bit rows of 32769 columns to 128 KB (1024 threads;
-//     128×50000 bf16 14.6 vs block_smem 16.5 µs). Then rows of more than
-//     1 KB up to 32768 f32 columns or 8192 f16/bf16 (..32768 with fewer
-//     rows than SMs): block_reg (a block of 32..1024 threads per row, the
-//     smallest that holds the row in <= 32 values a thread, so one warp up
-//     to 1024 columns; the row in registers, one exp per element, the
-//     block size a compile-time constant; ahead of warp_row, pipelined and
-//     block_smem in the H200 sweeps and harness runs quoted in rules.go).
-//  4. Ragged rows (aligned pointers, rows not whole packs) of f32 8..512
-//     columns, f16/bf16 forward 16..128 and backward 16..300: flat_rows (a tile of consecutive rows staged in shared memory as one
-//     run of packs, a lane group a row; rules.go, flatRowsFirst: H200
-//     350785×126 bf16 54.1 vs warp_row 65.4 µs, its backward 71.8 vs
-//     105.8). So are rows of unaligned tensors, which every other
-//     strategy reads element by element: f16/bf16 13..512 columns, f32
-//     forward 10..512 and backward 257..512, except widths with 4-way
-//     bank conflicts (flatRowsUnaligned: 350785×126 bf16 58.8 vs warp_row
-//     120.5 µs). Then cols <= 256·P forward / 128·P backward (1024 / 512 f32,
-//     2048 / 1024 f16) that block_reg does not take (forward rows of up to
-//     1 KB, rows not of whole packs, backward rows): warp_row. Lanes per row W =
-//     nextpow2(ceil(cols/P)) up to 32, then packs per lane NP =
-//     nextpow2(ceil(cols/(32·P))), cols counted from the pack boundary
-//     before the row for the ragged-row twins (which take rows from 2
-//     packs, warpRagged); forward rows of 2..32 packs on the 16-byte
-//     paths take W/2 lanes with two packs each (build.go, halfGroups:
-//     twice the rows a warp, 6-15% on f32), but 16-bit rows of 9..15 whole
-//     packs and 16-bit twins of up to 4 packs; backward rows from 17 packs
-//     and f16 backward twins from 9 (bwdHalfGroups, 2-12% on H200);
-//     forward rows that three packs a lane
-//     hold in fewer lanes than the power of two take them (threePackLanes:
-//     17-24 packs over 8 lanes, 33-48 over 16, and 16-bit rows of 9-12
-//     over 4 but f16 twins of 10-12 that two packs serve without
-//     crossing; 1.04-1.38x on H200, 350785×126 bf16
-//     111.6 vs 81.0 µs), ragged rows included where their span then needs
-//     no more lanes than the row read element by element; plain softmax
-//     launches take the plain build but for 16-bit element-wise rows
-//     (Plan.General): the row lives in registers, one DRAM read, no shared
-//     memory, several rows per 128-thread block. (persistent, with next-row prefetch, lost to it on very many
-//     short rows: 524288×1024 f16 1060.6 vs 941.9 µs on H200; pipelined
-//     lost to it everywhere once full rows ran without bounds checks:
-//     32768×1024 f32 81.2 vs 75.7, 524288×1024 f16 727.0 vs 546.6.)
-//     Longer forward rows that block_reg does not take (rules.go,
-//     forwardRows): f32 rows above 81920 and f16/bf16 rows over 8192 whose
-//     shared-memory copy leaves >= 2 resident blocks per SM (~28K f32, ~56K
-//     f16 on Hopper) block_smem (one read, 3..20% ahead of online_2pass and
-//     block_vec); longer f32 rows pipelined with one slot (up to the opt-in
-//     shared memory).
-//  5. Backward rows of whole packs past warp_row's: block_reg up to 8192
-//     f32 / 16384 f16-bf16 columns (y and dy in registers, one read;
-//     4096×4096 f32 53.6 vs online_2pass 65.4 µs); past it, with as many
-//     rows as SMs or more, split_grid for rows of 96–256 KB of inputs
-//     (4096×32000 f32 432.4 vs 556.7) and split_cluster for longer rows a
-//     cluster holds (4096×65536 f32 892.3 vs split_grid 1110.6).
-//  6. everything else (backward rows of 64–96 KB, rows beyond those
-//     limits, unaligned rows that pipelined cannot copy): online_2pass, a
-//     block per row, online (m, d), the second read served mostly by L2
-//     (last tile first).
+// # Schema
 //
-// naive and smem_tree are teaching steps: used only when forced (naive is
-// also the last resort for a layout nothing else serves). block_vec and
-// persistent are used only when forced, split_cluster only through rule 2.
+// One row a line, tab-separated, under a header naming the columns; lines
+// starting with # are comments; "*" (or an empty cell) matches anything.
 //
-// Grids: blocks grid-stride over rows (or tiles), so grids are capped at 4
-// waves of resident blocks (occupancy × SMs; persistent: exactly one wave;
-// block_reg: one block per row, a fresh block refilling each finished one)
-// and at the CUDA limits (x <= 2^31−1, y, z <= 65535). All indexing in the
-// kernels is 64-bit, so tensors of more than 2^31 elements are fine.
+//	id          unique name; an overlay row with a shipped id replaces that
+//	            row in place, a new id goes ahead of the shipped rows
+//	layout      rows (Inner = 1) or strided (Inner > 1)
+//	path        the 16-byte path, comma-separated: for rows vec (aligned
+//	            rows of whole 16-byte packs, or one row), ragged (aligned
+//	            pointers, rows not of whole packs), skewed (every pointer
+//	            one distance past a 16-byte boundary, Problem.Skew),
+//	            unaligned (anything else); for strided packs (aligned,
+//	            Inner a multiple of the pack) or scalar
+//	dir         fwd or bwd, or op names (softmax, log_softmax_backward, ...)
+//	esize       element sizes in bytes (4 f32, 2 f16/bf16), or dtype names
+//	            (f32, f16, bf16), comma-separated
+//	rows        Outer; cols: Axis; inner: Inner; bytes: a row's input bytes
+//	            (Axis × element size × 2 for backward ops' y and dy).
+//	            A range: N, A..B (inclusive, either side open), <N, <=N,
+//	            >N, >=N; numbers take K or M (×2^10, ×2^20) and a unit, p
+//	            (elements a 16-byte pack: 8p is 32 f32 or 64 f16) or s (the
+//	            device's SMs: <1s is fewer rows than SMs, 0.5s half of them)
+//	when        named conditions, space-separated, all of which must hold;
+//	            !name negates; arguments in parentheses: smem_fits(2)
+//	candidates  strategies, or strategy/config, comma-separated, in order
+//	evidence    the measurement: results files under bench/results and
+//	            their sections (TestTablesParse checks that they exist)
 //
-// Vector path: Params.Vec is set when the host reports 16-byte aligned
-// pointers and every row start is 16-byte aligned (cols·esize a multiple of
-// 16, or a single row; strided: Inner a multiple of P); row split chunks are
-// multiples of P so chunk starts stay aligned. Ragged rows (aligned
-// pointers, cols not a multiple of P, rows of at least 16 packs) go to the
-// "_shift" twins of warp_row, block_reg (forward), block_smem and
-// online_2pass (Params.Vec 2), which read each row from the 16-byte
-// boundary at or before its start, the same rules applying to the span
-// (cols plus at most P-1); ragged backward rows past 512 columns take
-// block_reg's twin up to spans of 1024 packs, f32 2048
-// (raggedBlockRegBackward),
-// online_2pass's beyond, and ragged few long rows split_grid where
-// split_row would have them (H200: 512×50257 f16 118.0 -> 39.5 µs,
-// 4096×50257 f32 894.9 -> 591.0, 16384×781 f32 69.3 -> 38.7;
-// -ab-s31.txt). Rows of tensors whose pointers all lie one distance past
-// a 16-byte boundary (Problem.Skew; views at one offset) are read the
-// same way past flat_rows' 512 columns, the kernels taking each row's
-// distance from its pack boundary from the address (skewedRows; H200,
-// --offset 1, geometric mean 1.533× over 78 cases, -ab-s45.txt §3).
-// Otherwise the kernels take their scalar path.
+// # Named conditions
 //
-// A forced strategy (Make's force argument, the --algo flag) is checked
-// against what its kernels can serve (layout, row length against register
-// caches, shared memory against the device's opt-in limit and the occupancy
-// query, clusters against sm_90 and driver support) and refused with an
-// error, never a panic.
+// The few predicates that must compute are Go functions named in the
+// table (conds.go; Conditions lists them, `softmax plan --rules` prints
+// them): the few-rows bandwidth model's pick (model_block,
+// model_split_row, model_split_cluster: rules.go's fewModel, whose
+// constants cite their measurements), what the
+// grid's shared memory caches (grid_caches), occupancy and fill
+// (smem_fits, block_smem_blocks, hybrid_fill_under, grid_fill_under),
+// clusters (cluster_size), kernel shapes and capacities (narrow_shape,
+// short_kernel, warp_holds, block_reg_holds, hybrid_holds), and regimes
+// other rows ask about (block_reg_rows, hybrid_first: whether one of the
+// table's block_reg or block_hybrid rows matches). Thresholds are their
+// arguments or the row's cells. A strategy's launch shape within its
+// kernels (warp_row's lanes, block_reg's block size, split_grid's waves)
+// is its build's, in build.go.
 //
-// The constants of the few-rows model (40 GB/s per block, 25 GB/s per SM, 4
-// µs per launch, 4 waves of grid cap, 256-thread strided blocks) are first
-// guesses; on H200 they pick the measured best for every few-rows case of
-// the onepass and vector suites (4×16384 f16, where launch latency
-// dominates, is left to rule 3: block_reg 10.3 µs vs block_smem 12.6).
+// # Launches
+//
+// Blocks grid-stride over rows (or tiles), so grids are capped at 4 waves
+// of resident blocks (occupancy × SMs; persistent: one wave; block_reg: a
+// block per row) and at the CUDA limits (x ≤ 2^31−1, y, z ≤ 65535). All
+// indexing in the kernels is 64-bit. Params.Vec is set on the 16-byte
+// path; ragged and skewed rows take the strategies' "_shift" twins
+// (Params.Vec = kernels.VecShift), which read each row from the 16-byte
+// boundary at or before its start.
+//
+// The planner of commit 750679c, before the table, is kept as a test-only
+// oracle (testdata/oracle); TestDifferential compares the two on a dense
+// grid of problems.
 package plan
 
 import (
@@ -353,6 +198,9 @@ type Clusters func(file, symbol string, block, smem, cluster int) (int, error)
 type Queries struct {
 	Blocks   Occupancy
 	Clusters Clusters
+	// Overlay holds rows laid over the device model's table (ParseTable's
+	// schema), such as the autotuner's; nil: the shipped table alone.
+	Overlay []Row
 }
 
 // Strategies lists the strategy names the planner (and --algo) accepts.
@@ -402,14 +250,21 @@ func MakeWith(p Problem, d Device, q Queries, force string) (Plan, error) {
 		pl.Reason = "forced: " + pl.Reason
 		return pl, nil
 	}
+	t, err := TableFor(ModelOf(d), q.Overlay)
+	if err != nil {
+		return Plan{}, err
+	}
+	c.table = t
 	var tried []string
-	for _, ch := range c.choose() {
-		pl, err := c.build(ch.s)
+	for _, cand := range c.candidates(t) {
+		name, config, _ := strings.Cut(cand.name, ConfigSep)
+		c.config = config
+		pl, err := c.build(kernels.Strategy(name))
 		if err == nil {
-			pl.Reason = ch.why + "; " + pl.Reason
+			pl.Reason = fmt.Sprintf("%s [%s]: %s", cand.row.ID, cand.row.Evidence, pl.Reason)
 			return pl, nil
 		}
-		tried = append(tried, fmt.Sprintf("%s: %v", ch.s, err))
+		tried = append(tried, fmt.Sprintf("%s: %v", cand.name, err))
 	}
 	return Plan{}, fmt.Errorf("plan: no strategy serves %v %v %d×%d×%d (%s)", p.Op, p.DType, p.Outer, p.Axis, p.Inner, strings.Join(tried, "; "))
 }
@@ -432,6 +287,14 @@ type ctx struct {
 	// grid is splitGridGrid's result, computed once per plan: the rules and
 	// the build ask for it up to three times, two occupancy queries each.
 	grid *splitGridSize
+
+	// table is the preference table of an automatic choice.
+	table Table
+
+	// few is the few-rows model's pick (fewModel), once fewDone; fewOK
+	// false where the model does not apply.
+	few            kernels.Strategy
+	fewDone, fewOK bool
 }
 
 func newCtx(p Problem, d Device, occ Occupancy) (*ctx, error) {
@@ -528,7 +391,7 @@ func (c *ctx) raggedRows() bool {
 // starting up to 15 bytes before the tensor, inside the same 16-byte
 // block, so inside its allocation (CUDA allocations are at least 256-byte
 // aligned), and mask those elements in registers, as they do the row
-// before's. Shorter rows keep flat_rows (flatRowsUnaligned) or the
+// before's. Shorter rows keep flat_rows (the table's flat.unaligned rows) or the
 // element-wise path.
 func (c *ctx) skewedRows() bool {
 	return c.unalignedRows() && c.p.Skew != 0 && c.p.Axis > flatRowsMaxCols

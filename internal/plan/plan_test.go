@@ -653,14 +653,14 @@ func TestRegimes(t *testing.T) {
 		{"8×256K f32 (1 MB rows: past clusterRowBytes; 8 MB: split_grid)", prob(8, 262144, 1, f32, spec.Softmax), h100, kernels.SplitGrid, ""},
 		{"8×256K f32 backward (1 MB rows: past clusterRowBytes; 16 MB: split_grid)", prob(8, 262144, 1, f32, spec.SoftmaxBackward), h100, kernels.SplitGrid, ""},
 		{"4×256K f16 (512 KB rows: past clusterRowBytes; 2 MB: split_grid)", prob(4, 262144, 1, f16, spec.Softmax), h100, kernels.SplitGrid, ""},
-		{"1×128K f32 (512 KB: gridMinBytes)", prob(1, 131072, 1, f32, spec.Softmax), h100, kernels.SplitGrid, ""},
+		{"1×128K f32 (512 KB: grid_caches(262144) in few.grid.split_row)", prob(1, 131072, 1, f32, spec.Softmax), h100, kernels.SplitGrid, ""},
 		{"1×96K f32 (past gridClusterMinCols: split_grid over a cluster)", prob(1, 98304, 1, f32, spec.Softmax), h100, kernels.SplitGrid, ""},
 		{"1×48K f32 (192 KB, shorter than gridClusterMinCols: a cluster)", prob(1, 49152, 1, f32, spec.Softmax), h100, kernels.SplitCluster, ""},
 		{"1×100K f32 (400 KB, past clusterRowBytes: split_grid)", prob(1, 102400, 1, f32, spec.Softmax), h100, kernels.SplitGrid, ""},
 		{"1×100K f32 unaligned (split_row: split_grid caches packs)", Problem{Outer: 1, Axis: 102400, Inner: 1, DType: f32, Op: spec.Softmax}, h100, kernels.SplitRow, ""},
-		{"1×64K f32 backward (512 KB: gridMinBytes)", prob(1, 65536, 1, f32, spec.SoftmaxBackward), h100, kernels.SplitGrid, ""},
+		{"1×64K f32 backward (512 KB: grid_caches(262144) in few.grid.split_row)", prob(1, 65536, 1, f32, spec.SoftmaxBackward), h100, kernels.SplitGrid, ""},
 		{"32×64K f32 backward (512 KB rows a block would read twice)", prob(32, 65536, 1, f32, spec.SoftmaxBackward), h100, kernels.SplitGrid, ""},
-		{"1×256K f32 (1 MB: gridMinBytes)", prob(1, 262144, 1, f32, spec.Softmax), h100, kernels.SplitGrid, ""},
+		{"1×256K f32 (1 MB: grid_caches(262144) in few.grid.split_row)", prob(1, 262144, 1, f32, spec.Softmax), h100, kernels.SplitGrid, ""},
 		{"4×64K f16 (gridClusterMinCols: split_grid over clusters)", prob(4, 65536, 1, f16, spec.Softmax), h100, kernels.SplitGrid, ""},
 		{"4×32K f32 (512 KB in rows shorter than gridClusterMinCols: clusters)", prob(4, 32768, 1, f32, spec.Softmax), h100, kernels.SplitCluster, ""},
 		{"4×128K f16 (split_grid over clusters)", prob(4, 131072, 1, f16, spec.Softmax), h100, kernels.SplitGrid, ""},
@@ -1304,8 +1304,8 @@ func TestClusterOneWave(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s, why := c.fewRows(); s == kernels.SplitCluster && strings.Contains(why, "one wave") {
-		t.Errorf("backward 4×8192 f32 took the forward one-wave rule: %s", why)
+	if s, ok := c.fewModel(); !ok || s != "" {
+		t.Errorf("backward 4×8192 f32: the model picks %q (%v), want a block per row (the one-wave cluster rule is forward only)", s, ok)
 	}
 }
 

@@ -6,9 +6,12 @@ package spec
 import (
 	"fmt"
 	"math"
+
+	"github.com/gofused/softmax/internal/errs"
 )
 
-// DType is the storage type of tensor elements. Arithmetic is always float32.
+// DType is the storage type of tensor elements. Arithmetic is float32 for
+// Float32, Float16 and BFloat16, and float64 for Float64.
 type DType int
 
 // Storage dtypes.
@@ -16,6 +19,7 @@ const (
 	Float32 DType = iota
 	Float16
 	BFloat16
+	Float64
 )
 
 // Size returns the size in bytes of one element.
@@ -25,14 +29,16 @@ func (d DType) Size() int {
 		return 4
 	case Float16, BFloat16:
 		return 2
+	case Float64:
+		return 8
 	}
 	return 0
 }
 
 // Valid reports whether d is one of the known dtypes.
-func (d DType) Valid() bool { return d >= Float32 && d <= BFloat16 }
+func (d DType) Valid() bool { return d >= Float32 && d <= Float64 }
 
-// String returns the short name used by the CLI and the kernel catalogue: f32, f16, bf16.
+// String returns the short name used by the CLI and the kernel catalogue: f32, f16, bf16, f64.
 func (d DType) String() string {
 	switch d {
 	case Float32:
@@ -41,11 +47,14 @@ func (d DType) String() string {
 		return "f16"
 	case BFloat16:
 		return "bf16"
+	case Float64:
+		return "f64"
 	}
 	return fmt.Sprintf("DType(%d)", int(d))
 }
 
-// ParseDType accepts f32/float32, f16/float16/half, bf16/bfloat16.
+// ParseDType accepts f32/float32, f16/float16/half, bf16/bfloat16,
+// f64/float64/double.
 func ParseDType(s string) (DType, error) {
 	switch s {
 	case "f32", "float32":
@@ -54,8 +63,10 @@ func ParseDType(s string) (DType, error) {
 		return Float16, nil
 	case "bf16", "bfloat16":
 		return BFloat16, nil
+	case "f64", "float64", "double":
+		return Float64, nil
 	}
-	return 0, fmt.Errorf("unknown dtype %q (want f32, f16 or bf16)", s)
+	return 0, fmt.Errorf("unknown dtype %q (want f32, f16, bf16 or f64)", s)
 }
 
 // Op is the operation computed along the axis.
@@ -127,13 +138,13 @@ func (l Layout) Empty() bool { return l.Outer == 0 || l.Axis == 0 || l.Inner == 
 func Decompose(shape []int, axis int) (Layout, error) {
 	if len(shape) == 0 {
 		if axis != 0 && axis != -1 {
-			return Layout{}, fmt.Errorf("axis %d out of range for a scalar (want 0 or -1)", axis)
+			return Layout{}, errs.Kind(errs.ErrBadAxis, "axis %d out of range for a scalar (want 0 or -1)", axis)
 		}
 		return Layout{1, 1, 1}, nil
 	}
 	n := len(shape)
 	if axis < -n || axis >= n {
-		return Layout{}, fmt.Errorf("axis %d out of range for %d-d shape %v (want %d..%d)", axis, n, shape, -n, n-1)
+		return Layout{}, errs.Kind(errs.ErrBadAxis, "axis %d out of range for %d-d shape %v (want %d..%d)", axis, n, shape, -n, n-1)
 	}
 	if axis < 0 {
 		axis += n
@@ -141,10 +152,10 @@ func Decompose(shape []int, axis int) (Layout, error) {
 	total := 1
 	for i, d := range shape {
 		if d < 0 {
-			return Layout{}, fmt.Errorf("shape %v has negative dimension %d at index %d", shape, d, i)
+			return Layout{}, errs.Kind(errs.ErrBadShape, "shape %v has negative dimension %d at index %d", shape, d, i)
 		}
 		if d != 0 && total > math.MaxInt/d {
-			return Layout{}, fmt.Errorf("shape %v overflows int element count", shape)
+			return Layout{}, errs.Kind(errs.ErrBadShape, "shape %v overflows int element count", shape)
 		}
 		total *= d
 	}

@@ -3,7 +3,7 @@ package verify
 import "github.com/gofused/softmax/internal/spec"
 
 var (
-	allDTypes = []spec.DType{spec.Float32, spec.Float16, spec.BFloat16}
+	allDTypes = []spec.DType{spec.Float32, spec.Float16, spec.BFloat16, spec.Float64}
 	allOps    = []spec.Op{spec.Softmax, spec.LogSoftmax, spec.SoftmaxBackward, spec.LogSoftmaxBackward}
 	edgeFills = []Fill{NegInf, AllNegInf, NaN, PosInf, Huge, Constant, Wide}
 )
@@ -78,7 +78,7 @@ func Battery(quick bool) []Case {
 	}
 	for _, dt := range allDTypes {
 		for _, op := range []spec.Op{spec.Softmax, spec.LogSoftmax} {
-			for _, sc := range []float32{0.5, -2} {
+			for _, sc := range []float64{0.5, -2} {
 				cases = append(cases, Case{Shape: []int{9, 781}, Axis: -1, DType: dt, Op: op, Scale: sc, Fill: Random},
 					Case{Shape: []int{5, 30, 45}, Axis: 1, DType: dt, Op: op, Scale: sc, Fill: Random}, // strided_short's lane-pair twin (strided's when forced)
 					Case{Shape: []int{5, 6, 80}, Axis: 1, DType: dt, Op: op, Scale: sc, Fill: Random},  // strided_short's packs

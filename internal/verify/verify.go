@@ -1,7 +1,8 @@
 // Package verify is the accuracy battery shared by the tests of every
 // backend and by `softmax verify`: it builds inputs (random, ragged, −∞,
 // NaN, huge, constant slices), runs a backend, and compares the result with
-// the float64 reference of package ref.
+// the float64 reference of package ref (its compensated form for Float64
+// cases, whose tolerance is 1e-13).
 package verify
 
 import (
@@ -27,7 +28,7 @@ const (
 	PosInf    Fill = "posinf"    // a +∞ in some slices
 	Huge      Fill = "huge"      // values near the dtype's max magnitude
 	Constant  Fill = "constant"  // every element equal
-	Wide      Fill = "wide"      // uniform over ±80: exp spans the float32 range
+	Wide      Fill = "wide"      // uniform over ±80 (±700 for f64): exp spans the dtype's range
 )
 
 // Case is one check: an op on a shape along an axis.
@@ -36,7 +37,7 @@ type Case struct {
 	Axis  int
 	DType spec.DType
 	Op    spec.Op
-	Scale float32 // 0 means 1
+	Scale float64 // 0 means 1; the float32-arithmetic dtypes use float32(Scale)
 	Fill  Fill
 }
 
@@ -50,11 +51,12 @@ func (c Case) Name() string {
 }
 
 // Host is a host tensor as the backends take it: F32 for float32, raw bits
-// in U16 for float16/bfloat16.
+// in U16 for float16/bfloat16, F64 for float64.
 type Host struct {
 	DType spec.DType
 	F32   []float32
 	U16   []uint16
+	F64   []float64
 }
 
 // Backend runs one op. For forward ops inputs is [x]; for backward ops it
@@ -84,6 +86,9 @@ func Tolerance(dt spec.DType, op spec.Op) float64 {
 		return 1e-3
 	case spec.BFloat16:
 		return 8e-3
+	case spec.Float64:
+		// Float64 arithmetic: a few ulp an element, sums compensated.
+		return 1e-13
 	}
 	switch op {
 	case spec.LogSoftmax:
@@ -118,32 +123,43 @@ func Run(c Case, rng *rand.Rand, backend Backend) Result {
 		if c.Op == spec.LogSoftmaxBackward {
 			fwd = spec.LogSoftmax
 		}
-		y, _ := ref.Forward(fwd, l, load(xs), 1)
+		y, _ := refForward(c.DType, fwd, l, load(xs))
 		ys := store(c.DType, y)
 		dy := make([]float64, n)
 		for i := range dy {
 			dy[i] = rng.NormFloat64()
 		}
 		dys := store(c.DType, dy)
-		want, _ = ref.Backward(c.Op, l, load(ys), load(dys))
+		want, _ = refBackward(c.DType, c.Op, l, load(ys), load(dys))
 		scaleOf = backwardScale(c.Op, l, load(ys), load(dys))
 		inputs = []Host{ys, dys}
 	} else {
-		// The backends compute scale·x in float32; so does the reference's input.
+		// The backends compute scale·x in float32 (float64 for Float64); so
+		// does the reference's input.
 		sx := load(xs)
 		for i, v := range sx {
-			sx[i] = float64(float32(v) * scale)
+			if c.DType == spec.Float64 {
+				sx[i] = v * scale
+			} else {
+				sx[i] = float64(float32(v) * float32(scale))
+			}
 		}
-		want, _ = ref.Forward(c.Op, l, sx, 1)
+		want, _ = refForward(c.DType, c.Op, l, sx)
 		inputs = []Host{xs}
 	}
 	out := Host{DType: c.DType}
-	if c.DType == spec.Float32 {
+	switch c.DType {
+	case spec.Float64:
+		out.F64 = make([]float64, n)
+		for i := range out.F64 {
+			out.F64[i] = math.NaN()
+		}
+	case spec.Float32:
 		out.F32 = make([]float32, n)
 		for i := range out.F32 {
 			out.F32[i] = float32(math.NaN())
 		}
-	} else {
+	default:
 		out.U16 = make([]uint16, n)
 		for i := range out.U16 {
 			out.U16[i] = 0x7e00 // NaN in f16; a NaN payload in bf16 too (exp all ones)
@@ -246,7 +262,7 @@ func draw(f Fill, dt spec.DType, l spec.Layout, rng *rand.Rand) []float64 {
 	for i := range x {
 		x[i] = 3 * rng.NormFloat64()
 	}
-	big := map[spec.DType]float64{spec.Float32: 3e38, spec.Float16: 6e4, spec.BFloat16: 3e38}[dt]
+	big := map[spec.DType]float64{spec.Float32: 3e38, spec.Float16: 6e4, spec.BFloat16: 3e38, spec.Float64: 1.7e308}[dt]
 	// Each edge fill touches about a third of the slices (at least one).
 	forSlices := func(fn func(at func(j int) int)) {
 		picked := false
@@ -289,8 +305,12 @@ func draw(f Fill, dt spec.DType, l spec.Layout, rng *rand.Rand) []float64 {
 			x[i] = 1.25
 		}
 	case Wide:
+		span := 80.0
+		if dt == spec.Float64 {
+			span = 700 // e^±700 spans the float64 range, as e^±80 does float32's
+		}
 		for i := range x {
-			x[i] = 80 * (1 - 2*rng.Float64())
+			x[i] = span * (1 - 2*rng.Float64())
 		}
 	}
 	return x
@@ -300,6 +320,8 @@ func draw(f Fill, dt spec.DType, l spec.Layout, rng *rand.Rand) []float64 {
 func store(dt spec.DType, v []float64) Host {
 	h := Host{DType: dt}
 	switch dt {
+	case spec.Float64:
+		h.F64 = append([]float64(nil), v...)
 	case spec.Float32:
 		h.F32 = make([]float32, len(v))
 		for i, x := range v {
@@ -321,6 +343,9 @@ func store(dt spec.DType, v []float64) Host {
 
 // load widens storage to float64.
 func load(h Host) []float64 {
+	if h.DType == spec.Float64 {
+		return append([]float64(nil), h.F64...)
+	}
 	if h.DType == spec.Float32 {
 		v := make([]float64, len(h.F32))
 		for i, x := range h.F32 {
@@ -337,4 +362,21 @@ func load(h Host) []float64 {
 		}
 	}
 	return v
+}
+
+// refForward is the reference of a forward op: compensated for Float64,
+// whose errors are far below the plain reference's.
+func refForward(dt spec.DType, op spec.Op, l spec.Layout, x []float64) ([]float64, error) {
+	if dt == spec.Float64 {
+		return ref.ForwardCompensated(op, l, x, 1)
+	}
+	return ref.Forward(op, l, x, 1)
+}
+
+// refBackward is refForward for the backward ops.
+func refBackward(dt spec.DType, op spec.Op, l spec.Layout, y, dy []float64) ([]float64, error) {
+	if dt == spec.Float64 {
+		return ref.BackwardCompensated(op, l, y, dy)
+	}
+	return ref.Backward(op, l, y, dy)
 }

@@ -251,3 +251,52 @@ func BenchmarkStream(b *testing.B) {
 		}
 	}
 }
+
+// benchKernel64 is benchKernel for the float64 kernels (the set's own, or
+// the twins where it has none).
+func benchKernel64(b *testing.B, bytes int, body func(k *kernels64, n int) func()) {
+	benchKernel(b, bytes, func(s *kernelSet, n int) func() {
+		k := s.f64
+		if k == nil {
+			k = goSet64
+		}
+		return body(k, n)
+	})
+}
+
+func benchFloats64(n int, lo, hi float64) []float64 {
+	r := rand.New(rand.NewSource(int64(n)))
+	x := make([]float64, n)
+	for i := range x {
+		x[i] = lo + r.Float64()*(hi-lo)
+	}
+	return x
+}
+
+func BenchmarkExpSum64(b *testing.B) {
+	benchKernel64(b, 16, func(k *kernels64, n int) func() {
+		x, dst := benchFloats64(n, -10, 0), make([]float64, n)
+		return func() { k.expSum(dst, x, nil, 1, 0) }
+	})
+}
+
+func BenchmarkMax64(b *testing.B) {
+	benchKernel64(b, 8, func(k *kernels64, n int) func() {
+		x := benchFloats64(n, -10, 10)
+		return func() { k.maxOf(x, 1) }
+	})
+}
+
+func BenchmarkNormalize64(b *testing.B) {
+	benchKernel64(b, 16, func(k *kernels64, n int) func() {
+		x, dst := benchFloats64(n, 0, 1), make([]float64, n)
+		return func() { k.normalize(dst, x, 0.5) }
+	})
+}
+
+func BenchmarkLogSoftmaxGrad64(b *testing.B) {
+	benchKernel64(b, 24, func(k *kernels64, n int) func() {
+		y, dy, dx := benchFloats64(n, -10, 0), benchFloats64(n, -1, 1), make([]float64, n)
+		return func() { k.logSoftmaxGrad(dx, y, dy, 0.5) }
+	})
+}

@@ -6,9 +6,10 @@ import (
 )
 
 //go:generate go run ./asmgen -out kernels_amd64.s -stubs stubs_amd64.go -pkg vec
+//go:generate go run ./neongen -out kernels_arm64.s -stubs stubs_arm64.go
 
 // EnvKernels names the environment variable that picks the kernel set at
-// start-up: "go", "avx2" or "avx512". A set the CPU cannot run, or any other
+// start-up: "go", "avx2", "avx512" or "neon". A set the CPU cannot run, or any other
 // value, is ignored and the fastest available set is used.
 const EnvKernels = "SOFTMAX_CPU_KERNELS"
 
@@ -53,6 +54,7 @@ type kernelSet struct {
 	logNormLanesStream   func(dst, x, m, logd []float32, scale float32)
 	recipLanes           func(dst, d []float32)
 	logLanes             func(dst, d []float32)
+	f64                  *kernels64 // nil: the pure-Go twins (goSet64)
 }
 
 // goSet is the pure-Go twins.
@@ -96,6 +98,7 @@ var goSet = &kernelSet{
 	logNormLanesStream:   logNormLanesGeneric,
 	recipLanes:           recipLanesGeneric,
 	logLanes:             logLanesGeneric,
+	f64:                  goSet64,
 }
 
 // sets lists the kernel sets this CPU can run, "go" first and the fastest
@@ -163,6 +166,11 @@ func (s *kernelSet) install() {
 	logNormLanesStream = s.logNormLanesStream
 	recipLanes = s.recipLanes
 	logLanes = s.logLanes
+	if s.f64 != nil {
+		k64 = *s.f64
+	} else {
+		k64 = *goSet64
+	}
 }
 
 // Impls lists the kernel sets this CPU can run, "go" first and the fastest

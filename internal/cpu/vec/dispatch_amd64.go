@@ -58,6 +58,7 @@ func asmSets() []*kernelSet {
 		logNormLanesStream:   logNormLanesStreamAVX2,
 		recipLanes:           recipLanesAVX2,
 		logLanes:             logLanesAVX2,
+		f64:                  avx2F64,
 	}
 	if x.HasF16C {
 		avx2.f16ToF32 = f16ToF32AVX2
@@ -106,6 +107,7 @@ func asmSets() []*kernelSet {
 			logNormLanesStream:   logNormLanesStreamAVX512,
 			recipLanes:           recipLanesAVX512,
 			logLanes:             logLanesAVX512,
+			f64:                  avx512F64,
 		})
 	}
 	return out
@@ -115,7 +117,7 @@ func asmSets() []*kernelSet {
 // align-byte boundary (at most len(dst)): the non-temporal kernels store
 // whole aligned vectors, so the wrappers below run those elements through
 // the plain kernel.
-func alignHead[T float32 | uint16](dst []T, align uintptr) int {
+func alignHead[T float32 | uint16 | float64](dst []T, align uintptr) int {
 	if len(dst) == 0 {
 		return 0
 	}
@@ -234,5 +236,111 @@ func expSumFlushSplitAVX512(dst, x, next, out, in []float32, scale, m, k float32
 	normalizeAVX512(out[:h], in[:h], k)
 	s, done := expSumFlushAVX512(dst, x, next, out[h:], in[h:], scale, m, k)
 	normalizeStreamAVX512(out[h+done:], in[h+done:], k)
+	return s
+}
+
+// The float64 kernels of the assembly sets.
+var (
+	avx2F64 = &kernels64{
+		maxOf:               maxOf64AVX2,
+		expSum:              expSum64AVX2,
+		expSumFlush:         expSumFlushSplit64AVX2,
+		expScale:            expScale64AVX2,
+		expScaleStream:      expScaleStream64AVX2,
+		normalize:           normalize64AVX2,
+		normalizeStream:     normalizeStream64AVX2,
+		logNorm:             logNorm64AVX2,
+		logNormStream:       logNormStream64AVX2,
+		dot:                 dot64AVX2,
+		sum:                 sum64AVX2,
+		softmaxGrad:         softmaxGrad64AVX2,
+		logSoftmaxGrad:      logSoftmaxGrad64AVX2,
+		maxLanes:            maxLanes64AVX2,
+		expSumLanes:         expSumLanes64AVX2,
+		expScaleLanes:       expScaleLanes64AVX2,
+		normalizeLanes:      normalizeLanes64AVX2,
+		logNormLanes:        logNormLanes64AVX2,
+		mulAdd:              mulAdd64AVX2,
+		add:                 add64AVX2,
+		softmaxGradLanes:    softmaxGradLanes64AVX2,
+		logSoftmaxGradLanes: logSoftmaxGradLanes64AVX2,
+		logLanes:            logLanes64AVX2,
+	}
+	avx512F64 = &kernels64{
+		maxOf:               maxOf64AVX512,
+		expSum:              expSum64AVX512,
+		expSumFlush:         expSumFlushSplit64AVX512,
+		expScale:            expScale64AVX512,
+		expScaleStream:      expScaleStream64AVX512,
+		normalize:           normalize64AVX512,
+		normalizeStream:     normalizeStream64AVX512,
+		logNorm:             logNorm64AVX512,
+		logNormStream:       logNormStream64AVX512,
+		dot:                 dot64AVX512,
+		sum:                 sum64AVX512,
+		softmaxGrad:         softmaxGrad64AVX512,
+		logSoftmaxGrad:      logSoftmaxGrad64AVX512,
+		maxLanes:            maxLanes64AVX512,
+		expSumLanes:         expSumLanes64AVX512,
+		expScaleLanes:       expScaleLanes64AVX512,
+		normalizeLanes:      normalizeLanes64AVX512,
+		logNormLanes:        logNormLanes64AVX512,
+		mulAdd:              mulAdd64AVX512,
+		add:                 add64AVX512,
+		softmaxGradLanes:    softmaxGradLanes64AVX512,
+		logSoftmaxGradLanes: logSoftmaxGradLanes64AVX512,
+		logLanes:            logLanes64AVX512,
+	}
+)
+
+func normalizeStream64AVX2(dst, x []float64, k float64) {
+	h := alignHead(dst, 32)
+	normalize64AVX2(dst[:h], x[:h], k)
+	normalizeNT64AVX2(dst[h:], x[h:], k)
+}
+
+func normalizeStream64AVX512(dst, x []float64, k float64) {
+	h := alignHead(dst, 64)
+	normalize64AVX512(dst[:h], x[:h], k)
+	normalizeNT64AVX512(dst[h:], x[h:], k)
+}
+
+func expScaleStream64AVX2(dst, x []float64, scale, m, mul float64) {
+	h := alignHead(dst, 32)
+	expScale64AVX2(dst[:h], x[:h], scale, m, mul)
+	expScaleNT64AVX2(dst[h:], x[h:], scale, m, mul)
+}
+
+func expScaleStream64AVX512(dst, x []float64, scale, m, mul float64) {
+	h := alignHead(dst, 64)
+	expScale64AVX512(dst[:h], x[:h], scale, m, mul)
+	expScaleNT64AVX512(dst[h:], x[h:], scale, m, mul)
+}
+
+func logNormStream64AVX2(dst, x []float64, scale, m, logd float64) {
+	h := alignHead(dst, 32)
+	logNorm64AVX2(dst[:h], x[:h], scale, m, logd)
+	logNormNT64AVX2(dst[h:], x[h:], scale, m, logd)
+}
+
+func logNormStream64AVX512(dst, x []float64, scale, m, logd float64) {
+	h := alignHead(dst, 64)
+	logNorm64AVX512(dst[:h], x[:h], scale, m, logd)
+	logNormNT64AVX512(dst[h:], x[h:], scale, m, logd)
+}
+
+func expSumFlushSplit64AVX2(dst, x, next, out, in []float64, scale, m, k float64) float64 {
+	h := alignHead(out, 32)
+	normalize64AVX2(out[:h], in[:h], k)
+	s, done := expSumFlush64AVX2(dst, x, next, out[h:], in[h:], scale, m, k)
+	normalizeStream64AVX2(out[h+done:], in[h+done:], k)
+	return s
+}
+
+func expSumFlushSplit64AVX512(dst, x, next, out, in []float64, scale, m, k float64) float64 {
+	h := alignHead(out, 64)
+	normalize64AVX512(out[:h], in[:h], k)
+	s, done := expSumFlush64AVX512(dst, x, next, out[h:], in[h:], scale, m, k)
+	normalizeStream64AVX512(out[h+done:], in[h+done:], k)
 	return s
 }

@@ -5,6 +5,8 @@ import "math"
 // The pure-Go kernels. Unrolled by 8 lanes so that the sums are split into
 // independent accumulators like the vector kernels' (which keeps float32
 // rounding error small on long slices) and the compiler can pipeline them.
+// float32(x*scale) rounds the scaled input before it is offset, as the
+// vector kernels do: arm64 (and GOAMD64=v3) would otherwise fuse the two.
 
 // safeMax returns m, or 0 when m is −∞: the exponent offset used by the
 // online merge so that exp(−∞ − (−∞)) never turns a valid slice into NaN.
@@ -24,7 +26,7 @@ func maxSumGeneric(x []float32, scale float32) (m, d float32) {
 	i := 0
 	for ; i+8 <= len(x); i += 8 {
 		for k := 0; k < 8; k++ {
-			v := x[i+k] * scale
+			v := float32(x[i+k] * scale)
 			if v > lm[k] {
 				ld[k] *= Exp(lm[k] - safeMax(v))
 				lm[k] = v
@@ -33,7 +35,7 @@ func maxSumGeneric(x []float32, scale float32) (m, d float32) {
 		}
 	}
 	for ; i < len(x); i++ {
-		v := x[i] * scale
+		v := float32(x[i] * scale)
 		if v > lm[0] {
 			ld[0] *= Exp(lm[0] - safeMax(v))
 			lm[0] = v
@@ -61,7 +63,7 @@ func Merge(m1, d1, m2, d2 float32) (m, d float32) {
 func expScaleGeneric(dst, x []float32, scale, m, mul float32) {
 	x = x[:len(dst)]
 	for i := range dst {
-		dst[i] = Exp(x[i]*scale-m) * mul
+		dst[i] = Exp(float32(x[i]*scale)-m) * mul
 	}
 }
 
@@ -69,7 +71,7 @@ func expScaleGeneric(dst, x []float32, scale, m, mul float32) {
 func logOutGeneric(dst, x []float32, scale, sub float32) {
 	x = x[:len(dst)]
 	for i := range dst {
-		dst[i] = x[i]*scale - sub
+		dst[i] = float32(x[i]*scale) - sub
 	}
 }
 
@@ -124,7 +126,7 @@ func logSoftmaxGradGeneric(dx, y, dy []float32, s float32) {
 func onlineUpdateGeneric(m, d, x []float32, scale float32) {
 	d, x = d[:len(m)], x[:len(m)]
 	for i := range m {
-		v := x[i] * scale
+		v := float32(x[i] * scale)
 		if v > m[i] {
 			d[i] *= Exp(m[i] - safeMax(v))
 			m[i] = v
@@ -138,7 +140,7 @@ func onlineUpdateGeneric(m, d, x []float32, scale float32) {
 func expScaleLanesGeneric(dst, x, m, mul []float32, scale float32) {
 	x, m, mul = x[:len(dst)], m[:len(dst)], mul[:len(dst)]
 	for i := range dst {
-		dst[i] = Exp(x[i]*scale-m[i]) * mul[i]
+		dst[i] = Exp(float32(x[i]*scale)-m[i]) * mul[i]
 	}
 }
 
@@ -146,7 +148,7 @@ func expScaleLanesGeneric(dst, x, m, mul []float32, scale float32) {
 func logOutLanesGeneric(dst, x, sub []float32, scale float32) {
 	x, sub = x[:len(dst)], sub[:len(dst)]
 	for i := range dst {
-		dst[i] = x[i]*scale - sub[i]
+		dst[i] = float32(x[i]*scale) - sub[i]
 	}
 }
 
@@ -249,13 +251,13 @@ func expSumGeneric(dst, x, _ []float32, scale, m float32) float32 {
 	i := 0
 	for ; i+8 <= len(dst); i += 8 {
 		for k := 0; k < 8; k++ {
-			e := Exp(x[i+k]*scale - m)
+			e := Exp(float32(x[i+k]*scale) - m)
 			dst[i+k] = e
 			s[k] += e
 		}
 	}
 	for ; i < len(dst); i++ {
-		e := Exp(x[i]*scale - m)
+		e := Exp(float32(x[i]*scale) - m)
 		dst[i] = e
 		s[0] += e
 	}
@@ -292,7 +294,7 @@ func maxLanesGeneric(m, x []float32, scale float32) {
 func expSumLanesGeneric(dst, d, x, m, _ []float32, scale float32) {
 	d, x, m = d[:len(dst)], x[:len(dst)], m[:len(dst)]
 	for i := range dst {
-		e := Exp(x[i]*scale - m[i])
+		e := Exp(float32(x[i]*scale) - m[i])
 		dst[i] = e
 		d[i] += e
 	}
@@ -311,7 +313,7 @@ func normalizeLanesGeneric(dst, x, k []float32) {
 func logNormGeneric(dst, x []float32, scale, m, logd float32) {
 	x = x[:len(dst)]
 	for i := range dst {
-		dst[i] = float32(x[i]*scale-m) - logd
+		dst[i] = float32(float32(x[i]*scale)-m) - logd
 	}
 }
 
@@ -319,7 +321,7 @@ func logNormGeneric(dst, x []float32, scale, m, logd float32) {
 func logNormLanesGeneric(dst, x, m, logd []float32, scale float32) {
 	x, m, logd = x[:len(dst)], m[:len(dst)], logd[:len(dst)]
 	for i := range dst {
-		dst[i] = float32(x[i]*scale-m[i]) - logd[i]
+		dst[i] = float32(float32(x[i]*scale)-m[i]) - logd[i]
 	}
 }
 

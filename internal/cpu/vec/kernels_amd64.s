@@ -8254,3 +8254,5620 @@ tail3:
 done4:
 	VZEROUPPER
 	RET
+
+DATA vecconsts64<>+0(SB)/8, $0xfff0000000000000
+DATA vecconsts64<>+8(SB)/8, $0xfff0000000000000
+DATA vecconsts64<>+16(SB)/8, $0xfff0000000000000
+DATA vecconsts64<>+24(SB)/8, $0xfff0000000000000
+DATA vecconsts64<>+32(SB)/8, $0xc087500000000000
+DATA vecconsts64<>+40(SB)/8, $0xc087500000000000
+DATA vecconsts64<>+48(SB)/8, $0xc087500000000000
+DATA vecconsts64<>+56(SB)/8, $0xc087500000000000
+DATA vecconsts64<>+64(SB)/8, $0x4086300000000000
+DATA vecconsts64<>+72(SB)/8, $0x4086300000000000
+DATA vecconsts64<>+80(SB)/8, $0x4086300000000000
+DATA vecconsts64<>+88(SB)/8, $0x4086300000000000
+DATA vecconsts64<>+96(SB)/8, $0x3ff71547652b82fe
+DATA vecconsts64<>+104(SB)/8, $0x3ff71547652b82fe
+DATA vecconsts64<>+112(SB)/8, $0x3ff71547652b82fe
+DATA vecconsts64<>+120(SB)/8, $0x3ff71547652b82fe
+DATA vecconsts64<>+128(SB)/8, $0x4338000000000000
+DATA vecconsts64<>+136(SB)/8, $0x4338000000000000
+DATA vecconsts64<>+144(SB)/8, $0x4338000000000000
+DATA vecconsts64<>+152(SB)/8, $0x4338000000000000
+DATA vecconsts64<>+160(SB)/8, $0x3fe62e42fee00000
+DATA vecconsts64<>+168(SB)/8, $0x3fe62e42fee00000
+DATA vecconsts64<>+176(SB)/8, $0x3fe62e42fee00000
+DATA vecconsts64<>+184(SB)/8, $0x3fe62e42fee00000
+DATA vecconsts64<>+192(SB)/8, $0x3dea39ef35793c76
+DATA vecconsts64<>+200(SB)/8, $0x3dea39ef35793c76
+DATA vecconsts64<>+208(SB)/8, $0x3dea39ef35793c76
+DATA vecconsts64<>+216(SB)/8, $0x3dea39ef35793c76
+DATA vecconsts64<>+224(SB)/8, $0x3fe0000000000000
+DATA vecconsts64<>+232(SB)/8, $0x3fe0000000000000
+DATA vecconsts64<>+240(SB)/8, $0x3fe0000000000000
+DATA vecconsts64<>+248(SB)/8, $0x3fe0000000000000
+DATA vecconsts64<>+256(SB)/8, $0x3ff0000000000000
+DATA vecconsts64<>+264(SB)/8, $0x3ff0000000000000
+DATA vecconsts64<>+272(SB)/8, $0x3ff0000000000000
+DATA vecconsts64<>+280(SB)/8, $0x3ff0000000000000
+DATA vecconsts64<>+288(SB)/8, $0x00000000000003ff
+DATA vecconsts64<>+296(SB)/8, $0x00000000000003ff
+DATA vecconsts64<>+304(SB)/8, $0x00000000000003ff
+DATA vecconsts64<>+312(SB)/8, $0x00000000000003ff
+DATA vecconsts64<>+320(SB)/8, $0x3e5af389ecfc4b9c
+DATA vecconsts64<>+328(SB)/8, $0x3e5af389ecfc4b9c
+DATA vecconsts64<>+336(SB)/8, $0x3e5af389ecfc4b9c
+DATA vecconsts64<>+344(SB)/8, $0x3e5af389ecfc4b9c
+DATA vecconsts64<>+352(SB)/8, $0x3e928917c89a43a7
+DATA vecconsts64<>+360(SB)/8, $0x3e928917c89a43a7
+DATA vecconsts64<>+368(SB)/8, $0x3e928917c89a43a7
+DATA vecconsts64<>+376(SB)/8, $0x3e928917c89a43a7
+DATA vecconsts64<>+384(SB)/8, $0x3ec71de0db2f6b19
+DATA vecconsts64<>+392(SB)/8, $0x3ec71de0db2f6b19
+DATA vecconsts64<>+400(SB)/8, $0x3ec71de0db2f6b19
+DATA vecconsts64<>+408(SB)/8, $0x3ec71de0db2f6b19
+DATA vecconsts64<>+416(SB)/8, $0x3efa019b9149a41c
+DATA vecconsts64<>+424(SB)/8, $0x3efa019b9149a41c
+DATA vecconsts64<>+432(SB)/8, $0x3efa019b9149a41c
+DATA vecconsts64<>+440(SB)/8, $0x3efa019b9149a41c
+DATA vecconsts64<>+448(SB)/8, $0x3f2a01a01a7c2efe
+DATA vecconsts64<>+456(SB)/8, $0x3f2a01a01a7c2efe
+DATA vecconsts64<>+464(SB)/8, $0x3f2a01a01a7c2efe
+DATA vecconsts64<>+472(SB)/8, $0x3f2a01a01a7c2efe
+DATA vecconsts64<>+480(SB)/8, $0x3f56c16c17889ef1
+DATA vecconsts64<>+488(SB)/8, $0x3f56c16c17889ef1
+DATA vecconsts64<>+496(SB)/8, $0x3f56c16c17889ef1
+DATA vecconsts64<>+504(SB)/8, $0x3f56c16c17889ef1
+DATA vecconsts64<>+512(SB)/8, $0x3f811111111109b5
+DATA vecconsts64<>+520(SB)/8, $0x3f811111111109b5
+DATA vecconsts64<>+528(SB)/8, $0x3f811111111109b5
+DATA vecconsts64<>+536(SB)/8, $0x3f811111111109b5
+DATA vecconsts64<>+544(SB)/8, $0x3fa5555555553d68
+DATA vecconsts64<>+552(SB)/8, $0x3fa5555555553d68
+DATA vecconsts64<>+560(SB)/8, $0x3fa5555555553d68
+DATA vecconsts64<>+568(SB)/8, $0x3fa5555555553d68
+DATA vecconsts64<>+576(SB)/8, $0x3fc5555555555556
+DATA vecconsts64<>+584(SB)/8, $0x3fc5555555555556
+DATA vecconsts64<>+592(SB)/8, $0x3fc5555555555556
+DATA vecconsts64<>+600(SB)/8, $0x3fc5555555555556
+DATA vecconsts64<>+608(SB)/8, $0x3fe0000000000001
+DATA vecconsts64<>+616(SB)/8, $0x3fe0000000000001
+DATA vecconsts64<>+624(SB)/8, $0x3fe0000000000001
+DATA vecconsts64<>+632(SB)/8, $0x3fe0000000000001
+DATA vecconsts64<>+640(SB)/8, $0x000fffffffffffff
+DATA vecconsts64<>+648(SB)/8, $0x000fffffffffffff
+DATA vecconsts64<>+656(SB)/8, $0x000fffffffffffff
+DATA vecconsts64<>+664(SB)/8, $0x000fffffffffffff
+DATA vecconsts64<>+672(SB)/8, $0x4330000000000000
+DATA vecconsts64<>+680(SB)/8, $0x4330000000000000
+DATA vecconsts64<>+688(SB)/8, $0x4330000000000000
+DATA vecconsts64<>+696(SB)/8, $0x4330000000000000
+DATA vecconsts64<>+704(SB)/8, $0x43300000000003ff
+DATA vecconsts64<>+712(SB)/8, $0x43300000000003ff
+DATA vecconsts64<>+720(SB)/8, $0x43300000000003ff
+DATA vecconsts64<>+728(SB)/8, $0x43300000000003ff
+DATA vecconsts64<>+736(SB)/8, $0x3ff6a09e667f3bcd
+DATA vecconsts64<>+744(SB)/8, $0x3ff6a09e667f3bcd
+DATA vecconsts64<>+752(SB)/8, $0x3ff6a09e667f3bcd
+DATA vecconsts64<>+760(SB)/8, $0x3ff6a09e667f3bcd
+DATA vecconsts64<>+768(SB)/8, $0x4000000000000000
+DATA vecconsts64<>+776(SB)/8, $0x4000000000000000
+DATA vecconsts64<>+784(SB)/8, $0x4000000000000000
+DATA vecconsts64<>+792(SB)/8, $0x4000000000000000
+DATA vecconsts64<>+800(SB)/8, $0x7ff0000000000000
+DATA vecconsts64<>+808(SB)/8, $0x7ff0000000000000
+DATA vecconsts64<>+816(SB)/8, $0x7ff0000000000000
+DATA vecconsts64<>+824(SB)/8, $0x7ff0000000000000
+DATA vecconsts64<>+832(SB)/8, $0x3fe5555555555593
+DATA vecconsts64<>+840(SB)/8, $0x3fe5555555555593
+DATA vecconsts64<>+848(SB)/8, $0x3fe5555555555593
+DATA vecconsts64<>+856(SB)/8, $0x3fe5555555555593
+DATA vecconsts64<>+864(SB)/8, $0x3fd999999997fa04
+DATA vecconsts64<>+872(SB)/8, $0x3fd999999997fa04
+DATA vecconsts64<>+880(SB)/8, $0x3fd999999997fa04
+DATA vecconsts64<>+888(SB)/8, $0x3fd999999997fa04
+DATA vecconsts64<>+896(SB)/8, $0x3fd2492494229359
+DATA vecconsts64<>+904(SB)/8, $0x3fd2492494229359
+DATA vecconsts64<>+912(SB)/8, $0x3fd2492494229359
+DATA vecconsts64<>+920(SB)/8, $0x3fd2492494229359
+DATA vecconsts64<>+928(SB)/8, $0x3fcc71c51d8e78af
+DATA vecconsts64<>+936(SB)/8, $0x3fcc71c51d8e78af
+DATA vecconsts64<>+944(SB)/8, $0x3fcc71c51d8e78af
+DATA vecconsts64<>+952(SB)/8, $0x3fcc71c51d8e78af
+DATA vecconsts64<>+960(SB)/8, $0x3fc7466496cb03de
+DATA vecconsts64<>+968(SB)/8, $0x3fc7466496cb03de
+DATA vecconsts64<>+976(SB)/8, $0x3fc7466496cb03de
+DATA vecconsts64<>+984(SB)/8, $0x3fc7466496cb03de
+DATA vecconsts64<>+992(SB)/8, $0x3fc39a09d078c69f
+DATA vecconsts64<>+1000(SB)/8, $0x3fc39a09d078c69f
+DATA vecconsts64<>+1008(SB)/8, $0x3fc39a09d078c69f
+DATA vecconsts64<>+1016(SB)/8, $0x3fc39a09d078c69f
+DATA vecconsts64<>+1024(SB)/8, $0x3fc2f112df3e5244
+DATA vecconsts64<>+1032(SB)/8, $0x3fc2f112df3e5244
+DATA vecconsts64<>+1040(SB)/8, $0x3fc2f112df3e5244
+DATA vecconsts64<>+1048(SB)/8, $0x3fc2f112df3e5244
+GLOBL vecconsts64<>(SB), RODATA|NOPTR, $1056
+
+DATA tailmask64<>+0(SB)/8, $0xffffffffffffffff
+DATA tailmask64<>+8(SB)/8, $0xffffffffffffffff
+DATA tailmask64<>+16(SB)/8, $0xffffffffffffffff
+DATA tailmask64<>+24(SB)/8, $0xffffffffffffffff
+DATA tailmask64<>+32(SB)/8, $0x0000000000000000
+DATA tailmask64<>+40(SB)/8, $0x0000000000000000
+DATA tailmask64<>+48(SB)/8, $0x0000000000000000
+DATA tailmask64<>+56(SB)/8, $0x0000000000000000
+GLOBL tailmask64<>(SB), RODATA|NOPTR, $64
+
+// func maxOf64AVX2(x []float64, scale float64) float64
+// Requires: AVX
+TEXT ·maxOf64AVX2(SB), NOSPLIT, $0-40
+	MOVQ         x_base+0(FP), AX
+	MOVQ         x_len+8(FP), CX
+	VBROADCASTSD scale+24(FP), Y0
+	VBROADCASTSD vecconsts64<>+0(SB), Y1
+	VBROADCASTSD vecconsts64<>+0(SB), Y2
+	VBROADCASTSD vecconsts64<>+0(SB), Y3
+	VBROADCASTSD vecconsts64<>+0(SB), Y4
+	XORQ         DX, DX
+
+loopU1:
+	CMPQ   CX, $0x00000010
+	JB     loop12
+	VMULPD (AX)(DX*8), Y0, Y5
+	VMAXPD Y1, Y5, Y1
+	VMULPD 32(AX)(DX*8), Y0, Y5
+	VMAXPD Y2, Y5, Y2
+	VMULPD 64(AX)(DX*8), Y0, Y5
+	VMAXPD Y3, Y5, Y3
+	VMULPD 96(AX)(DX*8), Y0, Y5
+	VMAXPD Y4, Y5, Y4
+	ADDQ   $0x00000010, DX
+	SUBQ   $0x00000010, CX
+	JMP    loopU1
+
+loop12:
+	CMPQ   CX, $0x00000004
+	JB     tail3
+	VMULPD (AX)(DX*8), Y0, Y5
+	VMAXPD Y1, Y5, Y1
+	ADDQ   $0x00000004, DX
+	SUBQ   $0x00000004, CX
+	JMP    loop12
+
+tail3:
+	TESTQ      CX, CX
+	JZ         done4
+	LEAQ       tailmask64<>+32(SB), BX
+	NEGQ       CX
+	VMOVDQU    (BX)(CX*8), Y5
+	VMASKMOVPD (AX)(DX*8), Y5, Y6
+	VMULPD     Y6, Y0, Y6
+	VMOVUPD    vecconsts64<>+0(SB), Y0
+	VBLENDVPD  Y5, Y6, Y0, Y6
+	VMAXPD     Y1, Y6, Y1
+
+done4:
+	VMAXPD     Y2, Y1, Y1
+	VMAXPD     Y4, Y3, Y3
+	VMAXPD     Y3, Y1, Y1
+	VPERM2F128 $0x01, Y1, Y1, Y0
+	VMAXPD     Y0, Y1, Y1
+	VPERMILPD  $0x05, Y1, Y0
+	VMAXPD     Y0, Y1, Y1
+	VMOVSD     X1, ret+32(FP)
+	VZEROUPPER
+	RET
+
+// func expSum64AVX2(dst []float64, x []float64, next []float64, scale float64, m float64) float64
+// Requires: AVX, AVX2, FMA3, MMX+
+TEXT ·expSum64AVX2(SB), NOSPLIT, $0-96
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         dst_len+8(FP), CX
+	MOVQ         x_base+24(FP), DX
+	MOVQ         next_base+48(FP), BX
+	MOVQ         next_len+56(FP), SI
+	VBROADCASTSD scale+72(FP), Y0
+	VBROADCASTSD m+80(FP), Y1
+	VBROADCASTSD vecconsts64<>+32(SB), Y2
+	VBROADCASTSD vecconsts64<>+64(SB), Y3
+	VXORPD       Y4, Y4, Y4
+	VXORPD       Y5, Y5, Y5
+	VXORPD       Y6, Y6, Y6
+	VXORPD       Y7, Y7, Y7
+	XORQ         DI, DI
+
+loopU1:
+	CMPQ         CX, $0x00000010
+	JB           loop12
+	VMULPD       (DX)(DI*8), Y0, Y8
+	VSUBPD       Y1, Y8, Y8
+	VMULPD       32(DX)(DI*8), Y0, Y9
+	VSUBPD       Y1, Y9, Y9
+	VMAXPD       Y8, Y2, Y8
+	VMAXPD       Y9, Y2, Y9
+	VMINPD       Y8, Y3, Y8
+	VMINPD       Y9, Y3, Y9
+	VMULPD       vecconsts64<>+96(SB), Y8, Y10
+	VMULPD       vecconsts64<>+96(SB), Y9, Y11
+	VADDPD       vecconsts64<>+128(SB), Y10, Y10
+	VADDPD       vecconsts64<>+128(SB), Y11, Y11
+	VSUBPD       vecconsts64<>+128(SB), Y10, Y10
+	VSUBPD       vecconsts64<>+128(SB), Y11, Y11
+	VFNMADD231PD vecconsts64<>+160(SB), Y10, Y8
+	VFNMADD231PD vecconsts64<>+160(SB), Y11, Y9
+	VFNMADD231PD vecconsts64<>+192(SB), Y10, Y8
+	VFNMADD231PD vecconsts64<>+192(SB), Y11, Y9
+	VMOVUPD      vecconsts64<>+320(SB), Y12
+	VMOVUPD      vecconsts64<>+320(SB), Y13
+	VFMADD213PD  vecconsts64<>+352(SB), Y8, Y12
+	VFMADD213PD  vecconsts64<>+352(SB), Y9, Y13
+	VFMADD213PD  vecconsts64<>+384(SB), Y8, Y12
+	VFMADD213PD  vecconsts64<>+384(SB), Y9, Y13
+	VFMADD213PD  vecconsts64<>+416(SB), Y8, Y12
+	VFMADD213PD  vecconsts64<>+416(SB), Y9, Y13
+	VFMADD213PD  vecconsts64<>+448(SB), Y8, Y12
+	VFMADD213PD  vecconsts64<>+448(SB), Y9, Y13
+	VFMADD213PD  vecconsts64<>+480(SB), Y8, Y12
+	VFMADD213PD  vecconsts64<>+480(SB), Y9, Y13
+	VFMADD213PD  vecconsts64<>+512(SB), Y8, Y12
+	VFMADD213PD  vecconsts64<>+512(SB), Y9, Y13
+	VFMADD213PD  vecconsts64<>+544(SB), Y8, Y12
+	VFMADD213PD  vecconsts64<>+544(SB), Y9, Y13
+	VFMADD213PD  vecconsts64<>+576(SB), Y8, Y12
+	VFMADD213PD  vecconsts64<>+576(SB), Y9, Y13
+	VFMADD213PD  vecconsts64<>+608(SB), Y8, Y12
+	VFMADD213PD  vecconsts64<>+608(SB), Y9, Y13
+	VFMADD213PD  vecconsts64<>+256(SB), Y8, Y12
+	VFMADD213PD  vecconsts64<>+256(SB), Y9, Y13
+	VFMADD213PD  vecconsts64<>+256(SB), Y8, Y12
+	VFMADD213PD  vecconsts64<>+256(SB), Y9, Y13
+	VMULPD       vecconsts64<>+224(SB), Y10, Y8
+	VMULPD       vecconsts64<>+224(SB), Y11, Y9
+	VROUNDPD     $0x09, Y8, Y8
+	VROUNDPD     $0x09, Y9, Y9
+	VSUBPD       Y8, Y10, Y10
+	VSUBPD       Y9, Y11, Y11
+	VADDPD       vecconsts64<>+128(SB), Y8, Y8
+	VADDPD       vecconsts64<>+128(SB), Y9, Y9
+	VPADDQ       vecconsts64<>+288(SB), Y8, Y8
+	VPADDQ       vecconsts64<>+288(SB), Y9, Y9
+	VPSLLQ       $0x34, Y8, Y8
+	VPSLLQ       $0x34, Y9, Y9
+	VADDPD       vecconsts64<>+128(SB), Y10, Y10
+	VADDPD       vecconsts64<>+128(SB), Y11, Y11
+	VPADDQ       vecconsts64<>+288(SB), Y10, Y10
+	VPADDQ       vecconsts64<>+288(SB), Y11, Y11
+	VPSLLQ       $0x34, Y10, Y10
+	VPSLLQ       $0x34, Y11, Y11
+	VMULPD       Y8, Y12, Y12
+	VMULPD       Y9, Y13, Y13
+	VMULPD       Y10, Y12, Y12
+	VMULPD       Y11, Y13, Y13
+	VMOVUPD      Y12, (AX)(DI*8)
+	VADDPD       Y12, Y4, Y4
+	VMOVUPD      Y13, 32(AX)(DI*8)
+	VADDPD       Y13, Y5, Y5
+	VMULPD       64(DX)(DI*8), Y0, Y8
+	VSUBPD       Y1, Y8, Y8
+	VMULPD       96(DX)(DI*8), Y0, Y9
+	VSUBPD       Y1, Y9, Y9
+	VMAXPD       Y8, Y2, Y8
+	VMAXPD       Y9, Y2, Y9
+	VMINPD       Y8, Y3, Y8
+	VMINPD       Y9, Y3, Y9
+	VMULPD       vecconsts64<>+96(SB), Y8, Y10
+	VMULPD       vecconsts64<>+96(SB), Y9, Y11
+	VADDPD       vecconsts64<>+128(SB), Y10, Y10
+	VADDPD       vecconsts64<>+128(SB), Y11, Y11
+	VSUBPD       vecconsts64<>+128(SB), Y10, Y10
+	VSUBPD       vecconsts64<>+128(SB), Y11, Y11
+	VFNMADD231PD vecconsts64<>+160(SB), Y10, Y8
+	VFNMADD231PD vecconsts64<>+160(SB), Y11, Y9
+	VFNMADD231PD vecconsts64<>+192(SB), Y10, Y8
+	VFNMADD231PD vecconsts64<>+192(SB), Y11, Y9
+	VMOVUPD      vecconsts64<>+320(SB), Y12
+	VMOVUPD      vecconsts64<>+320(SB), Y13
+	VFMADD213PD  vecconsts64<>+352(SB), Y8, Y12
+	VFMADD213PD  vecconsts64<>+352(SB), Y9, Y13
+	VFMADD213PD  vecconsts64<>+384(SB), Y8, Y12
+	VFMADD213PD  vecconsts64<>+384(SB), Y9, Y13
+	VFMADD213PD  vecconsts64<>+416(SB), Y8, Y12
+	VFMADD213PD  vecconsts64<>+416(SB), Y9, Y13
+	VFMADD213PD  vecconsts64<>+448(SB), Y8, Y12
+	VFMADD213PD  vecconsts64<>+448(SB), Y9, Y13
+	VFMADD213PD  vecconsts64<>+480(SB), Y8, Y12
+	VFMADD213PD  vecconsts64<>+480(SB), Y9, Y13
+	VFMADD213PD  vecconsts64<>+512(SB), Y8, Y12
+	VFMADD213PD  vecconsts64<>+512(SB), Y9, Y13
+	VFMADD213PD  vecconsts64<>+544(SB), Y8, Y12
+	VFMADD213PD  vecconsts64<>+544(SB), Y9, Y13
+	VFMADD213PD  vecconsts64<>+576(SB), Y8, Y12
+	VFMADD213PD  vecconsts64<>+576(SB), Y9, Y13
+	VFMADD213PD  vecconsts64<>+608(SB), Y8, Y12
+	VFMADD213PD  vecconsts64<>+608(SB), Y9, Y13
+	VFMADD213PD  vecconsts64<>+256(SB), Y8, Y12
+	VFMADD213PD  vecconsts64<>+256(SB), Y9, Y13
+	VFMADD213PD  vecconsts64<>+256(SB), Y8, Y12
+	VFMADD213PD  vecconsts64<>+256(SB), Y9, Y13
+	VMULPD       vecconsts64<>+224(SB), Y10, Y8
+	VMULPD       vecconsts64<>+224(SB), Y11, Y9
+	VROUNDPD     $0x09, Y8, Y8
+	VROUNDPD     $0x09, Y9, Y9
+	VSUBPD       Y8, Y10, Y10
+	VSUBPD       Y9, Y11, Y11
+	VADDPD       vecconsts64<>+128(SB), Y8, Y8
+	VADDPD       vecconsts64<>+128(SB), Y9, Y9
+	VPADDQ       vecconsts64<>+288(SB), Y8, Y8
+	VPADDQ       vecconsts64<>+288(SB), Y9, Y9
+	VPSLLQ       $0x34, Y8, Y8
+	VPSLLQ       $0x34, Y9, Y9
+	VADDPD       vecconsts64<>+128(SB), Y10, Y10
+	VADDPD       vecconsts64<>+128(SB), Y11, Y11
+	VPADDQ       vecconsts64<>+288(SB), Y10, Y10
+	VPADDQ       vecconsts64<>+288(SB), Y11, Y11
+	VPSLLQ       $0x34, Y10, Y10
+	VPSLLQ       $0x34, Y11, Y11
+	VMULPD       Y8, Y12, Y12
+	VMULPD       Y9, Y13, Y13
+	VMULPD       Y10, Y12, Y12
+	VMULPD       Y11, Y13, Y13
+	VMOVUPD      Y12, 64(AX)(DI*8)
+	VADDPD       Y12, Y6, Y6
+	VMOVUPD      Y13, 96(AX)(DI*8)
+	VADDPD       Y13, Y7, Y7
+	CMPQ         DI, SI
+	JAE          noprefetch5
+	PREFETCHT1   (BX)(DI*8)
+	PREFETCHT1   64(BX)(DI*8)
+
+noprefetch5:
+	ADDQ $0x00000010, DI
+	SUBQ $0x00000010, CX
+	JMP  loopU1
+
+loop12:
+	CMPQ         CX, $0x00000004
+	JB           tail3
+	VMULPD       (DX)(DI*8), Y0, Y8
+	VSUBPD       Y1, Y8, Y8
+	VMAXPD       Y8, Y2, Y8
+	VMINPD       Y8, Y3, Y8
+	VMULPD       vecconsts64<>+96(SB), Y8, Y9
+	VADDPD       vecconsts64<>+128(SB), Y9, Y9
+	VSUBPD       vecconsts64<>+128(SB), Y9, Y9
+	VFNMADD231PD vecconsts64<>+160(SB), Y9, Y8
+	VFNMADD231PD vecconsts64<>+192(SB), Y9, Y8
+	VMOVUPD      vecconsts64<>+320(SB), Y10
+	VFMADD213PD  vecconsts64<>+352(SB), Y8, Y10
+	VFMADD213PD  vecconsts64<>+384(SB), Y8, Y10
+	VFMADD213PD  vecconsts64<>+416(SB), Y8, Y10
+	VFMADD213PD  vecconsts64<>+448(SB), Y8, Y10
+	VFMADD213PD  vecconsts64<>+480(SB), Y8, Y10
+	VFMADD213PD  vecconsts64<>+512(SB), Y8, Y10
+	VFMADD213PD  vecconsts64<>+544(SB), Y8, Y10
+	VFMADD213PD  vecconsts64<>+576(SB), Y8, Y10
+	VFMADD213PD  vecconsts64<>+608(SB), Y8, Y10
+	VFMADD213PD  vecconsts64<>+256(SB), Y8, Y10
+	VFMADD213PD  vecconsts64<>+256(SB), Y8, Y10
+	VMULPD       vecconsts64<>+224(SB), Y9, Y8
+	VROUNDPD     $0x09, Y8, Y8
+	VSUBPD       Y8, Y9, Y9
+	VADDPD       vecconsts64<>+128(SB), Y8, Y8
+	VPADDQ       vecconsts64<>+288(SB), Y8, Y8
+	VPSLLQ       $0x34, Y8, Y8
+	VADDPD       vecconsts64<>+128(SB), Y9, Y9
+	VPADDQ       vecconsts64<>+288(SB), Y9, Y9
+	VPSLLQ       $0x34, Y9, Y9
+	VMULPD       Y8, Y10, Y10
+	VMULPD       Y9, Y10, Y10
+	VMOVUPD      Y10, (AX)(DI*8)
+	VADDPD       Y10, Y4, Y4
+	ADDQ         $0x00000004, DI
+	SUBQ         $0x00000004, CX
+	JMP          loop12
+
+tail3:
+	TESTQ        CX, CX
+	JZ           done4
+	LEAQ         tailmask64<>+32(SB), BX
+	NEGQ         CX
+	VMOVDQU      (BX)(CX*8), Y8
+	VMASKMOVPD   (DX)(DI*8), Y8, Y9
+	VMULPD       Y9, Y0, Y0
+	VSUBPD       Y1, Y0, Y0
+	VMAXPD       Y0, Y2, Y0
+	VMINPD       Y0, Y3, Y0
+	VMULPD       vecconsts64<>+96(SB), Y0, Y1
+	VADDPD       vecconsts64<>+128(SB), Y1, Y1
+	VSUBPD       vecconsts64<>+128(SB), Y1, Y1
+	VFNMADD231PD vecconsts64<>+160(SB), Y1, Y0
+	VFNMADD231PD vecconsts64<>+192(SB), Y1, Y0
+	VMOVUPD      vecconsts64<>+320(SB), Y2
+	VFMADD213PD  vecconsts64<>+352(SB), Y0, Y2
+	VFMADD213PD  vecconsts64<>+384(SB), Y0, Y2
+	VFMADD213PD  vecconsts64<>+416(SB), Y0, Y2
+	VFMADD213PD  vecconsts64<>+448(SB), Y0, Y2
+	VFMADD213PD  vecconsts64<>+480(SB), Y0, Y2
+	VFMADD213PD  vecconsts64<>+512(SB), Y0, Y2
+	VFMADD213PD  vecconsts64<>+544(SB), Y0, Y2
+	VFMADD213PD  vecconsts64<>+576(SB), Y0, Y2
+	VFMADD213PD  vecconsts64<>+608(SB), Y0, Y2
+	VFMADD213PD  vecconsts64<>+256(SB), Y0, Y2
+	VFMADD213PD  vecconsts64<>+256(SB), Y0, Y2
+	VMULPD       vecconsts64<>+224(SB), Y1, Y0
+	VROUNDPD     $0x09, Y0, Y0
+	VSUBPD       Y0, Y1, Y1
+	VADDPD       vecconsts64<>+128(SB), Y0, Y0
+	VPADDQ       vecconsts64<>+288(SB), Y0, Y0
+	VPSLLQ       $0x34, Y0, Y0
+	VADDPD       vecconsts64<>+128(SB), Y1, Y1
+	VPADDQ       vecconsts64<>+288(SB), Y1, Y1
+	VPSLLQ       $0x34, Y1, Y1
+	VMULPD       Y0, Y2, Y2
+	VMULPD       Y1, Y2, Y2
+	VMASKMOVPD   Y2, Y8, (AX)(DI*8)
+	VANDPD       Y8, Y2, Y2
+	VADDPD       Y2, Y4, Y4
+
+done4:
+	VADDPD     Y5, Y4, Y4
+	VADDPD     Y7, Y6, Y6
+	VADDPD     Y6, Y4, Y4
+	VPERM2F128 $0x01, Y4, Y4, Y0
+	VADDPD     Y0, Y4, Y4
+	VPERMILPD  $0x05, Y4, Y0
+	VADDPD     Y0, Y4, Y4
+	VMOVSD     X4, ret+88(FP)
+	VZEROUPPER
+	RET
+
+// func expSumFlush64AVX2(dst []float64, x []float64, next []float64, out []float64, in []float64, scale float64, m float64, k float64) (s float64, done int)
+// Requires: AVX, AVX2, FMA3, MMX+
+TEXT ·expSumFlush64AVX2(SB), NOSPLIT, $0-160
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         dst_len+8(FP), CX
+	MOVQ         x_base+24(FP), DX
+	MOVQ         next_base+48(FP), BX
+	MOVQ         next_len+56(FP), SI
+	VBROADCASTSD scale+120(FP), Y0
+	VBROADCASTSD m+128(FP), Y1
+	MOVQ         out_base+72(FP), DI
+	MOVQ         in_base+96(FP), R8
+	MOVQ         out_len+80(FP), R9
+	SUBQ         $0x00000010, R9
+	XORQ         R10, R10
+	VBROADCASTSD k+136(FP), Y2
+	VXORPD       Y3, Y3, Y3
+	VXORPD       Y4, Y4, Y4
+	VXORPD       Y5, Y5, Y5
+	VXORPD       Y6, Y6, Y6
+	XORQ         R11, R11
+
+loopU1:
+	CMPQ         CX, $0x00000010
+	JB           loop12
+	VMULPD       (DX)(R11*8), Y0, Y7
+	VSUBPD       Y1, Y7, Y7
+	VMULPD       32(DX)(R11*8), Y0, Y8
+	VSUBPD       Y1, Y8, Y8
+	VMOVUPD      vecconsts64<>+32(SB), Y9
+	VMAXPD       Y7, Y9, Y7
+	VMOVUPD      vecconsts64<>+32(SB), Y9
+	VMAXPD       Y8, Y9, Y8
+	VMOVUPD      vecconsts64<>+64(SB), Y9
+	VMINPD       Y7, Y9, Y7
+	VMOVUPD      vecconsts64<>+64(SB), Y9
+	VMINPD       Y8, Y9, Y8
+	VMULPD       vecconsts64<>+96(SB), Y7, Y9
+	VMULPD       vecconsts64<>+96(SB), Y8, Y10
+	VADDPD       vecconsts64<>+128(SB), Y9, Y9
+	VADDPD       vecconsts64<>+128(SB), Y10, Y10
+	VSUBPD       vecconsts64<>+128(SB), Y9, Y9
+	VSUBPD       vecconsts64<>+128(SB), Y10, Y10
+	VFNMADD231PD vecconsts64<>+160(SB), Y9, Y7
+	VFNMADD231PD vecconsts64<>+160(SB), Y10, Y8
+	VFNMADD231PD vecconsts64<>+192(SB), Y9, Y7
+	VFNMADD231PD vecconsts64<>+192(SB), Y10, Y8
+	VMOVUPD      vecconsts64<>+320(SB), Y11
+	VMOVUPD      vecconsts64<>+320(SB), Y12
+	VFMADD213PD  vecconsts64<>+352(SB), Y7, Y11
+	VFMADD213PD  vecconsts64<>+352(SB), Y8, Y12
+	VFMADD213PD  vecconsts64<>+384(SB), Y7, Y11
+	VFMADD213PD  vecconsts64<>+384(SB), Y8, Y12
+	VFMADD213PD  vecconsts64<>+416(SB), Y7, Y11
+	VFMADD213PD  vecconsts64<>+416(SB), Y8, Y12
+	VFMADD213PD  vecconsts64<>+448(SB), Y7, Y11
+	VFMADD213PD  vecconsts64<>+448(SB), Y8, Y12
+	VFMADD213PD  vecconsts64<>+480(SB), Y7, Y11
+	VFMADD213PD  vecconsts64<>+480(SB), Y8, Y12
+	VFMADD213PD  vecconsts64<>+512(SB), Y7, Y11
+	VFMADD213PD  vecconsts64<>+512(SB), Y8, Y12
+	VFMADD213PD  vecconsts64<>+544(SB), Y7, Y11
+	VFMADD213PD  vecconsts64<>+544(SB), Y8, Y12
+	VFMADD213PD  vecconsts64<>+576(SB), Y7, Y11
+	VFMADD213PD  vecconsts64<>+576(SB), Y8, Y12
+	VFMADD213PD  vecconsts64<>+608(SB), Y7, Y11
+	VFMADD213PD  vecconsts64<>+608(SB), Y8, Y12
+	VFMADD213PD  vecconsts64<>+256(SB), Y7, Y11
+	VFMADD213PD  vecconsts64<>+256(SB), Y8, Y12
+	VFMADD213PD  vecconsts64<>+256(SB), Y7, Y11
+	VFMADD213PD  vecconsts64<>+256(SB), Y8, Y12
+	VMULPD       vecconsts64<>+224(SB), Y9, Y7
+	VMULPD       vecconsts64<>+224(SB), Y10, Y8
+	VROUNDPD     $0x09, Y7, Y7
+	VROUNDPD     $0x09, Y8, Y8
+	VSUBPD       Y7, Y9, Y9
+	VSUBPD       Y8, Y10, Y10
+	VADDPD       vecconsts64<>+128(SB), Y7, Y7
+	VADDPD       vecconsts64<>+128(SB), Y8, Y8
+	VPADDQ       vecconsts64<>+288(SB), Y7, Y7
+	VPADDQ       vecconsts64<>+288(SB), Y8, Y8
+	VPSLLQ       $0x34, Y7, Y7
+	VPSLLQ       $0x34, Y8, Y8
+	VADDPD       vecconsts64<>+128(SB), Y9, Y9
+	VADDPD       vecconsts64<>+128(SB), Y10, Y10
+	VPADDQ       vecconsts64<>+288(SB), Y9, Y9
+	VPADDQ       vecconsts64<>+288(SB), Y10, Y10
+	VPSLLQ       $0x34, Y9, Y9
+	VPSLLQ       $0x34, Y10, Y10
+	VMULPD       Y7, Y11, Y11
+	VMULPD       Y8, Y12, Y12
+	VMULPD       Y9, Y11, Y11
+	VMULPD       Y10, Y12, Y12
+	VMOVUPD      Y11, (AX)(R11*8)
+	VADDPD       Y11, Y3, Y3
+	VMOVUPD      Y12, 32(AX)(R11*8)
+	VADDPD       Y12, Y4, Y4
+	VMULPD       64(DX)(R11*8), Y0, Y7
+	VSUBPD       Y1, Y7, Y7
+	VMULPD       96(DX)(R11*8), Y0, Y8
+	VSUBPD       Y1, Y8, Y8
+	VMOVUPD      vecconsts64<>+32(SB), Y9
+	VMAXPD       Y7, Y9, Y7
+	VMOVUPD      vecconsts64<>+32(SB), Y9
+	VMAXPD       Y8, Y9, Y8
+	VMOVUPD      vecconsts64<>+64(SB), Y9
+	VMINPD       Y7, Y9, Y7
+	VMOVUPD      vecconsts64<>+64(SB), Y9
+	VMINPD       Y8, Y9, Y8
+	VMULPD       vecconsts64<>+96(SB), Y7, Y9
+	VMULPD       vecconsts64<>+96(SB), Y8, Y10
+	VADDPD       vecconsts64<>+128(SB), Y9, Y9
+	VADDPD       vecconsts64<>+128(SB), Y10, Y10
+	VSUBPD       vecconsts64<>+128(SB), Y9, Y9
+	VSUBPD       vecconsts64<>+128(SB), Y10, Y10
+	VFNMADD231PD vecconsts64<>+160(SB), Y9, Y7
+	VFNMADD231PD vecconsts64<>+160(SB), Y10, Y8
+	VFNMADD231PD vecconsts64<>+192(SB), Y9, Y7
+	VFNMADD231PD vecconsts64<>+192(SB), Y10, Y8
+	VMOVUPD      vecconsts64<>+320(SB), Y11
+	VMOVUPD      vecconsts64<>+320(SB), Y12
+	VFMADD213PD  vecconsts64<>+352(SB), Y7, Y11
+	VFMADD213PD  vecconsts64<>+352(SB), Y8, Y12
+	VFMADD213PD  vecconsts64<>+384(SB), Y7, Y11
+	VFMADD213PD  vecconsts64<>+384(SB), Y8, Y12
+	VFMADD213PD  vecconsts64<>+416(SB), Y7, Y11
+	VFMADD213PD  vecconsts64<>+416(SB), Y8, Y12
+	VFMADD213PD  vecconsts64<>+448(SB), Y7, Y11
+	VFMADD213PD  vecconsts64<>+448(SB), Y8, Y12
+	VFMADD213PD  vecconsts64<>+480(SB), Y7, Y11
+	VFMADD213PD  vecconsts64<>+480(SB), Y8, Y12
+	VFMADD213PD  vecconsts64<>+512(SB), Y7, Y11
+	VFMADD213PD  vecconsts64<>+512(SB), Y8, Y12
+	VFMADD213PD  vecconsts64<>+544(SB), Y7, Y11
+	VFMADD213PD  vecconsts64<>+544(SB), Y8, Y12
+	VFMADD213PD  vecconsts64<>+576(SB), Y7, Y11
+	VFMADD213PD  vecconsts64<>+576(SB), Y8, Y12
+	VFMADD213PD  vecconsts64<>+608(SB), Y7, Y11
+	VFMADD213PD  vecconsts64<>+608(SB), Y8, Y12
+	VFMADD213PD  vecconsts64<>+256(SB), Y7, Y11
+	VFMADD213PD  vecconsts64<>+256(SB), Y8, Y12
+	VFMADD213PD  vecconsts64<>+256(SB), Y7, Y11
+	VFMADD213PD  vecconsts64<>+256(SB), Y8, Y12
+	VMULPD       vecconsts64<>+224(SB), Y9, Y7
+	VMULPD       vecconsts64<>+224(SB), Y10, Y8
+	VROUNDPD     $0x09, Y7, Y7
+	VROUNDPD     $0x09, Y8, Y8
+	VSUBPD       Y7, Y9, Y9
+	VSUBPD       Y8, Y10, Y10
+	VADDPD       vecconsts64<>+128(SB), Y7, Y7
+	VADDPD       vecconsts64<>+128(SB), Y8, Y8
+	VPADDQ       vecconsts64<>+288(SB), Y7, Y7
+	VPADDQ       vecconsts64<>+288(SB), Y8, Y8
+	VPSLLQ       $0x34, Y7, Y7
+	VPSLLQ       $0x34, Y8, Y8
+	VADDPD       vecconsts64<>+128(SB), Y9, Y9
+	VADDPD       vecconsts64<>+128(SB), Y10, Y10
+	VPADDQ       vecconsts64<>+288(SB), Y9, Y9
+	VPADDQ       vecconsts64<>+288(SB), Y10, Y10
+	VPSLLQ       $0x34, Y9, Y9
+	VPSLLQ       $0x34, Y10, Y10
+	VMULPD       Y7, Y11, Y11
+	VMULPD       Y8, Y12, Y12
+	VMULPD       Y9, Y11, Y11
+	VMULPD       Y10, Y12, Y12
+	VMOVUPD      Y11, 64(AX)(R11*8)
+	VADDPD       Y11, Y5, Y5
+	VMOVUPD      Y12, 96(AX)(R11*8)
+	VADDPD       Y12, Y6, Y6
+	CMPQ         R11, SI
+	JAE          noprefetch5
+	PREFETCHT1   (BX)(R11*8)
+	PREFETCHT1   64(BX)(R11*8)
+
+noprefetch5:
+	CMPQ     R11, R9
+	JG       noflush6
+	VMULPD   (R8)(R11*8), Y2, Y7
+	VMOVNTPD Y7, (DI)(R11*8)
+	VMULPD   32(R8)(R11*8), Y2, Y7
+	VMOVNTPD Y7, 32(DI)(R11*8)
+	VMULPD   64(R8)(R11*8), Y2, Y7
+	VMOVNTPD Y7, 64(DI)(R11*8)
+	VMULPD   96(R8)(R11*8), Y2, Y7
+	VMOVNTPD Y7, 96(DI)(R11*8)
+	LEAQ     16(R11), R10
+
+noflush6:
+	ADDQ $0x00000010, R11
+	SUBQ $0x00000010, CX
+	JMP  loopU1
+
+loop12:
+	CMPQ         CX, $0x00000004
+	JB           tail3
+	VMULPD       (DX)(R11*8), Y0, Y2
+	VSUBPD       Y1, Y2, Y2
+	VMOVUPD      vecconsts64<>+32(SB), Y7
+	VMAXPD       Y2, Y7, Y2
+	VMOVUPD      vecconsts64<>+64(SB), Y7
+	VMINPD       Y2, Y7, Y2
+	VMULPD       vecconsts64<>+96(SB), Y2, Y7
+	VADDPD       vecconsts64<>+128(SB), Y7, Y7
+	VSUBPD       vecconsts64<>+128(SB), Y7, Y7
+	VFNMADD231PD vecconsts64<>+160(SB), Y7, Y2
+	VFNMADD231PD vecconsts64<>+192(SB), Y7, Y2
+	VMOVUPD      vecconsts64<>+320(SB), Y8
+	VFMADD213PD  vecconsts64<>+352(SB), Y2, Y8
+	VFMADD213PD  vecconsts64<>+384(SB), Y2, Y8
+	VFMADD213PD  vecconsts64<>+416(SB), Y2, Y8
+	VFMADD213PD  vecconsts64<>+448(SB), Y2, Y8
+	VFMADD213PD  vecconsts64<>+480(SB), Y2, Y8
+	VFMADD213PD  vecconsts64<>+512(SB), Y2, Y8
+	VFMADD213PD  vecconsts64<>+544(SB), Y2, Y8
+	VFMADD213PD  vecconsts64<>+576(SB), Y2, Y8
+	VFMADD213PD  vecconsts64<>+608(SB), Y2, Y8
+	VFMADD213PD  vecconsts64<>+256(SB), Y2, Y8
+	VFMADD213PD  vecconsts64<>+256(SB), Y2, Y8
+	VMULPD       vecconsts64<>+224(SB), Y7, Y2
+	VROUNDPD     $0x09, Y2, Y2
+	VSUBPD       Y2, Y7, Y7
+	VADDPD       vecconsts64<>+128(SB), Y2, Y2
+	VPADDQ       vecconsts64<>+288(SB), Y2, Y2
+	VPSLLQ       $0x34, Y2, Y2
+	VADDPD       vecconsts64<>+128(SB), Y7, Y7
+	VPADDQ       vecconsts64<>+288(SB), Y7, Y7
+	VPSLLQ       $0x34, Y7, Y7
+	VMULPD       Y2, Y8, Y8
+	VMULPD       Y7, Y8, Y8
+	VMOVUPD      Y8, (AX)(R11*8)
+	VADDPD       Y8, Y3, Y3
+	ADDQ         $0x00000004, R11
+	SUBQ         $0x00000004, CX
+	JMP          loop12
+
+tail3:
+	TESTQ        CX, CX
+	JZ           done4
+	LEAQ         tailmask64<>+32(SB), BX
+	NEGQ         CX
+	VMOVDQU      (BX)(CX*8), Y2
+	VMASKMOVPD   (DX)(R11*8), Y2, Y7
+	VMULPD       Y7, Y0, Y0
+	VSUBPD       Y1, Y0, Y0
+	VMOVUPD      vecconsts64<>+32(SB), Y1
+	VMAXPD       Y0, Y1, Y0
+	VMOVUPD      vecconsts64<>+64(SB), Y1
+	VMINPD       Y0, Y1, Y0
+	VMULPD       vecconsts64<>+96(SB), Y0, Y1
+	VADDPD       vecconsts64<>+128(SB), Y1, Y1
+	VSUBPD       vecconsts64<>+128(SB), Y1, Y1
+	VFNMADD231PD vecconsts64<>+160(SB), Y1, Y0
+	VFNMADD231PD vecconsts64<>+192(SB), Y1, Y0
+	VMOVUPD      vecconsts64<>+320(SB), Y7
+	VFMADD213PD  vecconsts64<>+352(SB), Y0, Y7
+	VFMADD213PD  vecconsts64<>+384(SB), Y0, Y7
+	VFMADD213PD  vecconsts64<>+416(SB), Y0, Y7
+	VFMADD213PD  vecconsts64<>+448(SB), Y0, Y7
+	VFMADD213PD  vecconsts64<>+480(SB), Y0, Y7
+	VFMADD213PD  vecconsts64<>+512(SB), Y0, Y7
+	VFMADD213PD  vecconsts64<>+544(SB), Y0, Y7
+	VFMADD213PD  vecconsts64<>+576(SB), Y0, Y7
+	VFMADD213PD  vecconsts64<>+608(SB), Y0, Y7
+	VFMADD213PD  vecconsts64<>+256(SB), Y0, Y7
+	VFMADD213PD  vecconsts64<>+256(SB), Y0, Y7
+	VMULPD       vecconsts64<>+224(SB), Y1, Y0
+	VROUNDPD     $0x09, Y0, Y0
+	VSUBPD       Y0, Y1, Y1
+	VADDPD       vecconsts64<>+128(SB), Y0, Y0
+	VPADDQ       vecconsts64<>+288(SB), Y0, Y0
+	VPSLLQ       $0x34, Y0, Y0
+	VADDPD       vecconsts64<>+128(SB), Y1, Y1
+	VPADDQ       vecconsts64<>+288(SB), Y1, Y1
+	VPSLLQ       $0x34, Y1, Y1
+	VMULPD       Y0, Y7, Y7
+	VMULPD       Y1, Y7, Y7
+	VMASKMOVPD   Y7, Y2, (AX)(R11*8)
+	VANDPD       Y2, Y7, Y7
+	VADDPD       Y7, Y3, Y3
+
+done4:
+	VADDPD     Y4, Y3, Y3
+	VADDPD     Y6, Y5, Y5
+	VADDPD     Y5, Y3, Y3
+	VPERM2F128 $0x01, Y3, Y3, Y0
+	VADDPD     Y0, Y3, Y3
+	VPERMILPD  $0x05, Y3, Y0
+	VADDPD     Y0, Y3, Y3
+	VMOVSD     X3, s+144(FP)
+	MOVQ       R10, done+152(FP)
+	VZEROUPPER
+	RET
+
+// func expScale64AVX2(dst []float64, x []float64, scale float64, m float64, mul float64)
+// Requires: AVX, AVX2, FMA3
+TEXT ·expScale64AVX2(SB), NOSPLIT, $0-72
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         dst_len+8(FP), CX
+	MOVQ         x_base+24(FP), DX
+	VBROADCASTSD scale+48(FP), Y0
+	VBROADCASTSD m+56(FP), Y1
+	VBROADCASTSD mul+64(FP), Y2
+	VBROADCASTSD vecconsts64<>+32(SB), Y3
+	VBROADCASTSD vecconsts64<>+64(SB), Y4
+	XORQ         BX, BX
+
+loopU1:
+	CMPQ         CX, $0x00000010
+	JB           loop12
+	VMULPD       (DX)(BX*8), Y0, Y5
+	VSUBPD       Y1, Y5, Y5
+	VMULPD       32(DX)(BX*8), Y0, Y6
+	VSUBPD       Y1, Y6, Y6
+	VMAXPD       Y5, Y3, Y5
+	VMAXPD       Y6, Y3, Y6
+	VMINPD       Y5, Y4, Y5
+	VMINPD       Y6, Y4, Y6
+	VMULPD       vecconsts64<>+96(SB), Y5, Y7
+	VMULPD       vecconsts64<>+96(SB), Y6, Y8
+	VADDPD       vecconsts64<>+128(SB), Y7, Y7
+	VADDPD       vecconsts64<>+128(SB), Y8, Y8
+	VSUBPD       vecconsts64<>+128(SB), Y7, Y7
+	VSUBPD       vecconsts64<>+128(SB), Y8, Y8
+	VFNMADD231PD vecconsts64<>+160(SB), Y7, Y5
+	VFNMADD231PD vecconsts64<>+160(SB), Y8, Y6
+	VFNMADD231PD vecconsts64<>+192(SB), Y7, Y5
+	VFNMADD231PD vecconsts64<>+192(SB), Y8, Y6
+	VMOVUPD      vecconsts64<>+320(SB), Y9
+	VMOVUPD      vecconsts64<>+320(SB), Y10
+	VFMADD213PD  vecconsts64<>+352(SB), Y5, Y9
+	VFMADD213PD  vecconsts64<>+352(SB), Y6, Y10
+	VFMADD213PD  vecconsts64<>+384(SB), Y5, Y9
+	VFMADD213PD  vecconsts64<>+384(SB), Y6, Y10
+	VFMADD213PD  vecconsts64<>+416(SB), Y5, Y9
+	VFMADD213PD  vecconsts64<>+416(SB), Y6, Y10
+	VFMADD213PD  vecconsts64<>+448(SB), Y5, Y9
+	VFMADD213PD  vecconsts64<>+448(SB), Y6, Y10
+	VFMADD213PD  vecconsts64<>+480(SB), Y5, Y9
+	VFMADD213PD  vecconsts64<>+480(SB), Y6, Y10
+	VFMADD213PD  vecconsts64<>+512(SB), Y5, Y9
+	VFMADD213PD  vecconsts64<>+512(SB), Y6, Y10
+	VFMADD213PD  vecconsts64<>+544(SB), Y5, Y9
+	VFMADD213PD  vecconsts64<>+544(SB), Y6, Y10
+	VFMADD213PD  vecconsts64<>+576(SB), Y5, Y9
+	VFMADD213PD  vecconsts64<>+576(SB), Y6, Y10
+	VFMADD213PD  vecconsts64<>+608(SB), Y5, Y9
+	VFMADD213PD  vecconsts64<>+608(SB), Y6, Y10
+	VFMADD213PD  vecconsts64<>+256(SB), Y5, Y9
+	VFMADD213PD  vecconsts64<>+256(SB), Y6, Y10
+	VFMADD213PD  vecconsts64<>+256(SB), Y5, Y9
+	VFMADD213PD  vecconsts64<>+256(SB), Y6, Y10
+	VMULPD       vecconsts64<>+224(SB), Y7, Y5
+	VMULPD       vecconsts64<>+224(SB), Y8, Y6
+	VROUNDPD     $0x09, Y5, Y5
+	VROUNDPD     $0x09, Y6, Y6
+	VSUBPD       Y5, Y7, Y7
+	VSUBPD       Y6, Y8, Y8
+	VADDPD       vecconsts64<>+128(SB), Y5, Y5
+	VADDPD       vecconsts64<>+128(SB), Y6, Y6
+	VPADDQ       vecconsts64<>+288(SB), Y5, Y5
+	VPADDQ       vecconsts64<>+288(SB), Y6, Y6
+	VPSLLQ       $0x34, Y5, Y5
+	VPSLLQ       $0x34, Y6, Y6
+	VADDPD       vecconsts64<>+128(SB), Y7, Y7
+	VADDPD       vecconsts64<>+128(SB), Y8, Y8
+	VPADDQ       vecconsts64<>+288(SB), Y7, Y7
+	VPADDQ       vecconsts64<>+288(SB), Y8, Y8
+	VPSLLQ       $0x34, Y7, Y7
+	VPSLLQ       $0x34, Y8, Y8
+	VMULPD       Y5, Y9, Y9
+	VMULPD       Y6, Y10, Y10
+	VMULPD       Y7, Y9, Y9
+	VMULPD       Y8, Y10, Y10
+	VMULPD       Y2, Y9, Y9
+	VMOVUPD      Y9, (AX)(BX*8)
+	VMULPD       Y2, Y10, Y10
+	VMOVUPD      Y10, 32(AX)(BX*8)
+	VMULPD       64(DX)(BX*8), Y0, Y5
+	VSUBPD       Y1, Y5, Y5
+	VMULPD       96(DX)(BX*8), Y0, Y6
+	VSUBPD       Y1, Y6, Y6
+	VMAXPD       Y5, Y3, Y5
+	VMAXPD       Y6, Y3, Y6
+	VMINPD       Y5, Y4, Y5
+	VMINPD       Y6, Y4, Y6
+	VMULPD       vecconsts64<>+96(SB), Y5, Y7
+	VMULPD       vecconsts64<>+96(SB), Y6, Y8
+	VADDPD       vecconsts64<>+128(SB), Y7, Y7
+	VADDPD       vecconsts64<>+128(SB), Y8, Y8
+	VSUBPD       vecconsts64<>+128(SB), Y7, Y7
+	VSUBPD       vecconsts64<>+128(SB), Y8, Y8
+	VFNMADD231PD vecconsts64<>+160(SB), Y7, Y5
+	VFNMADD231PD vecconsts64<>+160(SB), Y8, Y6
+	VFNMADD231PD vecconsts64<>+192(SB), Y7, Y5
+	VFNMADD231PD vecconsts64<>+192(SB), Y8, Y6
+	VMOVUPD      vecconsts64<>+320(SB), Y9
+	VMOVUPD      vecconsts64<>+320(SB), Y10
+	VFMADD213PD  vecconsts64<>+352(SB), Y5, Y9
+	VFMADD213PD  vecconsts64<>+352(SB), Y6, Y10
+	VFMADD213PD  vecconsts64<>+384(SB), Y5, Y9
+	VFMADD213PD  vecconsts64<>+384(SB), Y6, Y10
+	VFMADD213PD  vecconsts64<>+416(SB), Y5, Y9
+	VFMADD213PD  vecconsts64<>+416(SB), Y6, Y10
+	VFMADD213PD  vecconsts64<>+448(SB), Y5, Y9
+	VFMADD213PD  vecconsts64<>+448(SB), Y6, Y10
+	VFMADD213PD  vecconsts64<>+480(SB), Y5, Y9
+	VFMADD213PD  vecconsts64<>+480(SB), Y6, Y10
+	VFMADD213PD  vecconsts64<>+512(SB), Y5, Y9
+	VFMADD213PD  vecconsts64<>+512(SB), Y6, Y10
+	VFMADD213PD  vecconsts64<>+544(SB), Y5, Y9
+	VFMADD213PD  vecconsts64<>+544(SB), Y6, Y10
+	VFMADD213PD  vecconsts64<>+576(SB), Y5, Y9
+	VFMADD213PD  vecconsts64<>+576(SB), Y6, Y10
+	VFMADD213PD  vecconsts64<>+608(SB), Y5, Y9
+	VFMADD213PD  vecconsts64<>+608(SB), Y6, Y10
+	VFMADD213PD  vecconsts64<>+256(SB), Y5, Y9
+	VFMADD213PD  vecconsts64<>+256(SB), Y6, Y10
+	VFMADD213PD  vecconsts64<>+256(SB), Y5, Y9
+	VFMADD213PD  vecconsts64<>+256(SB), Y6, Y10
+	VMULPD       vecconsts64<>+224(SB), Y7, Y5
+	VMULPD       vecconsts64<>+224(SB), Y8, Y6
+	VROUNDPD     $0x09, Y5, Y5
+	VROUNDPD     $0x09, Y6, Y6
+	VSUBPD       Y5, Y7, Y7
+	VSUBPD       Y6, Y8, Y8
+	VADDPD       vecconsts64<>+128(SB), Y5, Y5
+	VADDPD       vecconsts64<>+128(SB), Y6, Y6
+	VPADDQ       vecconsts64<>+288(SB), Y5, Y5
+	VPADDQ       vecconsts64<>+288(SB), Y6, Y6
+	VPSLLQ       $0x34, Y5, Y5
+	VPSLLQ       $0x34, Y6, Y6
+	VADDPD       vecconsts64<>+128(SB), Y7, Y7
+	VADDPD       vecconsts64<>+128(SB), Y8, Y8
+	VPADDQ       vecconsts64<>+288(SB), Y7, Y7
+	VPADDQ       vecconsts64<>+288(SB), Y8, Y8
+	VPSLLQ       $0x34, Y7, Y7
+	VPSLLQ       $0x34, Y8, Y8
+	VMULPD       Y5, Y9, Y9
+	VMULPD       Y6, Y10, Y10
+	VMULPD       Y7, Y9, Y9
+	VMULPD       Y8, Y10, Y10
+	VMULPD       Y2, Y9, Y9
+	VMOVUPD      Y9, 64(AX)(BX*8)
+	VMULPD       Y2, Y10, Y10
+	VMOVUPD      Y10, 96(AX)(BX*8)
+	ADDQ         $0x00000010, BX
+	SUBQ         $0x00000010, CX
+	JMP          loopU1
+
+loop12:
+	CMPQ         CX, $0x00000004
+	JB           tail3
+	VMULPD       (DX)(BX*8), Y0, Y5
+	VSUBPD       Y1, Y5, Y5
+	VMAXPD       Y5, Y3, Y5
+	VMINPD       Y5, Y4, Y5
+	VMULPD       vecconsts64<>+96(SB), Y5, Y6
+	VADDPD       vecconsts64<>+128(SB), Y6, Y6
+	VSUBPD       vecconsts64<>+128(SB), Y6, Y6
+	VFNMADD231PD vecconsts64<>+160(SB), Y6, Y5
+	VFNMADD231PD vecconsts64<>+192(SB), Y6, Y5
+	VMOVUPD      vecconsts64<>+320(SB), Y7
+	VFMADD213PD  vecconsts64<>+352(SB), Y5, Y7
+	VFMADD213PD  vecconsts64<>+384(SB), Y5, Y7
+	VFMADD213PD  vecconsts64<>+416(SB), Y5, Y7
+	VFMADD213PD  vecconsts64<>+448(SB), Y5, Y7
+	VFMADD213PD  vecconsts64<>+480(SB), Y5, Y7
+	VFMADD213PD  vecconsts64<>+512(SB), Y5, Y7
+	VFMADD213PD  vecconsts64<>+544(SB), Y5, Y7
+	VFMADD213PD  vecconsts64<>+576(SB), Y5, Y7
+	VFMADD213PD  vecconsts64<>+608(SB), Y5, Y7
+	VFMADD213PD  vecconsts64<>+256(SB), Y5, Y7
+	VFMADD213PD  vecconsts64<>+256(SB), Y5, Y7
+	VMULPD       vecconsts64<>+224(SB), Y6, Y5
+	VROUNDPD     $0x09, Y5, Y5
+	VSUBPD       Y5, Y6, Y6
+	VADDPD       vecconsts64<>+128(SB), Y5, Y5
+	VPADDQ       vecconsts64<>+288(SB), Y5, Y5
+	VPSLLQ       $0x34, Y5, Y5
+	VADDPD       vecconsts64<>+128(SB), Y6, Y6
+	VPADDQ       vecconsts64<>+288(SB), Y6, Y6
+	VPSLLQ       $0x34, Y6, Y6
+	VMULPD       Y5, Y7, Y7
+	VMULPD       Y6, Y7, Y7
+	VMULPD       Y2, Y7, Y7
+	VMOVUPD      Y7, (AX)(BX*8)
+	ADDQ         $0x00000004, BX
+	SUBQ         $0x00000004, CX
+	JMP          loop12
+
+tail3:
+	TESTQ        CX, CX
+	JZ           done4
+	LEAQ         tailmask64<>+32(SB), SI
+	NEGQ         CX
+	VMOVDQU      (SI)(CX*8), Y5
+	VMASKMOVPD   (DX)(BX*8), Y5, Y6
+	VMULPD       Y6, Y0, Y0
+	VSUBPD       Y1, Y0, Y0
+	VMAXPD       Y0, Y3, Y0
+	VMINPD       Y0, Y4, Y0
+	VMULPD       vecconsts64<>+96(SB), Y0, Y1
+	VADDPD       vecconsts64<>+128(SB), Y1, Y1
+	VSUBPD       vecconsts64<>+128(SB), Y1, Y1
+	VFNMADD231PD vecconsts64<>+160(SB), Y1, Y0
+	VFNMADD231PD vecconsts64<>+192(SB), Y1, Y0
+	VMOVUPD      vecconsts64<>+320(SB), Y3
+	VFMADD213PD  vecconsts64<>+352(SB), Y0, Y3
+	VFMADD213PD  vecconsts64<>+384(SB), Y0, Y3
+	VFMADD213PD  vecconsts64<>+416(SB), Y0, Y3
+	VFMADD213PD  vecconsts64<>+448(SB), Y0, Y3
+	VFMADD213PD  vecconsts64<>+480(SB), Y0, Y3
+	VFMADD213PD  vecconsts64<>+512(SB), Y0, Y3
+	VFMADD213PD  vecconsts64<>+544(SB), Y0, Y3
+	VFMADD213PD  vecconsts64<>+576(SB), Y0, Y3
+	VFMADD213PD  vecconsts64<>+608(SB), Y0, Y3
+	VFMADD213PD  vecconsts64<>+256(SB), Y0, Y3
+	VFMADD213PD  vecconsts64<>+256(SB), Y0, Y3
+	VMULPD       vecconsts64<>+224(SB), Y1, Y0
+	VROUNDPD     $0x09, Y0, Y0
+	VSUBPD       Y0, Y1, Y1
+	VADDPD       vecconsts64<>+128(SB), Y0, Y0
+	VPADDQ       vecconsts64<>+288(SB), Y0, Y0
+	VPSLLQ       $0x34, Y0, Y0
+	VADDPD       vecconsts64<>+128(SB), Y1, Y1
+	VPADDQ       vecconsts64<>+288(SB), Y1, Y1
+	VPSLLQ       $0x34, Y1, Y1
+	VMULPD       Y0, Y3, Y3
+	VMULPD       Y1, Y3, Y3
+	VMULPD       Y2, Y3, Y3
+	VMASKMOVPD   Y3, Y5, (AX)(BX*8)
+
+done4:
+	VZEROUPPER
+	RET
+
+// func expScaleNT64AVX2(dst []float64, x []float64, scale float64, m float64, mul float64)
+// Requires: AVX, AVX2, FMA3
+TEXT ·expScaleNT64AVX2(SB), NOSPLIT, $0-72
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         dst_len+8(FP), CX
+	MOVQ         x_base+24(FP), DX
+	VBROADCASTSD scale+48(FP), Y0
+	VBROADCASTSD m+56(FP), Y1
+	VBROADCASTSD mul+64(FP), Y2
+	VBROADCASTSD vecconsts64<>+32(SB), Y3
+	VBROADCASTSD vecconsts64<>+64(SB), Y4
+	XORQ         BX, BX
+
+loopU1:
+	CMPQ         CX, $0x00000010
+	JB           loop12
+	VMULPD       (DX)(BX*8), Y0, Y5
+	VSUBPD       Y1, Y5, Y5
+	VMULPD       32(DX)(BX*8), Y0, Y6
+	VSUBPD       Y1, Y6, Y6
+	VMAXPD       Y5, Y3, Y5
+	VMAXPD       Y6, Y3, Y6
+	VMINPD       Y5, Y4, Y5
+	VMINPD       Y6, Y4, Y6
+	VMULPD       vecconsts64<>+96(SB), Y5, Y7
+	VMULPD       vecconsts64<>+96(SB), Y6, Y8
+	VADDPD       vecconsts64<>+128(SB), Y7, Y7
+	VADDPD       vecconsts64<>+128(SB), Y8, Y8
+	VSUBPD       vecconsts64<>+128(SB), Y7, Y7
+	VSUBPD       vecconsts64<>+128(SB), Y8, Y8
+	VFNMADD231PD vecconsts64<>+160(SB), Y7, Y5
+	VFNMADD231PD vecconsts64<>+160(SB), Y8, Y6
+	VFNMADD231PD vecconsts64<>+192(SB), Y7, Y5
+	VFNMADD231PD vecconsts64<>+192(SB), Y8, Y6
+	VMOVUPD      vecconsts64<>+320(SB), Y9
+	VMOVUPD      vecconsts64<>+320(SB), Y10
+	VFMADD213PD  vecconsts64<>+352(SB), Y5, Y9
+	VFMADD213PD  vecconsts64<>+352(SB), Y6, Y10
+	VFMADD213PD  vecconsts64<>+384(SB), Y5, Y9
+	VFMADD213PD  vecconsts64<>+384(SB), Y6, Y10
+	VFMADD213PD  vecconsts64<>+416(SB), Y5, Y9
+	VFMADD213PD  vecconsts64<>+416(SB), Y6, Y10
+	VFMADD213PD  vecconsts64<>+448(SB), Y5, Y9
+	VFMADD213PD  vecconsts64<>+448(SB), Y6, Y10
+	VFMADD213PD  vecconsts64<>+480(SB), Y5, Y9
+	VFMADD213PD  vecconsts64<>+480(SB), Y6, Y10
+	VFMADD213PD  vecconsts64<>+512(SB), Y5, Y9
+	VFMADD213PD  vecconsts64<>+512(SB), Y6, Y10
+	VFMADD213PD  vecconsts64<>+544(SB), Y5, Y9
+	VFMADD213PD  vecconsts64<>+544(SB), Y6, Y10
+	VFMADD213PD  vecconsts64<>+576(SB), Y5, Y9
+	VFMADD213PD  vecconsts64<>+576(SB), Y6, Y10
+	VFMADD213PD  vecconsts64<>+608(SB), Y5, Y9
+	VFMADD213PD  vecconsts64<>+608(SB), Y6, Y10
+	VFMADD213PD  vecconsts64<>+256(SB), Y5, Y9
+	VFMADD213PD  vecconsts64<>+256(SB), Y6, Y10
+	VFMADD213PD  vecconsts64<>+256(SB), Y5, Y9
+	VFMADD213PD  vecconsts64<>+256(SB), Y6, Y10
+	VMULPD       vecconsts64<>+224(SB), Y7, Y5
+	VMULPD       vecconsts64<>+224(SB), Y8, Y6
+	VROUNDPD     $0x09, Y5, Y5
+	VROUNDPD     $0x09, Y6, Y6
+	VSUBPD       Y5, Y7, Y7
+	VSUBPD       Y6, Y8, Y8
+	VADDPD       vecconsts64<>+128(SB), Y5, Y5
+	VADDPD       vecconsts64<>+128(SB), Y6, Y6
+	VPADDQ       vecconsts64<>+288(SB), Y5, Y5
+	VPADDQ       vecconsts64<>+288(SB), Y6, Y6
+	VPSLLQ       $0x34, Y5, Y5
+	VPSLLQ       $0x34, Y6, Y6
+	VADDPD       vecconsts64<>+128(SB), Y7, Y7
+	VADDPD       vecconsts64<>+128(SB), Y8, Y8
+	VPADDQ       vecconsts64<>+288(SB), Y7, Y7
+	VPADDQ       vecconsts64<>+288(SB), Y8, Y8
+	VPSLLQ       $0x34, Y7, Y7
+	VPSLLQ       $0x34, Y8, Y8
+	VMULPD       Y5, Y9, Y9
+	VMULPD       Y6, Y10, Y10
+	VMULPD       Y7, Y9, Y9
+	VMULPD       Y8, Y10, Y10
+	VMULPD       Y2, Y9, Y9
+	VMOVNTPD     Y9, (AX)(BX*8)
+	VMULPD       Y2, Y10, Y10
+	VMOVNTPD     Y10, 32(AX)(BX*8)
+	VMULPD       64(DX)(BX*8), Y0, Y5
+	VSUBPD       Y1, Y5, Y5
+	VMULPD       96(DX)(BX*8), Y0, Y6
+	VSUBPD       Y1, Y6, Y6
+	VMAXPD       Y5, Y3, Y5
+	VMAXPD       Y6, Y3, Y6
+	VMINPD       Y5, Y4, Y5
+	VMINPD       Y6, Y4, Y6
+	VMULPD       vecconsts64<>+96(SB), Y5, Y7
+	VMULPD       vecconsts64<>+96(SB), Y6, Y8
+	VADDPD       vecconsts64<>+128(SB), Y7, Y7
+	VADDPD       vecconsts64<>+128(SB), Y8, Y8
+	VSUBPD       vecconsts64<>+128(SB), Y7, Y7
+	VSUBPD       vecconsts64<>+128(SB), Y8, Y8
+	VFNMADD231PD vecconsts64<>+160(SB), Y7, Y5
+	VFNMADD231PD vecconsts64<>+160(SB), Y8, Y6
+	VFNMADD231PD vecconsts64<>+192(SB), Y7, Y5
+	VFNMADD231PD vecconsts64<>+192(SB), Y8, Y6
+	VMOVUPD      vecconsts64<>+320(SB), Y9
+	VMOVUPD      vecconsts64<>+320(SB), Y10
+	VFMADD213PD  vecconsts64<>+352(SB), Y5, Y9
+	VFMADD213PD  vecconsts64<>+352(SB), Y6, Y10
+	VFMADD213PD  vecconsts64<>+384(SB), Y5, Y9
+	VFMADD213PD  vecconsts64<>+384(SB), Y6, Y10
+	VFMADD213PD  vecconsts64<>+416(SB), Y5, Y9
+	VFMADD213PD  vecconsts64<>+416(SB), Y6, Y10
+	VFMADD213PD  vecconsts64<>+448(SB), Y5, Y9
+	VFMADD213PD  vecconsts64<>+448(SB), Y6, Y10
+	VFMADD213PD  vecconsts64<>+480(SB), Y5, Y9
+	VFMADD213PD  vecconsts64<>+480(SB), Y6, Y10
+	VFMADD213PD  vecconsts64<>+512(SB), Y5, Y9
+	VFMADD213PD  vecconsts64<>+512(SB), Y6, Y10
+	VFMADD213PD  vecconsts64<>+544(SB), Y5, Y9
+	VFMADD213PD  vecconsts64<>+544(SB), Y6, Y10
+	VFMADD213PD  vecconsts64<>+576(SB), Y5, Y9
+	VFMADD213PD  vecconsts64<>+576(SB), Y6, Y10
+	VFMADD213PD  vecconsts64<>+608(SB), Y5, Y9
+	VFMADD213PD  vecconsts64<>+608(SB), Y6, Y10
+	VFMADD213PD  vecconsts64<>+256(SB), Y5, Y9
+	VFMADD213PD  vecconsts64<>+256(SB), Y6, Y10
+	VFMADD213PD  vecconsts64<>+256(SB), Y5, Y9
+	VFMADD213PD  vecconsts64<>+256(SB), Y6, Y10
+	VMULPD       vecconsts64<>+224(SB), Y7, Y5
+	VMULPD       vecconsts64<>+224(SB), Y8, Y6
+	VROUNDPD     $0x09, Y5, Y5
+	VROUNDPD     $0x09, Y6, Y6
+	VSUBPD       Y5, Y7, Y7
+	VSUBPD       Y6, Y8, Y8
+	VADDPD       vecconsts64<>+128(SB), Y5, Y5
+	VADDPD       vecconsts64<>+128(SB), Y6, Y6
+	VPADDQ       vecconsts64<>+288(SB), Y5, Y5
+	VPADDQ       vecconsts64<>+288(SB), Y6, Y6
+	VPSLLQ       $0x34, Y5, Y5
+	VPSLLQ       $0x34, Y6, Y6
+	VADDPD       vecconsts64<>+128(SB), Y7, Y7
+	VADDPD       vecconsts64<>+128(SB), Y8, Y8
+	VPADDQ       vecconsts64<>+288(SB), Y7, Y7
+	VPADDQ       vecconsts64<>+288(SB), Y8, Y8
+	VPSLLQ       $0x34, Y7, Y7
+	VPSLLQ       $0x34, Y8, Y8
+	VMULPD       Y5, Y9, Y9
+	VMULPD       Y6, Y10, Y10
+	VMULPD       Y7, Y9, Y9
+	VMULPD       Y8, Y10, Y10
+	VMULPD       Y2, Y9, Y9
+	VMOVNTPD     Y9, 64(AX)(BX*8)
+	VMULPD       Y2, Y10, Y10
+	VMOVNTPD     Y10, 96(AX)(BX*8)
+	ADDQ         $0x00000010, BX
+	SUBQ         $0x00000010, CX
+	JMP          loopU1
+
+loop12:
+	CMPQ         CX, $0x00000004
+	JB           tail3
+	VMULPD       (DX)(BX*8), Y0, Y5
+	VSUBPD       Y1, Y5, Y5
+	VMAXPD       Y5, Y3, Y5
+	VMINPD       Y5, Y4, Y5
+	VMULPD       vecconsts64<>+96(SB), Y5, Y6
+	VADDPD       vecconsts64<>+128(SB), Y6, Y6
+	VSUBPD       vecconsts64<>+128(SB), Y6, Y6
+	VFNMADD231PD vecconsts64<>+160(SB), Y6, Y5
+	VFNMADD231PD vecconsts64<>+192(SB), Y6, Y5
+	VMOVUPD      vecconsts64<>+320(SB), Y7
+	VFMADD213PD  vecconsts64<>+352(SB), Y5, Y7
+	VFMADD213PD  vecconsts64<>+384(SB), Y5, Y7
+	VFMADD213PD  vecconsts64<>+416(SB), Y5, Y7
+	VFMADD213PD  vecconsts64<>+448(SB), Y5, Y7
+	VFMADD213PD  vecconsts64<>+480(SB), Y5, Y7
+	VFMADD213PD  vecconsts64<>+512(SB), Y5, Y7
+	VFMADD213PD  vecconsts64<>+544(SB), Y5, Y7
+	VFMADD213PD  vecconsts64<>+576(SB), Y5, Y7
+	VFMADD213PD  vecconsts64<>+608(SB), Y5, Y7
+	VFMADD213PD  vecconsts64<>+256(SB), Y5, Y7
+	VFMADD213PD  vecconsts64<>+256(SB), Y5, Y7
+	VMULPD       vecconsts64<>+224(SB), Y6, Y5
+	VROUNDPD     $0x09, Y5, Y5
+	VSUBPD       Y5, Y6, Y6
+	VADDPD       vecconsts64<>+128(SB), Y5, Y5
+	VPADDQ       vecconsts64<>+288(SB), Y5, Y5
+	VPSLLQ       $0x34, Y5, Y5
+	VADDPD       vecconsts64<>+128(SB), Y6, Y6
+	VPADDQ       vecconsts64<>+288(SB), Y6, Y6
+	VPSLLQ       $0x34, Y6, Y6
+	VMULPD       Y5, Y7, Y7
+	VMULPD       Y6, Y7, Y7
+	VMULPD       Y2, Y7, Y7
+	VMOVNTPD     Y7, (AX)(BX*8)
+	ADDQ         $0x00000004, BX
+	SUBQ         $0x00000004, CX
+	JMP          loop12
+
+tail3:
+	TESTQ        CX, CX
+	JZ           done4
+	LEAQ         tailmask64<>+32(SB), SI
+	NEGQ         CX
+	VMOVDQU      (SI)(CX*8), Y5
+	VMASKMOVPD   (DX)(BX*8), Y5, Y6
+	VMULPD       Y6, Y0, Y0
+	VSUBPD       Y1, Y0, Y0
+	VMAXPD       Y0, Y3, Y0
+	VMINPD       Y0, Y4, Y0
+	VMULPD       vecconsts64<>+96(SB), Y0, Y1
+	VADDPD       vecconsts64<>+128(SB), Y1, Y1
+	VSUBPD       vecconsts64<>+128(SB), Y1, Y1
+	VFNMADD231PD vecconsts64<>+160(SB), Y1, Y0
+	VFNMADD231PD vecconsts64<>+192(SB), Y1, Y0
+	VMOVUPD      vecconsts64<>+320(SB), Y3
+	VFMADD213PD  vecconsts64<>+352(SB), Y0, Y3
+	VFMADD213PD  vecconsts64<>+384(SB), Y0, Y3
+	VFMADD213PD  vecconsts64<>+416(SB), Y0, Y3
+	VFMADD213PD  vecconsts64<>+448(SB), Y0, Y3
+	VFMADD213PD  vecconsts64<>+480(SB), Y0, Y3
+	VFMADD213PD  vecconsts64<>+512(SB), Y0, Y3
+	VFMADD213PD  vecconsts64<>+544(SB), Y0, Y3
+	VFMADD213PD  vecconsts64<>+576(SB), Y0, Y3
+	VFMADD213PD  vecconsts64<>+608(SB), Y0, Y3
+	VFMADD213PD  vecconsts64<>+256(SB), Y0, Y3
+	VFMADD213PD  vecconsts64<>+256(SB), Y0, Y3
+	VMULPD       vecconsts64<>+224(SB), Y1, Y0
+	VROUNDPD     $0x09, Y0, Y0
+	VSUBPD       Y0, Y1, Y1
+	VADDPD       vecconsts64<>+128(SB), Y0, Y0
+	VPADDQ       vecconsts64<>+288(SB), Y0, Y0
+	VPSLLQ       $0x34, Y0, Y0
+	VADDPD       vecconsts64<>+128(SB), Y1, Y1
+	VPADDQ       vecconsts64<>+288(SB), Y1, Y1
+	VPSLLQ       $0x34, Y1, Y1
+	VMULPD       Y0, Y3, Y3
+	VMULPD       Y1, Y3, Y3
+	VMULPD       Y2, Y3, Y3
+	VMASKMOVPD   Y3, Y5, (AX)(BX*8)
+
+done4:
+	VZEROUPPER
+	RET
+
+// func normalize64AVX2(dst []float64, x []float64, k float64)
+// Requires: AVX
+TEXT ·normalize64AVX2(SB), NOSPLIT, $0-56
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         dst_len+8(FP), CX
+	MOVQ         x_base+24(FP), DX
+	VBROADCASTSD k+48(FP), Y0
+	XORQ         BX, BX
+
+loopU1:
+	CMPQ    CX, $0x00000010
+	JB      loop12
+	VMULPD  (DX)(BX*8), Y0, Y1
+	VMOVUPD Y1, (AX)(BX*8)
+	VMULPD  32(DX)(BX*8), Y0, Y1
+	VMOVUPD Y1, 32(AX)(BX*8)
+	VMULPD  64(DX)(BX*8), Y0, Y1
+	VMOVUPD Y1, 64(AX)(BX*8)
+	VMULPD  96(DX)(BX*8), Y0, Y1
+	VMOVUPD Y1, 96(AX)(BX*8)
+	ADDQ    $0x00000010, BX
+	SUBQ    $0x00000010, CX
+	JMP     loopU1
+
+loop12:
+	CMPQ    CX, $0x00000004
+	JB      tail3
+	VMULPD  (DX)(BX*8), Y0, Y1
+	VMOVUPD Y1, (AX)(BX*8)
+	ADDQ    $0x00000004, BX
+	SUBQ    $0x00000004, CX
+	JMP     loop12
+
+tail3:
+	TESTQ      CX, CX
+	JZ         done4
+	LEAQ       tailmask64<>+32(SB), SI
+	NEGQ       CX
+	VMOVDQU    (SI)(CX*8), Y1
+	VMASKMOVPD (DX)(BX*8), Y1, Y2
+	VMULPD     Y2, Y0, Y0
+	VMASKMOVPD Y0, Y1, (AX)(BX*8)
+
+done4:
+	VZEROUPPER
+	RET
+
+// func normalizeNT64AVX2(dst []float64, x []float64, k float64)
+// Requires: AVX
+TEXT ·normalizeNT64AVX2(SB), NOSPLIT, $0-56
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         dst_len+8(FP), CX
+	MOVQ         x_base+24(FP), DX
+	VBROADCASTSD k+48(FP), Y0
+	XORQ         BX, BX
+
+loopU1:
+	CMPQ     CX, $0x00000010
+	JB       loop12
+	VMULPD   (DX)(BX*8), Y0, Y1
+	VMOVNTPD Y1, (AX)(BX*8)
+	VMULPD   32(DX)(BX*8), Y0, Y1
+	VMOVNTPD Y1, 32(AX)(BX*8)
+	VMULPD   64(DX)(BX*8), Y0, Y1
+	VMOVNTPD Y1, 64(AX)(BX*8)
+	VMULPD   96(DX)(BX*8), Y0, Y1
+	VMOVNTPD Y1, 96(AX)(BX*8)
+	ADDQ     $0x00000010, BX
+	SUBQ     $0x00000010, CX
+	JMP      loopU1
+
+loop12:
+	CMPQ     CX, $0x00000004
+	JB       tail3
+	VMULPD   (DX)(BX*8), Y0, Y1
+	VMOVNTPD Y1, (AX)(BX*8)
+	ADDQ     $0x00000004, BX
+	SUBQ     $0x00000004, CX
+	JMP      loop12
+
+tail3:
+	TESTQ      CX, CX
+	JZ         done4
+	LEAQ       tailmask64<>+32(SB), SI
+	NEGQ       CX
+	VMOVDQU    (SI)(CX*8), Y1
+	VMASKMOVPD (DX)(BX*8), Y1, Y2
+	VMULPD     Y2, Y0, Y0
+	VMASKMOVPD Y0, Y1, (AX)(BX*8)
+
+done4:
+	VZEROUPPER
+	RET
+
+// func logNorm64AVX2(dst []float64, x []float64, scale float64, m float64, logd float64)
+// Requires: AVX
+TEXT ·logNorm64AVX2(SB), NOSPLIT, $0-72
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         dst_len+8(FP), CX
+	MOVQ         x_base+24(FP), DX
+	VBROADCASTSD scale+48(FP), Y0
+	VBROADCASTSD m+56(FP), Y1
+	VBROADCASTSD logd+64(FP), Y2
+	XORQ         BX, BX
+
+loopU1:
+	CMPQ    CX, $0x00000010
+	JB      loop12
+	VMULPD  (DX)(BX*8), Y0, Y3
+	VSUBPD  Y1, Y3, Y3
+	VSUBPD  Y2, Y3, Y3
+	VMOVUPD Y3, (AX)(BX*8)
+	VMULPD  32(DX)(BX*8), Y0, Y3
+	VSUBPD  Y1, Y3, Y3
+	VSUBPD  Y2, Y3, Y3
+	VMOVUPD Y3, 32(AX)(BX*8)
+	VMULPD  64(DX)(BX*8), Y0, Y3
+	VSUBPD  Y1, Y3, Y3
+	VSUBPD  Y2, Y3, Y3
+	VMOVUPD Y3, 64(AX)(BX*8)
+	VMULPD  96(DX)(BX*8), Y0, Y3
+	VSUBPD  Y1, Y3, Y3
+	VSUBPD  Y2, Y3, Y3
+	VMOVUPD Y3, 96(AX)(BX*8)
+	ADDQ    $0x00000010, BX
+	SUBQ    $0x00000010, CX
+	JMP     loopU1
+
+loop12:
+	CMPQ    CX, $0x00000004
+	JB      tail3
+	VMULPD  (DX)(BX*8), Y0, Y3
+	VSUBPD  Y1, Y3, Y3
+	VSUBPD  Y2, Y3, Y3
+	VMOVUPD Y3, (AX)(BX*8)
+	ADDQ    $0x00000004, BX
+	SUBQ    $0x00000004, CX
+	JMP     loop12
+
+tail3:
+	TESTQ      CX, CX
+	JZ         done4
+	LEAQ       tailmask64<>+32(SB), SI
+	NEGQ       CX
+	VMOVDQU    (SI)(CX*8), Y3
+	VMASKMOVPD (DX)(BX*8), Y3, Y4
+	VMULPD     Y4, Y0, Y0
+	VSUBPD     Y1, Y0, Y0
+	VSUBPD     Y2, Y0, Y0
+	VMASKMOVPD Y0, Y3, (AX)(BX*8)
+
+done4:
+	VZEROUPPER
+	RET
+
+// func logNormNT64AVX2(dst []float64, x []float64, scale float64, m float64, logd float64)
+// Requires: AVX
+TEXT ·logNormNT64AVX2(SB), NOSPLIT, $0-72
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         dst_len+8(FP), CX
+	MOVQ         x_base+24(FP), DX
+	VBROADCASTSD scale+48(FP), Y0
+	VBROADCASTSD m+56(FP), Y1
+	VBROADCASTSD logd+64(FP), Y2
+	XORQ         BX, BX
+
+loopU1:
+	CMPQ     CX, $0x00000010
+	JB       loop12
+	VMULPD   (DX)(BX*8), Y0, Y3
+	VSUBPD   Y1, Y3, Y3
+	VSUBPD   Y2, Y3, Y3
+	VMOVNTPD Y3, (AX)(BX*8)
+	VMULPD   32(DX)(BX*8), Y0, Y3
+	VSUBPD   Y1, Y3, Y3
+	VSUBPD   Y2, Y3, Y3
+	VMOVNTPD Y3, 32(AX)(BX*8)
+	VMULPD   64(DX)(BX*8), Y0, Y3
+	VSUBPD   Y1, Y3, Y3
+	VSUBPD   Y2, Y3, Y3
+	VMOVNTPD Y3, 64(AX)(BX*8)
+	VMULPD   96(DX)(BX*8), Y0, Y3
+	VSUBPD   Y1, Y3, Y3
+	VSUBPD   Y2, Y3, Y3
+	VMOVNTPD Y3, 96(AX)(BX*8)
+	ADDQ     $0x00000010, BX
+	SUBQ     $0x00000010, CX
+	JMP      loopU1
+
+loop12:
+	CMPQ     CX, $0x00000004
+	JB       tail3
+	VMULPD   (DX)(BX*8), Y0, Y3
+	VSUBPD   Y1, Y3, Y3
+	VSUBPD   Y2, Y3, Y3
+	VMOVNTPD Y3, (AX)(BX*8)
+	ADDQ     $0x00000004, BX
+	SUBQ     $0x00000004, CX
+	JMP      loop12
+
+tail3:
+	TESTQ      CX, CX
+	JZ         done4
+	LEAQ       tailmask64<>+32(SB), SI
+	NEGQ       CX
+	VMOVDQU    (SI)(CX*8), Y3
+	VMASKMOVPD (DX)(BX*8), Y3, Y4
+	VMULPD     Y4, Y0, Y0
+	VSUBPD     Y1, Y0, Y0
+	VSUBPD     Y2, Y0, Y0
+	VMASKMOVPD Y0, Y3, (AX)(BX*8)
+
+done4:
+	VZEROUPPER
+	RET
+
+// func dot64AVX2(a []float64, b []float64) float64
+// Requires: AVX, FMA3
+TEXT ·dot64AVX2(SB), NOSPLIT, $0-56
+	MOVQ   a_base+0(FP), AX
+	MOVQ   a_len+8(FP), CX
+	MOVQ   b_base+24(FP), DX
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	VXORPD Y2, Y2, Y2
+	VXORPD Y3, Y3, Y3
+	XORQ   BX, BX
+
+loopU1:
+	CMPQ        CX, $0x00000010
+	JB          loop12
+	VMOVUPD     (AX)(BX*8), Y4
+	VFMADD231PD (DX)(BX*8), Y4, Y0
+	VMOVUPD     32(AX)(BX*8), Y4
+	VFMADD231PD 32(DX)(BX*8), Y4, Y1
+	VMOVUPD     64(AX)(BX*8), Y4
+	VFMADD231PD 64(DX)(BX*8), Y4, Y2
+	VMOVUPD     96(AX)(BX*8), Y4
+	VFMADD231PD 96(DX)(BX*8), Y4, Y3
+	ADDQ        $0x00000010, BX
+	SUBQ        $0x00000010, CX
+	JMP         loopU1
+
+loop12:
+	CMPQ        CX, $0x00000004
+	JB          tail3
+	VMOVUPD     (AX)(BX*8), Y4
+	VFMADD231PD (DX)(BX*8), Y4, Y0
+	ADDQ        $0x00000004, BX
+	SUBQ        $0x00000004, CX
+	JMP         loop12
+
+tail3:
+	TESTQ       CX, CX
+	JZ          done4
+	LEAQ        tailmask64<>+32(SB), SI
+	NEGQ        CX
+	VMOVDQU     (SI)(CX*8), Y4
+	VMASKMOVPD  (AX)(BX*8), Y4, Y5
+	VMASKMOVPD  (DX)(BX*8), Y4, Y4
+	VFMADD231PD Y4, Y5, Y0
+
+done4:
+	VADDPD     Y1, Y0, Y0
+	VADDPD     Y3, Y2, Y2
+	VADDPD     Y2, Y0, Y0
+	VPERM2F128 $0x01, Y0, Y0, Y1
+	VADDPD     Y1, Y0, Y0
+	VPERMILPD  $0x05, Y0, Y1
+	VADDPD     Y1, Y0, Y0
+	VMOVSD     X0, ret+48(FP)
+	VZEROUPPER
+	RET
+
+// func sum64AVX2(a []float64) float64
+// Requires: AVX
+TEXT ·sum64AVX2(SB), NOSPLIT, $0-32
+	MOVQ   a_base+0(FP), AX
+	MOVQ   a_len+8(FP), CX
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	VXORPD Y2, Y2, Y2
+	VXORPD Y3, Y3, Y3
+	XORQ   DX, DX
+
+loopU1:
+	CMPQ   CX, $0x00000010
+	JB     loop12
+	VADDPD (AX)(DX*8), Y0, Y0
+	VADDPD 32(AX)(DX*8), Y1, Y1
+	VADDPD 64(AX)(DX*8), Y2, Y2
+	VADDPD 96(AX)(DX*8), Y3, Y3
+	ADDQ   $0x00000010, DX
+	SUBQ   $0x00000010, CX
+	JMP    loopU1
+
+loop12:
+	CMPQ   CX, $0x00000004
+	JB     tail3
+	VADDPD (AX)(DX*8), Y0, Y0
+	ADDQ   $0x00000004, DX
+	SUBQ   $0x00000004, CX
+	JMP    loop12
+
+tail3:
+	TESTQ      CX, CX
+	JZ         done4
+	LEAQ       tailmask64<>+32(SB), BX
+	NEGQ       CX
+	VMOVDQU    (BX)(CX*8), Y4
+	VMASKMOVPD (AX)(DX*8), Y4, Y4
+	VADDPD     Y4, Y0, Y0
+
+done4:
+	VADDPD     Y1, Y0, Y0
+	VADDPD     Y3, Y2, Y2
+	VADDPD     Y2, Y0, Y0
+	VPERM2F128 $0x01, Y0, Y0, Y1
+	VADDPD     Y1, Y0, Y0
+	VPERMILPD  $0x05, Y0, Y1
+	VADDPD     Y1, Y0, Y0
+	VMOVSD     X0, ret+24(FP)
+	VZEROUPPER
+	RET
+
+// func softmaxGrad64AVX2(dx []float64, y []float64, dy []float64, s float64)
+// Requires: AVX
+TEXT ·softmaxGrad64AVX2(SB), NOSPLIT, $0-80
+	MOVQ         dx_base+0(FP), AX
+	MOVQ         dx_len+8(FP), CX
+	MOVQ         y_base+24(FP), DX
+	MOVQ         dy_base+48(FP), BX
+	VBROADCASTSD s+72(FP), Y0
+	XORQ         SI, SI
+
+loopU1:
+	CMPQ    CX, $0x00000010
+	JB      loop12
+	VMOVUPD (BX)(SI*8), Y1
+	VSUBPD  Y0, Y1, Y1
+	VMULPD  (DX)(SI*8), Y1, Y1
+	VMOVUPD Y1, (AX)(SI*8)
+	VMOVUPD 32(BX)(SI*8), Y1
+	VSUBPD  Y0, Y1, Y1
+	VMULPD  32(DX)(SI*8), Y1, Y1
+	VMOVUPD Y1, 32(AX)(SI*8)
+	VMOVUPD 64(BX)(SI*8), Y1
+	VSUBPD  Y0, Y1, Y1
+	VMULPD  64(DX)(SI*8), Y1, Y1
+	VMOVUPD Y1, 64(AX)(SI*8)
+	VMOVUPD 96(BX)(SI*8), Y1
+	VSUBPD  Y0, Y1, Y1
+	VMULPD  96(DX)(SI*8), Y1, Y1
+	VMOVUPD Y1, 96(AX)(SI*8)
+	ADDQ    $0x00000010, SI
+	SUBQ    $0x00000010, CX
+	JMP     loopU1
+
+loop12:
+	CMPQ    CX, $0x00000004
+	JB      tail3
+	VMOVUPD (BX)(SI*8), Y1
+	VSUBPD  Y0, Y1, Y1
+	VMULPD  (DX)(SI*8), Y1, Y1
+	VMOVUPD Y1, (AX)(SI*8)
+	ADDQ    $0x00000004, SI
+	SUBQ    $0x00000004, CX
+	JMP     loop12
+
+tail3:
+	TESTQ      CX, CX
+	JZ         done4
+	LEAQ       tailmask64<>+32(SB), DI
+	NEGQ       CX
+	VMOVDQU    (DI)(CX*8), Y1
+	VMASKMOVPD (BX)(SI*8), Y1, Y2
+	VSUBPD     Y0, Y2, Y2
+	VMASKMOVPD (DX)(SI*8), Y1, Y0
+	VMULPD     Y0, Y2, Y2
+	VMASKMOVPD Y2, Y1, (AX)(SI*8)
+
+done4:
+	VZEROUPPER
+	RET
+
+// func logSoftmaxGrad64AVX2(dx []float64, y []float64, dy []float64, s float64)
+// Requires: AVX, AVX2, FMA3
+TEXT ·logSoftmaxGrad64AVX2(SB), NOSPLIT, $0-80
+	MOVQ         dx_base+0(FP), AX
+	MOVQ         dx_len+8(FP), CX
+	MOVQ         y_base+24(FP), DX
+	MOVQ         dy_base+48(FP), BX
+	VBROADCASTSD s+72(FP), Y0
+	VBROADCASTSD vecconsts64<>+32(SB), Y1
+	VBROADCASTSD vecconsts64<>+64(SB), Y2
+	XORQ         SI, SI
+
+loopU1:
+	CMPQ         CX, $0x00000010
+	JB           loop12
+	VMOVUPD      (DX)(SI*8), Y3
+	VMOVUPD      32(DX)(SI*8), Y4
+	VMAXPD       Y3, Y1, Y3
+	VMAXPD       Y4, Y1, Y4
+	VMINPD       Y3, Y2, Y3
+	VMINPD       Y4, Y2, Y4
+	VMULPD       vecconsts64<>+96(SB), Y3, Y5
+	VMULPD       vecconsts64<>+96(SB), Y4, Y6
+	VADDPD       vecconsts64<>+128(SB), Y5, Y5
+	VADDPD       vecconsts64<>+128(SB), Y6, Y6
+	VSUBPD       vecconsts64<>+128(SB), Y5, Y5
+	VSUBPD       vecconsts64<>+128(SB), Y6, Y6
+	VFNMADD231PD vecconsts64<>+160(SB), Y5, Y3
+	VFNMADD231PD vecconsts64<>+160(SB), Y6, Y4
+	VFNMADD231PD vecconsts64<>+192(SB), Y5, Y3
+	VFNMADD231PD vecconsts64<>+192(SB), Y6, Y4
+	VMOVUPD      vecconsts64<>+320(SB), Y7
+	VMOVUPD      vecconsts64<>+320(SB), Y8
+	VFMADD213PD  vecconsts64<>+352(SB), Y3, Y7
+	VFMADD213PD  vecconsts64<>+352(SB), Y4, Y8
+	VFMADD213PD  vecconsts64<>+384(SB), Y3, Y7
+	VFMADD213PD  vecconsts64<>+384(SB), Y4, Y8
+	VFMADD213PD  vecconsts64<>+416(SB), Y3, Y7
+	VFMADD213PD  vecconsts64<>+416(SB), Y4, Y8
+	VFMADD213PD  vecconsts64<>+448(SB), Y3, Y7
+	VFMADD213PD  vecconsts64<>+448(SB), Y4, Y8
+	VFMADD213PD  vecconsts64<>+480(SB), Y3, Y7
+	VFMADD213PD  vecconsts64<>+480(SB), Y4, Y8
+	VFMADD213PD  vecconsts64<>+512(SB), Y3, Y7
+	VFMADD213PD  vecconsts64<>+512(SB), Y4, Y8
+	VFMADD213PD  vecconsts64<>+544(SB), Y3, Y7
+	VFMADD213PD  vecconsts64<>+544(SB), Y4, Y8
+	VFMADD213PD  vecconsts64<>+576(SB), Y3, Y7
+	VFMADD213PD  vecconsts64<>+576(SB), Y4, Y8
+	VFMADD213PD  vecconsts64<>+608(SB), Y3, Y7
+	VFMADD213PD  vecconsts64<>+608(SB), Y4, Y8
+	VFMADD213PD  vecconsts64<>+256(SB), Y3, Y7
+	VFMADD213PD  vecconsts64<>+256(SB), Y4, Y8
+	VFMADD213PD  vecconsts64<>+256(SB), Y3, Y7
+	VFMADD213PD  vecconsts64<>+256(SB), Y4, Y8
+	VMULPD       vecconsts64<>+224(SB), Y5, Y3
+	VMULPD       vecconsts64<>+224(SB), Y6, Y4
+	VROUNDPD     $0x09, Y3, Y3
+	VROUNDPD     $0x09, Y4, Y4
+	VSUBPD       Y3, Y5, Y5
+	VSUBPD       Y4, Y6, Y6
+	VADDPD       vecconsts64<>+128(SB), Y3, Y3
+	VADDPD       vecconsts64<>+128(SB), Y4, Y4
+	VPADDQ       vecconsts64<>+288(SB), Y3, Y3
+	VPADDQ       vecconsts64<>+288(SB), Y4, Y4
+	VPSLLQ       $0x34, Y3, Y3
+	VPSLLQ       $0x34, Y4, Y4
+	VADDPD       vecconsts64<>+128(SB), Y5, Y5
+	VADDPD       vecconsts64<>+128(SB), Y6, Y6
+	VPADDQ       vecconsts64<>+288(SB), Y5, Y5
+	VPADDQ       vecconsts64<>+288(SB), Y6, Y6
+	VPSLLQ       $0x34, Y5, Y5
+	VPSLLQ       $0x34, Y6, Y6
+	VMULPD       Y3, Y7, Y7
+	VMULPD       Y4, Y8, Y8
+	VMULPD       Y5, Y7, Y7
+	VMULPD       Y6, Y8, Y8
+	VMULPD       Y0, Y7, Y7
+	VMOVUPD      (BX)(SI*8), Y3
+	VSUBPD       Y7, Y3, Y3
+	VMOVUPD      Y3, (AX)(SI*8)
+	VMULPD       Y0, Y8, Y8
+	VMOVUPD      32(BX)(SI*8), Y3
+	VSUBPD       Y8, Y3, Y3
+	VMOVUPD      Y3, 32(AX)(SI*8)
+	VMOVUPD      64(DX)(SI*8), Y3
+	VMOVUPD      96(DX)(SI*8), Y4
+	VMAXPD       Y3, Y1, Y3
+	VMAXPD       Y4, Y1, Y4
+	VMINPD       Y3, Y2, Y3
+	VMINPD       Y4, Y2, Y4
+	VMULPD       vecconsts64<>+96(SB), Y3, Y5
+	VMULPD       vecconsts64<>+96(SB), Y4, Y6
+	VADDPD       vecconsts64<>+128(SB), Y5, Y5
+	VADDPD       vecconsts64<>+128(SB), Y6, Y6
+	VSUBPD       vecconsts64<>+128(SB), Y5, Y5
+	VSUBPD       vecconsts64<>+128(SB), Y6, Y6
+	VFNMADD231PD vecconsts64<>+160(SB), Y5, Y3
+	VFNMADD231PD vecconsts64<>+160(SB), Y6, Y4
+	VFNMADD231PD vecconsts64<>+192(SB), Y5, Y3
+	VFNMADD231PD vecconsts64<>+192(SB), Y6, Y4
+	VMOVUPD      vecconsts64<>+320(SB), Y7
+	VMOVUPD      vecconsts64<>+320(SB), Y8
+	VFMADD213PD  vecconsts64<>+352(SB), Y3, Y7
+	VFMADD213PD  vecconsts64<>+352(SB), Y4, Y8
+	VFMADD213PD  vecconsts64<>+384(SB), Y3, Y7
+	VFMADD213PD  vecconsts64<>+384(SB), Y4, Y8
+	VFMADD213PD  vecconsts64<>+416(SB), Y3, Y7
+	VFMADD213PD  vecconsts64<>+416(SB), Y4, Y8
+	VFMADD213PD  vecconsts64<>+448(SB), Y3, Y7
+	VFMADD213PD  vecconsts64<>+448(SB), Y4, Y8
+	VFMADD213PD  vecconsts64<>+480(SB), Y3, Y7
+	VFMADD213PD  vecconsts64<>+480(SB), Y4, Y8
+	VFMADD213PD  vecconsts64<>+512(SB), Y3, Y7
+	VFMADD213PD  vecconsts64<>+512(SB), Y4, Y8
+	VFMADD213PD  vecconsts64<>+544(SB), Y3, Y7
+	VFMADD213PD  vecconsts64<>+544(SB), Y4, Y8
+	VFMADD213PD  vecconsts64<>+576(SB), Y3, Y7
+	VFMADD213PD  vecconsts64<>+576(SB), Y4, Y8
+	VFMADD213PD  vecconsts64<>+608(SB), Y3, Y7
+	VFMADD213PD  vecconsts64<>+608(SB), Y4, Y8
+	VFMADD213PD  vecconsts64<>+256(SB), Y3, Y7
+	VFMADD213PD  vecconsts64<>+256(SB), Y4, Y8
+	VFMADD213PD  vecconsts64<>+256(SB), Y3, Y7
+	VFMADD213PD  vecconsts64<>+256(SB), Y4, Y8
+	VMULPD       vecconsts64<>+224(SB), Y5, Y3
+	VMULPD       vecconsts64<>+224(SB), Y6, Y4
+	VROUNDPD     $0x09, Y3, Y3
+	VROUNDPD     $0x09, Y4, Y4
+	VSUBPD       Y3, Y5, Y5
+	VSUBPD       Y4, Y6, Y6
+	VADDPD       vecconsts64<>+128(SB), Y3, Y3
+	VADDPD       vecconsts64<>+128(SB), Y4, Y4
+	VPADDQ       vecconsts64<>+288(SB), Y3, Y3
+	VPADDQ       vecconsts64<>+288(SB), Y4, Y4
+	VPSLLQ       $0x34, Y3, Y3
+	VPSLLQ       $0x34, Y4, Y4
+	VADDPD       vecconsts64<>+128(SB), Y5, Y5
+	VADDPD       vecconsts64<>+128(SB), Y6, Y6
+	VPADDQ       vecconsts64<>+288(SB), Y5, Y5
+	VPADDQ       vecconsts64<>+288(SB), Y6, Y6
+	VPSLLQ       $0x34, Y5, Y5
+	VPSLLQ       $0x34, Y6, Y6
+	VMULPD       Y3, Y7, Y7
+	VMULPD       Y4, Y8, Y8
+	VMULPD       Y5, Y7, Y7
+	VMULPD       Y6, Y8, Y8
+	VMULPD       Y0, Y7, Y7
+	VMOVUPD      64(BX)(SI*8), Y3
+	VSUBPD       Y7, Y3, Y3
+	VMOVUPD      Y3, 64(AX)(SI*8)
+	VMULPD       Y0, Y8, Y8
+	VMOVUPD      96(BX)(SI*8), Y3
+	VSUBPD       Y8, Y3, Y3
+	VMOVUPD      Y3, 96(AX)(SI*8)
+	ADDQ         $0x00000010, SI
+	SUBQ         $0x00000010, CX
+	JMP          loopU1
+
+loop12:
+	CMPQ         CX, $0x00000004
+	JB           tail3
+	VMOVUPD      (DX)(SI*8), Y3
+	VMAXPD       Y3, Y1, Y3
+	VMINPD       Y3, Y2, Y3
+	VMULPD       vecconsts64<>+96(SB), Y3, Y4
+	VADDPD       vecconsts64<>+128(SB), Y4, Y4
+	VSUBPD       vecconsts64<>+128(SB), Y4, Y4
+	VFNMADD231PD vecconsts64<>+160(SB), Y4, Y3
+	VFNMADD231PD vecconsts64<>+192(SB), Y4, Y3
+	VMOVUPD      vecconsts64<>+320(SB), Y5
+	VFMADD213PD  vecconsts64<>+352(SB), Y3, Y5
+	VFMADD213PD  vecconsts64<>+384(SB), Y3, Y5
+	VFMADD213PD  vecconsts64<>+416(SB), Y3, Y5
+	VFMADD213PD  vecconsts64<>+448(SB), Y3, Y5
+	VFMADD213PD  vecconsts64<>+480(SB), Y3, Y5
+	VFMADD213PD  vecconsts64<>+512(SB), Y3, Y5
+	VFMADD213PD  vecconsts64<>+544(SB), Y3, Y5
+	VFMADD213PD  vecconsts64<>+576(SB), Y3, Y5
+	VFMADD213PD  vecconsts64<>+608(SB), Y3, Y5
+	VFMADD213PD  vecconsts64<>+256(SB), Y3, Y5
+	VFMADD213PD  vecconsts64<>+256(SB), Y3, Y5
+	VMULPD       vecconsts64<>+224(SB), Y4, Y3
+	VROUNDPD     $0x09, Y3, Y3
+	VSUBPD       Y3, Y4, Y4
+	VADDPD       vecconsts64<>+128(SB), Y3, Y3
+	VPADDQ       vecconsts64<>+288(SB), Y3, Y3
+	VPSLLQ       $0x34, Y3, Y3
+	VADDPD       vecconsts64<>+128(SB), Y4, Y4
+	VPADDQ       vecconsts64<>+288(SB), Y4, Y4
+	VPSLLQ       $0x34, Y4, Y4
+	VMULPD       Y3, Y5, Y5
+	VMULPD       Y4, Y5, Y5
+	VMULPD       Y0, Y5, Y5
+	VMOVUPD      (BX)(SI*8), Y3
+	VSUBPD       Y5, Y3, Y3
+	VMOVUPD      Y3, (AX)(SI*8)
+	ADDQ         $0x00000004, SI
+	SUBQ         $0x00000004, CX
+	JMP          loop12
+
+tail3:
+	TESTQ        CX, CX
+	JZ           done4
+	LEAQ         tailmask64<>+32(SB), DI
+	NEGQ         CX
+	VMOVDQU      (DI)(CX*8), Y3
+	VMASKMOVPD   (DX)(SI*8), Y3, Y4
+	VMAXPD       Y4, Y1, Y4
+	VMINPD       Y4, Y2, Y4
+	VMULPD       vecconsts64<>+96(SB), Y4, Y1
+	VADDPD       vecconsts64<>+128(SB), Y1, Y1
+	VSUBPD       vecconsts64<>+128(SB), Y1, Y1
+	VFNMADD231PD vecconsts64<>+160(SB), Y1, Y4
+	VFNMADD231PD vecconsts64<>+192(SB), Y1, Y4
+	VMOVUPD      vecconsts64<>+320(SB), Y2
+	VFMADD213PD  vecconsts64<>+352(SB), Y4, Y2
+	VFMADD213PD  vecconsts64<>+384(SB), Y4, Y2
+	VFMADD213PD  vecconsts64<>+416(SB), Y4, Y2
+	VFMADD213PD  vecconsts64<>+448(SB), Y4, Y2
+	VFMADD213PD  vecconsts64<>+480(SB), Y4, Y2
+	VFMADD213PD  vecconsts64<>+512(SB), Y4, Y2
+	VFMADD213PD  vecconsts64<>+544(SB), Y4, Y2
+	VFMADD213PD  vecconsts64<>+576(SB), Y4, Y2
+	VFMADD213PD  vecconsts64<>+608(SB), Y4, Y2
+	VFMADD213PD  vecconsts64<>+256(SB), Y4, Y2
+	VFMADD213PD  vecconsts64<>+256(SB), Y4, Y2
+	VMULPD       vecconsts64<>+224(SB), Y1, Y4
+	VROUNDPD     $0x09, Y4, Y4
+	VSUBPD       Y4, Y1, Y1
+	VADDPD       vecconsts64<>+128(SB), Y4, Y4
+	VPADDQ       vecconsts64<>+288(SB), Y4, Y4
+	VPSLLQ       $0x34, Y4, Y4
+	VADDPD       vecconsts64<>+128(SB), Y1, Y1
+	VPADDQ       vecconsts64<>+288(SB), Y1, Y1
+	VPSLLQ       $0x34, Y1, Y1
+	VMULPD       Y4, Y2, Y2
+	VMULPD       Y1, Y2, Y2
+	VMULPD       Y0, Y2, Y2
+	VMASKMOVPD   (BX)(SI*8), Y3, Y0
+	VSUBPD       Y2, Y0, Y0
+	VMASKMOVPD   Y0, Y3, (AX)(SI*8)
+
+done4:
+	VZEROUPPER
+	RET
+
+// func maxLanes64AVX2(m []float64, x []float64, scale float64)
+// Requires: AVX
+TEXT ·maxLanes64AVX2(SB), NOSPLIT, $0-56
+	MOVQ         m_base+0(FP), AX
+	MOVQ         m_len+8(FP), CX
+	MOVQ         x_base+24(FP), DX
+	VBROADCASTSD scale+48(FP), Y0
+	XORQ         BX, BX
+
+loopU1:
+	CMPQ    CX, $0x00000010
+	JB      loop12
+	VMULPD  (DX)(BX*8), Y0, Y1
+	VMOVUPD (AX)(BX*8), Y2
+	VMAXPD  Y2, Y1, Y2
+	VMOVUPD Y2, (AX)(BX*8)
+	VMULPD  32(DX)(BX*8), Y0, Y1
+	VMOVUPD 32(AX)(BX*8), Y2
+	VMAXPD  Y2, Y1, Y2
+	VMOVUPD Y2, 32(AX)(BX*8)
+	VMULPD  64(DX)(BX*8), Y0, Y1
+	VMOVUPD 64(AX)(BX*8), Y2
+	VMAXPD  Y2, Y1, Y2
+	VMOVUPD Y2, 64(AX)(BX*8)
+	VMULPD  96(DX)(BX*8), Y0, Y1
+	VMOVUPD 96(AX)(BX*8), Y2
+	VMAXPD  Y2, Y1, Y2
+	VMOVUPD Y2, 96(AX)(BX*8)
+	ADDQ    $0x00000010, BX
+	SUBQ    $0x00000010, CX
+	JMP     loopU1
+
+loop12:
+	CMPQ    CX, $0x00000004
+	JB      tail3
+	VMULPD  (DX)(BX*8), Y0, Y1
+	VMOVUPD (AX)(BX*8), Y2
+	VMAXPD  Y2, Y1, Y2
+	VMOVUPD Y2, (AX)(BX*8)
+	ADDQ    $0x00000004, BX
+	SUBQ    $0x00000004, CX
+	JMP     loop12
+
+tail3:
+	TESTQ      CX, CX
+	JZ         done4
+	LEAQ       tailmask64<>+32(SB), SI
+	NEGQ       CX
+	VMOVDQU    (SI)(CX*8), Y1
+	VMASKMOVPD (DX)(BX*8), Y1, Y2
+	VMULPD     Y2, Y0, Y0
+	VMASKMOVPD (AX)(BX*8), Y1, Y2
+	VMAXPD     Y2, Y0, Y2
+	VMASKMOVPD Y2, Y1, (AX)(BX*8)
+
+done4:
+	VZEROUPPER
+	RET
+
+// func expSumLanes64AVX2(dst []float64, d []float64, x []float64, m []float64, scale float64)
+// Requires: AVX, AVX2, FMA3
+TEXT ·expSumLanes64AVX2(SB), NOSPLIT, $0-104
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         dst_len+8(FP), CX
+	MOVQ         d_base+24(FP), DX
+	MOVQ         x_base+48(FP), BX
+	MOVQ         m_base+72(FP), SI
+	VBROADCASTSD scale+96(FP), Y0
+	VBROADCASTSD vecconsts64<>+32(SB), Y1
+	VBROADCASTSD vecconsts64<>+64(SB), Y2
+	XORQ         DI, DI
+
+loopU1:
+	CMPQ         CX, $0x00000010
+	JB           loop12
+	VMULPD       (BX)(DI*8), Y0, Y3
+	VSUBPD       (SI)(DI*8), Y3, Y3
+	VMULPD       32(BX)(DI*8), Y0, Y4
+	VSUBPD       32(SI)(DI*8), Y4, Y4
+	VMAXPD       Y3, Y1, Y3
+	VMAXPD       Y4, Y1, Y4
+	VMINPD       Y3, Y2, Y3
+	VMINPD       Y4, Y2, Y4
+	VMULPD       vecconsts64<>+96(SB), Y3, Y5
+	VMULPD       vecconsts64<>+96(SB), Y4, Y6
+	VADDPD       vecconsts64<>+128(SB), Y5, Y5
+	VADDPD       vecconsts64<>+128(SB), Y6, Y6
+	VSUBPD       vecconsts64<>+128(SB), Y5, Y5
+	VSUBPD       vecconsts64<>+128(SB), Y6, Y6
+	VFNMADD231PD vecconsts64<>+160(SB), Y5, Y3
+	VFNMADD231PD vecconsts64<>+160(SB), Y6, Y4
+	VFNMADD231PD vecconsts64<>+192(SB), Y5, Y3
+	VFNMADD231PD vecconsts64<>+192(SB), Y6, Y4
+	VMOVUPD      vecconsts64<>+320(SB), Y7
+	VMOVUPD      vecconsts64<>+320(SB), Y8
+	VFMADD213PD  vecconsts64<>+352(SB), Y3, Y7
+	VFMADD213PD  vecconsts64<>+352(SB), Y4, Y8
+	VFMADD213PD  vecconsts64<>+384(SB), Y3, Y7
+	VFMADD213PD  vecconsts64<>+384(SB), Y4, Y8
+	VFMADD213PD  vecconsts64<>+416(SB), Y3, Y7
+	VFMADD213PD  vecconsts64<>+416(SB), Y4, Y8
+	VFMADD213PD  vecconsts64<>+448(SB), Y3, Y7
+	VFMADD213PD  vecconsts64<>+448(SB), Y4, Y8
+	VFMADD213PD  vecconsts64<>+480(SB), Y3, Y7
+	VFMADD213PD  vecconsts64<>+480(SB), Y4, Y8
+	VFMADD213PD  vecconsts64<>+512(SB), Y3, Y7
+	VFMADD213PD  vecconsts64<>+512(SB), Y4, Y8
+	VFMADD213PD  vecconsts64<>+544(SB), Y3, Y7
+	VFMADD213PD  vecconsts64<>+544(SB), Y4, Y8
+	VFMADD213PD  vecconsts64<>+576(SB), Y3, Y7
+	VFMADD213PD  vecconsts64<>+576(SB), Y4, Y8
+	VFMADD213PD  vecconsts64<>+608(SB), Y3, Y7
+	VFMADD213PD  vecconsts64<>+608(SB), Y4, Y8
+	VFMADD213PD  vecconsts64<>+256(SB), Y3, Y7
+	VFMADD213PD  vecconsts64<>+256(SB), Y4, Y8
+	VFMADD213PD  vecconsts64<>+256(SB), Y3, Y7
+	VFMADD213PD  vecconsts64<>+256(SB), Y4, Y8
+	VMULPD       vecconsts64<>+224(SB), Y5, Y3
+	VMULPD       vecconsts64<>+224(SB), Y6, Y4
+	VROUNDPD     $0x09, Y3, Y3
+	VROUNDPD     $0x09, Y4, Y4
+	VSUBPD       Y3, Y5, Y5
+	VSUBPD       Y4, Y6, Y6
+	VADDPD       vecconsts64<>+128(SB), Y3, Y3
+	VADDPD       vecconsts64<>+128(SB), Y4, Y4
+	VPADDQ       vecconsts64<>+288(SB), Y3, Y3
+	VPADDQ       vecconsts64<>+288(SB), Y4, Y4
+	VPSLLQ       $0x34, Y3, Y3
+	VPSLLQ       $0x34, Y4, Y4
+	VADDPD       vecconsts64<>+128(SB), Y5, Y5
+	VADDPD       vecconsts64<>+128(SB), Y6, Y6
+	VPADDQ       vecconsts64<>+288(SB), Y5, Y5
+	VPADDQ       vecconsts64<>+288(SB), Y6, Y6
+	VPSLLQ       $0x34, Y5, Y5
+	VPSLLQ       $0x34, Y6, Y6
+	VMULPD       Y3, Y7, Y7
+	VMULPD       Y4, Y8, Y8
+	VMULPD       Y5, Y7, Y7
+	VMULPD       Y6, Y8, Y8
+	VMOVUPD      Y7, (AX)(DI*8)
+	VADDPD       (DX)(DI*8), Y7, Y7
+	VMOVUPD      Y7, (DX)(DI*8)
+	VMOVUPD      Y8, 32(AX)(DI*8)
+	VADDPD       32(DX)(DI*8), Y8, Y8
+	VMOVUPD      Y8, 32(DX)(DI*8)
+	VMULPD       64(BX)(DI*8), Y0, Y3
+	VSUBPD       64(SI)(DI*8), Y3, Y3
+	VMULPD       96(BX)(DI*8), Y0, Y4
+	VSUBPD       96(SI)(DI*8), Y4, Y4
+	VMAXPD       Y3, Y1, Y3
+	VMAXPD       Y4, Y1, Y4
+	VMINPD       Y3, Y2, Y3
+	VMINPD       Y4, Y2, Y4
+	VMULPD       vecconsts64<>+96(SB), Y3, Y5
+	VMULPD       vecconsts64<>+96(SB), Y4, Y6
+	VADDPD       vecconsts64<>+128(SB), Y5, Y5
+	VADDPD       vecconsts64<>+128(SB), Y6, Y6
+	VSUBPD       vecconsts64<>+128(SB), Y5, Y5
+	VSUBPD       vecconsts64<>+128(SB), Y6, Y6
+	VFNMADD231PD vecconsts64<>+160(SB), Y5, Y3
+	VFNMADD231PD vecconsts64<>+160(SB), Y6, Y4
+	VFNMADD231PD vecconsts64<>+192(SB), Y5, Y3
+	VFNMADD231PD vecconsts64<>+192(SB), Y6, Y4
+	VMOVUPD      vecconsts64<>+320(SB), Y7
+	VMOVUPD      vecconsts64<>+320(SB), Y8
+	VFMADD213PD  vecconsts64<>+352(SB), Y3, Y7
+	VFMADD213PD  vecconsts64<>+352(SB), Y4, Y8
+	VFMADD213PD  vecconsts64<>+384(SB), Y3, Y7
+	VFMADD213PD  vecconsts64<>+384(SB), Y4, Y8
+	VFMADD213PD  vecconsts64<>+416(SB), Y3, Y7
+	VFMADD213PD  vecconsts64<>+416(SB), Y4, Y8
+	VFMADD213PD  vecconsts64<>+448(SB), Y3, Y7
+	VFMADD213PD  vecconsts64<>+448(SB), Y4, Y8
+	VFMADD213PD  vecconsts64<>+480(SB), Y3, Y7
+	VFMADD213PD  vecconsts64<>+480(SB), Y4, Y8
+	VFMADD213PD  vecconsts64<>+512(SB), Y3, Y7
+	VFMADD213PD  vecconsts64<>+512(SB), Y4, Y8
+	VFMADD213PD  vecconsts64<>+544(SB), Y3, Y7
+	VFMADD213PD  vecconsts64<>+544(SB), Y4, Y8
+	VFMADD213PD  vecconsts64<>+576(SB), Y3, Y7
+	VFMADD213PD  vecconsts64<>+576(SB), Y4, Y8
+	VFMADD213PD  vecconsts64<>+608(SB), Y3, Y7
+	VFMADD213PD  vecconsts64<>+608(SB), Y4, Y8
+	VFMADD213PD  vecconsts64<>+256(SB), Y3, Y7
+	VFMADD213PD  vecconsts64<>+256(SB), Y4, Y8
+	VFMADD213PD  vecconsts64<>+256(SB), Y3, Y7
+	VFMADD213PD  vecconsts64<>+256(SB), Y4, Y8
+	VMULPD       vecconsts64<>+224(SB), Y5, Y3
+	VMULPD       vecconsts64<>+224(SB), Y6, Y4
+	VROUNDPD     $0x09, Y3, Y3
+	VROUNDPD     $0x09, Y4, Y4
+	VSUBPD       Y3, Y5, Y5
+	VSUBPD       Y4, Y6, Y6
+	VADDPD       vecconsts64<>+128(SB), Y3, Y3
+	VADDPD       vecconsts64<>+128(SB), Y4, Y4
+	VPADDQ       vecconsts64<>+288(SB), Y3, Y3
+	VPADDQ       vecconsts64<>+288(SB), Y4, Y4
+	VPSLLQ       $0x34, Y3, Y3
+	VPSLLQ       $0x34, Y4, Y4
+	VADDPD       vecconsts64<>+128(SB), Y5, Y5
+	VADDPD       vecconsts64<>+128(SB), Y6, Y6
+	VPADDQ       vecconsts64<>+288(SB), Y5, Y5
+	VPADDQ       vecconsts64<>+288(SB), Y6, Y6
+	VPSLLQ       $0x34, Y5, Y5
+	VPSLLQ       $0x34, Y6, Y6
+	VMULPD       Y3, Y7, Y7
+	VMULPD       Y4, Y8, Y8
+	VMULPD       Y5, Y7, Y7
+	VMULPD       Y6, Y8, Y8
+	VMOVUPD      Y7, 64(AX)(DI*8)
+	VADDPD       64(DX)(DI*8), Y7, Y7
+	VMOVUPD      Y7, 64(DX)(DI*8)
+	VMOVUPD      Y8, 96(AX)(DI*8)
+	VADDPD       96(DX)(DI*8), Y8, Y8
+	VMOVUPD      Y8, 96(DX)(DI*8)
+	ADDQ         $0x00000010, DI
+	SUBQ         $0x00000010, CX
+	JMP          loopU1
+
+loop12:
+	CMPQ         CX, $0x00000004
+	JB           tail3
+	VMULPD       (BX)(DI*8), Y0, Y3
+	VSUBPD       (SI)(DI*8), Y3, Y3
+	VMAXPD       Y3, Y1, Y3
+	VMINPD       Y3, Y2, Y3
+	VMULPD       vecconsts64<>+96(SB), Y3, Y4
+	VADDPD       vecconsts64<>+128(SB), Y4, Y4
+	VSUBPD       vecconsts64<>+128(SB), Y4, Y4
+	VFNMADD231PD vecconsts64<>+160(SB), Y4, Y3
+	VFNMADD231PD vecconsts64<>+192(SB), Y4, Y3
+	VMOVUPD      vecconsts64<>+320(SB), Y5
+	VFMADD213PD  vecconsts64<>+352(SB), Y3, Y5
+	VFMADD213PD  vecconsts64<>+384(SB), Y3, Y5
+	VFMADD213PD  vecconsts64<>+416(SB), Y3, Y5
+	VFMADD213PD  vecconsts64<>+448(SB), Y3, Y5
+	VFMADD213PD  vecconsts64<>+480(SB), Y3, Y5
+	VFMADD213PD  vecconsts64<>+512(SB), Y3, Y5
+	VFMADD213PD  vecconsts64<>+544(SB), Y3, Y5
+	VFMADD213PD  vecconsts64<>+576(SB), Y3, Y5
+	VFMADD213PD  vecconsts64<>+608(SB), Y3, Y5
+	VFMADD213PD  vecconsts64<>+256(SB), Y3, Y5
+	VFMADD213PD  vecconsts64<>+256(SB), Y3, Y5
+	VMULPD       vecconsts64<>+224(SB), Y4, Y3
+	VROUNDPD     $0x09, Y3, Y3
+	VSUBPD       Y3, Y4, Y4
+	VADDPD       vecconsts64<>+128(SB), Y3, Y3
+	VPADDQ       vecconsts64<>+288(SB), Y3, Y3
+	VPSLLQ       $0x34, Y3, Y3
+	VADDPD       vecconsts64<>+128(SB), Y4, Y4
+	VPADDQ       vecconsts64<>+288(SB), Y4, Y4
+	VPSLLQ       $0x34, Y4, Y4
+	VMULPD       Y3, Y5, Y5
+	VMULPD       Y4, Y5, Y5
+	VMOVUPD      Y5, (AX)(DI*8)
+	VADDPD       (DX)(DI*8), Y5, Y5
+	VMOVUPD      Y5, (DX)(DI*8)
+	ADDQ         $0x00000004, DI
+	SUBQ         $0x00000004, CX
+	JMP          loop12
+
+tail3:
+	TESTQ        CX, CX
+	JZ           done4
+	LEAQ         tailmask64<>+32(SB), R8
+	NEGQ         CX
+	VMOVDQU      (R8)(CX*8), Y3
+	VMASKMOVPD   (BX)(DI*8), Y3, Y4
+	VMULPD       Y4, Y0, Y0
+	VMASKMOVPD   (SI)(DI*8), Y3, Y4
+	VSUBPD       Y4, Y0, Y0
+	VMAXPD       Y0, Y1, Y0
+	VMINPD       Y0, Y2, Y0
+	VMULPD       vecconsts64<>+96(SB), Y0, Y1
+	VADDPD       vecconsts64<>+128(SB), Y1, Y1
+	VSUBPD       vecconsts64<>+128(SB), Y1, Y1
+	VFNMADD231PD vecconsts64<>+160(SB), Y1, Y0
+	VFNMADD231PD vecconsts64<>+192(SB), Y1, Y0
+	VMOVUPD      vecconsts64<>+320(SB), Y2
+	VFMADD213PD  vecconsts64<>+352(SB), Y0, Y2
+	VFMADD213PD  vecconsts64<>+384(SB), Y0, Y2
+	VFMADD213PD  vecconsts64<>+416(SB), Y0, Y2
+	VFMADD213PD  vecconsts64<>+448(SB), Y0, Y2
+	VFMADD213PD  vecconsts64<>+480(SB), Y0, Y2
+	VFMADD213PD  vecconsts64<>+512(SB), Y0, Y2
+	VFMADD213PD  vecconsts64<>+544(SB), Y0, Y2
+	VFMADD213PD  vecconsts64<>+576(SB), Y0, Y2
+	VFMADD213PD  vecconsts64<>+608(SB), Y0, Y2
+	VFMADD213PD  vecconsts64<>+256(SB), Y0, Y2
+	VFMADD213PD  vecconsts64<>+256(SB), Y0, Y2
+	VMULPD       vecconsts64<>+224(SB), Y1, Y0
+	VROUNDPD     $0x09, Y0, Y0
+	VSUBPD       Y0, Y1, Y1
+	VADDPD       vecconsts64<>+128(SB), Y0, Y0
+	VPADDQ       vecconsts64<>+288(SB), Y0, Y0
+	VPSLLQ       $0x34, Y0, Y0
+	VADDPD       vecconsts64<>+128(SB), Y1, Y1
+	VPADDQ       vecconsts64<>+288(SB), Y1, Y1
+	VPSLLQ       $0x34, Y1, Y1
+	VMULPD       Y0, Y2, Y2
+	VMULPD       Y1, Y2, Y2
+	VMASKMOVPD   Y2, Y3, (AX)(DI*8)
+	VMASKMOVPD   (DX)(DI*8), Y3, Y0
+	VADDPD       Y0, Y2, Y2
+	VMASKMOVPD   Y2, Y3, (DX)(DI*8)
+
+done4:
+	VZEROUPPER
+	RET
+
+// func expScaleLanes64AVX2(dst []float64, x []float64, m []float64, mul []float64, scale float64)
+// Requires: AVX, AVX2, FMA3
+TEXT ·expScaleLanes64AVX2(SB), NOSPLIT, $0-104
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         dst_len+8(FP), CX
+	MOVQ         x_base+24(FP), DX
+	MOVQ         m_base+48(FP), BX
+	MOVQ         mul_base+72(FP), SI
+	VBROADCASTSD scale+96(FP), Y0
+	VBROADCASTSD vecconsts64<>+32(SB), Y1
+	VBROADCASTSD vecconsts64<>+64(SB), Y2
+	XORQ         DI, DI
+
+loopU1:
+	CMPQ         CX, $0x00000010
+	JB           loop12
+	VMULPD       (DX)(DI*8), Y0, Y3
+	VSUBPD       (BX)(DI*8), Y3, Y3
+	VMULPD       32(DX)(DI*8), Y0, Y4
+	VSUBPD       32(BX)(DI*8), Y4, Y4
+	VMAXPD       Y3, Y1, Y3
+	VMAXPD       Y4, Y1, Y4
+	VMINPD       Y3, Y2, Y3
+	VMINPD       Y4, Y2, Y4
+	VMULPD       vecconsts64<>+96(SB), Y3, Y5
+	VMULPD       vecconsts64<>+96(SB), Y4, Y6
+	VADDPD       vecconsts64<>+128(SB), Y5, Y5
+	VADDPD       vecconsts64<>+128(SB), Y6, Y6
+	VSUBPD       vecconsts64<>+128(SB), Y5, Y5
+	VSUBPD       vecconsts64<>+128(SB), Y6, Y6
+	VFNMADD231PD vecconsts64<>+160(SB), Y5, Y3
+	VFNMADD231PD vecconsts64<>+160(SB), Y6, Y4
+	VFNMADD231PD vecconsts64<>+192(SB), Y5, Y3
+	VFNMADD231PD vecconsts64<>+192(SB), Y6, Y4
+	VMOVUPD      vecconsts64<>+320(SB), Y7
+	VMOVUPD      vecconsts64<>+320(SB), Y8
+	VFMADD213PD  vecconsts64<>+352(SB), Y3, Y7
+	VFMADD213PD  vecconsts64<>+352(SB), Y4, Y8
+	VFMADD213PD  vecconsts64<>+384(SB), Y3, Y7
+	VFMADD213PD  vecconsts64<>+384(SB), Y4, Y8
+	VFMADD213PD  vecconsts64<>+416(SB), Y3, Y7
+	VFMADD213PD  vecconsts64<>+416(SB), Y4, Y8
+	VFMADD213PD  vecconsts64<>+448(SB), Y3, Y7
+	VFMADD213PD  vecconsts64<>+448(SB), Y4, Y8
+	VFMADD213PD  vecconsts64<>+480(SB), Y3, Y7
+	VFMADD213PD  vecconsts64<>+480(SB), Y4, Y8
+	VFMADD213PD  vecconsts64<>+512(SB), Y3, Y7
+	VFMADD213PD  vecconsts64<>+512(SB), Y4, Y8
+	VFMADD213PD  vecconsts64<>+544(SB), Y3, Y7
+	VFMADD213PD  vecconsts64<>+544(SB), Y4, Y8
+	VFMADD213PD  vecconsts64<>+576(SB), Y3, Y7
+	VFMADD213PD  vecconsts64<>+576(SB), Y4, Y8
+	VFMADD213PD  vecconsts64<>+608(SB), Y3, Y7
+	VFMADD213PD  vecconsts64<>+608(SB), Y4, Y8
+	VFMADD213PD  vecconsts64<>+256(SB), Y3, Y7
+	VFMADD213PD  vecconsts64<>+256(SB), Y4, Y8
+	VFMADD213PD  vecconsts64<>+256(SB), Y3, Y7
+	VFMADD213PD  vecconsts64<>+256(SB), Y4, Y8
+	VMULPD       vecconsts64<>+224(SB), Y5, Y3
+	VMULPD       vecconsts64<>+224(SB), Y6, Y4
+	VROUNDPD     $0x09, Y3, Y3
+	VROUNDPD     $0x09, Y4, Y4
+	VSUBPD       Y3, Y5, Y5
+	VSUBPD       Y4, Y6, Y6
+	VADDPD       vecconsts64<>+128(SB), Y3, Y3
+	VADDPD       vecconsts64<>+128(SB), Y4, Y4
+	VPADDQ       vecconsts64<>+288(SB), Y3, Y3
+	VPADDQ       vecconsts64<>+288(SB), Y4, Y4
+	VPSLLQ       $0x34, Y3, Y3
+	VPSLLQ       $0x34, Y4, Y4
+	VADDPD       vecconsts64<>+128(SB), Y5, Y5
+	VADDPD       vecconsts64<>+128(SB), Y6, Y6
+	VPADDQ       vecconsts64<>+288(SB), Y5, Y5
+	VPADDQ       vecconsts64<>+288(SB), Y6, Y6
+	VPSLLQ       $0x34, Y5, Y5
+	VPSLLQ       $0x34, Y6, Y6
+	VMULPD       Y3, Y7, Y7
+	VMULPD       Y4, Y8, Y8
+	VMULPD       Y5, Y7, Y7
+	VMULPD       Y6, Y8, Y8
+	VMULPD       (SI)(DI*8), Y7, Y7
+	VMOVUPD      Y7, (AX)(DI*8)
+	VMULPD       32(SI)(DI*8), Y8, Y8
+	VMOVUPD      Y8, 32(AX)(DI*8)
+	VMULPD       64(DX)(DI*8), Y0, Y3
+	VSUBPD       64(BX)(DI*8), Y3, Y3
+	VMULPD       96(DX)(DI*8), Y0, Y4
+	VSUBPD       96(BX)(DI*8), Y4, Y4
+	VMAXPD       Y3, Y1, Y3
+	VMAXPD       Y4, Y1, Y4
+	VMINPD       Y3, Y2, Y3
+	VMINPD       Y4, Y2, Y4
+	VMULPD       vecconsts64<>+96(SB), Y3, Y5
+	VMULPD       vecconsts64<>+96(SB), Y4, Y6
+	VADDPD       vecconsts64<>+128(SB), Y5, Y5
+	VADDPD       vecconsts64<>+128(SB), Y6, Y6
+	VSUBPD       vecconsts64<>+128(SB), Y5, Y5
+	VSUBPD       vecconsts64<>+128(SB), Y6, Y6
+	VFNMADD231PD vecconsts64<>+160(SB), Y5, Y3
+	VFNMADD231PD vecconsts64<>+160(SB), Y6, Y4
+	VFNMADD231PD vecconsts64<>+192(SB), Y5, Y3
+	VFNMADD231PD vecconsts64<>+192(SB), Y6, Y4
+	VMOVUPD      vecconsts64<>+320(SB), Y7
+	VMOVUPD      vecconsts64<>+320(SB), Y8
+	VFMADD213PD  vecconsts64<>+352(SB), Y3, Y7
+	VFMADD213PD  vecconsts64<>+352(SB), Y4, Y8
+	VFMADD213PD  vecconsts64<>+384(SB), Y3, Y7
+	VFMADD213PD  vecconsts64<>+384(SB), Y4, Y8
+	VFMADD213PD  vecconsts64<>+416(SB), Y3, Y7
+	VFMADD213PD  vecconsts64<>+416(SB), Y4, Y8
+	VFMADD213PD  vecconsts64<>+448(SB), Y3, Y7
+	VFMADD213PD  vecconsts64<>+448(SB), Y4, Y8
+	VFMADD213PD  vecconsts64<>+480(SB), Y3, Y7
+	VFMADD213PD  vecconsts64<>+480(SB), Y4, Y8
+	VFMADD213PD  vecconsts64<>+512(SB), Y3, Y7
+	VFMADD213PD  vecconsts64<>+512(SB), Y4, Y8
+	VFMADD213PD  vecconsts64<>+544(SB), Y3, Y7
+	VFMADD213PD  vecconsts64<>+544(SB), Y4, Y8
+	VFMADD213PD  vecconsts64<>+576(SB), Y3, Y7
+	VFMADD213PD  vecconsts64<>+576(SB), Y4, Y8
+	VFMADD213PD  vecconsts64<>+608(SB), Y3, Y7
+	VFMADD213PD  vecconsts64<>+608(SB), Y4, Y8
+	VFMADD213PD  vecconsts64<>+256(SB), Y3, Y7
+	VFMADD213PD  vecconsts64<>+256(SB), Y4, Y8
+	VFMADD213PD  vecconsts64<>+256(SB), Y3, Y7
+	VFMADD213PD  vecconsts64<>+256(SB), Y4, Y8
+	VMULPD       vecconsts64<>+224(SB), Y5, Y3
+	VMULPD       vecconsts64<>+224(SB), Y6, Y4
+	VROUNDPD     $0x09, Y3, Y3
+	VROUNDPD     $0x09, Y4, Y4
+	VSUBPD       Y3, Y5, Y5
+	VSUBPD       Y4, Y6, Y6
+	VADDPD       vecconsts64<>+128(SB), Y3, Y3
+	VADDPD       vecconsts64<>+128(SB), Y4, Y4
+	VPADDQ       vecconsts64<>+288(SB), Y3, Y3
+	VPADDQ       vecconsts64<>+288(SB), Y4, Y4
+	VPSLLQ       $0x34, Y3, Y3
+	VPSLLQ       $0x34, Y4, Y4
+	VADDPD       vecconsts64<>+128(SB), Y5, Y5
+	VADDPD       vecconsts64<>+128(SB), Y6, Y6
+	VPADDQ       vecconsts64<>+288(SB), Y5, Y5
+	VPADDQ       vecconsts64<>+288(SB), Y6, Y6
+	VPSLLQ       $0x34, Y5, Y5
+	VPSLLQ       $0x34, Y6, Y6
+	VMULPD       Y3, Y7, Y7
+	VMULPD       Y4, Y8, Y8
+	VMULPD       Y5, Y7, Y7
+	VMULPD       Y6, Y8, Y8
+	VMULPD       64(SI)(DI*8), Y7, Y7
+	VMOVUPD      Y7, 64(AX)(DI*8)
+	VMULPD       96(SI)(DI*8), Y8, Y8
+	VMOVUPD      Y8, 96(AX)(DI*8)
+	ADDQ         $0x00000010, DI
+	SUBQ         $0x00000010, CX
+	JMP          loopU1
+
+loop12:
+	CMPQ         CX, $0x00000004
+	JB           tail3
+	VMULPD       (DX)(DI*8), Y0, Y3
+	VSUBPD       (BX)(DI*8), Y3, Y3
+	VMAXPD       Y3, Y1, Y3
+	VMINPD       Y3, Y2, Y3
+	VMULPD       vecconsts64<>+96(SB), Y3, Y4
+	VADDPD       vecconsts64<>+128(SB), Y4, Y4
+	VSUBPD       vecconsts64<>+128(SB), Y4, Y4
+	VFNMADD231PD vecconsts64<>+160(SB), Y4, Y3
+	VFNMADD231PD vecconsts64<>+192(SB), Y4, Y3
+	VMOVUPD      vecconsts64<>+320(SB), Y5
+	VFMADD213PD  vecconsts64<>+352(SB), Y3, Y5
+	VFMADD213PD  vecconsts64<>+384(SB), Y3, Y5
+	VFMADD213PD  vecconsts64<>+416(SB), Y3, Y5
+	VFMADD213PD  vecconsts64<>+448(SB), Y3, Y5
+	VFMADD213PD  vecconsts64<>+480(SB), Y3, Y5
+	VFMADD213PD  vecconsts64<>+512(SB), Y3, Y5
+	VFMADD213PD  vecconsts64<>+544(SB), Y3, Y5
+	VFMADD213PD  vecconsts64<>+576(SB), Y3, Y5
+	VFMADD213PD  vecconsts64<>+608(SB), Y3, Y5
+	VFMADD213PD  vecconsts64<>+256(SB), Y3, Y5
+	VFMADD213PD  vecconsts64<>+256(SB), Y3, Y5
+	VMULPD       vecconsts64<>+224(SB), Y4, Y3
+	VROUNDPD     $0x09, Y3, Y3
+	VSUBPD       Y3, Y4, Y4
+	VADDPD       vecconsts64<>+128(SB), Y3, Y3
+	VPADDQ       vecconsts64<>+288(SB), Y3, Y3
+	VPSLLQ       $0x34, Y3, Y3
+	VADDPD       vecconsts64<>+128(SB), Y4, Y4
+	VPADDQ       vecconsts64<>+288(SB), Y4, Y4
+	VPSLLQ       $0x34, Y4, Y4
+	VMULPD       Y3, Y5, Y5
+	VMULPD       Y4, Y5, Y5
+	VMULPD       (SI)(DI*8), Y5, Y5
+	VMOVUPD      Y5, (AX)(DI*8)
+	ADDQ         $0x00000004, DI
+	SUBQ         $0x00000004, CX
+	JMP          loop12
+
+tail3:
+	TESTQ        CX, CX
+	JZ           done4
+	LEAQ         tailmask64<>+32(SB), R8
+	NEGQ         CX
+	VMOVDQU      (R8)(CX*8), Y3
+	VMASKMOVPD   (DX)(DI*8), Y3, Y4
+	VMULPD       Y4, Y0, Y0
+	VMASKMOVPD   (BX)(DI*8), Y3, Y4
+	VSUBPD       Y4, Y0, Y0
+	VMAXPD       Y0, Y1, Y0
+	VMINPD       Y0, Y2, Y0
+	VMULPD       vecconsts64<>+96(SB), Y0, Y1
+	VADDPD       vecconsts64<>+128(SB), Y1, Y1
+	VSUBPD       vecconsts64<>+128(SB), Y1, Y1
+	VFNMADD231PD vecconsts64<>+160(SB), Y1, Y0
+	VFNMADD231PD vecconsts64<>+192(SB), Y1, Y0
+	VMOVUPD      vecconsts64<>+320(SB), Y2
+	VFMADD213PD  vecconsts64<>+352(SB), Y0, Y2
+	VFMADD213PD  vecconsts64<>+384(SB), Y0, Y2
+	VFMADD213PD  vecconsts64<>+416(SB), Y0, Y2
+	VFMADD213PD  vecconsts64<>+448(SB), Y0, Y2
+	VFMADD213PD  vecconsts64<>+480(SB), Y0, Y2
+	VFMADD213PD  vecconsts64<>+512(SB), Y0, Y2
+	VFMADD213PD  vecconsts64<>+544(SB), Y0, Y2
+	VFMADD213PD  vecconsts64<>+576(SB), Y0, Y2
+	VFMADD213PD  vecconsts64<>+608(SB), Y0, Y2
+	VFMADD213PD  vecconsts64<>+256(SB), Y0, Y2
+	VFMADD213PD  vecconsts64<>+256(SB), Y0, Y2
+	VMULPD       vecconsts64<>+224(SB), Y1, Y0
+	VROUNDPD     $0x09, Y0, Y0
+	VSUBPD       Y0, Y1, Y1
+	VADDPD       vecconsts64<>+128(SB), Y0, Y0
+	VPADDQ       vecconsts64<>+288(SB), Y0, Y0
+	VPSLLQ       $0x34, Y0, Y0
+	VADDPD       vecconsts64<>+128(SB), Y1, Y1
+	VPADDQ       vecconsts64<>+288(SB), Y1, Y1
+	VPSLLQ       $0x34, Y1, Y1
+	VMULPD       Y0, Y2, Y2
+	VMULPD       Y1, Y2, Y2
+	VMASKMOVPD   (SI)(DI*8), Y3, Y0
+	VMULPD       Y0, Y2, Y2
+	VMASKMOVPD   Y2, Y3, (AX)(DI*8)
+
+done4:
+	VZEROUPPER
+	RET
+
+// func normalizeLanes64AVX2(dst []float64, x []float64, k []float64)
+// Requires: AVX
+TEXT ·normalizeLanes64AVX2(SB), NOSPLIT, $0-72
+	MOVQ dst_base+0(FP), AX
+	MOVQ dst_len+8(FP), CX
+	MOVQ x_base+24(FP), DX
+	MOVQ k_base+48(FP), BX
+	XORQ SI, SI
+
+loopU1:
+	CMPQ    CX, $0x00000010
+	JB      loop12
+	VMOVUPD (DX)(SI*8), Y0
+	VMULPD  (BX)(SI*8), Y0, Y0
+	VMOVUPD Y0, (AX)(SI*8)
+	VMOVUPD 32(DX)(SI*8), Y0
+	VMULPD  32(BX)(SI*8), Y0, Y0
+	VMOVUPD Y0, 32(AX)(SI*8)
+	VMOVUPD 64(DX)(SI*8), Y0
+	VMULPD  64(BX)(SI*8), Y0, Y0
+	VMOVUPD Y0, 64(AX)(SI*8)
+	VMOVUPD 96(DX)(SI*8), Y0
+	VMULPD  96(BX)(SI*8), Y0, Y0
+	VMOVUPD Y0, 96(AX)(SI*8)
+	ADDQ    $0x00000010, SI
+	SUBQ    $0x00000010, CX
+	JMP     loopU1
+
+loop12:
+	CMPQ    CX, $0x00000004
+	JB      tail3
+	VMOVUPD (DX)(SI*8), Y0
+	VMULPD  (BX)(SI*8), Y0, Y0
+	VMOVUPD Y0, (AX)(SI*8)
+	ADDQ    $0x00000004, SI
+	SUBQ    $0x00000004, CX
+	JMP     loop12
+
+tail3:
+	TESTQ      CX, CX
+	JZ         done4
+	LEAQ       tailmask64<>+32(SB), DI
+	NEGQ       CX
+	VMOVDQU    (DI)(CX*8), Y0
+	VMASKMOVPD (DX)(SI*8), Y0, Y1
+	VMASKMOVPD (BX)(SI*8), Y0, Y2
+	VMULPD     Y2, Y1, Y1
+	VMASKMOVPD Y1, Y0, (AX)(SI*8)
+
+done4:
+	VZEROUPPER
+	RET
+
+// func logNormLanes64AVX2(dst []float64, x []float64, m []float64, logd []float64, scale float64)
+// Requires: AVX
+TEXT ·logNormLanes64AVX2(SB), NOSPLIT, $0-104
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         dst_len+8(FP), CX
+	MOVQ         x_base+24(FP), DX
+	MOVQ         m_base+48(FP), BX
+	MOVQ         logd_base+72(FP), SI
+	VBROADCASTSD scale+96(FP), Y0
+	XORQ         DI, DI
+
+loopU1:
+	CMPQ    CX, $0x00000010
+	JB      loop12
+	VMULPD  (DX)(DI*8), Y0, Y1
+	VSUBPD  (BX)(DI*8), Y1, Y1
+	VSUBPD  (SI)(DI*8), Y1, Y1
+	VMOVUPD Y1, (AX)(DI*8)
+	VMULPD  32(DX)(DI*8), Y0, Y1
+	VSUBPD  32(BX)(DI*8), Y1, Y1
+	VSUBPD  32(SI)(DI*8), Y1, Y1
+	VMOVUPD Y1, 32(AX)(DI*8)
+	VMULPD  64(DX)(DI*8), Y0, Y1
+	VSUBPD  64(BX)(DI*8), Y1, Y1
+	VSUBPD  64(SI)(DI*8), Y1, Y1
+	VMOVUPD Y1, 64(AX)(DI*8)
+	VMULPD  96(DX)(DI*8), Y0, Y1
+	VSUBPD  96(BX)(DI*8), Y1, Y1
+	VSUBPD  96(SI)(DI*8), Y1, Y1
+	VMOVUPD Y1, 96(AX)(DI*8)
+	ADDQ    $0x00000010, DI
+	SUBQ    $0x00000010, CX
+	JMP     loopU1
+
+loop12:
+	CMPQ    CX, $0x00000004
+	JB      tail3
+	VMULPD  (DX)(DI*8), Y0, Y1
+	VSUBPD  (BX)(DI*8), Y1, Y1
+	VSUBPD  (SI)(DI*8), Y1, Y1
+	VMOVUPD Y1, (AX)(DI*8)
+	ADDQ    $0x00000004, DI
+	SUBQ    $0x00000004, CX
+	JMP     loop12
+
+tail3:
+	TESTQ      CX, CX
+	JZ         done4
+	LEAQ       tailmask64<>+32(SB), R8
+	NEGQ       CX
+	VMOVDQU    (R8)(CX*8), Y1
+	VMASKMOVPD (DX)(DI*8), Y1, Y2
+	VMULPD     Y2, Y0, Y0
+	VMASKMOVPD (BX)(DI*8), Y1, Y2
+	VSUBPD     Y2, Y0, Y0
+	VMASKMOVPD (SI)(DI*8), Y1, Y2
+	VSUBPD     Y2, Y0, Y0
+	VMASKMOVPD Y0, Y1, (AX)(DI*8)
+
+done4:
+	VZEROUPPER
+	RET
+
+// func mulAdd64AVX2(acc []float64, a []float64, b []float64)
+// Requires: AVX, FMA3
+TEXT ·mulAdd64AVX2(SB), NOSPLIT, $0-72
+	MOVQ acc_base+0(FP), AX
+	MOVQ acc_len+8(FP), CX
+	MOVQ a_base+24(FP), DX
+	MOVQ b_base+48(FP), BX
+	XORQ SI, SI
+
+loopU1:
+	CMPQ        CX, $0x00000010
+	JB          loop12
+	VMOVUPD     (AX)(SI*8), Y0
+	VMOVUPD     (DX)(SI*8), Y1
+	VFMADD231PD (BX)(SI*8), Y1, Y0
+	VMOVUPD     Y0, (AX)(SI*8)
+	VMOVUPD     32(AX)(SI*8), Y0
+	VMOVUPD     32(DX)(SI*8), Y1
+	VFMADD231PD 32(BX)(SI*8), Y1, Y0
+	VMOVUPD     Y0, 32(AX)(SI*8)
+	VMOVUPD     64(AX)(SI*8), Y0
+	VMOVUPD     64(DX)(SI*8), Y1
+	VFMADD231PD 64(BX)(SI*8), Y1, Y0
+	VMOVUPD     Y0, 64(AX)(SI*8)
+	VMOVUPD     96(AX)(SI*8), Y0
+	VMOVUPD     96(DX)(SI*8), Y1
+	VFMADD231PD 96(BX)(SI*8), Y1, Y0
+	VMOVUPD     Y0, 96(AX)(SI*8)
+	ADDQ        $0x00000010, SI
+	SUBQ        $0x00000010, CX
+	JMP         loopU1
+
+loop12:
+	CMPQ        CX, $0x00000004
+	JB          tail3
+	VMOVUPD     (AX)(SI*8), Y0
+	VMOVUPD     (DX)(SI*8), Y1
+	VFMADD231PD (BX)(SI*8), Y1, Y0
+	VMOVUPD     Y0, (AX)(SI*8)
+	ADDQ        $0x00000004, SI
+	SUBQ        $0x00000004, CX
+	JMP         loop12
+
+tail3:
+	TESTQ       CX, CX
+	JZ          done4
+	LEAQ        tailmask64<>+32(SB), DI
+	NEGQ        CX
+	VMOVDQU     (DI)(CX*8), Y0
+	VMASKMOVPD  (AX)(SI*8), Y0, Y1
+	VMASKMOVPD  (DX)(SI*8), Y0, Y2
+	VMASKMOVPD  (BX)(SI*8), Y0, Y3
+	VFMADD231PD Y3, Y2, Y1
+	VMASKMOVPD  Y1, Y0, (AX)(SI*8)
+
+done4:
+	VZEROUPPER
+	RET
+
+// func add64AVX2(acc []float64, a []float64)
+// Requires: AVX
+TEXT ·add64AVX2(SB), NOSPLIT, $0-48
+	MOVQ acc_base+0(FP), AX
+	MOVQ acc_len+8(FP), CX
+	MOVQ a_base+24(FP), DX
+	XORQ BX, BX
+
+loopU1:
+	CMPQ    CX, $0x00000010
+	JB      loop12
+	VMOVUPD (AX)(BX*8), Y0
+	VADDPD  (DX)(BX*8), Y0, Y0
+	VMOVUPD Y0, (AX)(BX*8)
+	VMOVUPD 32(AX)(BX*8), Y0
+	VADDPD  32(DX)(BX*8), Y0, Y0
+	VMOVUPD Y0, 32(AX)(BX*8)
+	VMOVUPD 64(AX)(BX*8), Y0
+	VADDPD  64(DX)(BX*8), Y0, Y0
+	VMOVUPD Y0, 64(AX)(BX*8)
+	VMOVUPD 96(AX)(BX*8), Y0
+	VADDPD  96(DX)(BX*8), Y0, Y0
+	VMOVUPD Y0, 96(AX)(BX*8)
+	ADDQ    $0x00000010, BX
+	SUBQ    $0x00000010, CX
+	JMP     loopU1
+
+loop12:
+	CMPQ    CX, $0x00000004
+	JB      tail3
+	VMOVUPD (AX)(BX*8), Y0
+	VADDPD  (DX)(BX*8), Y0, Y0
+	VMOVUPD Y0, (AX)(BX*8)
+	ADDQ    $0x00000004, BX
+	SUBQ    $0x00000004, CX
+	JMP     loop12
+
+tail3:
+	TESTQ      CX, CX
+	JZ         done4
+	LEAQ       tailmask64<>+32(SB), SI
+	NEGQ       CX
+	VMOVDQU    (SI)(CX*8), Y0
+	VMASKMOVPD (AX)(BX*8), Y0, Y1
+	VMASKMOVPD (DX)(BX*8), Y0, Y2
+	VADDPD     Y2, Y1, Y1
+	VMASKMOVPD Y1, Y0, (AX)(BX*8)
+
+done4:
+	VZEROUPPER
+	RET
+
+// func softmaxGradLanes64AVX2(dx []float64, y []float64, dy []float64, s []float64)
+// Requires: AVX
+TEXT ·softmaxGradLanes64AVX2(SB), NOSPLIT, $0-96
+	MOVQ dx_base+0(FP), AX
+	MOVQ dx_len+8(FP), CX
+	MOVQ y_base+24(FP), DX
+	MOVQ dy_base+48(FP), BX
+	MOVQ s_base+72(FP), SI
+	XORQ DI, DI
+
+loopU1:
+	CMPQ    CX, $0x00000010
+	JB      loop12
+	VMOVUPD (BX)(DI*8), Y0
+	VSUBPD  (SI)(DI*8), Y0, Y0
+	VMULPD  (DX)(DI*8), Y0, Y0
+	VMOVUPD Y0, (AX)(DI*8)
+	VMOVUPD 32(BX)(DI*8), Y0
+	VSUBPD  32(SI)(DI*8), Y0, Y0
+	VMULPD  32(DX)(DI*8), Y0, Y0
+	VMOVUPD Y0, 32(AX)(DI*8)
+	VMOVUPD 64(BX)(DI*8), Y0
+	VSUBPD  64(SI)(DI*8), Y0, Y0
+	VMULPD  64(DX)(DI*8), Y0, Y0
+	VMOVUPD Y0, 64(AX)(DI*8)
+	VMOVUPD 96(BX)(DI*8), Y0
+	VSUBPD  96(SI)(DI*8), Y0, Y0
+	VMULPD  96(DX)(DI*8), Y0, Y0
+	VMOVUPD Y0, 96(AX)(DI*8)
+	ADDQ    $0x00000010, DI
+	SUBQ    $0x00000010, CX
+	JMP     loopU1
+
+loop12:
+	CMPQ    CX, $0x00000004
+	JB      tail3
+	VMOVUPD (BX)(DI*8), Y0
+	VSUBPD  (SI)(DI*8), Y0, Y0
+	VMULPD  (DX)(DI*8), Y0, Y0
+	VMOVUPD Y0, (AX)(DI*8)
+	ADDQ    $0x00000004, DI
+	SUBQ    $0x00000004, CX
+	JMP     loop12
+
+tail3:
+	TESTQ      CX, CX
+	JZ         done4
+	LEAQ       tailmask64<>+32(SB), R8
+	NEGQ       CX
+	VMOVDQU    (R8)(CX*8), Y0
+	VMASKMOVPD (BX)(DI*8), Y0, Y1
+	VMASKMOVPD (SI)(DI*8), Y0, Y2
+	VSUBPD     Y2, Y1, Y1
+	VMASKMOVPD (DX)(DI*8), Y0, Y2
+	VMULPD     Y2, Y1, Y1
+	VMASKMOVPD Y1, Y0, (AX)(DI*8)
+
+done4:
+	VZEROUPPER
+	RET
+
+// func logSoftmaxGradLanes64AVX2(dx []float64, y []float64, dy []float64, s []float64)
+// Requires: AVX, AVX2, FMA3
+TEXT ·logSoftmaxGradLanes64AVX2(SB), NOSPLIT, $0-96
+	MOVQ         dx_base+0(FP), AX
+	MOVQ         dx_len+8(FP), CX
+	MOVQ         y_base+24(FP), DX
+	MOVQ         dy_base+48(FP), BX
+	MOVQ         s_base+72(FP), SI
+	VBROADCASTSD vecconsts64<>+32(SB), Y0
+	VBROADCASTSD vecconsts64<>+64(SB), Y1
+	XORQ         DI, DI
+
+loopU1:
+	CMPQ         CX, $0x00000010
+	JB           loop12
+	VMOVUPD      (DX)(DI*8), Y2
+	VMOVUPD      32(DX)(DI*8), Y3
+	VMAXPD       Y2, Y0, Y2
+	VMAXPD       Y3, Y0, Y3
+	VMINPD       Y2, Y1, Y2
+	VMINPD       Y3, Y1, Y3
+	VMULPD       vecconsts64<>+96(SB), Y2, Y4
+	VMULPD       vecconsts64<>+96(SB), Y3, Y5
+	VADDPD       vecconsts64<>+128(SB), Y4, Y4
+	VADDPD       vecconsts64<>+128(SB), Y5, Y5
+	VSUBPD       vecconsts64<>+128(SB), Y4, Y4
+	VSUBPD       vecconsts64<>+128(SB), Y5, Y5
+	VFNMADD231PD vecconsts64<>+160(SB), Y4, Y2
+	VFNMADD231PD vecconsts64<>+160(SB), Y5, Y3
+	VFNMADD231PD vecconsts64<>+192(SB), Y4, Y2
+	VFNMADD231PD vecconsts64<>+192(SB), Y5, Y3
+	VMOVUPD      vecconsts64<>+320(SB), Y6
+	VMOVUPD      vecconsts64<>+320(SB), Y7
+	VFMADD213PD  vecconsts64<>+352(SB), Y2, Y6
+	VFMADD213PD  vecconsts64<>+352(SB), Y3, Y7
+	VFMADD213PD  vecconsts64<>+384(SB), Y2, Y6
+	VFMADD213PD  vecconsts64<>+384(SB), Y3, Y7
+	VFMADD213PD  vecconsts64<>+416(SB), Y2, Y6
+	VFMADD213PD  vecconsts64<>+416(SB), Y3, Y7
+	VFMADD213PD  vecconsts64<>+448(SB), Y2, Y6
+	VFMADD213PD  vecconsts64<>+448(SB), Y3, Y7
+	VFMADD213PD  vecconsts64<>+480(SB), Y2, Y6
+	VFMADD213PD  vecconsts64<>+480(SB), Y3, Y7
+	VFMADD213PD  vecconsts64<>+512(SB), Y2, Y6
+	VFMADD213PD  vecconsts64<>+512(SB), Y3, Y7
+	VFMADD213PD  vecconsts64<>+544(SB), Y2, Y6
+	VFMADD213PD  vecconsts64<>+544(SB), Y3, Y7
+	VFMADD213PD  vecconsts64<>+576(SB), Y2, Y6
+	VFMADD213PD  vecconsts64<>+576(SB), Y3, Y7
+	VFMADD213PD  vecconsts64<>+608(SB), Y2, Y6
+	VFMADD213PD  vecconsts64<>+608(SB), Y3, Y7
+	VFMADD213PD  vecconsts64<>+256(SB), Y2, Y6
+	VFMADD213PD  vecconsts64<>+256(SB), Y3, Y7
+	VFMADD213PD  vecconsts64<>+256(SB), Y2, Y6
+	VFMADD213PD  vecconsts64<>+256(SB), Y3, Y7
+	VMULPD       vecconsts64<>+224(SB), Y4, Y2
+	VMULPD       vecconsts64<>+224(SB), Y5, Y3
+	VROUNDPD     $0x09, Y2, Y2
+	VROUNDPD     $0x09, Y3, Y3
+	VSUBPD       Y2, Y4, Y4
+	VSUBPD       Y3, Y5, Y5
+	VADDPD       vecconsts64<>+128(SB), Y2, Y2
+	VADDPD       vecconsts64<>+128(SB), Y3, Y3
+	VPADDQ       vecconsts64<>+288(SB), Y2, Y2
+	VPADDQ       vecconsts64<>+288(SB), Y3, Y3
+	VPSLLQ       $0x34, Y2, Y2
+	VPSLLQ       $0x34, Y3, Y3
+	VADDPD       vecconsts64<>+128(SB), Y4, Y4
+	VADDPD       vecconsts64<>+128(SB), Y5, Y5
+	VPADDQ       vecconsts64<>+288(SB), Y4, Y4
+	VPADDQ       vecconsts64<>+288(SB), Y5, Y5
+	VPSLLQ       $0x34, Y4, Y4
+	VPSLLQ       $0x34, Y5, Y5
+	VMULPD       Y2, Y6, Y6
+	VMULPD       Y3, Y7, Y7
+	VMULPD       Y4, Y6, Y6
+	VMULPD       Y5, Y7, Y7
+	VMULPD       (SI)(DI*8), Y6, Y6
+	VMOVUPD      (BX)(DI*8), Y2
+	VSUBPD       Y6, Y2, Y2
+	VMOVUPD      Y2, (AX)(DI*8)
+	VMULPD       32(SI)(DI*8), Y7, Y7
+	VMOVUPD      32(BX)(DI*8), Y2
+	VSUBPD       Y7, Y2, Y2
+	VMOVUPD      Y2, 32(AX)(DI*8)
+	VMOVUPD      64(DX)(DI*8), Y2
+	VMOVUPD      96(DX)(DI*8), Y3
+	VMAXPD       Y2, Y0, Y2
+	VMAXPD       Y3, Y0, Y3
+	VMINPD       Y2, Y1, Y2
+	VMINPD       Y3, Y1, Y3
+	VMULPD       vecconsts64<>+96(SB), Y2, Y4
+	VMULPD       vecconsts64<>+96(SB), Y3, Y5
+	VADDPD       vecconsts64<>+128(SB), Y4, Y4
+	VADDPD       vecconsts64<>+128(SB), Y5, Y5
+	VSUBPD       vecconsts64<>+128(SB), Y4, Y4
+	VSUBPD       vecconsts64<>+128(SB), Y5, Y5
+	VFNMADD231PD vecconsts64<>+160(SB), Y4, Y2
+	VFNMADD231PD vecconsts64<>+160(SB), Y5, Y3
+	VFNMADD231PD vecconsts64<>+192(SB), Y4, Y2
+	VFNMADD231PD vecconsts64<>+192(SB), Y5, Y3
+	VMOVUPD      vecconsts64<>+320(SB), Y6
+	VMOVUPD      vecconsts64<>+320(SB), Y7
+	VFMADD213PD  vecconsts64<>+352(SB), Y2, Y6
+	VFMADD213PD  vecconsts64<>+352(SB), Y3, Y7
+	VFMADD213PD  vecconsts64<>+384(SB), Y2, Y6
+	VFMADD213PD  vecconsts64<>+384(SB), Y3, Y7
+	VFMADD213PD  vecconsts64<>+416(SB), Y2, Y6
+	VFMADD213PD  vecconsts64<>+416(SB), Y3, Y7
+	VFMADD213PD  vecconsts64<>+448(SB), Y2, Y6
+	VFMADD213PD  vecconsts64<>+448(SB), Y3, Y7
+	VFMADD213PD  vecconsts64<>+480(SB), Y2, Y6
+	VFMADD213PD  vecconsts64<>+480(SB), Y3, Y7
+	VFMADD213PD  vecconsts64<>+512(SB), Y2, Y6
+	VFMADD213PD  vecconsts64<>+512(SB), Y3, Y7
+	VFMADD213PD  vecconsts64<>+544(SB), Y2, Y6
+	VFMADD213PD  vecconsts64<>+544(SB), Y3, Y7
+	VFMADD213PD  vecconsts64<>+576(SB), Y2, Y6
+	VFMADD213PD  vecconsts64<>+576(SB), Y3, Y7
+	VFMADD213PD  vecconsts64<>+608(SB), Y2, Y6
+	VFMADD213PD  vecconsts64<>+608(SB), Y3, Y7
+	VFMADD213PD  vecconsts64<>+256(SB), Y2, Y6
+	VFMADD213PD  vecconsts64<>+256(SB), Y3, Y7
+	VFMADD213PD  vecconsts64<>+256(SB), Y2, Y6
+	VFMADD213PD  vecconsts64<>+256(SB), Y3, Y7
+	VMULPD       vecconsts64<>+224(SB), Y4, Y2
+	VMULPD       vecconsts64<>+224(SB), Y5, Y3
+	VROUNDPD     $0x09, Y2, Y2
+	VROUNDPD     $0x09, Y3, Y3
+	VSUBPD       Y2, Y4, Y4
+	VSUBPD       Y3, Y5, Y5
+	VADDPD       vecconsts64<>+128(SB), Y2, Y2
+	VADDPD       vecconsts64<>+128(SB), Y3, Y3
+	VPADDQ       vecconsts64<>+288(SB), Y2, Y2
+	VPADDQ       vecconsts64<>+288(SB), Y3, Y3
+	VPSLLQ       $0x34, Y2, Y2
+	VPSLLQ       $0x34, Y3, Y3
+	VADDPD       vecconsts64<>+128(SB), Y4, Y4
+	VADDPD       vecconsts64<>+128(SB), Y5, Y5
+	VPADDQ       vecconsts64<>+288(SB), Y4, Y4
+	VPADDQ       vecconsts64<>+288(SB), Y5, Y5
+	VPSLLQ       $0x34, Y4, Y4
+	VPSLLQ       $0x34, Y5, Y5
+	VMULPD       Y2, Y6, Y6
+	VMULPD       Y3, Y7, Y7
+	VMULPD       Y4, Y6, Y6
+	VMULPD       Y5, Y7, Y7
+	VMULPD       64(SI)(DI*8), Y6, Y6
+	VMOVUPD      64(BX)(DI*8), Y2
+	VSUBPD       Y6, Y2, Y2
+	VMOVUPD      Y2, 64(AX)(DI*8)
+	VMULPD       96(SI)(DI*8), Y7, Y7
+	VMOVUPD      96(BX)(DI*8), Y2
+	VSUBPD       Y7, Y2, Y2
+	VMOVUPD      Y2, 96(AX)(DI*8)
+	ADDQ         $0x00000010, DI
+	SUBQ         $0x00000010, CX
+	JMP          loopU1
+
+loop12:
+	CMPQ         CX, $0x00000004
+	JB           tail3
+	VMOVUPD      (DX)(DI*8), Y2
+	VMAXPD       Y2, Y0, Y2
+	VMINPD       Y2, Y1, Y2
+	VMULPD       vecconsts64<>+96(SB), Y2, Y3
+	VADDPD       vecconsts64<>+128(SB), Y3, Y3
+	VSUBPD       vecconsts64<>+128(SB), Y3, Y3
+	VFNMADD231PD vecconsts64<>+160(SB), Y3, Y2
+	VFNMADD231PD vecconsts64<>+192(SB), Y3, Y2
+	VMOVUPD      vecconsts64<>+320(SB), Y4
+	VFMADD213PD  vecconsts64<>+352(SB), Y2, Y4
+	VFMADD213PD  vecconsts64<>+384(SB), Y2, Y4
+	VFMADD213PD  vecconsts64<>+416(SB), Y2, Y4
+	VFMADD213PD  vecconsts64<>+448(SB), Y2, Y4
+	VFMADD213PD  vecconsts64<>+480(SB), Y2, Y4
+	VFMADD213PD  vecconsts64<>+512(SB), Y2, Y4
+	VFMADD213PD  vecconsts64<>+544(SB), Y2, Y4
+	VFMADD213PD  vecconsts64<>+576(SB), Y2, Y4
+	VFMADD213PD  vecconsts64<>+608(SB), Y2, Y4
+	VFMADD213PD  vecconsts64<>+256(SB), Y2, Y4
+	VFMADD213PD  vecconsts64<>+256(SB), Y2, Y4
+	VMULPD       vecconsts64<>+224(SB), Y3, Y2
+	VROUNDPD     $0x09, Y2, Y2
+	VSUBPD       Y2, Y3, Y3
+	VADDPD       vecconsts64<>+128(SB), Y2, Y2
+	VPADDQ       vecconsts64<>+288(SB), Y2, Y2
+	VPSLLQ       $0x34, Y2, Y2
+	VADDPD       vecconsts64<>+128(SB), Y3, Y3
+	VPADDQ       vecconsts64<>+288(SB), Y3, Y3
+	VPSLLQ       $0x34, Y3, Y3
+	VMULPD       Y2, Y4, Y4
+	VMULPD       Y3, Y4, Y4
+	VMULPD       (SI)(DI*8), Y4, Y4
+	VMOVUPD      (BX)(DI*8), Y2
+	VSUBPD       Y4, Y2, Y2
+	VMOVUPD      Y2, (AX)(DI*8)
+	ADDQ         $0x00000004, DI
+	SUBQ         $0x00000004, CX
+	JMP          loop12
+
+tail3:
+	TESTQ        CX, CX
+	JZ           done4
+	LEAQ         tailmask64<>+32(SB), R8
+	NEGQ         CX
+	VMOVDQU      (R8)(CX*8), Y2
+	VMASKMOVPD   (DX)(DI*8), Y2, Y3
+	VMAXPD       Y3, Y0, Y3
+	VMINPD       Y3, Y1, Y3
+	VMULPD       vecconsts64<>+96(SB), Y3, Y0
+	VADDPD       vecconsts64<>+128(SB), Y0, Y0
+	VSUBPD       vecconsts64<>+128(SB), Y0, Y0
+	VFNMADD231PD vecconsts64<>+160(SB), Y0, Y3
+	VFNMADD231PD vecconsts64<>+192(SB), Y0, Y3
+	VMOVUPD      vecconsts64<>+320(SB), Y1
+	VFMADD213PD  vecconsts64<>+352(SB), Y3, Y1
+	VFMADD213PD  vecconsts64<>+384(SB), Y3, Y1
+	VFMADD213PD  vecconsts64<>+416(SB), Y3, Y1
+	VFMADD213PD  vecconsts64<>+448(SB), Y3, Y1
+	VFMADD213PD  vecconsts64<>+480(SB), Y3, Y1
+	VFMADD213PD  vecconsts64<>+512(SB), Y3, Y1
+	VFMADD213PD  vecconsts64<>+544(SB), Y3, Y1
+	VFMADD213PD  vecconsts64<>+576(SB), Y3, Y1
+	VFMADD213PD  vecconsts64<>+608(SB), Y3, Y1
+	VFMADD213PD  vecconsts64<>+256(SB), Y3, Y1
+	VFMADD213PD  vecconsts64<>+256(SB), Y3, Y1
+	VMULPD       vecconsts64<>+224(SB), Y0, Y3
+	VROUNDPD     $0x09, Y3, Y3
+	VSUBPD       Y3, Y0, Y0
+	VADDPD       vecconsts64<>+128(SB), Y3, Y3
+	VPADDQ       vecconsts64<>+288(SB), Y3, Y3
+	VPSLLQ       $0x34, Y3, Y3
+	VADDPD       vecconsts64<>+128(SB), Y0, Y0
+	VPADDQ       vecconsts64<>+288(SB), Y0, Y0
+	VPSLLQ       $0x34, Y0, Y0
+	VMULPD       Y3, Y1, Y1
+	VMULPD       Y0, Y1, Y1
+	VMASKMOVPD   (SI)(DI*8), Y2, Y0
+	VMULPD       Y0, Y1, Y1
+	VMASKMOVPD   (BX)(DI*8), Y2, Y0
+	VSUBPD       Y1, Y0, Y0
+	VMASKMOVPD   Y0, Y2, (AX)(DI*8)
+
+done4:
+	VZEROUPPER
+	RET
+
+// func logLanes64AVX2(dst []float64, d []float64)
+// Requires: AVX, AVX2
+TEXT ·logLanes64AVX2(SB), NOSPLIT, $0-48
+	MOVQ dst_base+0(FP), AX
+	MOVQ dst_len+8(FP), CX
+	MOVQ d_base+24(FP), DX
+	XORQ BX, BX
+
+loop12:
+	CMPQ      CX, $0x00000004
+	JB        tail3
+	VMOVUPD   (DX)(BX*8), Y0
+	VPSRLQ    $0x34, Y0, Y1
+	VPOR      vecconsts64<>+672(SB), Y1, Y1
+	VSUBPD    vecconsts64<>+704(SB), Y1, Y1
+	VPAND     vecconsts64<>+640(SB), Y0, Y2
+	VPOR      vecconsts64<>+256(SB), Y2, Y2
+	VMOVUPD   vecconsts64<>+736(SB), Y3
+	VCMPPD    $0x02, Y2, Y3, Y3
+	VANDPD    vecconsts64<>+256(SB), Y3, Y4
+	VADDPD    Y4, Y1, Y1
+	VMOVUPD   vecconsts64<>+224(SB), Y4
+	VMOVUPD   vecconsts64<>+256(SB), Y5
+	VBLENDVPD Y3, Y4, Y5, Y4
+	VMULPD    Y4, Y2, Y2
+	VSUBPD    vecconsts64<>+256(SB), Y2, Y2
+	VADDPD    vecconsts64<>+768(SB), Y2, Y3
+	VDIVPD    Y3, Y2, Y3
+	VMULPD    Y3, Y3, Y4
+	VMULPD    Y4, Y4, Y5
+	VMULPD    vecconsts64<>+1024(SB), Y5, Y6
+	VADDPD    vecconsts64<>+960(SB), Y6, Y6
+	VMULPD    Y5, Y6, Y6
+	VADDPD    vecconsts64<>+896(SB), Y6, Y6
+	VMULPD    Y5, Y6, Y6
+	VADDPD    vecconsts64<>+832(SB), Y6, Y6
+	VMULPD    Y4, Y6, Y6
+	VMULPD    vecconsts64<>+992(SB), Y5, Y4
+	VADDPD    vecconsts64<>+928(SB), Y4, Y4
+	VMULPD    Y5, Y4, Y4
+	VADDPD    vecconsts64<>+864(SB), Y4, Y4
+	VMULPD    Y5, Y4, Y4
+	VADDPD    Y4, Y6, Y6
+	VMULPD    vecconsts64<>+224(SB), Y2, Y4
+	VMULPD    Y2, Y4, Y4
+	VADDPD    Y4, Y6, Y6
+	VMULPD    Y3, Y6, Y6
+	VMULPD    vecconsts64<>+192(SB), Y1, Y3
+	VADDPD    Y3, Y6, Y6
+	VSUBPD    Y6, Y4, Y4
+	VSUBPD    Y2, Y4, Y4
+	VMULPD    vecconsts64<>+160(SB), Y1, Y1
+	VSUBPD    Y4, Y1, Y1
+	VMOVUPD   vecconsts64<>+800(SB), Y2
+	VCMPPD    $0x01, Y2, Y0, Y2
+	VBLENDVPD Y2, Y1, Y0, Y0
+	VMOVUPD   Y0, (AX)(BX*8)
+	ADDQ      $0x00000004, BX
+	SUBQ      $0x00000004, CX
+	JMP       loop12
+
+tail3:
+	TESTQ      CX, CX
+	JZ         done4
+	LEAQ       tailmask64<>+32(SB), SI
+	NEGQ       CX
+	VMOVDQU    (SI)(CX*8), Y0
+	VMASKMOVPD (DX)(BX*8), Y0, Y1
+	VPSRLQ     $0x34, Y1, Y2
+	VPOR       vecconsts64<>+672(SB), Y2, Y2
+	VSUBPD     vecconsts64<>+704(SB), Y2, Y2
+	VPAND      vecconsts64<>+640(SB), Y1, Y3
+	VPOR       vecconsts64<>+256(SB), Y3, Y3
+	VMOVUPD    vecconsts64<>+736(SB), Y4
+	VCMPPD     $0x02, Y3, Y4, Y4
+	VANDPD     vecconsts64<>+256(SB), Y4, Y5
+	VADDPD     Y5, Y2, Y2
+	VMOVUPD    vecconsts64<>+224(SB), Y5
+	VMOVUPD    vecconsts64<>+256(SB), Y6
+	VBLENDVPD  Y4, Y5, Y6, Y5
+	VMULPD     Y5, Y3, Y3
+	VSUBPD     vecconsts64<>+256(SB), Y3, Y3
+	VADDPD     vecconsts64<>+768(SB), Y3, Y4
+	VDIVPD     Y4, Y3, Y4
+	VMULPD     Y4, Y4, Y5
+	VMULPD     Y5, Y5, Y6
+	VMULPD     vecconsts64<>+1024(SB), Y6, Y7
+	VADDPD     vecconsts64<>+960(SB), Y7, Y7
+	VMULPD     Y6, Y7, Y7
+	VADDPD     vecconsts64<>+896(SB), Y7, Y7
+	VMULPD     Y6, Y7, Y7
+	VADDPD     vecconsts64<>+832(SB), Y7, Y7
+	VMULPD     Y5, Y7, Y7
+	VMULPD     vecconsts64<>+992(SB), Y6, Y5
+	VADDPD     vecconsts64<>+928(SB), Y5, Y5
+	VMULPD     Y6, Y5, Y5
+	VADDPD     vecconsts64<>+864(SB), Y5, Y5
+	VMULPD     Y6, Y5, Y5
+	VADDPD     Y5, Y7, Y7
+	VMULPD     vecconsts64<>+224(SB), Y3, Y5
+	VMULPD     Y3, Y5, Y5
+	VADDPD     Y5, Y7, Y7
+	VMULPD     Y4, Y7, Y7
+	VMULPD     vecconsts64<>+192(SB), Y2, Y4
+	VADDPD     Y4, Y7, Y7
+	VSUBPD     Y7, Y5, Y5
+	VSUBPD     Y3, Y5, Y5
+	VMULPD     vecconsts64<>+160(SB), Y2, Y2
+	VSUBPD     Y5, Y2, Y2
+	VMOVUPD    vecconsts64<>+800(SB), Y3
+	VCMPPD     $0x01, Y3, Y1, Y3
+	VBLENDVPD  Y3, Y2, Y1, Y1
+	VMASKMOVPD Y1, Y0, (AX)(BX*8)
+
+done4:
+	VZEROUPPER
+	RET
+
+// func maxOf64AVX512(x []float64, scale float64) float64
+// Requires: AVX, AVX512F, BMI2
+TEXT ·maxOf64AVX512(SB), NOSPLIT, $0-40
+	MOVQ         x_base+0(FP), AX
+	MOVQ         x_len+8(FP), CX
+	VBROADCASTSD scale+24(FP), Z0
+	VBROADCASTSD vecconsts64<>+0(SB), Z1
+	VBROADCASTSD vecconsts64<>+0(SB), Z2
+	VBROADCASTSD vecconsts64<>+0(SB), Z3
+	VBROADCASTSD vecconsts64<>+0(SB), Z4
+	XORQ         DX, DX
+
+loopU1:
+	CMPQ   CX, $0x00000020
+	JB     loop12
+	VMULPD (AX)(DX*8), Z0, Z5
+	VMAXPD Z1, Z5, Z1
+	VMULPD 64(AX)(DX*8), Z0, Z5
+	VMAXPD Z2, Z5, Z2
+	VMULPD 128(AX)(DX*8), Z0, Z5
+	VMAXPD Z3, Z5, Z3
+	VMULPD 192(AX)(DX*8), Z0, Z5
+	VMAXPD Z4, Z5, Z4
+	ADDQ   $0x00000020, DX
+	SUBQ   $0x00000020, CX
+	JMP    loopU1
+
+loop12:
+	CMPQ   CX, $0x00000008
+	JB     tail3
+	VMULPD (AX)(DX*8), Z0, Z5
+	VMAXPD Z1, Z5, Z1
+	ADDQ   $0x00000008, DX
+	SUBQ   $0x00000008, CX
+	JMP    loop12
+
+tail3:
+	TESTQ        CX, CX
+	JZ           done4
+	MOVL         $0x000000ff, BX
+	BZHIL        CX, BX, BX
+	KMOVW        BX, K1
+	VMOVUPD.Z    (AX)(DX*8), K1, Z6
+	VBROADCASTSD vecconsts64<>+0(SB), Z5
+	VMULPD       Z6, Z0, K1, Z5
+	VMAXPD       Z1, Z5, Z1
+
+done4:
+	VMAXPD     Z2, Z1, Z1
+	VMAXPD     Z4, Z3, Z3
+	VMAXPD     Z3, Z1, Z1
+	VSHUFF64X2 $0x4e, Z1, Z1, Z0
+	VMAXPD     Z0, Z1, Z1
+	VSHUFF64X2 $0xb1, Z1, Z1, Z0
+	VMAXPD     Z0, Z1, Z1
+	VPERMILPD  $0x55, Z1, Z0
+	VMAXPD     Z0, Z1, Z1
+	VMOVSD     X1, ret+32(FP)
+	VZEROUPPER
+	RET
+
+// func expSum64AVX512(dst []float64, x []float64, next []float64, scale float64, m float64) float64
+// Requires: AVX, AVX512DQ, AVX512F, BMI2, MMX+
+TEXT ·expSum64AVX512(SB), NOSPLIT, $0-96
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         dst_len+8(FP), CX
+	MOVQ         x_base+24(FP), DX
+	MOVQ         next_base+48(FP), BX
+	MOVQ         next_len+56(FP), SI
+	VBROADCASTSD scale+72(FP), Z0
+	VBROADCASTSD m+80(FP), Z1
+	VBROADCASTSD vecconsts64<>+32(SB), Z2
+	VBROADCASTSD vecconsts64<>+64(SB), Z3
+	VBROADCASTSD vecconsts64<>+96(SB), Z4
+	VBROADCASTSD vecconsts64<>+128(SB), Z5
+	VBROADCASTSD vecconsts64<>+160(SB), Z6
+	VBROADCASTSD vecconsts64<>+192(SB), Z7
+	VBROADCASTSD vecconsts64<>+256(SB), Z8
+	VBROADCASTSD vecconsts64<>+320(SB), Z9
+	VXORPD       Z10, Z10, Z10
+	VXORPD       Z11, Z11, Z11
+	VXORPD       Z12, Z12, Z12
+	VXORPD       Z13, Z13, Z13
+	XORQ         DI, DI
+
+loopU1:
+	CMPQ             CX, $0x00000020
+	JB               loop12
+	VMULPD           (DX)(DI*8), Z0, Z14
+	VSUBPD           Z1, Z14, Z14
+	VMULPD           64(DX)(DI*8), Z0, Z15
+	VSUBPD           Z1, Z15, Z15
+	VMAXPD           Z14, Z2, Z14
+	VMAXPD           Z15, Z2, Z15
+	VMINPD           Z14, Z3, Z14
+	VMINPD           Z15, Z3, Z15
+	VMULPD           Z4, Z14, Z16
+	VMULPD           Z4, Z15, Z17
+	VADDPD           Z5, Z16, Z16
+	VADDPD           Z5, Z17, Z17
+	VSUBPD           Z5, Z16, Z16
+	VSUBPD           Z5, Z17, Z17
+	VFNMADD231PD     Z6, Z16, Z14
+	VFNMADD231PD     Z6, Z17, Z15
+	VFNMADD231PD     Z7, Z16, Z14
+	VFNMADD231PD     Z7, Z17, Z15
+	VMOVAPD          Z9, Z18
+	VMOVAPD          Z9, Z19
+	VFMADD213PD.BCST vecconsts64<>+352(SB), Z14, Z18
+	VFMADD213PD.BCST vecconsts64<>+352(SB), Z15, Z19
+	VFMADD213PD.BCST vecconsts64<>+384(SB), Z14, Z18
+	VFMADD213PD.BCST vecconsts64<>+384(SB), Z15, Z19
+	VFMADD213PD.BCST vecconsts64<>+416(SB), Z14, Z18
+	VFMADD213PD.BCST vecconsts64<>+416(SB), Z15, Z19
+	VFMADD213PD.BCST vecconsts64<>+448(SB), Z14, Z18
+	VFMADD213PD.BCST vecconsts64<>+448(SB), Z15, Z19
+	VFMADD213PD.BCST vecconsts64<>+480(SB), Z14, Z18
+	VFMADD213PD.BCST vecconsts64<>+480(SB), Z15, Z19
+	VFMADD213PD.BCST vecconsts64<>+512(SB), Z14, Z18
+	VFMADD213PD.BCST vecconsts64<>+512(SB), Z15, Z19
+	VFMADD213PD.BCST vecconsts64<>+544(SB), Z14, Z18
+	VFMADD213PD.BCST vecconsts64<>+544(SB), Z15, Z19
+	VFMADD213PD.BCST vecconsts64<>+576(SB), Z14, Z18
+	VFMADD213PD.BCST vecconsts64<>+576(SB), Z15, Z19
+	VFMADD213PD.BCST vecconsts64<>+608(SB), Z14, Z18
+	VFMADD213PD.BCST vecconsts64<>+608(SB), Z15, Z19
+	VFMADD213PD      Z8, Z14, Z18
+	VFMADD213PD      Z8, Z15, Z19
+	VFMADD213PD      Z8, Z14, Z18
+	VFMADD213PD      Z8, Z15, Z19
+	VSCALEFPD        Z16, Z18, Z18
+	VSCALEFPD        Z17, Z19, Z19
+	VMOVUPD          Z18, (AX)(DI*8)
+	VADDPD           Z18, Z10, Z10
+	VMOVUPD          Z19, 64(AX)(DI*8)
+	VADDPD           Z19, Z11, Z11
+	VMULPD           128(DX)(DI*8), Z0, Z14
+	VSUBPD           Z1, Z14, Z14
+	VMULPD           192(DX)(DI*8), Z0, Z15
+	VSUBPD           Z1, Z15, Z15
+	VMAXPD           Z14, Z2, Z14
+	VMAXPD           Z15, Z2, Z15
+	VMINPD           Z14, Z3, Z14
+	VMINPD           Z15, Z3, Z15
+	VMULPD           Z4, Z14, Z16
+	VMULPD           Z4, Z15, Z17
+	VADDPD           Z5, Z16, Z16
+	VADDPD           Z5, Z17, Z17
+	VSUBPD           Z5, Z16, Z16
+	VSUBPD           Z5, Z17, Z17
+	VFNMADD231PD     Z6, Z16, Z14
+	VFNMADD231PD     Z6, Z17, Z15
+	VFNMADD231PD     Z7, Z16, Z14
+	VFNMADD231PD     Z7, Z17, Z15
+	VMOVAPD          Z9, Z18
+	VMOVAPD          Z9, Z19
+	VFMADD213PD.BCST vecconsts64<>+352(SB), Z14, Z18
+	VFMADD213PD.BCST vecconsts64<>+352(SB), Z15, Z19
+	VFMADD213PD.BCST vecconsts64<>+384(SB), Z14, Z18
+	VFMADD213PD.BCST vecconsts64<>+384(SB), Z15, Z19
+	VFMADD213PD.BCST vecconsts64<>+416(SB), Z14, Z18
+	VFMADD213PD.BCST vecconsts64<>+416(SB), Z15, Z19
+	VFMADD213PD.BCST vecconsts64<>+448(SB), Z14, Z18
+	VFMADD213PD.BCST vecconsts64<>+448(SB), Z15, Z19
+	VFMADD213PD.BCST vecconsts64<>+480(SB), Z14, Z18
+	VFMADD213PD.BCST vecconsts64<>+480(SB), Z15, Z19
+	VFMADD213PD.BCST vecconsts64<>+512(SB), Z14, Z18
+	VFMADD213PD.BCST vecconsts64<>+512(SB), Z15, Z19
+	VFMADD213PD.BCST vecconsts64<>+544(SB), Z14, Z18
+	VFMADD213PD.BCST vecconsts64<>+544(SB), Z15, Z19
+	VFMADD213PD.BCST vecconsts64<>+576(SB), Z14, Z18
+	VFMADD213PD.BCST vecconsts64<>+576(SB), Z15, Z19
+	VFMADD213PD.BCST vecconsts64<>+608(SB), Z14, Z18
+	VFMADD213PD.BCST vecconsts64<>+608(SB), Z15, Z19
+	VFMADD213PD      Z8, Z14, Z18
+	VFMADD213PD      Z8, Z15, Z19
+	VFMADD213PD      Z8, Z14, Z18
+	VFMADD213PD      Z8, Z15, Z19
+	VSCALEFPD        Z16, Z18, Z18
+	VSCALEFPD        Z17, Z19, Z19
+	VMOVUPD          Z18, 128(AX)(DI*8)
+	VADDPD           Z18, Z12, Z12
+	VMOVUPD          Z19, 192(AX)(DI*8)
+	VADDPD           Z19, Z13, Z13
+	CMPQ             DI, SI
+	JAE              noprefetch5
+	PREFETCHT1       (BX)(DI*8)
+	PREFETCHT1       64(BX)(DI*8)
+	PREFETCHT1       128(BX)(DI*8)
+	PREFETCHT1       192(BX)(DI*8)
+
+noprefetch5:
+	ADDQ $0x00000020, DI
+	SUBQ $0x00000020, CX
+	JMP  loopU1
+
+loop12:
+	CMPQ             CX, $0x00000008
+	JB               tail3
+	VMULPD           (DX)(DI*8), Z0, Z14
+	VSUBPD           Z1, Z14, Z14
+	VMAXPD           Z14, Z2, Z14
+	VMINPD           Z14, Z3, Z14
+	VMULPD           Z4, Z14, Z15
+	VADDPD           Z5, Z15, Z15
+	VSUBPD           Z5, Z15, Z15
+	VFNMADD231PD     Z6, Z15, Z14
+	VFNMADD231PD     Z7, Z15, Z14
+	VMOVAPD          Z9, Z16
+	VFMADD213PD.BCST vecconsts64<>+352(SB), Z14, Z16
+	VFMADD213PD.BCST vecconsts64<>+384(SB), Z14, Z16
+	VFMADD213PD.BCST vecconsts64<>+416(SB), Z14, Z16
+	VFMADD213PD.BCST vecconsts64<>+448(SB), Z14, Z16
+	VFMADD213PD.BCST vecconsts64<>+480(SB), Z14, Z16
+	VFMADD213PD.BCST vecconsts64<>+512(SB), Z14, Z16
+	VFMADD213PD.BCST vecconsts64<>+544(SB), Z14, Z16
+	VFMADD213PD.BCST vecconsts64<>+576(SB), Z14, Z16
+	VFMADD213PD.BCST vecconsts64<>+608(SB), Z14, Z16
+	VFMADD213PD      Z8, Z14, Z16
+	VFMADD213PD      Z8, Z14, Z16
+	VSCALEFPD        Z15, Z16, Z16
+	VMOVUPD          Z16, (AX)(DI*8)
+	VADDPD           Z16, Z10, Z10
+	ADDQ             $0x00000008, DI
+	SUBQ             $0x00000008, CX
+	JMP              loop12
+
+tail3:
+	TESTQ            CX, CX
+	JZ               done4
+	MOVL             $0x000000ff, BX
+	BZHIL            CX, BX, BX
+	KMOVW            BX, K1
+	VMOVUPD.Z        (DX)(DI*8), K1, Z14
+	VMULPD           Z14, Z0, Z0
+	VSUBPD           Z1, Z0, Z0
+	VMAXPD           Z0, Z2, Z0
+	VMINPD           Z0, Z3, Z0
+	VMULPD           Z4, Z0, Z1
+	VADDPD           Z5, Z1, Z1
+	VSUBPD           Z5, Z1, Z1
+	VFNMADD231PD     Z6, Z1, Z0
+	VFNMADD231PD     Z7, Z1, Z0
+	VMOVAPD          Z9, Z2
+	VFMADD213PD.BCST vecconsts64<>+352(SB), Z0, Z2
+	VFMADD213PD.BCST vecconsts64<>+384(SB), Z0, Z2
+	VFMADD213PD.BCST vecconsts64<>+416(SB), Z0, Z2
+	VFMADD213PD.BCST vecconsts64<>+448(SB), Z0, Z2
+	VFMADD213PD.BCST vecconsts64<>+480(SB), Z0, Z2
+	VFMADD213PD.BCST vecconsts64<>+512(SB), Z0, Z2
+	VFMADD213PD.BCST vecconsts64<>+544(SB), Z0, Z2
+	VFMADD213PD.BCST vecconsts64<>+576(SB), Z0, Z2
+	VFMADD213PD.BCST vecconsts64<>+608(SB), Z0, Z2
+	VFMADD213PD      Z8, Z0, Z2
+	VFMADD213PD      Z8, Z0, Z2
+	VSCALEFPD        Z1, Z2, Z2
+	VMOVUPD          Z2, K1, (AX)(DI*8)
+	VADDPD           Z2, Z10, K1, Z10
+
+done4:
+	VADDPD     Z11, Z10, Z10
+	VADDPD     Z13, Z12, Z12
+	VADDPD     Z12, Z10, Z10
+	VSHUFF64X2 $0x4e, Z10, Z10, Z0
+	VADDPD     Z0, Z10, Z10
+	VSHUFF64X2 $0xb1, Z10, Z10, Z0
+	VADDPD     Z0, Z10, Z10
+	VPERMILPD  $0x55, Z10, Z0
+	VADDPD     Z0, Z10, Z10
+	VMOVSD     X10, ret+88(FP)
+	VZEROUPPER
+	RET
+
+// func expSumFlush64AVX512(dst []float64, x []float64, next []float64, out []float64, in []float64, scale float64, m float64, k float64) (s float64, done int)
+// Requires: AVX, AVX512DQ, AVX512F, BMI2, MMX+
+TEXT ·expSumFlush64AVX512(SB), NOSPLIT, $0-160
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         dst_len+8(FP), CX
+	MOVQ         x_base+24(FP), DX
+	MOVQ         next_base+48(FP), BX
+	MOVQ         next_len+56(FP), SI
+	VBROADCASTSD scale+120(FP), Z0
+	VBROADCASTSD m+128(FP), Z1
+	MOVQ         out_base+72(FP), DI
+	MOVQ         in_base+96(FP), R8
+	MOVQ         out_len+80(FP), R9
+	SUBQ         $0x00000020, R9
+	XORQ         R10, R10
+	VBROADCASTSD k+136(FP), Z2
+	VBROADCASTSD vecconsts64<>+32(SB), Z3
+	VBROADCASTSD vecconsts64<>+64(SB), Z4
+	VBROADCASTSD vecconsts64<>+96(SB), Z5
+	VBROADCASTSD vecconsts64<>+128(SB), Z6
+	VBROADCASTSD vecconsts64<>+160(SB), Z7
+	VBROADCASTSD vecconsts64<>+192(SB), Z8
+	VBROADCASTSD vecconsts64<>+256(SB), Z9
+	VBROADCASTSD vecconsts64<>+320(SB), Z10
+	VXORPD       Z11, Z11, Z11
+	VXORPD       Z12, Z12, Z12
+	VXORPD       Z13, Z13, Z13
+	VXORPD       Z14, Z14, Z14
+	XORQ         R11, R11
+
+loopU1:
+	CMPQ             CX, $0x00000020
+	JB               loop12
+	VMULPD           (DX)(R11*8), Z0, Z15
+	VSUBPD           Z1, Z15, Z15
+	VMULPD           64(DX)(R11*8), Z0, Z16
+	VSUBPD           Z1, Z16, Z16
+	VMAXPD           Z15, Z3, Z15
+	VMAXPD           Z16, Z3, Z16
+	VMINPD           Z15, Z4, Z15
+	VMINPD           Z16, Z4, Z16
+	VMULPD           Z5, Z15, Z17
+	VMULPD           Z5, Z16, Z18
+	VADDPD           Z6, Z17, Z17
+	VADDPD           Z6, Z18, Z18
+	VSUBPD           Z6, Z17, Z17
+	VSUBPD           Z6, Z18, Z18
+	VFNMADD231PD     Z7, Z17, Z15
+	VFNMADD231PD     Z7, Z18, Z16
+	VFNMADD231PD     Z8, Z17, Z15
+	VFNMADD231PD     Z8, Z18, Z16
+	VMOVAPD          Z10, Z19
+	VMOVAPD          Z10, Z20
+	VFMADD213PD.BCST vecconsts64<>+352(SB), Z15, Z19
+	VFMADD213PD.BCST vecconsts64<>+352(SB), Z16, Z20
+	VFMADD213PD.BCST vecconsts64<>+384(SB), Z15, Z19
+	VFMADD213PD.BCST vecconsts64<>+384(SB), Z16, Z20
+	VFMADD213PD.BCST vecconsts64<>+416(SB), Z15, Z19
+	VFMADD213PD.BCST vecconsts64<>+416(SB), Z16, Z20
+	VFMADD213PD.BCST vecconsts64<>+448(SB), Z15, Z19
+	VFMADD213PD.BCST vecconsts64<>+448(SB), Z16, Z20
+	VFMADD213PD.BCST vecconsts64<>+480(SB), Z15, Z19
+	VFMADD213PD.BCST vecconsts64<>+480(SB), Z16, Z20
+	VFMADD213PD.BCST vecconsts64<>+512(SB), Z15, Z19
+	VFMADD213PD.BCST vecconsts64<>+512(SB), Z16, Z20
+	VFMADD213PD.BCST vecconsts64<>+544(SB), Z15, Z19
+	VFMADD213PD.BCST vecconsts64<>+544(SB), Z16, Z20
+	VFMADD213PD.BCST vecconsts64<>+576(SB), Z15, Z19
+	VFMADD213PD.BCST vecconsts64<>+576(SB), Z16, Z20
+	VFMADD213PD.BCST vecconsts64<>+608(SB), Z15, Z19
+	VFMADD213PD.BCST vecconsts64<>+608(SB), Z16, Z20
+	VFMADD213PD      Z9, Z15, Z19
+	VFMADD213PD      Z9, Z16, Z20
+	VFMADD213PD      Z9, Z15, Z19
+	VFMADD213PD      Z9, Z16, Z20
+	VSCALEFPD        Z17, Z19, Z19
+	VSCALEFPD        Z18, Z20, Z20
+	VMOVUPD          Z19, (AX)(R11*8)
+	VADDPD           Z19, Z11, Z11
+	VMOVUPD          Z20, 64(AX)(R11*8)
+	VADDPD           Z20, Z12, Z12
+	VMULPD           128(DX)(R11*8), Z0, Z15
+	VSUBPD           Z1, Z15, Z15
+	VMULPD           192(DX)(R11*8), Z0, Z16
+	VSUBPD           Z1, Z16, Z16
+	VMAXPD           Z15, Z3, Z15
+	VMAXPD           Z16, Z3, Z16
+	VMINPD           Z15, Z4, Z15
+	VMINPD           Z16, Z4, Z16
+	VMULPD           Z5, Z15, Z17
+	VMULPD           Z5, Z16, Z18
+	VADDPD           Z6, Z17, Z17
+	VADDPD           Z6, Z18, Z18
+	VSUBPD           Z6, Z17, Z17
+	VSUBPD           Z6, Z18, Z18
+	VFNMADD231PD     Z7, Z17, Z15
+	VFNMADD231PD     Z7, Z18, Z16
+	VFNMADD231PD     Z8, Z17, Z15
+	VFNMADD231PD     Z8, Z18, Z16
+	VMOVAPD          Z10, Z19
+	VMOVAPD          Z10, Z20
+	VFMADD213PD.BCST vecconsts64<>+352(SB), Z15, Z19
+	VFMADD213PD.BCST vecconsts64<>+352(SB), Z16, Z20
+	VFMADD213PD.BCST vecconsts64<>+384(SB), Z15, Z19
+	VFMADD213PD.BCST vecconsts64<>+384(SB), Z16, Z20
+	VFMADD213PD.BCST vecconsts64<>+416(SB), Z15, Z19
+	VFMADD213PD.BCST vecconsts64<>+416(SB), Z16, Z20
+	VFMADD213PD.BCST vecconsts64<>+448(SB), Z15, Z19
+	VFMADD213PD.BCST vecconsts64<>+448(SB), Z16, Z20
+	VFMADD213PD.BCST vecconsts64<>+480(SB), Z15, Z19
+	VFMADD213PD.BCST vecconsts64<>+480(SB), Z16, Z20
+	VFMADD213PD.BCST vecconsts64<>+512(SB), Z15, Z19
+	VFMADD213PD.BCST vecconsts64<>+512(SB), Z16, Z20
+	VFMADD213PD.BCST vecconsts64<>+544(SB), Z15, Z19
+	VFMADD213PD.BCST vecconsts64<>+544(SB), Z16, Z20
+	VFMADD213PD.BCST vecconsts64<>+576(SB), Z15, Z19
+	VFMADD213PD.BCST vecconsts64<>+576(SB), Z16, Z20
+	VFMADD213PD.BCST vecconsts64<>+608(SB), Z15, Z19
+	VFMADD213PD.BCST vecconsts64<>+608(SB), Z16, Z20
+	VFMADD213PD      Z9, Z15, Z19
+	VFMADD213PD      Z9, Z16, Z20
+	VFMADD213PD      Z9, Z15, Z19
+	VFMADD213PD      Z9, Z16, Z20
+	VSCALEFPD        Z17, Z19, Z19
+	VSCALEFPD        Z18, Z20, Z20
+	VMOVUPD          Z19, 128(AX)(R11*8)
+	VADDPD           Z19, Z13, Z13
+	VMOVUPD          Z20, 192(AX)(R11*8)
+	VADDPD           Z20, Z14, Z14
+	CMPQ             R11, SI
+	JAE              noprefetch5
+	PREFETCHT1       (BX)(R11*8)
+	PREFETCHT1       64(BX)(R11*8)
+	PREFETCHT1       128(BX)(R11*8)
+	PREFETCHT1       192(BX)(R11*8)
+
+noprefetch5:
+	CMPQ     R11, R9
+	JG       noflush6
+	VMULPD   (R8)(R11*8), Z2, Z15
+	VMOVNTPD Z15, (DI)(R11*8)
+	VMULPD   64(R8)(R11*8), Z2, Z15
+	VMOVNTPD Z15, 64(DI)(R11*8)
+	VMULPD   128(R8)(R11*8), Z2, Z15
+	VMOVNTPD Z15, 128(DI)(R11*8)
+	VMULPD   192(R8)(R11*8), Z2, Z15
+	VMOVNTPD Z15, 192(DI)(R11*8)
+	LEAQ     32(R11), R10
+
+noflush6:
+	ADDQ $0x00000020, R11
+	SUBQ $0x00000020, CX
+	JMP  loopU1
+
+loop12:
+	CMPQ             CX, $0x00000008
+	JB               tail3
+	VMULPD           (DX)(R11*8), Z0, Z2
+	VSUBPD           Z1, Z2, Z2
+	VMAXPD           Z2, Z3, Z2
+	VMINPD           Z2, Z4, Z2
+	VMULPD           Z5, Z2, Z15
+	VADDPD           Z6, Z15, Z15
+	VSUBPD           Z6, Z15, Z15
+	VFNMADD231PD     Z7, Z15, Z2
+	VFNMADD231PD     Z8, Z15, Z2
+	VMOVAPD          Z10, Z16
+	VFMADD213PD.BCST vecconsts64<>+352(SB), Z2, Z16
+	VFMADD213PD.BCST vecconsts64<>+384(SB), Z2, Z16
+	VFMADD213PD.BCST vecconsts64<>+416(SB), Z2, Z16
+	VFMADD213PD.BCST vecconsts64<>+448(SB), Z2, Z16
+	VFMADD213PD.BCST vecconsts64<>+480(SB), Z2, Z16
+	VFMADD213PD.BCST vecconsts64<>+512(SB), Z2, Z16
+	VFMADD213PD.BCST vecconsts64<>+544(SB), Z2, Z16
+	VFMADD213PD.BCST vecconsts64<>+576(SB), Z2, Z16
+	VFMADD213PD.BCST vecconsts64<>+608(SB), Z2, Z16
+	VFMADD213PD      Z9, Z2, Z16
+	VFMADD213PD      Z9, Z2, Z16
+	VSCALEFPD        Z15, Z16, Z16
+	VMOVUPD          Z16, (AX)(R11*8)
+	VADDPD           Z16, Z11, Z11
+	ADDQ             $0x00000008, R11
+	SUBQ             $0x00000008, CX
+	JMP              loop12
+
+tail3:
+	TESTQ            CX, CX
+	JZ               done4
+	MOVL             $0x000000ff, BX
+	BZHIL            CX, BX, BX
+	KMOVW            BX, K1
+	VMOVUPD.Z        (DX)(R11*8), K1, Z2
+	VMULPD           Z2, Z0, Z0
+	VSUBPD           Z1, Z0, Z0
+	VMAXPD           Z0, Z3, Z0
+	VMINPD           Z0, Z4, Z0
+	VMULPD           Z5, Z0, Z1
+	VADDPD           Z6, Z1, Z1
+	VSUBPD           Z6, Z1, Z1
+	VFNMADD231PD     Z7, Z1, Z0
+	VFNMADD231PD     Z8, Z1, Z0
+	VMOVAPD          Z10, Z2
+	VFMADD213PD.BCST vecconsts64<>+352(SB), Z0, Z2
+	VFMADD213PD.BCST vecconsts64<>+384(SB), Z0, Z2
+	VFMADD213PD.BCST vecconsts64<>+416(SB), Z0, Z2
+	VFMADD213PD.BCST vecconsts64<>+448(SB), Z0, Z2
+	VFMADD213PD.BCST vecconsts64<>+480(SB), Z0, Z2
+	VFMADD213PD.BCST vecconsts64<>+512(SB), Z0, Z2
+	VFMADD213PD.BCST vecconsts64<>+544(SB), Z0, Z2
+	VFMADD213PD.BCST vecconsts64<>+576(SB), Z0, Z2
+	VFMADD213PD.BCST vecconsts64<>+608(SB), Z0, Z2
+	VFMADD213PD      Z9, Z0, Z2
+	VFMADD213PD      Z9, Z0, Z2
+	VSCALEFPD        Z1, Z2, Z2
+	VMOVUPD          Z2, K1, (AX)(R11*8)
+	VADDPD           Z2, Z11, K1, Z11
+
+done4:
+	VADDPD     Z12, Z11, Z11
+	VADDPD     Z14, Z13, Z13
+	VADDPD     Z13, Z11, Z11
+	VSHUFF64X2 $0x4e, Z11, Z11, Z0
+	VADDPD     Z0, Z11, Z11
+	VSHUFF64X2 $0xb1, Z11, Z11, Z0
+	VADDPD     Z0, Z11, Z11
+	VPERMILPD  $0x55, Z11, Z0
+	VADDPD     Z0, Z11, Z11
+	VMOVSD     X11, s+144(FP)
+	MOVQ       R10, done+152(FP)
+	VZEROUPPER
+	RET
+
+// func expScale64AVX512(dst []float64, x []float64, scale float64, m float64, mul float64)
+// Requires: AVX, AVX512F, BMI2
+TEXT ·expScale64AVX512(SB), NOSPLIT, $0-72
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         dst_len+8(FP), CX
+	MOVQ         x_base+24(FP), DX
+	VBROADCASTSD scale+48(FP), Z0
+	VBROADCASTSD m+56(FP), Z1
+	VBROADCASTSD mul+64(FP), Z2
+	VBROADCASTSD vecconsts64<>+32(SB), Z3
+	VBROADCASTSD vecconsts64<>+64(SB), Z4
+	VBROADCASTSD vecconsts64<>+96(SB), Z5
+	VBROADCASTSD vecconsts64<>+128(SB), Z6
+	VBROADCASTSD vecconsts64<>+160(SB), Z7
+	VBROADCASTSD vecconsts64<>+192(SB), Z8
+	VBROADCASTSD vecconsts64<>+256(SB), Z9
+	VBROADCASTSD vecconsts64<>+320(SB), Z10
+	XORQ         BX, BX
+
+loopU1:
+	CMPQ             CX, $0x00000020
+	JB               loop12
+	VMULPD           (DX)(BX*8), Z0, Z11
+	VSUBPD           Z1, Z11, Z11
+	VMULPD           64(DX)(BX*8), Z0, Z12
+	VSUBPD           Z1, Z12, Z12
+	VMAXPD           Z11, Z3, Z11
+	VMAXPD           Z12, Z3, Z12
+	VMINPD           Z11, Z4, Z11
+	VMINPD           Z12, Z4, Z12
+	VMULPD           Z5, Z11, Z13
+	VMULPD           Z5, Z12, Z14
+	VADDPD           Z6, Z13, Z13
+	VADDPD           Z6, Z14, Z14
+	VSUBPD           Z6, Z13, Z13
+	VSUBPD           Z6, Z14, Z14
+	VFNMADD231PD     Z7, Z13, Z11
+	VFNMADD231PD     Z7, Z14, Z12
+	VFNMADD231PD     Z8, Z13, Z11
+	VFNMADD231PD     Z8, Z14, Z12
+	VMOVAPD          Z10, Z15
+	VMOVAPD          Z10, Z16
+	VFMADD213PD.BCST vecconsts64<>+352(SB), Z11, Z15
+	VFMADD213PD.BCST vecconsts64<>+352(SB), Z12, Z16
+	VFMADD213PD.BCST vecconsts64<>+384(SB), Z11, Z15
+	VFMADD213PD.BCST vecconsts64<>+384(SB), Z12, Z16
+	VFMADD213PD.BCST vecconsts64<>+416(SB), Z11, Z15
+	VFMADD213PD.BCST vecconsts64<>+416(SB), Z12, Z16
+	VFMADD213PD.BCST vecconsts64<>+448(SB), Z11, Z15
+	VFMADD213PD.BCST vecconsts64<>+448(SB), Z12, Z16
+	VFMADD213PD.BCST vecconsts64<>+480(SB), Z11, Z15
+	VFMADD213PD.BCST vecconsts64<>+480(SB), Z12, Z16
+	VFMADD213PD.BCST vecconsts64<>+512(SB), Z11, Z15
+	VFMADD213PD.BCST vecconsts64<>+512(SB), Z12, Z16
+	VFMADD213PD.BCST vecconsts64<>+544(SB), Z11, Z15
+	VFMADD213PD.BCST vecconsts64<>+544(SB), Z12, Z16
+	VFMADD213PD.BCST vecconsts64<>+576(SB), Z11, Z15
+	VFMADD213PD.BCST vecconsts64<>+576(SB), Z12, Z16
+	VFMADD213PD.BCST vecconsts64<>+608(SB), Z11, Z15
+	VFMADD213PD.BCST vecconsts64<>+608(SB), Z12, Z16
+	VFMADD213PD      Z9, Z11, Z15
+	VFMADD213PD      Z9, Z12, Z16
+	VFMADD213PD      Z9, Z11, Z15
+	VFMADD213PD      Z9, Z12, Z16
+	VSCALEFPD        Z13, Z15, Z15
+	VSCALEFPD        Z14, Z16, Z16
+	VMULPD           Z2, Z15, Z15
+	VMOVUPD          Z15, (AX)(BX*8)
+	VMULPD           Z2, Z16, Z16
+	VMOVUPD          Z16, 64(AX)(BX*8)
+	VMULPD           128(DX)(BX*8), Z0, Z11
+	VSUBPD           Z1, Z11, Z11
+	VMULPD           192(DX)(BX*8), Z0, Z12
+	VSUBPD           Z1, Z12, Z12
+	VMAXPD           Z11, Z3, Z11
+	VMAXPD           Z12, Z3, Z12
+	VMINPD           Z11, Z4, Z11
+	VMINPD           Z12, Z4, Z12
+	VMULPD           Z5, Z11, Z13
+	VMULPD           Z5, Z12, Z14
+	VADDPD           Z6, Z13, Z13
+	VADDPD           Z6, Z14, Z14
+	VSUBPD           Z6, Z13, Z13
+	VSUBPD           Z6, Z14, Z14
+	VFNMADD231PD     Z7, Z13, Z11
+	VFNMADD231PD     Z7, Z14, Z12
+	VFNMADD231PD     Z8, Z13, Z11
+	VFNMADD231PD     Z8, Z14, Z12
+	VMOVAPD          Z10, Z15
+	VMOVAPD          Z10, Z16
+	VFMADD213PD.BCST vecconsts64<>+352(SB), Z11, Z15
+	VFMADD213PD.BCST vecconsts64<>+352(SB), Z12, Z16
+	VFMADD213PD.BCST vecconsts64<>+384(SB), Z11, Z15
+	VFMADD213PD.BCST vecconsts64<>+384(SB), Z12, Z16
+	VFMADD213PD.BCST vecconsts64<>+416(SB), Z11, Z15
+	VFMADD213PD.BCST vecconsts64<>+416(SB), Z12, Z16
+	VFMADD213PD.BCST vecconsts64<>+448(SB), Z11, Z15
+	VFMADD213PD.BCST vecconsts64<>+448(SB), Z12, Z16
+	VFMADD213PD.BCST vecconsts64<>+480(SB), Z11, Z15
+	VFMADD213PD.BCST vecconsts64<>+480(SB), Z12, Z16
+	VFMADD213PD.BCST vecconsts64<>+512(SB), Z11, Z15
+	VFMADD213PD.BCST vecconsts64<>+512(SB), Z12, Z16
+	VFMADD213PD.BCST vecconsts64<>+544(SB), Z11, Z15
+	VFMADD213PD.BCST vecconsts64<>+544(SB), Z12, Z16
+	VFMADD213PD.BCST vecconsts64<>+576(SB), Z11, Z15
+	VFMADD213PD.BCST vecconsts64<>+576(SB), Z12, Z16
+	VFMADD213PD.BCST vecconsts64<>+608(SB), Z11, Z15
+	VFMADD213PD.BCST vecconsts64<>+608(SB), Z12, Z16
+	VFMADD213PD      Z9, Z11, Z15
+	VFMADD213PD      Z9, Z12, Z16
+	VFMADD213PD      Z9, Z11, Z15
+	VFMADD213PD      Z9, Z12, Z16
+	VSCALEFPD        Z13, Z15, Z15
+	VSCALEFPD        Z14, Z16, Z16
+	VMULPD           Z2, Z15, Z15
+	VMOVUPD          Z15, 128(AX)(BX*8)
+	VMULPD           Z2, Z16, Z16
+	VMOVUPD          Z16, 192(AX)(BX*8)
+	ADDQ             $0x00000020, BX
+	SUBQ             $0x00000020, CX
+	JMP              loopU1
+
+loop12:
+	CMPQ             CX, $0x00000008
+	JB               tail3
+	VMULPD           (DX)(BX*8), Z0, Z11
+	VSUBPD           Z1, Z11, Z11
+	VMAXPD           Z11, Z3, Z11
+	VMINPD           Z11, Z4, Z11
+	VMULPD           Z5, Z11, Z12
+	VADDPD           Z6, Z12, Z12
+	VSUBPD           Z6, Z12, Z12
+	VFNMADD231PD     Z7, Z12, Z11
+	VFNMADD231PD     Z8, Z12, Z11
+	VMOVAPD          Z10, Z13
+	VFMADD213PD.BCST vecconsts64<>+352(SB), Z11, Z13
+	VFMADD213PD.BCST vecconsts64<>+384(SB), Z11, Z13
+	VFMADD213PD.BCST vecconsts64<>+416(SB), Z11, Z13
+	VFMADD213PD.BCST vecconsts64<>+448(SB), Z11, Z13
+	VFMADD213PD.BCST vecconsts64<>+480(SB), Z11, Z13
+	VFMADD213PD.BCST vecconsts64<>+512(SB), Z11, Z13
+	VFMADD213PD.BCST vecconsts64<>+544(SB), Z11, Z13
+	VFMADD213PD.BCST vecconsts64<>+576(SB), Z11, Z13
+	VFMADD213PD.BCST vecconsts64<>+608(SB), Z11, Z13
+	VFMADD213PD      Z9, Z11, Z13
+	VFMADD213PD      Z9, Z11, Z13
+	VSCALEFPD        Z12, Z13, Z13
+	VMULPD           Z2, Z13, Z13
+	VMOVUPD          Z13, (AX)(BX*8)
+	ADDQ             $0x00000008, BX
+	SUBQ             $0x00000008, CX
+	JMP              loop12
+
+tail3:
+	TESTQ            CX, CX
+	JZ               done4
+	MOVL             $0x000000ff, SI
+	BZHIL            CX, SI, SI
+	KMOVW            SI, K1
+	VMOVUPD.Z        (DX)(BX*8), K1, Z11
+	VMULPD           Z11, Z0, Z0
+	VSUBPD           Z1, Z0, Z0
+	VMAXPD           Z0, Z3, Z0
+	VMINPD           Z0, Z4, Z0
+	VMULPD           Z5, Z0, Z1
+	VADDPD           Z6, Z1, Z1
+	VSUBPD           Z6, Z1, Z1
+	VFNMADD231PD     Z7, Z1, Z0
+	VFNMADD231PD     Z8, Z1, Z0
+	VMOVAPD          Z10, Z3
+	VFMADD213PD.BCST vecconsts64<>+352(SB), Z0, Z3
+	VFMADD213PD.BCST vecconsts64<>+384(SB), Z0, Z3
+	VFMADD213PD.BCST vecconsts64<>+416(SB), Z0, Z3
+	VFMADD213PD.BCST vecconsts64<>+448(SB), Z0, Z3
+	VFMADD213PD.BCST vecconsts64<>+480(SB), Z0, Z3
+	VFMADD213PD.BCST vecconsts64<>+512(SB), Z0, Z3
+	VFMADD213PD.BCST vecconsts64<>+544(SB), Z0, Z3
+	VFMADD213PD.BCST vecconsts64<>+576(SB), Z0, Z3
+	VFMADD213PD.BCST vecconsts64<>+608(SB), Z0, Z3
+	VFMADD213PD      Z9, Z0, Z3
+	VFMADD213PD      Z9, Z0, Z3
+	VSCALEFPD        Z1, Z3, Z3
+	VMULPD           Z2, Z3, Z3
+	VMOVUPD          Z3, K1, (AX)(BX*8)
+
+done4:
+	VZEROUPPER
+	RET
+
+// func expScaleNT64AVX512(dst []float64, x []float64, scale float64, m float64, mul float64)
+// Requires: AVX, AVX512F, BMI2
+TEXT ·expScaleNT64AVX512(SB), NOSPLIT, $0-72
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         dst_len+8(FP), CX
+	MOVQ         x_base+24(FP), DX
+	VBROADCASTSD scale+48(FP), Z0
+	VBROADCASTSD m+56(FP), Z1
+	VBROADCASTSD mul+64(FP), Z2
+	VBROADCASTSD vecconsts64<>+32(SB), Z3
+	VBROADCASTSD vecconsts64<>+64(SB), Z4
+	VBROADCASTSD vecconsts64<>+96(SB), Z5
+	VBROADCASTSD vecconsts64<>+128(SB), Z6
+	VBROADCASTSD vecconsts64<>+160(SB), Z7
+	VBROADCASTSD vecconsts64<>+192(SB), Z8
+	VBROADCASTSD vecconsts64<>+256(SB), Z9
+	VBROADCASTSD vecconsts64<>+320(SB), Z10
+	XORQ         BX, BX
+
+loopU1:
+	CMPQ             CX, $0x00000020
+	JB               loop12
+	VMULPD           (DX)(BX*8), Z0, Z11
+	VSUBPD           Z1, Z11, Z11
+	VMULPD           64(DX)(BX*8), Z0, Z12
+	VSUBPD           Z1, Z12, Z12
+	VMAXPD           Z11, Z3, Z11
+	VMAXPD           Z12, Z3, Z12
+	VMINPD           Z11, Z4, Z11
+	VMINPD           Z12, Z4, Z12
+	VMULPD           Z5, Z11, Z13
+	VMULPD           Z5, Z12, Z14
+	VADDPD           Z6, Z13, Z13
+	VADDPD           Z6, Z14, Z14
+	VSUBPD           Z6, Z13, Z13
+	VSUBPD           Z6, Z14, Z14
+	VFNMADD231PD     Z7, Z13, Z11
+	VFNMADD231PD     Z7, Z14, Z12
+	VFNMADD231PD     Z8, Z13, Z11
+	VFNMADD231PD     Z8, Z14, Z12
+	VMOVAPD          Z10, Z15
+	VMOVAPD          Z10, Z16
+	VFMADD213PD.BCST vecconsts64<>+352(SB), Z11, Z15
+	VFMADD213PD.BCST vecconsts64<>+352(SB), Z12, Z16
+	VFMADD213PD.BCST vecconsts64<>+384(SB), Z11, Z15
+	VFMADD213PD.BCST vecconsts64<>+384(SB), Z12, Z16
+	VFMADD213PD.BCST vecconsts64<>+416(SB), Z11, Z15
+	VFMADD213PD.BCST vecconsts64<>+416(SB), Z12, Z16
+	VFMADD213PD.BCST vecconsts64<>+448(SB), Z11, Z15
+	VFMADD213PD.BCST vecconsts64<>+448(SB), Z12, Z16
+	VFMADD213PD.BCST vecconsts64<>+480(SB), Z11, Z15
+	VFMADD213PD.BCST vecconsts64<>+480(SB), Z12, Z16
+	VFMADD213PD.BCST vecconsts64<>+512(SB), Z11, Z15
+	VFMADD213PD.BCST vecconsts64<>+512(SB), Z12, Z16
+	VFMADD213PD.BCST vecconsts64<>+544(SB), Z11, Z15
+	VFMADD213PD.BCST vecconsts64<>+544(SB), Z12, Z16
+	VFMADD213PD.BCST vecconsts64<>+576(SB), Z11, Z15
+	VFMADD213PD.BCST vecconsts64<>+576(SB), Z12, Z16
+	VFMADD213PD.BCST vecconsts64<>+608(SB), Z11, Z15
+	VFMADD213PD.BCST vecconsts64<>+608(SB), Z12, Z16
+	VFMADD213PD      Z9, Z11, Z15
+	VFMADD213PD      Z9, Z12, Z16
+	VFMADD213PD      Z9, Z11, Z15
+	VFMADD213PD      Z9, Z12, Z16
+	VSCALEFPD        Z13, Z15, Z15
+	VSCALEFPD        Z14, Z16, Z16
+	VMULPD           Z2, Z15, Z15
+	VMOVNTPD         Z15, (AX)(BX*8)
+	VMULPD           Z2, Z16, Z16
+	VMOVNTPD         Z16, 64(AX)(BX*8)
+	VMULPD           128(DX)(BX*8), Z0, Z11
+	VSUBPD           Z1, Z11, Z11
+	VMULPD           192(DX)(BX*8), Z0, Z12
+	VSUBPD           Z1, Z12, Z12
+	VMAXPD           Z11, Z3, Z11
+	VMAXPD           Z12, Z3, Z12
+	VMINPD           Z11, Z4, Z11
+	VMINPD           Z12, Z4, Z12
+	VMULPD           Z5, Z11, Z13
+	VMULPD           Z5, Z12, Z14
+	VADDPD           Z6, Z13, Z13
+	VADDPD           Z6, Z14, Z14
+	VSUBPD           Z6, Z13, Z13
+	VSUBPD           Z6, Z14, Z14
+	VFNMADD231PD     Z7, Z13, Z11
+	VFNMADD231PD     Z7, Z14, Z12
+	VFNMADD231PD     Z8, Z13, Z11
+	VFNMADD231PD     Z8, Z14, Z12
+	VMOVAPD          Z10, Z15
+	VMOVAPD          Z10, Z16
+	VFMADD213PD.BCST vecconsts64<>+352(SB), Z11, Z15
+	VFMADD213PD.BCST vecconsts64<>+352(SB), Z12, Z16
+	VFMADD213PD.BCST vecconsts64<>+384(SB), Z11, Z15
+	VFMADD213PD.BCST vecconsts64<>+384(SB), Z12, Z16
+	VFMADD213PD.BCST vecconsts64<>+416(SB), Z11, Z15
+	VFMADD213PD.BCST vecconsts64<>+416(SB), Z12, Z16
+	VFMADD213PD.BCST vecconsts64<>+448(SB), Z11, Z15
+	VFMADD213PD.BCST vecconsts64<>+448(SB), Z12, Z16
+	VFMADD213PD.BCST vecconsts64<>+480(SB), Z11, Z15
+	VFMADD213PD.BCST vecconsts64<>+480(SB), Z12, Z16
+	VFMADD213PD.BCST vecconsts64<>+512(SB), Z11, Z15
+	VFMADD213PD.BCST vecconsts64<>+512(SB), Z12, Z16
+	VFMADD213PD.BCST vecconsts64<>+544(SB), Z11, Z15
+	VFMADD213PD.BCST vecconsts64<>+544(SB), Z12, Z16
+	VFMADD213PD.BCST vecconsts64<>+576(SB), Z11, Z15
+	VFMADD213PD.BCST vecconsts64<>+576(SB), Z12, Z16
+	VFMADD213PD.BCST vecconsts64<>+608(SB), Z11, Z15
+	VFMADD213PD.BCST vecconsts64<>+608(SB), Z12, Z16
+	VFMADD213PD      Z9, Z11, Z15
+	VFMADD213PD      Z9, Z12, Z16
+	VFMADD213PD      Z9, Z11, Z15
+	VFMADD213PD      Z9, Z12, Z16
+	VSCALEFPD        Z13, Z15, Z15
+	VSCALEFPD        Z14, Z16, Z16
+	VMULPD           Z2, Z15, Z15
+	VMOVNTPD         Z15, 128(AX)(BX*8)
+	VMULPD           Z2, Z16, Z16
+	VMOVNTPD         Z16, 192(AX)(BX*8)
+	ADDQ             $0x00000020, BX
+	SUBQ             $0x00000020, CX
+	JMP              loopU1
+
+loop12:
+	CMPQ             CX, $0x00000008
+	JB               tail3
+	VMULPD           (DX)(BX*8), Z0, Z11
+	VSUBPD           Z1, Z11, Z11
+	VMAXPD           Z11, Z3, Z11
+	VMINPD           Z11, Z4, Z11
+	VMULPD           Z5, Z11, Z12
+	VADDPD           Z6, Z12, Z12
+	VSUBPD           Z6, Z12, Z12
+	VFNMADD231PD     Z7, Z12, Z11
+	VFNMADD231PD     Z8, Z12, Z11
+	VMOVAPD          Z10, Z13
+	VFMADD213PD.BCST vecconsts64<>+352(SB), Z11, Z13
+	VFMADD213PD.BCST vecconsts64<>+384(SB), Z11, Z13
+	VFMADD213PD.BCST vecconsts64<>+416(SB), Z11, Z13
+	VFMADD213PD.BCST vecconsts64<>+448(SB), Z11, Z13
+	VFMADD213PD.BCST vecconsts64<>+480(SB), Z11, Z13
+	VFMADD213PD.BCST vecconsts64<>+512(SB), Z11, Z13
+	VFMADD213PD.BCST vecconsts64<>+544(SB), Z11, Z13
+	VFMADD213PD.BCST vecconsts64<>+576(SB), Z11, Z13
+	VFMADD213PD.BCST vecconsts64<>+608(SB), Z11, Z13
+	VFMADD213PD      Z9, Z11, Z13
+	VFMADD213PD      Z9, Z11, Z13
+	VSCALEFPD        Z12, Z13, Z13
+	VMULPD           Z2, Z13, Z13
+	VMOVNTPD         Z13, (AX)(BX*8)
+	ADDQ             $0x00000008, BX
+	SUBQ             $0x00000008, CX
+	JMP              loop12
+
+tail3:
+	TESTQ            CX, CX
+	JZ               done4
+	MOVL             $0x000000ff, SI
+	BZHIL            CX, SI, SI
+	KMOVW            SI, K1
+	VMOVUPD.Z        (DX)(BX*8), K1, Z11
+	VMULPD           Z11, Z0, Z0
+	VSUBPD           Z1, Z0, Z0
+	VMAXPD           Z0, Z3, Z0
+	VMINPD           Z0, Z4, Z0
+	VMULPD           Z5, Z0, Z1
+	VADDPD           Z6, Z1, Z1
+	VSUBPD           Z6, Z1, Z1
+	VFNMADD231PD     Z7, Z1, Z0
+	VFNMADD231PD     Z8, Z1, Z0
+	VMOVAPD          Z10, Z3
+	VFMADD213PD.BCST vecconsts64<>+352(SB), Z0, Z3
+	VFMADD213PD.BCST vecconsts64<>+384(SB), Z0, Z3
+	VFMADD213PD.BCST vecconsts64<>+416(SB), Z0, Z3
+	VFMADD213PD.BCST vecconsts64<>+448(SB), Z0, Z3
+	VFMADD213PD.BCST vecconsts64<>+480(SB), Z0, Z3
+	VFMADD213PD.BCST vecconsts64<>+512(SB), Z0, Z3
+	VFMADD213PD.BCST vecconsts64<>+544(SB), Z0, Z3
+	VFMADD213PD.BCST vecconsts64<>+576(SB), Z0, Z3
+	VFMADD213PD.BCST vecconsts64<>+608(SB), Z0, Z3
+	VFMADD213PD      Z9, Z0, Z3
+	VFMADD213PD      Z9, Z0, Z3
+	VSCALEFPD        Z1, Z3, Z3
+	VMULPD           Z2, Z3, Z3
+	VMOVUPD          Z3, K1, (AX)(BX*8)
+
+done4:
+	VZEROUPPER
+	RET
+
+// func normalize64AVX512(dst []float64, x []float64, k float64)
+// Requires: AVX, AVX512F, BMI2
+TEXT ·normalize64AVX512(SB), NOSPLIT, $0-56
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         dst_len+8(FP), CX
+	MOVQ         x_base+24(FP), DX
+	VBROADCASTSD k+48(FP), Z0
+	XORQ         BX, BX
+
+loopU1:
+	CMPQ    CX, $0x00000020
+	JB      loop12
+	VMULPD  (DX)(BX*8), Z0, Z1
+	VMOVUPD Z1, (AX)(BX*8)
+	VMULPD  64(DX)(BX*8), Z0, Z1
+	VMOVUPD Z1, 64(AX)(BX*8)
+	VMULPD  128(DX)(BX*8), Z0, Z1
+	VMOVUPD Z1, 128(AX)(BX*8)
+	VMULPD  192(DX)(BX*8), Z0, Z1
+	VMOVUPD Z1, 192(AX)(BX*8)
+	ADDQ    $0x00000020, BX
+	SUBQ    $0x00000020, CX
+	JMP     loopU1
+
+loop12:
+	CMPQ    CX, $0x00000008
+	JB      tail3
+	VMULPD  (DX)(BX*8), Z0, Z1
+	VMOVUPD Z1, (AX)(BX*8)
+	ADDQ    $0x00000008, BX
+	SUBQ    $0x00000008, CX
+	JMP     loop12
+
+tail3:
+	TESTQ     CX, CX
+	JZ        done4
+	MOVL      $0x000000ff, SI
+	BZHIL     CX, SI, SI
+	KMOVW     SI, K1
+	VMOVUPD.Z (DX)(BX*8), K1, Z1
+	VMULPD    Z1, Z0, Z0
+	VMOVUPD   Z0, K1, (AX)(BX*8)
+
+done4:
+	VZEROUPPER
+	RET
+
+// func normalizeNT64AVX512(dst []float64, x []float64, k float64)
+// Requires: AVX, AVX512F, BMI2
+TEXT ·normalizeNT64AVX512(SB), NOSPLIT, $0-56
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         dst_len+8(FP), CX
+	MOVQ         x_base+24(FP), DX
+	VBROADCASTSD k+48(FP), Z0
+	XORQ         BX, BX
+
+loopU1:
+	CMPQ     CX, $0x00000020
+	JB       loop12
+	VMULPD   (DX)(BX*8), Z0, Z1
+	VMOVNTPD Z1, (AX)(BX*8)
+	VMULPD   64(DX)(BX*8), Z0, Z1
+	VMOVNTPD Z1, 64(AX)(BX*8)
+	VMULPD   128(DX)(BX*8), Z0, Z1
+	VMOVNTPD Z1, 128(AX)(BX*8)
+	VMULPD   192(DX)(BX*8), Z0, Z1
+	VMOVNTPD Z1, 192(AX)(BX*8)
+	ADDQ     $0x00000020, BX
+	SUBQ     $0x00000020, CX
+	JMP      loopU1
+
+loop12:
+	CMPQ     CX, $0x00000008
+	JB       tail3
+	VMULPD   (DX)(BX*8), Z0, Z1
+	VMOVNTPD Z1, (AX)(BX*8)
+	ADDQ     $0x00000008, BX
+	SUBQ     $0x00000008, CX
+	JMP      loop12
+
+tail3:
+	TESTQ     CX, CX
+	JZ        done4
+	MOVL      $0x000000ff, SI
+	BZHIL     CX, SI, SI
+	KMOVW     SI, K1
+	VMOVUPD.Z (DX)(BX*8), K1, Z1
+	VMULPD    Z1, Z0, Z0
+	VMOVUPD   Z0, K1, (AX)(BX*8)
+
+done4:
+	VZEROUPPER
+	RET
+
+// func logNorm64AVX512(dst []float64, x []float64, scale float64, m float64, logd float64)
+// Requires: AVX, AVX512F, BMI2
+TEXT ·logNorm64AVX512(SB), NOSPLIT, $0-72
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         dst_len+8(FP), CX
+	MOVQ         x_base+24(FP), DX
+	VBROADCASTSD scale+48(FP), Z0
+	VBROADCASTSD m+56(FP), Z1
+	VBROADCASTSD logd+64(FP), Z2
+	XORQ         BX, BX
+
+loopU1:
+	CMPQ    CX, $0x00000020
+	JB      loop12
+	VMULPD  (DX)(BX*8), Z0, Z3
+	VSUBPD  Z1, Z3, Z3
+	VSUBPD  Z2, Z3, Z3
+	VMOVUPD Z3, (AX)(BX*8)
+	VMULPD  64(DX)(BX*8), Z0, Z3
+	VSUBPD  Z1, Z3, Z3
+	VSUBPD  Z2, Z3, Z3
+	VMOVUPD Z3, 64(AX)(BX*8)
+	VMULPD  128(DX)(BX*8), Z0, Z3
+	VSUBPD  Z1, Z3, Z3
+	VSUBPD  Z2, Z3, Z3
+	VMOVUPD Z3, 128(AX)(BX*8)
+	VMULPD  192(DX)(BX*8), Z0, Z3
+	VSUBPD  Z1, Z3, Z3
+	VSUBPD  Z2, Z3, Z3
+	VMOVUPD Z3, 192(AX)(BX*8)
+	ADDQ    $0x00000020, BX
+	SUBQ    $0x00000020, CX
+	JMP     loopU1
+
+loop12:
+	CMPQ    CX, $0x00000008
+	JB      tail3
+	VMULPD  (DX)(BX*8), Z0, Z3
+	VSUBPD  Z1, Z3, Z3
+	VSUBPD  Z2, Z3, Z3
+	VMOVUPD Z3, (AX)(BX*8)
+	ADDQ    $0x00000008, BX
+	SUBQ    $0x00000008, CX
+	JMP     loop12
+
+tail3:
+	TESTQ     CX, CX
+	JZ        done4
+	MOVL      $0x000000ff, SI
+	BZHIL     CX, SI, SI
+	KMOVW     SI, K1
+	VMOVUPD.Z (DX)(BX*8), K1, Z3
+	VMULPD    Z3, Z0, Z0
+	VSUBPD    Z1, Z0, Z0
+	VSUBPD    Z2, Z0, Z0
+	VMOVUPD   Z0, K1, (AX)(BX*8)
+
+done4:
+	VZEROUPPER
+	RET
+
+// func logNormNT64AVX512(dst []float64, x []float64, scale float64, m float64, logd float64)
+// Requires: AVX, AVX512F, BMI2
+TEXT ·logNormNT64AVX512(SB), NOSPLIT, $0-72
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         dst_len+8(FP), CX
+	MOVQ         x_base+24(FP), DX
+	VBROADCASTSD scale+48(FP), Z0
+	VBROADCASTSD m+56(FP), Z1
+	VBROADCASTSD logd+64(FP), Z2
+	XORQ         BX, BX
+
+loopU1:
+	CMPQ     CX, $0x00000020
+	JB       loop12
+	VMULPD   (DX)(BX*8), Z0, Z3
+	VSUBPD   Z1, Z3, Z3
+	VSUBPD   Z2, Z3, Z3
+	VMOVNTPD Z3, (AX)(BX*8)
+	VMULPD   64(DX)(BX*8), Z0, Z3
+	VSUBPD   Z1, Z3, Z3
+	VSUBPD   Z2, Z3, Z3
+	VMOVNTPD Z3, 64(AX)(BX*8)
+	VMULPD   128(DX)(BX*8), Z0, Z3
+	VSUBPD   Z1, Z3, Z3
+	VSUBPD   Z2, Z3, Z3
+	VMOVNTPD Z3, 128(AX)(BX*8)
+	VMULPD   192(DX)(BX*8), Z0, Z3
+	VSUBPD   Z1, Z3, Z3
+	VSUBPD   Z2, Z3, Z3
+	VMOVNTPD Z3, 192(AX)(BX*8)
+	ADDQ     $0x00000020, BX
+	SUBQ     $0x00000020, CX
+	JMP      loopU1
+
+loop12:
+	CMPQ     CX, $0x00000008
+	JB       tail3
+	VMULPD   (DX)(BX*8), Z0, Z3
+	VSUBPD   Z1, Z3, Z3
+	VSUBPD   Z2, Z3, Z3
+	VMOVNTPD Z3, (AX)(BX*8)
+	ADDQ     $0x00000008, BX
+	SUBQ     $0x00000008, CX
+	JMP      loop12
+
+tail3:
+	TESTQ     CX, CX
+	JZ        done4
+	MOVL      $0x000000ff, SI
+	BZHIL     CX, SI, SI
+	KMOVW     SI, K1
+	VMOVUPD.Z (DX)(BX*8), K1, Z3
+	VMULPD    Z3, Z0, Z0
+	VSUBPD    Z1, Z0, Z0
+	VSUBPD    Z2, Z0, Z0
+	VMOVUPD   Z0, K1, (AX)(BX*8)
+
+done4:
+	VZEROUPPER
+	RET
+
+// func dot64AVX512(a []float64, b []float64) float64
+// Requires: AVX, AVX512DQ, AVX512F, BMI2
+TEXT ·dot64AVX512(SB), NOSPLIT, $0-56
+	MOVQ   a_base+0(FP), AX
+	MOVQ   a_len+8(FP), CX
+	MOVQ   b_base+24(FP), DX
+	VXORPD Z0, Z0, Z0
+	VXORPD Z1, Z1, Z1
+	VXORPD Z2, Z2, Z2
+	VXORPD Z3, Z3, Z3
+	XORQ   BX, BX
+
+loopU1:
+	CMPQ        CX, $0x00000020
+	JB          loop12
+	VMOVUPD     (AX)(BX*8), Z4
+	VFMADD231PD (DX)(BX*8), Z4, Z0
+	VMOVUPD     64(AX)(BX*8), Z4
+	VFMADD231PD 64(DX)(BX*8), Z4, Z1
+	VMOVUPD     128(AX)(BX*8), Z4
+	VFMADD231PD 128(DX)(BX*8), Z4, Z2
+	VMOVUPD     192(AX)(BX*8), Z4
+	VFMADD231PD 192(DX)(BX*8), Z4, Z3
+	ADDQ        $0x00000020, BX
+	SUBQ        $0x00000020, CX
+	JMP         loopU1
+
+loop12:
+	CMPQ        CX, $0x00000008
+	JB          tail3
+	VMOVUPD     (AX)(BX*8), Z4
+	VFMADD231PD (DX)(BX*8), Z4, Z0
+	ADDQ        $0x00000008, BX
+	SUBQ        $0x00000008, CX
+	JMP         loop12
+
+tail3:
+	TESTQ       CX, CX
+	JZ          done4
+	MOVL        $0x000000ff, SI
+	BZHIL       CX, SI, SI
+	KMOVW       SI, K1
+	VMOVUPD.Z   (AX)(BX*8), K1, Z4
+	VMOVUPD.Z   (DX)(BX*8), K1, Z5
+	VFMADD231PD Z5, Z4, Z0
+
+done4:
+	VADDPD     Z1, Z0, Z0
+	VADDPD     Z3, Z2, Z2
+	VADDPD     Z2, Z0, Z0
+	VSHUFF64X2 $0x4e, Z0, Z0, Z1
+	VADDPD     Z1, Z0, Z0
+	VSHUFF64X2 $0xb1, Z0, Z0, Z1
+	VADDPD     Z1, Z0, Z0
+	VPERMILPD  $0x55, Z0, Z1
+	VADDPD     Z1, Z0, Z0
+	VMOVSD     X0, ret+48(FP)
+	VZEROUPPER
+	RET
+
+// func sum64AVX512(a []float64) float64
+// Requires: AVX, AVX512DQ, AVX512F, BMI2
+TEXT ·sum64AVX512(SB), NOSPLIT, $0-32
+	MOVQ   a_base+0(FP), AX
+	MOVQ   a_len+8(FP), CX
+	VXORPD Z0, Z0, Z0
+	VXORPD Z1, Z1, Z1
+	VXORPD Z2, Z2, Z2
+	VXORPD Z3, Z3, Z3
+	XORQ   DX, DX
+
+loopU1:
+	CMPQ   CX, $0x00000020
+	JB     loop12
+	VADDPD (AX)(DX*8), Z0, Z0
+	VADDPD 64(AX)(DX*8), Z1, Z1
+	VADDPD 128(AX)(DX*8), Z2, Z2
+	VADDPD 192(AX)(DX*8), Z3, Z3
+	ADDQ   $0x00000020, DX
+	SUBQ   $0x00000020, CX
+	JMP    loopU1
+
+loop12:
+	CMPQ   CX, $0x00000008
+	JB     tail3
+	VADDPD (AX)(DX*8), Z0, Z0
+	ADDQ   $0x00000008, DX
+	SUBQ   $0x00000008, CX
+	JMP    loop12
+
+tail3:
+	TESTQ     CX, CX
+	JZ        done4
+	MOVL      $0x000000ff, BX
+	BZHIL     CX, BX, BX
+	KMOVW     BX, K1
+	VMOVUPD.Z (AX)(DX*8), K1, Z4
+	VADDPD    Z4, Z0, Z0
+
+done4:
+	VADDPD     Z1, Z0, Z0
+	VADDPD     Z3, Z2, Z2
+	VADDPD     Z2, Z0, Z0
+	VSHUFF64X2 $0x4e, Z0, Z0, Z1
+	VADDPD     Z1, Z0, Z0
+	VSHUFF64X2 $0xb1, Z0, Z0, Z1
+	VADDPD     Z1, Z0, Z0
+	VPERMILPD  $0x55, Z0, Z1
+	VADDPD     Z1, Z0, Z0
+	VMOVSD     X0, ret+24(FP)
+	VZEROUPPER
+	RET
+
+// func softmaxGrad64AVX512(dx []float64, y []float64, dy []float64, s float64)
+// Requires: AVX, AVX512F, BMI2
+TEXT ·softmaxGrad64AVX512(SB), NOSPLIT, $0-80
+	MOVQ         dx_base+0(FP), AX
+	MOVQ         dx_len+8(FP), CX
+	MOVQ         y_base+24(FP), DX
+	MOVQ         dy_base+48(FP), BX
+	VBROADCASTSD s+72(FP), Z0
+	XORQ         SI, SI
+
+loopU1:
+	CMPQ    CX, $0x00000020
+	JB      loop12
+	VMOVUPD (BX)(SI*8), Z1
+	VSUBPD  Z0, Z1, Z1
+	VMULPD  (DX)(SI*8), Z1, Z1
+	VMOVUPD Z1, (AX)(SI*8)
+	VMOVUPD 64(BX)(SI*8), Z1
+	VSUBPD  Z0, Z1, Z1
+	VMULPD  64(DX)(SI*8), Z1, Z1
+	VMOVUPD Z1, 64(AX)(SI*8)
+	VMOVUPD 128(BX)(SI*8), Z1
+	VSUBPD  Z0, Z1, Z1
+	VMULPD  128(DX)(SI*8), Z1, Z1
+	VMOVUPD Z1, 128(AX)(SI*8)
+	VMOVUPD 192(BX)(SI*8), Z1
+	VSUBPD  Z0, Z1, Z1
+	VMULPD  192(DX)(SI*8), Z1, Z1
+	VMOVUPD Z1, 192(AX)(SI*8)
+	ADDQ    $0x00000020, SI
+	SUBQ    $0x00000020, CX
+	JMP     loopU1
+
+loop12:
+	CMPQ    CX, $0x00000008
+	JB      tail3
+	VMOVUPD (BX)(SI*8), Z1
+	VSUBPD  Z0, Z1, Z1
+	VMULPD  (DX)(SI*8), Z1, Z1
+	VMOVUPD Z1, (AX)(SI*8)
+	ADDQ    $0x00000008, SI
+	SUBQ    $0x00000008, CX
+	JMP     loop12
+
+tail3:
+	TESTQ     CX, CX
+	JZ        done4
+	MOVL      $0x000000ff, DI
+	BZHIL     CX, DI, DI
+	KMOVW     DI, K1
+	VMOVUPD.Z (BX)(SI*8), K1, Z1
+	VSUBPD    Z0, Z1, Z1
+	VMOVUPD.Z (DX)(SI*8), K1, Z0
+	VMULPD    Z0, Z1, Z1
+	VMOVUPD   Z1, K1, (AX)(SI*8)
+
+done4:
+	VZEROUPPER
+	RET
+
+// func logSoftmaxGrad64AVX512(dx []float64, y []float64, dy []float64, s float64)
+// Requires: AVX, AVX512F, BMI2
+TEXT ·logSoftmaxGrad64AVX512(SB), NOSPLIT, $0-80
+	MOVQ         dx_base+0(FP), AX
+	MOVQ         dx_len+8(FP), CX
+	MOVQ         y_base+24(FP), DX
+	MOVQ         dy_base+48(FP), BX
+	VBROADCASTSD s+72(FP), Z0
+	VBROADCASTSD vecconsts64<>+32(SB), Z1
+	VBROADCASTSD vecconsts64<>+64(SB), Z2
+	VBROADCASTSD vecconsts64<>+96(SB), Z3
+	VBROADCASTSD vecconsts64<>+128(SB), Z4
+	VBROADCASTSD vecconsts64<>+160(SB), Z5
+	VBROADCASTSD vecconsts64<>+192(SB), Z6
+	VBROADCASTSD vecconsts64<>+256(SB), Z7
+	VBROADCASTSD vecconsts64<>+320(SB), Z8
+	XORQ         SI, SI
+
+loopU1:
+	CMPQ             CX, $0x00000020
+	JB               loop12
+	VMOVUPD          (DX)(SI*8), Z9
+	VMOVUPD          64(DX)(SI*8), Z10
+	VMAXPD           Z9, Z1, Z9
+	VMAXPD           Z10, Z1, Z10
+	VMINPD           Z9, Z2, Z9
+	VMINPD           Z10, Z2, Z10
+	VMULPD           Z3, Z9, Z11
+	VMULPD           Z3, Z10, Z12
+	VADDPD           Z4, Z11, Z11
+	VADDPD           Z4, Z12, Z12
+	VSUBPD           Z4, Z11, Z11
+	VSUBPD           Z4, Z12, Z12
+	VFNMADD231PD     Z5, Z11, Z9
+	VFNMADD231PD     Z5, Z12, Z10
+	VFNMADD231PD     Z6, Z11, Z9
+	VFNMADD231PD     Z6, Z12, Z10
+	VMOVAPD          Z8, Z13
+	VMOVAPD          Z8, Z14
+	VFMADD213PD.BCST vecconsts64<>+352(SB), Z9, Z13
+	VFMADD213PD.BCST vecconsts64<>+352(SB), Z10, Z14
+	VFMADD213PD.BCST vecconsts64<>+384(SB), Z9, Z13
+	VFMADD213PD.BCST vecconsts64<>+384(SB), Z10, Z14
+	VFMADD213PD.BCST vecconsts64<>+416(SB), Z9, Z13
+	VFMADD213PD.BCST vecconsts64<>+416(SB), Z10, Z14
+	VFMADD213PD.BCST vecconsts64<>+448(SB), Z9, Z13
+	VFMADD213PD.BCST vecconsts64<>+448(SB), Z10, Z14
+	VFMADD213PD.BCST vecconsts64<>+480(SB), Z9, Z13
+	VFMADD213PD.BCST vecconsts64<>+480(SB), Z10, Z14
+	VFMADD213PD.BCST vecconsts64<>+512(SB), Z9, Z13
+	VFMADD213PD.BCST vecconsts64<>+512(SB), Z10, Z14
+	VFMADD213PD.BCST vecconsts64<>+544(SB), Z9, Z13
+	VFMADD213PD.BCST vecconsts64<>+544(SB), Z10, Z14
+	VFMADD213PD.BCST vecconsts64<>+576(SB), Z9, Z13
+	VFMADD213PD.BCST vecconsts64<>+576(SB), Z10, Z14
+	VFMADD213PD.BCST vecconsts64<>+608(SB), Z9, Z13
+	VFMADD213PD.BCST vecconsts64<>+608(SB), Z10, Z14
+	VFMADD213PD      Z7, Z9, Z13
+	VFMADD213PD      Z7, Z10, Z14
+	VFMADD213PD      Z7, Z9, Z13
+	VFMADD213PD      Z7, Z10, Z14
+	VSCALEFPD        Z11, Z13, Z13
+	VSCALEFPD        Z12, Z14, Z14
+	VMULPD           Z0, Z13, Z13
+	VMOVUPD          (BX)(SI*8), Z9
+	VSUBPD           Z13, Z9, Z9
+	VMOVUPD          Z9, (AX)(SI*8)
+	VMULPD           Z0, Z14, Z14
+	VMOVUPD          64(BX)(SI*8), Z9
+	VSUBPD           Z14, Z9, Z9
+	VMOVUPD          Z9, 64(AX)(SI*8)
+	VMOVUPD          128(DX)(SI*8), Z9
+	VMOVUPD          192(DX)(SI*8), Z10
+	VMAXPD           Z9, Z1, Z9
+	VMAXPD           Z10, Z1, Z10
+	VMINPD           Z9, Z2, Z9
+	VMINPD           Z10, Z2, Z10
+	VMULPD           Z3, Z9, Z11
+	VMULPD           Z3, Z10, Z12
+	VADDPD           Z4, Z11, Z11
+	VADDPD           Z4, Z12, Z12
+	VSUBPD           Z4, Z11, Z11
+	VSUBPD           Z4, Z12, Z12
+	VFNMADD231PD     Z5, Z11, Z9
+	VFNMADD231PD     Z5, Z12, Z10
+	VFNMADD231PD     Z6, Z11, Z9
+	VFNMADD231PD     Z6, Z12, Z10
+	VMOVAPD          Z8, Z13
+	VMOVAPD          Z8, Z14
+	VFMADD213PD.BCST vecconsts64<>+352(SB), Z9, Z13
+	VFMADD213PD.BCST vecconsts64<>+352(SB), Z10, Z14
+	VFMADD213PD.BCST vecconsts64<>+384(SB), Z9, Z13
+	VFMADD213PD.BCST vecconsts64<>+384(SB), Z10, Z14
+	VFMADD213PD.BCST vecconsts64<>+416(SB), Z9, Z13
+	VFMADD213PD.BCST vecconsts64<>+416(SB), Z10, Z14
+	VFMADD213PD.BCST vecconsts64<>+448(SB), Z9, Z13
+	VFMADD213PD.BCST vecconsts64<>+448(SB), Z10, Z14
+	VFMADD213PD.BCST vecconsts64<>+480(SB), Z9, Z13
+	VFMADD213PD.BCST vecconsts64<>+480(SB), Z10, Z14
+	VFMADD213PD.BCST vecconsts64<>+512(SB), Z9, Z13
+	VFMADD213PD.BCST vecconsts64<>+512(SB), Z10, Z14
+	VFMADD213PD.BCST vecconsts64<>+544(SB), Z9, Z13
+	VFMADD213PD.BCST vecconsts64<>+544(SB), Z10, Z14
+	VFMADD213PD.BCST vecconsts64<>+576(SB), Z9, Z13
+	VFMADD213PD.BCST vecconsts64<>+576(SB), Z10, Z14
+	VFMADD213PD.BCST vecconsts64<>+608(SB), Z9, Z13
+	VFMADD213PD.BCST vecconsts64<>+608(SB), Z10, Z14
+	VFMADD213PD      Z7, Z9, Z13
+	VFMADD213PD      Z7, Z10, Z14
+	VFMADD213PD      Z7, Z9, Z13
+	VFMADD213PD      Z7, Z10, Z14
+	VSCALEFPD        Z11, Z13, Z13
+	VSCALEFPD        Z12, Z14, Z14
+	VMULPD           Z0, Z13, Z13
+	VMOVUPD          128(BX)(SI*8), Z9
+	VSUBPD           Z13, Z9, Z9
+	VMOVUPD          Z9, 128(AX)(SI*8)
+	VMULPD           Z0, Z14, Z14
+	VMOVUPD          192(BX)(SI*8), Z9
+	VSUBPD           Z14, Z9, Z9
+	VMOVUPD          Z9, 192(AX)(SI*8)
+	ADDQ             $0x00000020, SI
+	SUBQ             $0x00000020, CX
+	JMP              loopU1
+
+loop12:
+	CMPQ             CX, $0x00000008
+	JB               tail3
+	VMOVUPD          (DX)(SI*8), Z9
+	VMAXPD           Z9, Z1, Z9
+	VMINPD           Z9, Z2, Z9
+	VMULPD           Z3, Z9, Z10
+	VADDPD           Z4, Z10, Z10
+	VSUBPD           Z4, Z10, Z10
+	VFNMADD231PD     Z5, Z10, Z9
+	VFNMADD231PD     Z6, Z10, Z9
+	VMOVAPD          Z8, Z11
+	VFMADD213PD.BCST vecconsts64<>+352(SB), Z9, Z11
+	VFMADD213PD.BCST vecconsts64<>+384(SB), Z9, Z11
+	VFMADD213PD.BCST vecconsts64<>+416(SB), Z9, Z11
+	VFMADD213PD.BCST vecconsts64<>+448(SB), Z9, Z11
+	VFMADD213PD.BCST vecconsts64<>+480(SB), Z9, Z11
+	VFMADD213PD.BCST vecconsts64<>+512(SB), Z9, Z11
+	VFMADD213PD.BCST vecconsts64<>+544(SB), Z9, Z11
+	VFMADD213PD.BCST vecconsts64<>+576(SB), Z9, Z11
+	VFMADD213PD.BCST vecconsts64<>+608(SB), Z9, Z11
+	VFMADD213PD      Z7, Z9, Z11
+	VFMADD213PD      Z7, Z9, Z11
+	VSCALEFPD        Z10, Z11, Z11
+	VMULPD           Z0, Z11, Z11
+	VMOVUPD          (BX)(SI*8), Z9
+	VSUBPD           Z11, Z9, Z9
+	VMOVUPD          Z9, (AX)(SI*8)
+	ADDQ             $0x00000008, SI
+	SUBQ             $0x00000008, CX
+	JMP              loop12
+
+tail3:
+	TESTQ            CX, CX
+	JZ               done4
+	MOVL             $0x000000ff, DI
+	BZHIL            CX, DI, DI
+	KMOVW            DI, K1
+	VMOVUPD.Z        (DX)(SI*8), K1, Z9
+	VMAXPD           Z9, Z1, Z9
+	VMINPD           Z9, Z2, Z9
+	VMULPD           Z3, Z9, Z1
+	VADDPD           Z4, Z1, Z1
+	VSUBPD           Z4, Z1, Z1
+	VFNMADD231PD     Z5, Z1, Z9
+	VFNMADD231PD     Z6, Z1, Z9
+	VMOVAPD          Z8, Z2
+	VFMADD213PD.BCST vecconsts64<>+352(SB), Z9, Z2
+	VFMADD213PD.BCST vecconsts64<>+384(SB), Z9, Z2
+	VFMADD213PD.BCST vecconsts64<>+416(SB), Z9, Z2
+	VFMADD213PD.BCST vecconsts64<>+448(SB), Z9, Z2
+	VFMADD213PD.BCST vecconsts64<>+480(SB), Z9, Z2
+	VFMADD213PD.BCST vecconsts64<>+512(SB), Z9, Z2
+	VFMADD213PD.BCST vecconsts64<>+544(SB), Z9, Z2
+	VFMADD213PD.BCST vecconsts64<>+576(SB), Z9, Z2
+	VFMADD213PD.BCST vecconsts64<>+608(SB), Z9, Z2
+	VFMADD213PD      Z7, Z9, Z2
+	VFMADD213PD      Z7, Z9, Z2
+	VSCALEFPD        Z1, Z2, Z2
+	VMULPD           Z0, Z2, Z2
+	VMOVUPD.Z        (BX)(SI*8), K1, Z0
+	VSUBPD           Z2, Z0, Z0
+	VMOVUPD          Z0, K1, (AX)(SI*8)
+
+done4:
+	VZEROUPPER
+	RET
+
+// func maxLanes64AVX512(m []float64, x []float64, scale float64)
+// Requires: AVX, AVX512F, BMI2
+TEXT ·maxLanes64AVX512(SB), NOSPLIT, $0-56
+	MOVQ         m_base+0(FP), AX
+	MOVQ         m_len+8(FP), CX
+	MOVQ         x_base+24(FP), DX
+	VBROADCASTSD scale+48(FP), Z0
+	XORQ         BX, BX
+
+loopU1:
+	CMPQ    CX, $0x00000020
+	JB      loop12
+	VMULPD  (DX)(BX*8), Z0, Z1
+	VMOVUPD (AX)(BX*8), Z2
+	VMAXPD  Z2, Z1, Z2
+	VMOVUPD Z2, (AX)(BX*8)
+	VMULPD  64(DX)(BX*8), Z0, Z1
+	VMOVUPD 64(AX)(BX*8), Z2
+	VMAXPD  Z2, Z1, Z2
+	VMOVUPD Z2, 64(AX)(BX*8)
+	VMULPD  128(DX)(BX*8), Z0, Z1
+	VMOVUPD 128(AX)(BX*8), Z2
+	VMAXPD  Z2, Z1, Z2
+	VMOVUPD Z2, 128(AX)(BX*8)
+	VMULPD  192(DX)(BX*8), Z0, Z1
+	VMOVUPD 192(AX)(BX*8), Z2
+	VMAXPD  Z2, Z1, Z2
+	VMOVUPD Z2, 192(AX)(BX*8)
+	ADDQ    $0x00000020, BX
+	SUBQ    $0x00000020, CX
+	JMP     loopU1
+
+loop12:
+	CMPQ    CX, $0x00000008
+	JB      tail3
+	VMULPD  (DX)(BX*8), Z0, Z1
+	VMOVUPD (AX)(BX*8), Z2
+	VMAXPD  Z2, Z1, Z2
+	VMOVUPD Z2, (AX)(BX*8)
+	ADDQ    $0x00000008, BX
+	SUBQ    $0x00000008, CX
+	JMP     loop12
+
+tail3:
+	TESTQ     CX, CX
+	JZ        done4
+	MOVL      $0x000000ff, SI
+	BZHIL     CX, SI, SI
+	KMOVW     SI, K1
+	VMOVUPD.Z (DX)(BX*8), K1, Z1
+	VMULPD    Z1, Z0, Z0
+	VMOVUPD.Z (AX)(BX*8), K1, Z1
+	VMAXPD    Z1, Z0, Z1
+	VMOVUPD   Z1, K1, (AX)(BX*8)
+
+done4:
+	VZEROUPPER
+	RET
+
+// func expSumLanes64AVX512(dst []float64, d []float64, x []float64, m []float64, scale float64)
+// Requires: AVX, AVX512F, BMI2
+TEXT ·expSumLanes64AVX512(SB), NOSPLIT, $0-104
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         dst_len+8(FP), CX
+	MOVQ         d_base+24(FP), DX
+	MOVQ         x_base+48(FP), BX
+	MOVQ         m_base+72(FP), SI
+	VBROADCASTSD scale+96(FP), Z0
+	VBROADCASTSD vecconsts64<>+32(SB), Z1
+	VBROADCASTSD vecconsts64<>+64(SB), Z2
+	VBROADCASTSD vecconsts64<>+96(SB), Z3
+	VBROADCASTSD vecconsts64<>+128(SB), Z4
+	VBROADCASTSD vecconsts64<>+160(SB), Z5
+	VBROADCASTSD vecconsts64<>+192(SB), Z6
+	VBROADCASTSD vecconsts64<>+256(SB), Z7
+	VBROADCASTSD vecconsts64<>+320(SB), Z8
+	XORQ         DI, DI
+
+loopU1:
+	CMPQ             CX, $0x00000020
+	JB               loop12
+	VMULPD           (BX)(DI*8), Z0, Z9
+	VSUBPD           (SI)(DI*8), Z9, Z9
+	VMULPD           64(BX)(DI*8), Z0, Z10
+	VSUBPD           64(SI)(DI*8), Z10, Z10
+	VMAXPD           Z9, Z1, Z9
+	VMAXPD           Z10, Z1, Z10
+	VMINPD           Z9, Z2, Z9
+	VMINPD           Z10, Z2, Z10
+	VMULPD           Z3, Z9, Z11
+	VMULPD           Z3, Z10, Z12
+	VADDPD           Z4, Z11, Z11
+	VADDPD           Z4, Z12, Z12
+	VSUBPD           Z4, Z11, Z11
+	VSUBPD           Z4, Z12, Z12
+	VFNMADD231PD     Z5, Z11, Z9
+	VFNMADD231PD     Z5, Z12, Z10
+	VFNMADD231PD     Z6, Z11, Z9
+	VFNMADD231PD     Z6, Z12, Z10
+	VMOVAPD          Z8, Z13
+	VMOVAPD          Z8, Z14
+	VFMADD213PD.BCST vecconsts64<>+352(SB), Z9, Z13
+	VFMADD213PD.BCST vecconsts64<>+352(SB), Z10, Z14
+	VFMADD213PD.BCST vecconsts64<>+384(SB), Z9, Z13
+	VFMADD213PD.BCST vecconsts64<>+384(SB), Z10, Z14
+	VFMADD213PD.BCST vecconsts64<>+416(SB), Z9, Z13
+	VFMADD213PD.BCST vecconsts64<>+416(SB), Z10, Z14
+	VFMADD213PD.BCST vecconsts64<>+448(SB), Z9, Z13
+	VFMADD213PD.BCST vecconsts64<>+448(SB), Z10, Z14
+	VFMADD213PD.BCST vecconsts64<>+480(SB), Z9, Z13
+	VFMADD213PD.BCST vecconsts64<>+480(SB), Z10, Z14
+	VFMADD213PD.BCST vecconsts64<>+512(SB), Z9, Z13
+	VFMADD213PD.BCST vecconsts64<>+512(SB), Z10, Z14
+	VFMADD213PD.BCST vecconsts64<>+544(SB), Z9, Z13
+	VFMADD213PD.BCST vecconsts64<>+544(SB), Z10, Z14
+	VFMADD213PD.BCST vecconsts64<>+576(SB), Z9, Z13
+	VFMADD213PD.BCST vecconsts64<>+576(SB), Z10, Z14
+	VFMADD213PD.BCST vecconsts64<>+608(SB), Z9, Z13
+	VFMADD213PD.BCST vecconsts64<>+608(SB), Z10, Z14
+	VFMADD213PD      Z7, Z9, Z13
+	VFMADD213PD      Z7, Z10, Z14
+	VFMADD213PD      Z7, Z9, Z13
+	VFMADD213PD      Z7, Z10, Z14
+	VSCALEFPD        Z11, Z13, Z13
+	VSCALEFPD        Z12, Z14, Z14
+	VMOVUPD          Z13, (AX)(DI*8)
+	VADDPD           (DX)(DI*8), Z13, Z13
+	VMOVUPD          Z13, (DX)(DI*8)
+	VMOVUPD          Z14, 64(AX)(DI*8)
+	VADDPD           64(DX)(DI*8), Z14, Z14
+	VMOVUPD          Z14, 64(DX)(DI*8)
+	VMULPD           128(BX)(DI*8), Z0, Z9
+	VSUBPD           128(SI)(DI*8), Z9, Z9
+	VMULPD           192(BX)(DI*8), Z0, Z10
+	VSUBPD           192(SI)(DI*8), Z10, Z10
+	VMAXPD           Z9, Z1, Z9
+	VMAXPD           Z10, Z1, Z10
+	VMINPD           Z9, Z2, Z9
+	VMINPD           Z10, Z2, Z10
+	VMULPD           Z3, Z9, Z11
+	VMULPD           Z3, Z10, Z12
+	VADDPD           Z4, Z11, Z11
+	VADDPD           Z4, Z12, Z12
+	VSUBPD           Z4, Z11, Z11
+	VSUBPD           Z4, Z12, Z12
+	VFNMADD231PD     Z5, Z11, Z9
+	VFNMADD231PD     Z5, Z12, Z10
+	VFNMADD231PD     Z6, Z11, Z9
+	VFNMADD231PD     Z6, Z12, Z10
+	VMOVAPD          Z8, Z13
+	VMOVAPD          Z8, Z14
+	VFMADD213PD.BCST vecconsts64<>+352(SB), Z9, Z13
+	VFMADD213PD.BCST vecconsts64<>+352(SB), Z10, Z14
+	VFMADD213PD.BCST vecconsts64<>+384(SB), Z9, Z13
+	VFMADD213PD.BCST vecconsts64<>+384(SB), Z10, Z14
+	VFMADD213PD.BCST vecconsts64<>+416(SB), Z9, Z13
+	VFMADD213PD.BCST vecconsts64<>+416(SB), Z10, Z14
+	VFMADD213PD.BCST vecconsts64<>+448(SB), Z9, Z13
+	VFMADD213PD.BCST vecconsts64<>+448(SB), Z10, Z14
+	VFMADD213PD.BCST vecconsts64<>+480(SB), Z9, Z13
+	VFMADD213PD.BCST vecconsts64<>+480(SB), Z10, Z14
+	VFMADD213PD.BCST vecconsts64<>+512(SB), Z9, Z13
+	VFMADD213PD.BCST vecconsts64<>+512(SB), Z10, Z14
+	VFMADD213PD.BCST vecconsts64<>+544(SB), Z9, Z13
+	VFMADD213PD.BCST vecconsts64<>+544(SB), Z10, Z14
+	VFMADD213PD.BCST vecconsts64<>+576(SB), Z9, Z13
+	VFMADD213PD.BCST vecconsts64<>+576(SB), Z10, Z14
+	VFMADD213PD.BCST vecconsts64<>+608(SB), Z9, Z13
+	VFMADD213PD.BCST vecconsts64<>+608(SB), Z10, Z14
+	VFMADD213PD      Z7, Z9, Z13
+	VFMADD213PD      Z7, Z10, Z14
+	VFMADD213PD      Z7, Z9, Z13
+	VFMADD213PD      Z7, Z10, Z14
+	VSCALEFPD        Z11, Z13, Z13
+	VSCALEFPD        Z12, Z14, Z14
+	VMOVUPD          Z13, 128(AX)(DI*8)
+	VADDPD           128(DX)(DI*8), Z13, Z13
+	VMOVUPD          Z13, 128(DX)(DI*8)
+	VMOVUPD          Z14, 192(AX)(DI*8)
+	VADDPD           192(DX)(DI*8), Z14, Z14
+	VMOVUPD          Z14, 192(DX)(DI*8)
+	ADDQ             $0x00000020, DI
+	SUBQ             $0x00000020, CX
+	JMP              loopU1
+
+loop12:
+	CMPQ             CX, $0x00000008
+	JB               tail3
+	VMULPD           (BX)(DI*8), Z0, Z9
+	VSUBPD           (SI)(DI*8), Z9, Z9
+	VMAXPD           Z9, Z1, Z9
+	VMINPD           Z9, Z2, Z9
+	VMULPD           Z3, Z9, Z10
+	VADDPD           Z4, Z10, Z10
+	VSUBPD           Z4, Z10, Z10
+	VFNMADD231PD     Z5, Z10, Z9
+	VFNMADD231PD     Z6, Z10, Z9
+	VMOVAPD          Z8, Z11
+	VFMADD213PD.BCST vecconsts64<>+352(SB), Z9, Z11
+	VFMADD213PD.BCST vecconsts64<>+384(SB), Z9, Z11
+	VFMADD213PD.BCST vecconsts64<>+416(SB), Z9, Z11
+	VFMADD213PD.BCST vecconsts64<>+448(SB), Z9, Z11
+	VFMADD213PD.BCST vecconsts64<>+480(SB), Z9, Z11
+	VFMADD213PD.BCST vecconsts64<>+512(SB), Z9, Z11
+	VFMADD213PD.BCST vecconsts64<>+544(SB), Z9, Z11
+	VFMADD213PD.BCST vecconsts64<>+576(SB), Z9, Z11
+	VFMADD213PD.BCST vecconsts64<>+608(SB), Z9, Z11
+	VFMADD213PD      Z7, Z9, Z11
+	VFMADD213PD      Z7, Z9, Z11
+	VSCALEFPD        Z10, Z11, Z11
+	VMOVUPD          Z11, (AX)(DI*8)
+	VADDPD           (DX)(DI*8), Z11, Z11
+	VMOVUPD          Z11, (DX)(DI*8)
+	ADDQ             $0x00000008, DI
+	SUBQ             $0x00000008, CX
+	JMP              loop12
+
+tail3:
+	TESTQ            CX, CX
+	JZ               done4
+	MOVL             $0x000000ff, R8
+	BZHIL            CX, R8, R8
+	KMOVW            R8, K1
+	VMOVUPD.Z        (BX)(DI*8), K1, Z9
+	VMULPD           Z9, Z0, Z0
+	VMOVUPD.Z        (SI)(DI*8), K1, Z9
+	VSUBPD           Z9, Z0, Z0
+	VMAXPD           Z0, Z1, Z0
+	VMINPD           Z0, Z2, Z0
+	VMULPD           Z3, Z0, Z1
+	VADDPD           Z4, Z1, Z1
+	VSUBPD           Z4, Z1, Z1
+	VFNMADD231PD     Z5, Z1, Z0
+	VFNMADD231PD     Z6, Z1, Z0
+	VMOVAPD          Z8, Z2
+	VFMADD213PD.BCST vecconsts64<>+352(SB), Z0, Z2
+	VFMADD213PD.BCST vecconsts64<>+384(SB), Z0, Z2
+	VFMADD213PD.BCST vecconsts64<>+416(SB), Z0, Z2
+	VFMADD213PD.BCST vecconsts64<>+448(SB), Z0, Z2
+	VFMADD213PD.BCST vecconsts64<>+480(SB), Z0, Z2
+	VFMADD213PD.BCST vecconsts64<>+512(SB), Z0, Z2
+	VFMADD213PD.BCST vecconsts64<>+544(SB), Z0, Z2
+	VFMADD213PD.BCST vecconsts64<>+576(SB), Z0, Z2
+	VFMADD213PD.BCST vecconsts64<>+608(SB), Z0, Z2
+	VFMADD213PD      Z7, Z0, Z2
+	VFMADD213PD      Z7, Z0, Z2
+	VSCALEFPD        Z1, Z2, Z2
+	VMOVUPD          Z2, K1, (AX)(DI*8)
+	VMOVUPD.Z        (DX)(DI*8), K1, Z0
+	VADDPD           Z0, Z2, Z2
+	VMOVUPD          Z2, K1, (DX)(DI*8)
+
+done4:
+	VZEROUPPER
+	RET
+
+// func expScaleLanes64AVX512(dst []float64, x []float64, m []float64, mul []float64, scale float64)
+// Requires: AVX, AVX512F, BMI2
+TEXT ·expScaleLanes64AVX512(SB), NOSPLIT, $0-104
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         dst_len+8(FP), CX
+	MOVQ         x_base+24(FP), DX
+	MOVQ         m_base+48(FP), BX
+	MOVQ         mul_base+72(FP), SI
+	VBROADCASTSD scale+96(FP), Z0
+	VBROADCASTSD vecconsts64<>+32(SB), Z1
+	VBROADCASTSD vecconsts64<>+64(SB), Z2
+	VBROADCASTSD vecconsts64<>+96(SB), Z3
+	VBROADCASTSD vecconsts64<>+128(SB), Z4
+	VBROADCASTSD vecconsts64<>+160(SB), Z5
+	VBROADCASTSD vecconsts64<>+192(SB), Z6
+	VBROADCASTSD vecconsts64<>+256(SB), Z7
+	VBROADCASTSD vecconsts64<>+320(SB), Z8
+	XORQ         DI, DI
+
+loopU1:
+	CMPQ             CX, $0x00000020
+	JB               loop12
+	VMULPD           (DX)(DI*8), Z0, Z9
+	VSUBPD           (BX)(DI*8), Z9, Z9
+	VMULPD           64(DX)(DI*8), Z0, Z10
+	VSUBPD           64(BX)(DI*8), Z10, Z10
+	VMAXPD           Z9, Z1, Z9
+	VMAXPD           Z10, Z1, Z10
+	VMINPD           Z9, Z2, Z9
+	VMINPD           Z10, Z2, Z10
+	VMULPD           Z3, Z9, Z11
+	VMULPD           Z3, Z10, Z12
+	VADDPD           Z4, Z11, Z11
+	VADDPD           Z4, Z12, Z12
+	VSUBPD           Z4, Z11, Z11
+	VSUBPD           Z4, Z12, Z12
+	VFNMADD231PD     Z5, Z11, Z9
+	VFNMADD231PD     Z5, Z12, Z10
+	VFNMADD231PD     Z6, Z11, Z9
+	VFNMADD231PD     Z6, Z12, Z10
+	VMOVAPD          Z8, Z13
+	VMOVAPD          Z8, Z14
+	VFMADD213PD.BCST vecconsts64<>+352(SB), Z9, Z13
+	VFMADD213PD.BCST vecconsts64<>+352(SB), Z10, Z14
+	VFMADD213PD.BCST vecconsts64<>+384(SB), Z9, Z13
+	VFMADD213PD.BCST vecconsts64<>+384(SB), Z10, Z14
+	VFMADD213PD.BCST vecconsts64<>+416(SB), Z9, Z13
+	VFMADD213PD.BCST vecconsts64<>+416(SB), Z10, Z14
+	VFMADD213PD.BCST vecconsts64<>+448(SB), Z9, Z13
+	VFMADD213PD.BCST vecconsts64<>+448(SB), Z10, Z14
+	VFMADD213PD.BCST vecconsts64<>+480(SB), Z9, Z13
+	VFMADD213PD.BCST vecconsts64<>+480(SB), Z10, Z14
+	VFMADD213PD.BCST vecconsts64<>+512(SB), Z9, Z13
+	VFMADD213PD.BCST vecconsts64<>+512(SB), Z10, Z14
+	VFMADD213PD.BCST vecconsts64<>+544(SB), Z9, Z13
+	VFMADD213PD.BCST vecconsts64<>+544(SB), Z10, Z14
+	VFMADD213PD.BCST vecconsts64<>+576(SB), Z9, Z13
+	VFMADD213PD.BCST vecconsts64<>+576(SB), Z10, Z14
+	VFMADD213PD.BCST vecconsts64<>+608(SB), Z9, Z13
+	VFMADD213PD.BCST vecconsts64<>+608(SB), Z10, Z14
+	VFMADD213PD      Z7, Z9, Z13
+	VFMADD213PD      Z7, Z10, Z14
+	VFMADD213PD      Z7, Z9, Z13
+	VFMADD213PD      Z7, Z10, Z14
+	VSCALEFPD        Z11, Z13, Z13
+	VSCALEFPD        Z12, Z14, Z14
+	VMULPD           (SI)(DI*8), Z13, Z13
+	VMOVUPD          Z13, (AX)(DI*8)
+	VMULPD           64(SI)(DI*8), Z14, Z14
+	VMOVUPD          Z14, 64(AX)(DI*8)
+	VMULPD           128(DX)(DI*8), Z0, Z9
+	VSUBPD           128(BX)(DI*8), Z9, Z9
+	VMULPD           192(DX)(DI*8), Z0, Z10
+	VSUBPD           192(BX)(DI*8), Z10, Z10
+	VMAXPD           Z9, Z1, Z9
+	VMAXPD           Z10, Z1, Z10
+	VMINPD           Z9, Z2, Z9
+	VMINPD           Z10, Z2, Z10
+	VMULPD           Z3, Z9, Z11
+	VMULPD           Z3, Z10, Z12
+	VADDPD           Z4, Z11, Z11
+	VADDPD           Z4, Z12, Z12
+	VSUBPD           Z4, Z11, Z11
+	VSUBPD           Z4, Z12, Z12
+	VFNMADD231PD     Z5, Z11, Z9
+	VFNMADD231PD     Z5, Z12, Z10
+	VFNMADD231PD     Z6, Z11, Z9
+	VFNMADD231PD     Z6, Z12, Z10
+	VMOVAPD          Z8, Z13
+	VMOVAPD          Z8, Z14
+	VFMADD213PD.BCST vecconsts64<>+352(SB), Z9, Z13
+	VFMADD213PD.BCST vecconsts64<>+352(SB), Z10, Z14
+	VFMADD213PD.BCST vecconsts64<>+384(SB), Z9, Z13
+	VFMADD213PD.BCST vecconsts64<>+384(SB), Z10, Z14
+	VFMADD213PD.BCST vecconsts64<>+416(SB), Z9, Z13
+	VFMADD213PD.BCST vecconsts64<>+416(SB), Z10, Z14
+	VFMADD213PD.BCST vecconsts64<>+448(SB), Z9, Z13
+	VFMADD213PD.BCST vecconsts64<>+448(SB), Z10, Z14
+	VFMADD213PD.BCST vecconsts64<>+480(SB), Z9, Z13
+	VFMADD213PD.BCST vecconsts64<>+480(SB), Z10, Z14
+	VFMADD213PD.BCST vecconsts64<>+512(SB), Z9, Z13
+	VFMADD213PD.BCST vecconsts64<>+512(SB), Z10, Z14
+	VFMADD213PD.BCST vecconsts64<>+544(SB), Z9, Z13
+	VFMADD213PD.BCST vecconsts64<>+544(SB), Z10, Z14
+	VFMADD213PD.BCST vecconsts64<>+576(SB), Z9, Z13
+	VFMADD213PD.BCST vecconsts64<>+576(SB), Z10, Z14
+	VFMADD213PD.BCST vecconsts64<>+608(SB), Z9, Z13
+	VFMADD213PD.BCST vecconsts64<>+608(SB), Z10, Z14
+	VFMADD213PD      Z7, Z9, Z13
+	VFMADD213PD      Z7, Z10, Z14
+	VFMADD213PD      Z7, Z9, Z13
+	VFMADD213PD      Z7, Z10, Z14
+	VSCALEFPD        Z11, Z13, Z13
+	VSCALEFPD        Z12, Z14, Z14
+	VMULPD           128(SI)(DI*8), Z13, Z13
+	VMOVUPD          Z13, 128(AX)(DI*8)
+	VMULPD           192(SI)(DI*8), Z14, Z14
+	VMOVUPD          Z14, 192(AX)(DI*8)
+	ADDQ             $0x00000020, DI
+	SUBQ             $0x00000020, CX
+	JMP              loopU1
+
+loop12:
+	CMPQ             CX, $0x00000008
+	JB               tail3
+	VMULPD           (DX)(DI*8), Z0, Z9
+	VSUBPD           (BX)(DI*8), Z9, Z9
+	VMAXPD           Z9, Z1, Z9
+	VMINPD           Z9, Z2, Z9
+	VMULPD           Z3, Z9, Z10
+	VADDPD           Z4, Z10, Z10
+	VSUBPD           Z4, Z10, Z10
+	VFNMADD231PD     Z5, Z10, Z9
+	VFNMADD231PD     Z6, Z10, Z9
+	VMOVAPD          Z8, Z11
+	VFMADD213PD.BCST vecconsts64<>+352(SB), Z9, Z11
+	VFMADD213PD.BCST vecconsts64<>+384(SB), Z9, Z11
+	VFMADD213PD.BCST vecconsts64<>+416(SB), Z9, Z11
+	VFMADD213PD.BCST vecconsts64<>+448(SB), Z9, Z11
+	VFMADD213PD.BCST vecconsts64<>+480(SB), Z9, Z11
+	VFMADD213PD.BCST vecconsts64<>+512(SB), Z9, Z11
+	VFMADD213PD.BCST vecconsts64<>+544(SB), Z9, Z11
+	VFMADD213PD.BCST vecconsts64<>+576(SB), Z9, Z11
+	VFMADD213PD.BCST vecconsts64<>+608(SB), Z9, Z11
+	VFMADD213PD      Z7, Z9, Z11
+	VFMADD213PD      Z7, Z9, Z11
+	VSCALEFPD        Z10, Z11, Z11
+	VMULPD           (SI)(DI*8), Z11, Z11
+	VMOVUPD          Z11, (AX)(DI*8)
+	ADDQ             $0x00000008, DI
+	SUBQ             $0x00000008, CX
+	JMP              loop12
+
+tail3:
+	TESTQ            CX, CX
+	JZ               done4
+	MOVL             $0x000000ff, R8
+	BZHIL            CX, R8, R8
+	KMOVW            R8, K1
+	VMOVUPD.Z        (DX)(DI*8), K1, Z9
+	VMULPD           Z9, Z0, Z0
+	VMOVUPD.Z        (BX)(DI*8), K1, Z9
+	VSUBPD           Z9, Z0, Z0
+	VMAXPD           Z0, Z1, Z0
+	VMINPD           Z0, Z2, Z0
+	VMULPD           Z3, Z0, Z1
+	VADDPD           Z4, Z1, Z1
+	VSUBPD           Z4, Z1, Z1
+	VFNMADD231PD     Z5, Z1, Z0
+	VFNMADD231PD     Z6, Z1, Z0
+	VMOVAPD          Z8, Z2
+	VFMADD213PD.BCST vecconsts64<>+352(SB), Z0, Z2
+	VFMADD213PD.BCST vecconsts64<>+384(SB), Z0, Z2
+	VFMADD213PD.BCST vecconsts64<>+416(SB), Z0, Z2
+	VFMADD213PD.BCST vecconsts64<>+448(SB), Z0, Z2
+	VFMADD213PD.BCST vecconsts64<>+480(SB), Z0, Z2
+	VFMADD213PD.BCST vecconsts64<>+512(SB), Z0, Z2
+	VFMADD213PD.BCST vecconsts64<>+544(SB), Z0, Z2
+	VFMADD213PD.BCST vecconsts64<>+576(SB), Z0, Z2
+	VFMADD213PD.BCST vecconsts64<>+608(SB), Z0, Z2
+	VFMADD213PD      Z7, Z0, Z2
+	VFMADD213PD      Z7, Z0, Z2
+	VSCALEFPD        Z1, Z2, Z2
+	VMOVUPD.Z        (SI)(DI*8), K1, Z0
+	VMULPD           Z0, Z2, Z2
+	VMOVUPD          Z2, K1, (AX)(DI*8)
+
+done4:
+	VZEROUPPER
+	RET
+
+// func normalizeLanes64AVX512(dst []float64, x []float64, k []float64)
+// Requires: AVX, AVX512F, BMI2
+TEXT ·normalizeLanes64AVX512(SB), NOSPLIT, $0-72
+	MOVQ dst_base+0(FP), AX
+	MOVQ dst_len+8(FP), CX
+	MOVQ x_base+24(FP), DX
+	MOVQ k_base+48(FP), BX
+	XORQ SI, SI
+
+loopU1:
+	CMPQ    CX, $0x00000020
+	JB      loop12
+	VMOVUPD (DX)(SI*8), Z0
+	VMULPD  (BX)(SI*8), Z0, Z0
+	VMOVUPD Z0, (AX)(SI*8)
+	VMOVUPD 64(DX)(SI*8), Z0
+	VMULPD  64(BX)(SI*8), Z0, Z0
+	VMOVUPD Z0, 64(AX)(SI*8)
+	VMOVUPD 128(DX)(SI*8), Z0
+	VMULPD  128(BX)(SI*8), Z0, Z0
+	VMOVUPD Z0, 128(AX)(SI*8)
+	VMOVUPD 192(DX)(SI*8), Z0
+	VMULPD  192(BX)(SI*8), Z0, Z0
+	VMOVUPD Z0, 192(AX)(SI*8)
+	ADDQ    $0x00000020, SI
+	SUBQ    $0x00000020, CX
+	JMP     loopU1
+
+loop12:
+	CMPQ    CX, $0x00000008
+	JB      tail3
+	VMOVUPD (DX)(SI*8), Z0
+	VMULPD  (BX)(SI*8), Z0, Z0
+	VMOVUPD Z0, (AX)(SI*8)
+	ADDQ    $0x00000008, SI
+	SUBQ    $0x00000008, CX
+	JMP     loop12
+
+tail3:
+	TESTQ     CX, CX
+	JZ        done4
+	MOVL      $0x000000ff, DI
+	BZHIL     CX, DI, DI
+	KMOVW     DI, K1
+	VMOVUPD.Z (DX)(SI*8), K1, Z0
+	VMOVUPD.Z (BX)(SI*8), K1, Z1
+	VMULPD    Z1, Z0, Z0
+	VMOVUPD   Z0, K1, (AX)(SI*8)
+
+done4:
+	VZEROUPPER
+	RET
+
+// func logNormLanes64AVX512(dst []float64, x []float64, m []float64, logd []float64, scale float64)
+// Requires: AVX, AVX512F, BMI2
+TEXT ·logNormLanes64AVX512(SB), NOSPLIT, $0-104
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         dst_len+8(FP), CX
+	MOVQ         x_base+24(FP), DX
+	MOVQ         m_base+48(FP), BX
+	MOVQ         logd_base+72(FP), SI
+	VBROADCASTSD scale+96(FP), Z0
+	XORQ         DI, DI
+
+loopU1:
+	CMPQ    CX, $0x00000020
+	JB      loop12
+	VMULPD  (DX)(DI*8), Z0, Z1
+	VSUBPD  (BX)(DI*8), Z1, Z1
+	VSUBPD  (SI)(DI*8), Z1, Z1
+	VMOVUPD Z1, (AX)(DI*8)
+	VMULPD  64(DX)(DI*8), Z0, Z1
+	VSUBPD  64(BX)(DI*8), Z1, Z1
+	VSUBPD  64(SI)(DI*8), Z1, Z1
+	VMOVUPD Z1, 64(AX)(DI*8)
+	VMULPD  128(DX)(DI*8), Z0, Z1
+	VSUBPD  128(BX)(DI*8), Z1, Z1
+	VSUBPD  128(SI)(DI*8), Z1, Z1
+	VMOVUPD Z1, 128(AX)(DI*8)
+	VMULPD  192(DX)(DI*8), Z0, Z1
+	VSUBPD  192(BX)(DI*8), Z1, Z1
+	VSUBPD  192(SI)(DI*8), Z1, Z1
+	VMOVUPD Z1, 192(AX)(DI*8)
+	ADDQ    $0x00000020, DI
+	SUBQ    $0x00000020, CX
+	JMP     loopU1
+
+loop12:
+	CMPQ    CX, $0x00000008
+	JB      tail3
+	VMULPD  (DX)(DI*8), Z0, Z1
+	VSUBPD  (BX)(DI*8), Z1, Z1
+	VSUBPD  (SI)(DI*8), Z1, Z1
+	VMOVUPD Z1, (AX)(DI*8)
+	ADDQ    $0x00000008, DI
+	SUBQ    $0x00000008, CX
+	JMP     loop12
+
+tail3:
+	TESTQ     CX, CX
+	JZ        done4
+	MOVL      $0x000000ff, R8
+	BZHIL     CX, R8, R8
+	KMOVW     R8, K1
+	VMOVUPD.Z (DX)(DI*8), K1, Z1
+	VMULPD    Z1, Z0, Z0
+	VMOVUPD.Z (BX)(DI*8), K1, Z1
+	VSUBPD    Z1, Z0, Z0
+	VMOVUPD.Z (SI)(DI*8), K1, Z1
+	VSUBPD    Z1, Z0, Z0
+	VMOVUPD   Z0, K1, (AX)(DI*8)
+
+done4:
+	VZEROUPPER
+	RET
+
+// func mulAdd64AVX512(acc []float64, a []float64, b []float64)
+// Requires: AVX, AVX512F, BMI2
+TEXT ·mulAdd64AVX512(SB), NOSPLIT, $0-72
+	MOVQ acc_base+0(FP), AX
+	MOVQ acc_len+8(FP), CX
+	MOVQ a_base+24(FP), DX
+	MOVQ b_base+48(FP), BX
+	XORQ SI, SI
+
+loopU1:
+	CMPQ        CX, $0x00000020
+	JB          loop12
+	VMOVUPD     (AX)(SI*8), Z0
+	VMOVUPD     (DX)(SI*8), Z1
+	VFMADD231PD (BX)(SI*8), Z1, Z0
+	VMOVUPD     Z0, (AX)(SI*8)
+	VMOVUPD     64(AX)(SI*8), Z0
+	VMOVUPD     64(DX)(SI*8), Z1
+	VFMADD231PD 64(BX)(SI*8), Z1, Z0
+	VMOVUPD     Z0, 64(AX)(SI*8)
+	VMOVUPD     128(AX)(SI*8), Z0
+	VMOVUPD     128(DX)(SI*8), Z1
+	VFMADD231PD 128(BX)(SI*8), Z1, Z0
+	VMOVUPD     Z0, 128(AX)(SI*8)
+	VMOVUPD     192(AX)(SI*8), Z0
+	VMOVUPD     192(DX)(SI*8), Z1
+	VFMADD231PD 192(BX)(SI*8), Z1, Z0
+	VMOVUPD     Z0, 192(AX)(SI*8)
+	ADDQ        $0x00000020, SI
+	SUBQ        $0x00000020, CX
+	JMP         loopU1
+
+loop12:
+	CMPQ        CX, $0x00000008
+	JB          tail3
+	VMOVUPD     (AX)(SI*8), Z0
+	VMOVUPD     (DX)(SI*8), Z1
+	VFMADD231PD (BX)(SI*8), Z1, Z0
+	VMOVUPD     Z0, (AX)(SI*8)
+	ADDQ        $0x00000008, SI
+	SUBQ        $0x00000008, CX
+	JMP         loop12
+
+tail3:
+	TESTQ       CX, CX
+	JZ          done4
+	MOVL        $0x000000ff, DI
+	BZHIL       CX, DI, DI
+	KMOVW       DI, K1
+	VMOVUPD.Z   (AX)(SI*8), K1, Z0
+	VMOVUPD.Z   (DX)(SI*8), K1, Z1
+	VMOVUPD.Z   (BX)(SI*8), K1, Z2
+	VFMADD231PD Z2, Z1, Z0
+	VMOVUPD     Z0, K1, (AX)(SI*8)
+
+done4:
+	VZEROUPPER
+	RET
+
+// func add64AVX512(acc []float64, a []float64)
+// Requires: AVX, AVX512F, BMI2
+TEXT ·add64AVX512(SB), NOSPLIT, $0-48
+	MOVQ acc_base+0(FP), AX
+	MOVQ acc_len+8(FP), CX
+	MOVQ a_base+24(FP), DX
+	XORQ BX, BX
+
+loopU1:
+	CMPQ    CX, $0x00000020
+	JB      loop12
+	VMOVUPD (AX)(BX*8), Z0
+	VADDPD  (DX)(BX*8), Z0, Z0
+	VMOVUPD Z0, (AX)(BX*8)
+	VMOVUPD 64(AX)(BX*8), Z0
+	VADDPD  64(DX)(BX*8), Z0, Z0
+	VMOVUPD Z0, 64(AX)(BX*8)
+	VMOVUPD 128(AX)(BX*8), Z0
+	VADDPD  128(DX)(BX*8), Z0, Z0
+	VMOVUPD Z0, 128(AX)(BX*8)
+	VMOVUPD 192(AX)(BX*8), Z0
+	VADDPD  192(DX)(BX*8), Z0, Z0
+	VMOVUPD Z0, 192(AX)(BX*8)
+	ADDQ    $0x00000020, BX
+	SUBQ    $0x00000020, CX
+	JMP     loopU1
+
+loop12:
+	CMPQ    CX, $0x00000008
+	JB      tail3
+	VMOVUPD (AX)(BX*8), Z0
+	VADDPD  (DX)(BX*8), Z0, Z0
+	VMOVUPD Z0, (AX)(BX*8)
+	ADDQ    $0x00000008, BX
+	SUBQ    $0x00000008, CX
+	JMP     loop12
+
+tail3:
+	TESTQ     CX, CX
+	JZ        done4
+	MOVL      $0x000000ff, SI
+	BZHIL     CX, SI, SI
+	KMOVW     SI, K1
+	VMOVUPD.Z (AX)(BX*8), K1, Z0
+	VMOVUPD.Z (DX)(BX*8), K1, Z1
+	VADDPD    Z1, Z0, Z0
+	VMOVUPD   Z0, K1, (AX)(BX*8)
+
+done4:
+	VZEROUPPER
+	RET
+
+// func softmaxGradLanes64AVX512(dx []float64, y []float64, dy []float64, s []float64)
+// Requires: AVX, AVX512F, BMI2
+TEXT ·softmaxGradLanes64AVX512(SB), NOSPLIT, $0-96
+	MOVQ dx_base+0(FP), AX
+	MOVQ dx_len+8(FP), CX
+	MOVQ y_base+24(FP), DX
+	MOVQ dy_base+48(FP), BX
+	MOVQ s_base+72(FP), SI
+	XORQ DI, DI
+
+loopU1:
+	CMPQ    CX, $0x00000020
+	JB      loop12
+	VMOVUPD (BX)(DI*8), Z0
+	VSUBPD  (SI)(DI*8), Z0, Z0
+	VMULPD  (DX)(DI*8), Z0, Z0
+	VMOVUPD Z0, (AX)(DI*8)
+	VMOVUPD 64(BX)(DI*8), Z0
+	VSUBPD  64(SI)(DI*8), Z0, Z0
+	VMULPD  64(DX)(DI*8), Z0, Z0
+	VMOVUPD Z0, 64(AX)(DI*8)
+	VMOVUPD 128(BX)(DI*8), Z0
+	VSUBPD  128(SI)(DI*8), Z0, Z0
+	VMULPD  128(DX)(DI*8), Z0, Z0
+	VMOVUPD Z0, 128(AX)(DI*8)
+	VMOVUPD 192(BX)(DI*8), Z0
+	VSUBPD  192(SI)(DI*8), Z0, Z0
+	VMULPD  192(DX)(DI*8), Z0, Z0
+	VMOVUPD Z0, 192(AX)(DI*8)
+	ADDQ    $0x00000020, DI
+	SUBQ    $0x00000020, CX
+	JMP     loopU1
+
+loop12:
+	CMPQ    CX, $0x00000008
+	JB      tail3
+	VMOVUPD (BX)(DI*8), Z0
+	VSUBPD  (SI)(DI*8), Z0, Z0
+	VMULPD  (DX)(DI*8), Z0, Z0
+	VMOVUPD Z0, (AX)(DI*8)
+	ADDQ    $0x00000008, DI
+	SUBQ    $0x00000008, CX
+	JMP     loop12
+
+tail3:
+	TESTQ     CX, CX
+	JZ        done4
+	MOVL      $0x000000ff, R8
+	BZHIL     CX, R8, R8
+	KMOVW     R8, K1
+	VMOVUPD.Z (BX)(DI*8), K1, Z0
+	VMOVUPD.Z (SI)(DI*8), K1, Z1
+	VSUBPD    Z1, Z0, Z0
+	VMOVUPD.Z (DX)(DI*8), K1, Z1
+	VMULPD    Z1, Z0, Z0
+	VMOVUPD   Z0, K1, (AX)(DI*8)
+
+done4:
+	VZEROUPPER
+	RET
+
+// func logSoftmaxGradLanes64AVX512(dx []float64, y []float64, dy []float64, s []float64)
+// Requires: AVX, AVX512F, BMI2
+TEXT ·logSoftmaxGradLanes64AVX512(SB), NOSPLIT, $0-96
+	MOVQ         dx_base+0(FP), AX
+	MOVQ         dx_len+8(FP), CX
+	MOVQ         y_base+24(FP), DX
+	MOVQ         dy_base+48(FP), BX
+	MOVQ         s_base+72(FP), SI
+	VBROADCASTSD vecconsts64<>+32(SB), Z0
+	VBROADCASTSD vecconsts64<>+64(SB), Z1
+	VBROADCASTSD vecconsts64<>+96(SB), Z2
+	VBROADCASTSD vecconsts64<>+128(SB), Z3
+	VBROADCASTSD vecconsts64<>+160(SB), Z4
+	VBROADCASTSD vecconsts64<>+192(SB), Z5
+	VBROADCASTSD vecconsts64<>+256(SB), Z6
+	VBROADCASTSD vecconsts64<>+320(SB), Z7
+	XORQ         DI, DI
+
+loopU1:
+	CMPQ             CX, $0x00000020
+	JB               loop12
+	VMOVUPD          (DX)(DI*8), Z8
+	VMOVUPD          64(DX)(DI*8), Z9
+	VMAXPD           Z8, Z0, Z8
+	VMAXPD           Z9, Z0, Z9
+	VMINPD           Z8, Z1, Z8
+	VMINPD           Z9, Z1, Z9
+	VMULPD           Z2, Z8, Z10
+	VMULPD           Z2, Z9, Z11
+	VADDPD           Z3, Z10, Z10
+	VADDPD           Z3, Z11, Z11
+	VSUBPD           Z3, Z10, Z10
+	VSUBPD           Z3, Z11, Z11
+	VFNMADD231PD     Z4, Z10, Z8
+	VFNMADD231PD     Z4, Z11, Z9
+	VFNMADD231PD     Z5, Z10, Z8
+	VFNMADD231PD     Z5, Z11, Z9
+	VMOVAPD          Z7, Z12
+	VMOVAPD          Z7, Z13
+	VFMADD213PD.BCST vecconsts64<>+352(SB), Z8, Z12
+	VFMADD213PD.BCST vecconsts64<>+352(SB), Z9, Z13
+	VFMADD213PD.BCST vecconsts64<>+384(SB), Z8, Z12
+	VFMADD213PD.BCST vecconsts64<>+384(SB), Z9, Z13
+	VFMADD213PD.BCST vecconsts64<>+416(SB), Z8, Z12
+	VFMADD213PD.BCST vecconsts64<>+416(SB), Z9, Z13
+	VFMADD213PD.BCST vecconsts64<>+448(SB), Z8, Z12
+	VFMADD213PD.BCST vecconsts64<>+448(SB), Z9, Z13
+	VFMADD213PD.BCST vecconsts64<>+480(SB), Z8, Z12
+	VFMADD213PD.BCST vecconsts64<>+480(SB), Z9, Z13
+	VFMADD213PD.BCST vecconsts64<>+512(SB), Z8, Z12
+	VFMADD213PD.BCST vecconsts64<>+512(SB), Z9, Z13
+	VFMADD213PD.BCST vecconsts64<>+544(SB), Z8, Z12
+	VFMADD213PD.BCST vecconsts64<>+544(SB), Z9, Z13
+	VFMADD213PD.BCST vecconsts64<>+576(SB), Z8, Z12
+	VFMADD213PD.BCST vecconsts64<>+576(SB), Z9, Z13
+	VFMADD213PD.BCST vecconsts64<>+608(SB), Z8, Z12
+	VFMADD213PD.BCST vecconsts64<>+608(SB), Z9, Z13
+	VFMADD213PD      Z6, Z8, Z12
+	VFMADD213PD      Z6, Z9, Z13
+	VFMADD213PD      Z6, Z8, Z12
+	VFMADD213PD      Z6, Z9, Z13
+	VSCALEFPD        Z10, Z12, Z12
+	VSCALEFPD        Z11, Z13, Z13
+	VMULPD           (SI)(DI*8), Z12, Z12
+	VMOVUPD          (BX)(DI*8), Z8
+	VSUBPD           Z12, Z8, Z8
+	VMOVUPD          Z8, (AX)(DI*8)
+	VMULPD           64(SI)(DI*8), Z13, Z13
+	VMOVUPD          64(BX)(DI*8), Z8
+	VSUBPD           Z13, Z8, Z8
+	VMOVUPD          Z8, 64(AX)(DI*8)
+	VMOVUPD          128(DX)(DI*8), Z8
+	VMOVUPD          192(DX)(DI*8), Z9
+	VMAXPD           Z8, Z0, Z8
+	VMAXPD           Z9, Z0, Z9
+	VMINPD           Z8, Z1, Z8
+	VMINPD           Z9, Z1, Z9
+	VMULPD           Z2, Z8, Z10
+	VMULPD           Z2, Z9, Z11
+	VADDPD           Z3, Z10, Z10
+	VADDPD           Z3, Z11, Z11
+	VSUBPD           Z3, Z10, Z10
+	VSUBPD           Z3, Z11, Z11
+	VFNMADD231PD     Z4, Z10, Z8
+	VFNMADD231PD     Z4, Z11, Z9
+	VFNMADD231PD     Z5, Z10, Z8
+	VFNMADD231PD     Z5, Z11, Z9
+	VMOVAPD          Z7, Z12
+	VMOVAPD          Z7, Z13
+	VFMADD213PD.BCST vecconsts64<>+352(SB), Z8, Z12
+	VFMADD213PD.BCST vecconsts64<>+352(SB), Z9, Z13
+	VFMADD213PD.BCST vecconsts64<>+384(SB), Z8, Z12
+	VFMADD213PD.BCST vecconsts64<>+384(SB), Z9, Z13
+	VFMADD213PD.BCST vecconsts64<>+416(SB), Z8, Z12
+	VFMADD213PD.BCST vecconsts64<>+416(SB), Z9, Z13
+	VFMADD213PD.BCST vecconsts64<>+448(SB), Z8, Z12
+	VFMADD213PD.BCST vecconsts64<>+448(SB), Z9, Z13
+	VFMADD213PD.BCST vecconsts64<>+480(SB), Z8, Z12
+	VFMADD213PD.BCST vecconsts64<>+480(SB), Z9, Z13
+	VFMADD213PD.BCST vecconsts64<>+512(SB), Z8, Z12
+	VFMADD213PD.BCST vecconsts64<>+512(SB), Z9, Z13
+	VFMADD213PD.BCST vecconsts64<>+544(SB), Z8, Z12
+	VFMADD213PD.BCST vecconsts64<>+544(SB), Z9, Z13
+	VFMADD213PD.BCST vecconsts64<>+576(SB), Z8, Z12
+	VFMADD213PD.BCST vecconsts64<>+576(SB), Z9, Z13
+	VFMADD213PD.BCST vecconsts64<>+608(SB), Z8, Z12
+	VFMADD213PD.BCST vecconsts64<>+608(SB), Z9, Z13
+	VFMADD213PD      Z6, Z8, Z12
+	VFMADD213PD      Z6, Z9, Z13
+	VFMADD213PD      Z6, Z8, Z12
+	VFMADD213PD      Z6, Z9, Z13
+	VSCALEFPD        Z10, Z12, Z12
+	VSCALEFPD        Z11, Z13, Z13
+	VMULPD           128(SI)(DI*8), Z12, Z12
+	VMOVUPD          128(BX)(DI*8), Z8
+	VSUBPD           Z12, Z8, Z8
+	VMOVUPD          Z8, 128(AX)(DI*8)
+	VMULPD           192(SI)(DI*8), Z13, Z13
+	VMOVUPD          192(BX)(DI*8), Z8
+	VSUBPD           Z13, Z8, Z8
+	VMOVUPD          Z8, 192(AX)(DI*8)
+	ADDQ             $0x00000020, DI
+	SUBQ             $0x00000020, CX
+	JMP              loopU1
+
+loop12:
+	CMPQ             CX, $0x00000008
+	JB               tail3
+	VMOVUPD          (DX)(DI*8), Z8
+	VMAXPD           Z8, Z0, Z8
+	VMINPD           Z8, Z1, Z8
+	VMULPD           Z2, Z8, Z9
+	VADDPD           Z3, Z9, Z9
+	VSUBPD           Z3, Z9, Z9
+	VFNMADD231PD     Z4, Z9, Z8
+	VFNMADD231PD     Z5, Z9, Z8
+	VMOVAPD          Z7, Z10
+	VFMADD213PD.BCST vecconsts64<>+352(SB), Z8, Z10
+	VFMADD213PD.BCST vecconsts64<>+384(SB), Z8, Z10
+	VFMADD213PD.BCST vecconsts64<>+416(SB), Z8, Z10
+	VFMADD213PD.BCST vecconsts64<>+448(SB), Z8, Z10
+	VFMADD213PD.BCST vecconsts64<>+480(SB), Z8, Z10
+	VFMADD213PD.BCST vecconsts64<>+512(SB), Z8, Z10
+	VFMADD213PD.BCST vecconsts64<>+544(SB), Z8, Z10
+	VFMADD213PD.BCST vecconsts64<>+576(SB), Z8, Z10
+	VFMADD213PD.BCST vecconsts64<>+608(SB), Z8, Z10
+	VFMADD213PD      Z6, Z8, Z10
+	VFMADD213PD      Z6, Z8, Z10
+	VSCALEFPD        Z9, Z10, Z10
+	VMULPD           (SI)(DI*8), Z10, Z10
+	VMOVUPD          (BX)(DI*8), Z8
+	VSUBPD           Z10, Z8, Z8
+	VMOVUPD          Z8, (AX)(DI*8)
+	ADDQ             $0x00000008, DI
+	SUBQ             $0x00000008, CX
+	JMP              loop12
+
+tail3:
+	TESTQ            CX, CX
+	JZ               done4
+	MOVL             $0x000000ff, R8
+	BZHIL            CX, R8, R8
+	KMOVW            R8, K1
+	VMOVUPD.Z        (DX)(DI*8), K1, Z8
+	VMAXPD           Z8, Z0, Z8
+	VMINPD           Z8, Z1, Z8
+	VMULPD           Z2, Z8, Z0
+	VADDPD           Z3, Z0, Z0
+	VSUBPD           Z3, Z0, Z0
+	VFNMADD231PD     Z4, Z0, Z8
+	VFNMADD231PD     Z5, Z0, Z8
+	VMOVAPD          Z7, Z1
+	VFMADD213PD.BCST vecconsts64<>+352(SB), Z8, Z1
+	VFMADD213PD.BCST vecconsts64<>+384(SB), Z8, Z1
+	VFMADD213PD.BCST vecconsts64<>+416(SB), Z8, Z1
+	VFMADD213PD.BCST vecconsts64<>+448(SB), Z8, Z1
+	VFMADD213PD.BCST vecconsts64<>+480(SB), Z8, Z1
+	VFMADD213PD.BCST vecconsts64<>+512(SB), Z8, Z1
+	VFMADD213PD.BCST vecconsts64<>+544(SB), Z8, Z1
+	VFMADD213PD.BCST vecconsts64<>+576(SB), Z8, Z1
+	VFMADD213PD.BCST vecconsts64<>+608(SB), Z8, Z1
+	VFMADD213PD      Z6, Z8, Z1
+	VFMADD213PD      Z6, Z8, Z1
+	VSCALEFPD        Z0, Z1, Z1
+	VMOVUPD.Z        (SI)(DI*8), K1, Z0
+	VMULPD           Z0, Z1, Z1
+	VMOVUPD.Z        (BX)(DI*8), K1, Z0
+	VSUBPD           Z1, Z0, Z0
+	VMOVUPD          Z0, K1, (AX)(DI*8)
+
+done4:
+	VZEROUPPER
+	RET
+
+// func logLanes64AVX512(dst []float64, d []float64)
+// Requires: AVX, AVX512F, BMI2
+TEXT ·logLanes64AVX512(SB), NOSPLIT, $0-48
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         dst_len+8(FP), CX
+	MOVQ         d_base+24(FP), DX
+	VBROADCASTSD vecconsts64<>+256(SB), Z0
+	VBROADCASTSD vecconsts64<>+224(SB), Z1
+	VBROADCASTSD vecconsts64<>+736(SB), Z2
+	VBROADCASTSD vecconsts64<>+800(SB), Z3
+	XORQ         BX, BX
+
+loop12:
+	CMPQ         CX, $0x00000008
+	JB           tail3
+	VMOVUPD      (DX)(BX*8), Z4
+	VPSRLQ       $0x34, Z4, Z5
+	VBROADCASTSD vecconsts64<>+672(SB), Z6
+	VPORQ        Z6, Z5, Z5
+	VBROADCASTSD vecconsts64<>+704(SB), Z6
+	VSUBPD       Z6, Z5, Z5
+	VBROADCASTSD vecconsts64<>+640(SB), Z6
+	VPANDQ       Z6, Z4, Z6
+	VPORQ        Z0, Z6, Z6
+	VCMPPD       $0x02, Z6, Z2, K1
+	VADDPD       Z0, Z5, K1, Z5
+	VMULPD       Z1, Z6, K1, Z6
+	VSUBPD       Z0, Z6, Z6
+	VBROADCASTSD vecconsts64<>+768(SB), Z7
+	VADDPD       Z7, Z6, Z7
+	VDIVPD       Z7, Z6, Z7
+	VMULPD       Z7, Z7, Z8
+	VMULPD       Z8, Z8, Z9
+	VBROADCASTSD vecconsts64<>+1024(SB), Z10
+	VMULPD       Z10, Z9, Z10
+	VBROADCASTSD vecconsts64<>+960(SB), Z11
+	VADDPD       Z11, Z10, Z10
+	VMULPD       Z9, Z10, Z10
+	VBROADCASTSD vecconsts64<>+896(SB), Z11
+	VADDPD       Z11, Z10, Z10
+	VMULPD       Z9, Z10, Z10
+	VBROADCASTSD vecconsts64<>+832(SB), Z11
+	VADDPD       Z11, Z10, Z10
+	VMULPD       Z8, Z10, Z10
+	VBROADCASTSD vecconsts64<>+992(SB), Z8
+	VMULPD       Z8, Z9, Z8
+	VBROADCASTSD vecconsts64<>+928(SB), Z11
+	VADDPD       Z11, Z8, Z8
+	VMULPD       Z9, Z8, Z8
+	VBROADCASTSD vecconsts64<>+864(SB), Z11
+	VADDPD       Z11, Z8, Z8
+	VMULPD       Z9, Z8, Z8
+	VADDPD       Z8, Z10, Z10
+	VMULPD       Z1, Z6, Z8
+	VMULPD       Z6, Z8, Z8
+	VADDPD       Z8, Z10, Z10
+	VMULPD       Z7, Z10, Z10
+	VBROADCASTSD vecconsts64<>+192(SB), Z7
+	VMULPD       Z7, Z5, Z7
+	VADDPD       Z7, Z10, Z10
+	VSUBPD       Z10, Z8, Z8
+	VSUBPD       Z6, Z8, Z8
+	VBROADCASTSD vecconsts64<>+160(SB), Z6
+	VMULPD       Z6, Z5, Z5
+	VSUBPD       Z8, Z5, Z5
+	VCMPPD       $0x01, Z3, Z4, K1
+	VMOVAPD      Z5, K1, Z4
+	VMOVUPD      Z4, (AX)(BX*8)
+	ADDQ         $0x00000008, BX
+	SUBQ         $0x00000008, CX
+	JMP          loop12
+
+tail3:
+	TESTQ        CX, CX
+	JZ           done4
+	MOVL         $0x000000ff, SI
+	BZHIL        CX, SI, SI
+	KMOVW        SI, K1
+	VMOVUPD.Z    (DX)(BX*8), K1, Z4
+	VPSRLQ       $0x34, Z4, Z5
+	VBROADCASTSD vecconsts64<>+672(SB), Z6
+	VPORQ        Z6, Z5, Z5
+	VBROADCASTSD vecconsts64<>+704(SB), Z6
+	VSUBPD       Z6, Z5, Z5
+	VBROADCASTSD vecconsts64<>+640(SB), Z6
+	VPANDQ       Z6, Z4, Z6
+	VPORQ        Z0, Z6, Z6
+	VCMPPD       $0x02, Z6, Z2, K2
+	VADDPD       Z0, Z5, K2, Z5
+	VMULPD       Z1, Z6, K2, Z6
+	VSUBPD       Z0, Z6, Z0
+	VBROADCASTSD vecconsts64<>+768(SB), Z2
+	VADDPD       Z2, Z0, Z2
+	VDIVPD       Z2, Z0, Z2
+	VMULPD       Z2, Z2, Z6
+	VMULPD       Z6, Z6, Z7
+	VBROADCASTSD vecconsts64<>+1024(SB), Z8
+	VMULPD       Z8, Z7, Z8
+	VBROADCASTSD vecconsts64<>+960(SB), Z9
+	VADDPD       Z9, Z8, Z8
+	VMULPD       Z7, Z8, Z8
+	VBROADCASTSD vecconsts64<>+896(SB), Z9
+	VADDPD       Z9, Z8, Z8
+	VMULPD       Z7, Z8, Z8
+	VBROADCASTSD vecconsts64<>+832(SB), Z9
+	VADDPD       Z9, Z8, Z8
+	VMULPD       Z6, Z8, Z8
+	VBROADCASTSD vecconsts64<>+992(SB), Z6
+	VMULPD       Z6, Z7, Z6
+	VBROADCASTSD vecconsts64<>+928(SB), Z9
+	VADDPD       Z9, Z6, Z6
+	VMULPD       Z7, Z6, Z6
+	VBROADCASTSD vecconsts64<>+864(SB), Z9
+	VADDPD       Z9, Z6, Z6
+	VMULPD       Z7, Z6, Z6
+	VADDPD       Z6, Z8, Z8
+	VMULPD       Z1, Z0, Z1
+	VMULPD       Z0, Z1, Z1
+	VADDPD       Z1, Z8, Z8
+	VMULPD       Z2, Z8, Z8
+	VBROADCASTSD vecconsts64<>+192(SB), Z2
+	VMULPD       Z2, Z5, Z2
+	VADDPD       Z2, Z8, Z8
+	VSUBPD       Z8, Z1, Z1
+	VSUBPD       Z0, Z1, Z1
+	VBROADCASTSD vecconsts64<>+160(SB), Z0
+	VMULPD       Z0, Z5, Z5
+	VSUBPD       Z1, Z5, Z5
+	VCMPPD       $0x01, Z3, Z4, K2
+	VMOVAPD      Z5, K2, Z4
+	VMOVUPD      Z4, K1, (AX)(BX*8)
+
+done4:
+	VZEROUPPER
+	RET

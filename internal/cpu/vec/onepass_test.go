@@ -73,7 +73,7 @@ func TestExpSum(t *testing.T) {
 						if u := ulpsApart(o.guard[i], want[i]); u > maxUlps || ulpsApart(o.mid[i], o.guard[i]) != 0 {
 							t.Fatalf("n=%d %s scale=%g x=%v: got %v, twin %v", n, p.name, scale, x[i], o.guard[i], want[i])
 						}
-						a := x[i]*scale - m
+						a := float32(x[i]*scale) - m
 						e := math.Exp(float64(a))
 						if a > expHi {
 							e = math.Inf(1)
@@ -273,7 +273,7 @@ func TestLanesOnePass(t *testing.T) {
 						if ulpsApart(o.guard[i], want[i]) > maxUlps || ulpsApart(o.guard[i], o.mid[i]) != 0 {
 							t.Fatalf("ExpSumLanes n=%d x=%v m=%v: %v, twin %v", n, x[i], ms[i], o.guard[i], want[i])
 						}
-						rd[i] += math.Exp(float64(x[i]*scale - ms[i]))
+						rd[i] += math.Exp(float64(float32(x[i]*scale) - ms[i]))
 					}
 				}
 				for i := range d {

@@ -383,3 +383,233 @@ func recipLanesAVX512(dst []float32, d []float32)
 //
 //go:noescape
 func logLanesAVX512(dst []float32, d []float32)
+
+// maxOf64AVX2 returns the max of scale·x[i] over the elements that are not NaN (−∞ if none).
+//
+//go:noescape
+func maxOf64AVX2(x []float64, scale float64) float64
+
+// expSum64AVX2 writes dst[i] = exp(scale·x[i] − m), returns Σ dst[i] and prefetches next.
+//
+//go:noescape
+func expSum64AVX2(dst []float64, x []float64, next []float64, scale float64, m float64) float64
+
+// expSumFlush64AVX2 is expSum64 that also writes out[i] = in[i]·k (non-temporal) for i < done.
+//
+//go:noescape
+func expSumFlush64AVX2(dst []float64, x []float64, next []float64, out []float64, in []float64, scale float64, m float64, k float64) (s float64, done int)
+
+// expScale64AVX2 writes dst[i] = exp(scale·x[i] − m)·mul.
+//
+//go:noescape
+func expScale64AVX2(dst []float64, x []float64, scale float64, m float64, mul float64)
+
+// expScaleNT64AVX2 is expScale64 with non-temporal stores; dst must be aligned to the vector width.
+//
+//go:noescape
+func expScaleNT64AVX2(dst []float64, x []float64, scale float64, m float64, mul float64)
+
+// normalize64AVX2 writes dst[i] = x[i]·k.
+//
+//go:noescape
+func normalize64AVX2(dst []float64, x []float64, k float64)
+
+// normalizeNT64AVX2 is normalize64 with non-temporal stores; dst must be aligned to the vector width.
+//
+//go:noescape
+func normalizeNT64AVX2(dst []float64, x []float64, k float64)
+
+// logNorm64AVX2 writes dst[i] = (scale·x[i] − m) − logd.
+//
+//go:noescape
+func logNorm64AVX2(dst []float64, x []float64, scale float64, m float64, logd float64)
+
+// logNormNT64AVX2 is logNorm64 with non-temporal stores; dst must be aligned to the vector width.
+//
+//go:noescape
+func logNormNT64AVX2(dst []float64, x []float64, scale float64, m float64, logd float64)
+
+// dot64AVX2 returns Σ a[i]·b[i].
+//
+//go:noescape
+func dot64AVX2(a []float64, b []float64) float64
+
+// sum64AVX2 returns Σ a[i].
+//
+//go:noescape
+func sum64AVX2(a []float64) float64
+
+// softmaxGrad64AVX2 writes dx[i] = y[i]·(dy[i] − s).
+//
+//go:noescape
+func softmaxGrad64AVX2(dx []float64, y []float64, dy []float64, s float64)
+
+// logSoftmaxGrad64AVX2 writes dx[i] = dy[i] − exp(y[i])·s.
+//
+//go:noescape
+func logSoftmaxGrad64AVX2(dx []float64, y []float64, dy []float64, s float64)
+
+// maxLanes64AVX2 sets m[i] = max(m[i], scale·x[i]), leaving m[i] alone where scale·x[i] is NaN.
+//
+//go:noescape
+func maxLanes64AVX2(m []float64, x []float64, scale float64)
+
+// expSumLanes64AVX2 writes dst[i] = exp(scale·x[i] − m[i]) and adds it to d[i].
+//
+//go:noescape
+func expSumLanes64AVX2(dst []float64, d []float64, x []float64, m []float64, scale float64)
+
+// expScaleLanes64AVX2 writes dst[i] = exp(scale·x[i] − m[i])·mul[i].
+//
+//go:noescape
+func expScaleLanes64AVX2(dst []float64, x []float64, m []float64, mul []float64, scale float64)
+
+// normalizeLanes64AVX2 writes dst[i] = x[i]·k[i].
+//
+//go:noescape
+func normalizeLanes64AVX2(dst []float64, x []float64, k []float64)
+
+// logNormLanes64AVX2 writes dst[i] = (scale·x[i] − m[i]) − logd[i].
+//
+//go:noescape
+func logNormLanes64AVX2(dst []float64, x []float64, m []float64, logd []float64, scale float64)
+
+// mulAdd64AVX2 accumulates acc[i] += a[i]·b[i] (fused).
+//
+//go:noescape
+func mulAdd64AVX2(acc []float64, a []float64, b []float64)
+
+// add64AVX2 accumulates acc[i] += a[i].
+//
+//go:noescape
+func add64AVX2(acc []float64, a []float64)
+
+// softmaxGradLanes64AVX2 writes dx[i] = y[i]·(dy[i] − s[i]).
+//
+//go:noescape
+func softmaxGradLanes64AVX2(dx []float64, y []float64, dy []float64, s []float64)
+
+// logSoftmaxGradLanes64AVX2 writes dx[i] = dy[i] − exp(y[i])·s[i].
+//
+//go:noescape
+func logSoftmaxGradLanes64AVX2(dx []float64, y []float64, dy []float64, s []float64)
+
+// logLanes64AVX2 writes dst[i] = log(d[i]) for d[i] ≥ 1, NaN or +Inf.
+//
+//go:noescape
+func logLanes64AVX2(dst []float64, d []float64)
+
+// maxOf64AVX512 returns the max of scale·x[i] over the elements that are not NaN (−∞ if none).
+//
+//go:noescape
+func maxOf64AVX512(x []float64, scale float64) float64
+
+// expSum64AVX512 writes dst[i] = exp(scale·x[i] − m), returns Σ dst[i] and prefetches next.
+//
+//go:noescape
+func expSum64AVX512(dst []float64, x []float64, next []float64, scale float64, m float64) float64
+
+// expSumFlush64AVX512 is expSum64 that also writes out[i] = in[i]·k (non-temporal) for i < done.
+//
+//go:noescape
+func expSumFlush64AVX512(dst []float64, x []float64, next []float64, out []float64, in []float64, scale float64, m float64, k float64) (s float64, done int)
+
+// expScale64AVX512 writes dst[i] = exp(scale·x[i] − m)·mul.
+//
+//go:noescape
+func expScale64AVX512(dst []float64, x []float64, scale float64, m float64, mul float64)
+
+// expScaleNT64AVX512 is expScale64 with non-temporal stores; dst must be aligned to the vector width.
+//
+//go:noescape
+func expScaleNT64AVX512(dst []float64, x []float64, scale float64, m float64, mul float64)
+
+// normalize64AVX512 writes dst[i] = x[i]·k.
+//
+//go:noescape
+func normalize64AVX512(dst []float64, x []float64, k float64)
+
+// normalizeNT64AVX512 is normalize64 with non-temporal stores; dst must be aligned to the vector width.
+//
+//go:noescape
+func normalizeNT64AVX512(dst []float64, x []float64, k float64)
+
+// logNorm64AVX512 writes dst[i] = (scale·x[i] − m) − logd.
+//
+//go:noescape
+func logNorm64AVX512(dst []float64, x []float64, scale float64, m float64, logd float64)
+
+// logNormNT64AVX512 is logNorm64 with non-temporal stores; dst must be aligned to the vector width.
+//
+//go:noescape
+func logNormNT64AVX512(dst []float64, x []float64, scale float64, m float64, logd float64)
+
+// dot64AVX512 returns Σ a[i]·b[i].
+//
+//go:noescape
+func dot64AVX512(a []float64, b []float64) float64
+
+// sum64AVX512 returns Σ a[i].
+//
+//go:noescape
+func sum64AVX512(a []float64) float64
+
+// softmaxGrad64AVX512 writes dx[i] = y[i]·(dy[i] − s).
+//
+//go:noescape
+func softmaxGrad64AVX512(dx []float64, y []float64, dy []float64, s float64)
+
+// logSoftmaxGrad64AVX512 writes dx[i] = dy[i] − exp(y[i])·s.
+//
+//go:noescape
+func logSoftmaxGrad64AVX512(dx []float64, y []float64, dy []float64, s float64)
+
+// maxLanes64AVX512 sets m[i] = max(m[i], scale·x[i]), leaving m[i] alone where scale·x[i] is NaN.
+//
+//go:noescape
+func maxLanes64AVX512(m []float64, x []float64, scale float64)
+
+// expSumLanes64AVX512 writes dst[i] = exp(scale·x[i] − m[i]) and adds it to d[i].
+//
+//go:noescape
+func expSumLanes64AVX512(dst []float64, d []float64, x []float64, m []float64, scale float64)
+
+// expScaleLanes64AVX512 writes dst[i] = exp(scale·x[i] − m[i])·mul[i].
+//
+//go:noescape
+func expScaleLanes64AVX512(dst []float64, x []float64, m []float64, mul []float64, scale float64)
+
+// normalizeLanes64AVX512 writes dst[i] = x[i]·k[i].
+//
+//go:noescape
+func normalizeLanes64AVX512(dst []float64, x []float64, k []float64)
+
+// logNormLanes64AVX512 writes dst[i] = (scale·x[i] − m[i]) − logd[i].
+//
+//go:noescape
+func logNormLanes64AVX512(dst []float64, x []float64, m []float64, logd []float64, scale float64)
+
+// mulAdd64AVX512 accumulates acc[i] += a[i]·b[i] (fused).
+//
+//go:noescape
+func mulAdd64AVX512(acc []float64, a []float64, b []float64)
+
+// add64AVX512 accumulates acc[i] += a[i].
+//
+//go:noescape
+func add64AVX512(acc []float64, a []float64)
+
+// softmaxGradLanes64AVX512 writes dx[i] = y[i]·(dy[i] − s[i]).
+//
+//go:noescape
+func softmaxGradLanes64AVX512(dx []float64, y []float64, dy []float64, s []float64)
+
+// logSoftmaxGradLanes64AVX512 writes dx[i] = dy[i] − exp(y[i])·s[i].
+//
+//go:noescape
+func logSoftmaxGradLanes64AVX512(dx []float64, y []float64, dy []float64, s []float64)
+
+// logLanes64AVX512 writes dst[i] = log(d[i]) for d[i] ≥ 1, NaN or +Inf.
+//
+//go:noescape
+func logLanes64AVX512(dst []float64, d []float64)

@@ -77,7 +77,7 @@ func LogNormLanesStream(dst, x, m, logd []float32, scale float32) {
 	logNormLanesStream(dst, x[:n], m[:n], logd[:n], scale)
 }
 
-// Impl names the kernel set in use: "go", "avx2" or "avx512". See Impls,
+// Impl names the kernel set in use: "go", "avx2", "avx512" or "neon". See Impls,
 // UseImpl and EnvKernels for choosing one.
 func Impl() string { return impl }
 

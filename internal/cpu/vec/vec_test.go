@@ -320,7 +320,7 @@ func TestExpScale(t *testing.T) {
 						if u := ulpsApart(o.guard[i], want[i]); u > maxUlps || ulpsApart(o.mid[i], o.guard[i]) != 0 {
 							t.Fatalf("n=%d %s scale=%g x=%v: got %v (%v), twin %v", n, p.name, scale, x[i], o.guard[i], o.mid[i], want[i])
 						}
-						a := x[i]*scale - m
+						a := float32(x[i]*scale) - m
 						ref := float32(math.Exp(float64(a)) * float64(mul))
 						if a > expHi {
 							ref = inf

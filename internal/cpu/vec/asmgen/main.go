@@ -175,14 +175,16 @@ func main() {
 		g.recipLanes()
 		g.logLanes()
 	}
+	emit64()
 	Generate()
 }
 
 // gen emits the kernels of one instruction set.
 type gen struct {
 	avx512 bool
-	w      int // float32 lanes per vector
+	w      int // lanes per vector: float32 ones, or float64 ones with f64
 	suffix string
+	f64    bool // the float64 kernels (f64.go): tail masks of qwords
 
 	// Per-function state.
 	hoisted map[int]reg.VecVirtual // constants kept in registers
@@ -371,6 +373,10 @@ func (g *gen) loop(n reg.GPVirtual, unroll int, body func(vs int), scalarTail fu
 
 // setMask builds the tail mask for rem (1 ≤ rem < w) lanes.
 func (g *gen) setMask(rem reg.GPVirtual) {
+	if g.f64 {
+		g.setMask64(rem)
+		return
+	}
 	if g.avx512 {
 		t := GP32()
 		MOVL(U32(0xffff), t)

@@ -1,0 +1,242 @@
+package plan
+
+import (
+	"strings"
+
+	"github.com/gofused/softmax/internal/kernels"
+)
+
+// condFunc evaluates a named condition for the problem, with the row's
+// arguments.
+type condFunc func(c *ctx, args []int64) bool
+
+type namedCond struct {
+	args int
+	fn   condFunc
+	doc  string
+}
+
+// conditions are the named conditions a table row may ask for: the
+// predicates that must compute (a model, a kernel's shape or occupancy,
+// what the grid can cache). The table holds their thresholds as arguments
+// where it can; Conditions documents them.
+var conditions map[string]namedCond
+
+func init() {
+	conditions = map[string]namedCond{
+		// Non-last axes.
+		"smem_fits": {1, func(c *ctx, a []int64) bool { return c.stridedSmemFits(a[0]) },
+			"strided_smem's tiles number at least the SMs and fit at least k blocks an SM"},
+		"narrow_shape": {0, func(c *ctx, _ []int64) bool { _, ok := c.narrowWarps(); return ok },
+			"strided_narrow has a kernel for the outer blocks (Axis×Inner)"},
+		"narrow_warps": {1, func(c *ctx, a []int64) bool { gw, ok := c.narrowWarps(); return ok && gw <= a[0] },
+			"strided_narrow's group for an outer index has at most k warps"},
+		"narrow_one_warp": {1, func(c *ctx, a []int64) bool {
+			gw, ok := c.narrowWarps()
+			return ok && gw == 1 && ceilDiv(c.p.Axis*c.p.Inner, c.P) >= a[0]
+		}, "one warp an outer index, a block of at least k 16-byte packs"},
+		"short_kernel": {0, func(c *ctx, _ []int64) bool { return c.stridedShortFirst() },
+			"strided_short has a kernel for the axis and dtype"},
+		"inner_tiles": {1, func(c *ctx, a []int64) bool { return c.innerPacks() && c.p.Inner%(a[0]*c.P) == 0 },
+			"Inner is whole tiles of k 16-byte packs"},
+		"reg_fills": {1, func(c *ctx, a []int64) bool {
+			k, _, g, _, err := c.stridedRegShapeWith(0, 0, false)
+			return err == nil && 100*c.p.Outer*ceilDiv(c.p.Inner, g*c.P)*k >= a[0]*int64(c.d.SMs)
+		}, "strided_reg's blocks (unpaired clusters) number at least k% of the SMs"},
+
+		"slices": {2, func(c *ctx, a []int64) bool {
+			n := c.p.Outer * c.p.Inner
+			return n >= a[0] && n <= a[1]
+		}, "Outer × Inner slices from a to b"},
+
+		// Rows.
+		"model_block": {0, func(c *ctx, _ []int64) bool { s, ok := c.fewModel(); return ok && s == "" },
+			"the few-rows bandwidth model (rows < SMs) keeps a block per row"},
+		"model_split_row": {0, func(c *ctx, _ []int64) bool { s, ok := c.fewModel(); return ok && s == kernels.SplitRow },
+			"the few-rows bandwidth model picks split_row"},
+		"model_split_cluster": {0, func(c *ctx, _ []int64) bool {
+			s, ok := c.fewModel()
+			return ok && s == kernels.SplitCluster
+		}, "the few-rows bandwidth model picks split_cluster"},
+		"few_ragged_block": {1, func(c *ctx, a []int64) bool {
+			return c.ragged() && !c.vec() && 2*c.p.Outer >= int64(c.d.SMs) && c.p.Axis*c.es <= a[0]
+		}, "ragged or skewed rows, at least half as many as SMs, of at most k bytes an input"},
+		"few_grid": {0, func(c *ctx, _ []int64) bool { return c.regime("few.grid") },
+			"one of the table's few.grid rows matches"},
+		"two_read": {0, func(c *ctx, _ []int64) bool { return c.twoReadBlockRows() },
+			"a block per row would read the row twice (no strategy before online_2pass holds it)"},
+		"grid_few_blocks": {2, func(c *ctx, a []int64) bool {
+			g, _, err := c.splitGridGrid()
+			if err != nil || c.p.Outer > g {
+				return false
+			}
+			split := g / c.p.Outer
+			return split <= a[0] && 1000*split*c.p.Outer >= a[1]*g
+		}, "split_grid gives each row at most a blocks and keeps b‰ of its grid busy"},
+		"cluster_shape": {0, func(c *ctx, _ []int64) bool {
+			_, _, _, _, _, ok := c.clusterShape()
+			return ok && c.check(kernels.SplitCluster) == nil
+		}, "split_cluster has a cluster for the row on the device"},
+		"clusters_hold_rows": {2, func(c *ctx, a []int64) bool { return c.clustersHoldRows(a[0], a[1]) },
+			"every row's cluster is resident at once, and rows ≤ SMs × (row bytes − a) / b where b > 0"},
+		"hybrid_first": {0, func(c *ctx, _ []int64) bool { return c.blockHybridFirst() },
+			"one of the table's block_hybrid rows matches"},
+		"hybrid_holds": {1, func(c *ctx, a []int64) bool { _, ok := c.hybridVariant(int(a[0])); return ok },
+			"block_hybrid has a k-thread kernel for the row"},
+		"packed_rows": {0, func(c *ctx, _ []int64) bool { return c.vec() && c.p.Axis%c.P == 0 || c.ragged() },
+			"rows of whole 16-byte packs, or ragged ones its twins read (whole_packs or twin_rows)"},
+		"block_reg_one_wave": {0, func(c *ctx, _ []int64) bool {
+			return c.ragged() && c.p.Outer == int64(c.d.SMs) && c.blockRegFirst()
+		}, "ragged rows, one an SM, that block_reg's rows take"},
+		"fills_block_reg": {0, func(c *ctx, _ []int64) bool {
+			return c.p.Axis == kernels.BlockReg.Info().MaxCols(c.p.Op, c.dt)
+		}, "the row is exactly the longest block_reg holds"},
+		"block_reg_deep": {2, func(c *ctx, a []int64) bool {
+			return c.p.Axis > a[0] && c.p.Outer >= a[1]*int64(c.d.SMs) && c.blockRegFirst()
+		}, "block_reg's rows, over a columns, from b rows an SM"},
+		"grid_many_long_rows": {0, func(c *ctx, _ []int64) bool { return c.regime("grid.many_long") },
+			"the table's grid.many_long row matches"},
+		"block_reg_rows": {0, func(c *ctx, _ []int64) bool { return c.blockRegFirst() },
+			"one of the table's block_reg rows matches"},
+		"past_hybrid": {1, func(c *ctx, a []int64) bool {
+			_, ok := c.hybridVariant(int(a[0]))
+			return !ok && c.p.Axis > a[0]*kernels.BlockRegValues
+		}, "the row is past block_hybrid's k-thread blocks"},
+		"hybrid_fill_under": {1, func(c *ctx, a []int64) bool {
+			v, ok := c.hybridVariant(512)
+			if !ok {
+				return false
+			}
+			_, _, _, perSM, err := c.hybridFits(v)
+			return err == nil && fillsUnder(c.p.Outer, int64(perSM)*int64(c.d.SMs), a[0])
+		}, "block_hybrid's 512-thread blocks would fill at most k% of the slots of their waves"},
+		"grid_fill_under": {1, func(c *ctx, a []int64) bool {
+			g, _, err := c.splitGridGrid()
+			return err == nil && fillsUnder(c.p.Outer, g, a[0])
+		}, "split_grid's one-block rows would fill at most k% of its grid over their waves"},
+		"flat_conflicts": {1, func(c *ctx, a []int64) bool {
+			w, _, ok := c.flatRowsLanes()
+			return ok && flatRowsConflicts(c.p.Axis, w, c.es) <= a[0]
+		}, "flat_rows' width reads shared memory with at most k-way bank conflicts"},
+		"twin_rows": {0, func(c *ctx, _ []int64) bool { return c.ragged() },
+			"ragged or skewed rows of at least 16 packs, read through the _shift twins"},
+		"span_bytes_over": {1, func(c *ctx, a []int64) bool { return c.span()*c.es > a[0] },
+			"the row's span (ragged rows: from the pack boundary before it) is over k bytes"},
+		"span_packs": {1, func(c *ctx, a []int64) bool { return ceilDiv(c.span(), c.P) <= a[0] },
+			"the row's span is at most k 16-byte packs"},
+		"block_reg_holds": {0, func(c *ctx, _ []int64) bool {
+			return c.span() <= kernels.BlockReg.Info().MaxCols(c.p.Op, c.dt)
+		}, "block_reg's register cache holds the row's span"},
+		"warp_holds": {0, func(c *ctx, _ []int64) bool {
+			return c.span() <= kernels.WarpRow.Info().MaxCols(c.p.Op, c.dt)
+		}, "warp_row's register cache holds the row's span"},
+		"whole_packs": {0, func(c *ctx, _ []int64) bool { return c.vec() && c.p.Axis%c.P == 0 },
+			"rows of whole 16-byte packs on the vector path"},
+		"block_reg_bwd": {0, func(c *ctx, _ []int64) bool { return c.blockRegBackward() },
+			"backward rows past warp_row's that block_reg's registers hold"},
+		"cluster_size": {0, func(c *ctx, _ []int64) bool { _, ok := c.clusterSize(); return ok },
+			"a cluster of the device's size holds the row (split_cluster)"},
+		"grid_caches": {1, func(c *ctx, a []int64) bool { ok, _ := c.gridCaches(a[0]); return ok },
+			"split_grid caches the inputs (at least k bytes) in the grid's shared memory"},
+		"block_smem_blocks": {1, func(c *ctx, a []int64) bool {
+			occ, err := c.blockSmemOccupancy()
+			return err == nil && int64(occ) >= a[0]
+		}, "block_smem's row copy leaves at least k blocks an SM"},
+	}
+}
+
+// Conditions returns the named conditions' names, each with its number of
+// arguments and what it says.
+func Conditions() map[string]string {
+	out := map[string]string{}
+	for name, nc := range conditions {
+		args := [...]string{"", "(k)", "(a,b)"}[nc.args]
+		out[name+args] = nc.doc
+	}
+	return out
+}
+
+// regime reports whether any row of the table whose id is group, or
+// starts with group and a dot, matches: a regime other conditions ask
+// about (block_reg's rows for blockRegFirst).
+func (c *ctx) regime(group string) bool {
+	for i := range c.table.Rows {
+		r := &c.table.Rows[i]
+		if (r.ID == group || strings.HasPrefix(r.ID, group+".")) && c.matches(r) {
+			return true
+		}
+	}
+	return false
+}
+
+// fillsUnder reports whether rows, in waves of slots, fill at most pct% of
+// the waves' slots.
+func fillsUnder(rows, slots, pct int64) bool {
+	return slots > 0 && 100*rows <= pct*ceilDiv(rows, slots)*slots
+}
+
+// clustersHoldRows reports whether split_cluster's clusters for the rows
+// are all resident at once (the driver's cluster query, or
+// residentClusters' estimate), and, for span > 0, the rows at most SMs ×
+// (row bytes − base) / span: the edge up to which the clusters' small
+// blocks lead a block per row.
+func (c *ctx) clustersHoldRows(base, span int64) bool {
+	cs, _, nt, sym, smem, ok := c.clusterShape()
+	if !ok {
+		return false
+	}
+	file := kernels.SplitCluster.Info().File
+	limit := int64(0)
+	if perSM, err := c.fits(file, sym, int(nt), smem); err == nil {
+		limit = c.residentClusters(file, sym, int(nt), int(smem), cs, perSM)
+	}
+	if span > 0 {
+		limit = min(limit, int64(c.d.SMs)*(c.p.Axis*c.es-base)/span)
+	}
+	return c.p.Outer <= limit
+}
+
+// narrowWarps returns strided_narrow's warps an outer index.
+func (c *ctx) narrowWarps() (int64, bool) {
+	gw, _, ok := kernels.StridedNarrowShape(c.p.Op, c.dt, c.p.Axis, c.p.Inner)
+	return int64(gw), ok
+}
+
+// stridedSmemFits: strided_smem serves, with at least as many tiles as SMs
+// and at least k blocks an SM.
+func (c *ctx) stridedSmemFits(k int64) bool {
+	if err := c.check(kernels.StridedSmem); err != nil {
+		return false
+	}
+	sh := c.stridedSmemShape()
+	if ceilDiv(c.p.Outer, sh.tile) < int64(c.d.SMs) {
+		return false
+	}
+	occ, err := c.fits(kernels.StridedSmem.Info().File, sh.sym, int(sh.nt), sh.smem)
+	return err == nil && int64(occ) >= k
+}
+
+// candidates lists the table's candidates for the problem: the matching
+// rows in order, each row's candidates in order, each strategy once.
+func (c *ctx) candidates(t Table) []candidate {
+	var out []candidate
+	seen := map[string]bool{}
+	for i := range t.Rows {
+		r := &t.Rows[i]
+		if !c.matches(r) {
+			continue
+		}
+		for _, s := range r.Cands {
+			if !seen[s] {
+				seen[s] = true
+				out = append(out, candidate{s, r})
+			}
+		}
+	}
+	return out
+}
+
+type candidate struct {
+	name string // strategy or strategy/config
+	row  *Row
+}

@@ -1,0 +1,168 @@
+package plan
+
+import (
+	"os"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/gofused/softmax/internal/spec"
+)
+
+// evidenceFiles finds the results files a row's evidence cites.
+var evidenceFiles = regexp.MustCompile(`nvidia-[a-z0-9]+-[0-9-]+[a-z0-9.-]*\.(txt|json)`)
+
+// bareEvidence finds a results file cited by its tail alone ("-ab-s30.txt").
+var bareEvidence = regexp.MustCompile(`(^|[ (,;])-[a-z0-9-]+\.(txt|json)`)
+
+// TestTablesParse: the shipped tables parse, and every model's table ends
+// in the naive fallback, and every row cites evidence, its results files
+// present under bench/results.
+func TestTablesParse(t *testing.T) {
+	for _, m := range append(ModelNames(), "") {
+		tb, err := TableFor(m, nil)
+		if err != nil {
+			t.Fatalf("%q: %v", m, err)
+		}
+		if len(tb.Rows) == 0 || tb.Rows[len(tb.Rows)-1].Cands[len(tb.Rows[len(tb.Rows)-1].Cands)-1] != "naive" {
+			t.Errorf("%q: table does not end in the naive fallback", m)
+		}
+		for _, r := range tb.Rows {
+			if r.Evidence == "" || r.Evidence == "*" {
+				t.Errorf("%q: row %s has no evidence", m, r.ID)
+			}
+			if bare := bareEvidence.FindString(r.Evidence); bare != "" {
+				t.Errorf("%q: row %s cites %q: name the results file in full", m, r.ID, bare)
+			}
+			for _, f := range evidenceFiles.FindAllString(r.Evidence, -1) {
+				if _, err := os.Stat("../../bench/results/" + f); err != nil {
+					t.Errorf("%q: row %s cites %s: %v", m, r.ID, f, err)
+				}
+			}
+		}
+	}
+}
+
+func TestParseTableErrors(t *testing.T) {
+	head := strings.Join(tableColumns, "\t") + "\n"
+	row := func(cells ...string) string { return head + strings.Join(cells, "\t") + "\n" }
+	for _, c := range []struct{ text, want string }{
+		{"id\tlayout\n", "header"},
+		{row("a", "rows"), "cells"},
+		{row("a", "cols", "*", "*", "*", "*", "*", "*", "*", "*", "naive", "e"), "layout"},
+		{row("a", "rows", "diagonal", "*", "*", "*", "*", "*", "*", "*", "naive", "e"), "path"},
+		{row("a", "rows", "*", "*", "*", "*", "1..x", "*", "*", "*", "naive", "e"), "cols"},
+		{row("a", "rows", "*", "*", "*", "*", "*", "*", "*", "nope", "naive", "e"), "no named condition"},
+		{row("a", "rows", "*", "*", "*", "*", "*", "*", "*", "smem_fits", "naive", "e"), "takes 1 arguments"},
+		{row("a", "rows", "*", "*", "*", "*", "*", "*", "*", "*", "fastest", "e"), "candidates"},
+		{row("a", "rows", "*", "*", "*", "*", "*", "*", "*", "*", "naive", "e") + "a\trows\t*\t*\t*\t*\t*\t*\t*\t*\tnaive\te\n", "twice"},
+	} {
+		if _, err := ParseTable(c.text); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("ParseTable(%q) = %v, want an error with %q", c.text, err, c.want)
+		}
+	}
+}
+
+func TestRanges(t *testing.T) {
+	c := &ctx{P: 4, d: Device{SMs: 132}}
+	for _, x := range []struct {
+		cell string
+		in   []int64
+		out  []int64
+	}{
+		{"*", []int64{0, 1 << 40}, nil},
+		{"8..512", []int64{8, 512}, []int64{7, 513}},
+		{"<8p", []int64{31}, []int64{32}},
+		{">1K", []int64{1025}, []int64{1024}},
+		{"96K..256K", []int64{96 << 10, 256 << 10}, []int64{96<<10 - 1, 256<<10 + 1}},
+		{"<1s", []int64{131}, []int64{132}},
+		{">=1s", []int64{132}, []int64{131}},
+		{"0.5s..", []int64{66}, []int64{65}},
+		{"48", []int64{48}, []int64{47, 49}},
+	} {
+		r, err := parseRange(x.cell)
+		if err != nil {
+			t.Fatalf("%q: %v", x.cell, err)
+		}
+		for _, v := range x.in {
+			if !r.has(c, v) {
+				t.Errorf("%q does not hold %d", x.cell, v)
+			}
+		}
+		for _, v := range x.out {
+			if r.has(c, v) {
+				t.Errorf("%q holds %d", x.cell, v)
+			}
+		}
+	}
+}
+
+// TestOverlay: a row with a shipped id replaces it in place; a new row goes
+// first; the reason names the row that chose.
+func TestOverlay(t *testing.T) {
+	head := strings.Join(tableColumns, "\t") + "\n"
+	user, err := ParseTable(head + "warp_row\trows\t*\t*\t*\t*\t*\t*\t*\twarp_holds\tblock_vec,warp_row\tmine §1\n" +
+		"tuned.1\trows\tvec\tfwd\t4\t4096\t4096\t*\t*\t*\tblock_reg/t256_p4\ttuned.json\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tb, err := TableFor("h200", user)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tb.Rows[0].ID != "tuned.1" {
+		t.Errorf("first row %s, want tuned.1", tb.Rows[0].ID)
+	}
+	d := Models["h200"]
+	pl, err := MakeWith(prob(4096, 4096, 1, spec.Float32, spec.Softmax), d, Queries{Overlay: user}, "")
+	if err != nil || pl.Launches[0].Symbol != "block_reg_fwd_f32_t256_p4" || !strings.HasPrefix(pl.Reason, "tuned.1 [tuned.json]") {
+		t.Errorf("tuned row: %s %+v %q, %v", pl.Strategy, pl.Launches, pl.Reason, err)
+	}
+	pl, err = MakeWith(prob(4096, 256, 1, spec.Float32, spec.Softmax), d, Queries{Overlay: user}, "")
+	if err != nil || pl.Strategy != "block_vec" || !strings.HasPrefix(pl.Reason, "warp_row [mine §1]") {
+		t.Errorf("replaced row: %s %q, %v", pl.Strategy, pl.Reason, err)
+	}
+	if ModelOf(Device{Name: "NVIDIA H200"}) != "h200" || ModelOf(Device{Name: "NVIDIA H100 80GB HBM3"}) != "h100" || ModelOf(Device{Name: "tiny"}) != "" {
+		t.Error("ModelOf")
+	}
+}
+
+// TestTunedRow: an autotuned winner's row matches its dtype, op and shape
+// class (power-of-two buckets, the 16-byte path) and nothing else.
+func TestTunedRow(t *testing.T) {
+	d := Models["h200"]
+	timed := prob(3000, 6000, 1, spec.Float32, spec.Softmax)
+	r, err := TunedRow("tuned:x", timed, "naive", "tuned.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	strided, err := TunedRow("tuned:s", prob(100, 64, 4, spec.BFloat16, spec.LogSoftmaxBackward), "retired_kernel", "tuned.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		p    Problem
+		want string
+	}{
+		{timed, "tuned:x"},
+		{prob(2049, 4100, 1, spec.Float32, spec.Softmax), "tuned:x"},
+		{prob(2048, 6000, 1, spec.Float32, spec.Softmax), ""},
+		{prob(3000, 8193, 1, spec.Float32, spec.Softmax), ""},
+		{prob(3000, 6001, 1, spec.Float32, spec.Softmax), ""},
+		{prob(3000, 6000, 1, spec.Float16, spec.Softmax), ""},
+		{prob(3000, 6000, 1, spec.Float32, spec.LogSoftmax), ""},
+		{prob(120, 33, 4, spec.BFloat16, spec.LogSoftmaxBackward), "tuned:s"},
+		{prob(120, 33, 4, spec.Float16, spec.LogSoftmaxBackward), ""},
+		{prob(120, 33, 5, spec.BFloat16, spec.LogSoftmaxBackward), ""},
+		{prob(100, 64, 8, spec.BFloat16, spec.LogSoftmaxBackward), ""},
+	} {
+		rows, err := Tuned([]Row{r, strided}, c.p, d)
+		got := ""
+		if len(rows) > 0 {
+			got = rows[0].ID
+		}
+		if err != nil || got != c.want || len(rows) > 1 {
+			t.Errorf("%+v: %v %q, %v; want %q", c.p, len(rows), got, err, c.want)
+		}
+	}
+}

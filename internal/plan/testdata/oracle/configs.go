@@ -1,0 +1,190 @@
+package oracle
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/gofused/softmax/internal/kernels"
+)
+
+// ConfigSep joins a strategy and one of its launch configurations in a
+// forced name (MakeWith's force, cuda.Options.Algo, the autotuning cache):
+// "block_reg/t512_p2" is block_reg run by its kernel of 512 threads holding
+// two packs each.
+const ConfigSep = "/"
+
+// Configs lists launch configurations of strategy that can serve p on d,
+// as forced names ("block_reg/t256_p4"), for the autotuner to time beside
+// the rules' own pick. The strategies whose kernel shape is a free choice
+// have them: block_reg (forward: a block size and the fewest packs a
+// thread that hold the row, for block sizes up to the row's packs, and the
+// "_exact" twin where it serves; backward: packs a thread) and warp_row
+// (lanes a row and the fewest packs a lane that hold it, for lane counts
+// up to the row's packs rounded up to a power of two). Other strategies,
+// and one that cannot serve p, have none (nil); the list can be empty
+// where the strategy serves p only at shapes it leaves out (block_reg's
+// 16-bit rows past 32768 columns, at more than BlockRegValues values a
+// thread). The rules' pick may be one of them, or not (a "_tail" kernel,
+// few rows' one pack a thread); every listed one serves p.
+func Configs(p Problem, d Device, strategy string) ([]string, error) {
+	c, err := newCtx(p, d, nil)
+	if err != nil {
+		return nil, err
+	}
+	s, err := kernels.ParseStrategy(strategy)
+	if err != nil {
+		return nil, fmt.Errorf("plan: %w", err)
+	}
+	if c.check(s) != nil {
+		return nil, nil
+	}
+	list, ok := configLists[s]
+	if !ok {
+		return nil, nil
+	}
+	names := list(c)
+	for i, n := range names {
+		names[i] = string(s) + ConfigSep + n
+	}
+	return names, nil
+}
+
+// configLists holds, for each strategy that takes a forced configuration,
+// the function that lists its configurations for a problem.
+var configLists = map[kernels.Strategy]func(*ctx) []string{
+	kernels.BlockReg: (*ctx).blockRegConfigs,
+	kernels.WarpRow:  (*ctx).warpRowConfigs,
+}
+
+// noConfig says why a forced configuration is refused, naming those that
+// serve the problem.
+func (c *ctx) noConfig(serve []string) error {
+	if len(serve) == 0 {
+		return fmt.Errorf("no configuration %q: no configuration of it serves this problem", c.config)
+	}
+	return fmt.Errorf("no configuration %q for this problem (configurations: %s)", c.config, strings.Join(serve, ", "))
+}
+
+// blockRegServes reports whether block_reg's variant v can run the problem,
+// and at what block size: a forward kernel that holds the row's packs (its
+// span's, for the ragged rows' "_shift" twins, but the row's for the 16-bit
+// twins that hold the overhang in thread 0: blockRegOverhang; an "_exact"
+// one exactly them, 16-bit whole rows from aligned pointers), not a "_tail"
+// kernel (blockRegConfig adds it), with a twin for ragged rows; a backward
+// kernel whose block size for the row is within its launch bound.
+func (c *ctx) blockRegServes(v kernels.Variant) (nt int64, ok bool) {
+	in := kernels.BlockReg.Info()
+	packs := c.packs()
+	if c.bwd {
+		n := max(roundUp(ceilDiv(packs, int64(v.Packs)), 32), 32)
+		limit := v.MaxThreads
+		if c.shifts(kernels.BlockReg) && v.ShiftMaxThreads > 0 {
+			limit = v.ShiftMaxThreads
+		}
+		return n, n <= int64(limit)
+	}
+	nt = int64(v.FixedBlock)
+	if c.ragged() && c.es == 2 && blockRegOverhang(v) {
+		// its "_shift" twin holds the span's overhang in thread 0: sized
+		// by the row, as blockRegFixedBlock sizes it
+		packs = ceilDiv(c.p.Axis, c.P)
+	}
+	switch {
+	case v.Tail || !v.Serves(c.dt) || nt*int64(v.Packs) < packs:
+		return 0, false
+	case v.Exact:
+		return nt, c.forwardWholeRows() && c.es == 2 && nt*int64(v.Packs) == packs
+	case c.shifts(kernels.BlockReg) && !in.HasShiftTwin(v):
+		return 0, false
+	}
+	return nt, true
+}
+
+// blockRegConfigs names block_reg's configurations for the problem: each
+// backward variant (packs a thread, the block sized for the row) whose
+// block fits its bound; forward, for each block size up to the row's packs
+// rounded up to a power of two (one warp at least), the fewest packs a
+// thread that hold the row within kernels.BlockRegValues values (rows that
+// need more, 16-bit rows past 32768 columns, list none), and the "_exact"
+// twin that serves it.
+func (c *ctx) blockRegConfigs() []string {
+	var names []string
+	seen := map[int]bool{}
+	for _, v := range kernels.BlockReg.Info().Variants(c.bwd) { // block sizes, then packs, ascending
+		if _, ok := c.blockRegServes(v); !ok {
+			continue
+		}
+		if !c.bwd && !v.Exact {
+			if seen[v.FixedBlock] || int64(v.Packs)*c.P > kernels.BlockRegValues || int64(v.FixedBlock) > max(nextPow2(c.packs()), 32) {
+				continue
+			}
+			seen[v.FixedBlock] = true
+		}
+		names = append(names, v.Name)
+	}
+	return names
+}
+
+// blockRegConfig returns the forced configuration's kernel and block size;
+// a forward row of whole packs that ends inside the variant's last pack
+// takes its "_tail" kernel where there is one, as the rules' pick does.
+func (c *ctx) blockRegConfig() (kernels.Variant, int64, error) {
+	in := kernels.BlockReg.Info()
+	v, ok := in.Variant(c.bwd, c.config)
+	if !ok {
+		return v, 0, c.noConfig(c.blockRegConfigs())
+	}
+	nt, serves := c.blockRegServes(v)
+	if !serves {
+		return v, 0, c.noConfig(c.blockRegConfigs())
+	}
+	packs := c.packs()
+	if !c.bwd && !v.Exact && c.vec() && c.p.Axis%c.P == 0 && packs > nt*int64(v.Packs-1) && packs < nt*int64(v.Packs) {
+		if tv, ok := in.Variant(false, v.Name+"_tail"); ok {
+			v = tv
+		}
+	}
+	return v, nt, nil
+}
+
+// warpRowConfigs names warp_row's configurations for the problem: for
+// each lane count up to the row's packs (rounded up to a power of two),
+// fewest lanes first, the fewest packs a lane that hold the row.
+func (c *ctx) warpRowConfigs() []string {
+	packs := ceilDiv(c.warpSpan(), c.P)
+	best := map[int]kernels.Variant{}
+	for _, v := range kernels.WarpRow.Info().Variants(c.bwd) {
+		if !c.warpRowServes(v) || int64(v.Lanes) > nextPow2(packs) {
+			continue
+		}
+		if b, ok := best[v.Lanes]; !ok || v.Packs < b.Packs {
+			best[v.Lanes] = v
+		}
+	}
+	var names []string
+	for _, w := range slices.Sorted(maps.Keys(best)) {
+		names = append(names, best[w].Name)
+	}
+	return names
+}
+
+// warpRowServes reports whether warp_row's variant v holds the row (its
+// span, for the ragged rows' twins) and has a kernel for the dtype.
+func (c *ctx) warpRowServes(v kernels.Variant) bool {
+	return v.Serves(c.dt) && int64(v.Lanes*v.Packs)*c.P >= c.warpSpan()
+}
+
+// warpRowConfig returns the forced configuration's lanes a row and packs a
+// lane.
+func (c *ctx) warpRowConfig() (w, np int64, err error) {
+	v, ok := kernels.WarpRow.Info().Variant(c.bwd, c.config)
+	if !ok {
+		return 0, 0, c.noConfig(c.warpRowConfigs())
+	}
+	if !c.warpRowServes(v) {
+		return 0, 0, c.noConfig(c.warpRowConfigs())
+	}
+	return int64(v.Lanes), int64(v.Packs), nil
+}
