@@ -84,7 +84,8 @@
 // pack a thread up to k threads), wide(k) (f32 512-thread blocks from k
 // waves), threads(k) (backward: the most packs a thread leaving k
 // threads); strided: twin (its twins for slices the 16-byte path cannot
-// take). Without a matching row a build takes its plainest shape.
+// take); split_grid: cached(k) (k-thread blocks where one wave caches the
+// chunks whole). Without a matching row a build takes its plainest shape.
 //
 // # Launches
 //

@@ -333,11 +333,13 @@ func parseRow(cells []string, checkCands bool) (Row, error) {
 // shape rows for (ctx.shape): warp_row's packs a lane (p3: three, over
 // fewer lanes than the power-of-two shapes; p2: two, over half the lanes;
 // p1 or no row: one); block_reg's few, wide and threads; strided's twin
-// (its ragged-Inner twins).
+// (its ragged-Inner twins); split_grid's cached(k) (k-thread blocks for a
+// one-wave grid that caches its chunks whole).
 var shapeNames = map[kernels.Strategy][]string{
-	kernels.WarpRow:  {"p1", "p2", "p3"},
-	kernels.BlockReg: {"few", "wide", "threads"},
-	kernels.Strided:  {"twin"},
+	kernels.WarpRow:   {"p1", "p2", "p3"},
+	kernels.BlockReg:  {"few", "wide", "threads"},
+	kernels.Strided:   {"twin"},
+	kernels.SplitGrid: {"cached"},
 }
 
 // shapeArg returns the argument of shape x, "name(k)", if it is name's; 0
