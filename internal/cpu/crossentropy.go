@@ -85,14 +85,38 @@ func (c *ceCall) run(i, parts int, s *scratch) {
 	}
 	lo, hi := share(c.Rows, i, parts)
 	var total float64
+	var pend ceFlush
 	for r := lo; r < hi; r++ {
 		if c.X.DType == spec.Float64 {
 			total += c.row64(r, r+1 < hi, s)
 		} else {
-			total += c.row32(r, r+1 < hi, s)
+			total += c.row32(r, r+1 < hi, s, &pend)
 		}
 	}
+	if pend.e != nil {
+		c.flush(&pend, 0)
+	}
 	c.sums[i] = total
+}
+
+// ceFlush is a float32 gradient row whose write is deferred to the next
+// row's exp pass (as rowCached's pending): the row at off is e·mul, then
+// minus tv at the target t. Streaming it while the core computes exps,
+// rather than in a burst, keeps memory busy in both directions.
+type ceFlush struct {
+	off, t int
+	e      []float32 // nil: nothing pending
+	mul    float32
+	tv     float32
+}
+
+// flush writes what is left of pend from element from on.
+func (c *ceCall) flush(pend *ceFlush, from int) {
+	if from < len(pend.e) {
+		vec.NormalizeStream(c.Grad.F32[pend.off+from:pend.off+len(pend.e)], pend.e[from:], pend.mul)
+	}
+	c.Grad.F32[pend.off+pend.t] -= pend.tv
+	pend.e = nil
 }
 
 // rowStart handles what every row does first: it returns the row's
@@ -137,7 +161,7 @@ func (c *ceCall) weight(t int64) float64 {
 }
 
 // row32 does row r of a float32-arithmetic dtype and returns its loss.
-func (c *ceCall) row32(r int, more bool, s *scratch) float64 {
+func (c *ceCall) row32(r int, more bool, s *scratch, pend *ceFlush) float64 {
 	t, ignored, done := c.rowStart(r)
 	if done {
 		return 0
@@ -154,15 +178,27 @@ func (c *ceCall) row32(r int, more bool, s *scratch) float64 {
 	} else {
 		m := vec.Max(x, c.scale)
 		e = grow32(&s.b, v)
+		if pend.e != nil && &pend.e[0] == &e[0] {
+			e = grow32(&s.f, v) // the other buffer: this one is pending
+		}
 		// Float32 sums of chunks, added in float64; each chunk prefetches
-		// the same chunk of the next row.
+		// the same chunk of the next row and writes the same chunk of the
+		// pending gradient.
 		for k := 0; k < v; k += chunk {
 			cn := min(chunk, v-k)
 			var next []float32
 			if more {
 				next = c.X.ahead(off+v+k, cn)
 			}
-			d += float64(vec.ExpSumAhead(e[k:k+cn], x[k:k+cn], next, c.scale, m))
+			if hi := min(k+cn, len(pend.e)); k < hi {
+				d += float64(vec.ExpSumFlush(e[k:k+cn], x[k:k+cn], next, c.scale, m,
+					c.Grad.F32[pend.off+k:pend.off+hi], pend.e[k:hi], pend.mul))
+			} else {
+				d += float64(vec.ExpSumAhead(e[k:k+cn], x[k:k+cn], next, c.scale, m))
+			}
+		}
+		if pend.e != nil {
+			c.flush(pend, v)
 		}
 		lse = rowLSE(float64(m), d)
 		if c.LSE != nil {
@@ -185,7 +221,12 @@ func (c *ceCall) row32(r int, more bool, s *scratch) float64 {
 		}
 	}
 	if c.HasGrad {
-		c.grad32(off, int(t), x, e, d, lse, c.Opt.Grad(lse, wt, c.WSum, v, c.gout(r)), s)
+		g := c.Opt.Grad(lse, wt, c.WSum, v, c.gout(r))
+		if e != nil && more && c.stream && g.C == 0 && c.Opt.Softcap == 0 && c.Grad.DType == spec.Float32 {
+			*pend = ceFlush{off: off, t: int(t), e: e, mul: float32(g.A * c.scale64 / d), tv: float32(g.T * c.scale64)}
+			return loss
+		}
+		c.grad32(off, int(t), x, e, d, lse, g, s)
 	}
 	return loss
 }
@@ -222,6 +263,8 @@ func (c *ceCall) grad32(off, t int, x, e []float32, d, lse float64, g xent.RowGr
 	sc := c.scale64
 	plain := g.C == 0 && c.Opt.Softcap == 0
 	switch {
+	case e == nil && c.stream && plain:
+		vec.ExpScaleStream(o, x, c.scale, float32(lse), float32(g.A*sc))
 	case e == nil:
 		vec.ExpScale(o, x, c.scale, float32(lse), float32(g.A*sc))
 	case c.stream && plain:
