@@ -273,6 +273,21 @@ func runCE(t *testing.T, rng *rand.Rand, dt DType, rows, v int, opt CrossEntropy
 		t.Fatal(err)
 	}
 	checkGrad("backward in place", y)
+	// Fused in place, lse wanted: ignored rows read their logits before
+	// zeroing them.
+	copy(y.F32, x.F32)
+	copy(y.U16, x.U16)
+	copy(y.F64, x.F64)
+	lse2 := make([]float64, rows)
+	if err := CrossEntropy(y, tgt, opt, CrossEntropyOutput{LSE: lse2, Grad: &y, GradOutput: gout}); err != nil {
+		t.Fatal(err)
+	}
+	checkGrad("fused in place", y)
+	for i := range lse2 {
+		if lse2[i] != lse[i] && !(math.IsNaN(lse[i]) && math.IsNaN(lse2[i])) {
+			t.Fatalf("%s: in place, lse[%d] = %v, out of place %v", name, i, lse2[i], lse[i])
+		}
+	}
 }
 
 func TestCrossEntropyAgainstReference(t *testing.T) {

@@ -120,17 +120,20 @@ func (c *ceCall) flush(pend *ceFlush, from int) {
 }
 
 // rowStart handles what every row does first: it returns the row's
-// target and whether the row is done (ignored and nothing else wanted).
+// target and whether the row is done (ignored and its lse not wanted).
+// An ignored row whose lse is wanted zeroes its gradient after computing
+// it: the gradient may be the logits.
 func (c *ceCall) rowStart(r int) (t int64, ignored, done bool) {
 	t = c.Targets.At(r)
 	ignored = t == c.Ignore
 	if ignored && c.Loss != nil {
 		c.Loss[r] = 0
 	}
-	if ignored && c.HasGrad {
+	done = ignored && c.LSE == nil
+	if done && c.HasGrad {
 		c.zeroGrad(r * c.V)
 	}
-	return t, ignored, ignored && c.LSE == nil
+	return t, ignored, done
 }
 
 func (c *ceCall) zeroGrad(off int) {
@@ -206,6 +209,9 @@ func (c *ceCall) row32(r int, more bool, s *scratch, pend *ceFlush) float64 {
 		}
 	}
 	if ignored {
+		if c.HasGrad {
+			c.zeroGrad(off)
+		}
 		return 0
 	}
 	wt := c.weight(t)
@@ -352,6 +358,9 @@ func (c *ceCall) row64(r int, more bool, s *scratch) float64 {
 		}
 	}
 	if ignored {
+		if c.HasGrad {
+			c.zeroGrad(off)
+		}
 		return 0
 	}
 	wt := c.weight(t)
