@@ -585,3 +585,21 @@ func FuzzCrossEntropy(f *testing.F) {
 		runCE(t, rand.New(rand.NewPCG(seed, 5)), Float32, r, n, opt, seed%2 == 0)
 	})
 }
+
+// BenchmarkCrossEntropy times the fused forward+backward on 512×32000
+// float32 logits (65 MB, larger than the caches); bytes: logits read and
+// gradient written.
+func BenchmarkCrossEntropy(b *testing.B) {
+	rng := rand.New(rand.NewPCG(79, 5))
+	const rows, v = 512, 32000
+	x, _ := ceInput(rng, Float32, rows, v, false)
+	grad, _ := NewTensor(Float32, rows, v)
+	tg := Targets{I64: targetsFor(rng, rows, v, -100)}
+	out := CrossEntropyOutput{Loss: make([]float64, 1), Grad: &grad}
+	b.SetBytes(2 * rows * v * 4)
+	for b.Loop() {
+		if err := CrossEntropy(x, tg, CrossEntropyOptions{}, out); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
