@@ -603,3 +603,46 @@ func BenchmarkCrossEntropy(b *testing.B) {
 		}
 	}
 }
+
+// Rows are done chunk by chunk, each chunk's exps relative to its own max:
+// a whole chunk of −inf (first, or after larger values) adds nothing and
+// gets gradient 0; a whole chunk of NaN makes the row NaN.
+func TestCrossEntropyChunkEdges(t *testing.T) {
+	rng := rand.New(rand.NewPCG(80, 6))
+	const v = 7000
+	for _, dt := range []DType{Float32, BFloat16, Float64} {
+		x, _ := NewTensor(dt, 3, v)
+		xf := make([]float64, 3*v)
+		for i := range xf {
+			val := rng.NormFloat64() * 5
+			j := i % v
+			switch {
+			case i/v == 0 && j < 2048, i/v == 1 && j >= 2048 && j < 4096:
+				val = math.Inf(-1)
+			case i/v == 2 && j >= 4096 && j < 6144:
+				val = math.NaN()
+			}
+			xf[i] = setElem(x, i, val)
+		}
+		tg := []int64{3000, 100, 5}
+		ref := refCE(xf, 3, v, tg, CrossEntropyOptions{Reduction: ReductionNone})
+		loss := make([]float64, 3)
+		grad, _ := NewTensor(dt, 3, v)
+		if err := CrossEntropy(x, Targets{I64: tg}, CrossEntropyOptions{Reduction: ReductionNone}, CrossEntropyOutput{Loss: loss, Grad: &grad}); err != nil {
+			t.Fatal(err)
+		}
+		for i := range 2 {
+			if !closeTo(loss[i], ref.loss[i], ceTol(dt), 1) {
+				t.Errorf("%v row %d: loss %v, want %v", dt, i, loss[i], ref.loss[i])
+			}
+			for j := range v {
+				if got, want := elem(grad, i*v+j), ref.grad[i*v+j]; !closeTo(got, want, 4*ceTol(dt), 1) {
+					t.Fatalf("%v row %d: grad[%d] = %v, want %v", dt, i, j, got, want)
+				}
+			}
+		}
+		if !math.IsNaN(loss[2]) {
+			t.Errorf("%v: a chunk of NaN gives loss %v, want NaN", dt, loss[2])
+		}
+	}
+}
