@@ -646,3 +646,23 @@ func TestCrossEntropyChunkEdges(t *testing.T) {
 		}
 	}
 }
+
+// Zero rows or zero classes: valid calls; a mean over no rows is NaN.
+func TestCrossEntropyEmpty(t *testing.T) {
+	loss, lse := []float64{5, 5}, []float64{5, 5}
+	x := Tensor{Shape: []int{2, 0}, DType: Float32, F32: []float32{}}
+	opt := CrossEntropyOptions{Reduction: ReductionNone}
+	if err := CrossEntropy(x, Targets{I32: []int32{-100, -100}}, opt, CrossEntropyOutput{Loss: loss, LSE: lse}); err != nil {
+		t.Fatal(err)
+	}
+	if loss[0] != 0 || loss[1] != 0 || !math.IsInf(lse[0], -1) {
+		t.Errorf("2×0 logits: loss %v lse %v, want 0 and −inf", loss, lse)
+	}
+	if err := CrossEntropy(x, Targets{I32: []int32{0, -100}}, opt, CrossEntropyOutput{}); !errors.Is(err, ErrBadTarget) {
+		t.Errorf("target 0 of no classes: %v", err)
+	}
+	m := []float64{5}
+	if err := CrossEntropy(Tensor{Shape: []int{0, 3}, DType: Float32, F32: []float32{}}, Targets{}, CrossEntropyOptions{}, CrossEntropyOutput{Loss: m}); err != nil || !math.IsNaN(m[0]) {
+		t.Errorf("mean over 0 rows: %v (%v), want NaN", m[0], err)
+	}
+}

@@ -46,7 +46,18 @@ var ceCalls = sync.Pool{New: func() any { return new(ceCall) }}
 // from memory once and its gradient written once. It returns the sum of
 // the per-row losses (0 for a backward).
 func CrossEntropy(a CE) float64 {
-	if a.Rows == 0 || a.V == 0 {
+	if a.V == 0 { // no classes: every row was checked to be ignored
+		for r := range a.Rows {
+			if a.Loss != nil {
+				a.Loss[r] = 0
+			}
+			if a.LSE != nil {
+				a.LSE[r] = negInf // log of an empty sum, as torch.logsumexp
+			}
+		}
+		return 0
+	}
+	if a.Rows == 0 {
 		return 0
 	}
 	c := ceCalls.Get().(*ceCall)
