@@ -1,8 +1,6 @@
 package cpu
 
 import (
-	"math"
-
 	"github.com/gofused/softmax/internal/cpu/vec"
 	"github.com/gofused/softmax/internal/spec"
 )
@@ -68,12 +66,14 @@ func (c *call) lanesStats64(base, w, j0, j1 int, m, d []float64, s *scratch) {
 }
 
 // laneConsts64 sets k[i] to lane i's write factor for sum d[i] (1/d for
-// softmax, log d for log-softmax) and returns k.
+// softmax, log d for log-softmax) and returns k. The logs go a vector of
+// lanes at a time: one math.Log a lane of a short axis took longer than
+// its exps (4096×4×1024 f64 log_softmax on 2 cores: 240 ms, softmax 103).
 func (c *call) laneConsts64(k, d []float64) []float64 {
 	if c.op == spec.LogSoftmax {
-		for i := range k {
-			k[i] = math.Log(d[i])
-		}
+		// d ≥ 1 (the max's own exp is 1), or NaN, or 0 for a lane of only
+		// −∞, whose outputs are NaN whatever k is.
+		vec.LogLanes64(k, d)
 		return k
 	}
 	for i := range k {

@@ -229,3 +229,10 @@ func ExpBig(x float64) float64 {
 	v, _ := bigExp(new(big.Float).SetPrec(200).SetFloat64(x), 200).Float64()
 	return v
 }
+
+// LogBig returns log x correctly rounded to float64 (computed at 200 bits)
+// for a finite x > 0: the yardstick of the float64 logs' ulp tests.
+func LogBig(x float64) float64 {
+	v, _ := bigLog(new(big.Float).SetPrec(200).SetFloat64(x), 200).Float64()
+	return v
+}

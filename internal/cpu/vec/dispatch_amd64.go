@@ -264,6 +264,7 @@ var (
 		add:                 add64AVX2,
 		softmaxGradLanes:    softmaxGradLanes64AVX2,
 		logSoftmaxGradLanes: logSoftmaxGradLanes64AVX2,
+		logLanes:            logLanes64AVX2,
 	}
 	avx512F64 = &kernels64{
 		maxOf:               maxOf64AVX512,
@@ -288,6 +289,7 @@ var (
 		add:                 add64AVX512,
 		softmaxGradLanes:    softmaxGradLanes64AVX512,
 		logSoftmaxGradLanes: logSoftmaxGradLanes64AVX512,
+		logLanes:            logLanes64AVX512,
 	}
 )
 

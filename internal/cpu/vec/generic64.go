@@ -250,3 +250,40 @@ func logSoftmaxGradLanes64Generic(dx, y, dy, s []float64) {
 		dx[i] = dy[i] - float64(Exp64(y[i])*s[i])
 	}
 }
+
+// log64Lg are fdlibm's coefficients L1…L7 of log (Go's math.Log's).
+var log64Lg = [...]float64{
+	6.666666666666735130e-01, 3.999999999940941908e-01, 2.857142874366239149e-01,
+	2.222219843214978396e-01, 1.818357216161805012e-01, 1.531383769920937332e-01,
+	1.479819860511658591e-01,
+}
+
+// logLanes64Generic is the twin of LogLanes64: Go's math.Log for d ≥ 1,
+// with d = 2^e·m read from the bits as the assembly reads them, every step
+// one rounded operation (no FMA).
+func logLanes64Generic(dst, d []float64) {
+	L := &log64Lg
+	d = d[:len(dst)]
+	for i, v := range d {
+		b := math.Float64bits(v)
+		e := math.Float64frombits(0x4330000000000000|b>>52) - (1<<52 + 1023)
+		m := math.Float64frombits(b&(1<<52-1) | math.Float64bits(1))
+		if m >= math.Sqrt2 {
+			m *= 0.5
+			e++
+		}
+		f := m - 1
+		s := f / (2 + f)
+		s2 := s * s
+		s4 := s2 * s2
+		t1 := s2 * float64(L[0]+float64(s4*float64(L[2]+float64(s4*float64(L[4]+float64(s4*L[6]))))))
+		t2 := s4 * float64(L[1]+float64(s4*float64(L[3]+float64(s4*L[5]))))
+		R := t1 + t2
+		hfsq := float64(0.5*f) * f
+		out := float64(e*exp64Ln2Hi) - float64(float64(hfsq-float64(float64(s*float64(hfsq+R))+float64(e*exp64Ln2Lo)))-f)
+		if !(v < math.Inf(1)) {
+			out = v // NaN, +Inf
+		}
+		dst[i] = out
+	}
+}

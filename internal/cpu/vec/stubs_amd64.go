@@ -494,6 +494,11 @@ func softmaxGradLanes64AVX2(dx []float64, y []float64, dy []float64, s []float64
 //go:noescape
 func logSoftmaxGradLanes64AVX2(dx []float64, y []float64, dy []float64, s []float64)
 
+// logLanes64AVX2 writes dst[i] = log(d[i]) for d[i] ≥ 1, NaN or +Inf.
+//
+//go:noescape
+func logLanes64AVX2(dst []float64, d []float64)
+
 // maxOf64AVX512 returns the max of scale·x[i] over the elements that are not NaN (−∞ if none).
 //
 //go:noescape
@@ -603,3 +608,8 @@ func softmaxGradLanes64AVX512(dx []float64, y []float64, dy []float64, s []float
 //
 //go:noescape
 func logSoftmaxGradLanes64AVX512(dx []float64, y []float64, dy []float64, s []float64)
+
+// logLanes64AVX512 writes dst[i] = log(d[i]) for d[i] ≥ 1, NaN or +Inf.
+//
+//go:noescape
+func logLanes64AVX512(dst []float64, d []float64)

@@ -29,6 +29,7 @@ type kernels64 struct {
 	add                 func(acc, a []float64)
 	softmaxGradLanes    func(dx, y, dy, s []float64)
 	logSoftmaxGradLanes func(dx, y, dy, s []float64)
+	logLanes            func(dst, d []float64)
 }
 
 // goSet64 is the pure-Go twins of the float64 kernels.
@@ -55,6 +56,7 @@ var goSet64 = &kernels64{
 	add:                 add64Generic,
 	softmaxGradLanes:    softmaxGradLanes64Generic,
 	logSoftmaxGradLanes: logSoftmaxGradLanes64Generic,
+	logLanes:            logLanes64Generic,
 }
 
 // k64 is the float64 kernel table in use (see kernelSet.install).
@@ -166,3 +168,9 @@ func LogSoftmaxGradLanes64(dx, y, dy, s []float64) {
 	n := len(dx)
 	k64.logSoftmaxGradLanes(dx, y[:n], dy[:n], s[:n])
 }
+
+// LogLanes64 writes dst[i] = log(d[i]) for d[i] ≥ 1 (the lanes' sums of
+// exps); NaN and +Inf pass through. It is Go's math.Log (fdlibm's
+// algorithm, within 1 ulp) a vector of lanes at a time; other inputs are
+// outside its contract.
+func LogLanes64(dst, d []float64) { k64.logLanes(dst, d[:len(dst)]) }

@@ -6,6 +6,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/gofused/softmax/internal/ref"
 )
 
 // The float64 kernels of every assembly set against their pure-Go twins:
@@ -110,6 +112,9 @@ func checkKernels64(t *testing.T, s *kernels64, name string, x, y []float64, sca
 		{"maxLanes", func(d []float64) { copy(d, y); s.maxLanes(d, x, scale) }, func(d []float64) { copy(d, y); tw.maxLanes(d, x, scale) }},
 		{"mulAdd", func(d []float64) { copy(d, y); s.mulAdd(d, x, y) }, func(d []float64) { copy(d, y); tw.mulAdd(d, x, y) }},
 		{"add", func(d []float64) { copy(d, y); s.add(d, x) }, func(d []float64) { copy(d, y); tw.add(d, x) }},
+		// Outside its contract (d < 1, negative, denormal) too: the same
+		// operations give the same bits.
+		{"logLanes", func(d []float64) { s.logLanes(d, x) }, func(d []float64) { tw.logLanes(d, x) }},
 	} {
 		for i := range a {
 			a[i], b[i] = -7, -7
@@ -211,6 +216,63 @@ func FuzzKernels64(f *testing.F) {
 		for _, s := range sets[1:] {
 			if s.f64 != nil {
 				checkKernels64(t, s.f64, s.name, x, y, scale, m, k)
+			}
+		}
+	})
+}
+
+// TestLogLanes64: every set's LogLanes64 equals the twin bit for bit on
+// sums d ≥ 1 (uniform in the exponent, so every binade, and around √2·2^k
+// where the reduction switches), and passes NaN and +Inf through; the twin
+// is within 1 ulp of the correctly rounded log (math/big) and of math.Log.
+func TestLogLanes64(t *testing.T) {
+	rng := rand.New(rand.NewPCG(64, 2))
+	var d []float64
+	for range 20000 {
+		d = append(d, math.Exp2(rng.Float64()*1023))
+	}
+	for k := 0; k < 1023; k += 7 {
+		r := math.Ldexp(math.Sqrt2, k)
+		d = append(d, r, math.Nextafter(r, 0), math.Nextafter(r, math.Inf(1)), math.Ldexp(1, k))
+	}
+	d = append(d, 1, math.Nextafter(1, 2), 2, 3, 1e308, math.MaxFloat64, math.Inf(1), math.NaN())
+	for n := 0; n < 19; n++ { // ragged tails
+		d = append(d, 1+float64(n)/7)
+	}
+	want := make([]float64, len(d))
+	logLanes64Generic(want, d)
+	worst := 0.0
+	for i, v := range d {
+		if math.IsNaN(v) || math.IsInf(v, 1) {
+			if !same64(want[i], v) {
+				t.Fatalf("twin log(%v) = %v", v, want[i])
+			}
+			continue
+		}
+		if u := ulps64(want[i], math.Log(v)); u > 1 {
+			t.Fatalf("twin log(%v) = %v, math.Log %v", v, want[i], math.Log(v))
+		}
+		if i%10 == 0 || i >= 20000 {
+			if u := ulps64(want[i], ref.LogBig(v)); u > worst {
+				worst = u
+			}
+		}
+	}
+	if worst > 1 {
+		t.Fatalf("twin log off the correctly rounded log by %.3f ulp", worst)
+	}
+	t.Logf("twin within %.3f ulp of the correctly rounded log", worst)
+	asmSetsOnly(t, func(t *testing.T, s *kernelSet) {
+		if s.f64 == nil {
+			t.Skip("no float64 assembly in this set")
+		}
+		for _, off := range []int{0, 1, 5} {
+			got := make([]float64, len(d)-off)
+			s.f64.logLanes(got, d[off:])
+			for i := range got {
+				if !same64(got[i], want[i+off]) {
+					t.Fatalf("log(%v) = %v, twin %v", d[i+off], got[i], want[i+off])
+				}
 			}
 		}
 	})

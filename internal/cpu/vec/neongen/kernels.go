@@ -42,7 +42,7 @@ func (g *gen) all() {
 // ---- the online (max, sum) kernels --------------------------------------
 
 // expNoHi are the constants of an exp whose argument is ≤ 0 or NaN.
-var expNoHi = append([]konst{cLo, cLog2e, cLn2Hi, cLn2Lo}, append(cP, cOne, cBias)...)
+var expNoHi = append([]konst{cLo, cLog2e, cLn2Hi, cLn2Lo}, append(cP, cOne, cBias2)...)
 
 func (g *gen) maxSum() {
 	g.text("maxSum", "x []float32, scale float32", "m, d float32",

@@ -63,6 +63,7 @@ var (
 	cP       = []konst{{"P0", f32(expP0)}, {"P1", f32(expP1)}, {"P2", f32(expP2)}, {"P3", f32(expP3)}, {"P4", f32(expP4)}, {"P5", f32(expP5)}}
 	cOne     = konst{"1.0", f32(1)}
 	cBias    = konst{"int 127", 127}
+	cBias2   = konst{"int 254", 254}
 	cInt1    = konst{"int 1", 1}
 	cInt7FFF = konst{"int 0x7fff", 0x7fff}
 	cAbsMask = konst{"abs mask", 0x7fffffff}
@@ -76,7 +77,7 @@ var (
 )
 
 // expConsts are the constants of the exp (the upper clamp only with hi).
-var expConsts = append([]konst{cLo, cHi, cLog2e, cLn2Hi, cLn2Lo}, append(cP, cOne, cBias)...)
+var expConsts = append([]konst{cLo, cHi, cLog2e, cLn2Hi, cLn2Lo}, append(cP, cOne, cBias2)...)
 
 // V is a vector register number.
 type V int
@@ -151,7 +152,7 @@ func (g *gen) sshr1(d, n V) {
 	g.word(0x4f3f0400|uint32(n)<<5|uint32(d), fmt.Sprintf("SSHR V%d.4S, V%d.4S, #1", d, n))
 }
 
-// fmaxv and fmaxnmv put the max of n's lanes in lane 0 of d.
+// fmaxnmv puts the max of n's lanes (a quiet NaN losing) in lane 0 of d.
 func (g *gen) fmaxnmv(d, n V) {
 	g.word(0x6e30c800|uint32(n)<<5|uint32(d), fmt.Sprintf("FMAXNMV S%d, V%d.4S", d, n))
 }
@@ -464,12 +465,12 @@ func (g *gen) exp(xs []V, hi bool) {
 	each(func(k int) { g.fadd(xs[k], xs[k], g.c(cOne)) })
 	// ·2^n as ·2^(n>>1)·2^(n−n>>1): both factors are normal for n in
 	// [−151, 128]; the first product is exact, the second rounds once.
+	// With b = n + 254, b>>1 and b − b>>1 are the two biased exponents.
 	each(func(k int) { g.fcvtzs(n[k], n[k]) })
+	each(func(k int) { g.add(n[k], n[k], g.c(cBias2)) })
 	each(func(k int) { g.sshr1(t[k], n[k]) })
 	each(func(k int) { g.sub(n[k], n[k], t[k]) })
-	each(func(k int) { g.add(t[k], t[k], g.c(cBias)) })
 	each(func(k int) { g.shl(t[k], t[k], 23) })
-	each(func(k int) { g.add(n[k], n[k], g.c(cBias)) })
 	each(func(k int) { g.shl(n[k], n[k], 23) })
 	each(func(k int) { g.fmul(xs[k], xs[k], t[k]) })
 	each(func(k int) { g.fmul(xs[k], xs[k], n[k]) })
