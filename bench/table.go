@@ -67,6 +67,9 @@ func Legend(recs []Record) []string {
 		"µs: median of the reps; GB/s: minimum traffic (2 tensors forward, 3 backward) / median;",
 		"copy ratio: t(copy of the same bytes) / t(op), 1.00 = copy speed; *: the planner's pick",
 	}
+	if slices.ContainsFunc(recs, func(r Record) bool { return IsLossOp(r.Op) }) {
+		lines = append(lines, "cross_entropy (forward+backward): logits read + gradient written; logsumexp: logits read + one value per row")
+	}
 	if slices.ContainsFunc(recs, func(r Record) bool { return r.Offset != 0 }) {
 		lines = append(lines, "shape+N: every tensor starts N elements past an aligned allocation (misaligned unless N·size is a multiple of 16)")
 	}

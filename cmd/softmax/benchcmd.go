@@ -82,7 +82,8 @@ func runBench(e *env, args []string) error {
 	}
 
 	if bench.IsLossOp(*opName) {
-		return runLossBench(e, *opName, *shapes, *device, *warmup, *reps)
+		return runLossBench(e, lossBenchFlags{op: *opName, shapes: *shapes, suite: *suite, algo: *algo, device: *device,
+			warmup: *warmup, reps: *reps, offset: *offset, json: *jsonPath, plot: *plotPath, peers: *peersPath})
 	}
 	var op spec.Op
 	haveOp := *opName != ""
@@ -229,9 +230,19 @@ func runBench(e *env, args []string) error {
 		logw.bar.Finish()
 		logw.bar = nil
 	}
+	if err := reportBench(e, recs, peers, *peersPath, *jsonPath, *plotPath); err != nil {
+		return err
+	}
+	return sweepErr
+}
+
+// reportBench merges the peer timings into the records, prints the table
+// and its legend, and writes the --json and --plot files.
+func reportBench(e *env, recs []bench.Record, peers []bench.PeerRecord, peersPath, jsonPath, plotPath string) error {
+	out := e.stdout
 	if len(peers) > 0 {
 		if bench.MergePeers(recs, peers) == 0 {
-			fmt.Fprintf(e.stderr, "softmax: bench: no peer timing in %s matches these cases\n", *peersPath)
+			fmt.Fprintf(e.stderr, "softmax: bench: no peer timing in %s matches these cases\n", peersPath)
 		}
 	}
 	if err := bench.WriteTable(out, recs); err != nil {
@@ -241,17 +252,17 @@ func runBench(e *env, args []string) error {
 	for _, l := range bench.Legend(recs) {
 		fmt.Fprintln(out, l)
 	}
-	if *jsonPath != "" {
-		if err := bench.WriteJSON(*jsonPath, recs); err != nil {
+	if jsonPath != "" {
+		if err := bench.WriteJSON(jsonPath, recs); err != nil {
 			return fmt.Errorf("--json: %w", err)
 		}
 	}
-	if *plotPath != "" {
-		if err := bench.WritePlot(*plotPath, recs); err != nil {
+	if plotPath != "" {
+		if err := bench.WritePlot(plotPath, recs); err != nil {
 			return fmt.Errorf("--plot: %w", err)
 		}
 	}
-	return sweepErr
+	return nil
 }
 
 // interrupted returns a channel closed on the first SIGINT or SIGTERM, so

@@ -2,58 +2,76 @@ package main
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/gofused/softmax/bench"
 )
 
+// lossBenchFlags are the `softmax bench` flags that --op cross_entropy and
+// --op logsumexp use.
+type lossBenchFlags struct {
+	op, shapes, suite, algo, device string
+	warmup, reps, offset            int
+	json, plot, peers               string
+}
+
 // runLossBench is `softmax bench --op cross_entropy|logsumexp`: the CPU
 // fused cross-entropy forward+backward (traffic: logits read + gradient
-// written) or log-sum-exp (logits read), each beside a copy of the same
-// bytes. The GPU kernels are not written yet: --device cuda is an error.
-func runLossBench(e *env, op, shapes, device string, warmup, reps int) error {
-	kind, _, err := bench.ParseDevice(device)
+// written) or log-sum-exp (logits read + one value per row), each beside a
+// copy of the same bytes, printed, written (--json, --plot) and merged
+// with peers.py's timings (--peers) as the softmax ops are. The GPU
+// kernels are not written yet: --device cuda is an error.
+func runLossBench(e *env, f lossBenchFlags) error {
+	kind, _, err := bench.ParseDevice(f.device)
 	if err != nil {
 		return usagef("--device: %v", err)
 	}
 	if kind == "cuda" {
 		return fmt.Errorf("bench --op cross_entropy/logsumexp: the GPU kernels are not implemented yet (use --device cpu)")
 	}
-	if shapes == "" {
-		return usagef("--op cross_entropy/logsumexp needs --shapes (e.g. 4096x32000:f32)")
+	if f.shapes == "" || f.suite != "" {
+		return usagef("--op cross_entropy/logsumexp needs --shapes (e.g. 4096x32000:f32), not --suite")
 	}
-	if reps < 1 || warmup < 0 {
-		return usagef("--reps %d --warmup %d: want reps ≥ 1, warmup ≥ 0", reps, warmup)
+	if f.reps < 1 || f.warmup < 0 {
+		return usagef("--reps %d --warmup %d: want reps ≥ 1, warmup ≥ 0", f.reps, f.warmup)
 	}
-	cases, err := bench.ParseSpecs(shapes)
+	if f.offset != 0 {
+		return usagef("--offset: not supported with --op %s", f.op)
+	}
+	cases, err := bench.ParseSpecs(f.shapes)
 	if err != nil {
 		return usagef("--shapes: %v", err)
 	}
-	fmt.Fprintf(e.stdout, "%-16s %-5s %-14s %10s %8s %8s\n", "shape", "dtype", "op", "µs (min)", "GB/s", "vs copy")
 	for _, c := range cases {
-		if c.Axis != -1 && c.NormAxis() != len(c.Shape)-1 {
-			return usagef("--shapes: %s ops run along the last axis", op)
-		}
-		for _, name := range []string{bench.OpCrossEntropy, bench.OpLogSumExp} {
-			if op != name {
-				continue
-			}
-			r, err := bench.TimeLossCPU(name, c.Shape, c.DType, warmup, reps)
-			if err != nil {
-				return err
-			}
-			t, tc := bench.Min(r.Op), bench.Min(r.Copy)
-			fmt.Fprintf(e.stdout, "%-16s %-5v %-14s %10.1f %8.1f %8.2f\n", shapeString(c.Shape), c.DType, name,
-				t*1e6, float64(r.Traffic)/t/1e9, tc/t)
+		if c.NormAxis() != len(c.Shape)-1 {
+			return usagef("--shapes: %s: %s runs along the last axis", c, f.op)
 		}
 	}
-	return nil
-}
-
-func shapeString(s []int) string {
-	p := make([]string, len(s))
-	for i, d := range s {
-		p[i] = fmt.Sprint(d)
+	if _, err := bench.ParseAlgo(f.algo, bench.KnownAlgos(bench.NewCPU())); err != nil {
+		return usagef("--algo: %v", err)
 	}
-	return strings.Join(p, "x")
+	for _, o := range []struct{ flag, path string }{{"--json", f.json}, {"--plot", f.plot}} {
+		if o.path != "" {
+			if err := checkWritable(o.path); err != nil {
+				return fmt.Errorf("%s %s: %w", o.flag, o.path, err)
+			}
+		}
+	}
+	var peers []bench.PeerRecord
+	if f.peers != "" {
+		if peers, err = bench.LoadPeers(f.peers); err != nil {
+			return fmt.Errorf("--peers: %w", err)
+		}
+	}
+	for _, l := range bench.Header(bench.NewCPU()) {
+		fmt.Fprintln(e.stdout, l)
+	}
+	fmt.Fprintf(e.stdout, "shapes %s; op %s; algo %s; %d reps after %d warm-up\n\n", f.shapes, f.op, f.algo, f.reps, f.warmup)
+	stopCh, release := interrupted()
+	defer release()
+	recs, sweepErr := bench.SweepLoss(f.op, cases, bench.SweepOptions{
+		Algo: f.algo, Warmup: f.warmup, Reps: f.reps, Log: &logWriter{w: e.stderr}, Stop: stopCh})
+	if err := reportBench(e, recs, peers, f.peers, f.json, f.plot); err != nil {
+		return err
+	}
+	return sweepErr
 }
