@@ -105,15 +105,15 @@ func (c *ceCall) run(i, parts int, s *scratch) {
 		}
 	}
 	if pend.e != nil {
-		c.flush(&pend, 0)
+		c.flush(&pend, 0, s)
 	}
 	c.sums[i] = total
 }
 
-// ceFlush is a float32 gradient row whose write is deferred to the next
-// row's exp pass (as rowCached's pending): the row at off is e·mul, then
-// minus tv at the target t. Streaming it while the core computes exps,
-// rather than in a burst, keeps memory busy in both directions.
+// ceFlush is a gradient row whose write is deferred to the next row's exp
+// pass (as rowCached's pending): the row at off is e·mul, then minus tv at
+// the target t. Streaming it while the core computes exps, rather than in
+// a burst, keeps memory busy in both directions.
 type ceFlush struct {
 	off, t int
 	e      []float32 // nil: nothing pending
@@ -122,12 +122,30 @@ type ceFlush struct {
 }
 
 // flush writes what is left of pend from element from on.
-func (c *ceCall) flush(pend *ceFlush, from int) {
+func (c *ceCall) flush(pend *ceFlush, from int, s *scratch) {
+	if c.Grad.DType != spec.Float32 {
+		for k := from; k < len(pend.e); k += chunk {
+			c.flushHalf(pend, k, min(k+chunk, len(pend.e)), s)
+		}
+		pend.e = nil
+		return
+	}
 	if from < len(pend.e) {
 		vec.NormalizeStream(c.Grad.F32[pend.off+from:pend.off+len(pend.e)], pend.e[from:], pend.mul)
 	}
 	c.Grad.F32[pend.off+pend.t] -= pend.tv
 	pend.e = nil
+}
+
+// flushHalf writes elements [k, hi) of a pending 16-bit gradient row:
+// the float32 values grad32 computes (target included), then rounded.
+func (c *ceCall) flushHalf(pend *ceFlush, k, hi int, s *scratch) {
+	o := grow32(&s.c, hi-k)
+	vec.Normalize(o, pend.e[k:hi], pend.mul)
+	if pend.t >= k && pend.t < hi {
+		o[pend.t-k] -= pend.tv
+	}
+	c.Grad.commit(o, pend.off+k)
 }
 
 // rowStart handles what every row does first: it returns the row's
@@ -204,7 +222,10 @@ func (c *ceCall) row32(r int, more bool, s *scratch, pend *ceFlush) float64 {
 			if more {
 				next = c.X.ahead(off+v+k, cn)
 			}
-			if hi := min(k+cn, len(pend.e)); k < hi {
+			if hi := min(k+cn, len(pend.e)); k < hi && c.Grad.DType != spec.Float32 {
+				d += float64(vec.ExpSumAhead(e[k:k+cn], x[k:k+cn], next, c.scale, m))
+				c.flushHalf(pend, k, hi, s)
+			} else if k < hi {
 				d += float64(vec.ExpSumFlush(e[k:k+cn], x[k:k+cn], next, c.scale, m,
 					c.Grad.F32[pend.off+k:pend.off+hi], pend.e[k:hi], pend.mul))
 			} else {
@@ -212,7 +233,7 @@ func (c *ceCall) row32(r int, more bool, s *scratch, pend *ceFlush) float64 {
 			}
 		}
 		if pend.e != nil {
-			c.flush(pend, v)
+			c.flush(pend, v, s)
 		}
 		lse = rowLSE(float64(m), d)
 		if c.LSE != nil {
@@ -239,7 +260,7 @@ func (c *ceCall) row32(r int, more bool, s *scratch, pend *ceFlush) float64 {
 	}
 	if c.HasGrad {
 		g := c.Opt.Grad(lse, wt, c.WSum, v, c.gout(r))
-		if e != nil && more && c.stream && g.C == 0 && c.Opt.Softcap == 0 && c.Grad.DType == spec.Float32 {
+		if e != nil && more && (c.stream || c.Grad.nt) && g.C == 0 && c.Opt.Softcap == 0 {
 			*pend = ceFlush{off: off, t: int(t), e: e, mul: float32(g.A * c.scale64 / d), tv: float32(g.T * c.scale64)}
 			return loss
 		}

@@ -17,7 +17,7 @@ import (
 func TestCrossEntropyStreamedMatchesPlain(t *testing.T) {
 	rng := rand.New(rand.NewPCG(9, 9))
 	const rows, v = 13, 3001
-	for _, dt := range []spec.DType{spec.Float32, spec.Float64, spec.BFloat16} {
+	for _, dt := range []spec.DType{spec.Float32, spec.Float64, spec.BFloat16, spec.Float16} {
 		for _, opt := range []xent.Options{{}, {LabelSmoothing: 0.1}, {Softcap: 3, Scale: 2}} {
 			x := Buf{DType: dt}
 			n := rows * v
@@ -61,7 +61,7 @@ func TestCrossEntropyStreamedMatchesPlain(t *testing.T) {
 					case spec.Float64:
 						out[i] = g.F64[i]
 					default:
-						out[i] = float64(math.Float32frombits(uint32(g.U16[i]) << 16))
+						out[i] = float64(math.Float32frombits(uint32(g.U16[i]) << 16)) // the bits, compared exactly (float16 too)
 					}
 				}
 				return loss, out
