@@ -16,7 +16,7 @@ import (
 	"syscall"
 )
 
-// output is the file --out names, opened before any work so that a bad
+// output is the file --out (or --grad-out, --lse-out) names, opened before any work so that a bad
 // path fails first and names the user's path. "-" is standard output;
 // /dev/stdout, /dev/stderr and /dev/fd/N are written through the inherited
 // descriptor (a shell's >> appends); any other path is written as
@@ -24,16 +24,17 @@ import (
 // atomically where it can), and its temporary file is also removed on
 // SIGINT, SIGTERM or SIGHUP.
 type output struct {
+	flag string         // the flag naming it in messages: --out, --grad-out, --lse-out
 	path string         // as the user wrote it
 	fd   *os.File       // standard output or another inherited descriptor, or nil
 	file *safefile.File // otherwise
 }
 
-// openOutput prepares path for writing. A path naming the input (same
-// device and inode) is a usage error; a folder that is missing or not
-// writable is an error naming path.
-func openOutput(path, in string) (*output, error) {
-	o := &output{path: path}
+// openOutput prepares path, given as flag, for writing. A path naming the
+// input (same device and inode) is a usage error; a folder that is missing
+// or not writable is an error naming flag and path.
+func openOutput(flag, path, in string) (*output, error) {
+	o := &output{flag: flag, path: path}
 	if path == "-" {
 		o.fd = os.Stdout
 	} else if fd, ok := inheritedFD(path); ok {
@@ -43,19 +44,19 @@ func openOutput(path, in string) (*output, error) {
 	if o.fd != nil {
 		fi, err := o.fd.Stat()
 		if err != nil {
-			return nil, fmt.Errorf("--out %s: %w", path, unwrapPath(err))
+			return nil, fmt.Errorf("%s %s: %w", flag, path, unwrapPath(err))
 		}
 		if isTerminal(o.fd) {
-			return nil, usagef("--out %s is a terminal; redirect it to a file or a pipe", path)
+			return nil, usagef("%s %s is a terminal; redirect it to a file or a pipe", flag, path)
 		}
 		if ii, err := os.Stat(in); err == nil && in != "-" && os.SameFile(fi, ii) {
-			return nil, usagef("--out %s is the same file as --in %s: the input would be overwritten", path, in)
+			return nil, usagef("%s %s is the same file as --in %s: the input would be overwritten", flag, path, in)
 		}
 		return o, nil
 	}
 	if fi, err := os.Stat(path); err == nil && in != "-" { // follows links, magic ones (/dev/stdout) included
 		if ii, err := os.Stat(in); err == nil && os.SameFile(fi, ii) {
-			return nil, usagef("--out %s is the same file as --in %s: the input would be overwritten (write elsewhere, then move it)", path, in)
+			return nil, usagef("%s %s is the same file as --in %s: the input would be overwritten (write elsewhere, then move it)", flag, path, in)
 		}
 	}
 	pending.Lock()
@@ -65,9 +66,9 @@ func openOutput(path, in string) (*output, error) {
 	if err != nil {
 		pending.stopIfIdle()
 		if errors.Is(err, safefile.ErrFolder) {
-			return nil, fmt.Errorf("--out %s is a folder", path)
+			return nil, fmt.Errorf("%s %s is a folder", flag, path)
 		}
-		return nil, fmt.Errorf("--out %s: %w", path, err)
+		return nil, fmt.Errorf("%s %s: %w", flag, path, err)
 	}
 	o.file = f
 	if tmp := f.Temp(); tmp != "" {
@@ -101,7 +102,7 @@ func (o *output) writeData(fn func(io.Writer) error) error {
 	}
 	if err != nil {
 		o.abort()
-		return fmt.Errorf("--out %s: %w", o.path, err)
+		return fmt.Errorf("%s %s: %w", o.flag, o.path, err)
 	}
 	return nil
 }
@@ -117,7 +118,41 @@ func (o *output) commit() error {
 	pending.remove(tmp)
 	pending.Unlock()
 	if err != nil {
-		return fmt.Errorf("--out %s: %w", o.path, err)
+		return fmt.Errorf("%s %s: %w", o.flag, o.path, err)
+	}
+	return nil
+}
+
+// writeAll writes several outputs all or nothing where it can: first every
+// output with a temporary file (nothing is replaced yet), then those
+// written in place (standard output, devices, files kept for their links
+// or owner; they cannot be undone, so they come last), then the temporary
+// files are renamed. An error before the renames aborts every output, so
+// no regular file is replaced. A nil output is skipped.
+func writeAll(outs []*output, fns []func(io.Writer) error) error {
+	fail := func(err error) error {
+		for _, o := range outs {
+			if o != nil {
+				o.abort()
+			}
+		}
+		return err
+	}
+	for _, inPlace := range []bool{false, true} {
+		for i, o := range outs {
+			if o != nil && o.inPlace() == inPlace {
+				if err := o.writeData(fns[i]); err != nil {
+					return fail(err)
+				}
+			}
+		}
+	}
+	for _, o := range outs {
+		if o != nil {
+			if err := o.commit(); err != nil {
+				return fail(err)
+			}
+		}
 	}
 	return nil
 }
