@@ -16,8 +16,9 @@ import (
 	"syscall"
 )
 
-// output is the file --out (or --grad-out, --lse-out) names, opened before any work so that a bad
-// path fails first and names the user's path. "-" is standard output;
+// output is the file --out (or --grad-out, --lse-out) names, opened before
+// any work so that a bad path fails first and names the user's path. "-" is
+// standard output;
 // /dev/stdout, /dev/stderr and /dev/fd/N are written through the inherited
 // descriptor (a shell's >> appends); any other path is written as
 // internal/safefile says (links followed, mode, owner and hard links kept,
