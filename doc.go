@@ -2,6 +2,10 @@
 // axis of an N-d tensor, with PyTorch's softmax(scale·x, dim) semantics, as
 // fast as the hardware allows.
 //
+// CrossEntropy fuses torch's F.cross_entropy (with z-loss, softcap and
+// scale) and its gradient into one pass over the logits;
+// CrossEntropyBackward, TargetLogProbs and LogSumExp complete it.
+//
 // This package is the CPU backend and the shared vocabulary: dtypes
 // (float32, float16, bfloat16 storage with float32 arithmetic; float64
 // storage and arithmetic, on the CPU only so far), ops, options and the
@@ -18,6 +22,6 @@
 //
 // Every bad call returns an error naming the problem, and nothing is written;
 // errors.Is tells its class (ErrBadShape, ErrBadAxis, ErrBadDType, ErrBadOp,
-// ErrBadScale, ErrOverlap, ErrTooLarge; from package cuda also ErrNoGPU and
+// ErrBadScale, ErrOverlap, ErrTooLarge, ErrBadTarget, ErrBadOption; from package cuda also ErrNoGPU and
 // ErrNoNVRTC).
 package softmax

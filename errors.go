@@ -34,4 +34,11 @@ var (
 	// ErrNoNCCL: the NCCL library, needed by multi-GPU calls, is not
 	// installed, or the platform has none.
 	ErrNoNCCL = errs.ErrNoNCCL
+	// ErrBadTarget: a cross-entropy target outside [0, V) that is not the
+	// ignore index, or a target list whose length is not the row count.
+	ErrBadTarget = errs.ErrBadTarget
+	// ErrBadOption: a cross-entropy option out of its domain (label
+	// smoothing outside [0, 1], a non-finite or negative coefficient,
+	// weights of the wrong length, an unknown reduction).
+	ErrBadOption = errs.ErrBadOption
 )

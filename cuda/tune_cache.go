@@ -9,33 +9,32 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/gofused/softmax/internal/jit"
 	"github.com/gofused/softmax/internal/plan"
 	"github.com/gofused/softmax/internal/spec"
 )
 
-// The autotuning cache file is JSON:
+// The autotuning cache file, tuned.tsv, is a user overlay of the planner's
+// preference table: the table's columns (plan.TableHeader), one row an entry
+// (plan.TunedRow: its dtype, op and shape class), the cache key as the id and
+// the timings as the evidence cell, "key=value" fields:
 //
-//	{
-//	  "version": 1,
-//	  "entries": {
-//	    "NVIDIA H200 sm_90|f32|softmax|rows<=4096 cols<=65536 vec16": {
-//	      "device": "NVIDIA H200", "arch": "sm_90", "dtype": "f32", "op": "softmax",
-//	      "class": "rows<=4096 cols<=65536 vec16", "shape": [4096, 65536], "axis": -1,
-//	      "strategy": "split_row", "us": 310.2, "default": "online_2pass", "default_us": 342.9,
-//	      "candidates": [{"strategy": "split_row", "us": 310.2}, ...],
-//	      "reps": 20, "tuned_at": "2026-11-23T10:00:00Z"
-//	    }
-//	  }
-//	}
+//	NVIDIA H200 sm_90|f32|softmax|rows<=4096 cols<=65536 vec16	rows	vec	softmax	f32	2049..4096	32769..65536	*	*	*	split_row	us=310.2 default=online_2pass default_us=342.9 shape=4096x65536 axis=-1 reps=20 at=2026-11-23T10:00:00Z timed=split_row:310.2,online_2pass:342.9
+//
+// The JSON file of earlier versions, tuned.json beside it, is read where no
+// tuned.tsv exists (and left as it is: the next save writes tuned.tsv).
 const (
-	tuneFileVersion = 1
-	tuneFileName    = "tuned.json"
+	tuneFileName    = "tuned.tsv"
+	legacyTuneFile  = "tuned.json"
+	tuneFileVersion = 1 // of tuned.json
 )
 
+// tuneFile is the legacy JSON file.
 type tuneFile struct {
 	Version int                  `json:"version"`
 	Entries map[string]TuneEntry `json:"entries"`
@@ -51,8 +50,8 @@ var Warnf = func(format string, args ...any) {
 }
 
 // TuneCachePath returns the autotuning cache file:
-// $SOFTMAX_CACHE_DIR/tuned.json when that variable is set (the root the
-// kernel cache uses too), else os.UserCacheDir()/gofused-softmax/tuned.json
+// $SOFTMAX_CACHE_DIR/tuned.tsv when that variable is set (the root the
+// kernel cache uses too), else os.UserCacheDir()/gofused-softmax/tuned.tsv
 // ($XDG_CACHE_HOME or ~/.cache on Linux). SOFTMAX_CACHE=off, which turns
 // the kernel cache off, does not affect it.
 func TuneCachePath() (string, error) {
@@ -76,10 +75,38 @@ func (e *corruptError) Error() string {
 	return fmt.Sprintf("autotuning cache %s is corrupt (%s)", e.path, e.why)
 }
 
-// readTuneFile reads and checks a cache file. A missing file gives nil
-// entries and no error; a file that is not a valid cache gives a
-// *corruptError.
+// readTuneFile reads and checks a cache file (tuned.tsv; tuned.json beside
+// it where it is missing, or a .json path: the legacy format). A missing
+// file gives nil entries and no error; a file that is not a valid cache
+// gives a *corruptError.
 func readTuneFile(path string) (map[string]TuneEntry, error) {
+	if strings.HasSuffix(path, ".json") {
+		return readTuneJSON(path)
+	}
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return readTuneJSON(filepath.Join(filepath.Dir(path), legacyTuneFile))
+	}
+	if err != nil {
+		return nil, fmt.Errorf("reading the autotuning cache: %w", err)
+	}
+	rows, err := plan.ParseOverlay(string(b))
+	if err != nil {
+		return nil, &corruptError{path, err.Error()}
+	}
+	entries := map[string]TuneEntry{}
+	for _, r := range rows {
+		e, err := entryOf(r)
+		if err != nil {
+			return nil, &corruptError{path, fmt.Sprintf("row %q: %v", r.ID, err)}
+		}
+		entries[r.ID] = e
+	}
+	return entries, nil
+}
+
+// readTuneJSON reads a legacy tuned.json.
+func readTuneJSON(path string) (map[string]TuneEntry, error) {
 	b, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
@@ -105,12 +132,113 @@ func readTuneFile(path string) (map[string]TuneEntry, error) {
 	return f.Entries, nil
 }
 
-// writeTuneFile writes the entries atomically: a temporary file in the
-// same directory, renamed over path.
-func writeTuneFile(path string, entries map[string]TuneEntry) error {
-	b, err := json.MarshalIndent(tuneFile{Version: tuneFileVersion, Entries: entries}, "", "  ")
+// entryRow is the cache row of entry e under key.
+func entryRow(key string, e TuneEntry) (string, error) {
+	l, err1 := spec.Decompose(e.Shape, e.Axis)
+	dt, err2 := spec.ParseDType(e.DType)
+	op, err3 := spec.ParseOp(e.Op)
+	if err := errors.Join(err1, err2, err3); err != nil {
+		return "", fmt.Errorf("entry %q: %w", key, err)
+	}
+	if e.Strategy == "" || strings.ContainsAny(key+e.Strategy+e.Default, "\t\n") {
+		return "", fmt.Errorf("entry %q: strategy %q, default %q", key, e.Strategy, e.Default)
+	}
+	shape := make([]string, len(e.Shape))
+	for i, n := range e.Shape {
+		shape[i] = strconv.Itoa(n)
+	}
+	timed := make([]string, len(e.Candidates))
+	for i, t := range e.Candidates {
+		timed[i] = t.Strategy + ":" + ftoa(t.US)
+	}
+	ev := fmt.Sprintf("us=%s default=%s default_us=%s shape=%s axis=%d reps=%d at=%s timed=%s", ftoa(e.US), e.Default, ftoa(e.DefaultUS),
+		strings.Join(shape, "x"), e.Axis, e.Reps, e.TunedAt.Format(time.RFC3339Nano), strings.Join(timed, ","))
+	p := plan.Problem{Outer: int64(l.Outer), Axis: int64(l.Axis), Inner: int64(l.Inner), DType: dt, Op: op, Aligned: true}
+	r, err := plan.TunedRow(key, p, e.Strategy, ev)
 	if err != nil {
-		return err
+		return "", fmt.Errorf("entry %q: %w", key, err)
+	}
+	return r.String(), nil
+}
+
+func ftoa(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+
+// entryOf reads an entry back from its cache row.
+func entryOf(r plan.Row) (TuneEntry, error) {
+	cells := r.Cells()
+	dev, class, ok1 := strings.Cut(r.ID, "|")
+	name, arch, ok2 := strings.Cut(dev, " sm_")
+	if i := strings.LastIndex(class, "|"); i >= 0 {
+		class = class[i+1:]
+	}
+	if !ok1 || !ok2 || len(r.Cands) != 1 || r.Cands[0] == "" {
+		return TuneEntry{}, fmt.Errorf("want the id DEVICE sm_NN|dtype|op|class and one strategy")
+	}
+	e := TuneEntry{Device: name, Arch: "sm_" + arch, DType: cells[4], Op: cells[3], Class: class, Strategy: r.Cands[0]}
+	var err error
+	num := func(v string, dst *float64) {
+		if x, e := strconv.ParseFloat(v, 64); e != nil {
+			err = errors.Join(err, e)
+		} else {
+			*dst = x
+		}
+	}
+	seen := map[string]bool{}
+	for _, f := range strings.Fields(r.Evidence) {
+		k, v, _ := strings.Cut(f, "=")
+		seen[k] = true
+		switch k {
+		case "us":
+			num(v, &e.US)
+		case "default":
+			e.Default = v
+		case "default_us":
+			num(v, &e.DefaultUS)
+		case "shape":
+			for _, d := range strings.Split(v, "x") {
+				n, e2 := strconv.Atoi(d)
+				err = errors.Join(err, e2)
+				e.Shape = append(e.Shape, n)
+			}
+		case "axis", "reps":
+			n, e2 := strconv.Atoi(v)
+			err = errors.Join(err, e2)
+			if k == "axis" {
+				e.Axis = n
+			} else {
+				e.Reps = n
+			}
+		case "at":
+			var e2 error
+			e.TunedAt, e2 = time.Parse(time.RFC3339Nano, v)
+			err = errors.Join(err, e2)
+		case "timed":
+			for _, t := range strings.Split(v, ",") {
+				if s, us, ok := strings.Cut(t, ":"); ok {
+					e.Candidates = append(e.Candidates, TuneTiming{Strategy: s})
+					num(us, &e.Candidates[len(e.Candidates)-1].US)
+				}
+			}
+		}
+	}
+	if !seen["us"] || !seen["shape"] || !seen["axis"] {
+		err = errors.Join(err, fmt.Errorf("evidence %q lacks us, shape or axis", r.Evidence))
+	}
+	return e, err
+}
+
+// writeTuneFile writes the entries atomically as rows (sorted by key): a
+// temporary file in the same directory, renamed over path.
+func writeTuneFile(path string, entries map[string]TuneEntry) error {
+	var b strings.Builder
+	b.WriteString("# gofused/softmax autotuning cache: rows laid over the planner's table (softmax plan --rules --tuned)\n")
+	b.WriteString(plan.TableHeader() + "\n")
+	for _, k := range slices.Sorted(maps.Keys(entries)) {
+		line, err := entryRow(k, entries[k])
+		if err != nil {
+			return err
+		}
+		b.WriteString(line + "\n")
 	}
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -121,7 +249,7 @@ func writeTuneFile(path string, entries map[string]TuneEntry) error {
 		return err
 	}
 	defer os.Remove(tmp.Name()) // fails harmlessly after the rename
-	_, err = tmp.Write(append(b, '\n'))
+	_, err = tmp.WriteString(b.String())
 	if err == nil {
 		err = tmp.Sync()
 	}

@@ -179,7 +179,7 @@ func (w *warnings) cache(path string) *tuneCache {
 
 func TestTuneCacheRoundTrip(t *testing.T) {
 	dir := t.TempDir()
-	path := filepath.Join(dir, "sub", "tuned.json")
+	path := filepath.Join(dir, "sub", "tuned.tsv")
 	var w warnings
 	c := w.cache(path)
 	r1 := testResult(prob(4096, 65536, 1, spec.Float32, spec.Softmax, true), "split_row", 310.25)
@@ -188,20 +188,23 @@ func TestTuneCacheRoundTrip(t *testing.T) {
 	if err != nil || got != path || n != 2 {
 		t.Fatalf("save = %q, %d, %v; want %q, 2, nil", got, n, err, path)
 	}
-	// The file: versioned JSON, entries by key, nothing else left in the directory.
+	// The file: table rows (the planner's overlay schema) by key, nothing
+	// else left in the directory.
 	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var raw struct {
-		Version int                        `json:"version"`
-		Entries map[string]json.RawMessage `json:"entries"`
+	rows, err := plan.ParseOverlay(string(b))
+	if err != nil || len(rows) != 2 || rows[0].ID != r1.Key && rows[1].ID != r1.Key {
+		t.Fatalf("file %s: %d rows, err %v:\n%s", path, len(rows), err, b)
 	}
-	if err := json.Unmarshal(b, &raw); err != nil || raw.Version != 1 || len(raw.Entries) != 2 || raw.Entries[r1.Key] == nil {
-		t.Fatalf("file %s: version %d, %d entries, err %v:\n%s", path, raw.Version, len(raw.Entries), err, b)
+	for _, r := range rows {
+		if r.Layout != "rows" || !slices.Contains(r.Paths, "vec") || len(r.Cands) != 1 || !strings.Contains(r.Evidence, "us=") {
+			t.Errorf("row %v", r.Cells())
+		}
 	}
 	if ents, _ := os.ReadDir(filepath.Dir(path)); len(ents) != 1 {
-		t.Errorf("directory holds %v, want only tuned.json", ents)
+		t.Errorf("directory holds %v, want only tuned.tsv", ents)
 	}
 	// A fresh reader (another process) sees the same entries.
 	entries, err := readTuneFile(path)
@@ -224,7 +227,7 @@ func TestTuneCacheRoundTrip(t *testing.T) {
 }
 
 func TestTuneCacheMerge(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "tuned.json")
+	path := filepath.Join(t.TempDir(), "tuned.tsv")
 	var w warnings
 	a := testResult(prob(4096, 65536, 1, spec.Float32, spec.Softmax, true), "split_row", 300)
 	b := testResult(prob(128, 32000, 1, spec.Float16, spec.Softmax, true), "warp_row", 10)
@@ -276,19 +279,32 @@ func TestTuneCacheCorrupt(t *testing.T) {
 	valid, _ := json.Marshal(tuneFile{Version: 1, Entries: map[string]TuneEntry{key: e}})
 	future, _ := json.Marshal(tuneFile{Version: 2, Entries: map[string]TuneEntry{key: e}})
 	empty, _ := json.Marshal(tuneFile{Version: 1, Entries: map[string]TuneEntry{key: noStrategy}})
+	row, err := entryRow(key, e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hdr := plan.TableHeader() + "\n"
 	for _, c := range []struct {
-		name, data, want string
+		name, file, data, want string
 	}{
-		{"garbage", "not json {", "corrupt"},
-		{"empty file", "", "corrupt"},
-		{"truncated", string(valid[:len(valid)/2]), "corrupt"},
-		{"wrong type", `{"version": 1, "entries": [1, 2]}`, "corrupt"},
-		{"future version", string(future), "version 2, want 1"},
-		{"no strategy", string(empty), "has no strategy"},
+		{"garbage", "tuned.tsv", "not a table {", "corrupt"},
+		{"empty file", "tuned.tsv", "", "no header"},
+		{"truncated", "tuned.tsv", hdr + row[:len(row)/2], "corrupt"},
+		{"no strategy", "tuned.tsv", hdr + strings.Replace(row, "\tsplit_row\t", "\t\t", 1), "one strategy"},
+		{"bad timing", "tuned.tsv", hdr + strings.Replace(row, "us=300", "us=fast", 1), "invalid syntax"},
+		{"bad key", "tuned.tsv", hdr + strings.Replace(row, " sm_90|", "|", 1), "DEVICE sm_NN"},
+		// the legacy JSON file, read where no tuned.tsv exists
+		{"json garbage", "tuned.json", "not json {", "corrupt"},
+		{"json empty file", "tuned.json", "", "corrupt"},
+		{"json truncated", "tuned.json", string(valid[:len(valid)/2]), "corrupt"},
+		{"json wrong type", "tuned.json", `{"version": 1, "entries": [1, 2]}`, "corrupt"},
+		{"json future version", "tuned.json", string(future), "version 2, want 1"},
+		{"json no strategy", "tuned.json", string(empty), "has no strategy"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			path := filepath.Join(t.TempDir(), "tuned.json")
-			if err := os.WriteFile(path, []byte(c.data), 0o644); err != nil {
+			dir := t.TempDir()
+			path, bad := filepath.Join(dir, "tuned.tsv"), filepath.Join(dir, c.file)
+			if err := os.WriteFile(bad, []byte(c.data), 0o644); err != nil {
 				t.Fatal(err)
 			}
 			var w warnings
@@ -301,13 +317,14 @@ func TestTuneCacheCorrupt(t *testing.T) {
 			if _, ok := plannedBy(tc, prob(4096, 65536, 1, spec.Float32, spec.Softmax, true), fakeH100); ok {
 				t.Error("plan used a corrupt cache")
 			}
-			if len(w) != 1 || !strings.Contains(w[0], c.want) || !strings.Contains(w[0], path) || !strings.Contains(w[0], "ignored") {
-				t.Fatalf("warnings %q, want one naming %s and %q", w, path, c.want)
+			if len(w) != 1 || !strings.Contains(w[0], c.want) || !strings.Contains(w[0], bad) || !strings.Contains(w[0], "ignored") {
+				t.Fatalf("warnings %q, want one naming %s and %q", w, bad, c.want)
 			}
 			if _, err := readTuneFile(path); err == nil {
 				t.Error("readTuneFile accepted it")
 			}
-			// Tuning over it replaces the file, with a warning.
+			// Tuning over it writes tuned.tsv (replacing a corrupt one), with a
+			// warning; a legacy tuned.json is left as it was.
 			r := testResult(prob(8, 8, 1, spec.Float32, spec.Softmax, true), "warp_row", 2)
 			if _, n, err := tc.save([]TuneResult{r}); err != nil || n != 1 {
 				t.Fatalf("save over a corrupt file: %d entries, %v", n, err)
@@ -318,14 +335,44 @@ func TestTuneCacheCorrupt(t *testing.T) {
 			if entries, err := readTuneFile(path); err != nil || len(entries) != 1 || entries[r.Key].Strategy != "warp_row" {
 				t.Errorf("after the save: %v, %v", entries, err)
 			}
+			if b, _ := os.ReadFile(bad); c.file == "tuned.json" && string(b) != c.data {
+				t.Errorf("the legacy file was rewritten: %q", b)
+			}
 		})
+	}
+}
+
+// TestTuneCacheLegacy: a tuned.json of earlier versions is read where no
+// tuned.tsv exists, its entries kept by the next save into tuned.tsv.
+func TestTuneCacheLegacy(t *testing.T) {
+	dir := t.TempDir()
+	k1, e1 := testEntry(prob(4096, 65536, 1, spec.Float32, spec.Softmax, true), "split_row", 300)
+	old, _ := json.Marshal(tuneFile{Version: 1, Entries: map[string]TuneEntry{k1: e1}})
+	if err := os.WriteFile(filepath.Join(dir, "tuned.json"), old, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var w warnings
+	c := w.cache(filepath.Join(dir, "tuned.tsv"))
+	if e, ok := c.lookup(k1); !ok || !reflect.DeepEqual(e, e1) {
+		t.Fatalf("legacy lookup = %+v, %v", e, ok)
+	}
+	r2 := testResult(prob(128, 32000, 1, spec.BFloat16, spec.LogSoftmax, true), "block_reg", 12.5)
+	if _, n, err := c.save([]TuneResult{r2}); err != nil || n != 2 {
+		t.Fatalf("save: %d entries, %v; want 2", n, err)
+	}
+	entries, err := readTuneFile(filepath.Join(dir, "tuned.tsv"))
+	if err != nil || !reflect.DeepEqual(entries, map[string]TuneEntry{k1: e1, r2.Key: r2.Entry}) {
+		t.Errorf("tuned.tsv holds %+v, %v", entries, err)
+	}
+	if len(w) != 0 {
+		t.Errorf("warnings %q", w)
 	}
 }
 
 func TestTuneCacheMissingOrUnreadable(t *testing.T) {
 	dir := t.TempDir()
 	var w warnings
-	c := w.cache(filepath.Join(dir, "absent", "tuned.json"))
+	c := w.cache(filepath.Join(dir, "absent", "tuned.tsv"))
 	if _, ok := c.lookup("x"); ok {
 		t.Error("a missing file gave an entry")
 	}
@@ -349,7 +396,7 @@ func TestTuneCacheMissingOrUnreadable(t *testing.T) {
 }
 
 func TestTunedPlan(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "tuned.json")
+	path := filepath.Join(t.TempDir(), "tuned.tsv")
 	var w warnings
 	c := w.cache(path)
 	served := prob(3000, 6000, 1, spec.Float32, spec.Softmax, true)
@@ -361,7 +408,7 @@ func TestTunedPlan(t *testing.T) {
 	}
 	// The stored strategy serves the problem: its plan, marked tuned.
 	pl, ok := plannedBy(c, served, fakeH100)
-	if !ok || pl.Strategy != "naive" || !strings.HasPrefix(pl.Reason, "tuned:rows<=4096 cols<=8192 vec16 [tuned.json: ") {
+	if !ok || pl.Strategy != "naive" || !strings.HasPrefix(pl.Reason, "tuned:rows<=4096 cols<=8192 vec16 [tuned.tsv: ") {
 		t.Errorf("plan(served) = %s %q, %v; want naive, tuned", pl.Strategy, pl.Reason, ok)
 	}
 	forced, err := plan.Make(served, fakeH100, nil, "naive")
@@ -419,7 +466,7 @@ func TestTunedPlan(t *testing.T) {
 func TestTuneCachePath(t *testing.T) {
 	dir := t.TempDir()
 	t.Setenv("SOFTMAX_CACHE_DIR", dir)
-	if p, err := TuneCachePath(); err != nil || p != filepath.Join(dir, "tuned.json") {
+	if p, err := TuneCachePath(); err != nil || p != filepath.Join(dir, "tuned.tsv") {
 		t.Errorf("with SOFTMAX_CACHE_DIR: %q, %v", p, err)
 	}
 	t.Setenv("SOFTMAX_CACHE_DIR", "")
@@ -429,12 +476,12 @@ func TestTuneCachePath(t *testing.T) {
 	if err != nil {
 		t.Skip("no user cache dir: ", err)
 	}
-	if p, err := TuneCachePath(); err != nil || p != filepath.Join(base, "gofused-softmax", "tuned.json") {
+	if p, err := TuneCachePath(); err != nil || p != filepath.Join(base, "gofused-softmax", "tuned.tsv") {
 		t.Errorf("default: %q, %v", p, err)
 	}
 	// ReadTuneCache: a missing file is no error and no entries.
 	path, entries, err := ReadTuneCache()
-	if err != nil || len(entries) != 0 || path != filepath.Join(base, "gofused-softmax", "tuned.json") {
+	if err != nil || len(entries) != 0 || path != filepath.Join(base, "gofused-softmax", "tuned.tsv") {
 		t.Errorf("ReadTuneCache = %q, %v, %v", path, entries, err)
 	}
 }
@@ -446,7 +493,7 @@ func TestTune(t *testing.T) {
 	d := openOrSkip(t)
 	defer d.Close()
 	defaultTuneCache.reset()
-	path := filepath.Join(t.TempDir(), "tuned.json")
+	path := filepath.Join(t.TempDir(), "tuned.tsv")
 	defaultTuneCache.path = path
 	t.Cleanup(defaultTuneCache.reset)
 
@@ -586,7 +633,7 @@ func TestTuneCandidates(t *testing.T) {
 // configuration's kernel for its shape class.
 func TestTunedConfiguration(t *testing.T) {
 	var w warnings
-	c := w.cache(filepath.Join(t.TempDir(), "tuned.json"))
+	c := w.cache(filepath.Join(t.TempDir(), "tuned.tsv"))
 	p := prob(4096, 4096, 1, spec.Float32, spec.Softmax, true)
 	if _, _, err := c.save([]TuneResult{testResult(p, "block_reg/t512_p2", 10)}); err != nil {
 		t.Fatal(err)

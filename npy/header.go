@@ -358,6 +358,14 @@ func parseHeader(s string) (header, error) {
 
 // parseDescr maps a NumPy descr string to a DType and byte order.
 func parseDescr(s string) (DType, bool, error) {
+	if len(s) == 3 && (s[0] == '<' || s[0] == '>') && s[1] == 'i' {
+		switch s[2] {
+		case '4':
+			return I32, s[0] == '>', nil
+		case '8':
+			return I64, s[0] == '>', nil
+		}
+	}
 	if len(s) == 3 && (s[0] == '<' || s[0] == '>') && s[1] == 'f' {
 		big := s[0] == '>'
 		switch s[2] {
@@ -369,7 +377,7 @@ func parseDescr(s string) (DType, bool, error) {
 			return F16, big, nil
 		}
 	}
-	return 0, false, fmt.Errorf("%w: %q (supported: '<f4', '<f8', '<f2' and their '>' forms)", ErrUnsupportedDType, s)
+	return 0, false, fmt.Errorf("%w: %q (supported: '<f4', '<f8', '<f2', '<i4', '<i8' and their '>' forms)", ErrUnsupportedDType, s)
 }
 
 // formatHeader returns the complete header (magic, version, length and

@@ -1,12 +1,13 @@
 // Package npy reads and writes NumPy .npy files holding float32, float64
-// or float16 arrays.
+// or float16 arrays, and int32 or int64 ones (class ids).
 //
 // It is the bridge between this module and NumPy: inputs prepared with
 // numpy.save can be loaded with [ReadFile], and results written with
 // [WriteFile] can be loaded with numpy.load.
 //
 // Reading accepts format versions 1.0, 2.0 and 3.0, little- and big-endian
-// data ('<f4', '>f4', '<f8', '>f8', '<f2', '>f2') and both C and Fortran
+// data ('<f4', '>f4', '<f8', '>f8', '<f2', '>f2', '<i4', '>i4', '<i8',
+// '>i8') and both C and Fortran
 // order. The returned [Array] always holds native values in C (row-major)
 // order. Writing always produces C-order, little-endian
 // data in format version 1.0, or 2.0 when the header is too large for 1.0,
@@ -50,8 +51,8 @@ var (
 	ErrBadShape = errors.New("npy: invalid shape")
 
 	// ErrUnsupportedDType means the array's dtype is not one of float32,
-	// float64 or float16 (for example an integer, complex, boolean, object
-	// or structured dtype).
+	// float64, float16, int32 or int64 (for example an unsigned, complex,
+	// boolean, object or structured dtype).
 	ErrUnsupportedDType = errors.New("npy: unsupported dtype")
 
 	// ErrTooLarge means the array's bytes exceed the memory this process
@@ -78,6 +79,10 @@ const (
 	F64
 	// F16 is IEEE 754 binary16 (NumPy '<f2', float16), stored as raw bits.
 	F16
+	// I32 is a 32-bit signed integer (NumPy '<i4', int32): class ids.
+	I32
+	// I64 is a 64-bit signed integer (NumPy '<i8', int64): class ids.
+	I64
 )
 
 // String returns the NumPy descr string of the dtype as this package writes
@@ -90,6 +95,10 @@ func (d DType) String() string {
 		return "<f8"
 	case F16:
 		return "<f2"
+	case I32:
+		return "<i4"
+	case I64:
+		return "<i8"
 	}
 	return fmt.Sprintf("DType(%d)", int(d))
 }
@@ -104,6 +113,10 @@ func (d DType) Size() int {
 		return 8
 	case F16:
 		return 2
+	case I32:
+		return 4
+	case I64:
+		return 8
 	}
 	return 0
 }
@@ -126,6 +139,10 @@ type Array struct {
 	F64 []float64
 	// F16 holds the raw binary16 bits of the elements when DType is F16.
 	F16 []uint16
+	// I32 holds the elements when DType is I32.
+	I32 []int32
+	// I64 holds the elements when DType is I64.
+	I64 []int64
 }
 
 // NewF32 returns a float32 array with the given shape and data. The shape
@@ -228,18 +245,22 @@ func (a *Array) validate() (int, error) {
 		return 0, err
 	}
 	var got int
-	var others int
+	all := len(a.F32) + len(a.F64) + len(a.F16) + len(a.I32) + len(a.I64)
 	switch a.DType {
 	case F32:
-		got, others = len(a.F32), len(a.F64)+len(a.F16)
+		got = len(a.F32)
 	case F64:
-		got, others = len(a.F64), len(a.F32)+len(a.F16)
+		got = len(a.F64)
 	case F16:
-		got, others = len(a.F16), len(a.F32)+len(a.F64)
+		got = len(a.F16)
+	case I32:
+		got = len(a.I32)
+	case I64:
+		got = len(a.I64)
 	default:
 		return 0, fmt.Errorf("%w: %v", ErrUnsupportedDType, a.DType)
 	}
-	if others != 0 {
+	if others := all - got; others != 0 {
 		return 0, fmt.Errorf("%w: dtype is %v but a data slice for another dtype is set", ErrInvalidArray, a.DType)
 	}
 	if got != n {

@@ -299,7 +299,7 @@ func TestReadErrors(t *testing.T) {
 		{"truncated data", good[:len(good)-1], ErrTruncated, "23 of 24"},
 		{"no data", good[:128], ErrTruncated, "0 of 24"},
 		{"header too long", []byte("\x93NUMPY\x02\x00\xff\xff\xff\xff{"), ErrMalformedHeader, "exceeds"},
-		{"int dtype", withDict("{'descr': '<i4', 'fortran_order': False, 'shape': (6,), }"), ErrUnsupportedDType, "<i4"},
+		{"unsigned dtype", withDict("{'descr': '<u4', 'fortran_order': False, 'shape': (6,), }"), ErrUnsupportedDType, "<u4"},
 		{"bool dtype", withDict("{'descr': '|b1', 'fortran_order': False, 'shape': (6,), }"), ErrUnsupportedDType, "|b1"},
 		{"complex dtype", withDict("{'descr': '<c8', 'fortran_order': False, 'shape': (3,), }"), ErrUnsupportedDType, "<c8"},
 		{"object dtype", withDict("{'descr': '|O', 'fortran_order': False, 'shape': (3,), }"), ErrUnsupportedDType, "|O"},

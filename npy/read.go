@@ -164,6 +164,24 @@ func read(r io.Reader, remaining int64) (*Array, error) {
 		if err == nil && h.fortran {
 			a.F16 = fortranToC(a.F16, h.shape)
 		}
+	case I32:
+		dec := decodeI32LE
+		if h.bigEndian {
+			dec = decodeI32BE
+		}
+		a.I32, err = readData(r, count, size, prealloc, dec)
+		if err == nil && h.fortran {
+			a.I32 = fortranToC(a.I32, h.shape)
+		}
+	case I64:
+		dec := decodeI64LE
+		if h.bigEndian {
+			dec = decodeI64BE
+		}
+		a.I64, err = readData(r, count, size, prealloc, dec)
+		if err == nil && h.fortran {
+			a.I64 = fortranToC(a.I64, h.shape)
+		}
 	}
 	if err != nil {
 		return nil, err
@@ -283,4 +301,28 @@ func fortranToC[T any](src []T, shape []int) []T {
 		}
 	}
 	return dst
+}
+
+func decodeI32LE(dst []int32, src []byte) {
+	for i := range dst {
+		dst[i] = int32(binary.LittleEndian.Uint32(src[4*i:]))
+	}
+}
+
+func decodeI32BE(dst []int32, src []byte) {
+	for i := range dst {
+		dst[i] = int32(binary.BigEndian.Uint32(src[4*i:]))
+	}
+}
+
+func decodeI64LE(dst []int64, src []byte) {
+	for i := range dst {
+		dst[i] = int64(binary.LittleEndian.Uint64(src[8*i:]))
+	}
+}
+
+func decodeI64BE(dst []int64, src []byte) {
+	for i := range dst {
+		dst[i] = int64(binary.BigEndian.Uint64(src[8*i:]))
+	}
 }

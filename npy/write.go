@@ -29,6 +29,18 @@ func Write(w io.Writer, a *Array) error {
 		err = writeData(w, a.F64, 8, encodeF64)
 	case F16:
 		err = writeData(w, a.F16, 2, encodeF16)
+	case I32:
+		err = writeData(w, a.I32, 4, func(dst []byte, src []int32) {
+			for i, v := range src {
+				binary.LittleEndian.PutUint32(dst[4*i:], uint32(v))
+			}
+		})
+	case I64:
+		err = writeData(w, a.I64, 8, func(dst []byte, src []int64) {
+			for i, v := range src {
+				binary.LittleEndian.PutUint64(dst[8*i:], uint64(v))
+			}
+		})
 	}
 	if err != nil {
 		return fmt.Errorf("npy: writing data: %w", err)

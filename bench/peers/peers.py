@@ -41,6 +41,19 @@ Peers (GPU mode, the default):
                  costs the host a few µs of dispatch, so cases faster than
                  that read the dispatch rate, not the kernel; aligned
                  tensors only (XLA places its own outputs).
+Loss ops (--op cross_entropy or logsumexp, or as a SPEC's op; the class
+axis last): peers torch (eager) and torch.compile, on the GPU and with
+--cpu. cross_entropy times F.cross_entropy (torch's defaults: mean,
+ignore_index -100, targets uniform int64) forward and backward, the
+gradient with respect to the logits by torch.autograd.grad; each such
+case is followed by cross_entropy_forward, the forward alone. logsumexp
+times torch.logsumexp along the last axis. The copy moves the op's
+minimum traffic: the logits read (cross_entropy: and the gradient
+written). The other GPU peers have no loss ops and are skipped with a note.
+
+  python3 bench/peers/peers.py --shapes 4096x32000:f32,8192x131072:bf16 --op cross_entropy --peers torch,torch.compile --out peers-ce.json
+  python3 bench/peers/peers.py --cpu --threads 2 --shapes 4096x32000:f32 --op cross_entropy --out peers-ce-cpu.json
+
 Every peer is checked once against torch's result on the same inputs
 (relative error ≤ 1e-3 f32, 2e-2 f16/bf16) before it is timed; a peer
 that fails the check, or fails to load, is reported and skipped.
@@ -107,7 +120,13 @@ import sys
 import tempfile
 import time
 
-OPS = ("softmax", "log_softmax", "softmax_backward", "log_softmax_backward")
+SOFTMAX_OPS = ("softmax", "log_softmax", "softmax_backward", "log_softmax_backward")
+# The loss ops (class axis last): cross_entropy is F.cross_entropy's forward
+# and backward (the gradient of the mean loss with respect to the logits),
+# cross_entropy_forward the forward alone (timed beside every cross_entropy
+# case), logsumexp torch.logsumexp. Peers: torch (eager) and torch.compile.
+LOSS_OPS = ("cross_entropy", "cross_entropy_forward", "logsumexp")
+OPS = SOFTMAX_OPS + LOSS_OPS
 DTYPES = {"f32": "float32", "float32": "float32", "f16": "float16", "float16": "float16",
           "half": "float16", "bf16": "bfloat16", "bfloat16": "bfloat16"}
 SHORT = {"float32": "f32", "float16": "f16", "bfloat16": "bf16"}
@@ -158,7 +177,15 @@ class Case:
     def elem_size(self):
         return 4 if self.dtype == "float32" else 2
 
+    @property
+    def loss(self):
+        return self.op in LOSS_OPS
+
     def traffic(self):
+        """Minimum bytes moved: forward 2 tensors, backward 3; the loss ops
+        read the logits (cross_entropy also writes the gradient)."""
+        if self.loss:
+            return (2 if self.op == "cross_entropy" else 1) * self.numel() * self.elem_size()
         return (3 if self.backward else 2) * self.numel() * self.elem_size()
 
     def spec(self):
@@ -192,7 +219,19 @@ def parse_spec(s):
     op = fields[3].strip() if len(fields) == 4 else "softmax"
     if op not in OPS:
         raise ValueError("bad shape spec %r: unknown op %r" % (s, op))
+    if op in LOSS_OPS and axis not in (-1, len(shape) - 1):
+        raise ValueError("bad shape spec %r: %s runs along the last (class) axis" % (s, op))
     return Case(shape, dt, axis, op)
+
+
+def with_loss_forward(cases):
+    """Each cross_entropy case followed by its forward alone."""
+    out = []
+    for c in cases:
+        out.append(c)
+        if c.op == "cross_entropy":
+            out.append(Case(c.shape, c.dtype, c.axis, "cross_entropy_forward"))
+    return out
 
 
 def parse_specs(text):
@@ -747,6 +786,109 @@ def copy_op(torch, c, device):
     return lambda: dst.copy_(src)
 
 
+# ---------------------------------------------------------------- loss peers
+
+LOSS_PEERS = ("torch", "torch.compile")
+
+
+def loss_inputs(torch, c, device):
+    """Logits uniform in ±4 in the case's dtype and one int64 class id per
+    row (torch's default ignore_index -100 never occurs)."""
+    dt = getattr(torch, c.dtype)
+    x = (torch.rand(c.shape, device=device, dtype=torch.float32) * 8 - 4).to(dt)
+    v = c.shape[-1]
+    t = torch.randint(0, v, (c.numel() // v,), device=device, dtype=torch.int64)
+    return x, t
+
+
+def loss_fn(torch, c):
+    """The case's forward as a function of (logits, targets)."""
+    F = torch.nn.functional
+    v = c.shape[-1]
+    if c.op == "logsumexp":
+        def f(x, t):
+            return torch.logsumexp(x, dim=-1)
+    else:
+        def f(x, t):
+            return F.cross_entropy(x.reshape(-1, v), t)
+    return f
+
+
+def loss_op(torch, c, x, t, compiled):
+    """A closure timing the case: the forward, or for cross_entropy the
+    forward and the gradient of the loss with respect to the logits
+    (torch.autograd.grad, so nothing accumulates into .grad). compiled
+    wraps the forward in torch.compile (AOTAutograd compiles its backward
+    too). fn.result gives the output to check against eager torch."""
+    f = loss_fn(torch, c)
+    if compiled:
+        torch._dynamo.reset()  # a fresh, static-shape compile per case (see compiled_op)
+        last = None
+        for mode in ("max-autotune-no-cudagraphs", None):
+            try:
+                g = torch.compile(f, mode=mode, dynamic=False) if mode else torch.compile(f, dynamic=False)
+                if c.op == "cross_entropy":
+                    xr = x.detach().requires_grad_(True)
+                    torch.autograd.grad(g(xr, t), xr)
+                else:
+                    g(x, t)
+                f = g
+                break
+            except Exception as e:  # noqa: BLE001 - any compile failure skips the mode
+                last = e
+        else:
+            raise RuntimeError("torch.compile failed: %s" % last)
+    if c.op != "cross_entropy":
+        def fn():
+            return f(x, t)
+        fn.result = fn
+        return fn
+    xr = x.detach().requires_grad_(True)
+
+    def fn():
+        return torch.autograd.grad(f(xr, t), xr)[0]
+    fn.result = fn
+    return fn
+
+
+def loss_reference(torch, c, x, t):
+    """The case's result by eager torch in float32."""
+    xf = x.detach().float()
+    if c.op != "cross_entropy":
+        return loss_fn(torch, c)(xf, t)
+    xr = xf.requires_grad_(True)
+    return torch.autograd.grad(loss_fn(torch, c)(xr, t), xr)[0]
+
+
+def run_loss_case(torch, c, peers, timer, device, device_name, args, records):
+    """Times the loss peers on one case (GPU or CPU), each checked once
+    against eager float32 torch."""
+    x, t = loss_inputs(torch, c, device)
+    copy_us = timer(copy_op(torch, c, device))
+    ref = loss_reference(torch, c, x, t)
+    for name in peers:
+        if name not in LOSS_PEERS:
+            note("%s: %s: no %s peer (loss ops: %s)" % (c, name, c.op, ", ".join(LOSS_PEERS)))
+            continue
+        fn = None
+        try:
+            fn = loss_op(torch, c, x, t, name == "torch.compile")
+            check_result(torch, c, name, fn.result(), ref)
+            us = timer(fn)
+        except Exception as e:  # noqa: BLE001 - report and go on, unless the context is gone
+            note("%s: %s failed: %s" % (c, name, first_line(e)))
+            if device != "cpu" and context_lost(torch):
+                raise ContextLost("%s: %s: %s" % (c, name, first_line(e)))
+            continue
+        finally:
+            del fn
+        if not (us > 0 and math.isfinite(us)):
+            continue
+        records.append(peer_record(c, name, us, copy_us, device_name, args.offset))
+        print("%-32s %-14s %12.2f us  (copy %10.2f us, ratio %.2f)" % (c, name, us, copy_us, copy_us / us),
+              flush=True)
+
+
 # ---------------------------------------------------------------- CPU peers
 
 # As bench/cpu.go: cases smaller than CPU_ROTATE_BYTES rotate through
@@ -828,6 +970,15 @@ def run_cpu(torch, args, cases, records):
     device_name = "cpu %s (torch %s, %d threads)" % (cpu_model(), torch.__version__, torch.get_num_threads())
     timer = CPUTimer(args.warmup, args.reps)
     for c in cases:
+        if c.loss:
+            # One buffer set: the loss cases worth timing are far larger
+            # than the caches. torch.compile on the CPU needs a C++
+            # compiler (Inductor); without one it is reported and skipped.
+            try:
+                run_loss_case(torch, c, LOSS_PEERS, timer, "cpu", device_name, args, records)
+            except Exception as e:  # noqa: BLE001 - e.g. out of memory: skip the case
+                note("%s: skipped: %s" % (c, first_line(e)))
+            continue
         try:
             nsets = cpu_sets(c)
             sets = []
@@ -906,6 +1057,20 @@ def run(args, cases, records, checkpoint=lambda: None):
     peers = [(p, table[p]) for p in args.peers.split(",") if p]
 
     for c in cases:
+        if c.loss:
+            if args.offset:
+                note("%s: loss ops: aligned tensors only (--offset ignored)" % c)
+            try:
+                run_loss_case(torch, c, [p for p, _ in peers], timer, device, device_name, args, records)
+            except ContextLost:
+                raise
+            except Exception as e:  # noqa: BLE001 - e.g. out of memory: skip the case
+                note("%s: skipped: %s" % (c, first_line(e)))
+                if context_lost(torch):
+                    raise ContextLost("%s: %s" % (c, first_line(e)))
+            torch.cuda.empty_cache()
+            checkpoint()
+            continue
         try:
             a, b = make_inputs(torch, c, device, args.offset)
             copy_us = timer(copy_op(torch, c, device))
@@ -1005,6 +1170,9 @@ def main(argv=None):
     if args.op:
         for c in cases:
             c.op = args.op
+            if c.loss and c.axis not in (-1, len(c.shape) - 1):
+                p.error("%s: --op %s runs along the last (class) axis" % (c, args.op))
+    cases = with_loss_forward(cases)
     # SIGTERM (timeout(1), a job's limit) ends the run as Ctrl-C does: the
     # cases timed so far are written, and the exit status says it stopped.
     signal.signal(signal.SIGTERM, signal.default_int_handler)

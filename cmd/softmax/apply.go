@@ -15,6 +15,8 @@ import (
 )
 
 const applySynopsis = `softmax apply --in X.npy --out Y.npy [--axis -1] [--op softmax|log_softmax] [--scale S] [--dtype f32|f16|bf16|f64] [--device auto|cpu|cuda|cuda:N] [--tuned]
+       softmax apply --op cross_entropy --in LOGITS.npy --targets T.npy --out LOSS.npy [--grad-out G.npy] [--lse-out L.npy] [--ignore-index N] [--label-smoothing E] [--weights W.npy] [--z-loss Z] [--softcap C] [--scale S] [--reduction none|sum|mean] [--dtype D] [--device D]
+       softmax apply --op logsumexp --in X.npy --out L.npy [--axis -1] [--scale S] [--dtype D] [--device D]
 
 Reads a float32, float64 or float16 .npy file, computes the op along the
 axis and writes a .npy file of the input's dtype and shape. --in - reads
@@ -40,19 +42,29 @@ refused. The output's folder is checked before the input is read.
 The input's size is checked against the memory the process can have (the
 cgroup limit or physical memory; SOFTMAX_MEMORY_LIMIT=BYTES overrides)
 before it is read. --tuned lets a GPU backend use the winners that softmax
-tune stored (the CPU has nothing to tune: a note says so).`
+tune stored (the CPU has nothing to tune: a note says so).
+
+` + lossApplyHelp
 
 func runApply(e *env, args []string) error {
 	fs := flagSet("apply")
 	in := fs.String("in", "", "input `X.npy` (float32, float64 or float16); - reads standard input")
 	outPath := fs.String("out", "", "output `Y.npy` (the input's dtype and shape); - writes standard output")
 	axis := fs.Int("axis", -1, "the softmax `axis`; negative counts from the end")
-	opName := fs.String("op", "softmax", "`op`: softmax or log_softmax")
+	opName := fs.String("op", "softmax", "`op`: softmax, log_softmax, cross_entropy or logsumexp")
 	scale := fs.Float64("scale", 1, "compute softmax(`S`·x) (a fused temperature)")
 	dtName := fs.String("dtype", "", "compute `dtype`: f32, f16, bf16 or f64 (default: the input's)")
 	device := fs.String("device", "auto", "`device`: auto, cpu, cuda or cuda:N")
 	tuned := fs.Bool("tuned", false, "use the autotuning cache written by softmax tune (GPU backends)")
+	la := lossFlags(fs)
 	if err := parseFlags(e, fs, applySynopsis, args); err != nil {
+		return err
+	}
+	if isLossOp(*opName) {
+		la.in, la.out, la.op, la.axis, la.scale, la.dtype, la.device = *in, *outPath, *opName, *axis, *scale, *dtName, *device
+		return runLossApply(e, la)
+	}
+	if err := la.unused(); err != nil {
 		return err
 	}
 	if *in == "" {

@@ -65,7 +65,7 @@ func runBench(e *env, args []string) error {
 	shapes := fs.String("shapes", "", "comma-separated `SPEC`s: DIMxDIM[x…]:dtype[:axis[:op]]")
 	suite := fs.String("suite", "", "`suite`: "+strings.Join(bench.SuiteNames(), ", ")+" (default: cpu on the CPU, quick on GPUs)")
 	algo := fs.String("algo", "auto", "`strategies`: auto (the planner's pick), all, or NAME,...")
-	opName := fs.String("op", "", "`op` for every case: softmax, log_softmax, softmax_backward, log_softmax_backward (default: each SPEC's, softmax)")
+	opName := fs.String("op", "", "`op` for every case: softmax, log_softmax, softmax_backward, log_softmax_backward, cross_entropy, logsumexp (default: each SPEC's, softmax)")
 	device := fs.String("device", "auto", "`device`: auto, cpu, cuda or cuda:N")
 	reps := fs.Int("reps", 20, "timed `reps` per strategy (at least 20 on GPUs)")
 	warmup := fs.Int("warmup", 5, "untimed `runs` before timing")
@@ -81,6 +81,9 @@ func runBench(e *env, args []string) error {
 		return err
 	}
 
+	if bench.IsLossOp(*opName) {
+		return runLossBench(e, *opName, *shapes, *device, *warmup, *reps)
+	}
 	var op spec.Op
 	haveOp := *opName != ""
 	if haveOp {

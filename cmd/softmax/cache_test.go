@@ -31,7 +31,7 @@ func TestCacheCommand(t *testing.T) {
 		}
 		paths = append(paths, p)
 	}
-	tuned := filepath.Join(root, "tuned.json")
+	tuned := filepath.Join(root, "tuned.tsv")
 	if err := os.WriteFile(tuned, []byte("{}"), 0o644); err != nil {
 		t.Fatal(err)
 	}

@@ -110,12 +110,14 @@ func openOutput(path, in string) (*output, error) {
 	}
 	pending.Lock()
 	defer pending.Unlock()
+	pending.listen() // before the file exists, so no signal can come between the two
 	tmp, err := os.CreateTemp(dir, "."+base+".tmp-*")
 	if err != nil {
+		pending.stopIfIdle()
 		return nil, fmt.Errorf("--out %s: cannot create a file in %s: %w", path, dir, unwrapPath(err))
 	}
 	o.tmp = tmp
-	pending.add(tmp.Name())
+	pending.paths[tmp.Name()] = true
 	return o, nil
 }
 
@@ -275,10 +277,9 @@ type pendingFiles struct {
 	sigs  chan os.Signal
 }
 
-// add tracks path (the caller holds the lock), listening for signals from
-// the first one on.
-func (p *pendingFiles) add(path string) {
-	p.paths[path] = true
+// listen starts listening for signals (the caller holds the lock), if it
+// is not already.
+func (p *pendingFiles) listen() {
 	if p.sigs == nil {
 		p.sigs = make(chan os.Signal, 1)
 		signal.Notify(p.sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
@@ -286,10 +287,15 @@ func (p *pendingFiles) add(path string) {
 	}
 }
 
-// remove stops tracking path (the caller holds the lock); with none left,
-// signals get their default action again.
+// remove stops tracking path (the caller holds the lock).
 func (p *pendingFiles) remove(path string) {
 	delete(p.paths, path)
+	p.stopIfIdle()
+}
+
+// stopIfIdle gives signals their default action again when no file is
+// tracked (the caller holds the lock).
+func (p *pendingFiles) stopIfIdle() {
 	if len(p.paths) == 0 && p.sigs != nil {
 		signal.Stop(p.sigs)
 		close(p.sigs)

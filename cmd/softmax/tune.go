@@ -32,9 +32,11 @@ axis or strided, 16-byte path or not). Prints shape, dtype, axis, op, the
 planner's default and its µs, the best strategy and its µs, and the
 speedup. The winner is the fastest, or the default when within 1% of it.
 
-The cache is $SOFTMAX_CACHE_DIR/tuned.json, by default
-<user cache dir>/gofused-softmax/tuned.json (~/.cache on Linux); entries of
-other shape classes are kept. Library calls use it with
+The cache is $SOFTMAX_CACHE_DIR/tuned.tsv, by default
+<user cache dir>/gofused-softmax/tuned.tsv (~/.cache on Linux): rows of the
+planner's table laid over it (softmax plan --rules --tuned prints them; an
+older tuned.json there is read until the first save); entries of other
+shape classes are kept. Library calls use it with
 cuda.Options{Tuned: true}; the CLI with --tuned (bench, verify). --show
 prints the cache.
 

@@ -29,14 +29,14 @@ func TestTuneUsageErrors(t *testing.T) {
 	if !strings.Contains(r.stdout, "  tune ") {
 		t.Errorf("usage lacks tune:\n%s", r.stdout)
 	}
-	expectHelp(t, "tune", "--shapes", "tuned.json")
+	expectHelp(t, "tune", "--shapes", "tuned.tsv")
 }
 
 func TestTuneShow(t *testing.T) {
 	dir := t.TempDir()
 	t.Setenv("SOFTMAX_CACHE_DIR", dir)
 	r := runCLI(t, "tune", "--show")
-	if r.code != 0 || !strings.Contains(r.stdout, filepath.Join(dir, "tuned.json")+" (0 entries)") || r.stderr != "" {
+	if r.code != 0 || !strings.Contains(r.stdout, filepath.Join(dir, "tuned.tsv")+" (0 entries)") || r.stderr != "" {
 		t.Errorf("empty cache: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
 	}
 	const file = `{"version": 1, "entries": {
@@ -56,7 +56,19 @@ func TestTuneShow(t *testing.T) {
 			t.Errorf("--show output lacks %q:\n%s", s, r.stdout)
 		}
 	}
-	os.WriteFile(filepath.Join(dir, "tuned.json"), []byte("{broken"), 0o644)
+	// The legacy tuned.json above is read where no tuned.tsv exists; a
+	// tuned.tsv (table rows) takes its place.
+	const tsv = "id\tlayout\tpath\tdir\tesize\trows\tcols\tinner\tbytes\twhen\tcandidates\tevidence\n" +
+		"NVIDIA H200 sm_90|f32|softmax|rows<=64 cols<=1024 vec16\trows\tvec\tsoftmax\tf32\t33..64\t513..1024\t*\t*\t*\twarp_row\t" +
+		"us=5 default=block_reg default_us=6 shape=64x1000 axis=-1 reps=20 at=2026-11-23T10:00:00Z timed=warp_row:5,block_reg:6\n"
+	os.WriteFile(filepath.Join(dir, "tuned.tsv"), []byte(tsv), 0o644)
+	r = runCLI(t, "tune", "--show")
+	for _, s := range []string{"(1 entries)", "rows<=64 cols<=1024 vec16", "warp_row", "1.20x", "64x1000 axis -1"} {
+		if r.code != 0 || !strings.Contains(r.stdout, s) {
+			t.Errorf("--show of tuned.tsv lacks %q (exit %d):\n%s%s", s, r.code, r.stdout, r.stderr)
+		}
+	}
+	os.WriteFile(filepath.Join(dir, "tuned.tsv"), []byte("{broken"), 0o644)
 	r = runCLI(t, "tune", "--show")
 	if r.code != 1 || !strings.Contains(r.stderr, "corrupt") {
 		t.Errorf("corrupt cache: exit %d, stderr %q", r.code, r.stderr)

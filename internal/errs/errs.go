@@ -21,6 +21,9 @@ var (
 	ErrNoGPU    = errors.New("softmax: no GPU")
 	ErrNoNVRTC  = errors.New("softmax: no NVRTC")
 	ErrNoNCCL   = errors.New("softmax: no NCCL")
+	// Cross-entropy (package xent and its callers).
+	ErrBadTarget = errors.New("softmax: bad target")
+	ErrBadOption = errors.New("softmax: bad option")
 )
 
 // kindError is a message that errors.Is matches against its sentinel.

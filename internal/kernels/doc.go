@@ -11,6 +11,14 @@
 // <strategy>_<fwd|bwd>_<f32|f16|bf16>[_<variant>] and takes one parameter: a
 // Params struct by value (kernelParams[0] = &params).
 //
+// Adding a kernel variant is a Variant in the strategy's list (variants.go)
+// and, where its register budget was measured, a case of its bounds
+// function (bounds.go); adding a pre- or post-op is a Load or Store functor
+// (functors.cuh) and the op's instances. A new storage dtype is a traits
+// struct (dtypes.cuh), its bit in Source's mask (gpuDTypes) and bounds;
+// one with another math type (float64) also needs the ops and bodies
+// templated on it, which they are not yet (they compute in float).
+//
 // # Semantics
 //
 // softmax(scale·x) and log_softmax(scale·x) along the axis of an

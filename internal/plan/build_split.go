@@ -3,6 +3,7 @@ package plan
 // Builds that split a row: split_row, split_grid, split_cluster.
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 
@@ -33,16 +34,6 @@ func (c *ctx) splitRow() (Plan, error) {
 // (its shared memory is the cache; 512-thread blocks, two per SM with half
 // the cache each, were 5-40% slower in the H200 harness).
 const splitGridThreads = 1024
-
-// splitGridCachedThreads: the block size of a forward one-wave split_grid
-// whose chunks are cached whole. H200, µs by block size 1024 / 512 / 256,
-// L2 flushed, median of 30 over three alternated rounds (bench/results/
-// nvidia-h200-2026-11-22-ab-s14.txt): chunks cached whole 4×262144 f16
-// 10.6 / 10.1 / 11.4, 1×524288 f32 10.5 / 9.9 / 10.9, 4×1048576 f16 15.7 /
-// 15.5 / 17.6, 16×262144 f32 19.2 / 18.5 / 20.1; chunks partly streamed
-// (read twice) keep 1024: 4×4194304 f16 29.9 / 32.2 / 41.5, 1×2^24 f32
-// 51.2 / 53.3 / 65.3, 128×128256 bf16 26.9 / 30.6 / 39.6.
-const splitGridCachedThreads = 512
 
 // splitGridSize is split_grid's grid and per-block cache (splitGridGrid).
 type splitGridSize struct {
@@ -139,8 +130,8 @@ func (c *ctx) splitGridWaves(rw int64) (Plan, error) {
 	}
 	cached := min(chunk*c.es, smem/c.nin)
 	threads := int64(splitGridThreads)
-	if waves == 1 && !c.bwd && c.vec() && cached == chunk*c.es {
-		threads = splitGridCachedThreads
+	if waves == 1 && cached == chunk*c.es { // one wave, chunks cached whole
+		threads = cmp.Or(shapeArg(c.shape(kernels.SplitGrid, 0, func(string) bool { return true }), "cached"), threads)
 	}
 	l := Launch{Symbol: c.sym(kernels.SplitGrid, variant), Grid: block1(int64(grid)), Block: block1(threads),
 		Smem: int(smem), Cooperative: true}

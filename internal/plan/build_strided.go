@@ -9,19 +9,10 @@ import (
 )
 
 // stridedShortAxis is the longest axis whose warp-wide tiles (TX = 32, P
-// slices a thread) take stridedShortTY threads along it. With TY up to the
-// axis, each thread had one to three steps, few loads in flight, and the
-// TY tree and its barriers between two short sweeps; two threads (one for
-// axes under 4) give each 2-12 steps. H200, forced blocks, µs, TY of the
-// old rule vs 2 (vs 1) (-ab-s32.txt §3): 2089×8×1004 f32 166.7 (8) vs 85.5;
-// 32768×4×128 f32 141.2 (4) vs 109.1 (1: 127.6); 16384×4×512 f16 297.6 (4)
-// vs 170.9 (1: 163.6); 5350×8×784 bf16 254.2 (4) vs 181.2; 512×7×784 bf16
-// 33.6 (4) vs 23.7; 4096×16×512 f16 128.5 (4) vs 105.8; 2731×24×512 f16
-// 117.5 (4) vs 99.3; 233×3×1131 f16 (twin) 19.7 (2) vs 13.9 (1). At 24
-// f32 rows, 4 led 2 (683×24×128 15.3 vs 17.8, old 8 17.2; 56×24×12269
-// twin 100.7 vs 108.8, old 8 111.9), so the rule stops at 24 and keeps
-// TY = 2 there; narrower tiles (131072×4×64 f16, TX = 8) were slower with
-// TY < 4 (8×4 372.6, 8×2 467.8).
+// slices a thread) take stridedShortTY threads along it: two threads (one
+// under 4 rows) give each 2-12 steps where TY up to the axis gave 1-3
+// (nvidia-h200-2026-11-22-ab-s32.txt §3: 2089×8×1004 f32 166.7 vs 85.5 µs);
+// at 24 f32 rows 4 threads led 2, so the rule stops there.
 const stridedShortAxis = 24
 
 // stridedShortTY is TY for an axis of at most stridedShortAxis.
@@ -173,17 +164,11 @@ type smemShape struct {
 }
 
 // stridedSmemShape sizes strided_smem's tiles and blocks: outer indices a
-// tile up to about stridedSmemTilePacks packs (small blocks then share a
-// block's barriers), about eight packs a thread but a thread for each of
-// the tile's columns (128 to 512 threads), and the spare threads as row
-// groups of the columns. H200, softmax bench, µs (-ab-s37.txt §1-3): tiles
-// of 512 packs against one outer index a block, 100000×64×3 f32 80.3 vs
-// 362.2, 100000×50×2 f16 30.2 vs 379.9, 50000×40×5 f32 41.4 vs 150.5 (1024
-// and 2048 packs were no faster); eight packs a thread against four,
-// 2000×63×333 bf16 log_softmax 125.2 vs 135.8, 4096×128×36 f32 56.6 vs
-// 59.5, but 3000×49×129 f16 65.2 vs 59.7, its 129 columns on 128 threads;
-// row groups of ceil(2×threads/columns), two items a thread, lost to
-// floor(threads/columns) (1000×2000×8 f32 75.1 vs 63.8).
+// tile up to about stridedSmemTilePacks packs, about eight packs a thread
+// but a thread for each of the tile's columns (128 to 512 threads), and the
+// spare threads as row groups of the columns
+// (nvidia-h200-2026-11-23-ab-s37.txt §1-3: 100000×64×3 f32 80.3 vs 362.2
+// µs with one outer index a block).
 func (c *ctx) stridedSmemShape() smemShape {
 	n := c.p.Axis * c.p.Inner
 	packs := ceilDiv(n, c.P)
@@ -209,24 +194,13 @@ const stridedRegFewTiles = 256
 
 // stridedRegShape returns strided_reg's cluster size K, axis rows per block
 // R, threads across a tile G and block size nt. A block holds up to 1024/8
-// rows × NP packs at G = 8 (1024 f32 or 512 f16/bf16 rows); longer axes
-// split over a cluster of K blocks, K as small as possible, then paired:
-// twice the blocks of half the threads, so that two clusters share each SM
-// and one's loads overlap the other's reductions. f32 pairs every cluster
-// of 2 to 4 blocks: since the partials are pushed (one mbarrier wait where
-// there were two cluster barriers, -ab-s28.txt), K×1024 against 2K×512
-// threads, H200 harness on the library kernel, L2 flushed, µs: 4096×65536
-// axis 0 672.4 → 653.4, 4096×16384 174.6 → 169.1, 4096×8192 94.1 → 90.0,
-// 16×4096×1024 axis 1 171.4 → 162.1, 2048×16384 (K 2 → 4) 89.6 → 85.0,
-// 3072×8192 (K 3 → 6) 74.0 → 71.2. (With the pulled partials pairing had
-// gained only up to 256 tiles: -ab-s21.txt section 2.) 16-bit pairs an axis
-// of 3 or 4 blocks over at most stridedRegFewTiles tiles: 4096×16384 f16
-// (256 tiles) 121.3 → 116.2, bf16 4096×4096 (64) 54.8 → 49.3 (-ab-s21), but
-// 4096×65536 bf16 (1024 tiles) 518.8 → 522.2 and K = 2 (8×2048×4096 f16
-// 109.7 → 110.6; 2048×4096 bf16 22.8 → 32.3 in -ab-s21) lose.
-// Short axes widen the tile towards 512-thread blocks, up to the width of
-// Inner (128x128x8192: G = 32 0.62, 16 0.61, 8 0.57; 1x256x262144: G = 16
-// 0.72, 8 0.71).
+// rows × NP packs at G = 8; longer axes split over a cluster of K blocks,
+// K as small as possible, then paired (twice the blocks of half the
+// threads, two clusters an SM): f32 every cluster of 2 to 4 blocks
+// (4096×16384 axis 0 174.6 → 169.1 µs), 16-bit an axis of 3 or 4 blocks
+// over at most stridedRegFewTiles tiles (nvidia-h200-2026-11-22-ab-s21.txt
+// §2, nvidia-h200-2026-11-22-ab-s28.txt). Short axes widen the tile
+// towards 512-thread blocks, up to the width of Inner.
 func (c *ctx) stridedRegShape() (k, r, g, nt int64, err error) {
 	return c.stridedRegShapeWith(0, 0, true)
 }

@@ -83,7 +83,7 @@ func init() {
 			"one of the table's block_hybrid rows matches"},
 		"hybrid_holds": {1, func(c *ctx, a []int64) bool { _, ok := c.hybridVariant(int(a[0])); return ok },
 			"block_hybrid has a k-thread kernel for the row"},
-		"packed_rows": {0, func(c *ctx, _ []int64) bool { return c.vec() && c.p.Axis%c.P == 0 || c.ragged() },
+		"packed_rows": {0, func(c *ctx, _ []int64) bool { return c.wholePacks() || c.ragged() },
 			"rows of whole 16-byte packs, or ragged ones its twins read (whole_packs or twin_rows)"},
 		"block_reg_one_wave": {0, func(c *ctx, _ []int64) bool {
 			return c.ragged() && c.p.Outer == int64(c.d.SMs) && c.blockRegFirst()
@@ -130,7 +130,7 @@ func init() {
 		"warp_holds": {0, func(c *ctx, _ []int64) bool {
 			return c.span() <= kernels.WarpRow.Info().MaxCols(c.p.Op, c.dt)
 		}, "warp_row's register cache holds the row's span"},
-		"whole_packs": {0, func(c *ctx, _ []int64) bool { return c.vec() && c.p.Axis%c.P == 0 },
+		"whole_packs": {0, func(c *ctx, _ []int64) bool { return c.wholePacks() },
 			"rows of whole 16-byte packs on the vector path"},
 		"block_reg_bwd": {0, func(c *ctx, _ []int64) bool { return c.blockRegBackward() },
 			"backward rows past warp_row's that block_reg's registers hold"},
@@ -138,6 +138,12 @@ func init() {
 			"a cluster of the device's size holds the row (split_cluster)"},
 		"grid_caches": {1, func(c *ctx, a []int64) bool { ok, _ := c.gridCaches(a[0]); return ok },
 			"split_grid caches the inputs (at least k bytes) in the grid's shared memory"},
+		"lane_packs": {2, func(c *ctx, a []int64) bool { return c.lanePacks >= a[0] && c.lanePacks <= a[1] },
+			"(launch shapes) the row's span is a to b 16-byte packs"},
+		"values_over": {1, func(c *ctx, a []int64) bool { return c.lanePacks*c.P > a[0] },
+			"(launch shapes) the row's packs hold over k elements"},
+		"span_crosses": {0, func(c *ctx, _ []int64) bool { return nextPow2(c.lanePacks) > nextPow2(ceilDiv(c.p.Axis, c.P)) },
+			"(launch shapes) the span takes a power of two more packs than the row"},
 		"block_smem_blocks": {1, func(c *ctx, a []int64) bool {
 			occ, err := c.blockSmemOccupancy()
 			return err == nil && int64(occ) >= a[0]
@@ -223,7 +229,7 @@ func (c *ctx) candidates(t Table) []candidate {
 	seen := map[string]bool{}
 	for i := range t.Rows {
 		r := &t.Rows[i]
-		if !c.matches(r) {
+		if r.Shape || !c.matches(r) {
 			continue
 		}
 		for _, s := range r.Cands {

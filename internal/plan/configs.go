@@ -140,11 +140,8 @@ func (c *ctx) blockRegConfig() (kernels.Variant, int64, error) {
 	if !serves {
 		return v, 0, c.noConfig(c.blockRegConfigs())
 	}
-	packs := c.packs()
-	if !c.bwd && !v.Exact && c.vec() && c.p.Axis%c.P == 0 && packs > nt*int64(v.Packs-1) && packs < nt*int64(v.Packs) {
-		if tv, ok := in.Variant(false, v.Name+"_tail"); ok {
-			v = tv
-		}
+	if !c.bwd && !v.Exact {
+		v = c.blockRegTail(v)
 	}
 	return v, nt, nil
 }

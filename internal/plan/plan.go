@@ -52,7 +52,9 @@
 //	            device's SMs: <1s is fewer rows than SMs, 0.5s half of them)
 //	when        named conditions, space-separated, all of which must hold;
 //	            !name negates; arguments in parentheses: smem_fits(2)
-//	candidates  strategies, or strategy/config, comma-separated, in order
+//	candidates  strategies, or strategy/config (a launch configuration,
+//	            Configs), or a strategy's shapes (strategy/shape, below),
+//	            comma-separated, in order
 //	evidence    the measurement: results files under bench/results and
 //	            their sections (TestTablesParse checks that they exist)
 //
@@ -69,9 +71,21 @@
 // short_kernel, warp_holds, block_reg_holds, hybrid_holds), and regimes
 // other rows ask about (block_reg_rows, hybrid_first: whether one of the
 // table's block_reg or block_hybrid rows matches). Thresholds are their
-// arguments or the row's cells. A strategy's launch shape within its
-// kernels (warp_row's lanes, block_reg's block size, split_grid's waves)
-// is its build's, in build.go.
+// arguments or the row's cells.
+//
+// # Launch shapes
+//
+// A row whose candidates are one strategy's shapes, strategy/shape, is a
+// shape row: the choice of strategy skips it, and that strategy's build
+// asks the shape rows that match (ctx.shape) for the first shape it has a
+// kernel for, with the row's packs in the lane_packs, values_over and
+// span_crosses conditions. warp_row: p1, p2, p3 (packs a lane, over the
+// fewest power-of-two lanes that hold the row); block_reg: few(k) (one
+// pack a thread up to k threads), wide(k) (f32 512-thread blocks from k
+// waves), threads(k) (backward: the most packs a thread leaving k
+// threads); strided: twin (its twins for slices the 16-byte path cannot
+// take); split_grid: cached(k) (k-thread blocks where one wave caches the
+// chunks whole). Without a matching row a build takes its plainest shape.
 //
 // # Launches
 //
@@ -92,6 +106,7 @@ import (
 	"fmt"
 	"math/bits"
 	"strings"
+	"sync"
 
 	"github.com/gofused/softmax/internal/kernels"
 	"github.com/gofused/softmax/internal/spec"
@@ -232,6 +247,9 @@ func MakeWith(p Problem, d Device, q Queries, force string) (Plan, error) {
 	if err != nil {
 		return Plan{}, err
 	}
+	if err := hasKernels(p.DType); err != nil {
+		return Plan{}, err
+	}
 	c.clusters = q.Clusters
 	if force != "" && force != "auto" {
 		name, config, hasConfig := strings.Cut(force, ConfigSep)
@@ -254,7 +272,7 @@ func MakeWith(p Problem, d Device, q Queries, force string) (Plan, error) {
 	if err != nil {
 		return Plan{}, err
 	}
-	c.table = t
+	c.table, c.shapes = t, t.Rows
 	var tried []string
 	for _, cand := range c.candidates(t) {
 		name, config, _ := strings.Cut(cand.name, ConfigSep)
@@ -268,6 +286,22 @@ func MakeWith(p Problem, d Device, q Queries, force string) (Plan, error) {
 	}
 	return Plan{}, fmt.Errorf("plan: no strategy serves %v %v %d×%d×%d (%s)", p.Op, p.DType, p.Outer, p.Axis, p.Inner, strings.Join(tried, "; "))
 }
+
+// hasKernels refuses a dtype the kernel catalogue has no GPU kernels for
+// (float64 until its kernels land): the catalogue's Source is the one list.
+func hasKernels(dt spec.DType) error {
+	v, ok := dtypeKernels.Load(dt)
+	if !ok {
+		var e struct{ error }
+		if _, _, err := kernels.Source(kernels.WarpRow.Info().File, kernels.DTypeMask(dt), false); err != nil {
+			e.error = fmt.Errorf("plan: the kernel catalogue has no GPU kernels for %v (yet): compute it on the CPU", dt)
+		}
+		v, _ = dtypeKernels.LoadOrStore(dt, e)
+	}
+	return v.(struct{ error }).error
+}
+
+var dtypeKernels sync.Map // spec.DType -> struct{ error } (nil: it has kernels)
 
 // ctx is one planning request with its derived quantities.
 type ctx struct {
@@ -288,8 +322,12 @@ type ctx struct {
 	// the build ask for it up to three times, two occupancy queries each.
 	grid *splitGridSize
 
-	// table is the preference table of an automatic choice.
-	table Table
+	// table is the preference table of an automatic choice; shapes its
+	// rows (or the shipped table's, for forced plans) for ctx.shape, which
+	// sets lanePacks for the lane_packs condition.
+	table     Table
+	shapes    []Row
+	lanePacks int64
 
 	// few is the few-rows model's pick (fewModel), once fewDone; fewOK
 	// false where the model does not apply.
@@ -398,51 +436,20 @@ func (c *ctx) skewedRows() bool {
 }
 
 // raggedMinPacks: shorter ragged rows keep the element-wise path, except
-// in warp_row (warpRagged). On them the twins (warp_row's, before its
-// masked body) were as often behind as ahead: H200, softmax bench, old
-// and new binaries alternated, µs (-ab-s31.txt §3): 65536×13 f16 7.34 vs
-// 7.90 shifted, ×27 f16 9.91 vs 11.34, 74862×59 bf16 log_softmax 15.8 vs
-// 19.2, ×45 f16 12.23 vs 11.57, ×45 f32 14.74 vs 14.31; from 16 packs even
-// or ahead: 16384×100 f32 9.70 vs 9.74, 16384×201 bf16 14.18 vs 12.26,
-// 4096×250 bf16 7.86 vs 6.30. The other strategies serve such rows only
-// when forced.
+// in warp_row (warpRagged): there the twins were as often behind as ahead,
+// from 16 packs even or ahead (nvidia-h200-2026-11-22-ab-s31.txt §3).
 const raggedMinPacks = 16
 
-// warpRagged reports ragged rows that warp_row reads through its twins:
-// those of ragged, and forward rows of 2..15 packs whose span (the row
-// from the pack boundary before it) needs no more lanes than the row read
-// element by element (three packs a lane where threePackLanes takes them:
-// 39424×77 f32 14.42 vs 12.62 µs, 74862×59 bf16 16.59 vs 14.03;
-// -ab-s41.txt), or 16-bit rows that element by element would take 16
-// lanes. Since the forward twins load whole packs and mask the elements
-// outside the row (cached_row_masked, session 39) they lead there. H200,
-// softmax bench --algo auto, three rounds alternated, median µs,
-// element-wise vs twins (-ab-s40.txt §3): 200000×60 bf16 35.14 vs 22.91,
-// 200000×100 f16 48.85 vs 39.63 (log_softmax 48.40 vs 39.70), 131072×100
-// f16 34.54 vs 28.42, 200000×100 bf16 47.94 vs 42.45, 100000×50 f32 20.69
-// vs 18.34 (log_softmax 20.26 vs 18.30), 65536×33 f32 14.29 vs 12.80,
-// 200000×36 f16 22.37 vs 19.76, 100000×50 f16 16.10 vs 15.09, 1000000×10
-// f32 38.13 vs 36.86. Where the span takes twice the lanes the twins lost
-// from 4 and 8 lanes: 74862×59 bf16 log_softmax 16.03 vs 17.09 (8 lanes
-// against 16, two packs a lane), 200000×30 bf16 18.99 vs 20.08 (4 against
-// 8; 65536×27 f16 goes with it), and won from 16, where the element-wise
-// path loads a 16-bit element at a time: 350785×126 bf16 129.47 vs 111.79,
-// 200000×123 f16 79.18 vs 55.81 (§5). f32 rows whose span crosses to
-// twice the lanes with one or two packs keep the element-wise path:
-// 200000×63 f32 38.61 vs 49.23 (16 lanes against 32), 200000×31 21.54 vs
-// 27.42, 300000×15 16.78 vs 21.23 (§8); three packs over 8 lanes took 63
-// (38.59 vs 35.04, -ab-s41.txt §2).
-// Behind and kept: 65536×45 f16 12.34 vs 12.91, 4096×60 bf16 5.49 vs
-// 5.65. Backward rows take the same rule but for three packs a lane (no
-// backward kernels): their twins load whole packs and mask too since
-// session 42. Two rounds alternated, element-wise vs twins (-ab-s42.txt
-// §2): 200000×100 f16 56.66 vs 41.49, 131072×100 f16 39.46 vs 29.26,
-// 200000×60 bf16 34.90 vs 28.57, 200000×123 f16 68.54 vs 61.48,
-// 100000×50 f32 23.42 vs 22.06; where the span crosses to twice the lanes
-// they lost as forward ones did (§4, three rounds): 300000×15 f32 20.75 vs
-// 25.17, 200000×30 bf16 20.46 vs 22.89, 200000×31 f32 27.97 vs 29.90,
-// 74862×59 bf16 log_softmax_backward 18.58 vs 19.84 (its
-// softmax_backward 18.19 vs 17.57).
+// warpRagged reports ragged rows that warp_row reads through its twins
+// (whole packs, elements outside the row masked): those of ragged, and
+// rows of 2..15 packs whose span (the row from the pack boundary before
+// it) needs no more lanes than the row read element by element (three
+// packs a lane where the shape rows take them), or 16-bit rows that
+// element by element would take 16 lanes. Where the span takes twice the
+// lanes the twins lost from 4 and 8 lanes, and won from 16
+// (nvidia-h200-2026-11-24-ab-s40.txt §3-5 §8, nvidia-h200-2026-11-24-ab-s41.txt
+// §2, backward nvidia-h200-2026-11-24-ab-s42.txt §2-4: 200000×60 bf16 35.14
+// vs 22.91 µs; 200000×30 bf16, 4 lanes against 8, 18.99 vs 20.08).
 func (c *ctx) warpRagged() bool {
 	if c.ragged() {
 		return true
@@ -452,8 +459,8 @@ func (c *ctx) warpRagged() bool {
 	}
 	packs := ceilDiv(c.shiftedSpan(), c.P)
 	span, row := nextPow2(packs), nextPow2(ceilDiv(c.p.Axis, c.P))
-	if w, ok := c.threePackLanes(packs); ok && !c.bwd {
-		span = w
+	if x := c.warpLanes(packs); x == "p3" {
+		span, _ = warpShapeOf(x, packs)
 	}
 	return span <= row || c.P == 8 && row >= 16
 }
@@ -489,27 +496,12 @@ func (c *ctx) narrowPacks() bool {
 	return c.p.Aligned && c.p.Axis*c.p.Inner%c.P == 0
 }
 
-// stridedTwin reports a non-last axis that strided's twins take: slices
-// the 16-byte path cannot (Inner not a multiple of P, or unaligned
-// pointers), at least 32 of them, along an axis of at most
-// stridedTwinMaxAxis. A twin gives each thread P slices TX apart, loaded
-// one scalar each, where the plain path gives it one. H200, same run, µs,
-// twin vs one slice (-ab-s32.txt §2): short axes gain, 56×24×12269 f32
-// 111.8 vs 186.4, 20000×16×101 f32 297.4 vs 602.4, 512×7×777 bf16 44.8 vs
-// 57.8, 8192×32×37 bf16 159.3 vs 176.1, 233×3×1131 f16 20.0 vs 21.0;
-// longer ones lose, most on 16-bit (P scalar loads a step where the plain
-// path issues one, at 128 registers): 80×62×3419 bf16 151.6 vs 124.3,
-// 4096×64×63 f16 130.3 vs 110.3, 64×100×1001 f32 53.2 vs 47.9, and split
-// axes (fewer, wider tiles split further): 3986×12482 f16 axis 0 546.4 vs
-// 265.4, 8×512×8191 f32 250.9 vs 179.9. Since session 34 strided_short
-// takes every axis of up to 32 rows in the planner's pick, so the twins run
-// only when strided is forced.
+// stridedTwin reports a non-last axis that strided's twins take (each
+// thread P slices TX apart, one scalar load each): where the table's
+// strided/twin shape row says (Inner of scalar slices, short axes).
 func (c *ctx) stridedTwin() bool {
-	return c.p.Inner >= 32 && c.p.Axis <= stridedTwinMaxAxis && !c.innerPacks()
+	return c.shape(kernels.Strided, 0, func(x string) bool { return x == "twin" }) == "twin"
 }
-
-// stridedTwinMaxAxis is the longest axis strided's twins take.
-const stridedTwinMaxAxis = 32
 
 // span is the most elements a row occupies in the registers of a
 // register-cached body: the row, plus for ragged rows the elements before

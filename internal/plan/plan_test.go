@@ -1952,3 +1952,23 @@ func TestFewMidRowsEdge(t *testing.T) {
 		}
 	}
 }
+
+// TestNoKernelsDType: a dtype the kernel catalogue has no GPU kernels for
+// (float64 until they land) is refused, automatic or forced, with an error
+// naming it; where it has them, it plans.
+func TestNoKernelsDType(t *testing.T) {
+	p := Problem{Outer: 4096, Axis: 4096, Inner: 1, DType: spec.Float64, Op: spec.Softmax, Aligned: true}
+	_, _, srcErr := kernels.Source(kernels.WarpRow.Info().File, kernels.DTypeMask(spec.Float64), false)
+	for _, force := range []string{"", "warp_row", "block_reg"} {
+		pl, err := Make(p, Models["h200"], nil, force)
+		switch {
+		case srcErr != nil && (err == nil || !strings.Contains(err.Error(), "no GPU kernels for f64")):
+			t.Errorf("force %q: f64 without kernels: %v, %v; want the refusal", force, pl.Strategy, err)
+		case srcErr == nil && force == "" && err != nil:
+			t.Errorf("f64 with kernels: %v", err)
+		}
+	}
+	if _, err := Make(Problem{Outer: 4096, Axis: 4096, Inner: 1, DType: spec.Float32, Op: spec.Softmax, Aligned: true}, Models["h200"], nil, ""); err != nil {
+		t.Errorf("f32: %v", err)
+	}
+}

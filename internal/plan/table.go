@@ -4,6 +4,7 @@ import (
 	"embed"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -35,6 +36,10 @@ type Row struct {
 	Bytes  Range    // a row's input bytes: Axis × element size × inputs (2 backward)
 	When   []Cond   // named conditions, all of which must hold
 	Cands  []string // strategies (or strategy/config), in order
+	// Shape marks a launch-shape row: its candidates are one strategy's
+	// shapes (strategy/shape, shapeNames), which that strategy's build asks
+	// for (ctx.shape); the choice of strategy skips it.
+	Shape bool
 	// Evidence names the measurement: a results file and section under
 	// bench/results, or the rule the row stands for.
 	Evidence string
@@ -197,7 +202,22 @@ func overlay(base, over []Row) []Row {
 // ParseTable parses a table file: tab-separated columns (tableColumns) under
 // a header line naming them; blank lines and lines starting with # are
 // skipped; "*" or "" is any value.
-func ParseTable(text string) ([]Row, error) {
+func ParseTable(text string) ([]Row, error) { return parseTable(text, true) }
+
+// ParseOverlay is ParseTable for a user's overlay (the autotuner's): its
+// header is required, and its candidates may name strategies this build
+// does not have (such a row never serves).
+func ParseOverlay(text string) ([]Row, error) {
+	if !slices.Contains(strings.Split(strings.ReplaceAll(text, "\r", ""), "\n"), strings.Join(tableColumns, "\t")) {
+		return nil, fmt.Errorf("no header line (%s)", strings.Join(tableColumns, ", "))
+	}
+	return parseTable(text, false)
+}
+
+// TableHeader is the header line of a table file.
+func TableHeader() string { return strings.Join(tableColumns, "\t") }
+
+func parseTable(text string, checkCands bool) ([]Row, error) {
 	var rows []Row
 	header := false
 	seen := map[string]bool{}
@@ -214,7 +234,7 @@ func ParseTable(text string) ([]Row, error) {
 			header = true
 			continue
 		}
-		r, err := parseRow(cells, true)
+		r, err := parseRow(cells, checkCands)
 		if err != nil {
 			return nil, fmt.Errorf("line %d: %w", n+1, err)
 		}
@@ -291,14 +311,73 @@ func parseRow(cells []string, checkCands bool) (Row, error) {
 			r.When = append(r.When, k)
 		}
 	}
+	shapes := 0
+	first, _, _ := strings.Cut(cells[10], ConfigSep)
 	for _, s := range strings.Split(cells[10], ",") {
-		name, _, _ := strings.Cut(s, ConfigSep)
+		name, config, _ := strings.Cut(s, ConfigSep)
 		if _, err := kernels.ParseStrategy(name); err != nil && checkCands {
 			return bad("candidates", s)
 		}
+		if shape, _, _ := strings.Cut(config, "("); name == first && contains(shapeNames[kernels.Strategy(name)], shape) {
+			shapes++
+		}
 		r.Cands = append(r.Cands, s)
 	}
+	if r.Shape = shapes > 0; r.Shape && shapes < len(r.Cands) {
+		return bad("candidates", cells[10]+": a launch-shape row offers shapes of one strategy only")
+	}
 	return r, nil
+}
+
+// shapeNames are the launch shapes a strategy's build asks the table's
+// shape rows for (ctx.shape): warp_row's packs a lane (p3: three, over
+// fewer lanes than the power-of-two shapes; p2: two, over half the lanes;
+// p1 or no row: one); block_reg's few, wide and threads; strided's twin
+// (its ragged-Inner twins); split_grid's cached(k) (k-thread blocks for a
+// one-wave grid that caches its chunks whole).
+var shapeNames = map[kernels.Strategy][]string{
+	kernels.WarpRow:   {"p1", "p2", "p3"},
+	kernels.BlockReg:  {"few", "wide", "threads"},
+	kernels.Strided:   {"twin"},
+	kernels.SplitGrid: {"cached"},
+}
+
+// shapeArg returns the argument of shape x, "name(k)", if it is name's; 0
+// otherwise.
+func shapeArg(x, name string) int64 {
+	k, ok := strings.CutPrefix(x, name+"(")
+	v, err := strconv.ParseInt(strings.TrimSuffix(k, ")"), 10, 64)
+	if !ok || err != nil {
+		return 0
+	}
+	return v
+}
+
+// shape returns the first shape that fits (fits) of the shape rows for
+// strategy s that match, in order; "" where none does. packs is the row's
+// 16-byte packs as the lane_packs condition reads them.
+func (c *ctx) shape(s kernels.Strategy, packs int64, fits func(string) bool) string {
+	if c.shapes == nil {
+		t, err := TableFor(ModelOf(c.d), nil) // forced plans: the shipped table
+		if err != nil {
+			return ""
+		}
+		c.shapes = t.Rows
+	}
+	defer func(outer int64) { c.lanePacks = outer }(c.lanePacks) // shape asks may nest
+	c.lanePacks = packs
+	for i := range c.shapes {
+		r := &c.shapes[i]
+		if !r.Shape || !strings.HasPrefix(r.Cands[0], string(s)+ConfigSep) || !c.matches(r) {
+			continue
+		}
+		for _, cand := range r.Cands {
+			if _, x, _ := strings.Cut(cand, ConfigSep); fits(x) {
+				return x
+			}
+		}
+	}
+	return ""
 }
 
 var validPath = map[string]bool{"vec": true, "ragged": true, "skewed": true, "unaligned": true, "packs": true, "scalar": true}

@@ -3,6 +3,7 @@ package plan
 import (
 	"os"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -24,7 +25,13 @@ func TestTablesParse(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%q: %v", m, err)
 		}
-		if len(tb.Rows) == 0 || tb.Rows[len(tb.Rows)-1].Cands[len(tb.Rows[len(tb.Rows)-1].Cands)-1] != "naive" {
+		var choice []Row // the rows of the choice of strategy (shape rows apart)
+		for _, r := range tb.Rows {
+			if !r.Shape {
+				choice = append(choice, r)
+			}
+		}
+		if n := len(choice); n == 0 || !slices.Equal(choice[n-1].Cands[len(choice[n-1].Cands)-1:], []string{"naive"}) {
 			t.Errorf("%q: table does not end in the naive fallback", m)
 		}
 		for _, r := range tb.Rows {
@@ -164,5 +171,45 @@ func TestTunedRow(t *testing.T) {
 		if err != nil || got != c.want || len(rows) > 1 {
 			t.Errorf("%+v: %v %q, %v; want %q", c.p, len(rows), got, err, c.want)
 		}
+	}
+}
+
+// TestTableF64Rows: rows express float64 problems by element size 8 or
+// dtype name, and match only them.
+func TestTableF64Rows(t *testing.T) {
+	hdr := strings.Join(tableColumns, "\t") + "\n"
+	rows, err := ParseTable(hdr + "a\trows\t*\tfwd\t8\t*\t*\t*\t*\t*\twarp_row\tx\n" + "b\trows\t*\t*\tf64\t*\t..2p\t*\t*\t*\tblock_reg\ty\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		dt   spec.DType
+		axis int64
+		want int
+	}{{spec.Float64, 4, 2}, {spec.Float64, 5, 1}, {spec.Float32, 4, 0}} {
+		p := Problem{Outer: 8, Axis: tc.axis, Inner: 1, DType: tc.dt, Op: spec.Softmax, Aligned: true}
+		got, err := Tuned(rows, p, Models["h200"])
+		if err != nil || len(got) != tc.want {
+			t.Errorf("%v ×%d: %d rows (%v), want %d", tc.dt, tc.axis, len(got), err, tc.want)
+		}
+	}
+}
+
+// TestShapeRows: a launch-shape row offers shapes of one strategy only, and
+// the choice of strategy never offers it.
+func TestShapeRows(t *testing.T) {
+	hdr := strings.Join(tableColumns, "\t") + "\n"
+	for _, cands := range []string{"warp_row/p2,warp_row", "warp_row/p2,block_reg", "warp_row/p3,block_reg/p2"} {
+		if _, err := ParseTable(hdr + "a\trows\t*\t*\t*\t*\t*\t*\t*\t*\t" + cands + "\tx\n"); err == nil {
+			t.Errorf("%s: parsed, want the one-strategy refusal", cands)
+		}
+	}
+	rows, err := ParseTable(hdr + "a\trows\t*\t*\t*\t*\t*\t*\t*\t*\twarp_row/p3,warp_row/p2\tx\n")
+	if err != nil || !rows[0].Shape {
+		t.Fatalf("%v %v", rows, err)
+	}
+	c, _ := newCtx(Problem{Outer: 64, Axis: 1024, Inner: 1, DType: spec.Float32, Op: spec.Softmax, Aligned: true}, Models["h200"], nil)
+	if got := c.candidates(Table{Rows: rows}); len(got) != 0 {
+		t.Errorf("the choice of strategy offers %v", got)
 	}
 }

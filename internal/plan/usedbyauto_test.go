@@ -46,6 +46,9 @@ func usedByAuto(tb Table) string {
 		var uses []string
 		for _, r := range tb.Rows {
 			for i, cand := range r.Cands {
+				if r.Shape {
+					break
+				}
 				if name, _, _ := strings.Cut(cand, ConfigSep); name == string(s) {
 					uses = append(uses, describeRow(r, i))
 				}

@@ -1,0 +1,432 @@
+package cpu
+
+import (
+	"math"
+	"sync"
+
+	"github.com/gofused/softmax/internal/cpu/vec"
+	"github.com/gofused/softmax/internal/shard"
+	"github.com/gofused/softmax/internal/spec"
+	"github.com/gofused/softmax/internal/xent"
+)
+
+// CE is one cross-entropy call over Rows × V logits (class axis last), as
+// the caller has checked it: shapes, targets, options, overlap.
+type CE struct {
+	Rows, V int
+	X       Buf
+	Grad    Buf  // the gradient's storage (may be X itself)
+	HasGrad bool // write the gradient
+	Targets xent.Targets
+	Ignore  int64
+	Opt     xent.Options
+	WSum    float64   // W = Σ_j w_j (V without weights)
+	GScale  float64   // every row's grad-output factor (the mean's 1/Σ w_t included)
+	GRows   []float64 // optional per-row grad-output, times GScale
+	LSEIn   []float64 // backward from saved lse: no loss, only the gradient
+	Loss    []float64 // optional: per-row losses out
+	LSE     []float64 // optional: per-row log-sum-exp out
+}
+
+// ceCall is a CE in flight; pooled so that calls allocate nothing.
+type ceCall struct {
+	CE
+	scale   float32
+	scale64 float64
+	stream  bool      // float32/float64 gradient written with non-temporal stores
+	w64     []float64 // Weights as float64, for Float64 rows
+	sums    []float64 // per-share loss sums
+	wg      sync.WaitGroup
+}
+
+var ceCalls = sync.Pool{New: func() any { return new(ceCall) }}
+
+// CrossEntropy runs the fused forward (and, with HasGrad, backward) of a,
+// or the backward alone when a.LSEIn is set: each row's logits are read
+// from memory once and its gradient written once. It returns the sum of
+// the per-row losses (0 for a backward).
+func CrossEntropy(a CE) float64 {
+	if a.V == 0 { // no classes: every row was checked to be ignored
+		for r := range a.Rows {
+			if a.Loss != nil {
+				a.Loss[r] = 0
+			}
+			if a.LSE != nil {
+				a.LSE[r] = negInf // log of an empty sum, as torch.logsumexp
+			}
+		}
+		return 0
+	}
+	if a.Rows == 0 {
+		return 0
+	}
+	c := ceCalls.Get().(*ceCall)
+	w64, sums := c.w64, c.sums
+	*c = ceCall{CE: a, w64: w64, sums: sums}
+	defer func() {
+		c.CE = CE{} // drop references to caller memory
+		ceCalls.Put(c)
+	}()
+	c.scale64 = a.Opt.ScaleOrOne()
+	c.scale = float32(c.scale64)
+	total := a.Rows * a.V
+	es := a.X.DType.Size()
+	wide := a.X.DType == spec.Float32 || a.X.DType == spec.Float64
+	c.stream = a.HasGrad && wide && total*es >= streamBytes
+	c.Grad.nt = a.HasGrad && !wide && total*2 >= streamBytes
+	if a.X.DType == spec.Float64 && a.Opt.Weights != nil {
+		c.w64 = grow64(&c.w64, a.V)
+		for j, w := range a.Opt.Weights {
+			c.w64[j] = float64(w)
+		}
+	}
+	parts := min(threads(), a.Rows, max(1, total/minShare))
+	c.sums = grow64(&c.sums, parts)
+	parallel(c, parts, &c.wg)
+	var sum float64
+	for _, v := range c.sums {
+		sum += v
+	}
+	return sum
+}
+
+func (c *ceCall) run(i, parts int, s *scratch) {
+	if c.stream || c.Grad.nt {
+		defer vec.Fence() // the share's non-temporal stores, before the caller hears it is done
+	}
+	lo, hi := share(c.Rows, i, parts)
+	var total float64
+	var pend ceFlush
+	for r := lo; r < hi; r++ {
+		if c.X.DType == spec.Float64 {
+			total += c.row64(r, r+1 < hi, s)
+		} else {
+			total += c.row32(r, r+1 < hi, s, &pend)
+		}
+	}
+	if pend.e != nil {
+		c.flush(&pend, 0)
+	}
+	c.sums[i] = total
+}
+
+// ceFlush is a float32 gradient row whose write is deferred to the next
+// row's exp pass (as rowCached's pending): the row at off is e·mul, then
+// minus tv at the target t. Streaming it while the core computes exps,
+// rather than in a burst, keeps memory busy in both directions.
+type ceFlush struct {
+	off, t int
+	e      []float32 // nil: nothing pending
+	mul    float32
+	tv     float32
+}
+
+// flush writes what is left of pend from element from on.
+func (c *ceCall) flush(pend *ceFlush, from int) {
+	if from < len(pend.e) {
+		vec.NormalizeStream(c.Grad.F32[pend.off+from:pend.off+len(pend.e)], pend.e[from:], pend.mul)
+	}
+	c.Grad.F32[pend.off+pend.t] -= pend.tv
+	pend.e = nil
+}
+
+// rowStart handles what every row does first: it returns the row's
+// target and whether the row is done (ignored and its lse not wanted).
+// An ignored row whose lse is wanted zeroes its gradient after computing
+// it: the gradient may be the logits.
+func (c *ceCall) rowStart(r int) (t int64, ignored, done bool) {
+	t = c.Targets.At(r)
+	ignored = t == c.Ignore
+	if ignored && c.Loss != nil {
+		c.Loss[r] = 0
+	}
+	done = ignored && c.LSE == nil
+	if done && c.HasGrad {
+		c.zeroGrad(r * c.V)
+	}
+	return t, ignored, done
+}
+
+func (c *ceCall) zeroGrad(off int) {
+	switch c.Grad.DType {
+	case spec.Float32:
+		clear(c.Grad.F32[off : off+c.V])
+	case spec.Float64:
+		clear(c.Grad.F64[off : off+c.V])
+	default:
+		clear(c.Grad.U16[off : off+c.V])
+	}
+}
+
+// gout returns row r's grad-output.
+func (c *ceCall) gout(r int) float64 {
+	if c.GRows != nil {
+		return c.GScale * c.GRows[r]
+	}
+	return c.GScale
+}
+
+// weight returns class t's weight.
+func (c *ceCall) weight(t int64) float64 {
+	if c.Opt.Weights == nil {
+		return 1
+	}
+	return float64(c.Opt.Weights[t])
+}
+
+// row32 does row r of a float32-arithmetic dtype and returns its loss.
+func (c *ceCall) row32(r int, more bool, s *scratch, pend *ceFlush) float64 {
+	t, ignored, done := c.rowStart(r)
+	if done {
+		return 0
+	}
+	v, off := c.V, r*c.V
+	x := c.X.load(grow32(&s.a, v), off, v)
+	if c.Opt.Softcap > 0 {
+		x = softcap32(grow32(&s.d, v), x, float32(c.Opt.Softcap))
+	}
+	var e []float32
+	var d, lse float64
+	if c.LSEIn != nil {
+		lse = c.LSEIn[r]
+	} else {
+		m := vec.Max(x, c.scale)
+		e = grow32(&s.b, v)
+		if pend.e != nil && &pend.e[0] == &e[0] {
+			e = grow32(&s.f, v) // the other buffer: this one is pending
+		}
+		// Float32 sums of chunks, added in float64; each chunk prefetches
+		// the same chunk of the next row and writes the same chunk of the
+		// pending gradient.
+		for k := 0; k < v; k += chunk {
+			cn := min(chunk, v-k)
+			var next []float32
+			if more {
+				next = c.X.ahead(off+v+k, cn)
+			}
+			if hi := min(k+cn, len(pend.e)); k < hi {
+				d += float64(vec.ExpSumFlush(e[k:k+cn], x[k:k+cn], next, c.scale, m,
+					c.Grad.F32[pend.off+k:pend.off+hi], pend.e[k:hi], pend.mul))
+			} else {
+				d += float64(vec.ExpSumAhead(e[k:k+cn], x[k:k+cn], next, c.scale, m))
+			}
+		}
+		if pend.e != nil {
+			c.flush(pend, v)
+		}
+		lse = rowLSE(float64(m), d)
+		if c.LSE != nil {
+			c.LSE[r] = lse
+		}
+	}
+	if ignored {
+		if c.HasGrad {
+			c.zeroGrad(off)
+		}
+		return 0
+	}
+	wt := c.weight(t)
+	var loss float64
+	if c.LSEIn == nil {
+		var dot float64
+		if c.Opt.LabelSmoothing != 0 {
+			dot = c.dot32(x)
+		}
+		loss = c.Opt.RowLoss(lse, float64(x[t]*c.scale), dot, c.WSum, wt, v)
+		if c.Loss != nil {
+			c.Loss[r] = loss
+		}
+	}
+	if c.HasGrad {
+		g := c.Opt.Grad(lse, wt, c.WSum, v, c.gout(r))
+		if e != nil && more && c.stream && g.C == 0 && c.Opt.Softcap == 0 && c.Grad.DType == spec.Float32 {
+			*pend = ceFlush{off: off, t: int(t), e: e, mul: float32(g.A * c.scale64 / d), tv: float32(g.T * c.scale64)}
+			return loss
+		}
+		c.grad32(off, int(t), x, e, d, lse, g, s)
+	}
+	return loss
+}
+
+// rowLSE is the row's log-sum-exp from its max and sum (shard's LSE: NaN
+// for a NaN or +inf logit, −inf for a row of −inf, whose exps are NaN).
+func rowLSE(m, d float64) float64 {
+	if m == negInf {
+		d = 0
+	}
+	return shard.Record{Max: m, Sum: d}.LSE()
+}
+
+// dot32 returns Σ_j w_j·z_j of the scaled row (w_j = 1 without weights).
+func (c *ceCall) dot32(x []float32) float64 {
+	var dot float64
+	for k := 0; k < len(x); k += chunk {
+		hi := min(k+chunk, len(x))
+		if c.Opt.Weights != nil {
+			dot += float64(vec.Dot(c.Opt.Weights[k:hi], x[k:hi]))
+		} else {
+			dot += float64(vec.Sum(x[k:hi]))
+		}
+	}
+	return dot * c.scale64
+}
+
+// grad32 writes the row's gradient at off: g = A·p − C·w − T·[j = t]
+// (xent.RowGrad) times d z/d x, with p = e/d from the forward's exps, or
+// exp(z − lse) recomputed from a saved lse (e nil).
+func (c *ceCall) grad32(off, t int, x, e []float32, d, lse float64, g xent.RowGrad, s *scratch) {
+	v := c.V
+	o := c.Grad.out(grow32(&s.c, v), off, v)
+	sc := c.scale64
+	plain := g.C == 0 && c.Opt.Softcap == 0
+	switch {
+	case e == nil && c.stream && plain:
+		vec.ExpScaleStream(o, x, c.scale, float32(lse), float32(g.A*sc))
+	case e == nil:
+		vec.ExpScale(o, x, c.scale, float32(lse), float32(g.A*sc))
+	case c.stream && plain:
+		vec.NormalizeStream(o, e, float32(g.A*sc/d))
+	default:
+		vec.Normalize(o, e, float32(g.A*sc/d))
+	}
+	if g.C != 0 {
+		cw := float32(g.C * sc)
+		if w := c.Opt.Weights; w != nil {
+			for j := range o {
+				o[j] -= cw * w[j]
+			}
+		} else {
+			for j := range o {
+				o[j] -= cw
+			}
+		}
+	}
+	o[t] -= float32(g.T * sc)
+	if capv := float32(c.Opt.Softcap); capv > 0 {
+		for j := range o {
+			y := x[j] / capv // exactly ±1 where the softcap saturated
+			o[j] *= 1 - y*y
+		}
+	}
+	c.Grad.commit(o, off)
+}
+
+// softcap32 writes cap·tanh(x/cap) into dst: Cephes' tanhf, whose
+// polynomial keeps small arguments accurate (1 − 2/(exp(2y)+1) alone loses
+// cap·2^-24 to cancellation), with the vector exp for the others: ±inf
+// give ±cap, NaN stays NaN.
+func softcap32(dst, x []float32, capv float32) []float32 {
+	vec.ExpScale(dst, x, 2/capv, 0, 1)
+	inv := 1 / capv
+	for j, e := range dst[:len(x)] {
+		y := x[j] * inv
+		if y > -0.625 && y < 0.625 {
+			z := y * y
+			y += ((((-5.70498872745e-3*z+2.06390887954e-2)*z-5.37397155531e-2)*z+1.33314422036e-1)*z - 3.33332819422e-1) * z * y
+		} else {
+			y = 1 - 2/(e+1)
+		}
+		dst[j] = capv * y
+	}
+	return dst[:len(x)]
+}
+
+// row64 is row32 for Float64 logits: float64 arithmetic, no conversion.
+func (c *ceCall) row64(r int, more bool, s *scratch) float64 {
+	t, ignored, done := c.rowStart(r)
+	if done {
+		return 0
+	}
+	v, off := c.V, r*c.V
+	x := c.X.F64[off : off+v]
+	if c.Opt.Softcap > 0 {
+		xc, capv := grow64(&s.d64, v), c.Opt.Softcap
+		for j, xv := range x {
+			xc[j] = capv * math.Tanh(xv/capv)
+		}
+		x = xc
+	}
+	var e []float64
+	var d, lse float64
+	if c.LSEIn != nil {
+		lse = c.LSEIn[r]
+	} else {
+		m := vec.Max64(x, c.scale64)
+		e = grow64(&s.b64, v)
+		var sum ksum
+		for k := 0; k < v; k += chunk {
+			cn := min(chunk, v-k)
+			var next []float64
+			if more {
+				next = c.X.F64[off+v+k : off+v+k+cn]
+			}
+			sum.add(vec.ExpSum64(e[k:k+cn], x[k:k+cn], next, c.scale64, m))
+		}
+		d = sum.value()
+		lse = rowLSE(m, d)
+		if c.LSE != nil {
+			c.LSE[r] = lse
+		}
+	}
+	if ignored {
+		if c.HasGrad {
+			c.zeroGrad(off)
+		}
+		return 0
+	}
+	wt := c.weight(t)
+	var loss float64
+	if c.LSEIn == nil {
+		var dot float64
+		if c.Opt.LabelSmoothing != 0 {
+			if c.Opt.Weights != nil {
+				dot = vec.Dot64(c.w64, x)
+			} else {
+				dot = vec.Sum64(x)
+			}
+			dot *= c.scale64
+		}
+		loss = c.Opt.RowLoss(lse, x[t]*c.scale64, dot, c.WSum, wt, v)
+		if c.Loss != nil {
+			c.Loss[r] = loss
+		}
+	}
+	if c.HasGrad {
+		c.grad64(off, int(t), x, e, d, lse, c.Opt.Grad(lse, wt, c.WSum, v, c.gout(r)))
+	}
+	return loss
+}
+
+// grad64 is grad32 for Float64.
+func (c *ceCall) grad64(off, t int, x, e []float64, d, lse float64, g xent.RowGrad) {
+	o := c.Grad.F64[off : off+c.V]
+	sc := c.scale64
+	plain := g.C == 0 && c.Opt.Softcap == 0
+	switch {
+	case e == nil:
+		vec.ExpScale64(o, x, sc, lse, g.A*sc)
+	case c.stream && plain:
+		vec.NormalizeStream64(o, e, g.A*sc/d)
+	default:
+		vec.Normalize64(o, e, g.A*sc/d)
+	}
+	if g.C != 0 {
+		cw := g.C * sc
+		if c.w64 != nil && c.Opt.Weights != nil {
+			for j := range o {
+				o[j] -= cw * c.w64[j]
+			}
+		} else {
+			for j := range o {
+				o[j] -= cw
+			}
+		}
+	}
+	o[t] -= g.T * sc
+	if capv := c.Opt.Softcap; capv > 0 {
+		for j := range o {
+			y := x[j] / capv
+			o[j] *= 1 - y*y
+		}
+	}
+}
