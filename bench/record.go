@@ -1,11 +1,12 @@
 package bench
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
-	"path/filepath"
+
+	"github.com/gofused/softmax/internal/safefile"
 )
 
 // Record is the result of one (case, strategy) timing, as written by
@@ -65,7 +66,8 @@ func newRecord(c Case, device string) Record {
 }
 
 // WriteJSON writes the records as an indented JSON array to path,
-// atomically (a temporary file renamed over path).
+// atomically where it can, as internal/safefile writes (links followed,
+// mode and owner kept).
 func WriteJSON(path string, recs []Record) error {
 	if recs == nil {
 		recs = []Record{}
@@ -90,27 +92,12 @@ func ReadJSON(path string) ([]Record, error) {
 	return recs, nil
 }
 
-// writeFileAtomic writes data to a temporary file next to path and renames
-// it over path, so that path is either absent, the old file, or complete.
-func writeFileAtomic(path string, data []byte) (err error) {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
+// writeFileAtomic writes data to path as internal/safefile does: through
+// a temporary file renamed over path (removed on error), following
+// symbolic links and keeping an existing file's mode and owner.
+func writeFileAtomic(path string, data []byte) error {
+	return safefile.WriteFile(path, func(w io.Writer) error {
+		_, err := w.Write(data)
 		return err
-	}
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(f.Name())
-		}
-	}()
-	if _, err = bytes.NewReader(data).WriteTo(f); err != nil {
-		return err
-	}
-	if err = f.Close(); err != nil {
-		return err
-	}
-	if err = os.Chmod(f.Name(), 0o644); err != nil {
-		return err
-	}
-	return os.Rename(f.Name(), path)
+	})
 }

@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
-	"path/filepath"
+
+	"github.com/gofused/softmax/internal/safefile"
 )
 
 // Write writes a to w in .npy format: format version 1.0 (2.0 if the header
@@ -48,50 +48,27 @@ func Write(w io.Writer, a *Array) error {
 	return nil
 }
 
-// WriteFile writes a to the file at path, atomically: the data goes to a
-// temporary file in the same directory, which is synced and then renamed
-// over path. On error, path is neither created nor modified and the
-// temporary file is removed. The file gets permissions 0644. If path is a
-// symbolic link, the link itself is replaced, not the file it points to.
-func WriteFile(path string, a *Array) (err error) {
+// WriteFile writes a to the file at path, atomically where it can: the
+// data goes to a temporary file in the same folder, which is synced and
+// renamed over path, and removed on error, so path is never half-written.
+// A symbolic link is followed (its target is written, the link stays); an
+// existing file keeps its mode and owner (a new one gets 0666 less the
+// umask); a device or FIFO, or a file with other hard links, is written in
+// place (see internal/safefile).
+func WriteFile(path string, a *Array) error {
 	if _, err := a.validate(); err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
-	dir, base := filepath.Split(path)
-	if dir == "" {
-		dir = "."
-	}
-	f, err := os.CreateTemp(dir, "."+base+".tmp-*")
-	if err != nil {
-		return fmt.Errorf("npy: writing %s: %w", path, err)
-	}
-	tmp := f.Name()
-	defer func() {
-		if err != nil {
-			f.Close() // may already be closed; the error is irrelevant then
-			os.Remove(tmp)
-		}
-	}()
-	if err := Write(f, a); err != nil {
+	var encErr error
+	err := safefile.WriteFile(path, func(w io.Writer) error {
+		encErr = Write(w, a)
+		return encErr
+	})
+	if err != nil && err == encErr {
 		return fmt.Errorf("%s: %w", path, err)
 	}
-	if err := f.Chmod(0o644); err != nil {
+	if err != nil {
 		return fmt.Errorf("npy: writing %s: %w", path, err)
-	}
-	if err := f.Sync(); err != nil {
-		return fmt.Errorf("npy: writing %s: %w", path, err)
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("npy: writing %s: %w", path, err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		return fmt.Errorf("npy: writing %s: %w", path, err)
-	}
-	// Make the rename durable. Not every platform can sync a directory, so
-	// this is best effort: the file itself is complete either way.
-	if d, err := os.Open(dir); err == nil {
-		d.Sync()
-		d.Close()
 	}
 	return nil
 }

@@ -54,8 +54,15 @@ func TestWriteFileReadFile(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if fi.Mode().Perm() != 0o644 {
-			t.Errorf("mode %v, want 0644", fi.Mode().Perm())
+		// A new file gets the mode os.Create gives (0666 less the umask).
+		ref, err := os.Create(filepath.Join(t.TempDir(), "ref"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		rfi, _ := ref.Stat()
+		ref.Close()
+		if fi.Mode().Perm() != rfi.Mode().Perm() {
+			t.Errorf("mode %v, want %v (as os.Create)", fi.Mode().Perm(), rfi.Mode().Perm())
 		}
 	}
 
@@ -162,5 +169,53 @@ func TestReadFileErrors(t *testing.T) {
 	_, err := ReadFile(path)
 	if !errors.Is(err, ErrTruncated) || !strings.Contains(err.Error(), path) {
 		t.Errorf("truncated file: %v", err)
+	}
+}
+
+// TestWriteFileSymlinkAndMode: a symbolic link is followed (its target is
+// rewritten, the link stays) and an existing file keeps its mode.
+func TestWriteFileSymlinkAndMode(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("symbolic links and Unix modes")
+	}
+	dir := t.TempDir()
+	target := filepath.Join(dir, "data.npy")
+	if err := os.WriteFile(target, []byte("old"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(target, 0o640); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "link.npy")
+	if err := os.Symlink("data.npy", link); err != nil {
+		t.Fatal(err)
+	}
+	a := NewF32([]int{2, 3}, []float32{0, 1, 2, 3, 4, 5})
+	if err := WriteFile(link, a); err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Lstat(link); err != nil || fi.Mode()&fs.ModeSymlink == 0 {
+		t.Fatalf("link.npy is no longer a symbolic link (%v, %v)", fi, err)
+	}
+	if b, err := os.ReadFile(target); err != nil || string(b) != numpyF32x2x3 {
+		t.Errorf("the link's target holds %q (%v), want the array", b, err)
+	}
+	if fi, err := os.Stat(target); err != nil || fi.Mode().Perm() != 0o640 {
+		t.Errorf("target mode %v (%v), want 0640 kept", fi.Mode().Perm(), err)
+	}
+	if names := dirNames(t, dir); !reflect.DeepEqual(names, []string{"data.npy", "link.npy"}) {
+		t.Errorf("directory holds %v, want data.npy and link.npy", names)
+	}
+
+	// A dangling link creates its target.
+	dangling := filepath.Join(dir, "new-link.npy")
+	if err := os.Symlink("new.npy", dangling); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteFile(dangling, a); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := ReadFile(filepath.Join(dir, "new.npy")); err != nil || !reflect.DeepEqual(got, a) {
+		t.Errorf("the dangling link's target: %+v, %v", got, err)
 	}
 }

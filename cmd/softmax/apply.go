@@ -94,7 +94,7 @@ func runApply(e *env, args []string) error {
 		return usagef("--device: %v", err)
 	}
 
-	out, err := openOutput(*outPath, *in)
+	out, err := openOutput("--out", *outPath, *in)
 	if err != nil {
 		return err
 	}

@@ -6,13 +6,13 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"strings"
 	"syscall"
 	"time"
 
 	"github.com/gofused/softmax/bench"
 	"github.com/gofused/softmax/internal/memlimit"
+	"github.com/gofused/softmax/internal/safefile"
 	"github.com/gofused/softmax/internal/spec"
 	"github.com/schollz/progressbar/v3"
 )
@@ -318,21 +318,15 @@ func checkCaseSizes(cases []bench.Case, cpu bool) error {
 	return nil
 }
 
-// checkWritable checks, before any work, that a file can be written at
-// path: its folder exists and takes a new file.
+// checkWritable checks, before any work, that the file at path can be
+// written as bench.WriteJSON and the plot will write it (internal/safefile:
+// links followed, the folder takes a new file, an existing file is
+// writable); nothing is changed.
 func checkWritable(path string) error {
-	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
-		return fmt.Errorf("is a folder")
-	}
-	dir := filepath.Dir(path)
-	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
-		return fmt.Errorf("folder %s does not exist", dir)
-	}
-	f, err := os.CreateTemp(dir, ".softmax-check-*")
+	f, err := safefile.New(path)
 	if err != nil {
-		return fmt.Errorf("cannot create a file in %s: %w", dir, unwrapPath(err))
+		return err
 	}
-	f.Close()
-	os.Remove(f.Name())
+	f.Abort()
 	return nil
 }

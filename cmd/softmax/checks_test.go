@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -48,7 +49,13 @@ func TestTuneShapeTooLarge(t *testing.T) {
 // times anything.
 func TestBenchOutputsCheckedFirst(t *testing.T) {
 	dir := t.TempDir()
+	// A symbolic link is checked where it leads: here a missing folder.
+	dangling := filepath.Join(dir, "latest.json")
+	if err := os.Symlink(filepath.Join("missing", "r.json"), dangling); err != nil {
+		dangling = filepath.Join(dir, "missing", "x.json") // no symbolic links here
+	}
 	for _, args := range [][]string{
+		{"--json", dangling},
 		{"--plot", filepath.Join(dir, "missing", "r.svg")},
 		{"--json", filepath.Join(dir, "missing", "r.json")},
 		{"--json", dir},

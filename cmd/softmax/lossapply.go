@@ -29,7 +29,10 @@ F.cross_entropy ones: --ignore-index (default -100), --label-smoothing,
 everything), --scale S (after the softcap). --op logsumexp writes
 log Σ exp(S·x) along --axis, in the input's shape without the axis.
 Both run on the CPU: --device cuda is an error until the GPU kernels
-exist; auto uses the CPU. Every output is written as --out is.`
+exist; auto uses the CPU. Every output is written as --out is, and all
+or nothing: each is checked, then written to its temporary file (a
+device or standard output last) before any file is replaced, so an
+output that fails leaves the others unwritten.`
 
 // isLossOp reports whether apply's --op names a loss op.
 func isLossOp(op string) bool { return bench.IsLossOp(op) }
@@ -130,7 +133,7 @@ func runLossApply(e *env, la *lossArgs) error {
 		if o.path == "" {
 			continue
 		}
-		if files[i], err = openOutput(o.path, la.in); err != nil {
+		if files[i], err = openOutput(o.flag, o.path, la.in); err != nil {
 			return err
 		}
 		defer files[i].abort()
@@ -209,18 +212,12 @@ func runLossApply(e *env, la *lossArgs) error {
 	if err := softmax.CrossEntropy(t, tg, opt, out); err != nil {
 		return fmt.Errorf("cross_entropy: %w", err)
 	}
-	if err := files[0].write(func(w io.Writer) error { return npy.Write(w, floatsArray(loss, arr.DType, lossShape)) }); err != nil {
-		return err
-	}
-	if files[1] != nil {
-		if err := files[1].write(func(w io.Writer) error { return npy.Write(w, fromTensor(t, arr.DType, arr.Shape)) }); err != nil {
-			return err
-		}
-	}
-	if files[2] != nil {
-		return files[2].write(func(w io.Writer) error { return npy.Write(w, floatsArray(out.LSE, arr.DType, rowShape)) })
-	}
-	return nil
+	// All or nothing: a failing --lse-out leaves no --out either.
+	return writeAll(files, []func(io.Writer) error{
+		func(w io.Writer) error { return npy.Write(w, floatsArray(loss, arr.DType, lossShape)) },
+		func(w io.Writer) error { return npy.Write(w, fromTensor(t, arr.DType, arr.Shape)) },
+		func(w io.Writer) error { return npy.Write(w, floatsArray(out.LSE, arr.DType, rowShape)) },
+	})
 }
 
 // readTargets reads the class ids of --targets: int32 or int64 of shape.

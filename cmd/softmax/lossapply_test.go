@@ -142,3 +142,66 @@ func must(t *testing.T, err error) {
 		t.Fatal(err)
 	}
 }
+
+// apply --op cross_entropy writes its outputs all or nothing: a later
+// output that cannot be written leaves the earlier ones as they were.
+func TestApplyCrossEntropyAllOrNothing(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "x.npy")
+	tpath := filepath.Join(dir, "t.npy")
+	must(t, npy.WriteFile(in, npy.NewF32([]int{2, 4}, []float32{1, 2, 3, 4, 5, 6, 7, 8})))
+	must(t, npy.WriteFile(tpath, &npy.Array{Shape: []int{2}, DType: npy.I64, I64: []int64{1, 3}}))
+	out, grad := filepath.Join(dir, "loss.npy"), filepath.Join(dir, "g.npy")
+	must(t, os.WriteFile(grad, []byte("old grad"), 0o644))
+	ce := []string{"apply", "--op", "cross_entropy", "--in", in, "--targets", tpath, "--out", out, "--grad-out", grad}
+	files := func() string {
+		t.Helper()
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		for _, e := range entries {
+			names = append(names, e.Name())
+		}
+		return strings.Join(names, " ")
+	}
+	keep := func(what string) {
+		t.Helper()
+		if got := files(); got != "g.npy t.npy x.npy" {
+			t.Errorf("%s: the folder holds %s, want g.npy t.npy x.npy (no loss.npy, no temporary file)", what, got)
+		}
+		if b, _ := os.ReadFile(grad); string(b) != "old grad" {
+			t.Errorf("%s: --grad-out was replaced by %q", what, b)
+		}
+	}
+
+	// Checked before anything is written: a missing folder, a folder.
+	for _, lse := range []string{filepath.Join(dir, "missing", "lse.npy"), dir} {
+		r := runCLI(t, append(ce, "--lse-out", lse)...)
+		if r.code == 0 || !strings.Contains(r.stderr, "--lse-out "+lse) {
+			t.Errorf("--lse-out %s: exit %d, stderr %q; want an error naming it", lse, r.code, r.stderr)
+		}
+		keep("--lse-out " + lse)
+	}
+
+	// Failing while written: /dev/full takes the open but not the data.
+	if _, err := os.Stat("/dev/full"); err == nil {
+		r := runCLI(t, append(ce, "--lse-out", "/dev/full")...)
+		if r.code == 0 || !strings.Contains(r.stderr, "--lse-out /dev/full") {
+			t.Errorf("--lse-out /dev/full: exit %d, stderr %q; want an error naming it", r.code, r.stderr)
+		}
+		keep("--lse-out /dev/full")
+	}
+
+	// And all of them when nothing fails.
+	if r := runCLI(t, ce...); r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	if a, err := npy.ReadFile(grad); err != nil || len(a.F32) != 8 {
+		t.Errorf("--grad-out: %+v, %v", a, err)
+	}
+	if a, err := npy.ReadFile(out); err != nil || len(a.F32) != 1 {
+		t.Errorf("--out: %+v, %v", a, err)
+	}
+}

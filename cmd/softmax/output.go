@@ -5,47 +5,37 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/gofused/softmax/internal/safefile"
 	"syscall"
 )
 
-// output is the file --out names, opened before any work so that a bad
-// path fails first and names the user's path. It writes the file the path
-// names, as a shell redirection would, but atomically where it can:
-//
-//   - "-" is standard output; /dev/stdout, /dev/stderr and /dev/fd/N are
-//     written through the inherited descriptor (a shell's >> appends);
-//   - a symbolic link is followed (the target is written, the link stays);
-//   - a device, FIFO or other non-regular file is written directly;
-//   - an existing regular file with other hard links, or owned by someone
-//     this process cannot give a file to, is truncated and written in
-//     place, keeping its inode, links, mode and owner;
-//   - any other regular file is written to a hidden temporary file in its
-//     folder, given the existing file's mode and owner (a new file: 0666
-//     less the umask), and renamed over it; the temporary file is removed
-//     on any error and on SIGINT, SIGTERM or SIGHUP.
+// output is the file --out (or --grad-out, --lse-out) names, opened before
+// any work so that a bad path fails first and names the user's path. "-" is
+// standard output;
+// /dev/stdout, /dev/stderr and /dev/fd/N are written through the inherited
+// descriptor (a shell's >> appends); any other path is written as
+// internal/safefile says (links followed, mode, owner and hard links kept,
+// atomically where it can), and its temporary file is also removed on
+// SIGINT, SIGTERM or SIGHUP.
 type output struct {
-	path   string   // as the user wrote it
-	fd     *os.File // standard output or another inherited descriptor, or nil
-	target string   // the file written: path with symbolic links followed
-	tmp    *os.File // the temporary file, or nil
-	direct *os.File // an existing file written in place, or nil
-	mode   fs.FileMode
-	owner  *fileOwner // the existing file's owner, to keep; nil: ours
+	flag string         // the flag naming it in messages: --out, --grad-out, --lse-out
+	path string         // as the user wrote it
+	fd   *os.File       // standard output or another inherited descriptor, or nil
+	file *safefile.File // otherwise
 }
 
-// openOutput prepares path for writing. A path naming the input (same
-// device and inode) is a usage error; a folder that is missing or not
-// writable is an error naming path.
-func openOutput(path, in string) (*output, error) {
-	o := &output{path: path}
+// openOutput prepares path, given as flag, for writing. A path naming the
+// input (same device and inode) is a usage error; a folder that is missing
+// or not writable is an error naming flag and path.
+func openOutput(flag, path, in string) (*output, error) {
+	o := &output{flag: flag, path: path}
 	if path == "-" {
 		o.fd = os.Stdout
 	} else if fd, ok := inheritedFD(path); ok {
@@ -55,158 +45,135 @@ func openOutput(path, in string) (*output, error) {
 	if o.fd != nil {
 		fi, err := o.fd.Stat()
 		if err != nil {
-			return nil, fmt.Errorf("--out %s: %w", path, unwrapPath(err))
+			return nil, fmt.Errorf("%s %s: %w", flag, path, unwrapPath(err))
 		}
 		if isTerminal(o.fd) {
-			return nil, usagef("--out %s is a terminal; redirect it to a file or a pipe", path)
+			return nil, usagef("%s %s is a terminal; redirect it to a file or a pipe", flag, path)
 		}
 		if ii, err := os.Stat(in); err == nil && in != "-" && os.SameFile(fi, ii) {
-			return nil, usagef("--out %s is the same file as --in %s: the input would be overwritten", path, in)
+			return nil, usagef("%s %s is the same file as --in %s: the input would be overwritten", flag, path, in)
 		}
 		return o, nil
 	}
-	fi, statErr := os.Stat(path) // follows links, magic ones (/dev/stdout) included
-	if statErr == nil && in != "-" {
+	if fi, err := os.Stat(path); err == nil && in != "-" { // follows links, magic ones (/dev/stdout) included
 		if ii, err := os.Stat(in); err == nil && os.SameFile(fi, ii) {
-			return nil, usagef("--out %s is the same file as --in %s: the input would be overwritten (write elsewhere, then move it)", path, in)
+			return nil, usagef("%s %s is the same file as --in %s: the input would be overwritten (write elsewhere, then move it)", flag, path, in)
 		}
-	}
-	switch {
-	case statErr == nil && fi.IsDir():
-		return nil, fmt.Errorf("--out %s is a folder", path)
-	case statErr == nil && !fi.Mode().IsRegular():
-		return o, nil // a device or FIFO: opened when written (a FIFO blocks until read)
-	case statErr != nil && !errors.Is(statErr, fs.ErrNotExist):
-		return nil, fmt.Errorf("--out %s: %w", path, unwrapPath(statErr))
-	}
-	target, viaFD, err := followLinks(path)
-	if err != nil {
-		return nil, fmt.Errorf("--out %s: %w", path, err)
-	}
-	o.target = target
-	if statErr == nil {
-		o.mode = fi.Mode() & (fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky)
-		// A file this process may not write is not replaced either.
-		f, err := os.OpenFile(target, os.O_WRONLY, 0)
-		if err != nil {
-			return nil, fmt.Errorf("--out %s: %w", path, unwrapPath(err))
-		}
-		owner, links := ownerOf(fi)
-		if links > 1 || !canGive(owner) || viaFD {
-			// Renaming over it would break its links or change its owner.
-			o.direct = f
-			return o, nil
-		}
-		f.Close()
-		if !isOurs(owner) {
-			o.owner = owner
-		}
-	} else {
-		o.mode = 0o666 &^ umask()
-	}
-	dir, base := filepath.Dir(target), filepath.Base(target)
-	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
-		return nil, fmt.Errorf("--out %s: folder %s does not exist", path, dir)
 	}
 	pending.Lock()
 	defer pending.Unlock()
-	pending.listen() // before the file exists, so no signal can come between the two
-	tmp, err := os.CreateTemp(dir, "."+base+".tmp-*")
+	pending.listen() // before the temporary file exists, so no signal can come between the two
+	f, err := safefile.New(path)
 	if err != nil {
 		pending.stopIfIdle()
-		return nil, fmt.Errorf("--out %s: cannot create a file in %s: %w", path, dir, unwrapPath(err))
+		if errors.Is(err, safefile.ErrFolder) {
+			return nil, fmt.Errorf("%s %s is a folder", flag, path)
+		}
+		return nil, fmt.Errorf("%s %s: %w", flag, path, err)
 	}
-	o.tmp = tmp
-	pending.paths[tmp.Name()] = true
+	o.file = f
+	if tmp := f.Temp(); tmp != "" {
+		pending.paths[tmp] = true
+	} else {
+		pending.stopIfIdle()
+	}
 	return o, nil
 }
 
-// write writes the output with fn and commits it: the temporary file is
-// synced, given its mode and owner and renamed over the target. On error
-// nothing is left behind but a file written in place.
-func (o *output) write(fn func(io.Writer) error) (err error) {
-	defer func() {
-		if err != nil {
-			o.abort()
-			err = fmt.Errorf("--out %s: %w", o.path, err)
-		}
-	}()
-	var f *os.File
-	switch {
-	case o.fd != nil:
-		f = o.fd
-	case o.tmp != nil:
-		f = o.tmp
-	case o.direct != nil:
-		f = o.direct
-		if err := f.Truncate(0); err != nil {
-			return unwrapPath(err)
-		}
-	default:
-		if f, err = os.OpenFile(o.path, os.O_WRONLY|os.O_TRUNC, 0); err != nil {
-			return unwrapPath(err)
-		}
-		o.direct = f
-	}
-	bw := bufio.NewWriterSize(f, 1<<20)
-	if err := fn(bw); err != nil {
+// write writes the output with fn and commits it. On error nothing is
+// left behind but a file written in place.
+func (o *output) write(fn func(io.Writer) error) error {
+	if err := o.writeData(fn); err != nil {
 		return err
 	}
-	if err := bw.Flush(); err != nil {
-		return unwrapPath(err)
-	}
-	if o.tmp == nil {
-		if o.direct != nil {
-			err := o.direct.Close()
-			o.direct = nil
-			return unwrapPath(err)
+	return o.commit()
+}
+
+// writeData writes the output with fn; a temporary file then waits for
+// commit. On error the output is aborted.
+func (o *output) writeData(fn func(io.Writer) error) error {
+	var err error
+	if o.fd != nil {
+		bw := bufio.NewWriterSize(o.fd, 1<<20)
+		if err = fn(bw); err == nil {
+			err = unwrapPath(bw.Flush())
 		}
-		return nil
+	} else {
+		err = o.file.Write(fn)
 	}
-	if o.owner != nil { // before Chmod: chown clears setuid and setgid bits
-		if err := chown(o.tmp, o.owner); err != nil {
-			return unwrapPath(err)
-		}
-	}
-	if err := o.tmp.Chmod(o.mode); err != nil {
-		return unwrapPath(err)
-	}
-	if err := o.tmp.Sync(); err != nil {
-		return unwrapPath(err)
-	}
-	if err := o.tmp.Close(); err != nil {
-		return unwrapPath(err)
-	}
-	if err := os.Rename(o.tmp.Name(), o.target); err != nil {
-		return unwrapPath(err)
-	}
-	pending.Lock()
-	pending.remove(o.tmp.Name())
-	pending.Unlock()
-	o.tmp = nil
-	// Make the rename durable where folders can be synced (best effort).
-	if d, err := os.Open(filepath.Dir(o.target)); err == nil {
-		d.Sync()
-		d.Close()
+	if err != nil {
+		o.abort()
+		return fmt.Errorf("%s %s: %w", o.flag, o.path, err)
 	}
 	return nil
 }
 
+// commit renames a written temporary file over the target.
+func (o *output) commit() error {
+	if o.file == nil {
+		return nil
+	}
+	tmp := o.file.Temp()
+	err := o.file.Commit()
+	pending.Lock()
+	pending.remove(tmp)
+	pending.Unlock()
+	if err != nil {
+		return fmt.Errorf("%s %s: %w", o.flag, o.path, err)
+	}
+	return nil
+}
+
+// writeAll writes several outputs all or nothing where it can: first every
+// output with a temporary file (nothing is replaced yet), then those
+// written in place (standard output, devices, files kept for their links
+// or owner; they cannot be undone, so they come last), then the temporary
+// files are renamed. An error before the renames aborts every output, so
+// no regular file is replaced. A nil output is skipped.
+func writeAll(outs []*output, fns []func(io.Writer) error) error {
+	fail := func(err error) error {
+		for _, o := range outs {
+			if o != nil {
+				o.abort()
+			}
+		}
+		return err
+	}
+	for _, inPlace := range []bool{false, true} {
+		for i, o := range outs {
+			if o != nil && o.inPlace() == inPlace {
+				if err := o.writeData(fns[i]); err != nil {
+					return fail(err)
+				}
+			}
+		}
+	}
+	for _, o := range outs {
+		if o != nil {
+			if err := o.commit(); err != nil {
+				return fail(err)
+			}
+		}
+	}
+	return nil
+}
+
+// inPlace reports whether the output is written where it cannot be undone.
+func (o *output) inPlace() bool { return o.file == nil || o.file.InPlace() }
+
 // abort removes the temporary file and closes what is open; it may be
 // called more than once (deferred after write).
 func (o *output) abort() {
-	if o.tmp != nil {
-		pending.Lock()
-		o.tmp.Close()
-		os.Remove(o.tmp.Name())
-		pending.remove(o.tmp.Name())
-		pending.Unlock()
-		o.tmp = nil
+	if o.file == nil {
+		return
 	}
-	if o.direct != nil {
-		o.direct.Close()
-		o.direct = nil
+	pending.Lock()
+	tmp := o.file.Temp()
+	o.file.Abort()
+	if tmp != "" {
+		pending.remove(tmp)
 	}
+	pending.Unlock()
 }
 
 // inheritedFD returns the descriptor that /dev/stdout, /dev/stderr,
@@ -231,40 +198,8 @@ func inheritedFD(path string) (uintptr, bool) {
 	return 0, false
 }
 
-// unwrapPath drops the *PathError around err: its path may be the hidden
-// temporary file, and messages name the user's path instead.
-func unwrapPath(err error) error {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return pe.Err
-	}
-	return err
-}
-
-// followLinks returns path with its symbolic links followed, like
-// filepath.EvalSymlinks but also through a link whose target does not
-// exist yet (it is then created). viaFD reports a link through a process's
-// file descriptor (/dev/stdout -> /proc/self/fd/1 -> the file a shell
-// opened, perhaps to append): that file is written in place, as the shell
-// meant, not replaced.
-func followLinks(path string) (target string, viaFD bool, err error) {
-	for range 64 {
-		fi, err := os.Lstat(path)
-		if err != nil || fi.Mode()&fs.ModeSymlink == 0 {
-			return path, viaFD, nil
-		}
-		link, err := os.Readlink(path)
-		if err != nil {
-			return "", false, unwrapPath(err)
-		}
-		if !filepath.IsAbs(link) {
-			link = filepath.Join(filepath.Dir(path), link)
-		}
-		viaFD = viaFD || strings.HasPrefix(link, "/proc/") || strings.HasPrefix(link, "/dev/fd/")
-		path = link
-	}
-	return "", false, errors.New("too many levels of symbolic links")
-}
+// unwrapPath drops the *PathError around err (see safefile.Unwrap).
+func unwrapPath(err error) error { return safefile.Unwrap(err) }
 
 // pending holds the temporary files to remove if a signal ends the
 // process: while there are any, SIGINT, SIGTERM and SIGHUP remove them and exit

@@ -7,18 +7,26 @@ import (
 	"github.com/gofused/softmax/internal/spec"
 )
 
-// Tuning constants. minShare keeps each goroutine's share large enough that
-// the hand-off (~1 µs) is noise; splitRow is the row length from which a
+// Tuning constants. workBytes is the least traffic (bytes read and written)
+// worth one more worker: four wake-ups of a parked worker (7.3 µs mean) at
+// one thread's fastest rate (18.5 GB/s, float32 rows), measured in
+// bench/results/LOG.md (2026-11-29, CPU speed); minShare is the same in
+// float32 forward elements. splitRow is the row length from which a
 // row is worth splitting across cores when there are fewer rows than cores;
 // minAxisPart is the fewest axis steps of a non-last axis worth splitting
 // off to another core.
 const (
-	minShare    = 16384
+	workBytes   = 512 << 10
+	minShare    = workBytes / 8
 	splitRow    = 32768
 	minPiece    = 8192
 	axisBlock   = 64 // backward: axis steps per float32 block before a float64 merge
 	minAxisPart = 64
 )
+
+// minWorkBytes is workBytes, a variable so that tests can fan small
+// tensors out.
+var minWorkBytes = workBytes
 
 type mode int
 
@@ -100,7 +108,11 @@ func run(req request) {
 	// ones with non-temporal stores too (a strided axis writes partial
 	// lines, which non-temporal stores would flush one by one).
 	c.dst.nt = !wide && c.l.Inner == 1 && total*2 >= streamBytes
-	byVolume := max(1, total/minShare)
+	tensors := 2
+	if c.op.Backward() {
+		tensors = 3
+	}
+	byVolume := max(1, total*es*tensors/minWorkBytes)
 	if c.l.Inner > 1 {
 		c.width, c.blocks, c.slab = laneBlocks(c.l, p, c.op.Backward(), c.x.DType == spec.Float64)
 		tasks := c.l.Outer * c.blocks

@@ -3,6 +3,7 @@ package cpu
 import (
 	"runtime"
 	"sync"
+	"sync/atomic"
 )
 
 // part is one share of a parallel step; run is called once for each of
@@ -11,10 +12,38 @@ type part interface {
 	run(i, parts int, s *scratch)
 }
 
-type job struct {
-	p        part
-	i, parts int
-	wg       *sync.WaitGroup
+// batch is one parallel step in flight. Its shares are claimed by index,
+// so the caller and whichever workers wake first do them all: a worker
+// that wakes late (a parked one takes microseconds) finds none left instead
+// of holding the call up. refs counts the caller and the workers sent the
+// batch; the last to let go returns it to batches.
+type batch struct {
+	p     part
+	parts int
+	wg    *sync.WaitGroup // one Done a finished share
+	next  atomic.Int64
+	refs  atomic.Int32
+}
+
+var batches = sync.Pool{New: func() any { return new(batch) }}
+
+// work runs shares of b until none is left to claim.
+func (b *batch) work(s *scratch) {
+	for {
+		i := int(b.next.Add(1) - 1)
+		if i >= b.parts {
+			return
+		}
+		b.p.run(i, b.parts, s)
+		b.wg.Done()
+	}
+}
+
+func (b *batch) release() {
+	if b.refs.Add(-1) == 0 {
+		b.p, b.wg = nil, nil
+		batches.Put(b)
+	}
 }
 
 // pool is a set of long-lived worker goroutines, so a call costs channel
@@ -22,12 +51,14 @@ type job struct {
 type pool struct {
 	mu      sync.Mutex
 	workers int
-	jobs    chan job
+	jobs    chan *batch
 }
 
-var workers = pool{jobs: make(chan job)}
+// The buffer lets a caller hand out a batch without waiting for a worker to
+// be at the receive.
+var workers = pool{jobs: make(chan *batch, 256)}
 
-// scratches hands the calling goroutine a scratch for share 0.
+// scratches hands the calling goroutine a scratch for its shares.
 var scratches = sync.Pool{New: func() any { return new(scratch) }}
 
 func (p *pool) ensure(n int) {
@@ -36,30 +67,41 @@ func (p *pool) ensure(n int) {
 	for ; p.workers < n; p.workers++ {
 		go func() {
 			s := new(scratch)
-			for j := range p.jobs {
-				j.p.run(j.i, j.parts, s)
-				j.wg.Done()
+			for b := range p.jobs {
+				b.work(s)
+				b.release()
 			}
 		}()
 	}
 }
 
-// parallel runs shares 0..parts-1 of pt, share 0 on the calling goroutine,
-// and returns when all are done.
+// parallel runs shares 0..parts-1 of pt on the calling goroutine and up to
+// threads()−1 workers, and returns when all are done; wg counts the
+// unfinished shares.
 func parallel(pt part, parts int, wg *sync.WaitGroup) {
-	if parts > 1 {
-		workers.ensure(parts - 1)
-		wg.Add(parts - 1)
-		for i := 1; i < parts; i++ {
-			workers.jobs <- job{p: pt, i: i, parts: parts, wg: wg}
+	s := scratches.Get().(*scratch)
+	defer scratches.Put(s)
+	if parts <= 1 {
+		pt.run(0, parts, s)
+		return
+	}
+	helpers := min(parts, threads()) - 1
+	workers.ensure(helpers)
+	b := batches.Get().(*batch)
+	b.p, b.parts, b.wg = pt, parts, wg
+	b.next.Store(0)
+	b.refs.Store(int32(helpers + 1))
+	wg.Add(parts)
+	for range helpers {
+		select {
+		case workers.jobs <- b:
+		default: // the buffer is full: the others claim its shares
+			b.release()
 		}
 	}
-	s := scratches.Get().(*scratch)
-	pt.run(0, parts, s)
-	scratches.Put(s)
-	if parts > 1 {
-		wg.Wait()
-	}
+	b.work(s)
+	b.release()
+	wg.Wait()
 }
 
 // threads is the parallelism a call may use.

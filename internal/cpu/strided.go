@@ -155,6 +155,10 @@ func (c *call) mergeLanes(first, w int, s *scratch) (m, k []float32) {
 	return m, c.writeConsts(m, d, s)
 }
 
+// writeAhead is how many axis steps ahead lanesWrite's streamed exps
+// prefetch (4096x4096 f32 axis 0 on 2 cores: 8.4 to 7.5 ms; 4 to 16 alike).
+const writeAhead = 8
+
 // lanesWrite writes the forward output of axis steps [j0, j1) given the
 // lane maxima m and factors k (writeConsts).
 func (c *call) lanesWrite(base, w, j0, j1 int, m, k []float32, s *scratch) {
@@ -171,7 +175,11 @@ func (c *call) lanesWrite(base, w, j0, j1 int, m, k []float32, s *scratch) {
 			vec.LogNormLanes(o, x, m, k, c.scale)
 			c.dst.commit(o, off)
 		case c.stream:
-			vec.ExpScaleLanesStream(c.dst.F32[off:off+w], x, m, k, c.scale)
+			var next []float32
+			if j+writeAhead < j1 {
+				next = c.x.ahead(off+writeAhead*I, w)
+			}
+			vec.ExpScaleLanesStreamAhead(c.dst.F32[off:off+w], x, m, k, next, c.scale)
 		default:
 			o := c.dst.out(tmp, off, w)
 			vec.ExpScaleLanes(o, x, m, k, c.scale)

@@ -47,6 +47,7 @@ type kernelSet struct {
 	normalizeLanes       func(dst, x, k []float32)
 	normalizeLanesStream func(dst, x, k []float32)
 	expScaleLanesStream  func(dst, x, m, mul []float32, scale float32)
+	expScaleLanesAhead   func(dst, x, m, mul, next []float32, scale float32) // nil: expScaleLanesStream
 	expSumFlush          func(dst, x, next, out, in []float32, scale, m, k float32) float32
 	logNorm              func(dst, x []float32, scale, m, logd float32)
 	logNormStream        func(dst, x []float32, scale, m, logd float32)
@@ -159,6 +160,11 @@ func (s *kernelSet) install() {
 	normalizeLanes = s.normalizeLanes
 	normalizeLanesStream = s.normalizeLanesStream
 	expScaleLanesStream = s.expScaleLanesStream
+	expScaleLanesAhead = s.expScaleLanesAhead
+	if expScaleLanesAhead == nil {
+		stream := s.expScaleLanesStream
+		expScaleLanesAhead = func(dst, x, m, mul, _ []float32, scale float32) { stream(dst, x, m, mul, scale) }
+	}
 	expSumFlush = s.expSumFlush
 	logNorm = s.logNorm
 	logNormStream = s.logNormStream

@@ -51,6 +51,7 @@ func asmSets() []*kernelSet {
 		normalizeLanes:       normalizeLanesAVX2,
 		normalizeLanesStream: normalizeLanesStreamAVX2,
 		expScaleLanesStream:  expScaleLanesStreamAVX2,
+		expScaleLanesAhead:   expScaleLanesAheadAVX2,
 		expSumFlush:          expSumFlushSplitAVX2,
 		logNorm:              logNormAVX2,
 		logNormStream:        logNormStreamAVX2,
@@ -100,6 +101,7 @@ func asmSets() []*kernelSet {
 			normalizeLanes:       normalizeLanesAVX512,
 			normalizeLanesStream: normalizeLanesStreamAVX512,
 			expScaleLanesStream:  expScaleLanesStreamAVX512,
+			expScaleLanesAhead:   expScaleLanesAheadAVX512,
 			expSumFlush:          expSumFlushSplitAVX512,
 			logNorm:              logNormAVX512,
 			logNormStream:        logNormStreamAVX512,
@@ -188,15 +190,23 @@ func normalizeLanesStreamAVX512(dst, x, k []float32) {
 }
 
 func expScaleLanesStreamAVX2(dst, x, m, mul []float32, scale float32) {
+	expScaleLanesAheadAVX2(dst, x, m, mul, nil, scale)
+}
+
+func expScaleLanesAheadAVX2(dst, x, m, mul, next []float32, scale float32) {
 	h := alignHead(dst, 32)
 	expScaleLanesAVX2(dst[:h], x[:h], m[:h], mul[:h], scale)
-	expScaleLanesNTAVX2(dst[h:], x[h:], m[h:], mul[h:], scale)
+	expScaleLanesNTAVX2(dst[h:], x[h:], m[h:], mul[h:], next, scale)
 }
 
 func expScaleLanesStreamAVX512(dst, x, m, mul []float32, scale float32) {
+	expScaleLanesAheadAVX512(dst, x, m, mul, nil, scale)
+}
+
+func expScaleLanesAheadAVX512(dst, x, m, mul, next []float32, scale float32) {
 	h := alignHead(dst, 64)
 	expScaleLanesAVX512(dst[:h], x[:h], m[:h], mul[:h], scale)
-	expScaleLanesNTAVX512(dst[h:], x[h:], m[h:], mul[h:], scale)
+	expScaleLanesNTAVX512(dst[h:], x[h:], m[h:], mul[h:], next, scale)
 }
 
 func logNormStreamAVX2(dst, x []float32, scale, m, logd float32) {

@@ -3823,26 +3823,28 @@ done4:
 	VZEROUPPER
 	RET
 
-// func expScaleLanesNTAVX2(dst []float32, x []float32, m []float32, mul []float32, scale float32)
-// Requires: AVX, AVX2, FMA3
-TEXT ·expScaleLanesNTAVX2(SB), NOSPLIT, $0-100
+// func expScaleLanesNTAVX2(dst []float32, x []float32, m []float32, mul []float32, next []float32, scale float32)
+// Requires: AVX, AVX2, FMA3, MMX+
+TEXT ·expScaleLanesNTAVX2(SB), NOSPLIT, $0-124
 	MOVQ         dst_base+0(FP), AX
 	MOVQ         dst_len+8(FP), CX
 	MOVQ         x_base+24(FP), DX
 	MOVQ         m_base+48(FP), BX
 	MOVQ         mul_base+72(FP), SI
-	VBROADCASTSS scale+96(FP), Y0
+	MOVQ         next_base+96(FP), DI
+	MOVQ         next_len+104(FP), R8
+	VBROADCASTSS scale+120(FP), Y0
 	VBROADCASTSS vecconsts<>+64(SB), Y1
 	VBROADCASTSS vecconsts<>+96(SB), Y2
-	XORQ         DI, DI
+	XORQ         R9, R9
 
 loopU1:
 	CMPQ         CX, $0x00000020
 	JB           loop12
-	VMULPS       (DX)(DI*4), Y0, Y3
-	VSUBPS       (BX)(DI*4), Y3, Y3
-	VMULPS       32(DX)(DI*4), Y0, Y4
-	VSUBPS       32(BX)(DI*4), Y4, Y4
+	VMULPS       (DX)(R9*4), Y0, Y3
+	VSUBPS       (BX)(R9*4), Y3, Y3
+	VMULPS       32(DX)(R9*4), Y0, Y4
+	VSUBPS       32(BX)(R9*4), Y4, Y4
 	VMAXPS       Y3, Y1, Y3
 	VMAXPS       Y4, Y1, Y4
 	VMINPS       Y3, Y2, Y3
@@ -3891,14 +3893,14 @@ loopU1:
 	VMULPS       Y4, Y8, Y8
 	VMULPS       Y5, Y7, Y7
 	VMULPS       Y6, Y8, Y8
-	VMULPS       (SI)(DI*4), Y7, Y7
-	VMOVNTPS     Y7, (AX)(DI*4)
-	VMULPS       32(SI)(DI*4), Y8, Y8
-	VMOVNTPS     Y8, 32(AX)(DI*4)
-	VMULPS       64(DX)(DI*4), Y0, Y3
-	VSUBPS       64(BX)(DI*4), Y3, Y3
-	VMULPS       96(DX)(DI*4), Y0, Y4
-	VSUBPS       96(BX)(DI*4), Y4, Y4
+	VMULPS       (SI)(R9*4), Y7, Y7
+	VMOVNTPS     Y7, (AX)(R9*4)
+	VMULPS       32(SI)(R9*4), Y8, Y8
+	VMOVNTPS     Y8, 32(AX)(R9*4)
+	VMULPS       64(DX)(R9*4), Y0, Y3
+	VSUBPS       64(BX)(R9*4), Y3, Y3
+	VMULPS       96(DX)(R9*4), Y0, Y4
+	VSUBPS       96(BX)(R9*4), Y4, Y4
 	VMAXPS       Y3, Y1, Y3
 	VMAXPS       Y4, Y1, Y4
 	VMINPS       Y3, Y2, Y3
@@ -3947,19 +3949,25 @@ loopU1:
 	VMULPS       Y4, Y8, Y8
 	VMULPS       Y5, Y7, Y7
 	VMULPS       Y6, Y8, Y8
-	VMULPS       64(SI)(DI*4), Y7, Y7
-	VMOVNTPS     Y7, 64(AX)(DI*4)
-	VMULPS       96(SI)(DI*4), Y8, Y8
-	VMOVNTPS     Y8, 96(AX)(DI*4)
-	ADDQ         $0x00000020, DI
-	SUBQ         $0x00000020, CX
-	JMP          loopU1
+	VMULPS       64(SI)(R9*4), Y7, Y7
+	VMOVNTPS     Y7, 64(AX)(R9*4)
+	VMULPS       96(SI)(R9*4), Y8, Y8
+	VMOVNTPS     Y8, 96(AX)(R9*4)
+	CMPQ         R9, R8
+	JAE          noprefetch5
+	PREFETCHT1   (DI)(R9*4)
+	PREFETCHT1   64(DI)(R9*4)
+
+noprefetch5:
+	ADDQ $0x00000020, R9
+	SUBQ $0x00000020, CX
+	JMP  loopU1
 
 loop12:
 	CMPQ         CX, $0x00000008
 	JB           tail3
-	VMULPS       (DX)(DI*4), Y0, Y3
-	VSUBPS       (BX)(DI*4), Y3, Y3
+	VMULPS       (DX)(R9*4), Y0, Y3
+	VSUBPS       (BX)(R9*4), Y3, Y3
 	VMAXPS       Y3, Y1, Y3
 	VMINPS       Y3, Y2, Y3
 	VMULPS       vecconsts<>+128(SB), Y3, Y4
@@ -3984,21 +3992,21 @@ loop12:
 	VPSLLD       $0x17, Y4, Y4
 	VMULPS       Y3, Y5, Y5
 	VMULPS       Y4, Y5, Y5
-	VMULPS       (SI)(DI*4), Y5, Y5
-	VMOVNTPS     Y5, (AX)(DI*4)
-	ADDQ         $0x00000008, DI
+	VMULPS       (SI)(R9*4), Y5, Y5
+	VMOVNTPS     Y5, (AX)(R9*4)
+	ADDQ         $0x00000008, R9
 	SUBQ         $0x00000008, CX
 	JMP          loop12
 
 tail3:
 	TESTQ        CX, CX
 	JZ           done4
-	LEAQ         tailmask<>+32(SB), R8
+	LEAQ         tailmask<>+32(SB), DI
 	NEGQ         CX
-	VMOVDQU      (R8)(CX*4), Y3
-	VMASKMOVPS   (DX)(DI*4), Y3, Y4
+	VMOVDQU      (DI)(CX*4), Y3
+	VMASKMOVPS   (DX)(R9*4), Y3, Y4
 	VMULPS       Y4, Y0, Y0
-	VMASKMOVPS   (BX)(DI*4), Y3, Y4
+	VMASKMOVPS   (BX)(R9*4), Y3, Y4
 	VSUBPS       Y4, Y0, Y0
 	VMAXPS       Y0, Y1, Y0
 	VMINPS       Y0, Y2, Y0
@@ -4024,9 +4032,9 @@ tail3:
 	VPSLLD       $0x17, Y1, Y1
 	VMULPS       Y0, Y2, Y2
 	VMULPS       Y1, Y2, Y2
-	VMASKMOVPS   (SI)(DI*4), Y3, Y0
+	VMASKMOVPS   (SI)(R9*4), Y3, Y0
 	VMULPS       Y0, Y2, Y2
-	VMASKMOVPS   Y2, Y3, (AX)(DI*4)
+	VMASKMOVPS   Y2, Y3, (AX)(R9*4)
 
 done4:
 	VZEROUPPER
@@ -7612,15 +7620,17 @@ done4:
 	VZEROUPPER
 	RET
 
-// func expScaleLanesNTAVX512(dst []float32, x []float32, m []float32, mul []float32, scale float32)
-// Requires: AVX, AVX512F, BMI2
-TEXT ·expScaleLanesNTAVX512(SB), NOSPLIT, $0-100
+// func expScaleLanesNTAVX512(dst []float32, x []float32, m []float32, mul []float32, next []float32, scale float32)
+// Requires: AVX, AVX512F, BMI2, MMX+
+TEXT ·expScaleLanesNTAVX512(SB), NOSPLIT, $0-124
 	MOVQ         dst_base+0(FP), AX
 	MOVQ         dst_len+8(FP), CX
 	MOVQ         x_base+24(FP), DX
 	MOVQ         m_base+48(FP), BX
 	MOVQ         mul_base+72(FP), SI
-	VBROADCASTSS scale+96(FP), Z0
+	MOVQ         next_base+96(FP), DI
+	MOVQ         next_len+104(FP), R8
+	VBROADCASTSS scale+120(FP), Z0
 	VBROADCASTSS vecconsts<>+64(SB), Z1
 	VBROADCASTSS vecconsts<>+96(SB), Z2
 	VBROADCASTSS vecconsts<>+128(SB), Z3
@@ -7633,19 +7643,19 @@ TEXT ·expScaleLanesNTAVX512(SB), NOSPLIT, $0-100
 	VBROADCASTSS vecconsts<>+352(SB), Z10
 	VBROADCASTSS vecconsts<>+384(SB), Z11
 	VBROADCASTSS vecconsts<>+416(SB), Z12
-	XORQ         DI, DI
+	XORQ         R9, R9
 
 loopU1:
 	CMPQ         CX, $0x00000040
 	JB           loop12
-	VMULPS       (DX)(DI*4), Z0, Z13
-	VSUBPS       (BX)(DI*4), Z13, Z13
-	VMULPS       64(DX)(DI*4), Z0, Z14
-	VSUBPS       64(BX)(DI*4), Z14, Z14
-	VMULPS       128(DX)(DI*4), Z0, Z15
-	VSUBPS       128(BX)(DI*4), Z15, Z15
-	VMULPS       192(DX)(DI*4), Z0, Z16
-	VSUBPS       192(BX)(DI*4), Z16, Z16
+	VMULPS       (DX)(R9*4), Z0, Z13
+	VSUBPS       (BX)(R9*4), Z13, Z13
+	VMULPS       64(DX)(R9*4), Z0, Z14
+	VSUBPS       64(BX)(R9*4), Z14, Z14
+	VMULPS       128(DX)(R9*4), Z0, Z15
+	VSUBPS       128(BX)(R9*4), Z15, Z15
+	VMULPS       192(DX)(R9*4), Z0, Z16
+	VSUBPS       192(BX)(R9*4), Z16, Z16
 	VMAXPS       Z13, Z1, Z13
 	VMAXPS       Z14, Z1, Z14
 	VMAXPS       Z15, Z1, Z15
@@ -7710,23 +7720,31 @@ loopU1:
 	VSCALEFPS    Z18, Z22, Z22
 	VSCALEFPS    Z19, Z23, Z23
 	VSCALEFPS    Z20, Z24, Z24
-	VMULPS       (SI)(DI*4), Z21, Z21
-	VMOVNTPS     Z21, (AX)(DI*4)
-	VMULPS       64(SI)(DI*4), Z22, Z22
-	VMOVNTPS     Z22, 64(AX)(DI*4)
-	VMULPS       128(SI)(DI*4), Z23, Z23
-	VMOVNTPS     Z23, 128(AX)(DI*4)
-	VMULPS       192(SI)(DI*4), Z24, Z24
-	VMOVNTPS     Z24, 192(AX)(DI*4)
-	ADDQ         $0x00000040, DI
-	SUBQ         $0x00000040, CX
-	JMP          loopU1
+	VMULPS       (SI)(R9*4), Z21, Z21
+	VMOVNTPS     Z21, (AX)(R9*4)
+	VMULPS       64(SI)(R9*4), Z22, Z22
+	VMOVNTPS     Z22, 64(AX)(R9*4)
+	VMULPS       128(SI)(R9*4), Z23, Z23
+	VMOVNTPS     Z23, 128(AX)(R9*4)
+	VMULPS       192(SI)(R9*4), Z24, Z24
+	VMOVNTPS     Z24, 192(AX)(R9*4)
+	CMPQ         R9, R8
+	JAE          noprefetch5
+	PREFETCHT1   (DI)(R9*4)
+	PREFETCHT1   64(DI)(R9*4)
+	PREFETCHT1   128(DI)(R9*4)
+	PREFETCHT1   192(DI)(R9*4)
+
+noprefetch5:
+	ADDQ $0x00000040, R9
+	SUBQ $0x00000040, CX
+	JMP  loopU1
 
 loop12:
 	CMPQ         CX, $0x00000010
 	JB           tail3
-	VMULPS       (DX)(DI*4), Z0, Z13
-	VSUBPS       (BX)(DI*4), Z13, Z13
+	VMULPS       (DX)(R9*4), Z0, Z13
+	VSUBPS       (BX)(R9*4), Z13, Z13
 	VMAXPS       Z13, Z1, Z13
 	VMINPS       Z13, Z2, Z13
 	VMULPS       Z3, Z13, Z14
@@ -7743,21 +7761,21 @@ loop12:
 	VFMADD213PS  Z13, Z16, Z15
 	VADDPS       Z12, Z15, Z15
 	VSCALEFPS    Z14, Z15, Z15
-	VMULPS       (SI)(DI*4), Z15, Z15
-	VMOVNTPS     Z15, (AX)(DI*4)
-	ADDQ         $0x00000010, DI
+	VMULPS       (SI)(R9*4), Z15, Z15
+	VMOVNTPS     Z15, (AX)(R9*4)
+	ADDQ         $0x00000010, R9
 	SUBQ         $0x00000010, CX
 	JMP          loop12
 
 tail3:
 	TESTQ        CX, CX
 	JZ           done4
-	MOVL         $0x0000ffff, R8
-	BZHIL        CX, R8, R8
-	KMOVW        R8, K1
-	VMOVUPS.Z    (DX)(DI*4), K1, Z13
+	MOVL         $0x0000ffff, DI
+	BZHIL        CX, DI, DI
+	KMOVW        DI, K1
+	VMOVUPS.Z    (DX)(R9*4), K1, Z13
 	VMULPS       Z13, Z0, Z0
-	VMOVUPS.Z    (BX)(DI*4), K1, Z13
+	VMOVUPS.Z    (BX)(R9*4), K1, Z13
 	VSUBPS       Z13, Z0, Z0
 	VMAXPS       Z0, Z1, Z0
 	VMINPS       Z0, Z2, Z0
@@ -7775,9 +7793,9 @@ tail3:
 	VFMADD213PS  Z0, Z3, Z2
 	VADDPS       Z12, Z2, Z2
 	VSCALEFPS    Z1, Z2, Z2
-	VMOVUPS.Z    (SI)(DI*4), K1, Z0
+	VMOVUPS.Z    (SI)(R9*4), K1, Z0
 	VMULPS       Z0, Z2, Z2
-	VMOVUPS      Z2, K1, (AX)(DI*4)
+	VMOVUPS      Z2, K1, (AX)(R9*4)
 
 done4:
 	VZEROUPPER

@@ -159,10 +159,10 @@ func normalizeLanesAVX2(dst []float32, x []float32, k []float32)
 //go:noescape
 func normalizeLanesNTAVX2(dst []float32, x []float32, k []float32)
 
-// expScaleLanesNTAVX2 is expScaleLanes with non-temporal stores; dst must be aligned to the vector width.
+// expScaleLanesNTAVX2 is expScaleLanes with non-temporal stores that also prefetches next; dst must be aligned to the vector width.
 //
 //go:noescape
-func expScaleLanesNTAVX2(dst []float32, x []float32, m []float32, mul []float32, scale float32)
+func expScaleLanesNTAVX2(dst []float32, x []float32, m []float32, mul []float32, next []float32, scale float32)
 
 // logNormAVX2 writes dst[i] = (scale·x[i] − m) − logd.
 //
@@ -349,10 +349,10 @@ func normalizeLanesAVX512(dst []float32, x []float32, k []float32)
 //go:noescape
 func normalizeLanesNTAVX512(dst []float32, x []float32, k []float32)
 
-// expScaleLanesNTAVX512 is expScaleLanes with non-temporal stores; dst must be aligned to the vector width.
+// expScaleLanesNTAVX512 is expScaleLanes with non-temporal stores that also prefetches next; dst must be aligned to the vector width.
 //
 //go:noescape
-func expScaleLanesNTAVX512(dst []float32, x []float32, m []float32, mul []float32, scale float32)
+func expScaleLanesNTAVX512(dst []float32, x []float32, m []float32, mul []float32, next []float32, scale float32)
 
 // logNormAVX512 writes dst[i] = (scale·x[i] − m) − logd.
 //

@@ -38,6 +38,7 @@ var (
 	normalizeLanes       = normalizeLanesGeneric
 	normalizeLanesStream = normalizeLanesGeneric
 	expScaleLanesStream  = expScaleLanesGeneric
+	expScaleLanesAhead   = func(dst, x, m, mul, _ []float32, scale float32) { expScaleLanesGeneric(dst, x, m, mul, scale) }
 	expSumFlush          = expSumFlushGeneric
 	logNorm              = logNormGeneric
 	logNormStream        = logNormGeneric
@@ -188,6 +189,15 @@ func ExpSumLanesAhead(dst, d, x, m, next []float32, scale float32) {
 func ExpScaleLanesStream(dst, x, m, mul []float32, scale float32) {
 	n := len(dst)
 	expScaleLanesStream(dst, x[:n], m[:n], mul[:n], scale)
+}
+
+// ExpScaleLanesStreamAhead is ExpScaleLanesStream that also prefetches next
+// into L2 (see ExpSumAhead): a pass that reads a lane block's steps from
+// memory, each a page or so apart, gets no help from the hardware
+// prefetchers, which stop at page boundaries.
+func ExpScaleLanesStreamAhead(dst, x, m, mul, next []float32, scale float32) {
+	n := len(dst)
+	expScaleLanesAhead(dst, x[:n], m[:n], mul[:n], next, scale)
 }
 
 // NormalizeLanes writes dst[i] = x[i]·k[i].

@@ -905,12 +905,18 @@ func (g *gen) onlineUpdate() {
 // expScaleLanes emits expScaleLanes or, with nt, expScaleLanesNT.
 func (g *gen) expScaleLanes(nt bool) {
 	name, doc := "expScaleLanes", "writes dst[i] = exp(scale·x[i] − m[i])·mul[i]."
+	sig := "func(dst, x, m, mul []float32, scale float32)"
 	if nt {
-		name, doc = "expScaleLanesNT", "is expScaleLanes with non-temporal stores; dst must be aligned to the vector width."
+		name, doc = "expScaleLanesNT", "is expScaleLanes with non-temporal stores that also prefetches next; dst must be aligned to the vector width."
+		sig = "func(dst, x, m, mul, next []float32, scale float32)"
 	}
-	g.text(name, "func(dst, x, m, mul []float32, scale float32)", doc)
+	g.text(name, sig, doc)
 	g.nt = nt
 	pd, n, px, pm, pmul := ptr("dst"), length("dst"), ptr("x"), ptr("m"), ptr("mul")
+	var pn, nn reg.GPVirtual
+	if nt {
+		pn, nn = ptr("next"), length("next")
+	}
 	scale := g.bcast("scale")
 	g.hoistExp()
 	g.loop(n, unroll, func(vs int) {
@@ -927,6 +933,9 @@ func (g *gen) expScaleLanes(nt bool) {
 				g.store(es[j], pd, k)
 			}
 		})
+		if nt {
+			g.prefetch(vs, pn, nn)
+		}
 	}, nil)
 	g.ret()
 }

@@ -1,0 +1,85 @@
+package cpu
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/gofused/softmax/internal/cpu/vec"
+	"github.com/gofused/softmax/internal/spec"
+)
+
+// BenchmarkForward times Forward on the cpu suite's shapes (run with -cpu
+// 1,2 for the per-thread throughput that minWorkBytes derives from).
+func BenchmarkForward(b *testing.B) {
+	cases := []struct {
+		shape []int
+		axis  int
+		dt    spec.DType
+		op    spec.Op
+	}{
+		{[]int{4096, 4096}, -1, spec.Float32, spec.Softmax},
+		{[]int{1, 1 << 24}, -1, spec.Float32, spec.Softmax},
+		{[]int{4096, 4096}, 0, spec.Float32, spec.Softmax},
+		{[]int{1024, 4096}, -1, spec.Float16, spec.Softmax},
+		{[]int{8192, 1024}, -1, spec.BFloat16, spec.Softmax},
+		{[]int{128, 32000}, -1, spec.Float32, spec.LogSoftmax},
+		{[]int{64, 1024}, -1, spec.Float32, spec.Softmax},
+		{[]int{16, 4096}, -1, spec.Float16, spec.Softmax},
+		{[]int{8192, 1024}, -1, spec.Float16, spec.Softmax},
+		{[]int{2048, 4096}, -1, spec.BFloat16, spec.Softmax},
+		{[]int{1024, 4096}, -1, spec.BFloat16, spec.Softmax},
+		{[]int{512, 1024}, -1, spec.BFloat16, spec.Softmax},
+	}
+	for _, c := range cases {
+		l, err := spec.Decompose(c.shape, c.axis)
+		if err != nil {
+			b.Fatal(err)
+		}
+		n := l.Len()
+		x, y := benchBuf(c.dt, n), benchBuf(c.dt, n)
+		b.Run(fmt.Sprintf("%dx%d:%s:%d:%s", c.shape[0], c.shape[1], c.dt, c.axis, c.op), func(b *testing.B) {
+			b.SetBytes(int64(2 * n * c.dt.Size()))
+			for i := 0; i < b.N; i++ {
+				Forward(c.op, l, 1, y, x)
+			}
+		})
+	}
+}
+
+func benchBuf(dt spec.DType, n int) Buf {
+	r := rand.New(rand.NewPCG(1, uint64(n)))
+	f := make([]float32, n)
+	for i := range f {
+		f[i] = float32(r.NormFloat64() * 3)
+	}
+	switch dt {
+	case spec.Float16:
+		u := make([]uint16, n)
+		vec.F32ToF16(u, f)
+		return Buf{DType: dt, U16: u}
+	case spec.BFloat16:
+		u := make([]uint16, n)
+		vec.F32ToBF16(u, f)
+		return Buf{DType: dt, U16: u}
+	}
+	return Buf{DType: dt, F32: f}
+}
+
+type nop struct{}
+
+func (nop) run(i, parts int, s *scratch) {}
+
+// BenchmarkParallelWake is the pool's cost of one call that hands shares
+// to idle workers and waits for them: the fan-out overhead minWorkBytes
+// weighs against.
+func BenchmarkParallelWake(b *testing.B) {
+	for _, parts := range []int{1, 2, 4} {
+		b.Run(fmt.Sprint(parts), func(b *testing.B) {
+			var c call
+			for i := 0; i < b.N; i++ {
+				parallel(nop{}, parts, &c.wg)
+			}
+		})
+	}
+}
