@@ -346,15 +346,7 @@ func vaddpd(ops ...Op) { VADDPD(ops...) }
 // reduceSumD adds the accumulators pairwise, then across lanes, and stores
 // the float64 result.
 func (g *gen) reduceSumD(acc []reg.VecVirtual) {
-	for len(acc) > 1 {
-		var next []reg.VecVirtual
-		for k := 0; k+1 < len(acc); k += 2 {
-			VADDPD(acc[k+1], acc[k], acc[k])
-			next = append(next, acc[k])
-		}
-		acc = next
-	}
-	s := g.hreduceD(acc[0], vaddpd)
+	s := g.hreduceD(foldPairs(acc, vaddpd), vaddpd)
 	VMOVSD(s.AsX(), addr(ReturnIndex(0)))
 }
 
@@ -409,15 +401,7 @@ func (g *gen) maxOf64() {
 			VMAXPD(acc[k], v, acc[k])
 		}
 	}, nil)
-	for len(acc) > 1 {
-		var next []reg.VecVirtual
-		for k := 0; k+1 < len(acc); k += 2 {
-			VMAXPD(acc[k+1], acc[k], acc[k])
-			next = append(next, acc[k])
-		}
-		acc = next
-	}
-	m := g.hreduceD(acc[0], vmaxpd)
+	m := g.hreduceD(foldPairs(acc, vmaxpd), vmaxpd)
 	VMOVSD(m.AsX(), addr(ReturnIndex(0)))
 	g.ret()
 }

@@ -522,6 +522,20 @@ func (g *gen) hreduce(v reg.VecVirtual, op func(...Op)) reg.VecVirtual {
 	return v
 }
 
+// foldPairs reduces the accumulators pairwise with op into acc[0] (a
+// tree, so the order of the float sums is the same in every kernel).
+func foldPairs(acc []reg.VecVirtual, op func(...Op)) reg.VecVirtual {
+	for len(acc) > 1 {
+		var next []reg.VecVirtual
+		for k := 0; k+1 < len(acc); k += 2 {
+			op(acc[k+1], acc[k], acc[k])
+			next = append(next, acc[k])
+		}
+		acc = next
+	}
+	return acc[0]
+}
+
 func vmaxps(ops ...Op) { VMAXPS(ops...) }
 func vaddps(ops ...Op) { VADDPS(ops...) }
 
@@ -748,15 +762,7 @@ func (g *gen) logOut() {
 // reduceSum adds the accumulators pairwise and then across lanes and
 // stores the sum to the result.
 func (g *gen) reduceSum(acc []reg.VecVirtual) {
-	for len(acc) > 1 {
-		var next []reg.VecVirtual
-		for k := 0; k+1 < len(acc); k += 2 {
-			VADDPS(acc[k+1], acc[k], acc[k])
-			next = append(next, acc[k])
-		}
-		acc = next
-	}
-	s := g.hreduce(acc[0], vaddps)
+	s := g.hreduce(foldPairs(acc, vaddps), vaddps)
 	VMOVSS(s.AsX(), addr(ReturnIndex(0)))
 }
 
@@ -1283,15 +1289,7 @@ func (g *gen) maxOf() {
 			maxKeepNaN(acc[k], v, acc[k])
 		}
 	}, nil)
-	for len(acc) > 1 {
-		var next []reg.VecVirtual
-		for k := 0; k+1 < len(acc); k += 2 {
-			VMAXPS(acc[k+1], acc[k], acc[k])
-			next = append(next, acc[k])
-		}
-		acc = next
-	}
-	m := g.hreduce(acc[0], vmaxps)
+	m := g.hreduce(foldPairs(acc, vmaxps), vmaxps)
 	VMOVSS(m.AsX(), addr(ReturnIndex(0)))
 	g.ret()
 }
