@@ -28,6 +28,9 @@ var suiteSpecs = map[string][]string{
 		"4096x4096:f32", "1x16777216:f32", "4096x4096:f32:0",
 		"1024x4096:f16", "8192x1024:bf16", "128x32000:f32:-1:log_softmax",
 	},
+	// Training's backward pass (issue 72): each shape as softmax_backward and
+	// log_softmax_backward (see backwardSpecs).
+	"backward": backwardSpecs(),
 	// The default GPU suite: a handful from each suite.
 	"quick": {
 		"4096x1024:f32", "4096x4096:f32", "4096x32768:f32",
@@ -40,10 +43,30 @@ var suiteSpecs = map[string][]string{
 }
 
 // suiteOrder lists the suites in the order of SuiteNames and of "all".
-var suiteOrder = []string{"tutorial", "onepass", "llm", "axis", "vector", "cpu", "quick", "all"}
+var suiteOrder = []string{"tutorial", "onepass", "llm", "axis", "vector", "cpu", "backward", "quick", "all"}
 
 // SuiteNames returns the names of the suites.
 func SuiteNames() []string { return slices.Clone(suiteOrder) }
+
+// backwardSpecs returns the backward suite: every shape once per backward op.
+func backwardSpecs() []string {
+	shapes := []string{
+		"4096x1024:f32", "4096x4096:f32", "4096x8192:f32", "4096x16384:f32", "4096x32000:f32", "4096x32768:f32",
+		"4096x8192:f16", "4096x32000:f16", "4096x8192:bf16", "4096x32000:bf16",
+		"1024x128256:bf16", "4x1048576:f16", "1x16777216:f32",
+		"4096x4096:f32:0", "64x1024x512:f16:1", "4096x4096:f64",
+	}
+	var specs []string
+	for _, op := range []string{"softmax_backward", "log_softmax_backward"} {
+		for _, s := range shapes {
+			if strings.Count(s, ":") == 1 {
+				s += ":-1"
+			}
+			specs = append(specs, s+":"+op)
+		}
+	}
+	return specs
+}
 
 // tutorialSpecs returns the Triton tutorial sweep: 4096 rows of N float32
 // columns, N from 256 to 32768: every power of two, and between two powers
@@ -71,6 +94,8 @@ func tutorialSpecs() []string {
 //   - axis: softmax over a non-last axis;
 //   - vector: 1×2^24 and 1×10^8 float32;
 //   - cpu: the default on the CPU backend (< 30 s on 2 cores);
+//   - backward: softmax_backward and log_softmax_backward on training
+//     shapes (not part of all);
 //   - quick: the default on GPUs, a handful from each suite;
 //   - all: every suite (without duplicates).
 func Suite(name string) ([]Case, error) {
@@ -81,7 +106,7 @@ func Suite(name string) ([]Case, error) {
 	case "all":
 		seen := map[string]bool{}
 		for _, s := range suiteOrder {
-			if s == "all" || s == "quick" {
+			if s == "all" || s == "quick" || s == "backward" {
 				continue
 			}
 			sub, _ := Suite(s)
