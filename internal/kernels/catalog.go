@@ -224,7 +224,7 @@ var productionCatalogue = []Info{
 		Fwd: one("", 1024), Bwd: one("", 1024), RowsOnly: true, Cluster: true, DynSmem: true, MinMajor: 9},
 	{Strategy: SplitGrid, File: "split_grid.cu", Summary: "rows over every SM in one launch, chunks cached in shared memory, partials merged after a barrier of the row's blocks",
 		Fwd: splitGridVariants(), Bwd: splitGridVariants(), RowsOnly: true, Workspace: true, DynSmem: true, Cooperative: true, MinMajor: 7,
-		PlainBuild: true},
+		PlainBuild: true, F64: true},
 	{Strategy: Strided, File: "strided.cu", Summary: "non-last axis: coalesced across inner, online (m,d) along the axis",
 		Fwd: []Variant{{Name: "", MaxThreads: 256}, {Name: "split1", MaxThreads: 256}, {Name: "split2", MaxThreads: 256}},
 		Bwd: []Variant{{Name: "", MaxThreads: 256}, {Name: "split1", MaxThreads: 256}, {Name: "split2", MaxThreads: 256}}, Shift: true, F64: true},
