@@ -12,12 +12,16 @@ B=.devbin
 [[ -x $B/cuda.test ]] || B=$(dirname "$0") # run from inside .devbin
 OUT=${OUT:-/tmp/out}; L=$OUT/f64; mkdir -p "$L"
 export SOFTMAX_CACHE_DIR=${SOFTMAX_CACHE_DIR:-/tmp/softmax-cache}
-"$B/cuda.test" -test.run '^TestFloat64' -test.v -test.timeout 10m >"$L/tests.log" 2>&1 &
-tests=$!
+# the bench alone on the GPU first (timings), then the two test processes
 "$B/softmax" bench --device cuda --shapes 4096x4096:f64,4096x32768:f64 --algo auto >"$L/bench.log" 2>&1
 brc=$?
+"$B/cuda.test" -test.run '^TestFloat64(Accepted|AgainstReference)$' -test.v -test.timeout 10m >"$L/tests.log" 2>&1 &
+tests=$!
+"$B/cuda.test" -test.run '^TestFloat64Huge$' -test.v -test.timeout 10m >"$L/huge.log" 2>&1 &
+huge=$!
 wait $tests; trc=$?
-echo "== f64 tests (rc $trc)"
-grep -E '^(--- |ok|FAIL|PASS)|f64 cases run|relative error|elements' "$L/tests.log" | head -40
+wait $huge; hrc=$?
+echo "== f64 tests (rc $trc; huge rc $hrc)"
+grep -hE '^\s*(--- |ok|FAIL|PASS)|f64 cases run|relative error|elements|no f64' "$L/tests.log" "$L/huge.log" | head -40
 echo "== f64 bench (rc $brc; target copy ratio >= 0.9)"
 cat "$L/bench.log" | tail -20

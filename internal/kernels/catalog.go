@@ -231,11 +231,11 @@ var productionCatalogue = []Info{
 	{Strategy: StridedReg, File: "strided_reg.cu", Summary: "non-last axis: tiles cached in registers, split along the axis over a cluster (DSMEM), one read",
 		Fwd: stridedRegVariants(), Shift: true},
 	{Strategy: StridedShort, File: "strided_short.cu", Summary: "short non-last axis (2-48 rows, backward 2-32): a thread, or past 16 rows 2 or 4 lanes, hold P slices' whole axis in registers, one read, no barrier",
-		Fwd: stridedShortVariants(false), Bwd: stridedShortVariants(true), Shift: true},
+		Fwd: stridedShortVariants(false), Bwd: stridedShortVariants(true), Shift: true, F64: true},
 	{Strategy: StridedNarrow, File: "strided_narrow.cu", Summary: "non-last axis of a narrow Inner (a power of two up to 8 packs): a warp or a few read each outer index's Axis×Inner block as one run of packs, held in registers, one read",
 		Fwd: stridedNarrowVariants(false), Bwd: stridedNarrowVariants(true), Shift: true},
 	{Strategy: StridedSmem, File: "strided_smem.cu", Summary: "non-last axis, any Inner: a block stages each outer index's Axis×Inner block in shared memory (cp.async), reduces its columns there and writes it as one run of packs, one read",
-		Fwd: stridedSmemVariants(), Bwd: stridedSmemVariants(), DynSmem: true, MinMajor: 8},
+		Fwd: stridedSmemVariants(), Bwd: stridedSmemVariants(), DynSmem: true, MinMajor: 8, F64: true},
 	{Strategy: FlatRows, File: "flat_rows.cu", Summary: "short rows of any length: a block stages a tile of consecutive rows in shared memory as one run of 16-byte packs (cp.async), reduces each row there in a group of lanes and stores the tile as one run of packs, one read",
 		Fwd: flatRowsVariants(), Bwd: flatRowsVariants(), RowsOnly: true, DynSmem: true, MinMajor: 8},
 	{Strategy: Pipelined, File: "pipelined.cu", Summary: "occupancy-sized grid, next rows staged by cp.async into a shared-memory ring, one read",
@@ -420,8 +420,18 @@ type resources struct {
 // bytes ptxas reported for symbol on sm_90 (CUDA 11.8); ok is false for an
 // unknown symbol. Other architectures and compiler versions differ a little:
 // use it for estimates only.
+//
+// An f64 kernel missing from the table takes its f32 twin's registers (a
+// pack is four registers of math values in both) and twice its static
+// shared memory (arrays of the math type), until the table is regenerated
+// with the f64 kernels.
 func Resources(symbol string) (regs, staticSmem int, ok bool) {
 	r, ok := ptxas[symbol]
+	if !ok && strings.Contains(symbol, "_f64") {
+		if r, ok = ptxas[strings.Replace(symbol, "_f64", "_f32", 1)]; ok {
+			r.StaticSmem *= 2
+		}
+	}
 	return r.Regs, r.StaticSmem, ok
 }
 
@@ -476,15 +486,16 @@ const StridedSmemTiles = "tiles"
 // launch of tiles of tile outer indices, rg row groups a column: per
 // input, a copy of a tile (tile×axis×inner elements) with room for its
 // shift to the 16-byte boundaries (P elements), rounded up to 16 bytes;
-// then a float pair per column of the tile for its constants, and with rg >
-// 1 one per row group and column for their partials.
+// then a float pair (f64: a double pair) per column of the tile for its
+// constants, and with rg > 1 one per row group and column for their
+// partials.
 func StridedSmemBytes(op spec.Op, dt spec.DType, axis, inner, tile, rg int64) int64 {
 	region := ((tile*axis*inner+int64(Pack(dt)))*int64(dt.Size()) + 15) / 16 * 16
 	pairs := tile * inner
 	if rg > 1 {
 		pairs *= 1 + rg
 	}
-	return int64(NIn(op))*region + pairs*8
+	return int64(NIn(op))*region + pairs*WsPairBytes(dt)
 }
 
 // SplitClusterSlotBytes is the tail of split_cluster's dynamic shared
