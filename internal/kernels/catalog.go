@@ -233,7 +233,7 @@ var productionCatalogue = []Info{
 	{Strategy: StridedShort, File: "strided_short.cu", Summary: "short non-last axis (2-48 rows, backward 2-32): a thread, or past 16 rows 2 or 4 lanes, hold P slices' whole axis in registers, one read, no barrier",
 		Fwd: stridedShortVariants(false), Bwd: stridedShortVariants(true), Shift: true, F64: true},
 	{Strategy: StridedNarrow, File: "strided_narrow.cu", Summary: "non-last axis of a narrow Inner (a power of two up to 8 packs): a warp or a few read each outer index's Axis×Inner block as one run of packs, held in registers, one read",
-		Fwd: stridedNarrowVariants(false), Bwd: stridedNarrowVariants(true), Shift: true},
+		Fwd: stridedNarrowVariants(false), Bwd: stridedNarrowVariants(true), Shift: true, F64: true},
 	{Strategy: StridedSmem, File: "strided_smem.cu", Summary: "non-last axis, any Inner: a block stages each outer index's Axis×Inner block in shared memory (cp.async), reduces its columns there and writes it as one run of packs, one read",
 		Fwd: stridedSmemVariants(), Bwd: stridedSmemVariants(), DynSmem: true, MinMajor: 8, F64: true},
 	{Strategy: FlatRows, File: "flat_rows.cu", Summary: "short rows of any length: a block stages a tile of consecutive rows in shared memory as one run of 16-byte packs (cp.async), reduces each row there in a group of lanes and stores the tile as one run of packs, one read",
