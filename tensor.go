@@ -175,6 +175,6 @@ func ApplyBackward(op Op, dx, y, dy Tensor, opt Options) error {
 	if err != nil {
 		return err
 	}
-	cpu.Backward(op, l, dx.buf(), y.buf(), dy.buf())
+	cpu.Backward(op, l, opt.scale(), dx.buf(), y.buf(), dy.buf())
 	return nil
 }
