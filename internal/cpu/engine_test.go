@@ -214,12 +214,11 @@ func TestEngineBackwardInPlace(t *testing.T) {
 			for _, sh := range engineShapes {
 				for _, dt := range []spec.DType{spec.Float32, spec.Float16, spec.BFloat16, spec.Float64} {
 					for _, op := range []spec.Op{spec.SoftmaxBackward, spec.LogSoftmaxBackward} {
-						for _, a := range []verify.Alias{verify.AliasY, verify.AliasDY} {
-							for _, sc := range []float64{1, -0.5} {
-								c := verify.Case{Shape: sh.shape, Axis: sh.axis, DType: dt, Op: op, Scale: sc, Fill: verify.Random, Alias: a}
-								if r := verify.Run(c, rng, engineBackend); !r.OK() {
-									t.Errorf("procs=%d %s: %s: rel %.3g, %v", procs, sh.path, c.Name(), r.Rel, r.Err)
-								}
+						for k, a := range []verify.Alias{verify.AliasY, verify.AliasDY} {
+							sc := []float64{-0.5, 1}[(k+procs)%2] // each alias scaled at one thread count
+							c := verify.Case{Shape: sh.shape, Axis: sh.axis, DType: dt, Op: op, Scale: sc, Fill: verify.Random, Alias: a}
+							if r := verify.Run(c, rng, engineBackend); !r.OK() {
+								t.Errorf("procs=%d %s: %s: rel %.3g, %v", procs, sh.path, c.Name(), r.Rel, r.Err)
 							}
 						}
 					}
