@@ -1,6 +1,7 @@
 package softmax
 
 import (
+	"encoding/binary"
 	"errors"
 	"math"
 	"math/rand/v2"
@@ -8,6 +9,8 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/gofused/softmax/internal/ref"
+	"github.com/gofused/softmax/internal/spec"
 	"github.com/gofused/softmax/internal/verify"
 )
 
@@ -148,4 +151,84 @@ func TestBackwardOverlap(t *testing.T) {
 			}
 		}
 	}
+}
+
+// FuzzBackward checks both backward ops, scaled, on arbitrary float32 rows
+// against the float64 reference times the scale, element by element
+// relative to the terms dx is the difference of (5e-6 of s·|y|·(|dy| +
+// Σ|y·dy|), or s·(|dy| + e^y·Σ|dy|), plus 1e-30). Each pair of bytes is an x (k/64;
+// −32768 is −∞, 32767 NaN) and a dy (k/256), so y has zeros, −∞ and NaN
+// rows; the scale is int8/16 (0 means 1).
+func FuzzBackward(f *testing.F) {
+	f.Add([]byte{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11}, uint8(3), int8(-24), false)
+	f.Add([]byte{0x00, 0x80, 0, 1, 0xff, 0x7f, 0, 2, 0, 0x40, 0x10, 0}, uint8(1), int8(5), true)
+	f.Add(make([]byte, 256), uint8(7), int8(16), true)
+	f.Fuzz(func(t *testing.T, raw []byte, cols uint8, sc int8, log bool) {
+		n := len(raw) / 4
+		c := int(cols)%16 + 1
+		if n < c {
+			return
+		}
+		rows := n / c
+		x, dy := make([]float32, rows*c), make([]float32, rows*c)
+		for i := range x {
+			k := int16(binary.LittleEndian.Uint16(raw[4*i:]))
+			switch k {
+			case math.MinInt16:
+				x[i] = float32(math.Inf(-1))
+			case math.MaxInt16:
+				x[i] = float32(math.NaN())
+			default:
+				x[i] = float32(k) / 64
+			}
+			dy[i] = float32(int16(binary.LittleEndian.Uint16(raw[4*i+2:]))) / 256
+		}
+		fwd, bwd := OpSoftmax, OpSoftmaxBackward
+		if log {
+			fwd, bwd = OpLogSoftmax, OpLogSoftmaxBackward
+		}
+		opt := Options{Axis: -1, Scale: float64(sc) / 16}
+		shape := []int{rows, c}
+		y, dx := make([]float32, len(x)), make([]float32, len(x))
+		if err := Forward(fwd, y, x, shape, Options{Axis: -1}); err != nil {
+			t.Fatal(err)
+		}
+		if err := Backward(bwd, dx, y, dy, shape, opt); err != nil {
+			t.Fatal(err)
+		}
+		y64, dy64 := make([]float64, len(x)), make([]float64, len(x))
+		for i := range y {
+			y64[i], dy64[i] = float64(y[i]), float64(dy[i])
+		}
+		want, err := ref.Backward(bwd, spec.Layout{Outer: rows, Axis: c, Inner: 1}, y64, dy64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := opt.scale()
+		for r := 0; r < rows; r++ {
+			var sum float64
+			for j := r * c; j < (r+1)*c; j++ {
+				if log {
+					sum += math.Abs(dy64[j])
+				} else {
+					sum += math.Abs(y64[j] * dy64[j])
+				}
+			}
+			for j := r * c; j < (r+1)*c; j++ {
+				g, w := float64(dx[j]), s*want[j]
+				bound := math.Abs(s) * math.Abs(y64[j]) * (math.Abs(dy64[j]) + sum)
+				if log {
+					bound = math.Abs(s) * (math.Abs(dy64[j]) + math.Exp(y64[j])*sum)
+				}
+				switch {
+				case math.IsNaN(w):
+					if !math.IsNaN(g) {
+						t.Fatalf("%v scale %g row %v dy %v: dx[%d] = %v, want NaN", bwd, s, y[r*c:(r+1)*c], dy[r*c:(r+1)*c], j-r*c, g)
+					}
+				case math.Abs(g-w) > 5e-6*bound+1e-30: // float32 flushes e^y below 1e-45
+					t.Fatalf("%v scale %g row %v dy %v: dx[%d] = %v, want %v", bwd, s, y[r*c:(r+1)*c], dy[r*c:(r+1)*c], j-r*c, g, w)
+				}
+			}
+		}
+	})
 }
