@@ -1,6 +1,7 @@
 // Package verify is the accuracy battery shared by the tests of every
 // backend and by `softmax verify`: it builds inputs (random, ragged, −∞,
-// NaN, huge, constant slices), runs a backend, and compares the result with
+// NaN, huge, constant slices; for backward ops also NaN or zero dy), runs a
+// backend (out of place or in place), and compares the result with
 // the float64 reference of package ref (its compensated form for Float64
 // cases, whose tolerance is 1e-13).
 package verify
