@@ -37,7 +37,7 @@ func (d *Device) ApplyBackward(op softmax.Op, dx, y, dy Tensor, opt Options, s *
 	if err != nil {
 		return err
 	}
-	return d.run(op, l, dx.DType, opt, kernels.Params{X: y.Ptr(), DY: dy.Ptr(), Y: dx.Ptr(), Scale: 1}, s)
+	return d.run(op, l, dx.DType, opt, kernels.Params{X: y.Ptr(), DY: dy.Ptr(), Y: dx.Ptr(), Scale: opt.scale()}, s)
 }
 
 // PlanFor returns the plan Apply (forward op: out = dst, in = src) or

@@ -383,9 +383,12 @@ struct Fwd {
 };
 
 // Bwd is the backward op: inputs y (forward output) and dy, accumulator
-// s = sum(dy*y) (softmax) or sum(dy) (log_softmax).
-//   softmax:     dx = y*(dy - s)
-//   log_softmax: dx = dy - exp(y)*s
+// s = sum(dy*y) (softmax) or sum(dy) (log_softmax), and the forward scale c
+// (the gradient of softmax(c·x) with respect to x; Params.scale, 1 if none):
+//   softmax:     dx = c*y*(dy - s)
+//   log_softmax: dx = c*(dy - exp(y)*s)
+// Every backward output goes through out1 or out_vals, which apply c (one
+// multiply an element).
 // Its inputs go through Load_ (an empty base: the op's layout is
 // unchanged), its output through Store_.
 template <class D_, class Load_ = DirectLoad, class Store_ = DirectStore<D_>>
@@ -405,9 +408,15 @@ struct Bwd : private Load_ {
   const T* dy;
   T* dx;
   int log;
+  float sc;  // the forward scale c
 
   __device__ __forceinline__ explicit Bwd(const Params& p)
-      : Load_(p), yv(static_cast<const T*>(p.x)), dy(static_cast<const T*>(p.dy)), dx(static_cast<T*>(p.y)), log(p.log) {}
+      : Load_(p),
+        yv(static_cast<const T*>(p.x)),
+        dy(static_cast<const T*>(p.dy)),
+        dx(static_cast<T*>(p.y)),
+        log(p.log),
+        sc(p.scale) {}
 
   __device__ __forceinline__ const T* src(int i) const { return i == 0 ? yv : dy; }
   __device__ __forceinline__ T* dst() const { return dx; }
@@ -460,17 +469,17 @@ struct Bwd : private Load_ {
   __device__ __forceinline__ Fin finalize(Acc a) const { return Fin{a, log}; }
 
   __device__ __forceinline__ float out1(float yy, float g, const Fin& f) const {
-    return f.log ? g - fexp(yy) * f.s : yy * (g - f.s);
+    return sc * (f.log ? g - fexp(yy) * f.s : yy * (g - f.s));
   }
 
   template <int N, int M>
   __device__ __forceinline__ void out_vals(const float (&b)[NIN][N], int k0, float (&o)[M], const Fin& f) const {
     if (f.log) {
 #pragma unroll
-      for (int e = 0; e < M; ++e) o[e] = b[1][k0 + e] - fexp(b[0][k0 + e]) * f.s;
+      for (int e = 0; e < M; ++e) o[e] = sc * (b[1][k0 + e] - fexp(b[0][k0 + e]) * f.s);
     } else {
 #pragma unroll
-      for (int e = 0; e < M; ++e) o[e] = b[0][k0 + e] * (b[1][k0 + e] - f.s);
+      for (int e = 0; e < M; ++e) o[e] = sc * b[0][k0 + e] * (b[1][k0 + e] - f.s);
     }
   }
 };

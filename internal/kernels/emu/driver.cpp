@@ -47,6 +47,9 @@ int main(int argc, char** argv) {
     std::string tag, strat, dt;
     int op; long long outer, axis, inner, chunk, split, vec, lg, ws, nl, aligned;
     ss >> tag >> strat >> dt >> op >> outer >> axis >> inner >> chunk >> split >> vec >> lg >> ws >> nl >> aligned;
+    // The case's scale (last field; 0 or absent: the driver's choice below).
+    double cscale = 0;
+    if (!(ss >> cscale)) cscale = 0;
     struct L { std::string sym; unsigned g[3], b[3]; long long smem; };
     std::vector<L> ls(nl);
     for (auto& l : ls) {
@@ -68,8 +71,9 @@ int main(int argc, char** argv) {
     char *X = base(xb, off), *DY = base(dyb, off), *Y = base(yb, offY);
     auto idx = [&](long long s, long long j) { long long o = s / inner, i = s % inner; return (o * axis + j) * inner + i; };
     // Forward cases alternate scale 0.75 and 1 (kernels may take a path of
-    // their own for 1, e.g. strided_reg's UNIT body).
-    double scale = plain || bwd || ncase % 2 == 0 ? 1.0 : 0.75;
+    // their own for 1, e.g. strided_reg's UNIT body); backward ones take the
+    // case's (the gradient of softmax(scale*x): dx carries the factor).
+    double scale = plain ? 1.0 : cscale != 0 ? cscale : bwd || ncase % 2 == 0 ? 1.0 : 0.75;
     // Inputs.
     for (long long s = 0; s < slices; ++s) {
       std::vector<double> xv(axis);
@@ -126,8 +130,8 @@ int main(int argc, char** argv) {
       } else {
         double sum = 0, asum = 0;
         for (long long j = 0; j < axis; ++j) { double y = ld(dt, X, idx(s, j)), g = ld(dt, DY, idx(s, j)); sum += islog ? g : g * y; asum += fabs(islog ? g : g * y); }
-        for (long long j = 0; j < axis; ++j) { double y = ld(dt, X, idx(s, j)), g = ld(dt, DY, idx(s, j)); ref[j] = islog ? g - exp(y) * sum : y * (g - sum);
-          cond[j] = islog ? fabs(g) + exp(y) * asum : fabs(y) * (fabs(g) + asum); }
+        for (long long j = 0; j < axis; ++j) { double y = ld(dt, X, idx(s, j)), g = ld(dt, DY, idx(s, j)); ref[j] = scale * (islog ? g - exp(y) * sum : y * (g - sum));
+          cond[j] = fabs(scale) * (islog ? fabs(g) + exp(y) * asum : fabs(y) * (fabs(g) + asum)); }
       }
       double smax = 0; for (auto r : ref) if (std::isfinite(r)) smax = std::max(smax, fabs(r));
       for (long long j = 0; j < axis; ++j) {
