@@ -28,7 +28,9 @@ func (d *Device) Apply(op softmax.Op, dst, src Tensor, opt Options, s *Stream) e
 }
 
 // ApplyBackward computes a gradient op into dx from the forward output y
-// and the incoming gradient dy, on stream s. dx may be y or dy itself.
+// and the incoming gradient dy, on stream s: the gradient with respect to
+// x of the forward op on opt.Scale·x (see Options.Scale). dx may be y or
+// dy itself; a partial overlap is softmax.ErrOverlap.
 func (d *Device) ApplyBackward(op softmax.Op, dx, y, dy Tensor, opt Options, s *Stream) error {
 	if !op.Backward() {
 		return errs.Kind(errs.ErrBadOp, "cuda: ApplyBackward takes a backward op, got %v (use Apply)", op)
