@@ -144,16 +144,21 @@ func TestEmuCases(t *testing.T) {
 								continue
 							}
 							n++
-							// The last field, the forward scale: backward cases
-							// cycle through 1, 0.5 and -1.5 (dx carries it);
-							// forward ones write 0, the driver's own choice.
-							scale := 0.0
+							// The last fields: the forward scale, backward cases
+							// cycling through 1, 0.5 and -1.5 (dx carries it),
+							// forward ones 0 (the driver's own choice); and
+							// where dx and the inputs share a placement, dx
+							// in place: 0 apart, 1 over dy, 2 over y.
+							scale, alias := 0.0, 0
 							if op.Backward() {
 								scale = bwdScales[nb%len(bwdScales)]
+								if al != 2 {
+									alias = nb / len(bwdScales) % 3
+								}
 								nb++
 							}
-							fmt.Fprintf(&out, "case %s %s %d %d %d %d %d %d %d %d %d %d %d %g\n", pl.Strategy, dt, int(op), sh[0], sh[1], sh[2],
-								pl.Params.Chunk, pl.Params.Split, pl.Params.Vec, pl.Params.Log, pl.Workspace, len(pl.Launches), al, scale)
+							fmt.Fprintf(&out, "case %s %s %d %d %d %d %d %d %d %d %d %d %d %g %d\n", pl.Strategy, dt, int(op), sh[0], sh[1], sh[2],
+								pl.Params.Chunk, pl.Params.Split, pl.Params.Vec, pl.Params.Log, pl.Workspace, len(pl.Launches), al, scale, alias)
 							for _, l := range pl.Launches {
 								fmt.Fprintf(&out, "launch %s %d %d %d %d %d %d %d\n", l.Symbol, l.Grid[0], l.Grid[1], l.Grid[2], l.Block[0], l.Block[1], l.Block[2], l.Smem)
 							}
