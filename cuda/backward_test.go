@@ -299,28 +299,33 @@ var bwdShapes = []bwdShape{
 	{[]int{64, 6, 256}, 1}, {[]int{16, 100, 4}, 1}, {[]int{8, 781, 33}, 1}, {[]int{4, 4096, 64}, 1},
 }
 
-// forEachServed runs body for every strategy (and auto) × bwdShapes ×
-// dtypes × backward ops, skipping what the forced strategy cannot serve,
-// and fails if a backward strategy served none of its cases.
-func forEachServed(t *testing.T, d *Device, dts []spec.DType, body func(c bwdCase) error) {
+// forEachServed runs body, a subtest a strategy (and auto), for shapes ×
+// dtypes × backward ops, skipping what the forced strategy cannot serve
+// (-short: shapes under a million elements).
+func forEachServed(t *testing.T, d *Device, shapes []bwdShape, dts []spec.DType, body func(c bwdCase) error) {
 	t.Helper()
 	for _, algo := range append([]string{"auto"}, Strategies()...) {
-		served := 0
-		for _, sh := range bwdShapes {
-			for _, dt := range dts {
-				for _, op := range []spec.Op{spec.SoftmaxBackward, spec.LogSoftmaxBackward} {
-					c := bwdCase{op: op, dt: dt, shape: sh.shape, axis: sh.axis, algo: algo}
-					if _, err := d.Plan(op, dt, c.shape, Options{Axis: c.axis, Algo: algo}); unsupported(err) {
-						continue
-					}
-					served++
-					if err := body(c); err != nil && !errors.Is(err, errNotServed) {
-						t.Errorf("%v: %v", c, err)
+		t.Run(algo, func(t *testing.T) {
+			served := 0
+			for _, sh := range shapes {
+				if n, _ := spec.NumElements(sh.shape); testing.Short() && n >= 1<<20 {
+					continue
+				}
+				for _, dt := range dts {
+					for _, op := range []spec.Op{spec.SoftmaxBackward, spec.LogSoftmaxBackward} {
+						c := bwdCase{op: op, dt: dt, shape: sh.shape, axis: sh.axis, algo: algo}
+						if _, err := d.Plan(op, dt, c.shape, Options{Axis: c.axis, Algo: algo}); unsupported(err) {
+							continue
+						}
+						served++
+						if err := body(c); err != nil && !errors.Is(err, errNotServed) {
+							t.Errorf("%v: %v", c, err)
+						}
 					}
 				}
 			}
-		}
-		t.Logf("%s: %d backward cases served", algo, served)
+			t.Logf("%s: %d backward cases served", algo, served)
+		})
 	}
 }
 
@@ -332,7 +337,7 @@ func TestBackwardScale(t *testing.T) {
 	rng := rand.New(rand.NewPCG(72, uint64(rand.Int64())))
 	scales := []float64{0.5, -1.5, 1, 2.75, -0.3}
 	i := 0
-	forEachServed(t, d, []spec.DType{spec.Float32, spec.Float16, spec.BFloat16}, func(c bwdCase) error {
+	forEachServed(t, d, bwdShapes, []spec.DType{spec.Float32, spec.Float16, spec.BFloat16}, func(c bwdCase) error {
 		c.scale = scales[i%len(scales)]
 		i++
 		return runBwd(d, c, rng)
@@ -345,7 +350,7 @@ func TestBackwardScale(t *testing.T) {
 func TestBackwardAlias(t *testing.T) {
 	d := openOrSkip(t)
 	rng := rand.New(rand.NewPCG(73, uint64(rand.Int64())))
-	forEachServed(t, d, []spec.DType{spec.Float32, spec.BFloat16}, func(c bwdCase) error {
+	forEachServed(t, d, bwdShapes, []spec.DType{spec.Float32, spec.BFloat16}, func(c bwdCase) error {
 		c.scale = -1.5
 		for _, a := range []bwdAlias{aliasDy, aliasY} {
 			c.alias = a
@@ -366,31 +371,60 @@ func TestBackwardEdgeValues(t *testing.T) {
 	algos := []string{"auto", "block_reg", "warp_row", "online_2pass", "split_row", "split_grid", "split_cluster",
 		"strided", "strided_smem", "strided_short", "strided_narrow"}
 	for _, algo := range algos {
-		served := 0
-		for _, sh := range bwdShapes {
-			for _, dt := range []spec.DType{spec.Float32, spec.Float16, spec.BFloat16} {
-				for _, op := range []spec.Op{spec.SoftmaxBackward, spec.LogSoftmaxBackward} {
-					for _, fill := range []bwdFill{bwdNaNDy, bwdNegInfX, bwdZeroDy} {
-						for _, scale := range []float64{1, -0.5} {
-							c := bwdCase{op: op, dt: dt, shape: sh.shape, axis: sh.axis, algo: algo, fill: fill, scale: scale,
-								alias: bwdAlias(served % 3)}
-							err := runBwd(d, c, rng)
-							if errors.Is(err, errNotServed) {
-								continue
-							}
-							served++
-							if err != nil {
-								t.Errorf("%v: %v", c, err)
+		t.Run(algo, func(t *testing.T) {
+			served := 0
+			for _, sh := range bwdShapes {
+				if n, _ := spec.NumElements(sh.shape); testing.Short() && n >= 1<<20 {
+					continue
+				}
+				for _, dt := range []spec.DType{spec.Float32, spec.Float16, spec.BFloat16} {
+					for _, op := range []spec.Op{spec.SoftmaxBackward, spec.LogSoftmaxBackward} {
+						for _, fill := range []bwdFill{bwdNaNDy, bwdNegInfX, bwdZeroDy} {
+							for _, scale := range []float64{1, -0.5} {
+								c := bwdCase{op: op, dt: dt, shape: sh.shape, axis: sh.axis, algo: algo, fill: fill,
+									scale: scale, alias: bwdAlias(served % 3)}
+								if _, err := d.Plan(op, dt, c.shape, Options{Axis: c.axis, Algo: algo}); unsupported(err) {
+									continue
+								}
+								served++
+								if err := runBwd(d, c, rng); err != nil {
+									t.Errorf("%v: %v", c, err)
+								}
 							}
 						}
 					}
 				}
 			}
-		}
-		if served == 0 {
-			t.Errorf("%s served no edge-value case", algo)
-		}
+			if served == 0 {
+				t.Errorf("%s served no edge-value case", algo)
+			}
+		})
 	}
+}
+
+// bwdSanitizeShapes are small shapes for compute-sanitizer (memcheck,
+// racecheck) that still reach each backward strategy: split kernels'
+// rows (70000), ragged rows, and the strided kernels' axes.
+var bwdSanitizeShapes = []bwdShape{
+	{[]int{3, 781}, -1}, {[]int{2, 70000}, -1}, {[]int{5, 4097}, -1}, {[]int{64, 24}, -1}, {[]int{41, 77}, -1},
+	{[]int{16, 300, 8}, 1}, {[]int{9, 12, 64}, 1}, {[]int{5, 64, 4}, 1}, {[]int{3, 49, 129}, 1}, {[]int{2, 4000, 3}, 1},
+}
+
+// A small subset for compute-sanitizer: every strategy in place (over dy
+// and over y) and apart, with a negative scale.
+func TestBackwardSanitize(t *testing.T) {
+	d := openOrSkip(t)
+	rng := rand.New(rand.NewPCG(75, 76))
+	forEachServed(t, d, bwdSanitizeShapes, []spec.DType{spec.Float32, spec.Float16}, func(c bwdCase) error {
+		c.scale = -1.5
+		for _, a := range []bwdAlias{aliasNone, aliasDy, aliasY} {
+			c.alias = a
+			if err := runBwd(d, c, rng); err != nil {
+				return fmt.Errorf("%s: %w", a, err)
+			}
+		}
+		return nil
+	})
 }
 
 // Any partial overlap of dx with y or dy is an error (nothing launched);
