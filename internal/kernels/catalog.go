@@ -393,21 +393,6 @@ func Supports(s Strategy, op spec.Op, dt spec.DType, l spec.Layout) bool {
 	return ok && in.Supports(op, dt, l)
 }
 
-// resources are a kernel's compiled register and static shared memory use.
-type resources struct {
-	Regs       int // registers per thread
-	StaticSmem int // bytes
-}
-
-// Resources returns the registers per thread and static shared memory
-// bytes ptxas reported for symbol on sm_90 (CUDA 11.8); ok is false for an
-// unknown symbol. Other architectures and compiler versions differ a little:
-// use it for estimates only.
-func Resources(symbol string) (regs, staticSmem int, ok bool) {
-	r, ok := ptxas[symbol]
-	return r.Regs, r.StaticSmem, ok
-}
-
 // FlatRowsMaxThreads is flat_rows' largest block.
 const FlatRowsMaxThreads = 256
 

@@ -128,8 +128,8 @@ func (c *ctx) blockVec() (Plan, error) {
 }
 
 // staticSmem is a kernel's static shared memory (256 B if unknown).
-func staticSmem(sym string) int {
-	if _, s, ok := kernels.Resources(sym); ok {
+func staticSmem(d Device, sym string) int {
+	if _, s, ok := resourceTable(d).Kernel(sym); ok {
 		return s
 	}
 	return 256
@@ -138,8 +138,8 @@ func staticSmem(sym string) int {
 // fits checks a dynamic shared memory request against the device and the
 // occupancy query; it returns the resident blocks per SM.
 func (c *ctx) fits(file, sym string, threads int, smem int64) (int, error) {
-	if smem+int64(staticSmem(sym)) > int64(c.d.SmemOptin) {
-		return 0, fmt.Errorf("it needs %d bytes of shared memory per block (+%d static), the device allows %d", smem, staticSmem(sym), c.d.SmemOptin)
+	if smem+int64(staticSmem(c.d, sym)) > int64(c.d.SmemOptin) {
+		return 0, fmt.Errorf("it needs %d bytes of shared memory per block (+%d static), the device allows %d", smem, staticSmem(c.d, sym), c.d.SmemOptin)
 	}
 	if c.occ != nil {
 		if n, err := c.occ(file, sym, threads, int(smem)); err == nil {
@@ -233,7 +233,7 @@ func (c *ctx) pipelined() (Plan, error) {
 		variant = "w32"
 	}
 	sym := c.sym(kernels.Pipelined, variant)
-	optin := int64(c.d.SmemOptin) - int64(staticSmem(sym))
+	optin := int64(c.d.SmemOptin) - int64(staticSmem(c.d, sym))
 	workers, nt := int64(1), clamp(roundUp(ceilDiv(c.packs(), 16), 32), 128, 512)
 	if warp {
 		workers = 16

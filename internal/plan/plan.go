@@ -1,7 +1,7 @@
 // Package plan turns a problem (Outer × Axis × Inner layout, dtype, op,
 // pointer alignment) and the device's properties into a kernel strategy and
 // its launches. It is a pure function of its inputs: the driver's occupancy
-// and cluster queries are injected (and estimated from the ptxas register
+// and cluster queries are injected (and estimated from the per-architecture resource
 // table when absent), so every choice is tested on the CPU with device
 // models (Models).
 //
@@ -208,7 +208,7 @@ type Occupancy func(file, symbol string, block, smem int) (int, error)
 type Clusters func(file, symbol string, block, smem, cluster int) (int, error)
 
 // Queries are the driver's answers the planner asks for. A nil member, or a
-// query that fails, is estimated: blocks per SM from the ptxas register
+// query that fails, is estimated: blocks per SM from the per-architecture resource
 // table, clusters from blocks per SM (clusterPackNum).
 type Queries struct {
 	Blocks   Occupancy
@@ -236,7 +236,7 @@ const (
 // Make plans p on d. force names a strategy ("" or "auto": the rules),
 // optionally with one of its launch configurations ("block_reg/t256_p4",
 // see Configs); occ
-// may be nil (occupancy is then estimated from the ptxas register table).
+// may be nil (occupancy is then estimated from the resource table).
 func Make(p Problem, d Device, occ Occupancy, force string) (Plan, error) {
 	return MakeWith(p, d, Queries{Blocks: occ}, force)
 }
@@ -558,11 +558,12 @@ func (c *ctx) residentClusters(file, symbol string, threads, smem int, cs int64,
 	return int64(perSM) * int64(c.d.SMs) * clusterPackNum / (clusterPackDen * cs)
 }
 
-// estimate is the CUDA occupancy calculation from the ptxas register and
-// static shared memory table (64 registers assumed for unknown symbols).
+// estimate is the CUDA occupancy calculation from the device architecture's
+// resource table (kernels.Resources; 64 registers assumed for unknown
+// symbols).
 func estimate(d Device, symbol string, threads, smem int) int {
 	d = withDefaults(d)
-	regs, static, ok := kernels.Resources(symbol)
+	regs, static, ok := resourceTable(d).Kernel(symbol)
 	if !ok {
 		regs = 64
 	}
@@ -624,4 +625,16 @@ func (c *ctx) finish(pl Plan) Plan {
 		pl.Params.Vec = kernels.VecShift
 	}
 	return pl
+}
+
+// resourceTable is the kernels' resource table for d's architecture
+// (kernels.Resources: the nearest older one where d's has none; a device
+// without a compute capability, the newest).
+func resourceTable(d Device) *kernels.ResourceTable {
+	arch := ""
+	if d.Major > 0 {
+		arch = fmt.Sprintf("sm_%d%d", d.Major, d.Minor)
+	}
+	t, _ := kernels.Resources(arch) // the embedded tables parse: TestResourceTables
+	return t
 }
