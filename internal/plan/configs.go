@@ -78,12 +78,7 @@ func (c *ctx) blockRegServes(v kernels.Variant) (nt int64, ok bool) {
 	in := kernels.BlockReg.Info()
 	packs := c.packs()
 	if c.bwd {
-		n := max(roundUp(ceilDiv(packs, int64(v.Packs)), 32), 32)
-		limit := v.MaxThreads
-		if c.shifts(kernels.BlockReg) && v.ShiftMaxThreads > 0 {
-			limit = v.ShiftMaxThreads
-		}
-		return n, n <= int64(limit)
+		return c.blockRegBwdThreads(v)
 	}
 	nt = int64(v.FixedBlock)
 	if c.ragged() && c.es == 2 && blockRegOverhang(v) {
@@ -95,7 +90,7 @@ func (c *ctx) blockRegServes(v kernels.Variant) (nt int64, ok bool) {
 	case v.Tail || !v.Serves(c.dt) || nt*int64(v.Packs) < packs:
 		return 0, false
 	case v.Exact:
-		return nt, c.forwardWholeRows() && c.es == 2 && nt*int64(v.Packs) == packs
+		return nt, !c.bwd && c.wholePacks() && c.es == 2 && nt*int64(v.Packs) == packs
 	case c.shifts(kernels.BlockReg) && !in.HasShiftTwin(v):
 		return 0, false
 	}

@@ -1,7 +1,6 @@
 package plan
 
 import (
-	"fmt"
 	"math"
 
 	"github.com/gofused/softmax/internal/kernels"
@@ -114,27 +113,14 @@ const (
 // whose inputs are at least minBytes and either at most
 // gridCacheHalves/2 times the shared memory of the whole grid or in rows
 // that fit a wave (splitGridWaveBytes). Ragged rows take it too (nothing
-// cached; nvidia-h200-2026-11-22-ab-s31.txt §4: 26×631146 f32 78.7 vs
-// split_row 108.2 µs).
-func (c *ctx) gridCaches(minBytes int64) (bool, string) {
+// cached; nvidia-h200-2026-11-22-ab-s31.txt §4).
+func (c *ctx) gridCaches(minBytes int64) bool {
 	if !c.vec() && !c.ragged() {
-		return false, ""
+		return false
 	}
 	g, smemMax, err := c.splitGridGrid()
-	if err != nil {
-		return false, ""
-	}
 	in := c.p.Outer * c.p.Axis * c.es * c.nin
-	capacity, waveBytes := g*smemMax, c.splitGridWaveBytes(g, smemMax)
-	if in < minBytes || 2*in > gridCacheHalves*capacity && in/c.p.Outer > waveBytes {
-		return false, ""
-	}
-	if !c.vec() {
-		return true, "split_grid spreads each ragged row over the SMs in one launch (element by element, nothing cached)"
-	}
-	waves := ceilDiv(c.p.Outer, c.splitGridWaveRows(g, smemMax))
-	return true, fmt.Sprintf("split_grid caches %d of %d input bytes in the grid's shared memory (%d at a time), one launch",
-		min(in, capacity*waves), in, min(in, capacity))
+	return err == nil && in >= minBytes && (2*in <= gridCacheHalves*g*smemMax || in/c.p.Outer <= c.splitGridWaveBytes(g, smemMax))
 }
 
 // twoReadBlockRows reports whether a block per row would read the row twice
@@ -146,9 +132,9 @@ func (c *ctx) twoReadBlockRows() bool {
 		return false
 	}
 	if c.p.Op.Backward() {
-		return !c.blockRegFirst()
+		return !c.regime("block_reg")
 	}
-	if c.blockRegFirst() || c.blockHybridFirst() {
+	if c.regime("block_reg") || c.regime("block_hybrid") {
 		return false
 	}
 	if occ, err := c.blockSmemOccupancy(); err == nil && occ >= 2 {
@@ -158,36 +144,6 @@ func (c *ctx) twoReadBlockRows() bool {
 		return false
 	}
 	return true
-}
-
-// blockRegFirst reports whether one of the table's block_reg rows matches:
-// the other regimes ask whether block_reg holds the row.
-func (c *ctx) blockRegFirst() bool { return c.regime("block_reg") }
-
-// blockRegBackward reports whether block_reg takes a backward row of whole
-// packs: past warp_row's rows, up to what its backward kernels hold (y and
-// dy in registers), reading it once where online_2pass reads it twice (the
-// table's block_reg.bwd row; at warp_row's edge they tie).
-func (c *ctx) blockRegBackward() bool {
-	return c.span() > kernels.WarpRow.Info().MaxCols(c.p.Op, c.dt) && c.span() <= kernels.BlockReg.Info().MaxCols(c.p.Op, c.dt)
-}
-
-// blockHybridFirst reports whether one of the table's block_hybrid rows
-// matches (their evidence: the rows; the measurements: bench/results).
-func (c *ctx) blockHybridFirst() bool { return c.regime("block_hybrid") }
-
-// forwardWholeRows reports forward rows of whole 16-byte packs from aligned
-// pointers, the rows block_hybrid and split_grid's caching serve.
-func (c *ctx) forwardWholeRows() bool {
-	return !c.p.Op.Backward() && c.wholePacks()
-}
-
-// stridedShortFirst reports whether strided_short has a kernel for the axis
-// (2..48 rows forward, 2..32 backward), where it led strided on every case
-// measured (the table's strided.short rows: nvidia-h200-2026-11-23-ab-s33.txt, nvidia-h200-2026-11-23-ab-s34.txt).
-func (c *ctx) stridedShortFirst() bool {
-	_, _, ok := c.stridedShortVariant()
-	return ok
 }
 
 // stridedShortVariant names strided_short's kernel for this axis ("a5", or
