@@ -10,14 +10,15 @@ import (
 	"testing"
 
 	"github.com/gofused/softmax/internal/kernels"
+	"github.com/gofused/softmax/internal/spec"
 )
 
 // TestWriteCubins is the first half of the resource tables' generator
 // (internal/kernels/resources.sh): with SMX_CUBIN_OUT=DIR it compiles every
-// catalogue module (all dtypes, the general build) with NVRTC and the
+// catalogue module (each dtype's, the general build) with NVRTC and the
 // options the library uses, for each architecture of SMX_CUBIN_ARCHS
 // (default "sm_80 sm_90"; strategies the architecture cannot run are left
-// out), into DIR/<arch>/<strategy>.cubin. It needs NVRTC, not a GPU.
+// out), into DIR/<arch>/<strategy>_<dtype>.cubin. It needs NVRTC, not a GPU.
 func TestWriteCubins(t *testing.T) {
 	dir := os.Getenv("SMX_CUBIN_OUT")
 	if dir == "" {
@@ -48,22 +49,24 @@ func TestWriteCubins(t *testing.T) {
 			if in.MinMajor > major || in.Cluster && major < 9 {
 				continue
 			}
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				sem <- struct{}{}
-				defer func() { <-sem }()
-				if err := writeCubin(be, dir, arch, in.Strategy); err != nil {
-					t.Error(err)
-				}
-			}()
+			for _, dt := range kernels.GPUDTypes() {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					sem <- struct{}{}
+					defer func() { <-sem }()
+					if err := writeCubin(be, dir, arch, in.Strategy, dt); err != nil {
+						t.Error(err)
+					}
+				}()
+			}
 		}
 	}
 	wg.Wait()
 }
 
-func writeCubin(be NVRTCBackend, dir, arch string, s kernels.Strategy) error {
-	p, err := s.Program()
+func writeCubin(be NVRTCBackend, dir, arch string, s kernels.Strategy, dt spec.DType) error {
+	p, err := s.Program(dt)
 	if err != nil {
 		return err
 	}
@@ -71,5 +74,5 @@ func writeCubin(be NVRTCBackend, dir, arch string, s kernels.Strategy) error {
 	if err != nil {
 		return fmt.Errorf("%s for %s: %v\n%s", p.Name, arch, err, log)
 	}
-	return os.WriteFile(filepath.Join(dir, arch, string(s)+".cubin"), cubin, 0o644)
+	return os.WriteFile(filepath.Join(dir, arch, fmt.Sprintf("%s_%v.cubin", s, dt)), cubin, 0o644)
 }

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/gofused/softmax/internal/spec"
 )
 
 // The per-architecture resource tables: every catalogue kernel's registers
@@ -139,6 +141,9 @@ func Resources(arch string) (*ResourceTable, error) {
 	}
 	return resourceTables.byArch[best], nil
 }
+
+// GPUDTypes lists the dtypes the kernels are instantiated for.
+func GPUDTypes() []spec.DType { return slices.Clone(gpuDTypes) }
 
 // ResourceArchs lists the architectures with a resource table, oldest first.
 func ResourceArchs() []string {
