@@ -16,37 +16,22 @@ const (
 	gridWaves     = 4    // grid cap, in waves of resident blocks
 	maxSplitRow   = 2048 // split_row chunks per row (phase 2 merges them all)
 
-	// clusterRowBytes is the longest row (input bytes) split_cluster takes:
-	// 512 KB rows tie with split_row over three runs, 1 MB rows lose
-	// (nvidia-h200-2026-11-22-sweep-fewrows.txt).
+	// the longest row (input bytes) split_cluster takes: 512 KB rows tie
+	// with split_row, 1 MB rows lose (nvidia-h200-2026-11-22-sweep-fewrows.txt)
 	clusterRowBytes = 384 << 10
-
-	// clusterOneWaveRowBytes: forward rows from this size go to
-	// split_cluster rather than a block per row when every row's cluster is
-	// resident at once (rows × cluster size <= SMs): 64 KB rows 0.88..0.94
-	// of block_reg's time, 48 KB tie (nvidia-h200-2026-11-22-ab-s29.txt §4).
+	// forward rows from this size take split_cluster over a block a row
+	// when every cluster is resident at once (nvidia-h200-2026-11-22-ab-s29.txt §4)
 	clusterOneWaveRowBytes = 64 << 10
-
-	// splitRowBlocksPerSM: split_row's grid, in 512-thread blocks per SM
-	// over all rows (nvidia-h200-2026-11-22-ab-s17.txt: 2/2 ties 3/3 and
-	// leads 4/4 on 1×10^8 f32, 299.4 vs 306.5 µs).
+	// split_row's grid, 512-thread blocks an SM over all rows (nvidia-h200-2026-11-22-ab-s17.txt)
 	splitRowBlocksPerSM = 2
-
-	// gridCacheHalves: split_grid's waves cache at most gridCacheHalves/2
-	// times the grid's shared memory of a single row; past it split_row
-	// reads the row twice for less (nvidia-h200-2026-11-22-ab-s30.txt §3).
+	// split_grid caches at most gridCacheHalves/2 times the grid's shared
+	// memory of a row; past it split_row reads it twice for less (nvidia-h200-2026-11-22-ab-s30.txt §3)
 	gridCacheHalves = 8
-
-	// gridWaveQuarters: split_grid takes the rows in waves of at most
-	// gridWaveQuarters/4 times the grid's cache, shared evenly, the next
-	// wave's reads overlapping the last one's writes (cuda's
-	// BenchmarkSplitGridWaves: 128 MB 4×16777216 f16 104.3 µs in one wave,
-	// 99.7 in two; 32 MB and less, one wave wins by far).
+	// split_grid's waves take at most gridWaveQuarters/4 times the grid's
+	// cache (cuda's BenchmarkSplitGridWaves: one wave to 32 MB, two past 128 MB)
 	gridWaveQuarters = 9
-
-	// twoReadSplitBytes: rows from this size (bytes of the inputs) that a
-	// block would read twice are split whenever rows <= SMs/2 (fewModel).
-	// Measured at 4 MB rows; shorter rows keep the model's choice.
+	// rows from this size that a block would read twice are split while
+	// rows <= SMs/2 (fewModel; measured at 4 MB rows)
 	twoReadSplitBytes = 1 << 20
 )
 

@@ -56,21 +56,6 @@ type Cond struct {
 	fn   condFunc
 }
 
-func (k Cond) String() string {
-	s := k.Name
-	if k.Not {
-		s = "!" + s
-	}
-	if len(k.Args) > 0 {
-		var a []string
-		for _, v := range k.Args {
-			a = append(a, strconv.FormatInt(v, 10))
-		}
-		s += "(" + strings.Join(a, ",") + ")"
-	}
-	return s
-}
-
 // Range is an inclusive range of a cell; a bound of 0 in Unit "" with Has
 // false is open.
 type Range struct {
