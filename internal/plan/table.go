@@ -162,21 +162,18 @@ func overlay(base, over []Row) []Row {
 	if len(over) == 0 {
 		return base
 	}
-	idx := map[string]int{}
-	for i, r := range base {
-		idx[r.ID] = i
+	byID := map[string]Row{}
+	for _, r := range over {
+		byID[r.ID] = r
 	}
 	out := make([]Row, 0, len(base)+len(over))
-	replaced := map[int]Row{}
 	for _, r := range over {
-		if i, ok := idx[r.ID]; ok {
-			replaced[i] = r
-		} else {
+		if !slices.ContainsFunc(base, func(b Row) bool { return b.ID == r.ID }) {
 			out = append(out, r)
 		}
 	}
-	for i, r := range base {
-		if o, ok := replaced[i]; ok {
+	for _, r := range base {
+		if o, ok := byID[r.ID]; ok {
 			r = o
 		}
 		out = append(out, r)
