@@ -154,12 +154,20 @@ func ResourceArchs() []string {
 }
 
 // Kernel returns symbol's registers per thread and static shared memory
-// bytes; ok is false for a symbol the table does not have.
+// bytes; ok is false for a symbol the table does not have. An f64 kernel
+// of a table written before them takes its f32 twin's registers (a pack
+// is four registers of math values in both) and twice its static shared
+// memory (arrays of the math type).
 func (t *ResourceTable) Kernel(symbol string) (regs, staticSmem int, ok bool) {
 	if t == nil {
 		return 0, 0, false
 	}
 	r, ok := t.kernels[symbol]
+	if !ok && strings.Contains(symbol, "_f64") {
+		if r, ok = t.kernels[strings.Replace(symbol, "_f64", "_f32", 1)]; ok {
+			r.StaticSmem *= 2
+		}
+	}
 	return r.Regs, r.StaticSmem, ok
 }
 
