@@ -182,6 +182,9 @@ __device__ __forceinline__ void xent_zero(typename D::T* gr, long long v) {
   for (long long j = threadIdx.x; j < v; j += NT) gr[j] = D::from_f(0.f);
 }
 
+// Packs a thread loads before using them in the streaming kernels.
+constexpr int XU = 4;
+
 // One block a row; PACKS > 0 caches the row in registers (the planner
 // launches it only for rows of at most NT·PACKS packs from their 16-byte
 // boundary), PACKS = 0 streams it.
@@ -241,11 +244,23 @@ __device__ __forceinline__ void xent_row(const XParams& p) {
           }
         }
       } else {
-        for (long long q = threadIdx.x; q < npk; q += NT) {
-          float z[P];
-          bool in[P];
-          xent_unpack<D>(p, xent_load<D>(base, q, lead, v), q * P - lead, v, z, in);
-          xent_acc<D>(p, s, z, in, q * P - lead);
+        // XU packs a thread in flight: enough bytes for the latency with
+        // one 1024-thread block an SM.
+        for (long long q0 = threadIdx.x; q0 < npk; q0 += XU * NT) {
+          V16 raw[XU];
+#pragma unroll
+          for (int u = 0; u < XU; ++u)
+            if (q0 + u * NT < npk) raw[u] = xent_load<D>(base, q0 + u * NT, lead, v);
+#pragma unroll
+          for (int u = 0; u < XU; ++u) {
+            const long long q = q0 + u * NT;
+            if (q < npk) {
+              float z[P];
+              bool in[P];
+              xent_unpack<D>(p, raw[u], q * P - lead, v, z, in);
+              xent_acc<D>(p, s, z, in, q * P - lead);
+            }
+          }
         }
       }
       const float m = xblock_max<NT>(s.m, sh_a);
@@ -312,12 +327,22 @@ __device__ __forceinline__ void xent_row(const XParams& p) {
       }
     } else {
       if (!p.lse_in) __syncthreads();  // in place: every read of pass one first
-      for (long long q = threadIdx.x; q < npk; q += NT) {
-        float z[P], g[P];
-        bool in[P];
-        xent_unpack<D>(p, xent_load<D>(base, q, lead, v), q * P - lead, v, z, in);
-        xent_grad_pack<D>(p, z, in, q * P - lead, t, lse, A, C, Tt, g);
-        xent_store<D>(p, gr, q * P - lead, v, g);
+      for (long long q0 = threadIdx.x; q0 < npk; q0 += XU * NT) {
+        V16 raw[XU];
+#pragma unroll
+        for (int u = 0; u < XU; ++u)
+          if (q0 + u * NT < npk) raw[u] = xent_load<D>(base, q0 + u * NT, lead, v);
+#pragma unroll
+        for (int u = 0; u < XU; ++u) {
+          const long long q = q0 + u * NT;
+          if (q < npk) {
+            float z[P], g[P];
+            bool in[P];
+            xent_unpack<D>(p, raw[u], q * P - lead, v, z, in);
+            xent_grad_pack<D>(p, z, in, q * P - lead, t, lse, A, C, Tt, g);
+            xent_store<D>(p, gr, q * P - lead, v, g);
+          }
+        }
       }
     }
   }
