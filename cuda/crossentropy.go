@@ -216,7 +216,7 @@ func (d *Device) setGrad(c *xentCall, grad, logits Tensor, g softmax.GradOutput,
 // last; f32, f16 or bf16) against one target per row on stream s (nil: the
 // default stream), with internal/xent's semantics (softmax.CrossEntropy's
 // on the CPU), and writes what out asks for. The gradient is computed in the
-// pass that reads the logits: rows of up to 32768 elements (the planner's
+// pass that reads the logits: rows of up to 128 KB (the planner's
 // table, internal/plan/xent.tsv) are read once, longer ones twice, the
 // second read mostly from L2; the gradient is written once.
 //
