@@ -3,6 +3,7 @@ package cuda
 import (
 	"fmt"
 	"math"
+	"slices"
 	"unsafe"
 
 	"github.com/gofused/softmax"
@@ -318,8 +319,9 @@ func (d *Device) LogSumExp(dst, src Tensor, opt Options, s *Stream) error {
 	if dst.DType != src.DType {
 		return errs.Kind(errs.ErrBadDType, "cuda: dst is %v, src %v", dst.DType, src.DType)
 	}
-	if dst.Len() != c.rows {
-		return errs.Kind(errs.ErrBadShape, "cuda: dst has shape %v, want %v without its last axis", dst.Shape, src.Shape)
+	lead := src.Shape[:len(src.Shape)-1]
+	if !slices.Equal(dst.Shape, lead) && !slices.Equal(dst.Shape, append(slices.Clone(lead), 1)) {
+		return errs.Kind(errs.ErrBadShape, "cuda: dst has shape %v, want %v without its last axis (or with it as size 1)", dst.Shape, src.Shape)
 	}
 	if err := d.checkDeviceTensor("dst", dst); err != nil {
 		return err
