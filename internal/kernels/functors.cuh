@@ -19,7 +19,10 @@ namespace smx {
 // DirectLoad reads every input as it is (Bwd: y and dy).
 struct DirectLoad {
   __device__ __forceinline__ explicit DirectLoad(const Params&) {}
-  __device__ __forceinline__ float operator()(int, float v) const { return v; }
+  template <class M>
+  __device__ __forceinline__ M operator()(int, M v) const {
+    return v;
+  }
   // flips: the map reverses order (a max of raw values is the min of mapped
   // ones), which Fwd::reduce_raw must know.
   __device__ __forceinline__ bool flips() const { return false; }
@@ -30,8 +33,15 @@ struct DirectLoad {
 template <bool PLAIN>
 struct ScaleLoad {
   float scale;
-  __device__ __forceinline__ explicit ScaleLoad(const Params& p) : scale(PLAIN ? 1.f : p.scale) {}
-  __device__ __forceinline__ float operator()(int, float v) const { return PLAIN ? v : v * scale; }
+  double scale64;  // float64 math's (an f32 kernel never reads it)
+  __device__ __forceinline__ explicit ScaleLoad(const Params& p)
+      : scale(PLAIN ? 1.f : p.scale), scale64(PLAIN ? 1.0 : p.scale64) {}
+  __device__ __forceinline__ float of(float) const { return scale; }
+  __device__ __forceinline__ double of(double) const { return scale64; }
+  template <class M>
+  __device__ __forceinline__ M operator()(int, M v) const {
+    return PLAIN ? v : v * of(M());
+  }
   __device__ __forceinline__ bool flips() const { return !PLAIN && scale < 0.f; }
 };
 

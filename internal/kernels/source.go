@@ -18,7 +18,7 @@ const Header = "common.cuh"
 
 // gpuDTypes are the dtypes the kernels are instantiated for, in DTypeMask
 // bit order.
-var gpuDTypes = []spec.DType{spec.Float32, spec.Float16, spec.BFloat16}
+var gpuDTypes = []spec.DType{spec.Float32, spec.Float16, spec.BFloat16, spec.Float64}
 
 // Source returns the NVRTC input for one strategy file compiled for the
 // dtypes in dtypeBit (a DTypeMask or an OR of them): the .cu text (after a
@@ -142,7 +142,7 @@ func SourceText(file string) (string, error) {
 }
 
 // WriteSources writes, for offline tools (the host emulator, nvcc checks,
-// ptxas_report.sh), every embedded header and every strategy file as it is
+// resources.sh), every embedded header and every strategy file as it is
 // compiled for all dtypes (Source, general build; the plain build is the
 // same text compiled with -DSMX_PLAIN=1) into dir, under their own names.
 func WriteSources(dir string) error {

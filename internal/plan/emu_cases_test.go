@@ -18,6 +18,14 @@ func TestEmuCases(t *testing.T) {
 	if dir == "" {
 		t.Skip("set SMX_EMU_OUT (see internal/kernels/emu/run.sh)")
 	}
+	dts := []spec.DType{spec.Float32, spec.Float16, spec.BFloat16, spec.Float64}
+	if only := os.Getenv("SMX_EMU_DTYPE"); only != "" { // one dtype (run.sh's second argument)
+		dt, err := spec.ParseDType(only)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dts = []spec.DType{dt}
+	}
 	dev := Device{Name: "tiny", Major: 9, Minor: 0, SMs: 2, MaxBlocksPerSM: 1, SmemPerBlock: 48 << 10, SmemOptin: 227 << 10, SmemPerSM: 228 << 10,
 		MaxThreadsPerSM: 2048, MaxThreadsPerBlock: 1024, Cluster: false}
 	// table.inc lists every emulated kernel; plain/table.inc and
@@ -32,7 +40,7 @@ func TestEmuCases(t *testing.T) {
 		if in.PlainBuild {
 			fmt.Fprintln(&plainSrcs, in.File)
 		}
-		for _, dt := range []spec.DType{spec.Float32, spec.Float16, spec.BFloat16} {
+		for _, dt := range dts {
 			for _, s := range in.Symbols(dt) {
 				fmt.Fprintf(&tab, "K(%s)\n", s)
 				if in.PlainBuild {
@@ -109,13 +117,14 @@ func TestEmuCases(t *testing.T) {
 		{3, 20001, 1}, {2, 40955, 1}}
 	var out strings.Builder
 	strats := append([]string{"auto"}, Strategies()...)
-	n := 0
+	n, nb := 0, 0
+	bwdScales := []float64{1, 0.5, -1.5}
 	for _, sh := range shapes {
 		for _, st := range strats {
 			if st == "split_cluster" {
 				continue
 			}
-			for _, dt := range []spec.DType{spec.Float32, spec.Float16, spec.BFloat16} {
+			for _, dt := range dts {
 				for _, op := range []spec.Op{spec.Softmax, spec.LogSoftmax, spec.SoftmaxBackward, spec.LogSoftmaxBackward} {
 					// Placements (the driver's "aligned" field): 1 aligned,
 					// 0 every tensor one element past a 16-byte boundary
@@ -143,8 +152,21 @@ func TestEmuCases(t *testing.T) {
 								continue
 							}
 							n++
-							fmt.Fprintf(&out, "case %s %s %d %d %d %d %d %d %d %d %d %d %d\n", pl.Strategy, dt, int(op), sh[0], sh[1], sh[2],
-								pl.Params.Chunk, pl.Params.Split, pl.Params.Vec, pl.Params.Log, pl.Workspace, len(pl.Launches), al)
+							// The last fields: the forward scale, backward cases
+							// cycling through 1, 0.5 and -1.5 (dx carries it),
+							// forward ones 0 (the driver's own choice); and
+							// where dx and the inputs share a placement, dx
+							// in place: 0 apart, 1 over dy, 2 over y.
+							scale, alias := 0.0, 0
+							if op.Backward() {
+								scale = bwdScales[nb%len(bwdScales)]
+								if al != 2 {
+									alias = nb / len(bwdScales) % 3
+								}
+								nb++
+							}
+							fmt.Fprintf(&out, "case %s %s %d %d %d %d %d %d %d %d %d %d %d %g %d\n", pl.Strategy, dt, int(op), sh[0], sh[1], sh[2],
+								pl.Params.Chunk, pl.Params.Split, pl.Params.Vec, pl.Params.Log, pl.Workspace, len(pl.Launches), al, scale, alias)
 							for _, l := range pl.Launches {
 								fmt.Fprintf(&out, "launch %s %d %d %d %d %d %d %d\n", l.Symbol, l.Grid[0], l.Grid[1], l.Grid[2], l.Block[0], l.Block[1], l.Block[2], l.Smem)
 							}
