@@ -369,7 +369,7 @@ func TestBackwardEdgeValues(t *testing.T) {
 	d := openOrSkip(t)
 	rng := rand.New(rand.NewPCG(74, uint64(rand.Int64())))
 	algos := []string{"auto", "block_reg", "warp_row", "online_2pass", "split_row", "split_grid", "split_cluster",
-		"strided", "strided_smem", "strided_short", "strided_narrow"}
+		"strided", "strided_reg", "strided_smem", "strided_short", "strided_narrow"}
 	for _, algo := range algos {
 		t.Run(algo, func(t *testing.T) {
 			served := 0

@@ -188,7 +188,11 @@ func stridedInstance(c kcase) (string, int, int) {
 func stridedRegInstance(c kcase) (string, int, int) {
 	var g int
 	fmt.Sscanf(c.v.Name, "g%d", &g)
-	b := body("smx::strided_reg_kernel", c.d(), g, c.shift)
+	fn := "smx::strided_reg_kernel"
+	if c.backward {
+		fn = "smx::strided_reg_bwd_kernel"
+	}
+	b := body(fn, c.d(), g, c.shift)
 	if c.shift {
 		return b, StridedRegShiftThreads, 2
 	}

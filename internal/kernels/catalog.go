@@ -229,7 +229,7 @@ var productionCatalogue = []Info{
 		Fwd: []Variant{{Name: "", MaxThreads: 256}, {Name: "split1", MaxThreads: 256}, {Name: "split2", MaxThreads: 256}},
 		Bwd: []Variant{{Name: "", MaxThreads: 256}, {Name: "split1", MaxThreads: 256}, {Name: "split2", MaxThreads: 256}}, Shift: true, F64: true},
 	{Strategy: StridedReg, File: "strided_reg.cu", Summary: "non-last axis: tiles cached in registers, split along the axis over a cluster (DSMEM), one read",
-		Fwd: stridedRegVariants(), Shift: true},
+		Fwd: stridedRegVariants(), Bwd: stridedRegVariants(), Shift: true},
 	{Strategy: StridedShort, File: "strided_short.cu", Summary: "short non-last axis (2-48 rows, backward 2-32): a thread, or past 16 rows 2 or 4 lanes, hold P slices' whole axis in registers, one read, no barrier",
 		Fwd: stridedShortVariants(false), Bwd: stridedShortVariants(true), Shift: true, F64: true},
 	{Strategy: StridedNarrow, File: "strided_narrow.cu", Summary: "non-last axis of a narrow Inner (a power of two up to 8 packs): a warp or a few read each outer index's Axis×Inner block as one run of packs, held in registers, one read",

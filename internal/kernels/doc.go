@@ -110,7 +110,7 @@
 //	               Outer·Inner·Split float pairs. The _shift twins of
 //	               each (Params.Vec = 2, any Inner and alignment) take
 //	               VW = P slices a thread, TX apart, scalar accesses.
-//	strided_reg    strided_reg_fwd_{dt}_g{G} (forward only), G ∈ {8,16,32}:
+//	strided_reg    strided_reg_{fwd,bwd}_{dt}_g{G}, G ∈ {8,16,32}:
 //	               Inner % P == 0 and aligned pointers (Params.Vec = 1); the
 //	               _shift twins (Params.Vec = 2) any Inner and alignment,
 //	               thread x's P columns at inner indices x, x+G, ... of the
@@ -119,7 +119,8 @@
 //	               tile of G·P inner indices over the axis, block b caching
 //	               axis rows [rank·Chunk, rank·Chunk + Chunk) of tile b/K,
 //	               8 packs a thread (32 f32 values as floats, 64
-//	               f16/bf16 values packed); block (nt),
+//	               f16/bf16 values packed; backward 4 packs of y and 4
+//	               of dy, raw: StridedRegBwdPacks); block (nt),
 //	               nt a multiple of 32, (nt/G)·NP ≥ Chunk, (nt/32)·G·P ≤
 //	               4096; grid (tiles·K) exactly, one tile per cluster;
 //	               cluster (K,1,1) for K > 1 (sm_90+), Split = K, K·Chunk ≥

@@ -11,7 +11,7 @@
 // this access pattern ran at 0.9 of cudaMemcpy from 256 B runs, 0.8 at 128
 // B).
 //
-// Forward only. The lanes of a warp that own a column agree on their max m_w
+// Forward: the lanes of a warp that own a column agree on their max m_w
 // (shuffles), keep exp(v - m_w) (log_softmax: v - m_w) in place of v and
 // sum it (shuffles); the warps' (m, d) pairs are merged over the warps
 // (shared memory, a warp per column) and over the cluster (each block
@@ -54,20 +54,27 @@
 // log D) with the pair re-read from shared memory per column (16 constants
 // in registers spilled 128 B).
 //
-//   strided_reg_fwd_{dt}_g{G}         G = 8, 16, 32
-//   strided_reg_fwd_{dt}_g{G}_shift   the twin for any Inner and alignment:
-//                                     thread x's P columns are inner indices
-//                                     x, x+G, ... of the tile, one scalar
-//                                     access each (a warp access is a run of
-//                                     G elements), held as the aligned
-//                                     kernel holds its packs
+// Backward (strided_reg_bwd_body): a thread holds NPB = 4 packs of y and 4
+// of dy raw (the forward's registers, half its rows), sums its terms per
+// column, and the sums merge as the forward's pairs do; dx from the held
+// values.
+//
+//   strided_reg_{fwd,bwd}_{dt}_g{G}         G = 8, 16, 32
+//   strided_reg_{fwd,bwd}_{dt}_g{G}_shift   the twin for any Inner and
+//                                           alignment: thread x's P columns
+//                                           are inner indices x, x+G, ... of
+//                                           the tile, one scalar access each
+//                                           (a warp access is a run of G
+//                                           elements), held as the aligned
+//                                           kernel holds its packs
 //
 // Launch contract (outer, axis, inner), Inner % P == 0 and 16-byte aligned
 // pointers with Params.vec 1; the twins any, with Params.vec 2 and blocks
 // of at most 512 threads (the kernels trap on the other vec):
 //   cluster (K, 1, 1) with K > 1 (sm_90+, cuLaunchKernelEx), or none (K = 1)
 //   block   (nt, 1, 1), nt a multiple of 32 and of G, with TY*NP >= R
-//           (NP = 8 packs: 32 f32 or 64 f16/bf16 values a thread) and (nt/32)*C <=
+//           (NP = 8 packs: 32 f32 or 64 f16/bf16 values a thread; backward
+//           NPB = 4 packs of each input) and (nt/32)*C <=
 //           4096 (nt <= 1024; 512 for f16/bf16 g32)
 //   grid    (tiles*K, 1, 1), tiles = outer * ceil(inner / C): one tile per
 //           cluster, no grid-stride loop (it held registers the cached
@@ -88,6 +95,8 @@ namespace smx {
 template <class D>
 struct StridedRegPacks {
   static constexpr int NP = 8;
+  // Backward: NPB packs of y and NPB of dy, as many registers.
+  static constexpr int NPB = NP / 2;
   // 16-bit values stay packed in their 16-byte registers and are converted
   // again (a second exp) for the output: as floats they took two registers
   // each, so a block held half the axis rows and axes of 1024 and more
@@ -167,6 +176,59 @@ __device__ __forceinline__ V16 ld_spread(const typename D::T* q, u32 cmask) {
   return r;
 }
 
+// No cluster push (before sm_90, and the host emulator).
+struct StridedRegNoPush {};
+
+// Merges the warps' column partials in red (one per warp and column) into
+// part[]: the block's, then with K > 1 the cluster's, as Op merges its
+// accumulators (forward (m, d) pairs, backward plain sums). Ends before the
+// barrier that publishes part[].
+template <class Op, int C, class Push>
+__device__ __forceinline__ void strided_reg_merge(StridedRegShared<C>& sh, Push& push, u32 K, u32 rank) {
+  constexpr int RS = StridedRegShared<C>::RS;
+  F2* const red = sh.red;
+  F2* const part = sh.part;
+  const int t = threadIdx.x, nt = blockDim.x, lane = t & 31, wid = t >> 5, nw = nt >> 5;
+  // Warp v merges the warps' partials of columns v, v + nw, ... (red's
+  // padded rows: at a stride of C pairs the lanes' loads of one column
+  // fell in one bank pair, 8.2-way conflicts in ncu)
+#ifdef SMX_CLUSTER_PUSH
+  if (K > 1) {
+    push.ready();
+    for (int col = wid; col < C; col += nw) {
+      const typename Op::Acc m = group_reduce<Op, 32>(lane < nw ? Op::from_ws(red[lane * RS + col]) : Op::identity());
+      if ((u32)lane < K) push.push(&sh.slot[rank * C + col], lane, Op::to_ws(m));
+    }
+    push.wait();
+    for (int col = wid; col < C; col += nw) {
+      typename Op::Acc g = (u32)lane < K ? Op::from_ws(sh.slot[lane * C + col]) : Op::identity();
+      g = group_reduce<Op, 32>(g);
+      if (lane == 0) part[col] = Op::to_ws(g);
+    }
+  } else
+#endif
+  {
+    for (int col = wid; col < C; col += nw) {
+      const typename Op::Acc m = group_reduce<Op, 32>(lane < nw ? Op::from_ws(red[lane * RS + col]) : Op::identity());
+      if (lane == 0) part[col] = Op::to_ws(m);
+    }
+#if __CUDA_ARCH__ >= 900 && !defined(SMX_CLUSTER_PUSH)
+    if (K > 1) {
+      cluster_sync();  // every block's part[] is published
+      for (int col = wid; col < C; col += nw) {
+        typename Op::Acc g = Op::identity();
+        if ((u32)lane < K) g = Op::from_ws(ld_cluster_f2(smem_addr(&part[col]), lane));
+        g = group_reduce<Op, 32>(g);
+        if (lane == 0) red[col] = Op::to_ws(g);
+      }
+      cluster_sync();  // remote reads of part[] are done
+      __syncthreads();
+      for (int col = t; col < C; col += nt) part[col] = red[col];
+    }
+#endif
+  }
+}
+
 // UNIT: Params.scale is 1. The body is instantiated for it apart (the
 // kernel picks one by the grid-wide scale), so the common call spends no
 // multiply on each use of an element. IL: the "_shift" twin (any Inner, any
@@ -194,6 +256,8 @@ __device__ __forceinline__ void strided_reg_body(const Params& p, StridedRegShar
 #ifdef SMX_CLUSTER_PUSH
   ClusterPush push;
   if (K > 1) push.arm(&sh.mbar, K * C * (u32)sizeof(F2));  // K blocks' partials of C columns
+#else
+  StridedRegNoPush push;
 #endif
   const i64 j0 = (i64)rank * R, j1 = imin(axis, j0 + R);
   const bool full = j0 + (i64)TY * NP <= j1;  // every pack of every thread in range
@@ -296,44 +360,7 @@ __device__ __forceinline__ void strided_reg_body(const Params& p, StridedRegShar
     if (lane < G) red[wid * RS + lane * P + e] = F2{m, d};
   }
   __syncthreads();
-  // Warp v merges the warps' partials of columns v, v + nw, ... (red's
-  // padded rows: at a stride of C pairs the lanes' loads of one column
-  // fell in one bank pair, 8.2-way conflicts in ncu)
-#ifdef SMX_CLUSTER_PUSH
-  if (K > 1) {
-    push.ready();
-    for (int col = wid; col < C; col += nw) {
-      const MD m = group_reduce<Op, 32>(lane < nw ? Op::from_ws(red[lane * RS + col]) : Op::identity());
-      if ((u32)lane < K) push.push(&sh.slot[rank * C + col], lane, Op::to_ws(m));
-    }
-    push.wait();
-    for (int col = wid; col < C; col += nw) {
-      MD g = (u32)lane < K ? Op::from_ws(sh.slot[lane * C + col]) : Op::identity();
-      g = group_reduce<Op, 32>(g);
-      if (lane == 0) part[col] = Op::to_ws(g);
-    }
-  } else
-#endif
-  {
-    for (int col = wid; col < C; col += nw) {
-      const MD m = group_reduce<Op, 32>(lane < nw ? Op::from_ws(red[lane * RS + col]) : Op::identity());
-      if (lane == 0) part[col] = Op::to_ws(m);
-    }
-#if __CUDA_ARCH__ >= 900 && !defined(SMX_CLUSTER_PUSH)
-    if (K > 1) {
-      cluster_sync();  // every block's part[] is published
-      for (int col = wid; col < C; col += nw) {
-        MD g = Op::identity();
-        if ((u32)lane < K) g = Op::from_ws(ld_cluster_f2(smem_addr(&part[col]), lane));
-        g = group_reduce<Op, 32>(g);
-        if (lane == 0) red[col] = Op::to_ws(g);
-      }
-      cluster_sync();  // remote reads of part[] are done
-      __syncthreads();
-      for (int col = t; col < C; col += nt) part[col] = red[col];
-    }
-#endif
-  }
+  strided_reg_merge<Op>(sh, push, K, rank);
   __syncthreads();  // part[] holds the merged column pairs
   if constexpr (RAW) {
     // (M, log D) per column, in place, read back per pack in the output
@@ -421,6 +448,127 @@ __device__ __forceinline__ void strided_reg_kernel(const Params& p) {
     strided_reg_body<D, G, true, IL>(p, sh);
   else
     strided_reg_body<D, G, false, IL>(p, sh);
+}
+
+// The backward body: the tile of y and of dy cached raw (NPB packs of each a
+// thread, so a block holds half the forward's axis rows; a pack out of
+// range holds zeros, whose terms add nothing), s = Σ term(y, dy) per column
+// summed over the lanes, the warps and the cluster as the forward merges
+// its pairs (strided_reg_merge), then dx = Bwd::out1 of the cached values:
+// every Bwd formula (and its scale) is the op's own.
+template <class D, int G, bool IL>
+__device__ __forceinline__ void strided_reg_bwd_body(const Params& p, StridedRegShared<G * D::P>& sh) {
+  typedef Bwd<D> Op;
+  typedef typename D::T T;
+  constexpr int P = D::P, NB = StridedRegPacks<D>::NPB, C = G * P;
+  constexpr int NW = StridedRegWarps<C>::value, RS = StridedRegShared<C>::RS;
+  const Op op(p);
+  const i64 axis = p.axis, inner = p.inner, R = p.chunk;
+  const int t = threadIdx.x, nt = blockDim.x, lane = t & 31, wid = t >> 5, nw = nt >> 5;
+  const int x = t % G, ty = t / G, TY = nt / G;
+#if __CUDA_ARCH__ >= 900
+  const u32 K = cluster_size(), rank = cluster_rank();
+#else
+  const u32 K = 1, rank = 0;
+#endif
+  if ((i64)K * R < axis || (i64)TY * NB < R || nt % 32 != 0 || nw > NW || K > StridedRegShared<C>::KS) __trap();
+#ifdef SMX_CLUSTER_PUSH
+  ClusterPush push;
+  if (K > 1) push.arm(&sh.mbar, K * C * (u32)sizeof(F2));  // K blocks' partials of C columns
+#else
+  StridedRegNoPush push;
+#endif
+  const i64 j0 = (i64)rank * R, j1 = imin(axis, j0 + R);
+  const bool full = j0 + (i64)TY * NB <= j1;
+  const i64 tpo = (inner + C - 1) / C;
+  const i64 tile = blockIdx.x / K, o = tile / tpo;
+  const i64 i = (tile - o * tpo) * C + (IL ? (i64)x : (i64)x * P);
+  const bool ok = i < inner;
+  u32 cmask = 0;
+  if constexpr (IL) {
+#pragma unroll
+    for (int e = 0; e < P; ++e) cmask |= (u32)(i + (i64)e * G < inner) << e;
+  }
+  const i64 first = (o * axis + j0 + ty) * inner + i;
+  const i64 step = (i64)TY * inner;
+  const auto load = [&](const T* q) {
+    if constexpr (IL)
+      return ld_spread<D, G>(q, cmask);
+    else
+      return ld16(q);
+  };
+  const auto in = [&](int k) { return ok && (full || j0 + ty + (i64)k * TY < j1); };
+  V16 ry[NB], rg[NB];
+#pragma unroll
+  for (int k = 0; k < NB; ++k) {
+    if (in(k)) {
+      ry[k] = load(op.yv + first + k * step);
+      rg[k] = load(op.dy + first + k * step);
+    } else {
+#pragma unroll
+      for (int w = 0; w < 4; ++w) ry[k].w[w] = rg[k].w[w] = 0u;
+    }
+  }
+  // The pack's values as floats (through the op's loads).
+  const auto vals = [&](int k, float (&yv)[P], float (&gv)[P]) {
+    D::unpack(ry[k], yv);
+    D::unpack(rg[k], gv);
+#pragma unroll
+    for (int e = 0; e < P; ++e) {
+      yv[e] = op.conv(0, yv[e]);
+      gv[e] = op.conv(1, gv[e]);
+    }
+  };
+  float s[P];
+#pragma unroll
+  for (int e = 0; e < P; ++e) s[e] = 0.f;
+#pragma unroll
+  for (int k = 0; k < NB; ++k) {
+    float yv[P], gv[P];
+    vals(k, yv, gv);
+#pragma unroll
+    for (int e = 0; e < P; ++e) s[e] += op.term(yv[e], gv[e]);
+  }
+  // Per column: the sum over the warp's lanes that own it (lanes l and
+  // l ^ (G*k)), stored per warp.
+#pragma unroll
+  for (int e = 0; e < P; ++e) {
+#pragma unroll
+    for (int sft = 16; sft >= G; sft >>= 1) s[e] += __shfl_xor_sync(0xffffffffu, s[e], sft);
+    if (lane < G) sh.red[wid * RS + lane * P + e] = Op::to_ws(s[e]);
+  }
+  __syncthreads();
+  strided_reg_merge<Op>(sh, push, K, rank);
+  __syncthreads();  // part[] holds the column sums
+  if (!ok) return;
+  typename Op::Fin f[P];
+#pragma unroll
+  for (int e = 0; e < P; ++e) f[e] = op.finalize(Op::from_ws(sh.part[x * P + e]));
+  T* const out = op.dx + first;
+#pragma unroll
+  for (int k = 0; k < NB; ++k) {
+    if (in(k)) {
+      float yv[P], gv[P], d[P];
+      vals(k, yv, gv);
+#pragma unroll
+      for (int e = 0; e < P; ++e) d[e] = op.out1(yv[e], gv[e], f[e]);
+      if constexpr (IL) {
+#pragma unroll
+        for (int e = 0; e < P; ++e)
+          if (cmask >> e & 1) out[k * step + e * G] = Op::Store::from_f(d[e]);
+      } else {
+        st_cs(out + k * step, Op::Store::pack(d));
+      }
+    }
+  }
+}
+
+// The backward kernel (both gradients; Params.log picks).
+template <class D, int G, bool IL>
+__device__ __forceinline__ void strided_reg_bwd_kernel(const Params& p) {
+  __shared__ StridedRegShared<G * D::P> sh;
+  if (p.vec != (IL ? 2 : 1)) __trap();
+  strided_reg_bwd_body<D, G, IL>(p, sh);
 }
 
 }  // namespace smx

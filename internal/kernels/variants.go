@@ -258,6 +258,11 @@ func StridedNarrowShape(op spec.Op, dt spec.DType, axis, inner int64) (gw, h int
 // caches: 32 f32 values held as floats, or 64 f16/bf16 values held packed.
 const StridedRegPacks = 8
 
+// StridedRegBwdPacks is the number of packs of y, and as many of dy, a
+// strided_reg backward thread caches (raw, every dtype): the registers of
+// the forward's StridedRegPacks, so a block holds half its axis rows.
+const StridedRegBwdPacks = StridedRegPacks / 2
+
 // StridedRegMaxCluster is the largest cluster strided_reg's kernels take
 // for tiles of cols inner indices: each block keeps a slot for every
 // block's partials of its tile in static shared memory (StridedRegShared

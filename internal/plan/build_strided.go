@@ -200,7 +200,10 @@ const stridedRegFewTiles = 256
 // (4096×16384 axis 0 174.6 → 169.1 µs), 16-bit an axis of 3 or 4 blocks
 // over at most stridedRegFewTiles tiles (nvidia-h200-2026-11-22-ab-s21.txt
 // §2, nvidia-h200-2026-11-22-ab-s28.txt). Short axes widen the tile
-// towards 512-thread blocks, up to the width of Inner.
+// towards 512-thread blocks, up to the width of Inner. Backward threads
+// hold kernels.StridedRegBwdPacks packs of y and as many of dy (the
+// forward's registers), so a block holds half the rows; the same rules
+// size it (not yet measured: issue 72).
 func (c *ctx) stridedRegShape() (k, r, g, nt int64, err error) {
 	return c.stridedRegShapeWith(0, 0, true)
 }
@@ -210,6 +213,9 @@ func (c *ctx) stridedRegShape() (k, r, g, nt int64, err error) {
 // cluster of half-size blocks for few tiles (not with a forced shape).
 func (c *ctx) stridedRegShapeWith(wantK, wantG int64, pairUp bool) (k, r, g, nt int64, err error) {
 	np := int64(kernels.StridedRegPacks)
+	if c.bwd {
+		np = kernels.StridedRegBwdPacks // y's and dy's packs in the forward's registers
+	}
 	maxNT := int64(1024)
 	if !c.innerPacks() {
 		maxNT = kernels.StridedRegShiftThreads // the "_shift" twins
