@@ -80,7 +80,13 @@ func CrossEntropy(a CE) float64 {
 			c.w64[j] = float64(w)
 		}
 	}
-	parts := min(threads(), a.Rows, max(1, total/minShare))
+	// One worker per minWorkBytes moved, as Forward: the logits read,
+	// the gradient written.
+	tensors := 1
+	if a.HasGrad {
+		tensors = 2
+	}
+	parts := min(threads(), a.Rows, max(1, total*es*tensors/minWorkBytes))
 	c.sums = grow64(&c.sums, parts)
 	parallel(c, parts, &c.wg)
 	var sum float64
@@ -133,7 +139,9 @@ func (c *ceCall) flush(pend *ceFlush, from int, s *scratch) {
 	if from < len(pend.e) {
 		vec.NormalizeStream(c.Grad.F32[pend.off+from:pend.off+len(pend.e)], pend.e[from:], pend.mul)
 	}
-	c.Grad.F32[pend.off+pend.t] -= pend.tv
+	// The target's value from the exps, stored rather than read back: a
+	// load of a line just written non-temporally waits for memory.
+	c.Grad.F32[pend.off+pend.t] = float32(pend.e[pend.t]*pend.mul) - pend.tv // rounded as Normalize, not fused
 	pend.e = nil
 }
 
