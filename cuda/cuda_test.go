@@ -45,7 +45,7 @@ func backend(d *Device, algo string) verify.Backend { return backendWith(d, Opti
 func backendWith(d *Device, opt Options) verify.Backend {
 	return func(c verify.Case, out verify.Host, in []verify.Host) error {
 		h := func(x verify.Host) softmax.Tensor {
-			return softmax.Tensor{Shape: c.Shape, DType: x.DType, F32: x.F32, U16: x.U16}
+			return softmax.Tensor{Shape: c.Shape, DType: x.DType, F32: x.F32, U16: x.U16, F64: x.F64}
 		}
 		opt.Axis, opt.Scale = c.Axis, c.Scale
 		if c.Op.Backward() {
@@ -69,7 +69,7 @@ func TestStrategiesAgainstReference(t *testing.T) {
 			run, skipped := 0, 0
 			for _, c := range verify.Battery(testing.Short()) {
 				if c.DType == softmax.Float64 {
-					continue // CPU only so far: TestFloat64Refused
+					continue // TestFloat64AgainstReference
 				}
 				r := verify.Run(c, rng, backend(d, algo))
 				if unsupported(r.Err) {

@@ -97,8 +97,8 @@ func (d *Device) Precompile(dts ...softmax.DType) (int, error) {
 	}
 	dts = dtypesOrAll(dts)
 	for _, dt := range dts {
-		if dt != softmax.Float32 && dt != softmax.Float16 && dt != softmax.BFloat16 {
-			return 0, fmt.Errorf("cuda: precompiling for dtype %v: not f32, f16 or bf16", dt)
+		if !dt.Valid() {
+			return 0, fmt.Errorf("cuda: precompiling for dtype %v: not f32, f16, bf16 or f64", dt)
 		}
 	}
 	keys := d.kernelKeys(d.strategyInfos(), dts, true)

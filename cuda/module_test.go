@@ -121,7 +121,7 @@ func TestPrecompile(t *testing.T) {
 	if n != want || loaded != want || want < 500 {
 		t.Errorf("Precompile(bf16) = %d kernels, %d loaded; want %d", n, loaded, want)
 	}
-	if _, err := d.Precompile(softmax.DType(7)); err == nil || !strings.Contains(err.Error(), "not f32, f16 or bf16") {
+	if _, err := d.Precompile(softmax.DType(7)); err == nil || !strings.Contains(err.Error(), "not f32, f16, bf16 or f64") {
 		t.Errorf("Precompile(DType(7)) = %v, want an error naming the dtype", err)
 	}
 	t.Logf("%d bf16 kernels", n)

@@ -93,8 +93,11 @@ func (t Tensor) hostBytes(h softmax.Tensor) ([]byte, error) {
 	if h.Len() != t.Len() {
 		return nil, fmt.Errorf("cuda: length mismatch: host %d elements, device %d", h.Len(), t.Len())
 	}
-	if h.DType == softmax.Float32 {
+	switch h.DType {
+	case softmax.Float32:
 		return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(h.F32))), 4*len(h.F32)), nil
+	case softmax.Float64:
+		return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(h.F64))), 8*len(h.F64)), nil
 	}
 	return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(h.U16))), 2*len(h.U16)), nil
 }

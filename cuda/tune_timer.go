@@ -156,6 +156,9 @@ func (d *Device) UploadRandomAt(rng *rand.Rand, dt softmax.DType, offset int64, 
 	for k := range h.F32 {
 		h.F32[k] = float32(rng.NormFloat64())
 	}
+	for k := range h.F64 {
+		h.F64[k] = rng.NormFloat64()
+	}
 	for k := range h.U16 {
 		v := float32(rng.NormFloat64())
 		if dt == softmax.Float16 {

@@ -42,13 +42,11 @@ func (o Options) scale() float32 {
 	return float32(o.Scale)
 }
 
-// checkDType returns an error for a dtype the device cannot compute:
-// unknown ones, and Float64, which only the CPU backend serves so far.
+// checkDType returns an error for a dtype the device cannot compute: an
+// unknown one. Float64 runs the kernels' double-math builds (the
+// strategies kernels.Info.F64 marks).
 func checkDType(dt softmax.DType) error {
-	switch {
-	case dt == softmax.Float64:
-		return errs.Kind(errs.ErrBadDType, "cuda: dtype %v (float64) is not supported on the GPU yet; the CPU backend computes it", dt)
-	case !dt.Valid():
+	if !dt.Valid() {
 		return errs.Kind(errs.ErrBadDType, "cuda: unknown dtype %v", dt)
 	}
 	return nil

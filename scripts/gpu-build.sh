@@ -10,5 +10,5 @@ for p in ./internal/driver ./internal/jit ./cuda ./bench; do
   go test -c -o ".devbin/$(basename "$p").test" "$p"
 done
 cp bench/peers/peers.py .devbin/ 2>/dev/null || true
-cp scripts/gpu-run.sh scripts/gpu-tests.sh .devbin/
+cp scripts/gpu-run.sh scripts/gpu-tests.sh scripts/gpu-tests-f64.sh .devbin/
 ls -la .devbin

@@ -37,9 +37,6 @@ func runPrecompile(e *env, args []string) error {
 		if err != nil {
 			return usagef("--dtype: %v", err)
 		}
-		if dt == softmax.Float64 {
-			return usagef("--dtype: f64 has no GPU kernels yet (the CPU backend computes it)")
-		}
 		dts = append(dts, dt)
 	}
 	d, err := openGPU(*device, "precompiling needs a GPU (cuda or cuda:N)")

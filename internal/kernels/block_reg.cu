@@ -3,7 +3,7 @@
 // Thread t owns packs k*nt + t, so every load instruction of a warp covers
 // 512 contiguous bytes. Forward turns the cached values into exps in place
 // and sums them (Fwd::reduce_cached: against each thread's own max in the
-// f32 kernels and those of 512 threads or more, RowRed; against the block
+// f32 and f64 kernels and those of 512 threads or more, RowRed; against the block
 // max in the others), so each element costs one exp. The host launches one block per row: a finished block's SM
 // slot is refilled by a fresh row at once, which on H200 ran 5-10% ahead of
 // a grid-striding grid of resident blocks.
@@ -72,7 +72,7 @@ namespace smx {
 // smaller blocks lost 4-6% with it (-ab-s56.txt §1).
 template <int NT, int NP, int P>
 struct RowRed {
-  typedef BlockRed<(NT > 32 && NP <= 2) ? NT / 32 : 32, P == 4 || NT >= 512> type;
+  typedef BlockRed<(NT > 32 && NP <= 2) ? NT / 32 : 32, P <= 4 || NT >= 512> type;
 };
 template <int NP, int P>
 struct RowRed<32, NP, P> {

@@ -17,6 +17,11 @@ __device__ __forceinline__ float keep_inside(float v, float fill, int d, int len
   return __uint_as_float((__float_as_uint(v) & ~out) | (__float_as_uint(fill) & out));
 }
 
+// keep_inside for double math (F64), as a select.
+__device__ __forceinline__ double keep_inside(double v, double fill, int d, int len) {
+  return (unsigned)d < (unsigned)len ? v : fill;
+}
+
 // The pack of elements j..j+P-1 of q, element by element, each index
 // clamped to last: no predicate, and no read past element last.
 template <class D>
@@ -94,7 +99,7 @@ __device__ __forceinline__ void cached_row_full(const Op& op, i64 off, i64 n, in
         raw[i][k] = ld16(op.src(i) + first + (i64)k * nt * P);
       }
   more.issue();
-  float b[Op::NIN][NP * P];
+  typename Op::M b[Op::NIN][NP * P];
 #pragma unroll
   for (int i = 0; i < Op::NIN; ++i)
 #pragma unroll
@@ -105,7 +110,7 @@ __device__ __forceinline__ void cached_row_full(const Op& op, i64 off, i64 n, in
         const int col = (k * nt + t) * P;
 #pragma unroll
         for (int e = 0; e < P; ++e) {
-          const float v = op.conv(i, b[i][k * P + e]);
+          const typename Op::M v = op.conv(i, b[i][k * P + e]);
           b[i][k * P + e] = edge ? keep_inside(v, Op::fill(i), col + e - lo, (int)n - lo) : v;
         }
       } else {
@@ -117,7 +122,7 @@ __device__ __forceinline__ void cached_row_full(const Op& op, i64 off, i64 n, in
 #pragma unroll
   for (int k = 0; k < NP; ++k) {
     if (k < NP - 1 || last_in) {
-      float o[P];
+      typename Op::M o[P];
       op.out_cached(b, k * P, o, f);
       if (SHIFT && (k == 0 || k == NP - 1))
         st_pack_masked<typename Op::Store>(op.dst() + off, (k * nt + t) * P, lo, (int)n, o);
@@ -144,7 +149,7 @@ __device__ __forceinline__ void cached_row_general(const Op& op, i64 off, i64 n,
                                                    int lo = 0) {
   typedef typename Op::D D;
   constexpr int P = D::P;
-  float b[Op::NIN][NP * P];
+  typename Op::M b[Op::NIN][NP * P];
   // Rows of whole packs take 16-byte loads and stores only: without the
   // element-wise tail path, whose registers would otherwise be reserved
   // across all NP loads in flight. (vec alone does not imply whole packs:
@@ -181,7 +186,7 @@ __device__ __forceinline__ void cached_row_general(const Op& op, i64 off, i64 n,
   for (int k = 0; k < NP; ++k) {
     const i64 col = (i64)(k * nt + t) * P;
     if (col < n) {
-      float o[P];
+      typename Op::M o[P];
       op.out_cached(b, k * P, o, f);
       if (whole)
         st_cs(op.dst() + off + col, Op::Store::pack(o));
@@ -230,7 +235,7 @@ __device__ __forceinline__ void cached_row_masked(const Op& op, i64 off, i64 n, 
 #pragma unroll
     for (int i = 0; i < Op::NIN; ++i) raw[i][k] = ld16(op.src(i) + off + pk * P);
   }
-  float b[Op::NIN][NP * P];
+  typename Op::M b[Op::NIN][NP * P];
 #pragma unroll
   for (int i = 0; i < Op::NIN; ++i)
 #pragma unroll
@@ -246,7 +251,7 @@ __device__ __forceinline__ void cached_row_masked(const Op& op, i64 off, i64 n, 
   for (int k = 0; k < NP; ++k) {
     const int col = (k * nt + t) * P;
     if (col < len) {
-      float o[P];
+      typename Op::M o[P];
       op.out_cached(b, k * P, o, f);
       st_pack_masked<typename Op::Store>(op.dst() + off, col, lo, len, o);
     }
@@ -282,10 +287,10 @@ struct Unroll {
   static constexpr int U = 4 / Op::NIN;
 };
 
-// Element i of input k as a float (scaled for Fwd): the element-wise loads
+// Element i of input k in math type (scaled for Fwd): the element-wise loads
 // of the two-read bodies below.
 template <class Op>
-__device__ __forceinline__ float ld_elem(const Op& op, int k, i64 i) {
+__device__ __forceinline__ typename Op::M ld_elem(const Op& op, int k, i64 i) {
   return op.conv(k, Op::D::to_f(op.src(k)[i]));
 }
 
@@ -304,8 +309,8 @@ __device__ __forceinline__ i64 row_head(const typename D::T* q, i64 off, i64 n) 
 // Folds the head elements [off - head, off) into a thread's accumulator;
 // thread t of nt takes elements t, t+nt, ... (head < P, so at most one).
 template <class Op>
-__device__ __forceinline__ void push_head(const Op& op, typename Op::Acc& a, float& comp, i64 off, i64 head, int t,
-                                          int nt) {
+__device__ __forceinline__ void push_head(const Op& op, typename Op::Acc& a, typename Op::M& comp, i64 off, i64 head,
+                                          int t, int nt) {
   if (head <= 0) return;
   for (i64 e = t; e < head; e += nt)
     op.push1(a, comp, ld_elem(op, 0, off - head + e), Op::NIN > 1 ? ld_elem(op, Op::NIN - 1, off - head + e) : 0.f);
@@ -339,7 +344,7 @@ __device__ __forceinline__ void stream_step(const Op& op, i64 off, i64 c0, i64 s
       ld_raw<Op, STASH>(op.src(i) + off, stash + i * sstride, c0 + u * step, n, vec, r[i][u]);
 #pragma unroll
   for (int u = 0; u < UNROLL; ++u) {
-    float b[Op::NIN][P];
+    typename Op::M b[Op::NIN][P];
 #pragma unroll
     for (int i = 0; i < Op::NIN; ++i)
       ld_cvt<Op, STASH>(op, i, r[i][u], op.src(i) + off, stash + i * sstride, c0 + u * step, n, vec, b[i]);
@@ -358,11 +363,11 @@ __device__ __forceinline__ typename Op::Acc stream_acc(const Op& op, i64 off, i6
   constexpr int P = Op::D::P;
   constexpr int UNROLL = Unroll<Op>::U;
   typename Op::Acc a = Op::identity();
-  float comp = 0.f;
+  typename Op::M comp = 0.f;
   const i64 step = (i64)nt * P;
   for (i64 c0 = (i64)t * P; c0 < n; c0 += step * UNROLL)
     stream_step<Op, STASH>(op, off, c0, step, n, vec, stash, sstride,
-                           [&](int, const float(&b)[Op::NIN][P]) { op.push(a, comp, b); });
+                           [&](int, const typename Op::M(&b)[Op::NIN][P]) { op.push(a, comp, b); });
   push_head(op, a, comp, off, head, t, nt);
   return Op::fold(a, comp);
 }
@@ -370,9 +375,9 @@ __device__ __forceinline__ typename Op::Acc stream_acc(const Op& op, i64 off, i6
 // One pack of pack_acc's step: input k's pack is r[k][u], pack j of the
 // slice; stashed raw (with STASH), then folded into (a, comp).
 template <bool STASH, class Op, int U>
-__device__ __forceinline__ void fold_pack(const Op& op, typename Op::Acc& a, float& comp,
+__device__ __forceinline__ void fold_pack(const Op& op, typename Op::Acc& a, typename Op::M& comp,
                                           const V16 (&r)[Op::NIN][U], int u, V16* stash, i64 sstride, i64 j) {
-  float b[Op::NIN][Op::D::P];
+  typename Op::M b[Op::NIN][Op::D::P];
 #pragma unroll
   for (int k = 0; k < Op::NIN; ++k) {
     if (STASH) stash[k * sstride + j] = r[k][u];
@@ -399,7 +404,7 @@ __device__ __forceinline__ typename Op::Acc pack_acc(const Op& op, i64 off, i64 
   constexpr int P = D::P, U = Unroll<Op>::U, NIN = Op::NIN;
   const i64 np = n / P;
   typename Op::Acc a = Op::identity();
-  float comp = 0.f;
+  typename Op::M comp = 0.f;
   i64 i = t;
   for (; i + (i64)(U - 1) * nt < np; i += (i64)U * nt) {
     V16 r[NIN][U];
@@ -411,7 +416,7 @@ __device__ __forceinline__ typename Op::Acc pack_acc(const Op& op, i64 off, i64 
     for (int u = 0; u < U; ++u) fold_pack<STASH>(op, a, comp, r, u, stash, sstride, i + (i64)u * nt);
   }
   for (; i < np && !BATCH_TAIL; i += nt) {
-    float b[NIN][P];
+    typename Op::M b[NIN][P];
 #pragma unroll
     for (int k = 0; k < NIN; ++k) {
       const V16 r = ld16(op.src(k) + off + i * P);
@@ -475,7 +480,7 @@ __device__ __forceinline__ void pack_out_rev(const Op& op, i64 off, i64 n, int t
     for (int u = 0; u < U; ++u) {
       const i64 pk = s + t + (i64)u * nt;
       if (pk < np) {
-        float b[NIN][P], o[P];
+        typename Op::M b[NIN][P], o[P];
 #pragma unroll
         for (int k = 0; k < NIN; ++k) unpack_conv(op, k, r[k][u], b[k]);
         op.out_vals(b, 0, o, f);
@@ -493,9 +498,9 @@ template <class Op>
 __device__ __forceinline__ typename Op::Acc elem_acc(const Op& op, i64 off, i64 n, int t, int nt) {
   constexpr int U = 4, NIN = Op::NIN;
   typename Op::Acc a = Op::identity();
-  float comp = 0.f;
+  typename Op::M comp = 0.f;
   for (i64 e0 = t; e0 < n; e0 += (i64)U * nt) {
-    float b[NIN][U];
+    typename Op::M b[NIN][U];
 #pragma unroll
     for (int u = 0; u < U; ++u)
 #pragma unroll
@@ -514,7 +519,7 @@ __device__ __forceinline__ void elem_out_rev(const Op& op, i64 off, i64 n, int t
   constexpr int U = 4, NIN = Op::NIN;
   const i64 step = (i64)U * nt;
   for (i64 s = n > 0 ? (n - 1) / step * step : 0; s >= 0; s -= step) {
-    float b[NIN][U];
+    typename Op::M b[NIN][U];
 #pragma unroll
     for (int u = 0; u < U; ++u)
 #pragma unroll
@@ -561,9 +566,9 @@ __device__ __forceinline__ void smem_out(const Op& op, i64 off, i64 n, int t, in
   constexpr int P = D::P;
   out_head(op, off, head, t, nt, f);
   for (i64 col = (i64)t * P; col < n; col += (i64)nt * P) {
-    float b[Op::NIN][P];
+    typename Op::M b[Op::NIN][P];
     load_vals_smem(op, b, 0, col, n, vec, sm, stride);
-    float o[P];
+    typename Op::M o[P];
     op.out_vals(b, 0, o, f);
     st_pack<typename Op::Store, false>(op.dst() + off, col, n, vec, o);
   }

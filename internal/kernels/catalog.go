@@ -86,7 +86,8 @@ type Variant struct {
 	MinValues int
 }
 
-// Serves reports whether the variant has a kernel for dt.
+// Serves reports whether the variant has a kernel for dt (given that its
+// strategy has kernels for dt at all: Info.HasDType).
 func (v Variant) Serves(dt spec.DType) bool {
 	n := v.Packs * Pack(dt)
 	return (v.MaxValues == 0 || n <= v.MaxValues) && n >= v.MinValues && (!v.Exact || dt.Size() == 2)
@@ -129,6 +130,10 @@ type Info struct {
 	// Teaching: a teaching kernel (teachingCatalogue; source under
 	// teaching/): forceable with --algo, never a candidate of the planner.
 	Teaching bool
+	// F64: the strategy has float64 kernels (f64 storage, double math);
+	// the others serve f32, f16 and bf16 only. The f64 kernels hold the
+	// f32 ones' registers a pack (two doubles), half the elements.
+	F64 bool
 	// Shift: every variant but the tail and exact kernels has a twin
 	// (HasShiftTwin), symbol suffix ShiftSuffix, for ragged rows (16-byte
 	// aligned pointers, cols not a multiple of the pack, Params.Vec =
@@ -141,6 +146,15 @@ type Info struct {
 	// 32 apart. Separate kernels, so that the aligned ones keep their code and
 	// registers.
 	Shift bool
+}
+
+// HasDType reports whether the strategy has kernels for dt: every strategy
+// for f32, f16 and bf16, those marked F64 for float64.
+func (in Info) HasDType(dt spec.DType) bool {
+	if dt == spec.Float64 {
+		return in.F64
+	}
+	return dt.Valid()
 }
 
 // HasShiftTwin reports whether variant v of the strategy has a ragged-row
@@ -195,33 +209,33 @@ var teachingCatalogue = []Info{
 // productionCatalogue: the strategies the planner chooses among.
 var productionCatalogue = []Info{
 	{Strategy: WarpRow, File: "warp_row.cu", Summary: "1-32 lanes per row, row cached in registers (short rows)",
-		Fwd: warpRowVariants(false), Bwd: warpRowVariants(true), RowsOnly: true, PlainBuild: true, Shift: true},
+		Fwd: warpRowVariants(false), Bwd: warpRowVariants(true), RowsOnly: true, PlainBuild: true, Shift: true, F64: true},
 	{Strategy: BlockReg, File: "block_reg.cu", Summary: "block per row, row cached in registers, one read",
-		Fwd: blockRegVariants(false), Bwd: blockRegVariants(true), RowsOnly: true, PlainBuild: true, Shift: true},
+		Fwd: blockRegVariants(false), Bwd: blockRegVariants(true), RowsOnly: true, PlainBuild: true, Shift: true, F64: true},
 	{Strategy: BlockHybrid, File: "block_hybrid.cu", Summary: "block per row, row cached in registers and dynamic shared memory (cp.async), one read",
 		Fwd: blockHybridVariants(), RowsOnly: true, DynSmem: true, MinMajor: 8, Shift: true},
 	{Strategy: BlockSmem, File: "block_smem.cu", Summary: "block per row, row cached in dynamic shared memory, one read",
-		Fwd: one("", 512), Bwd: one("", 512), RowsOnly: true, DynSmem: true, Shift: true},
+		Fwd: one("", 512), Bwd: one("", 512), RowsOnly: true, DynSmem: true, Shift: true, F64: true},
 	{Strategy: Online2Pass, File: "online_2pass.cu", Summary: "block per row, online (m,d) then a second read from L2",
-		Fwd: one("", 512), Bwd: one("", 512), RowsOnly: true, Shift: true},
+		Fwd: one("", 512), Bwd: one("", 512), RowsOnly: true, Shift: true, F64: true},
 	{Strategy: SplitRow, File: "split_row.cu", Summary: "several blocks per row, (m,d) partials in a workspace, two launches",
-		Fwd: phases("phase1", "phase2", 512), Bwd: phases("phase1", "phase2", 512), RowsOnly: true, Workspace: true},
+		Fwd: phases("phase1", "phase2", 512), Bwd: phases("phase1", "phase2", 512), RowsOnly: true, Workspace: true, F64: true},
 	{Strategy: SplitCluster, File: "split_cluster.cu", Summary: "a thread-block cluster per row, chunks in shared memory, partials over DSMEM",
 		Fwd: one("", 1024), Bwd: one("", 1024), RowsOnly: true, Cluster: true, DynSmem: true, MinMajor: 9},
 	{Strategy: SplitGrid, File: "split_grid.cu", Summary: "rows over every SM in one launch, chunks cached in shared memory, partials merged after a barrier of the row's blocks",
 		Fwd: splitGridVariants(), Bwd: splitGridVariants(), RowsOnly: true, Workspace: true, DynSmem: true, Cooperative: true, MinMajor: 7,
-		PlainBuild: true},
+		PlainBuild: true, F64: true},
 	{Strategy: Strided, File: "strided.cu", Summary: "non-last axis: coalesced across inner, online (m,d) along the axis",
 		Fwd: []Variant{{Name: "", MaxThreads: 256}, {Name: "split1", MaxThreads: 256}, {Name: "split2", MaxThreads: 256}},
-		Bwd: []Variant{{Name: "", MaxThreads: 256}, {Name: "split1", MaxThreads: 256}, {Name: "split2", MaxThreads: 256}}, Shift: true},
+		Bwd: []Variant{{Name: "", MaxThreads: 256}, {Name: "split1", MaxThreads: 256}, {Name: "split2", MaxThreads: 256}}, Shift: true, F64: true},
 	{Strategy: StridedReg, File: "strided_reg.cu", Summary: "non-last axis: tiles cached in registers, split along the axis over a cluster (DSMEM), one read",
 		Fwd: stridedRegVariants(), Shift: true},
 	{Strategy: StridedShort, File: "strided_short.cu", Summary: "short non-last axis (2-48 rows, backward 2-32): a thread, or past 16 rows 2 or 4 lanes, hold P slices' whole axis in registers, one read, no barrier",
-		Fwd: stridedShortVariants(false), Bwd: stridedShortVariants(true), Shift: true},
+		Fwd: stridedShortVariants(false), Bwd: stridedShortVariants(true), Shift: true, F64: true},
 	{Strategy: StridedNarrow, File: "strided_narrow.cu", Summary: "non-last axis of a narrow Inner (a power of two up to 8 packs): a warp or a few read each outer index's Axis×Inner block as one run of packs, held in registers, one read",
-		Fwd: stridedNarrowVariants(false), Bwd: stridedNarrowVariants(true), Shift: true},
+		Fwd: stridedNarrowVariants(false), Bwd: stridedNarrowVariants(true), Shift: true, F64: true},
 	{Strategy: StridedSmem, File: "strided_smem.cu", Summary: "non-last axis, any Inner: a block stages each outer index's Axis×Inner block in shared memory (cp.async), reduces its columns there and writes it as one run of packs, one read",
-		Fwd: stridedSmemVariants(), Bwd: stridedSmemVariants(), DynSmem: true, MinMajor: 8},
+		Fwd: stridedSmemVariants(), Bwd: stridedSmemVariants(), DynSmem: true, MinMajor: 8, F64: true},
 	{Strategy: FlatRows, File: "flat_rows.cu", Summary: "short rows of any length: a block stages a tile of consecutive rows in shared memory as one run of 16-byte packs (cp.async), reduces each row there in a group of lanes and stores the tile as one run of packs, one read",
 		Fwd: flatRowsVariants(), Bwd: flatRowsVariants(), RowsOnly: true, DynSmem: true, MinMajor: 8},
 	{Strategy: Pipelined, File: "pipelined.cu", Summary: "occupancy-sized grid, next rows staged by cp.async into a shared-memory ring, one read",
@@ -309,6 +323,9 @@ func (in Info) Variant(backward bool, name string) (Variant, bool) {
 // kernels' (block_reg's "_tail" serve whole packs only).
 func (in Info) Symbols(dt spec.DType) []string {
 	var out []string
+	if !in.HasDType(dt) {
+		return nil
+	}
 	for _, bwd := range []bool{false, true} {
 		for _, v := range in.Variants(bwd) {
 			if v.Serves(dt) {
@@ -368,7 +385,7 @@ func (in Info) MaxCols(op spec.Op, dt spec.DType) int64 {
 // register-cache limits). Device limits (shared memory, clusters) are the
 // planner's to check.
 func (in Info) Supports(op spec.Op, dt spec.DType, l spec.Layout) bool {
-	if !op.Valid() || !dt.Valid() || len(in.Variants(op.Backward())) == 0 {
+	if !op.Valid() || !in.HasDType(dt) || len(in.Variants(op.Backward())) == 0 {
 		return false
 	}
 	if in.RowsOnly && l.Inner != 1 {
@@ -403,8 +420,18 @@ type resources struct {
 // bytes ptxas reported for symbol on sm_90 (CUDA 11.8); ok is false for an
 // unknown symbol. Other architectures and compiler versions differ a little:
 // use it for estimates only.
+//
+// An f64 kernel missing from the table takes its f32 twin's registers (a
+// pack is four registers of math values in both) and twice its static
+// shared memory (arrays of the math type), until the table is regenerated
+// with the f64 kernels.
 func Resources(symbol string) (regs, staticSmem int, ok bool) {
 	r, ok := ptxas[symbol]
+	if !ok && strings.Contains(symbol, "_f64") {
+		if r, ok = ptxas[strings.Replace(symbol, "_f64", "_f32", 1)]; ok {
+			r.StaticSmem *= 2
+		}
+	}
 	return r.Regs, r.StaticSmem, ok
 }
 
@@ -459,15 +486,16 @@ const StridedSmemTiles = "tiles"
 // launch of tiles of tile outer indices, rg row groups a column: per
 // input, a copy of a tile (tile×axis×inner elements) with room for its
 // shift to the 16-byte boundaries (P elements), rounded up to 16 bytes;
-// then a float pair per column of the tile for its constants, and with rg >
-// 1 one per row group and column for their partials.
+// then a float pair (f64: a double pair) per column of the tile for its
+// constants, and with rg > 1 one per row group and column for their
+// partials.
 func StridedSmemBytes(op spec.Op, dt spec.DType, axis, inner, tile, rg int64) int64 {
 	region := ((tile*axis*inner+int64(Pack(dt)))*int64(dt.Size()) + 15) / 16 * 16
 	pairs := tile * inner
 	if rg > 1 {
 		pairs *= 1 + rg
 	}
-	return int64(NIn(op))*region + pairs*8
+	return int64(NIn(op))*region + pairs*WsPairBytes(dt)
 }
 
 // SplitClusterSlotBytes is the tail of split_cluster's dynamic shared
@@ -492,10 +520,20 @@ func SmemBytes(s Strategy, op spec.Op, dt spec.DType, cols int64, threads int) i
 	return 0
 }
 
+// WsPairBytes is the size of one partial in a split strategy's workspace
+// (Params.WS): a float pair, a double pair for float64 (WsPair in
+// common.cuh).
+func WsPairBytes(dt spec.DType) int64 {
+	if dt == spec.Float64 {
+		return 16
+	}
+	return 8
+}
+
 // smemRow is cols elements of dt rounded up to 16 bytes.
 func smemRow(dt spec.DType, cols int64) int64 { return (cols*int64(dt.Size()) + 15) / 16 * 16 }
 
-// DTypeMask is Source's dtype bit of dt (bit 0 f32, 1 f16, 2 bf16).
+// DTypeMask is Source's dtype bit of dt (bit 0 f32, 1 f16, 2 bf16, 3 f64).
 func DTypeMask(dt spec.DType) int { return 1 << int(dt) }
 
 // Program is the complete NVRTC input of one strategy module.
@@ -515,6 +553,9 @@ func (s Strategy) Program(dts ...spec.DType) (Program, error) {
 	}
 	if len(dts) == 0 {
 		dts = []spec.DType{spec.Float32, spec.Float16, spec.BFloat16}
+		if in.F64 {
+			dts = append(dts, spec.Float64)
+		}
 	}
 	mask := 0
 	var syms []string

@@ -90,7 +90,8 @@ typedef unsigned short u16;
 //       44    4 vec    1: 16-byte vector path allowed (pointers 16-byte aligned
 //                      and every row / chunk start a multiple of 16 bytes)
 //       48    8 dy     incoming gradient (backward only, else null)
-//       56    8 ws     float workspace for split strategies (float2 per partial)
+//       56    8 ws     workspace for split strategies (a float pair a partial,
+//                      a double pair for float64: WsPair)
 //       64    8 inner  element (o,j,i) lives at (o*axis + j)*inner + i
 //       72    8 chunk  axis elements per split chunk (split strategies), else 0
 //       80    8 bar    grid-barrier word (split_grid), else null
@@ -121,6 +122,22 @@ struct alignas(16) V16 {
 // A float pair as stored in the split workspace.
 struct alignas(8) F2 {
   float a, b;
+};
+
+// A double pair: F2 for float64 math (the workspace holds 16 bytes a
+// partial).
+struct alignas(16) D2 {
+  double a, b;
+};
+
+// The workspace pair of math type M: F2 for float, D2 for double.
+template <class M>
+struct WsPair {
+  typedef F2 type;
+};
+template <>
+struct WsPair<double> {
+  typedef D2 type;
 };
 
 }  // namespace smx

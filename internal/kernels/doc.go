@@ -8,23 +8,25 @@
 // kernels a compilation needs (Info.Instances: symbol, __launch_bounds__ and
 // template instance, appended as SMX_KERNEL(name, bounds, body) lines). Every
 // kernel is an extern "C" symbol named
-// <strategy>_<fwd|bwd>_<f32|f16|bf16>[_<variant>] and takes one parameter: a
+// <strategy>_<fwd|bwd>_<f32|f16|bf16|f64>[_<variant>] and takes one parameter: a
 // Params struct by value (kernelParams[0] = &params).
 //
 // Adding a kernel variant is a Variant in the strategy's list (variants.go)
 // and, where its register budget was measured, a case of its bounds
 // function (bounds.go); adding a pre- or post-op is a Load or Store functor
 // (functors.cuh) and the op's instances. A new storage dtype is a traits
-// struct (dtypes.cuh), its bit in Source's mask (gpuDTypes) and bounds;
-// one with another math type (float64) also needs the ops and bodies
-// templated on it, which they are not yet (they compute in float).
+// struct (dtypes.cuh: its storage type T, math type M, pack P), its bit in
+// Source's mask (gpuDTypes) and bounds; the ops and bodies compute in the
+// traits' M (float for f32/f16/bf16, double for F64), and a strategy whose
+// file is templated so says so in the catalogue (Info.F64 for float64).
 //
 // # Semantics
 //
 // softmax(scale·x) and log_softmax(scale·x) along the axis of an
 // Outer × Axis × Inner view (element (o,j,i) at (o·Axis + j)·Inner + i),
 // and their gradients (dx = y·(dy − Σdy·y), dx = dy − exp(y)·Σdy; scale
-// does not apply). Storage f32/f16/bf16, arithmetic f32. The scale is
+// does not apply). Storage f32/f16/bf16, arithmetic f32; storage f64,
+// arithmetic f64 (exp and log CUDA's double ones). The scale is
 // applied on load; the max is subtracted (no overflow); −inf entries give 0
 // / −inf; an all −inf slice, or one holding NaN or +inf, gives NaN
 // everywhere. The online (m, d) merge substitutes 0 for a −inf running
@@ -230,8 +232,9 @@
 // planner's launches for ~8200 cases (every strategy but split_cluster and
 // split_grid, every dtype, op and alignment, special values, grid-stride
 // loops) against a float64 reference: 0 failures at 2e-6 (f32) / 2e-3 (f16)
-// / 1.6e-2 (bf16), with the f32 reference forming scale·x and v − max in
-// float32. It then builds the strategies with a plain-softmax build
+// / 1.6e-2 (bf16) / 1e-13 (f64, element-wise), with the f32 reference
+// forming scale·x and v − max in float32. SMX_EMU_DTYPE=f64 (the
+// environment of TestEmuCases) writes the f64 cases alone. It then builds the strategies with a plain-softmax build
 // (block_reg) again with SMX_PLAIN=1 and runs them on the forward softmax
 // cases at scale 1 (177 cases, slice maxima on both sides of
 // fexp_shift_max).

@@ -102,9 +102,11 @@ __device__ __forceinline__ u32 w2_extreme(u32 a, u32 b) {
 #endif
 }
 
-// Storage traits: T is the element type, P the elements per 16-byte pack.
+// Storage traits: T is the element type, M the math type its values are
+// computed in (float, double for F64), P the elements per 16-byte pack.
 struct F32 {
   typedef float T;
+  typedef float M;
   static constexpr int P = 4;
   static constexpr bool FAST_EXP = false;  // outputs keep float precision
   static constexpr bool FTZ_EXP = false;
@@ -124,6 +126,7 @@ struct F32 {
 
 struct F16 {
   typedef u16 T;
+  typedef float M;
   static constexpr int P = 8;
   static constexpr bool FAST_EXP = true;  // see fexp_fast
   static constexpr bool FTZ_EXP = true;
@@ -149,6 +152,7 @@ struct F16 {
 
 struct BF16 {
   typedef u16 T;
+  typedef float M;
   static constexpr int P = 8;
   static constexpr bool FAST_EXP = true;
   static constexpr bool FTZ_EXP = false;
@@ -182,6 +186,31 @@ struct BF16 {
     V16 r;
 #pragma unroll
     for (int k = 0; k < 4; ++k) r.w[k] = pack_bf2(f[2 * k], f[2 * k + 1]);
+    return r;
+  }
+};
+
+// float64: double storage and double math (exp and log in double), two
+// elements a pack.
+struct F64 {
+  typedef double T;
+  typedef double M;
+  static constexpr int P = 2;
+  static constexpr bool FAST_EXP = false;
+  static constexpr bool FTZ_EXP = false;
+  static __device__ __forceinline__ double to_f(T v) { return v; }
+  static __device__ __forceinline__ T from_f(double v) { return v; }
+  static __device__ __forceinline__ void unpack(const V16& r, double* f) {
+    f[0] = __hiloint2double((int)r.w[1], (int)r.w[0]);
+    f[1] = __hiloint2double((int)r.w[3], (int)r.w[2]);
+  }
+  static __device__ __forceinline__ V16 pack(const double* f) {
+    V16 r;
+#pragma unroll
+    for (int k = 0; k < 2; ++k) {
+      r.w[2 * k] = (u32)__double2loint(f[k]);
+      r.w[2 * k + 1] = (u32)__double2hiint(f[k]);
+    }
     return r;
   }
 };

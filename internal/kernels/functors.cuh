@@ -19,7 +19,10 @@ namespace smx {
 // DirectLoad reads every input as it is (Bwd: y and dy).
 struct DirectLoad {
   __device__ __forceinline__ explicit DirectLoad(const Params&) {}
-  __device__ __forceinline__ float operator()(int, float v) const { return v; }
+  template <class M>
+  __device__ __forceinline__ M operator()(int, M v) const {
+    return v;
+  }
   // flips: the map reverses order (a max of raw values is the min of mapped
   // ones), which Fwd::reduce_raw must know.
   __device__ __forceinline__ bool flips() const { return false; }
@@ -31,7 +34,10 @@ template <bool PLAIN>
 struct ScaleLoad {
   float scale;
   __device__ __forceinline__ explicit ScaleLoad(const Params& p) : scale(PLAIN ? 1.f : p.scale) {}
-  __device__ __forceinline__ float operator()(int, float v) const { return PLAIN ? v : v * scale; }
+  template <class M>
+  __device__ __forceinline__ M operator()(int, M v) const {
+    return PLAIN ? v : v * (M)scale;
+  }
   __device__ __forceinline__ bool flips() const { return !PLAIN && scale < 0.f; }
 };
 

@@ -60,9 +60,11 @@ func (c kcase) op() string {
 	return "smx::Fwd<" + c.d() + ">"
 }
 
-// wide reports a 4-byte dtype (f32), whose register budgets differ from
-// the 16-bit ones'.
-func (c kcase) wide() bool { return c.dt.Size() == 4 }
+// wide reports a 4- or 8-byte dtype (f32, f64), whose register budgets
+// differ from the 16-bit ones': a pack of either is four registers of
+// math values (four floats, two doubles), so f64 kernels take f32's
+// bounds.
+func (c kcase) wide() bool { return c.dt.Size() >= 4 }
 
 // body formats fn<args...>.
 func body(fn string, args ...any) string {
@@ -89,6 +91,9 @@ type instancer func(c kcase) (body string, threads, minBlocks int)
 // Instances returns every kernel of the strategy for dt, in Symbols order.
 func (in Info) Instances(dt spec.DType) []Instance {
 	var out []Instance
+	if !in.HasDType(dt) {
+		return nil
+	}
 	for _, bwd := range []bool{false, true} {
 		for _, v := range in.Variants(bwd) {
 			if !v.Serves(dt) {

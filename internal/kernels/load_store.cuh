@@ -38,7 +38,7 @@ __device__ __forceinline__ void ld_raw(const typename Op::T* row, typename Op::T
 
 // The P floats of raw pack r of input i, through op.conv.
 template <class Op>
-__device__ __forceinline__ void unpack_conv(const Op& op, int i, const V16& r, float* f) {
+__device__ __forceinline__ void unpack_conv(const Op& op, int i, const V16& r, typename Op::M* f) {
   Op::D::unpack(r, f);
 #pragma unroll
   for (int e = 0; e < Op::D::P; ++e) f[e] = op.conv(i, f[e]);
@@ -46,7 +46,7 @@ __device__ __forceinline__ void unpack_conv(const Op& op, int i, const V16& r, f
 
 template <class Op, bool STASH>
 __device__ __forceinline__ void ld_cvt(const Op& op, int i, const V16& r, const typename Op::T* row,
-                                       typename Op::T* stash, i64 col, i64 n, bool vec, float* f) {
+                                       typename Op::T* stash, i64 col, i64 n, bool vec, typename Op::M* f) {
   typedef typename Op::D D;
   typedef typename D::T T;
   constexpr int P = D::P;
@@ -69,7 +69,7 @@ __device__ __forceinline__ void ld_cvt(const Op& op, int i, const V16& r, const 
 // Both halves at once.
 template <class Op, bool STASH>
 __device__ __forceinline__ void ld_pack(const Op& op, int i, const typename Op::T* row, typename Op::T* stash,
-                                        i64 col, i64 n, bool vec, float* f) {
+                                        i64 col, i64 n, bool vec, typename Op::M* f) {
   V16 r;
   ld_raw<Op, STASH>(row, stash, col, n, vec, r);
   ld_cvt<Op, STASH>(op, i, r, row, stash, col, n, vec, f);
@@ -202,7 +202,7 @@ __device__ __forceinline__ void smem_stage_inputs(const Op& op, char* base, u32 
 // Stores the P floats f as elements [col, col+P) of a row of length n,
 // skipping columns at or past n. CS selects the streaming store hint.
 template <class D, bool CS>
-__device__ __forceinline__ void st_pack(typename D::T* row, i64 col, i64 n, bool vec, const float* f) {
+__device__ __forceinline__ void st_pack(typename D::T* row, i64 col, i64 n, bool vec, const typename D::M* f) {
   constexpr int P = D::P;
   if (vec && col + P <= n) {
     V16 r = D::pack(f);
@@ -221,7 +221,8 @@ __device__ __forceinline__ void st_pack(typename D::T* row, i64 col, i64 n, bool
 // (cached_row_general): columns before lo belong to the row before and
 // are skipped; whole packs past them store 16 bytes at once when vec.
 template <class D>
-__device__ __forceinline__ void st_pack_from(typename D::T* row, i64 col, int lo, i64 n, bool vec, const float* f) {
+__device__ __forceinline__ void st_pack_from(typename D::T* row, i64 col, int lo, i64 n, bool vec,
+                                             const typename D::M* f) {
   constexpr int P = D::P;
   if (vec && col >= lo && col + P <= n) {
     st_cs(row + col, D::pack(f));
@@ -234,7 +235,7 @@ __device__ __forceinline__ void st_pack_from(typename D::T* row, i64 col, int lo
 
 // st_pack_from for cached_row_masked: 32-bit columns, one compare an element.
 template <class D>
-__device__ __forceinline__ void st_pack_masked(typename D::T* row, int col, int lo, int n, const float* f) {
+__device__ __forceinline__ void st_pack_masked(typename D::T* row, int col, int lo, int n, const typename D::M* f) {
   constexpr int P = D::P;
   if (col >= lo && col + P <= n) {
     st_cs(row + col, D::pack(f));

@@ -174,4 +174,36 @@ __device__ __forceinline__ void kadd(float& s, float& c, float x) {
   s = t;
 }
 
+// ---------------------------------------------------------------- float64 math
+// Twins of the float helpers above for double math (F64): CUDA's double
+// exp and log (accurate to an ulp or two; exp(-inf) = 0, NaN kept), max
+// and min ignoring a NaN operand as fmax2 does. Overloads, so the float
+// code picks the float forms as before.
+#ifndef SMX_EMU
+__device__ __forceinline__ double fmax2(double a, double b) {
+  double r;
+  asm("max.f64 %0, %1, %2;" : "=d"(r) : "d"(a), "d"(b));
+  return r;
+}
+
+__device__ __forceinline__ double fmin2(double a, double b) {
+  double r;
+  asm("min.f64 %0, %1, %2;" : "=d"(r) : "d"(a), "d"(b));
+  return r;
+}
+#endif  // SMX_EMU
+
+__device__ __forceinline__ double fexp(double x) { return exp(x); }
+__device__ __forceinline__ double fexp_nonpos(double x) { return exp(x); }
+__device__ __forceinline__ double flog(double x) { return log(x); }
+__device__ __forceinline__ double safe(double m) { return m == (double)neg_inf() ? 0. : m; }
+__device__ __forceinline__ double one_or_nan(double v) { return (v - v) + 1.; }
+
+__device__ __forceinline__ void kadd(double& s, double& c, double x) {
+  const double y = x - c;
+  const double t = s + y;
+  c = (t - s) - y;
+  s = t;
+}
+
 }  // namespace smx

@@ -11,8 +11,8 @@ namespace smx {
 // ---------------------------------------------------------------- ops
 
 // Sum of Q values by pairwise (tree) addition: error grows with log2 Q.
-template <int Q>
-__device__ __forceinline__ float pairwise_sum(float (&v)[Q]) {
+template <int Q, class M>
+__device__ __forceinline__ M pairwise_sum(M (&v)[Q]) {
 #pragma unroll
   for (int w = 1; w < Q; w *= 2)
 #pragma unroll
@@ -20,36 +20,43 @@ __device__ __forceinline__ float pairwise_sum(float (&v)[Q]) {
   return v[0];
 }
 
-// (m, d): running max and sum of exp(v - m).
-struct MD {
-  float m, d;
+// (m, d): running max and sum of exp(v - m), in math type M (MD: float).
+template <class M>
+struct MDT {
+  M m, d;
 };
+typedef MDT<float> MD;
 
 // Folds (m2, d2) into (m, d), -inf-safe.
-__device__ __forceinline__ MD md_merge(MD a, MD b) {
-  float m = fmax2(a.m, b.m);
-  float s = safe(m);
-  MD r;
+template <class M>
+__device__ __forceinline__ MDT<M> md_merge(MDT<M> a, MDT<M> b) {
+  M m = fmax2(a.m, b.m);
+  M s = safe(m);
+  MDT<M> r;
   r.m = m;
   r.d = a.d * fexp_nonpos(a.m - s) + b.d * fexp_nonpos(b.m - s);
   return r;
 }
 
-// Plain float max / sum reductions as ops (the register-cached forward body
-// and the teaching kernels).
-struct RedMax {
-  typedef float Acc;
+// Plain max / sum reductions of math type M as ops (the register-cached
+// forward body and the teaching kernels: RedMax, RedSum).
+template <class M>
+struct RedMaxOf {
+  typedef M Acc;
   static __device__ __forceinline__ Acc identity() { return neg_inf(); }
   static __device__ __forceinline__ Acc merge(Acc a, Acc b) { return fmax2(a, b); }
   static __device__ __forceinline__ Acc shfl_xor(Acc a, int m) { return __shfl_xor_sync(0xffffffffu, a, m); }
 };
 
-struct RedSum {
-  typedef float Acc;
+template <class M>
+struct RedSumOf {
+  typedef M Acc;
   static __device__ __forceinline__ Acc identity() { return 0.f; }
   static __device__ __forceinline__ Acc merge(Acc a, Acc b) { return a + b; }
   static __device__ __forceinline__ Acc shfl_xor(Acc a, int m) { return __shfl_xor_sync(0xffffffffu, a, m); }
 };
+typedef RedMaxOf<float> RedMax;
+typedef RedSumOf<float> RedSum;
 
 // The values of a row held beyond the registers of cached_row_full (none
 // here; block_hybrid's shared-memory part): issue() starts loading them
@@ -57,9 +64,12 @@ struct RedSum {
 // Fwd::reduce_cached, and out(f) writes them after the register part.
 struct NoMoreValues {
   __device__ __forceinline__ void issue() const {}
-  __device__ __forceinline__ float max(float m) const { return m; }
-  template <int P>
-  __device__ __forceinline__ void sum(float, float (&)[P]) const {}
+  template <class M>
+  __device__ __forceinline__ M max(M m) const {
+    return m;
+  }
+  template <int P, class M>
+  __device__ __forceinline__ void sum(M, M (&)[P]) const {}
   template <class Fin>
   __device__ __forceinline__ void out(const Fin&) const {}
 };
@@ -90,18 +100,22 @@ struct Fwd {
   typedef D_ D;
   typedef Store_ Store;
   typedef typename D::T T;
+  typedef typename D::M M;  // math type: float, double for F64
+  typedef MDT<M> Acc;
+  typedef typename WsPair<M>::type Ws;
+  typedef RedMaxOf<M> RMax;
+  typedef RedSumOf<M> RSum;
   static constexpr int NIN = 1;
   static constexpr bool BACKWARD = false;
   static constexpr bool PLAIN = PLAIN_;
-  typedef MD Acc;
   // Per-slice constants after the reduction. crd and clse scale the values
   // reduce_cached left in registers (out_cached): rd and lse, or where the
   // thread's exps were taken against its own max (Red::LOCAL_FIRST), rd and lse
   // moved to that max. out_vals takes m, rd and lse.
   struct Fin {
-    float m, rd, lse;
+    M m, rd, lse;
     int log;
-    float crd, clse;
+    M crd, clse;
   };
 
   const T* x;
@@ -116,14 +130,19 @@ struct Fwd {
 
   __device__ __forceinline__ const T* src(int) const { return x; }
   __device__ __forceinline__ T* dst() const { return y; }
-  __device__ __forceinline__ float conv(int i, float v) const { return load(i, v); }
-  static __device__ __forceinline__ float fill(int) { return neg_inf(); }
+  __device__ __forceinline__ M conv(int i, M v) const { return load(i, v); }
+  static __device__ __forceinline__ M fill(int) { return neg_inf(); }
 
   // exp of an element's exponent (v - m <= 0, or NaN; never +inf): the
   // cheap form for 16-bit storage, the accurate one for float32.
-  static __device__ __forceinline__ float ex(float v) { return D::FAST_EXP ? fexp_fast<D::FTZ_EXP>(v) : fexp_nonpos(v); }
+  static __device__ __forceinline__ M ex(M v) {
+    if constexpr (D::FAST_EXP)
+      return fexp_fast<D::FTZ_EXP>(v);
+    else
+      return fexp_nonpos(v);
+  }
 
-  static __device__ __forceinline__ Acc identity() { return MD{neg_inf(), 0.f}; }
+  static __device__ __forceinline__ Acc identity() { return Acc{neg_inf(), 0.f}; }
   static __device__ __forceinline__ Acc merge(Acc a, Acc b) { return md_merge(a, b); }
   static __device__ __forceinline__ Acc shfl_xor(Acc a, int lane_mask) {
     Acc r;
@@ -131,8 +150,8 @@ struct Fwd {
     r.d = __shfl_xor_sync(0xffffffffu, a.d, lane_mask);
     return r;
   }
-  static __device__ __forceinline__ F2 to_ws(Acc a) { return F2{a.m, a.d}; }
-  static __device__ __forceinline__ Acc from_ws(F2 f) { return MD{f.a, f.b}; }
+  static __device__ __forceinline__ Ws to_ws(Acc a) { return Ws{a.m, a.d}; }
+  static __device__ __forceinline__ Acc from_ws(Ws f) { return Acc{f.a, f.b}; }
 
   // A row cached in registers, N values per thread, Red reducing over the
   // row's threads: the row max, then one exp per element, then the sum. b
@@ -161,15 +180,15 @@ struct Fwd {
   // exps are the cheap ex2 form, so block_reg's RowRed and block_hybrid keep
   // the max first there.
   template <class Red, int N, class More = NoMoreValues>
-  __device__ __forceinline__ Fin reduce_cached(float (&b)[NIN][N], const More& more = More()) const {
+  __device__ __forceinline__ Fin reduce_cached(M (&b)[NIN][N], const More& more = More()) const {
     constexpr int P = D::P;
-    float m = neg_inf();
+    M m = neg_inf();
 #pragma unroll
     for (int k = 0; k < N; ++k) m = fmax2(m, b[0][k]);
     m = more.max(m);
-    if constexpr (!Red::LOCAL_FIRST) m = Red::template run<RedMax>(m);
-    const float s = safe(m);
-    float ps[P];
+    if constexpr (!Red::LOCAL_FIRST) m = Red::template run<RMax>(m);
+    const M s = safe(m);
+    M ps[P];
 #pragma unroll
     for (int e = 0; e < P; ++e) ps[e] = 0.f;
     // log_softmax keeps v - s, which is v - m except where m = -inf (then
@@ -187,7 +206,7 @@ struct Fwd {
     } else {
 #pragma unroll
       for (int k = 0; k < N; ++k) {
-        const float v = b[0][k] - s, e = ex(v);
+        const M v = b[0][k] - s, e = ex(v);
         b[0][k] = keep_diff ? v : e;
         ps[k % P] += e;
       }
@@ -204,13 +223,13 @@ struct Fwd {
   // thread of a row of -inf, whose sum 0 then makes the outputs NaN as
   // torch's are).
   template <class Red, int P>
-  __device__ __forceinline__ Fin row_sum(float m, float s, float (&ps)[P]) const {
+  __device__ __forceinline__ Fin row_sum(M m, M s, M (&ps)[P]) const {
     if constexpr (!Red::LOCAL_FIRST) {
-      return finalize(MD{m, Red::template run<RedSum>(pairwise_sum<P>(ps))});
+      return finalize(Acc{m, Red::template run<RSum>(pairwise_sum<P>(ps))});
     } else {
-      const float rm = Red::template run<RedMax>(m), rs = safe(rm);
-      const float w = fexp_nonpos(m - rs);
-      Fin f = finalize(MD{rm, Red::template run<RedSum>(pairwise_sum<P>(ps) * w)});
+      const M rm = Red::template run<RMax>(m), rs = safe(rm);
+      const M w = fexp_nonpos(m - rs);
+      Fin f = finalize(Acc{rm, Red::template run<RSum>(pairwise_sum<P>(ps) * w)});
       f.crd = w * f.rd;
       f.clse = (rs - s) + f.lse;
       return f;
@@ -308,28 +327,28 @@ struct Fwd {
   }
 
   // o[e] = output for element k0 + e of a row reduced by reduce_cached.
-  template <int N, int M>
-  __device__ __forceinline__ void out_cached(const float (&b)[NIN][N], int k0, float (&o)[M], const Fin& f) const {
+  template <int N, int K>
+  __device__ __forceinline__ void out_cached(const M (&b)[NIN][N], int k0, M (&o)[K], const Fin& f) const {
     if (f.log) {
 #pragma unroll
-      for (int e = 0; e < M; ++e) o[e] = b[0][k0 + e] - f.clse;
+      for (int e = 0; e < K; ++e) o[e] = b[0][k0 + e] - f.clse;
     } else {
 #pragma unroll
-      for (int e = 0; e < M; ++e) o[e] = b[0][k0 + e] * f.crd;
+      for (int e = 0; e < K; ++e) o[e] = b[0][k0 + e] * f.crd;
     }
   }
 
   // Online update with N values at once (one rescale per call); c is the
   // caller's Kahan compensation of a.d, rescaled along with it.
   template <int N>
-  __device__ __forceinline__ void push(Acc& a, float& c, const float (&b)[NIN][N]) const {
-    float pm = b[0][0];
+  __device__ __forceinline__ void push(Acc& a, M& c, const M (&b)[NIN][N]) const {
+    M pm = b[0][0];
 #pragma unroll
     for (int k = 1; k < N; ++k) pm = fmax2(pm, b[0][k]);
-    const float m = fmax2(a.m, pm);
-    const float s = safe(m);
-    const float f = fexp_nonpos(a.m - s);
-    float local = 0.f;
+    const M m = fmax2(a.m, pm);
+    const M s = safe(m);
+    const M f = fexp_nonpos(a.m - s);
+    M local = 0.f;
 #pragma unroll
     for (int k = 0; k < N; ++k) local += ex(b[0][k] - s);
     a.d *= f;
@@ -339,9 +358,9 @@ struct Fwd {
   }
 
   // Online update with one value: one exp unless the max moves.
-  __device__ __forceinline__ void push1(Acc& a, float& c, float v, float) const {
+  __device__ __forceinline__ void push1(Acc& a, M& c, M v, M) const {
     if (v > a.m) {
-      const float f = fexp_nonpos(a.m - v);
+      const M f = fexp_nonpos(a.m - v);
       a.d *= f;
       c *= f;
       kadd(a.d, c, one_or_nan(v));
@@ -352,7 +371,7 @@ struct Fwd {
   }
 
   // Applies the Kahan compensation: the accumulator to merge and reduce.
-  static __device__ __forceinline__ Acc fold(Acc a, float c) { return MD{a.m, a.d - c}; }
+  static __device__ __forceinline__ Acc fold(Acc a, M c) { return Acc{a.m, a.d - c}; }
 
   __device__ __forceinline__ Fin finalize(Acc a) const {
     Fin f;
@@ -365,19 +384,19 @@ struct Fwd {
     return f;
   }
 
-  __device__ __forceinline__ float out1(float v, float, const Fin& f) const {
+  __device__ __forceinline__ M out1(M v, M, const Fin& f) const {
     return f.log ? (v - f.m) - f.lse : ex(v - f.m) * f.rd;
   }
 
-  // o[e] = output for cached values b[.][k0 + e], e < M.
-  template <int N, int M>
-  __device__ __forceinline__ void out_vals(const float (&b)[NIN][N], int k0, float (&o)[M], const Fin& f) const {
+  // o[e] = output for cached values b[.][k0 + e], e < K.
+  template <int N, int K>
+  __device__ __forceinline__ void out_vals(const M (&b)[NIN][N], int k0, M (&o)[K], const Fin& f) const {
     if (f.log) {
 #pragma unroll
-      for (int e = 0; e < M; ++e) o[e] = (b[0][k0 + e] - f.m) - f.lse;
+      for (int e = 0; e < K; ++e) o[e] = (b[0][k0 + e] - f.m) - f.lse;
     } else {
 #pragma unroll
-      for (int e = 0; e < M; ++e) o[e] = ex(b[0][k0 + e] - f.m) * f.rd;
+      for (int e = 0; e < K; ++e) o[e] = ex(b[0][k0 + e] - f.m) * f.rd;
     }
   }
 };
@@ -393,11 +412,13 @@ struct Bwd : private Load_ {
   typedef D_ D;
   typedef Store_ Store;
   typedef typename D::T T;
+  typedef typename D::M M;  // math type: float, double for F64
+  typedef M Acc;
+  typedef typename WsPair<M>::type Ws;
   static constexpr int NIN = 2;
   static constexpr bool BACKWARD = true;
-  typedef float Acc;
   struct Fin {
-    float s;
+    M s;
     int log;
   };
 
@@ -411,26 +432,26 @@ struct Bwd : private Load_ {
 
   __device__ __forceinline__ const T* src(int i) const { return i == 0 ? yv : dy; }
   __device__ __forceinline__ T* dst() const { return dx; }
-  __device__ __forceinline__ float conv(int i, float v) const { return Load_::operator()(i, v); }
-  static __device__ __forceinline__ float fill(int) { return 0.f; }
+  __device__ __forceinline__ M conv(int i, M v) const { return Load_::operator()(i, v); }
+  static __device__ __forceinline__ M fill(int) { return 0.f; }
 
   static __device__ __forceinline__ Acc identity() { return 0.f; }
   static __device__ __forceinline__ Acc merge(Acc a, Acc b) { return a + b; }
   static __device__ __forceinline__ Acc shfl_xor(Acc a, int lane_mask) {
     return __shfl_xor_sync(0xffffffffu, a, lane_mask);
   }
-  static __device__ __forceinline__ F2 to_ws(Acc a) { return F2{0.f, a}; }
-  static __device__ __forceinline__ Acc from_ws(F2 f) { return f.b; }
+  static __device__ __forceinline__ Ws to_ws(Acc a) { return Ws{0.f, a}; }
+  static __device__ __forceinline__ Acc from_ws(Ws f) { return f.b; }
 
   // One gradient term.
-  __device__ __forceinline__ float term(float yy, float g) const { return log ? g : g * yy; }
+  __device__ __forceinline__ M term(M yy, M g) const { return log ? g : g * yy; }
 
   // A row cached in registers (see Fwd::reduce_cached): the sum of its
   // terms, per pack, pairwise across packs, then over the row's threads.
   template <class Red, int N>
-  __device__ __forceinline__ Fin reduce_cached(float (&b)[NIN][N], const NoMoreValues& = NoMoreValues()) const {
+  __device__ __forceinline__ Fin reduce_cached(M (&b)[NIN][N], const NoMoreValues& = NoMoreValues()) const {
     constexpr int P = D::P, Q = N / P;
-    float ps[Q];
+    M ps[Q];
 #pragma unroll
     for (int q = 0; q < Q; ++q) {
       ps[q] = 0.f;
@@ -440,37 +461,37 @@ struct Bwd : private Load_ {
     return finalize(Red::template run<Bwd>(pairwise_sum<Q>(ps)));
   }
 
-  template <int N, int M>
-  __device__ __forceinline__ void out_cached(const float (&b)[NIN][N], int k0, float (&o)[M], const Fin& f) const {
+  template <int N, int K>
+  __device__ __forceinline__ void out_cached(const M (&b)[NIN][N], int k0, M (&o)[K], const Fin& f) const {
     out_vals(b, k0, o, f);
   }
 
   template <int N>
-  __device__ __forceinline__ void push(Acc& a, float& c, const float (&b)[NIN][N]) const {
-    float local = 0.f;
+  __device__ __forceinline__ void push(Acc& a, M& c, const M (&b)[NIN][N]) const {
+    M local = 0.f;
 #pragma unroll
     for (int k = 0; k < N; ++k) local += term(b[0][k], b[1][k]);
     kadd(a, c, local);
   }
 
-  __device__ __forceinline__ void push1(Acc& a, float& c, float yy, float g) const { kadd(a, c, term(yy, g)); }
+  __device__ __forceinline__ void push1(Acc& a, M& c, M yy, M g) const { kadd(a, c, term(yy, g)); }
 
-  static __device__ __forceinline__ Acc fold(Acc a, float c) { return a - c; }
+  static __device__ __forceinline__ Acc fold(Acc a, M c) { return a - c; }
 
   __device__ __forceinline__ Fin finalize(Acc a) const { return Fin{a, log}; }
 
-  __device__ __forceinline__ float out1(float yy, float g, const Fin& f) const {
+  __device__ __forceinline__ M out1(M yy, M g, const Fin& f) const {
     return f.log ? g - fexp(yy) * f.s : yy * (g - f.s);
   }
 
-  template <int N, int M>
-  __device__ __forceinline__ void out_vals(const float (&b)[NIN][N], int k0, float (&o)[M], const Fin& f) const {
+  template <int N, int K>
+  __device__ __forceinline__ void out_vals(const M (&b)[NIN][N], int k0, M (&o)[K], const Fin& f) const {
     if (f.log) {
 #pragma unroll
-      for (int e = 0; e < M; ++e) o[e] = b[1][k0 + e] - fexp(b[0][k0 + e]) * f.s;
+      for (int e = 0; e < K; ++e) o[e] = b[1][k0 + e] - fexp(b[0][k0 + e]) * f.s;
     } else {
 #pragma unroll
-      for (int e = 0; e < M; ++e) o[e] = b[0][k0 + e] * (b[1][k0 + e] - f.s);
+      for (int e = 0; e < K; ++e) o[e] = b[0][k0 + e] * (b[1][k0 + e] - f.s);
     }
   }
 };
@@ -478,7 +499,7 @@ struct Bwd : private Load_ {
 // Loads pack [col, col+P) of every input of op (row at element offset off,
 // length n) into b[i][k0 .. k0+P), converted (and scaled for Fwd).
 template <class Op, int N>
-__device__ __forceinline__ void load_vals(const Op& op, float (&b)[Op::NIN][N], int k0, i64 off, i64 col, i64 n,
+__device__ __forceinline__ void load_vals(const Op& op, typename Op::M (&b)[Op::NIN][N], int k0, i64 off, i64 col, i64 n,
                                           bool vec) {
 #pragma unroll
   for (int i = 0; i < Op::NIN; ++i) ld_pack<Op, false>(op, i, op.src(i) + off, nullptr, col, n, vec, &b[i][k0]);
@@ -486,7 +507,7 @@ __device__ __forceinline__ void load_vals(const Op& op, float (&b)[Op::NIN][N], 
 
 // Re-reads a pack of a row copy in shared memory (input i at stash + i*stride).
 template <class Op, int N>
-__device__ __forceinline__ void load_vals_smem(const Op& op, float (&b)[Op::NIN][N], int k0, i64 col, i64 n, bool vec,
+__device__ __forceinline__ void load_vals_smem(const Op& op, typename Op::M (&b)[Op::NIN][N], int k0, i64 col, i64 n, bool vec,
                                                const typename Op::T* stash, i64 stride) {
 #pragma unroll
   for (int i = 0; i < Op::NIN; ++i) ld_pack<Op, false>(op, i, stash + i * stride, nullptr, col, n, vec, &b[i][k0]);
@@ -494,7 +515,7 @@ __device__ __forceinline__ void load_vals_smem(const Op& op, float (&b)[Op::NIN]
 
 // Loads one element of every input at element index idx.
 template <class Op>
-__device__ __forceinline__ void load1(const Op& op, i64 idx, float& v0, float& v1) {
+__device__ __forceinline__ void load1(const Op& op, i64 idx, typename Op::M& v0, typename Op::M& v1) {
   typedef typename Op::D D;
   v0 = op.conv(0, D::to_f(op.src(0)[idx]));
   v1 = Op::NIN > 1 ? op.conv(1, D::to_f(op.src(Op::NIN - 1)[idx])) : v0;

@@ -12,8 +12,8 @@ template <class A>
 struct IsMD {
   static constexpr bool value = false;
 };
-template <>
-struct IsMD<MD> {
+template <class M>
+struct IsMD<MDT<M>> {
   static constexpr bool value = true;
 };
 
@@ -28,13 +28,14 @@ struct IsMD<MD> {
 template <class Op, int W>
 __device__ __forceinline__ typename Op::Acc group_reduce(typename Op::Acc a) {
   if constexpr (IsMD<typename Op::Acc>::value) {
-    float m = a.m;
+    typedef decltype(a.m) M;
+    M m = a.m;
 #pragma unroll
     for (int o = W / 2; o > 0; o >>= 1) m = fmax2(m, __shfl_xor_sync(0xffffffffu, m, o));
-    float d = a.d * fexp_nonpos(a.m - safe(m));
+    M d = a.d * fexp_nonpos(a.m - safe(m));
 #pragma unroll
     for (int o = W / 2; o > 0; o >>= 1) d += __shfl_xor_sync(0xffffffffu, d, o);
-    return MD{m, d};
+    return typename Op::Acc{m, d};
   } else {
 #pragma unroll
     for (int o = W / 2; o > 0; o >>= 1) a = Op::merge(a, Op::shfl_xor(a, o));
@@ -50,12 +51,12 @@ template <class Op>
 struct LeadBarrier {
   static constexpr bool value = true;
 };
-template <>
-struct LeadBarrier<RedMax> {
+template <class M>
+struct LeadBarrier<RedMaxOf<M>> {
   static constexpr bool value = false;
 };
-template <>
-struct LeadBarrier<RedSum> {
+template <class M>
+struct LeadBarrier<RedSumOf<M>> {
   static constexpr bool value = false;
 };
 

@@ -18,7 +18,7 @@ const Header = "common.cuh"
 
 // gpuDTypes are the dtypes the kernels are instantiated for, in DTypeMask
 // bit order.
-var gpuDTypes = []spec.DType{spec.Float32, spec.Float16, spec.BFloat16}
+var gpuDTypes = []spec.DType{spec.Float32, spec.Float16, spec.BFloat16, spec.Float64}
 
 // Source returns the NVRTC input for one strategy file compiled for the
 // dtypes in dtypeBit (a DTypeMask or an OR of them): the .cu text (after a

@@ -45,11 +45,12 @@
 //          waves; blocks past rw*split idle
 //   smem   dynamic: a multiple of NIN*16 bytes, the cache (NIN = 1 forward,
 //          2 backward); input k's cached packs at k*(smem/(16*NIN)) packs
-//   ws     rows*split float pairs (row r's partials at r*split)
+//   ws     rows*split float pairs, double pairs for f64 (row r's partials
+//          at r*split)
 //   bar    rw u32 words (one per row of a wave), low 31 bits zero (see
 //          above), private to the stream
 //   params chunk (multiple of the pack with vec), split = blocks per row
-//   symbol split_grid_{fwd,bwd}_{f32,f16,bf16}[_waves]: _waves for more
+//   symbol split_grid_{fwd,bwd}_{f32,f16,bf16,f64}[_waves]: _waves for more
 //          than one wave (rows > rw); the plain kernels take one wave only
 #include "common.cuh"
 
@@ -75,6 +76,13 @@ __device__ __forceinline__ F2 ld_cg_f2(const F2* p) {
   asm volatile("ld.global.cg.v2.f32 {%0, %1}, [%2];" : "=f"(v.a), "=f"(v.b) : "l"(p) : "memory");
   return v;
 }
+
+// The double pair of a float64 partial (ws of D2), as ld_cg_f2.
+__device__ __forceinline__ D2 ld_cg_f2(const D2* p) {
+  D2 v;
+  asm volatile("ld.global.cg.v2.f64 {%0, %1}, [%2];" : "=d"(v.a), "=d"(v.b) : "l"(p) : "memory");
+  return v;
+}
 #endif
 
 // Waits until the n co-resident blocks meeting at bar have arrived; the
@@ -98,7 +106,7 @@ __device__ __forceinline__ void stash_out(const Op& op, const V16* stash, i64 ss
   typedef typename Op::D D;
   constexpr int P = D::P, NIN = Op::NIN;
   for (i64 i = t; i < np; i += nt) {
-    float b[NIN][P], o[P];
+    typename Op::M b[NIN][P], o[P];
 #pragma unroll
     for (int k = 0; k < NIN; ++k) unpack_conv(op, k, stash[k * sstride + i], b[k]);
     op.out_vals(b, 0, o, f);
@@ -116,9 +124,9 @@ __device__ __forceinline__ typename Op::Acc stash_swap(const Op& op, V16* stash,
   typedef typename Op::D D;
   constexpr int P = D::P, U = Unroll<Op>::U, NIN = Op::NIN;
   typename Op::Acc a = Op::identity();
-  float comp = 0.f;
+  typename Op::M comp = 0.f;
   const auto swap = [&](i64 i, const V16 (&r)[NIN]) {
-    float b[NIN][P], o[P];
+    typename Op::M b[NIN][P], o[P];
 #pragma unroll
     for (int k = 0; k < NIN; ++k) unpack_conv(op, k, stash[k * sstride + i], b[k]);
     op.out_vals(b, 0, o, f);
@@ -179,7 +187,7 @@ __device__ __forceinline__ void split_grid_kernel(const Params& p) {
   V16* const stash = static_cast<V16*>(dyn_smem());
   const i64 cap = dyn_smem_bytes() / (16 * Op::NIN);  // packs per input
   const i64 np = vec ? imin(n / P, cap) : 0;         // packs cached
-  F2* const ws = reinterpret_cast<F2*>(p.ws);
+  typename Op::Ws* const ws = reinterpret_cast<typename Op::Ws*>(p.ws);
   // One block a row: its partial is the whole row's, so it neither publishes
   // it nor waits at the barrier, and starts writing as soon as its own reads
   // are done instead of when the slowest block's are (H200, 128x128256 bf16

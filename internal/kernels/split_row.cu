@@ -45,7 +45,7 @@ __device__ __forceinline__ void split_row_phase1(const Params& p) {
   const i64 rows = p.outer, cols = p.axis;
   const int split = p.split;
   const bool vec = p.vec != 0;
-  F2* const ws = reinterpret_cast<F2*>(p.ws);
+  typename Op::Ws* const ws = reinterpret_cast<typename Op::Ws*>(p.ws);
   for (i64 row = blockIdx.y; row < rows; row += gridDim.y)
     for (int c = blockIdx.x; c < split; c += gridDim.x) {
       // Block c's thread t is thread c*nt + t of a virtual block of split*nt.
@@ -62,7 +62,7 @@ __device__ __forceinline__ void split_row_phase2(const Params& p) {
   const i64 rows = p.outer, cols = p.axis;
   const int split = p.split, nt = blockDim.x;
   const bool vec = p.vec != 0;
-  const F2* const ws = reinterpret_cast<const F2*>(p.ws);
+  const typename Op::Ws* const ws = reinterpret_cast<const typename Op::Ws*>(p.ws);
   for (i64 rr = blockIdx.y; rr < rows; rr += gridDim.y)
     for (int c = blockIdx.x; c < split; c += gridDim.x) {
       // Rows last first: with more rows than the grid's y, phase 1's last

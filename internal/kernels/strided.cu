@@ -48,7 +48,8 @@ struct StridedSteps {
   static constexpr int NIN = Op::NIN;
   static constexpr bool RAW = VW > 1 && !IL;
   V16 raw[RAW ? U : 1][NIN];
-  float val[U][NIN][RAW ? 1 : VW];
+  typedef typename Op::M M;
+  M val[U][NIN][RAW ? 1 : VW];
   __device__ __forceinline__ void load(const Op& op, int u, i64 idx, i64 es, unsigned mask) {
     if constexpr (RAW) {
 #pragma unroll
@@ -56,14 +57,14 @@ struct StridedSteps {
     } else {
 #pragma unroll
       for (int e = 0; e < VW; ++e) {
-        float v0 = 0.f, v1 = 0.f;
+        M v0 = 0.f, v1 = 0.f;
         if (!IL || (mask >> e & 1)) load1(op, idx + e * es, v0, v1);
         val[u][0][e] = v0;
         val[u][NIN - 1][e] = v1;
       }
     }
   }
-  __device__ __forceinline__ void get(const Op& op, int u, float (&f)[NIN][VW]) const {
+  __device__ __forceinline__ void get(const Op& op, int u, M (&f)[NIN][VW]) const {
     if constexpr (RAW) {
 #pragma unroll
       for (int i = 0; i < NIN; ++i) {
@@ -100,7 +101,7 @@ __device__ __forceinline__ void strided_body(const Params& p) {
   const int c = PHASE ? (int)blockIdx.y : 0;
   const i64 j0 = PHASE ? (i64)c * p.chunk : 0;
   const i64 j1 = PHASE ? imin(axis, j0 + p.chunk) : axis;
-  F2* const ws = reinterpret_cast<F2*>(p.ws);
+  typename Op::Ws* const ws = reinterpret_cast<typename Op::Ws*>(p.ws);
   __shared__ Acc red[1024];  // TX*TY*VW <= 1024
   for (i64 tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
     const i64 o = tile / tpo;
@@ -123,7 +124,7 @@ __device__ __forceinline__ void strided_body(const Params& p) {
           for (int e = 0; e < VW; ++e)
             if (in(e)) a[e] = Op::merge(a[e], Op::from_ws(ws[(slice + e * es) * split + k]));
       } else {
-        float comp[VW];
+        typename Op::M comp[VW];
 #pragma unroll
         for (int e = 0; e < VW; ++e) comp[e] = 0.f;
         for (i64 j = j0 + ty; j < j1; j += (i64)TY * U) {
@@ -134,7 +135,7 @@ __device__ __forceinline__ void strided_body(const Params& p) {
 #pragma unroll
           for (int u = 0; u < U; ++u) {
             if (j + (i64)u * TY < j1) {
-              float v[Op::NIN][VW];
+              typename Op::M v[Op::NIN][VW];
               st.get(op, u, v);
 #pragma unroll
               for (int e = 0; e < VW; ++e)
@@ -184,9 +185,9 @@ __device__ __forceinline__ void strided_body(const Params& p) {
         for (int u = 0; u < U; ++u) {
           const i64 jj = j + (i64)u * TY;
           if (jj < j1) {
-            float v[Op::NIN][VW];
+            typename Op::M v[Op::NIN][VW];
             st.get(op, u, v);
-            float y[VW];
+            typename Op::M y[VW];
 #pragma unroll
             for (int e = 0; e < VW; ++e) y[e] = op.out1(v[0][e], v[Op::NIN - 1][e], f[e]);
             if (VW == 1 || IL) {

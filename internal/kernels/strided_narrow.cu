@@ -50,11 +50,11 @@ constexpr int NarrowThreads = 256;
 // < P a pack holds P/Inner rows, element e being column e mod Inner. Every
 // element of a column ends with the same bits (the merges are commutative).
 template <class R, int P>
-__device__ __forceinline__ void narrow_fold(float (&a)[P], int inner) {
+__device__ __forceinline__ void narrow_fold(typename R::Acc (&a)[P], int inner) {
 #pragma unroll
   for (int s = 1; s < P; s <<= 1) {
     if (s < inner) continue;
-    float t[P];
+    typename R::Acc t[P];
 #pragma unroll
     for (int e = 0; e < P; ++e) t[e] = R::merge(a[e], a[e ^ s]);
 #pragma unroll
@@ -70,7 +70,8 @@ __device__ __forceinline__ void narrow_fold(float (&a)[P], int inner) {
 // buffer is written again only after a later barrier, so no thread still
 // reads it.
 template <class R, int P>
-__device__ __forceinline__ void narrow_reduce(float (&a)[P], int inner, int gw, float (*red)[NarrowMaxCols]) {
+__device__ __forceinline__ void narrow_reduce(typename R::Acc (&a)[P], int inner, int gw,
+                                              typename R::Acc (*red)[NarrowMaxCols]) {
   narrow_fold<R, P>(a, inner);
   const int L = inner > P ? inner / P : 1;
 #pragma unroll
@@ -88,7 +89,7 @@ __device__ __forceinline__ void narrow_reduce(float (&a)[P], int inner, int gw, 
 #pragma unroll
   for (int e = 0; e < P; ++e) {
     const int col = (lane * P + e) & (inner - 1);
-    float v = red[first][col];
+    typename R::Acc v = red[first][col];
     for (int w = 1; w < gw; ++w) v = R::merge(v, red[first + w][col]);
     a[e] = v;
   }
@@ -96,14 +97,16 @@ __device__ __forceinline__ void narrow_reduce(float (&a)[P], int inner, int gw, 
 
 // The group partials' buffers: forward uses both each trip (max, sum),
 // backward alternates them trip by trip.
-typedef float NarrowRed[2][NarrowThreads / 32][NarrowMaxCols];
+template <class M>
+using NarrowRedOf = M[2][NarrowThreads / 32][NarrowMaxCols];
 
 // The body: LOG a compile-time log_softmax flag (as in strided_short),
 // TWIN the scalar path. Groups past the last outer index take part in the
 // barriers with nothing loaded (every value Op::fill) and store nothing.
 template <bool LOG, class Op, int H, bool TWIN>
-__device__ __forceinline__ void strided_narrow_body(const Params& p, NarrowRed& red) {
+__device__ __forceinline__ void strided_narrow_body(const Params& p, NarrowRedOf<typename Op::M>& red) {
   typedef typename Op::D D;
+  typedef typename Op::M M;
   typedef typename Op::T ET;
   constexpr int P = D::P, NIN = Op::NIN;
   const Op op(p);
@@ -127,7 +130,7 @@ __device__ __forceinline__ void strided_narrow_body(const Params& p, NarrowRed& 
     // Op::fill): left unset in a grid-stride loop, ptxas kept the previous
     // trip's values live across it (f32 h16: 876 bytes of spills at 128
     // registers, 172 set).
-    float v[NIN][H][P];
+    M v[NIN][H][P];
     if constexpr (TWIN) {
       ET raw[NIN][H][P];
 #pragma unroll
@@ -163,45 +166,45 @@ __device__ __forceinline__ void strided_narrow_body(const Params& p, NarrowRed& 
     }
     typename Op::Fin f[P];
     if constexpr (Op::BACKWARD) {
-      float s[P];
+      M s[P];
 #pragma unroll
       for (int e = 0; e < P; ++e) {
         s[e] = 0.f;
 #pragma unroll
         for (int k = 0; k < H; ++k) s[e] += op.term(v[0][k][e], v[1][k][e]);
       }
-      narrow_reduce<RedSum, P>(s, inner, gw, red[trip & 1]);
+      narrow_reduce<RedSumOf<M>, P>(s, inner, gw, red[trip & 1]);
 #pragma unroll
       for (int e = 0; e < P; ++e) f[e] = op.finalize(s[e]);
     } else {
-      float m[P], d[P];
+      M m[P], d[P];
 #pragma unroll
       for (int e = 0; e < P; ++e) {
         m[e] = v[0][0][e];
 #pragma unroll
         for (int k = 1; k < H; ++k) m[e] = fmax2(m[e], v[0][k][e]);
       }
-      narrow_reduce<RedMax, P>(m, inner, gw, red[0]);
+      narrow_reduce<RedMaxOf<M>, P>(m, inner, gw, red[0]);
 #pragma unroll
       for (int e = 0; e < P; ++e) {
         // safe: an all -inf slice subtracts 0 (its outputs are NaN anyway).
-        const float sm = safe(m[e]);
+        const M sm = safe(m[e]);
         d[e] = 0.f;
 #pragma unroll
         for (int k = 0; k < H; ++k) {
-          const float x = v[0][k][e] - sm, y = Op::ex(x);
+          const M x = v[0][k][e] - sm, y = Op::ex(x);
           v[0][k][e] = LOG ? x : y;
           d[e] += y;
         }
       }
-      narrow_reduce<RedSum, P>(d, inner, gw, red[1]);
+      narrow_reduce<RedSumOf<M>, P>(d, inner, gw, red[1]);
 #pragma unroll
-      for (int e = 0; e < P; ++e) f[e] = op.finalize(MD{m[e], d[e]});
+      for (int e = 0; e < P; ++e) f[e] = op.finalize(typename Op::Acc{m[e], d[e]});
     }
     ET* const out = op.dst() + base;
 #pragma unroll
     for (int k = 0; k < H; ++k) {
-      float y[P];
+      M y[P];
 #pragma unroll
       for (int e = 0; e < P; ++e) {
         if constexpr (Op::BACKWARD)
@@ -232,7 +235,7 @@ __device__ __forceinline__ void strided_narrow_kernel(const Params& p) {
       (n + P - 1) / P > (i64)32 * gw * H)
     __trap();
   static_assert(8 * P <= NarrowMaxCols, "a group's partials hold 8 packs of columns");
-  __shared__ NarrowRed red;
+  __shared__ NarrowRedOf<typename Op::M> red;
   constexpr bool CAN_LOG = !Op::BACKWARD;
   if (CAN_LOG && p.log != 0)
     strided_narrow_body<CAN_LOG, Op, H, TWIN>(p, red);

@@ -61,12 +61,14 @@ namespace smx {
 // with four lanes (a + b) + (c + d) == (c + d) + (a + b)).
 template <int T>
 struct ShortLanes {
-  static __device__ __forceinline__ float max(float v) {
+  template <class M>
+  static __device__ __forceinline__ M max(M v) {
     if constexpr (T == 4) v = fmax2(v, __shfl_xor_sync(0xffffffffu, v, 8));
     if constexpr (T >= 2) v = fmax2(v, __shfl_xor_sync(0xffffffffu, v, 16));
     return v;
   }
-  static __device__ __forceinline__ float sum(float v) {
+  template <class M>
+  static __device__ __forceinline__ M sum(M v) {
     if constexpr (T == 4) v += __shfl_xor_sync(0xffffffffu, v, 8);
     if constexpr (T >= 2) v += __shfl_xor_sync(0xffffffffu, v, 16);
     return v;
@@ -93,12 +95,12 @@ struct ShortPart {
 // constants, and forward v[0] becomes what the output scales: exp(v - m),
 // or (LOG) v - m. Rows a lane lacks hold Op::fill.
 template <bool LOG, class Op, int T, int H, int N>
-__device__ __forceinline__ void short_reduce(const Op& op, float (&v)[Op::NIN][H][N], typename Op::Fin (&f)[N]) {
+__device__ __forceinline__ void short_reduce(const Op& op, typename Op::M (&v)[Op::NIN][H][N], typename Op::Fin (&f)[N]) {
   constexpr int P = N;
   if constexpr (Op::BACKWARD) {
 #pragma unroll
     for (int e = 0; e < P; ++e) {
-      float s = 0.f;
+      typename Op::M s = 0.f;
 #pragma unroll
       for (int k = 0; k < H; ++k) s += op.term(v[0][k][e], v[1][k][e]);
       f[e] = op.finalize(ShortLanes<T>::sum(s));
@@ -106,28 +108,28 @@ __device__ __forceinline__ void short_reduce(const Op& op, float (&v)[Op::NIN][H
   } else {
 #pragma unroll
     for (int e = 0; e < P; ++e) {
-      float m = v[0][0][e];
+      typename Op::M m = v[0][0][e];
 #pragma unroll
       for (int k = 1; k < H; ++k) m = fmax2(m, v[0][k][e]);
       m = ShortLanes<T>::max(m);
       // s = m, or 0 for an all -inf slice (whose outputs come out NaN
       // either way), as in Fwd::reduce_cached.
-      const float s = safe(m);
-      float d = 0.f;
+      const typename Op::M s = safe(m);
+      typename Op::M d = 0.f;
 #pragma unroll
       for (int k = 0; k < H; ++k) {
-        const float x = v[0][k][e] - s, y = Op::ex(x);
+        const typename Op::M x = v[0][k][e] - s, y = Op::ex(x);
         v[0][k][e] = LOG ? x : y;
         d += y;
       }
-      f[e] = op.finalize(MD{m, ShortLanes<T>::sum(d)});
+      f[e] = op.finalize(typename Op::Acc{m, ShortLanes<T>::sum(d)});
     }
   }
 }
 
 // The output of element (k, e) of a reduced tile.
 template <bool LOG, class Op, int H, int N>
-__device__ __forceinline__ float short_out(const Op& op, const float (&v)[Op::NIN][H][N], int k, int e,
+__device__ __forceinline__ typename Op::M short_out(const Op& op, const typename Op::M (&v)[Op::NIN][H][N], int k, int e,
                                            const typename Op::Fin& f) {
   if constexpr (Op::BACKWARD)
     return op.out1(v[0][k][e], v[1][k][e], f);
@@ -247,7 +249,7 @@ __device__ __forceinline__ void strided_short_body(const Params& p) {
       short_packed_tile<LOG>(op, raw, part, out + base, inner, store);
       continue;
     }
-    float v[NIN][H][P];
+    typename Op::M v[NIN][H][P];
 #pragma unroll
     for (int k = 0; k < H; ++k)
 #pragma unroll
@@ -262,7 +264,7 @@ __device__ __forceinline__ void strided_short_body(const Params& p) {
     if (!store) continue;
 #pragma unroll
     for (int k = 0; k < H; ++k) {
-      float y[P];
+      typename Op::M y[P];
 #pragma unroll
       for (int e = 0; e < P; ++e) y[e] = short_out<LOG>(op, v, k, e, f[e]);
       if (part.has(k)) st_cs(out + base + k * inner, Op::Store::pack(y));
@@ -332,7 +334,7 @@ __device__ __forceinline__ void strided_short_shift_body(const Params& p) {
 #pragma unroll
         for (int e = 0; e < S; ++e)
           if (e < live && part.has(k)) raw[i2][k][e] = op.src(i2)[off[e] + k * inner];
-    float v[NIN][H][S];
+    typename Op::M v[NIN][H][S];
 #pragma unroll
     for (int k = 0; k < H; ++k)
 #pragma unroll

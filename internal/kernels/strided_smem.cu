@@ -27,7 +27,7 @@
 // Launch contract (outer, axis, inner):
 //   block  (nt, 1, 1), nt a multiple of 32, <= 512
 //   grid   (g, 1, 1), grid-stride over outer indices
-//   smem   dynamic NIN * roundup((axis*inner + P)*esize, 16) + inner*8
+//   smem   dynamic NIN * roundup((axis*inner + P)*esize, 16) + inner*8 (16 f64)
 //          bytes (StridedSmemBytes in catalog.go); above 48 KB the host
 //          raises CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES first.
 //          Static: a float pair a thread (the row groups' partials).
@@ -45,7 +45,7 @@ __device__ __forceinline__ typename Op::Acc smem_column(const Op& op, const type
                                                         int col, int g, int rg, int axis, int inner) {
   typedef typename Op::D D;
   if constexpr (Op::BACKWARD) {
-    float a = 0.f;
+    typename Op::M a = 0.f;
 #pragma unroll 4
     for (int r = g; r < axis; r += rg) {
       const int at = r * inner + col;
@@ -53,34 +53,34 @@ __device__ __forceinline__ typename Op::Acc smem_column(const Op& op, const type
     }
     return a;
   } else {
-    float m = neg_inf();
+    typename Op::M m = neg_inf();
 #pragma unroll 4
     for (int r = g; r < axis; r += rg) m = fmax2(m, op.conv(0, D::to_f(s[0][r * inner + col])));
     // safe: a part of all -inf adds 0 (merged with finite parts, it must
     // not be NaN; alone, its slice's outputs are NaN through m).
-    const float sm = safe(m);
-    float d = 0.f;
+    const typename Op::M sm = safe(m);
+    typename Op::M d = 0.f;
 #pragma unroll 4
     for (int r = g; r < axis; r += rg) d += Op::ex(op.conv(0, D::to_f(s[0][r * inner + col])) - sm);
-    return MD{m, d};
+    return typename Op::Acc{m, d};
   }
 }
 
 // A column's constants for the output: forward (m, 1/d) or (m, log d),
 // backward (s, 0).
 template <class Op>
-__device__ __forceinline__ F2 smem_fin(const Op& op, typename Op::Acc a) {
+__device__ __forceinline__ typename Op::Ws smem_fin(const Op& op, typename Op::Acc a) {
   if constexpr (Op::BACKWARD) {
-    return F2{a, 0.f};
+    return typename Op::Ws{a, 0.f};
   } else {
     const typename Op::Fin f = op.finalize(a);
-    return F2{f.m, f.log ? f.lse : f.rd};
+    return typename Op::Ws{f.m, f.log ? f.lse : f.rd};
   }
 }
 
 // Output of one element from its inputs v0, v1 and its column's constants.
 template <class Op>
-__device__ __forceinline__ float smem_out1(const Op& op, float v0, float v1, F2 f) {
+__device__ __forceinline__ typename Op::M smem_out1(const Op& op, typename Op::M v0, typename Op::M v1, typename Op::Ws f) {
   if constexpr (Op::BACKWARD) {
     return op.out1(v0, v1, typename Op::Fin{f.a, op.log});
   } else {
@@ -91,8 +91,8 @@ __device__ __forceinline__ float smem_out1(const Op& op, float v0, float v1, F2 
 // Output element j of the block, alone (the run's head and tail).
 template <class Op>
 __device__ __forceinline__ void smem_out_scalar(const Op& op, const typename Op::T* const (&s)[Op::NIN],
-                                                typename Op::T* dst, const F2* fin, int j, int n, int inner) {
-  float v[Op::NIN];
+                                                typename Op::T* dst, const typename Op::Ws* fin, int j, int n, int inner) {
+  typename Op::M v[Op::NIN];
 #pragma unroll
   for (int i = 0; i < Op::NIN; ++i) v[i] = op.conv(i, Op::D::to_f(s[i][j]));
   dst[j] = Op::Store::from_f(smem_out1(op, v[0], v[Op::NIN - 1], fin[j / n * inner + j % inner]));
@@ -116,11 +116,11 @@ __device__ __forceinline__ void strided_smem_kernel(const Params& p) {
   const u32 region = (u32)((tmax + P) * (int)sizeof(T) + 15) / 16 * 16;
   if (blockDim.x % 32 != 0 || blockDim.x > StridedSmemMaxThreads || tb < 1 || (!TILES && tb != 1) || rg < 1 || rg > axis ||
       p.axis * p.inner * p.chunk > (i64)1 << 30 ||
-      NIN * region + (u32)(tb * inner) * 8 * (rg > 1 ? 1 + rg : 1) > dyn_smem_bytes())
+      NIN * region + (u32)(tb * inner) * (u32)sizeof(typename Op::Ws) * (rg > 1 ? 1 + rg : 1) > dyn_smem_bytes())
     __trap();
   char* const base = static_cast<char*>(dyn_smem());
-  F2* const fin = reinterpret_cast<F2*>(base + NIN * region);
-  F2* const part = fin + tb * inner;
+  typename Op::Ws* const fin = reinterpret_cast<typename Op::Ws*>(base + NIN * region);
+  typename Op::Ws* const part = fin + tb * inner;
   const int nt = blockDim.x, t = threadIdx.x;
   for (i64 o0 = (i64)blockIdx.x * tb; o0 < p.outer; o0 += (i64)gridDim.x * tb) {
     const int nb = (int)imin(tb, p.outer - o0), tn = nb * n, cols = nb * inner, items = cols * rg;
@@ -161,7 +161,7 @@ __device__ __forceinline__ void strided_smem_kernel(const Params& p) {
     for (int i = 0; i < NIN; ++i) same = same && shift[i] == (P - head) % P;
     for (int k = t; k < packs; k += nt) {
       const int j0 = head + k * P;
-      float v[NIN][P];
+      typename Op::M v[NIN][P];
       if (same) {
 #pragma unroll
         for (int i = 0; i < NIN; ++i) {
@@ -177,7 +177,7 @@ __device__ __forceinline__ void strided_smem_kernel(const Params& p) {
       }
       // Element j's column is (j / n)*inner + j % inner: the first by
       // division, the next ones stepping its inner index and row.
-      float y[P];
+      typename Op::M y[P];
       if constexpr (TILES) {
         const int row = j0 / inner, b = row / axis;
         int c = j0 - row * inner, r = row - b * axis, q = b * inner + c;

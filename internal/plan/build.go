@@ -19,6 +19,9 @@ func (c *ctx) check(s kernels.Strategy) error {
 	if len(in.Variants(c.bwd)) == 0 {
 		return fmt.Errorf("it has no %s kernels", c.direction())
 	}
+	if !in.HasDType(c.p.DType) {
+		return fmt.Errorf("it has no %v kernels", c.p.DType)
+	}
 	if in.RowsOnly && c.p.Inner != 1 {
 		return fmt.Errorf("it needs the softmax axis to be the last (Inner = 1, have %d)", c.p.Inner)
 	}

@@ -21,7 +21,7 @@ func (c *ctx) splitRow() (Plan, error) {
 	split = clamp(split, 1, maxSplitRow)
 	grid := [3]uint32{uint32(min(split, maxGridX)), uint32(min(rows, maxGridY)), 1}
 	pl := Plan{Strategy: string(kernels.SplitRow), File: "split_row.cu", Split: int(split), Vec: c.vec(),
-		Workspace: rows * split * 8,
+		Workspace: rows * split * kernels.WsPairBytes(c.p.DType),
 		Launches: []Launch{
 			{Symbol: c.sym(kernels.SplitRow, "phase1"), Grid: grid, Block: block1(nt)},
 			{Symbol: c.sym(kernels.SplitRow, "phase2"), Grid: grid, Block: block1(nt)},
@@ -136,7 +136,7 @@ func (c *ctx) splitGridWaves(rw int64) (Plan, error) {
 	l := Launch{Symbol: c.sym(kernels.SplitGrid, variant), Grid: block1(int64(grid)), Block: block1(threads),
 		Smem: int(smem), Cooperative: true}
 	pl := Plan{Strategy: string(kernels.SplitGrid), File: "split_grid.cu", Split: int(split), Chunk: chunk, Vec: c.vec(),
-		Workspace: c.p.Outer * split * 8, Barriers: rw, Launches: []Launch{l},
+		Workspace: c.p.Outer * split * kernels.WsPairBytes(c.p.DType), Barriers: rw, Launches: []Launch{l},
 		Reason: fmt.Sprintf("%d blocks of %d threads per row, %d elements each, %d bytes of each cached in shared memory, rows in waves of %d (%d)",
 			split, threads, chunk, cached, rw, waves)}
 	return c.finish(pl), nil

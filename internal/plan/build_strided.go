@@ -54,7 +54,7 @@ func (c *ctx) strided() (Plan, error) {
 		if split >= 2 {
 			grid := [3]uint32{uint32(min(tiles, maxGridX)), uint32(split), 1}
 			pl := Plan{Strategy: string(kernels.Strided), File: "strided.cu", Split: int(split), Chunk: chunk, Vec: vec,
-				Workspace: outer * inner * split * 8,
+				Workspace: outer * inner * split * kernels.WsPairBytes(c.p.DType),
 				Launches: []Launch{
 					{Symbol: c.sym(kernels.Strided, "split1"), Grid: grid, Block: block},
 					{Symbol: c.sym(kernels.Strided, "split2"), Grid: grid, Block: block},

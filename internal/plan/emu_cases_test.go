@@ -18,6 +18,14 @@ func TestEmuCases(t *testing.T) {
 	if dir == "" {
 		t.Skip("set SMX_EMU_OUT (see internal/kernels/emu/run.sh)")
 	}
+	dts := []spec.DType{spec.Float32, spec.Float16, spec.BFloat16, spec.Float64}
+	if only := os.Getenv("SMX_EMU_DTYPE"); only != "" { // one dtype (run.sh's second argument)
+		dt, err := spec.ParseDType(only)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dts = []spec.DType{dt}
+	}
 	dev := Device{Name: "tiny", Major: 9, Minor: 0, SMs: 2, MaxBlocksPerSM: 1, SmemPerBlock: 48 << 10, SmemOptin: 227 << 10, SmemPerSM: 228 << 10,
 		MaxThreadsPerSM: 2048, MaxThreadsPerBlock: 1024, Cluster: false}
 	// table.inc lists every emulated kernel; plain/table.inc and
@@ -32,7 +40,7 @@ func TestEmuCases(t *testing.T) {
 		if in.PlainBuild {
 			fmt.Fprintln(&plainSrcs, in.File)
 		}
-		for _, dt := range []spec.DType{spec.Float32, spec.Float16, spec.BFloat16} {
+		for _, dt := range dts {
 			for _, s := range in.Symbols(dt) {
 				fmt.Fprintf(&tab, "K(%s)\n", s)
 				if in.PlainBuild {
@@ -115,7 +123,7 @@ func TestEmuCases(t *testing.T) {
 			if st == "split_cluster" {
 				continue
 			}
-			for _, dt := range []spec.DType{spec.Float32, spec.Float16, spec.BFloat16} {
+			for _, dt := range dts {
 				for _, op := range []spec.Op{spec.Softmax, spec.LogSoftmax, spec.SoftmaxBackward, spec.LogSoftmaxBackward} {
 					// Placements (the driver's "aligned" field): 1 aligned,
 					// 0 every tensor one element past a 16-byte boundary

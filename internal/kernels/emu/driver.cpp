@@ -20,14 +20,16 @@ static std::map<std::string, void (*)(const smx::Params)> table = {
 #include "table.inc"
 #undef K
 };
-static int esize(const std::string& dt) { return dt == "f32" ? 4 : 2; }
+static int esize(const std::string& dt) { return dt == "f64" ? 8 : dt == "f32" ? 4 : 2; }
 static double ld(const std::string& dt, const char* b, long long i) {
+  if (dt == "f64") { double f; memcpy(&f, b + 8 * i, 8); return f; }
   if (dt == "f32") { float f; memcpy(&f, b + 4 * i, 4); return f; }
   smx::u16 h; memcpy(&h, b + 2 * i, 2);
   if (dt == "f16") return smx::h2f(h);
   return __uint_as_float(((unsigned)h) << 16);
 }
 static void st(const std::string& dt, char* b, long long i, double v) {
+  if (dt == "f64") { memcpy(b + 8 * i, &v, 8); return; }
   if (dt == "f32") { float f = (float)v; memcpy(b + 4 * i, &f, 4); return; }
   smx::u16 h = dt == "f16" ? smx::f2h((float)v) : smx::f2bf((float)v);
   memcpy(b + 2 * i, &h, 2);
@@ -95,8 +97,8 @@ int main(int argc, char** argv) {
         st(dt, DY, idx(s, j), (slices >= 6 && s == 1 && j == axis / 3) ? NAN : nd(rng));
       }
     }
-    std::vector<float> wsb(ws / 4 + 4, NAN);
-    smx::Params p{X, Y, outer, axis, (float)scale, (int)lg, (int)split, (int)vec, bwd ? DY : nullptr, wsb.data(), inner, chunk};
+    std::vector<double> wsb(ws / 8 + 4, NAN);  // 16-byte aligned for f64's double pairs
+    smx::Params p{X, Y, outer, axis, (float)scale, (int)lg, (int)split, (int)vec, bwd ? DY : nullptr, (float*)wsb.data(), inner, chunk};
     bool bad = false;
     emu::in_lo[0] = X; emu::in_hi[0] = X + n * es;
     emu::in_lo[1] = bwd ? DY : nullptr; emu::in_hi[1] = bwd ? DY + n * es : nullptr;
@@ -110,7 +112,7 @@ int main(int argc, char** argv) {
     // Guards.
     for (char* g = (char*)(((uintptr_t)yb.data() + G + 15) & ~(uintptr_t)15) - G; g < Y; ++g) if (*g != 0x7b) { bad = true; printf("  guard before clobbered\n"); break; }
     for (char* g = Y + n * es; g < Y + n * es + G; ++g) if (*g != 0x7b) { bad = true; printf("  guard after clobbered\n"); break; }
-    double tol = dt == "f32" ? 2e-6 : dt == "f16" ? 2e-3 : 1.6e-2;
+    double tol = dt == "f64" ? 1e-13 : dt == "f32" ? 2e-6 : dt == "f16" ? 2e-3 : 1.6e-2;
     double atol = dt == "f16" ? 1e-7 : 1e-38;
     double werr = 0; std::string wwhere;
     for (long long s = 0; s < slices; ++s) {
@@ -118,7 +120,7 @@ int main(int argc, char** argv) {
       if (!bwd) {
         std::vector<double> v(axis);
         bool poison = false;
-        for (long long j = 0; j < axis; ++j) { v[j] = (double)((float)ld(dt, X, idx(s, j)) * (float)scale); if (std::isnan(v[j]) || v[j] == INFINITY) poison = true; }
+        for (long long j = 0; j < axis; ++j) { v[j] = dt == "f64" ? ld(dt, X, idx(s, j)) * (double)(float)scale : (double)((float)ld(dt, X, idx(s, j)) * (float)scale); if (std::isnan(v[j]) || v[j] == INFINITY) poison = true; }
         double m = -INFINITY; for (auto a : v) m = std::max(m, a);
         if (m == -INFINITY) poison = true;
         double d = 0; if (!poison) for (auto a : v) d += exp(a - m);

@@ -25,6 +25,7 @@ extern unsigned dyn_smem_size;
 dim3& tid();
 void syncthreads();
 float shfl_xor(float v, int mask);
+double shfl_xor(double v, int mask);
 [[noreturn]] void trap();
 // The running case's input tensors, [in_lo[i], in_hi[i]). A 16-byte read
 // (ld16, cp_async16) near one must lie between the 16-byte boundary at or
@@ -46,6 +47,10 @@ void check_read(const void* p, int bytes);
 #define gridDim (emu::g_gridDim)
 inline void __syncthreads() { emu::syncthreads(); }
 inline float __shfl_xor_sync(unsigned, float v, int m, int = 32) { return emu::shfl_xor(v, m); }
+inline double __shfl_xor_sync(unsigned, double v, int m, int = 32) { return emu::shfl_xor(v, m); }
+inline double __hiloint2double(int hi, int lo) { unsigned long long u = (unsigned long long)(unsigned)hi << 32 | (unsigned)lo; double d; memcpy(&d, &u, 8); return d; }
+inline int __double2hiint(double d) { unsigned long long u; memcpy(&u, &d, 8); return (int)(u >> 32); }
+inline int __double2loint(double d) { unsigned long long u; memcpy(&u, &d, 8); return (int)(unsigned)u; }
 inline float __int_as_float(int i) { float f; memcpy(&f, &i, 4); return f; }
 inline float __int_as_float(unsigned i) { float f; memcpy(&f, &i, 4); return f; }
 inline float __uint_as_float(unsigned i) { float f; memcpy(&f, &i, 4); return f; }
@@ -57,6 +62,8 @@ typedef unsigned short u16;
 struct V16;
 inline float fmax2(float a, float b) { return fmaxf(a, b); }
 inline float fmin2(float a, float b) { return fminf(a, b); }
+inline double fmax2(double a, double b) { return fmax(a, b); }
+inline double fmin2(double a, double b) { return fmin(a, b); }
 inline float fma_rn(float a, float b, float c) { return fmaf(a, b, c); }
 // ex2.approx (~2 ulp on the GPU) is emulated exactly.
 inline float ex2(float x) { return exp2f(x); }

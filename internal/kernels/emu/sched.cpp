@@ -16,21 +16,23 @@ unsigned dyn_smem_size;
 static ucontext_t sched;
 static std::vector<Thread> th;
 static std::vector<char*> stacks;
-static std::vector<float> slot;
+static std::vector<double> slot;
 static void (*g_fn)(const smx::Params);
 static const smx::Params* g_p;
 static const size_t STACK = 256 << 10;
 dim3& tid() { return cur->t; }
 static void yield() { swapcontext(&cur->ctx, &sched); }
 void syncthreads() { cur->state = BAR; yield(); }
-float shfl_xor(float v, int mask) {
+// Shuffles pass doubles (float values convert exactly both ways).
+double shfl_xor(double v, int mask) {
   slot[cur->lin] = v;
   cur->state = WBAR; yield();
   int src = (cur->lin & ~31) | ((cur->lin & 31) ^ mask);
-  float r = src < (int)th.size() ? slot[src] : NAN;
+  double r = src < (int)th.size() ? slot[src] : NAN;
   cur->state = WBAR; yield();
   return r;
 }
+float shfl_xor(float v, int mask) { return (float)shfl_xor((double)v, mask); }
 void trap() { fprintf(stderr, "__trap()\n"); abort(); }
 const char* in_lo[2];
 const char* in_hi[2];
@@ -50,7 +52,7 @@ void check_read(const void* p, int bytes) {
 static void tramp() { g_fn(*g_p); cur->state = DONE; swapcontext(&cur->ctx, &sched); }
 void run_block(void (*fn)(const smx::Params), const smx::Params& p) {
   int n = g_blockDim.x * g_blockDim.y * g_blockDim.z;
-  th.resize(n); slot.assign(n, 0.f);
+  th.resize(n); slot.assign(n, 0.);
   while ((int)stacks.size() < n) stacks.push_back((char*)malloc(STACK));
   g_fn = fn; g_p = &p;
   for (int i = 0; i < n; ++i) {

@@ -20,6 +20,7 @@ template <class D_>
 struct Plain {
   typedef D_ D;
   typedef typename D::T T;
+  typedef float M;  // the math type of ld_pack's values
   __device__ __forceinline__ float conv(int, float v) const { return v; }
   static __device__ __forceinline__ float fill(int) { return 0.f; }
 };
