@@ -212,7 +212,8 @@ func (c *ceCall) row32(r int, more bool, s *scratch, pend *ceFlush) float64 {
 		x = softcap32(grow32(&s.d, v), x, float32(c.Opt.Softcap))
 	}
 	var e []float32
-	var d, lse float64
+	var d, lse, dot float64
+	smooth := c.LSEIn == nil && !ignored && c.Opt.LabelSmoothing != 0
 	if c.LSEIn != nil {
 		lse = c.LSEIn[r]
 	} else {
@@ -239,6 +240,9 @@ func (c *ceCall) row32(r int, more bool, s *scratch, pend *ceFlush) float64 {
 			} else {
 				d += float64(vec.ExpSumAhead(e[k:k+cn], x[k:k+cn], next, c.scale, m))
 			}
+			if smooth { // while the chunk is in L1
+				dot += c.dot32(x, k, k+cn)
+			}
 		}
 		if pend.e != nil {
 			c.flush(pend, v, s)
@@ -257,11 +261,7 @@ func (c *ceCall) row32(r int, more bool, s *scratch, pend *ceFlush) float64 {
 	wt := c.weight(t)
 	var loss float64
 	if c.LSEIn == nil {
-		var dot float64
-		if c.Opt.LabelSmoothing != 0 {
-			dot = c.dot32(x)
-		}
-		loss = c.Opt.RowLoss(lse, float64(x[t]*c.scale), dot, c.WSum, wt, v)
+		loss = c.Opt.RowLoss(lse, float64(x[t]*c.scale), dot*c.scale64, c.WSum, wt, v)
 		if c.Loss != nil {
 			c.Loss[r] = loss
 		}
@@ -286,18 +286,14 @@ func rowLSE(m, d float64) float64 {
 	return shard.Record{Max: m, Sum: d}.LSE()
 }
 
-// dot32 returns Σ_j w_j·z_j of the scaled row (w_j = 1 without weights).
-func (c *ceCall) dot32(x []float32) float64 {
-	var dot float64
-	for k := 0; k < len(x); k += chunk {
-		hi := min(k+chunk, len(x))
-		if c.Opt.Weights != nil {
-			dot += float64(vec.Dot(c.Opt.Weights[k:hi], x[k:hi]))
-		} else {
-			dot += float64(vec.Sum(x[k:hi]))
-		}
+// dot32 returns Σ_j w_j·x_j over the chunk [k, hi) of the row (w_j = 1
+// without weights): summed over the chunks and times the scale, label
+// smoothing's Σ_j w_j·z_j.
+func (c *ceCall) dot32(x []float32, k, hi int) float64 {
+	if c.Opt.Weights != nil {
+		return float64(vec.Dot(c.Opt.Weights[k:hi], x[k:hi]))
 	}
-	return dot * c.scale64
+	return float64(vec.Sum(x[k:hi]))
 }
 
 // grad32 writes the row's gradient at off: g = A·p − C·w − T·[j = t]
@@ -308,18 +304,25 @@ func (c *ceCall) grad32(off, t int, x, e []float32, d, lse float64, g xent.RowGr
 	o := c.Grad.out(grow32(&s.c, v), off, v)
 	sc := c.scale64
 	plain := g.C == 0 && c.Opt.Softcap == 0
+	cw := float32(g.C * sc)
+	// Label smoothing without weights: A·p − C in one vector pass, the
+	// same roundings as p·A then − C (LogNorm's − 0 changes nothing).
+	offset := g.C != 0 && c.Opt.Weights == nil && e != nil
 	switch {
 	case e == nil && c.stream && plain:
 		vec.ExpScaleStream(o, x, c.scale, float32(lse), float32(g.A*sc))
 	case e == nil:
 		vec.ExpScale(o, x, c.scale, float32(lse), float32(g.A*sc))
+	case offset && c.stream && c.Opt.Softcap == 0:
+		vec.LogNormStream(o, e, float32(g.A*sc/d), cw, 0)
+	case offset:
+		vec.LogNorm(o, e, float32(g.A*sc/d), cw, 0)
 	case c.stream && plain:
 		vec.NormalizeStream(o, e, float32(g.A*sc/d))
 	default:
 		vec.Normalize(o, e, float32(g.A*sc/d))
 	}
-	if g.C != 0 {
-		cw := float32(g.C * sc)
+	if g.C != 0 && !offset {
 		if w := c.Opt.Weights; w != nil {
 			for j := range o {
 				o[j] -= cw * w[j]
