@@ -209,11 +209,8 @@ func (c *ceCall) row32(r int, more bool, s *scratch, pend *ceFlush) float64 {
 	v, off := c.V, r*c.V
 	x := c.X.load(grow32(&s.a, v), off, v)
 	if c.Opt.Softcap > 0 {
-		var dz []float32 // 1 − tanh², for grad32
-		if c.HasGrad {
-			dz = grow32(&s.g, v)
-		}
-		x = softcap32(grow32(&s.d, v), dz, x, float32(c.Opt.Softcap))
+		// s.g: 1 − tanh², for grad32.
+		x = softcap32(grow32(&s.d, v), grow32(&s.g, v), x, float32(c.Opt.Softcap))
 	}
 	var e []float32
 	var d, lse, dot float64
@@ -344,32 +341,11 @@ func (c *ceCall) grad32(off, t int, x, e []float32, d, lse float64, g xent.RowGr
 	c.Grad.commit(o, off)
 }
 
-// softcap32 writes cap·tanh(x/cap) into dst and, unless dz is nil, the
-// softcap's derivative 1 − tanh² into dz (exactly 0 where it saturated):
-// Cephes' tanhf, whose polynomial keeps small arguments accurate
-// (1 − 2/(exp(2y)+1) alone loses cap·2^-24 to cancellation), with the
-// vector exp and reciprocal for the others: ±inf give ±cap, NaN stays NaN.
+// softcap32 writes cap·tanh(x/cap) into dst and its derivative 1 − tanh²
+// into dz (vec.Softcap).
 func softcap32(dst, dz, x []float32, capv float32) []float32 {
 	dst = dst[:len(x)]
-	vec.ExpScale(dst, x, 2/capv, 0, 1)
-	// 2/(e+1) as 2·(1/(e+1)), the same bits (·2 is exact), with e+1 and
-	// its reciprocal in vector passes rather than a division an element.
-	vec.LogOut(dst, dst, 1, -1)
-	vec.RecipLanes(dst, dst)
-	inv := 1 / capv
-	for j, r := range dst {
-		y := x[j] * inv
-		if y > -0.625 && y < 0.625 {
-			z := y * y
-			y += ((((-5.70498872745e-3*z+2.06390887954e-2)*z-5.37397155531e-2)*z+1.33314422036e-1)*z - 3.33332819422e-1) * z * y
-		} else {
-			y = 1 - 2*r
-		}
-		dst[j] = capv * y
-		if dz != nil {
-			dz[j] = 1 - y*y
-		}
-	}
+	vec.Softcap(dst, dz, x, capv)
 	return dst
 }
 

@@ -228,7 +228,55 @@ DATA vecconsts<>+880(SB)/4, $0x3e638e39
 DATA vecconsts<>+884(SB)/4, $0x3e638e39
 DATA vecconsts<>+888(SB)/4, $0x3e638e39
 DATA vecconsts<>+892(SB)/4, $0x3e638e39
-GLOBL vecconsts<>(SB), RODATA|NOPTR, $896
+DATA vecconsts<>+896(SB)/4, $0xbbbaf0ea
+DATA vecconsts<>+900(SB)/4, $0xbbbaf0ea
+DATA vecconsts<>+904(SB)/4, $0xbbbaf0ea
+DATA vecconsts<>+908(SB)/4, $0xbbbaf0ea
+DATA vecconsts<>+912(SB)/4, $0xbbbaf0ea
+DATA vecconsts<>+916(SB)/4, $0xbbbaf0ea
+DATA vecconsts<>+920(SB)/4, $0xbbbaf0ea
+DATA vecconsts<>+924(SB)/4, $0xbbbaf0ea
+DATA vecconsts<>+928(SB)/4, $0x3ca9134e
+DATA vecconsts<>+932(SB)/4, $0x3ca9134e
+DATA vecconsts<>+936(SB)/4, $0x3ca9134e
+DATA vecconsts<>+940(SB)/4, $0x3ca9134e
+DATA vecconsts<>+944(SB)/4, $0x3ca9134e
+DATA vecconsts<>+948(SB)/4, $0x3ca9134e
+DATA vecconsts<>+952(SB)/4, $0x3ca9134e
+DATA vecconsts<>+956(SB)/4, $0x3ca9134e
+DATA vecconsts<>+960(SB)/4, $0x3d5c1e2d
+DATA vecconsts<>+964(SB)/4, $0x3d5c1e2d
+DATA vecconsts<>+968(SB)/4, $0x3d5c1e2d
+DATA vecconsts<>+972(SB)/4, $0x3d5c1e2d
+DATA vecconsts<>+976(SB)/4, $0x3d5c1e2d
+DATA vecconsts<>+980(SB)/4, $0x3d5c1e2d
+DATA vecconsts<>+984(SB)/4, $0x3d5c1e2d
+DATA vecconsts<>+988(SB)/4, $0x3d5c1e2d
+DATA vecconsts<>+992(SB)/4, $0x3e088393
+DATA vecconsts<>+996(SB)/4, $0x3e088393
+DATA vecconsts<>+1000(SB)/4, $0x3e088393
+DATA vecconsts<>+1004(SB)/4, $0x3e088393
+DATA vecconsts<>+1008(SB)/4, $0x3e088393
+DATA vecconsts<>+1012(SB)/4, $0x3e088393
+DATA vecconsts<>+1016(SB)/4, $0x3e088393
+DATA vecconsts<>+1020(SB)/4, $0x3e088393
+DATA vecconsts<>+1024(SB)/4, $0x3eaaaa99
+DATA vecconsts<>+1028(SB)/4, $0x3eaaaa99
+DATA vecconsts<>+1032(SB)/4, $0x3eaaaa99
+DATA vecconsts<>+1036(SB)/4, $0x3eaaaa99
+DATA vecconsts<>+1040(SB)/4, $0x3eaaaa99
+DATA vecconsts<>+1044(SB)/4, $0x3eaaaa99
+DATA vecconsts<>+1048(SB)/4, $0x3eaaaa99
+DATA vecconsts<>+1052(SB)/4, $0x3eaaaa99
+DATA vecconsts<>+1056(SB)/4, $0x3f200000
+DATA vecconsts<>+1060(SB)/4, $0x3f200000
+DATA vecconsts<>+1064(SB)/4, $0x3f200000
+DATA vecconsts<>+1068(SB)/4, $0x3f200000
+DATA vecconsts<>+1072(SB)/4, $0x3f200000
+DATA vecconsts<>+1076(SB)/4, $0x3f200000
+DATA vecconsts<>+1080(SB)/4, $0x3f200000
+DATA vecconsts<>+1084(SB)/4, $0x3f200000
+GLOBL vecconsts<>(SB), RODATA|NOPTR, $1088
 
 DATA tailmask<>+0(SB)/4, $0xffffffff
 DATA tailmask<>+4(SB)/4, $0xffffffff
@@ -5295,6 +5343,261 @@ done4:
 	VZEROUPPER
 	RET
 
+// func softcapAVX2(dst []float32, dz []float32, x []float32, capv float32, inv float32, s2 float32)
+// Requires: AVX, AVX2, FMA3
+TEXT ·softcapAVX2(SB), NOSPLIT, $0-84
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         dst_len+8(FP), CX
+	MOVQ         dz_base+24(FP), DX
+	MOVQ         x_base+48(FP), BX
+	VBROADCASTSS capv+72(FP), Y0
+	VBROADCASTSS inv+76(FP), Y1
+	VBROADCASTSS s2+80(FP), Y2
+	VBROADCASTSS vecconsts<>+64(SB), Y3
+	VBROADCASTSS vecconsts<>+96(SB), Y4
+	XORQ         SI, SI
+
+loopU1:
+	CMPQ         CX, $0x00000010
+	JB           loop12
+	VMOVUPS      (BX)(SI*4), Y5
+	VMULPS       Y1, Y5, Y6
+	VMULPS       Y2, Y5, Y5
+	VMAXPS       Y5, Y3, Y5
+	VMINPS       Y5, Y4, Y5
+	VMULPS       vecconsts<>+128(SB), Y5, Y7
+	VROUNDPS     $0x00, Y7, Y7
+	VFNMADD231PS vecconsts<>+160(SB), Y7, Y5
+	VFNMADD231PS vecconsts<>+192(SB), Y7, Y5
+	VMOVUPS      vecconsts<>+224(SB), Y8
+	VFMADD213PS  vecconsts<>+256(SB), Y5, Y8
+	VFMADD213PS  vecconsts<>+288(SB), Y5, Y8
+	VFMADD213PS  vecconsts<>+320(SB), Y5, Y8
+	VFMADD213PS  vecconsts<>+352(SB), Y5, Y8
+	VFMADD213PS  vecconsts<>+384(SB), Y5, Y8
+	VMULPS       Y5, Y5, Y9
+	VFMADD213PS  Y5, Y9, Y8
+	VADDPS       vecconsts<>+416(SB), Y8, Y8
+	VCVTPS2DQ    Y7, Y7
+	VPSRAD       $0x01, Y7, Y5
+	VPSUBD       Y5, Y7, Y7
+	VPADDD       vecconsts<>+448(SB), Y5, Y5
+	VPSLLD       $0x17, Y5, Y5
+	VPADDD       vecconsts<>+448(SB), Y7, Y7
+	VPSLLD       $0x17, Y7, Y7
+	VMULPS       Y5, Y8, Y8
+	VMULPS       Y7, Y8, Y8
+	VADDPS       vecconsts<>+416(SB), Y8, Y8
+	VMOVUPS      vecconsts<>+416(SB), Y5
+	VDIVPS       Y8, Y5, Y8
+	VADDPS       Y8, Y8, Y8
+	VMOVUPS      vecconsts<>+416(SB), Y5
+	VSUBPS       Y8, Y5, Y8
+	VMULPS       Y6, Y6, Y5
+	VMULPS       vecconsts<>+896(SB), Y5, Y7
+	VADDPS       vecconsts<>+928(SB), Y7, Y7
+	VMULPS       Y5, Y7, Y7
+	VSUBPS       vecconsts<>+960(SB), Y7, Y7
+	VMULPS       Y5, Y7, Y7
+	VADDPS       vecconsts<>+992(SB), Y7, Y7
+	VMULPS       Y5, Y7, Y7
+	VSUBPS       vecconsts<>+1024(SB), Y7, Y7
+	VMULPS       Y5, Y7, Y7
+	VMULPS       Y6, Y7, Y7
+	VADDPS       Y6, Y7, Y7
+	VPAND        vecconsts<>+544(SB), Y6, Y5
+	VCMPPS       $0x01, vecconsts<>+1056(SB), Y5, Y5
+	VBLENDVPS    Y5, Y7, Y8, Y8
+	VMULPS       Y8, Y0, Y6
+	VMOVUPS      Y6, (AX)(SI*4)
+	VMULPS       Y8, Y8, Y5
+	VMOVUPS      vecconsts<>+416(SB), Y6
+	VSUBPS       Y5, Y6, Y5
+	VMOVUPS      Y5, (DX)(SI*4)
+	VMOVUPS      32(BX)(SI*4), Y5
+	VMULPS       Y1, Y5, Y6
+	VMULPS       Y2, Y5, Y5
+	VMAXPS       Y5, Y3, Y5
+	VMINPS       Y5, Y4, Y5
+	VMULPS       vecconsts<>+128(SB), Y5, Y7
+	VROUNDPS     $0x00, Y7, Y7
+	VFNMADD231PS vecconsts<>+160(SB), Y7, Y5
+	VFNMADD231PS vecconsts<>+192(SB), Y7, Y5
+	VMOVUPS      vecconsts<>+224(SB), Y8
+	VFMADD213PS  vecconsts<>+256(SB), Y5, Y8
+	VFMADD213PS  vecconsts<>+288(SB), Y5, Y8
+	VFMADD213PS  vecconsts<>+320(SB), Y5, Y8
+	VFMADD213PS  vecconsts<>+352(SB), Y5, Y8
+	VFMADD213PS  vecconsts<>+384(SB), Y5, Y8
+	VMULPS       Y5, Y5, Y9
+	VFMADD213PS  Y5, Y9, Y8
+	VADDPS       vecconsts<>+416(SB), Y8, Y8
+	VCVTPS2DQ    Y7, Y7
+	VPSRAD       $0x01, Y7, Y5
+	VPSUBD       Y5, Y7, Y7
+	VPADDD       vecconsts<>+448(SB), Y5, Y5
+	VPSLLD       $0x17, Y5, Y5
+	VPADDD       vecconsts<>+448(SB), Y7, Y7
+	VPSLLD       $0x17, Y7, Y7
+	VMULPS       Y5, Y8, Y8
+	VMULPS       Y7, Y8, Y8
+	VADDPS       vecconsts<>+416(SB), Y8, Y8
+	VMOVUPS      vecconsts<>+416(SB), Y5
+	VDIVPS       Y8, Y5, Y8
+	VADDPS       Y8, Y8, Y8
+	VMOVUPS      vecconsts<>+416(SB), Y5
+	VSUBPS       Y8, Y5, Y8
+	VMULPS       Y6, Y6, Y5
+	VMULPS       vecconsts<>+896(SB), Y5, Y7
+	VADDPS       vecconsts<>+928(SB), Y7, Y7
+	VMULPS       Y5, Y7, Y7
+	VSUBPS       vecconsts<>+960(SB), Y7, Y7
+	VMULPS       Y5, Y7, Y7
+	VADDPS       vecconsts<>+992(SB), Y7, Y7
+	VMULPS       Y5, Y7, Y7
+	VSUBPS       vecconsts<>+1024(SB), Y7, Y7
+	VMULPS       Y5, Y7, Y7
+	VMULPS       Y6, Y7, Y7
+	VADDPS       Y6, Y7, Y7
+	VPAND        vecconsts<>+544(SB), Y6, Y5
+	VCMPPS       $0x01, vecconsts<>+1056(SB), Y5, Y5
+	VBLENDVPS    Y5, Y7, Y8, Y8
+	VMULPS       Y8, Y0, Y6
+	VMOVUPS      Y6, 32(AX)(SI*4)
+	VMULPS       Y8, Y8, Y5
+	VMOVUPS      vecconsts<>+416(SB), Y6
+	VSUBPS       Y5, Y6, Y5
+	VMOVUPS      Y5, 32(DX)(SI*4)
+	ADDQ         $0x00000010, SI
+	SUBQ         $0x00000010, CX
+	JMP          loopU1
+
+loop12:
+	CMPQ         CX, $0x00000008
+	JB           tail3
+	VMOVUPS      (BX)(SI*4), Y5
+	VMULPS       Y1, Y5, Y6
+	VMULPS       Y2, Y5, Y5
+	VMAXPS       Y5, Y3, Y5
+	VMINPS       Y5, Y4, Y5
+	VMULPS       vecconsts<>+128(SB), Y5, Y7
+	VROUNDPS     $0x00, Y7, Y7
+	VFNMADD231PS vecconsts<>+160(SB), Y7, Y5
+	VFNMADD231PS vecconsts<>+192(SB), Y7, Y5
+	VMOVUPS      vecconsts<>+224(SB), Y8
+	VFMADD213PS  vecconsts<>+256(SB), Y5, Y8
+	VFMADD213PS  vecconsts<>+288(SB), Y5, Y8
+	VFMADD213PS  vecconsts<>+320(SB), Y5, Y8
+	VFMADD213PS  vecconsts<>+352(SB), Y5, Y8
+	VFMADD213PS  vecconsts<>+384(SB), Y5, Y8
+	VMULPS       Y5, Y5, Y9
+	VFMADD213PS  Y5, Y9, Y8
+	VADDPS       vecconsts<>+416(SB), Y8, Y8
+	VCVTPS2DQ    Y7, Y7
+	VPSRAD       $0x01, Y7, Y5
+	VPSUBD       Y5, Y7, Y7
+	VPADDD       vecconsts<>+448(SB), Y5, Y5
+	VPSLLD       $0x17, Y5, Y5
+	VPADDD       vecconsts<>+448(SB), Y7, Y7
+	VPSLLD       $0x17, Y7, Y7
+	VMULPS       Y5, Y8, Y8
+	VMULPS       Y7, Y8, Y8
+	VADDPS       vecconsts<>+416(SB), Y8, Y8
+	VMOVUPS      vecconsts<>+416(SB), Y5
+	VDIVPS       Y8, Y5, Y8
+	VADDPS       Y8, Y8, Y8
+	VMOVUPS      vecconsts<>+416(SB), Y5
+	VSUBPS       Y8, Y5, Y8
+	VMULPS       Y6, Y6, Y5
+	VMULPS       vecconsts<>+896(SB), Y5, Y7
+	VADDPS       vecconsts<>+928(SB), Y7, Y7
+	VMULPS       Y5, Y7, Y7
+	VSUBPS       vecconsts<>+960(SB), Y7, Y7
+	VMULPS       Y5, Y7, Y7
+	VADDPS       vecconsts<>+992(SB), Y7, Y7
+	VMULPS       Y5, Y7, Y7
+	VSUBPS       vecconsts<>+1024(SB), Y7, Y7
+	VMULPS       Y5, Y7, Y7
+	VMULPS       Y6, Y7, Y7
+	VADDPS       Y6, Y7, Y7
+	VPAND        vecconsts<>+544(SB), Y6, Y5
+	VCMPPS       $0x01, vecconsts<>+1056(SB), Y5, Y5
+	VBLENDVPS    Y5, Y7, Y8, Y8
+	VMULPS       Y8, Y0, Y6
+	VMOVUPS      Y6, (AX)(SI*4)
+	VMULPS       Y8, Y8, Y5
+	VMOVUPS      vecconsts<>+416(SB), Y6
+	VSUBPS       Y5, Y6, Y5
+	VMOVUPS      Y5, (DX)(SI*4)
+	ADDQ         $0x00000008, SI
+	SUBQ         $0x00000008, CX
+	JMP          loop12
+
+tail3:
+	TESTQ        CX, CX
+	JZ           done4
+	LEAQ         tailmask<>+32(SB), DI
+	NEGQ         CX
+	VMOVDQU      (DI)(CX*4), Y5
+	VMASKMOVPS   (BX)(SI*4), Y5, Y6
+	VMULPS       Y1, Y6, Y1
+	VMULPS       Y2, Y6, Y2
+	VMAXPS       Y2, Y3, Y2
+	VMINPS       Y2, Y4, Y2
+	VMULPS       vecconsts<>+128(SB), Y2, Y3
+	VROUNDPS     $0x00, Y3, Y3
+	VFNMADD231PS vecconsts<>+160(SB), Y3, Y2
+	VFNMADD231PS vecconsts<>+192(SB), Y3, Y2
+	VMOVUPS      vecconsts<>+224(SB), Y4
+	VFMADD213PS  vecconsts<>+256(SB), Y2, Y4
+	VFMADD213PS  vecconsts<>+288(SB), Y2, Y4
+	VFMADD213PS  vecconsts<>+320(SB), Y2, Y4
+	VFMADD213PS  vecconsts<>+352(SB), Y2, Y4
+	VFMADD213PS  vecconsts<>+384(SB), Y2, Y4
+	VMULPS       Y2, Y2, Y6
+	VFMADD213PS  Y2, Y6, Y4
+	VADDPS       vecconsts<>+416(SB), Y4, Y4
+	VCVTPS2DQ    Y3, Y3
+	VPSRAD       $0x01, Y3, Y2
+	VPSUBD       Y2, Y3, Y3
+	VPADDD       vecconsts<>+448(SB), Y2, Y2
+	VPSLLD       $0x17, Y2, Y2
+	VPADDD       vecconsts<>+448(SB), Y3, Y3
+	VPSLLD       $0x17, Y3, Y3
+	VMULPS       Y2, Y4, Y4
+	VMULPS       Y3, Y4, Y4
+	VADDPS       vecconsts<>+416(SB), Y4, Y4
+	VMOVUPS      vecconsts<>+416(SB), Y2
+	VDIVPS       Y4, Y2, Y4
+	VADDPS       Y4, Y4, Y4
+	VMOVUPS      vecconsts<>+416(SB), Y2
+	VSUBPS       Y4, Y2, Y4
+	VMULPS       Y1, Y1, Y2
+	VMULPS       vecconsts<>+896(SB), Y2, Y3
+	VADDPS       vecconsts<>+928(SB), Y3, Y3
+	VMULPS       Y2, Y3, Y3
+	VSUBPS       vecconsts<>+960(SB), Y3, Y3
+	VMULPS       Y2, Y3, Y3
+	VADDPS       vecconsts<>+992(SB), Y3, Y3
+	VMULPS       Y2, Y3, Y3
+	VSUBPS       vecconsts<>+1024(SB), Y3, Y3
+	VMULPS       Y2, Y3, Y3
+	VMULPS       Y1, Y3, Y3
+	VADDPS       Y1, Y3, Y3
+	VPAND        vecconsts<>+544(SB), Y1, Y1
+	VCMPPS       $0x01, vecconsts<>+1056(SB), Y1, Y1
+	VBLENDVPS    Y1, Y3, Y4, Y4
+	VMULPS       Y4, Y0, Y1
+	VMASKMOVPS   Y1, Y5, (AX)(SI*4)
+	VMULPS       Y4, Y4, Y2
+	VMOVUPS      vecconsts<>+416(SB), Y0
+	VSUBPS       Y2, Y0, Y2
+	VMASKMOVPS   Y2, Y5, (DX)(SI*4)
+
+done4:
+	VZEROUPPER
+	RET
+
 // func maxSumAVX512(x []float32, scale float32) (m float32, d float32)
 // Requires: AVX, AVX512DQ, AVX512F, BMI2
 TEXT ·maxSumAVX512(SB), NOSPLIT, $0-40
@@ -9798,6 +10101,234 @@ tail3:
 	VCMPPS    $0x01, Z5, Z12, K2
 	VMOVAPS   Z13, K2, Z12
 	VMOVUPS   Z12, K1, (AX)(BX*4)
+
+done4:
+	VZEROUPPER
+	RET
+
+// func softcapAVX512(dst []float32, dz []float32, x []float32, capv float32, inv float32, s2 float32)
+// Requires: AVX, AVX512F, BMI2
+TEXT ·softcapAVX512(SB), NOSPLIT, $0-84
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         dst_len+8(FP), CX
+	MOVQ         dz_base+24(FP), DX
+	MOVQ         x_base+48(FP), BX
+	VBROADCASTSS capv+72(FP), Z0
+	VBROADCASTSS inv+76(FP), Z1
+	VBROADCASTSS s2+80(FP), Z2
+	VBROADCASTSS vecconsts<>+64(SB), Z3
+	VBROADCASTSS vecconsts<>+96(SB), Z4
+	VBROADCASTSS vecconsts<>+128(SB), Z5
+	VBROADCASTSS vecconsts<>+160(SB), Z6
+	VBROADCASTSS vecconsts<>+192(SB), Z7
+	VBROADCASTSS vecconsts<>+224(SB), Z8
+	VBROADCASTSS vecconsts<>+256(SB), Z9
+	VBROADCASTSS vecconsts<>+288(SB), Z10
+	VBROADCASTSS vecconsts<>+320(SB), Z11
+	VBROADCASTSS vecconsts<>+352(SB), Z12
+	VBROADCASTSS vecconsts<>+384(SB), Z13
+	VBROADCASTSS vecconsts<>+416(SB), Z14
+	VBROADCASTSS vecconsts<>+896(SB), Z15
+	VBROADCASTSS vecconsts<>+928(SB), Z16
+	VBROADCASTSS vecconsts<>+960(SB), Z17
+	VBROADCASTSS vecconsts<>+992(SB), Z18
+	VBROADCASTSS vecconsts<>+1024(SB), Z19
+	VBROADCASTSS vecconsts<>+1056(SB), Z20
+	VBROADCASTSS vecconsts<>+544(SB), Z21
+	XORQ         SI, SI
+
+loopU1:
+	CMPQ         CX, $0x00000020
+	JB           loop12
+	VMOVUPS      (BX)(SI*4), Z22
+	VMULPS       Z1, Z22, Z23
+	VMULPS       Z2, Z22, Z22
+	VMAXPS       Z22, Z3, Z22
+	VMINPS       Z22, Z4, Z22
+	VMULPS       Z5, Z22, Z24
+	VRNDSCALEPS  $0x00, Z24, Z24
+	VFNMADD231PS Z6, Z24, Z22
+	VFNMADD231PS Z7, Z24, Z22
+	VMOVAPS      Z8, Z25
+	VFMADD213PS  Z9, Z22, Z25
+	VFMADD213PS  Z10, Z22, Z25
+	VFMADD213PS  Z11, Z22, Z25
+	VFMADD213PS  Z12, Z22, Z25
+	VFMADD213PS  Z13, Z22, Z25
+	VMULPS       Z22, Z22, Z26
+	VFMADD213PS  Z22, Z26, Z25
+	VADDPS       Z14, Z25, Z25
+	VSCALEFPS    Z24, Z25, Z25
+	VADDPS       Z14, Z25, Z25
+	VDIVPS       Z25, Z14, Z25
+	VADDPS       Z25, Z25, Z25
+	VSUBPS       Z25, Z14, Z25
+	VMULPS       Z23, Z23, Z22
+	VMULPS       Z15, Z22, Z24
+	VADDPS       Z16, Z24, Z24
+	VMULPS       Z22, Z24, Z24
+	VSUBPS       Z17, Z24, Z24
+	VMULPS       Z22, Z24, Z24
+	VADDPS       Z18, Z24, Z24
+	VMULPS       Z22, Z24, Z24
+	VSUBPS       Z19, Z24, Z24
+	VMULPS       Z22, Z24, Z24
+	VMULPS       Z23, Z24, Z24
+	VADDPS       Z23, Z24, Z24
+	VPANDD       Z21, Z23, Z22
+	VCMPPS       $0x01, Z20, Z22, K1
+	VMOVAPS      Z24, K1, Z25
+	VMULPS       Z25, Z0, Z23
+	VMOVUPS      Z23, (AX)(SI*4)
+	VMULPS       Z25, Z25, Z22
+	VSUBPS       Z22, Z14, Z22
+	VMOVUPS      Z22, (DX)(SI*4)
+	VMOVUPS      64(BX)(SI*4), Z22
+	VMULPS       Z1, Z22, Z23
+	VMULPS       Z2, Z22, Z22
+	VMAXPS       Z22, Z3, Z22
+	VMINPS       Z22, Z4, Z22
+	VMULPS       Z5, Z22, Z24
+	VRNDSCALEPS  $0x00, Z24, Z24
+	VFNMADD231PS Z6, Z24, Z22
+	VFNMADD231PS Z7, Z24, Z22
+	VMOVAPS      Z8, Z25
+	VFMADD213PS  Z9, Z22, Z25
+	VFMADD213PS  Z10, Z22, Z25
+	VFMADD213PS  Z11, Z22, Z25
+	VFMADD213PS  Z12, Z22, Z25
+	VFMADD213PS  Z13, Z22, Z25
+	VMULPS       Z22, Z22, Z26
+	VFMADD213PS  Z22, Z26, Z25
+	VADDPS       Z14, Z25, Z25
+	VSCALEFPS    Z24, Z25, Z25
+	VADDPS       Z14, Z25, Z25
+	VDIVPS       Z25, Z14, Z25
+	VADDPS       Z25, Z25, Z25
+	VSUBPS       Z25, Z14, Z25
+	VMULPS       Z23, Z23, Z22
+	VMULPS       Z15, Z22, Z24
+	VADDPS       Z16, Z24, Z24
+	VMULPS       Z22, Z24, Z24
+	VSUBPS       Z17, Z24, Z24
+	VMULPS       Z22, Z24, Z24
+	VADDPS       Z18, Z24, Z24
+	VMULPS       Z22, Z24, Z24
+	VSUBPS       Z19, Z24, Z24
+	VMULPS       Z22, Z24, Z24
+	VMULPS       Z23, Z24, Z24
+	VADDPS       Z23, Z24, Z24
+	VPANDD       Z21, Z23, Z22
+	VCMPPS       $0x01, Z20, Z22, K1
+	VMOVAPS      Z24, K1, Z25
+	VMULPS       Z25, Z0, Z23
+	VMOVUPS      Z23, 64(AX)(SI*4)
+	VMULPS       Z25, Z25, Z22
+	VSUBPS       Z22, Z14, Z22
+	VMOVUPS      Z22, 64(DX)(SI*4)
+	ADDQ         $0x00000020, SI
+	SUBQ         $0x00000020, CX
+	JMP          loopU1
+
+loop12:
+	CMPQ         CX, $0x00000010
+	JB           tail3
+	VMOVUPS      (BX)(SI*4), Z22
+	VMULPS       Z1, Z22, Z23
+	VMULPS       Z2, Z22, Z22
+	VMAXPS       Z22, Z3, Z22
+	VMINPS       Z22, Z4, Z22
+	VMULPS       Z5, Z22, Z24
+	VRNDSCALEPS  $0x00, Z24, Z24
+	VFNMADD231PS Z6, Z24, Z22
+	VFNMADD231PS Z7, Z24, Z22
+	VMOVAPS      Z8, Z25
+	VFMADD213PS  Z9, Z22, Z25
+	VFMADD213PS  Z10, Z22, Z25
+	VFMADD213PS  Z11, Z22, Z25
+	VFMADD213PS  Z12, Z22, Z25
+	VFMADD213PS  Z13, Z22, Z25
+	VMULPS       Z22, Z22, Z26
+	VFMADD213PS  Z22, Z26, Z25
+	VADDPS       Z14, Z25, Z25
+	VSCALEFPS    Z24, Z25, Z25
+	VADDPS       Z14, Z25, Z25
+	VDIVPS       Z25, Z14, Z25
+	VADDPS       Z25, Z25, Z25
+	VSUBPS       Z25, Z14, Z25
+	VMULPS       Z23, Z23, Z22
+	VMULPS       Z15, Z22, Z24
+	VADDPS       Z16, Z24, Z24
+	VMULPS       Z22, Z24, Z24
+	VSUBPS       Z17, Z24, Z24
+	VMULPS       Z22, Z24, Z24
+	VADDPS       Z18, Z24, Z24
+	VMULPS       Z22, Z24, Z24
+	VSUBPS       Z19, Z24, Z24
+	VMULPS       Z22, Z24, Z24
+	VMULPS       Z23, Z24, Z24
+	VADDPS       Z23, Z24, Z24
+	VPANDD       Z21, Z23, Z22
+	VCMPPS       $0x01, Z20, Z22, K1
+	VMOVAPS      Z24, K1, Z25
+	VMULPS       Z25, Z0, Z23
+	VMOVUPS      Z23, (AX)(SI*4)
+	VMULPS       Z25, Z25, Z22
+	VSUBPS       Z22, Z14, Z22
+	VMOVUPS      Z22, (DX)(SI*4)
+	ADDQ         $0x00000010, SI
+	SUBQ         $0x00000010, CX
+	JMP          loop12
+
+tail3:
+	TESTQ        CX, CX
+	JZ           done4
+	MOVL         $0x0000ffff, DI
+	BZHIL        CX, DI, DI
+	KMOVW        DI, K1
+	VMOVUPS.Z    (BX)(SI*4), K1, Z22
+	VMULPS       Z1, Z22, Z1
+	VMULPS       Z2, Z22, Z2
+	VMAXPS       Z2, Z3, Z2
+	VMINPS       Z2, Z4, Z2
+	VMULPS       Z5, Z2, Z3
+	VRNDSCALEPS  $0x00, Z3, Z3
+	VFNMADD231PS Z6, Z3, Z2
+	VFNMADD231PS Z7, Z3, Z2
+	VMOVAPS      Z8, Z4
+	VFMADD213PS  Z9, Z2, Z4
+	VFMADD213PS  Z10, Z2, Z4
+	VFMADD213PS  Z11, Z2, Z4
+	VFMADD213PS  Z12, Z2, Z4
+	VFMADD213PS  Z13, Z2, Z4
+	VMULPS       Z2, Z2, Z5
+	VFMADD213PS  Z2, Z5, Z4
+	VADDPS       Z14, Z4, Z4
+	VSCALEFPS    Z3, Z4, Z4
+	VADDPS       Z14, Z4, Z4
+	VDIVPS       Z4, Z14, Z4
+	VADDPS       Z4, Z4, Z4
+	VSUBPS       Z4, Z14, Z4
+	VMULPS       Z1, Z1, Z2
+	VMULPS       Z15, Z2, Z3
+	VADDPS       Z16, Z3, Z3
+	VMULPS       Z2, Z3, Z3
+	VSUBPS       Z17, Z3, Z3
+	VMULPS       Z2, Z3, Z3
+	VADDPS       Z18, Z3, Z3
+	VMULPS       Z2, Z3, Z3
+	VSUBPS       Z19, Z3, Z3
+	VMULPS       Z2, Z3, Z3
+	VMULPS       Z1, Z3, Z3
+	VADDPS       Z1, Z3, Z3
+	VPANDD       Z21, Z1, Z1
+	VCMPPS       $0x01, Z20, Z1, K2
+	VMOVAPS      Z3, K2, Z4
+	VMULPS       Z4, Z0, Z1
+	VMOVUPS      Z1, K1, (AX)(SI*4)
+	VMULPS       Z4, Z4, Z2
+	VSUBPS       Z2, Z14, Z2
+	VMOVUPS      Z2, K1, (DX)(SI*4)
 
 done4:
 	VZEROUPPER

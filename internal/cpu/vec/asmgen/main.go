@@ -73,6 +73,12 @@ const (
 	cLg2
 	cLg3
 	cLg4
+	cTh0 // Cephes' tanhf polynomial, c0 + … as softcapGeneric spells it
+	cTh1
+	cTh2
+	cTh3
+	cTh4
+	cTanhCut  // 0.625: below it (in magnitude) the polynomial
 	numConsts // count
 )
 
@@ -107,6 +113,12 @@ var constBits = [numConsts]uint32{
 	cLg2:     f32(2.0 / 5),
 	cLg3:     f32(2.0 / 7),
 	cLg4:     f32(2.0 / 9),
+	cTh0:     f32(-5.70498872745e-3),
+	cTh1:     f32(2.06390887954e-2),
+	cTh2:     f32(5.37397155531e-2),
+	cTh3:     f32(1.33314422036e-1),
+	cTh4:     f32(3.33332819422e-1),
+	cTanhCut: f32(0.625),
 }
 
 // expConsts are the constants the exp needs.
@@ -174,6 +186,7 @@ func main() {
 		g.logNormLanes(true)
 		g.recipLanes()
 		g.logLanes()
+		g.softcap()
 	}
 	emit64()
 	Generate()
@@ -1690,6 +1703,68 @@ func (g *gen) logLanes() {
 				VBLENDVPS(fin, e, d, d)
 			}
 			g.store(d, pdst, k)
+		}
+	}, nil)
+	g.ret()
+}
+
+// softcap emits softcap: y = tanh(x·inv) as Cephes' tanhf (the polynomial
+// below |y| = 0.625, 1 − 2/(exp(2x/cap) + 1) above), dst = cap·y and
+// dz = 1 − y², every step one rounded float32 operation in
+// softcapGeneric's order (no FMA), so that the two give the same bits.
+func (g *gen) softcap() {
+	g.text("softcap", "func(dst, dz, x []float32, capv, inv, s2 float32)",
+		"writes dst[i] = capv·y and dz[i] = 1 − y² for y = tanh(x[i]·inv) (Cephes' tanhf; s2 = 2·inv).")
+	pd, n, pz, px := ptr("dst"), length("dst"), ptr("dz"), ptr("x")
+	capv, inv, s2 := g.bcast("capv"), g.bcast("inv"), g.bcast("s2")
+	g.hoistExp()
+	if g.avx512 {
+		g.hoist(cTh0, cTh1, cTh2, cTh3, cTh4, cTanhCut, cAbsMask)
+	}
+	g.loop(n, 2, func(vs int) {
+		for k := 0; k < vs; k++ {
+			x := g.load(px, k)
+			y, t := g.vec(), g.vec()
+			VMULPS(inv, x, y)
+			VMULPS(s2, x, t)
+			// Above the cut: 1 − 2·(1/(e+1)), e = exp(2x/cap).
+			big := g.expN([]reg.VecVirtual{t}, true)[0]
+			VADDPS(g.c(cOne), big, big)
+			VDIVPS(big, g.creg(cOne), big)
+			VADDPS(big, big, big) // exact
+			VSUBPS(big, g.creg(cOne), big)
+			// Below: y + ((((c0·z + c1)·z − c2)·z + c3)·z − c4)·z·y, z = y².
+			z, p := g.vec(), g.vec()
+			VMULPS(y, y, z)
+			VMULPS(g.c(cTh0), z, p)
+			VADDPS(g.c(cTh1), p, p)
+			VMULPS(z, p, p)
+			VSUBPS(g.c(cTh2), p, p)
+			VMULPS(z, p, p)
+			VADDPS(g.c(cTh3), p, p)
+			VMULPS(z, p, p)
+			VSUBPS(g.c(cTh4), p, p)
+			VMULPS(z, p, p)
+			VMULPS(y, p, p)
+			VADDPS(y, p, p)
+			// |y| < 0.625 (false for NaN) takes the polynomial.
+			a := g.vec()
+			if g.avx512 {
+				VPANDD(g.c(cAbsMask), y, a)
+				lt := K()
+				VCMPPS(Imm(1), g.c(cTanhCut), a, lt)
+				VMOVAPS(p, lt, big)
+			} else {
+				VPAND(g.c(cAbsMask), y, a)
+				lt := YMM()
+				VCMPPS(Imm(1), g.c(cTanhCut), a, lt)
+				VBLENDVPS(lt, p, big, big)
+			}
+			VMULPS(big, capv, y)
+			g.store(y, pd, k)
+			VMULPS(big, big, z)
+			VSUBPS(z, g.creg(cOne), z)
+			g.store(z, pz, k)
 		}
 	}, nil)
 	g.ret()
