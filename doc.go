@@ -18,7 +18,11 @@
 //   - −∞ entries give 0 (log-softmax: −∞); a slice of only −∞ gives NaN;
 //   - a NaN or +∞ anywhere in a slice makes the whole slice NaN;
 //   - zero-size tensors and zero-length axes are valid no-ops;
-//   - dst may be src itself (in place); any other overlap is an error.
+//   - backward ops apply the scale too: dx = s·y·(dy − Σ dy·y) for softmax,
+//     dx = s·(dy − exp(y)·Σ dy) for log-softmax, the gradient of the
+//     forward of s·x with respect to x;
+//   - dst may be src itself, and dx may be y or dy itself (in place); any
+//     other overlap is an error.
 //
 // Every bad call returns an error naming the problem, and nothing is written;
 // errors.Is tells its class (ErrBadShape, ErrBadAxis, ErrBadDType, ErrBadOp,

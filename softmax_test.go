@@ -53,8 +53,8 @@ func TestInPlace(t *testing.T) {
 		return cpuBackend(c, out, in)
 	}
 	for _, c := range verify.Battery(true) {
-		if c.Fill != verify.Random {
-			continue
+		if c.Fill != verify.Random || c.Alias != verify.Separate {
+			continue // the aliased cases are in place already
 		}
 		if r := verify.Run(c, rng, inPlace); !r.OK() {
 			t.Errorf("in place %s: rel %.3g err %v", c.Name(), r.Rel, r.Err)

@@ -166,7 +166,8 @@ func Apply(op Op, dst, src Tensor, opt Options) error {
 
 // ApplyBackward computes a gradient op (OpSoftmaxBackward or
 // OpLogSoftmaxBackward) into dx from the forward output y and the incoming
-// gradient dy, on the CPU. dx may be y or dy itself.
+// gradient dy, times opt.Scale (the gradient of the forward of Scale·x), on
+// the CPU. dx may be y or dy itself; any other overlap is an error.
 func ApplyBackward(op Op, dx, y, dy Tensor, opt Options) error {
 	if !op.Backward() {
 		return errs.Kind(errs.ErrBadOp, "softmax: ApplyBackward takes a backward op, got %v (use Apply)", op)
@@ -175,6 +176,6 @@ func ApplyBackward(op Op, dx, y, dy Tensor, opt Options) error {
 	if err != nil {
 		return err
 	}
-	cpu.Backward(op, l, dx.buf(), y.buf(), dy.buf())
+	cpu.Backward(op, l, opt.scale(), dx.buf(), y.buf(), dy.buf())
 	return nil
 }

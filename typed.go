@@ -35,7 +35,9 @@ func Forward[T Element](op Op, dst, src []T, shape []int, opt Options) error {
 
 // Backward computes a gradient op (OpSoftmaxBackward or
 // OpLogSoftmaxBackward) into dx from the forward output y and the gradient
-// dy. dx may be y or dy itself.
+// dy, times opt.Scale: the gradient with respect to x of the forward call
+// with the same opt. dx may be y or dy itself; any other overlap is an
+// error.
 func Backward[T Element](op Op, dx, y, dy []T, shape []int, opt Options) error {
 	if dx == nil || y == nil || dy == nil {
 		if n, err := spec.NumElements(shape); err != nil || n != 0 {

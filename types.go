@@ -39,12 +39,13 @@ const (
 //	func (o Op) Valid() bool    // one of the constants below
 type Op = spec.Op
 
-// Operations. Backward ops take the forward output y and the gradient dy.
+// Operations. Backward ops take the forward output y and the gradient dy
+// and give the gradient with respect to x of the forward of s·x.
 const (
 	OpSoftmax            = spec.Softmax            // y = exp(s·x − max) / Σ exp(s·x − max)
 	OpLogSoftmax         = spec.LogSoftmax         // y = s·x − max − log Σ exp(s·x − max)
-	OpSoftmaxBackward    = spec.SoftmaxBackward    // dx = y·(dy − Σ dy·y)
-	OpLogSoftmaxBackward = spec.LogSoftmaxBackward // dx = dy − exp(y)·Σ dy
+	OpSoftmaxBackward    = spec.SoftmaxBackward    // dx = s·y·(dy − Σ dy·y)
+	OpLogSoftmaxBackward = spec.LogSoftmaxBackward // dx = s·(dy − exp(y)·Σ dy)
 )
 
 // ParseDType parses f32/float32, f16/float16/half, bf16/bfloat16,
@@ -89,10 +90,11 @@ type Options struct {
 	// (−1 is the last axis).
 	Axis int
 	// Scale multiplies the input before softmax (a fused temperature:
-	// softmax(Scale·x)). Zero means 1. Backward ops ignore it. It is a
-	// float64 so that Float64 tensors get it unrounded (1/√d, say); the
-	// float32-arithmetic dtypes use float32(Scale), which is exact for
-	// any float32 value.
+	// softmax(Scale·x)). Zero means 1. Backward ops multiply dx by it, so
+	// that they give the gradient of softmax(Scale·x) with respect to x
+	// (pass the forward call's Options). It is a float64 so that Float64
+	// tensors get it unrounded (1/√d, say); the float32-arithmetic dtypes
+	// use float32(Scale), which is exact for any float32 value.
 	Scale float64
 }
 

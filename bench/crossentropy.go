@@ -13,8 +13,8 @@ import (
 	"github.com/gofused/softmax/internal/spec"
 )
 
-// Loss ops of `softmax bench --op`, timed on the CPU by SweepLoss (the
-// GPU kernels are not written yet). The names are those of
+// Loss ops of `softmax bench --op`, timed on the CPU by SweepLoss and on
+// the GPU by SweepLossCUDA. The names are those of
 // bench/peers/peers.py's records, so MergePeers pairs them.
 const (
 	OpCrossEntropy = "cross_entropy" // fused forward+backward: logits read, gradient written

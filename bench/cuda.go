@@ -65,7 +65,7 @@ func (b *cudaBackend) Apply(op spec.Op, dst, src softmax.Tensor, opt softmax.Opt
 }
 
 func (b *cudaBackend) ApplyBackward(op spec.Op, dx, y, dy softmax.Tensor, opt softmax.Options) error {
-	return b.dev.ApplyBackwardHost(op, dx, y, dy, cuda.Options{Axis: opt.Axis, Tuned: b.tuned})
+	return b.dev.ApplyBackwardHost(op, dx, y, dy, cuda.Options{Axis: opt.Axis, Scale: opt.Scale, Tuned: b.tuned})
 }
 
 func (b *cudaBackend) Info() []string {

@@ -23,6 +23,7 @@ type Device struct {
 	closed    bool
 
 	plans planCache // plans and occupancy answers, by problem and by kernel
+	res   resourceCheck
 }
 
 // Available reports whether a CUDA driver can be loaded and initialised,

@@ -12,6 +12,11 @@
 // shape and dtype over a buffer; Streams order work, and a nil *Stream is
 // the default stream. Every method may be called from any goroutine.
 //
+// Apply computes softmax or log_softmax of Options.Scale·x; ApplyBackward
+// their gradients with respect to that x from the forward output y and the
+// incoming gradient dy (the scale applied to dx). Outputs may be an input
+// itself (dx may be y or dy); a partial overlap is an error.
+//
 // For each call a planner picks the kernel strategy and launch configuration
 // from the shape, dtype and device properties (Options.Algo forces one;
 // Options.Tuned consults the autotuning cache written by `softmax tune`).

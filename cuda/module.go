@@ -188,6 +188,9 @@ func (d *Device) function(file string, dt spec.DType, plain bool, symbol string)
 		return 0, nil, fmt.Errorf("cuda: kernel %s in %s: %w", symbol, file, err)
 	}
 	m.fns[symbol] = f
+	if !plain { // the table holds the general build's kernels
+		d.confirmResources(f, symbol)
+	}
 	return f, m, nil
 }
 
@@ -256,9 +259,15 @@ func (d *Device) clusterOccupancy(dt spec.DType, plain bool) plan.Clusters {
 }
 
 // queries are the driver queries the planner asks, for dt's plain build
-// or its general one.
+// or its general one; where the kernels' resource table holds for this
+// device (resources), occupancy is estimated from it instead, and planning
+// compiles nothing but split_cluster's kernel for its cluster query.
 func (d *Device) queries(dt spec.DType, plain bool) plan.Queries {
-	return plan.Queries{Blocks: d.occupancy(dt, plain), Clusters: d.clusterOccupancy(dt, plain)}
+	q := plan.Queries{Blocks: d.occupancy(dt, plain), Clusters: d.clusterOccupancy(dt, plain)}
+	if _, trusted := d.resources(); trusted {
+		q.Blocks = nil
+	}
+	return q
 }
 
 // functionFor loads a kernel for an occupancy query at smem bytes of

@@ -24,11 +24,13 @@ func (d *Device) Apply(op softmax.Op, dst, src Tensor, opt Options, s *Stream) e
 	if err != nil {
 		return err
 	}
-	return d.run(op, l, dst.DType, opt, kernels.Params{X: src.Ptr(), Y: dst.Ptr(), Scale: opt.scale()}, s)
+	return d.run(op, l, dst.DType, opt, kernels.Params{X: src.Ptr(), Y: dst.Ptr(), Scale: opt.scale(), Scale64: opt.scale64()}, s)
 }
 
 // ApplyBackward computes a gradient op into dx from the forward output y
-// and the incoming gradient dy, on stream s. dx may be y or dy itself.
+// and the incoming gradient dy, on stream s: the gradient with respect to
+// x of the forward op on opt.Scale·x (see Options.Scale). dx may be y or
+// dy itself; a partial overlap is softmax.ErrOverlap.
 func (d *Device) ApplyBackward(op softmax.Op, dx, y, dy Tensor, opt Options, s *Stream) error {
 	if !op.Backward() {
 		return errs.Kind(errs.ErrBadOp, "cuda: ApplyBackward takes a backward op, got %v (use Apply)", op)
@@ -37,7 +39,7 @@ func (d *Device) ApplyBackward(op softmax.Op, dx, y, dy Tensor, opt Options, s *
 	if err != nil {
 		return err
 	}
-	return d.run(op, l, dx.DType, opt, kernels.Params{X: y.Ptr(), DY: dy.Ptr(), Y: dx.Ptr(), Scale: 1}, s)
+	return d.run(op, l, dx.DType, opt, kernels.Params{X: y.Ptr(), DY: dy.Ptr(), Y: dx.Ptr(), Scale: opt.scale(), Scale64: opt.scale64()}, s)
 }
 
 // PlanFor returns the plan Apply (forward op: out = dst, in = src) or
@@ -151,7 +153,7 @@ func (d *Device) planDevice() plan.Device {
 // ask for the general one (plan.Plan.General): a forward softmax, not
 // log, with scale 1. Every other launch takes the general build.
 func plainLaunch(op softmax.Op, opt Options) bool {
-	return !op.Backward() && !op.Log() && opt.scale() == 1 && !opt.general
+	return !op.Backward() && !op.Log() && opt.scale64() == 1 && !opt.general
 }
 
 // plan plans op for tensors at ptrs (none: 16-byte aligned ones).

@@ -29,6 +29,21 @@ func TestKernelResources(t *testing.T) {
 	if len(rs) != want {
 		t.Errorf("%d kernels reported, the catalogue has %d for this device", len(rs), want)
 	}
+	// The resource table (internal/kernels/resources.sh) against the driver:
+	// it must agree where it was written by this NVRTC for this
+	// architecture; otherwise the differences are listed.
+	tab, trusted := d.resources()
+	differ := 0
+	for _, r := range rs {
+		if regs, smem, ok := tab.Kernel(r.Symbol); !ok || regs != r.Registers || smem != r.StaticSmem {
+			differ++
+			if trusted {
+				t.Errorf("%s: driver %d registers, %d B static smem; the %s table (%s) %d, %d (found %v)",
+					r.Symbol, r.Registers, r.StaticSmem, tab.Arch, tab.Compiler, regs, smem, ok)
+			}
+		}
+	}
+	t.Logf("resource table %s (%s), trusted %v: %d of %d kernels differ from the driver", tab.Arch, tab.Compiler, trusted, differ, len(rs))
 	for _, r := range rs {
 		if r.Registers <= 0 || r.MaxThreads < 32 {
 			t.Errorf("%s: implausible attributes %+v", r.Symbol, r)

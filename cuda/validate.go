@@ -15,8 +15,11 @@ type Options struct {
 	// Axis is the softmax dimension; negative counts from the end.
 	Axis int
 	// Scale multiplies the input first (softmax(Scale·x)); 0 means 1.
-	// Backward ops ignore it. It is a float64 like softmax.Options.Scale;
-	// the kernels compute in float32 and use float32(Scale).
+	// Backward ops give the gradient with respect to that x, so they
+	// multiply dx by it: Scale·y·(dy − Σ dy·y), Scale·(dy − exp(y)·Σ dy)
+	// for log_softmax. It is a float64 like softmax.Options.Scale; the
+	// float32, float16 and bfloat16 kernels compute in float32 and use
+	// float32(Scale), the float64 ones use it as given.
 	Scale float64
 	// Algo forces a kernel strategy by name (see Strategies), optionally
 	// at one of its launch configurations, "block_reg/t256_p4" (see
@@ -40,6 +43,14 @@ func (o Options) scale() float32 {
 		return 1
 	}
 	return float32(o.Scale)
+}
+
+// scale64 is the scale float64 kernels use (Params.Scale64).
+func (o Options) scale64() float64 {
+	if o.Scale == 0 {
+		return 1
+	}
+	return o.Scale
 }
 
 // checkDType returns an error for a dtype the device cannot compute: an
@@ -86,6 +97,14 @@ func (d *Device) checkTensors(op softmax.Op, opt Options, names []string, ts ...
 			return l, fmt.Errorf("cuda: %s: %w", names[i], err)
 		}
 	}
+	// Exact aliasing (dx == y or dx == dy, dst == src) is safe in every
+	// strategy: an output element depends only on its own inputs and its
+	// slice's reduction, and each kernel reads a slice's inputs for the
+	// reduction before it writes any of its outputs (registers or shared
+	// memory behind a barrier, a grid or cluster sync, or a second kernel),
+	// re-reading an element only in the thread that then writes it. Shown
+	// per strategy by TestBackwardAlias. A partial overlap would let one
+	// slice's outputs land on another's inputs: refused.
 	out := ts[0]
 	for i := 1; i < len(ts); i++ {
 		a, b := out.Ptr(), ts[i].Ptr()

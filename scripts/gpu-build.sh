@@ -11,4 +11,5 @@ for p in ./internal/driver ./internal/jit ./cuda ./bench; do
 done
 cp bench/peers/peers.py .devbin/ 2>/dev/null || true
 cp scripts/gpu-run.sh scripts/gpu-tests.sh scripts/gpu-tests-f64.sh .devbin/
+cp scripts/gpu-tests-73.sh .devbin/ 2>/dev/null || true
 ls -la .devbin

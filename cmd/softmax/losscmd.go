@@ -18,15 +18,12 @@ type lossBenchFlags struct {
 // fused cross-entropy forward+backward (traffic: logits read + gradient
 // written) or log-sum-exp (logits read + one value per row), each beside a
 // copy of the same bytes, printed, written (--json, --plot) and merged
-// with peers.py's timings (--peers) as the softmax ops are. The GPU
-// kernels are not written yet: --device cuda is an error.
+// with peers.py's timings (--peers) as the softmax ops are; --device cuda
+// times package cuda's kernels (bench.SweepLossCUDA).
 func runLossBench(e *env, f lossBenchFlags) error {
-	kind, _, err := bench.ParseDevice(f.device)
+	kind, ordinal, err := bench.ParseDevice(f.device)
 	if err != nil {
 		return usagef("--device: %v", err)
-	}
-	if kind == "cuda" {
-		return fmt.Errorf("bench --op cross_entropy/logsumexp: the GPU kernels are not implemented yet (use --device cpu)")
 	}
 	if f.shapes == "" || f.suite != "" {
 		return usagef("--op cross_entropy/logsumexp needs --shapes (e.g. 4096x32000:f32), not --suite")
@@ -46,7 +43,10 @@ func runLossBench(e *env, f lossBenchFlags) error {
 			return usagef("--shapes: %s: %s runs along the last axis", c, f.op)
 		}
 	}
-	if _, err := bench.ParseAlgo(f.algo, bench.KnownAlgos(bench.NewCPU())); err != nil {
+	if kind == "cuda" && f.algo != "" && f.algo != "auto" {
+		return usagef("--algo %s: the GPU loss ops run the planner's kernel (auto)", f.algo)
+	}
+	if _, err := bench.ParseAlgo(f.algo, bench.KnownAlgos(bench.NewCPU())); kind != "cuda" && err != nil {
 		return usagef("--algo: %v", err)
 	}
 	for _, o := range []struct{ flag, path string }{{"--json", f.json}, {"--plot", f.plot}} {
@@ -62,14 +62,24 @@ func runLossBench(e *env, f lossBenchFlags) error {
 			return fmt.Errorf("--peers: %w", err)
 		}
 	}
-	for _, l := range bench.Header(bench.NewCPU()) {
-		fmt.Fprintln(e.stdout, l)
+	if kind == "cuda" {
+		fmt.Fprintf(e.stdout, "device: cuda:%d\n", ordinal)
+	} else {
+		for _, l := range bench.Header(bench.NewCPU()) {
+			fmt.Fprintln(e.stdout, l)
+		}
 	}
 	fmt.Fprintf(e.stdout, "shapes %s; op %s; algo %s; %d reps after %d warm-up\n\n", f.shapes, f.op, f.algo, f.reps, f.warmup)
 	stopCh, release := interrupted()
 	defer release()
-	recs, sweepErr := bench.SweepLoss(f.op, cases, bench.SweepOptions{
-		Algo: f.algo, Warmup: f.warmup, Reps: f.reps, Log: &logWriter{w: e.stderr}, Stop: stopCh})
+	so := bench.SweepOptions{Algo: f.algo, Warmup: f.warmup, Reps: f.reps, Log: &logWriter{w: e.stderr}, Stop: stopCh}
+	var recs []bench.Record
+	var sweepErr error
+	if kind == "cuda" {
+		recs, sweepErr = bench.SweepLossCUDA(ordinal, f.op, cases, so)
+	} else {
+		recs, sweepErr = bench.SweepLoss(f.op, cases, so)
+	}
 	if err := reportBench(e, recs, peers, f.peers, f.json, f.plot); err != nil {
 		return err
 	}

@@ -6,6 +6,8 @@
 //	softmax apply  --in X.npy --out Y.npy [--axis -1] [--op softmax|log_softmax]
 //	               [--scale S] [--dtype f32|f16|bf16] [--device auto|cpu|cuda|cuda:N]
 //	               [--tuned]
+//	softmax apply  --op softmax_backward|log_softmax_backward --in Y.npy --dy DY.npy
+//	               --out DX.npy [--axis -1] [--scale S] [--dtype D] [--device D]
 //	softmax verify [--device D] [--seed N] [--quick] [--tuned]
 //	softmax bench  [--suite NAME | --shapes SPEC,...] [--algo auto|all|NAME,...]
 //	               [--op OP] [--device D] [--reps N] [--warmup N]

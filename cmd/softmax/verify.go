@@ -15,7 +15,8 @@ const verifySynopsis = `softmax verify [--device auto|cpu|cuda|cuda:N] [--seed N
 
 Runs the accuracy battery (every op and dtype over ragged shapes, every
 axis, scales, zero-size tensors and edge values: −∞, NaN, +∞, huge,
-constant) on the device and compares it with a float64 reference. Prints
+constant; backward ops also scaled, in place and with NaN or all-zero dy)
+on the device and compares it with a float64 reference. Prints
 one line per case, then "N passed, M failed"; exits 1 on any failure.
 --tuned checks the strategies the autotuning cache ('softmax tune') picks.`
 

@@ -18,7 +18,9 @@
 // there are too few lane blocks for the cores. Large float32 and float64
 // outputs are written with non-temporal stores, a cached slice's write
 // overlapping the next slice's exps. The backward ops take a gradient-sum
-// pass and a write pass.
+// pass and a write pass, which multiplies each chunk of dx by the scale
+// while it is in L1 (not at all for a scale of 1); every element of y and
+// dy is read before dx is written there, so dx may be either.
 //
 // Callers (the public package) validate shapes and buffers; this package
 // assumes its inputs are consistent.

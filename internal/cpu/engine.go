@@ -72,9 +72,12 @@ func Forward(op spec.Op, l spec.Layout, scale float64, dst, x Buf) {
 }
 
 // Backward computes op (SoftmaxBackward or LogSoftmaxBackward) into dx from
-// the forward output y and the gradient dy. dx may be y or dy itself.
-func Backward(op spec.Op, l spec.Layout, dx, y, dy Buf) {
-	run(request{op: op, l: l, scale: 1, dst: dx, x: y, dy: dy})
+// the forward output y and the gradient dy, times scale: the gradient of
+// op's forward of scale·x. dx may be y or dy itself: every pass reads an
+// element of y and dy before it writes dx there, and no later pass reads it.
+// Float64 tensors use scale as it is, the others float32(scale).
+func Backward(op spec.Op, l spec.Layout, scale float64, dx, y, dy Buf) {
+	run(request{op: op, l: l, scale: scale, dst: dx, x: y, dy: dy})
 }
 
 // request is what a caller asks of run, passed by value: a *call built for

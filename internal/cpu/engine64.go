@@ -204,8 +204,10 @@ func (c *call) write64(off, n int, p pair, s *scratch) {
 		switch {
 		case c.op == spec.SoftmaxBackward:
 			vec.SoftmaxGrad64(dst, c.x.F64[k:hi], c.dy.F64[k:hi], p.d)
+			c.scaleGrad64(dst)
 		case c.op == spec.LogSoftmaxBackward:
 			vec.LogSoftmaxGrad64(dst, c.x.F64[k:hi], c.dy.F64[k:hi], p.d)
+			c.scaleGrad64(dst)
 		case c.op == spec.LogSoftmax && c.stream:
 			vec.LogNormStream64(dst, c.x.F64[k:hi], c.scale64, p.m, math.Log(p.d))
 		case c.op == spec.LogSoftmax:
@@ -215,5 +217,12 @@ func (c *call) write64(off, n int, p pair, s *scratch) {
 		default:
 			vec.ExpScale64(dst, c.x.F64[k:hi], c.scale64, p.m, 1/p.d)
 		}
+	}
+}
+
+// scaleGrad64 is scaleGrad for Float64.
+func (c *call) scaleGrad64(o []float64) {
+	if c.scale64 != 1 {
+		vec.Normalize64(o, o, c.scale64)
 	}
 }

@@ -137,5 +137,14 @@ func (c *call) gradChunk(off, n int, sum float32, s *scratch) {
 	} else {
 		vec.SoftmaxGrad(o, y, dy, sum)
 	}
+	c.scaleGrad(o)
 	c.dst.commit(o, off)
+}
+
+// scaleGrad multiplies a chunk of dx, still in L1, by the scale: a pass
+// only where the scale is not 1, so the unscaled gradient runs as before.
+func (c *call) scaleGrad(o []float32) {
+	if c.scale != 1 {
+		vec.Normalize(o, o, c.scale)
+	}
 }

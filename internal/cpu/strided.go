@@ -233,6 +233,7 @@ func (c *call) gradLanes(base, w int, s *scratch) {
 		} else {
 			vec.SoftmaxGradLanes(o, y, dy, sum)
 		}
+		c.scaleGrad(o)
 		c.dst.commit(o, off)
 	}
 }

@@ -175,5 +175,6 @@ func (c *call) gradLanes64(base, w int, s *scratch) {
 		} else {
 			vec.SoftmaxGradLanes64(o, y, dy, acc)
 		}
+		c.scaleGrad64(o)
 	}
 }

@@ -410,31 +410,6 @@ func Supports(s Strategy, op spec.Op, dt spec.DType, l spec.Layout) bool {
 	return ok && in.Supports(op, dt, l)
 }
 
-// resources are a kernel's compiled register and static shared memory use.
-type resources struct {
-	Regs       int // registers per thread
-	StaticSmem int // bytes
-}
-
-// Resources returns the registers per thread and static shared memory
-// bytes ptxas reported for symbol on sm_90 (CUDA 11.8); ok is false for an
-// unknown symbol. Other architectures and compiler versions differ a little:
-// use it for estimates only.
-//
-// An f64 kernel missing from the table takes its f32 twin's registers (a
-// pack is four registers of math values in both) and twice its static
-// shared memory (arrays of the math type), until the table is regenerated
-// with the f64 kernels.
-func Resources(symbol string) (regs, staticSmem int, ok bool) {
-	r, ok := ptxas[symbol]
-	if !ok && strings.Contains(symbol, "_f64") {
-		if r, ok = ptxas[strings.Replace(symbol, "_f64", "_f32", 1)]; ok {
-			r.StaticSmem *= 2
-		}
-	}
-	return r.Regs, r.StaticSmem, ok
-}
-
 // FlatRowsMaxThreads is flat_rows' largest block.
 const FlatRowsMaxThreads = 256
 

@@ -84,7 +84,7 @@ typedef unsigned short u16;
 //        8    8 y      output: forward y, or backward dx
 //       16    8 outer
 //       24    8 axis   softmax runs over this index
-//       32    4 scale  forward only: softmax(scale*x)
+//       32    4 scale  softmax(scale*x); backward: dx times scale
 //       36    4 log    1: log_softmax (or its gradient)
 //       40    4 split  chunks per slice (split strategies), else 1
 //       44    4 vec    1: 16-byte vector path allowed (pointers 16-byte aligned
@@ -95,7 +95,8 @@ typedef unsigned short u16;
 //       64    8 inner  element (o,j,i) lives at (o*axis + j)*inner + i
 //       72    8 chunk  axis elements per split chunk (split strategies), else 0
 //       80    8 bar    grid-barrier word (split_grid), else null
-//   size 88, alignment 8
+//       88    8 scale64 scale in double, for float64 math
+//   size 96, alignment 8
 struct Params {
   const void* x;
   void* y;
@@ -110,9 +111,21 @@ struct Params {
   long long inner;
   long long chunk;
   u32* bar;
+  double scale64;
 };
 
-static_assert(sizeof(Params) == 88, "Params layout is mirrored in Go");
+static_assert(sizeof(Params) == 96, "Params layout is mirrored in Go");
+
+// The scale in math type M: float for the 32- and 16-bit dtypes, double
+// (Params.scale64) for float64.
+template <class M>
+__device__ __forceinline__ M scale_of(const Params& p) {
+  return p.scale;
+}
+template <>
+__device__ __forceinline__ double scale_of<double>(const Params& p) {
+  return p.scale64;
+}
 
 // 16 bytes of raw storage, the unit of vector loads and stores.
 struct alignas(16) V16 {

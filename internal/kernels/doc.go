@@ -172,7 +172,7 @@
 // multiple of P (strided). Partial packs at a row's end take a scalar tail.
 // With Vec = 0 the same kernels use scalar accesses.
 //
-// # Resources (nvcc 11.8 ptxas, sm_90; regs.go has every kernel)
+// # Resources (nvcc 11.8 ptxas, sm_90; resources/<arch>.tsv has every kernel)
 //
 // Spills on sm_90: block_reg fwd t1024 p5..p8 and the p5..p8 "_tail"
 // kernels for f16/bf16 (4-836 B: up to 64 values at the 64 registers of a
@@ -216,7 +216,7 @@
 //	persistent     32-102
 //	naive 32, smem_tree 20-22, block_vec 46/62
 //
-// ptxas_report.sh reprints the table (and regenerates regs.go); the
+// resources.sh regenerates the per-architecture tables with NVRTC; the
 // TestNvccCompiles test (SMX_NVCC=1) compiles every file for sm_80 and sm_90
 // and fails on sm_90 spills other than the documented ones above (sm_80 has
 // 4-12 byte spills in three strided kernels, and 44 bytes in

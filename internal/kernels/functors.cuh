@@ -33,10 +33,14 @@ struct DirectLoad {
 template <bool PLAIN>
 struct ScaleLoad {
   float scale;
-  __device__ __forceinline__ explicit ScaleLoad(const Params& p) : scale(PLAIN ? 1.f : p.scale) {}
+  double scale64;  // float64 math's (an f32 kernel never reads it)
+  __device__ __forceinline__ explicit ScaleLoad(const Params& p)
+      : scale(PLAIN ? 1.f : p.scale), scale64(PLAIN ? 1.0 : p.scale64) {}
+  __device__ __forceinline__ float of(float) const { return scale; }
+  __device__ __forceinline__ double of(double) const { return scale64; }
   template <class M>
   __device__ __forceinline__ M operator()(int, M v) const {
-    return PLAIN ? v : v * (M)scale;
+    return PLAIN ? v : v * of(M());
   }
   __device__ __forceinline__ bool flips() const { return !PLAIN && scale < 0.f; }
 };

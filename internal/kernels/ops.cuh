@@ -402,9 +402,12 @@ struct Fwd {
 };
 
 // Bwd is the backward op: inputs y (forward output) and dy, accumulator
-// s = sum(dy*y) (softmax) or sum(dy) (log_softmax).
-//   softmax:     dx = y*(dy - s)
-//   log_softmax: dx = dy - exp(y)*s
+// s = sum(dy*y) (softmax) or sum(dy) (log_softmax), and the forward scale c
+// (the gradient of softmax(c·x) with respect to x; Params.scale, 1 if none):
+//   softmax:     dx = c*y*(dy - s)
+//   log_softmax: dx = c*(dy - exp(y)*s)
+// Every backward output goes through out1 or out_vals, which apply c (one
+// multiply an element).
 // Its inputs go through Load_ (an empty base: the op's layout is
 // unchanged), its output through Store_.
 template <class D_, class Load_ = DirectLoad, class Store_ = DirectStore<D_>>
@@ -426,9 +429,15 @@ struct Bwd : private Load_ {
   const T* dy;
   T* dx;
   int log;
+  M sc;  // the forward scale c
 
   __device__ __forceinline__ explicit Bwd(const Params& p)
-      : Load_(p), yv(static_cast<const T*>(p.x)), dy(static_cast<const T*>(p.dy)), dx(static_cast<T*>(p.y)), log(p.log) {}
+      : Load_(p),
+        yv(static_cast<const T*>(p.x)),
+        dy(static_cast<const T*>(p.dy)),
+        dx(static_cast<T*>(p.y)),
+        log(p.log),
+        sc(scale_of<M>(p)) {}
 
   __device__ __forceinline__ const T* src(int i) const { return i == 0 ? yv : dy; }
   __device__ __forceinline__ T* dst() const { return dx; }
@@ -481,17 +490,17 @@ struct Bwd : private Load_ {
   __device__ __forceinline__ Fin finalize(Acc a) const { return Fin{a, log}; }
 
   __device__ __forceinline__ M out1(M yy, M g, const Fin& f) const {
-    return f.log ? g - fexp(yy) * f.s : yy * (g - f.s);
+    return sc * (f.log ? g - fexp(yy) * f.s : yy * (g - f.s));
   }
 
   template <int N, int K>
   __device__ __forceinline__ void out_vals(const M (&b)[NIN][N], int k0, M (&o)[K], const Fin& f) const {
     if (f.log) {
 #pragma unroll
-      for (int e = 0; e < K; ++e) o[e] = b[1][k0 + e] - fexp(b[0][k0 + e]) * f.s;
+      for (int e = 0; e < K; ++e) o[e] = sc * (b[1][k0 + e] - fexp(b[0][k0 + e]) * f.s);
     } else {
 #pragma unroll
-      for (int e = 0; e < K; ++e) o[e] = b[0][k0 + e] * (b[1][k0 + e] - f.s);
+      for (int e = 0; e < K; ++e) o[e] = sc * b[0][k0 + e] * (b[1][k0 + e] - f.s);
     }
   }
 };

@@ -142,7 +142,7 @@ func SourceText(file string) (string, error) {
 }
 
 // WriteSources writes, for offline tools (the host emulator, nvcc checks,
-// ptxas_report.sh), every embedded header and every strategy file as it is
+// resources.sh), every embedded header and every strategy file as it is
 // compiled for all dtypes (Source, general build; the plain build is the
 // same text compiled with -DSMX_PLAIN=1) into dir, under their own names.
 func WriteSources(dir string) error {

@@ -57,7 +57,7 @@ func TestKernelSourceErrors(t *testing.T) {
 }
 
 // With SMX_SOURCES_OUT=dir, writes the generated sources there (WriteSources)
-// for the host emulator (emu/run.sh) and ptxas_report.sh.
+// for the host emulator (emu/run.sh) and nvcc checks.
 func TestWriteSources(t *testing.T) {
 	dir := os.Getenv("SMX_SOURCES_OUT")
 	if dir == "" {

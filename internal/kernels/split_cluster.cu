@@ -39,7 +39,7 @@ namespace smx {
 // The pushed partials of a one-row cluster, after the chunk copies in
 // dynamic shared memory; 16 slots, the largest cluster. Its 144 bytes
 // (kernels.SplitClusterSlotBytes) are in every launch's dynamic size, so
-// the static size in regs.go (nvcc 11.8: a build without the push) stays
+// the static size in the resource table (resources/<arch>.tsv) stays
 // the kernel's.
 struct SplitClusterSlots {
   unsigned long long mbar;

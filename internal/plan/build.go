@@ -47,47 +47,21 @@ func (c *ctx) build(s kernels.Strategy) (Plan, error) {
 	if _, ok := configLists[s]; c.config != "" && !ok {
 		return Plan{}, fmt.Errorf("it has no launch configurations to choose from (%q; block_reg and warp_row have)", c.config)
 	}
-	switch s {
-	case kernels.Naive:
-		return c.naive()
-	case kernels.SmemTree:
-		return c.smemTree()
-	case kernels.BlockVec:
-		return c.blockVec()
-	case kernels.WarpRow:
-		return c.warpRow()
-	case kernels.BlockReg:
-		return c.blockReg()
-	case kernels.BlockHybrid:
-		return c.blockHybrid()
-	case kernels.BlockSmem:
-		return c.blockSmem()
-	case kernels.Online2Pass:
-		return c.online2Pass()
-	case kernels.SplitRow:
-		return c.splitRow()
-	case kernels.SplitCluster:
-		return c.splitCluster()
-	case kernels.SplitGrid:
-		return c.splitGrid()
-	case kernels.Strided:
-		return c.strided()
-	case kernels.StridedReg:
-		return c.stridedReg()
-	case kernels.StridedShort:
-		return c.stridedShort()
-	case kernels.StridedNarrow:
-		return c.stridedNarrow()
-	case kernels.StridedSmem:
-		return c.stridedSmem()
-	case kernels.FlatRows:
-		return c.flatRows()
-	case kernels.Persistent:
-		return c.persistent()
-	case kernels.Pipelined:
-		return c.pipelined()
+	if b, ok := builders[s]; ok {
+		return b(c)
 	}
 	return Plan{}, fmt.Errorf("no planner for %q", s)
+}
+
+// builders are the strategies' builds.
+var builders = map[kernels.Strategy]func(*ctx) (Plan, error){
+	kernels.Naive: (*ctx).naive, kernels.SmemTree: (*ctx).smemTree, kernels.BlockVec: (*ctx).blockVec,
+	kernels.WarpRow: (*ctx).warpRow, kernels.BlockReg: (*ctx).blockReg, kernels.BlockHybrid: (*ctx).blockHybrid,
+	kernels.BlockSmem: (*ctx).blockSmem, kernels.Online2Pass: (*ctx).online2Pass, kernels.SplitRow: (*ctx).splitRow,
+	kernels.SplitCluster: (*ctx).splitCluster, kernels.SplitGrid: (*ctx).splitGrid, kernels.Strided: (*ctx).strided,
+	kernels.StridedReg: (*ctx).stridedReg, kernels.StridedShort: (*ctx).stridedShort,
+	kernels.StridedNarrow: (*ctx).stridedNarrow, kernels.StridedSmem: (*ctx).stridedSmem,
+	kernels.FlatRows: (*ctx).flatRows, kernels.Persistent: (*ctx).persistent, kernels.Pipelined: (*ctx).pipelined,
 }
 
 func block1(n int64) [3]uint32 { return [3]uint32{uint32(n), 1, 1} }
@@ -131,8 +105,8 @@ func (c *ctx) blockVec() (Plan, error) {
 }
 
 // staticSmem is a kernel's static shared memory (256 B if unknown).
-func staticSmem(sym string) int {
-	if _, s, ok := kernels.Resources(sym); ok {
+func staticSmem(d Device, sym string) int {
+	if _, s, ok := resourceTable(d).Kernel(sym); ok {
 		return s
 	}
 	return 256
@@ -141,8 +115,8 @@ func staticSmem(sym string) int {
 // fits checks a dynamic shared memory request against the device and the
 // occupancy query; it returns the resident blocks per SM.
 func (c *ctx) fits(file, sym string, threads int, smem int64) (int, error) {
-	if smem+int64(staticSmem(sym)) > int64(c.d.SmemOptin) {
-		return 0, fmt.Errorf("it needs %d bytes of shared memory per block (+%d static), the device allows %d", smem, staticSmem(sym), c.d.SmemOptin)
+	if smem+int64(staticSmem(c.d, sym)) > int64(c.d.SmemOptin) {
+		return 0, fmt.Errorf("it needs %d bytes of shared memory per block (+%d static), the device allows %d", smem, staticSmem(c.d, sym), c.d.SmemOptin)
 	}
 	if c.occ != nil {
 		if n, err := c.occ(file, sym, threads, int(smem)); err == nil {
@@ -159,22 +133,10 @@ func (c *ctx) fits(file, sym string, threads int, smem int64) (int, error) {
 	return n, nil
 }
 
-// persistentWarpMax and persistentBlockMax are the longest rows the
-// persistent register-cached bodies hold.
-func (c *ctx) persistentWarpMax() int64 {
-	np := int64(4)
-	if c.bwd {
-		np = 2
-	}
-	return 32 * np * c.P
-}
-
-func (c *ctx) persistentBlockMax() int64 {
-	np := int64(4)
-	if c.bwd {
-		np = 2
-	}
-	return 512 * np * c.P
+// persistentMax is the longest row the persistent register-cached bodies
+// of nt threads (32: a warp; 512: a block) hold: 4 packs a thread (2 backward).
+func (c *ctx) persistentMax(nt int64) int64 {
+	return nt * (4 - 2*int64(kernels.NIn(c.p.Op)-1)) * c.P
 }
 
 // persistent: an occupancy-sized grid looping over rows; a warp per row for
@@ -185,10 +147,10 @@ func (c *ctx) persistent() (Plan, error) {
 	var variant string
 	var nt, perBlock int64
 	switch {
-	case cols <= c.persistentWarpMax():
+	case cols <= c.persistentMax(32):
 		np := nextPow2(ceilDiv(cols, 32*c.P))
 		variant, nt, perBlock = fmt.Sprintf("w32_p%d", np), 256, 8
-	case cols <= c.persistentBlockMax():
+	case cols <= c.persistentMax(512):
 		var np int64
 		for _, p := range []int64{1, 2, 4} {
 			if 512*p*c.P >= cols {
@@ -236,7 +198,7 @@ func (c *ctx) pipelined() (Plan, error) {
 		variant = "w32"
 	}
 	sym := c.sym(kernels.Pipelined, variant)
-	optin := int64(c.d.SmemOptin) - int64(staticSmem(sym))
+	optin := int64(c.d.SmemOptin) - int64(staticSmem(c.d, sym))
 	workers, nt := int64(1), clamp(roundUp(ceilDiv(c.packs(), 16), 32), 128, 512)
 	if warp {
 		workers = 16

@@ -77,7 +77,7 @@ func (c *ctx) blockRegTail(v kernels.Variant) kernels.Variant {
 // (nvidia-h200-2026-11-25-ab-s58.txt §2-4: 2048×8192 f16 22.37 → 21.62 µs).
 func (c *ctx) blockRegExact(in kernels.Info, v kernels.Variant) (kernels.Variant, bool) {
 	packs := c.packs()
-	if !c.forwardWholeRows() || c.es != 2 || int64(v.FixedBlock*v.Packs) != packs || int64(v.Packs)*c.P != kernels.BlockRegValues {
+	if c.bwd || !c.wholePacks() || c.es != 2 || int64(v.FixedBlock*v.Packs) != packs || int64(v.Packs)*c.P != kernels.BlockRegValues {
 		return v, false
 	}
 	for _, ev := range in.Variants(false) {
@@ -184,19 +184,23 @@ func (c *ctx) blockRegFewRows(in kernels.Info, packs, maxThreads int64) (kernels
 // largest NP whose block has >= minThreads threads (rows too short for
 // that: the smallest NP), within each variant's launch bound.
 func (c *ctx) blockRegRuntimeBlock(vs []kernels.Variant, minThreads int64) (v kernels.Variant, nt int64, ok bool) {
-	packs := c.packs()
-	shift := c.shifts(kernels.BlockReg)
 	for _, cand := range vs { // packs ascending
-		n := max(roundUp(ceilDiv(packs, int64(cand.Packs)), 32), 32)
-		limit := cand.MaxThreads
-		if shift && cand.ShiftMaxThreads > 0 {
-			limit = cand.ShiftMaxThreads
-		}
-		if n <= int64(limit) && (!ok || n >= minThreads) {
+		if n, fits := c.blockRegBwdThreads(cand); fits && (!ok || n >= minThreads) {
 			v, nt, ok = cand, n, true
 		}
 	}
 	return v, nt, ok
+}
+
+// blockRegBwdThreads is backward variant v's block for the row, ok within
+// its launch bound (its twin's, for rows read through the twins).
+func (c *ctx) blockRegBwdThreads(v kernels.Variant) (int64, bool) {
+	n := max(roundUp(ceilDiv(c.packs(), int64(v.Packs)), 32), 32)
+	limit := v.MaxThreads
+	if c.shifts(kernels.BlockReg) && v.ShiftMaxThreads > 0 {
+		limit = v.ShiftMaxThreads
+	}
+	return n, n <= int64(limit)
 }
 
 // block_reg: a block per row holding the row in registers, one block per

@@ -58,7 +58,7 @@ func (c *ctx) splitGridGridQuery() (g, smemMax int64, err error) {
 	// Both kernels (one wave, waves) must fit the same grid.
 	syms := [2]string{c.sym(kernels.SplitGrid, ""), c.sym(kernels.SplitGrid, "waves")}
 	unit := 16 * c.nin
-	smemMax = (int64(c.d.SmemOptin-max(staticSmem(syms[0]), staticSmem(syms[1]))) - 1024) / unit * unit
+	smemMax = (int64(c.d.SmemOptin-max(staticSmem(c.d, syms[0]), staticSmem(c.d, syms[1]))) - 1024) / unit * unit
 	perSM := math.MaxInt
 	for _, sym := range syms {
 		n, err := c.fits("split_grid.cu", sym, splitGridThreads, smemMax)
@@ -170,7 +170,7 @@ func (c *ctx) clusterSize() (int64, bool) {
 	}
 	chunk := roundUp(ceilDiv(c.p.Axis, cs), c.P)
 	smem := kernels.SmemBytes(kernels.SplitCluster, c.p.Op, c.dt, chunk, 0)
-	if smem+int64(staticSmem(c.sym(kernels.SplitCluster, ""))) > int64(c.d.SmemOptin) {
+	if smem+int64(staticSmem(c.d, c.sym(kernels.SplitCluster, ""))) > int64(c.d.SmemOptin) {
 		return 0, false
 	}
 	return cs, true

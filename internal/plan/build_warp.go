@@ -140,7 +140,7 @@ func (c *ctx) flatRowsLanes() (w, n int64, ok bool) {
 			if slots < c.p.Axis {
 				continue
 			}
-			score := abs64(int64(values) - 8)
+			score := max(int64(values)-8, 8-int64(values))
 			if flatRowsConflicts(c.p.Axis, int64(lanes), int64(c.dt.Size())) > 2 {
 				score += 2
 			}
@@ -184,11 +184,4 @@ func flatRowsConflicts(cols, w, es int64) int64 {
 		}
 	}
 	return worst
-}
-
-func abs64(v int64) int64 {
-	if v < 0 {
-		return -v
-	}
-	return v
 }

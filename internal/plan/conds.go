@@ -35,7 +35,7 @@ func init() {
 			gw, ok := c.narrowWarps()
 			return ok && gw == 1 && ceilDiv(c.p.Axis*c.p.Inner, c.P) >= a[0]
 		}, "one warp an outer index, a block of at least k 16-byte packs"},
-		"short_kernel": {0, func(c *ctx, _ []int64) bool { return c.stridedShortFirst() },
+		"short_kernel": {0, func(c *ctx, _ []int64) bool { _, _, ok := c.stridedShortVariant(); return ok },
 			"strided_short has a kernel for the axis and dtype"},
 		"inner_tiles": {1, func(c *ctx, a []int64) bool { return c.innerPacks() && c.p.Inner%(a[0]*c.P) == 0 },
 			"Inner is whole tiles of k 16-byte packs"},
@@ -79,24 +79,24 @@ func init() {
 		}, "split_cluster has a cluster for the row on the device"},
 		"clusters_hold_rows": {2, func(c *ctx, a []int64) bool { return c.clustersHoldRows(a[0], a[1]) },
 			"every row's cluster is resident at once, and rows ≤ SMs × (row bytes − a) / b where b > 0"},
-		"hybrid_first": {0, func(c *ctx, _ []int64) bool { return c.blockHybridFirst() },
+		"hybrid_first": {0, func(c *ctx, _ []int64) bool { return c.regime("block_hybrid") },
 			"one of the table's block_hybrid rows matches"},
 		"hybrid_holds": {1, func(c *ctx, a []int64) bool { _, ok := c.hybridVariant(int(a[0])); return ok },
 			"block_hybrid has a k-thread kernel for the row"},
 		"packed_rows": {0, func(c *ctx, _ []int64) bool { return c.wholePacks() || c.ragged() },
 			"rows of whole 16-byte packs, or ragged ones its twins read (whole_packs or twin_rows)"},
 		"block_reg_one_wave": {0, func(c *ctx, _ []int64) bool {
-			return c.ragged() && c.p.Outer == int64(c.d.SMs) && c.blockRegFirst()
+			return c.ragged() && c.p.Outer == int64(c.d.SMs) && c.regime("block_reg")
 		}, "ragged rows, one an SM, that block_reg's rows take"},
 		"fills_block_reg": {0, func(c *ctx, _ []int64) bool {
 			return c.p.Axis == kernels.BlockReg.Info().MaxCols(c.p.Op, c.dt)
 		}, "the row is exactly the longest block_reg holds"},
 		"block_reg_deep": {2, func(c *ctx, a []int64) bool {
-			return c.p.Axis > a[0] && c.p.Outer >= a[1]*int64(c.d.SMs) && c.blockRegFirst()
+			return c.p.Axis > a[0] && c.p.Outer >= a[1]*int64(c.d.SMs) && c.regime("block_reg")
 		}, "block_reg's rows, over a columns, from b rows an SM"},
 		"grid_many_long_rows": {0, func(c *ctx, _ []int64) bool { return c.regime("grid.many_long") },
 			"the table's grid.many_long row matches"},
-		"block_reg_rows": {0, func(c *ctx, _ []int64) bool { return c.blockRegFirst() },
+		"block_reg_rows": {0, func(c *ctx, _ []int64) bool { return c.regime("block_reg") },
 			"one of the table's block_reg rows matches"},
 		"past_hybrid": {1, func(c *ctx, a []int64) bool {
 			_, ok := c.hybridVariant(int(a[0]))
@@ -132,11 +132,13 @@ func init() {
 		}, "warp_row's register cache holds the row's span"},
 		"whole_packs": {0, func(c *ctx, _ []int64) bool { return c.wholePacks() },
 			"rows of whole 16-byte packs on the vector path"},
-		"block_reg_bwd": {0, func(c *ctx, _ []int64) bool { return c.blockRegBackward() },
+		"block_reg_bwd": {0, func(c *ctx, _ []int64) bool {
+			return c.span() > kernels.WarpRow.Info().MaxCols(c.p.Op, c.dt) && c.span() <= kernels.BlockReg.Info().MaxCols(c.p.Op, c.dt)
+		},
 			"backward rows past warp_row's that block_reg's registers hold"},
 		"cluster_size": {0, func(c *ctx, _ []int64) bool { _, ok := c.clusterSize(); return ok },
 			"a cluster of the device's size holds the row (split_cluster)"},
-		"grid_caches": {1, func(c *ctx, a []int64) bool { ok, _ := c.gridCaches(a[0]); return ok },
+		"grid_caches": {1, func(c *ctx, a []int64) bool { return c.gridCaches(a[0]) },
 			"split_grid caches the inputs (at least k bytes) in the grid's shared memory"},
 		"lane_packs": {2, func(c *ctx, a []int64) bool { return c.lanePacks >= a[0] && c.lanePacks <= a[1] },
 			"(launch shapes) the row's span is a to b 16-byte packs"},

@@ -17,17 +17,11 @@ const ConfigSep = "/"
 
 // Configs lists launch configurations of strategy that can serve p on d,
 // as forced names ("block_reg/t256_p4"), for the autotuner to time beside
-// the rules' own pick. The strategies whose kernel shape is a free choice
-// have them: block_reg (forward: a block size and the fewest packs a
-// thread that hold the row, for block sizes up to the row's packs, and the
-// "_exact" twin where it serves; backward: packs a thread) and warp_row
-// (lanes a row and the fewest packs a lane that hold it, for lane counts
-// up to the row's packs rounded up to a power of two). Other strategies,
-// and one that cannot serve p, have none (nil); the list can be empty
-// where the strategy serves p only at shapes it leaves out (block_reg's
-// 16-bit rows past 32768 columns, at more than BlockRegValues values a
-// thread). The rules' pick may be one of them, or not (a "_tail" kernel,
-// few rows' one pack a thread); every listed one serves p.
+// the rules' own pick: block_reg's (blockRegConfigs) and warp_row's
+// (warpRowConfigs), the strategies whose kernel shape is a free choice.
+// Other strategies, and one that cannot serve p, have none (nil); every
+// listed one serves p, and the rules' pick may be one of them or not (a
+// "_tail" kernel, few rows' one pack a thread).
 func Configs(p Problem, d Device, strategy string) ([]string, error) {
 	c, err := newCtx(p, d, nil)
 	if err != nil {
@@ -78,12 +72,7 @@ func (c *ctx) blockRegServes(v kernels.Variant) (nt int64, ok bool) {
 	in := kernels.BlockReg.Info()
 	packs := c.packs()
 	if c.bwd {
-		n := max(roundUp(ceilDiv(packs, int64(v.Packs)), 32), 32)
-		limit := v.MaxThreads
-		if c.shifts(kernels.BlockReg) && v.ShiftMaxThreads > 0 {
-			limit = v.ShiftMaxThreads
-		}
-		return n, n <= int64(limit)
+		return c.blockRegBwdThreads(v)
 	}
 	nt = int64(v.FixedBlock)
 	if c.ragged() && c.es == 2 && blockRegOverhang(v) {
@@ -95,7 +84,7 @@ func (c *ctx) blockRegServes(v kernels.Variant) (nt int64, ok bool) {
 	case v.Tail || !v.Serves(c.dt) || nt*int64(v.Packs) < packs:
 		return 0, false
 	case v.Exact:
-		return nt, c.forwardWholeRows() && c.es == 2 && nt*int64(v.Packs) == packs
+		return nt, !c.bwd && c.wholePacks() && c.es == 2 && nt*int64(v.Packs) == packs
 	case c.shifts(kernels.BlockReg) && !in.HasShiftTwin(v):
 		return 0, false
 	}

@@ -117,7 +117,8 @@ func TestEmuCases(t *testing.T) {
 		{3, 20001, 1}, {2, 40955, 1}}
 	var out strings.Builder
 	strats := append([]string{"auto"}, Strategies()...)
-	n := 0
+	n, nb := 0, 0
+	bwdScales := []float64{1, 0.5, -1.5}
 	for _, sh := range shapes {
 		for _, st := range strats {
 			if st == "split_cluster" {
@@ -151,8 +152,21 @@ func TestEmuCases(t *testing.T) {
 								continue
 							}
 							n++
-							fmt.Fprintf(&out, "case %s %s %d %d %d %d %d %d %d %d %d %d %d\n", pl.Strategy, dt, int(op), sh[0], sh[1], sh[2],
-								pl.Params.Chunk, pl.Params.Split, pl.Params.Vec, pl.Params.Log, pl.Workspace, len(pl.Launches), al)
+							// The last fields: the forward scale, backward cases
+							// cycling through 1, 0.5 and -1.5 (dx carries it),
+							// forward ones 0 (the driver's own choice); and
+							// where dx and the inputs share a placement, dx
+							// in place: 0 apart, 1 over dy, 2 over y.
+							scale, alias := 0.0, 0
+							if op.Backward() {
+								scale = bwdScales[nb%len(bwdScales)]
+								if al != 2 {
+									alias = nb / len(bwdScales) % 3
+								}
+								nb++
+							}
+							fmt.Fprintf(&out, "case %s %s %d %d %d %d %d %d %d %d %d %d %d %g %d\n", pl.Strategy, dt, int(op), sh[0], sh[1], sh[2],
+								pl.Params.Chunk, pl.Params.Split, pl.Params.Vec, pl.Params.Log, pl.Workspace, len(pl.Launches), al, scale, alias)
 							for _, l := range pl.Launches {
 								fmt.Fprintf(&out, "launch %s %d %d %d %d %d %d %d\n", l.Symbol, l.Grid[0], l.Grid[1], l.Grid[2], l.Block[0], l.Block[1], l.Block[2], l.Smem)
 							}

@@ -8,7 +8,7 @@ import (
 // Models are the device models the planner knows without a GPU, by short
 // name, with the properties their driver reports: what `softmax plan
 // --model` plans for. Without the driver, blocks per SM come from the
-// ptxas register table (kernels.Resources) and resident clusters from
+// architecture's resource table (kernels.Resources) and resident clusters from
 // blocks per SM (clusterPackNum), so a pick that turns on those answers can
 // differ from the one the GPU itself gets.
 var Models = map[string]Device{

@@ -1,7 +1,7 @@
 // Package plan turns a problem (Outer × Axis × Inner layout, dtype, op,
 // pointer alignment) and the device's properties into a kernel strategy and
 // its launches. It is a pure function of its inputs: the driver's occupancy
-// and cluster queries are injected (and estimated from the ptxas register
+// and cluster queries are injected (and estimated from the per-architecture resource
 // table when absent), so every choice is tested on the CPU with device
 // models (Models).
 //
@@ -61,17 +61,12 @@
 // # Named conditions
 //
 // The few predicates that must compute are Go functions named in the
-// table (conds.go; Conditions lists them, `softmax plan --rules` prints
-// them): the few-rows bandwidth model's pick (model_block,
-// model_split_row, model_split_cluster: rules.go's fewModel, whose
-// constants cite their measurements), what the
-// grid's shared memory caches (grid_caches), occupancy and fill
-// (smem_fits, block_smem_blocks, hybrid_fill_under, grid_fill_under),
-// clusters (cluster_size), kernel shapes and capacities (narrow_shape,
-// short_kernel, warp_holds, block_reg_holds, hybrid_holds), and regimes
-// other rows ask about (block_reg_rows, hybrid_first: whether one of the
-// table's block_reg or block_hybrid rows matches). Thresholds are their
-// arguments or the row's cells.
+// table (conds.go; Conditions lists them with what each says, `softmax
+// plan --rules` prints them): the few-rows bandwidth model's pick
+// (rules.go's fewModel), what the grid's shared memory caches, occupancy
+// and fill, clusters, kernel shapes and capacities, and regimes other rows
+// ask about (whether one of the table's rows of a group matches).
+// Thresholds are their arguments or the row's cells.
 //
 // # Launch shapes
 //
@@ -79,13 +74,10 @@
 // shape row: the choice of strategy skips it, and that strategy's build
 // asks the shape rows that match (ctx.shape) for the first shape it has a
 // kernel for, with the row's packs in the lane_packs, values_over and
-// span_crosses conditions. warp_row: p1, p2, p3 (packs a lane, over the
-// fewest power-of-two lanes that hold the row); block_reg: few(k) (one
-// pack a thread up to k threads), wide(k) (f32 512-thread blocks from k
-// waves), threads(k) (backward: the most packs a thread leaving k
-// threads); strided: twin (its twins for slices the 16-byte path cannot
-// take); split_grid: cached(k) (k-thread blocks where one wave caches the
-// chunks whole). Without a matching row a build takes its plainest shape.
+// span_crosses conditions. The shapes (shapeNames), as the table's
+// comments above its shape rows say: warp_row p1, p2, p3; block_reg
+// few(k), wide(k), threads(k); strided twin; split_grid cached(k). Without
+// a matching row a build takes its plainest shape.
 //
 // # Launches
 //
@@ -208,7 +200,7 @@ type Occupancy func(file, symbol string, block, smem int) (int, error)
 type Clusters func(file, symbol string, block, smem, cluster int) (int, error)
 
 // Queries are the driver's answers the planner asks for. A nil member, or a
-// query that fails, is estimated: blocks per SM from the ptxas register
+// query that fails, is estimated: blocks per SM from the per-architecture resource
 // table, clusters from blocks per SM (clusterPackNum).
 type Queries struct {
 	Blocks   Occupancy
@@ -236,7 +228,7 @@ const (
 // Make plans p on d. force names a strategy ("" or "auto": the rules),
 // optionally with one of its launch configurations ("block_reg/t256_p4",
 // see Configs); occ
-// may be nil (occupancy is then estimated from the ptxas register table).
+// may be nil (occupancy is then estimated from the resource table).
 func Make(p Problem, d Device, occ Occupancy, force string) (Plan, error) {
 	return MakeWith(p, d, Queries{Blocks: occ}, force)
 }
@@ -363,33 +355,20 @@ func newCtx(p Problem, d Device, occ Occupancy) (*ctx, error) {
 }
 
 func withDefaults(d Device) Device {
-	if d.SMs <= 0 {
-		d.SMs = 1
+	orDefault := func(v *int, def int) {
+		if *v <= 0 {
+			*v = def
+		}
 	}
-	if d.RegsPerSM <= 0 {
-		d.RegsPerSM = 65536
-	}
-	if d.MaxBlocksPerSM <= 0 {
-		d.MaxBlocksPerSM = 32
-	}
-	if d.MaxThreadsPerSM <= 0 {
-		d.MaxThreadsPerSM = 2048
-	}
-	if d.MaxThreadsPerBlock <= 0 {
-		d.MaxThreadsPerBlock = 1024
-	}
-	if d.SmemPerBlock <= 0 {
-		d.SmemPerBlock = 48 << 10
-	}
-	if d.SmemOptin < d.SmemPerBlock {
-		d.SmemOptin = d.SmemPerBlock
-	}
-	if d.SmemPerSM <= 0 {
-		d.SmemPerSM = d.SmemOptin + 1024
-	}
-	if d.MaxClusterSize <= 0 {
-		d.MaxClusterSize = 8
-	}
+	orDefault(&d.SMs, 1)
+	orDefault(&d.RegsPerSM, 65536)
+	orDefault(&d.MaxBlocksPerSM, 32)
+	orDefault(&d.MaxThreadsPerSM, 2048)
+	orDefault(&d.MaxThreadsPerBlock, 1024)
+	orDefault(&d.SmemPerBlock, 48<<10)
+	d.SmemOptin = max(d.SmemOptin, d.SmemPerBlock)
+	orDefault(&d.SmemPerSM, d.SmemOptin+1024)
+	orDefault(&d.MaxClusterSize, 8)
 	d.MaxClusterSize = min(d.MaxClusterSize, 16)
 	return d
 }
@@ -504,23 +483,17 @@ func (c *ctx) stridedTwin() bool {
 }
 
 // span is the most elements a row occupies in the registers of a
-// register-cached body: the row, plus for ragged rows the elements before
-// it back to the pack boundary (at most P - gcd(cols mod P, P)).
-// warp_row's rows: warpSpan.
-func (c *ctx) span() int64 {
-	if !c.ragged() {
-		return c.p.Axis
-	}
-	return c.shiftedSpan()
-}
+// register-cached body: the row, or for rows read through the twins
+// (ragged; warp_row's: warpRagged) shiftedSpan.
+func (c *ctx) span() int64 { return c.spanIf(c.ragged()) }
 
-// warpSpan is span for warp_row, which takes more rows through its twins
-// (warpRagged).
-func (c *ctx) warpSpan() int64 {
-	if !c.warpRagged() {
-		return c.p.Axis
+func (c *ctx) warpSpan() int64 { return c.spanIf(c.warpRagged()) }
+
+func (c *ctx) spanIf(twins bool) int64 {
+	if twins {
+		return c.shiftedSpan()
 	}
-	return c.shiftedSpan()
+	return c.p.Axis
 }
 
 // shiftedSpan is a ragged row's span: the row and the elements before it
@@ -558,11 +531,12 @@ func (c *ctx) residentClusters(file, symbol string, threads, smem int, cs int64,
 	return int64(perSM) * int64(c.d.SMs) * clusterPackNum / (clusterPackDen * cs)
 }
 
-// estimate is the CUDA occupancy calculation from the ptxas register and
-// static shared memory table (64 registers assumed for unknown symbols).
+// estimate is the CUDA occupancy calculation from the device architecture's
+// resource table (kernels.Resources; 64 registers assumed for unknown
+// symbols).
 func estimate(d Device, symbol string, threads, smem int) int {
 	d = withDefaults(d)
-	regs, static, ok := kernels.Resources(symbol)
+	regs, static, ok := resourceTable(d).Kernel(symbol)
 	if !ok {
 		regs = 64
 	}
@@ -624,4 +598,16 @@ func (c *ctx) finish(pl Plan) Plan {
 		pl.Params.Vec = kernels.VecShift
 	}
 	return pl
+}
+
+// resourceTable is the kernels' resource table for d's architecture
+// (kernels.Resources: the nearest older one where d's has none; a device
+// without a compute capability, the newest).
+func resourceTable(d Device) *kernels.ResourceTable {
+	arch := ""
+	if d.Major > 0 {
+		arch = fmt.Sprintf("sm_%d%d", d.Major, d.Minor)
+	}
+	t, _ := kernels.Resources(arch) // the embedded tables parse: TestResourceTables
+	return t
 }

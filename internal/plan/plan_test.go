@@ -105,7 +105,7 @@ func check(t *testing.T, p Problem, d Device, pl Plan) {
 		if l.Block[1] > 1 && in.Strategy != kernels.Strided || l.Block[2] > 1 {
 			t.Errorf("%s: unexpected block shape %v", where, l.Block)
 		}
-		if l.Smem < 0 || l.Smem+staticSmem(l.Symbol) > d.SmemOptin {
+		if l.Smem < 0 || l.Smem+staticSmem(d, l.Symbol) > d.SmemOptin {
 			t.Errorf("%s: %d bytes of shared memory, device allows %d", where, l.Smem, d.SmemOptin)
 		}
 		if (l.Cluster != [3]uint32{}) != in.Cluster && in.Strategy != kernels.StridedReg {

@@ -1,7 +1,6 @@
 package plan
 
 import (
-	"fmt"
 	"math"
 
 	"github.com/gofused/softmax/internal/kernels"
@@ -17,37 +16,22 @@ const (
 	gridWaves     = 4    // grid cap, in waves of resident blocks
 	maxSplitRow   = 2048 // split_row chunks per row (phase 2 merges them all)
 
-	// clusterRowBytes is the longest row (input bytes) split_cluster takes:
-	// 512 KB rows tie with split_row over three runs, 1 MB rows lose
-	// (nvidia-h200-2026-11-22-sweep-fewrows.txt).
+	// the longest row (input bytes) split_cluster takes: 512 KB rows tie
+	// with split_row, 1 MB rows lose (nvidia-h200-2026-11-22-sweep-fewrows.txt)
 	clusterRowBytes = 384 << 10
-
-	// clusterOneWaveRowBytes: forward rows from this size go to
-	// split_cluster rather than a block per row when every row's cluster is
-	// resident at once (rows × cluster size <= SMs): 64 KB rows 0.88..0.94
-	// of block_reg's time, 48 KB tie (nvidia-h200-2026-11-22-ab-s29.txt §4).
+	// forward rows from this size take split_cluster over a block a row
+	// when every cluster is resident at once (nvidia-h200-2026-11-22-ab-s29.txt §4)
 	clusterOneWaveRowBytes = 64 << 10
-
-	// splitRowBlocksPerSM: split_row's grid, in 512-thread blocks per SM
-	// over all rows (nvidia-h200-2026-11-22-ab-s17.txt: 2/2 ties 3/3 and
-	// leads 4/4 on 1×10^8 f32, 299.4 vs 306.5 µs).
+	// split_row's grid, 512-thread blocks an SM over all rows (nvidia-h200-2026-11-22-ab-s17.txt)
 	splitRowBlocksPerSM = 2
-
-	// gridCacheHalves: split_grid's waves cache at most gridCacheHalves/2
-	// times the grid's shared memory of a single row; past it split_row
-	// reads the row twice for less (nvidia-h200-2026-11-22-ab-s30.txt §3).
+	// split_grid caches at most gridCacheHalves/2 times the grid's shared
+	// memory of a row; past it split_row reads it twice for less (nvidia-h200-2026-11-22-ab-s30.txt §3)
 	gridCacheHalves = 8
-
-	// gridWaveQuarters: split_grid takes the rows in waves of at most
-	// gridWaveQuarters/4 times the grid's cache, shared evenly, the next
-	// wave's reads overlapping the last one's writes (cuda's
-	// BenchmarkSplitGridWaves: 128 MB 4×16777216 f16 104.3 µs in one wave,
-	// 99.7 in two; 32 MB and less, one wave wins by far).
+	// split_grid's waves take at most gridWaveQuarters/4 times the grid's
+	// cache (cuda's BenchmarkSplitGridWaves: one wave to 32 MB, two past 128 MB)
 	gridWaveQuarters = 9
-
-	// twoReadSplitBytes: rows from this size (bytes of the inputs) that a
-	// block would read twice are split whenever rows <= SMs/2 (fewModel).
-	// Measured at 4 MB rows; shorter rows keep the model's choice.
+	// rows from this size that a block would read twice are split while
+	// rows <= SMs/2 (fewModel; measured at 4 MB rows)
 	twoReadSplitBytes = 1 << 20
 )
 
@@ -114,27 +98,14 @@ const (
 // whose inputs are at least minBytes and either at most
 // gridCacheHalves/2 times the shared memory of the whole grid or in rows
 // that fit a wave (splitGridWaveBytes). Ragged rows take it too (nothing
-// cached; nvidia-h200-2026-11-22-ab-s31.txt §4: 26×631146 f32 78.7 vs
-// split_row 108.2 µs).
-func (c *ctx) gridCaches(minBytes int64) (bool, string) {
+// cached; nvidia-h200-2026-11-22-ab-s31.txt §4).
+func (c *ctx) gridCaches(minBytes int64) bool {
 	if !c.vec() && !c.ragged() {
-		return false, ""
+		return false
 	}
 	g, smemMax, err := c.splitGridGrid()
-	if err != nil {
-		return false, ""
-	}
 	in := c.p.Outer * c.p.Axis * c.es * c.nin
-	capacity, waveBytes := g*smemMax, c.splitGridWaveBytes(g, smemMax)
-	if in < minBytes || 2*in > gridCacheHalves*capacity && in/c.p.Outer > waveBytes {
-		return false, ""
-	}
-	if !c.vec() {
-		return true, "split_grid spreads each ragged row over the SMs in one launch (element by element, nothing cached)"
-	}
-	waves := ceilDiv(c.p.Outer, c.splitGridWaveRows(g, smemMax))
-	return true, fmt.Sprintf("split_grid caches %d of %d input bytes in the grid's shared memory (%d at a time), one launch",
-		min(in, capacity*waves), in, min(in, capacity))
+	return err == nil && in >= minBytes && (2*in <= gridCacheHalves*g*smemMax || in/c.p.Outer <= c.splitGridWaveBytes(g, smemMax))
 }
 
 // twoReadBlockRows reports whether a block per row would read the row twice
@@ -146,9 +117,9 @@ func (c *ctx) twoReadBlockRows() bool {
 		return false
 	}
 	if c.p.Op.Backward() {
-		return !c.blockRegFirst()
+		return !c.regime("block_reg")
 	}
-	if c.blockRegFirst() || c.blockHybridFirst() {
+	if c.regime("block_reg") || c.regime("block_hybrid") {
 		return false
 	}
 	if occ, err := c.blockSmemOccupancy(); err == nil && occ >= 2 {
@@ -158,36 +129,6 @@ func (c *ctx) twoReadBlockRows() bool {
 		return false
 	}
 	return true
-}
-
-// blockRegFirst reports whether one of the table's block_reg rows matches:
-// the other regimes ask whether block_reg holds the row.
-func (c *ctx) blockRegFirst() bool { return c.regime("block_reg") }
-
-// blockRegBackward reports whether block_reg takes a backward row of whole
-// packs: past warp_row's rows, up to what its backward kernels hold (y and
-// dy in registers), reading it once where online_2pass reads it twice (the
-// table's block_reg.bwd row; at warp_row's edge they tie).
-func (c *ctx) blockRegBackward() bool {
-	return c.span() > kernels.WarpRow.Info().MaxCols(c.p.Op, c.dt) && c.span() <= kernels.BlockReg.Info().MaxCols(c.p.Op, c.dt)
-}
-
-// blockHybridFirst reports whether one of the table's block_hybrid rows
-// matches (their evidence: the rows; the measurements: bench/results).
-func (c *ctx) blockHybridFirst() bool { return c.regime("block_hybrid") }
-
-// forwardWholeRows reports forward rows of whole 16-byte packs from aligned
-// pointers, the rows block_hybrid and split_grid's caching serve.
-func (c *ctx) forwardWholeRows() bool {
-	return !c.p.Op.Backward() && c.wholePacks()
-}
-
-// stridedShortFirst reports whether strided_short has a kernel for the axis
-// (2..48 rows forward, 2..32 backward), where it led strided on every case
-// measured (the table's strided.short rows: nvidia-h200-2026-11-23-ab-s33.txt, nvidia-h200-2026-11-23-ab-s34.txt).
-func (c *ctx) stridedShortFirst() bool {
-	_, _, ok := c.stridedShortVariant()
-	return ok
 }
 
 // stridedShortVariant names strided_short's kernel for this axis ("a5", or

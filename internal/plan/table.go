@@ -56,21 +56,6 @@ type Cond struct {
 	fn   condFunc
 }
 
-func (k Cond) String() string {
-	s := k.Name
-	if k.Not {
-		s = "!" + s
-	}
-	if len(k.Args) > 0 {
-		var a []string
-		for _, v := range k.Args {
-			a = append(a, strconv.FormatInt(v, 10))
-		}
-		s += "(" + strings.Join(a, ",") + ")"
-	}
-	return s
-}
-
 // Range is an inclusive range of a cell; a bound of 0 in Unit "" with Has
 // false is open.
 type Range struct {
@@ -177,21 +162,18 @@ func overlay(base, over []Row) []Row {
 	if len(over) == 0 {
 		return base
 	}
-	idx := map[string]int{}
-	for i, r := range base {
-		idx[r.ID] = i
+	byID := map[string]Row{}
+	for _, r := range over {
+		byID[r.ID] = r
 	}
 	out := make([]Row, 0, len(base)+len(over))
-	replaced := map[int]Row{}
 	for _, r := range over {
-		if i, ok := idx[r.ID]; ok {
-			replaced[i] = r
-		} else {
+		if !slices.ContainsFunc(base, func(b Row) bool { return b.ID == r.ID }) {
 			out = append(out, r)
 		}
 	}
-	for i, r := range base {
-		if o, ok := replaced[i]; ok {
+	for _, r := range base {
+		if o, ok := byID[r.ID]; ok {
 			r = o
 		}
 		out = append(out, r)
@@ -318,7 +300,7 @@ func parseRow(cells []string, checkCands bool) (Row, error) {
 		if _, err := kernels.ParseStrategy(name); err != nil && checkCands {
 			return bad("candidates", s)
 		}
-		if shape, _, _ := strings.Cut(config, "("); name == first && contains(shapeNames[kernels.Strategy(name)], shape) {
+		if shape, _, _ := strings.Cut(config, "("); name == first && slices.Contains(shapeNames[kernels.Strategy(name)], shape) {
 			shapes++
 		}
 		r.Cands = append(r.Cands, s)
@@ -330,11 +312,7 @@ func parseRow(cells []string, checkCands bool) (Row, error) {
 }
 
 // shapeNames are the launch shapes a strategy's build asks the table's
-// shape rows for (ctx.shape): warp_row's packs a lane (p3: three, over
-// fewer lanes than the power-of-two shapes; p2: two, over half the lanes;
-// p1 or no row: one); block_reg's few, wide and threads; strided's twin
-// (its ragged-Inner twins); split_grid's cached(k) (k-thread blocks for a
-// one-wave grid that caches its chunks whole).
+// shape rows for (ctx.shape; the package doc).
 var shapeNames = map[kernels.Strategy][]string{
 	kernels.WarpRow:   {"p1", "p2", "p3"},
 	kernels.BlockReg:  {"few", "wide", "threads"},
@@ -390,61 +368,45 @@ func cell(s string) string {
 }
 
 // parseRange reads "*", "N", "A..B", "A..", "..B", ">N", ">=N", "<N" or
-// "<=N" (A..B inclusive but for ">A..B" and "A..<B"); N a number with an optional K or M (×1024, ×2^20) and unit p or s.
+// "<=N" (A..B inclusive but for ">A..B" and "A..<B"); N a number with an
+// optional K or M (×1024, ×2^20) and unit p or s.
 func parseRange(s string) (Range, error) {
 	var r Range
-	var err error
-	set := func(lo, hi string) error {
-		if lo != "" {
-			if r.Lo, err = parseBound(lo); err != nil {
-				return err
-			}
-			r.HasLo = true
-		}
-		if hi != "" {
-			if r.Hi, err = parseBound(hi); err != nil {
-				return err
-			}
-			r.HasHi = true
-		}
-		return nil
-	}
+	lo, hi, isRange := strings.Cut(s, "..")
 	switch {
 	case cell(s) == "*":
 		return r, nil
-	case strings.Contains(s, ".."):
-		// A..B, either bound exclusive with > before A or < before B.
-		lo, hi, _ := strings.Cut(s, "..")
-		exLo, exHi := strings.HasPrefix(lo, ">"), strings.HasPrefix(hi, "<")
-		if err := set(strings.TrimPrefix(lo, ">"), strings.TrimPrefix(hi, "<")); err != nil {
-			return r, err
-		}
-		if exLo {
-			r.Lo = exclusive(r.Lo, +1)
-		}
-		if exHi {
-			r.Hi = exclusive(r.Hi, -1)
-		}
-		return r, nil
-	case strings.HasPrefix(s, ">="):
-		return r, set(s[2:], "")
-	case strings.HasPrefix(s, "<="):
-		return r, set("", s[2:])
-	case strings.HasPrefix(s, ">"), strings.HasPrefix(s, "<"):
-		// integers: >N is >= N+1; with a unit the bound is exclusive of
-		// the resolved value, which bound encodes by a tiny offset.
-		b, err := parseBound(s[1:])
-		if err != nil {
-			return r, err
-		}
-		if s[0] == '>' {
-			r.Lo, r.HasLo = exclusive(b, +1), true
-		} else {
-			r.Hi, r.HasHi = exclusive(b, -1), true
-		}
-		return r, nil
+	case isRange:
+	case strings.HasPrefix(s, ">"):
+		lo, hi = s, ""
+	case strings.HasPrefix(s, "<"):
+		lo, hi = "", s
+	default:
+		lo, hi = s, s
 	}
-	return r, set(s, s)
+	var err error
+	if r.Lo, r.HasLo, err = parseEnd(lo, ">", +1); err != nil {
+		return r, err
+	}
+	r.Hi, r.HasHi, err = parseEnd(hi, "<", -1)
+	return r, err
+}
+
+// parseEnd reads one end of a range: "" (open), N, op N (exclusive) or
+// op= N.
+func parseEnd(s, op string, dir float64) (bound, bool, error) {
+	if s == "" {
+		return bound{}, false, nil
+	}
+	v, ex := strings.CutPrefix(s, op)
+	if eq, ok := strings.CutPrefix(v, "="); ex && ok {
+		v, ex = eq, false
+	}
+	b, err := parseBound(v)
+	if ex {
+		b = exclusive(b, dir)
+	}
+	return b, true, err
 }
 
 // exclusive moves a bound just past its value: for integers compared with a
@@ -533,16 +495,16 @@ func (c *ctx) matches(r *Row) bool {
 	if r.Layout != "*" && (r.Layout == "strided") != (p.Inner > 1) {
 		return false
 	}
-	if (r.Dir == "fwd" || r.Dir == "bwd") && (r.Dir == "bwd") != c.bwd || r.Ops != nil && !contains(r.Ops, c.p.Op) {
+	if (r.Dir == "fwd" || r.Dir == "bwd") && (r.Dir == "bwd") != c.bwd || r.Ops != nil && !slices.Contains(r.Ops, c.p.Op) {
 		return false
 	}
-	if r.DTypes != nil && !contains(r.DTypes, c.dt) {
+	if r.DTypes != nil && !slices.Contains(r.DTypes, c.dt) {
 		return false
 	}
-	if r.Paths != nil && !contains(r.Paths, c.path()) {
+	if r.Paths != nil && !slices.Contains(r.Paths, c.path()) {
 		return false
 	}
-	if r.ESizes != nil && !contains(r.ESizes, c.es) {
+	if r.ESizes != nil && !slices.Contains(r.ESizes, c.es) {
 		return false
 	}
 	if !r.Rows.has(c, p.Outer) || !r.Cols.has(c, p.Axis) || !r.Inner.has(c, p.Inner) || !r.Bytes.has(c, p.Axis*c.es*c.nin) {
@@ -554,15 +516,6 @@ func (c *ctx) matches(r *Row) bool {
 		}
 	}
 	return true
-}
-
-func contains[T comparable](s []T, v T) bool {
-	for _, x := range s {
-		if x == v {
-			return true
-		}
-	}
-	return false
 }
 
 // Print writes the table as aligned columns, one row a line.

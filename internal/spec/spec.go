@@ -77,8 +77,8 @@ type Op int
 const (
 	Softmax            Op = iota // y = exp(s·x − max) / Σ exp(s·x − max)
 	LogSoftmax                   // y = s·x − max − log Σ exp(s·x − max)
-	SoftmaxBackward              // dx = y·(dy − Σ dy·y)
-	LogSoftmaxBackward           // dx = dy − exp(y)·Σ dy
+	SoftmaxBackward              // dx = s·y·(dy − Σ dy·y), s the scale
+	LogSoftmaxBackward           // dx = s·(dy − exp(y)·Σ dy)
 )
 
 // Valid reports whether o is one of the known ops.

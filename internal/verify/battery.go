@@ -6,6 +6,10 @@ var (
 	allDTypes = []spec.DType{spec.Float32, spec.Float16, spec.BFloat16, spec.Float64}
 	allOps    = []spec.Op{spec.Softmax, spec.LogSoftmax, spec.SoftmaxBackward, spec.LogSoftmaxBackward}
 	edgeFills = []Fill{NegInf, AllNegInf, NaN, PosInf, Huge, Constant, Wide}
+	// Backward edges: y with zeros (softmax) or −∞ (log-softmax) from −∞
+	// inputs and underflow, y all NaN, NaN in y or dy, all-zero dy.
+	backwardFills = []Fill{NegInf, AllNegInf, NaN, Wide, DYNaN, DYZero}
+	backwardOps   = []spec.Op{spec.SoftmaxBackward, spec.LogSoftmaxBackward}
 )
 
 // shapeAxis is a shape with the axis to reduce.
@@ -16,7 +20,8 @@ type shapeAxis struct {
 
 // Battery returns the standard checks: every op × dtype over ragged
 // last-axis sizes (1, 7, 781, 1000, 4096, 4097, 20000, 1000003), 2-D and 3-D tensors
-// along every axis, scales, zero-size tensors, a scalar, and every edge fill.
+// along every axis, scales, zero-size tensors, a scalar, and every edge fill;
+// backward with the scale, its edge fills and in place (backwardCases).
 // With quick set, the million-element row is left out (fast unit tests).
 func Battery(quick bool) []Case {
 	shapes := []shapeAxis{
@@ -98,6 +103,48 @@ func Battery(quick bool) []Case {
 					Case{Shape: []int{6, 35, 64}, Axis: 1, DType: dt, Op: op, Fill: f},  // four lanes, the last one short
 					Case{Shape: []int{6, 100, 8}, Axis: 1, DType: dt, Op: op, Fill: f},  // strided_narrow
 					Case{Shape: []int{2, 24576}, Axis: -1, DType: dt, Op: op, Fill: f})
+			}
+		}
+	}
+	return append(cases, backwardCases()...)
+}
+
+// backwardCases are the backward checks beyond the random ones: the scale
+// (positive, negative) through each kind of strategy, the edge fills, and
+// dx in place of y or dy (forward: dst in place of x), on shapes the CPU
+// shares out to workers.
+func backwardCases() []Case {
+	scaled := []shapeAxis{
+		{[]int{9, 781}, -1}, {[]int{37, 96}, -1}, {[]int{6, 4096}, -1}, {[]int{3, 20000}, -1}, {[]int{2, 70000}, -1},
+		{[]int{5, 30, 45}, 1}, {[]int{5, 6, 80}, 1}, {[]int{3, 50, 45}, 1}, {[]int{4, 50, 8}, 1},
+	}
+	edges := []shapeAxis{{[]int{16, 781}, -1}, {[]int{37, 5, 3}, 1}, {[]int{6, 200, 32}, 1}, {[]int{6, 40, 37}, 1}, {[]int{2, 24576}, -1}}
+	// 24×4096 and 6×300×64 f32 go to two CPU workers (more: TestEngineBackwardInPlace).
+	aliased := []shapeAxis{{[]int{9, 781}, -1}, {[]int{24, 4096}, -1}, {[]int{5, 30, 45}, 1}, {[]int{6, 300, 64}, 1}}
+	var cases []Case
+	for _, dt := range allDTypes {
+		for _, op := range backwardOps {
+			for _, sc := range []float64{0.5, -2} {
+				for _, sa := range scaled {
+					cases = append(cases, Case{Shape: sa.shape, Axis: sa.axis, DType: dt, Op: op, Scale: sc, Fill: Random})
+				}
+			}
+			for _, f := range backwardFills {
+				for _, sa := range edges {
+					cases = append(cases, Case{Shape: sa.shape, Axis: sa.axis, DType: dt, Op: op, Fill: f})
+				}
+				cases = append(cases, Case{Shape: []int{16, 781}, Axis: -1, DType: dt, Op: op, Scale: -0.5, Fill: f})
+			}
+			for k, sa := range aliased {
+				for _, a := range []Alias{AliasY, AliasDY} {
+					sc := []float64{1, -2}[k%2]
+					cases = append(cases, Case{Shape: sa.shape, Axis: sa.axis, DType: dt, Op: op, Scale: sc, Fill: Random, Alias: a})
+				}
+			}
+		}
+		for _, op := range []spec.Op{spec.Softmax, spec.LogSoftmax} {
+			for _, sa := range aliased {
+				cases = append(cases, Case{Shape: sa.shape, Axis: sa.axis, DType: dt, Op: op, Scale: 0.5, Fill: Random, Alias: AliasX})
 			}
 		}
 	}

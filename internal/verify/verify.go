@@ -1,6 +1,7 @@
 // Package verify is the accuracy battery shared by the tests of every
 // backend and by `softmax verify`: it builds inputs (random, ragged, −∞,
-// NaN, huge, constant slices), runs a backend, and compares the result with
+// NaN, huge, constant slices; for backward ops also NaN or zero dy), runs a
+// backend (out of place or in place), and compares the result with
 // the float64 reference of package ref (its compensated form for Float64
 // cases, whose tolerance is 1e-13).
 package verify
@@ -29,6 +30,23 @@ const (
 	Huge      Fill = "huge"      // values near the dtype's max magnitude
 	Constant  Fill = "constant"  // every element equal
 	Wide      Fill = "wide"      // uniform over ±80 (±700 for f64): exp spans the dtype's range
+	// Fills of a backward op's dy (x, so y, random): a NaN in some
+	// slices' dy, and some slices' dy all zero.
+	DYNaN  Fill = "dy-nan"
+	DYZero Fill = "dy-zero"
+)
+
+// Alias names the input a case's output is, for in-place checks.
+type Alias string
+
+// Aliases: none (the output is its own poisoned memory), or the output is
+// the forward input x, the backward input y or dy itself, holding its
+// values when the backend is called.
+const (
+	Separate Alias = ""
+	AliasX   Alias = "x"
+	AliasY   Alias = "y"
+	AliasDY  Alias = "dy"
 )
 
 // Case is one check: an op on a shape along an axis.
@@ -39,6 +57,7 @@ type Case struct {
 	Op    spec.Op
 	Scale float64 // 0 means 1; the float32-arithmetic dtypes use float32(Scale)
 	Fill  Fill
+	Alias Alias // the input the output is (in place); Separate: none
 }
 
 // Name is a compact label such as "softmax f16 [4 781] axis -1 random".
@@ -46,6 +65,9 @@ func (c Case) Name() string {
 	s := fmt.Sprintf("%v %v %v axis %d %s", c.Op, c.DType, c.Shape, c.Axis, c.Fill)
 	if c.Scale != 0 && c.Scale != 1 {
 		s += fmt.Sprintf(" scale %g", c.Scale)
+	}
+	if c.Alias != Separate {
+		s += " in place (out = " + string(c.Alias) + ")"
 	}
 	return s
 }
@@ -60,7 +82,8 @@ type Host struct {
 }
 
 // Backend runs one op. For forward ops inputs is [x]; for backward ops it
-// is [y, dy]. out is poisoned with NaN before the call.
+// is [y, dy]. out is poisoned with NaN before the call, unless the case is
+// in place: then out is the aliased input itself (the same slice).
 type Backend func(c Case, out Host, inputs []Host) error
 
 // Result is the outcome of one case.
@@ -114,7 +137,15 @@ func Run(c Case, rng *rand.Rand, backend Backend) Result {
 	if scale == 0 {
 		scale = 1
 	}
-	x := draw(c.Fill, c.DType, l, rng)
+	if bad := c.Alias == AliasX && c.Op.Backward() || (c.Alias == AliasY || c.Alias == AliasDY) && !c.Op.Backward(); bad {
+		res.Err = fmt.Errorf("verify: %v has no input %q to alias", c.Op, c.Alias)
+		return res
+	}
+	fill := c.Fill
+	if fill == DYNaN || fill == DYZero {
+		fill = Random
+	}
+	x := draw(fill, c.DType, l, rng)
 	xs := store(c.DType, x) // rounded to storage
 	var want, scaleOf []float64
 	var inputs []Host
@@ -125,13 +156,19 @@ func Run(c Case, rng *rand.Rand, backend Backend) Result {
 		}
 		y, _ := refForward(c.DType, fwd, l, load(xs))
 		ys := store(c.DType, y)
-		dy := make([]float64, n)
-		for i := range dy {
-			dy[i] = rng.NormFloat64()
-		}
-		dys := store(c.DType, dy)
+		dys := store(c.DType, drawDY(c.Fill, l, rng))
 		want, _ = refBackward(c.DType, c.Op, l, load(ys), load(dys))
 		scaleOf = backwardScale(c.Op, l, load(ys), load(dys))
+		// The backends multiply dx by the scale in float32 (float64 for
+		// Float64); so does the reference.
+		s := scale
+		if c.DType != spec.Float64 {
+			s = float64(float32(scale))
+		}
+		for i := range want {
+			want[i] *= s
+			scaleOf[i] *= math.Abs(s)
+		}
 		inputs = []Host{ys, dys}
 	} else {
 		// The backends compute scale·x in float32 (float64 for Float64); so
@@ -167,6 +204,14 @@ func Run(c Case, rng *rand.Rand, backend Backend) Result {
 				out.U16[i] = 0x7fc0
 			}
 		}
+	}
+	switch c.Alias {
+	case AliasX, AliasY:
+		out = clone(inputs[0])
+		inputs[0] = out
+	case AliasDY:
+		out = clone(inputs[1])
+		inputs[1] = out
 	}
 	if err := backend(c, out, inputs); err != nil {
 		res.Err = err
@@ -314,6 +359,40 @@ func draw(f Fill, dt spec.DType, l spec.Layout, rng *rand.Rand) []float64 {
 		}
 	}
 	return x
+}
+
+// drawDY makes the incoming gradient of a backward case: normal, σ = 1,
+// with a NaN in some slices (DYNaN) or some slices all zero (DYZero).
+func drawDY(f Fill, l spec.Layout, rng *rand.Rand) []float64 {
+	dy := make([]float64, l.Len())
+	for i := range dy {
+		dy[i] = rng.NormFloat64()
+	}
+	if f != DYNaN && f != DYZero || l.Axis == 0 {
+		return dy
+	}
+	for o := 0; o < l.Outer; o++ {
+		for i := 0; i < l.Inner; i++ {
+			if rng.IntN(3) != 0 && (o != 0 || i != 0) {
+				continue // about a third of the slices, always the first
+			}
+			at := func(j int) int { return (o*l.Axis+j)*l.Inner + i }
+			if f == DYNaN {
+				dy[at(rng.IntN(l.Axis))] = math.NaN()
+				continue
+			}
+			for j := 0; j < l.Axis; j++ {
+				dy[at(j)] = 0
+			}
+		}
+	}
+	return dy
+}
+
+// clone copies a host tensor.
+func clone(h Host) Host {
+	return Host{DType: h.DType, F32: append([]float32(nil), h.F32...), U16: append([]uint16(nil), h.U16...),
+		F64: append([]float64(nil), h.F64...)}
 }
 
 // store rounds values to the dtype's storage.

@@ -57,3 +57,37 @@ func TestBackwardScale(t *testing.T) {
 		}
 	}
 }
+
+// An in-place case hands the backend the aliased input as its output (the
+// same memory, holding the input's values); one that aliases an input its
+// op does not have is refused.
+func TestAliasShares(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for _, c := range []Case{
+		{Shape: []int{3, 5}, Axis: -1, DType: spec.Float32, Op: spec.SoftmaxBackward, Fill: Random, Alias: AliasY},
+		{Shape: []int{3, 5}, Axis: -1, DType: spec.Float16, Op: spec.LogSoftmaxBackward, Fill: Random, Alias: AliasDY},
+		{Shape: []int{3, 5}, Axis: -1, DType: spec.Float64, Op: spec.Softmax, Fill: Random, Alias: AliasX},
+	} {
+		k := map[Alias]int{AliasX: 0, AliasY: 0, AliasDY: 1}[c.Alias]
+		called := false
+		Run(c, rng, func(c Case, out Host, in []Host) error {
+			called = true
+			same := len(out.F32) > 0 && &out.F32[0] == &in[k].F32[0] || len(out.U16) > 0 && &out.U16[0] == &in[k].U16[0] ||
+				len(out.F64) > 0 && &out.F64[0] == &in[k].F64[0]
+			if !same {
+				t.Errorf("%s: out is not input %d", c.Name(), k)
+			}
+			if v := load(out); math.IsNaN(v[0]) {
+				t.Errorf("%s: out holds poison, not the input", c.Name())
+			}
+			return nil
+		})
+		if !called {
+			t.Errorf("%s: backend not called", c.Name())
+		}
+	}
+	bad := Case{Shape: []int{3}, Axis: -1, DType: spec.Float32, Op: spec.Softmax, Fill: Random, Alias: AliasDY}
+	if r := Run(bad, rng, func(Case, Host, []Host) error { return nil }); r.Err == nil {
+		t.Error("forward op aliased to dy: no error")
+	}
+}

@@ -49,6 +49,12 @@ int main(int argc, char** argv) {
     std::string tag, strat, dt;
     int op; long long outer, axis, inner, chunk, split, vec, lg, ws, nl, aligned;
     ss >> tag >> strat >> dt >> op >> outer >> axis >> inner >> chunk >> split >> vec >> lg >> ws >> nl >> aligned;
+    // The case's scale (0 or absent: the driver's choice below) and, for
+    // backward, whether dx is an input (0 none, 1 dx = dy, 2 dx = y).
+    double cscale = 0;
+    int calias = 0;
+    if (!(ss >> cscale)) cscale = 0;
+    if (!(ss >> calias)) calias = 0;
     struct L { std::string sym; unsigned g[3], b[3]; long long smem; };
     std::vector<L> ls(nl);
     for (auto& l : ls) {
@@ -67,11 +73,14 @@ int main(int argc, char** argv) {
     const int G = emu::guard_bytes;
     std::vector<char> xb(n * es + 2 * G + 16), dyb(n * es + 2 * G + 16), yb(n * es + 2 * G + 16, 0x7b);
     auto base = [&](std::vector<char>& v, long long o) { return (char*)((((uintptr_t)v.data() + G + 15) & ~(uintptr_t)15) + o); };
-    char *X = base(xb, off), *DY = base(dyb, off), *Y = base(yb, offY);
+    if (!bwd || off != offY) calias = 0;
+    std::vector<char>& yhold = calias == 1 ? dyb : calias == 2 ? xb : yb;
+    char *X = base(xb, off), *DY = base(dyb, off), *Y = base(yhold, calias ? off : offY);
     auto idx = [&](long long s, long long j) { long long o = s / inner, i = s % inner; return (o * axis + j) * inner + i; };
     // Forward cases alternate scale 0.75 and 1 (kernels may take a path of
-    // their own for 1, e.g. strided_reg's UNIT body).
-    double scale = plain || bwd || ncase % 2 == 0 ? 1.0 : 0.75;
+    // their own for 1, e.g. strided_reg's UNIT body); backward ones take the
+    // case's (the gradient of softmax(scale*x): dx carries the factor).
+    double scale = plain ? 1.0 : cscale != 0 ? cscale : bwd || ncase % 2 == 0 ? 1.0 : 0.75;
     // Inputs.
     for (long long s = 0; s < slices; ++s) {
       std::vector<double> xv(axis);
@@ -97,9 +106,30 @@ int main(int argc, char** argv) {
         st(dt, DY, idx(s, j), (slices >= 6 && s == 1 && j == axis / 3) ? NAN : nd(rng));
       }
     }
+    // The reference, before the launch: an aliased dx overwrites an input.
+    std::vector<double> REF(n), COND(n, 0.0);
+    for (long long s = 0; s < slices; ++s) {
+      std::vector<double> ref(axis), cond(axis, 0.0);
+      if (!bwd) {
+        std::vector<double> v(axis);
+        bool poison = false;
+        for (long long j = 0; j < axis; ++j) { v[j] = dt == "f64" ? ld(dt, X, idx(s, j)) * scale : (double)((float)ld(dt, X, idx(s, j)) * (float)scale); if (std::isnan(v[j]) || v[j] == INFINITY) poison = true; }
+        double m = -INFINITY; for (auto a : v) m = std::max(m, a);
+        if (m == -INFINITY) poison = true;
+        double d = 0; if (!poison) for (auto a : v) d += exp(a - m);
+        for (long long j = 0; j < axis; ++j) ref[j] = poison ? NAN : islog ? v[j] - m - log(d) : exp(v[j] - m) / d;
+      } else {
+        double sum = 0, asum = 0;
+        for (long long j = 0; j < axis; ++j) { double y = ld(dt, X, idx(s, j)), g = ld(dt, DY, idx(s, j)); sum += islog ? g : g * y; asum += fabs(islog ? g : g * y); }
+        for (long long j = 0; j < axis; ++j) { double y = ld(dt, X, idx(s, j)), g = ld(dt, DY, idx(s, j)); ref[j] = scale * (islog ? g - exp(y) * sum : y * (g - sum));
+          cond[j] = fabs(scale) * (islog ? fabs(g) + exp(y) * asum : fabs(y) * (fabs(g) + asum)); }
+      }
+      for (long long j = 0; j < axis; ++j) { REF[idx(s, j)] = ref[j]; COND[idx(s, j)] = cond[j]; }
+    }
     std::vector<double> wsb(ws / 8 + 4, NAN);  // 16-byte aligned for f64's double pairs
-    smx::Params p{X, Y, outer, axis, (float)scale, (int)lg, (int)split, (int)vec, bwd ? DY : nullptr, (float*)wsb.data(), inner, chunk};
+    smx::Params p{X, Y, outer, axis, (float)scale, (int)lg, (int)split, (int)vec, bwd ? DY : nullptr, (float*)wsb.data(), inner, chunk, nullptr, scale};
     bool bad = false;
+    std::vector<char> gbefore((char*)(((uintptr_t)yhold.data() + G + 15) & ~(uintptr_t)15) - G, Y), gafter(Y + n * es, Y + n * es + G);
     emu::in_lo[0] = X; emu::in_hi[0] = X + n * es;
     emu::in_lo[1] = bwd ? DY : nullptr; emu::in_hi[1] = bwd ? DY + n * es : nullptr;
     emu::bad_reads = 0;
@@ -109,28 +139,16 @@ int main(int argc, char** argv) {
       emu::launch(it->second, dim3{l.g[0], l.g[1], l.g[2]}, dim3{l.b[0], l.b[1], l.b[2]}, l.smem, p);
     }
     if (emu::bad_reads) { bad = true; printf("  %lld 16-byte reads outside an input tensor\n", emu::bad_reads); }
-    // Guards.
-    for (char* g = (char*)(((uintptr_t)yb.data() + G + 15) & ~(uintptr_t)15) - G; g < Y; ++g) if (*g != 0x7b) { bad = true; printf("  guard before clobbered\n"); break; }
-    for (char* g = Y + n * es; g < Y + n * es + G; ++g) if (*g != 0x7b) { bad = true; printf("  guard after clobbered\n"); break; }
+    // Guards: the bytes around dx as they were before the launch.
+    char* const g0 = (char*)(((uintptr_t)yhold.data() + G + 15) & ~(uintptr_t)15) - G;
+    for (char* g = g0; g < Y; ++g) if (*g != gbefore[g - g0]) { bad = true; printf("  guard before clobbered\n"); break; }
+    for (char* g = Y + n * es; g < Y + n * es + G; ++g) if (*g != gafter[g - (Y + n * es)]) { bad = true; printf("  guard after clobbered\n"); break; }
     double tol = dt == "f64" ? 1e-13 : dt == "f32" ? 2e-6 : dt == "f16" ? 2e-3 : 1.6e-2;
     double atol = dt == "f16" ? 1e-7 : 1e-38;
     double werr = 0; std::string wwhere;
     for (long long s = 0; s < slices; ++s) {
       std::vector<double> ref(axis), cond(axis, 0.0);
-      if (!bwd) {
-        std::vector<double> v(axis);
-        bool poison = false;
-        for (long long j = 0; j < axis; ++j) { v[j] = dt == "f64" ? ld(dt, X, idx(s, j)) * (double)(float)scale : (double)((float)ld(dt, X, idx(s, j)) * (float)scale); if (std::isnan(v[j]) || v[j] == INFINITY) poison = true; }
-        double m = -INFINITY; for (auto a : v) m = std::max(m, a);
-        if (m == -INFINITY) poison = true;
-        double d = 0; if (!poison) for (auto a : v) d += exp(a - m);
-        for (long long j = 0; j < axis; ++j) ref[j] = poison ? NAN : islog ? v[j] - m - log(d) : exp(v[j] - m) / d;
-      } else {
-        double sum = 0, asum = 0;
-        for (long long j = 0; j < axis; ++j) { double y = ld(dt, X, idx(s, j)), g = ld(dt, DY, idx(s, j)); sum += islog ? g : g * y; asum += fabs(islog ? g : g * y); }
-        for (long long j = 0; j < axis; ++j) { double y = ld(dt, X, idx(s, j)), g = ld(dt, DY, idx(s, j)); ref[j] = islog ? g - exp(y) * sum : y * (g - sum);
-          cond[j] = islog ? fabs(g) + exp(y) * asum : fabs(y) * (fabs(g) + asum); }
-      }
+      for (long long j = 0; j < axis; ++j) { ref[j] = REF[idx(s, j)]; cond[j] = COND[idx(s, j)]; }
       double smax = 0; for (auto r : ref) if (std::isfinite(r)) smax = std::max(smax, fabs(r));
       for (long long j = 0; j < axis; ++j) {
         double got = ld(dt, Y, idx(s, j)), r = ref[j];
@@ -149,7 +167,7 @@ int main(int argc, char** argv) {
     if (werr > 1 || bad) {
       ++nfail;
       if (nfail < 40) printf("FAIL %s (err %.3g): %s | %s\n", line.c_str(), werr, wwhere.c_str(), tag.c_str());
-      printf("  case: %s %s op%d %lldx%lldx%lld chunk %lld split %lld vec %lld aligned %lld: %s\n", strat.c_str(), dt.c_str(), op, outer, axis, inner, chunk, split, vec, aligned, ls.empty() ? "" : ls[0].sym.c_str());
+      printf("  case: %s %s op%d %lldx%lldx%lld chunk %lld split %lld vec %lld aligned %lld scale %g alias %d: %s\n", strat.c_str(), dt.c_str(), op, outer, axis, inner, chunk, split, vec, aligned, scale, calias, ls.empty() ? "" : ls[0].sym.c_str());
     }
   }
   printf("%s%d cases, %d failures\n", plain ? "plain build: " : "", ncase, nfail);

@@ -8,6 +8,9 @@
 # input tensor (emu.h, check_read); then the plain-softmax builds (SMX_PLAIN) on
 # the plain cases. Needs g++ >= 12 (_Float16). ~7 minutes.
 #   internal/kernels/emu/run.sh [workdir]
+# SMX_EMU_GREP=REGEX runs only the cases whose "case ..." line matches
+# (an awk regex; '^case [a-z_0-9]+ [a-z0-9]+ [23] ' the backward ops);
+# every source is still compiled (table.inc names them all).
 set -e
 here=$(cd "$(dirname "$0")" && pwd)
 kern=$(dirname "$here")
@@ -15,6 +18,11 @@ root=$(cd "$kern/../.." && pwd)
 out=${1:-$(mktemp -d)}
 mkdir -p "$out"
 (cd "$root" && SMX_EMU_OUT="$out" go test -count=1 -run TestEmuCases ./internal/plan/ >/dev/null)
+if [ -n "${SMX_EMU_GREP:-}" ]; then
+	awk -v re="$SMX_EMU_GREP" '/^case /{keep = ($0 ~ re)} keep' "$out/cases.txt" >"$out/cases.sel"
+	mv "$out/cases.sel" "$out/cases.txt"
+	echo "SMX_EMU_GREP: $(grep -c '^case ' "$out/cases.txt") cases kept"
+fi
 # The strategy files with the kernels the catalogue generates for them.
 src="$out/src"
 (cd "$root" && SMX_SOURCES_OUT="$src" go test -count=1 -run TestWriteSources ./internal/kernels/ >/dev/null)

@@ -639,8 +639,8 @@ func (c *ctx) hybridFits(v kernels.Variant) (nt int, sym string, smem int64, per
 }
 
 // staticSmem is a kernel's static shared memory (256 B if unknown).
-func staticSmem(sym string) int {
-	if _, s, ok := kernels.Resources(sym); ok {
+func staticSmem(d Device, sym string) int {
+	if _, s, ok := resourceTable(d).Kernel(sym); ok {
 		return s
 	}
 	return 256
@@ -649,8 +649,8 @@ func staticSmem(sym string) int {
 // fits checks a dynamic shared memory request against the device and the
 // occupancy query; it returns the resident blocks per SM.
 func (c *ctx) fits(file, sym string, threads int, smem int64) (int, error) {
-	if smem+int64(staticSmem(sym)) > int64(c.d.SmemOptin) {
-		return 0, fmt.Errorf("it needs %d bytes of shared memory per block (+%d static), the device allows %d", smem, staticSmem(sym), c.d.SmemOptin)
+	if smem+int64(staticSmem(c.d, sym)) > int64(c.d.SmemOptin) {
+		return 0, fmt.Errorf("it needs %d bytes of shared memory per block (+%d static), the device allows %d", smem, staticSmem(c.d, sym), c.d.SmemOptin)
 	}
 	if c.occ != nil {
 		if n, err := c.occ(file, sym, threads, int(smem)); err == nil {
@@ -759,7 +759,7 @@ func (c *ctx) splitGridGridQuery() (g, smemMax int64, err error) {
 	// Both kernels (one wave, waves) must fit the same grid.
 	syms := [2]string{c.sym(kernels.SplitGrid, ""), c.sym(kernels.SplitGrid, "waves")}
 	unit := 16 * c.nin
-	smemMax = (int64(c.d.SmemOptin-max(staticSmem(syms[0]), staticSmem(syms[1]))) - 1024) / unit * unit
+	smemMax = (int64(c.d.SmemOptin-max(staticSmem(c.d, syms[0]), staticSmem(c.d, syms[1]))) - 1024) / unit * unit
 	perSM := math.MaxInt
 	for _, sym := range syms {
 		n, err := c.fits("split_grid.cu", sym, splitGridThreads, smemMax)
@@ -871,7 +871,7 @@ func (c *ctx) clusterSize() (int64, bool) {
 	}
 	chunk := roundUp(ceilDiv(c.p.Axis, cs), c.P)
 	smem := kernels.SmemBytes(kernels.SplitCluster, c.p.Op, c.dt, chunk, 0)
-	if smem+int64(staticSmem(c.sym(kernels.SplitCluster, ""))) > int64(c.d.SmemOptin) {
+	if smem+int64(staticSmem(c.d, c.sym(kernels.SplitCluster, ""))) > int64(c.d.SmemOptin) {
 		return 0, false
 	}
 	return cs, true
@@ -1412,7 +1412,7 @@ func (c *ctx) pipelined() (Plan, error) {
 		variant = "w32"
 	}
 	sym := c.sym(kernels.Pipelined, variant)
-	optin := int64(c.d.SmemOptin) - int64(staticSmem(sym))
+	optin := int64(c.d.SmemOptin) - int64(staticSmem(c.d, sym))
 	workers, nt := int64(1), clamp(roundUp(ceilDiv(c.packs(), 16), 32), 128, 512)
 	if warp {
 		workers = 16

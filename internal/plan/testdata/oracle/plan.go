@@ -460,11 +460,12 @@ func (c *ctx) residentClusters(file, symbol string, threads, smem int, cs int64,
 	return int64(perSM) * int64(c.d.SMs) * clusterPackNum / (clusterPackDen * cs)
 }
 
-// estimate is the CUDA occupancy calculation from the ptxas register and
-// static shared memory table (64 registers assumed for unknown symbols).
+// estimate is the CUDA occupancy calculation from the device architecture's
+// resource table (kernels.Resources; 64 registers assumed for unknown
+// symbols).
 func estimate(d Device, symbol string, threads, smem int) int {
 	d = withDefaults(d)
-	regs, static, ok := kernels.Resources(symbol)
+	regs, static, ok := resourceTable(d).Kernel(symbol)
 	if !ok {
 		regs = 64
 	}
@@ -526,4 +527,16 @@ func (c *ctx) finish(pl Plan) Plan {
 		pl.Params.Vec = kernels.VecShift
 	}
 	return pl
+}
+
+// resourceTable is the kernels' resource table for d's architecture
+// (kernels.Resources: the nearest older one where d's has none; a device
+// without a compute capability, the newest).
+func resourceTable(d Device) *kernels.ResourceTable {
+	arch := ""
+	if d.Major > 0 {
+		arch = fmt.Sprintf("sm_%d%d", d.Major, d.Minor)
+	}
+	t, _ := kernels.Resources(arch) // the embedded tables parse: TestResourceTables
+	return t
 }

@@ -1,0 +1,222 @@
+// Host emulator driver of the cross-entropy kernels (xent.cu): runs
+// xent_prep, each row kernel and xent_final on random rows (special values
+// in the first ones) for every dtype and a set of option combinations, and
+// compares loss, lse and gradient with a float64 reference of
+// internal/xent's semantics. See xent_run.sh.
+#include "common.cuh"
+#include "xent.cuh"
+#include <cmath>
+#include <map>
+#include <string>
+#include <vector>
+#include <random>
+#include <algorithm>
+#define K(s) extern "C" void s(const smx::XParams);
+#include "xtable.inc"
+#undef K
+namespace emu { void launch(void (*fn)(const smx::Params), dim3 grid, dim3 block, size_t smem, const smx::Params& p); }
+static std::map<std::string, void (*)(const smx::XParams)> table = {
+#define K(s) {#s, s},
+#include "xtable.inc"
+#undef K
+};
+static void (*g_xfn)(const smx::XParams);
+static smx::XParams g_xp;
+static void tramp(const smx::Params) { g_xfn(g_xp); }
+static void launch(const std::string& sym, unsigned grid, unsigned block, const smx::XParams& p) {
+  auto it = table.find(sym);
+  if (it == table.end()) { printf("no kernel %s\n", sym.c_str()); exit(2); }
+  g_xfn = it->second; g_xp = p;
+  smx::Params dummy{};
+  emu::launch(tramp, dim3{grid, 1, 1}, dim3{block, 1, 1}, 0, dummy);
+}
+static int esize(int dt) { return dt == 0 ? 4 : 2; }
+static const char* dname(int dt) { return dt == 0 ? "f32" : dt == 1 ? "f16" : "bf16"; }
+static double ld(int dt, const char* b, long long i) {
+  if (dt == 0) { float f; memcpy(&f, b + 4 * i, 4); return f; }
+  smx::u16 h; memcpy(&h, b + 2 * i, 2);
+  return dt == 1 ? smx::h2f(h) : __uint_as_float(((unsigned)h) << 16);
+}
+static void st(int dt, char* b, long long i, double v) {
+  if (dt == 0) { float f = (float)v; memcpy(b + 4 * i, &f, 4); return; }
+  smx::u16 h = dt == 1 ? smx::f2h((float)v) : smx::f2bf((float)v);
+  memcpy(b + 2 * i, &h, 2);
+}
+struct Opt { const char* name; double eps, zl, cap, scale; bool w, mean, sum, grows, inplace, skew, bwd, tlp, lseonly, t64; long long ignore; };
+static double closeness(double got, double ref, double tol, double mag) {
+  if (std::isnan(ref) || std::isnan(got)) return std::isnan(ref) && std::isnan(got) ? 0 : 1e9;
+  if (std::isinf(ref) || std::isinf(got)) return ref == got ? 0 : 1e9;
+  return fabs(got - ref) / (tol * (fabs(ref) + mag) + 1e-30);
+}
+int main() {
+  std::mt19937_64 rng(73);
+  std::normal_distribution<double> nd(0, 2);
+  const Opt opts[] = {
+    {"plain", 0, 0, 0, 1, false, true, false, false, false, false, false, false, false, false, -100},
+    {"sum+skew", 0, 0, 0, 1, false, false, true, false, false, true, false, false, false, true, -100},
+    {"none+grows", 0, 0, 0, 1, false, false, false, true, false, false, false, false, false, false, -100},
+    {"eps", 0.1, 0, 0, 1, false, true, false, false, false, false, false, false, false, false, -100},
+    {"weights", 0, 0, 0, 1, true, true, false, false, false, false, false, false, false, false, -100},
+    {"zloss", 0, 1e-2, 0, 1, false, true, false, false, false, false, false, false, false, false, -100},
+    {"softcap", 0, 0, 5, 1, false, true, false, false, false, false, false, false, false, false, -100},
+    {"scale", 0, 0, 0, 0.5, false, true, false, false, false, false, false, false, false, false, 3},
+    {"all+inplace", 0.2, 1e-3, 4, 1.5, true, true, false, false, true, true, false, false, false, true, -100},
+    {"bwd", 0.1, 1e-3, 3, 0.7, true, false, false, true, false, false, true, false, false, false, -100},
+    {"bwd+inplace", 0, 0, 0, 1, false, true, false, false, true, true, true, false, false, false, -100},
+    {"tlp", 0, 0, 6, 0.8, false, false, false, false, false, false, false, true, false, false, -100},
+    {"lse", 0, 0, 0, 1, false, false, false, false, false, true, false, false, true, false, -100},
+  };
+  const long long Vs[] = {1, 5, 8, 33, 781};
+  const struct { int threads, packs; } rowk[] = {{128, 4}, {256, 4}, {256, 8}, {512, 8}, {512, 16}, {1024, 0}};
+  int ncase = 0, nfail = 0;
+  double worst[3] = {0, 0, 0};
+  for (int dt = 0; dt < 3; ++dt)
+  for (long long V : Vs)
+  for (const Opt& o : opts)
+  for (auto rk : rowk) {
+    if (rk.packs > 0 && (long long)rk.threads * rk.packs * (16 / esize(dt)) < V + 16 / esize(dt)) continue;
+    // Keep the run short: the smallest and largest cached kernels, and the
+    // streaming one on two ragged V.
+    if (rk.threads == 256 || (rk.threads == 512 && rk.packs == 8)) continue;
+    if (rk.packs == 0 && V != 5 && V != 781) continue;
+    ++ncase;
+    const long long rows = 9;
+    const int es = esize(dt), P = 16 / es, G = 64;
+    const long long n = rows * V;
+    long long off = o.skew ? es : 0;
+    std::vector<char> xb(n * es + 2 * G + 32), gb(n * es + 2 * G + 32, 0x7b);
+    auto base = [&](std::vector<char>& v, long long k) { return (char*)((((uintptr_t)v.data() + G + 15) & ~(uintptr_t)15) + k); };
+    char* X = base(xb, off);
+    char* GR = o.inplace ? X : base(gb, off);
+    std::vector<long long> tg(rows);
+    std::vector<float> w(V), grows(rows), lsein(rows), loss(rows + 1, NAN), lse(rows + 1, NAN), out(1, NAN);
+    for (auto& x : w) x = (float)std::uniform_real_distribution<double>(0, 2)(rng);
+    for (long long r = 0; r < rows; ++r) {
+      grows[r] = (float)nd(rng);
+      tg[r] = (long long)(rng() % V);
+      for (long long j = 0; j < V; ++j) st(dt, X, r * V + j, nd(rng));
+    }
+    // Special rows: ignored, a masked vocabulary, a NaN, all −inf but the target.
+    tg[1] = o.ignore;
+    if (V > 2) { for (long long j = 0; j < V; j += 2) st(dt, X, 2 * V + j, -INFINITY); tg[2] = 1; }
+    if (V > 3 && !o.bwd) st(dt, X, 3 * V + V / 2, NAN);
+    if (o.bwd) tg[4] = o.ignore;
+    for (long long j = 0; j < V; ++j) if (j != tg[5]) st(dt, X, 5 * V + j, -INFINITY);
+    std::vector<double> xs(n);
+    for (long long i = 0; i < n; ++i) xs[i] = ld(dt, X, i);
+    // Reference.
+    auto zf = [&](double x) { double c = o.cap > 0 ? o.cap * tanh(x / o.cap) : x; return c * o.scale; };
+    std::vector<double> rl(rows), rlse(rows), rg(n), rc(n);
+    double wsum = 0, cnt = 0, W = 0;
+    for (long long j = 0; j < V; ++j) W += o.w ? w[j] : 1;
+    for (long long r = 0; r < rows; ++r) if (tg[r] != o.ignore) { cnt++; wsum += o.w ? w[tg[r]] : 1; }
+    double gscale = o.mean ? (cnt > 0 ? 1.0 / wsum : 0) : 1.0;
+    for (long long r = 0; r < rows; ++r) {
+      double m = -INFINITY, d = 0, dot = 0;
+      for (long long j = 0; j < V; ++j) m = std::max(m, zf(xs[r * V + j]));
+      bool poison = false;
+      for (long long j = 0; j < V; ++j) { double z = zf(xs[r * V + j]); if (std::isnan(z) || z == INFINITY) poison = true; if (m > -INFINITY) d += exp(z - m); dot += (o.w ? w[j] : 1) * z; }
+      double l = poison ? NAN : m == -INFINITY ? -INFINITY : m + log(d);
+      rlse[r] = l;
+      lsein[r] = (float)l;
+      if (o.bwd) l = lsein[r];
+      long long t = tg[r];
+      bool ign = t == o.ignore;
+      double wt = ign ? 0 : o.w ? w[t] : 1;
+      if (ign) rl[r] = 0;
+      else if (o.tlp) rl[r] = zf(xs[r * V + t]) - l;
+      else { rl[r] = (1 - o.eps) * wt * (l - zf(xs[r * V + t])) + o.zl * l * l; if (o.eps) rl[r] += o.eps / V * (W * l - dot); }
+      double g = gscale * (o.grows ? grows[r] : 1);
+      for (long long j = 0; j < V; ++j) {
+        if (ign) { rg[r * V + j] = 0; continue; }
+        double x = xs[r * V + j], z = zf(x), p = exp(z - l);
+        double gj = (1 - o.eps) * wt * (p - (j == t)) + 2 * o.zl * l * p;
+        if (o.eps) gj += o.eps / V * (W * p - (o.w ? w[j] : 1));
+        // Its terms' size: float rounding of each, not of their difference.
+        double cj = (1 - o.eps) * wt * (p + (j == t)) + 2 * o.zl * fabs(l) * p;
+        if (o.eps) cj += o.eps / V * (W * p + (o.w ? w[j] : 1));
+        double f = g * o.scale;
+        if (o.cap > 0) { double y = tanh(x / o.cap); f *= 1 - y * y; }
+        rg[r * V + j] = gj * f;
+        rc[r * V + j] = cj * fabs(f);
+      }
+    }
+    // Device-side buffers.
+    std::vector<int> t32(rows);
+    for (long long r = 0; r < rows; ++r) t32[r] = (int)tg[r];
+    std::vector<double> stats(3, NAN);
+    std::vector<long long> bad(2, 7);
+    std::vector<char> lsenat(rows * es + 16, 0);
+    smx::XParams p{};
+    p.x = X; p.grad = (o.tlp || o.lseonly) ? nullptr : GR;
+    p.tgt = o.lseonly ? nullptr : o.t64 ? (const void*)tg.data() : (const void*)t32.data();
+    p.w = o.w ? w.data() : nullptr;
+    p.loss = o.lseonly || o.bwd ? nullptr : loss.data();
+    p.lse = o.lseonly ? (void*)lsenat.data() : o.bwd ? nullptr : (void*)lse.data();
+    p.lse_in = o.bwd ? lsein.data() : nullptr;
+    p.grows = o.grows ? grows.data() : nullptr;
+    p.stats = stats.data(); p.bad = bad.data(); p.out = out.data();
+    p.rows = rows; p.v = V; p.ignore = o.ignore; p.scale = (float)o.scale; p.softcap = (float)o.cap; p.eps = (float)o.eps;
+    p.zloss = (float)o.zl; p.gout = 1.f;
+    p.flags = (o.t64 ? smx::XF_T64 : 0) | (o.mean ? smx::XF_MEAN : 0) | (o.lseonly ? smx::XF_NOTGT | smx::XF_LSE_NATIVE : 0) | (o.tlp ? smx::XF_TLP : 0);
+    p.vec = 1;
+    emu::in_lo[0] = X; emu::in_hi[0] = X + n * es; emu::in_lo[1] = nullptr; emu::bad_reads = 0;
+    char sym[64];
+    snprintf(sym, sizeof sym, "xent_row_%s_t%d_p%d", dname(dt), rk.threads, rk.packs);
+    launch("xent_prep", 1, 1024, p);
+    launch(sym, 4, rk.threads, p);  // 4 blocks over 9 rows: the grid-stride loop
+    bool reduce = !o.lseonly && !o.bwd && !o.tlp && (o.mean || o.sum);
+    if (reduce) launch("xent_final", 1, 1024, p);
+    bool fail = bad[0] != -1 || emu::bad_reads != 0;
+    double tol = dt == 0 ? 2e-5 : dt == 1 ? 2e-3 : 1.6e-2;
+    double e = 0;
+    std::string where;
+    auto chk = [&](double got, double ref, double t, double mag, const char* what, long long i) {
+      double c = closeness(got, ref, t, mag);
+      if (c > e) { e = c; char b[96]; snprintf(b, sizeof b, "%s[%lld] got %g want %g", what, i, got, ref); where = b; }
+    };
+    double rsum = 0;
+    for (long long r = 0; r < rows; ++r) rsum += rl[r];
+    for (long long r = 0; r < rows; ++r) {
+      if (o.lseonly) chk(ld(dt, lsenat.data(), r), rlse[r], tol, 1, "lse", r);
+      else if (!o.bwd) { chk(lse[r], rlse[r], 2e-5, 1, "lse", r); if (!reduce) chk(loss[r], rl[r], 2e-5, 1, "loss", r); }
+    }
+    if (reduce) chk(out[0], o.mean ? rsum / wsum : rsum, 2e-5, 1, "out", 0);
+    if (p.grad) {
+      // f16 subnormals are 2^-24 apart.
+      const double atol = dt == 1 ? 6e-8 / tol : 1e-30;
+      for (long long i = 0; i < n; ++i) chk(ld(dt, GR, i), rg[i], tol, rc[i] + atol, "grad", i);
+      if (!o.inplace) {
+        char* g0 = base(gb, off);
+        for (char* c = g0 - G; c < g0; ++c) if (*c != 0x7b) { fail = true; where += " guard before"; break; }
+        for (char* c = g0 + n * es; c < g0 + n * es + G; ++c) if (*c != 0x7b) { fail = true; where += " guard after"; break; }
+      }
+    }
+    worst[dt] = std::max(worst[dt], e);
+    if (e > 1 || fail) {
+      ++nfail;
+      printf("FAIL %s %s V=%lld %s: err %.3g at %s (bad %lld, bad reads %lld)\n", sym, o.name, V, dname(dt), e, where.c_str(), bad[0], emu::bad_reads);
+    }
+  }
+  // A target outside [0, V): flagged, nothing written.
+  {
+    const long long rows = 5, V = 10;
+    std::vector<float> X(rows * V, 1.f), G(rows * V, 7.f), loss(rows, 7.f);
+    std::vector<int> t = {1, 2, -100, 10, -3};
+    std::vector<double> stats(3);
+    std::vector<long long> bad(2);
+    smx::XParams p{};
+    p.x = X.data(); p.grad = G.data(); p.tgt = t.data(); p.loss = loss.data(); p.stats = stats.data(); p.bad = bad.data();
+    p.rows = rows; p.v = V; p.ignore = -100; p.scale = 1; p.gout = 1; p.vec = 1;
+    emu::in_lo[0] = (const char*)X.data(); emu::in_hi[0] = (const char*)(X.data() + rows * V);
+    launch("xent_prep", 1, 1024, p);
+    launch("xent_row_f32_t128_p4", 2, 128, p);
+    ++ncase;
+    bool written = false;
+    for (float g : G) written |= g != 7.f;
+    for (float l : loss) written |= l != 7.f;
+    if (bad[0] != 3 || bad[1] != 10 || written) { ++nfail; printf("FAIL bad target: flagged row %lld target %lld, written %d\n", bad[0], bad[1], written); }
+  }
+  printf("xent emulator: %d cases, %d failed; worst err/tol f32 %.3g f16 %.3g bf16 %.3g\n", ncase, nfail, worst[0], worst[1], worst[2]);
+  return nfail ? 1 : 0;
+}

@@ -1,0 +1,418 @@
+// xent.cu: fused cross-entropy (issue 73): loss, per-row log-sum-exp and the
+// gradient d loss/d logits in the pass that reads the logits; its backward
+// from a saved lse; log p[target]; and the log-sum-exp of rows.
+//
+// Semantics are internal/xent's (torch's F.cross_entropy plus scale, z-loss
+// and softcap): z = scale·cap·tanh(x/cap); lse = log Σ exp z;
+// loss = (1−ε)·w_t·(lse − z_t) + ε/V·(W·lse − Σ w_j z_j) + zl·lse²;
+// d loss/d z_j = g·(A·p_j − C·w_j − T·[j = t]) (xent.RowGrad), times dz/dx.
+// Arithmetic is float32 whatever the storage.
+//
+// Three kernels a call, in one stream:
+//   xent_prep   one block: checks the targets (the first row whose target is
+//               outside [0, V) and not the ignore index goes to bad[0], its
+//               target to bad[1]), sums Σ w_t and the count of the rows not
+//               ignored and W = Σ_j w_j into stats.
+//   xent_row    a block a row (grid-stride over rows): with PACKS > 0 the
+//               row's 16-byte packs are cached in registers (PACKS a
+//               thread), so the logits are read once and the gradient
+//               written once; PACKS = 0 streams the row twice (statistics,
+//               then the gradient), the second read mostly from L2.
+//               Nothing is written when prep flagged a bad target.
+//   xent_final  one block: the reduced loss from the per-row losses.
+// Rows are read from the 16-byte boundary at or before their start (as the
+// "_shift" kernels of bodies.cuh), so ragged V keeps 16-byte loads; a pack
+// that would cross the row's end is read element by element. Indexing is
+// 64-bit throughout.
+#include "common.cuh"
+#include "xent.cuh"
+
+// XENT_KERNEL(name, bounds, body): the extern "C" kernel taking one
+// smx::XParams by value (SMX_KERNEL's twin for this file's parameter).
+#define XENT_KERNEL(NAME, BOUNDS, ...)                                                 \
+  extern "C" __global__ void __launch_bounds__(BOUNDS) NAME(const smx::XParams p) { \
+    __VA_ARGS__(p);                                                                    \
+  }
+
+namespace smx {
+
+__device__ __forceinline__ long long xent_target(const XParams& p, long long r) {
+  if (p.flags & XF_NOTGT) return p.ignore;
+  return (p.flags & XF_T64) ? static_cast<const long long*>(p.tgt)[r] : (long long)static_cast<const int*>(p.tgt)[r];
+}
+
+// cap·tanh(x/cap): Cephes' tanhf polynomial for small arguments, else
+// 1 − 2/(exp(2y)+1) (internal/cpu's softcap32): ±inf give ±cap.
+__device__ __forceinline__ float xent_softcap(float x, float cap) {
+  float y = x / cap;
+  if (y > -0.625f && y < 0.625f) {
+    const float z = y * y;
+    y += ((((-5.70498872745e-3f * z + 2.06390887954e-2f) * z - 5.37397155531e-2f) * z + 1.33314422036e-1f) * z -
+          3.33332819422e-1f) *
+         z * y;
+  } else {
+    y = 1.f - 2.f / (fexp(2.f * y) + 1.f);
+  }
+  return cap * y;
+}
+
+// Block reductions over NT threads (a multiple of 32); sh holds 32 floats.
+// Each caller passes its own array; a row's reductions run in a fixed
+// order, and the loop over rows starts each row with a barrier.
+template <int NT>
+__device__ __forceinline__ float xblock_max(float v, float* sh) {
+  constexpr int NW = NT / 32;
+  for (int o = 16; o > 0; o >>= 1) v = fmax2(v, __shfl_xor_sync(0xffffffffu, v, o));
+  if ((threadIdx.x & 31) == 0) sh[threadIdx.x >> 5] = v;
+  __syncthreads();
+  v = neg_inf();
+#pragma unroll
+  for (int k = 0; k < NW; ++k) v = fmax2(v, sh[k]);
+  return v;
+}
+
+template <int NT>
+__device__ __forceinline__ float xblock_sum(float v, float* sh) {
+  constexpr int NW = NT / 32;
+  for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
+  if ((threadIdx.x & 31) == 0) sh[threadIdx.x >> 5] = v;
+  __syncthreads();
+  v = 0.f;
+#pragma unroll
+  for (int k = 0; k < NW; ++k) v += sh[k];
+  return v;
+}
+
+// Loads pack q of a row (from its 16-byte boundary lead elements before
+// the row) as raw storage: 16 bytes at once unless the pack crosses the
+// row's end, which is read element by element (the allocation may end
+// there). Elements outside the row are left 0 (masked by xent_unpack).
+template <class D>
+__device__ __forceinline__ V16 xent_load(const typename D::T* base, long long q, int lead, long long v) {
+  typedef typename D::T T;
+  constexpr int P = D::P;
+  const long long col = q * P - lead;
+  if (col + P <= v) return ld16(base + q * P);
+  V16 r;
+  r.w[0] = r.w[1] = r.w[2] = r.w[3] = 0;
+  T* e = reinterpret_cast<T*>(&r);
+#pragma unroll
+  for (int i = 0; i < P; ++i)
+    if (col + i >= 0 && col + i < v) e[i] = base[q * P + i];
+  return r;
+}
+
+// Unpacks a pack to z = scale·softcap(x); elements outside the row are −inf
+// and in[e] false.
+template <class D>
+__device__ __forceinline__ void xent_unpack(const XParams& p, const V16& r, long long col, long long v, float* z,
+                                            bool* in) {
+  constexpr int P = D::P;
+  D::unpack(r, z);
+#pragma unroll
+  for (int e = 0; e < P; ++e) {
+    in[e] = col + e >= 0 && col + e < v;
+    float x = z[e];
+    if (p.softcap > 0.f) x = xent_softcap(x, p.softcap);
+    z[e] = in[e] ? x * p.scale : neg_inf();
+  }
+}
+
+// Per-thread statistics: online (m, d) and Σ w_j z_j.
+struct XStat {
+  float m, d, dot;
+};
+
+template <class D>
+__device__ __forceinline__ void xent_acc(const XParams& p, XStat& s, const float* z, const bool* in, long long col) {
+  constexpr int P = D::P;
+  float pm = s.m;
+#pragma unroll
+  for (int e = 0; e < P; ++e) pm = fmax2(pm, z[e]);
+  float d = s.d * fexp_nonpos(s.m - safe(pm));
+#pragma unroll
+  for (int e = 0; e < P; ++e)
+    if (in[e]) d += fexp_nonpos(z[e] - safe(pm));
+  s.m = pm;
+  s.d = d;
+  if (p.eps != 0.f) {
+#pragma unroll
+    for (int e = 0; e < P; ++e)
+      if (in[e]) s.dot += (p.w ? p.w[col + e] : 1.f) * z[e];
+  }
+}
+
+// The gradient of one pack into g (floats), from z and the row constants.
+template <class D>
+__device__ __forceinline__ void xent_grad_pack(const XParams& p, const float* z, const bool* in, long long col,
+                                               long long t, float lse, float A, float C, float T, float* g) {
+  constexpr int P = D::P;
+#pragma unroll
+  for (int e = 0; e < P; ++e) {
+    float o = A * fexp(z[e] - lse);
+    if (C != 0.f) o -= C * (p.w && in[e] ? p.w[col + e] : 1.f);
+    if (col + e == t) o -= T;
+    o *= p.scale;
+    if (p.softcap > 0.f) {
+      const float y = z[e] / (p.scale * p.softcap);  // tanh(x/cap)
+      o *= 1.f - y * y;
+    }
+    g[e] = in[e] ? o : 0.f;
+  }
+}
+
+// Stores pack q of a gradient row gr (same skew as x when vec: whole packs
+// inside the row go 16 bytes at once).
+template <class D>
+__device__ __forceinline__ void xent_store(const XParams& p, typename D::T* gr, long long col, long long v,
+                                           const float* g) {
+  constexpr int P = D::P;
+  if (p.vec && col >= 0 && col + P <= v) {
+    st_cs(gr + col, D::pack(g));
+  } else {
+#pragma unroll
+    for (int e = 0; e < P; ++e)
+      if (col + e >= 0 && col + e < v) gr[col + e] = D::from_f(g[e]);
+  }
+}
+
+// Zeroes a gradient row (ignored rows).
+template <class D, int NT>
+__device__ __forceinline__ void xent_zero(typename D::T* gr, long long v) {
+  for (long long j = threadIdx.x; j < v; j += NT) gr[j] = D::from_f(0.f);
+}
+
+// Packs a thread loads before using them in the streaming kernels.
+constexpr int XU = 4;
+
+// One block a row; PACKS > 0 caches the row in registers (the planner
+// launches it only for rows of at most NT·PACKS packs from their 16-byte
+// boundary), PACKS = 0 streams it.
+template <class D, int NT, int PACKS>
+__device__ __forceinline__ void xent_row(const XParams& p) {
+  typedef typename D::T T;
+  constexpr int P = D::P;
+  __shared__ float sh_a[32], sh_b[32], sh_c[32], sh_row[2];
+  if (p.bad[0] >= 0) return;  // a bad target: write nothing
+  const long long v = p.v;
+  const T* x = static_cast<const T*>(p.x);
+  T* grad = static_cast<T*>(p.grad);
+  for (long long r = blockIdx.x; r < p.rows; r += gridDim.x) {
+    __syncthreads();  // the previous row's reads of the shared arrays
+    const long long t = xent_target(p, r);
+    const bool ign = t == p.ignore;
+    const T* xr = x + r * v;
+    T* gr = grad ? grad + r * v : nullptr;
+    if (ign && !p.lse) {
+      if (threadIdx.x == 0 && p.loss) p.loss[r] = 0.f;
+      if (gr) xent_zero<D, NT>(gr, v);
+      continue;
+    }
+    const int lead = (int)((reinterpret_cast<unsigned long long>(xr) & 15) / sizeof(T));
+    const T* base = xr - lead;
+    const long long npk = (lead + v + P - 1) / P;
+    V16 cache[PACKS > 0 ? PACKS : 1];
+    if (threadIdx.x == 0) {
+      float zt = 0.f;
+      if (!ign) {
+        float xt = D::to_f(xr[t]);
+        if (p.softcap > 0.f) xt = xent_softcap(xt, p.softcap);
+        zt = xt * p.scale;
+      }
+      sh_row[0] = zt;
+    }
+    float lse;
+    if (p.lse_in) {
+      lse = p.lse_in[r];
+      __syncthreads();  // sh_row
+    } else {
+      XStat s{neg_inf(), 0.f, 0.f};
+      if constexpr (PACKS > 0) {
+#pragma unroll
+        for (int k = 0; k < PACKS; ++k) {
+          const long long q = (long long)k * NT + threadIdx.x;
+          if (q < npk) cache[k] = xent_load<D>(base, q, lead, v);
+        }
+#pragma unroll
+        for (int k = 0; k < PACKS; ++k) {
+          const long long q = (long long)k * NT + threadIdx.x;
+          if (q < npk) {
+            float z[P];
+            bool in[P];
+            xent_unpack<D>(p, cache[k], q * P - lead, v, z, in);
+            xent_acc<D>(p, s, z, in, q * P - lead);
+          }
+        }
+      } else {
+        // XU packs a thread in flight: enough bytes for the latency with
+        // one 1024-thread block an SM.
+        for (long long q0 = threadIdx.x; q0 < npk; q0 += XU * NT) {
+          V16 raw[XU];
+#pragma unroll
+          for (int u = 0; u < XU; ++u)
+            if (q0 + u * NT < npk) raw[u] = xent_load<D>(base, q0 + u * NT, lead, v);
+#pragma unroll
+          for (int u = 0; u < XU; ++u) {
+            const long long q = q0 + u * NT;
+            if (q < npk) {
+              float z[P];
+              bool in[P];
+              xent_unpack<D>(p, raw[u], q * P - lead, v, z, in);
+              xent_acc<D>(p, s, z, in, q * P - lead);
+            }
+          }
+        }
+      }
+      const float m = xblock_max<NT>(s.m, sh_a);
+      const float d = xblock_sum<NT>(s.d * fexp_nonpos(s.m - safe(m)), sh_b);
+      lse = m == __int_as_float(0x7f800000) ? qnan() : m + flog(d);
+      if (p.eps != 0.f) s.dot = xblock_sum<NT>(s.dot, sh_c);
+      if (threadIdx.x == 0) {
+        if (p.lse) {
+          if (p.flags & XF_LSE_NATIVE)
+            static_cast<T*>(p.lse)[r] = D::from_f(lse);
+          else
+            static_cast<float*>(p.lse)[r] = lse;
+        }
+        if (p.loss) {
+          float l = 0.f;
+          if (ign) {
+          } else if (p.flags & XF_TLP) {
+            l = sh_row[0] - lse;
+          } else {
+            const float wt = p.w ? p.w[t] : 1.f;
+            l = (1.f - p.eps) * wt * (lse - sh_row[0]) + p.zloss * lse * lse;
+            if (p.eps != 0.f) l += p.eps / (float)v * ((float)p.stats[2] * lse - s.dot);
+          }
+          p.loss[r] = l;
+        }
+      }
+    }
+    if (!gr) continue;
+    if (ign) {
+      __syncthreads();  // every thread's reads of the row (in place)
+      xent_zero<D, NT>(gr, v);
+      continue;
+    }
+    // Row constants (xent.Options.Grad).
+    float gs = p.gout;
+    if (p.flags & XF_MEAN) gs = p.stats[1] > 0 ? (float)(p.gout / p.stats[0]) : 0.f;
+    if (p.grows) gs *= p.grows[r];
+    const float wt = p.w ? p.w[t] : 1.f;
+    float A = (1.f - p.eps) * wt + 2.f * p.zloss * lse, C = 0.f;
+    if (p.eps != 0.f) {
+      A += p.eps / (float)v * (float)p.stats[2];
+      C = gs * p.eps / (float)v;
+    }
+    A *= gs;
+    const float Tt = gs * (1.f - p.eps) * wt;
+    if constexpr (PACKS > 0) {
+      if (p.lse_in) {  // backward: the row is not cached yet
+#pragma unroll
+        for (int k = 0; k < PACKS; ++k) {
+          const long long q = (long long)k * NT + threadIdx.x;
+          if (q < npk) cache[k] = xent_load<D>(base, q, lead, v);
+        }
+      }
+#pragma unroll
+      for (int k = 0; k < PACKS; ++k) {
+        const long long q = (long long)k * NT + threadIdx.x;
+        if (q < npk) {
+          float z[P], g[P];
+          bool in[P];
+          xent_unpack<D>(p, cache[k], q * P - lead, v, z, in);
+          xent_grad_pack<D>(p, z, in, q * P - lead, t, lse, A, C, Tt, g);
+          xent_store<D>(p, gr, q * P - lead, v, g);
+        }
+      }
+    } else {
+      if (!p.lse_in) __syncthreads();  // in place: every read of pass one first
+      for (long long q0 = threadIdx.x; q0 < npk; q0 += XU * NT) {
+        V16 raw[XU];
+#pragma unroll
+        for (int u = 0; u < XU; ++u)
+          if (q0 + u * NT < npk) raw[u] = xent_load<D>(base, q0 + u * NT, lead, v);
+#pragma unroll
+        for (int u = 0; u < XU; ++u) {
+          const long long q = q0 + u * NT;
+          if (q < npk) {
+            float z[P], g[P];
+            bool in[P];
+            xent_unpack<D>(p, raw[u], q * P - lead, v, z, in);
+            xent_grad_pack<D>(p, z, in, q * P - lead, t, lse, A, C, Tt, g);
+            xent_store<D>(p, gr, q * P - lead, v, g);
+          }
+        }
+      }
+    }
+  }
+}
+
+// One block of 1024 threads: target checks and the mean's denominators.
+__device__ __forceinline__ void xent_prep(const XParams& p) {
+  constexpr int NT = 1024;
+  __shared__ double sh_w[NT], sh_n[NT], sh_W[NT];
+  __shared__ long long sh_bad[NT];
+  double w = 0, n = 0, W = 0;
+  long long bad = -1;
+  for (long long r = threadIdx.x; r < p.rows; r += NT) {
+    const long long t = xent_target(p, r);
+    if (t == p.ignore) continue;
+    if (t < 0 || t >= p.v) {
+      if (bad < 0) bad = r;
+      continue;
+    }
+    n += 1;
+    w += p.w ? (double)p.w[t] : 1.0;
+  }
+  if (p.w) {
+    for (long long j = threadIdx.x; j < p.v; j += NT) W += p.w[j];
+  } else if (threadIdx.x == 0) {
+    W = (double)p.v;
+  }
+  sh_w[threadIdx.x] = w;
+  sh_n[threadIdx.x] = n;
+  sh_W[threadIdx.x] = W;
+  sh_bad[threadIdx.x] = bad;
+  __syncthreads();
+  for (int s = NT / 2; s > 0; s >>= 1) {
+    if ((int)threadIdx.x < s) {
+      sh_w[threadIdx.x] += sh_w[threadIdx.x + s];
+      sh_n[threadIdx.x] += sh_n[threadIdx.x + s];
+      sh_W[threadIdx.x] += sh_W[threadIdx.x + s];
+      const long long o = sh_bad[threadIdx.x + s];
+      if (o >= 0 && (sh_bad[threadIdx.x] < 0 || o < sh_bad[threadIdx.x])) sh_bad[threadIdx.x] = o;
+    }
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) {
+    p.stats[0] = sh_w[0];
+    p.stats[1] = sh_n[0];
+    p.stats[2] = sh_W[0];
+    p.bad[0] = sh_bad[0];
+    p.bad[1] = sh_bad[0] >= 0 ? xent_target(p, sh_bad[0]) : 0;
+  }
+}
+
+// One block of 1024 threads: out = Σ loss (sum), or / Σ w_t (mean; NaN when
+// every row is ignored), summed in double in a fixed order.
+__device__ __forceinline__ void xent_final(const XParams& p) {
+  constexpr int NT = 1024;
+  __shared__ double sh[NT];
+  if (p.bad[0] >= 0) return;
+  double s = 0;
+  for (long long r = threadIdx.x; r < p.rows; r += NT) s += p.loss[r];
+  sh[threadIdx.x] = s;
+  __syncthreads();
+  for (int k = NT / 2; k > 0; k >>= 1) {
+    if ((int)threadIdx.x < k) sh[threadIdx.x] += sh[threadIdx.x + k];
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) {
+    double out = sh[0];
+    if (p.flags & XF_MEAN) out = p.stats[1] > 0 ? out / p.stats[0] : (double)qnan();
+    *p.out = (float)out;
+  }
+}
+
+}  // namespace smx

@@ -1,0 +1,134 @@
+package kernels
+
+import (
+	"fmt"
+	"strings"
+	"unsafe"
+
+	"github.com/gofused/softmax/internal/spec"
+)
+
+// XentFile is the source of the fused cross-entropy kernels (issue 73):
+// loss, log-sum-exp and gradient of rows in one pass, their backward from a
+// saved log-sum-exp, log p[target] and the log-sum-exp of rows. They take
+// XParams, not Params, so they are a catalogue of their own (XentVariants)
+// beside the softmax strategies' rather than a Strategy the softmax planner
+// could choose.
+const XentFile = "xent.cu"
+
+// XParams mirrors smx::XParams in xent.cu, the single by-value parameter of
+// the cross-entropy kernels (size 160, align 8; TestXParamsLayout).
+type XParams struct {
+	X, Grad, Tgt, W         uintptr
+	Loss, LSE, LSEIn, GRows uintptr
+	Stats, Bad, Out         uintptr
+	Rows, V, Ignore         int64
+	Scale, Softcap, Eps     float32
+	ZLoss, GOut             float32
+	Flags, Vec, pad         int32
+	pad2                    [2]int64
+}
+
+// XParamsSize is sizeof(smx::XParams).
+const XParamsSize = unsafe.Sizeof(XParams{})
+
+// XParams.Flags bits (XF_* in xent.cu).
+const (
+	XFlagT64       = 1  // targets are int64
+	XFlagMean      = 2  // reduction mean
+	XFlagNoTarget  = 4  // log-sum-exp only
+	XFlagTLP       = 8  // loss is log p[target]
+	XFlagLSENative = 16 // lse stored in the logits' dtype
+)
+
+// XentRow is one row kernel of xent.cu: Threads a block, Packs 16-byte
+// packs cached in registers a thread (0: the row is streamed twice).
+type XentRow struct {
+	Threads, Packs int
+}
+
+// Cols returns the longest row (elements of dt, counted from the row's
+// 16-byte boundary) the kernel caches, 0 for a streaming kernel (any).
+func (k XentRow) Cols(dt spec.DType) int64 {
+	return int64(k.Threads*k.Packs) * int64(Pack(dt))
+}
+
+// Symbol is the kernel's name for dt: xent_row_bf16_t512_p8.
+func (k XentRow) Symbol(dt spec.DType) string {
+	return fmt.Sprintf("xent_row_%v_t%d_p%d", dt, k.Threads, k.Packs)
+}
+
+// XentRows are the row kernels the catalogue instantiates for every dtype:
+// register caches from 2 KB to 128 KB a row (at most 16 packs, 64
+// registers, a thread), and the streaming kernel for longer rows. The
+// planner's table (internal/plan xent rows) chooses among them.
+var XentRows = []XentRow{
+	{128, 4}, {256, 4}, {256, 8}, {512, 8}, {512, 16}, {1024, 0},
+}
+
+// XentPrep and XentFinal are the one-block kernels of every call: target
+// checks and the mean's denominators before, the reduced loss after; both
+// take exactly XentOneBlock threads.
+const (
+	XentPrep     = "xent_prep"
+	XentFinal    = "xent_final"
+	XentOneBlock = 1024
+)
+
+// xentDTypes are the dtypes xent.cu is instantiated for.
+var xentDTypes = []spec.DType{spec.Float32, spec.Float16, spec.BFloat16}
+
+// XentInstances returns every kernel of xent.cu: the one-block kernels
+// (dtype-free) and each row kernel for each dtype.
+func XentInstances() []Instance {
+	out := []Instance{
+		{Symbol: XentPrep, Threads: XentOneBlock, Body: "smx::xent_prep"},
+		{Symbol: XentFinal, Threads: XentOneBlock, Body: "smx::xent_final"},
+	}
+	for _, dt := range xentDTypes {
+		for _, k := range XentRows {
+			out = append(out, Instance{Symbol: k.Symbol(dt), Threads: k.Threads,
+				Body: body("smx::xent_row", "smx::"+strings.ToUpper(dt.String()), k.Threads, k.Packs)})
+		}
+	}
+	return out
+}
+
+// XentSource is the NVRTC input of one xent.cu kernel: the file followed
+// by the XENT_KERNEL line of symbol, and the header map.
+func XentSource(symbol string) (src string, headers map[string]string, err error) {
+	for _, k := range XentInstances() {
+		if k.Symbol == symbol {
+			src, hdrs, err := program(XentFile, false, nil)
+			if err != nil {
+				return "", nil, err
+			}
+			return src + k.xentLine() + "\n", hdrs, nil
+		}
+	}
+	return "", nil, fmt.Errorf("kernels: %s has no kernel %q", XentFile, symbol)
+}
+
+// XentProgram is xent.cu with every kernel's definition: what the host
+// emulator and offline nvcc checks compile.
+func XentProgram() (string, error) {
+	src, _, err := program(XentFile, false, nil)
+	if err != nil {
+		return "", err
+	}
+	var b strings.Builder
+	b.WriteString(src)
+	for _, k := range XentInstances() {
+		b.WriteString(k.xentLine())
+		b.WriteByte('\n')
+	}
+	return b.String(), nil
+}
+
+// xentLine is the kernel's XENT_KERNEL definition.
+func (k Instance) xentLine() string {
+	return strings.Replace(k.Line(), "SMX_KERNEL(", "XENT_KERNEL(", 1)
+}
+
+// isXentFile reports an embedded file of the cross-entropy catalogue.
+func isXentFile(name string) bool { return name == XentFile }

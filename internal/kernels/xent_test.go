@@ -1,0 +1,85 @@
+package kernels
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"unsafe"
+)
+
+// The offsets of smx::XParams in xent.cu.
+func TestXParamsLayout(t *testing.T) {
+	if unsafe.Sizeof(uintptr(0)) != 8 {
+		t.Skip("64-bit hosts only (device pointers)")
+	}
+	var p XParams
+	for _, w := range []struct {
+		name     string
+		got, off uintptr
+	}{
+		{"x", unsafe.Offsetof(p.X), 0}, {"stats", unsafe.Offsetof(p.Stats), 64}, {"out", unsafe.Offsetof(p.Out), 80},
+		{"rows", unsafe.Offsetof(p.Rows), 88}, {"ignore", unsafe.Offsetof(p.Ignore), 104},
+		{"scale", unsafe.Offsetof(p.Scale), 112}, {"gout", unsafe.Offsetof(p.GOut), 128},
+		{"flags", unsafe.Offsetof(p.Flags), 132}, {"vec", unsafe.Offsetof(p.Vec), 136},
+	} {
+		if w.got != w.off {
+			t.Errorf("XParams.%s at offset %d, C has %d", w.name, w.got, w.off)
+		}
+	}
+	if XParamsSize != 160 || unsafe.Alignof(p) != 8 {
+		t.Errorf("XParams size %d align %d, C has 160 and 8", XParamsSize, unsafe.Alignof(p))
+	}
+}
+
+func TestXentSource(t *testing.T) {
+	seen := map[string]bool{}
+	for _, k := range XentInstances() {
+		if seen[k.Symbol] {
+			t.Errorf("duplicate symbol %s", k.Symbol)
+		}
+		seen[k.Symbol] = true
+		src, hdrs, err := XentSource(k.Symbol)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(src, "XENT_KERNEL("+k.Symbol+", ") || strings.Count(src, "XENT_KERNEL(xent_") != 1 {
+			t.Errorf("%s: source does not define exactly its kernel", k.Symbol)
+		}
+		if _, ok := hdrs["common.cuh"]; !ok {
+			t.Errorf("%s: no common.cuh in the headers", k.Symbol)
+		}
+	}
+	if !seen["xent_row_bf16_t512_p16"] || !seen["xent_row_f32_t1024_p0"] {
+		t.Errorf("missing kernels: %v", seen)
+	}
+	if _, _, err := XentSource("xent_row_f64_t128_p4"); err == nil {
+		t.Error("an f64 xent kernel compiled: none is instantiated")
+	}
+	if XentRows[len(XentRows)-1].Packs != 0 {
+		t.Error("the last row kernel must stream (serves any V)")
+	}
+}
+
+// With SMX_XENT_OUT=dir, writes xent.cu with every kernel and the headers
+// there, for the host emulator (emu/xent_run.sh).
+func TestWriteXentSources(t *testing.T) {
+	dir := os.Getenv("SMX_XENT_OUT")
+	if dir == "" {
+		dir = t.TempDir()
+	}
+	src, err := XentProgram()
+	if err != nil {
+		t.Fatal(err)
+	}
+	hdrs, err := headers()
+	if err != nil {
+		t.Fatal(err)
+	}
+	hdrs[XentFile] = src
+	for name, text := range hdrs {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}

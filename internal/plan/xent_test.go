@@ -1,0 +1,62 @@
+package plan
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/gofused/softmax/internal/spec"
+)
+
+func TestPlanXent(t *testing.T) {
+	dev := Device{SMs: 132}
+	for _, c := range []struct {
+		v    int64
+		dt   spec.DType
+		want string
+	}{
+		{1, spec.Float32, "xent_row_f32_t128_p4"},
+		{2041, spec.BFloat16, "xent_row_bf16_t128_p4"},
+		{2042, spec.BFloat16, "xent_row_bf16_t256_p4"},
+		{32000, spec.Float32, "xent_row_f32_t512_p16"},
+		{32000, spec.BFloat16, "xent_row_bf16_t512_p16"},
+		{50257, spec.BFloat16, "xent_row_bf16_t512_p16"},
+		{50257, spec.Float32, "xent_row_f32_t1024_p0"},
+		{131072, spec.BFloat16, "xent_row_bf16_t1024_p0"},
+		{262144, spec.BFloat16, "xent_row_bf16_t1024_p0"},
+	} {
+		pl, err := PlanXent(XentProblem{Rows: 1000, V: c.v, DType: c.dt}, dev)
+		if err != nil || pl.Symbol != c.want {
+			t.Errorf("V=%d %v: %s (%v), want %s", c.v, c.dt, pl.Symbol, err, c.want)
+			continue
+		}
+		if k := pl.Kernel; k.Packs > 0 && k.Cols(c.dt) < c.v+int64(16/c.dt.Size())-1 {
+			t.Errorf("V=%d %v: %s cannot hold the row", c.v, c.dt, pl.Symbol)
+		}
+		if pl.Grid < 1 || pl.Grid > 1000 || int(pl.Block) != pl.Kernel.Threads || !strings.Contains(pl.Reason, "xent.tsv row") {
+			t.Errorf("V=%d: launch %+v", c.v, pl)
+		}
+	}
+	if pl, _ := PlanXent(XentProblem{Rows: 3, V: 10, DType: spec.Float32}, dev); pl.Grid != 3 {
+		t.Errorf("3 rows: grid %d", pl.Grid)
+	}
+	if _, err := PlanXent(XentProblem{Rows: 3, V: 10, DType: spec.Float64}, dev); err == nil {
+		t.Errorf("f64: %v", err)
+	}
+}
+
+func TestParseXentTable(t *testing.T) {
+	head := "esize\tcols\tthreads\tpacks\tblocks_per_sm\tevidence\n"
+	for _, bad := range []string{
+		head + "*\t4096\t256\t4\t8\tx\n",                       // no streaming row last
+		head + "*\t*\t1000\t0\t2\tx\n",                         // unknown kernel
+		head + "*\t99999\t128\t4\t2\tx\n*\t*\t1024\t0\t2\tx\n", // cols beyond the cache
+		head + "*\t*\t1024\t0\t2\n",                            // columns
+	} {
+		if _, err := ParseXentTable(bad); err == nil {
+			t.Errorf("accepted %q", bad)
+		}
+	}
+	if len(XentTable) < 2 {
+		t.Errorf("table of %d rows", len(XentTable))
+	}
+}
