@@ -80,7 +80,13 @@ func CrossEntropy(a CE) float64 {
 			c.w64[j] = float64(w)
 		}
 	}
-	parts := min(threads(), a.Rows, max(1, total/minShare))
+	// One worker per minWorkBytes moved, as Forward: the logits read,
+	// the gradient written.
+	tensors := 1
+	if a.HasGrad {
+		tensors = 2
+	}
+	parts := min(threads(), a.Rows, max(1, total*es*tensors/minWorkBytes))
 	c.sums = grow64(&c.sums, parts)
 	parallel(c, parts, &c.wg)
 	var sum float64
@@ -133,7 +139,9 @@ func (c *ceCall) flush(pend *ceFlush, from int, s *scratch) {
 	if from < len(pend.e) {
 		vec.NormalizeStream(c.Grad.F32[pend.off+from:pend.off+len(pend.e)], pend.e[from:], pend.mul)
 	}
-	c.Grad.F32[pend.off+pend.t] -= pend.tv
+	// The target's value from the exps, stored rather than read back: a
+	// load of a line just written non-temporally waits for memory.
+	c.Grad.F32[pend.off+pend.t] = float32(pend.e[pend.t]*pend.mul) - pend.tv // rounded as Normalize, not fused
 	pend.e = nil
 }
 
@@ -201,10 +209,12 @@ func (c *ceCall) row32(r int, more bool, s *scratch, pend *ceFlush) float64 {
 	v, off := c.V, r*c.V
 	x := c.X.load(grow32(&s.a, v), off, v)
 	if c.Opt.Softcap > 0 {
-		x = softcap32(grow32(&s.d, v), x, float32(c.Opt.Softcap))
+		// s.g: 1 − tanh², for grad32.
+		x = softcap32(grow32(&s.d, v), grow32(&s.g, v), x, float32(c.Opt.Softcap))
 	}
 	var e []float32
-	var d, lse float64
+	var d, lse, dot float64
+	smooth := c.LSEIn == nil && !ignored && c.Opt.LabelSmoothing != 0
 	if c.LSEIn != nil {
 		lse = c.LSEIn[r]
 	} else {
@@ -231,6 +241,9 @@ func (c *ceCall) row32(r int, more bool, s *scratch, pend *ceFlush) float64 {
 			} else {
 				d += float64(vec.ExpSumAhead(e[k:k+cn], x[k:k+cn], next, c.scale, m))
 			}
+			if smooth { // while the chunk is in L1
+				dot += c.dot32(x, k, k+cn)
+			}
 		}
 		if pend.e != nil {
 			c.flush(pend, v, s)
@@ -249,11 +262,7 @@ func (c *ceCall) row32(r int, more bool, s *scratch, pend *ceFlush) float64 {
 	wt := c.weight(t)
 	var loss float64
 	if c.LSEIn == nil {
-		var dot float64
-		if c.Opt.LabelSmoothing != 0 {
-			dot = c.dot32(x)
-		}
-		loss = c.Opt.RowLoss(lse, float64(x[t]*c.scale), dot, c.WSum, wt, v)
+		loss = c.Opt.RowLoss(lse, float64(x[t]*c.scale), dot*c.scale64, c.WSum, wt, v)
 		if c.Loss != nil {
 			c.Loss[r] = loss
 		}
@@ -278,18 +287,14 @@ func rowLSE(m, d float64) float64 {
 	return shard.Record{Max: m, Sum: d}.LSE()
 }
 
-// dot32 returns Σ_j w_j·z_j of the scaled row (w_j = 1 without weights).
-func (c *ceCall) dot32(x []float32) float64 {
-	var dot float64
-	for k := 0; k < len(x); k += chunk {
-		hi := min(k+chunk, len(x))
-		if c.Opt.Weights != nil {
-			dot += float64(vec.Dot(c.Opt.Weights[k:hi], x[k:hi]))
-		} else {
-			dot += float64(vec.Sum(x[k:hi]))
-		}
+// dot32 returns Σ_j w_j·x_j over the chunk [k, hi) of the row (w_j = 1
+// without weights): summed over the chunks and times the scale, label
+// smoothing's Σ_j w_j·z_j.
+func (c *ceCall) dot32(x []float32, k, hi int) float64 {
+	if c.Opt.Weights != nil {
+		return float64(vec.Dot(c.Opt.Weights[k:hi], x[k:hi]))
 	}
-	return dot * c.scale64
+	return float64(vec.Sum(x[k:hi]))
 }
 
 // grad32 writes the row's gradient at off: g = A·p − C·w − T·[j = t]
@@ -300,18 +305,25 @@ func (c *ceCall) grad32(off, t int, x, e []float32, d, lse float64, g xent.RowGr
 	o := c.Grad.out(grow32(&s.c, v), off, v)
 	sc := c.scale64
 	plain := g.C == 0 && c.Opt.Softcap == 0
+	cw := float32(g.C * sc)
+	// Label smoothing without weights: A·p − C in one vector pass, the
+	// same roundings as p·A then − C (LogNorm's − 0 changes nothing).
+	offset := g.C != 0 && c.Opt.Weights == nil && e != nil
 	switch {
 	case e == nil && c.stream && plain:
 		vec.ExpScaleStream(o, x, c.scale, float32(lse), float32(g.A*sc))
 	case e == nil:
 		vec.ExpScale(o, x, c.scale, float32(lse), float32(g.A*sc))
+	case offset && c.stream && c.Opt.Softcap == 0:
+		vec.LogNormStream(o, e, float32(g.A*sc/d), cw, 0)
+	case offset:
+		vec.LogNorm(o, e, float32(g.A*sc/d), cw, 0)
 	case c.stream && plain:
 		vec.NormalizeStream(o, e, float32(g.A*sc/d))
 	default:
 		vec.Normalize(o, e, float32(g.A*sc/d))
 	}
-	if g.C != 0 {
-		cw := float32(g.C * sc)
+	if g.C != 0 && !offset {
 		if w := c.Opt.Weights; w != nil {
 			for j := range o {
 				o[j] -= cw * w[j]
@@ -323,33 +335,18 @@ func (c *ceCall) grad32(off, t int, x, e []float32, d, lse float64, g xent.RowGr
 		}
 	}
 	o[t] -= float32(g.T * sc)
-	if capv := float32(c.Opt.Softcap); capv > 0 {
-		for j := range o {
-			y := x[j] / capv // exactly ±1 where the softcap saturated
-			o[j] *= 1 - y*y
-		}
+	if c.Opt.Softcap > 0 {
+		vec.NormalizeLanes(o, o, s.g[:v]) // × 1 − tanh², softcap32's
 	}
 	c.Grad.commit(o, off)
 }
 
-// softcap32 writes cap·tanh(x/cap) into dst: Cephes' tanhf, whose
-// polynomial keeps small arguments accurate (1 − 2/(exp(2y)+1) alone loses
-// cap·2^-24 to cancellation), with the vector exp for the others: ±inf
-// give ±cap, NaN stays NaN.
-func softcap32(dst, x []float32, capv float32) []float32 {
-	vec.ExpScale(dst, x, 2/capv, 0, 1)
-	inv := 1 / capv
-	for j, e := range dst[:len(x)] {
-		y := x[j] * inv
-		if y > -0.625 && y < 0.625 {
-			z := y * y
-			y += ((((-5.70498872745e-3*z+2.06390887954e-2)*z-5.37397155531e-2)*z+1.33314422036e-1)*z - 3.33332819422e-1) * z * y
-		} else {
-			y = 1 - 2/(e+1)
-		}
-		dst[j] = capv * y
-	}
-	return dst[:len(x)]
+// softcap32 writes cap·tanh(x/cap) into dst and its derivative 1 − tanh²
+// into dz (vec.Softcap).
+func softcap32(dst, dz, x []float32, capv float32) []float32 {
+	dst = dst[:len(x)]
+	vec.Softcap(dst, dz, x, capv)
+	return dst
 }
 
 // row64 is row32 for Float64 logits: float64 arithmetic, no conversion.

@@ -41,7 +41,8 @@ func LogSumExp(l spec.Layout, scale float64, dst, x Buf) {
 		c.blocks = (l.Inner + lseWidth - 1) / lseWidth
 		tasks = l.Outer * c.blocks
 	}
-	parallel(c, min(threads(), tasks, max(1, l.Len()/minShare)), &c.wg)
+	// One worker per minWorkBytes read, as Forward.
+	parallel(c, min(threads(), tasks, max(1, l.Len()*x.DType.Size()/minWorkBytes)), &c.wg)
 }
 
 func (c *lseCall) run(i, parts int, s *scratch) {

@@ -55,6 +55,7 @@ type kernelSet struct {
 	logNormLanesStream   func(dst, x, m, logd []float32, scale float32)
 	recipLanes           func(dst, d []float32)
 	logLanes             func(dst, d []float32)
+	softcap              func(dst, dz, x []float32, capv, inv, s2 float32)
 	f64                  *kernels64 // nil: the pure-Go twins (goSet64)
 }
 
@@ -99,6 +100,7 @@ var goSet = &kernelSet{
 	logNormLanesStream:   logNormLanesGeneric,
 	recipLanes:           recipLanesGeneric,
 	logLanes:             logLanesGeneric,
+	softcap:              softcapGeneric,
 	f64:                  goSet64,
 }
 
@@ -171,6 +173,7 @@ func (s *kernelSet) install() {
 	logNormLanes = s.logNormLanes
 	logNormLanesStream = s.logNormLanesStream
 	recipLanes = s.recipLanes
+	softcap = s.softcap
 	logLanes = s.logLanes
 	if s.f64 != nil {
 		k64 = *s.f64

@@ -59,6 +59,7 @@ func asmSets() []*kernelSet {
 		logNormLanesStream:   logNormLanesStreamAVX2,
 		recipLanes:           recipLanesAVX2,
 		logLanes:             logLanesAVX2,
+		softcap:              softcapAVX2,
 		f64:                  avx2F64,
 	}
 	if x.HasF16C {
@@ -109,6 +110,7 @@ func asmSets() []*kernelSet {
 			logNormLanesStream:   logNormLanesStreamAVX512,
 			recipLanes:           recipLanesAVX512,
 			logLanes:             logLanesAVX512,
+			softcap:              softcapAVX512,
 			f64:                  avx512F64,
 		})
 	}

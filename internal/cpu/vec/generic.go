@@ -365,3 +365,25 @@ func logLanesGeneric(dst, d []float32) {
 		dst[i] = out
 	}
 }
+
+// softcapGeneric is the twin of Softcap (inv = 1/capv, s2 = 2/capv): every
+// step one rounded float32 operation, no FMA, as the kernels.
+func softcapGeneric(dst, dz, x []float32, capv, inv, s2 float32) {
+	x, dz = x[:len(dst)], dz[:len(dst)]
+	for i := range dst {
+		y := float32(x[i] * inv)
+		if y > -0.625 && y < 0.625 {
+			z := float32(y * y)
+			p := float32(float32(-5.70498872745e-3*z) + 2.06390887954e-2)
+			p = float32(float32(p*z) - 5.37397155531e-2)
+			p = float32(float32(p*z) + 1.33314422036e-1)
+			p = float32(float32(p*z) - 3.33332819422e-1)
+			y += float32(float32(p*z) * y)
+		} else {
+			r := 1 / (Exp(float32(x[i]*s2)) + 1)
+			y = 1 - (r + r)
+		}
+		dst[i] = capv * y
+		dz[i] = 1 - float32(y*y)
+	}
+}

@@ -228,7 +228,55 @@ DATA vecconsts<>+880(SB)/4, $0x3e638e39
 DATA vecconsts<>+884(SB)/4, $0x3e638e39
 DATA vecconsts<>+888(SB)/4, $0x3e638e39
 DATA vecconsts<>+892(SB)/4, $0x3e638e39
-GLOBL vecconsts<>(SB), RODATA|NOPTR, $896
+DATA vecconsts<>+896(SB)/4, $0xbbbaf0ea
+DATA vecconsts<>+900(SB)/4, $0xbbbaf0ea
+DATA vecconsts<>+904(SB)/4, $0xbbbaf0ea
+DATA vecconsts<>+908(SB)/4, $0xbbbaf0ea
+DATA vecconsts<>+912(SB)/4, $0xbbbaf0ea
+DATA vecconsts<>+916(SB)/4, $0xbbbaf0ea
+DATA vecconsts<>+920(SB)/4, $0xbbbaf0ea
+DATA vecconsts<>+924(SB)/4, $0xbbbaf0ea
+DATA vecconsts<>+928(SB)/4, $0x3ca9134e
+DATA vecconsts<>+932(SB)/4, $0x3ca9134e
+DATA vecconsts<>+936(SB)/4, $0x3ca9134e
+DATA vecconsts<>+940(SB)/4, $0x3ca9134e
+DATA vecconsts<>+944(SB)/4, $0x3ca9134e
+DATA vecconsts<>+948(SB)/4, $0x3ca9134e
+DATA vecconsts<>+952(SB)/4, $0x3ca9134e
+DATA vecconsts<>+956(SB)/4, $0x3ca9134e
+DATA vecconsts<>+960(SB)/4, $0x3d5c1e2d
+DATA vecconsts<>+964(SB)/4, $0x3d5c1e2d
+DATA vecconsts<>+968(SB)/4, $0x3d5c1e2d
+DATA vecconsts<>+972(SB)/4, $0x3d5c1e2d
+DATA vecconsts<>+976(SB)/4, $0x3d5c1e2d
+DATA vecconsts<>+980(SB)/4, $0x3d5c1e2d
+DATA vecconsts<>+984(SB)/4, $0x3d5c1e2d
+DATA vecconsts<>+988(SB)/4, $0x3d5c1e2d
+DATA vecconsts<>+992(SB)/4, $0x3e088393
+DATA vecconsts<>+996(SB)/4, $0x3e088393
+DATA vecconsts<>+1000(SB)/4, $0x3e088393
+DATA vecconsts<>+1004(SB)/4, $0x3e088393
+DATA vecconsts<>+1008(SB)/4, $0x3e088393
+DATA vecconsts<>+1012(SB)/4, $0x3e088393
+DATA vecconsts<>+1016(SB)/4, $0x3e088393
+DATA vecconsts<>+1020(SB)/4, $0x3e088393
+DATA vecconsts<>+1024(SB)/4, $0x3eaaaa99
+DATA vecconsts<>+1028(SB)/4, $0x3eaaaa99
+DATA vecconsts<>+1032(SB)/4, $0x3eaaaa99
+DATA vecconsts<>+1036(SB)/4, $0x3eaaaa99
+DATA vecconsts<>+1040(SB)/4, $0x3eaaaa99
+DATA vecconsts<>+1044(SB)/4, $0x3eaaaa99
+DATA vecconsts<>+1048(SB)/4, $0x3eaaaa99
+DATA vecconsts<>+1052(SB)/4, $0x3eaaaa99
+DATA vecconsts<>+1056(SB)/4, $0x3f200000
+DATA vecconsts<>+1060(SB)/4, $0x3f200000
+DATA vecconsts<>+1064(SB)/4, $0x3f200000
+DATA vecconsts<>+1068(SB)/4, $0x3f200000
+DATA vecconsts<>+1072(SB)/4, $0x3f200000
+DATA vecconsts<>+1076(SB)/4, $0x3f200000
+DATA vecconsts<>+1080(SB)/4, $0x3f200000
+DATA vecconsts<>+1084(SB)/4, $0x3f200000
+GLOBL vecconsts<>(SB), RODATA|NOPTR, $1088
 
 DATA tailmask<>+0(SB)/4, $0xffffffff
 DATA tailmask<>+4(SB)/4, $0xffffffff
@@ -588,11 +636,210 @@ TEXT ·expScaleAVX2(SB), NOSPLIT, $0-60
 	VBROADCASTSS mul+56(FP), Y2
 	VBROADCASTSS vecconsts<>+64(SB), Y3
 	VBROADCASTSS vecconsts<>+96(SB), Y4
+	VUCOMISS     vecconsts<>+416(SB), X0
+	JNE          scaled1
+	JP           scaled1
 	XORQ         BX, BX
 
-loopU1:
+loopU2:
 	CMPQ         CX, $0x00000020
-	JB           loop12
+	JB           loop13
+	VMOVUPS      (DX)(BX*4), Y0
+	VSUBPS       Y1, Y0, Y0
+	VMOVUPS      32(DX)(BX*4), Y5
+	VSUBPS       Y1, Y5, Y5
+	VMAXPS       Y0, Y3, Y0
+	VMAXPS       Y5, Y3, Y5
+	VMINPS       Y0, Y4, Y0
+	VMINPS       Y5, Y4, Y5
+	VMULPS       vecconsts<>+128(SB), Y0, Y6
+	VMULPS       vecconsts<>+128(SB), Y5, Y7
+	VROUNDPS     $0x00, Y6, Y6
+	VROUNDPS     $0x00, Y7, Y7
+	VFNMADD231PS vecconsts<>+160(SB), Y6, Y0
+	VFNMADD231PS vecconsts<>+160(SB), Y7, Y5
+	VFNMADD231PS vecconsts<>+192(SB), Y6, Y0
+	VFNMADD231PS vecconsts<>+192(SB), Y7, Y5
+	VMOVUPS      vecconsts<>+224(SB), Y8
+	VMOVUPS      vecconsts<>+224(SB), Y9
+	VFMADD213PS  vecconsts<>+256(SB), Y0, Y8
+	VFMADD213PS  vecconsts<>+256(SB), Y5, Y9
+	VFMADD213PS  vecconsts<>+288(SB), Y0, Y8
+	VFMADD213PS  vecconsts<>+288(SB), Y5, Y9
+	VFMADD213PS  vecconsts<>+320(SB), Y0, Y8
+	VFMADD213PS  vecconsts<>+320(SB), Y5, Y9
+	VFMADD213PS  vecconsts<>+352(SB), Y0, Y8
+	VFMADD213PS  vecconsts<>+352(SB), Y5, Y9
+	VFMADD213PS  vecconsts<>+384(SB), Y0, Y8
+	VFMADD213PS  vecconsts<>+384(SB), Y5, Y9
+	VMULPS       Y0, Y0, Y10
+	VMULPS       Y5, Y5, Y11
+	VFMADD213PS  Y0, Y10, Y8
+	VFMADD213PS  Y5, Y11, Y9
+	VADDPS       vecconsts<>+416(SB), Y8, Y8
+	VADDPS       vecconsts<>+416(SB), Y9, Y9
+	VCVTPS2DQ    Y6, Y6
+	VCVTPS2DQ    Y7, Y7
+	VPSRAD       $0x01, Y6, Y0
+	VPSRAD       $0x01, Y7, Y5
+	VPSUBD       Y0, Y6, Y6
+	VPSUBD       Y5, Y7, Y7
+	VPADDD       vecconsts<>+448(SB), Y0, Y0
+	VPSLLD       $0x17, Y0, Y0
+	VPADDD       vecconsts<>+448(SB), Y5, Y5
+	VPSLLD       $0x17, Y5, Y5
+	VPADDD       vecconsts<>+448(SB), Y6, Y6
+	VPSLLD       $0x17, Y6, Y6
+	VPADDD       vecconsts<>+448(SB), Y7, Y7
+	VPSLLD       $0x17, Y7, Y7
+	VMULPS       Y0, Y8, Y8
+	VMULPS       Y5, Y9, Y9
+	VMULPS       Y6, Y8, Y8
+	VMULPS       Y7, Y9, Y9
+	VMULPS       Y2, Y8, Y8
+	VMOVUPS      Y8, (AX)(BX*4)
+	VMULPS       Y2, Y9, Y9
+	VMOVUPS      Y9, 32(AX)(BX*4)
+	VMOVUPS      64(DX)(BX*4), Y0
+	VSUBPS       Y1, Y0, Y0
+	VMOVUPS      96(DX)(BX*4), Y5
+	VSUBPS       Y1, Y5, Y5
+	VMAXPS       Y0, Y3, Y0
+	VMAXPS       Y5, Y3, Y5
+	VMINPS       Y0, Y4, Y0
+	VMINPS       Y5, Y4, Y5
+	VMULPS       vecconsts<>+128(SB), Y0, Y6
+	VMULPS       vecconsts<>+128(SB), Y5, Y7
+	VROUNDPS     $0x00, Y6, Y6
+	VROUNDPS     $0x00, Y7, Y7
+	VFNMADD231PS vecconsts<>+160(SB), Y6, Y0
+	VFNMADD231PS vecconsts<>+160(SB), Y7, Y5
+	VFNMADD231PS vecconsts<>+192(SB), Y6, Y0
+	VFNMADD231PS vecconsts<>+192(SB), Y7, Y5
+	VMOVUPS      vecconsts<>+224(SB), Y8
+	VMOVUPS      vecconsts<>+224(SB), Y9
+	VFMADD213PS  vecconsts<>+256(SB), Y0, Y8
+	VFMADD213PS  vecconsts<>+256(SB), Y5, Y9
+	VFMADD213PS  vecconsts<>+288(SB), Y0, Y8
+	VFMADD213PS  vecconsts<>+288(SB), Y5, Y9
+	VFMADD213PS  vecconsts<>+320(SB), Y0, Y8
+	VFMADD213PS  vecconsts<>+320(SB), Y5, Y9
+	VFMADD213PS  vecconsts<>+352(SB), Y0, Y8
+	VFMADD213PS  vecconsts<>+352(SB), Y5, Y9
+	VFMADD213PS  vecconsts<>+384(SB), Y0, Y8
+	VFMADD213PS  vecconsts<>+384(SB), Y5, Y9
+	VMULPS       Y0, Y0, Y10
+	VMULPS       Y5, Y5, Y11
+	VFMADD213PS  Y0, Y10, Y8
+	VFMADD213PS  Y5, Y11, Y9
+	VADDPS       vecconsts<>+416(SB), Y8, Y8
+	VADDPS       vecconsts<>+416(SB), Y9, Y9
+	VCVTPS2DQ    Y6, Y6
+	VCVTPS2DQ    Y7, Y7
+	VPSRAD       $0x01, Y6, Y0
+	VPSRAD       $0x01, Y7, Y5
+	VPSUBD       Y0, Y6, Y6
+	VPSUBD       Y5, Y7, Y7
+	VPADDD       vecconsts<>+448(SB), Y0, Y0
+	VPSLLD       $0x17, Y0, Y0
+	VPADDD       vecconsts<>+448(SB), Y5, Y5
+	VPSLLD       $0x17, Y5, Y5
+	VPADDD       vecconsts<>+448(SB), Y6, Y6
+	VPSLLD       $0x17, Y6, Y6
+	VPADDD       vecconsts<>+448(SB), Y7, Y7
+	VPSLLD       $0x17, Y7, Y7
+	VMULPS       Y0, Y8, Y8
+	VMULPS       Y5, Y9, Y9
+	VMULPS       Y6, Y8, Y8
+	VMULPS       Y7, Y9, Y9
+	VMULPS       Y2, Y8, Y8
+	VMOVUPS      Y8, 64(AX)(BX*4)
+	VMULPS       Y2, Y9, Y9
+	VMOVUPS      Y9, 96(AX)(BX*4)
+	ADDQ         $0x00000020, BX
+	SUBQ         $0x00000020, CX
+	JMP          loopU2
+
+loop13:
+	CMPQ         CX, $0x00000008
+	JB           tail4
+	VMOVUPS      (DX)(BX*4), Y0
+	VSUBPS       Y1, Y0, Y0
+	VMAXPS       Y0, Y3, Y0
+	VMINPS       Y0, Y4, Y0
+	VMULPS       vecconsts<>+128(SB), Y0, Y5
+	VROUNDPS     $0x00, Y5, Y5
+	VFNMADD231PS vecconsts<>+160(SB), Y5, Y0
+	VFNMADD231PS vecconsts<>+192(SB), Y5, Y0
+	VMOVUPS      vecconsts<>+224(SB), Y6
+	VFMADD213PS  vecconsts<>+256(SB), Y0, Y6
+	VFMADD213PS  vecconsts<>+288(SB), Y0, Y6
+	VFMADD213PS  vecconsts<>+320(SB), Y0, Y6
+	VFMADD213PS  vecconsts<>+352(SB), Y0, Y6
+	VFMADD213PS  vecconsts<>+384(SB), Y0, Y6
+	VMULPS       Y0, Y0, Y7
+	VFMADD213PS  Y0, Y7, Y6
+	VADDPS       vecconsts<>+416(SB), Y6, Y6
+	VCVTPS2DQ    Y5, Y5
+	VPSRAD       $0x01, Y5, Y0
+	VPSUBD       Y0, Y5, Y5
+	VPADDD       vecconsts<>+448(SB), Y0, Y0
+	VPSLLD       $0x17, Y0, Y0
+	VPADDD       vecconsts<>+448(SB), Y5, Y5
+	VPSLLD       $0x17, Y5, Y5
+	VMULPS       Y0, Y6, Y6
+	VMULPS       Y5, Y6, Y6
+	VMULPS       Y2, Y6, Y6
+	VMOVUPS      Y6, (AX)(BX*4)
+	ADDQ         $0x00000008, BX
+	SUBQ         $0x00000008, CX
+	JMP          loop13
+
+tail4:
+	TESTQ        CX, CX
+	JZ           done5
+	LEAQ         tailmask<>+32(SB), SI
+	NEGQ         CX
+	VMOVDQU      (SI)(CX*4), Y0
+	VMASKMOVPS   (DX)(BX*4), Y0, Y5
+	VSUBPS       Y1, Y5, Y5
+	VMAXPS       Y5, Y3, Y5
+	VMINPS       Y5, Y4, Y5
+	VMULPS       vecconsts<>+128(SB), Y5, Y1
+	VROUNDPS     $0x00, Y1, Y1
+	VFNMADD231PS vecconsts<>+160(SB), Y1, Y5
+	VFNMADD231PS vecconsts<>+192(SB), Y1, Y5
+	VMOVUPS      vecconsts<>+224(SB), Y3
+	VFMADD213PS  vecconsts<>+256(SB), Y5, Y3
+	VFMADD213PS  vecconsts<>+288(SB), Y5, Y3
+	VFMADD213PS  vecconsts<>+320(SB), Y5, Y3
+	VFMADD213PS  vecconsts<>+352(SB), Y5, Y3
+	VFMADD213PS  vecconsts<>+384(SB), Y5, Y3
+	VMULPS       Y5, Y5, Y4
+	VFMADD213PS  Y5, Y4, Y3
+	VADDPS       vecconsts<>+416(SB), Y3, Y3
+	VCVTPS2DQ    Y1, Y1
+	VPSRAD       $0x01, Y1, Y4
+	VPSUBD       Y4, Y1, Y1
+	VPADDD       vecconsts<>+448(SB), Y4, Y4
+	VPSLLD       $0x17, Y4, Y4
+	VPADDD       vecconsts<>+448(SB), Y1, Y1
+	VPSLLD       $0x17, Y1, Y1
+	VMULPS       Y4, Y3, Y3
+	VMULPS       Y1, Y3, Y3
+	VMULPS       Y2, Y3, Y3
+	VMASKMOVPS   Y3, Y0, (AX)(BX*4)
+
+done5:
+	VZEROUPPER
+	RET
+
+scaled1:
+	XORQ BX, BX
+
+loopU6:
+	CMPQ         CX, $0x00000020
+	JB           loop17
 	VMULPS       (DX)(BX*4), Y0, Y5
 	VSUBPS       Y1, Y5, Y5
 	VMULPS       32(DX)(BX*4), Y0, Y6
@@ -707,11 +954,11 @@ loopU1:
 	VMOVUPS      Y10, 96(AX)(BX*4)
 	ADDQ         $0x00000020, BX
 	SUBQ         $0x00000020, CX
-	JMP          loopU1
+	JMP          loopU6
 
-loop12:
+loop17:
 	CMPQ         CX, $0x00000008
-	JB           tail3
+	JB           tail8
 	VMULPS       (DX)(BX*4), Y0, Y5
 	VSUBPS       Y1, Y5, Y5
 	VMAXPS       Y5, Y3, Y5
@@ -742,11 +989,11 @@ loop12:
 	VMOVUPS      Y7, (AX)(BX*4)
 	ADDQ         $0x00000008, BX
 	SUBQ         $0x00000008, CX
-	JMP          loop12
+	JMP          loop17
 
-tail3:
+tail8:
 	TESTQ        CX, CX
-	JZ           done4
+	JZ           done9
 	LEAQ         tailmask<>+32(SB), SI
 	NEGQ         CX
 	VMOVDQU      (SI)(CX*4), Y5
@@ -780,7 +1027,7 @@ tail3:
 	VMULPS       Y2, Y3, Y3
 	VMASKMOVPS   Y3, Y5, (AX)(BX*4)
 
-done4:
+done9:
 	VZEROUPPER
 	RET
 
@@ -2651,15 +2898,235 @@ TEXT ·expSumAVX2(SB), NOSPLIT, $0-84
 	VBROADCASTSS m+76(FP), Y1
 	VBROADCASTSS vecconsts<>+64(SB), Y2
 	VBROADCASTSS vecconsts<>+96(SB), Y3
+	VUCOMISS     vecconsts<>+416(SB), X0
+	JNE          scaled1
+	JP           scaled1
+	VXORPS       Y0, Y0, Y0
 	VXORPS       Y4, Y4, Y4
 	VXORPS       Y5, Y5, Y5
 	VXORPS       Y6, Y6, Y6
-	VXORPS       Y7, Y7, Y7
 	XORQ         DI, DI
 
-loopU1:
+loopU2:
 	CMPQ         CX, $0x00000020
-	JB           loop12
+	JB           loop13
+	VMOVUPS      (DX)(DI*4), Y7
+	VSUBPS       Y1, Y7, Y7
+	VMOVUPS      32(DX)(DI*4), Y8
+	VSUBPS       Y1, Y8, Y8
+	VMAXPS       Y7, Y2, Y7
+	VMAXPS       Y8, Y2, Y8
+	VMINPS       Y7, Y3, Y7
+	VMINPS       Y8, Y3, Y8
+	VMULPS       vecconsts<>+128(SB), Y7, Y9
+	VMULPS       vecconsts<>+128(SB), Y8, Y10
+	VROUNDPS     $0x00, Y9, Y9
+	VROUNDPS     $0x00, Y10, Y10
+	VFNMADD231PS vecconsts<>+160(SB), Y9, Y7
+	VFNMADD231PS vecconsts<>+160(SB), Y10, Y8
+	VFNMADD231PS vecconsts<>+192(SB), Y9, Y7
+	VFNMADD231PS vecconsts<>+192(SB), Y10, Y8
+	VMOVUPS      vecconsts<>+224(SB), Y11
+	VMOVUPS      vecconsts<>+224(SB), Y12
+	VFMADD213PS  vecconsts<>+256(SB), Y7, Y11
+	VFMADD213PS  vecconsts<>+256(SB), Y8, Y12
+	VFMADD213PS  vecconsts<>+288(SB), Y7, Y11
+	VFMADD213PS  vecconsts<>+288(SB), Y8, Y12
+	VFMADD213PS  vecconsts<>+320(SB), Y7, Y11
+	VFMADD213PS  vecconsts<>+320(SB), Y8, Y12
+	VFMADD213PS  vecconsts<>+352(SB), Y7, Y11
+	VFMADD213PS  vecconsts<>+352(SB), Y8, Y12
+	VFMADD213PS  vecconsts<>+384(SB), Y7, Y11
+	VFMADD213PS  vecconsts<>+384(SB), Y8, Y12
+	VMULPS       Y7, Y7, Y13
+	VMULPS       Y8, Y8, Y14
+	VFMADD213PS  Y7, Y13, Y11
+	VFMADD213PS  Y8, Y14, Y12
+	VADDPS       vecconsts<>+416(SB), Y11, Y11
+	VADDPS       vecconsts<>+416(SB), Y12, Y12
+	VCVTPS2DQ    Y9, Y9
+	VCVTPS2DQ    Y10, Y10
+	VPSRAD       $0x01, Y9, Y7
+	VPSRAD       $0x01, Y10, Y8
+	VPSUBD       Y7, Y9, Y9
+	VPSUBD       Y8, Y10, Y10
+	VPADDD       vecconsts<>+448(SB), Y7, Y7
+	VPSLLD       $0x17, Y7, Y7
+	VPADDD       vecconsts<>+448(SB), Y8, Y8
+	VPSLLD       $0x17, Y8, Y8
+	VPADDD       vecconsts<>+448(SB), Y9, Y9
+	VPSLLD       $0x17, Y9, Y9
+	VPADDD       vecconsts<>+448(SB), Y10, Y10
+	VPSLLD       $0x17, Y10, Y10
+	VMULPS       Y7, Y11, Y11
+	VMULPS       Y8, Y12, Y12
+	VMULPS       Y9, Y11, Y11
+	VMULPS       Y10, Y12, Y12
+	VMOVUPS      Y11, (AX)(DI*4)
+	VADDPS       Y11, Y0, Y0
+	VMOVUPS      Y12, 32(AX)(DI*4)
+	VADDPS       Y12, Y4, Y4
+	VMOVUPS      64(DX)(DI*4), Y7
+	VSUBPS       Y1, Y7, Y7
+	VMOVUPS      96(DX)(DI*4), Y8
+	VSUBPS       Y1, Y8, Y8
+	VMAXPS       Y7, Y2, Y7
+	VMAXPS       Y8, Y2, Y8
+	VMINPS       Y7, Y3, Y7
+	VMINPS       Y8, Y3, Y8
+	VMULPS       vecconsts<>+128(SB), Y7, Y9
+	VMULPS       vecconsts<>+128(SB), Y8, Y10
+	VROUNDPS     $0x00, Y9, Y9
+	VROUNDPS     $0x00, Y10, Y10
+	VFNMADD231PS vecconsts<>+160(SB), Y9, Y7
+	VFNMADD231PS vecconsts<>+160(SB), Y10, Y8
+	VFNMADD231PS vecconsts<>+192(SB), Y9, Y7
+	VFNMADD231PS vecconsts<>+192(SB), Y10, Y8
+	VMOVUPS      vecconsts<>+224(SB), Y11
+	VMOVUPS      vecconsts<>+224(SB), Y12
+	VFMADD213PS  vecconsts<>+256(SB), Y7, Y11
+	VFMADD213PS  vecconsts<>+256(SB), Y8, Y12
+	VFMADD213PS  vecconsts<>+288(SB), Y7, Y11
+	VFMADD213PS  vecconsts<>+288(SB), Y8, Y12
+	VFMADD213PS  vecconsts<>+320(SB), Y7, Y11
+	VFMADD213PS  vecconsts<>+320(SB), Y8, Y12
+	VFMADD213PS  vecconsts<>+352(SB), Y7, Y11
+	VFMADD213PS  vecconsts<>+352(SB), Y8, Y12
+	VFMADD213PS  vecconsts<>+384(SB), Y7, Y11
+	VFMADD213PS  vecconsts<>+384(SB), Y8, Y12
+	VMULPS       Y7, Y7, Y13
+	VMULPS       Y8, Y8, Y14
+	VFMADD213PS  Y7, Y13, Y11
+	VFMADD213PS  Y8, Y14, Y12
+	VADDPS       vecconsts<>+416(SB), Y11, Y11
+	VADDPS       vecconsts<>+416(SB), Y12, Y12
+	VCVTPS2DQ    Y9, Y9
+	VCVTPS2DQ    Y10, Y10
+	VPSRAD       $0x01, Y9, Y7
+	VPSRAD       $0x01, Y10, Y8
+	VPSUBD       Y7, Y9, Y9
+	VPSUBD       Y8, Y10, Y10
+	VPADDD       vecconsts<>+448(SB), Y7, Y7
+	VPSLLD       $0x17, Y7, Y7
+	VPADDD       vecconsts<>+448(SB), Y8, Y8
+	VPSLLD       $0x17, Y8, Y8
+	VPADDD       vecconsts<>+448(SB), Y9, Y9
+	VPSLLD       $0x17, Y9, Y9
+	VPADDD       vecconsts<>+448(SB), Y10, Y10
+	VPSLLD       $0x17, Y10, Y10
+	VMULPS       Y7, Y11, Y11
+	VMULPS       Y8, Y12, Y12
+	VMULPS       Y9, Y11, Y11
+	VMULPS       Y10, Y12, Y12
+	VMOVUPS      Y11, 64(AX)(DI*4)
+	VADDPS       Y11, Y5, Y5
+	VMOVUPS      Y12, 96(AX)(DI*4)
+	VADDPS       Y12, Y6, Y6
+	CMPQ         DI, SI
+	JAE          noprefetch6
+	PREFETCHT1   (BX)(DI*4)
+	PREFETCHT1   64(BX)(DI*4)
+
+noprefetch6:
+	ADDQ $0x00000020, DI
+	SUBQ $0x00000020, CX
+	JMP  loopU2
+
+loop13:
+	CMPQ         CX, $0x00000008
+	JB           tail4
+	VMOVUPS      (DX)(DI*4), Y7
+	VSUBPS       Y1, Y7, Y7
+	VMAXPS       Y7, Y2, Y7
+	VMINPS       Y7, Y3, Y7
+	VMULPS       vecconsts<>+128(SB), Y7, Y8
+	VROUNDPS     $0x00, Y8, Y8
+	VFNMADD231PS vecconsts<>+160(SB), Y8, Y7
+	VFNMADD231PS vecconsts<>+192(SB), Y8, Y7
+	VMOVUPS      vecconsts<>+224(SB), Y9
+	VFMADD213PS  vecconsts<>+256(SB), Y7, Y9
+	VFMADD213PS  vecconsts<>+288(SB), Y7, Y9
+	VFMADD213PS  vecconsts<>+320(SB), Y7, Y9
+	VFMADD213PS  vecconsts<>+352(SB), Y7, Y9
+	VFMADD213PS  vecconsts<>+384(SB), Y7, Y9
+	VMULPS       Y7, Y7, Y10
+	VFMADD213PS  Y7, Y10, Y9
+	VADDPS       vecconsts<>+416(SB), Y9, Y9
+	VCVTPS2DQ    Y8, Y8
+	VPSRAD       $0x01, Y8, Y7
+	VPSUBD       Y7, Y8, Y8
+	VPADDD       vecconsts<>+448(SB), Y7, Y7
+	VPSLLD       $0x17, Y7, Y7
+	VPADDD       vecconsts<>+448(SB), Y8, Y8
+	VPSLLD       $0x17, Y8, Y8
+	VMULPS       Y7, Y9, Y9
+	VMULPS       Y8, Y9, Y9
+	VMOVUPS      Y9, (AX)(DI*4)
+	VADDPS       Y9, Y0, Y0
+	ADDQ         $0x00000008, DI
+	SUBQ         $0x00000008, CX
+	JMP          loop13
+
+tail4:
+	TESTQ        CX, CX
+	JZ           done5
+	LEAQ         tailmask<>+32(SB), BX
+	NEGQ         CX
+	VMOVDQU      (BX)(CX*4), Y7
+	VMASKMOVPS   (DX)(DI*4), Y7, Y8
+	VSUBPS       Y1, Y8, Y8
+	VMAXPS       Y8, Y2, Y8
+	VMINPS       Y8, Y3, Y8
+	VMULPS       vecconsts<>+128(SB), Y8, Y1
+	VROUNDPS     $0x00, Y1, Y1
+	VFNMADD231PS vecconsts<>+160(SB), Y1, Y8
+	VFNMADD231PS vecconsts<>+192(SB), Y1, Y8
+	VMOVUPS      vecconsts<>+224(SB), Y2
+	VFMADD213PS  vecconsts<>+256(SB), Y8, Y2
+	VFMADD213PS  vecconsts<>+288(SB), Y8, Y2
+	VFMADD213PS  vecconsts<>+320(SB), Y8, Y2
+	VFMADD213PS  vecconsts<>+352(SB), Y8, Y2
+	VFMADD213PS  vecconsts<>+384(SB), Y8, Y2
+	VMULPS       Y8, Y8, Y3
+	VFMADD213PS  Y8, Y3, Y2
+	VADDPS       vecconsts<>+416(SB), Y2, Y2
+	VCVTPS2DQ    Y1, Y1
+	VPSRAD       $0x01, Y1, Y3
+	VPSUBD       Y3, Y1, Y1
+	VPADDD       vecconsts<>+448(SB), Y3, Y3
+	VPSLLD       $0x17, Y3, Y3
+	VPADDD       vecconsts<>+448(SB), Y1, Y1
+	VPSLLD       $0x17, Y1, Y1
+	VMULPS       Y3, Y2, Y2
+	VMULPS       Y1, Y2, Y2
+	VMASKMOVPS   Y2, Y7, (AX)(DI*4)
+	VANDPS       Y7, Y2, Y2
+	VADDPS       Y2, Y0, Y0
+
+done5:
+	VADDPS     Y4, Y0, Y0
+	VADDPS     Y6, Y5, Y5
+	VADDPS     Y5, Y0, Y0
+	VPERM2F128 $0x01, Y0, Y0, Y1
+	VADDPS     Y1, Y0, Y0
+	VPERMILPS  $0x4e, Y0, Y1
+	VADDPS     Y1, Y0, Y0
+	VPERMILPS  $0xb1, Y0, Y1
+	VADDPS     Y1, Y0, Y0
+	VMOVSS     X0, ret+80(FP)
+	VZEROUPPER
+	RET
+
+scaled1:
+	VXORPS Y4, Y4, Y4
+	VXORPS Y5, Y5, Y5
+	VXORPS Y6, Y6, Y6
+	VXORPS Y7, Y7, Y7
+	XORQ   DI, DI
+
+loopU7:
+	CMPQ         CX, $0x00000020
+	JB           loop18
 	VMULPS       (DX)(DI*4), Y0, Y8
 	VSUBPS       Y1, Y8, Y8
 	VMULPS       32(DX)(DI*4), Y0, Y9
@@ -2773,18 +3240,18 @@ loopU1:
 	VMOVUPS      Y13, 96(AX)(DI*4)
 	VADDPS       Y13, Y7, Y7
 	CMPQ         DI, SI
-	JAE          noprefetch5
+	JAE          noprefetch11
 	PREFETCHT1   (BX)(DI*4)
 	PREFETCHT1   64(BX)(DI*4)
 
-noprefetch5:
+noprefetch11:
 	ADDQ $0x00000020, DI
 	SUBQ $0x00000020, CX
-	JMP  loopU1
+	JMP  loopU7
 
-loop12:
+loop18:
 	CMPQ         CX, $0x00000008
-	JB           tail3
+	JB           tail9
 	VMULPS       (DX)(DI*4), Y0, Y8
 	VSUBPS       Y1, Y8, Y8
 	VMAXPS       Y8, Y2, Y8
@@ -2815,11 +3282,11 @@ loop12:
 	VADDPS       Y10, Y4, Y4
 	ADDQ         $0x00000008, DI
 	SUBQ         $0x00000008, CX
-	JMP          loop12
+	JMP          loop18
 
-tail3:
+tail9:
 	TESTQ        CX, CX
-	JZ           done4
+	JZ           done10
 	LEAQ         tailmask<>+32(SB), BX
 	NEGQ         CX
 	VMOVDQU      (BX)(CX*4), Y8
@@ -2854,7 +3321,7 @@ tail3:
 	VANDPS       Y8, Y2, Y2
 	VADDPS       Y2, Y4, Y4
 
-done4:
+done10:
 	VADDPS     Y5, Y4, Y4
 	VADDPS     Y7, Y6, Y6
 	VADDPS     Y6, Y4, Y4
@@ -2884,15 +3351,261 @@ TEXT ·expSumFlushAVX2(SB), NOSPLIT, $0-152
 	SUBQ         $0x00000020, R9
 	XORQ         R10, R10
 	VBROADCASTSS k+128(FP), Y2
+	VUCOMISS     vecconsts<>+416(SB), X0
+	JNE          scaled1
+	JP           scaled1
+	VXORPS       Y0, Y0, Y0
 	VXORPS       Y3, Y3, Y3
 	VXORPS       Y4, Y4, Y4
 	VXORPS       Y5, Y5, Y5
-	VXORPS       Y6, Y6, Y6
 	XORQ         R11, R11
 
-loopU1:
+loopU2:
 	CMPQ         CX, $0x00000020
-	JB           loop12
+	JB           loop13
+	VMOVUPS      (DX)(R11*4), Y6
+	VSUBPS       Y1, Y6, Y6
+	VMOVUPS      32(DX)(R11*4), Y7
+	VSUBPS       Y1, Y7, Y7
+	VMOVUPS      vecconsts<>+64(SB), Y8
+	VMAXPS       Y6, Y8, Y6
+	VMOVUPS      vecconsts<>+64(SB), Y8
+	VMAXPS       Y7, Y8, Y7
+	VMOVUPS      vecconsts<>+96(SB), Y8
+	VMINPS       Y6, Y8, Y6
+	VMOVUPS      vecconsts<>+96(SB), Y8
+	VMINPS       Y7, Y8, Y7
+	VMULPS       vecconsts<>+128(SB), Y6, Y8
+	VMULPS       vecconsts<>+128(SB), Y7, Y9
+	VROUNDPS     $0x00, Y8, Y8
+	VROUNDPS     $0x00, Y9, Y9
+	VFNMADD231PS vecconsts<>+160(SB), Y8, Y6
+	VFNMADD231PS vecconsts<>+160(SB), Y9, Y7
+	VFNMADD231PS vecconsts<>+192(SB), Y8, Y6
+	VFNMADD231PS vecconsts<>+192(SB), Y9, Y7
+	VMOVUPS      vecconsts<>+224(SB), Y10
+	VMOVUPS      vecconsts<>+224(SB), Y11
+	VFMADD213PS  vecconsts<>+256(SB), Y6, Y10
+	VFMADD213PS  vecconsts<>+256(SB), Y7, Y11
+	VFMADD213PS  vecconsts<>+288(SB), Y6, Y10
+	VFMADD213PS  vecconsts<>+288(SB), Y7, Y11
+	VFMADD213PS  vecconsts<>+320(SB), Y6, Y10
+	VFMADD213PS  vecconsts<>+320(SB), Y7, Y11
+	VFMADD213PS  vecconsts<>+352(SB), Y6, Y10
+	VFMADD213PS  vecconsts<>+352(SB), Y7, Y11
+	VFMADD213PS  vecconsts<>+384(SB), Y6, Y10
+	VFMADD213PS  vecconsts<>+384(SB), Y7, Y11
+	VMULPS       Y6, Y6, Y12
+	VMULPS       Y7, Y7, Y13
+	VFMADD213PS  Y6, Y12, Y10
+	VFMADD213PS  Y7, Y13, Y11
+	VADDPS       vecconsts<>+416(SB), Y10, Y10
+	VADDPS       vecconsts<>+416(SB), Y11, Y11
+	VCVTPS2DQ    Y8, Y8
+	VCVTPS2DQ    Y9, Y9
+	VPSRAD       $0x01, Y8, Y6
+	VPSRAD       $0x01, Y9, Y7
+	VPSUBD       Y6, Y8, Y8
+	VPSUBD       Y7, Y9, Y9
+	VPADDD       vecconsts<>+448(SB), Y6, Y6
+	VPSLLD       $0x17, Y6, Y6
+	VPADDD       vecconsts<>+448(SB), Y7, Y7
+	VPSLLD       $0x17, Y7, Y7
+	VPADDD       vecconsts<>+448(SB), Y8, Y8
+	VPSLLD       $0x17, Y8, Y8
+	VPADDD       vecconsts<>+448(SB), Y9, Y9
+	VPSLLD       $0x17, Y9, Y9
+	VMULPS       Y6, Y10, Y10
+	VMULPS       Y7, Y11, Y11
+	VMULPS       Y8, Y10, Y10
+	VMULPS       Y9, Y11, Y11
+	VMOVUPS      Y10, (AX)(R11*4)
+	VADDPS       Y10, Y0, Y0
+	VMOVUPS      Y11, 32(AX)(R11*4)
+	VADDPS       Y11, Y3, Y3
+	VMOVUPS      64(DX)(R11*4), Y6
+	VSUBPS       Y1, Y6, Y6
+	VMOVUPS      96(DX)(R11*4), Y7
+	VSUBPS       Y1, Y7, Y7
+	VMOVUPS      vecconsts<>+64(SB), Y8
+	VMAXPS       Y6, Y8, Y6
+	VMOVUPS      vecconsts<>+64(SB), Y8
+	VMAXPS       Y7, Y8, Y7
+	VMOVUPS      vecconsts<>+96(SB), Y8
+	VMINPS       Y6, Y8, Y6
+	VMOVUPS      vecconsts<>+96(SB), Y8
+	VMINPS       Y7, Y8, Y7
+	VMULPS       vecconsts<>+128(SB), Y6, Y8
+	VMULPS       vecconsts<>+128(SB), Y7, Y9
+	VROUNDPS     $0x00, Y8, Y8
+	VROUNDPS     $0x00, Y9, Y9
+	VFNMADD231PS vecconsts<>+160(SB), Y8, Y6
+	VFNMADD231PS vecconsts<>+160(SB), Y9, Y7
+	VFNMADD231PS vecconsts<>+192(SB), Y8, Y6
+	VFNMADD231PS vecconsts<>+192(SB), Y9, Y7
+	VMOVUPS      vecconsts<>+224(SB), Y10
+	VMOVUPS      vecconsts<>+224(SB), Y11
+	VFMADD213PS  vecconsts<>+256(SB), Y6, Y10
+	VFMADD213PS  vecconsts<>+256(SB), Y7, Y11
+	VFMADD213PS  vecconsts<>+288(SB), Y6, Y10
+	VFMADD213PS  vecconsts<>+288(SB), Y7, Y11
+	VFMADD213PS  vecconsts<>+320(SB), Y6, Y10
+	VFMADD213PS  vecconsts<>+320(SB), Y7, Y11
+	VFMADD213PS  vecconsts<>+352(SB), Y6, Y10
+	VFMADD213PS  vecconsts<>+352(SB), Y7, Y11
+	VFMADD213PS  vecconsts<>+384(SB), Y6, Y10
+	VFMADD213PS  vecconsts<>+384(SB), Y7, Y11
+	VMULPS       Y6, Y6, Y12
+	VMULPS       Y7, Y7, Y13
+	VFMADD213PS  Y6, Y12, Y10
+	VFMADD213PS  Y7, Y13, Y11
+	VADDPS       vecconsts<>+416(SB), Y10, Y10
+	VADDPS       vecconsts<>+416(SB), Y11, Y11
+	VCVTPS2DQ    Y8, Y8
+	VCVTPS2DQ    Y9, Y9
+	VPSRAD       $0x01, Y8, Y6
+	VPSRAD       $0x01, Y9, Y7
+	VPSUBD       Y6, Y8, Y8
+	VPSUBD       Y7, Y9, Y9
+	VPADDD       vecconsts<>+448(SB), Y6, Y6
+	VPSLLD       $0x17, Y6, Y6
+	VPADDD       vecconsts<>+448(SB), Y7, Y7
+	VPSLLD       $0x17, Y7, Y7
+	VPADDD       vecconsts<>+448(SB), Y8, Y8
+	VPSLLD       $0x17, Y8, Y8
+	VPADDD       vecconsts<>+448(SB), Y9, Y9
+	VPSLLD       $0x17, Y9, Y9
+	VMULPS       Y6, Y10, Y10
+	VMULPS       Y7, Y11, Y11
+	VMULPS       Y8, Y10, Y10
+	VMULPS       Y9, Y11, Y11
+	VMOVUPS      Y10, 64(AX)(R11*4)
+	VADDPS       Y10, Y4, Y4
+	VMOVUPS      Y11, 96(AX)(R11*4)
+	VADDPS       Y11, Y5, Y5
+	CMPQ         R11, SI
+	JAE          noprefetch6
+	PREFETCHT1   (BX)(R11*4)
+	PREFETCHT1   64(BX)(R11*4)
+
+noprefetch6:
+	CMPQ     R11, R9
+	JG       noflush7
+	VMULPS   (R8)(R11*4), Y2, Y6
+	VMOVNTPS Y6, (DI)(R11*4)
+	VMULPS   32(R8)(R11*4), Y2, Y6
+	VMOVNTPS Y6, 32(DI)(R11*4)
+	VMULPS   64(R8)(R11*4), Y2, Y6
+	VMOVNTPS Y6, 64(DI)(R11*4)
+	VMULPS   96(R8)(R11*4), Y2, Y6
+	VMOVNTPS Y6, 96(DI)(R11*4)
+	LEAQ     32(R11), R10
+
+noflush7:
+	ADDQ $0x00000020, R11
+	SUBQ $0x00000020, CX
+	JMP  loopU2
+
+loop13:
+	CMPQ         CX, $0x00000008
+	JB           tail4
+	VMOVUPS      (DX)(R11*4), Y2
+	VSUBPS       Y1, Y2, Y2
+	VMOVUPS      vecconsts<>+64(SB), Y6
+	VMAXPS       Y2, Y6, Y2
+	VMOVUPS      vecconsts<>+96(SB), Y6
+	VMINPS       Y2, Y6, Y2
+	VMULPS       vecconsts<>+128(SB), Y2, Y6
+	VROUNDPS     $0x00, Y6, Y6
+	VFNMADD231PS vecconsts<>+160(SB), Y6, Y2
+	VFNMADD231PS vecconsts<>+192(SB), Y6, Y2
+	VMOVUPS      vecconsts<>+224(SB), Y7
+	VFMADD213PS  vecconsts<>+256(SB), Y2, Y7
+	VFMADD213PS  vecconsts<>+288(SB), Y2, Y7
+	VFMADD213PS  vecconsts<>+320(SB), Y2, Y7
+	VFMADD213PS  vecconsts<>+352(SB), Y2, Y7
+	VFMADD213PS  vecconsts<>+384(SB), Y2, Y7
+	VMULPS       Y2, Y2, Y8
+	VFMADD213PS  Y2, Y8, Y7
+	VADDPS       vecconsts<>+416(SB), Y7, Y7
+	VCVTPS2DQ    Y6, Y6
+	VPSRAD       $0x01, Y6, Y2
+	VPSUBD       Y2, Y6, Y6
+	VPADDD       vecconsts<>+448(SB), Y2, Y2
+	VPSLLD       $0x17, Y2, Y2
+	VPADDD       vecconsts<>+448(SB), Y6, Y6
+	VPSLLD       $0x17, Y6, Y6
+	VMULPS       Y2, Y7, Y7
+	VMULPS       Y6, Y7, Y7
+	VMOVUPS      Y7, (AX)(R11*4)
+	VADDPS       Y7, Y0, Y0
+	ADDQ         $0x00000008, R11
+	SUBQ         $0x00000008, CX
+	JMP          loop13
+
+tail4:
+	TESTQ        CX, CX
+	JZ           done5
+	LEAQ         tailmask<>+32(SB), BX
+	NEGQ         CX
+	VMOVDQU      (BX)(CX*4), Y2
+	VMASKMOVPS   (DX)(R11*4), Y2, Y6
+	VSUBPS       Y1, Y6, Y6
+	VMOVUPS      vecconsts<>+64(SB), Y1
+	VMAXPS       Y6, Y1, Y6
+	VMOVUPS      vecconsts<>+96(SB), Y1
+	VMINPS       Y6, Y1, Y6
+	VMULPS       vecconsts<>+128(SB), Y6, Y1
+	VROUNDPS     $0x00, Y1, Y1
+	VFNMADD231PS vecconsts<>+160(SB), Y1, Y6
+	VFNMADD231PS vecconsts<>+192(SB), Y1, Y6
+	VMOVUPS      vecconsts<>+224(SB), Y7
+	VFMADD213PS  vecconsts<>+256(SB), Y6, Y7
+	VFMADD213PS  vecconsts<>+288(SB), Y6, Y7
+	VFMADD213PS  vecconsts<>+320(SB), Y6, Y7
+	VFMADD213PS  vecconsts<>+352(SB), Y6, Y7
+	VFMADD213PS  vecconsts<>+384(SB), Y6, Y7
+	VMULPS       Y6, Y6, Y8
+	VFMADD213PS  Y6, Y8, Y7
+	VADDPS       vecconsts<>+416(SB), Y7, Y7
+	VCVTPS2DQ    Y1, Y1
+	VPSRAD       $0x01, Y1, Y6
+	VPSUBD       Y6, Y1, Y1
+	VPADDD       vecconsts<>+448(SB), Y6, Y6
+	VPSLLD       $0x17, Y6, Y6
+	VPADDD       vecconsts<>+448(SB), Y1, Y1
+	VPSLLD       $0x17, Y1, Y1
+	VMULPS       Y6, Y7, Y7
+	VMULPS       Y1, Y7, Y7
+	VMASKMOVPS   Y7, Y2, (AX)(R11*4)
+	VANDPS       Y2, Y7, Y7
+	VADDPS       Y7, Y0, Y0
+
+done5:
+	VADDPS     Y3, Y0, Y0
+	VADDPS     Y5, Y4, Y4
+	VADDPS     Y4, Y0, Y0
+	VPERM2F128 $0x01, Y0, Y0, Y1
+	VADDPS     Y1, Y0, Y0
+	VPERMILPS  $0x4e, Y0, Y1
+	VADDPS     Y1, Y0, Y0
+	VPERMILPS  $0xb1, Y0, Y1
+	VADDPS     Y1, Y0, Y0
+	VMOVSS     X0, s+136(FP)
+	MOVQ       R10, done+144(FP)
+	VZEROUPPER
+	RET
+
+scaled1:
+	VXORPS Y3, Y3, Y3
+	VXORPS Y4, Y4, Y4
+	VXORPS Y5, Y5, Y5
+	VXORPS Y6, Y6, Y6
+	XORQ   R11, R11
+
+loopU8:
+	CMPQ         CX, $0x00000020
+	JB           loop19
 	VMULPS       (DX)(R11*4), Y0, Y7
 	VSUBPS       Y1, Y7, Y7
 	VMULPS       32(DX)(R11*4), Y0, Y8
@@ -3014,13 +3727,13 @@ loopU1:
 	VMOVUPS      Y12, 96(AX)(R11*4)
 	VADDPS       Y12, Y6, Y6
 	CMPQ         R11, SI
-	JAE          noprefetch5
+	JAE          noprefetch12
 	PREFETCHT1   (BX)(R11*4)
 	PREFETCHT1   64(BX)(R11*4)
 
-noprefetch5:
+noprefetch12:
 	CMPQ     R11, R9
-	JG       noflush6
+	JG       noflush13
 	VMULPS   (R8)(R11*4), Y2, Y7
 	VMOVNTPS Y7, (DI)(R11*4)
 	VMULPS   32(R8)(R11*4), Y2, Y7
@@ -3031,14 +3744,14 @@ noprefetch5:
 	VMOVNTPS Y7, 96(DI)(R11*4)
 	LEAQ     32(R11), R10
 
-noflush6:
+noflush13:
 	ADDQ $0x00000020, R11
 	SUBQ $0x00000020, CX
-	JMP  loopU1
+	JMP  loopU8
 
-loop12:
+loop19:
 	CMPQ         CX, $0x00000008
-	JB           tail3
+	JB           tail10
 	VMULPS       (DX)(R11*4), Y0, Y2
 	VSUBPS       Y1, Y2, Y2
 	VMOVUPS      vecconsts<>+64(SB), Y7
@@ -3071,11 +3784,11 @@ loop12:
 	VADDPS       Y8, Y3, Y3
 	ADDQ         $0x00000008, R11
 	SUBQ         $0x00000008, CX
-	JMP          loop12
+	JMP          loop19
 
-tail3:
+tail10:
 	TESTQ        CX, CX
-	JZ           done4
+	JZ           done11
 	LEAQ         tailmask<>+32(SB), BX
 	NEGQ         CX
 	VMOVDQU      (BX)(CX*4), Y2
@@ -3112,7 +3825,7 @@ tail3:
 	VANDPS       Y2, Y7, Y7
 	VADDPS       Y7, Y3, Y3
 
-done4:
+done11:
 	VADDPS     Y4, Y3, Y3
 	VADDPS     Y6, Y5, Y5
 	VADDPS     Y5, Y3, Y3
@@ -3232,11 +3945,210 @@ TEXT ·expScaleNTAVX2(SB), NOSPLIT, $0-60
 	VBROADCASTSS mul+56(FP), Y2
 	VBROADCASTSS vecconsts<>+64(SB), Y3
 	VBROADCASTSS vecconsts<>+96(SB), Y4
+	VUCOMISS     vecconsts<>+416(SB), X0
+	JNE          scaled1
+	JP           scaled1
 	XORQ         BX, BX
 
-loopU1:
+loopU2:
 	CMPQ         CX, $0x00000020
-	JB           loop12
+	JB           loop13
+	VMOVUPS      (DX)(BX*4), Y0
+	VSUBPS       Y1, Y0, Y0
+	VMOVUPS      32(DX)(BX*4), Y5
+	VSUBPS       Y1, Y5, Y5
+	VMAXPS       Y0, Y3, Y0
+	VMAXPS       Y5, Y3, Y5
+	VMINPS       Y0, Y4, Y0
+	VMINPS       Y5, Y4, Y5
+	VMULPS       vecconsts<>+128(SB), Y0, Y6
+	VMULPS       vecconsts<>+128(SB), Y5, Y7
+	VROUNDPS     $0x00, Y6, Y6
+	VROUNDPS     $0x00, Y7, Y7
+	VFNMADD231PS vecconsts<>+160(SB), Y6, Y0
+	VFNMADD231PS vecconsts<>+160(SB), Y7, Y5
+	VFNMADD231PS vecconsts<>+192(SB), Y6, Y0
+	VFNMADD231PS vecconsts<>+192(SB), Y7, Y5
+	VMOVUPS      vecconsts<>+224(SB), Y8
+	VMOVUPS      vecconsts<>+224(SB), Y9
+	VFMADD213PS  vecconsts<>+256(SB), Y0, Y8
+	VFMADD213PS  vecconsts<>+256(SB), Y5, Y9
+	VFMADD213PS  vecconsts<>+288(SB), Y0, Y8
+	VFMADD213PS  vecconsts<>+288(SB), Y5, Y9
+	VFMADD213PS  vecconsts<>+320(SB), Y0, Y8
+	VFMADD213PS  vecconsts<>+320(SB), Y5, Y9
+	VFMADD213PS  vecconsts<>+352(SB), Y0, Y8
+	VFMADD213PS  vecconsts<>+352(SB), Y5, Y9
+	VFMADD213PS  vecconsts<>+384(SB), Y0, Y8
+	VFMADD213PS  vecconsts<>+384(SB), Y5, Y9
+	VMULPS       Y0, Y0, Y10
+	VMULPS       Y5, Y5, Y11
+	VFMADD213PS  Y0, Y10, Y8
+	VFMADD213PS  Y5, Y11, Y9
+	VADDPS       vecconsts<>+416(SB), Y8, Y8
+	VADDPS       vecconsts<>+416(SB), Y9, Y9
+	VCVTPS2DQ    Y6, Y6
+	VCVTPS2DQ    Y7, Y7
+	VPSRAD       $0x01, Y6, Y0
+	VPSRAD       $0x01, Y7, Y5
+	VPSUBD       Y0, Y6, Y6
+	VPSUBD       Y5, Y7, Y7
+	VPADDD       vecconsts<>+448(SB), Y0, Y0
+	VPSLLD       $0x17, Y0, Y0
+	VPADDD       vecconsts<>+448(SB), Y5, Y5
+	VPSLLD       $0x17, Y5, Y5
+	VPADDD       vecconsts<>+448(SB), Y6, Y6
+	VPSLLD       $0x17, Y6, Y6
+	VPADDD       vecconsts<>+448(SB), Y7, Y7
+	VPSLLD       $0x17, Y7, Y7
+	VMULPS       Y0, Y8, Y8
+	VMULPS       Y5, Y9, Y9
+	VMULPS       Y6, Y8, Y8
+	VMULPS       Y7, Y9, Y9
+	VMULPS       Y2, Y8, Y8
+	VMOVNTPS     Y8, (AX)(BX*4)
+	VMULPS       Y2, Y9, Y9
+	VMOVNTPS     Y9, 32(AX)(BX*4)
+	VMOVUPS      64(DX)(BX*4), Y0
+	VSUBPS       Y1, Y0, Y0
+	VMOVUPS      96(DX)(BX*4), Y5
+	VSUBPS       Y1, Y5, Y5
+	VMAXPS       Y0, Y3, Y0
+	VMAXPS       Y5, Y3, Y5
+	VMINPS       Y0, Y4, Y0
+	VMINPS       Y5, Y4, Y5
+	VMULPS       vecconsts<>+128(SB), Y0, Y6
+	VMULPS       vecconsts<>+128(SB), Y5, Y7
+	VROUNDPS     $0x00, Y6, Y6
+	VROUNDPS     $0x00, Y7, Y7
+	VFNMADD231PS vecconsts<>+160(SB), Y6, Y0
+	VFNMADD231PS vecconsts<>+160(SB), Y7, Y5
+	VFNMADD231PS vecconsts<>+192(SB), Y6, Y0
+	VFNMADD231PS vecconsts<>+192(SB), Y7, Y5
+	VMOVUPS      vecconsts<>+224(SB), Y8
+	VMOVUPS      vecconsts<>+224(SB), Y9
+	VFMADD213PS  vecconsts<>+256(SB), Y0, Y8
+	VFMADD213PS  vecconsts<>+256(SB), Y5, Y9
+	VFMADD213PS  vecconsts<>+288(SB), Y0, Y8
+	VFMADD213PS  vecconsts<>+288(SB), Y5, Y9
+	VFMADD213PS  vecconsts<>+320(SB), Y0, Y8
+	VFMADD213PS  vecconsts<>+320(SB), Y5, Y9
+	VFMADD213PS  vecconsts<>+352(SB), Y0, Y8
+	VFMADD213PS  vecconsts<>+352(SB), Y5, Y9
+	VFMADD213PS  vecconsts<>+384(SB), Y0, Y8
+	VFMADD213PS  vecconsts<>+384(SB), Y5, Y9
+	VMULPS       Y0, Y0, Y10
+	VMULPS       Y5, Y5, Y11
+	VFMADD213PS  Y0, Y10, Y8
+	VFMADD213PS  Y5, Y11, Y9
+	VADDPS       vecconsts<>+416(SB), Y8, Y8
+	VADDPS       vecconsts<>+416(SB), Y9, Y9
+	VCVTPS2DQ    Y6, Y6
+	VCVTPS2DQ    Y7, Y7
+	VPSRAD       $0x01, Y6, Y0
+	VPSRAD       $0x01, Y7, Y5
+	VPSUBD       Y0, Y6, Y6
+	VPSUBD       Y5, Y7, Y7
+	VPADDD       vecconsts<>+448(SB), Y0, Y0
+	VPSLLD       $0x17, Y0, Y0
+	VPADDD       vecconsts<>+448(SB), Y5, Y5
+	VPSLLD       $0x17, Y5, Y5
+	VPADDD       vecconsts<>+448(SB), Y6, Y6
+	VPSLLD       $0x17, Y6, Y6
+	VPADDD       vecconsts<>+448(SB), Y7, Y7
+	VPSLLD       $0x17, Y7, Y7
+	VMULPS       Y0, Y8, Y8
+	VMULPS       Y5, Y9, Y9
+	VMULPS       Y6, Y8, Y8
+	VMULPS       Y7, Y9, Y9
+	VMULPS       Y2, Y8, Y8
+	VMOVNTPS     Y8, 64(AX)(BX*4)
+	VMULPS       Y2, Y9, Y9
+	VMOVNTPS     Y9, 96(AX)(BX*4)
+	ADDQ         $0x00000020, BX
+	SUBQ         $0x00000020, CX
+	JMP          loopU2
+
+loop13:
+	CMPQ         CX, $0x00000008
+	JB           tail4
+	VMOVUPS      (DX)(BX*4), Y0
+	VSUBPS       Y1, Y0, Y0
+	VMAXPS       Y0, Y3, Y0
+	VMINPS       Y0, Y4, Y0
+	VMULPS       vecconsts<>+128(SB), Y0, Y5
+	VROUNDPS     $0x00, Y5, Y5
+	VFNMADD231PS vecconsts<>+160(SB), Y5, Y0
+	VFNMADD231PS vecconsts<>+192(SB), Y5, Y0
+	VMOVUPS      vecconsts<>+224(SB), Y6
+	VFMADD213PS  vecconsts<>+256(SB), Y0, Y6
+	VFMADD213PS  vecconsts<>+288(SB), Y0, Y6
+	VFMADD213PS  vecconsts<>+320(SB), Y0, Y6
+	VFMADD213PS  vecconsts<>+352(SB), Y0, Y6
+	VFMADD213PS  vecconsts<>+384(SB), Y0, Y6
+	VMULPS       Y0, Y0, Y7
+	VFMADD213PS  Y0, Y7, Y6
+	VADDPS       vecconsts<>+416(SB), Y6, Y6
+	VCVTPS2DQ    Y5, Y5
+	VPSRAD       $0x01, Y5, Y0
+	VPSUBD       Y0, Y5, Y5
+	VPADDD       vecconsts<>+448(SB), Y0, Y0
+	VPSLLD       $0x17, Y0, Y0
+	VPADDD       vecconsts<>+448(SB), Y5, Y5
+	VPSLLD       $0x17, Y5, Y5
+	VMULPS       Y0, Y6, Y6
+	VMULPS       Y5, Y6, Y6
+	VMULPS       Y2, Y6, Y6
+	VMOVNTPS     Y6, (AX)(BX*4)
+	ADDQ         $0x00000008, BX
+	SUBQ         $0x00000008, CX
+	JMP          loop13
+
+tail4:
+	TESTQ        CX, CX
+	JZ           done5
+	LEAQ         tailmask<>+32(SB), SI
+	NEGQ         CX
+	VMOVDQU      (SI)(CX*4), Y0
+	VMASKMOVPS   (DX)(BX*4), Y0, Y5
+	VSUBPS       Y1, Y5, Y5
+	VMAXPS       Y5, Y3, Y5
+	VMINPS       Y5, Y4, Y5
+	VMULPS       vecconsts<>+128(SB), Y5, Y1
+	VROUNDPS     $0x00, Y1, Y1
+	VFNMADD231PS vecconsts<>+160(SB), Y1, Y5
+	VFNMADD231PS vecconsts<>+192(SB), Y1, Y5
+	VMOVUPS      vecconsts<>+224(SB), Y3
+	VFMADD213PS  vecconsts<>+256(SB), Y5, Y3
+	VFMADD213PS  vecconsts<>+288(SB), Y5, Y3
+	VFMADD213PS  vecconsts<>+320(SB), Y5, Y3
+	VFMADD213PS  vecconsts<>+352(SB), Y5, Y3
+	VFMADD213PS  vecconsts<>+384(SB), Y5, Y3
+	VMULPS       Y5, Y5, Y4
+	VFMADD213PS  Y5, Y4, Y3
+	VADDPS       vecconsts<>+416(SB), Y3, Y3
+	VCVTPS2DQ    Y1, Y1
+	VPSRAD       $0x01, Y1, Y4
+	VPSUBD       Y4, Y1, Y1
+	VPADDD       vecconsts<>+448(SB), Y4, Y4
+	VPSLLD       $0x17, Y4, Y4
+	VPADDD       vecconsts<>+448(SB), Y1, Y1
+	VPSLLD       $0x17, Y1, Y1
+	VMULPS       Y4, Y3, Y3
+	VMULPS       Y1, Y3, Y3
+	VMULPS       Y2, Y3, Y3
+	VMASKMOVPS   Y3, Y0, (AX)(BX*4)
+
+done5:
+	VZEROUPPER
+	RET
+
+scaled1:
+	XORQ BX, BX
+
+loopU6:
+	CMPQ         CX, $0x00000020
+	JB           loop17
 	VMULPS       (DX)(BX*4), Y0, Y5
 	VSUBPS       Y1, Y5, Y5
 	VMULPS       32(DX)(BX*4), Y0, Y6
@@ -3351,11 +4263,11 @@ loopU1:
 	VMOVNTPS     Y10, 96(AX)(BX*4)
 	ADDQ         $0x00000020, BX
 	SUBQ         $0x00000020, CX
-	JMP          loopU1
+	JMP          loopU6
 
-loop12:
+loop17:
 	CMPQ         CX, $0x00000008
-	JB           tail3
+	JB           tail8
 	VMULPS       (DX)(BX*4), Y0, Y5
 	VSUBPS       Y1, Y5, Y5
 	VMAXPS       Y5, Y3, Y5
@@ -3386,11 +4298,11 @@ loop12:
 	VMOVNTPS     Y7, (AX)(BX*4)
 	ADDQ         $0x00000008, BX
 	SUBQ         $0x00000008, CX
-	JMP          loop12
+	JMP          loop17
 
-tail3:
+tail8:
 	TESTQ        CX, CX
-	JZ           done4
+	JZ           done9
 	LEAQ         tailmask<>+32(SB), SI
 	NEGQ         CX
 	VMOVDQU      (SI)(CX*4), Y5
@@ -3424,7 +4336,7 @@ tail3:
 	VMULPS       Y2, Y3, Y3
 	VMASKMOVPS   Y3, Y5, (AX)(BX*4)
 
-done4:
+done9:
 	VZEROUPPER
 	RET
 
@@ -4431,6 +5343,261 @@ done4:
 	VZEROUPPER
 	RET
 
+// func softcapAVX2(dst []float32, dz []float32, x []float32, capv float32, inv float32, s2 float32)
+// Requires: AVX, AVX2, FMA3
+TEXT ·softcapAVX2(SB), NOSPLIT, $0-84
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         dst_len+8(FP), CX
+	MOVQ         dz_base+24(FP), DX
+	MOVQ         x_base+48(FP), BX
+	VBROADCASTSS capv+72(FP), Y0
+	VBROADCASTSS inv+76(FP), Y1
+	VBROADCASTSS s2+80(FP), Y2
+	VBROADCASTSS vecconsts<>+64(SB), Y3
+	VBROADCASTSS vecconsts<>+96(SB), Y4
+	XORQ         SI, SI
+
+loopU1:
+	CMPQ         CX, $0x00000010
+	JB           loop12
+	VMOVUPS      (BX)(SI*4), Y5
+	VMULPS       Y1, Y5, Y6
+	VMULPS       Y2, Y5, Y5
+	VMAXPS       Y5, Y3, Y5
+	VMINPS       Y5, Y4, Y5
+	VMULPS       vecconsts<>+128(SB), Y5, Y7
+	VROUNDPS     $0x00, Y7, Y7
+	VFNMADD231PS vecconsts<>+160(SB), Y7, Y5
+	VFNMADD231PS vecconsts<>+192(SB), Y7, Y5
+	VMOVUPS      vecconsts<>+224(SB), Y8
+	VFMADD213PS  vecconsts<>+256(SB), Y5, Y8
+	VFMADD213PS  vecconsts<>+288(SB), Y5, Y8
+	VFMADD213PS  vecconsts<>+320(SB), Y5, Y8
+	VFMADD213PS  vecconsts<>+352(SB), Y5, Y8
+	VFMADD213PS  vecconsts<>+384(SB), Y5, Y8
+	VMULPS       Y5, Y5, Y9
+	VFMADD213PS  Y5, Y9, Y8
+	VADDPS       vecconsts<>+416(SB), Y8, Y8
+	VCVTPS2DQ    Y7, Y7
+	VPSRAD       $0x01, Y7, Y5
+	VPSUBD       Y5, Y7, Y7
+	VPADDD       vecconsts<>+448(SB), Y5, Y5
+	VPSLLD       $0x17, Y5, Y5
+	VPADDD       vecconsts<>+448(SB), Y7, Y7
+	VPSLLD       $0x17, Y7, Y7
+	VMULPS       Y5, Y8, Y8
+	VMULPS       Y7, Y8, Y8
+	VADDPS       vecconsts<>+416(SB), Y8, Y8
+	VMOVUPS      vecconsts<>+416(SB), Y5
+	VDIVPS       Y8, Y5, Y8
+	VADDPS       Y8, Y8, Y8
+	VMOVUPS      vecconsts<>+416(SB), Y5
+	VSUBPS       Y8, Y5, Y8
+	VMULPS       Y6, Y6, Y5
+	VMULPS       vecconsts<>+896(SB), Y5, Y7
+	VADDPS       vecconsts<>+928(SB), Y7, Y7
+	VMULPS       Y5, Y7, Y7
+	VSUBPS       vecconsts<>+960(SB), Y7, Y7
+	VMULPS       Y5, Y7, Y7
+	VADDPS       vecconsts<>+992(SB), Y7, Y7
+	VMULPS       Y5, Y7, Y7
+	VSUBPS       vecconsts<>+1024(SB), Y7, Y7
+	VMULPS       Y5, Y7, Y7
+	VMULPS       Y6, Y7, Y7
+	VADDPS       Y6, Y7, Y7
+	VPAND        vecconsts<>+544(SB), Y6, Y5
+	VCMPPS       $0x01, vecconsts<>+1056(SB), Y5, Y5
+	VBLENDVPS    Y5, Y7, Y8, Y8
+	VMULPS       Y8, Y0, Y6
+	VMOVUPS      Y6, (AX)(SI*4)
+	VMULPS       Y8, Y8, Y5
+	VMOVUPS      vecconsts<>+416(SB), Y6
+	VSUBPS       Y5, Y6, Y5
+	VMOVUPS      Y5, (DX)(SI*4)
+	VMOVUPS      32(BX)(SI*4), Y5
+	VMULPS       Y1, Y5, Y6
+	VMULPS       Y2, Y5, Y5
+	VMAXPS       Y5, Y3, Y5
+	VMINPS       Y5, Y4, Y5
+	VMULPS       vecconsts<>+128(SB), Y5, Y7
+	VROUNDPS     $0x00, Y7, Y7
+	VFNMADD231PS vecconsts<>+160(SB), Y7, Y5
+	VFNMADD231PS vecconsts<>+192(SB), Y7, Y5
+	VMOVUPS      vecconsts<>+224(SB), Y8
+	VFMADD213PS  vecconsts<>+256(SB), Y5, Y8
+	VFMADD213PS  vecconsts<>+288(SB), Y5, Y8
+	VFMADD213PS  vecconsts<>+320(SB), Y5, Y8
+	VFMADD213PS  vecconsts<>+352(SB), Y5, Y8
+	VFMADD213PS  vecconsts<>+384(SB), Y5, Y8
+	VMULPS       Y5, Y5, Y9
+	VFMADD213PS  Y5, Y9, Y8
+	VADDPS       vecconsts<>+416(SB), Y8, Y8
+	VCVTPS2DQ    Y7, Y7
+	VPSRAD       $0x01, Y7, Y5
+	VPSUBD       Y5, Y7, Y7
+	VPADDD       vecconsts<>+448(SB), Y5, Y5
+	VPSLLD       $0x17, Y5, Y5
+	VPADDD       vecconsts<>+448(SB), Y7, Y7
+	VPSLLD       $0x17, Y7, Y7
+	VMULPS       Y5, Y8, Y8
+	VMULPS       Y7, Y8, Y8
+	VADDPS       vecconsts<>+416(SB), Y8, Y8
+	VMOVUPS      vecconsts<>+416(SB), Y5
+	VDIVPS       Y8, Y5, Y8
+	VADDPS       Y8, Y8, Y8
+	VMOVUPS      vecconsts<>+416(SB), Y5
+	VSUBPS       Y8, Y5, Y8
+	VMULPS       Y6, Y6, Y5
+	VMULPS       vecconsts<>+896(SB), Y5, Y7
+	VADDPS       vecconsts<>+928(SB), Y7, Y7
+	VMULPS       Y5, Y7, Y7
+	VSUBPS       vecconsts<>+960(SB), Y7, Y7
+	VMULPS       Y5, Y7, Y7
+	VADDPS       vecconsts<>+992(SB), Y7, Y7
+	VMULPS       Y5, Y7, Y7
+	VSUBPS       vecconsts<>+1024(SB), Y7, Y7
+	VMULPS       Y5, Y7, Y7
+	VMULPS       Y6, Y7, Y7
+	VADDPS       Y6, Y7, Y7
+	VPAND        vecconsts<>+544(SB), Y6, Y5
+	VCMPPS       $0x01, vecconsts<>+1056(SB), Y5, Y5
+	VBLENDVPS    Y5, Y7, Y8, Y8
+	VMULPS       Y8, Y0, Y6
+	VMOVUPS      Y6, 32(AX)(SI*4)
+	VMULPS       Y8, Y8, Y5
+	VMOVUPS      vecconsts<>+416(SB), Y6
+	VSUBPS       Y5, Y6, Y5
+	VMOVUPS      Y5, 32(DX)(SI*4)
+	ADDQ         $0x00000010, SI
+	SUBQ         $0x00000010, CX
+	JMP          loopU1
+
+loop12:
+	CMPQ         CX, $0x00000008
+	JB           tail3
+	VMOVUPS      (BX)(SI*4), Y5
+	VMULPS       Y1, Y5, Y6
+	VMULPS       Y2, Y5, Y5
+	VMAXPS       Y5, Y3, Y5
+	VMINPS       Y5, Y4, Y5
+	VMULPS       vecconsts<>+128(SB), Y5, Y7
+	VROUNDPS     $0x00, Y7, Y7
+	VFNMADD231PS vecconsts<>+160(SB), Y7, Y5
+	VFNMADD231PS vecconsts<>+192(SB), Y7, Y5
+	VMOVUPS      vecconsts<>+224(SB), Y8
+	VFMADD213PS  vecconsts<>+256(SB), Y5, Y8
+	VFMADD213PS  vecconsts<>+288(SB), Y5, Y8
+	VFMADD213PS  vecconsts<>+320(SB), Y5, Y8
+	VFMADD213PS  vecconsts<>+352(SB), Y5, Y8
+	VFMADD213PS  vecconsts<>+384(SB), Y5, Y8
+	VMULPS       Y5, Y5, Y9
+	VFMADD213PS  Y5, Y9, Y8
+	VADDPS       vecconsts<>+416(SB), Y8, Y8
+	VCVTPS2DQ    Y7, Y7
+	VPSRAD       $0x01, Y7, Y5
+	VPSUBD       Y5, Y7, Y7
+	VPADDD       vecconsts<>+448(SB), Y5, Y5
+	VPSLLD       $0x17, Y5, Y5
+	VPADDD       vecconsts<>+448(SB), Y7, Y7
+	VPSLLD       $0x17, Y7, Y7
+	VMULPS       Y5, Y8, Y8
+	VMULPS       Y7, Y8, Y8
+	VADDPS       vecconsts<>+416(SB), Y8, Y8
+	VMOVUPS      vecconsts<>+416(SB), Y5
+	VDIVPS       Y8, Y5, Y8
+	VADDPS       Y8, Y8, Y8
+	VMOVUPS      vecconsts<>+416(SB), Y5
+	VSUBPS       Y8, Y5, Y8
+	VMULPS       Y6, Y6, Y5
+	VMULPS       vecconsts<>+896(SB), Y5, Y7
+	VADDPS       vecconsts<>+928(SB), Y7, Y7
+	VMULPS       Y5, Y7, Y7
+	VSUBPS       vecconsts<>+960(SB), Y7, Y7
+	VMULPS       Y5, Y7, Y7
+	VADDPS       vecconsts<>+992(SB), Y7, Y7
+	VMULPS       Y5, Y7, Y7
+	VSUBPS       vecconsts<>+1024(SB), Y7, Y7
+	VMULPS       Y5, Y7, Y7
+	VMULPS       Y6, Y7, Y7
+	VADDPS       Y6, Y7, Y7
+	VPAND        vecconsts<>+544(SB), Y6, Y5
+	VCMPPS       $0x01, vecconsts<>+1056(SB), Y5, Y5
+	VBLENDVPS    Y5, Y7, Y8, Y8
+	VMULPS       Y8, Y0, Y6
+	VMOVUPS      Y6, (AX)(SI*4)
+	VMULPS       Y8, Y8, Y5
+	VMOVUPS      vecconsts<>+416(SB), Y6
+	VSUBPS       Y5, Y6, Y5
+	VMOVUPS      Y5, (DX)(SI*4)
+	ADDQ         $0x00000008, SI
+	SUBQ         $0x00000008, CX
+	JMP          loop12
+
+tail3:
+	TESTQ        CX, CX
+	JZ           done4
+	LEAQ         tailmask<>+32(SB), DI
+	NEGQ         CX
+	VMOVDQU      (DI)(CX*4), Y5
+	VMASKMOVPS   (BX)(SI*4), Y5, Y6
+	VMULPS       Y1, Y6, Y1
+	VMULPS       Y2, Y6, Y2
+	VMAXPS       Y2, Y3, Y2
+	VMINPS       Y2, Y4, Y2
+	VMULPS       vecconsts<>+128(SB), Y2, Y3
+	VROUNDPS     $0x00, Y3, Y3
+	VFNMADD231PS vecconsts<>+160(SB), Y3, Y2
+	VFNMADD231PS vecconsts<>+192(SB), Y3, Y2
+	VMOVUPS      vecconsts<>+224(SB), Y4
+	VFMADD213PS  vecconsts<>+256(SB), Y2, Y4
+	VFMADD213PS  vecconsts<>+288(SB), Y2, Y4
+	VFMADD213PS  vecconsts<>+320(SB), Y2, Y4
+	VFMADD213PS  vecconsts<>+352(SB), Y2, Y4
+	VFMADD213PS  vecconsts<>+384(SB), Y2, Y4
+	VMULPS       Y2, Y2, Y6
+	VFMADD213PS  Y2, Y6, Y4
+	VADDPS       vecconsts<>+416(SB), Y4, Y4
+	VCVTPS2DQ    Y3, Y3
+	VPSRAD       $0x01, Y3, Y2
+	VPSUBD       Y2, Y3, Y3
+	VPADDD       vecconsts<>+448(SB), Y2, Y2
+	VPSLLD       $0x17, Y2, Y2
+	VPADDD       vecconsts<>+448(SB), Y3, Y3
+	VPSLLD       $0x17, Y3, Y3
+	VMULPS       Y2, Y4, Y4
+	VMULPS       Y3, Y4, Y4
+	VADDPS       vecconsts<>+416(SB), Y4, Y4
+	VMOVUPS      vecconsts<>+416(SB), Y2
+	VDIVPS       Y4, Y2, Y4
+	VADDPS       Y4, Y4, Y4
+	VMOVUPS      vecconsts<>+416(SB), Y2
+	VSUBPS       Y4, Y2, Y4
+	VMULPS       Y1, Y1, Y2
+	VMULPS       vecconsts<>+896(SB), Y2, Y3
+	VADDPS       vecconsts<>+928(SB), Y3, Y3
+	VMULPS       Y2, Y3, Y3
+	VSUBPS       vecconsts<>+960(SB), Y3, Y3
+	VMULPS       Y2, Y3, Y3
+	VADDPS       vecconsts<>+992(SB), Y3, Y3
+	VMULPS       Y2, Y3, Y3
+	VSUBPS       vecconsts<>+1024(SB), Y3, Y3
+	VMULPS       Y2, Y3, Y3
+	VMULPS       Y1, Y3, Y3
+	VADDPS       Y1, Y3, Y3
+	VPAND        vecconsts<>+544(SB), Y1, Y1
+	VCMPPS       $0x01, vecconsts<>+1056(SB), Y1, Y1
+	VBLENDVPS    Y1, Y3, Y4, Y4
+	VMULPS       Y4, Y0, Y1
+	VMASKMOVPS   Y1, Y5, (AX)(SI*4)
+	VMULPS       Y4, Y4, Y2
+	VMOVUPS      vecconsts<>+416(SB), Y0
+	VSUBPS       Y2, Y0, Y2
+	VMASKMOVPS   Y2, Y5, (DX)(SI*4)
+
+done4:
+	VZEROUPPER
+	RET
+
 // func maxSumAVX512(x []float32, scale float32) (m float32, d float32)
 // Requires: AVX, AVX512DQ, AVX512F, BMI2
 TEXT ·maxSumAVX512(SB), NOSPLIT, $0-40
@@ -4781,11 +5948,162 @@ TEXT ·expScaleAVX512(SB), NOSPLIT, $0-60
 	VBROADCASTSS vecconsts<>+352(SB), Z12
 	VBROADCASTSS vecconsts<>+384(SB), Z13
 	VBROADCASTSS vecconsts<>+416(SB), Z14
+	VUCOMISS     vecconsts<>+416(SB), X0
+	JNE          scaled1
+	JP           scaled1
 	XORQ         BX, BX
 
-loopU1:
+loopU2:
 	CMPQ         CX, $0x00000040
-	JB           loop12
+	JB           loop13
+	VMOVUPS      (DX)(BX*4), Z0
+	VSUBPS       Z1, Z0, Z0
+	VMOVUPS      64(DX)(BX*4), Z15
+	VSUBPS       Z1, Z15, Z15
+	VMOVUPS      128(DX)(BX*4), Z16
+	VSUBPS       Z1, Z16, Z16
+	VMOVUPS      192(DX)(BX*4), Z17
+	VSUBPS       Z1, Z17, Z17
+	VMAXPS       Z0, Z3, Z0
+	VMAXPS       Z15, Z3, Z15
+	VMAXPS       Z16, Z3, Z16
+	VMAXPS       Z17, Z3, Z17
+	VMINPS       Z0, Z4, Z0
+	VMINPS       Z15, Z4, Z15
+	VMINPS       Z16, Z4, Z16
+	VMINPS       Z17, Z4, Z17
+	VMULPS       Z5, Z0, Z18
+	VMULPS       Z5, Z15, Z19
+	VMULPS       Z5, Z16, Z20
+	VMULPS       Z5, Z17, Z21
+	VRNDSCALEPS  $0x00, Z18, Z18
+	VRNDSCALEPS  $0x00, Z19, Z19
+	VRNDSCALEPS  $0x00, Z20, Z20
+	VRNDSCALEPS  $0x00, Z21, Z21
+	VFNMADD231PS Z6, Z18, Z0
+	VFNMADD231PS Z6, Z19, Z15
+	VFNMADD231PS Z6, Z20, Z16
+	VFNMADD231PS Z6, Z21, Z17
+	VFNMADD231PS Z7, Z18, Z0
+	VFNMADD231PS Z7, Z19, Z15
+	VFNMADD231PS Z7, Z20, Z16
+	VFNMADD231PS Z7, Z21, Z17
+	VMOVAPS      Z8, Z22
+	VMOVAPS      Z8, Z23
+	VMOVAPS      Z8, Z24
+	VMOVAPS      Z8, Z25
+	VFMADD213PS  Z9, Z0, Z22
+	VFMADD213PS  Z9, Z15, Z23
+	VFMADD213PS  Z9, Z16, Z24
+	VFMADD213PS  Z9, Z17, Z25
+	VFMADD213PS  Z10, Z0, Z22
+	VFMADD213PS  Z10, Z15, Z23
+	VFMADD213PS  Z10, Z16, Z24
+	VFMADD213PS  Z10, Z17, Z25
+	VFMADD213PS  Z11, Z0, Z22
+	VFMADD213PS  Z11, Z15, Z23
+	VFMADD213PS  Z11, Z16, Z24
+	VFMADD213PS  Z11, Z17, Z25
+	VFMADD213PS  Z12, Z0, Z22
+	VFMADD213PS  Z12, Z15, Z23
+	VFMADD213PS  Z12, Z16, Z24
+	VFMADD213PS  Z12, Z17, Z25
+	VFMADD213PS  Z13, Z0, Z22
+	VFMADD213PS  Z13, Z15, Z23
+	VFMADD213PS  Z13, Z16, Z24
+	VFMADD213PS  Z13, Z17, Z25
+	VMULPS       Z0, Z0, Z26
+	VMULPS       Z15, Z15, Z27
+	VMULPS       Z16, Z16, Z28
+	VMULPS       Z17, Z17, Z29
+	VFMADD213PS  Z0, Z26, Z22
+	VFMADD213PS  Z15, Z27, Z23
+	VFMADD213PS  Z16, Z28, Z24
+	VFMADD213PS  Z17, Z29, Z25
+	VADDPS       Z14, Z22, Z22
+	VADDPS       Z14, Z23, Z23
+	VADDPS       Z14, Z24, Z24
+	VADDPS       Z14, Z25, Z25
+	VSCALEFPS    Z18, Z22, Z22
+	VSCALEFPS    Z19, Z23, Z23
+	VSCALEFPS    Z20, Z24, Z24
+	VSCALEFPS    Z21, Z25, Z25
+	VMULPS       Z2, Z22, Z22
+	VMOVUPS      Z22, (AX)(BX*4)
+	VMULPS       Z2, Z23, Z23
+	VMOVUPS      Z23, 64(AX)(BX*4)
+	VMULPS       Z2, Z24, Z24
+	VMOVUPS      Z24, 128(AX)(BX*4)
+	VMULPS       Z2, Z25, Z25
+	VMOVUPS      Z25, 192(AX)(BX*4)
+	ADDQ         $0x00000040, BX
+	SUBQ         $0x00000040, CX
+	JMP          loopU2
+
+loop13:
+	CMPQ         CX, $0x00000010
+	JB           tail4
+	VMOVUPS      (DX)(BX*4), Z0
+	VSUBPS       Z1, Z0, Z0
+	VMAXPS       Z0, Z3, Z0
+	VMINPS       Z0, Z4, Z0
+	VMULPS       Z5, Z0, Z15
+	VRNDSCALEPS  $0x00, Z15, Z15
+	VFNMADD231PS Z6, Z15, Z0
+	VFNMADD231PS Z7, Z15, Z0
+	VMOVAPS      Z8, Z16
+	VFMADD213PS  Z9, Z0, Z16
+	VFMADD213PS  Z10, Z0, Z16
+	VFMADD213PS  Z11, Z0, Z16
+	VFMADD213PS  Z12, Z0, Z16
+	VFMADD213PS  Z13, Z0, Z16
+	VMULPS       Z0, Z0, Z17
+	VFMADD213PS  Z0, Z17, Z16
+	VADDPS       Z14, Z16, Z16
+	VSCALEFPS    Z15, Z16, Z16
+	VMULPS       Z2, Z16, Z16
+	VMOVUPS      Z16, (AX)(BX*4)
+	ADDQ         $0x00000010, BX
+	SUBQ         $0x00000010, CX
+	JMP          loop13
+
+tail4:
+	TESTQ        CX, CX
+	JZ           done5
+	MOVL         $0x0000ffff, SI
+	BZHIL        CX, SI, SI
+	KMOVW        SI, K1
+	VMOVUPS.Z    (DX)(BX*4), K1, Z0
+	VSUBPS       Z1, Z0, Z0
+	VMAXPS       Z0, Z3, Z0
+	VMINPS       Z0, Z4, Z0
+	VMULPS       Z5, Z0, Z1
+	VRNDSCALEPS  $0x00, Z1, Z1
+	VFNMADD231PS Z6, Z1, Z0
+	VFNMADD231PS Z7, Z1, Z0
+	VMOVAPS      Z8, Z3
+	VFMADD213PS  Z9, Z0, Z3
+	VFMADD213PS  Z10, Z0, Z3
+	VFMADD213PS  Z11, Z0, Z3
+	VFMADD213PS  Z12, Z0, Z3
+	VFMADD213PS  Z13, Z0, Z3
+	VMULPS       Z0, Z0, Z4
+	VFMADD213PS  Z0, Z4, Z3
+	VADDPS       Z14, Z3, Z3
+	VSCALEFPS    Z1, Z3, Z3
+	VMULPS       Z2, Z3, Z3
+	VMOVUPS      Z3, K1, (AX)(BX*4)
+
+done5:
+	VZEROUPPER
+	RET
+
+scaled1:
+	XORQ BX, BX
+
+loopU6:
+	CMPQ         CX, $0x00000040
+	JB           loop17
 	VMULPS       (DX)(BX*4), Z0, Z15
 	VSUBPS       Z1, Z15, Z15
 	VMULPS       64(DX)(BX*4), Z0, Z16
@@ -4868,11 +6186,11 @@ loopU1:
 	VMOVUPS      Z26, 192(AX)(BX*4)
 	ADDQ         $0x00000040, BX
 	SUBQ         $0x00000040, CX
-	JMP          loopU1
+	JMP          loopU6
 
-loop12:
+loop17:
 	CMPQ         CX, $0x00000010
-	JB           tail3
+	JB           tail8
 	VMULPS       (DX)(BX*4), Z0, Z15
 	VSUBPS       Z1, Z15, Z15
 	VMAXPS       Z15, Z3, Z15
@@ -4895,11 +6213,11 @@ loop12:
 	VMOVUPS      Z17, (AX)(BX*4)
 	ADDQ         $0x00000010, BX
 	SUBQ         $0x00000010, CX
-	JMP          loop12
+	JMP          loop17
 
-tail3:
+tail8:
 	TESTQ        CX, CX
-	JZ           done4
+	JZ           done9
 	MOVL         $0x0000ffff, SI
 	BZHIL        CX, SI, SI
 	KMOVW        SI, K1
@@ -4925,7 +6243,7 @@ tail3:
 	VMULPS       Z2, Z3, Z3
 	VMOVUPS      Z3, K1, (AX)(BX*4)
 
-done4:
+done9:
 	VZEROUPPER
 	RET
 
@@ -6617,15 +7935,190 @@ TEXT ·expSumAVX512(SB), NOSPLIT, $0-84
 	VBROADCASTSS vecconsts<>+192(SB), Z6
 	VBROADCASTSS vecconsts<>+224(SB), Z7
 	VBROADCASTSS vecconsts<>+416(SB), Z8
+	VUCOMISS     vecconsts<>+416(SB), X0
+	JNE          scaled1
+	JP           scaled1
+	VXORPS       Z0, Z0, Z0
 	VXORPS       Z9, Z9, Z9
 	VXORPS       Z10, Z10, Z10
 	VXORPS       Z11, Z11, Z11
-	VXORPS       Z12, Z12, Z12
 	XORQ         DI, DI
 
-loopU1:
+loopU2:
 	CMPQ             CX, $0x00000040
-	JB               loop12
+	JB               loop13
+	VMOVUPS          (DX)(DI*4), Z12
+	VSUBPS           Z1, Z12, Z12
+	VMOVUPS          64(DX)(DI*4), Z13
+	VSUBPS           Z1, Z13, Z13
+	VMOVUPS          128(DX)(DI*4), Z14
+	VSUBPS           Z1, Z14, Z14
+	VMOVUPS          192(DX)(DI*4), Z15
+	VSUBPS           Z1, Z15, Z15
+	VMAXPS           Z12, Z2, Z12
+	VMAXPS           Z13, Z2, Z13
+	VMAXPS           Z14, Z2, Z14
+	VMAXPS           Z15, Z2, Z15
+	VMINPS           Z12, Z3, Z12
+	VMINPS           Z13, Z3, Z13
+	VMINPS           Z14, Z3, Z14
+	VMINPS           Z15, Z3, Z15
+	VMULPS           Z4, Z12, Z16
+	VMULPS           Z4, Z13, Z17
+	VMULPS           Z4, Z14, Z18
+	VMULPS           Z4, Z15, Z19
+	VRNDSCALEPS      $0x00, Z16, Z16
+	VRNDSCALEPS      $0x00, Z17, Z17
+	VRNDSCALEPS      $0x00, Z18, Z18
+	VRNDSCALEPS      $0x00, Z19, Z19
+	VFNMADD231PS     Z5, Z16, Z12
+	VFNMADD231PS     Z5, Z17, Z13
+	VFNMADD231PS     Z5, Z18, Z14
+	VFNMADD231PS     Z5, Z19, Z15
+	VFNMADD231PS     Z6, Z16, Z12
+	VFNMADD231PS     Z6, Z17, Z13
+	VFNMADD231PS     Z6, Z18, Z14
+	VFNMADD231PS     Z6, Z19, Z15
+	VMOVAPS          Z7, Z20
+	VMOVAPS          Z7, Z21
+	VMOVAPS          Z7, Z22
+	VMOVAPS          Z7, Z23
+	VFMADD213PS.BCST vecconsts<>+256(SB), Z12, Z20
+	VFMADD213PS.BCST vecconsts<>+256(SB), Z13, Z21
+	VFMADD213PS.BCST vecconsts<>+256(SB), Z14, Z22
+	VFMADD213PS.BCST vecconsts<>+256(SB), Z15, Z23
+	VFMADD213PS.BCST vecconsts<>+288(SB), Z12, Z20
+	VFMADD213PS.BCST vecconsts<>+288(SB), Z13, Z21
+	VFMADD213PS.BCST vecconsts<>+288(SB), Z14, Z22
+	VFMADD213PS.BCST vecconsts<>+288(SB), Z15, Z23
+	VFMADD213PS.BCST vecconsts<>+320(SB), Z12, Z20
+	VFMADD213PS.BCST vecconsts<>+320(SB), Z13, Z21
+	VFMADD213PS.BCST vecconsts<>+320(SB), Z14, Z22
+	VFMADD213PS.BCST vecconsts<>+320(SB), Z15, Z23
+	VFMADD213PS.BCST vecconsts<>+352(SB), Z12, Z20
+	VFMADD213PS.BCST vecconsts<>+352(SB), Z13, Z21
+	VFMADD213PS.BCST vecconsts<>+352(SB), Z14, Z22
+	VFMADD213PS.BCST vecconsts<>+352(SB), Z15, Z23
+	VFMADD213PS.BCST vecconsts<>+384(SB), Z12, Z20
+	VFMADD213PS.BCST vecconsts<>+384(SB), Z13, Z21
+	VFMADD213PS.BCST vecconsts<>+384(SB), Z14, Z22
+	VFMADD213PS.BCST vecconsts<>+384(SB), Z15, Z23
+	VMULPS           Z12, Z12, Z24
+	VMULPS           Z13, Z13, Z25
+	VMULPS           Z14, Z14, Z26
+	VMULPS           Z15, Z15, Z27
+	VFMADD213PS      Z12, Z24, Z20
+	VFMADD213PS      Z13, Z25, Z21
+	VFMADD213PS      Z14, Z26, Z22
+	VFMADD213PS      Z15, Z27, Z23
+	VADDPS           Z8, Z20, Z20
+	VADDPS           Z8, Z21, Z21
+	VADDPS           Z8, Z22, Z22
+	VADDPS           Z8, Z23, Z23
+	VSCALEFPS        Z16, Z20, Z20
+	VSCALEFPS        Z17, Z21, Z21
+	VSCALEFPS        Z18, Z22, Z22
+	VSCALEFPS        Z19, Z23, Z23
+	VMOVUPS          Z20, (AX)(DI*4)
+	VADDPS           Z20, Z0, Z0
+	VMOVUPS          Z21, 64(AX)(DI*4)
+	VADDPS           Z21, Z9, Z9
+	VMOVUPS          Z22, 128(AX)(DI*4)
+	VADDPS           Z22, Z10, Z10
+	VMOVUPS          Z23, 192(AX)(DI*4)
+	VADDPS           Z23, Z11, Z11
+	CMPQ             DI, SI
+	JAE              noprefetch6
+	PREFETCHT1       (BX)(DI*4)
+	PREFETCHT1       64(BX)(DI*4)
+	PREFETCHT1       128(BX)(DI*4)
+	PREFETCHT1       192(BX)(DI*4)
+
+noprefetch6:
+	ADDQ $0x00000040, DI
+	SUBQ $0x00000040, CX
+	JMP  loopU2
+
+loop13:
+	CMPQ             CX, $0x00000010
+	JB               tail4
+	VMOVUPS          (DX)(DI*4), Z12
+	VSUBPS           Z1, Z12, Z12
+	VMAXPS           Z12, Z2, Z12
+	VMINPS           Z12, Z3, Z12
+	VMULPS           Z4, Z12, Z13
+	VRNDSCALEPS      $0x00, Z13, Z13
+	VFNMADD231PS     Z5, Z13, Z12
+	VFNMADD231PS     Z6, Z13, Z12
+	VMOVAPS          Z7, Z14
+	VFMADD213PS.BCST vecconsts<>+256(SB), Z12, Z14
+	VFMADD213PS.BCST vecconsts<>+288(SB), Z12, Z14
+	VFMADD213PS.BCST vecconsts<>+320(SB), Z12, Z14
+	VFMADD213PS.BCST vecconsts<>+352(SB), Z12, Z14
+	VFMADD213PS.BCST vecconsts<>+384(SB), Z12, Z14
+	VMULPS           Z12, Z12, Z15
+	VFMADD213PS      Z12, Z15, Z14
+	VADDPS           Z8, Z14, Z14
+	VSCALEFPS        Z13, Z14, Z14
+	VMOVUPS          Z14, (AX)(DI*4)
+	VADDPS           Z14, Z0, Z0
+	ADDQ             $0x00000010, DI
+	SUBQ             $0x00000010, CX
+	JMP              loop13
+
+tail4:
+	TESTQ            CX, CX
+	JZ               done5
+	MOVL             $0x0000ffff, BX
+	BZHIL            CX, BX, BX
+	KMOVW            BX, K1
+	VMOVUPS.Z        (DX)(DI*4), K1, Z12
+	VSUBPS           Z1, Z12, Z12
+	VMAXPS           Z12, Z2, Z12
+	VMINPS           Z12, Z3, Z12
+	VMULPS           Z4, Z12, Z1
+	VRNDSCALEPS      $0x00, Z1, Z1
+	VFNMADD231PS     Z5, Z1, Z12
+	VFNMADD231PS     Z6, Z1, Z12
+	VMOVAPS          Z7, Z2
+	VFMADD213PS.BCST vecconsts<>+256(SB), Z12, Z2
+	VFMADD213PS.BCST vecconsts<>+288(SB), Z12, Z2
+	VFMADD213PS.BCST vecconsts<>+320(SB), Z12, Z2
+	VFMADD213PS.BCST vecconsts<>+352(SB), Z12, Z2
+	VFMADD213PS.BCST vecconsts<>+384(SB), Z12, Z2
+	VMULPS           Z12, Z12, Z3
+	VFMADD213PS      Z12, Z3, Z2
+	VADDPS           Z8, Z2, Z2
+	VSCALEFPS        Z1, Z2, Z2
+	VMOVUPS          Z2, K1, (AX)(DI*4)
+	VADDPS           Z2, Z0, K1, Z0
+
+done5:
+	VADDPS     Z9, Z0, Z0
+	VADDPS     Z11, Z10, Z10
+	VADDPS     Z10, Z0, Z0
+	VSHUFF32X4 $0x4e, Z0, Z0, Z1
+	VADDPS     Z1, Z0, Z0
+	VSHUFF32X4 $0xb1, Z0, Z0, Z1
+	VADDPS     Z1, Z0, Z0
+	VPERMILPS  $0x4e, Z0, Z1
+	VADDPS     Z1, Z0, Z0
+	VPERMILPS  $0xb1, Z0, Z1
+	VADDPS     Z1, Z0, Z0
+	VMOVSS     X0, ret+80(FP)
+	VZEROUPPER
+	RET
+
+scaled1:
+	VXORPS Z9, Z9, Z9
+	VXORPS Z10, Z10, Z10
+	VXORPS Z11, Z11, Z11
+	VXORPS Z12, Z12, Z12
+	XORQ   DI, DI
+
+loopU7:
+	CMPQ             CX, $0x00000040
+	JB               loop18
 	VMULPS           (DX)(DI*4), Z0, Z13
 	VSUBPS           Z1, Z13, Z13
 	VMULPS           64(DX)(DI*4), Z0, Z14
@@ -6707,20 +8200,20 @@ loopU1:
 	VMOVUPS          Z24, 192(AX)(DI*4)
 	VADDPS           Z24, Z12, Z12
 	CMPQ             DI, SI
-	JAE              noprefetch5
+	JAE              noprefetch11
 	PREFETCHT1       (BX)(DI*4)
 	PREFETCHT1       64(BX)(DI*4)
 	PREFETCHT1       128(BX)(DI*4)
 	PREFETCHT1       192(BX)(DI*4)
 
-noprefetch5:
+noprefetch11:
 	ADDQ $0x00000040, DI
 	SUBQ $0x00000040, CX
-	JMP  loopU1
+	JMP  loopU7
 
-loop12:
+loop18:
 	CMPQ             CX, $0x00000010
-	JB               tail3
+	JB               tail9
 	VMULPS           (DX)(DI*4), Z0, Z13
 	VSUBPS           Z1, Z13, Z13
 	VMAXPS           Z13, Z2, Z13
@@ -6743,11 +8236,11 @@ loop12:
 	VADDPS           Z15, Z9, Z9
 	ADDQ             $0x00000010, DI
 	SUBQ             $0x00000010, CX
-	JMP              loop12
+	JMP              loop18
 
-tail3:
+tail9:
 	TESTQ            CX, CX
-	JZ               done4
+	JZ               done10
 	MOVL             $0x0000ffff, BX
 	BZHIL            CX, BX, BX
 	KMOVW            BX, K1
@@ -6773,7 +8266,7 @@ tail3:
 	VMOVUPS          Z2, K1, (AX)(DI*4)
 	VADDPS           Z2, Z9, K1, Z9
 
-done4:
+done10:
 	VADDPS     Z10, Z9, Z9
 	VADDPS     Z12, Z11, Z11
 	VADDPS     Z11, Z9, Z9
@@ -6812,15 +8305,204 @@ TEXT ·expSumFlushAVX512(SB), NOSPLIT, $0-152
 	VBROADCASTSS vecconsts<>+192(SB), Z7
 	VBROADCASTSS vecconsts<>+224(SB), Z8
 	VBROADCASTSS vecconsts<>+416(SB), Z9
+	VUCOMISS     vecconsts<>+416(SB), X0
+	JNE          scaled1
+	JP           scaled1
+	VXORPS       Z0, Z0, Z0
 	VXORPS       Z10, Z10, Z10
 	VXORPS       Z11, Z11, Z11
 	VXORPS       Z12, Z12, Z12
-	VXORPS       Z13, Z13, Z13
 	XORQ         R11, R11
 
-loopU1:
+loopU2:
 	CMPQ             CX, $0x00000040
-	JB               loop12
+	JB               loop13
+	VMOVUPS          (DX)(R11*4), Z13
+	VSUBPS           Z1, Z13, Z13
+	VMOVUPS          64(DX)(R11*4), Z14
+	VSUBPS           Z1, Z14, Z14
+	VMOVUPS          128(DX)(R11*4), Z15
+	VSUBPS           Z1, Z15, Z15
+	VMOVUPS          192(DX)(R11*4), Z16
+	VSUBPS           Z1, Z16, Z16
+	VMAXPS           Z13, Z3, Z13
+	VMAXPS           Z14, Z3, Z14
+	VMAXPS           Z15, Z3, Z15
+	VMAXPS           Z16, Z3, Z16
+	VMINPS           Z13, Z4, Z13
+	VMINPS           Z14, Z4, Z14
+	VMINPS           Z15, Z4, Z15
+	VMINPS           Z16, Z4, Z16
+	VMULPS           Z5, Z13, Z17
+	VMULPS           Z5, Z14, Z18
+	VMULPS           Z5, Z15, Z19
+	VMULPS           Z5, Z16, Z20
+	VRNDSCALEPS      $0x00, Z17, Z17
+	VRNDSCALEPS      $0x00, Z18, Z18
+	VRNDSCALEPS      $0x00, Z19, Z19
+	VRNDSCALEPS      $0x00, Z20, Z20
+	VFNMADD231PS     Z6, Z17, Z13
+	VFNMADD231PS     Z6, Z18, Z14
+	VFNMADD231PS     Z6, Z19, Z15
+	VFNMADD231PS     Z6, Z20, Z16
+	VFNMADD231PS     Z7, Z17, Z13
+	VFNMADD231PS     Z7, Z18, Z14
+	VFNMADD231PS     Z7, Z19, Z15
+	VFNMADD231PS     Z7, Z20, Z16
+	VMOVAPS          Z8, Z21
+	VMOVAPS          Z8, Z22
+	VMOVAPS          Z8, Z23
+	VMOVAPS          Z8, Z24
+	VFMADD213PS.BCST vecconsts<>+256(SB), Z13, Z21
+	VFMADD213PS.BCST vecconsts<>+256(SB), Z14, Z22
+	VFMADD213PS.BCST vecconsts<>+256(SB), Z15, Z23
+	VFMADD213PS.BCST vecconsts<>+256(SB), Z16, Z24
+	VFMADD213PS.BCST vecconsts<>+288(SB), Z13, Z21
+	VFMADD213PS.BCST vecconsts<>+288(SB), Z14, Z22
+	VFMADD213PS.BCST vecconsts<>+288(SB), Z15, Z23
+	VFMADD213PS.BCST vecconsts<>+288(SB), Z16, Z24
+	VFMADD213PS.BCST vecconsts<>+320(SB), Z13, Z21
+	VFMADD213PS.BCST vecconsts<>+320(SB), Z14, Z22
+	VFMADD213PS.BCST vecconsts<>+320(SB), Z15, Z23
+	VFMADD213PS.BCST vecconsts<>+320(SB), Z16, Z24
+	VFMADD213PS.BCST vecconsts<>+352(SB), Z13, Z21
+	VFMADD213PS.BCST vecconsts<>+352(SB), Z14, Z22
+	VFMADD213PS.BCST vecconsts<>+352(SB), Z15, Z23
+	VFMADD213PS.BCST vecconsts<>+352(SB), Z16, Z24
+	VFMADD213PS.BCST vecconsts<>+384(SB), Z13, Z21
+	VFMADD213PS.BCST vecconsts<>+384(SB), Z14, Z22
+	VFMADD213PS.BCST vecconsts<>+384(SB), Z15, Z23
+	VFMADD213PS.BCST vecconsts<>+384(SB), Z16, Z24
+	VMULPS           Z13, Z13, Z25
+	VMULPS           Z14, Z14, Z26
+	VMULPS           Z15, Z15, Z27
+	VMULPS           Z16, Z16, Z28
+	VFMADD213PS      Z13, Z25, Z21
+	VFMADD213PS      Z14, Z26, Z22
+	VFMADD213PS      Z15, Z27, Z23
+	VFMADD213PS      Z16, Z28, Z24
+	VADDPS           Z9, Z21, Z21
+	VADDPS           Z9, Z22, Z22
+	VADDPS           Z9, Z23, Z23
+	VADDPS           Z9, Z24, Z24
+	VSCALEFPS        Z17, Z21, Z21
+	VSCALEFPS        Z18, Z22, Z22
+	VSCALEFPS        Z19, Z23, Z23
+	VSCALEFPS        Z20, Z24, Z24
+	VMOVUPS          Z21, (AX)(R11*4)
+	VADDPS           Z21, Z0, Z0
+	VMOVUPS          Z22, 64(AX)(R11*4)
+	VADDPS           Z22, Z10, Z10
+	VMOVUPS          Z23, 128(AX)(R11*4)
+	VADDPS           Z23, Z11, Z11
+	VMOVUPS          Z24, 192(AX)(R11*4)
+	VADDPS           Z24, Z12, Z12
+	CMPQ             R11, SI
+	JAE              noprefetch6
+	PREFETCHT1       (BX)(R11*4)
+	PREFETCHT1       64(BX)(R11*4)
+	PREFETCHT1       128(BX)(R11*4)
+	PREFETCHT1       192(BX)(R11*4)
+
+noprefetch6:
+	CMPQ     R11, R9
+	JG       noflush7
+	VMULPS   (R8)(R11*4), Z2, Z13
+	VMOVNTPS Z13, (DI)(R11*4)
+	VMULPS   64(R8)(R11*4), Z2, Z13
+	VMOVNTPS Z13, 64(DI)(R11*4)
+	VMULPS   128(R8)(R11*4), Z2, Z13
+	VMOVNTPS Z13, 128(DI)(R11*4)
+	VMULPS   192(R8)(R11*4), Z2, Z13
+	VMOVNTPS Z13, 192(DI)(R11*4)
+	LEAQ     64(R11), R10
+
+noflush7:
+	ADDQ $0x00000040, R11
+	SUBQ $0x00000040, CX
+	JMP  loopU2
+
+loop13:
+	CMPQ             CX, $0x00000010
+	JB               tail4
+	VMOVUPS          (DX)(R11*4), Z2
+	VSUBPS           Z1, Z2, Z2
+	VMAXPS           Z2, Z3, Z2
+	VMINPS           Z2, Z4, Z2
+	VMULPS           Z5, Z2, Z13
+	VRNDSCALEPS      $0x00, Z13, Z13
+	VFNMADD231PS     Z6, Z13, Z2
+	VFNMADD231PS     Z7, Z13, Z2
+	VMOVAPS          Z8, Z14
+	VFMADD213PS.BCST vecconsts<>+256(SB), Z2, Z14
+	VFMADD213PS.BCST vecconsts<>+288(SB), Z2, Z14
+	VFMADD213PS.BCST vecconsts<>+320(SB), Z2, Z14
+	VFMADD213PS.BCST vecconsts<>+352(SB), Z2, Z14
+	VFMADD213PS.BCST vecconsts<>+384(SB), Z2, Z14
+	VMULPS           Z2, Z2, Z15
+	VFMADD213PS      Z2, Z15, Z14
+	VADDPS           Z9, Z14, Z14
+	VSCALEFPS        Z13, Z14, Z14
+	VMOVUPS          Z14, (AX)(R11*4)
+	VADDPS           Z14, Z0, Z0
+	ADDQ             $0x00000010, R11
+	SUBQ             $0x00000010, CX
+	JMP              loop13
+
+tail4:
+	TESTQ            CX, CX
+	JZ               done5
+	MOVL             $0x0000ffff, BX
+	BZHIL            CX, BX, BX
+	KMOVW            BX, K1
+	VMOVUPS.Z        (DX)(R11*4), K1, Z2
+	VSUBPS           Z1, Z2, Z2
+	VMAXPS           Z2, Z3, Z2
+	VMINPS           Z2, Z4, Z2
+	VMULPS           Z5, Z2, Z1
+	VRNDSCALEPS      $0x00, Z1, Z1
+	VFNMADD231PS     Z6, Z1, Z2
+	VFNMADD231PS     Z7, Z1, Z2
+	VMOVAPS          Z8, Z3
+	VFMADD213PS.BCST vecconsts<>+256(SB), Z2, Z3
+	VFMADD213PS.BCST vecconsts<>+288(SB), Z2, Z3
+	VFMADD213PS.BCST vecconsts<>+320(SB), Z2, Z3
+	VFMADD213PS.BCST vecconsts<>+352(SB), Z2, Z3
+	VFMADD213PS.BCST vecconsts<>+384(SB), Z2, Z3
+	VMULPS           Z2, Z2, Z4
+	VFMADD213PS      Z2, Z4, Z3
+	VADDPS           Z9, Z3, Z3
+	VSCALEFPS        Z1, Z3, Z3
+	VMOVUPS          Z3, K1, (AX)(R11*4)
+	VADDPS           Z3, Z0, K1, Z0
+
+done5:
+	VADDPS     Z10, Z0, Z0
+	VADDPS     Z12, Z11, Z11
+	VADDPS     Z11, Z0, Z0
+	VSHUFF32X4 $0x4e, Z0, Z0, Z1
+	VADDPS     Z1, Z0, Z0
+	VSHUFF32X4 $0xb1, Z0, Z0, Z1
+	VADDPS     Z1, Z0, Z0
+	VPERMILPS  $0x4e, Z0, Z1
+	VADDPS     Z1, Z0, Z0
+	VPERMILPS  $0xb1, Z0, Z1
+	VADDPS     Z1, Z0, Z0
+	VMOVSS     X0, s+136(FP)
+	MOVQ       R10, done+144(FP)
+	VZEROUPPER
+	RET
+
+scaled1:
+	VXORPS Z10, Z10, Z10
+	VXORPS Z11, Z11, Z11
+	VXORPS Z12, Z12, Z12
+	VXORPS Z13, Z13, Z13
+	XORQ   R11, R11
+
+loopU8:
+	CMPQ             CX, $0x00000040
+	JB               loop19
 	VMULPS           (DX)(R11*4), Z0, Z14
 	VSUBPS           Z1, Z14, Z14
 	VMULPS           64(DX)(R11*4), Z0, Z15
@@ -6902,15 +8584,15 @@ loopU1:
 	VMOVUPS          Z25, 192(AX)(R11*4)
 	VADDPS           Z25, Z13, Z13
 	CMPQ             R11, SI
-	JAE              noprefetch5
+	JAE              noprefetch12
 	PREFETCHT1       (BX)(R11*4)
 	PREFETCHT1       64(BX)(R11*4)
 	PREFETCHT1       128(BX)(R11*4)
 	PREFETCHT1       192(BX)(R11*4)
 
-noprefetch5:
+noprefetch12:
 	CMPQ     R11, R9
-	JG       noflush6
+	JG       noflush13
 	VMULPS   (R8)(R11*4), Z2, Z14
 	VMOVNTPS Z14, (DI)(R11*4)
 	VMULPS   64(R8)(R11*4), Z2, Z14
@@ -6921,14 +8603,14 @@ noprefetch5:
 	VMOVNTPS Z14, 192(DI)(R11*4)
 	LEAQ     64(R11), R10
 
-noflush6:
+noflush13:
 	ADDQ $0x00000040, R11
 	SUBQ $0x00000040, CX
-	JMP  loopU1
+	JMP  loopU8
 
-loop12:
+loop19:
 	CMPQ             CX, $0x00000010
-	JB               tail3
+	JB               tail10
 	VMULPS           (DX)(R11*4), Z0, Z2
 	VSUBPS           Z1, Z2, Z2
 	VMAXPS           Z2, Z3, Z2
@@ -6951,11 +8633,11 @@ loop12:
 	VADDPS           Z15, Z10, Z10
 	ADDQ             $0x00000010, R11
 	SUBQ             $0x00000010, CX
-	JMP              loop12
+	JMP              loop19
 
-tail3:
+tail10:
 	TESTQ            CX, CX
-	JZ               done4
+	JZ               done11
 	MOVL             $0x0000ffff, BX
 	BZHIL            CX, BX, BX
 	KMOVW            BX, K1
@@ -6981,7 +8663,7 @@ tail3:
 	VMOVUPS          Z2, K1, (AX)(R11*4)
 	VADDPS           Z2, Z10, K1, Z10
 
-done4:
+done11:
 	VADDPS     Z11, Z10, Z10
 	VADDPS     Z13, Z12, Z12
 	VADDPS     Z12, Z10, Z10
@@ -7113,11 +8795,162 @@ TEXT ·expScaleNTAVX512(SB), NOSPLIT, $0-60
 	VBROADCASTSS vecconsts<>+352(SB), Z12
 	VBROADCASTSS vecconsts<>+384(SB), Z13
 	VBROADCASTSS vecconsts<>+416(SB), Z14
+	VUCOMISS     vecconsts<>+416(SB), X0
+	JNE          scaled1
+	JP           scaled1
 	XORQ         BX, BX
 
-loopU1:
+loopU2:
 	CMPQ         CX, $0x00000040
-	JB           loop12
+	JB           loop13
+	VMOVUPS      (DX)(BX*4), Z0
+	VSUBPS       Z1, Z0, Z0
+	VMOVUPS      64(DX)(BX*4), Z15
+	VSUBPS       Z1, Z15, Z15
+	VMOVUPS      128(DX)(BX*4), Z16
+	VSUBPS       Z1, Z16, Z16
+	VMOVUPS      192(DX)(BX*4), Z17
+	VSUBPS       Z1, Z17, Z17
+	VMAXPS       Z0, Z3, Z0
+	VMAXPS       Z15, Z3, Z15
+	VMAXPS       Z16, Z3, Z16
+	VMAXPS       Z17, Z3, Z17
+	VMINPS       Z0, Z4, Z0
+	VMINPS       Z15, Z4, Z15
+	VMINPS       Z16, Z4, Z16
+	VMINPS       Z17, Z4, Z17
+	VMULPS       Z5, Z0, Z18
+	VMULPS       Z5, Z15, Z19
+	VMULPS       Z5, Z16, Z20
+	VMULPS       Z5, Z17, Z21
+	VRNDSCALEPS  $0x00, Z18, Z18
+	VRNDSCALEPS  $0x00, Z19, Z19
+	VRNDSCALEPS  $0x00, Z20, Z20
+	VRNDSCALEPS  $0x00, Z21, Z21
+	VFNMADD231PS Z6, Z18, Z0
+	VFNMADD231PS Z6, Z19, Z15
+	VFNMADD231PS Z6, Z20, Z16
+	VFNMADD231PS Z6, Z21, Z17
+	VFNMADD231PS Z7, Z18, Z0
+	VFNMADD231PS Z7, Z19, Z15
+	VFNMADD231PS Z7, Z20, Z16
+	VFNMADD231PS Z7, Z21, Z17
+	VMOVAPS      Z8, Z22
+	VMOVAPS      Z8, Z23
+	VMOVAPS      Z8, Z24
+	VMOVAPS      Z8, Z25
+	VFMADD213PS  Z9, Z0, Z22
+	VFMADD213PS  Z9, Z15, Z23
+	VFMADD213PS  Z9, Z16, Z24
+	VFMADD213PS  Z9, Z17, Z25
+	VFMADD213PS  Z10, Z0, Z22
+	VFMADD213PS  Z10, Z15, Z23
+	VFMADD213PS  Z10, Z16, Z24
+	VFMADD213PS  Z10, Z17, Z25
+	VFMADD213PS  Z11, Z0, Z22
+	VFMADD213PS  Z11, Z15, Z23
+	VFMADD213PS  Z11, Z16, Z24
+	VFMADD213PS  Z11, Z17, Z25
+	VFMADD213PS  Z12, Z0, Z22
+	VFMADD213PS  Z12, Z15, Z23
+	VFMADD213PS  Z12, Z16, Z24
+	VFMADD213PS  Z12, Z17, Z25
+	VFMADD213PS  Z13, Z0, Z22
+	VFMADD213PS  Z13, Z15, Z23
+	VFMADD213PS  Z13, Z16, Z24
+	VFMADD213PS  Z13, Z17, Z25
+	VMULPS       Z0, Z0, Z26
+	VMULPS       Z15, Z15, Z27
+	VMULPS       Z16, Z16, Z28
+	VMULPS       Z17, Z17, Z29
+	VFMADD213PS  Z0, Z26, Z22
+	VFMADD213PS  Z15, Z27, Z23
+	VFMADD213PS  Z16, Z28, Z24
+	VFMADD213PS  Z17, Z29, Z25
+	VADDPS       Z14, Z22, Z22
+	VADDPS       Z14, Z23, Z23
+	VADDPS       Z14, Z24, Z24
+	VADDPS       Z14, Z25, Z25
+	VSCALEFPS    Z18, Z22, Z22
+	VSCALEFPS    Z19, Z23, Z23
+	VSCALEFPS    Z20, Z24, Z24
+	VSCALEFPS    Z21, Z25, Z25
+	VMULPS       Z2, Z22, Z22
+	VMOVNTPS     Z22, (AX)(BX*4)
+	VMULPS       Z2, Z23, Z23
+	VMOVNTPS     Z23, 64(AX)(BX*4)
+	VMULPS       Z2, Z24, Z24
+	VMOVNTPS     Z24, 128(AX)(BX*4)
+	VMULPS       Z2, Z25, Z25
+	VMOVNTPS     Z25, 192(AX)(BX*4)
+	ADDQ         $0x00000040, BX
+	SUBQ         $0x00000040, CX
+	JMP          loopU2
+
+loop13:
+	CMPQ         CX, $0x00000010
+	JB           tail4
+	VMOVUPS      (DX)(BX*4), Z0
+	VSUBPS       Z1, Z0, Z0
+	VMAXPS       Z0, Z3, Z0
+	VMINPS       Z0, Z4, Z0
+	VMULPS       Z5, Z0, Z15
+	VRNDSCALEPS  $0x00, Z15, Z15
+	VFNMADD231PS Z6, Z15, Z0
+	VFNMADD231PS Z7, Z15, Z0
+	VMOVAPS      Z8, Z16
+	VFMADD213PS  Z9, Z0, Z16
+	VFMADD213PS  Z10, Z0, Z16
+	VFMADD213PS  Z11, Z0, Z16
+	VFMADD213PS  Z12, Z0, Z16
+	VFMADD213PS  Z13, Z0, Z16
+	VMULPS       Z0, Z0, Z17
+	VFMADD213PS  Z0, Z17, Z16
+	VADDPS       Z14, Z16, Z16
+	VSCALEFPS    Z15, Z16, Z16
+	VMULPS       Z2, Z16, Z16
+	VMOVNTPS     Z16, (AX)(BX*4)
+	ADDQ         $0x00000010, BX
+	SUBQ         $0x00000010, CX
+	JMP          loop13
+
+tail4:
+	TESTQ        CX, CX
+	JZ           done5
+	MOVL         $0x0000ffff, SI
+	BZHIL        CX, SI, SI
+	KMOVW        SI, K1
+	VMOVUPS.Z    (DX)(BX*4), K1, Z0
+	VSUBPS       Z1, Z0, Z0
+	VMAXPS       Z0, Z3, Z0
+	VMINPS       Z0, Z4, Z0
+	VMULPS       Z5, Z0, Z1
+	VRNDSCALEPS  $0x00, Z1, Z1
+	VFNMADD231PS Z6, Z1, Z0
+	VFNMADD231PS Z7, Z1, Z0
+	VMOVAPS      Z8, Z3
+	VFMADD213PS  Z9, Z0, Z3
+	VFMADD213PS  Z10, Z0, Z3
+	VFMADD213PS  Z11, Z0, Z3
+	VFMADD213PS  Z12, Z0, Z3
+	VFMADD213PS  Z13, Z0, Z3
+	VMULPS       Z0, Z0, Z4
+	VFMADD213PS  Z0, Z4, Z3
+	VADDPS       Z14, Z3, Z3
+	VSCALEFPS    Z1, Z3, Z3
+	VMULPS       Z2, Z3, Z3
+	VMOVUPS      Z3, K1, (AX)(BX*4)
+
+done5:
+	VZEROUPPER
+	RET
+
+scaled1:
+	XORQ BX, BX
+
+loopU6:
+	CMPQ         CX, $0x00000040
+	JB           loop17
 	VMULPS       (DX)(BX*4), Z0, Z15
 	VSUBPS       Z1, Z15, Z15
 	VMULPS       64(DX)(BX*4), Z0, Z16
@@ -7200,11 +9033,11 @@ loopU1:
 	VMOVNTPS     Z26, 192(AX)(BX*4)
 	ADDQ         $0x00000040, BX
 	SUBQ         $0x00000040, CX
-	JMP          loopU1
+	JMP          loopU6
 
-loop12:
+loop17:
 	CMPQ         CX, $0x00000010
-	JB           tail3
+	JB           tail8
 	VMULPS       (DX)(BX*4), Z0, Z15
 	VSUBPS       Z1, Z15, Z15
 	VMAXPS       Z15, Z3, Z15
@@ -7227,11 +9060,11 @@ loop12:
 	VMOVNTPS     Z17, (AX)(BX*4)
 	ADDQ         $0x00000010, BX
 	SUBQ         $0x00000010, CX
-	JMP          loop12
+	JMP          loop17
 
-tail3:
+tail8:
 	TESTQ        CX, CX
-	JZ           done4
+	JZ           done9
 	MOVL         $0x0000ffff, SI
 	BZHIL        CX, SI, SI
 	KMOVW        SI, K1
@@ -7257,7 +9090,7 @@ tail3:
 	VMULPS       Z2, Z3, Z3
 	VMOVUPS      Z3, K1, (AX)(BX*4)
 
-done4:
+done9:
 	VZEROUPPER
 	RET
 
@@ -8268,6 +10101,234 @@ tail3:
 	VCMPPS    $0x01, Z5, Z12, K2
 	VMOVAPS   Z13, K2, Z12
 	VMOVUPS   Z12, K1, (AX)(BX*4)
+
+done4:
+	VZEROUPPER
+	RET
+
+// func softcapAVX512(dst []float32, dz []float32, x []float32, capv float32, inv float32, s2 float32)
+// Requires: AVX, AVX512F, BMI2
+TEXT ·softcapAVX512(SB), NOSPLIT, $0-84
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         dst_len+8(FP), CX
+	MOVQ         dz_base+24(FP), DX
+	MOVQ         x_base+48(FP), BX
+	VBROADCASTSS capv+72(FP), Z0
+	VBROADCASTSS inv+76(FP), Z1
+	VBROADCASTSS s2+80(FP), Z2
+	VBROADCASTSS vecconsts<>+64(SB), Z3
+	VBROADCASTSS vecconsts<>+96(SB), Z4
+	VBROADCASTSS vecconsts<>+128(SB), Z5
+	VBROADCASTSS vecconsts<>+160(SB), Z6
+	VBROADCASTSS vecconsts<>+192(SB), Z7
+	VBROADCASTSS vecconsts<>+224(SB), Z8
+	VBROADCASTSS vecconsts<>+256(SB), Z9
+	VBROADCASTSS vecconsts<>+288(SB), Z10
+	VBROADCASTSS vecconsts<>+320(SB), Z11
+	VBROADCASTSS vecconsts<>+352(SB), Z12
+	VBROADCASTSS vecconsts<>+384(SB), Z13
+	VBROADCASTSS vecconsts<>+416(SB), Z14
+	VBROADCASTSS vecconsts<>+896(SB), Z15
+	VBROADCASTSS vecconsts<>+928(SB), Z16
+	VBROADCASTSS vecconsts<>+960(SB), Z17
+	VBROADCASTSS vecconsts<>+992(SB), Z18
+	VBROADCASTSS vecconsts<>+1024(SB), Z19
+	VBROADCASTSS vecconsts<>+1056(SB), Z20
+	VBROADCASTSS vecconsts<>+544(SB), Z21
+	XORQ         SI, SI
+
+loopU1:
+	CMPQ         CX, $0x00000020
+	JB           loop12
+	VMOVUPS      (BX)(SI*4), Z22
+	VMULPS       Z1, Z22, Z23
+	VMULPS       Z2, Z22, Z22
+	VMAXPS       Z22, Z3, Z22
+	VMINPS       Z22, Z4, Z22
+	VMULPS       Z5, Z22, Z24
+	VRNDSCALEPS  $0x00, Z24, Z24
+	VFNMADD231PS Z6, Z24, Z22
+	VFNMADD231PS Z7, Z24, Z22
+	VMOVAPS      Z8, Z25
+	VFMADD213PS  Z9, Z22, Z25
+	VFMADD213PS  Z10, Z22, Z25
+	VFMADD213PS  Z11, Z22, Z25
+	VFMADD213PS  Z12, Z22, Z25
+	VFMADD213PS  Z13, Z22, Z25
+	VMULPS       Z22, Z22, Z26
+	VFMADD213PS  Z22, Z26, Z25
+	VADDPS       Z14, Z25, Z25
+	VSCALEFPS    Z24, Z25, Z25
+	VADDPS       Z14, Z25, Z25
+	VDIVPS       Z25, Z14, Z25
+	VADDPS       Z25, Z25, Z25
+	VSUBPS       Z25, Z14, Z25
+	VMULPS       Z23, Z23, Z22
+	VMULPS       Z15, Z22, Z24
+	VADDPS       Z16, Z24, Z24
+	VMULPS       Z22, Z24, Z24
+	VSUBPS       Z17, Z24, Z24
+	VMULPS       Z22, Z24, Z24
+	VADDPS       Z18, Z24, Z24
+	VMULPS       Z22, Z24, Z24
+	VSUBPS       Z19, Z24, Z24
+	VMULPS       Z22, Z24, Z24
+	VMULPS       Z23, Z24, Z24
+	VADDPS       Z23, Z24, Z24
+	VPANDD       Z21, Z23, Z22
+	VCMPPS       $0x01, Z20, Z22, K1
+	VMOVAPS      Z24, K1, Z25
+	VMULPS       Z25, Z0, Z23
+	VMOVUPS      Z23, (AX)(SI*4)
+	VMULPS       Z25, Z25, Z22
+	VSUBPS       Z22, Z14, Z22
+	VMOVUPS      Z22, (DX)(SI*4)
+	VMOVUPS      64(BX)(SI*4), Z22
+	VMULPS       Z1, Z22, Z23
+	VMULPS       Z2, Z22, Z22
+	VMAXPS       Z22, Z3, Z22
+	VMINPS       Z22, Z4, Z22
+	VMULPS       Z5, Z22, Z24
+	VRNDSCALEPS  $0x00, Z24, Z24
+	VFNMADD231PS Z6, Z24, Z22
+	VFNMADD231PS Z7, Z24, Z22
+	VMOVAPS      Z8, Z25
+	VFMADD213PS  Z9, Z22, Z25
+	VFMADD213PS  Z10, Z22, Z25
+	VFMADD213PS  Z11, Z22, Z25
+	VFMADD213PS  Z12, Z22, Z25
+	VFMADD213PS  Z13, Z22, Z25
+	VMULPS       Z22, Z22, Z26
+	VFMADD213PS  Z22, Z26, Z25
+	VADDPS       Z14, Z25, Z25
+	VSCALEFPS    Z24, Z25, Z25
+	VADDPS       Z14, Z25, Z25
+	VDIVPS       Z25, Z14, Z25
+	VADDPS       Z25, Z25, Z25
+	VSUBPS       Z25, Z14, Z25
+	VMULPS       Z23, Z23, Z22
+	VMULPS       Z15, Z22, Z24
+	VADDPS       Z16, Z24, Z24
+	VMULPS       Z22, Z24, Z24
+	VSUBPS       Z17, Z24, Z24
+	VMULPS       Z22, Z24, Z24
+	VADDPS       Z18, Z24, Z24
+	VMULPS       Z22, Z24, Z24
+	VSUBPS       Z19, Z24, Z24
+	VMULPS       Z22, Z24, Z24
+	VMULPS       Z23, Z24, Z24
+	VADDPS       Z23, Z24, Z24
+	VPANDD       Z21, Z23, Z22
+	VCMPPS       $0x01, Z20, Z22, K1
+	VMOVAPS      Z24, K1, Z25
+	VMULPS       Z25, Z0, Z23
+	VMOVUPS      Z23, 64(AX)(SI*4)
+	VMULPS       Z25, Z25, Z22
+	VSUBPS       Z22, Z14, Z22
+	VMOVUPS      Z22, 64(DX)(SI*4)
+	ADDQ         $0x00000020, SI
+	SUBQ         $0x00000020, CX
+	JMP          loopU1
+
+loop12:
+	CMPQ         CX, $0x00000010
+	JB           tail3
+	VMOVUPS      (BX)(SI*4), Z22
+	VMULPS       Z1, Z22, Z23
+	VMULPS       Z2, Z22, Z22
+	VMAXPS       Z22, Z3, Z22
+	VMINPS       Z22, Z4, Z22
+	VMULPS       Z5, Z22, Z24
+	VRNDSCALEPS  $0x00, Z24, Z24
+	VFNMADD231PS Z6, Z24, Z22
+	VFNMADD231PS Z7, Z24, Z22
+	VMOVAPS      Z8, Z25
+	VFMADD213PS  Z9, Z22, Z25
+	VFMADD213PS  Z10, Z22, Z25
+	VFMADD213PS  Z11, Z22, Z25
+	VFMADD213PS  Z12, Z22, Z25
+	VFMADD213PS  Z13, Z22, Z25
+	VMULPS       Z22, Z22, Z26
+	VFMADD213PS  Z22, Z26, Z25
+	VADDPS       Z14, Z25, Z25
+	VSCALEFPS    Z24, Z25, Z25
+	VADDPS       Z14, Z25, Z25
+	VDIVPS       Z25, Z14, Z25
+	VADDPS       Z25, Z25, Z25
+	VSUBPS       Z25, Z14, Z25
+	VMULPS       Z23, Z23, Z22
+	VMULPS       Z15, Z22, Z24
+	VADDPS       Z16, Z24, Z24
+	VMULPS       Z22, Z24, Z24
+	VSUBPS       Z17, Z24, Z24
+	VMULPS       Z22, Z24, Z24
+	VADDPS       Z18, Z24, Z24
+	VMULPS       Z22, Z24, Z24
+	VSUBPS       Z19, Z24, Z24
+	VMULPS       Z22, Z24, Z24
+	VMULPS       Z23, Z24, Z24
+	VADDPS       Z23, Z24, Z24
+	VPANDD       Z21, Z23, Z22
+	VCMPPS       $0x01, Z20, Z22, K1
+	VMOVAPS      Z24, K1, Z25
+	VMULPS       Z25, Z0, Z23
+	VMOVUPS      Z23, (AX)(SI*4)
+	VMULPS       Z25, Z25, Z22
+	VSUBPS       Z22, Z14, Z22
+	VMOVUPS      Z22, (DX)(SI*4)
+	ADDQ         $0x00000010, SI
+	SUBQ         $0x00000010, CX
+	JMP          loop12
+
+tail3:
+	TESTQ        CX, CX
+	JZ           done4
+	MOVL         $0x0000ffff, DI
+	BZHIL        CX, DI, DI
+	KMOVW        DI, K1
+	VMOVUPS.Z    (BX)(SI*4), K1, Z22
+	VMULPS       Z1, Z22, Z1
+	VMULPS       Z2, Z22, Z2
+	VMAXPS       Z2, Z3, Z2
+	VMINPS       Z2, Z4, Z2
+	VMULPS       Z5, Z2, Z3
+	VRNDSCALEPS  $0x00, Z3, Z3
+	VFNMADD231PS Z6, Z3, Z2
+	VFNMADD231PS Z7, Z3, Z2
+	VMOVAPS      Z8, Z4
+	VFMADD213PS  Z9, Z2, Z4
+	VFMADD213PS  Z10, Z2, Z4
+	VFMADD213PS  Z11, Z2, Z4
+	VFMADD213PS  Z12, Z2, Z4
+	VFMADD213PS  Z13, Z2, Z4
+	VMULPS       Z2, Z2, Z5
+	VFMADD213PS  Z2, Z5, Z4
+	VADDPS       Z14, Z4, Z4
+	VSCALEFPS    Z3, Z4, Z4
+	VADDPS       Z14, Z4, Z4
+	VDIVPS       Z4, Z14, Z4
+	VADDPS       Z4, Z4, Z4
+	VSUBPS       Z4, Z14, Z4
+	VMULPS       Z1, Z1, Z2
+	VMULPS       Z15, Z2, Z3
+	VADDPS       Z16, Z3, Z3
+	VMULPS       Z2, Z3, Z3
+	VSUBPS       Z17, Z3, Z3
+	VMULPS       Z2, Z3, Z3
+	VADDPS       Z18, Z3, Z3
+	VMULPS       Z2, Z3, Z3
+	VSUBPS       Z19, Z3, Z3
+	VMULPS       Z2, Z3, Z3
+	VMULPS       Z1, Z3, Z3
+	VADDPS       Z1, Z3, Z3
+	VPANDD       Z21, Z1, Z1
+	VCMPPS       $0x01, Z20, Z1, K2
+	VMOVAPS      Z3, K2, Z4
+	VMULPS       Z4, Z0, Z1
+	VMOVUPS      Z1, K1, (AX)(SI*4)
+	VMULPS       Z4, Z4, Z2
+	VSUBPS       Z2, Z14, Z2
+	VMOVUPS      Z2, K1, (DX)(SI*4)
 
 done4:
 	VZEROUPPER

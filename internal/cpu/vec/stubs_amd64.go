@@ -194,6 +194,11 @@ func recipLanesAVX2(dst []float32, d []float32)
 //go:noescape
 func logLanesAVX2(dst []float32, d []float32)
 
+// softcapAVX2 writes dst[i] = capv·y and dz[i] = 1 − y² for y = tanh(x[i]·inv) (Cephes' tanhf; s2 = 2·inv).
+//
+//go:noescape
+func softcapAVX2(dst []float32, dz []float32, x []float32, capv float32, inv float32, s2 float32)
+
 // maxSumAVX512 returns the online (max, sum) pair of scale·x.
 //
 //go:noescape
@@ -383,6 +388,11 @@ func recipLanesAVX512(dst []float32, d []float32)
 //
 //go:noescape
 func logLanesAVX512(dst []float32, d []float32)
+
+// softcapAVX512 writes dst[i] = capv·y and dz[i] = 1 − y² for y = tanh(x[i]·inv) (Cephes' tanhf; s2 = 2·inv).
+//
+//go:noescape
+func softcapAVX512(dst []float32, dz []float32, x []float32, capv float32, inv float32, s2 float32)
 
 // maxOf64AVX2 returns the max of scale·x[i] over the elements that are not NaN (−∞ if none).
 //

@@ -46,6 +46,7 @@ var (
 	logNormLanesStream   = logNormLanesGeneric
 	recipLanes           = recipLanesGeneric
 	logLanes             = logLanesGeneric
+	softcap              = softcapGeneric
 )
 
 // LogLanes writes dst[i] = log(d[i]) for d[i] ≥ 1 (the lanes' sums of
@@ -55,6 +56,15 @@ func LogLanes(dst, d []float32) { logLanes(dst, d[:len(dst)]) }
 
 // RecipLanes writes dst[i] = 1/d[i], rounded once (float32 division).
 func RecipLanes(dst, d []float32) { recipLanes(dst, d[:len(dst)]) }
+
+// Softcap writes dst[i] = capv·tanh(x[i]/capv) (Gemma 2's logit softcap)
+// and dz[i] = 1 − tanh², its derivative (exactly 0 where it saturated),
+// for i < len(dst): Cephes' tanhf, whose polynomial keeps small arguments
+// accurate, and 1 − 2/(exp(2x/capv) + 1) for the others; ±inf give ±capv,
+// NaN stays NaN.
+func Softcap(dst, dz, x []float32, capv float32) {
+	softcap(dst, dz[:len(dst)], x[:len(dst)], capv, 1/capv, 2/capv)
+}
 
 // LogNorm writes the log-softmax output dst[i] = (scale·x[i] − m) − logd,
 // rounded in that order, for i < len(dst).

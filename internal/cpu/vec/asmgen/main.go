@@ -73,6 +73,12 @@ const (
 	cLg2
 	cLg3
 	cLg4
+	cTh0 // Cephes' tanhf polynomial, c0 + … as softcapGeneric spells it
+	cTh1
+	cTh2
+	cTh3
+	cTh4
+	cTanhCut  // 0.625: below it (in magnitude) the polynomial
 	numConsts // count
 )
 
@@ -107,6 +113,12 @@ var constBits = [numConsts]uint32{
 	cLg2:     f32(2.0 / 5),
 	cLg3:     f32(2.0 / 7),
 	cLg4:     f32(2.0 / 9),
+	cTh0:     f32(-5.70498872745e-3),
+	cTh1:     f32(2.06390887954e-2),
+	cTh2:     f32(5.37397155531e-2),
+	cTh3:     f32(1.33314422036e-1),
+	cTh4:     f32(3.33332819422e-1),
+	cTanhCut: f32(0.625),
 }
 
 // expConsts are the constants the exp needs.
@@ -174,6 +186,7 @@ func main() {
 		g.logNormLanes(true)
 		g.recipLanes()
 		g.logLanes()
+		g.softcap()
 	}
 	emit64()
 	Generate()
@@ -694,22 +707,22 @@ func (g *gen) expScale() {
 	pd, n, px := ptr("dst"), length("dst"), ptr("x")
 	scale, m, mul := g.bcast("scale"), g.bcast("m"), g.bcast("mul")
 	g.hoistExp()
-	g.loop(n, unroll, func(vs int) {
-		g.groups(vs, func(ks []int) {
-			xs := make([]reg.VecVirtual, len(ks))
-			for j, k := range ks {
-				xs[j] = g.vec()
-				VMULPS(g.src(px, k), scale, xs[j])
-				VSUBPS(m, xs[j], xs[j])
-			}
-			es := g.expN(xs, true)
-			for j, k := range ks {
-				VMULPS(mul, es[j], es[j])
-				g.store(es[j], pd, k)
-			}
-		})
-	}, nil)
-	g.ret()
+	g.unitScale(scale, func(one bool) {
+		g.loop(n, unroll, func(vs int) {
+			g.groups(vs, func(ks []int) {
+				xs := make([]reg.VecVirtual, len(ks))
+				for j, k := range ks {
+					xs[j] = g.scaledMinus(px, k, scale, m, one)
+				}
+				es := g.expN(xs, true)
+				for j, k := range ks {
+					VMULPS(mul, es[j], es[j])
+					g.store(es[j], pd, k)
+				}
+			})
+		}, nil)
+		g.ret()
+	})
 }
 
 // groups calls f with the vector indexes 0…vs−1 in groups of
@@ -741,6 +754,36 @@ func (g *gen) hoistExp() {
 	} else {
 		g.hoist(cExpLo, cExpHi)
 	}
+}
+
+// unitScale emits body twice, each ending the kernel: first for a scale
+// of exactly 1 (torch's default, taken by far the most), without the
+// multiply by it, then for any other scale. x·1 is x bit for bit (NaN
+// included), so both give the same results; the multiply is an FMA-pipe
+// op that costs 20% of expSum's time on Zen 4 (0.25 → 0.20 ns/element in
+// L1, bench/results/cpu-dev-2026-11-29-xent.txt).
+func (g *gen) unitScale(scale reg.VecVirtual, body func(one bool)) {
+	general := g.label("scaled")
+	VUCOMISS(consts.Offset(32*cOne), scale.AsX())
+	JNE(LabelRef(general))
+	JP(LabelRef(general))
+	body(true)
+	Label(general)
+	body(false)
+}
+
+// scaledMinus returns scale·x − m for vector k of x at px, or x − m in a
+// unitScale body for scale 1 (one).
+func (g *gen) scaledMinus(px reg.GPVirtual, k int, scale, m reg.VecVirtual, one bool) reg.VecVirtual {
+	if one {
+		x := g.load(px, k)
+		VSUBPS(m, x, x)
+		return x
+	}
+	x := g.vec()
+	VMULPS(g.src(px, k), scale, x)
+	VSUBPS(m, x, x)
+	return x
 }
 
 func (g *gen) logOut() {
@@ -1330,6 +1373,11 @@ func (g *gen) expSum(flush bool) {
 		// 16 VEX registers: they are loaded where used.
 		g.hoistExp()
 	}
+	g.unitScale(scale, func(one bool) { g.expSumBody(flush, one, pd, n, px, pn, nn, pout, pin, lim, done, scale, m, kv) })
+}
+
+// expSumBody is expSum's loop, for scale 1 (one) or any scale.
+func (g *gen) expSumBody(flush, one bool, pd, n, px, pn, nn, pout, pin, lim, done reg.GPVirtual, scale, m, kv reg.VecVirtual) {
 	acc := make([]reg.VecVirtual, unroll)
 	for k := range acc {
 		acc[k] = g.vec()
@@ -1339,9 +1387,7 @@ func (g *gen) expSum(flush bool) {
 		g.groups(vs, func(ks []int) {
 			xs := make([]reg.VecVirtual, len(ks))
 			for j, k := range ks {
-				xs[j] = g.vec()
-				VMULPS(g.src(px, k), scale, xs[j])
-				VSUBPS(m, xs[j], xs[j])
+				xs[j] = g.scaledMinus(px, k, scale, m, one)
 			}
 			es := g.expN(xs, true)
 			for j, k := range ks {
@@ -1423,22 +1469,22 @@ func (g *gen) expScaleNT() {
 	pd, n, px := ptr("dst"), length("dst"), ptr("x")
 	scale, m, mul := g.bcast("scale"), g.bcast("m"), g.bcast("mul")
 	g.hoistExp()
-	g.loop(n, unroll, func(vs int) {
-		g.groups(vs, func(ks []int) {
-			xs := make([]reg.VecVirtual, len(ks))
-			for j, k := range ks {
-				xs[j] = g.vec()
-				VMULPS(g.src(px, k), scale, xs[j])
-				VSUBPS(m, xs[j], xs[j])
-			}
-			es := g.expN(xs, true)
-			for j, k := range ks {
-				VMULPS(mul, es[j], es[j])
-				g.store(es[j], pd, k)
-			}
-		})
-	}, nil)
-	g.ret()
+	g.unitScale(scale, func(one bool) {
+		g.loop(n, unroll, func(vs int) {
+			g.groups(vs, func(ks []int) {
+				xs := make([]reg.VecVirtual, len(ks))
+				for j, k := range ks {
+					xs[j] = g.scaledMinus(px, k, scale, m, one)
+				}
+				es := g.expN(xs, true)
+				for j, k := range ks {
+					VMULPS(mul, es[j], es[j])
+					g.store(es[j], pd, k)
+				}
+			})
+		}, nil)
+		g.ret()
+	})
 }
 
 func (g *gen) fence() {
@@ -1657,6 +1703,68 @@ func (g *gen) logLanes() {
 				VBLENDVPS(fin, e, d, d)
 			}
 			g.store(d, pdst, k)
+		}
+	}, nil)
+	g.ret()
+}
+
+// softcap emits softcap: y = tanh(x·inv) as Cephes' tanhf (the polynomial
+// below |y| = 0.625, 1 − 2/(exp(2x/cap) + 1) above), dst = cap·y and
+// dz = 1 − y², every step one rounded float32 operation in
+// softcapGeneric's order (no FMA), so that the two give the same bits.
+func (g *gen) softcap() {
+	g.text("softcap", "func(dst, dz, x []float32, capv, inv, s2 float32)",
+		"writes dst[i] = capv·y and dz[i] = 1 − y² for y = tanh(x[i]·inv) (Cephes' tanhf; s2 = 2·inv).")
+	pd, n, pz, px := ptr("dst"), length("dst"), ptr("dz"), ptr("x")
+	capv, inv, s2 := g.bcast("capv"), g.bcast("inv"), g.bcast("s2")
+	g.hoistExp()
+	if g.avx512 {
+		g.hoist(cTh0, cTh1, cTh2, cTh3, cTh4, cTanhCut, cAbsMask)
+	}
+	g.loop(n, 2, func(vs int) {
+		for k := 0; k < vs; k++ {
+			x := g.load(px, k)
+			y, t := g.vec(), g.vec()
+			VMULPS(inv, x, y)
+			VMULPS(s2, x, t)
+			// Above the cut: 1 − 2·(1/(e+1)), e = exp(2x/cap).
+			big := g.expN([]reg.VecVirtual{t}, true)[0]
+			VADDPS(g.c(cOne), big, big)
+			VDIVPS(big, g.creg(cOne), big)
+			VADDPS(big, big, big) // exact
+			VSUBPS(big, g.creg(cOne), big)
+			// Below: y + ((((c0·z + c1)·z − c2)·z + c3)·z − c4)·z·y, z = y².
+			z, p := g.vec(), g.vec()
+			VMULPS(y, y, z)
+			VMULPS(g.c(cTh0), z, p)
+			VADDPS(g.c(cTh1), p, p)
+			VMULPS(z, p, p)
+			VSUBPS(g.c(cTh2), p, p)
+			VMULPS(z, p, p)
+			VADDPS(g.c(cTh3), p, p)
+			VMULPS(z, p, p)
+			VSUBPS(g.c(cTh4), p, p)
+			VMULPS(z, p, p)
+			VMULPS(y, p, p)
+			VADDPS(y, p, p)
+			// |y| < 0.625 (false for NaN) takes the polynomial.
+			a := g.vec()
+			if g.avx512 {
+				VPANDD(g.c(cAbsMask), y, a)
+				lt := K()
+				VCMPPS(Imm(1), g.c(cTanhCut), a, lt)
+				VMOVAPS(p, lt, big)
+			} else {
+				VPAND(g.c(cAbsMask), y, a)
+				lt := YMM()
+				VCMPPS(Imm(1), g.c(cTanhCut), a, lt)
+				VBLENDVPS(lt, p, big, big)
+			}
+			VMULPS(big, capv, y)
+			g.store(y, pd, k)
+			VMULPS(big, big, z)
+			VSUBPS(z, g.creg(cOne), z)
+			g.store(z, pz, k)
 		}
 	}, nil)
 	g.ret()
