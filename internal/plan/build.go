@@ -172,10 +172,6 @@ func (c *ctx) persistent() (Plan, error) {
 		fmt.Sprintf("%s, %d threads, %d blocks (%d per SM)", variant, nt, grid, occ)), nil
 }
 
-// pipelinedWarpPacks is the longest row, in 16-byte packs per lane, that
-// pipelined gives a warp of its own; longer rows take a block per row.
-const pipelinedWarpPacks = 16
-
 // pipelined: an occupancy-sized grid whose workers stage their next rows
 // through a ring of shared-memory slots filled by cp.async. Shape, from a
 // sweep on H200 (sizes x threads x slots, see the package doc):

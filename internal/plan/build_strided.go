@@ -8,13 +8,6 @@ import (
 	"github.com/gofused/softmax/internal/kernels"
 )
 
-// stridedShortAxis is the longest axis whose warp-wide tiles (TX = 32, P
-// slices a thread) take stridedShortTY threads along it: two threads (one
-// under 4 rows) give each 2-12 steps where TY up to the axis gave 1-3
-// (nvidia-h200-2026-11-22-ab-s32.txt §3: 2089×8×1004 f32 166.7 vs 85.5 µs);
-// at 24 f32 rows 4 threads led 2, so the rule stops there.
-const stridedShortAxis = 24
-
 // stridedShortTY is TY for an axis of at most stridedShortAxis.
 func stridedShortTY(axis int64) int64 {
 	if axis < 4 {
@@ -184,13 +177,6 @@ func (c *ctx) stridedSmemShape() smemShape {
 	return smemShape{nt: nt, tile: tile, rg: rg, sym: c.sym(kernels.StridedSmem, variant),
 		smem: kernels.StridedSmemBytes(c.p.Op, c.dt, c.p.Axis, c.p.Inner, tile, rg)}
 }
-
-// stridedSmemTilePacks is the size strided_smem gathers small blocks into.
-const stridedSmemTilePacks = 512
-
-// stridedRegFewTiles is the most tiles (of 8 packs) for which strided_reg
-// splits a 16-bit axis of 3 or 4 blocks' rows over twice the blocks.
-const stridedRegFewTiles = 256
 
 // stridedRegShape returns strided_reg's cluster size K, axis rows per block
 // R, threads across a tile G and block size nt. A block holds up to 1024/8

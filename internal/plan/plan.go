@@ -414,11 +414,6 @@ func (c *ctx) skewedRows() bool {
 	return c.unalignedRows() && c.p.Skew != 0 && c.p.Axis > flatRowsMaxCols
 }
 
-// raggedMinPacks: shorter ragged rows keep the element-wise path, except
-// in warp_row (warpRagged): there the twins were as often behind as ahead,
-// from 16 packs even or ahead (nvidia-h200-2026-11-22-ab-s31.txt §3).
-const raggedMinPacks = 16
-
 // warpRagged reports ragged rows that warp_row reads through its twins
 // (whole packs, elements outside the row masked): those of ragged, and
 // rows of 2..15 packs whose span (the row from the pack boundary before

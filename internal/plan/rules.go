@@ -1,39 +1,71 @@
 package plan
 
 import (
+	_ "embed"
+	"fmt"
 	"math"
+	"strings"
 
 	"github.com/gofused/softmax/internal/kernels"
 )
 
-// Tunables of the automatic choice (first guesses; see the package doc).
-const (
-	blockGBs      = 40.0 // GB/s one block streams on its own
-	smGBs         = 25.0 // GB/s per SM when every SM streams
-	launchMicros  = 4.0  // cost of one extra launch, µs
-	clusterMicros = 1.0  // extra cost of a cluster launch and its barriers, µs
-	switchMicros  = 1.0  // a split must beat a block per row by this much (and 20%)
-	gridWaves     = 4    // grid cap, in waves of resident blocks
-	maxSplitRow   = 2048 // split_row chunks per row (phase 2 merges them all)
+//go:embed params.tsv
+var paramsTSV string
 
-	// the longest row (input bytes) split_cluster takes: 512 KB rows tie
-	// with split_row, 1 MB rows lose (nvidia-h200-2026-11-22-sweep-fewrows.txt)
-	clusterRowBytes = 384 << 10
-	// forward rows from this size take split_cluster over a block a row
-	// when every cluster is resident at once (nvidia-h200-2026-11-22-ab-s29.txt §4)
-	clusterOneWaveRowBytes = 64 << 10
-	// split_row's grid, 512-thread blocks an SM over all rows (nvidia-h200-2026-11-22-ab-s17.txt)
-	splitRowBlocksPerSM = 2
-	// split_grid caches at most gridCacheHalves/2 times the grid's shared
-	// memory of a row; past it split_row reads it twice for less (nvidia-h200-2026-11-22-ab-s30.txt §3)
-	gridCacheHalves = 8
-	// split_grid's waves take at most gridWaveQuarters/4 times the grid's
-	// cache (cuda's BenchmarkSplitGridWaves: one wave to 32 MB, two past 128 MB)
-	gridWaveQuarters = 9
-	// rows from this size that a block would read twice are split while
-	// rows <= SMs/2 (fewModel; measured at 4 MB rows)
-	twoReadSplitBytes = 1 << 20
+// params are the numbers of params.tsv, each with its evidence there.
+var params = parseParams(paramsTSV)
+
+// The model's and the sizing numbers, from params.tsv.
+var (
+	blockGBs               = paramF("blockGBs")
+	smGBs                  = paramF("smGBs")
+	launchMicros           = paramF("launchMicros")
+	clusterMicros          = paramF("clusterMicros")
+	switchMicros           = paramF("switchMicros")
+	twoReadSplitBytes      = paramF("twoReadSplitBytes")
+	clusterRowBytes        = paramF("clusterRowBytes")
+	clusterOneWaveRowBytes = paramF("clusterOneWaveRowBytes")
+	clusterPackNum         = paramI("clusterPackNum")
+	clusterPackDen         = paramI("clusterPackDen")
+	gridWaves              = paramI("gridWaves")
+	maxSplitRow            = paramI("maxSplitRow")
+	splitRowBlocksPerSM    = paramI("splitRowBlocksPerSM")
+	gridCacheHalves        = paramI("gridCacheHalves")
+	gridWaveQuarters       = paramI("gridWaveQuarters")
+	raggedMinPacks         = paramI("raggedMinPacks")
+	pipelinedWarpPacks     = paramI("pipelinedWarpPacks")
+	stridedShortAxis       = paramI("stridedShortAxis")
+	stridedSmemTilePacks   = paramI("stridedSmemTilePacks")
+	stridedRegFewTiles     = paramI("stridedRegFewTiles")
 )
+
+// parseParams reads params.tsv's rows (name, value, evidence) under its
+// header; a malformed row is a build error, so it panics at init.
+func parseParams(text string) map[string]float64 {
+	m := map[string]float64{}
+	for _, line := range strings.Split(text, "\n") {
+		f := strings.Split(line, "\t")
+		if strings.HasPrefix(line, "#") || len(f) < 2 || f[0] == "name" {
+			continue
+		}
+		b, err := parseBound(f[1])
+		if err != nil || b.Unit != "" || len(f) != 3 {
+			panic(fmt.Sprintf("plan: params.tsv: %q", line))
+		}
+		m[f[0]] = b.V
+	}
+	return m
+}
+
+func paramF(name string) float64 {
+	v, ok := params[name]
+	if !ok {
+		panic("plan: params.tsv has no " + name)
+	}
+	return v
+}
+
+func paramI(name string) int64 { return int64(paramF(name)) }
 
 // unalignedRows reports last-axis rows, several of them, whose tensors do
 // not all start on a 16-byte boundary (a view into a larger tensor): no
@@ -64,10 +96,7 @@ func (c *ctx) fewModel() (kernels.Strategy, bool) {
 	// dominated by launch latency anyway.
 	best, bestT := kernels.Strategy(""), min(tBlock-switchMicros, 0.8*tBlock)
 	if rowBytes >= twoReadSplitBytes && c.p.Outer*2 <= int64(c.d.SMs) && c.twoReadBlockRows() {
-		// The model's block rate is a one-read block's; measured with the
-		// second read (64×1048576 f32: online_2pass 356.7 µs vs split_row
-		// 219.7; 64×2097152 f16 392.0 vs 226.9, sweep-fewrows.txt) a block
-		// per row loses to the split while half the SMs would idle.
+		// The model's block rate is a one-read block's (twoReadSplitBytes).
 		bestT = math.Inf(1)
 	}
 	if tSplit < bestT {
@@ -83,15 +112,6 @@ func (c *ctx) fewModel() (kernels.Strategy, bool) {
 	c.few, c.fewOK = best, true
 	return best, true
 }
-
-// clusterPackNum/clusterPackDen: the share of blocks an SM × SMs / cluster
-// size that residentClusters counts as resident clusters where the
-// driver's query does not answer (GPCs of uneven SM counts strand blocks;
-// H100's query gave 15/16 or just above: nvidia-h100-2026-11-25-ab-s54.txt §3).
-const (
-	clusterPackNum = 15
-	clusterPackDen = 16
-)
 
 // gridCaches reports whether split_grid should replace split_row (or a
 // block per row that reads long rows twice): an op on 16-byte rows
