@@ -1,31 +1,18 @@
 // Package plan turns a problem (Outer × Axis × Inner layout, dtype, op,
 // pointer alignment) and the device's properties into a kernel strategy and
 // its launches. It is a pure function of its inputs: the driver's occupancy
-// and cluster queries are injected (and estimated from the per-architecture resource
-// table when absent), so every choice is tested on the CPU with device
-// models (Models).
+// and cluster queries are injected (and estimated from the per-architecture
+// resource table when absent), so every choice is tested on the CPU with
+// device models (Models). docs/ARCHITECTURE.md tells how a problem flows.
 //
-// # Feasibility and preference
-//
-// Each strategy has one build function (build.go) that says whether it can
-// serve the problem and with which launches: its layout, the rows its
-// register or shared-memory caches hold, the device's shared memory,
-// clusters and cooperative launches, and the occupancy of its kernels. A
-// forced strategy (Make's force, the --algo flag) goes straight to it,
-// optionally with one of its launch configurations, "block_reg/t512_p2"
-// (Configs lists them), and is refused with an error that says why.
-//
-// Which strategy the automatic choice prefers is data: the preference
-// table, table/default.tsv, embedded, with an overlay per device model
-// (table/h200.tsv, h100.tsv, a100.tsv; a device of another model takes the
-// default table, measured on an H200 with H100 runs where rows say so) and
-// the caller's overlay (Queries.Overlay). The autotuner's winners are such
-// rows too (TunedRow: a dtype, op and shape class), which the cuda package's
-// Options.Tuned matches first (Tuned). Rows match
-// in order; each matching row offers its candidates in order; the first
-// candidate whose build serves the problem is the plan, and its Reason
-// starts with the row's id and evidence. `softmax plan --rules` prints the
-// table.
+// Each strategy has one build function (build*.go) that says whether it can
+// serve the problem and with which launches; a forced strategy (--algo,
+// optionally "block_reg/t512_p2", Configs) goes straight to it. Which one
+// the automatic choice prefers is data: table/default.tsv with an overlay
+// per device model and the caller's (Queries.Overlay, the autotuner's
+// TunedRow). Rows match in order; each offers its candidates in order; the
+// first whose build serves is the plan, its Reason the row's id and
+// evidence. `softmax plan --rules` prints the table.
 //
 // # Schema
 //
@@ -58,40 +45,17 @@
 //	evidence    the measurement: results files under bench/results and
 //	            their sections (TestTablesParse checks that they exist)
 //
-// # Named conditions
-//
-// The few predicates that must compute are Go functions named in the
-// table (conds.go; Conditions lists them with what each says, `softmax
-// plan --rules` prints them): the few-rows bandwidth model's pick
-// (rules.go's fewModel), what the grid's shared memory caches, occupancy
-// and fill, clusters, kernel shapes and capacities, and regimes other rows
-// ask about (whether one of the table's rows of a group matches).
-// Thresholds are their arguments or the row's cells.
-//
-// # Launch shapes
-//
-// A row whose candidates are one strategy's shapes, strategy/shape, is a
+// Named conditions are the few predicates that must compute (conds.go;
+// Conditions lists them); thresholds are their arguments or the row's
+// cells, and the model's numbers are rows of params.tsv. A row whose
+// candidates are one strategy's shapes (strategy/shape, shapeNames) is a
 // shape row: the choice of strategy skips it, and that strategy's build
-// asks the shape rows that match (ctx.shape) for the first shape it has a
-// kernel for, with the row's packs in the lane_packs, values_over and
-// span_crosses conditions. The shapes (shapeNames), as the table's
-// comments above its shape rows say: warp_row p1, p2, p3; block_reg
-// few(k), wide(k), threads(k); strided twin; split_grid cached(k). Without
-// a matching row a build takes its plainest shape.
+// asks it for the first shape it has a kernel for (ctx.shape).
 //
-// # Launches
-//
-// Blocks grid-stride over rows (or tiles), so grids are capped at 4 waves
-// of resident blocks (occupancy × SMs; persistent: one wave; block_reg: a
-// block per row) and at the CUDA limits (x ≤ 2^31−1, y, z ≤ 65535). All
-// indexing in the kernels is 64-bit. Params.Vec is set on the 16-byte
-// path; ragged and skewed rows take the strategies' "_shift" twins
-// (Params.Vec = kernels.VecShift), which read each row from the 16-byte
-// boundary at or before its start.
-//
-// The planner of commit 750679c, before the table, is kept as a test-only
-// oracle (testdata/oracle); TestDifferential compares the two on a dense
-// grid of problems.
+// Blocks grid-stride over rows (or tiles), so grids are capped at waves of
+// resident blocks and at the CUDA limits; all kernel indexing is 64-bit.
+// The planner of commit 750679c is kept as a test-only oracle
+// (testdata/oracle) that TestDifferential compares against.
 package plan
 
 import (
@@ -403,27 +367,17 @@ func (c *ctx) raggedRows() bool {
 }
 
 // skewedRows reports rows of tensors that all lie Skew bytes past a 16-byte
-// boundary (Problem.Skew) beyond flat_rows's rows: the ragged-row twins read
-// them from the pack boundary before each row, the first row's pack
-// starting up to 15 bytes before the tensor, inside the same 16-byte
-// block, so inside its allocation (CUDA allocations are at least 256-byte
-// aligned), and mask those elements in registers, as they do the row
-// before's. Shorter rows keep flat_rows (the table's flat.unaligned rows) or the
-// element-wise path.
+// boundary beyond flat_rows's rows: the twins read them from the pack
+// boundary before each row (inside the allocation: CUDA allocations are
+// 256-byte aligned) and mask the elements before it in registers.
 func (c *ctx) skewedRows() bool {
 	return c.unalignedRows() && c.p.Skew != 0 && c.p.Axis > flatRowsMaxCols
 }
 
-// warpRagged reports ragged rows that warp_row reads through its twins
-// (whole packs, elements outside the row masked): those of ragged, and
-// rows of 2..15 packs whose span (the row from the pack boundary before
-// it) needs no more lanes than the row read element by element (three
-// packs a lane where the shape rows take them), or 16-bit rows that
-// element by element would take 16 lanes. Where the span takes twice the
-// lanes the twins lost from 4 and 8 lanes, and won from 16
-// (nvidia-h200-2026-11-24-ab-s40.txt §3-5 §8, nvidia-h200-2026-11-24-ab-s41.txt
-// §2, backward nvidia-h200-2026-11-24-ab-s42.txt §2-4: 200000×60 bf16 35.14
-// vs 22.91 µs; 200000×30 bf16, 4 lanes against 8, 18.99 vs 20.08).
+// warpRagged reports ragged rows that warp_row reads through its twins:
+// those of ragged, and rows of 2..15 packs whose span needs no more lanes
+// than the row read element by element, or 16-bit rows that would take 16
+// lanes (nvidia-h200-2026-11-24-ab-s40.txt §3-5 §8, s41 §2, s42 §2-4).
 func (c *ctx) warpRagged() bool {
 	if c.ragged() {
 		return true
