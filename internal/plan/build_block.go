@@ -29,15 +29,10 @@ func (c *ctx) blockRegShape() (v kernels.Variant, nt int64, err error) {
 	return v, nt, nil
 }
 
-// blockRegFixedBlock picks a forward kernel (compile-time block size): the
-// first variant (block sizes ascending, then packs) whose block covers the
-// row at <= kernels.BlockRegValues values a thread (6144 f32: 256 × 6; 1024
-// f32: 32 × 8, one warp), else the first that covers it (16-bit rows beyond 1024
-// threads × 4 packs: more packs, with spills, never chosen automatically);
-// f32 rows of 6..8 packs at 256 threads may then widen (blockRegWide).
-// Rows of whole packs that end inside the last pack take the variant's
-// "_tail" kernel where there is one (4096×32000 f32: 0.82 -> 0.93 of copy
-// on H200).
+// blockRegFixedBlock picks a forward kernel: the first variant whose block
+// covers the row at <= kernels.BlockRegValues values a thread, else the
+// first that covers it (spills; never automatic), then blockRegWide; whole
+// packs ending inside the last take the "_tail" kernel (0.82 -> 0.93 of copy).
 func (c *ctx) blockRegFixedBlock(in kernels.Info) (kernels.Variant, bool) {
 	packs := c.packs()
 	v, ok := c.blockRegFixedFor(in, packs)
@@ -68,13 +63,10 @@ func (c *ctx) blockRegTail(v kernels.Variant) kernels.Variant {
 	return v
 }
 
-// blockRegExact trades blockRegFixedBlock's pick v for the catalogue's
-// "_exact" twin of as many packs as the row (a kernel with no other body,
-// the row raw at NP*4 registers a thread, bounded to more resident blocks)
-// for 16-bit forward rows from aligned pointers that fill v's block of four
-// packs a thread exactly, when the twin's blocks, one a row, fill more
-// threads than v's resident blocks hold over the SMs
-// (nvidia-h200-2026-11-25-ab-s58.txt §2-4: 2048×8192 f16 22.37 → 21.62 µs).
+// blockRegExact trades v for the "_exact" twin of as many packs as the row
+// (16-bit forward rows from aligned pointers that fill v's four packs a
+// thread) when its blocks fill more threads than v's resident blocks hold
+// (nvidia-h200-2026-11-25-ab-s58.txt §2-4).
 func (c *ctx) blockRegExact(in kernels.Info, v kernels.Variant) (kernels.Variant, bool) {
 	packs := c.packs()
 	if c.bwd || !c.wholePacks() || c.es != 2 || int64(v.FixedBlock*v.Packs) != packs || int64(v.Packs)*c.P != kernels.BlockRegValues {

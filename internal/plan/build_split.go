@@ -71,11 +71,8 @@ func (c *ctx) splitGridGridQuery() (g, smemMax int64, err error) {
 }
 
 // splitGridShape returns split_grid's blocks per row, chunk, dynamic shared
-// memory and grid for waves of rw rows (0: splitGridWaveRows): every
-// resident block takes an equal chunk of one row of a wave, as much of it
-// as fits cached in shared memory (whole packs; none off the vector path).
-// The kernel derives rw back as grid / split, which can exceed the rw asked
-// for when the chunks round up (fewer blocks per row).
+// memory and grid for waves of rw rows (0: splitGridWaveRows): each block
+// caches an equal chunk of a row; the kernel derives rw as grid / split.
 func (c *ctx) splitGridShape(rw int64) (split, chunk, smem int64, grid int, err error) {
 	g, smemMax, err := c.splitGridGrid()
 	if err != nil {

@@ -64,12 +64,9 @@ func (c *ctx) strided() (Plan, error) {
 // stridedShortThreads is strided_short's block size.
 const stridedShortThreads = 256
 
-// strided_short: slices a thread (or a lane pair, 16 lanes apart, each
-// holding half the rows) over the whole axis, the kernel compiled for its
-// length: P consecutive inner indices (a 16-byte pack) with aligned
-// pointers and Inner of whole packs, else (the "_shift" twins) 2 or 4
-// slices 32/lanes apart, warps taking consecutive slices across outer
-// indices; a grid-stride loop.
+// strided_short: slices a thread (or a lane pair, each half the rows) over
+// the whole axis, the kernel compiled for its length; 16-byte packs of
+// inner indices, or the "_shift" twins' 2 or 4 scalar slices.
 func (c *ctx) stridedShort() (Plan, error) {
 	axis := c.p.Axis
 	name, lanes, ok := c.stridedShortVariant()
@@ -156,12 +153,9 @@ type smemShape struct {
 	sym                string
 }
 
-// stridedSmemShape sizes strided_smem's tiles and blocks: outer indices a
-// tile up to about stridedSmemTilePacks packs, about eight packs a thread
-// but a thread for each of the tile's columns (128 to 512 threads), and the
-// spare threads as row groups of the columns
-// (nvidia-h200-2026-11-23-ab-s37.txt §1-3: 100000×64×3 f32 80.3 vs 362.2
-// µs with one outer index a block).
+// stridedSmemShape sizes strided_smem's tiles: outer indices up to about
+// stridedSmemTilePacks packs, a thread for each column, spare threads as
+// row groups (nvidia-h200-2026-11-23-ab-s37.txt §1-3).
 func (c *ctx) stridedSmemShape() smemShape {
 	n := c.p.Axis * c.p.Inner
 	packs := ceilDiv(n, c.P)
@@ -179,17 +173,9 @@ func (c *ctx) stridedSmemShape() smemShape {
 }
 
 // stridedRegShape returns strided_reg's cluster size K, axis rows per block
-// R, threads across a tile G and block size nt. A block holds up to 1024/8
-// rows × NP packs at G = 8; longer axes split over a cluster of K blocks,
-// K as small as possible, then paired (twice the blocks of half the
-// threads, two clusters an SM): f32 every cluster of 2 to 4 blocks
-// (4096×16384 axis 0 174.6 → 169.1 µs), 16-bit an axis of 3 or 4 blocks
-// over at most stridedRegFewTiles tiles (nvidia-h200-2026-11-22-ab-s21.txt
-// §2, nvidia-h200-2026-11-22-ab-s28.txt). Short axes widen the tile
-// towards 512-thread blocks, up to the width of Inner. Backward threads
-// hold kernels.StridedRegBwdPacks packs of y and as many of dy (the
-// forward's registers), so a block holds half the rows; the same rules
-// size it (not yet measured: issue 72).
+// R, threads across a tile G and block size nt: the fewest blocks that hold
+// the axis, paired where measured faster (nvidia-h200-2026-11-22-ab-s21.txt
+// §2, ab-s28.txt); backward holds half the rows (not yet measured).
 func (c *ctx) stridedRegShape() (k, r, g, nt int64, err error) {
 	return c.stridedRegShapeWith(0, 0, true)
 }

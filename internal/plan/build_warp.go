@@ -125,11 +125,8 @@ const flatRowsTileBytes int64 = 8192
 var flatRowsMaxCols = int64(slices.Max(kernels.FlatRowsLanes) * slices.Max(kernels.FlatRowsValues))
 
 // flatRowsLanes picks flat_rows' kernel, w lanes a row and n values a
-// lane: for each width the fewest values that hold the row; of those
-// within a quarter of the fewest slots (w×n), the one with values a lane
-// nearest 8, two further off if a warp's shared-memory reads conflict more
-// than two ways (flatRowsConflicts); then the fewer slots (H200, each
-// width forced: 350785×126 bf16 w8_n16 66.6 µs, 4-way, w16_n8 54.4).
+// lane: few slots, values a lane near 8, and few bank conflicts
+// (flatRowsConflicts; 350785×126 bf16 w8_n16 66.6 µs, 4-way, w16_n8 54.4).
 func (c *ctx) flatRowsLanes() (w, n int64, ok bool) {
 	type pick struct{ slots, score, w, n int64 }
 	var cands []pick

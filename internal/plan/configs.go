@@ -17,11 +17,8 @@ const ConfigSep = "/"
 
 // Configs lists launch configurations of strategy that can serve p on d,
 // as forced names ("block_reg/t256_p4"), for the autotuner to time beside
-// the rules' own pick: block_reg's (blockRegConfigs) and warp_row's
-// (warpRowConfigs), the strategies whose kernel shape is a free choice.
-// Other strategies, and one that cannot serve p, have none (nil); every
-// listed one serves p, and the rules' pick may be one of them or not (a
-// "_tail" kernel, few rows' one pack a thread).
+// the rules' own pick: block_reg's and warp_row's, whose kernel shape is a
+// free choice; other strategies, and one that cannot serve p, have none.
 func Configs(p Problem, d Device, strategy string) ([]string, error) {
 	c, err := newCtx(p, d, nil)
 	if err != nil {
@@ -62,12 +59,9 @@ func (c *ctx) noConfig(serve []string) error {
 }
 
 // blockRegServes reports whether block_reg's variant v can run the problem,
-// and at what block size: a forward kernel that holds the row's packs (its
-// span's, for the ragged rows' "_shift" twins, but the row's for the 16-bit
-// twins that hold the overhang in thread 0: blockRegOverhang; an "_exact"
-// one exactly them, 16-bit whole rows from aligned pointers), not a "_tail"
-// kernel (blockRegConfig adds it), with a twin for ragged rows; a backward
-// kernel whose block size for the row is within its launch bound.
+// and at what block size: a forward kernel (not "_tail") that holds the
+// row's packs (its span's for "_shift" twins; blockRegOverhang; "_exact"
+// ones exactly them), or a backward kernel within its launch bound.
 func (c *ctx) blockRegServes(v kernels.Variant) (nt int64, ok bool) {
 	in := kernels.BlockReg.Info()
 	packs := c.packs()
@@ -92,12 +86,9 @@ func (c *ctx) blockRegServes(v kernels.Variant) (nt int64, ok bool) {
 }
 
 // blockRegConfigs names block_reg's configurations for the problem: each
-// backward variant (packs a thread, the block sized for the row) whose
-// block fits its bound; forward, for each block size up to the row's packs
-// rounded up to a power of two (one warp at least), the fewest packs a
-// thread that hold the row within kernels.BlockRegValues values (rows that
-// need more, 16-bit rows past 32768 columns, list none), and the "_exact"
-// twin that serves it.
+// backward variant whose block fits its bound; forward, for each block size
+// up to the row's packs, the fewest packs a thread that hold the row within
+// kernels.BlockRegValues values, and the "_exact" twin that serves it.
 func (c *ctx) blockRegConfigs() []string {
 	var names []string
 	seen := map[int]bool{}

@@ -114,11 +114,9 @@ func (c *ctx) fewModel() (kernels.Strategy, bool) {
 }
 
 // gridCaches reports whether split_grid should replace split_row (or a
-// block per row that reads long rows twice): an op on 16-byte rows
-// whose inputs are at least minBytes and either at most
-// gridCacheHalves/2 times the shared memory of the whole grid or in rows
-// that fit a wave (splitGridWaveBytes). Ragged rows take it too (nothing
-// cached; nvidia-h200-2026-11-22-ab-s31.txt §4).
+// block per row that reads long rows twice): inputs of at least minBytes
+// that the grid's shared memory caches (gridCacheHalves) or in rows that fit
+// a wave; ragged rows too, uncached (nvidia-h200-2026-11-22-ab-s31.txt §4).
 func (c *ctx) gridCaches(minBytes int64) bool {
 	if !c.vec() && !c.ragged() {
 		return false
