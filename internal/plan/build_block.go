@@ -106,10 +106,8 @@ func (c *ctx) blockRegFixedFor(in kernels.Info, packs int64) (kernels.Variant, b
 }
 
 // blockRegOverhang reports a forward "_shift" twin that holds a ragged
-// row's span past its block in thread 0 (block_reg.cu's OverhangPack: the
-// 16-bit twins of 2..5 packs a thread but t1024_p5), so that it is sized
-// by the row: a skewed row of 8192 f16 columns (1025 packs of span) takes
-// the aligned row's 256 × 4 packs, not 512 × 3.
+// row's span past its block in thread 0 (block_reg.cu's OverhangPack), so
+// that it is sized by the row (8192 f16 skewed: 256 × 4 packs, not 512 × 3).
 func blockRegOverhang(v kernels.Variant) bool {
 	return v.Packs >= 2 && v.Packs <= 5 && !(v.FixedBlock == 1024 && v.Packs == 5)
 }
@@ -157,10 +155,8 @@ func (c *ctx) blockRegWide(in kernels.Info, v kernels.Variant, waves int64) kern
 }
 
 // blockRegFewRows picks the forward kernel for few rows whose blocks are
-// all resident at once (rows·nt <= SMs·1024): a block's time is then its
-// latency, so one pack a thread, up to maxThreads (then the fewest packs
-// at maxThreads that hold the row in <= BlockRegValues values), as the
-// table's shape.block_reg.few row says.
+// all resident at once, where a block's time is its latency: one pack a
+// thread up to maxThreads (the table's shape.block_reg.few row).
 func (c *ctx) blockRegFewRows(in kernels.Info, packs, maxThreads int64) (kernels.Variant, bool) {
 	nt, np := max(nextPow2(packs), 64), int64(1)
 	if nt > maxThreads {

@@ -93,11 +93,9 @@ func (c *ctx) splitGridShape(rw int64) (split, chunk, smem int64, grid int, err 
 	return split, chunk, smem, int(g), nil
 }
 
-// splitGridWaveRows is the rule's rows per wave of split_grid on a grid of
-// g blocks caching up to smemMax bytes each: all the rows at once while
-// their inputs are at most gridWaveQuarters/4 times the grid's cache, else
-// as few waves as keep each under that, the rows shared out evenly; never
-// more rows than blocks.
+// splitGridWaveRows is split_grid's rows a wave on g blocks caching up to
+// smemMax bytes each: as few even waves as keep each within
+// splitGridWaveBytes, never more rows than blocks.
 func (c *ctx) splitGridWaveRows(g, smemMax int64) int64 {
 	waves := max(1, ceilDiv(c.p.Outer*c.p.Axis*c.es*c.nin, c.splitGridWaveBytes(g, smemMax)))
 	return min(ceilDiv(c.p.Outer, waves), g)

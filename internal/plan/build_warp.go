@@ -64,11 +64,9 @@ func (c *ctx) wholePacks() bool { return c.vec() && c.p.Axis%c.P == 0 }
 // apply to them; rows read element by element take one pack a lane.
 func (c *ctx) warpPackPath() bool { return c.wholePacks() || c.shifts(kernels.WarpRow) }
 
-// warp_row: W lanes per row, NP packs per lane, 128-thread blocks. Plain
-// softmax launches take the plain build (kernels.Info.PlainBuild), except
-// 16-bit rows read element by element over 4 lanes or more (Plan.General):
-// there the plain build lost (nvidia-h200-2026-11-24-ab-s40.txt §2-3:
-// 200000×100 f16 49.01 vs 60.27 µs), elsewhere it gained.
+// warp_row: W lanes per row, NP packs per lane, 128-thread blocks; 16-bit
+// rows read element by element over 4 lanes or more take the general build
+// (Plan.General; nvidia-h200-2026-11-24-ab-s40.txt §2-3).
 func (c *ctx) warpRow() (Plan, error) {
 	shape := c.warpShape
 	if c.config != "" {

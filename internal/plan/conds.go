@@ -184,10 +184,8 @@ func fillsUnder(rows, slots, pct int64) bool {
 }
 
 // clustersHoldRows reports whether split_cluster's clusters for the rows
-// are all resident at once (the driver's cluster query, or
-// residentClusters' estimate), and, for span > 0, the rows at most SMs ×
-// (row bytes − base) / span: the edge up to which the clusters' small
-// blocks lead a block per row.
+// are all resident at once and, for span > 0, the rows at most SMs × (row
+// bytes − base) / span: where its small blocks lead a block per row.
 func (c *ctx) clustersHoldRows(base, span int64) bool {
 	cs, _, nt, sym, smem, ok := c.clusterShape()
 	if !ok {

@@ -189,10 +189,9 @@ const (
 	maxGridY = 65535
 )
 
-// Make plans p on d. force names a strategy ("" or "auto": the rules),
-// optionally with one of its launch configurations ("block_reg/t256_p4",
-// see Configs); occ
-// may be nil (occupancy is then estimated from the resource table).
+// Make plans p on d. force names a strategy ("" or "auto": the table),
+// optionally with a launch configuration ("block_reg/t256_p4", Configs);
+// occ may be nil (occupancy is then estimated from the resource table).
 func Make(p Problem, d Device, occ Occupancy, force string) (Plan, error) {
 	return MakeWith(p, d, Queries{Blocks: occ}, force)
 }
@@ -351,11 +350,9 @@ func (c *ctx) vec() bool {
 	return c.p.Aligned && c.p.Inner == 1 && (c.p.Axis%c.P == 0 || c.p.Outer == 1)
 }
 
-// ragged reports rows that start inside a 16-byte pack although the
-// pointers are aligned (cols not a multiple of P, several rows, each of
-// at least raggedMinPacks packs): the strategies with ragged-row twins
-// (kernels.Info.Shift) read them from the pack boundary before each row's
-// start. warp_row takes shorter ones too (warpRagged).
+// ragged reports rows of at least raggedMinPacks packs that start inside a
+// 16-byte pack of aligned tensors (or skewed ones): the strategies with
+// twins (kernels.Info.Shift) read them from the pack boundary before each.
 func (c *ctx) ragged() bool {
 	return c.raggedRows() && c.p.Axis >= raggedMinPacks*c.P
 }

@@ -5,11 +5,9 @@ import (
 	"strings"
 )
 
-// TunedRow returns the overlay row for an autotuned winner, candidate (a
-// strategy or strategy/config) timed on p: it matches the problems of p's
-// dtype, op and shape class (the autotuner's power-of-two buckets of rows
-// and columns, or for non-last axes of slices, axis and Inner, and whether
-// the 16-byte path applies), and cites evidence. id names it in reasons.
+// TunedRow returns the overlay row for an autotuned winner, candidate timed
+// on p: it matches p's dtype, op, 16-byte path and the autotuner's
+// power-of-two shape class, and cites evidence; id names it in reasons.
 func TunedRow(id string, p Problem, candidate, evidence string) (Row, error) {
 	c, err := newCtx(p, Device{}, nil)
 	if err != nil {
