@@ -86,7 +86,8 @@ func (d *Device) kernelRequest(file string, dt spec.DType, plain bool, symbol st
 
 // Precompile compiles (or takes from the disk cache) and loads every kernel
 // this device can run, of both builds (general and plain softmax), for the
-// given dtypes (all when none are given), as many at once as GOMAXPROCS
+// given dtypes (all when none are given), and the cross-entropy kernels
+// (xent.cu, every dtype), as many at once as GOMAXPROCS
 // allows, and returns how many it loaded. A launch compiles only the kernel
 // it needs, on its first use; Precompile pays for all of them at once, as
 // an install step that fills the disk cache for later processes might (the
@@ -102,7 +103,17 @@ func (d *Device) Precompile(dts ...softmax.DType) (int, error) {
 		}
 	}
 	keys := d.kernelKeys(d.strategyInfos(), dts, true)
-	return len(keys), d.preload(keys)
+	if err := d.preload(keys); err != nil {
+		return 0, err
+	}
+	xs := kernels.XentInstances()
+	errs := make([]error, len(xs))
+	var wg sync.WaitGroup
+	for i, x := range xs {
+		wg.Go(func() { _, errs[i] = d.xentFunction(x.Symbol) })
+	}
+	wg.Wait()
+	return len(keys) + len(xs), errors.Join(errs...)
 }
 
 // kernelKeys names the modules of every kernel of the strategies infos for
@@ -138,7 +149,7 @@ func (d *Device) strategyInfos() []kernels.Info {
 // dtypesOrAll is dts, or every dtype when it is empty.
 func dtypesOrAll(dts []softmax.DType) []softmax.DType {
 	if len(dts) == 0 {
-		return []softmax.DType{softmax.Float32, softmax.Float16, softmax.BFloat16}
+		return []softmax.DType{softmax.Float32, softmax.Float16, softmax.BFloat16, softmax.Float64}
 	}
 	return dts
 }
