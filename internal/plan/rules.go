@@ -12,8 +12,9 @@ import (
 //go:embed params.tsv
 var paramsTSV string
 
-// params are the numbers of params.tsv, each with its evidence there.
-var params = parseParams(paramsTSV)
+// params are the numbers of params.tsv, each with its evidence there;
+// paramsRead the names the code read (TestParamsRead).
+var params, paramsRead = parseParams(paramsTSV), map[string]bool{}
 
 // The model's and the sizing numbers, from params.tsv.
 var (
@@ -62,6 +63,7 @@ func paramF(name string) float64 {
 	if !ok {
 		panic("plan: params.tsv has no " + name)
 	}
+	paramsRead[name] = true
 	return v
 }
 
