@@ -704,6 +704,11 @@ func (g *gen) maxSum() {
 func (g *gen) expScale() {
 	g.text("expScale", "func(dst, x []float32, scale, m, mul float32)",
 		"writes dst[i] = exp(scale·x[i] − m)·mul.")
+	g.expScaleBody()
+}
+
+// expScaleBody is expScale's and expScaleNT's loop (g.nt picks the stores).
+func (g *gen) expScaleBody() {
 	pd, n, px := ptr("dst"), length("dst"), ptr("x")
 	scale, m, mul := g.bcast("scale"), g.bcast("m"), g.bcast("mul")
 	g.hoistExp()
@@ -1466,25 +1471,7 @@ func (g *gen) expScaleNT() {
 	g.text("expScaleNT", "func(dst, x []float32, scale, m, mul float32)",
 		"is expScale with non-temporal stores; dst must be aligned to the vector width.")
 	g.nt = true
-	pd, n, px := ptr("dst"), length("dst"), ptr("x")
-	scale, m, mul := g.bcast("scale"), g.bcast("m"), g.bcast("mul")
-	g.hoistExp()
-	g.unitScale(scale, func(one bool) {
-		g.loop(n, unroll, func(vs int) {
-			g.groups(vs, func(ks []int) {
-				xs := make([]reg.VecVirtual, len(ks))
-				for j, k := range ks {
-					xs[j] = g.scaledMinus(px, k, scale, m, one)
-				}
-				es := g.expN(xs, true)
-				for j, k := range ks {
-					VMULPS(mul, es[j], es[j])
-					g.store(es[j], pd, k)
-				}
-			})
-		}, nil)
-		g.ret()
-	})
+	g.expScaleBody()
 }
 
 func (g *gen) fence() {
