@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gofused/softmax/internal/kernels"
 	"github.com/gofused/softmax/internal/spec"
 )
 
@@ -16,10 +17,15 @@ var evidenceFiles = regexp.MustCompile(`nvidia-[a-z0-9]+-[0-9-]+[a-z0-9.-]*\.(tx
 // bareEvidence finds a results file cited by its tail alone ("-ab-s30.txt").
 var bareEvidence = regexp.MustCompile(`(^|[ (,;])-[a-z0-9-]+\.(txt|json)`)
 
-// TestTablesParse: the shipped tables parse, and every model's table ends
-// in the naive fallback, and every row cites evidence, its results files
-// present under bench/results.
+// TestTablesParse: the shipped tables parse, every model's table has a
+// fallback row for each layout and no teaching kernel among its candidates,
+// and every row cites evidence, its results files present under
+// bench/results.
 func TestTablesParse(t *testing.T) {
+	teaching := map[string]bool{}
+	for _, in := range kernels.All() {
+		teaching[string(in.Strategy)] = in.Teaching
+	}
 	for _, m := range append(ModelNames(), "") {
 		tb, err := TableFor(m, nil)
 		if err != nil {
@@ -31,8 +37,18 @@ func TestTablesParse(t *testing.T) {
 				choice = append(choice, r)
 			}
 		}
-		if n := len(choice); n == 0 || !slices.Equal(choice[n-1].Cands[len(choice[n-1].Cands)-1:], []string{"naive"}) {
-			t.Errorf("%q: table does not end in the naive fallback", m)
+		for _, layout := range []string{"rows", "strided"} {
+			if !slices.ContainsFunc(choice, func(r Row) bool { return r.Layout == layout && isFallback(r) }) {
+				t.Errorf("%q: no fallback row for layout %s (every cell *, no condition)", m, layout)
+			}
+		}
+		for _, r := range tb.Rows {
+			for _, c := range r.Cands {
+				name, _, _ := strings.Cut(c, ConfigSep)
+				if teaching[name] {
+					t.Errorf("%q: row %s names the teaching kernel %s", m, r.ID, name)
+				}
+			}
 		}
 		for _, r := range tb.Rows {
 			if r.Evidence == "" || r.Evidence == "*" {
@@ -212,4 +228,9 @@ func TestShapeRows(t *testing.T) {
 	if got := c.candidates(Table{Rows: rows}); len(got) != 0 {
 		t.Errorf("the choice of strategy offers %v", got)
 	}
+}
+
+// isFallback: a row that matches every problem of its layout.
+func isFallback(r Row) bool {
+	return len(r.When) == 0 && !slices.ContainsFunc(r.cells[2:10], func(c string) bool { return c != "*" })
 }
