@@ -134,7 +134,7 @@ func TestPlanRules(t *testing.T) {
 		if r.code != 0 {
 			t.Fatalf("%v: exit %d, stderr %q", args, r.code, r.stderr)
 		}
-		for _, want := range []string{"id  ", "candidates", "strided.narrow.f32", "online_2pass,split_row,naive", "# named conditions", "smem_fits(k)"} {
+		for _, want := range []string{"id  ", "candidates", "strided.narrow.f32", "online_2pass,split_row ", "# named conditions", "smem_fits(k)"} {
 			if !strings.Contains(r.stdout, want) {
 				t.Errorf("%v: no %q in\n%s", args, want, r.stdout)
 			}
