@@ -478,3 +478,8 @@ func (d *Device) loadXent(m *module, symbol string) error {
 	}
 	return nil
 }
+
+// XentStatDType is the dtype of CrossEntropy's per-row and reduced
+// outputs (Loss, LSE; TargetLogProbs' dst; CrossEntropyBackward's saved
+// lse) for logits of dt: Float32, the kernels' arithmetic.
+func XentStatDType(dt softmax.DType) softmax.DType { return softmax.Float32 }
