@@ -208,4 +208,4 @@ func TestCrossEntropyFiniteDifferences(t *testing.T) {
 
 // fdDTypes are the dtypes whose perturbations the check can make finely
 // enough: f32 and f64 (the 16-bit ones share f32's arithmetic).
-func fdDTypes() []softmax.DType { return []softmax.DType{softmax.Float32} }
+func fdDTypes() []softmax.DType { return []softmax.DType{softmax.Float32, softmax.Float64} }

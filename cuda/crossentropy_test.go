@@ -410,7 +410,7 @@ func TestCrossEntropyBadTarget(t *testing.T) {
 	}
 }
 
-func TestCrossEntropyF64AndErrors(t *testing.T) {
+func TestCrossEntropyErrors(t *testing.T) {
 	d := openOrSkip(t)
 	defer d.Close()
 	b, _ := d.Alloc(8 * 40)
@@ -418,9 +418,11 @@ func TestCrossEntropyF64AndErrors(t *testing.T) {
 	x := Tensor{Buf: b, Shape: []int{4, 10}, DType: softmax.Float64}
 	tg, _ := d.UploadTargets(softmax.Targets{I32: []int32{1, 2, 3, 4}})
 	defer tg.Buf.Free()
-	err := d.CrossEntropy(x, tg, softmax.CrossEntropyOptions{}, CrossEntropyOutput{}, nil)
-	if !errors.Is(err, errs.ErrBadDType) || !strings.Contains(err.Error(), "float64") {
-		t.Errorf("f64 logits: %v", err)
+	l32, _ := d.NewTensor(softmax.Float32, 1)
+	defer l32.Free()
+	err := d.CrossEntropy(x, tg, softmax.CrossEntropyOptions{}, CrossEntropyOutput{Loss: &l32}, nil)
+	if !errors.Is(err, errs.ErrBadDType) || !strings.Contains(err.Error(), "want f64") {
+		t.Errorf("f64 logits, f32 loss: %v", err)
 	}
 	x32, _ := d.NewTensor(softmax.Float32, 4, 10)
 	defer x32.Free()

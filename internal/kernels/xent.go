@@ -23,10 +23,9 @@ type XParams struct {
 	Loss, LSE, LSEIn, GRows uintptr
 	Stats, Bad, Out         uintptr
 	Rows, V, Ignore         int64
-	Scale, Softcap, Eps     float32
-	ZLoss, GOut             float32
-	Flags, Vec, pad         int32
-	pad2                    [2]int64
+	Scale, Softcap, Eps     float64
+	ZLoss, GOut             float64
+	Flags, Vec              int32
 }
 
 // XParamsSize is sizeof(smx::XParams).
@@ -39,6 +38,7 @@ const (
 	XFlagNoTarget  = 4  // log-sum-exp only
 	XFlagTLP       = 8  // loss is log p[target]
 	XFlagLSENative = 16 // lse stored in the logits' dtype
+	XFlagF64       = 32 // float64 logits: per-row buffers and the reduced loss are float64
 )
 
 // XentRow is one row kernel of xent.cu: Threads a block, Packs 16-byte
@@ -75,8 +75,9 @@ const (
 	XentOneBlock = 1024
 )
 
-// xentDTypes are the dtypes xent.cu is instantiated for.
-var xentDTypes = []spec.DType{spec.Float32, spec.Float16, spec.BFloat16}
+// xentDTypes are the dtypes xent.cu is instantiated for: float64 as the
+// softmax strategies' F64 kernels (f64 storage, double math).
+var xentDTypes = []spec.DType{spec.Float32, spec.Float16, spec.BFloat16, spec.Float64}
 
 // XentInstances returns every kernel of xent.cu: the one-block kernels
 // (dtype-free) and each row kernel for each dtype.

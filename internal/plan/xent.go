@@ -111,15 +111,16 @@ func ParseXentTable(text string) ([]XentRowTable, error) {
 
 // PlanXent chooses the row kernel of p on dev from XentTable. A cached
 // kernel must hold the row from its 16-byte boundary: V plus up to a
-// pack's worth of lead elements.
+// pack's worth of lead elements; a row whose kernel cannot (float64's
+// packs hold half of float32's elements) passes to the next.
 func PlanXent(p XentProblem, dev Device) (XentPlan, error) {
 	return PlanXentWith(XentTable, p, dev)
 }
 
 // PlanXentWith is PlanXent over table t (tests).
 func PlanXentWith(t []XentRowTable, p XentProblem, dev Device) (XentPlan, error) {
-	if p.DType != spec.Float32 && p.DType != spec.Float16 && p.DType != spec.BFloat16 {
-		return XentPlan{}, fmt.Errorf("plan: cross-entropy kernels for %v: none (f32, f16, bf16)", p.DType)
+	if !p.DType.Valid() {
+		return XentPlan{}, fmt.Errorf("plan: cross-entropy kernels for %v: none (f32, f16, bf16, f64)", p.DType)
 	}
 	if p.Rows < 0 || p.V < 1 {
 		return XentPlan{}, fmt.Errorf("plan: cross-entropy of %d rows of %d classes", p.Rows, p.V)

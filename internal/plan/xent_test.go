@@ -39,8 +39,16 @@ func TestPlanXent(t *testing.T) {
 	if pl, _ := PlanXent(XentProblem{Rows: 3, V: 10, DType: spec.Float32}, dev); pl.Grid != 3 {
 		t.Errorf("3 rows: grid %d", pl.Grid)
 	}
-	if _, err := PlanXent(XentProblem{Rows: 3, V: 10, DType: spec.Float64}, dev); err == nil {
-		t.Errorf("f64: %v", err)
+	// float64: the same registers hold half the elements, so rows pass to
+	// the next kernel that holds them.
+	for _, c := range []struct {
+		v    int64
+		want string
+	}{{1, "xent_row_f64_t128_p4"}, {1023, "xent_row_f64_t128_p4"}, {1024, "xent_row_f64_t256_p4"},
+		{16383, "xent_row_f64_t512_p16"}, {16384, "xent_row_f64_t1024_p0"}, {32000, "xent_row_f64_t1024_p0"}} {
+		if pl, err := PlanXent(XentProblem{Rows: 3, V: c.v, DType: spec.Float64}, dev); err != nil || pl.Symbol != c.want {
+			t.Errorf("f64 V=%d: %s (%v), want %s", c.v, pl.Symbol, err, c.want)
+		}
 	}
 }
 
