@@ -78,10 +78,10 @@ type xentCall struct {
 	rows, v int
 	dt      spec.DType
 	p       kernels.XParams
-	weights []float32 // uploaded into the workspace
-	grows   []float64 // per-row grad-output, uploaded in the math type
-	reduce  bool      // run xent_final into p.Out
-	lossDst *Tensor   // the reduced loss's tensor
+	weights []float32      // uploaded into the workspace
+	grows   []float64      // per-row grad-output, uploaded in the math type
+	reduce  bool           // run xent_final into p.Out
+	cols    *plan.XentPlan // LogSumExp along a non-last axis: the column kernel, in place of the rows'
 }
 
 // checkXentLogits validates logits and options: rows × V, class axis last.
@@ -305,35 +305,66 @@ func (d *Device) TargetLogProbs(dst, logits Tensor, targets Targets, opt softmax
 	return d.runXent(&c, s)
 }
 
-// LogSumExp writes log Σ exp(Scale·x) along the last axis of src into dst
-// (src's dtype; src's shape without the axis, or with it as size 1), on
-// stream s. Other axes are not on the GPU yet: an ErrBadAxis.
+// LogSumExp writes log Σ exp(Scale·x) along opt.Axis of src (any axis;
+// negative counts from the end) into dst (src's dtype; src's shape without
+// the axis, or with it as size 1), on stream s. Arithmetic is float32
+// (float64 for Float64). The last axis, or one followed only by axes of
+// size 1, runs the rows kernels of CrossEntropy; another runs a column
+// kernel (internal/plan.PlanXentCols).
 func (d *Device) LogSumExp(dst, src Tensor, opt Options, s *Stream) error {
 	if len(src.Shape) == 0 {
 		return errs.Kind(errs.ErrBadShape, "cuda: log-sum-exp of a scalar")
 	}
-	if ax := opt.Axis; ax != -1 && ax != len(src.Shape)-1 {
-		return errs.Kind(errs.ErrBadAxis, "cuda: log-sum-exp along axis %d: only the last axis is on the GPU so far (the CPU backend takes any)", ax)
+	l, err := spec.Decompose(src.Shape, opt.Axis)
+	if err != nil {
+		return fmt.Errorf("cuda: %w", err)
 	}
-	if err := errs.CheckScale("cuda", opt.Scale, "the GPU kernels"); err != nil {
+	f32 := "the GPU kernels"
+	if src.DType == softmax.Float64 {
+		f32 = ""
+	}
+	if err := errs.CheckScale("cuda", opt.Scale, f32); err != nil {
 		return err
 	}
-	c, err := d.checkXentLogits(src, softmax.CrossEntropyOptions{Scale: opt.Scale})
+	if l.Axis == 0 {
+		return errs.Kind(errs.ErrBadShape, "cuda: log-sum-exp over an empty axis is not served on the GPU (the CPU backend is)")
+	}
+	// The rows view: outer × axis, or (outer·axis) × inner for the
+	// columns (checkXentLogits checks the buffer, dtype and options).
+	view := src
+	view.Shape = []int{l.Outer, l.Axis}
+	if l.Inner > 1 {
+		view.Shape = []int{l.Outer * l.Axis, l.Inner}
+	}
+	c, err := d.checkXentLogits(view, softmax.CrossEntropyOptions{Scale: opt.Scale})
 	if err != nil {
 		return err
 	}
 	if dst.DType != src.DType {
 		return errs.Kind(errs.ErrBadDType, "cuda: dst is %v, src %v", dst.DType, src.DType)
 	}
-	lead := src.Shape[:len(src.Shape)-1]
-	if !slices.Equal(dst.Shape, lead) && !slices.Equal(dst.Shape, append(slices.Clone(lead), 1)) {
-		return errs.Kind(errs.ErrBadShape, "cuda: dst has shape %v, want %v without its last axis (or with it as size 1)", dst.Shape, src.Shape)
+	ax := (opt.Axis + len(src.Shape)) % len(src.Shape)
+	without := append(slices.Clone(src.Shape[:ax]), src.Shape[ax+1:]...)
+	with1 := append(append(slices.Clone(src.Shape[:ax]), 1), src.Shape[ax+1:]...)
+	if !slices.Equal(dst.Shape, without) && !slices.Equal(dst.Shape, with1) {
+		return errs.Kind(errs.ErrBadShape, "cuda: dst has shape %v, want %v without axis %d (or with it as size 1)", dst.Shape, src.Shape, ax)
 	}
 	if err := d.checkDeviceTensor("dst", dst); err != nil {
 		return err
 	}
 	c.p.LSE = dst.Ptr()
 	c.p.Flags = kernels.XFlagNoTarget | kernels.XFlagLSENative
+	if c.dt == softmax.Float64 {
+		c.p.Flags |= kernels.XFlagF64
+	}
+	if l.Inner > 1 {
+		pl, err := plan.PlanXentCols(plan.XentColsProblem{Rows: int64(l.Outer), V: int64(l.Axis), Inner: int64(l.Inner), DType: c.dt}, d.planDevice())
+		if err != nil {
+			return fmt.Errorf("cuda: %w", err)
+		}
+		c.rows, c.v, c.cols = l.Outer, l.Axis, &pl
+		c.p.Rows, c.p.V, c.p.Inner = int64(l.Outer), int64(l.Axis), int64(l.Inner)
+	}
 	return d.runXent(&c, s)
 }
 
@@ -367,8 +398,11 @@ func (c *xentCall) wsLayout() (loss, w, grows, total int64) {
 // kernel and (reductions) xent_final on s, waits, and reports a flagged
 // target.
 func (d *Device) runXent(c *xentCall, s *Stream) error {
-	pl, err := d.XentPlan(c.rows, c.v, c.dt)
-	if err != nil {
+	var pl plan.XentPlan
+	var err error
+	if c.cols != nil {
+		pl = *c.cols
+	} else if pl, err = d.XentPlan(c.rows, c.v, c.dt); err != nil {
 		return fmt.Errorf("cuda: %w", err)
 	}
 	lossOff, wOff, gOff, total := c.wsLayout()

@@ -21,6 +21,8 @@
 //               then the gradient), the second read mostly from L2.
 //               Nothing is written when prep flagged a bad target.
 //   xent_final  one block: the reduced loss from the per-row losses.
+// LogSumExp along another axis than the last runs xent_prep (no targets)
+// and xent_lse_cols, which reads columns.
 // Rows are read from the 16-byte boundary at or before their start (as the
 // "_shift" kernels of bodies.cuh), so ragged V keeps 16-byte loads; a pack
 // that would cross the row's end is read element by element. Indexing is
@@ -364,6 +366,50 @@ __device__ __forceinline__ void xent_row(const XParams& p) {
           }
         }
       }
+    }
+  }
+}
+
+// The log-sum-exp along a non-last axis: x is rows × v (the axis) × inner,
+// lse rows × inner in x's dtype. A block takes tiles of 32 consecutive
+// columns of one row (grid-stride): lane tx a column, the NT/32 warps
+// stride along the axis (each warp's loads 32 consecutive elements), then
+// warp 0 combines their online (m, d) from shared memory. Same NaN and
+// ±inf rules as xent_row.
+template <class D, int NT>
+__device__ __forceinline__ void xent_lse_cols(const XParams& p) {
+  typedef typename D::T T;
+  typedef typename D::M M;
+  constexpr int NY = NT / 32;
+  __shared__ M sh_m[NY][32], sh_d[NY][32];
+  const M scale = (M)p.scale;
+  const T* x = static_cast<const T*>(p.x);
+  T* dst = static_cast<T*>(p.lse);
+  const long long inner = p.inner, per = (inner + 31) / 32, tiles = p.rows * per;
+  const int tx = threadIdx.x & 31, ty = threadIdx.x >> 5;
+  for (long long k = blockIdx.x; k < tiles; k += gridDim.x) {
+    const long long r = k / per, c = (k % per) * 32 + tx;
+    M m = (M)neg_inf(), d = 0;
+    if (c < inner) {
+      const T* col = x + r * p.v * inner + c;
+      for (long long a = ty; a < p.v; a += NY) {
+        const M z = (M)D::to_f(col[a * inner]) * scale;
+        const M nm = fmax2(m, z);
+        d = d * fexp_nonpos(m - safe(nm)) + fexp_nonpos(z - safe(nm));
+        m = nm;
+      }
+    }
+    __syncthreads();  // the previous tile's reads of sh_m, sh_d
+    sh_m[ty][tx] = m;
+    sh_d[ty][tx] = d;
+    __syncthreads();
+    if (ty == 0 && c < inner) {
+      M mm = (M)neg_inf(), dd = 0;
+#pragma unroll
+      for (int y = 0; y < NY; ++y) mm = fmax2(mm, sh_m[y][tx]);
+#pragma unroll
+      for (int y = 0; y < NY; ++y) dd += sh_d[y][tx] * fexp_nonpos(sh_m[y][tx] - safe(mm));
+      dst[r * inner + c] = D::from_f(mm == (M)__int_as_float(0x7f800000) ? (M)qnan() : mm + flog(dd));
     }
   }
 }

@@ -4,7 +4,7 @@
 
 namespace smx {
 
-// XParams mirrors kernels.XParams in Go (size 160, alignment 8). The
+// XParams mirrors kernels.XParams in Go (size 168, alignment 8). The
 // per-row buffers (loss, lse, lse_in, grows) hold the math type M of the
 // row kernel's dtype: float, double for F64 (XF_F64 tells the dtype-free
 // xent_final); the option scalars are double, rounded to M once a kernel.
@@ -30,8 +30,9 @@ struct XParams {
   double gout;         // 144 scalar grad-output
   int flags;           // 152 XF_*
   int vec;             // 156 1: grad shares x's 16-byte skew (vector stores)
+  long long inner;     // 160 xent_lse_cols: elements after the axis (rows × v × inner)
 };
-static_assert(sizeof(XParams) == 160, "XParams layout is mirrored in Go");
+static_assert(sizeof(XParams) == 168, "XParams layout is mirrored in Go");
 
 enum {
   XF_T64 = 1,         // targets are int64

@@ -17,7 +17,7 @@ import (
 const XentFile = "xent.cu"
 
 // XParams mirrors smx::XParams in xent.cu, the single by-value parameter of
-// the cross-entropy kernels (size 160, align 8; TestXParamsLayout).
+// the cross-entropy kernels (size 168, align 8; TestXParamsLayout).
 type XParams struct {
 	X, Grad, Tgt, W         uintptr
 	Loss, LSE, LSEIn, GRows uintptr
@@ -26,6 +26,7 @@ type XParams struct {
 	Scale, Softcap, Eps     float64
 	ZLoss, GOut             float64
 	Flags, Vec              int32
+	Inner                   int64
 }
 
 // XParamsSize is sizeof(smx::XParams).
@@ -66,6 +67,22 @@ var XentRows = []XentRow{
 	{128, 4}, {256, 4}, {256, 8}, {512, 8}, {512, 16}, {1024, 0},
 }
 
+// XentCols is the kernel of the log-sum-exp along a non-last axis
+// (xent_lse_cols): Threads a block, 32 columns by Threads/32 steps along
+// the axis.
+type XentCols struct {
+	Threads int
+}
+
+// Symbol is the kernel's name for dt: xent_lse_cols_f32_t256.
+func (k XentCols) Symbol(dt spec.DType) string {
+	return fmt.Sprintf("xent_lse_cols_%v_t%d", dt, k.Threads)
+}
+
+// XentColsKernels are the column kernels the catalogue instantiates for
+// every dtype.
+var XentColsKernels = []XentCols{{256}}
+
 // XentPrep and XentFinal are the one-block kernels of every call: target
 // checks and the mean's denominators before, the reduced loss after; both
 // take exactly XentOneBlock threads.
@@ -80,7 +97,7 @@ const (
 var xentDTypes = []spec.DType{spec.Float32, spec.Float16, spec.BFloat16, spec.Float64}
 
 // XentInstances returns every kernel of xent.cu: the one-block kernels
-// (dtype-free) and each row kernel for each dtype.
+// (dtype-free) and each row and column kernel for each dtype.
 func XentInstances() []Instance {
 	out := []Instance{
 		{Symbol: XentPrep, Threads: XentOneBlock, Body: "smx::xent_prep"},
@@ -90,6 +107,10 @@ func XentInstances() []Instance {
 		for _, k := range XentRows {
 			out = append(out, Instance{Symbol: k.Symbol(dt), Threads: k.Threads,
 				Body: body("smx::xent_row", "smx::"+strings.ToUpper(dt.String()), k.Threads, k.Packs)})
+		}
+		for _, k := range XentColsKernels {
+			out = append(out, Instance{Symbol: k.Symbol(dt), Threads: k.Threads,
+				Body: body("smx::xent_lse_cols", "smx::"+strings.ToUpper(dt.String()), k.Threads)})
 		}
 	}
 	return out

@@ -21,14 +21,14 @@ func TestXParamsLayout(t *testing.T) {
 		{"x", unsafe.Offsetof(p.X), 0}, {"stats", unsafe.Offsetof(p.Stats), 64}, {"out", unsafe.Offsetof(p.Out), 80},
 		{"rows", unsafe.Offsetof(p.Rows), 88}, {"ignore", unsafe.Offsetof(p.Ignore), 104},
 		{"scale", unsafe.Offsetof(p.Scale), 112}, {"zloss", unsafe.Offsetof(p.ZLoss), 136}, {"gout", unsafe.Offsetof(p.GOut), 144},
-		{"flags", unsafe.Offsetof(p.Flags), 152}, {"vec", unsafe.Offsetof(p.Vec), 156},
+		{"flags", unsafe.Offsetof(p.Flags), 152}, {"vec", unsafe.Offsetof(p.Vec), 156}, {"inner", unsafe.Offsetof(p.Inner), 160},
 	} {
 		if w.got != w.off {
 			t.Errorf("XParams.%s at offset %d, C has %d", w.name, w.got, w.off)
 		}
 	}
-	if XParamsSize != 160 || unsafe.Alignof(p) != 8 {
-		t.Errorf("XParams size %d align %d, C has 160 and 8", XParamsSize, unsafe.Alignof(p))
+	if XParamsSize != 168 || unsafe.Alignof(p) != 8 {
+		t.Errorf("XParams size %d align %d, C has 168 and 8", XParamsSize, unsafe.Alignof(p))
 	}
 }
 
@@ -53,7 +53,7 @@ func TestXentSource(t *testing.T) {
 	if !seen["xent_row_bf16_t512_p16"] || !seen["xent_row_f32_t1024_p0"] {
 		t.Errorf("missing kernels: %v", seen)
 	}
-	if !seen["xent_row_f64_t128_p4"] || !seen["xent_row_f64_t1024_p0"] {
+	if !seen["xent_row_f64_t128_p4"] || !seen["xent_row_f64_t1024_p0"] || !seen["xent_lse_cols_bf16_t256"] || !seen["xent_lse_cols_f64_t256"] {
 		t.Error("missing float64 kernels")
 	}
 	if _, _, err := XentSource("xent_row_f64_t1024_p1"); err == nil {

@@ -68,3 +68,23 @@ func TestParseXentTable(t *testing.T) {
 		t.Errorf("table of %d rows", len(XentTable))
 	}
 }
+
+func TestPlanXentCols(t *testing.T) {
+	dev := Device{SMs: 132}
+	for _, c := range []struct {
+		p    XentColsProblem
+		grid uint32
+	}{
+		{XentColsProblem{Rows: 1, V: 1000, Inner: 2, DType: spec.Float32}, 1},
+		{XentColsProblem{Rows: 3, V: 10, Inner: 65, DType: spec.BFloat16}, 9},
+		{XentColsProblem{Rows: 4096, V: 10, Inner: 4096, DType: spec.Float64}, 132 * xentColsBlocksPerSM},
+	} {
+		pl, err := PlanXentCols(c.p, dev)
+		if err != nil || pl.Grid != c.grid || pl.Block != 256 || pl.Symbol != "xent_lse_cols_"+c.p.DType.String()+"_t256" {
+			t.Errorf("%+v: %+v (%v), want grid %d", c.p, pl, err, c.grid)
+		}
+	}
+	if _, err := PlanXentCols(XentColsProblem{Rows: 1, V: 0, Inner: 2, DType: spec.Float32}, dev); err == nil {
+		t.Error("an empty axis was planned")
+	}
+}

@@ -212,6 +212,53 @@ int main() {
       printf("FAIL %s %s V=%lld %s: err %.3g at %s (bad %lld, bad reads %lld)\n", sym, o.name, V, dname(dt), e, where.c_str(), bad[0], emu::bad_reads);
     }
   }
+  // Log-sum-exp along a middle axis (xent_lse_cols): rows × V × inner, a
+  // NaN and a −inf in the first column, two blocks over more tiles.
+  for (int dt = 0; dt < 4; ++dt) {
+    const struct { long long rows, v, inner; } shapes[] = {{3, 7, 33}, {2, 100, 2}, {1, 5, 65}, {4, 1, 40}};
+    for (auto sh : shapes) {
+      ++ncase;
+      const int es = esize(dt);
+      const long long n = sh.rows * sh.v * sh.inner, m = sh.rows * sh.inner;
+      std::vector<char> xb(n * es + 16), db(m * es + 64, 0x7b);
+      char* X = xb.data();
+      for (long long i = 0; i < n; ++i) st(dt, X, i, nd(rng));
+      st(dt, X, 0, -INFINITY);
+      if (sh.v > 1) st(dt, X, sh.inner, NAN);  // column 0 of row 0: NaN
+      const double scale = 0.7;
+      std::vector<double> stats(3, NAN);
+      std::vector<long long> bad(2, 7);
+      smx::XParams p{};
+      p.x = X; p.lse = db.data(); p.stats = stats.data(); p.bad = bad.data();
+      p.rows = sh.rows; p.v = sh.v; p.inner = sh.inner; p.scale = scale; p.ignore = -100;
+      p.flags = smx::XF_NOTGT | smx::XF_LSE_NATIVE | (dt == 3 ? smx::XF_F64 : 0);
+      emu::in_lo[0] = X; emu::in_hi[0] = X + n * es; emu::in_lo[1] = nullptr; emu::bad_reads = 0;
+      char sym[64];
+      snprintf(sym, sizeof sym, "xent_lse_cols_%s_t256", dname(dt));
+      launch("xent_prep", 1, 1024, p);
+      launch(sym, 2, 256, p);
+      const double tol = dt == 0 ? 2e-5 : dt == 1 ? 2e-3 : dt == 2 ? 1.6e-2 : 1e-12;
+      double e = 0;
+      std::string where;
+      for (long long r = 0; r < sh.rows; ++r)
+        for (long long c = 0; c < sh.inner; ++c) {
+          double mx = -INFINITY, d = 0;
+          bool nan = false;
+          for (long long a = 0; a < sh.v; ++a) { double z = ld(dt, X, (r * sh.v + a) * sh.inner + c) * scale; nan |= std::isnan(z); mx = std::max(mx, z); }
+          for (long long a = 0; a < sh.v; ++a) d += mx == -INFINITY ? 0 : exp(ld(dt, X, (r * sh.v + a) * sh.inner + c) * scale - mx);
+          const double ref = nan ? NAN : mx == -INFINITY ? -INFINITY : mx + log(d);
+          const double got = ld(dt, db.data(), r * sh.inner + c), cl = closeness(got, ref, tol, 1);
+          if (cl > e) { e = cl; char b[96]; snprintf(b, sizeof b, "lse[%lld][%lld] got %g want %g", r, c, got, ref); where = b; }
+        }
+      bool guard = false;
+      for (long long i = m * es; i < (long long)db.size(); ++i) guard |= db[i] != 0x7b;
+      worst[dt] = std::max(worst[dt], e);
+      if (e > 1 || guard || emu::bad_reads != 0) {
+        ++nfail;
+        printf("FAIL %s %lldx%lldx%lld: err %.3g at %s (guard %d, bad reads %lld)\n", sym, sh.rows, sh.v, sh.inner, e, where.c_str(), guard, emu::bad_reads);
+      }
+    }
+  }
   // A target outside [0, V): flagged, nothing written.
   {
     const long long rows = 5, V = 10;
