@@ -190,6 +190,9 @@ func TestCrossEntropyFiniteDifferences(t *testing.T) {
 			}
 			bad := 0
 			for i := range rows * v {
+				if testing.Short() && i%4 != 0 && i != masked {
+					continue // under compute-sanitizer: every fourth element
+				}
 				g, gb := elem(hg, i), elem(hb, i)
 				var want float64
 				if i != masked {
