@@ -213,7 +213,7 @@ func (c *ctx) blockReg() (Plan, error) {
 // (kernels.BlockRegValues a thread) and fit its largest shared part (a
 // ragged row's span, in the "_shift" twins).
 func (c *ctx) hybridVariant(nt int) (kernels.Variant, bool) {
-	regs := int64(nt) * kernels.BlockRegValues
+	regs := int64(nt) * kernels.HybridRegValues(c.dt)
 	if c.p.Axis <= regs {
 		return kernels.Variant{}, false
 	}
@@ -237,7 +237,7 @@ func (c *ctx) blockHybridVariant() (kernels.Variant, error) {
 		}
 	}
 	if v.Name == "" {
-		lo := int64(kernels.BlockHybridThreads[0]) * kernels.BlockRegValues
+		lo := int64(kernels.BlockHybridThreads[0]) * kernels.HybridRegValues(c.dt)
 		if c.p.Axis <= lo {
 			return v, fmt.Errorf("rows of %d elements fit its registers alone (%d): block_reg holds them", c.p.Axis, lo)
 		}
@@ -263,7 +263,7 @@ func (c *ctx) blockHybrid() (Plan, error) {
 	}
 	grid := max(1, min(c.p.Outer, maxGridX))
 	return c.plan1(kernels.BlockHybrid, true, Launch{Symbol: sym, Grid: block1(grid), Block: block1(int64(nt)), Smem: int(smem)},
-		fmt.Sprintf("%d threads × %d values in registers + %d packs in %d bytes of shared memory per row, %d blocks/SM", nt, kernels.BlockRegValues, v.SmemPacks, smem, occ)), nil
+		fmt.Sprintf("%d threads × %d values in registers + %d packs in %d bytes of shared memory per row, %d blocks/SM", nt, kernels.HybridRegValues(c.dt), v.SmemPacks, smem, occ)), nil
 }
 
 // hybridFits returns block_hybrid variant v's block size, symbol, dynamic
