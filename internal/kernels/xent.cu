@@ -249,7 +249,10 @@ __device__ __forceinline__ void xent_row(const XParams& p) {
       __syncthreads();  // sh_row
     } else {
       XStat<M> s{(M)neg_inf(), 0, 0};
+      M m, dl;  // the row max; the thread's sum of exps against it
       if constexpr (PACKS > 0) {
+        // Cached rows: the thread's max, the block's, then one exp an
+        // element against it (no per-pack rescale of an online sum).
 #pragma unroll
         for (int k = 0; k < PACKS; ++k) {
           const long long q = (long long)k * NT + threadIdx.x;
@@ -262,7 +265,28 @@ __device__ __forceinline__ void xent_row(const XParams& p) {
             M z[P];
             bool in[P];
             xent_unpack<D>(o, cache[k], q * P - lead, v, z, in);
-            xent_acc<D>(o, s, z, in, q * P - lead);
+#pragma unroll
+            for (int e = 0; e < P; ++e) s.m = fmax2(s.m, z[e]);
+          }
+        }
+        m = xblock_max<NT>(s.m, sh_a);
+        const M sm = safe(m);
+        dl = 0;
+#pragma unroll
+        for (int k = 0; k < PACKS; ++k) {
+          const long long q = (long long)k * NT + threadIdx.x;
+          if (q < npk) {
+            M z[P];
+            bool in[P];
+            xent_unpack<D>(o, cache[k], q * P - lead, v, z, in);
+#pragma unroll
+            for (int e = 0; e < P; ++e)
+              if (in[e]) dl += fexp_nonpos(z[e] - sm);
+            if (o.eps != 0) {
+#pragma unroll
+              for (int e = 0; e < P; ++e)
+                if (in[e]) s.dot += (o.w ? (M)o.w[q * P - lead + e] : (M)1) * z[e];
+            }
           }
         }
       } else {
@@ -284,9 +308,10 @@ __device__ __forceinline__ void xent_row(const XParams& p) {
             }
           }
         }
+        m = xblock_max<NT>(s.m, sh_a);
+        dl = s.d * fexp_nonpos(s.m - safe(m));
       }
-      const M m = xblock_max<NT>(s.m, sh_a);
-      const M d = xblock_sum<NT>(s.d * fexp_nonpos(s.m - safe(m)), sh_b);
+      const M d = xblock_sum<NT>(dl, sh_b);
       lse = m == (M)__int_as_float(0x7f800000) ? (M)qnan() : m + flog(d);
       if (o.eps != 0) s.dot = xblock_sum<NT>(s.dot, sh_c);
       if (threadIdx.x == 0) {

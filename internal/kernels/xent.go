@@ -60,11 +60,12 @@ func (k XentRow) Symbol(dt spec.DType) string {
 }
 
 // XentRows are the row kernels the catalogue instantiates for every dtype:
-// register caches from 2 KB to 128 KB a row (at most 16 packs, 64
-// registers, a thread), and the streaming kernel for longer rows. The
-// planner's table (internal/plan xent rows) chooses among them.
+// register caches from 2 KB to 128 KB a row (at most 8 packs, 32
+// registers, a thread, as block_reg's), and the streaming kernel for
+// longer rows. The planner's table (internal/plan xent rows) chooses among
+// them.
 var XentRows = []XentRow{
-	{128, 4}, {256, 4}, {256, 8}, {512, 8}, {512, 16}, {1024, 0},
+	{128, 4}, {256, 4}, {256, 8}, {512, 8}, {1024, 8}, {1024, 0},
 }
 
 // XentCols is the kernel of the log-sum-exp along a non-last axis

@@ -50,7 +50,7 @@ func TestXentSource(t *testing.T) {
 			t.Errorf("%s: no common.cuh in the headers", k.Symbol)
 		}
 	}
-	if !seen["xent_row_bf16_t512_p16"] || !seen["xent_row_f32_t1024_p0"] {
+	if !seen["xent_row_bf16_t1024_p8"] || !seen["xent_row_f32_t1024_p0"] {
 		t.Errorf("missing kernels: %v", seen)
 	}
 	if !seen["xent_row_f64_t128_p4"] || !seen["xent_row_f64_t1024_p0"] || !seen["xent_lse_cols_bf16_t256"] || !seen["xent_lse_cols_f64_t256"] {

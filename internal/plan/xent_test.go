@@ -17,9 +17,9 @@ func TestPlanXent(t *testing.T) {
 		{1, spec.Float32, "xent_row_f32_t128_p4"},
 		{2041, spec.BFloat16, "xent_row_bf16_t128_p4"},
 		{2042, spec.BFloat16, "xent_row_bf16_t256_p4"},
-		{32000, spec.Float32, "xent_row_f32_t512_p16"},
-		{32000, spec.BFloat16, "xent_row_bf16_t512_p16"},
-		{50257, spec.BFloat16, "xent_row_bf16_t512_p16"},
+		{32000, spec.Float32, "xent_row_f32_t1024_p8"},
+		{32000, spec.BFloat16, "xent_row_bf16_t1024_p8"},
+		{50257, spec.BFloat16, "xent_row_bf16_t1024_p8"},
 		{50257, spec.Float32, "xent_row_f32_t1024_p0"},
 		{131072, spec.BFloat16, "xent_row_bf16_t1024_p0"},
 		{262144, spec.BFloat16, "xent_row_bf16_t1024_p0"},
@@ -45,7 +45,7 @@ func TestPlanXent(t *testing.T) {
 		v    int64
 		want string
 	}{{1, "xent_row_f64_t128_p4"}, {1023, "xent_row_f64_t128_p4"}, {1024, "xent_row_f64_t256_p4"},
-		{16383, "xent_row_f64_t512_p16"}, {16384, "xent_row_f64_t1024_p0"}, {32000, "xent_row_f64_t1024_p0"}} {
+		{16383, "xent_row_f64_t1024_p8"}, {16384, "xent_row_f64_t1024_p0"}, {32000, "xent_row_f64_t1024_p0"}} {
 		if pl, err := PlanXent(XentProblem{Rows: 3, V: c.v, DType: spec.Float64}, dev); err != nil || pl.Symbol != c.want {
 			t.Errorf("f64 V=%d: %s (%v), want %s", c.v, pl.Symbol, err, c.want)
 		}
