@@ -19,10 +19,25 @@ func (c *call) row(off, n int, more bool, s *scratch, pend *pending) {
 // pending is a float32 slice whose exps e are computed but not yet
 // normalized into dst at off: streamed rows defer that write to the next
 // slice's exp pass, so that memory writes while the core computes exps.
+// For log-softmax (log) e is the slice's float32 input and the output
+// (scale·e − m) − logd (128×32000 f32 on 2 cores: 944 to 909 µs, the
+// fastest of 8 alternated runs; each run's best 5-15% faster).
 type pending struct {
-	off int
-	e   []float32 // nil: nothing pending
-	mul float32
+	off     int
+	e       []float32 // nil: nothing pending
+	mul     float32
+	log     bool
+	m, logd float32
+}
+
+// flush writes elements [lo, hi) of the pending slice.
+func (c *call) flush(pend *pending, lo, hi int) {
+	out := c.dst.F32[pend.off+lo : pend.off+hi]
+	if pend.log {
+		vec.LogNormStream(out, pend.e[lo:hi], c.scale, pend.m, pend.logd)
+		return
+	}
+	vec.NormalizeStream(out, pend.e[lo:hi], pend.mul)
 }
 
 // rowCached does a forward slice that fits in cache with one exp per
@@ -49,22 +64,32 @@ func (c *call) rowCached(off, n int, more bool, s *scratch, pend *pending) {
 		if more {
 			nk = c.x.ahead(off+n+k, cn)
 		}
-		if hi := min(k+cn, len(pend.e)); k < hi {
+		hi := min(k+cn, len(pend.e))
+		switch {
+		case k < hi && !pend.log:
 			d += float64(vec.ExpSumFlush(e[k:k+cn], x[k:k+cn], nk, c.scale, m,
 				c.dst.F32[pend.off+k:pend.off+hi], pend.e[k:hi], pend.mul))
-		} else {
+		case k < hi:
+			d += float64(vec.ExpSumAhead(e[k:k+cn], x[k:k+cn], nk, c.scale, m))
+			c.flush(pend, k, hi)
+		default:
 			d += float64(vec.ExpSumAhead(e[k:k+cn], x[k:k+cn], nk, c.scale, m))
 		}
 	}
 	if pend.e != nil {
 		if n < len(pend.e) {
-			vec.NormalizeStream(c.dst.F32[pend.off+n:pend.off+len(pend.e)], pend.e[n:], pend.mul)
+			c.flush(pend, n, len(pend.e))
 		}
 		pend.e = nil
 	}
 	// m = −∞ (a slice of −∞) makes d NaN, and so every output, as required.
 	if c.op == spec.LogSoftmax {
 		_, _, logd := forwardParams(pair{m: float64(m), d: d})
+		if c.stream && more && c.x.DType == spec.Float32 {
+			// x is the caller's storage, which the next slice leaves alone.
+			*pend = pending{off: off, e: x, log: true, m: m, logd: logd}
+			return
+		}
 		if c.stream {
 			vec.LogNormStream(c.dst.F32[off:off+n], x, c.scale, m, logd)
 			return
