@@ -153,14 +153,27 @@ func (c *call) writeChunk(x []float32, off int, p pair, s *scratch) {
 }
 
 // gradChunk writes dx for [off, off+n) given the slice's gradient sum.
+// Streamed float32 dx (gradNT) is computed into scratch, still in L1, and
+// copied out scaled with non-temporal stores, so that its lines are not
+// first read from memory: a quarter of the traffic of softmax_backward
+// (4096x4096 f32 on 2 cores, best of 4 alternated runs: 6993 to 5898 µs).
+// log_softmax_backward has an exp an element to hide the reads behind and
+// lost to it (128x32000: 1176 to 1395 µs).
 func (c *call) gradChunk(off, n int, sum float32, s *scratch) {
 	y := c.x.load(grow32(&s.a, chunk), off, n)
 	dy := c.dy.load(grow32(&s.b, chunk), off, n)
 	o := c.dst.out(grow32(&s.c, chunk), off, n)
+	if c.gradNT {
+		o = s.c[:n]
+	}
 	if c.op == spec.LogSoftmaxBackward {
 		vec.LogSoftmaxGrad(o, y, dy, sum)
 	} else {
 		vec.SoftmaxGrad(o, y, dy, sum)
+	}
+	if c.gradNT {
+		vec.NormalizeStream(c.dst.F32[off:off+n], o, c.scale)
+		return
 	}
 	c.scaleGrad(o)
 	c.dst.commit(o, off)
