@@ -9,11 +9,31 @@ import (
 // whether the same goroutine does the next slice, at off+n, next; pend
 // carries a normalization that rowCached leaves to the next slice.
 func (c *call) row(off, n int, more bool, s *scratch, pend *pending) {
-	if n <= rowCache && !c.op.Backward() {
+	switch {
+	case c.op.Backward() && n <= chunk:
+		c.gradRow(off, n, s)
+	case n <= rowCache && !c.op.Backward():
 		c.rowCached(off, n, more, s, pend)
-		return
+	default:
+		c.write(off, n, c.stats(off, n, s), s)
 	}
-	c.write(off, n, c.stats(off, n, s), s)
+}
+
+// gradRow does a backward slice of at most a chunk from one load of y and
+// dy: 16-bit ones are converted once, not once for the sum and again for
+// dx (the same float32 sum as gradSumChunked's one chunk). 8192x1024 bf16
+// softmax_backward on 2 cores, best of 4 alternated runs: 2518 to 2068 µs
+// (CPU time 4939 to 3880 µs an op).
+func (c *call) gradRow(off, n int, s *scratch) {
+	y := c.x.load(grow32(&s.a, chunk), off, n)
+	dy := c.dy.load(grow32(&s.b, chunk), off, n)
+	var sum float32
+	if c.op == spec.LogSoftmaxBackward {
+		sum = vec.Sum(dy)
+	} else {
+		sum = vec.Dot(y, dy)
+	}
+	c.gradOut(off, y, dy, sum, s)
 }
 
 // pending is a float32 slice whose exps e are computed but not yet
@@ -162,6 +182,12 @@ func (c *call) writeChunk(x []float32, off int, p pair, s *scratch) {
 func (c *call) gradChunk(off, n int, sum float32, s *scratch) {
 	y := c.x.load(grow32(&s.a, chunk), off, n)
 	dy := c.dy.load(grow32(&s.b, chunk), off, n)
+	c.gradOut(off, y, dy, sum, s)
+}
+
+// gradOut writes dx at off from the loaded chunk y, dy and the gradient sum.
+func (c *call) gradOut(off int, y, dy []float32, sum float32, s *scratch) {
+	n := len(y)
 	o := c.dst.out(grow32(&s.c, chunk), off, n)
 	if c.gradNT {
 		o = s.c[:n]
