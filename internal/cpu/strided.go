@@ -51,7 +51,7 @@ func (c *call) lanesStats(base, w, j0, j1 int, m []float32, d []float64, s *scra
 	tx := grow32(&s.a, w)
 	bm, ms, bd := grow32(&s.c, w), grow32(&s.d, w), grow32(&s.e, w)
 	bs := grow64(&s.s, w)
-	f, tmp := grow32(&s.f, w), grow32(&s.b, w)
+	f := grow32(&s.f, w)
 	ones, floor := fill32(&s.ones, w, 1), fill32(&s.negMax, w, -math.MaxFloat32)
 	for i := range m {
 		m[i], d[i] = vec.NegInf, 0
@@ -76,7 +76,7 @@ func (c *call) lanesStats(base, w, j0, j1 int, m []float32, d []float64, s *scra
 			if j+R < j1 {
 				next = c.x.ahead(base+(j+R)*I, w)
 			}
-			vec.ExpSumLanesAhead(tmp, bd, c.x.load(tx, base+j*I, w), ms, next, c.scale)
+			vec.ExpAddLanes(bd, c.x.load(tx, base+j*I, w), ms, next, c.scale)
 			if !one && ((j-b0+1)%axisBlock == 0 || j == b1-1) {
 				for i, v := range bd {
 					bs[i] += float64(v)
