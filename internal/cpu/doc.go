@@ -19,8 +19,10 @@
 // outputs are written with non-temporal stores, a cached slice's write
 // overlapping the next slice's exps. The backward ops take a gradient-sum
 // pass and a write pass, which multiplies each chunk of dx by the scale
-// while it is in L1 (not at all for a scale of 1); every element of y and
-// dy is read before dx is written there, so dx may be either.
+// while it is in L1 (not at all for a scale of 1), from one load of y and
+// dy when the slice is one chunk; large float32 softmax_backward dx is
+// written with non-temporal stores. Every element of y and dy is read
+// before dx is written there, so dx may be either.
 //
 // Callers (the public package) validate shapes and buffers; this package
 // assumes its inputs are consistent.

@@ -50,6 +50,7 @@ type call struct {
 
 	mode      mode
 	stream    bool      // write float32 outputs with non-temporal stores
+	gradNT    bool      // the same for float32 dx of softmax_backward rows
 	rowParts  int       // pieces per row (split modes)
 	partials  []pair    // rows·rowParts pairs (split modes)
 	width     int       // lane block width (strided)
@@ -107,6 +108,7 @@ func run(req request) {
 	es := c.dst.DType.Size()
 	wide := c.dst.DType == spec.Float32 || c.dst.DType == spec.Float64
 	c.stream = !c.op.Backward() && wide && total*es >= streamBytes
+	c.gradNT = c.op == spec.SoftmaxBackward && c.dst.DType == spec.Float32 && c.l.Inner == 1 && total*4 >= streamBytes
 	// 16-bit outputs of rows are committed in contiguous chunks: large
 	// ones with non-temporal stores too (a strided axis writes partial
 	// lines, which non-temporal stores would flush one by one).
@@ -191,7 +193,7 @@ func laneBlocks(l spec.Layout, p int, backward, f64 bool) (width, blocks int, sl
 }
 
 func (c *call) run(i, parts int, s *scratch) {
-	if c.stream || c.dst.nt {
+	if c.stream || c.dst.nt || c.gradNT {
 		// The share's non-temporal stores must be visible before the
 		// caller is told it is done.
 		defer vec.Fence()

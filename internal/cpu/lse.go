@@ -86,7 +86,7 @@ func (c *lseCall) lanes32(t int, s *scratch) {
 	w := min(lseWidth, c.l.Inner-i0)
 	base := o*c.l.Axis*c.l.Inner + i0
 	m, d := grow32(&s.lm, w), grow32(&s.f, w)
-	tmp, e := grow32(&s.a, w), grow32(&s.b, w)
+	tmp := grow32(&s.a, w)
 	for i := range m {
 		m[i], d[i] = vec.NegInf, 0
 	}
@@ -94,7 +94,7 @@ func (c *lseCall) lanes32(t int, s *scratch) {
 		vec.MaxLanes(m, c.x.load(tmp, base+j*c.l.Inner, w), c.scale)
 	}
 	for j := 0; j < c.l.Axis; j++ {
-		vec.ExpSumLanes(e, d, c.x.load(tmp, base+j*c.l.Inner, w), m, c.scale)
+		vec.ExpAddLanes(d, c.x.load(tmp, base+j*c.l.Inner, w), m, nil, c.scale)
 	}
 	for i := range m {
 		c.store(o*c.l.Inner+i0+i, rowLSE(float64(m[i]), float64(d[i])))

@@ -120,6 +120,7 @@ type scratch struct {
 	ld            []float64 // lane sums
 	slab          []float32 // lanesCached's exps
 	ones          []float32 // all 1
+	negMax        []float32 // all −MaxFloat32
 	m, s          []float64
 	// Float64 passes (engine64.go).
 	a64, b64, c64, d64, e64 []float64

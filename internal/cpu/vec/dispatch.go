@@ -49,6 +49,7 @@ type kernelSet struct {
 	expScaleLanesStream  func(dst, x, m, mul []float32, scale float32)
 	expScaleLanesAhead   func(dst, x, m, mul, next []float32, scale float32) // nil: expScaleLanesStream
 	expSumFlush          func(dst, x, next, out, in []float32, scale, m, k float32) float32
+	expAddLanes          func(d, x, m, next []float32, scale float32)
 	logNorm              func(dst, x []float32, scale, m, logd float32)
 	logNormStream        func(dst, x []float32, scale, m, logd float32)
 	logNormLanes         func(dst, x, m, logd []float32, scale float32)
@@ -94,6 +95,7 @@ var goSet = &kernelSet{
 	normalizeLanesStream: normalizeLanesGeneric,
 	expScaleLanesStream:  expScaleLanesGeneric,
 	expSumFlush:          expSumFlushGeneric,
+	expAddLanes:          expAddLanesGeneric,
 	logNorm:              logNormGeneric,
 	logNormStream:        logNormGeneric,
 	logNormLanes:         logNormLanesGeneric,
@@ -168,6 +170,7 @@ func (s *kernelSet) install() {
 		expScaleLanesAhead = func(dst, x, m, mul, _ []float32, scale float32) { stream(dst, x, m, mul, scale) }
 	}
 	expSumFlush = s.expSumFlush
+	expAddLanes = s.expAddLanes
 	logNorm = s.logNorm
 	logNormStream = s.logNormStream
 	logNormLanes = s.logNormLanes

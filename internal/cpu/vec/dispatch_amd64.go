@@ -52,6 +52,7 @@ func asmSets() []*kernelSet {
 		normalizeLanesStream: normalizeLanesStreamAVX2,
 		expScaleLanesStream:  expScaleLanesStreamAVX2,
 		expScaleLanesAhead:   expScaleLanesAheadAVX2,
+		expAddLanes:          expAddLanesAVX2,
 		expSumFlush:          expSumFlushSplitAVX2,
 		logNorm:              logNormAVX2,
 		logNormStream:        logNormStreamAVX2,
@@ -103,6 +104,7 @@ func asmSets() []*kernelSet {
 			normalizeLanesStream: normalizeLanesStreamAVX512,
 			expScaleLanesStream:  expScaleLanesStreamAVX512,
 			expScaleLanesAhead:   expScaleLanesAheadAVX512,
+			expAddLanes:          expAddLanesAVX512,
 			expSumFlush:          expSumFlushSplitAVX512,
 			logNorm:              logNormAVX512,
 			logNormStream:        logNormStreamAVX512,
@@ -198,7 +200,7 @@ func expScaleLanesStreamAVX2(dst, x, m, mul []float32, scale float32) {
 func expScaleLanesAheadAVX2(dst, x, m, mul, next []float32, scale float32) {
 	h := alignHead(dst, 32)
 	expScaleLanesAVX2(dst[:h], x[:h], m[:h], mul[:h], scale)
-	expScaleLanesNTAVX2(dst[h:], x[h:], m[h:], mul[h:], next, scale)
+	expMulLanesNTAVX2(dst[h:], x[h:], m[h:], mul[h:], next, scale)
 }
 
 func expScaleLanesStreamAVX512(dst, x, m, mul []float32, scale float32) {
@@ -208,7 +210,7 @@ func expScaleLanesStreamAVX512(dst, x, m, mul []float32, scale float32) {
 func expScaleLanesAheadAVX512(dst, x, m, mul, next []float32, scale float32) {
 	h := alignHead(dst, 64)
 	expScaleLanesAVX512(dst[:h], x[:h], m[:h], mul[:h], scale)
-	expScaleLanesNTAVX512(dst[h:], x[h:], m[h:], mul[h:], next, scale)
+	expMulLanesNTAVX512(dst[h:], x[h:], m[h:], mul[h:], next, scale)
 }
 
 func logNormStreamAVX2(dst, x []float32, scale, m, logd float32) {

@@ -59,6 +59,7 @@ func asmSets() []*kernelSet {
 	s.logNormStream = s.logNorm
 	s.logNormLanesStream = s.logNormLanes
 	s.expSumFlush = expSumFlushNEON
+	s.expAddLanes = expAddLanesNEON
 	return []*kernelSet{&s}
 }
 
@@ -67,4 +68,18 @@ func expSumFlushNEON(dst, x, next, out, in []float32, scale, m, k float32) float
 	s := expSumNEON(dst, x, next, scale, m)
 	normalizeNEON(out, in, k)
 	return s
+}
+
+// expAddLanesNEON is expAddLanesGeneric with the NEON expSumLanes, whose
+// exps go to a buffer on the stack, 256 lanes at a time.
+func expAddLanesNEON(d, x, m, next []float32, scale float32) {
+	var tmp [256]float32
+	for i := 0; i < len(d); i += len(tmp) {
+		k := min(len(tmp), len(d)-i)
+		var nx []float32
+		if i < len(next) {
+			nx = next[i:min(i+k, len(next))]
+		}
+		expSumLanesNEON(tmp[:k], d[i:i+k], x[i:i+k], m[i:i+k], nx, scale)
+	}
 }

@@ -300,6 +300,14 @@ func expSumLanesGeneric(dst, d, x, m, _ []float32, scale float32) {
 	}
 }
 
+// expAddLanesGeneric is the twin of ExpAddLanes (next is unused).
+func expAddLanesGeneric(d, x, m, _ []float32, scale float32) {
+	x, m = x[:len(d)], m[:len(d)]
+	for i := range d {
+		d[i] += Exp(float32(x[i]*scale) - m[i])
+	}
+}
+
 // normalizeLanesGeneric is the twin of NormalizeLanes and
 // NormalizeLanesStream.
 func normalizeLanesGeneric(dst, x, k []float32) {

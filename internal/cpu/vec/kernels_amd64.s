@@ -15950,3 +15950,1533 @@ tail3:
 done4:
 	VZEROUPPER
 	RET
+
+// func expAddLanesAVX2(d []float32, x []float32, m []float32, next []float32, scale float32)
+// Requires: AVX, AVX2, FMA3, MMX+
+TEXT ·expAddLanesAVX2(SB), NOSPLIT, $0-100
+	MOVQ         d_base+0(FP), AX
+	MOVQ         d_len+8(FP), CX
+	MOVQ         x_base+24(FP), DX
+	MOVQ         m_base+48(FP), BX
+	MOVQ         next_base+72(FP), SI
+	MOVQ         next_len+80(FP), DI
+	VBROADCASTSS scale+96(FP), Y0
+	VBROADCASTSS vecconsts<>+64(SB), Y1
+	VBROADCASTSS vecconsts<>+96(SB), Y2
+	VUCOMISS     vecconsts<>+416(SB), X0
+	JNE          scaled1
+	JP           scaled1
+	XORQ         R8, R8
+
+loopU2:
+	CMPQ         CX, $0x00000020
+	JB           loop13
+	VMOVUPS      (DX)(R8*4), Y0
+	VSUBPS       (BX)(R8*4), Y0, Y0
+	VMOVUPS      32(DX)(R8*4), Y3
+	VSUBPS       32(BX)(R8*4), Y3, Y3
+	VMAXPS       Y0, Y1, Y0
+	VMAXPS       Y3, Y1, Y3
+	VMINPS       Y0, Y2, Y0
+	VMINPS       Y3, Y2, Y3
+	VMULPS       vecconsts<>+128(SB), Y0, Y4
+	VMULPS       vecconsts<>+128(SB), Y3, Y5
+	VROUNDPS     $0x00, Y4, Y4
+	VROUNDPS     $0x00, Y5, Y5
+	VFNMADD231PS vecconsts<>+160(SB), Y4, Y0
+	VFNMADD231PS vecconsts<>+160(SB), Y5, Y3
+	VFNMADD231PS vecconsts<>+192(SB), Y4, Y0
+	VFNMADD231PS vecconsts<>+192(SB), Y5, Y3
+	VMOVUPS      vecconsts<>+224(SB), Y6
+	VMOVUPS      vecconsts<>+224(SB), Y7
+	VFMADD213PS  vecconsts<>+256(SB), Y0, Y6
+	VFMADD213PS  vecconsts<>+256(SB), Y3, Y7
+	VFMADD213PS  vecconsts<>+288(SB), Y0, Y6
+	VFMADD213PS  vecconsts<>+288(SB), Y3, Y7
+	VFMADD213PS  vecconsts<>+320(SB), Y0, Y6
+	VFMADD213PS  vecconsts<>+320(SB), Y3, Y7
+	VFMADD213PS  vecconsts<>+352(SB), Y0, Y6
+	VFMADD213PS  vecconsts<>+352(SB), Y3, Y7
+	VFMADD213PS  vecconsts<>+384(SB), Y0, Y6
+	VFMADD213PS  vecconsts<>+384(SB), Y3, Y7
+	VMULPS       Y0, Y0, Y8
+	VMULPS       Y3, Y3, Y9
+	VFMADD213PS  Y0, Y8, Y6
+	VFMADD213PS  Y3, Y9, Y7
+	VADDPS       vecconsts<>+416(SB), Y6, Y6
+	VADDPS       vecconsts<>+416(SB), Y7, Y7
+	VCVTPS2DQ    Y4, Y4
+	VCVTPS2DQ    Y5, Y5
+	VPSRAD       $0x01, Y4, Y0
+	VPSRAD       $0x01, Y5, Y3
+	VPSUBD       Y0, Y4, Y4
+	VPSUBD       Y3, Y5, Y5
+	VPADDD       vecconsts<>+448(SB), Y0, Y0
+	VPSLLD       $0x17, Y0, Y0
+	VPADDD       vecconsts<>+448(SB), Y3, Y3
+	VPSLLD       $0x17, Y3, Y3
+	VPADDD       vecconsts<>+448(SB), Y4, Y4
+	VPSLLD       $0x17, Y4, Y4
+	VPADDD       vecconsts<>+448(SB), Y5, Y5
+	VPSLLD       $0x17, Y5, Y5
+	VMULPS       Y0, Y6, Y6
+	VMULPS       Y3, Y7, Y7
+	VMULPS       Y4, Y6, Y6
+	VMULPS       Y5, Y7, Y7
+	VADDPS       (AX)(R8*4), Y6, Y6
+	VMOVUPS      Y6, (AX)(R8*4)
+	VADDPS       32(AX)(R8*4), Y7, Y7
+	VMOVUPS      Y7, 32(AX)(R8*4)
+	VMOVUPS      64(DX)(R8*4), Y0
+	VSUBPS       64(BX)(R8*4), Y0, Y0
+	VMOVUPS      96(DX)(R8*4), Y3
+	VSUBPS       96(BX)(R8*4), Y3, Y3
+	VMAXPS       Y0, Y1, Y0
+	VMAXPS       Y3, Y1, Y3
+	VMINPS       Y0, Y2, Y0
+	VMINPS       Y3, Y2, Y3
+	VMULPS       vecconsts<>+128(SB), Y0, Y4
+	VMULPS       vecconsts<>+128(SB), Y3, Y5
+	VROUNDPS     $0x00, Y4, Y4
+	VROUNDPS     $0x00, Y5, Y5
+	VFNMADD231PS vecconsts<>+160(SB), Y4, Y0
+	VFNMADD231PS vecconsts<>+160(SB), Y5, Y3
+	VFNMADD231PS vecconsts<>+192(SB), Y4, Y0
+	VFNMADD231PS vecconsts<>+192(SB), Y5, Y3
+	VMOVUPS      vecconsts<>+224(SB), Y6
+	VMOVUPS      vecconsts<>+224(SB), Y7
+	VFMADD213PS  vecconsts<>+256(SB), Y0, Y6
+	VFMADD213PS  vecconsts<>+256(SB), Y3, Y7
+	VFMADD213PS  vecconsts<>+288(SB), Y0, Y6
+	VFMADD213PS  vecconsts<>+288(SB), Y3, Y7
+	VFMADD213PS  vecconsts<>+320(SB), Y0, Y6
+	VFMADD213PS  vecconsts<>+320(SB), Y3, Y7
+	VFMADD213PS  vecconsts<>+352(SB), Y0, Y6
+	VFMADD213PS  vecconsts<>+352(SB), Y3, Y7
+	VFMADD213PS  vecconsts<>+384(SB), Y0, Y6
+	VFMADD213PS  vecconsts<>+384(SB), Y3, Y7
+	VMULPS       Y0, Y0, Y8
+	VMULPS       Y3, Y3, Y9
+	VFMADD213PS  Y0, Y8, Y6
+	VFMADD213PS  Y3, Y9, Y7
+	VADDPS       vecconsts<>+416(SB), Y6, Y6
+	VADDPS       vecconsts<>+416(SB), Y7, Y7
+	VCVTPS2DQ    Y4, Y4
+	VCVTPS2DQ    Y5, Y5
+	VPSRAD       $0x01, Y4, Y0
+	VPSRAD       $0x01, Y5, Y3
+	VPSUBD       Y0, Y4, Y4
+	VPSUBD       Y3, Y5, Y5
+	VPADDD       vecconsts<>+448(SB), Y0, Y0
+	VPSLLD       $0x17, Y0, Y0
+	VPADDD       vecconsts<>+448(SB), Y3, Y3
+	VPSLLD       $0x17, Y3, Y3
+	VPADDD       vecconsts<>+448(SB), Y4, Y4
+	VPSLLD       $0x17, Y4, Y4
+	VPADDD       vecconsts<>+448(SB), Y5, Y5
+	VPSLLD       $0x17, Y5, Y5
+	VMULPS       Y0, Y6, Y6
+	VMULPS       Y3, Y7, Y7
+	VMULPS       Y4, Y6, Y6
+	VMULPS       Y5, Y7, Y7
+	VADDPS       64(AX)(R8*4), Y6, Y6
+	VMOVUPS      Y6, 64(AX)(R8*4)
+	VADDPS       96(AX)(R8*4), Y7, Y7
+	VMOVUPS      Y7, 96(AX)(R8*4)
+	CMPQ         R8, DI
+	JAE          noprefetch6
+	PREFETCHT1   (SI)(R8*4)
+	PREFETCHT1   64(SI)(R8*4)
+
+noprefetch6:
+	ADDQ $0x00000020, R8
+	SUBQ $0x00000020, CX
+	JMP  loopU2
+
+loop13:
+	CMPQ         CX, $0x00000008
+	JB           tail4
+	VMOVUPS      (DX)(R8*4), Y0
+	VSUBPS       (BX)(R8*4), Y0, Y0
+	VMAXPS       Y0, Y1, Y0
+	VMINPS       Y0, Y2, Y0
+	VMULPS       vecconsts<>+128(SB), Y0, Y3
+	VROUNDPS     $0x00, Y3, Y3
+	VFNMADD231PS vecconsts<>+160(SB), Y3, Y0
+	VFNMADD231PS vecconsts<>+192(SB), Y3, Y0
+	VMOVUPS      vecconsts<>+224(SB), Y4
+	VFMADD213PS  vecconsts<>+256(SB), Y0, Y4
+	VFMADD213PS  vecconsts<>+288(SB), Y0, Y4
+	VFMADD213PS  vecconsts<>+320(SB), Y0, Y4
+	VFMADD213PS  vecconsts<>+352(SB), Y0, Y4
+	VFMADD213PS  vecconsts<>+384(SB), Y0, Y4
+	VMULPS       Y0, Y0, Y5
+	VFMADD213PS  Y0, Y5, Y4
+	VADDPS       vecconsts<>+416(SB), Y4, Y4
+	VCVTPS2DQ    Y3, Y3
+	VPSRAD       $0x01, Y3, Y0
+	VPSUBD       Y0, Y3, Y3
+	VPADDD       vecconsts<>+448(SB), Y0, Y0
+	VPSLLD       $0x17, Y0, Y0
+	VPADDD       vecconsts<>+448(SB), Y3, Y3
+	VPSLLD       $0x17, Y3, Y3
+	VMULPS       Y0, Y4, Y4
+	VMULPS       Y3, Y4, Y4
+	VADDPS       (AX)(R8*4), Y4, Y4
+	VMOVUPS      Y4, (AX)(R8*4)
+	ADDQ         $0x00000008, R8
+	SUBQ         $0x00000008, CX
+	JMP          loop13
+
+tail4:
+	TESTQ        CX, CX
+	JZ           done5
+	LEAQ         tailmask<>+32(SB), SI
+	NEGQ         CX
+	VMOVDQU      (SI)(CX*4), Y0
+	VMASKMOVPS   (DX)(R8*4), Y0, Y3
+	VMASKMOVPS   (BX)(R8*4), Y0, Y4
+	VSUBPS       Y4, Y3, Y3
+	VMAXPS       Y3, Y1, Y3
+	VMINPS       Y3, Y2, Y3
+	VMULPS       vecconsts<>+128(SB), Y3, Y1
+	VROUNDPS     $0x00, Y1, Y1
+	VFNMADD231PS vecconsts<>+160(SB), Y1, Y3
+	VFNMADD231PS vecconsts<>+192(SB), Y1, Y3
+	VMOVUPS      vecconsts<>+224(SB), Y2
+	VFMADD213PS  vecconsts<>+256(SB), Y3, Y2
+	VFMADD213PS  vecconsts<>+288(SB), Y3, Y2
+	VFMADD213PS  vecconsts<>+320(SB), Y3, Y2
+	VFMADD213PS  vecconsts<>+352(SB), Y3, Y2
+	VFMADD213PS  vecconsts<>+384(SB), Y3, Y2
+	VMULPS       Y3, Y3, Y4
+	VFMADD213PS  Y3, Y4, Y2
+	VADDPS       vecconsts<>+416(SB), Y2, Y2
+	VCVTPS2DQ    Y1, Y1
+	VPSRAD       $0x01, Y1, Y3
+	VPSUBD       Y3, Y1, Y1
+	VPADDD       vecconsts<>+448(SB), Y3, Y3
+	VPSLLD       $0x17, Y3, Y3
+	VPADDD       vecconsts<>+448(SB), Y1, Y1
+	VPSLLD       $0x17, Y1, Y1
+	VMULPS       Y3, Y2, Y2
+	VMULPS       Y1, Y2, Y2
+	VMASKMOVPS   (AX)(R8*4), Y0, Y1
+	VADDPS       Y1, Y2, Y2
+	VMASKMOVPS   Y2, Y0, (AX)(R8*4)
+
+done5:
+	VZEROUPPER
+	RET
+
+scaled1:
+	XORQ R8, R8
+
+loopU7:
+	CMPQ         CX, $0x00000020
+	JB           loop18
+	VMULPS       (DX)(R8*4), Y0, Y3
+	VSUBPS       (BX)(R8*4), Y3, Y3
+	VMULPS       32(DX)(R8*4), Y0, Y4
+	VSUBPS       32(BX)(R8*4), Y4, Y4
+	VMAXPS       Y3, Y1, Y3
+	VMAXPS       Y4, Y1, Y4
+	VMINPS       Y3, Y2, Y3
+	VMINPS       Y4, Y2, Y4
+	VMULPS       vecconsts<>+128(SB), Y3, Y5
+	VMULPS       vecconsts<>+128(SB), Y4, Y6
+	VROUNDPS     $0x00, Y5, Y5
+	VROUNDPS     $0x00, Y6, Y6
+	VFNMADD231PS vecconsts<>+160(SB), Y5, Y3
+	VFNMADD231PS vecconsts<>+160(SB), Y6, Y4
+	VFNMADD231PS vecconsts<>+192(SB), Y5, Y3
+	VFNMADD231PS vecconsts<>+192(SB), Y6, Y4
+	VMOVUPS      vecconsts<>+224(SB), Y7
+	VMOVUPS      vecconsts<>+224(SB), Y8
+	VFMADD213PS  vecconsts<>+256(SB), Y3, Y7
+	VFMADD213PS  vecconsts<>+256(SB), Y4, Y8
+	VFMADD213PS  vecconsts<>+288(SB), Y3, Y7
+	VFMADD213PS  vecconsts<>+288(SB), Y4, Y8
+	VFMADD213PS  vecconsts<>+320(SB), Y3, Y7
+	VFMADD213PS  vecconsts<>+320(SB), Y4, Y8
+	VFMADD213PS  vecconsts<>+352(SB), Y3, Y7
+	VFMADD213PS  vecconsts<>+352(SB), Y4, Y8
+	VFMADD213PS  vecconsts<>+384(SB), Y3, Y7
+	VFMADD213PS  vecconsts<>+384(SB), Y4, Y8
+	VMULPS       Y3, Y3, Y9
+	VMULPS       Y4, Y4, Y10
+	VFMADD213PS  Y3, Y9, Y7
+	VFMADD213PS  Y4, Y10, Y8
+	VADDPS       vecconsts<>+416(SB), Y7, Y7
+	VADDPS       vecconsts<>+416(SB), Y8, Y8
+	VCVTPS2DQ    Y5, Y5
+	VCVTPS2DQ    Y6, Y6
+	VPSRAD       $0x01, Y5, Y3
+	VPSRAD       $0x01, Y6, Y4
+	VPSUBD       Y3, Y5, Y5
+	VPSUBD       Y4, Y6, Y6
+	VPADDD       vecconsts<>+448(SB), Y3, Y3
+	VPSLLD       $0x17, Y3, Y3
+	VPADDD       vecconsts<>+448(SB), Y4, Y4
+	VPSLLD       $0x17, Y4, Y4
+	VPADDD       vecconsts<>+448(SB), Y5, Y5
+	VPSLLD       $0x17, Y5, Y5
+	VPADDD       vecconsts<>+448(SB), Y6, Y6
+	VPSLLD       $0x17, Y6, Y6
+	VMULPS       Y3, Y7, Y7
+	VMULPS       Y4, Y8, Y8
+	VMULPS       Y5, Y7, Y7
+	VMULPS       Y6, Y8, Y8
+	VADDPS       (AX)(R8*4), Y7, Y7
+	VMOVUPS      Y7, (AX)(R8*4)
+	VADDPS       32(AX)(R8*4), Y8, Y8
+	VMOVUPS      Y8, 32(AX)(R8*4)
+	VMULPS       64(DX)(R8*4), Y0, Y3
+	VSUBPS       64(BX)(R8*4), Y3, Y3
+	VMULPS       96(DX)(R8*4), Y0, Y4
+	VSUBPS       96(BX)(R8*4), Y4, Y4
+	VMAXPS       Y3, Y1, Y3
+	VMAXPS       Y4, Y1, Y4
+	VMINPS       Y3, Y2, Y3
+	VMINPS       Y4, Y2, Y4
+	VMULPS       vecconsts<>+128(SB), Y3, Y5
+	VMULPS       vecconsts<>+128(SB), Y4, Y6
+	VROUNDPS     $0x00, Y5, Y5
+	VROUNDPS     $0x00, Y6, Y6
+	VFNMADD231PS vecconsts<>+160(SB), Y5, Y3
+	VFNMADD231PS vecconsts<>+160(SB), Y6, Y4
+	VFNMADD231PS vecconsts<>+192(SB), Y5, Y3
+	VFNMADD231PS vecconsts<>+192(SB), Y6, Y4
+	VMOVUPS      vecconsts<>+224(SB), Y7
+	VMOVUPS      vecconsts<>+224(SB), Y8
+	VFMADD213PS  vecconsts<>+256(SB), Y3, Y7
+	VFMADD213PS  vecconsts<>+256(SB), Y4, Y8
+	VFMADD213PS  vecconsts<>+288(SB), Y3, Y7
+	VFMADD213PS  vecconsts<>+288(SB), Y4, Y8
+	VFMADD213PS  vecconsts<>+320(SB), Y3, Y7
+	VFMADD213PS  vecconsts<>+320(SB), Y4, Y8
+	VFMADD213PS  vecconsts<>+352(SB), Y3, Y7
+	VFMADD213PS  vecconsts<>+352(SB), Y4, Y8
+	VFMADD213PS  vecconsts<>+384(SB), Y3, Y7
+	VFMADD213PS  vecconsts<>+384(SB), Y4, Y8
+	VMULPS       Y3, Y3, Y9
+	VMULPS       Y4, Y4, Y10
+	VFMADD213PS  Y3, Y9, Y7
+	VFMADD213PS  Y4, Y10, Y8
+	VADDPS       vecconsts<>+416(SB), Y7, Y7
+	VADDPS       vecconsts<>+416(SB), Y8, Y8
+	VCVTPS2DQ    Y5, Y5
+	VCVTPS2DQ    Y6, Y6
+	VPSRAD       $0x01, Y5, Y3
+	VPSRAD       $0x01, Y6, Y4
+	VPSUBD       Y3, Y5, Y5
+	VPSUBD       Y4, Y6, Y6
+	VPADDD       vecconsts<>+448(SB), Y3, Y3
+	VPSLLD       $0x17, Y3, Y3
+	VPADDD       vecconsts<>+448(SB), Y4, Y4
+	VPSLLD       $0x17, Y4, Y4
+	VPADDD       vecconsts<>+448(SB), Y5, Y5
+	VPSLLD       $0x17, Y5, Y5
+	VPADDD       vecconsts<>+448(SB), Y6, Y6
+	VPSLLD       $0x17, Y6, Y6
+	VMULPS       Y3, Y7, Y7
+	VMULPS       Y4, Y8, Y8
+	VMULPS       Y5, Y7, Y7
+	VMULPS       Y6, Y8, Y8
+	VADDPS       64(AX)(R8*4), Y7, Y7
+	VMOVUPS      Y7, 64(AX)(R8*4)
+	VADDPS       96(AX)(R8*4), Y8, Y8
+	VMOVUPS      Y8, 96(AX)(R8*4)
+	CMPQ         R8, DI
+	JAE          noprefetch11
+	PREFETCHT1   (SI)(R8*4)
+	PREFETCHT1   64(SI)(R8*4)
+
+noprefetch11:
+	ADDQ $0x00000020, R8
+	SUBQ $0x00000020, CX
+	JMP  loopU7
+
+loop18:
+	CMPQ         CX, $0x00000008
+	JB           tail9
+	VMULPS       (DX)(R8*4), Y0, Y3
+	VSUBPS       (BX)(R8*4), Y3, Y3
+	VMAXPS       Y3, Y1, Y3
+	VMINPS       Y3, Y2, Y3
+	VMULPS       vecconsts<>+128(SB), Y3, Y4
+	VROUNDPS     $0x00, Y4, Y4
+	VFNMADD231PS vecconsts<>+160(SB), Y4, Y3
+	VFNMADD231PS vecconsts<>+192(SB), Y4, Y3
+	VMOVUPS      vecconsts<>+224(SB), Y5
+	VFMADD213PS  vecconsts<>+256(SB), Y3, Y5
+	VFMADD213PS  vecconsts<>+288(SB), Y3, Y5
+	VFMADD213PS  vecconsts<>+320(SB), Y3, Y5
+	VFMADD213PS  vecconsts<>+352(SB), Y3, Y5
+	VFMADD213PS  vecconsts<>+384(SB), Y3, Y5
+	VMULPS       Y3, Y3, Y6
+	VFMADD213PS  Y3, Y6, Y5
+	VADDPS       vecconsts<>+416(SB), Y5, Y5
+	VCVTPS2DQ    Y4, Y4
+	VPSRAD       $0x01, Y4, Y3
+	VPSUBD       Y3, Y4, Y4
+	VPADDD       vecconsts<>+448(SB), Y3, Y3
+	VPSLLD       $0x17, Y3, Y3
+	VPADDD       vecconsts<>+448(SB), Y4, Y4
+	VPSLLD       $0x17, Y4, Y4
+	VMULPS       Y3, Y5, Y5
+	VMULPS       Y4, Y5, Y5
+	VADDPS       (AX)(R8*4), Y5, Y5
+	VMOVUPS      Y5, (AX)(R8*4)
+	ADDQ         $0x00000008, R8
+	SUBQ         $0x00000008, CX
+	JMP          loop18
+
+tail9:
+	TESTQ        CX, CX
+	JZ           done10
+	LEAQ         tailmask<>+32(SB), SI
+	NEGQ         CX
+	VMOVDQU      (SI)(CX*4), Y3
+	VMASKMOVPS   (DX)(R8*4), Y3, Y4
+	VMULPS       Y4, Y0, Y0
+	VMASKMOVPS   (BX)(R8*4), Y3, Y4
+	VSUBPS       Y4, Y0, Y0
+	VMAXPS       Y0, Y1, Y0
+	VMINPS       Y0, Y2, Y0
+	VMULPS       vecconsts<>+128(SB), Y0, Y1
+	VROUNDPS     $0x00, Y1, Y1
+	VFNMADD231PS vecconsts<>+160(SB), Y1, Y0
+	VFNMADD231PS vecconsts<>+192(SB), Y1, Y0
+	VMOVUPS      vecconsts<>+224(SB), Y2
+	VFMADD213PS  vecconsts<>+256(SB), Y0, Y2
+	VFMADD213PS  vecconsts<>+288(SB), Y0, Y2
+	VFMADD213PS  vecconsts<>+320(SB), Y0, Y2
+	VFMADD213PS  vecconsts<>+352(SB), Y0, Y2
+	VFMADD213PS  vecconsts<>+384(SB), Y0, Y2
+	VMULPS       Y0, Y0, Y4
+	VFMADD213PS  Y0, Y4, Y2
+	VADDPS       vecconsts<>+416(SB), Y2, Y2
+	VCVTPS2DQ    Y1, Y1
+	VPSRAD       $0x01, Y1, Y0
+	VPSUBD       Y0, Y1, Y1
+	VPADDD       vecconsts<>+448(SB), Y0, Y0
+	VPSLLD       $0x17, Y0, Y0
+	VPADDD       vecconsts<>+448(SB), Y1, Y1
+	VPSLLD       $0x17, Y1, Y1
+	VMULPS       Y0, Y2, Y2
+	VMULPS       Y1, Y2, Y2
+	VMASKMOVPS   (AX)(R8*4), Y3, Y0
+	VADDPS       Y0, Y2, Y2
+	VMASKMOVPS   Y2, Y3, (AX)(R8*4)
+
+done10:
+	VZEROUPPER
+	RET
+
+// func expMulLanesNTAVX2(dst []float32, x []float32, m []float32, mul []float32, next []float32, scale float32)
+// Requires: AVX, AVX2, FMA3, MMX+
+TEXT ·expMulLanesNTAVX2(SB), NOSPLIT, $0-124
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         dst_len+8(FP), CX
+	MOVQ         x_base+24(FP), DX
+	MOVQ         m_base+48(FP), BX
+	MOVQ         mul_base+72(FP), SI
+	MOVQ         next_base+96(FP), DI
+	MOVQ         next_len+104(FP), R8
+	VBROADCASTSS scale+120(FP), Y0
+	VBROADCASTSS vecconsts<>+64(SB), Y1
+	VBROADCASTSS vecconsts<>+96(SB), Y2
+	VUCOMISS     vecconsts<>+416(SB), X0
+	JNE          scaled1
+	JP           scaled1
+	XORQ         R9, R9
+
+loopU2:
+	CMPQ         CX, $0x00000020
+	JB           loop13
+	VMOVUPS      (DX)(R9*4), Y0
+	VSUBPS       (BX)(R9*4), Y0, Y0
+	VMOVUPS      32(DX)(R9*4), Y3
+	VSUBPS       32(BX)(R9*4), Y3, Y3
+	VMAXPS       Y0, Y1, Y0
+	VMAXPS       Y3, Y1, Y3
+	VMINPS       Y0, Y2, Y0
+	VMINPS       Y3, Y2, Y3
+	VMULPS       vecconsts<>+128(SB), Y0, Y4
+	VMULPS       vecconsts<>+128(SB), Y3, Y5
+	VROUNDPS     $0x00, Y4, Y4
+	VROUNDPS     $0x00, Y5, Y5
+	VFNMADD231PS vecconsts<>+160(SB), Y4, Y0
+	VFNMADD231PS vecconsts<>+160(SB), Y5, Y3
+	VFNMADD231PS vecconsts<>+192(SB), Y4, Y0
+	VFNMADD231PS vecconsts<>+192(SB), Y5, Y3
+	VMOVUPS      vecconsts<>+224(SB), Y6
+	VMOVUPS      vecconsts<>+224(SB), Y7
+	VFMADD213PS  vecconsts<>+256(SB), Y0, Y6
+	VFMADD213PS  vecconsts<>+256(SB), Y3, Y7
+	VFMADD213PS  vecconsts<>+288(SB), Y0, Y6
+	VFMADD213PS  vecconsts<>+288(SB), Y3, Y7
+	VFMADD213PS  vecconsts<>+320(SB), Y0, Y6
+	VFMADD213PS  vecconsts<>+320(SB), Y3, Y7
+	VFMADD213PS  vecconsts<>+352(SB), Y0, Y6
+	VFMADD213PS  vecconsts<>+352(SB), Y3, Y7
+	VFMADD213PS  vecconsts<>+384(SB), Y0, Y6
+	VFMADD213PS  vecconsts<>+384(SB), Y3, Y7
+	VMULPS       Y0, Y0, Y8
+	VMULPS       Y3, Y3, Y9
+	VFMADD213PS  Y0, Y8, Y6
+	VFMADD213PS  Y3, Y9, Y7
+	VADDPS       vecconsts<>+416(SB), Y6, Y6
+	VADDPS       vecconsts<>+416(SB), Y7, Y7
+	VCVTPS2DQ    Y4, Y4
+	VCVTPS2DQ    Y5, Y5
+	VPSRAD       $0x01, Y4, Y0
+	VPSRAD       $0x01, Y5, Y3
+	VPSUBD       Y0, Y4, Y4
+	VPSUBD       Y3, Y5, Y5
+	VPADDD       vecconsts<>+448(SB), Y0, Y0
+	VPSLLD       $0x17, Y0, Y0
+	VPADDD       vecconsts<>+448(SB), Y3, Y3
+	VPSLLD       $0x17, Y3, Y3
+	VPADDD       vecconsts<>+448(SB), Y4, Y4
+	VPSLLD       $0x17, Y4, Y4
+	VPADDD       vecconsts<>+448(SB), Y5, Y5
+	VPSLLD       $0x17, Y5, Y5
+	VMULPS       Y0, Y6, Y6
+	VMULPS       Y3, Y7, Y7
+	VMULPS       Y4, Y6, Y6
+	VMULPS       Y5, Y7, Y7
+	VMULPS       (SI)(R9*4), Y6, Y6
+	VMOVNTPS     Y6, (AX)(R9*4)
+	VMULPS       32(SI)(R9*4), Y7, Y7
+	VMOVNTPS     Y7, 32(AX)(R9*4)
+	VMOVUPS      64(DX)(R9*4), Y0
+	VSUBPS       64(BX)(R9*4), Y0, Y0
+	VMOVUPS      96(DX)(R9*4), Y3
+	VSUBPS       96(BX)(R9*4), Y3, Y3
+	VMAXPS       Y0, Y1, Y0
+	VMAXPS       Y3, Y1, Y3
+	VMINPS       Y0, Y2, Y0
+	VMINPS       Y3, Y2, Y3
+	VMULPS       vecconsts<>+128(SB), Y0, Y4
+	VMULPS       vecconsts<>+128(SB), Y3, Y5
+	VROUNDPS     $0x00, Y4, Y4
+	VROUNDPS     $0x00, Y5, Y5
+	VFNMADD231PS vecconsts<>+160(SB), Y4, Y0
+	VFNMADD231PS vecconsts<>+160(SB), Y5, Y3
+	VFNMADD231PS vecconsts<>+192(SB), Y4, Y0
+	VFNMADD231PS vecconsts<>+192(SB), Y5, Y3
+	VMOVUPS      vecconsts<>+224(SB), Y6
+	VMOVUPS      vecconsts<>+224(SB), Y7
+	VFMADD213PS  vecconsts<>+256(SB), Y0, Y6
+	VFMADD213PS  vecconsts<>+256(SB), Y3, Y7
+	VFMADD213PS  vecconsts<>+288(SB), Y0, Y6
+	VFMADD213PS  vecconsts<>+288(SB), Y3, Y7
+	VFMADD213PS  vecconsts<>+320(SB), Y0, Y6
+	VFMADD213PS  vecconsts<>+320(SB), Y3, Y7
+	VFMADD213PS  vecconsts<>+352(SB), Y0, Y6
+	VFMADD213PS  vecconsts<>+352(SB), Y3, Y7
+	VFMADD213PS  vecconsts<>+384(SB), Y0, Y6
+	VFMADD213PS  vecconsts<>+384(SB), Y3, Y7
+	VMULPS       Y0, Y0, Y8
+	VMULPS       Y3, Y3, Y9
+	VFMADD213PS  Y0, Y8, Y6
+	VFMADD213PS  Y3, Y9, Y7
+	VADDPS       vecconsts<>+416(SB), Y6, Y6
+	VADDPS       vecconsts<>+416(SB), Y7, Y7
+	VCVTPS2DQ    Y4, Y4
+	VCVTPS2DQ    Y5, Y5
+	VPSRAD       $0x01, Y4, Y0
+	VPSRAD       $0x01, Y5, Y3
+	VPSUBD       Y0, Y4, Y4
+	VPSUBD       Y3, Y5, Y5
+	VPADDD       vecconsts<>+448(SB), Y0, Y0
+	VPSLLD       $0x17, Y0, Y0
+	VPADDD       vecconsts<>+448(SB), Y3, Y3
+	VPSLLD       $0x17, Y3, Y3
+	VPADDD       vecconsts<>+448(SB), Y4, Y4
+	VPSLLD       $0x17, Y4, Y4
+	VPADDD       vecconsts<>+448(SB), Y5, Y5
+	VPSLLD       $0x17, Y5, Y5
+	VMULPS       Y0, Y6, Y6
+	VMULPS       Y3, Y7, Y7
+	VMULPS       Y4, Y6, Y6
+	VMULPS       Y5, Y7, Y7
+	VMULPS       64(SI)(R9*4), Y6, Y6
+	VMOVNTPS     Y6, 64(AX)(R9*4)
+	VMULPS       96(SI)(R9*4), Y7, Y7
+	VMOVNTPS     Y7, 96(AX)(R9*4)
+	CMPQ         R9, R8
+	JAE          noprefetch6
+	PREFETCHT1   (DI)(R9*4)
+	PREFETCHT1   64(DI)(R9*4)
+
+noprefetch6:
+	ADDQ $0x00000020, R9
+	SUBQ $0x00000020, CX
+	JMP  loopU2
+
+loop13:
+	CMPQ         CX, $0x00000008
+	JB           tail4
+	VMOVUPS      (DX)(R9*4), Y0
+	VSUBPS       (BX)(R9*4), Y0, Y0
+	VMAXPS       Y0, Y1, Y0
+	VMINPS       Y0, Y2, Y0
+	VMULPS       vecconsts<>+128(SB), Y0, Y3
+	VROUNDPS     $0x00, Y3, Y3
+	VFNMADD231PS vecconsts<>+160(SB), Y3, Y0
+	VFNMADD231PS vecconsts<>+192(SB), Y3, Y0
+	VMOVUPS      vecconsts<>+224(SB), Y4
+	VFMADD213PS  vecconsts<>+256(SB), Y0, Y4
+	VFMADD213PS  vecconsts<>+288(SB), Y0, Y4
+	VFMADD213PS  vecconsts<>+320(SB), Y0, Y4
+	VFMADD213PS  vecconsts<>+352(SB), Y0, Y4
+	VFMADD213PS  vecconsts<>+384(SB), Y0, Y4
+	VMULPS       Y0, Y0, Y5
+	VFMADD213PS  Y0, Y5, Y4
+	VADDPS       vecconsts<>+416(SB), Y4, Y4
+	VCVTPS2DQ    Y3, Y3
+	VPSRAD       $0x01, Y3, Y0
+	VPSUBD       Y0, Y3, Y3
+	VPADDD       vecconsts<>+448(SB), Y0, Y0
+	VPSLLD       $0x17, Y0, Y0
+	VPADDD       vecconsts<>+448(SB), Y3, Y3
+	VPSLLD       $0x17, Y3, Y3
+	VMULPS       Y0, Y4, Y4
+	VMULPS       Y3, Y4, Y4
+	VMULPS       (SI)(R9*4), Y4, Y4
+	VMOVNTPS     Y4, (AX)(R9*4)
+	ADDQ         $0x00000008, R9
+	SUBQ         $0x00000008, CX
+	JMP          loop13
+
+tail4:
+	TESTQ        CX, CX
+	JZ           done5
+	LEAQ         tailmask<>+32(SB), DI
+	NEGQ         CX
+	VMOVDQU      (DI)(CX*4), Y0
+	VMASKMOVPS   (DX)(R9*4), Y0, Y3
+	VMASKMOVPS   (BX)(R9*4), Y0, Y4
+	VSUBPS       Y4, Y3, Y3
+	VMAXPS       Y3, Y1, Y3
+	VMINPS       Y3, Y2, Y3
+	VMULPS       vecconsts<>+128(SB), Y3, Y1
+	VROUNDPS     $0x00, Y1, Y1
+	VFNMADD231PS vecconsts<>+160(SB), Y1, Y3
+	VFNMADD231PS vecconsts<>+192(SB), Y1, Y3
+	VMOVUPS      vecconsts<>+224(SB), Y2
+	VFMADD213PS  vecconsts<>+256(SB), Y3, Y2
+	VFMADD213PS  vecconsts<>+288(SB), Y3, Y2
+	VFMADD213PS  vecconsts<>+320(SB), Y3, Y2
+	VFMADD213PS  vecconsts<>+352(SB), Y3, Y2
+	VFMADD213PS  vecconsts<>+384(SB), Y3, Y2
+	VMULPS       Y3, Y3, Y4
+	VFMADD213PS  Y3, Y4, Y2
+	VADDPS       vecconsts<>+416(SB), Y2, Y2
+	VCVTPS2DQ    Y1, Y1
+	VPSRAD       $0x01, Y1, Y3
+	VPSUBD       Y3, Y1, Y1
+	VPADDD       vecconsts<>+448(SB), Y3, Y3
+	VPSLLD       $0x17, Y3, Y3
+	VPADDD       vecconsts<>+448(SB), Y1, Y1
+	VPSLLD       $0x17, Y1, Y1
+	VMULPS       Y3, Y2, Y2
+	VMULPS       Y1, Y2, Y2
+	VMASKMOVPS   (SI)(R9*4), Y0, Y1
+	VMULPS       Y1, Y2, Y2
+	VMASKMOVPS   Y2, Y0, (AX)(R9*4)
+
+done5:
+	VZEROUPPER
+	RET
+
+scaled1:
+	XORQ R9, R9
+
+loopU7:
+	CMPQ         CX, $0x00000020
+	JB           loop18
+	VMULPS       (DX)(R9*4), Y0, Y3
+	VSUBPS       (BX)(R9*4), Y3, Y3
+	VMULPS       32(DX)(R9*4), Y0, Y4
+	VSUBPS       32(BX)(R9*4), Y4, Y4
+	VMAXPS       Y3, Y1, Y3
+	VMAXPS       Y4, Y1, Y4
+	VMINPS       Y3, Y2, Y3
+	VMINPS       Y4, Y2, Y4
+	VMULPS       vecconsts<>+128(SB), Y3, Y5
+	VMULPS       vecconsts<>+128(SB), Y4, Y6
+	VROUNDPS     $0x00, Y5, Y5
+	VROUNDPS     $0x00, Y6, Y6
+	VFNMADD231PS vecconsts<>+160(SB), Y5, Y3
+	VFNMADD231PS vecconsts<>+160(SB), Y6, Y4
+	VFNMADD231PS vecconsts<>+192(SB), Y5, Y3
+	VFNMADD231PS vecconsts<>+192(SB), Y6, Y4
+	VMOVUPS      vecconsts<>+224(SB), Y7
+	VMOVUPS      vecconsts<>+224(SB), Y8
+	VFMADD213PS  vecconsts<>+256(SB), Y3, Y7
+	VFMADD213PS  vecconsts<>+256(SB), Y4, Y8
+	VFMADD213PS  vecconsts<>+288(SB), Y3, Y7
+	VFMADD213PS  vecconsts<>+288(SB), Y4, Y8
+	VFMADD213PS  vecconsts<>+320(SB), Y3, Y7
+	VFMADD213PS  vecconsts<>+320(SB), Y4, Y8
+	VFMADD213PS  vecconsts<>+352(SB), Y3, Y7
+	VFMADD213PS  vecconsts<>+352(SB), Y4, Y8
+	VFMADD213PS  vecconsts<>+384(SB), Y3, Y7
+	VFMADD213PS  vecconsts<>+384(SB), Y4, Y8
+	VMULPS       Y3, Y3, Y9
+	VMULPS       Y4, Y4, Y10
+	VFMADD213PS  Y3, Y9, Y7
+	VFMADD213PS  Y4, Y10, Y8
+	VADDPS       vecconsts<>+416(SB), Y7, Y7
+	VADDPS       vecconsts<>+416(SB), Y8, Y8
+	VCVTPS2DQ    Y5, Y5
+	VCVTPS2DQ    Y6, Y6
+	VPSRAD       $0x01, Y5, Y3
+	VPSRAD       $0x01, Y6, Y4
+	VPSUBD       Y3, Y5, Y5
+	VPSUBD       Y4, Y6, Y6
+	VPADDD       vecconsts<>+448(SB), Y3, Y3
+	VPSLLD       $0x17, Y3, Y3
+	VPADDD       vecconsts<>+448(SB), Y4, Y4
+	VPSLLD       $0x17, Y4, Y4
+	VPADDD       vecconsts<>+448(SB), Y5, Y5
+	VPSLLD       $0x17, Y5, Y5
+	VPADDD       vecconsts<>+448(SB), Y6, Y6
+	VPSLLD       $0x17, Y6, Y6
+	VMULPS       Y3, Y7, Y7
+	VMULPS       Y4, Y8, Y8
+	VMULPS       Y5, Y7, Y7
+	VMULPS       Y6, Y8, Y8
+	VMULPS       (SI)(R9*4), Y7, Y7
+	VMOVNTPS     Y7, (AX)(R9*4)
+	VMULPS       32(SI)(R9*4), Y8, Y8
+	VMOVNTPS     Y8, 32(AX)(R9*4)
+	VMULPS       64(DX)(R9*4), Y0, Y3
+	VSUBPS       64(BX)(R9*4), Y3, Y3
+	VMULPS       96(DX)(R9*4), Y0, Y4
+	VSUBPS       96(BX)(R9*4), Y4, Y4
+	VMAXPS       Y3, Y1, Y3
+	VMAXPS       Y4, Y1, Y4
+	VMINPS       Y3, Y2, Y3
+	VMINPS       Y4, Y2, Y4
+	VMULPS       vecconsts<>+128(SB), Y3, Y5
+	VMULPS       vecconsts<>+128(SB), Y4, Y6
+	VROUNDPS     $0x00, Y5, Y5
+	VROUNDPS     $0x00, Y6, Y6
+	VFNMADD231PS vecconsts<>+160(SB), Y5, Y3
+	VFNMADD231PS vecconsts<>+160(SB), Y6, Y4
+	VFNMADD231PS vecconsts<>+192(SB), Y5, Y3
+	VFNMADD231PS vecconsts<>+192(SB), Y6, Y4
+	VMOVUPS      vecconsts<>+224(SB), Y7
+	VMOVUPS      vecconsts<>+224(SB), Y8
+	VFMADD213PS  vecconsts<>+256(SB), Y3, Y7
+	VFMADD213PS  vecconsts<>+256(SB), Y4, Y8
+	VFMADD213PS  vecconsts<>+288(SB), Y3, Y7
+	VFMADD213PS  vecconsts<>+288(SB), Y4, Y8
+	VFMADD213PS  vecconsts<>+320(SB), Y3, Y7
+	VFMADD213PS  vecconsts<>+320(SB), Y4, Y8
+	VFMADD213PS  vecconsts<>+352(SB), Y3, Y7
+	VFMADD213PS  vecconsts<>+352(SB), Y4, Y8
+	VFMADD213PS  vecconsts<>+384(SB), Y3, Y7
+	VFMADD213PS  vecconsts<>+384(SB), Y4, Y8
+	VMULPS       Y3, Y3, Y9
+	VMULPS       Y4, Y4, Y10
+	VFMADD213PS  Y3, Y9, Y7
+	VFMADD213PS  Y4, Y10, Y8
+	VADDPS       vecconsts<>+416(SB), Y7, Y7
+	VADDPS       vecconsts<>+416(SB), Y8, Y8
+	VCVTPS2DQ    Y5, Y5
+	VCVTPS2DQ    Y6, Y6
+	VPSRAD       $0x01, Y5, Y3
+	VPSRAD       $0x01, Y6, Y4
+	VPSUBD       Y3, Y5, Y5
+	VPSUBD       Y4, Y6, Y6
+	VPADDD       vecconsts<>+448(SB), Y3, Y3
+	VPSLLD       $0x17, Y3, Y3
+	VPADDD       vecconsts<>+448(SB), Y4, Y4
+	VPSLLD       $0x17, Y4, Y4
+	VPADDD       vecconsts<>+448(SB), Y5, Y5
+	VPSLLD       $0x17, Y5, Y5
+	VPADDD       vecconsts<>+448(SB), Y6, Y6
+	VPSLLD       $0x17, Y6, Y6
+	VMULPS       Y3, Y7, Y7
+	VMULPS       Y4, Y8, Y8
+	VMULPS       Y5, Y7, Y7
+	VMULPS       Y6, Y8, Y8
+	VMULPS       64(SI)(R9*4), Y7, Y7
+	VMOVNTPS     Y7, 64(AX)(R9*4)
+	VMULPS       96(SI)(R9*4), Y8, Y8
+	VMOVNTPS     Y8, 96(AX)(R9*4)
+	CMPQ         R9, R8
+	JAE          noprefetch11
+	PREFETCHT1   (DI)(R9*4)
+	PREFETCHT1   64(DI)(R9*4)
+
+noprefetch11:
+	ADDQ $0x00000020, R9
+	SUBQ $0x00000020, CX
+	JMP  loopU7
+
+loop18:
+	CMPQ         CX, $0x00000008
+	JB           tail9
+	VMULPS       (DX)(R9*4), Y0, Y3
+	VSUBPS       (BX)(R9*4), Y3, Y3
+	VMAXPS       Y3, Y1, Y3
+	VMINPS       Y3, Y2, Y3
+	VMULPS       vecconsts<>+128(SB), Y3, Y4
+	VROUNDPS     $0x00, Y4, Y4
+	VFNMADD231PS vecconsts<>+160(SB), Y4, Y3
+	VFNMADD231PS vecconsts<>+192(SB), Y4, Y3
+	VMOVUPS      vecconsts<>+224(SB), Y5
+	VFMADD213PS  vecconsts<>+256(SB), Y3, Y5
+	VFMADD213PS  vecconsts<>+288(SB), Y3, Y5
+	VFMADD213PS  vecconsts<>+320(SB), Y3, Y5
+	VFMADD213PS  vecconsts<>+352(SB), Y3, Y5
+	VFMADD213PS  vecconsts<>+384(SB), Y3, Y5
+	VMULPS       Y3, Y3, Y6
+	VFMADD213PS  Y3, Y6, Y5
+	VADDPS       vecconsts<>+416(SB), Y5, Y5
+	VCVTPS2DQ    Y4, Y4
+	VPSRAD       $0x01, Y4, Y3
+	VPSUBD       Y3, Y4, Y4
+	VPADDD       vecconsts<>+448(SB), Y3, Y3
+	VPSLLD       $0x17, Y3, Y3
+	VPADDD       vecconsts<>+448(SB), Y4, Y4
+	VPSLLD       $0x17, Y4, Y4
+	VMULPS       Y3, Y5, Y5
+	VMULPS       Y4, Y5, Y5
+	VMULPS       (SI)(R9*4), Y5, Y5
+	VMOVNTPS     Y5, (AX)(R9*4)
+	ADDQ         $0x00000008, R9
+	SUBQ         $0x00000008, CX
+	JMP          loop18
+
+tail9:
+	TESTQ        CX, CX
+	JZ           done10
+	LEAQ         tailmask<>+32(SB), DI
+	NEGQ         CX
+	VMOVDQU      (DI)(CX*4), Y3
+	VMASKMOVPS   (DX)(R9*4), Y3, Y4
+	VMULPS       Y4, Y0, Y0
+	VMASKMOVPS   (BX)(R9*4), Y3, Y4
+	VSUBPS       Y4, Y0, Y0
+	VMAXPS       Y0, Y1, Y0
+	VMINPS       Y0, Y2, Y0
+	VMULPS       vecconsts<>+128(SB), Y0, Y1
+	VROUNDPS     $0x00, Y1, Y1
+	VFNMADD231PS vecconsts<>+160(SB), Y1, Y0
+	VFNMADD231PS vecconsts<>+192(SB), Y1, Y0
+	VMOVUPS      vecconsts<>+224(SB), Y2
+	VFMADD213PS  vecconsts<>+256(SB), Y0, Y2
+	VFMADD213PS  vecconsts<>+288(SB), Y0, Y2
+	VFMADD213PS  vecconsts<>+320(SB), Y0, Y2
+	VFMADD213PS  vecconsts<>+352(SB), Y0, Y2
+	VFMADD213PS  vecconsts<>+384(SB), Y0, Y2
+	VMULPS       Y0, Y0, Y4
+	VFMADD213PS  Y0, Y4, Y2
+	VADDPS       vecconsts<>+416(SB), Y2, Y2
+	VCVTPS2DQ    Y1, Y1
+	VPSRAD       $0x01, Y1, Y0
+	VPSUBD       Y0, Y1, Y1
+	VPADDD       vecconsts<>+448(SB), Y0, Y0
+	VPSLLD       $0x17, Y0, Y0
+	VPADDD       vecconsts<>+448(SB), Y1, Y1
+	VPSLLD       $0x17, Y1, Y1
+	VMULPS       Y0, Y2, Y2
+	VMULPS       Y1, Y2, Y2
+	VMASKMOVPS   (SI)(R9*4), Y3, Y0
+	VMULPS       Y0, Y2, Y2
+	VMASKMOVPS   Y2, Y3, (AX)(R9*4)
+
+done10:
+	VZEROUPPER
+	RET
+
+// func expAddLanesAVX512(d []float32, x []float32, m []float32, next []float32, scale float32)
+// Requires: AVX, AVX512F, BMI2, MMX+
+TEXT ·expAddLanesAVX512(SB), NOSPLIT, $0-100
+	MOVQ         d_base+0(FP), AX
+	MOVQ         d_len+8(FP), CX
+	MOVQ         x_base+24(FP), DX
+	MOVQ         m_base+48(FP), BX
+	MOVQ         next_base+72(FP), SI
+	MOVQ         next_len+80(FP), DI
+	VBROADCASTSS scale+96(FP), Z0
+	VBROADCASTSS vecconsts<>+64(SB), Z1
+	VBROADCASTSS vecconsts<>+96(SB), Z2
+	VBROADCASTSS vecconsts<>+128(SB), Z3
+	VBROADCASTSS vecconsts<>+160(SB), Z4
+	VBROADCASTSS vecconsts<>+192(SB), Z5
+	VBROADCASTSS vecconsts<>+224(SB), Z6
+	VBROADCASTSS vecconsts<>+256(SB), Z7
+	VBROADCASTSS vecconsts<>+288(SB), Z8
+	VBROADCASTSS vecconsts<>+320(SB), Z9
+	VBROADCASTSS vecconsts<>+352(SB), Z10
+	VBROADCASTSS vecconsts<>+384(SB), Z11
+	VBROADCASTSS vecconsts<>+416(SB), Z12
+	VUCOMISS     vecconsts<>+416(SB), X0
+	JNE          scaled1
+	JP           scaled1
+	XORQ         R8, R8
+
+loopU2:
+	CMPQ         CX, $0x00000040
+	JB           loop13
+	VMOVUPS      (DX)(R8*4), Z0
+	VSUBPS       (BX)(R8*4), Z0, Z0
+	VMOVUPS      64(DX)(R8*4), Z13
+	VSUBPS       64(BX)(R8*4), Z13, Z13
+	VMOVUPS      128(DX)(R8*4), Z14
+	VSUBPS       128(BX)(R8*4), Z14, Z14
+	VMOVUPS      192(DX)(R8*4), Z15
+	VSUBPS       192(BX)(R8*4), Z15, Z15
+	VMAXPS       Z0, Z1, Z0
+	VMAXPS       Z13, Z1, Z13
+	VMAXPS       Z14, Z1, Z14
+	VMAXPS       Z15, Z1, Z15
+	VMINPS       Z0, Z2, Z0
+	VMINPS       Z13, Z2, Z13
+	VMINPS       Z14, Z2, Z14
+	VMINPS       Z15, Z2, Z15
+	VMULPS       Z3, Z0, Z16
+	VMULPS       Z3, Z13, Z17
+	VMULPS       Z3, Z14, Z18
+	VMULPS       Z3, Z15, Z19
+	VRNDSCALEPS  $0x00, Z16, Z16
+	VRNDSCALEPS  $0x00, Z17, Z17
+	VRNDSCALEPS  $0x00, Z18, Z18
+	VRNDSCALEPS  $0x00, Z19, Z19
+	VFNMADD231PS Z4, Z16, Z0
+	VFNMADD231PS Z4, Z17, Z13
+	VFNMADD231PS Z4, Z18, Z14
+	VFNMADD231PS Z4, Z19, Z15
+	VFNMADD231PS Z5, Z16, Z0
+	VFNMADD231PS Z5, Z17, Z13
+	VFNMADD231PS Z5, Z18, Z14
+	VFNMADD231PS Z5, Z19, Z15
+	VMOVAPS      Z6, Z20
+	VMOVAPS      Z6, Z21
+	VMOVAPS      Z6, Z22
+	VMOVAPS      Z6, Z23
+	VFMADD213PS  Z7, Z0, Z20
+	VFMADD213PS  Z7, Z13, Z21
+	VFMADD213PS  Z7, Z14, Z22
+	VFMADD213PS  Z7, Z15, Z23
+	VFMADD213PS  Z8, Z0, Z20
+	VFMADD213PS  Z8, Z13, Z21
+	VFMADD213PS  Z8, Z14, Z22
+	VFMADD213PS  Z8, Z15, Z23
+	VFMADD213PS  Z9, Z0, Z20
+	VFMADD213PS  Z9, Z13, Z21
+	VFMADD213PS  Z9, Z14, Z22
+	VFMADD213PS  Z9, Z15, Z23
+	VFMADD213PS  Z10, Z0, Z20
+	VFMADD213PS  Z10, Z13, Z21
+	VFMADD213PS  Z10, Z14, Z22
+	VFMADD213PS  Z10, Z15, Z23
+	VFMADD213PS  Z11, Z0, Z20
+	VFMADD213PS  Z11, Z13, Z21
+	VFMADD213PS  Z11, Z14, Z22
+	VFMADD213PS  Z11, Z15, Z23
+	VMULPS       Z0, Z0, Z24
+	VMULPS       Z13, Z13, Z25
+	VMULPS       Z14, Z14, Z26
+	VMULPS       Z15, Z15, Z27
+	VFMADD213PS  Z0, Z24, Z20
+	VFMADD213PS  Z13, Z25, Z21
+	VFMADD213PS  Z14, Z26, Z22
+	VFMADD213PS  Z15, Z27, Z23
+	VADDPS       Z12, Z20, Z20
+	VADDPS       Z12, Z21, Z21
+	VADDPS       Z12, Z22, Z22
+	VADDPS       Z12, Z23, Z23
+	VSCALEFPS    Z16, Z20, Z20
+	VSCALEFPS    Z17, Z21, Z21
+	VSCALEFPS    Z18, Z22, Z22
+	VSCALEFPS    Z19, Z23, Z23
+	VADDPS       (AX)(R8*4), Z20, Z20
+	VMOVUPS      Z20, (AX)(R8*4)
+	VADDPS       64(AX)(R8*4), Z21, Z21
+	VMOVUPS      Z21, 64(AX)(R8*4)
+	VADDPS       128(AX)(R8*4), Z22, Z22
+	VMOVUPS      Z22, 128(AX)(R8*4)
+	VADDPS       192(AX)(R8*4), Z23, Z23
+	VMOVUPS      Z23, 192(AX)(R8*4)
+	CMPQ         R8, DI
+	JAE          noprefetch6
+	PREFETCHT1   (SI)(R8*4)
+	PREFETCHT1   64(SI)(R8*4)
+	PREFETCHT1   128(SI)(R8*4)
+	PREFETCHT1   192(SI)(R8*4)
+
+noprefetch6:
+	ADDQ $0x00000040, R8
+	SUBQ $0x00000040, CX
+	JMP  loopU2
+
+loop13:
+	CMPQ         CX, $0x00000010
+	JB           tail4
+	VMOVUPS      (DX)(R8*4), Z0
+	VSUBPS       (BX)(R8*4), Z0, Z0
+	VMAXPS       Z0, Z1, Z0
+	VMINPS       Z0, Z2, Z0
+	VMULPS       Z3, Z0, Z13
+	VRNDSCALEPS  $0x00, Z13, Z13
+	VFNMADD231PS Z4, Z13, Z0
+	VFNMADD231PS Z5, Z13, Z0
+	VMOVAPS      Z6, Z14
+	VFMADD213PS  Z7, Z0, Z14
+	VFMADD213PS  Z8, Z0, Z14
+	VFMADD213PS  Z9, Z0, Z14
+	VFMADD213PS  Z10, Z0, Z14
+	VFMADD213PS  Z11, Z0, Z14
+	VMULPS       Z0, Z0, Z15
+	VFMADD213PS  Z0, Z15, Z14
+	VADDPS       Z12, Z14, Z14
+	VSCALEFPS    Z13, Z14, Z14
+	VADDPS       (AX)(R8*4), Z14, Z14
+	VMOVUPS      Z14, (AX)(R8*4)
+	ADDQ         $0x00000010, R8
+	SUBQ         $0x00000010, CX
+	JMP          loop13
+
+tail4:
+	TESTQ        CX, CX
+	JZ           done5
+	MOVL         $0x0000ffff, SI
+	BZHIL        CX, SI, SI
+	KMOVW        SI, K1
+	VMOVUPS.Z    (DX)(R8*4), K1, Z0
+	VMOVUPS.Z    (BX)(R8*4), K1, Z13
+	VSUBPS       Z13, Z0, Z0
+	VMAXPS       Z0, Z1, Z0
+	VMINPS       Z0, Z2, Z0
+	VMULPS       Z3, Z0, Z1
+	VRNDSCALEPS  $0x00, Z1, Z1
+	VFNMADD231PS Z4, Z1, Z0
+	VFNMADD231PS Z5, Z1, Z0
+	VMOVAPS      Z6, Z2
+	VFMADD213PS  Z7, Z0, Z2
+	VFMADD213PS  Z8, Z0, Z2
+	VFMADD213PS  Z9, Z0, Z2
+	VFMADD213PS  Z10, Z0, Z2
+	VFMADD213PS  Z11, Z0, Z2
+	VMULPS       Z0, Z0, Z3
+	VFMADD213PS  Z0, Z3, Z2
+	VADDPS       Z12, Z2, Z2
+	VSCALEFPS    Z1, Z2, Z2
+	VMOVUPS.Z    (AX)(R8*4), K1, Z0
+	VADDPS       Z0, Z2, Z2
+	VMOVUPS      Z2, K1, (AX)(R8*4)
+
+done5:
+	VZEROUPPER
+	RET
+
+scaled1:
+	XORQ R8, R8
+
+loopU7:
+	CMPQ         CX, $0x00000040
+	JB           loop18
+	VMULPS       (DX)(R8*4), Z0, Z13
+	VSUBPS       (BX)(R8*4), Z13, Z13
+	VMULPS       64(DX)(R8*4), Z0, Z14
+	VSUBPS       64(BX)(R8*4), Z14, Z14
+	VMULPS       128(DX)(R8*4), Z0, Z15
+	VSUBPS       128(BX)(R8*4), Z15, Z15
+	VMULPS       192(DX)(R8*4), Z0, Z16
+	VSUBPS       192(BX)(R8*4), Z16, Z16
+	VMAXPS       Z13, Z1, Z13
+	VMAXPS       Z14, Z1, Z14
+	VMAXPS       Z15, Z1, Z15
+	VMAXPS       Z16, Z1, Z16
+	VMINPS       Z13, Z2, Z13
+	VMINPS       Z14, Z2, Z14
+	VMINPS       Z15, Z2, Z15
+	VMINPS       Z16, Z2, Z16
+	VMULPS       Z3, Z13, Z17
+	VMULPS       Z3, Z14, Z18
+	VMULPS       Z3, Z15, Z19
+	VMULPS       Z3, Z16, Z20
+	VRNDSCALEPS  $0x00, Z17, Z17
+	VRNDSCALEPS  $0x00, Z18, Z18
+	VRNDSCALEPS  $0x00, Z19, Z19
+	VRNDSCALEPS  $0x00, Z20, Z20
+	VFNMADD231PS Z4, Z17, Z13
+	VFNMADD231PS Z4, Z18, Z14
+	VFNMADD231PS Z4, Z19, Z15
+	VFNMADD231PS Z4, Z20, Z16
+	VFNMADD231PS Z5, Z17, Z13
+	VFNMADD231PS Z5, Z18, Z14
+	VFNMADD231PS Z5, Z19, Z15
+	VFNMADD231PS Z5, Z20, Z16
+	VMOVAPS      Z6, Z21
+	VMOVAPS      Z6, Z22
+	VMOVAPS      Z6, Z23
+	VMOVAPS      Z6, Z24
+	VFMADD213PS  Z7, Z13, Z21
+	VFMADD213PS  Z7, Z14, Z22
+	VFMADD213PS  Z7, Z15, Z23
+	VFMADD213PS  Z7, Z16, Z24
+	VFMADD213PS  Z8, Z13, Z21
+	VFMADD213PS  Z8, Z14, Z22
+	VFMADD213PS  Z8, Z15, Z23
+	VFMADD213PS  Z8, Z16, Z24
+	VFMADD213PS  Z9, Z13, Z21
+	VFMADD213PS  Z9, Z14, Z22
+	VFMADD213PS  Z9, Z15, Z23
+	VFMADD213PS  Z9, Z16, Z24
+	VFMADD213PS  Z10, Z13, Z21
+	VFMADD213PS  Z10, Z14, Z22
+	VFMADD213PS  Z10, Z15, Z23
+	VFMADD213PS  Z10, Z16, Z24
+	VFMADD213PS  Z11, Z13, Z21
+	VFMADD213PS  Z11, Z14, Z22
+	VFMADD213PS  Z11, Z15, Z23
+	VFMADD213PS  Z11, Z16, Z24
+	VMULPS       Z13, Z13, Z25
+	VMULPS       Z14, Z14, Z26
+	VMULPS       Z15, Z15, Z27
+	VMULPS       Z16, Z16, Z28
+	VFMADD213PS  Z13, Z25, Z21
+	VFMADD213PS  Z14, Z26, Z22
+	VFMADD213PS  Z15, Z27, Z23
+	VFMADD213PS  Z16, Z28, Z24
+	VADDPS       Z12, Z21, Z21
+	VADDPS       Z12, Z22, Z22
+	VADDPS       Z12, Z23, Z23
+	VADDPS       Z12, Z24, Z24
+	VSCALEFPS    Z17, Z21, Z21
+	VSCALEFPS    Z18, Z22, Z22
+	VSCALEFPS    Z19, Z23, Z23
+	VSCALEFPS    Z20, Z24, Z24
+	VADDPS       (AX)(R8*4), Z21, Z21
+	VMOVUPS      Z21, (AX)(R8*4)
+	VADDPS       64(AX)(R8*4), Z22, Z22
+	VMOVUPS      Z22, 64(AX)(R8*4)
+	VADDPS       128(AX)(R8*4), Z23, Z23
+	VMOVUPS      Z23, 128(AX)(R8*4)
+	VADDPS       192(AX)(R8*4), Z24, Z24
+	VMOVUPS      Z24, 192(AX)(R8*4)
+	CMPQ         R8, DI
+	JAE          noprefetch11
+	PREFETCHT1   (SI)(R8*4)
+	PREFETCHT1   64(SI)(R8*4)
+	PREFETCHT1   128(SI)(R8*4)
+	PREFETCHT1   192(SI)(R8*4)
+
+noprefetch11:
+	ADDQ $0x00000040, R8
+	SUBQ $0x00000040, CX
+	JMP  loopU7
+
+loop18:
+	CMPQ         CX, $0x00000010
+	JB           tail9
+	VMULPS       (DX)(R8*4), Z0, Z13
+	VSUBPS       (BX)(R8*4), Z13, Z13
+	VMAXPS       Z13, Z1, Z13
+	VMINPS       Z13, Z2, Z13
+	VMULPS       Z3, Z13, Z14
+	VRNDSCALEPS  $0x00, Z14, Z14
+	VFNMADD231PS Z4, Z14, Z13
+	VFNMADD231PS Z5, Z14, Z13
+	VMOVAPS      Z6, Z15
+	VFMADD213PS  Z7, Z13, Z15
+	VFMADD213PS  Z8, Z13, Z15
+	VFMADD213PS  Z9, Z13, Z15
+	VFMADD213PS  Z10, Z13, Z15
+	VFMADD213PS  Z11, Z13, Z15
+	VMULPS       Z13, Z13, Z16
+	VFMADD213PS  Z13, Z16, Z15
+	VADDPS       Z12, Z15, Z15
+	VSCALEFPS    Z14, Z15, Z15
+	VADDPS       (AX)(R8*4), Z15, Z15
+	VMOVUPS      Z15, (AX)(R8*4)
+	ADDQ         $0x00000010, R8
+	SUBQ         $0x00000010, CX
+	JMP          loop18
+
+tail9:
+	TESTQ        CX, CX
+	JZ           done10
+	MOVL         $0x0000ffff, SI
+	BZHIL        CX, SI, SI
+	KMOVW        SI, K1
+	VMOVUPS.Z    (DX)(R8*4), K1, Z13
+	VMULPS       Z13, Z0, Z0
+	VMOVUPS.Z    (BX)(R8*4), K1, Z13
+	VSUBPS       Z13, Z0, Z0
+	VMAXPS       Z0, Z1, Z0
+	VMINPS       Z0, Z2, Z0
+	VMULPS       Z3, Z0, Z1
+	VRNDSCALEPS  $0x00, Z1, Z1
+	VFNMADD231PS Z4, Z1, Z0
+	VFNMADD231PS Z5, Z1, Z0
+	VMOVAPS      Z6, Z2
+	VFMADD213PS  Z7, Z0, Z2
+	VFMADD213PS  Z8, Z0, Z2
+	VFMADD213PS  Z9, Z0, Z2
+	VFMADD213PS  Z10, Z0, Z2
+	VFMADD213PS  Z11, Z0, Z2
+	VMULPS       Z0, Z0, Z3
+	VFMADD213PS  Z0, Z3, Z2
+	VADDPS       Z12, Z2, Z2
+	VSCALEFPS    Z1, Z2, Z2
+	VMOVUPS.Z    (AX)(R8*4), K1, Z0
+	VADDPS       Z0, Z2, Z2
+	VMOVUPS      Z2, K1, (AX)(R8*4)
+
+done10:
+	VZEROUPPER
+	RET
+
+// func expMulLanesNTAVX512(dst []float32, x []float32, m []float32, mul []float32, next []float32, scale float32)
+// Requires: AVX, AVX512F, BMI2, MMX+
+TEXT ·expMulLanesNTAVX512(SB), NOSPLIT, $0-124
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         dst_len+8(FP), CX
+	MOVQ         x_base+24(FP), DX
+	MOVQ         m_base+48(FP), BX
+	MOVQ         mul_base+72(FP), SI
+	MOVQ         next_base+96(FP), DI
+	MOVQ         next_len+104(FP), R8
+	VBROADCASTSS scale+120(FP), Z0
+	VBROADCASTSS vecconsts<>+64(SB), Z1
+	VBROADCASTSS vecconsts<>+96(SB), Z2
+	VBROADCASTSS vecconsts<>+128(SB), Z3
+	VBROADCASTSS vecconsts<>+160(SB), Z4
+	VBROADCASTSS vecconsts<>+192(SB), Z5
+	VBROADCASTSS vecconsts<>+224(SB), Z6
+	VBROADCASTSS vecconsts<>+256(SB), Z7
+	VBROADCASTSS vecconsts<>+288(SB), Z8
+	VBROADCASTSS vecconsts<>+320(SB), Z9
+	VBROADCASTSS vecconsts<>+352(SB), Z10
+	VBROADCASTSS vecconsts<>+384(SB), Z11
+	VBROADCASTSS vecconsts<>+416(SB), Z12
+	VUCOMISS     vecconsts<>+416(SB), X0
+	JNE          scaled1
+	JP           scaled1
+	XORQ         R9, R9
+
+loopU2:
+	CMPQ         CX, $0x00000040
+	JB           loop13
+	VMOVUPS      (DX)(R9*4), Z0
+	VSUBPS       (BX)(R9*4), Z0, Z0
+	VMOVUPS      64(DX)(R9*4), Z13
+	VSUBPS       64(BX)(R9*4), Z13, Z13
+	VMOVUPS      128(DX)(R9*4), Z14
+	VSUBPS       128(BX)(R9*4), Z14, Z14
+	VMOVUPS      192(DX)(R9*4), Z15
+	VSUBPS       192(BX)(R9*4), Z15, Z15
+	VMAXPS       Z0, Z1, Z0
+	VMAXPS       Z13, Z1, Z13
+	VMAXPS       Z14, Z1, Z14
+	VMAXPS       Z15, Z1, Z15
+	VMINPS       Z0, Z2, Z0
+	VMINPS       Z13, Z2, Z13
+	VMINPS       Z14, Z2, Z14
+	VMINPS       Z15, Z2, Z15
+	VMULPS       Z3, Z0, Z16
+	VMULPS       Z3, Z13, Z17
+	VMULPS       Z3, Z14, Z18
+	VMULPS       Z3, Z15, Z19
+	VRNDSCALEPS  $0x00, Z16, Z16
+	VRNDSCALEPS  $0x00, Z17, Z17
+	VRNDSCALEPS  $0x00, Z18, Z18
+	VRNDSCALEPS  $0x00, Z19, Z19
+	VFNMADD231PS Z4, Z16, Z0
+	VFNMADD231PS Z4, Z17, Z13
+	VFNMADD231PS Z4, Z18, Z14
+	VFNMADD231PS Z4, Z19, Z15
+	VFNMADD231PS Z5, Z16, Z0
+	VFNMADD231PS Z5, Z17, Z13
+	VFNMADD231PS Z5, Z18, Z14
+	VFNMADD231PS Z5, Z19, Z15
+	VMOVAPS      Z6, Z20
+	VMOVAPS      Z6, Z21
+	VMOVAPS      Z6, Z22
+	VMOVAPS      Z6, Z23
+	VFMADD213PS  Z7, Z0, Z20
+	VFMADD213PS  Z7, Z13, Z21
+	VFMADD213PS  Z7, Z14, Z22
+	VFMADD213PS  Z7, Z15, Z23
+	VFMADD213PS  Z8, Z0, Z20
+	VFMADD213PS  Z8, Z13, Z21
+	VFMADD213PS  Z8, Z14, Z22
+	VFMADD213PS  Z8, Z15, Z23
+	VFMADD213PS  Z9, Z0, Z20
+	VFMADD213PS  Z9, Z13, Z21
+	VFMADD213PS  Z9, Z14, Z22
+	VFMADD213PS  Z9, Z15, Z23
+	VFMADD213PS  Z10, Z0, Z20
+	VFMADD213PS  Z10, Z13, Z21
+	VFMADD213PS  Z10, Z14, Z22
+	VFMADD213PS  Z10, Z15, Z23
+	VFMADD213PS  Z11, Z0, Z20
+	VFMADD213PS  Z11, Z13, Z21
+	VFMADD213PS  Z11, Z14, Z22
+	VFMADD213PS  Z11, Z15, Z23
+	VMULPS       Z0, Z0, Z24
+	VMULPS       Z13, Z13, Z25
+	VMULPS       Z14, Z14, Z26
+	VMULPS       Z15, Z15, Z27
+	VFMADD213PS  Z0, Z24, Z20
+	VFMADD213PS  Z13, Z25, Z21
+	VFMADD213PS  Z14, Z26, Z22
+	VFMADD213PS  Z15, Z27, Z23
+	VADDPS       Z12, Z20, Z20
+	VADDPS       Z12, Z21, Z21
+	VADDPS       Z12, Z22, Z22
+	VADDPS       Z12, Z23, Z23
+	VSCALEFPS    Z16, Z20, Z20
+	VSCALEFPS    Z17, Z21, Z21
+	VSCALEFPS    Z18, Z22, Z22
+	VSCALEFPS    Z19, Z23, Z23
+	VMULPS       (SI)(R9*4), Z20, Z20
+	VMOVNTPS     Z20, (AX)(R9*4)
+	VMULPS       64(SI)(R9*4), Z21, Z21
+	VMOVNTPS     Z21, 64(AX)(R9*4)
+	VMULPS       128(SI)(R9*4), Z22, Z22
+	VMOVNTPS     Z22, 128(AX)(R9*4)
+	VMULPS       192(SI)(R9*4), Z23, Z23
+	VMOVNTPS     Z23, 192(AX)(R9*4)
+	CMPQ         R9, R8
+	JAE          noprefetch6
+	PREFETCHT1   (DI)(R9*4)
+	PREFETCHT1   64(DI)(R9*4)
+	PREFETCHT1   128(DI)(R9*4)
+	PREFETCHT1   192(DI)(R9*4)
+
+noprefetch6:
+	ADDQ $0x00000040, R9
+	SUBQ $0x00000040, CX
+	JMP  loopU2
+
+loop13:
+	CMPQ         CX, $0x00000010
+	JB           tail4
+	VMOVUPS      (DX)(R9*4), Z0
+	VSUBPS       (BX)(R9*4), Z0, Z0
+	VMAXPS       Z0, Z1, Z0
+	VMINPS       Z0, Z2, Z0
+	VMULPS       Z3, Z0, Z13
+	VRNDSCALEPS  $0x00, Z13, Z13
+	VFNMADD231PS Z4, Z13, Z0
+	VFNMADD231PS Z5, Z13, Z0
+	VMOVAPS      Z6, Z14
+	VFMADD213PS  Z7, Z0, Z14
+	VFMADD213PS  Z8, Z0, Z14
+	VFMADD213PS  Z9, Z0, Z14
+	VFMADD213PS  Z10, Z0, Z14
+	VFMADD213PS  Z11, Z0, Z14
+	VMULPS       Z0, Z0, Z15
+	VFMADD213PS  Z0, Z15, Z14
+	VADDPS       Z12, Z14, Z14
+	VSCALEFPS    Z13, Z14, Z14
+	VMULPS       (SI)(R9*4), Z14, Z14
+	VMOVNTPS     Z14, (AX)(R9*4)
+	ADDQ         $0x00000010, R9
+	SUBQ         $0x00000010, CX
+	JMP          loop13
+
+tail4:
+	TESTQ        CX, CX
+	JZ           done5
+	MOVL         $0x0000ffff, DI
+	BZHIL        CX, DI, DI
+	KMOVW        DI, K1
+	VMOVUPS.Z    (DX)(R9*4), K1, Z0
+	VMOVUPS.Z    (BX)(R9*4), K1, Z13
+	VSUBPS       Z13, Z0, Z0
+	VMAXPS       Z0, Z1, Z0
+	VMINPS       Z0, Z2, Z0
+	VMULPS       Z3, Z0, Z1
+	VRNDSCALEPS  $0x00, Z1, Z1
+	VFNMADD231PS Z4, Z1, Z0
+	VFNMADD231PS Z5, Z1, Z0
+	VMOVAPS      Z6, Z2
+	VFMADD213PS  Z7, Z0, Z2
+	VFMADD213PS  Z8, Z0, Z2
+	VFMADD213PS  Z9, Z0, Z2
+	VFMADD213PS  Z10, Z0, Z2
+	VFMADD213PS  Z11, Z0, Z2
+	VMULPS       Z0, Z0, Z3
+	VFMADD213PS  Z0, Z3, Z2
+	VADDPS       Z12, Z2, Z2
+	VSCALEFPS    Z1, Z2, Z2
+	VMOVUPS.Z    (SI)(R9*4), K1, Z0
+	VMULPS       Z0, Z2, Z2
+	VMOVUPS      Z2, K1, (AX)(R9*4)
+
+done5:
+	VZEROUPPER
+	RET
+
+scaled1:
+	XORQ R9, R9
+
+loopU7:
+	CMPQ         CX, $0x00000040
+	JB           loop18
+	VMULPS       (DX)(R9*4), Z0, Z13
+	VSUBPS       (BX)(R9*4), Z13, Z13
+	VMULPS       64(DX)(R9*4), Z0, Z14
+	VSUBPS       64(BX)(R9*4), Z14, Z14
+	VMULPS       128(DX)(R9*4), Z0, Z15
+	VSUBPS       128(BX)(R9*4), Z15, Z15
+	VMULPS       192(DX)(R9*4), Z0, Z16
+	VSUBPS       192(BX)(R9*4), Z16, Z16
+	VMAXPS       Z13, Z1, Z13
+	VMAXPS       Z14, Z1, Z14
+	VMAXPS       Z15, Z1, Z15
+	VMAXPS       Z16, Z1, Z16
+	VMINPS       Z13, Z2, Z13
+	VMINPS       Z14, Z2, Z14
+	VMINPS       Z15, Z2, Z15
+	VMINPS       Z16, Z2, Z16
+	VMULPS       Z3, Z13, Z17
+	VMULPS       Z3, Z14, Z18
+	VMULPS       Z3, Z15, Z19
+	VMULPS       Z3, Z16, Z20
+	VRNDSCALEPS  $0x00, Z17, Z17
+	VRNDSCALEPS  $0x00, Z18, Z18
+	VRNDSCALEPS  $0x00, Z19, Z19
+	VRNDSCALEPS  $0x00, Z20, Z20
+	VFNMADD231PS Z4, Z17, Z13
+	VFNMADD231PS Z4, Z18, Z14
+	VFNMADD231PS Z4, Z19, Z15
+	VFNMADD231PS Z4, Z20, Z16
+	VFNMADD231PS Z5, Z17, Z13
+	VFNMADD231PS Z5, Z18, Z14
+	VFNMADD231PS Z5, Z19, Z15
+	VFNMADD231PS Z5, Z20, Z16
+	VMOVAPS      Z6, Z21
+	VMOVAPS      Z6, Z22
+	VMOVAPS      Z6, Z23
+	VMOVAPS      Z6, Z24
+	VFMADD213PS  Z7, Z13, Z21
+	VFMADD213PS  Z7, Z14, Z22
+	VFMADD213PS  Z7, Z15, Z23
+	VFMADD213PS  Z7, Z16, Z24
+	VFMADD213PS  Z8, Z13, Z21
+	VFMADD213PS  Z8, Z14, Z22
+	VFMADD213PS  Z8, Z15, Z23
+	VFMADD213PS  Z8, Z16, Z24
+	VFMADD213PS  Z9, Z13, Z21
+	VFMADD213PS  Z9, Z14, Z22
+	VFMADD213PS  Z9, Z15, Z23
+	VFMADD213PS  Z9, Z16, Z24
+	VFMADD213PS  Z10, Z13, Z21
+	VFMADD213PS  Z10, Z14, Z22
+	VFMADD213PS  Z10, Z15, Z23
+	VFMADD213PS  Z10, Z16, Z24
+	VFMADD213PS  Z11, Z13, Z21
+	VFMADD213PS  Z11, Z14, Z22
+	VFMADD213PS  Z11, Z15, Z23
+	VFMADD213PS  Z11, Z16, Z24
+	VMULPS       Z13, Z13, Z25
+	VMULPS       Z14, Z14, Z26
+	VMULPS       Z15, Z15, Z27
+	VMULPS       Z16, Z16, Z28
+	VFMADD213PS  Z13, Z25, Z21
+	VFMADD213PS  Z14, Z26, Z22
+	VFMADD213PS  Z15, Z27, Z23
+	VFMADD213PS  Z16, Z28, Z24
+	VADDPS       Z12, Z21, Z21
+	VADDPS       Z12, Z22, Z22
+	VADDPS       Z12, Z23, Z23
+	VADDPS       Z12, Z24, Z24
+	VSCALEFPS    Z17, Z21, Z21
+	VSCALEFPS    Z18, Z22, Z22
+	VSCALEFPS    Z19, Z23, Z23
+	VSCALEFPS    Z20, Z24, Z24
+	VMULPS       (SI)(R9*4), Z21, Z21
+	VMOVNTPS     Z21, (AX)(R9*4)
+	VMULPS       64(SI)(R9*4), Z22, Z22
+	VMOVNTPS     Z22, 64(AX)(R9*4)
+	VMULPS       128(SI)(R9*4), Z23, Z23
+	VMOVNTPS     Z23, 128(AX)(R9*4)
+	VMULPS       192(SI)(R9*4), Z24, Z24
+	VMOVNTPS     Z24, 192(AX)(R9*4)
+	CMPQ         R9, R8
+	JAE          noprefetch11
+	PREFETCHT1   (DI)(R9*4)
+	PREFETCHT1   64(DI)(R9*4)
+	PREFETCHT1   128(DI)(R9*4)
+	PREFETCHT1   192(DI)(R9*4)
+
+noprefetch11:
+	ADDQ $0x00000040, R9
+	SUBQ $0x00000040, CX
+	JMP  loopU7
+
+loop18:
+	CMPQ         CX, $0x00000010
+	JB           tail9
+	VMULPS       (DX)(R9*4), Z0, Z13
+	VSUBPS       (BX)(R9*4), Z13, Z13
+	VMAXPS       Z13, Z1, Z13
+	VMINPS       Z13, Z2, Z13
+	VMULPS       Z3, Z13, Z14
+	VRNDSCALEPS  $0x00, Z14, Z14
+	VFNMADD231PS Z4, Z14, Z13
+	VFNMADD231PS Z5, Z14, Z13
+	VMOVAPS      Z6, Z15
+	VFMADD213PS  Z7, Z13, Z15
+	VFMADD213PS  Z8, Z13, Z15
+	VFMADD213PS  Z9, Z13, Z15
+	VFMADD213PS  Z10, Z13, Z15
+	VFMADD213PS  Z11, Z13, Z15
+	VMULPS       Z13, Z13, Z16
+	VFMADD213PS  Z13, Z16, Z15
+	VADDPS       Z12, Z15, Z15
+	VSCALEFPS    Z14, Z15, Z15
+	VMULPS       (SI)(R9*4), Z15, Z15
+	VMOVNTPS     Z15, (AX)(R9*4)
+	ADDQ         $0x00000010, R9
+	SUBQ         $0x00000010, CX
+	JMP          loop18
+
+tail9:
+	TESTQ        CX, CX
+	JZ           done10
+	MOVL         $0x0000ffff, DI
+	BZHIL        CX, DI, DI
+	KMOVW        DI, K1
+	VMOVUPS.Z    (DX)(R9*4), K1, Z13
+	VMULPS       Z13, Z0, Z0
+	VMOVUPS.Z    (BX)(R9*4), K1, Z13
+	VSUBPS       Z13, Z0, Z0
+	VMAXPS       Z0, Z1, Z0
+	VMINPS       Z0, Z2, Z0
+	VMULPS       Z3, Z0, Z1
+	VRNDSCALEPS  $0x00, Z1, Z1
+	VFNMADD231PS Z4, Z1, Z0
+	VFNMADD231PS Z5, Z1, Z0
+	VMOVAPS      Z6, Z2
+	VFMADD213PS  Z7, Z0, Z2
+	VFMADD213PS  Z8, Z0, Z2
+	VFMADD213PS  Z9, Z0, Z2
+	VFMADD213PS  Z10, Z0, Z2
+	VFMADD213PS  Z11, Z0, Z2
+	VMULPS       Z0, Z0, Z3
+	VFMADD213PS  Z0, Z3, Z2
+	VADDPS       Z12, Z2, Z2
+	VSCALEFPS    Z1, Z2, Z2
+	VMOVUPS.Z    (SI)(R9*4), K1, Z0
+	VMULPS       Z0, Z2, Z2
+	VMOVUPS      Z2, K1, (AX)(R9*4)
+
+done10:
+	VZEROUPPER
+	RET

@@ -222,7 +222,8 @@ func TestStreamKernels(t *testing.T) {
 }
 
 // TestLanesOnePass checks MaxLanes and ExpSumLanes against their twins and
-// float64, over several steps as the engine calls them.
+// float64, over several steps as the engine calls them, and ExpAddLanes
+// against ExpSumLanes' sums bit for bit.
 func TestLanesOnePass(t *testing.T) {
 	forSets(t, func(t *testing.T, s *kernelSet) {
 		r := rand.New(rand.NewSource(14))
@@ -261,10 +262,12 @@ func TestLanesOnePass(t *testing.T) {
 					ms[i] = v
 				}
 				d, td := guardedF32(t, n), make([]float32, n)
+				da := guardedF32(t, n)
 				rd := make([]float64, n)
 				for _, x := range xs {
 					o := newOutput(t, n)
 					want := make([]float32, n)
+					s.expAddLanes(da, x, ms, xs[0], scale)
 					s.expSumLanes(o.guard, d, x, ms, xs[0], scale)
 					expSumLanesGeneric(want, td, x, ms, nil, scale)
 					s.expSumLanes(o.mid, make([]float32, n), x, ms, nil, scale)
@@ -277,6 +280,9 @@ func TestLanesOnePass(t *testing.T) {
 					}
 				}
 				for i := range d {
+					if math.Float32bits(da[i]) != math.Float32bits(d[i]) {
+						t.Fatalf("ExpAddLanes n=%d scale=%g lane %d: %v, ExpSumLanes %v", n, scale, i, da[i], d[i])
+					}
 					if !closeTo(d[i], td[i], rd[i], 2e-6) || !closeTo(d[i], float32(rd[i]), rd[i], 2e-6) {
 						t.Fatalf("ExpSumLanes n=%d lane %d: d=%v, twin %v, ref %v", n, i, d[i], td[i], rd[i])
 					}
@@ -323,6 +329,8 @@ func TestOnePassWrappers(t *testing.T) {
 			func() { clear(want); expSumLanesGeneric(make([]float32, n), want, x, y, nil, 1) }},
 		"ExpSumLanesAhead": {func() { clear(out); tmp := make([]float32, n); ExpSumLanesAhead(tmp, out, x, y, x, 1) },
 			func() { clear(want); expSumLanesGeneric(make([]float32, n), want, x, y, nil, 1) }},
+		"ExpAddLanes": {func() { clear(out); ExpAddLanes(out, x, y, x, 1) },
+			func() { clear(want); expAddLanesGeneric(want, x, y, nil, 1) }},
 		"LogNorm":            {func() { LogNorm(out, x, 2, 1, 0.5) }, func() { logNormGeneric(want, x, 2, 1, 0.5) }},
 		"LogNormStream":      {func() { LogNormStream(out, x, 2, 1, 0.5); Fence() }, func() { logNormGeneric(want, x, 2, 1, 0.5) }},
 		"LogNormLanes":       {func() { LogNormLanes(out, x, y, x, 2) }, func() { logNormLanesGeneric(want, x, y, x, 2) }},
@@ -345,6 +353,7 @@ func TestOnePassWrappers(t *testing.T) {
 		"NormalizeStream":    func() { NormalizeStream(out, short, 1) },
 		"MaxLanes":           func() { MaxLanes(out, short, 1) },
 		"ExpSumLanes":        func() { ExpSumLanes(out, out, x, short, 1) },
+		"ExpAddLanes":        func() { ExpAddLanes(out, x, short, nil, 1) },
 		"NormalizeLanes":     func() { NormalizeLanes(out, x, short) },
 		"LogNormLanesStream": func() { LogNormLanesStream(out, x, x, short, 1) },
 	} {

@@ -623,3 +623,23 @@ func logSoftmaxGradLanes64AVX512(dx []float64, y []float64, dy []float64, s []fl
 //
 //go:noescape
 func logLanes64AVX512(dst []float64, d []float64)
+
+// expAddLanesAVX2 adds exp(scale·x[i] − m[i]) to d[i] and prefetches next.
+//
+//go:noescape
+func expAddLanesAVX2(d []float32, x []float32, m []float32, next []float32, scale float32)
+
+// expMulLanesNTAVX2 is expScaleLanesNT with a scale-1 path without the multiply by it; dst must be aligned to the vector width.
+//
+//go:noescape
+func expMulLanesNTAVX2(dst []float32, x []float32, m []float32, mul []float32, next []float32, scale float32)
+
+// expAddLanesAVX512 adds exp(scale·x[i] − m[i]) to d[i] and prefetches next.
+//
+//go:noescape
+func expAddLanesAVX512(d []float32, x []float32, m []float32, next []float32, scale float32)
+
+// expMulLanesNTAVX512 is expScaleLanesNT with a scale-1 path without the multiply by it; dst must be aligned to the vector width.
+//
+//go:noescape
+func expMulLanesNTAVX512(dst []float32, x []float32, m []float32, mul []float32, next []float32, scale float32)

@@ -40,6 +40,7 @@ var (
 	expScaleLanesStream  = expScaleLanesGeneric
 	expScaleLanesAhead   = func(dst, x, m, mul, _ []float32, scale float32) { expScaleLanesGeneric(dst, x, m, mul, scale) }
 	expSumFlush          = expSumFlushGeneric
+	expAddLanes          = expAddLanesGeneric
 	logNorm              = logNormGeneric
 	logNormStream        = logNormGeneric
 	logNormLanes         = logNormLanesGeneric
@@ -192,6 +193,14 @@ func ExpSumLanes(dst, d, x, m []float32, scale float32) {
 func ExpSumLanesAhead(dst, d, x, m, next []float32, scale float32) {
 	n := len(dst)
 	expSumLanes(dst, d[:n], x[:n], m[:n], next, scale)
+}
+
+// ExpAddLanes adds exp(scale·x[i] − m[i]) to d[i] for i < len(d) and
+// prefetches next into L2 (see ExpSumAhead): ExpSumLanesAhead without the
+// exps, for a pass that only needs their sums.
+func ExpAddLanes(d, x, m, next []float32, scale float32) {
+	n := len(d)
+	expAddLanes(d, x[:n], m[:n], next, scale)
 }
 
 // ExpScaleLanesStream is ExpScaleLanes with non-temporal stores (see
