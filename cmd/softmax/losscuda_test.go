@@ -109,6 +109,11 @@ func TestApplyLossCUDA(t *testing.T) {
 	must(t, npy.WriteFile(p("x32.npy"), npy.NewF32(shape, x)))
 	must(t, npy.WriteFile(p("x64.npy"), npy.NewF64(shape, x64)))
 	must(t, npy.WriteFile(p("t.npy"), &npy.Array{Shape: []int{3, 5}, DType: npy.I64, I64: tg}))
+	// tv.npy: every target a class, for the cases at the default ignore index
+	// (-100), where t.npy's -1 is an error.
+	tv := append([]int64(nil), tg...)
+	tv[4] = 3
+	must(t, npy.WriteFile(p("tv.npy"), &npy.Array{Shape: []int{3, 5}, DType: npy.I64, I64: tv}))
 	must(t, npy.WriteFile(p("t32.npy"), &npy.Array{Shape: []int{15}, DType: npy.I32, I32: func() []int32 {
 		v := make([]int32, 15)
 		for i, t := range tg {
@@ -129,11 +134,11 @@ func TestApplyLossCUDA(t *testing.T) {
 	opts := []string{"--weights", p("w.npy"), "--ignore-index", "-1", "--label-smoothing", "0.1", "--z-loss", "1e-3",
 		"--softcap", "20", "--scale", "0.9"}
 	cases := []tc{
-		{"f32 defaults", ce("x32.npy", "--targets", p("t.npy")), []string{"--out", "--grad-out", "--lse-out"}, 5e-5, 1},
+		{"f32 defaults", ce("x32.npy", "--targets", p("tv.npy")), []string{"--out", "--grad-out", "--lse-out"}, 5e-5, 1},
 		{"f32 options", ce("x32.npy", append([]string{"--targets", p("t.npy")}, opts...)...), []string{"--out", "--grad-out", "--lse-out"}, 5e-5, 1},
 		{"f32 none int32", ce("x32.npy", "--targets", p("t32.npy"), "--reduction", "none", "--ignore-index", "-1"), []string{"--out", "--grad-out"}, 5e-5, 1},
-		{"f32 sum", ce("x32.npy", "--targets", p("t.npy"), "--reduction", "sum", "--scale", "1.5"), []string{"--out", "--grad-out"}, 5e-5, 1},
-		{"f32 as bf16", ce("x32.npy", "--targets", p("t.npy"), "--dtype", "bf16"), []string{"--out", "--grad-out", "--lse-out"}, 1.6e-2, 1},
+		{"f32 sum", ce("x32.npy", "--targets", p("tv.npy"), "--reduction", "sum", "--scale", "1.5"), []string{"--out", "--grad-out"}, 5e-5, 1},
+		{"f32 as bf16", ce("x32.npy", "--targets", p("tv.npy"), "--dtype", "bf16"), []string{"--out", "--grad-out", "--lse-out"}, 1.6e-2, 1},
 		{"f32 as f16", ce("x32.npy", append([]string{"--targets", p("t.npy"), "--dtype", "f16"}, opts...)...), []string{"--out", "--grad-out", "--lse-out"}, 2e-3, 1},
 		{"f64 options", ce("x64.npy", append([]string{"--targets", p("t.npy")}, opts...)...), []string{"--out", "--grad-out", "--lse-out"}, 1e-12, 1e-3},
 		{"logsumexp f32", []string{"apply", "--op", "logsumexp", "--in", p("x32.npy"), "--scale", "0.5"}, []string{"--out"}, 2e-5, 0},
@@ -162,7 +167,7 @@ func TestApplyLossCUDA(t *testing.T) {
 		}
 	}
 	// A bad target: the GPU's error names the row, and nothing is written.
-	bad := append([]int64(nil), tg...)
+	bad := append([]int64(nil), tv...)
 	bad[7] = 781
 	must(t, npy.WriteFile(p("bad.npy"), &npy.Array{Shape: []int{3, 5}, DType: npy.I64, I64: bad}))
 	r := runInProcess("apply", "--op", "cross_entropy", "--in", p("x32.npy"), "--targets", p("bad.npy"), "--device", "cuda",
