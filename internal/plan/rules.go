@@ -4,7 +4,6 @@ import (
 	_ "embed"
 	"fmt"
 	"math"
-	"strings"
 
 	"github.com/gofused/softmax/internal/kernels"
 )
@@ -40,20 +39,20 @@ var (
 	stridedRegFewTiles     = paramI("stridedRegFewTiles")
 )
 
-// parseParams reads params.tsv's rows (name, value, evidence) under its
-// header; a malformed row is a build error, so it panics at init.
+// parseParams reads params.tsv; a malformed row is a build error, so it
+// panics at init.
 func parseParams(text string) map[string]float64 {
 	m := map[string]float64{}
-	for _, line := range strings.Split(text, "\n") {
-		f := strings.Split(line, "\t")
-		if strings.HasPrefix(line, "#") || len(f) < 2 || f[0] == "name" {
-			continue
-		}
+	err := eachRow(text, []string{"name", "value", "evidence"}, func(f []string) error {
 		b, err := parseBound(f[1])
-		if err != nil || b.Unit != "" || len(f) != 3 {
-			panic(fmt.Sprintf("plan: params.tsv: %q", line))
+		if err != nil || b.Unit != "" {
+			return fmt.Errorf("value %q", f[1])
 		}
 		m[f[0]] = b.V
+		return nil
+	})
+	if err != nil {
+		panic("plan: params.tsv: " + err.Error())
 	}
 	return m
 }
