@@ -40,7 +40,7 @@ func init() {
 		"inner_tiles": {1, func(c *ctx, a []int64) bool { return c.innerPacks() && c.p.Inner%(a[0]*c.P) == 0 },
 			"Inner is whole tiles of k 16-byte packs"},
 		"reg_fills": {1, func(c *ctx, a []int64) bool {
-			k, _, g, _, err := c.stridedRegShapeWith(0, 0, false)
+			k, _, g, _, err := c.stridedRegShape(false)
 			return err == nil && 100*c.p.Outer*ceilDiv(c.p.Inner, g*c.P)*k >= a[0]*int64(c.d.SMs)
 		}, "strided_reg's blocks (unpaired clusters) number at least k% of the SMs"},
 
@@ -74,7 +74,7 @@ func init() {
 			return split <= a[0] && 1000*split*c.p.Outer >= a[1]*g
 		}, "split_grid gives each row at most a blocks and keeps b‰ of its grid busy"},
 		"cluster_shape": {0, func(c *ctx, _ []int64) bool {
-			_, _, _, _, _, ok := c.clusterShape()
+			_, _, _, _, ok := c.clusterShape()
 			return ok && c.check(kernels.SplitCluster) == nil
 		}, "split_cluster has a cluster for the row on the device"},
 		"clusters_hold_rows": {2, func(c *ctx, a []int64) bool { return c.clustersHoldRows(a[0], a[1]) },
@@ -107,7 +107,7 @@ func init() {
 			if !ok {
 				return false
 			}
-			_, _, _, perSM, err := c.hybridFits(v)
+			perSM, err := c.hybridBlocks(v)
 			return err == nil && fillsUnder(c.p.Outer, int64(perSM)*int64(c.d.SMs), a[0])
 		}, "block_hybrid's 512-thread blocks would fill at most k% of the slots of their waves"},
 		"grid_fill_under": {1, func(c *ctx, a []int64) bool {
@@ -187,11 +187,11 @@ func fillsUnder(rows, slots, pct int64) bool {
 // are all resident at once and, for span > 0, the rows at most SMs × (row
 // bytes − base) / span: where its small blocks lead a block per row.
 func (c *ctx) clustersHoldRows(base, span int64) bool {
-	cs, _, nt, sym, smem, ok := c.clusterShape()
+	cs, _, nt, smem, ok := c.clusterShape()
 	if !ok {
 		return false
 	}
-	file := kernels.SplitCluster.Info().File
+	file, sym := kernels.SplitCluster.Info().File, c.sym(kernels.SplitCluster, "")
 	limit := int64(0)
 	if perSM, err := c.fits(file, sym, int(nt), smem); err == nil {
 		limit = c.residentClusters(file, sym, int(nt), int(smem), cs, perSM)
@@ -214,11 +214,11 @@ func (c *ctx) stridedSmemFits(k int64) bool {
 	if err := c.check(kernels.StridedSmem); err != nil {
 		return false
 	}
-	sh := c.stridedSmemShape()
-	if ceilDiv(c.p.Outer, sh.tile) < int64(c.d.SMs) {
+	nt, tile, _, smem := c.stridedSmemShape()
+	if ceilDiv(c.p.Outer, tile) < int64(c.d.SMs) {
 		return false
 	}
-	occ, err := c.fits(kernels.StridedSmem.Info().File, sh.sym, int(sh.nt), sh.smem)
+	occ, err := c.fits(kernels.StridedSmem.Info().File, c.sym(kernels.StridedSmem, c.stridedSmemVariant(tile)), int(nt), smem)
 	return err == nil && int64(occ) >= k
 }
 

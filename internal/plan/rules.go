@@ -37,6 +37,9 @@ var (
 	stridedShortAxis       = paramI("stridedShortAxis")
 	stridedSmemTilePacks   = paramI("stridedSmemTilePacks")
 	stridedRegFewTiles     = paramI("stridedRegFewTiles")
+	flatRowsThreads        = paramI("flatRowsThreads")
+	flatRowsTileBytes      = paramI("flatRowsTileBytes")
+	splitGridThreads       = paramI("splitGridThreads")
 )
 
 // parseParams reads params.tsv; a malformed row is a build error, so it
@@ -68,9 +71,8 @@ func paramF(name string) float64 {
 
 func paramI(name string) int64 { return int64(paramF(name)) }
 
-// unalignedRows reports last-axis rows, several of them, whose tensors do
-// not all start on a 16-byte boundary (a view into a larger tensor): no
-// strategy but flat_rows reads them as 16-byte packs.
+// unalignedRows reports several last-axis rows whose tensors do not all
+// start on a 16-byte boundary (a view into a larger tensor).
 func (c *ctx) unalignedRows() bool {
 	return !c.p.Aligned && c.p.Inner == 1 && c.p.Outer > 1
 }
