@@ -103,20 +103,20 @@ func (c *ctx) packs() int64 { return ceilDiv(c.span(), c.P) }
 
 // naive: one thread per slice, any layout (teaching baseline).
 func (c *ctx) naive() (Plan, error) {
-	return c.one(kernels.Naive, "", 128, 0, ceilDiv(c.p.Outer*c.p.Inner, 128), gridWaves, false, "one thread per slice")
+	return c.one(kernels.Naive, "", 128, 0, ceilDiv(c.p.Outer*c.p.Inner, 128), prm.GridWaves, false, "one thread per slice")
 }
 
 // smem_tree: block per row, power-of-two block, one float pair per thread.
 func (c *ctx) smemTree() (Plan, error) {
 	nt := threads(c.p.Axis, 8, 32, 512, true)
 	smem := kernels.SmemBytes(kernels.SmemTree, c.p.Op, c.dt, c.p.Axis, int(nt))
-	return c.one(kernels.SmemTree, "", nt, smem, c.p.Outer, gridWaves, false, fmt.Sprintf("block per row, %d-thread shared-memory tree", nt))
+	return c.one(kernels.SmemTree, "", nt, smem, c.p.Outer, prm.GridWaves, false, fmt.Sprintf("block per row, %d-thread shared-memory tree", nt))
 }
 
 // block_vec: block per row, about 4 packs per thread.
 func (c *ctx) blockVec() (Plan, error) {
 	nt := threads(c.packs(), 4, 128, 1024, true)
-	return c.one(kernels.BlockVec, "", nt, 0, c.p.Outer, gridWaves, c.vec(), fmt.Sprintf("block per row, %d threads, 16-byte loads", nt))
+	return c.one(kernels.BlockVec, "", nt, 0, c.p.Outer, prm.GridWaves, c.vec(), fmt.Sprintf("block per row, %d threads, 16-byte loads", nt))
 }
 
 // staticSmem is a kernel's static shared memory (256 B if unknown).
@@ -169,7 +169,7 @@ func (c *ctx) persistent() (Plan, error) {
 }
 
 // pipelined: an occupancy-sized grid whose workers stage their next rows
-// through a ring of cp.async slots: a warp a row up to pipelinedWarpPacks
+// through a ring of cp.async slots: a warp a row up to prm.PipelinedWarpPacks
 // packs a lane, else a block; two slots when they fit (deeper rings cost
 // resident blocks and measured no faster: 4096x4096 f32 49.6 vs 52.7 µs).
 func (c *ctx) pipelined() (Plan, error) {
@@ -178,7 +178,7 @@ func (c *ctx) pipelined() (Plan, error) {
 	}
 	slot := c.p.Axis * c.es * c.nin
 	variant, workers, nt := "b", int64(1), threads(c.packs(), 16, 128, 512, false)
-	if c.packs() <= 32*pipelinedWarpPacks {
+	if c.packs() <= 32*prm.PipelinedWarpPacks {
 		variant, workers = "w32", 16
 	}
 	optin := int64(c.d.SmemOptin) - int64(staticSmem(c.d, c.sym(kernels.Pipelined, variant)))

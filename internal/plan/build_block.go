@@ -237,7 +237,7 @@ func (c *ctx) blockHybrid() (Plan, error) {
 // block_smem: the row (backward: y and dy) cached in dynamic shared memory.
 func (c *ctx) blockSmem() (Plan, error) {
 	nt, smem := c.blockSmemShape()
-	return c.one(kernels.BlockSmem, "", nt, smem, c.p.Outer, gridWaves, c.vec(), fmt.Sprintf("%d threads, %d bytes of shared memory per row", nt, smem))
+	return c.one(kernels.BlockSmem, "", nt, smem, c.p.Outer, prm.GridWaves, c.vec(), fmt.Sprintf("%d threads, %d bytes of shared memory per row", nt, smem))
 }
 
 func (c *ctx) blockSmemShape() (nt, smem int64) {
@@ -254,5 +254,5 @@ func (c *ctx) blockSmemOccupancy() (int, error) {
 // online_2pass: a block per row, any length.
 func (c *ctx) online2Pass() (Plan, error) {
 	nt := threads(c.packs(), 8, 128, 512, false)
-	return c.one(kernels.Online2Pass, "", nt, 0, c.p.Outer, gridWaves, c.vec(), fmt.Sprintf("%d threads per row", nt))
+	return c.one(kernels.Online2Pass, "", nt, 0, c.p.Outer, prm.GridWaves, c.vec(), fmt.Sprintf("%d threads per row", nt))
 }

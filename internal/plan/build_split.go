@@ -11,12 +11,12 @@ import (
 )
 
 // split_row: split blocks per row streaming it as one virtual block,
-// partials in the workspace, two launches; splitRowBlocksPerSM blocks on
+// partials in the workspace, two launches; prm.SplitRowBlocksPerSM blocks on
 // every SM in all, but at least two packs a thread.
 func (c *ctx) splitRow() (Plan, error) {
 	const nt = 512
 	rows := c.p.Outer
-	split := clamp(min(ceilDiv(splitRowBlocksPerSM*int64(c.d.SMs), rows), ceilDiv(c.p.Axis, nt*c.P*2)), 1, maxSplitRow)
+	split := clamp(min(ceilDiv(prm.SplitRowBlocksPerSM*int64(c.d.SMs), rows), ceilDiv(c.p.Axis, nt*c.P*2)), 1, prm.MaxSplitRow)
 	grid := [3]uint32{uint32(min(split, maxGridX)), uint32(min(rows, maxGridY)), 1}
 	return Plan{Strategy: string(kernels.SplitRow), File: kernels.SplitRow.Info().File, Split: int(split), Vec: c.vec(),
 		Workspace: rows * split * kernels.WsPairBytes(c.p.DType),
@@ -53,7 +53,7 @@ func (c *ctx) splitGridGridQuery() (g, smemMax int64, err error) {
 	smemMax = (int64(c.d.SmemOptin-max(staticSmem(c.d, syms[0]), staticSmem(c.d, syms[1]))) - 1024) / unit * unit
 	perSM := math.MaxInt
 	for _, sym := range syms {
-		n, err := c.fits(kernels.SplitGrid.Info().File, sym, int(splitGridThreads), smemMax)
+		n, err := c.fits(kernels.SplitGrid.Info().File, sym, int(prm.SplitGridThreads), smemMax)
 		if err != nil {
 			return 0, 0, err
 		}
@@ -64,7 +64,7 @@ func (c *ctx) splitGridGridQuery() (g, smemMax int64, err error) {
 
 // splitGridWaveBytes is the most input bytes a split_grid wave takes.
 func (c *ctx) splitGridWaveBytes(g, smemMax int64) int64 {
-	return gridWaveQuarters * g * smemMax / 4
+	return prm.GridWaveQuarters * g * smemMax / 4
 }
 
 // split_grid: every SM's block takes a chunk of a row, cached in shared
@@ -94,7 +94,7 @@ func (c *ctx) splitGrid() (Plan, error) {
 		variant = "waves"
 	}
 	cached := min(chunk*c.es, smem/c.nin)
-	nt := splitGridThreads
+	nt := prm.SplitGridThreads
 	if waves == 1 && cached == chunk*c.es { // one wave, chunks cached whole
 		nt = cmp.Or(shapeArg(c.shape(kernels.SplitGrid, 0, func(string) bool { return true }), "cached"), nt)
 	}

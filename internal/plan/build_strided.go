@@ -22,7 +22,7 @@ func (c *ctx) strided() (Plan, error) {
 	for ty > 1 && ty > axis {
 		ty /= 2
 	}
-	if vw == c.P && tx == 32 && axis <= stridedShortAxis {
+	if vw == c.P && tx == 32 && axis <= prm.StridedShortAxis {
 		ty = min(2, 1+axis/4) // warp-wide tiles of short axes
 	}
 	tiles := outer * ceilDiv(inner, tx*vw)
@@ -39,7 +39,7 @@ func (c *ctx) strided() (Plan, error) {
 		pl.Reason = fmt.Sprintf("%d×%d threads × %d slices each, %d tiles only: axis split into %d chunks of %d", tx, ty, vw, tiles, split, chunk)
 		return pl, nil
 	}
-	grid := min(tiles, int64(max(occ, 1))*int64(c.d.SMs)*gridWaves, maxGridX)
+	grid := min(tiles, int64(max(occ, 1))*int64(c.d.SMs)*prm.GridWaves, maxGridX)
 	pl.Launches = []Launch{{Symbol: c.sym(kernels.Strided, ""), Grid: block1(grid), Block: block}}
 	pl.Reason = fmt.Sprintf("%d inner × %d axis threads per block, %d slices per thread, %d tiles", tx, ty, vw, tiles)
 	return pl, nil
@@ -63,7 +63,7 @@ func (c *ctx) stridedShort() (Plan, error) {
 			threads = roundUp(threads, 32) // whole warps, so a pair's shuffles have both lanes
 		}
 	}
-	return c.one(kernels.StridedShort, name, 256, 0, ceilDiv(threads, 256), gridWaves, c.innerPacks(), fmt.Sprintf("%s, their %d axis rows in registers", how, c.p.Axis))
+	return c.one(kernels.StridedShort, name, 256, 0, ceilDiv(threads, 256), prm.GridWaves, c.innerPacks(), fmt.Sprintf("%s, their %d axis rows in registers", how, c.p.Axis))
 }
 
 // strided_narrow: GW warps an outer index (kernels.StridedNarrowShape),
@@ -77,7 +77,7 @@ func (c *ctx) stridedNarrow() (Plan, error) {
 			c.p.Axis, c.p.Inner, kernels.StridedNarrowMaxWarps, c.direction(), c.dt)
 	}
 	const nt = kernels.StridedNarrowThreads
-	pl, err := c.one(kernels.StridedNarrow, fmt.Sprintf("h%d", h), nt, 0, ceilDiv(c.p.Outer, int64(nt/(32*gw))), gridWaves, c.narrowPacks(),
+	pl, err := c.one(kernels.StridedNarrow, fmt.Sprintf("h%d", h), nt, 0, ceilDiv(c.p.Outer, int64(nt/(32*gw))), prm.GridWaves, c.narrowPacks(),
 		fmt.Sprintf("%d warps an outer index, its %d×%d block read as one run of packs, %d a thread", gw, c.p.Axis, c.p.Inner, h))
 	pl.Split = int(gw)
 	return pl, err
@@ -91,18 +91,18 @@ func (c *ctx) stridedSmem() (Plan, error) {
 	if n := tile * c.p.Axis * c.p.Inner; n > 1<<30 { // the kernel's 32-bit tile indices
 		return Plan{}, fmt.Errorf("a tile of %d outer indices' blocks (%d elements) exceeds %d", tile, n, 1<<30)
 	}
-	pl, err := c.one(kernels.StridedSmem, c.stridedSmemVariant(tile), nt, smem, ceilDiv(c.p.Outer, tile), gridWaves, false,
+	pl, err := c.one(kernels.StridedSmem, c.stridedSmemVariant(tile), nt, smem, ceilDiv(c.p.Outer, tile), prm.GridWaves, false,
 		fmt.Sprintf("%d threads a tile of %d outer indices (%d×%d each) in %d bytes of shared memory, %d row groups a column", nt, tile, c.p.Axis, c.p.Inner, smem, rg))
 	pl.Split, pl.Chunk = int(rg), tile
 	return pl, err
 }
 
 // stridedSmemShape sizes strided_smem's tiles: outer indices up to about
-// stridedSmemTilePacks packs, a thread for each column, spare threads as
+// prm.StridedSmemTilePacks packs, a thread for each column, spare threads as
 // row groups (nvidia-h200-2026-11-23-ab-s37.txt §1-3).
 func (c *ctx) stridedSmemShape() (nt, tile, rg, smem int64) {
 	packs := ceilDiv(c.p.Axis*c.p.Inner, c.P)
-	tile = clamp(stridedSmemTilePacks/packs, 1, max(1, c.p.Outer))
+	tile = clamp(prm.StridedSmemTilePacks/packs, 1, max(1, c.p.Outer))
 	cols := tile * c.p.Inner
 	nt = clamp(max(roundUp(ceilDiv(tile*packs, 8), 32), roundUp(min(cols, kernels.StridedSmemMaxThreads), 32)), 128, kernels.StridedSmemMaxThreads)
 	rg = clamp(nt/cols, 1, c.p.Axis)
@@ -159,7 +159,7 @@ func (c *ctx) pairsStridedReg(k int64) bool {
 	if c.es == 4 {
 		return k >= 2 && k <= 4
 	}
-	return (k == 3 || k == 4) && c.p.Outer*ceilDiv(c.p.Inner, 8*c.P) <= stridedRegFewTiles
+	return (k == 3 || k == 4) && c.p.Outer*ceilDiv(c.p.Inner, 8*c.P) <= prm.StridedRegFewTiles
 }
 
 // strided_reg: tiles of G packs across inner × the whole axis cached in

@@ -22,7 +22,7 @@ func (c *ctx) warpRow() (Plan, error) {
 	if err != nil {
 		return Plan{}, err
 	}
-	pl, err := c.one(kernels.WarpRow, fmt.Sprintf("w%d_p%d", w, np), 128, 0, ceilDiv(c.p.Outer, 128/w), gridWaves, c.vec(),
+	pl, err := c.one(kernels.WarpRow, fmt.Sprintf("w%d_p%d", w, np), 128, 0, ceilDiv(c.p.Outer, 128/w), prm.GridWaves, c.vec(),
 		fmt.Sprintf("%d lanes × %d packs per row, %d rows per block", w, np, 128/w))
 	pl.General = c.es == 2 && !c.vec() && !c.shifts(kernels.WarpRow) && w >= 4
 	return pl, err
@@ -79,19 +79,19 @@ func (c *ctx) warpPackPath() bool { return c.wholePacks() || c.shifts(kernels.Wa
 
 // flat_rows: a block a tile of consecutive rows staged in shared memory,
 // a group of lanes a row; grid-stride over tiles. A tile holds about
-// flatRowsTileBytes of each input, fewer where that leaves under two tiles
+// prm.FlatRowsTileBytes of each input, fewer where that leaves under two tiles
 // an SM, a whole number of row groups.
 func (c *ctx) flatRows() (Plan, error) {
 	w, n, ok := c.flatRowsLanes()
 	if !ok {
 		return Plan{}, fmt.Errorf("rows of %d columns exceed its longest kernel (%d)", c.p.Axis, flatRowsMaxCols)
 	}
-	nt := flatRowsThreads
+	nt := prm.FlatRowsThreads
 	groups := nt / w
-	rows := max(groups, flatRowsTileBytes/(c.p.Axis*c.es)/groups*groups)
+	rows := max(groups, prm.FlatRowsTileBytes/(c.p.Axis*c.es)/groups*groups)
 	rows = min(rows, max(groups, roundUp(ceilDiv(c.p.Outer, 2*int64(c.d.SMs)), groups)))
 	smem := kernels.FlatRowsBytes(c.p.Op, c.dt, c.p.Axis, rows)
-	pl, err := c.one(kernels.FlatRows, kernels.FlatRowsName(int(w), int(n)), nt, smem, ceilDiv(c.p.Outer, rows), gridWaves, false,
+	pl, err := c.one(kernels.FlatRows, kernels.FlatRowsName(int(w), int(n)), nt, smem, ceilDiv(c.p.Outer, rows), prm.GridWaves, false,
 		fmt.Sprintf("%d threads a tile of %d rows in %d bytes of shared memory, %d lanes a row, %d values a lane", nt, rows, smem, w, n))
 	pl.Chunk = rows
 	return pl, err

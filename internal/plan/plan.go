@@ -311,11 +311,11 @@ func (c *ctx) vec() bool {
 	return c.p.Aligned && c.p.Inner == 1 && (c.p.Axis%c.P == 0 || c.p.Outer == 1)
 }
 
-// ragged reports rows of at least raggedMinPacks packs that start inside a
+// ragged reports rows of at least prm.RaggedMinPacks packs that start inside a
 // 16-byte pack (raggedRows): the strategies with twins
 // (kernels.Info.Shift) read them from the pack boundary before each.
 func (c *ctx) ragged() bool {
-	return c.raggedRows() && c.p.Axis >= raggedMinPacks*c.P
+	return c.raggedRows() && c.p.Axis >= prm.RaggedMinPacks*c.P
 }
 
 // raggedRows reports rows of any length that start inside a pack, of
@@ -414,14 +414,14 @@ func (c *ctx) occupancy(file, symbol string, threads, smem int) int {
 
 // residentClusters returns how many clusters of cs blocks the device holds
 // at once: the injected query's answer when it gives one, else
-// clusterPackNum/Den of perSM × SMs / cs.
+// prm.ClusterPackNum/Den of perSM × SMs / cs.
 func (c *ctx) residentClusters(file, symbol string, threads, smem int, cs int64, perSM int) int64 {
 	if c.clusters != nil {
 		if n, err := c.clusters(file, symbol, threads, smem, int(cs)); err == nil && n > 0 {
 			return int64(n)
 		}
 	}
-	return int64(perSM) * int64(c.d.SMs) * clusterPackNum / (clusterPackDen * cs)
+	return int64(perSM) * int64(c.d.SMs) * prm.ClusterPackNum / (prm.ClusterPackDen * cs)
 }
 
 // estimate is the CUDA occupancy calculation from the device architecture's

@@ -287,7 +287,7 @@ func checkSplitRow(t *testing.T, where string, p Problem, pl Plan) {
 		t.Fatalf("%s: launches %+v, want two of one shape", where, pl.Launches)
 	}
 	l := pl.Launches[0]
-	if pl.Split < 1 || int64(pl.Split) > maxSplitRow || int64(l.Grid[0]) > int64(pl.Split) || int64(l.Grid[1]) > min(p.Outer, maxGridY) {
+	if pl.Split < 1 || int64(pl.Split) > prm.MaxSplitRow || int64(l.Grid[0]) > int64(pl.Split) || int64(l.Grid[1]) > min(p.Outer, maxGridY) {
 		t.Errorf("%s: split %d with grid %v for %d rows", where, pl.Split, l.Grid, p.Outer)
 	}
 	if int64(pl.Split)*int64(l.Block[0]) > math.MaxInt32 || l.Block[0]%32 != 0 || l.Block[0] > 512 {

@@ -4,6 +4,8 @@ import (
 	_ "embed"
 	"fmt"
 	"math"
+	"reflect"
+	"strings"
 
 	"github.com/gofused/softmax/internal/kernels"
 )
@@ -11,65 +13,49 @@ import (
 //go:embed params.tsv
 var paramsTSV string
 
-// params are the numbers of params.tsv, each with its evidence there;
-// paramsRead the names the code read (TestParamsRead).
-var params, paramsRead = parseParams(paramsTSV), map[string]bool{}
+// prm holds params.tsv's numbers: each row sets the field of its name
+// (case aside), and every field has its row (parseParams).
+var prm = parseParams(paramsTSV)
 
-// The model's and the sizing numbers, from params.tsv.
-var (
-	blockGBs               = paramF("blockGBs")
-	smGBs                  = paramF("smGBs")
-	launchMicros           = paramF("launchMicros")
-	clusterMicros          = paramF("clusterMicros")
-	switchMicros           = paramF("switchMicros")
-	twoReadSplitBytes      = paramF("twoReadSplitBytes")
-	clusterRowBytes        = paramF("clusterRowBytes")
-	clusterOneWaveRowBytes = paramF("clusterOneWaveRowBytes")
-	clusterPackNum         = paramI("clusterPackNum")
-	clusterPackDen         = paramI("clusterPackDen")
-	gridWaves              = paramI("gridWaves")
-	maxSplitRow            = paramI("maxSplitRow")
-	splitRowBlocksPerSM    = paramI("splitRowBlocksPerSM")
-	gridCacheHalves        = paramI("gridCacheHalves")
-	gridWaveQuarters       = paramI("gridWaveQuarters")
-	raggedMinPacks         = paramI("raggedMinPacks")
-	pipelinedWarpPacks     = paramI("pipelinedWarpPacks")
-	stridedShortAxis       = paramI("stridedShortAxis")
-	stridedSmemTilePacks   = paramI("stridedSmemTilePacks")
-	stridedRegFewTiles     = paramI("stridedRegFewTiles")
-	flatRowsThreads        = paramI("flatRowsThreads")
-	flatRowsTileBytes      = paramI("flatRowsTileBytes")
-	splitGridThreads       = paramI("splitGridThreads")
-)
+type params struct {
+	// the few-rows model (fewModel)
+	BlockGBs, SmGBs, LaunchMicros, ClusterMicros, SwitchMicros float64
+	TwoReadSplitBytes, ClusterRowBytes, ClusterOneWaveRowBytes float64
+	// sizing
+	ClusterPackNum, ClusterPackDen, GridWaves, MaxSplitRow, SplitRowBlocksPerSM int64
+	GridCacheHalves, GridWaveQuarters, RaggedMinPacks, PipelinedWarpPacks       int64
+	StridedShortAxis, StridedSmemTilePacks, StridedRegFewTiles                  int64
+	FlatRowsThreads, FlatRowsTileBytes, SplitGridThreads                        int64
+}
 
 // parseParams reads params.tsv; a malformed row is a build error, so it
 // panics at init.
-func parseParams(text string) map[string]float64 {
-	m := map[string]float64{}
+func parseParams(text string) (p params) {
+	v, set := reflect.ValueOf(&p).Elem(), map[string]bool{}
 	err := eachRow(text, []string{"name", "value", "evidence"}, func(f []string) error {
+		field := v.FieldByNameFunc(func(n string) bool { return strings.EqualFold(n, f[0]) })
 		b, err := parseBound(f[1])
-		if err != nil || b.Unit != "" {
-			return fmt.Errorf("value %q", f[1])
+		switch {
+		case !field.IsValid() || set[f[0]]:
+			return fmt.Errorf("%s: no such parameter, or twice", f[0])
+		case err != nil || b.Unit != "" || f[2] == "":
+			return fmt.Errorf("%s: value %q, evidence %q", f[0], f[1], f[2])
+		case field.CanFloat():
+			field.SetFloat(b.V)
+		default:
+			field.SetInt(int64(b.V))
 		}
-		m[f[0]] = b.V
+		set[f[0]] = true
 		return nil
 	})
+	if err == nil && len(set) != v.NumField() {
+		err = fmt.Errorf("%d rows for %d parameters", len(set), v.NumField())
+	}
 	if err != nil {
 		panic("plan: params.tsv: " + err.Error())
 	}
-	return m
+	return p
 }
-
-func paramF(name string) float64 {
-	v, ok := params[name]
-	if !ok {
-		panic("plan: params.tsv has no " + name)
-	}
-	paramsRead[name] = true
-	return v
-}
-
-func paramI(name string) int64 { return int64(paramF(name)) }
 
 // unalignedRows reports several last-axis rows whose tensors do not all
 // start on a 16-byte boundary (a view into a larger tensor).
@@ -93,22 +79,22 @@ func (c *ctx) fewModel() (kernels.Strategy, bool) {
 	rowBytes := float64(c.p.Axis * c.es * c.nin)
 	sms := float64(c.d.SMs)
 	// µs = bytes / (GB/s · 1e3)
-	tBlock := rowBytes / (blockGBs * 1e3)
-	tSplit := launchMicros + rows*rowBytes*1.5/(sms*smGBs*1e3)
+	tBlock := rowBytes / (prm.BlockGBs * 1e3)
+	tSplit := prm.LaunchMicros + rows*rowBytes*1.5/(sms*prm.SmGBs*1e3)
 	// A split must clearly win: the model is rough and tiny problems are
 	// dominated by launch latency anyway.
-	best, bestT := kernels.Strategy(""), min(tBlock-switchMicros, 0.8*tBlock)
-	if rowBytes >= twoReadSplitBytes && c.p.Outer*2 <= int64(c.d.SMs) && c.twoReadBlockRows() {
-		// The model's block rate is a one-read block's (twoReadSplitBytes).
+	best, bestT := kernels.Strategy(""), min(tBlock-prm.SwitchMicros, 0.8*tBlock)
+	if rowBytes >= prm.TwoReadSplitBytes && c.p.Outer*2 <= int64(c.d.SMs) && c.twoReadBlockRows() {
+		// The model's block rate is a one-read block's (prm.TwoReadSplitBytes).
 		bestT = math.Inf(1)
 	}
 	if tSplit < bestT {
 		best, bestT = kernels.SplitRow, tSplit
 	}
-	if cs, ok := c.clusterSize(); ok && rowBytes <= clusterRowBytes {
+	if cs, ok := c.clusterSize(); ok && rowBytes <= prm.ClusterRowBytes {
 		waves := max(1, rows*float64(cs)/sms)
-		tCluster := clusterMicros + rowBytes/(float64(cs)*blockGBs*1e3)*waves
-		if tCluster < bestT || best == "" && !c.bwd && rowBytes >= clusterOneWaveRowBytes && rows*float64(cs) <= sms {
+		tCluster := prm.ClusterMicros + rowBytes/(float64(cs)*prm.BlockGBs*1e3)*waves
+		if tCluster < bestT || best == "" && !c.bwd && rowBytes >= prm.ClusterOneWaveRowBytes && rows*float64(cs) <= sms {
 			best = kernels.SplitCluster
 		}
 	}
@@ -118,7 +104,7 @@ func (c *ctx) fewModel() (kernels.Strategy, bool) {
 
 // gridCaches reports whether split_grid should replace split_row (or a
 // block per row that reads long rows twice): inputs of at least minBytes
-// that the grid's shared memory caches (gridCacheHalves) or in rows that fit
+// that the grid's shared memory caches (prm.GridCacheHalves) or in rows that fit
 // a wave; ragged rows too, uncached (nvidia-h200-2026-11-22-ab-s31.txt §4).
 func (c *ctx) gridCaches(minBytes int64) bool {
 	if !c.vec() && !c.ragged() {
@@ -126,7 +112,7 @@ func (c *ctx) gridCaches(minBytes int64) bool {
 	}
 	g, smemMax, err := c.splitGridGrid()
 	in := c.p.Outer * c.p.Axis * c.es * c.nin
-	return err == nil && in >= minBytes && (2*in <= gridCacheHalves*g*smemMax || in/c.p.Outer <= c.splitGridWaveBytes(g, smemMax))
+	return err == nil && in >= minBytes && (2*in <= prm.GridCacheHalves*g*smemMax || in/c.p.Outer <= c.splitGridWaveBytes(g, smemMax))
 }
 
 // twoReadBlockRows reports whether a block per row would read the row twice
