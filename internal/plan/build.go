@@ -60,9 +60,8 @@ var builders = map[kernels.Strategy]func(*ctx) (Plan, error){
 	kernels.FlatRows: (*ctx).flatRows, kernels.Persistent: (*ctx).persistent, kernels.Pipelined: (*ctx).pipelined,
 }
 
-// one plans a single launch of strategy s's kernel variant: nt threads and
-// smem bytes (which must fit) a block, a block for each of items, the grid
-// capped at waves of resident blocks (0: at the CUDA limit only).
+// one plans one launch of s's kernel variant: a block of nt threads and smem
+// bytes for each of items, capped at waves of resident blocks (0: none).
 func (c *ctx) one(s kernels.Strategy, variant string, nt, smem, items, waves int64, vec bool, why string) (Plan, error) {
 	file, sym, occ := s.Info().File, c.sym(s, variant), 0
 	if smem > 0 {
@@ -149,9 +148,8 @@ func (c *ctx) fits(file, sym string, threads int, smem int64) (int, error) {
 // of nt threads hold: 4 packs a thread (2 backward).
 func (c *ctx) persistentMax(nt int64) int64 { return nt * (4 - 2*(c.nin-1)) * c.P }
 
-// persistent: an occupancy-sized grid looping over rows; a warp per row for
-// short rows, a block per row with register caching for moderate rows, the
-// online two-pass body beyond.
+// persistent: an occupancy-sized grid looping over rows: a warp a short
+// row, a block a moderate row in registers, the online two-pass body beyond.
 func (c *ctx) persistent() (Plan, error) {
 	cols := c.p.Axis
 	variant, nt, perBlock := "2pass", threads(c.packs(), 8, 128, 512, false), int64(1)
@@ -168,10 +166,8 @@ func (c *ctx) persistent() (Plan, error) {
 	return c.one(kernels.Persistent, variant, nt, 0, ceilDiv(c.p.Outer, perBlock), 1, c.vec(), fmt.Sprintf("%s, %d threads", variant, nt))
 }
 
-// pipelined: an occupancy-sized grid whose workers stage their next rows
-// through a ring of cp.async slots: a warp a row up to prm.PipelinedWarpPacks
-// packs a lane, else a block; two slots when they fit (deeper rings cost
-// resident blocks and measured no faster: 4096x4096 f32 49.6 vs 52.7 µs).
+// pipelined: workers (a warp a short row, else a block) stage their next rows
+// through a two-slot cp.async ring (4096x4096 f32: 49.6 µs, deeper 52.7).
 func (c *ctx) pipelined() (Plan, error) {
 	if !c.p.Aligned || c.p.Axis%c.P != 0 {
 		return Plan{}, fmt.Errorf("it needs 16-byte aligned pointers and rows of whole 16-byte packs (cols %d, %d per pack): cp.async copies whole packs and it has no scalar path", c.p.Axis, c.P)

@@ -63,9 +63,8 @@ func (c *ctx) blockRegFixedBlock(in kernels.Info) (kernels.Variant, bool) {
 	return c.blockRegTail(v), true
 }
 
-// blockRegTail returns v's "_tail" kernel, where there is one, for a
-// forward row of whole packs that ends inside v's last pack a thread
-// (0.82 -> 0.93 of copy).
+// blockRegTail returns v's "_tail" kernel for a row of whole packs that ends
+// inside v's last pack a thread, where there is one (0.82 -> 0.93 of copy).
 func (c *ctx) blockRegTail(v kernels.Variant) kernels.Variant {
 	packs, nt := c.packs(), int64(v.FixedBlock)
 	if c.wholePacks() && packs > nt*int64(v.Packs-1) && packs < nt*int64(v.Packs) {
@@ -94,9 +93,8 @@ func (c *ctx) blockRegExact(in kernels.Info, v kernels.Variant) (kernels.Variant
 	return v, false
 }
 
-// blockRegFixedFor picks a forward kernel for rows of packs 16-byte packs:
-// the table's shape rows' (few, wide) that serves, else the smallest block
-// that holds the row.
+// blockRegFixedFor picks a forward kernel for rows of packs: the table's
+// shape rows' (few, wide) that serves, else the smallest that holds them.
 func (c *ctx) blockRegFixedFor(in kernels.Info, packs int64) (kernels.Variant, bool) {
 	small, ok := c.blockRegSmallest(in, packs)
 	var v kernels.Variant
@@ -139,9 +137,8 @@ func (c *ctx) blockRegSmallest(in kernels.Info, packs int64) (kernels.Variant, b
 	return spill, spill.Name != ""
 }
 
-// blockRegWide trades an f32 pick of 256 threads × 6..8 packs for 512 ×
-// 3..4 when that keeps more threads resident and the rows make at least
-// waves waves of the wide blocks.
+// blockRegWide trades 256 threads × 6..8 packs for 512 × 3..4 where that
+// keeps more threads resident and the rows make waves waves of them.
 func (c *ctx) blockRegWide(in kernels.Info, v kernels.Variant, waves int64) kernels.Variant {
 	if waves <= 0 || v.FixedBlock != 256 || v.Packs < 6 {
 		return v
@@ -173,8 +170,7 @@ func (c *ctx) blockRegFewRows(in kernels.Info, packs, maxThreads int64) (kernels
 }
 
 // blockRegRuntimeBlock picks a backward kernel: the most packs a thread
-// that leave at least minThreads threads (else the fewest), within each
-// variant's launch bound.
+// that leave minThreads threads (else the fewest), within its bound.
 func (c *ctx) blockRegRuntimeBlock(vs []kernels.Variant, minThreads int64) (v kernels.Variant, nt int64, ok bool) {
 	for _, cand := range vs { // packs ascending
 		if n, fits := c.blockRegBwdThreads(cand); fits && (!ok || n >= minThreads) {
@@ -195,9 +191,8 @@ func (c *ctx) blockRegBwdThreads(v kernels.Variant) (int64, bool) {
 	return n, n <= int64(limit)
 }
 
-// hybridVariant returns the block_hybrid kernel of nt threads that holds
-// the row, if one does: the row must overfill the block's registers and
-// fit its largest shared part (a ragged row's span, in the twins).
+// hybridVariant returns the block_hybrid kernel of nt threads whose shared
+// part holds what of the row's span overfills its registers.
 func (c *ctx) hybridVariant(nt int) (kernels.Variant, bool) {
 	regs := int64(nt) * kernels.BlockRegValues
 	if c.p.Axis <= regs {

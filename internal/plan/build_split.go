@@ -10,9 +10,8 @@ import (
 	"github.com/gofused/softmax/internal/kernels"
 )
 
-// split_row: split blocks per row streaming it as one virtual block,
-// partials in the workspace, two launches; prm.SplitRowBlocksPerSM blocks on
-// every SM in all, but at least two packs a thread.
+// split_row: blocks a row streaming it as one virtual block, partials in the
+// workspace, two launches; SplitRowBlocksPerSM an SM, two packs a thread.
 func (c *ctx) splitRow() (Plan, error) {
 	const nt = 512
 	rows := c.p.Outer
@@ -27,9 +26,8 @@ func (c *ctx) splitRow() (Plan, error) {
 		Reason: fmt.Sprintf("%d blocks of %d threads per row, interleaved", split, nt)}, nil
 }
 
-// splitGridGrid returns split_grid's grid (one block per SM with the whole
-// opt-in shared memory) and the most shared memory a block may cache; the
-// rules and the build ask up to three times, so it is computed once.
+// splitGridGrid returns split_grid's grid and the shared memory a block may
+// cache, once: conditions and the build ask up to three times.
 func (c *ctx) splitGridGrid() (g, smemMax int64, err error) {
 	if c.grid == nil {
 		g, smemMax, err := c.splitGridGridQuery()
@@ -67,9 +65,8 @@ func (c *ctx) splitGridWaveBytes(g, smemMax int64) int64 {
 	return prm.GridWaveQuarters * g * smemMax / 4
 }
 
-// split_grid: every SM's block takes a chunk of a row, cached in shared
-// memory across a barrier of the row's blocks; one launch. Rows go in as
-// few even waves as keep each within splitGridWaveBytes (or c.waveRows).
+// split_grid: each block caches a chunk of a row across a barrier of the
+// row's blocks; as few even waves of rows as splitGridWaveBytes allows.
 func (c *ctx) splitGrid() (Plan, error) {
 	g, smemMax, err := c.splitGridGrid()
 	if err != nil {
@@ -105,9 +102,8 @@ func (c *ctx) splitGrid() (Plan, error) {
 			split, nt, chunk, cached, rw, waves)}, nil
 }
 
-// SplitGrid plans split_grid with waves of rowsPerWave rows in place of the
-// rule's choice, for sweeps of the wave size (cuda's
-// BenchmarkSplitGridWaves) and tests of the wave loop.
+// SplitGrid plans split_grid with waves of rowsPerWave rows, for sweeps of
+// the wave size (cuda's BenchmarkSplitGridWaves) and tests of the wave loop.
 func SplitGrid(p Problem, d Device, occ Occupancy, rowsPerWave int64) (Plan, error) {
 	c, err := newCtx(p, d, occ)
 	if err != nil {
@@ -117,9 +113,8 @@ func SplitGrid(p Problem, d Device, occ Occupancy, rowsPerWave int64) (Plan, err
 	return c.build(kernels.SplitGrid)
 }
 
-// clusterSize returns split_cluster's cluster size: the largest power of
-// two <= MaxClusterSize that leaves each block at least 256 elements (at
-// least 2), if the device runs clusters and the chunk fits shared memory.
+// clusterSize is split_cluster's: the largest power of two (2 at least) that
+// leaves a block 256 elements; ok if the chunk fits shared memory.
 func (c *ctx) clusterSize() (int64, bool) {
 	if c.d.Major < 9 || !c.d.Cluster || c.p.Inner != 1 {
 		return 0, false
@@ -132,9 +127,8 @@ func (c *ctx) clusterSize() (int64, bool) {
 	return cs, smem+int64(staticSmem(c.d, c.sym(kernels.SplitCluster, ""))) <= int64(c.d.SmemOptin)
 }
 
-// clusterShape returns split_cluster's cluster size, each block's chunk
-// of the row, its threads (8 packs a thread, 128-1024) and dynamic shared
-// memory.
+// clusterShape returns split_cluster's cluster size, a block's chunk of the
+// row, its threads and dynamic shared memory.
 func (c *ctx) clusterShape() (cs, chunk, nt, smem int64, ok bool) {
 	if cs, ok = c.clusterSize(); !ok {
 		return 0, 0, 0, 0, false

@@ -84,8 +84,7 @@ func (c *ctx) stridedNarrow() (Plan, error) {
 }
 
 // strided_smem: a block a tile of consecutive outer indices, their
-// Axis×Inner blocks (backward: y's and dy's) staged in dynamic shared
-// memory; grid-stride over tiles.
+// Axis×Inner blocks staged in dynamic shared memory.
 func (c *ctx) stridedSmem() (Plan, error) {
 	nt, tile, rg, smem := c.stridedSmemShape()
 	if n := tile * c.p.Axis * c.p.Inner; n > 1<<30 { // the kernel's 32-bit tile indices
@@ -97,9 +96,8 @@ func (c *ctx) stridedSmem() (Plan, error) {
 	return pl, err
 }
 
-// stridedSmemShape sizes strided_smem's tiles: outer indices up to about
-// prm.StridedSmemTilePacks packs, a thread for each column, spare threads as
-// row groups (nvidia-h200-2026-11-23-ab-s37.txt §1-3).
+// stridedSmemShape sizes strided_smem's tiles: about StridedSmemTilePacks, a
+// thread a column, spare threads as row groups (nvidia-h200-2026-11-23-ab-s37.txt §1-3).
 func (c *ctx) stridedSmemShape() (nt, tile, rg, smem int64) {
 	packs := ceilDiv(c.p.Axis*c.p.Inner, c.P)
 	tile = clamp(prm.StridedSmemTilePacks/packs, 1, max(1, c.p.Outer))
@@ -116,11 +114,10 @@ func (c *ctx) stridedSmemVariant(tile int64) string {
 	return ""
 }
 
-// stridedRegShape returns strided_reg's cluster size K, axis rows per block
-// R, threads across a tile G and block size nt: the fewest blocks that hold
-// the axis, paired (pairUp) where measured faster
-// (nvidia-h200-2026-11-22-ab-s21.txt §2, ab-s28.txt); backward holds half
-// the rows (not yet measured).
+// stridedRegShape returns strided_reg's cluster size, axis rows a block,
+// threads across a tile and block size: the fewest blocks that hold the
+// axis, paired where measured faster (nvidia-h200-2026-11-22-ab-s21.txt §2,
+// ab-s28.txt).
 func (c *ctx) stridedRegShape(pairUp bool) (k, r, g, nt int64, err error) {
 	np, maxNT, maxK := int64(kernels.StridedRegPacks), int64(1024), int64(1)
 	if c.bwd {

@@ -48,9 +48,8 @@ func (c *ctx) warpShape() (w, np int64, err error) {
 	return 32, nextPow2(ceilDiv(packs, 32)), nil
 }
 
-// warpLanes returns the packs a lane (p2, p3; p1 or "" for one) the
-// table's warp_row shape rows prefer for rows of packs 16-byte packs, of
-// the shapes with a kernel that take fewer lanes than a pack less would.
+// warpLanes returns the table's warp_row shape (p1, p2, p3) for rows of
+// packs, of those with a kernel that take fewer lanes than a pack less.
 func (c *ctx) warpLanes(packs int64) string {
 	return c.shape(kernels.WarpRow, packs, func(x string) bool {
 		w, np := warpShapeOf(x, packs)
@@ -60,9 +59,8 @@ func (c *ctx) warpLanes(packs int64) string {
 	})
 }
 
-// warpShapeOf returns the lanes and packs a lane of shape x (p1, p2, p3)
-// for a row of packs 16-byte packs: the fewest power-of-two lanes that
-// hold it with x's packs.
+// warpShapeOf returns shape x's packs a lane and the fewest power-of-two
+// lanes that hold packs with them.
 func warpShapeOf(x string, packs int64) (w, np int64) {
 	np = max(int64(x[len(x)-1]-'0'), 1)
 	return nextPow2(ceilDiv(packs, np)), np
@@ -72,15 +70,12 @@ func warpShapeOf(x string, packs int64) (w, np int64) {
 // (vec() also admits a single ragged row).
 func (c *ctx) wholePacks() bool { return c.vec() && c.p.Axis%c.P == 0 }
 
-// warpPackPath reports rows warp_row reads in 16-byte packs: whole packs,
-// or ragged rows through its twins. Rows read element by element take one
-// pack a lane.
+// warpPackPath reports rows warp_row reads in 16-byte packs (whole, or
+// through its twins); rows read element by element take one pack a lane.
 func (c *ctx) warpPackPath() bool { return c.wholePacks() || c.shifts(kernels.WarpRow) }
 
-// flat_rows: a block a tile of consecutive rows staged in shared memory,
-// a group of lanes a row; grid-stride over tiles. A tile holds about
-// prm.FlatRowsTileBytes of each input, fewer where that leaves under two tiles
-// an SM, a whole number of row groups.
+// flat_rows: a block a tile of rows staged in shared memory, a group of lanes
+// a row; about FlatRowsTileBytes a tile, two tiles an SM at least.
 func (c *ctx) flatRows() (Plan, error) {
 	w, n, ok := c.flatRowsLanes()
 	if !ok {
@@ -133,11 +128,8 @@ func (c *ctx) flatRowsLanes() (w, n int64, ok bool) {
 	return best.w, best.n, true
 }
 
-// flatRowsConflicts is the worst shared-memory bank conflict of a
-// flat_rows read: a warp's 32/w groups read consecutive rows of cols
-// elements of es bytes, lanes on consecutive elements; the most distinct
-// 4-byte words one of the 32 banks serves, over both parities of a 16-bit
-// row start.
+// flatRowsConflicts is the worst bank conflict of a flat_rows read (a warp's
+// 32/w groups on consecutive rows), over both parities of a 16-bit row.
 func flatRowsConflicts(cols, w, es int64) int64 {
 	worst := int64(1)
 	for start := int64(0); start < 4/es; start++ {

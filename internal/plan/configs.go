@@ -56,10 +56,7 @@ func (c *ctx) noConfig(serve []string) error {
 }
 
 // blockRegServes reports whether block_reg's variant v can run the problem,
-// and at what block size: a forward kernel (not "_tail") that holds the
-// row's packs (its span's for "_shift" twins but blockRegOverhang's, sized
-// by the row; "_exact" ones exactly them), or a backward kernel within its
-// launch bound.
+// and at what block size, as blockRegShape sizes its picks.
 func (c *ctx) blockRegServes(v kernels.Variant) (nt int64, ok bool) {
 	if c.bwd {
 		return c.blockRegBwdThreads(v)
@@ -116,9 +113,8 @@ func (c *ctx) blockRegConfig() (kernels.Variant, int64, error) {
 	return v, nt, nil
 }
 
-// warpRowConfigs names warp_row's configurations for the problem: for
-// each lane count up to the row's packs (rounded up to a power of two),
-// fewest lanes first, the fewest packs a lane that hold the row.
+// warpRowConfigs names warp_row's configurations: for each lane count up to
+// the row's packs, the fewest packs a lane that hold the row.
 func (c *ctx) warpRowConfigs() []string {
 	best := map[int]kernels.Variant{}
 	for _, v := range kernels.WarpRow.Info().Variants(c.bwd) {

@@ -311,9 +311,8 @@ func (c *ctx) vec() bool {
 	return c.p.Aligned && c.p.Inner == 1 && (c.p.Axis%c.P == 0 || c.p.Outer == 1)
 }
 
-// ragged reports rows of at least prm.RaggedMinPacks packs that start inside a
-// 16-byte pack (raggedRows): the strategies with twins
-// (kernels.Info.Shift) read them from the pack boundary before each.
+// ragged reports raggedRows of at least RaggedMinPacks packs: strategies with
+// twins (kernels.Info.Shift) read them from the pack boundary before each.
 func (c *ctx) ragged() bool {
 	return c.raggedRows() && c.p.Axis >= prm.RaggedMinPacks*c.P
 }
@@ -484,4 +483,29 @@ func (c *ctx) finish(pl Plan) Plan {
 		pl.Params.Vec = kernels.VecOn
 	}
 	return pl
+}
+
+// candidates lists the table's candidates for the problem: the matching
+// rows in order, each row's candidates in order, each strategy once.
+func (c *ctx) candidates(t Table) []candidate {
+	var out []candidate
+	seen := map[string]bool{}
+	for i := range t.Rows {
+		r := &t.Rows[i]
+		if r.Shape || !c.matches(r) {
+			continue
+		}
+		for _, s := range r.Cands {
+			if !seen[s] {
+				seen[s] = true
+				out = append(out, candidate{s, r})
+			}
+		}
+	}
+	return out
+}
+
+type candidate struct {
+	name string // strategy or strategy/config
+	row  *Row
 }

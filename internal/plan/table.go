@@ -29,10 +29,7 @@ type Row struct {
 	Ops      []spec.Op
 	ESizes   []int64 // nil: any (or DTypes)
 	DTypes   []spec.DType
-	Rows     Range
-	Cols     Range
-	Inner    Range
-	Bytes    Range
+	Ranges   [4]Range // rows (Outer), cols (Axis), inner, bytes (a row's inputs)
 	When     []Cond
 	Cands    []string
 	Shape    bool // a launch-shape row: the choice of strategy skips it (ctx.shape)
@@ -238,8 +235,8 @@ func parseRow(cells []string, checkCands bool) (Row, error) {
 		}
 	}
 	var err error
-	for i, dst := range []*Range{&r.Rows, &r.Cols, &r.Inner, &r.Bytes} {
-		if *dst, err = parseRange(cells[5+i]); err != nil {
+	for i := range r.Ranges {
+		if r.Ranges[i], err = parseRange(cells[5+i]); err != nil {
 			return bad(tableColumns[5+i], cells[5+i]+": "+err.Error())
 		}
 	}
@@ -445,9 +442,13 @@ func (c *ctx) matches(r *Row) bool {
 		r.Ops != nil && !slices.Contains(r.Ops, p.Op),
 		r.DTypes != nil && !slices.Contains(r.DTypes, c.dt),
 		r.Paths != nil && !slices.Contains(r.Paths, c.path()),
-		r.ESizes != nil && !slices.Contains(r.ESizes, c.es),
-		!r.Rows.has(c, p.Outer) || !r.Cols.has(c, p.Axis) || !r.Inner.has(c, p.Inner) || !r.Bytes.has(c, p.Axis*c.es*c.nin):
+		r.ESizes != nil && !slices.Contains(r.ESizes, c.es):
 		return false
+	}
+	for i, v := range [4]int64{p.Outer, p.Axis, p.Inner, p.Axis * c.es * c.nin} {
+		if !r.Ranges[i].has(c, v) {
+			return false
+		}
 	}
 	for _, k := range r.When {
 		if k.fn(c, k.Args) == k.Not {
