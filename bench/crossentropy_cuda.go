@@ -111,7 +111,7 @@ func lossCaseCUDA(d *cuda.Device, l2 *cuda.L2Flush, timer *cuda.Timer, op string
 			return r, err
 		}
 		free = append(free, grad.Free)
-		loss, err := d.NewTensor(softmax.Float32, 1)
+		loss, err := d.NewTensor(cuda.XentStatDType(c.DType), 1)
 		if err != nil {
 			return r, err
 		}

@@ -59,7 +59,8 @@ func (d *Device) UploadTargets(t softmax.Targets) (Targets, error) {
 }
 
 // CrossEntropyOutput says what Device.CrossEntropy writes; nil fields are
-// not computed. Loss and LSE are Float32 device tensors.
+// not computed. Loss and LSE are device tensors of XentStatDType: Float32,
+// Float64 for Float64 logits.
 type CrossEntropyOutput struct {
 	// Loss receives one value (mean, sum) or one per row (none).
 	Loss *Tensor
@@ -77,10 +78,10 @@ type xentCall struct {
 	rows, v int
 	dt      spec.DType
 	p       kernels.XParams
-	weights []float32 // uploaded into the workspace
-	grows   []float64 // per-row grad-output, uploaded as float32
-	reduce  bool      // run xent_final into p.Out
-	lossDst *Tensor   // the reduced loss's tensor
+	weights []float32      // uploaded into the workspace
+	grows   []float64      // per-row grad-output, uploaded in the math type
+	reduce  bool           // run xent_final into p.Out
+	cols    *plan.XentPlan // LogSumExp along a non-last axis: the column kernel, in place of the rows'
 }
 
 // checkXentLogits validates logits and options: rows × V, class axis last.
@@ -90,8 +91,6 @@ func (d *Device) checkXentLogits(logits Tensor, opt softmax.CrossEntropyOptions)
 	}
 	dt := logits.DType
 	switch {
-	case dt == softmax.Float64:
-		return xentCall{}, errs.Kind(errs.ErrBadDType, "cuda: cross-entropy of float64 logits is not on the GPU yet (f32, f16, bf16); the CPU backend computes it")
 	case !dt.Valid():
 		return xentCall{}, errs.Kind(errs.ErrBadDType, "cuda: unknown dtype %v", dt)
 	case len(logits.Shape) == 0:
@@ -107,15 +106,21 @@ func (d *Device) checkXentLogits(logits Tensor, opt softmax.CrossEntropyOptions)
 	if err := d.checkDeviceTensor("logits", logits); err != nil {
 		return xentCall{}, err
 	}
-	if err := opt.Check("cuda", l.Axis, dt.String()); err != nil {
+	f32 := dt.String() // the options must fit float32, the arithmetic (not float64's)
+	if dt == softmax.Float64 {
+		f32 = ""
+	}
+	if err := opt.Check("cuda", l.Axis, f32); err != nil {
 		return xentCall{}, err
 	}
 	c := xentCall{rows: l.Outer, v: l.Axis, dt: dt, weights: opt.Weights}
 	c.p = kernels.XParams{X: logits.Ptr(), Rows: int64(c.rows), V: int64(c.v), Ignore: opt.Ignored(),
-		Scale: float32(opt.ScaleOrOne()), Softcap: float32(opt.Softcap), Eps: float32(opt.LabelSmoothing),
-		ZLoss: float32(opt.ZLoss), GOut: 1, Vec: 1}
+		Scale: opt.ScaleOrOne(), Softcap: opt.Softcap, Eps: opt.LabelSmoothing, ZLoss: opt.ZLoss, GOut: 1, Vec: 1}
 	if opt.Reduction == softmax.ReductionMean {
 		c.p.Flags |= kernels.XFlagMean
+	}
+	if dt == softmax.Float64 {
+		c.p.Flags |= kernels.XFlagF64
 	}
 	return c, nil
 }
@@ -156,10 +161,11 @@ func (d *Device) setTargets(c *xentCall, t Targets) error {
 	return nil
 }
 
-// setF32 checks a Float32 output (or input) of n elements.
-func (d *Device) setF32(name string, t *Tensor, n int) (uintptr, error) {
-	if t.DType != softmax.Float32 {
-		return 0, errs.Kind(errs.ErrBadDType, "cuda: %s is %v, want f32", name, t.DType)
+// setStat checks a per-row or reduced output (or saved input) of n
+// elements of the call's XentStatDType.
+func (d *Device) setStat(c *xentCall, name string, t *Tensor, n int) (uintptr, error) {
+	if want := XentStatDType(c.dt); t.DType != want {
+		return 0, errs.Kind(errs.ErrBadDType, "cuda: %s is %v, want %v for %v logits", name, t.DType, want, c.dt)
 	}
 	if t.Len() != n {
 		return 0, errs.Kind(errs.ErrBadShape, "cuda: %s has %d elements, want %d", name, t.Len(), n)
@@ -205,7 +211,7 @@ func (d *Device) setGrad(c *xentCall, grad, logits Tensor, g softmax.GradOutput,
 	c.p.Grad = grad.Ptr()
 	c.p.GOut = 1
 	if g.Scalar != 0 {
-		c.p.GOut = float32(g.Scalar)
+		c.p.GOut = g.Scalar
 	}
 	if a%16 != b%16 {
 		c.p.Vec = 0 // the gradient's rows sit elsewhere in their packs: element stores
@@ -214,7 +220,7 @@ func (d *Device) setGrad(c *xentCall, grad, logits Tensor, g softmax.GradOutput,
 }
 
 // CrossEntropy computes the cross-entropy of logits (rows × V, class axis
-// last; f32, f16 or bf16) against one target per row on stream s (nil: the
+// last; f32, f16, bf16 or f64) against one target per row on stream s (nil: the
 // default stream), with internal/xent's semantics (softmax.CrossEntropy's
 // on the CPU), and writes what out asks for. The gradient is computed in the
 // pass that reads the logits: rows of up to 128 KB (the planner's
@@ -233,17 +239,17 @@ func (d *Device) CrossEntropy(logits Tensor, targets Targets, opt softmax.CrossE
 		return err
 	}
 	if out.LSE != nil {
-		if c.p.LSE, err = d.setF32("lse", out.LSE, c.rows); err != nil {
+		if c.p.LSE, err = d.setStat(&c, "lse", out.LSE, c.rows); err != nil {
 			return err
 		}
 	}
 	if out.Loss != nil {
 		if opt.Reduction == softmax.ReductionNone {
-			if c.p.Loss, err = d.setF32("loss", out.Loss, c.rows); err != nil {
+			if c.p.Loss, err = d.setStat(&c, "loss", out.Loss, c.rows); err != nil {
 				return err
 			}
 		} else {
-			if c.p.Out, err = d.setF32("loss", out.Loss, 1); err != nil {
+			if c.p.Out, err = d.setStat(&c, "loss", out.Loss, 1); err != nil {
 				return err
 			}
 			c.reduce = true
@@ -258,7 +264,7 @@ func (d *Device) CrossEntropy(logits Tensor, targets Targets, opt softmax.CrossE
 }
 
 // CrossEntropyBackward writes into grad the gradient of CrossEntropy's loss
-// from each row's saved log-sum-exp lse (Float32, one per row, as
+// from each row's saved log-sum-exp lse (XentStatDType, one per row, as
 // CrossEntropyOutput.LSE returned it with the same options): one read of
 // the logits, one write of the gradient. grad may be the logits tensor.
 func (d *Device) CrossEntropyBackward(grad, logits Tensor, targets Targets, lse Tensor, opt softmax.CrossEntropyOptions, g softmax.GradOutput, s *Stream) error {
@@ -269,7 +275,7 @@ func (d *Device) CrossEntropyBackward(grad, logits Tensor, targets Targets, lse 
 	if err := d.setTargets(&c, targets); err != nil {
 		return err
 	}
-	if c.p.LSEIn, err = d.setF32("lse", &lse, c.rows); err != nil {
+	if c.p.LSEIn, err = d.setStat(&c, "lse", &lse, c.rows); err != nil {
 		return err
 	}
 	if err := d.setGrad(&c, grad, logits, g, opt); err != nil {
@@ -278,8 +284,8 @@ func (d *Device) CrossEntropyBackward(grad, logits Tensor, targets Targets, lse 
 	return d.runXent(&c, s)
 }
 
-// TargetLogProbs writes log p[target] of each row (Float32 dst, one per
-// row; 0 for an ignored row) with the options' Scale and Softcap, without
+// TargetLogProbs writes log p[target] of each row (dst of XentStatDType,
+// one per row; 0 for an ignored row) with the options' Scale and Softcap, without
 // materialising the log-softmax. Other options are an ErrBadOption.
 func (d *Device) TargetLogProbs(dst, logits Tensor, targets Targets, opt softmax.CrossEntropyOptions, s *Stream) error {
 	if opt.LabelSmoothing != 0 || opt.Weights != nil || opt.ZLoss != 0 || opt.Reduction != softmax.ReductionMean {
@@ -292,42 +298,73 @@ func (d *Device) TargetLogProbs(dst, logits Tensor, targets Targets, opt softmax
 	if err := d.setTargets(&c, targets); err != nil {
 		return err
 	}
-	if c.p.Loss, err = d.setF32("dst", &dst, c.rows); err != nil {
+	if c.p.Loss, err = d.setStat(&c, "dst", &dst, c.rows); err != nil {
 		return err
 	}
 	c.p.Flags = c.p.Flags&^kernels.XFlagMean | kernels.XFlagTLP
 	return d.runXent(&c, s)
 }
 
-// LogSumExp writes log Σ exp(Scale·x) along the last axis of src into dst
-// (src's dtype; src's shape without the axis, or with it as size 1), on
-// stream s. Other axes are not on the GPU yet: an ErrBadAxis.
+// LogSumExp writes log Σ exp(Scale·x) along opt.Axis of src (any axis;
+// negative counts from the end) into dst (src's dtype; src's shape without
+// the axis, or with it as size 1), on stream s. Arithmetic is float32
+// (float64 for Float64). The last axis, or one followed only by axes of
+// size 1, runs the rows kernels of CrossEntropy; another runs a column
+// kernel (internal/plan.PlanXentCols).
 func (d *Device) LogSumExp(dst, src Tensor, opt Options, s *Stream) error {
 	if len(src.Shape) == 0 {
 		return errs.Kind(errs.ErrBadShape, "cuda: log-sum-exp of a scalar")
 	}
-	if ax := opt.Axis; ax != -1 && ax != len(src.Shape)-1 {
-		return errs.Kind(errs.ErrBadAxis, "cuda: log-sum-exp along axis %d: only the last axis is on the GPU so far (the CPU backend takes any)", ax)
+	l, err := spec.Decompose(src.Shape, opt.Axis)
+	if err != nil {
+		return fmt.Errorf("cuda: %w", err)
 	}
-	if err := errs.CheckScale("cuda", opt.Scale, "the GPU kernels"); err != nil {
+	f32 := "the GPU kernels"
+	if src.DType == softmax.Float64 {
+		f32 = ""
+	}
+	if err := errs.CheckScale("cuda", opt.Scale, f32); err != nil {
 		return err
 	}
-	c, err := d.checkXentLogits(src, softmax.CrossEntropyOptions{Scale: opt.Scale})
+	if l.Axis == 0 {
+		return errs.Kind(errs.ErrBadShape, "cuda: log-sum-exp over an empty axis is not served on the GPU (the CPU backend is)")
+	}
+	// The rows view: outer × axis, or (outer·axis) × inner for the
+	// columns (checkXentLogits checks the buffer, dtype and options).
+	view := src
+	view.Shape = []int{l.Outer, l.Axis}
+	if l.Inner > 1 {
+		view.Shape = []int{l.Outer * l.Axis, l.Inner}
+	}
+	c, err := d.checkXentLogits(view, softmax.CrossEntropyOptions{Scale: opt.Scale})
 	if err != nil {
 		return err
 	}
 	if dst.DType != src.DType {
 		return errs.Kind(errs.ErrBadDType, "cuda: dst is %v, src %v", dst.DType, src.DType)
 	}
-	lead := src.Shape[:len(src.Shape)-1]
-	if !slices.Equal(dst.Shape, lead) && !slices.Equal(dst.Shape, append(slices.Clone(lead), 1)) {
-		return errs.Kind(errs.ErrBadShape, "cuda: dst has shape %v, want %v without its last axis (or with it as size 1)", dst.Shape, src.Shape)
+	ax := (opt.Axis + len(src.Shape)) % len(src.Shape)
+	without := append(slices.Clone(src.Shape[:ax]), src.Shape[ax+1:]...)
+	with1 := append(append(slices.Clone(src.Shape[:ax]), 1), src.Shape[ax+1:]...)
+	if !slices.Equal(dst.Shape, without) && !slices.Equal(dst.Shape, with1) {
+		return errs.Kind(errs.ErrBadShape, "cuda: dst has shape %v, want %v without axis %d (or with it as size 1)", dst.Shape, src.Shape, ax)
 	}
 	if err := d.checkDeviceTensor("dst", dst); err != nil {
 		return err
 	}
 	c.p.LSE = dst.Ptr()
 	c.p.Flags = kernels.XFlagNoTarget | kernels.XFlagLSENative
+	if c.dt == softmax.Float64 {
+		c.p.Flags |= kernels.XFlagF64
+	}
+	if l.Inner > 1 {
+		pl, err := plan.PlanXentCols(plan.XentColsProblem{Rows: int64(l.Outer), V: int64(l.Axis), Inner: int64(l.Inner), DType: c.dt}, d.planDevice())
+		if err != nil {
+			return fmt.Errorf("cuda: %w", err)
+		}
+		c.rows, c.v, c.cols = l.Outer, l.Axis, &pl
+		c.p.Rows, c.p.V, c.p.Inner = int64(l.Outer), int64(l.Axis), int64(l.Inner)
+	}
 	return d.runXent(&c, s)
 }
 
@@ -343,15 +380,16 @@ func (d *Device) XentPlan(rows, v int, dt softmax.DType) (plan.XentPlan, error) 
 // logits.
 func (c *xentCall) wsLayout() (loss, w, grows, total int64) {
 	up := func(n int64) int64 { return (n + 15) &^ 15 }
+	es := int64(XentStatDType(c.dt).Size())
 	off := int64(64)
 	if c.reduce {
-		loss, off = off, off+up(4*int64(c.rows))
+		loss, off = off, off+up(es*int64(c.rows))
 	}
 	if c.weights != nil {
 		w, off = off, off+up(4*int64(c.v))
 	}
 	if c.grows != nil {
-		grows, off = off, off+up(4*int64(c.rows))
+		grows, off = off, off+up(es*int64(c.rows))
 	}
 	return loss, w, grows, off
 }
@@ -360,8 +398,11 @@ func (c *xentCall) wsLayout() (loss, w, grows, total int64) {
 // kernel and (reductions) xent_final on s, waits, and reports a flagged
 // target.
 func (d *Device) runXent(c *xentCall, s *Stream) error {
-	pl, err := d.XentPlan(c.rows, c.v, c.dt)
-	if err != nil {
+	var pl plan.XentPlan
+	var err error
+	if c.cols != nil {
+		pl = *c.cols
+	} else if pl, err = d.XentPlan(c.rows, c.v, c.dt); err != nil {
 		return fmt.Errorf("cuda: %w", err)
 	}
 	lossOff, wOff, gOff, total := c.wsLayout()
@@ -374,27 +415,32 @@ func (d *Device) runXent(c *xentCall, s *Stream) error {
 	if c.reduce {
 		c.p.Loss = base + uintptr(lossOff)
 	}
-	var w32, g32 []float32
+	var wRaw, gRaw []byte
 	if c.weights != nil {
-		w32 = c.weights
+		wRaw = unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(c.weights))), 4*len(c.weights))
 		c.p.W = base + uintptr(wOff)
 	}
 	if c.grows != nil {
-		g32 = make([]float32, len(c.grows))
-		for i, g := range c.grows {
-			g32[i] = float32(g)
+		if c.dt == softmax.Float64 {
+			gRaw = unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(c.grows))), 8*len(c.grows))
+		} else {
+			g32 := make([]float32, len(c.grows))
+			for i, g := range c.grows {
+				g32[i] = float32(g)
+			}
+			gRaw = unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(g32))), 4*len(g32))
 		}
 		c.p.GRows = base + uintptr(gOff)
 	}
 	for _, up := range []struct {
 		off int64
-		v   []float32
-	}{{wOff, w32}, {gOff, g32}} {
+		v   []byte
+	}{{wOff, wRaw}, {gOff, gRaw}} {
 		if len(up.v) == 0 {
 			continue
 		}
 		if err := d.ctx.Do(func() error {
-			return d.api.MemcpyHtoDAsync(ws+driver.DevicePtr(up.off), unsafe.Pointer(&up.v[0]), uint64(4*len(up.v)), s.handle())
+			return d.api.MemcpyHtoDAsync(ws+driver.DevicePtr(up.off), unsafe.Pointer(&up.v[0]), uint64(len(up.v)), s.handle())
 		}); err != nil {
 			return fmt.Errorf("cuda: uploading cross-entropy inputs: %w", err)
 		}
@@ -477,4 +523,15 @@ func (d *Device) loadXent(m *module, symbol string) error {
 		return fmt.Errorf("cuda: loading %s: %w", symbol, err)
 	}
 	return nil
+}
+
+// XentStatDType is the dtype of CrossEntropy's per-row and reduced
+// outputs (Loss, LSE; TargetLogProbs' dst; CrossEntropyBackward's saved
+// lse) for logits of dt: the kernels' arithmetic, Float32, or Float64
+// for Float64 logits.
+func XentStatDType(dt softmax.DType) softmax.DType {
+	if dt == softmax.Float64 {
+		return softmax.Float64
+	}
+	return softmax.Float32
 }

@@ -48,6 +48,8 @@ func setF32(x softmax.Tensor, vals []float32) {
 			x.F32[i] = f
 		case softmax.Float16:
 			x.U16[i] = softmax.FloatToHalfBits(f)
+		case softmax.Float64:
+			x.F64[i] = float64(f)
 		default:
 			x.U16[i] = uint16(softmax.BFloat16From(f))
 		}
@@ -60,6 +62,8 @@ func toF64(x softmax.Tensor) softmax.Tensor {
 	y, _ := softmax.NewTensor(softmax.Float64, x.Shape...)
 	for i := range y.F64 {
 		switch x.DType {
+		case softmax.Float64:
+			y.F64[i] = x.F64[i]
 		case softmax.Float32:
 			y.F64[i] = float64(x.F32[i])
 		case softmax.Float16:
@@ -145,13 +149,14 @@ func (c ceRun) check(t *testing.T, d *Device, seed uint64) {
 		t.Fatal(err)
 	}
 	defer dt.Buf.Free()
-	loss, _ := d.NewTensor(softmax.Float32, nloss)
-	lse, _ := d.NewTensor(softmax.Float32, c.rows)
+	sdt := XentStatDType(c.dt)
+	loss, _ := d.NewTensor(sdt, nloss)
+	lse, _ := d.NewTensor(sdt, c.rows)
 	defer loss.Free()
 	defer lse.Free()
-	nan := math.Float32bits(float32(math.NaN()))
-	loss.Buf.Fill(0, nan, int64(nloss), nil)
-	lse.Buf.Fill(0, nan, int64(c.rows), nil)
+	nan := math.Float32bits(float32(math.NaN())) // f64: NaN halves
+	loss.Buf.Fill(0, nan, loss.Buf.Size()/4, nil)
+	lse.Buf.Fill(0, nan, lse.Buf.Size()/4, nil)
 	out := CrossEntropyOutput{Loss: &loss, LSE: &lse, GradOutput: c.g}
 	var grad Tensor
 	if !c.noGrad {
@@ -174,17 +179,15 @@ func (c ceRun) check(t *testing.T, d *Device, seed uint64) {
 	if err := d.CrossEntropy(dx, dt, c.opt, out, nil); err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}
-	gotLoss, gotLSE := make([]float32, nloss), make([]float32, c.rows)
-	readF32(t, loss, gotLoss)
-	readF32(t, lse, gotLSE)
+	gotLoss, gotLSE := readStat(t, loss), readStat(t, lse)
 	for i := range gotLSE {
-		if !near(float64(gotLSE[i]), ref.LSE[i], 2e-5*(math.Abs(ref.LSE[i])+1)) {
+		if !near(gotLSE[i], ref.LSE[i], 2e-5*(math.Abs(ref.LSE[i])+1)) {
 			t.Errorf("%s: lse[%d] = %v, want %v", name, i, gotLSE[i], ref.LSE[i])
 			break
 		}
 	}
 	for i := range gotLoss {
-		if !near(float64(gotLoss[i]), ref.Loss[i], 5e-5*(math.Abs(ref.Loss[i])+1)) {
+		if !near(gotLoss[i], ref.Loss[i], 5e-5*(math.Abs(ref.Loss[i])+1)) {
 			t.Errorf("%s: loss[%d] = %v, want %v", name, i, gotLoss[i], ref.Loss[i])
 			break
 		}
@@ -249,6 +252,16 @@ func (c ceRun) oneHotScale(tg []int64, r int) float64 {
 		g /= den
 	}
 	return g * wmax
+}
+
+// readStat reads a Float32 or Float64 device tensor widened to float64.
+func readStat(t *testing.T, x Tensor) []float64 {
+	t.Helper()
+	h, _ := softmax.NewTensor(x.DType, x.Len())
+	if err := x.CopyTo(h); err != nil {
+		t.Fatal(err)
+	}
+	return toF64(h).F64
 }
 
 func readF32(t *testing.T, x Tensor, dst []float32) {
@@ -410,7 +423,7 @@ func TestCrossEntropyBadTarget(t *testing.T) {
 	}
 }
 
-func TestCrossEntropyF64AndErrors(t *testing.T) {
+func TestCrossEntropyErrors(t *testing.T) {
 	d := openOrSkip(t)
 	defer d.Close()
 	b, _ := d.Alloc(8 * 40)
@@ -418,9 +431,11 @@ func TestCrossEntropyF64AndErrors(t *testing.T) {
 	x := Tensor{Buf: b, Shape: []int{4, 10}, DType: softmax.Float64}
 	tg, _ := d.UploadTargets(softmax.Targets{I32: []int32{1, 2, 3, 4}})
 	defer tg.Buf.Free()
-	err := d.CrossEntropy(x, tg, softmax.CrossEntropyOptions{}, CrossEntropyOutput{}, nil)
-	if !errors.Is(err, errs.ErrBadDType) || !strings.Contains(err.Error(), "float64") {
-		t.Errorf("f64 logits: %v", err)
+	l32, _ := d.NewTensor(softmax.Float32, 1)
+	defer l32.Free()
+	err := d.CrossEntropy(x, tg, softmax.CrossEntropyOptions{}, CrossEntropyOutput{Loss: &l32}, nil)
+	if !errors.Is(err, errs.ErrBadDType) || !strings.Contains(err.Error(), "want f64") {
+		t.Errorf("f64 logits, f32 loss: %v", err)
 	}
 	x32, _ := d.NewTensor(softmax.Float32, 4, 10)
 	defer x32.Free()

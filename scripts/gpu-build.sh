@@ -6,7 +6,7 @@ cd "$(dirname "$0")/.."
 export CGO_ENABLED=0 GOOS=linux GOARCH=amd64
 mkdir -p .devbin
 go build -o .devbin/softmax ./cmd/softmax
-for p in ./internal/driver ./internal/jit ./cuda ./bench; do
+for p in ./internal/driver ./internal/jit ./cuda ./bench ./cmd/softmax; do
   go test -c -o ".devbin/$(basename "$p").test" "$p"
 done
 cp bench/peers/peers.py .devbin/ 2>/dev/null || true

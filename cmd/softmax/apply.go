@@ -29,8 +29,7 @@ so a float64 file computes in float64): the input is converted to it, the
 op runs, and the result is converted back to the input's dtype. Converting
 to a narrower dtype is checked: a finite value beyond its range (70000 in
 f16) is an error naming the element; NaN and ±inf pass through. float64
-computes on the CPU only: on a GPU it is an error naming the dtype (pass
---device cpu, or --dtype f32 to compute in float32 on the GPU).
+computes in double on the CPU and on the GPU alike.
 
 The backward ops read the forward output y (--in) and the incoming
 gradient dy (--dy, any float dtype, y's shape) and write dx, the gradient
@@ -175,9 +174,6 @@ func runApply(e *env, args []string) error {
 		err = b.Apply(op, t, t, opt)
 	}
 	if err != nil {
-		if compute == spec.Float64 && b.Kind() != "cpu" {
-			return fmt.Errorf("%s on %s: float64 computes on the CPU only (--device cpu), or pass --dtype f32: %w", op, b.Name(), err)
-		}
 		return fmt.Errorf("%s on %s: %w", op, b.Name(), err)
 	}
 	res := fromTensor(t, arr.DType, arr.Shape)

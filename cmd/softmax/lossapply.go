@@ -28,8 +28,10 @@ F.cross_entropy ones: --ignore-index (default -100), --label-smoothing,
 (adds Z·lse² to each row's loss), --softcap C (C·tanh(x/C) before
 everything), --scale S (after the softcap). --op logsumexp writes
 log Σ exp(S·x) along --axis, in the input's shape without the axis.
-Both run on the CPU: --device cuda is an error until the GPU kernels
-exist; auto uses the CPU. Every output is written as --out is, and all
+Both run on the CPU or a GPU (--device cuda[:N]; auto picks cuda:0 when
+one opens, else the CPU), with the same flags and outputs; on a GPU the
+loss and lse are computed in float32 (float64 for f64) as on the CPU, and
+log-sum-exp takes any --axis. Every output is written as --out is, and all
 or nothing: each is checked, then written to its temporary file (a
 device or standard output last) before any file is replaced, so an
 output that fails leaves the others unwritten.`
@@ -116,12 +118,9 @@ func runLossApply(e *env, la *lossArgs) error {
 			return usagef("--dtype: %v", err)
 		}
 	}
-	kind, _, err := bench.ParseDevice(la.device)
+	kind, ordinal, err := bench.ParseDevice(la.device)
 	if err != nil {
 		return usagef("--device: %v", err)
-	}
-	if kind != "cpu" && kind != "auto" {
-		return fmt.Errorf("--op %s on --device %s: the GPU kernels are not implemented yet (use --device cpu or auto)", la.op, la.device)
 	}
 	outs := []struct{ flag, path string }{{"--out", la.out}, {"--grad-out", *la.gradOut}, {"--lse-out", *la.lseOut}}
 	ins := []struct{ flag, path string }{{"--in", la.in}, {"--targets", *la.targets}, {"--weights", *la.weights}}
@@ -138,6 +137,11 @@ func runLossApply(e *env, la *lossArgs) error {
 		}
 		defer files[i].abort()
 	}
+	dev, err := openLossDevice(kind, ordinal)
+	if err != nil {
+		return err
+	}
+	defer dev.close()
 
 	arr, inName, err := readInput(la.in)
 	if err != nil {
@@ -172,8 +176,8 @@ func runLossApply(e *env, la *lossArgs) error {
 		if err != nil {
 			return err
 		}
-		if err := softmax.LogSumExp(dst, t, softmax.Options{Axis: la.axis, Scale: la.scale}); err != nil {
-			return fmt.Errorf("logsumexp: %w", err)
+		if err := dev.logSumExp(dst, t, softmax.Options{Axis: la.axis, Scale: la.scale}); err != nil {
+			return fmt.Errorf("logsumexp on %s: %w", dev.name(), err)
 		}
 		return files[0].write(func(w io.Writer) error { return npy.Write(w, fromTensor(dst, arr.DType, rowShape)) })
 	}
@@ -209,8 +213,8 @@ func runLossApply(e *env, la *lossArgs) error {
 	if *la.gradOut != "" {
 		out.Grad = &t // in place: the logits are not needed after the pass
 	}
-	if err := softmax.CrossEntropy(t, tg, opt, out); err != nil {
-		return fmt.Errorf("cross_entropy: %w", err)
+	if err := dev.crossEntropy(t, tg, opt, out); err != nil {
+		return fmt.Errorf("cross_entropy on %s: %w", dev.name(), err)
 	}
 	// All or nothing: a failing --lse-out leaves no --out either.
 	return writeAll(files, []func(io.Writer) error{

@@ -92,7 +92,6 @@ func TestApplyCrossEntropyErrors(t *testing.T) {
 		{1, "row 1: target 4", []string{"--targets", tpath, "--out", out}},
 		{2, "int32 or int64", []string{"--targets", ftg, "--out", out}},
 		{2, "needs --targets", []string{"--out", out}},
-		{1, "not implemented", []string{"--targets", good, "--out", out, "--device", "cuda"}},
 		{2, "same file", []string{"--targets", good, "--out", out, "--grad-out", out}},
 		{2, "input would be overwritten", []string{"--targets", good, "--out", good}},
 		{2, "--reduction", []string{"--targets", good, "--out", out, "--reduction", "avg"}},

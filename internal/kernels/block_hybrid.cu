@@ -5,7 +5,8 @@
 // beyond 512 threads' worth (16384 f32) take 1024-thread blocks, and a
 // 1024-thread block of more than 32 registers a thread is alone on its SM:
 // while it reduces and writes, nothing on that SM reads. Here NT threads
-// keep 32 values each in registers (8 f32 / 4 f16-bf16 packs, as block_reg)
+// keep 32 values each in registers (8 f32 / 4 f16-bf16 packs, as block_reg;
+// 16 doubles, 8 packs, for f64)
 // and NS more packs each in shared memory, filled by cp.async issued with
 // the register loads. With NT = 512 two blocks (two rows) stay
 // resident per SM; NT = 1024 holds rows no register cache can (up to
@@ -21,11 +22,11 @@
 // Launch contract (Inner == 1, rows = outer, cols = axis), forward only:
 //   block  (NT, 1, 1) exactly, NT = 512 or 1024
 //   rows   whole 16-byte packs (vec, cols % P == 0) that fill the register
-//          part: R*NT*P < cols <= (R+NS)*NT*P, R*P = 32 (P = 4 f32,
-//          8 f16/bf16)
+//          part: R*NT*P < cols <= (R+NS)*NT*P, R*P = 32
+//          (P = 4 f32, 8 f16/bf16), 16 (P = 2 f64)
 //   smem   dynamic NS*NT*16 bytes (the host opts into it)
 //   grid   (g, 1, 1), g <= min(rows, 2^31-1); blocks grid-stride over rows
-//   symbol block_hybrid_fwd_{f32,f16,bf16}_t{NT}_s{NS}, NS = 1..12;
+//   symbol block_hybrid_fwd_{f32,f16,bf16,f64}_t{NT}_s{NS}, NS = 1..12;
 //          "_shift" twins: ragged rows (Params.Vec = VecShift), the limits
 //          applying to the span (cols plus up to P-1 elements before the
 //          row back to its pack boundary) but cols > R*NT*P
@@ -64,7 +65,9 @@ struct StashedPacks {
   // holding the span's end).
   __device__ __forceinline__ int inside(int k) const { return (int)(n - skip(k) - (i64)t * P); }
 
-  __device__ __forceinline__ void vals(int k, float (&v)[1][P]) const {
+  typedef typename Op::M M;
+
+  __device__ __forceinline__ void vals(int k, M (&v)[1][P]) const {
     unpack_conv(op, 0, stash[k * NT + t], v[0]);
     if constexpr (SHIFT) {
 #pragma unroll
@@ -87,12 +90,12 @@ struct StashedPacks {
   }
 
   // Runs after the register part's max.
-  __device__ __forceinline__ float max(float m) const {
+  __device__ __forceinline__ M max(M m) const {
     cp_async_wait(0);
 #pragma unroll
     for (int k = 0; k < NS; ++k) {
       if (live(k)) {
-        float v[1][P];
+        M v[1][P];
         vals(k, v);
 #pragma unroll
         for (int e = 0; e < P; ++e) m = fmax2(m, v[0][e]);
@@ -101,11 +104,11 @@ struct StashedPacks {
     return m;
   }
 
-  __device__ __forceinline__ void sum(float s, float (&ps)[P]) const {
+  __device__ __forceinline__ void sum(M s, M (&ps)[P]) const {
 #pragma unroll
     for (int k = 0; k < NS; ++k) {
       if (live(k)) {
-        float v[1][P];
+        M v[1][P];
         vals(k, v);
 #pragma unroll
         for (int e = 0; e < P; ++e) ps[e] += Op::ex(v[0][e] - s);
@@ -117,7 +120,7 @@ struct StashedPacks {
 #pragma unroll
     for (int k = 0; k < NS; ++k) {
       if (live(k)) {
-        float v[1][P], o[P];
+        M v[1][P], o[P];
         vals(k, v);
         op.out_vals(v, 0, o, f);
         if (SHIFT && inside(k) < P)
@@ -137,7 +140,9 @@ struct StashedPacks {
 // are whole), the shared part masked past the row (StashedPacks).
 template <class Op, int NT, int NS, bool SHIFT = false>
 __device__ __forceinline__ void block_hybrid_kernel(const Params& p) {
-  constexpr int R = 32 / Op::D::P;
+  // Register packs a thread: 32 values of f32 and 16-bit rows, 16 doubles
+  // of f64 (f32's registers); kernels.HybridRegValues on the host.
+  constexpr int R = 32 / (Op::D::P < 4 ? 4 : Op::D::P);
   typedef StashedPacks<Op, R, NS, NT, SHIFT> Part;
   const Op op(p);
   const i64 rows = p.outer, cols = p.axis;

@@ -213,7 +213,7 @@ var productionCatalogue = []Info{
 	{Strategy: BlockReg, File: "block_reg.cu", Summary: "block per row, row cached in registers, one read",
 		Fwd: blockRegVariants(false), Bwd: blockRegVariants(true), RowsOnly: true, PlainBuild: true, Shift: true, F64: true},
 	{Strategy: BlockHybrid, File: "block_hybrid.cu", Summary: "block per row, row cached in registers and dynamic shared memory (cp.async), one read",
-		Fwd: blockHybridVariants(), RowsOnly: true, DynSmem: true, MinMajor: 8, Shift: true},
+		Fwd: blockHybridVariants(), RowsOnly: true, DynSmem: true, MinMajor: 8, Shift: true, F64: true},
 	{Strategy: BlockSmem, File: "block_smem.cu", Summary: "block per row, row cached in dynamic shared memory, one read",
 		Fwd: one("", 512), Bwd: one("", 512), RowsOnly: true, DynSmem: true, Shift: true, F64: true},
 	{Strategy: Online2Pass, File: "online_2pass.cu", Summary: "block per row, online (m,d) then a second read from L2",
@@ -368,7 +368,7 @@ func (in Info) MaxCols(op spec.Op, dt spec.DType) int64 {
 		}
 	case BlockHybrid:
 		for _, v := range in.Variants(op.Backward()) {
-			best = max(best, int64(v.MaxThreads)*(BlockRegValues+int64(v.SmemPacks)*P))
+			best = max(best, int64(v.MaxThreads)*(HybridRegValues(dt)+int64(v.SmemPacks)*P))
 		}
 	case StridedShort:
 		for _, v := range in.Variants(op.Backward()) {

@@ -84,6 +84,16 @@ func blockHybridVariants() []Variant {
 // BlockHybridThreads are block_hybrid's block sizes, ascending.
 var BlockHybridThreads = []int{512, 1024}
 
+// HybridRegValues is how many values a block_hybrid thread keeps in
+// registers: BlockRegValues, but 16 doubles for f64 (8 packs, f32's
+// registers; R in block_hybrid_kernel).
+func HybridRegValues(dt spec.DType) int64 {
+	if dt.Size() == 8 {
+		return BlockRegValues / 2
+	}
+	return BlockRegValues
+}
+
 // BlockRegValues is the most floats a forward block_reg thread caches
 // before the planner takes a larger block: 8 f32 packs or 4 f16/bf16 packs
 // (beyond that the 16-bit kernels need more than 64 registers a thread).

@@ -6,7 +6,8 @@
 // and softcap): z = scale·cap·tanh(x/cap); lse = log Σ exp z;
 // loss = (1−ε)·w_t·(lse − z_t) + ε/V·(W·lse − Σ w_j z_j) + zl·lse²;
 // d loss/d z_j = g·(A·p_j − C·w_j − T·[j = t]) (xent.RowGrad), times dz/dx.
-// Arithmetic is float32 whatever the storage.
+// Arithmetic is float32 whatever the storage, float64 for f64 (the math
+// type D::M; the option scalars arrive as doubles and are rounded to it).
 //
 // Three kernels a call, in one stream:
 //   xent_prep   one block: checks the targets (the first row whose target is
@@ -20,6 +21,8 @@
 //               then the gradient), the second read mostly from L2.
 //               Nothing is written when prep flagged a bad target.
 //   xent_final  one block: the reduced loss from the per-row losses.
+// LogSumExp along another axis than the last runs xent_prep (no targets)
+// and xent_lse_cols, which reads columns.
 // Rows are read from the 16-byte boundary at or before their start (as the
 // "_shift" kernels of bodies.cuh), so ragged V keeps 16-byte loads; a pack
 // that would cross the row's end is read element by element. Indexing is
@@ -56,28 +59,42 @@ __device__ __forceinline__ float xent_softcap(float x, float cap) {
   return cap * y;
 }
 
-// Block reductions over NT threads (a multiple of 32); sh holds 32 floats.
+// The float64 twin: CUDA's tanh (an ulp or two), as internal/cpu's
+// math.Tanh.
+__device__ __forceinline__ double xent_softcap(double x, double cap) { return cap * tanh(x / cap); }
+
+// The options in the math type M of a row kernel, rounded once.
+template <class M>
+struct XOpt {
+  M scale, cap, eps, zloss;
+  const float* w;
+  __device__ __forceinline__ explicit XOpt(const XParams& p)
+      : scale((M)p.scale), cap((M)p.softcap), eps((M)p.eps), zloss((M)p.zloss), w(p.w) {}
+};
+
+// Block reductions over NT threads (a multiple of 32) in float or double;
+// sh holds 32 values.
 // Each caller passes its own array; a row's reductions run in a fixed
 // order, and the loop over rows starts each row with a barrier.
-template <int NT>
-__device__ __forceinline__ float xblock_max(float v, float* sh) {
+template <int NT, class M>
+__device__ __forceinline__ M xblock_max(M v, M* sh) {
   constexpr int NW = NT / 32;
   for (int o = 16; o > 0; o >>= 1) v = fmax2(v, __shfl_xor_sync(0xffffffffu, v, o));
   if ((threadIdx.x & 31) == 0) sh[threadIdx.x >> 5] = v;
   __syncthreads();
-  v = neg_inf();
+  v = (M)neg_inf();
 #pragma unroll
   for (int k = 0; k < NW; ++k) v = fmax2(v, sh[k]);
   return v;
 }
 
-template <int NT>
-__device__ __forceinline__ float xblock_sum(float v, float* sh) {
+template <int NT, class M>
+__device__ __forceinline__ M xblock_sum(M v, M* sh) {
   constexpr int NW = NT / 32;
   for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
   if ((threadIdx.x & 31) == 0) sh[threadIdx.x >> 5] = v;
   __syncthreads();
-  v = 0.f;
+  v = 0;
 #pragma unroll
   for (int k = 0; k < NW; ++k) v += sh[k];
   return v;
@@ -104,60 +121,61 @@ __device__ __forceinline__ V16 xent_load(const typename D::T* base, long long q,
 
 // Unpacks a pack to z = scale·softcap(x); elements outside the row are −inf
 // and in[e] false.
-template <class D>
-__device__ __forceinline__ void xent_unpack(const XParams& p, const V16& r, long long col, long long v, float* z,
+template <class D, class M = typename D::M>
+__device__ __forceinline__ void xent_unpack(const XOpt<M>& o, const V16& r, long long col, long long v, M* z,
                                             bool* in) {
   constexpr int P = D::P;
   D::unpack(r, z);
 #pragma unroll
   for (int e = 0; e < P; ++e) {
     in[e] = col + e >= 0 && col + e < v;
-    float x = z[e];
-    if (p.softcap > 0.f) x = xent_softcap(x, p.softcap);
-    z[e] = in[e] ? x * p.scale : neg_inf();
+    M x = z[e];
+    if (o.cap > 0) x = xent_softcap(x, o.cap);
+    z[e] = in[e] ? x * o.scale : (M)neg_inf();
   }
 }
 
 // Per-thread statistics: online (m, d) and Σ w_j z_j.
+template <class M>
 struct XStat {
-  float m, d, dot;
+  M m, d, dot;
 };
 
-template <class D>
-__device__ __forceinline__ void xent_acc(const XParams& p, XStat& s, const float* z, const bool* in, long long col) {
+template <class D, class M = typename D::M>
+__device__ __forceinline__ void xent_acc(const XOpt<M>& o, XStat<M>& s, const M* z, const bool* in, long long col) {
   constexpr int P = D::P;
-  float pm = s.m;
+  M pm = s.m;
 #pragma unroll
   for (int e = 0; e < P; ++e) pm = fmax2(pm, z[e]);
-  float d = s.d * fexp_nonpos(s.m - safe(pm));
+  M d = s.d * fexp_nonpos(s.m - safe(pm));
 #pragma unroll
   for (int e = 0; e < P; ++e)
     if (in[e]) d += fexp_nonpos(z[e] - safe(pm));
   s.m = pm;
   s.d = d;
-  if (p.eps != 0.f) {
+  if (o.eps != 0) {
 #pragma unroll
     for (int e = 0; e < P; ++e)
-      if (in[e]) s.dot += (p.w ? p.w[col + e] : 1.f) * z[e];
+      if (in[e]) s.dot += (o.w ? (M)o.w[col + e] : (M)1) * z[e];
   }
 }
 
-// The gradient of one pack into g (floats), from z and the row constants.
-template <class D>
-__device__ __forceinline__ void xent_grad_pack(const XParams& p, const float* z, const bool* in, long long col,
-                                               long long t, float lse, float A, float C, float T, float* g) {
+// The gradient of one pack into g (math type M), from z and the row constants.
+template <class D, class M = typename D::M>
+__device__ __forceinline__ void xent_grad_pack(const XOpt<M>& op, const M* z, const bool* in, long long col,
+                                               long long t, M lse, M A, M C, M T, M* g) {
   constexpr int P = D::P;
 #pragma unroll
   for (int e = 0; e < P; ++e) {
-    float o = A * fexp(z[e] - lse);
-    if (C != 0.f) o -= C * (p.w && in[e] ? p.w[col + e] : 1.f);
+    M o = A * fexp(z[e] - lse);
+    if (C != 0) o -= C * (op.w && in[e] ? (M)op.w[col + e] : (M)1);
     if (col + e == t) o -= T;
-    o *= p.scale;
-    if (p.softcap > 0.f) {
-      const float y = z[e] / (p.scale * p.softcap);  // tanh(x/cap)
-      o *= 1.f - y * y;
+    o *= op.scale;
+    if (op.cap > 0) {
+      const M y = z[e] / (op.scale * op.cap);  // tanh(x/cap)
+      o *= 1 - y * y;
     }
-    g[e] = in[e] ? o : 0.f;
+    g[e] = in[e] ? o : (M)0;
   }
 }
 
@@ -165,7 +183,7 @@ __device__ __forceinline__ void xent_grad_pack(const XParams& p, const float* z,
 // inside the row go 16 bytes at once).
 template <class D>
 __device__ __forceinline__ void xent_store(const XParams& p, typename D::T* gr, long long col, long long v,
-                                           const float* g) {
+                                           const typename D::M* g) {
   constexpr int P = D::P;
   if (p.vec && col >= 0 && col + P <= v) {
     st_cs(gr + col, D::pack(g));
@@ -179,7 +197,7 @@ __device__ __forceinline__ void xent_store(const XParams& p, typename D::T* gr, 
 // Zeroes a gradient row (ignored rows).
 template <class D, int NT>
 __device__ __forceinline__ void xent_zero(typename D::T* gr, long long v) {
-  for (long long j = threadIdx.x; j < v; j += NT) gr[j] = D::from_f(0.f);
+  for (long long j = threadIdx.x; j < v; j += NT) gr[j] = D::from_f(0);
 }
 
 // Packs a thread loads before using them in the streaming kernels.
@@ -191,12 +209,16 @@ constexpr int XU = 4;
 template <class D, int NT, int PACKS>
 __device__ __forceinline__ void xent_row(const XParams& p) {
   typedef typename D::T T;
+  typedef typename D::M M;
   constexpr int P = D::P;
-  __shared__ float sh_a[32], sh_b[32], sh_c[32], sh_row[2];
+  __shared__ M sh_a[32], sh_b[32], sh_c[32], sh_row[2];
   if (p.bad[0] >= 0) return;  // a bad target: write nothing
+  const XOpt<M> o(p);
   const long long v = p.v;
   const T* x = static_cast<const T*>(p.x);
   T* grad = static_cast<T*>(p.grad);
+  M* loss = static_cast<M*>(p.loss);
+  const M* lse_in = static_cast<const M*>(p.lse_in);
   for (long long r = blockIdx.x; r < p.rows; r += gridDim.x) {
     __syncthreads();  // the previous row's reads of the shared arrays
     const long long t = xent_target(p, r);
@@ -204,7 +226,7 @@ __device__ __forceinline__ void xent_row(const XParams& p) {
     const T* xr = x + r * v;
     T* gr = grad ? grad + r * v : nullptr;
     if (ign && !p.lse) {
-      if (threadIdx.x == 0 && p.loss) p.loss[r] = 0.f;
+      if (threadIdx.x == 0 && loss) loss[r] = 0;
       if (gr) xent_zero<D, NT>(gr, v);
       continue;
     }
@@ -213,20 +235,20 @@ __device__ __forceinline__ void xent_row(const XParams& p) {
     const long long npk = (lead + v + P - 1) / P;
     V16 cache[PACKS > 0 ? PACKS : 1];
     if (threadIdx.x == 0) {
-      float zt = 0.f;
+      M zt = 0;
       if (!ign) {
-        float xt = D::to_f(xr[t]);
-        if (p.softcap > 0.f) xt = xent_softcap(xt, p.softcap);
-        zt = xt * p.scale;
+        M xt = D::to_f(xr[t]);
+        if (o.cap > 0) xt = xent_softcap(xt, o.cap);
+        zt = xt * o.scale;
       }
       sh_row[0] = zt;
     }
-    float lse;
-    if (p.lse_in) {
-      lse = p.lse_in[r];
+    M lse;
+    if (lse_in) {
+      lse = lse_in[r];
       __syncthreads();  // sh_row
     } else {
-      XStat s{neg_inf(), 0.f, 0.f};
+      XStat<M> s{(M)neg_inf(), 0, 0};
       if constexpr (PACKS > 0) {
 #pragma unroll
         for (int k = 0; k < PACKS; ++k) {
@@ -237,10 +259,10 @@ __device__ __forceinline__ void xent_row(const XParams& p) {
         for (int k = 0; k < PACKS; ++k) {
           const long long q = (long long)k * NT + threadIdx.x;
           if (q < npk) {
-            float z[P];
+            M z[P];
             bool in[P];
-            xent_unpack<D>(p, cache[k], q * P - lead, v, z, in);
-            xent_acc<D>(p, s, z, in, q * P - lead);
+            xent_unpack<D>(o, cache[k], q * P - lead, v, z, in);
+            xent_acc<D>(o, s, z, in, q * P - lead);
           }
         }
       } else {
@@ -255,36 +277,36 @@ __device__ __forceinline__ void xent_row(const XParams& p) {
           for (int u = 0; u < XU; ++u) {
             const long long q = q0 + u * NT;
             if (q < npk) {
-              float z[P];
+              M z[P];
               bool in[P];
-              xent_unpack<D>(p, raw[u], q * P - lead, v, z, in);
-              xent_acc<D>(p, s, z, in, q * P - lead);
+              xent_unpack<D>(o, raw[u], q * P - lead, v, z, in);
+              xent_acc<D>(o, s, z, in, q * P - lead);
             }
           }
         }
       }
-      const float m = xblock_max<NT>(s.m, sh_a);
-      const float d = xblock_sum<NT>(s.d * fexp_nonpos(s.m - safe(m)), sh_b);
-      lse = m == __int_as_float(0x7f800000) ? qnan() : m + flog(d);
-      if (p.eps != 0.f) s.dot = xblock_sum<NT>(s.dot, sh_c);
+      const M m = xblock_max<NT>(s.m, sh_a);
+      const M d = xblock_sum<NT>(s.d * fexp_nonpos(s.m - safe(m)), sh_b);
+      lse = m == (M)__int_as_float(0x7f800000) ? (M)qnan() : m + flog(d);
+      if (o.eps != 0) s.dot = xblock_sum<NT>(s.dot, sh_c);
       if (threadIdx.x == 0) {
         if (p.lse) {
           if (p.flags & XF_LSE_NATIVE)
             static_cast<T*>(p.lse)[r] = D::from_f(lse);
           else
-            static_cast<float*>(p.lse)[r] = lse;
+            static_cast<M*>(p.lse)[r] = lse;
         }
-        if (p.loss) {
-          float l = 0.f;
+        if (loss) {
+          M l = 0;
           if (ign) {
           } else if (p.flags & XF_TLP) {
             l = sh_row[0] - lse;
           } else {
-            const float wt = p.w ? p.w[t] : 1.f;
-            l = (1.f - p.eps) * wt * (lse - sh_row[0]) + p.zloss * lse * lse;
-            if (p.eps != 0.f) l += p.eps / (float)v * ((float)p.stats[2] * lse - s.dot);
+            const M wt = o.w ? (M)o.w[t] : (M)1;
+            l = (1 - o.eps) * wt * (lse - sh_row[0]) + o.zloss * lse * lse;
+            if (o.eps != 0) l += o.eps / (M)v * ((M)p.stats[2] * lse - s.dot);
           }
-          p.loss[r] = l;
+          loss[r] = l;
         }
       }
     }
@@ -295,19 +317,19 @@ __device__ __forceinline__ void xent_row(const XParams& p) {
       continue;
     }
     // Row constants (xent.Options.Grad).
-    float gs = p.gout;
-    if (p.flags & XF_MEAN) gs = p.stats[1] > 0 ? (float)(p.gout / p.stats[0]) : 0.f;
-    if (p.grows) gs *= p.grows[r];
-    const float wt = p.w ? p.w[t] : 1.f;
-    float A = (1.f - p.eps) * wt + 2.f * p.zloss * lse, C = 0.f;
-    if (p.eps != 0.f) {
-      A += p.eps / (float)v * (float)p.stats[2];
-      C = gs * p.eps / (float)v;
+    M gs = (M)p.gout;
+    if (p.flags & XF_MEAN) gs = p.stats[1] > 0 ? (M)(p.gout / p.stats[0]) : (M)0;
+    if (p.grows) gs *= static_cast<const M*>(p.grows)[r];
+    const M wt = o.w ? (M)o.w[t] : (M)1;
+    M A = (1 - o.eps) * wt + 2 * o.zloss * lse, C = 0;
+    if (o.eps != 0) {
+      A += o.eps / (M)v * (M)p.stats[2];
+      C = gs * o.eps / (M)v;
     }
     A *= gs;
-    const float Tt = gs * (1.f - p.eps) * wt;
+    const M Tt = gs * (1 - o.eps) * wt;
     if constexpr (PACKS > 0) {
-      if (p.lse_in) {  // backward: the row is not cached yet
+      if (lse_in) {  // backward: the row is not cached yet
 #pragma unroll
         for (int k = 0; k < PACKS; ++k) {
           const long long q = (long long)k * NT + threadIdx.x;
@@ -318,15 +340,15 @@ __device__ __forceinline__ void xent_row(const XParams& p) {
       for (int k = 0; k < PACKS; ++k) {
         const long long q = (long long)k * NT + threadIdx.x;
         if (q < npk) {
-          float z[P], g[P];
+          M z[P], g[P];
           bool in[P];
-          xent_unpack<D>(p, cache[k], q * P - lead, v, z, in);
-          xent_grad_pack<D>(p, z, in, q * P - lead, t, lse, A, C, Tt, g);
+          xent_unpack<D>(o, cache[k], q * P - lead, v, z, in);
+          xent_grad_pack<D>(o, z, in, q * P - lead, t, lse, A, C, Tt, g);
           xent_store<D>(p, gr, q * P - lead, v, g);
         }
       }
     } else {
-      if (!p.lse_in) __syncthreads();  // in place: every read of pass one first
+      if (!lse_in) __syncthreads();  // in place: every read of pass one first
       for (long long q0 = threadIdx.x; q0 < npk; q0 += XU * NT) {
         V16 raw[XU];
 #pragma unroll
@@ -336,14 +358,58 @@ __device__ __forceinline__ void xent_row(const XParams& p) {
         for (int u = 0; u < XU; ++u) {
           const long long q = q0 + u * NT;
           if (q < npk) {
-            float z[P], g[P];
+            M z[P], g[P];
             bool in[P];
-            xent_unpack<D>(p, raw[u], q * P - lead, v, z, in);
-            xent_grad_pack<D>(p, z, in, q * P - lead, t, lse, A, C, Tt, g);
+            xent_unpack<D>(o, raw[u], q * P - lead, v, z, in);
+            xent_grad_pack<D>(o, z, in, q * P - lead, t, lse, A, C, Tt, g);
             xent_store<D>(p, gr, q * P - lead, v, g);
           }
         }
       }
+    }
+  }
+}
+
+// The log-sum-exp along a non-last axis: x is rows × v (the axis) × inner,
+// lse rows × inner in x's dtype. A block takes tiles of 32 consecutive
+// columns of one row (grid-stride): lane tx a column, the NT/32 warps
+// stride along the axis (each warp's loads 32 consecutive elements), then
+// warp 0 combines their online (m, d) from shared memory. Same NaN and
+// ±inf rules as xent_row.
+template <class D, int NT>
+__device__ __forceinline__ void xent_lse_cols(const XParams& p) {
+  typedef typename D::T T;
+  typedef typename D::M M;
+  constexpr int NY = NT / 32;
+  __shared__ M sh_m[NY][32], sh_d[NY][32];
+  const M scale = (M)p.scale;
+  const T* x = static_cast<const T*>(p.x);
+  T* dst = static_cast<T*>(p.lse);
+  const long long inner = p.inner, per = (inner + 31) / 32, tiles = p.rows * per;
+  const int tx = threadIdx.x & 31, ty = threadIdx.x >> 5;
+  for (long long k = blockIdx.x; k < tiles; k += gridDim.x) {
+    const long long r = k / per, c = (k % per) * 32 + tx;
+    M m = (M)neg_inf(), d = 0;
+    if (c < inner) {
+      const T* col = x + r * p.v * inner + c;
+      for (long long a = ty; a < p.v; a += NY) {
+        const M z = (M)D::to_f(col[a * inner]) * scale;
+        const M nm = fmax2(m, z);
+        d = d * fexp_nonpos(m - safe(nm)) + fexp_nonpos(z - safe(nm));
+        m = nm;
+      }
+    }
+    __syncthreads();  // the previous tile's reads of sh_m, sh_d
+    sh_m[ty][tx] = m;
+    sh_d[ty][tx] = d;
+    __syncthreads();
+    if (ty == 0 && c < inner) {
+      M mm = (M)neg_inf(), dd = 0;
+#pragma unroll
+      for (int y = 0; y < NY; ++y) mm = fmax2(mm, sh_m[y][tx]);
+#pragma unroll
+      for (int y = 0; y < NY; ++y) dd += sh_d[y][tx] * fexp_nonpos(sh_m[y][tx] - safe(mm));
+      dst[r * inner + c] = D::from_f(mm == (M)__int_as_float(0x7f800000) ? (M)qnan() : mm + flog(dd));
     }
   }
 }
@@ -395,13 +461,16 @@ __device__ __forceinline__ void xent_prep(const XParams& p) {
 }
 
 // One block of 1024 threads: out = Σ loss (sum), or / Σ w_t (mean; NaN when
-// every row is ignored), summed in double in a fixed order.
+// every row is ignored), summed in double in a fixed order; float per-row
+// losses and out, double with XF_F64.
 __device__ __forceinline__ void xent_final(const XParams& p) {
   constexpr int NT = 1024;
   __shared__ double sh[NT];
   if (p.bad[0] >= 0) return;
+  const bool f64 = p.flags & XF_F64;
   double s = 0;
-  for (long long r = threadIdx.x; r < p.rows; r += NT) s += p.loss[r];
+  for (long long r = threadIdx.x; r < p.rows; r += NT)
+    s += f64 ? static_cast<const double*>(p.loss)[r] : (double)static_cast<const float*>(p.loss)[r];
   sh[threadIdx.x] = s;
   __syncthreads();
   for (int k = NT / 2; k > 0; k >>= 1) {
@@ -411,7 +480,10 @@ __device__ __forceinline__ void xent_final(const XParams& p) {
   if (threadIdx.x == 0) {
     double out = sh[0];
     if (p.flags & XF_MEAN) out = p.stats[1] > 0 ? out / p.stats[0] : (double)qnan();
-    *p.out = (float)out;
+    if (f64)
+      *static_cast<double*>(p.out) = out;
+    else
+      *static_cast<float*>(p.out) = (float)out;
   }
 }
 

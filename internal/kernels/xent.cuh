@@ -4,33 +4,35 @@
 
 namespace smx {
 
-// XParams mirrors kernels.XParams in Go (size 160, alignment 8).
+// XParams mirrors kernels.XParams in Go (size 168, alignment 8). The
+// per-row buffers (loss, lse, lse_in, grows) hold the math type M of the
+// row kernel's dtype: float, double for F64 (XF_F64 tells the dtype-free
+// xent_final); the option scalars are double, rounded to M once a kernel.
 struct XParams {
-  const void* x;        //   0 logits, rows × v
-  void* grad;           //   8 gradient out (may be x), or null
-  const void* tgt;      //  16 targets (int32, or int64 with XF_T64); null with XF_NOTGT
-  const float* w;       //  24 class weights (v), or null
-  float* loss;          //  32 per-row loss out (or log p[t] with XF_TLP), or null
-  void* lse;            //  40 per-row lse out (float, or the logits' dtype with XF_LSE_NATIVE), or null
-  const float* lse_in;  //  48 saved lse (backward), or null
-  const float* grows;   //  56 per-row grad-output, or null
-  double* stats;        //  64 [Σ w_t, count, W], written by xent_prep
-  long long* bad;       //  72 [first bad row or -1, its target]
-  float* out;           //  80 reduced loss (one float), xent_final
-  long long rows;       //  88
-  long long v;          //  96
-  long long ignore;     // 104
-  float scale;          // 112
-  float softcap;        // 116 0: off
-  float eps;            // 120 label smoothing
-  float zloss;          // 124
-  float gout;           // 128 scalar grad-output
-  int flags;            // 132 XF_*
-  int vec;              // 136 1: grad shares x's 16-byte skew (vector stores)
-  int pad;              // 140
-  long long pad2[2];    // 144
+  const void* x;       //   0 logits, rows × v
+  void* grad;          //   8 gradient out (may be x), or null
+  const void* tgt;     //  16 targets (int32, or int64 with XF_T64); null with XF_NOTGT
+  const float* w;      //  24 class weights (v), or null
+  void* loss;          //  32 per-row loss out (or log p[t] with XF_TLP), or null
+  void* lse;           //  40 per-row lse out (M, or the logits' dtype with XF_LSE_NATIVE), or null
+  const void* lse_in;  //  48 saved lse (backward), or null
+  const void* grows;   //  56 per-row grad-output, or null
+  double* stats;       //  64 [Σ w_t, count, W], written by xent_prep
+  long long* bad;      //  72 [first bad row or -1, its target]
+  void* out;           //  80 reduced loss (one M), xent_final
+  long long rows;      //  88
+  long long v;         //  96
+  long long ignore;    // 104
+  double scale;        // 112
+  double softcap;      // 120 0: off
+  double eps;          // 128 label smoothing
+  double zloss;        // 136
+  double gout;         // 144 scalar grad-output
+  int flags;           // 152 XF_*
+  int vec;             // 156 1: grad shares x's 16-byte skew (vector stores)
+  long long inner;     // 160 xent_lse_cols: elements after the axis (rows × v × inner)
 };
-static_assert(sizeof(XParams) == 160, "XParams layout is mirrored in Go");
+static_assert(sizeof(XParams) == 168, "XParams layout is mirrored in Go");
 
 enum {
   XF_T64 = 1,         // targets are int64
@@ -38,6 +40,7 @@ enum {
   XF_NOTGT = 4,       // no targets: log-sum-exp only
   XF_TLP = 8,         // loss is log p[t]
   XF_LSE_NATIVE = 16, // lse stored in the logits' dtype
+  XF_F64 = 32,        // float64 logits: the per-row buffers and out are double
 };
 
 }  // namespace smx

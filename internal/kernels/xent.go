@@ -17,16 +17,16 @@ import (
 const XentFile = "xent.cu"
 
 // XParams mirrors smx::XParams in xent.cu, the single by-value parameter of
-// the cross-entropy kernels (size 160, align 8; TestXParamsLayout).
+// the cross-entropy kernels (size 168, align 8; TestXParamsLayout).
 type XParams struct {
 	X, Grad, Tgt, W         uintptr
 	Loss, LSE, LSEIn, GRows uintptr
 	Stats, Bad, Out         uintptr
 	Rows, V, Ignore         int64
-	Scale, Softcap, Eps     float32
-	ZLoss, GOut             float32
-	Flags, Vec, pad         int32
-	pad2                    [2]int64
+	Scale, Softcap, Eps     float64
+	ZLoss, GOut             float64
+	Flags, Vec              int32
+	Inner                   int64
 }
 
 // XParamsSize is sizeof(smx::XParams).
@@ -39,6 +39,7 @@ const (
 	XFlagNoTarget  = 4  // log-sum-exp only
 	XFlagTLP       = 8  // loss is log p[target]
 	XFlagLSENative = 16 // lse stored in the logits' dtype
+	XFlagF64       = 32 // float64 logits: per-row buffers and the reduced loss are float64
 )
 
 // XentRow is one row kernel of xent.cu: Threads a block, Packs 16-byte
@@ -66,6 +67,22 @@ var XentRows = []XentRow{
 	{128, 4}, {256, 4}, {256, 8}, {512, 8}, {512, 16}, {1024, 0},
 }
 
+// XentCols is the kernel of the log-sum-exp along a non-last axis
+// (xent_lse_cols): Threads a block, 32 columns by Threads/32 steps along
+// the axis.
+type XentCols struct {
+	Threads int
+}
+
+// Symbol is the kernel's name for dt: xent_lse_cols_f32_t256.
+func (k XentCols) Symbol(dt spec.DType) string {
+	return fmt.Sprintf("xent_lse_cols_%v_t%d", dt, k.Threads)
+}
+
+// XentColsKernels are the column kernels the catalogue instantiates for
+// every dtype.
+var XentColsKernels = []XentCols{{256}}
+
 // XentPrep and XentFinal are the one-block kernels of every call: target
 // checks and the mean's denominators before, the reduced loss after; both
 // take exactly XentOneBlock threads.
@@ -75,11 +92,12 @@ const (
 	XentOneBlock = 1024
 )
 
-// xentDTypes are the dtypes xent.cu is instantiated for.
-var xentDTypes = []spec.DType{spec.Float32, spec.Float16, spec.BFloat16}
+// xentDTypes are the dtypes xent.cu is instantiated for: float64 as the
+// softmax strategies' F64 kernels (f64 storage, double math).
+var xentDTypes = []spec.DType{spec.Float32, spec.Float16, spec.BFloat16, spec.Float64}
 
 // XentInstances returns every kernel of xent.cu: the one-block kernels
-// (dtype-free) and each row kernel for each dtype.
+// (dtype-free) and each row and column kernel for each dtype.
 func XentInstances() []Instance {
 	out := []Instance{
 		{Symbol: XentPrep, Threads: XentOneBlock, Body: "smx::xent_prep"},
@@ -89,6 +107,10 @@ func XentInstances() []Instance {
 		for _, k := range XentRows {
 			out = append(out, Instance{Symbol: k.Symbol(dt), Threads: k.Threads,
 				Body: body("smx::xent_row", "smx::"+strings.ToUpper(dt.String()), k.Threads, k.Packs)})
+		}
+		for _, k := range XentColsKernels {
+			out = append(out, Instance{Symbol: k.Symbol(dt), Threads: k.Threads,
+				Body: body("smx::xent_lse_cols", "smx::"+strings.ToUpper(dt.String()), k.Threads)})
 		}
 	}
 	return out

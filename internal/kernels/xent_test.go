@@ -20,15 +20,15 @@ func TestXParamsLayout(t *testing.T) {
 	}{
 		{"x", unsafe.Offsetof(p.X), 0}, {"stats", unsafe.Offsetof(p.Stats), 64}, {"out", unsafe.Offsetof(p.Out), 80},
 		{"rows", unsafe.Offsetof(p.Rows), 88}, {"ignore", unsafe.Offsetof(p.Ignore), 104},
-		{"scale", unsafe.Offsetof(p.Scale), 112}, {"gout", unsafe.Offsetof(p.GOut), 128},
-		{"flags", unsafe.Offsetof(p.Flags), 132}, {"vec", unsafe.Offsetof(p.Vec), 136},
+		{"scale", unsafe.Offsetof(p.Scale), 112}, {"zloss", unsafe.Offsetof(p.ZLoss), 136}, {"gout", unsafe.Offsetof(p.GOut), 144},
+		{"flags", unsafe.Offsetof(p.Flags), 152}, {"vec", unsafe.Offsetof(p.Vec), 156}, {"inner", unsafe.Offsetof(p.Inner), 160},
 	} {
 		if w.got != w.off {
 			t.Errorf("XParams.%s at offset %d, C has %d", w.name, w.got, w.off)
 		}
 	}
-	if XParamsSize != 160 || unsafe.Alignof(p) != 8 {
-		t.Errorf("XParams size %d align %d, C has 160 and 8", XParamsSize, unsafe.Alignof(p))
+	if XParamsSize != 168 || unsafe.Alignof(p) != 8 {
+		t.Errorf("XParams size %d align %d, C has 168 and 8", XParamsSize, unsafe.Alignof(p))
 	}
 }
 
@@ -53,8 +53,11 @@ func TestXentSource(t *testing.T) {
 	if !seen["xent_row_bf16_t512_p16"] || !seen["xent_row_f32_t1024_p0"] {
 		t.Errorf("missing kernels: %v", seen)
 	}
-	if _, _, err := XentSource("xent_row_f64_t128_p4"); err == nil {
-		t.Error("an f64 xent kernel compiled: none is instantiated")
+	if !seen["xent_row_f64_t128_p4"] || !seen["xent_row_f64_t1024_p0"] || !seen["xent_lse_cols_bf16_t256"] || !seen["xent_lse_cols_f64_t256"] {
+		t.Error("missing float64 kernels")
+	}
+	if _, _, err := XentSource("xent_row_f64_t1024_p1"); err == nil {
+		t.Error("a kernel the catalogue does not instantiate has a source")
 	}
 	if XentRows[len(XentRows)-1].Packs != 0 {
 		t.Error("the last row kernel must stream (serves any V)")

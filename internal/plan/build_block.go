@@ -194,7 +194,7 @@ func (c *ctx) blockRegBwdThreads(v kernels.Variant) (int64, bool) {
 // hybridVariant returns the block_hybrid kernel of nt threads whose shared
 // part holds what of the row's span overfills its registers.
 func (c *ctx) hybridVariant(nt int) (kernels.Variant, bool) {
-	regs := int64(nt) * kernels.BlockRegValues
+	regs := int64(nt) * kernels.HybridRegValues(c.dt)
 	if c.p.Axis <= regs {
 		return kernels.Variant{}, false
 	}
@@ -206,7 +206,7 @@ func (c *ctx) hybridBlocks(v kernels.Variant) (int, error) {
 	return c.fits(kernels.BlockHybrid.Info().File, c.sym(kernels.BlockHybrid, v.Name), v.FixedBlock, int64(v.SmemPacks*v.FixedBlock*16))
 }
 
-// block_hybrid: a block per row, kernels.BlockRegValues values a thread in
+// block_hybrid: a block per row, kernels.HybridRegValues a thread in
 // registers and the rest in shared memory: 512 threads (two rows an SM)
 // when they hold the row, else 1024; with fewer rows than SMs, the larger.
 func (c *ctx) blockHybrid() (Plan, error) {
@@ -219,14 +219,14 @@ func (c *ctx) blockHybrid() (Plan, error) {
 			v = cand
 		}
 	}
-	if lo := int64(kernels.BlockHybridThreads[0]) * kernels.BlockRegValues; v.Name == "" && c.p.Axis <= lo {
+	if lo := int64(kernels.BlockHybridThreads[0]) * kernels.HybridRegValues(c.dt); v.Name == "" && c.p.Axis <= lo {
 		return Plan{}, fmt.Errorf("rows of %d elements fit its registers alone (%d): block_reg holds them", c.p.Axis, lo)
 	} else if v.Name == "" {
 		return Plan{}, fmt.Errorf("rows of %d elements exceed its cache (%d)", c.p.Axis, kernels.BlockHybrid.Info().MaxCols(c.p.Op, c.dt))
 	}
 	smem := int64(v.SmemPacks * v.FixedBlock * 16)
 	return c.one(kernels.BlockHybrid, v.Name, int64(v.FixedBlock), smem, c.p.Outer, 0, true,
-		fmt.Sprintf("%d threads × %d values in registers + %d packs in shared memory per row", v.FixedBlock, kernels.BlockRegValues, v.SmemPacks))
+		fmt.Sprintf("%d threads × %d values in registers + %d packs in shared memory per row", v.FixedBlock, kernels.HybridRegValues(c.dt), v.SmemPacks))
 }
 
 // block_smem: the row (backward: y and dy) cached in dynamic shared memory.

@@ -111,15 +111,16 @@ func ParseXentTable(text string) ([]XentRowTable, error) {
 
 // PlanXent chooses the row kernel of p on dev from XentTable. A cached
 // kernel must hold the row from its 16-byte boundary: V plus up to a
-// pack's worth of lead elements.
+// pack's worth of lead elements; a row whose kernel cannot (float64's
+// packs hold half of float32's elements) passes to the next.
 func PlanXent(p XentProblem, dev Device) (XentPlan, error) {
 	return PlanXentWith(XentTable, p, dev)
 }
 
 // PlanXentWith is PlanXent over table t (tests).
 func PlanXentWith(t []XentRowTable, p XentProblem, dev Device) (XentPlan, error) {
-	if p.DType != spec.Float32 && p.DType != spec.Float16 && p.DType != spec.BFloat16 {
-		return XentPlan{}, fmt.Errorf("plan: cross-entropy kernels for %v: none (f32, f16, bf16)", p.DType)
+	if !p.DType.Valid() {
+		return XentPlan{}, fmt.Errorf("plan: cross-entropy kernels for %v: none (f32, f16, bf16, f64)", p.DType)
 	}
 	if p.Rows < 0 || p.V < 1 {
 		return XentPlan{}, fmt.Errorf("plan: cross-entropy of %d rows of %d classes", p.Rows, p.V)
@@ -148,4 +149,32 @@ func colsName(c int64) string {
 		return "*"
 	}
 	return strconv.FormatInt(c, 10)
+}
+
+// XentColsProblem is a log-sum-exp along a non-last axis: Rows × V (the
+// axis) × Inner elements of DType.
+type XentColsProblem struct {
+	Rows, V, Inner int64
+	DType          spec.DType
+}
+
+// xentColsBlocksPerSM sizes the column kernel's grid; tiles beyond it loop
+// in each block. Untimed (issue 73): enough 256-thread blocks to fill an
+// SM's 2048 threads.
+const xentColsBlocksPerSM = 8
+
+// PlanXentCols returns the column kernel (kernels.XentColsKernels, the
+// only one) and its launch for p: a block a tile of 32 columns of a row.
+func PlanXentCols(p XentColsProblem, dev Device) (XentPlan, error) {
+	if !p.DType.Valid() {
+		return XentPlan{}, fmt.Errorf("plan: log-sum-exp kernels for %v: none (f32, f16, bf16, f64)", p.DType)
+	}
+	if p.Rows < 0 || p.V < 1 || p.Inner < 1 {
+		return XentPlan{}, fmt.Errorf("plan: log-sum-exp of %d × %d × %d elements along the middle axis", p.Rows, p.V, p.Inner)
+	}
+	k := kernels.XentColsKernels[0]
+	tiles := p.Rows * ((p.Inner + 31) / 32)
+	grid := max(min(int64(max(dev.SMs, 1))*xentColsBlocksPerSM, tiles), 1)
+	return XentPlan{Symbol: k.Symbol(p.DType), Grid: uint32(grid), Block: uint32(k.Threads),
+		Reason: fmt.Sprintf("xent_lse_cols: the one column kernel, %d blocks an SM (untimed)", xentColsBlocksPerSM)}, nil
 }

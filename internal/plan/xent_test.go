@@ -39,8 +39,16 @@ func TestPlanXent(t *testing.T) {
 	if pl, _ := PlanXent(XentProblem{Rows: 3, V: 10, DType: spec.Float32}, dev); pl.Grid != 3 {
 		t.Errorf("3 rows: grid %d", pl.Grid)
 	}
-	if _, err := PlanXent(XentProblem{Rows: 3, V: 10, DType: spec.Float64}, dev); err == nil {
-		t.Errorf("f64: %v", err)
+	// float64: the same registers hold half the elements, so rows pass to
+	// the next kernel that holds them.
+	for _, c := range []struct {
+		v    int64
+		want string
+	}{{1, "xent_row_f64_t128_p4"}, {1023, "xent_row_f64_t128_p4"}, {1024, "xent_row_f64_t256_p4"},
+		{16383, "xent_row_f64_t512_p16"}, {16384, "xent_row_f64_t1024_p0"}, {32000, "xent_row_f64_t1024_p0"}} {
+		if pl, err := PlanXent(XentProblem{Rows: 3, V: c.v, DType: spec.Float64}, dev); err != nil || pl.Symbol != c.want {
+			t.Errorf("f64 V=%d: %s (%v), want %s", c.v, pl.Symbol, err, c.want)
+		}
 	}
 }
 
@@ -58,5 +66,25 @@ func TestParseXentTable(t *testing.T) {
 	}
 	if len(XentTable) < 2 {
 		t.Errorf("table of %d rows", len(XentTable))
+	}
+}
+
+func TestPlanXentCols(t *testing.T) {
+	dev := Device{SMs: 132}
+	for _, c := range []struct {
+		p    XentColsProblem
+		grid uint32
+	}{
+		{XentColsProblem{Rows: 1, V: 1000, Inner: 2, DType: spec.Float32}, 1},
+		{XentColsProblem{Rows: 3, V: 10, Inner: 65, DType: spec.BFloat16}, 9},
+		{XentColsProblem{Rows: 4096, V: 10, Inner: 4096, DType: spec.Float64}, 132 * xentColsBlocksPerSM},
+	} {
+		pl, err := PlanXentCols(c.p, dev)
+		if err != nil || pl.Grid != c.grid || pl.Block != 256 || pl.Symbol != "xent_lse_cols_"+c.p.DType.String()+"_t256" {
+			t.Errorf("%+v: %+v (%v), want grid %d", c.p, pl, err, c.grid)
+		}
+	}
+	if _, err := PlanXentCols(XentColsProblem{Rows: 1, V: 0, Inner: 2, DType: spec.Float32}, dev); err == nil {
+		t.Error("an empty axis was planned")
 	}
 }

@@ -30,14 +30,17 @@ static void launch(const std::string& sym, unsigned grid, unsigned block, const 
   smx::Params dummy{};
   emu::launch(tramp, dim3{grid, 1, 1}, dim3{block, 1, 1}, 0, dummy);
 }
-static int esize(int dt) { return dt == 0 ? 4 : 2; }
-static const char* dname(int dt) { return dt == 0 ? "f32" : dt == 1 ? "f16" : "bf16"; }
+// dt: 0 f32, 1 f16, 2 bf16, 3 f64 (double storage and math).
+static int esize(int dt) { return dt == 0 ? 4 : dt == 3 ? 8 : 2; }
+static const char* dname(int dt) { return dt == 0 ? "f32" : dt == 1 ? "f16" : dt == 2 ? "bf16" : "f64"; }
 static double ld(int dt, const char* b, long long i) {
+  if (dt == 3) { double f; memcpy(&f, b + 8 * i, 8); return f; }
   if (dt == 0) { float f; memcpy(&f, b + 4 * i, 4); return f; }
   smx::u16 h; memcpy(&h, b + 2 * i, 2);
   return dt == 1 ? smx::h2f(h) : __uint_as_float(((unsigned)h) << 16);
 }
 static void st(int dt, char* b, long long i, double v) {
+  if (dt == 3) { memcpy(b + 8 * i, &v, 8); return; }
   if (dt == 0) { float f = (float)v; memcpy(b + 4 * i, &f, 4); return; }
   smx::u16 h = dt == 1 ? smx::f2h((float)v) : smx::f2bf((float)v);
   memcpy(b + 2 * i, &h, 2);
@@ -69,8 +72,8 @@ int main() {
   const long long Vs[] = {1, 5, 8, 33, 781};
   const struct { int threads, packs; } rowk[] = {{128, 4}, {256, 4}, {256, 8}, {512, 8}, {512, 16}, {1024, 0}};
   int ncase = 0, nfail = 0;
-  double worst[3] = {0, 0, 0};
-  for (int dt = 0; dt < 3; ++dt)
+  double worst[4] = {0, 0, 0, 0};
+  for (int dt = 0; dt < 4; ++dt)
   for (long long V : Vs)
   for (const Opt& o : opts)
   for (auto rk : rowk) {
@@ -89,10 +92,15 @@ int main() {
     char* X = base(xb, off);
     char* GR = o.inplace ? X : base(gb, off);
     std::vector<long long> tg(rows);
-    std::vector<float> w(V), grows(rows), lsein(rows), loss(rows + 1, NAN), lse(rows + 1, NAN), out(1, NAN);
+    std::vector<float> w(V);
+    // Per-row buffers in the math type: float, double for f64 (XF_F64).
+    const bool f64 = dt == 3;
+    std::vector<double> grows(rows), lsein(rows), loss(rows + 1, NAN), lse(rows + 1, NAN), out(1, NAN);
+    std::vector<float> grows32(rows), lsein32(rows), loss32(rows + 1, NAN), lse32(rows + 1, NAN), out32(1, NAN);
     for (auto& x : w) x = (float)std::uniform_real_distribution<double>(0, 2)(rng);
     for (long long r = 0; r < rows; ++r) {
-      grows[r] = (float)nd(rng);
+      grows[r] = nd(rng);
+      grows32[r] = (float)grows[r];
       tg[r] = (long long)(rng() % V);
       for (long long j = 0; j < V; ++j) st(dt, X, r * V + j, nd(rng));
     }
@@ -118,7 +126,8 @@ int main() {
       for (long long j = 0; j < V; ++j) { double z = zf(xs[r * V + j]); if (std::isnan(z) || z == INFINITY) poison = true; if (m > -INFINITY) d += exp(z - m); dot += (o.w ? w[j] : 1) * z; }
       double l = poison ? NAN : m == -INFINITY ? -INFINITY : m + log(d);
       rlse[r] = l;
-      lsein[r] = (float)l;
+      lsein[r] = f64 ? l : (float)l;
+      lsein32[r] = (float)l;
       if (o.bwd) l = lsein[r];
       long long t = tg[r];
       bool ign = t == o.ignore;
@@ -126,7 +135,7 @@ int main() {
       if (ign) rl[r] = 0;
       else if (o.tlp) rl[r] = zf(xs[r * V + t]) - l;
       else { rl[r] = (1 - o.eps) * wt * (l - zf(xs[r * V + t])) + o.zl * l * l; if (o.eps) rl[r] += o.eps / V * (W * l - dot); }
-      double g = gscale * (o.grows ? grows[r] : 1);
+      double g = gscale * (o.grows ? (f64 ? grows[r] : grows32[r]) : 1);
       for (long long j = 0; j < V; ++j) {
         if (ign) { rg[r * V + j] = 0; continue; }
         double x = xs[r * V + j], z = zf(x), p = exp(z - l);
@@ -151,14 +160,14 @@ int main() {
     p.x = X; p.grad = (o.tlp || o.lseonly) ? nullptr : GR;
     p.tgt = o.lseonly ? nullptr : o.t64 ? (const void*)tg.data() : (const void*)t32.data();
     p.w = o.w ? w.data() : nullptr;
-    p.loss = o.lseonly || o.bwd ? nullptr : loss.data();
-    p.lse = o.lseonly ? (void*)lsenat.data() : o.bwd ? nullptr : (void*)lse.data();
-    p.lse_in = o.bwd ? lsein.data() : nullptr;
-    p.grows = o.grows ? grows.data() : nullptr;
-    p.stats = stats.data(); p.bad = bad.data(); p.out = out.data();
-    p.rows = rows; p.v = V; p.ignore = o.ignore; p.scale = (float)o.scale; p.softcap = (float)o.cap; p.eps = (float)o.eps;
-    p.zloss = (float)o.zl; p.gout = 1.f;
-    p.flags = (o.t64 ? smx::XF_T64 : 0) | (o.mean ? smx::XF_MEAN : 0) | (o.lseonly ? smx::XF_NOTGT | smx::XF_LSE_NATIVE : 0) | (o.tlp ? smx::XF_TLP : 0);
+    p.loss = o.lseonly || o.bwd ? nullptr : f64 ? (void*)loss.data() : (void*)loss32.data();
+    p.lse = o.lseonly ? (void*)lsenat.data() : o.bwd ? nullptr : f64 ? (void*)lse.data() : (void*)lse32.data();
+    p.lse_in = o.bwd ? (f64 ? (const void*)lsein.data() : (const void*)lsein32.data()) : nullptr;
+    p.grows = o.grows ? (f64 ? (const void*)grows.data() : (const void*)grows32.data()) : nullptr;
+    p.stats = stats.data(); p.bad = bad.data(); p.out = f64 ? (void*)out.data() : (void*)out32.data();
+    p.rows = rows; p.v = V; p.ignore = o.ignore; p.scale = o.scale; p.softcap = o.cap; p.eps = o.eps;
+    p.zloss = o.zl; p.gout = 1;
+    p.flags = (o.t64 ? smx::XF_T64 : 0) | (o.mean ? smx::XF_MEAN : 0) | (o.lseonly ? smx::XF_NOTGT | smx::XF_LSE_NATIVE : 0) | (o.tlp ? smx::XF_TLP : 0) | (f64 ? smx::XF_F64 : 0);
     p.vec = 1;
     emu::in_lo[0] = X; emu::in_hi[0] = X + n * es; emu::in_lo[1] = nullptr; emu::bad_reads = 0;
     char sym[64];
@@ -168,7 +177,12 @@ int main() {
     bool reduce = !o.lseonly && !o.bwd && !o.tlp && (o.mean || o.sum);
     if (reduce) launch("xent_final", 1, 1024, p);
     bool fail = bad[0] != -1 || emu::bad_reads != 0;
-    double tol = dt == 0 ? 2e-5 : dt == 1 ? 2e-3 : 1.6e-2;
+    if (!f64) {
+      for (long long r = 0; r <= rows; ++r) { loss[r] = loss32[r]; lse[r] = lse32[r]; }
+      out[0] = out32[0];
+    }
+    double tol = dt == 0 ? 2e-5 : dt == 1 ? 2e-3 : dt == 2 ? 1.6e-2 : 1e-12;
+    const double stol = f64 ? 1e-12 : 2e-5;  // loss and lse
     double e = 0;
     std::string where;
     auto chk = [&](double got, double ref, double t, double mag, const char* what, long long i) {
@@ -179,9 +193,9 @@ int main() {
     for (long long r = 0; r < rows; ++r) rsum += rl[r];
     for (long long r = 0; r < rows; ++r) {
       if (o.lseonly) chk(ld(dt, lsenat.data(), r), rlse[r], tol, 1, "lse", r);
-      else if (!o.bwd) { chk(lse[r], rlse[r], 2e-5, 1, "lse", r); if (!reduce) chk(loss[r], rl[r], 2e-5, 1, "loss", r); }
+      else if (!o.bwd) { chk(lse[r], rlse[r], stol, 1, "lse", r); if (!reduce) chk(loss[r], rl[r], stol, 1, "loss", r); }
     }
-    if (reduce) chk(out[0], o.mean ? rsum / wsum : rsum, 2e-5, 1, "out", 0);
+    if (reduce) chk(out[0], o.mean ? rsum / wsum : rsum, stol, 1, "out", 0);
     if (p.grad) {
       // f16 subnormals are 2^-24 apart.
       const double atol = dt == 1 ? 6e-8 / tol : 1e-30;
@@ -196,6 +210,53 @@ int main() {
     if (e > 1 || fail) {
       ++nfail;
       printf("FAIL %s %s V=%lld %s: err %.3g at %s (bad %lld, bad reads %lld)\n", sym, o.name, V, dname(dt), e, where.c_str(), bad[0], emu::bad_reads);
+    }
+  }
+  // Log-sum-exp along a middle axis (xent_lse_cols): rows × V × inner, a
+  // NaN and a −inf in the first column, two blocks over more tiles.
+  for (int dt = 0; dt < 4; ++dt) {
+    const struct { long long rows, v, inner; } shapes[] = {{3, 7, 33}, {2, 100, 2}, {1, 5, 65}, {4, 1, 40}};
+    for (auto sh : shapes) {
+      ++ncase;
+      const int es = esize(dt);
+      const long long n = sh.rows * sh.v * sh.inner, m = sh.rows * sh.inner;
+      std::vector<char> xb(n * es + 16), db(m * es + 64, 0x7b);
+      char* X = xb.data();
+      for (long long i = 0; i < n; ++i) st(dt, X, i, nd(rng));
+      st(dt, X, 0, -INFINITY);
+      if (sh.v > 1) st(dt, X, sh.inner, NAN);  // column 0 of row 0: NaN
+      const double scale = 0.7;
+      std::vector<double> stats(3, NAN);
+      std::vector<long long> bad(2, 7);
+      smx::XParams p{};
+      p.x = X; p.lse = db.data(); p.stats = stats.data(); p.bad = bad.data();
+      p.rows = sh.rows; p.v = sh.v; p.inner = sh.inner; p.scale = scale; p.ignore = -100;
+      p.flags = smx::XF_NOTGT | smx::XF_LSE_NATIVE | (dt == 3 ? smx::XF_F64 : 0);
+      emu::in_lo[0] = X; emu::in_hi[0] = X + n * es; emu::in_lo[1] = nullptr; emu::bad_reads = 0;
+      char sym[64];
+      snprintf(sym, sizeof sym, "xent_lse_cols_%s_t256", dname(dt));
+      launch("xent_prep", 1, 1024, p);
+      launch(sym, 2, 256, p);
+      const double tol = dt == 0 ? 2e-5 : dt == 1 ? 2e-3 : dt == 2 ? 1.6e-2 : 1e-12;
+      double e = 0;
+      std::string where;
+      for (long long r = 0; r < sh.rows; ++r)
+        for (long long c = 0; c < sh.inner; ++c) {
+          double mx = -INFINITY, d = 0;
+          bool nan = false;
+          for (long long a = 0; a < sh.v; ++a) { double z = ld(dt, X, (r * sh.v + a) * sh.inner + c) * scale; nan |= std::isnan(z); mx = std::max(mx, z); }
+          for (long long a = 0; a < sh.v; ++a) d += mx == -INFINITY ? 0 : exp(ld(dt, X, (r * sh.v + a) * sh.inner + c) * scale - mx);
+          const double ref = nan ? NAN : mx == -INFINITY ? -INFINITY : mx + log(d);
+          const double got = ld(dt, db.data(), r * sh.inner + c), cl = closeness(got, ref, tol, 1);
+          if (cl > e) { e = cl; char b[96]; snprintf(b, sizeof b, "lse[%lld][%lld] got %g want %g", r, c, got, ref); where = b; }
+        }
+      bool guard = false;
+      for (long long i = m * es; i < (long long)db.size(); ++i) guard |= db[i] != 0x7b;
+      worst[dt] = std::max(worst[dt], e);
+      if (e > 1 || guard || emu::bad_reads != 0) {
+        ++nfail;
+        printf("FAIL %s %lldx%lldx%lld: err %.3g at %s (guard %d, bad reads %lld)\n", sym, sh.rows, sh.v, sh.inner, e, where.c_str(), guard, emu::bad_reads);
+      }
     }
   }
   // A target outside [0, V): flagged, nothing written.
@@ -217,6 +278,6 @@ int main() {
     for (float l : loss) written |= l != 7.f;
     if (bad[0] != 3 || bad[1] != 10 || written) { ++nfail; printf("FAIL bad target: flagged row %lld target %lld, written %d\n", bad[0], bad[1], written); }
   }
-  printf("xent emulator: %d cases, %d failed; worst err/tol f32 %.3g f16 %.3g bf16 %.3g\n", ncase, nfail, worst[0], worst[1], worst[2]);
+  printf("xent emulator: %d cases, %d failed; worst err/tol f32 %.3g f16 %.3g bf16 %.3g f64 %.3g\n", ncase, nfail, worst[0], worst[1], worst[2], worst[3]);
   return nfail ? 1 : 0;
 }
