@@ -10,45 +10,35 @@ import (
 	"github.com/gofused/softmax/internal/kernels"
 )
 
-// split_row: split blocks per row streaming it as one virtual block,
-// partials in the workspace, two launches.
+// split_row: blocks a row streaming it as one virtual block, partials in the
+// workspace, two launches; SplitRowBlocksPerSM an SM, two packs a thread.
 func (c *ctx) splitRow() (Plan, error) {
 	const nt = 512
-	rows, cols := c.p.Outer, c.p.Axis
-	// splitRowBlocksPerSM blocks on every SM in all, but at least two packs
-	// a thread.
-	split := min(ceilDiv(splitRowBlocksPerSM*int64(c.d.SMs), rows), ceilDiv(cols, nt*c.P*2))
-	split = clamp(split, 1, maxSplitRow)
+	rows := c.p.Outer
+	split := clamp(min(ceilDiv(prm.SplitRowBlocksPerSM*int64(c.d.SMs), rows), ceilDiv(c.p.Axis, nt*c.P*2)), 1, prm.MaxSplitRow)
 	grid := [3]uint32{uint32(min(split, maxGridX)), uint32(min(rows, maxGridY)), 1}
-	pl := Plan{Strategy: string(kernels.SplitRow), File: "split_row.cu", Split: int(split), Vec: c.vec(),
+	return Plan{Strategy: string(kernels.SplitRow), File: kernels.SplitRow.Info().File, Split: int(split), Vec: c.vec(),
 		Workspace: rows * split * kernels.WsPairBytes(c.p.DType),
 		Launches: []Launch{
 			{Symbol: c.sym(kernels.SplitRow, "phase1"), Grid: grid, Block: block1(nt)},
 			{Symbol: c.sym(kernels.SplitRow, "phase2"), Grid: grid, Block: block1(nt)},
 		},
-		Reason: fmt.Sprintf("%d blocks of %d threads per row, interleaved", split, nt)}
-	return c.finish(pl), nil
+		Reason: fmt.Sprintf("%d blocks of %d threads per row, interleaved", split, nt)}, nil
 }
 
-// splitGridThreads is split_grid's block: one block of 1024 threads per SM
-// (its shared memory is the cache; 512-thread blocks, two per SM with half
-// the cache each, were 5-40% slower in the H200 harness).
-const splitGridThreads = 1024
-
-// splitGridSize is split_grid's grid and per-block cache (splitGridGrid).
-type splitGridSize struct {
-	g, smemMax int64
-	err        error
-}
-
-// splitGridGrid returns split_grid's grid (one block per SM with the whole
-// opt-in shared memory) and the most shared memory a block may cache.
+// splitGridGrid returns split_grid's grid and the shared memory a block may
+// cache, once: conditions and the build ask up to three times.
 func (c *ctx) splitGridGrid() (g, smemMax int64, err error) {
 	if c.grid == nil {
 		g, smemMax, err := c.splitGridGridQuery()
 		c.grid = &splitGridSize{g, smemMax, err}
 	}
 	return c.grid.g, c.grid.smemMax, c.grid.err
+}
+
+type splitGridSize struct {
+	g, smemMax int64
+	err        error
 }
 
 func (c *ctx) splitGridGridQuery() (g, smemMax int64, err error) {
@@ -61,7 +51,7 @@ func (c *ctx) splitGridGridQuery() (g, smemMax int64, err error) {
 	smemMax = (int64(c.d.SmemOptin-max(staticSmem(c.d, syms[0]), staticSmem(c.d, syms[1]))) - 1024) / unit * unit
 	perSM := math.MaxInt
 	for _, sym := range syms {
-		n, err := c.fits("split_grid.cu", sym, splitGridThreads, smemMax)
+		n, err := c.fits(kernels.SplitGrid.Info().File, sym, int(prm.SplitGridThreads), smemMax)
 		if err != nil {
 			return 0, 0, err
 		}
@@ -70,91 +60,61 @@ func (c *ctx) splitGridGridQuery() (g, smemMax int64, err error) {
 	return int64(perSM) * int64(c.d.SMs), smemMax, nil
 }
 
-// splitGridShape returns split_grid's blocks per row, chunk, dynamic shared
-// memory and grid for waves of rw rows (0: splitGridWaveRows): each block
-// caches an equal chunk of a row; the kernel derives rw as grid / split.
-func (c *ctx) splitGridShape(rw int64) (split, chunk, smem int64, grid int, err error) {
-	g, smemMax, err := c.splitGridGrid()
-	if err != nil {
-		return 0, 0, 0, 0, err
-	}
-	if rw == 0 {
-		rw = c.splitGridWaveRows(g, smemMax)
-	}
-	if rw < 1 || rw > g {
-		return 0, 0, 0, 0, fmt.Errorf("waves of %d rows: it takes 1 to %d (at most one row per resident block)", rw, g)
-	}
-	split = g / rw
-	chunk = roundUp(ceilDiv(c.p.Axis, split), c.P)
-	split = ceilDiv(c.p.Axis, chunk)
-	if c.vec() {
-		smem = min(smemMax, roundUp(chunk*c.es, 16)*c.nin)
-	}
-	return split, chunk, smem, int(g), nil
-}
-
-// splitGridWaveRows is split_grid's rows a wave on g blocks caching up to
-// smemMax bytes each: as few even waves as keep each within
-// splitGridWaveBytes, never more rows than blocks.
-func (c *ctx) splitGridWaveRows(g, smemMax int64) int64 {
-	waves := max(1, ceilDiv(c.p.Outer*c.p.Axis*c.es*c.nin, c.splitGridWaveBytes(g, smemMax)))
-	return min(ceilDiv(c.p.Outer, waves), g)
-}
-
 // splitGridWaveBytes is the most input bytes a split_grid wave takes.
 func (c *ctx) splitGridWaveBytes(g, smemMax int64) int64 {
-	return gridWaveQuarters * g * smemMax / 4
+	return prm.GridWaveQuarters * g * smemMax / 4
 }
 
-// split_grid: every SM's block takes a chunk of a row, cached in shared
-// memory across a barrier of the row's blocks; one launch.
+// split_grid: each block caches a chunk of a row across a barrier of the
+// row's blocks; as few even waves of rows as splitGridWaveBytes allows.
 func (c *ctx) splitGrid() (Plan, error) {
-	return c.splitGridWaves(0)
-}
-
-// splitGridWaves plans split_grid with waves of rw rows (0: the rule's).
-func (c *ctx) splitGridWaves(rw int64) (Plan, error) {
-	split, chunk, smem, grid, err := c.splitGridShape(rw)
+	g, smemMax, err := c.splitGridGrid()
 	if err != nil {
 		return Plan{}, err
 	}
-	rw = int64(grid) / split // what the kernel derives
+	rw := c.waveRows
+	if rw == 0 {
+		rw = min(ceilDiv(c.p.Outer, max(1, ceilDiv(c.p.Outer*c.p.Axis*c.es*c.nin, c.splitGridWaveBytes(g, smemMax)))), g)
+	}
+	if rw < 1 || rw > g {
+		return Plan{}, fmt.Errorf("waves of %d rows: it takes 1 to %d (at most one row per resident block)", rw, g)
+	}
+	chunk := roundUp(ceilDiv(c.p.Axis, g/rw), c.P)
+	split := ceilDiv(c.p.Axis, chunk)
+	smem := int64(0)
+	if c.vec() {
+		smem = min(smemMax, roundUp(chunk*c.es, 16)*c.nin)
+	}
+	rw = g / split // what the kernel derives
 	waves, variant := ceilDiv(c.p.Outer, rw), ""
 	if waves > 1 {
 		variant = "waves"
 	}
 	cached := min(chunk*c.es, smem/c.nin)
-	threads := int64(splitGridThreads)
+	nt := prm.SplitGridThreads
 	if waves == 1 && cached == chunk*c.es { // one wave, chunks cached whole
-		threads = cmp.Or(shapeArg(c.shape(kernels.SplitGrid, 0, func(string) bool { return true }), "cached"), threads)
+		nt = cmp.Or(shapeArg(c.shape(kernels.SplitGrid, 0, func(string) bool { return true }), "cached"), nt)
 	}
-	l := Launch{Symbol: c.sym(kernels.SplitGrid, variant), Grid: block1(int64(grid)), Block: block1(threads),
-		Smem: int(smem), Cooperative: true}
-	pl := Plan{Strategy: string(kernels.SplitGrid), File: "split_grid.cu", Split: int(split), Chunk: chunk, Vec: c.vec(),
+	l := Launch{Symbol: c.sym(kernels.SplitGrid, variant), Grid: block1(g), Block: block1(nt), Smem: int(smem), Cooperative: true}
+	return Plan{Strategy: string(kernels.SplitGrid), File: kernels.SplitGrid.Info().File, Split: int(split), Chunk: chunk, Vec: c.vec(),
 		Workspace: c.p.Outer * split * kernels.WsPairBytes(c.p.DType), Barriers: rw, Launches: []Launch{l},
 		Reason: fmt.Sprintf("%d blocks of %d threads per row, %d elements each, %d bytes of each cached in shared memory, rows in waves of %d (%d)",
-			split, threads, chunk, cached, rw, waves)}
-	return c.finish(pl), nil
+			split, nt, chunk, cached, rw, waves)}, nil
 }
 
-// SplitGrid plans split_grid with waves of rowsPerWave rows in place of the
-// rule's choice, for sweeps of the wave size (cuda's
-// BenchmarkSplitGridWaves) and tests of the wave loop.
+// SplitGrid plans split_grid with waves of rowsPerWave rows, for sweeps of
+// the wave size (cuda's BenchmarkSplitGridWaves) and tests of the wave loop.
 func SplitGrid(p Problem, d Device, occ Occupancy, rowsPerWave int64) (Plan, error) {
 	c, err := newCtx(p, d, occ)
 	if err != nil {
 		return Plan{}, err
 	}
-	if err := c.check(kernels.SplitGrid); err != nil {
-		return Plan{}, err
-	}
-	return c.splitGridWaves(rowsPerWave)
+	c.waveRows = rowsPerWave
+	return c.build(kernels.SplitGrid)
 }
 
-// clusterSize returns the cluster size split_cluster would use: the largest
-// power of two <= MaxClusterSize that leaves each block at least 256
-// elements (at least 2), if the device runs clusters and the chunk fits
-// shared memory.
+// clusterSize is split_cluster's: the largest power of two (2 at least) that
+// leaves a block 256 elements; ok if the chunk fits shared memory.
 func (c *ctx) clusterSize() (int64, bool) {
 	if c.d.Major < 9 || !c.d.Cluster || c.p.Inner != 1 {
 		return 0, false
@@ -163,26 +123,19 @@ func (c *ctx) clusterSize() (int64, bool) {
 	for cs*2 <= int64(c.d.MaxClusterSize) && ceilDiv(c.p.Axis, cs*2) >= 256 {
 		cs *= 2
 	}
-	chunk := roundUp(ceilDiv(c.p.Axis, cs), c.P)
-	smem := kernels.SmemBytes(kernels.SplitCluster, c.p.Op, c.dt, chunk, 0)
-	if smem+int64(staticSmem(c.d, c.sym(kernels.SplitCluster, ""))) > int64(c.d.SmemOptin) {
-		return 0, false
-	}
-	return cs, true
+	smem := kernels.SmemBytes(kernels.SplitCluster, c.p.Op, c.dt, roundUp(ceilDiv(c.p.Axis, cs), c.P), 0)
+	return cs, smem+int64(staticSmem(c.d, c.sym(kernels.SplitCluster, ""))) <= int64(c.d.SmemOptin)
 }
 
-// clusterShape returns split_cluster's block: the cluster size
-// (clusterSize), each block's chunk of the row, its threads (8 packs a
-// thread, 128-1024), kernel symbol and dynamic shared memory.
-func (c *ctx) clusterShape() (cs, chunk, nt int64, sym string, smem int64, ok bool) {
+// clusterShape returns split_cluster's cluster size, a block's chunk of the
+// row, its threads and dynamic shared memory.
+func (c *ctx) clusterShape() (cs, chunk, nt, smem int64, ok bool) {
 	if cs, ok = c.clusterSize(); !ok {
-		return 0, 0, 0, "", 0, false
+		return 0, 0, 0, 0, false
 	}
 	chunk = roundUp(ceilDiv(c.p.Axis, cs), c.P)
-	nt = clamp(roundUp(ceilDiv(ceilDiv(chunk, c.P), 8), 32), 128, 1024)
-	sym = c.sym(kernels.SplitCluster, "")
-	smem = kernels.SmemBytes(kernels.SplitCluster, c.p.Op, c.dt, chunk, int(nt))
-	return cs, chunk, nt, sym, smem, true
+	nt = threads(ceilDiv(chunk, c.P), 8, 128, 1024, false)
+	return cs, chunk, nt, kernels.SmemBytes(kernels.SplitCluster, c.p.Op, c.dt, chunk, int(nt)), true
 }
 
 // split_cluster: a cluster of C blocks per row, chunks in shared memory.
@@ -190,17 +143,17 @@ func (c *ctx) splitCluster() (Plan, error) {
 	if !c.d.Cluster {
 		return Plan{}, fmt.Errorf("the device or driver does not support cluster launch")
 	}
-	cs, chunk, nt, sym, smem, ok := c.clusterShape()
+	cs, chunk, nt, smem, ok := c.clusterShape()
 	if !ok {
 		return Plan{}, fmt.Errorf("a row of %d elements does not fit the shared memory of a %d-block cluster (%d bytes per block)",
 			c.p.Axis, c.d.MaxClusterSize, c.d.SmemOptin)
 	}
-	if _, err := c.fits("split_cluster.cu", sym, int(nt), smem); err != nil {
+	pl, err := c.one(kernels.SplitCluster, "", nt, smem, cs*min(c.p.Outer, maxGridY), 0, c.vec(), fmt.Sprintf("%d-block clusters, %d elements (%d bytes) per block", cs, chunk, smem))
+	if err != nil {
 		return Plan{}, err
 	}
-	l := Launch{Symbol: sym, Grid: [3]uint32{uint32(cs), uint32(min(c.p.Outer, maxGridY)), 1}, Block: block1(nt), Smem: int(smem),
-		Cluster: [3]uint32{uint32(cs), 1, 1}, NonPortable: cs > 8}
-	pl := Plan{Strategy: string(kernels.SplitCluster), File: "split_cluster.cu", Split: int(cs), Chunk: chunk, Vec: c.vec(),
-		Launches: []Launch{l}, Reason: fmt.Sprintf("%d-block clusters, %d elements (%d bytes) per block", cs, chunk, smem)}
-	return c.finish(pl), nil
+	pl.Split, pl.Chunk = int(cs), chunk
+	pl.Launches[0].Grid = [3]uint32{uint32(cs), uint32(min(c.p.Outer, maxGridY)), 1}
+	pl.Launches[0].Cluster, pl.Launches[0].NonPortable = [3]uint32{uint32(cs), 1, 1}, cs > 8
+	return pl, nil
 }

@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"math"
 	"strings"
 
 	"github.com/gofused/softmax/internal/kernels"
@@ -16,10 +17,8 @@ type namedCond struct {
 	doc  string
 }
 
-// conditions are the named conditions a table row may ask for: the
-// predicates that must compute (a model, a kernel's shape or occupancy,
-// what the grid can cache). The table holds their thresholds as arguments
-// where it can; Conditions documents them.
+// conditions are the named conditions a table row may ask for, their
+// thresholds arguments where the table can hold them.
 var conditions map[string]namedCond
 
 func init() {
@@ -40,7 +39,7 @@ func init() {
 		"inner_tiles": {1, func(c *ctx, a []int64) bool { return c.innerPacks() && c.p.Inner%(a[0]*c.P) == 0 },
 			"Inner is whole tiles of k 16-byte packs"},
 		"reg_fills": {1, func(c *ctx, a []int64) bool {
-			k, _, g, _, err := c.stridedRegShapeWith(0, 0, false)
+			k, _, g, _, err := c.stridedRegShape(false)
 			return err == nil && 100*c.p.Outer*ceilDiv(c.p.Inner, g*c.P)*k >= a[0]*int64(c.d.SMs)
 		}, "strided_reg's blocks (unpaired clusters) number at least k% of the SMs"},
 
@@ -74,7 +73,7 @@ func init() {
 			return split <= a[0] && 1000*split*c.p.Outer >= a[1]*g
 		}, "split_grid gives each row at most a blocks and keeps b‰ of its grid busy"},
 		"cluster_shape": {0, func(c *ctx, _ []int64) bool {
-			_, _, _, _, _, ok := c.clusterShape()
+			_, _, _, _, ok := c.clusterShape()
 			return ok && c.check(kernels.SplitCluster) == nil
 		}, "split_cluster has a cluster for the row on the device"},
 		"clusters_hold_rows": {2, func(c *ctx, a []int64) bool { return c.clustersHoldRows(a[0], a[1]) },
@@ -107,7 +106,7 @@ func init() {
 			if !ok {
 				return false
 			}
-			_, _, _, perSM, err := c.hybridFits(v)
+			perSM, err := c.hybridBlocks(v)
 			return err == nil && fillsUnder(c.p.Outer, int64(perSM)*int64(c.d.SMs), a[0])
 		}, "block_hybrid's 512-thread blocks would fill at most k% of the slots of their waves"},
 		"grid_fill_under": {1, func(c *ctx, a []int64) bool {
@@ -164,9 +163,8 @@ func Conditions() map[string]string {
 	return out
 }
 
-// regime reports whether any row of the table whose id is group, or
-// starts with group and a dot, matches: a regime other conditions ask
-// about (block_reg's rows for blockRegFirst).
+// regime reports whether a row of the table whose id is group, or starts
+// with group and a dot, matches: a regime other conditions ask about.
 func (c *ctx) regime(group string) bool {
 	for i := range c.table.Rows {
 		r := &c.table.Rows[i]
@@ -187,11 +185,11 @@ func fillsUnder(rows, slots, pct int64) bool {
 // are all resident at once and, for span > 0, the rows at most SMs × (row
 // bytes − base) / span: where its small blocks lead a block per row.
 func (c *ctx) clustersHoldRows(base, span int64) bool {
-	cs, _, nt, sym, smem, ok := c.clusterShape()
+	cs, _, nt, smem, ok := c.clusterShape()
 	if !ok {
 		return false
 	}
-	file := kernels.SplitCluster.Info().File
+	file, sym := kernels.SplitCluster.Info().File, c.sym(kernels.SplitCluster, "")
 	limit := int64(0)
 	if perSM, err := c.fits(file, sym, int(nt), smem); err == nil {
 		limit = c.residentClusters(file, sym, int(nt), int(smem), cs, perSM)
@@ -214,35 +212,97 @@ func (c *ctx) stridedSmemFits(k int64) bool {
 	if err := c.check(kernels.StridedSmem); err != nil {
 		return false
 	}
-	sh := c.stridedSmemShape()
-	if ceilDiv(c.p.Outer, sh.tile) < int64(c.d.SMs) {
+	nt, tile, _, smem := c.stridedSmemShape()
+	if ceilDiv(c.p.Outer, tile) < int64(c.d.SMs) {
 		return false
 	}
-	occ, err := c.fits(kernels.StridedSmem.Info().File, sh.sym, int(sh.nt), sh.smem)
+	occ, err := c.fits(kernels.StridedSmem.Info().File, c.sym(kernels.StridedSmem, c.stridedSmemVariant(tile)), int(nt), smem)
 	return err == nil && int64(occ) >= k
 }
 
-// candidates lists the table's candidates for the problem: the matching
-// rows in order, each row's candidates in order, each strategy once.
-func (c *ctx) candidates(t Table) []candidate {
-	var out []candidate
-	seen := map[string]bool{}
-	for i := range t.Rows {
-		r := &t.Rows[i]
-		if r.Shape || !c.matches(r) {
-			continue
-		}
-		for _, s := range r.Cands {
-			if !seen[s] {
-				seen[s] = true
-				out = append(out, candidate{s, r})
-			}
-		}
-	}
-	return out
+// unalignedRows reports several last-axis rows whose tensors do not all
+// start on a 16-byte boundary (a view into a larger tensor).
+func (c *ctx) unalignedRows() bool {
+	return !c.p.Aligned && c.p.Inner == 1 && c.p.Outer > 1
 }
 
-type candidate struct {
-	name string // strategy or strategy/config
-	row  *Row
+// fewModel is the few-rows bandwidth model, for rows < SMs (ok false
+// otherwise): a block per row (""), the row split over every SM
+// (split_row) or a cluster per row (split_cluster), whichever it models
+// cheapest; the model_* conditions read its pick.
+func (c *ctx) fewModel() (kernels.Strategy, bool) {
+	if c.fewDone {
+		return c.few, c.fewOK
+	}
+	c.fewDone = true
+	if c.p.Outer >= int64(c.d.SMs) {
+		return "", false
+	}
+	rows := float64(c.p.Outer)
+	rowBytes := float64(c.p.Axis * c.es * c.nin)
+	sms := float64(c.d.SMs)
+	// µs = bytes / (GB/s · 1e3)
+	tBlock := rowBytes / (prm.BlockGBs * 1e3)
+	tSplit := prm.LaunchMicros + rows*rowBytes*1.5/(sms*prm.SmGBs*1e3)
+	// A split must clearly win: the model is rough and tiny problems are
+	// dominated by launch latency anyway.
+	best, bestT := kernels.Strategy(""), min(tBlock-prm.SwitchMicros, 0.8*tBlock)
+	if rowBytes >= prm.TwoReadSplitBytes && c.p.Outer*2 <= int64(c.d.SMs) && c.twoReadBlockRows() {
+		// The model's block rate is a one-read block's (prm.TwoReadSplitBytes).
+		bestT = math.Inf(1)
+	}
+	if tSplit < bestT {
+		best, bestT = kernels.SplitRow, tSplit
+	}
+	if cs, ok := c.clusterSize(); ok && rowBytes <= prm.ClusterRowBytes {
+		waves := max(1, rows*float64(cs)/sms)
+		tCluster := prm.ClusterMicros + rowBytes/(float64(cs)*prm.BlockGBs*1e3)*waves
+		if tCluster < bestT || best == "" && !c.bwd && rowBytes >= prm.ClusterOneWaveRowBytes && rows*float64(cs) <= sms {
+			best = kernels.SplitCluster
+		}
+	}
+	c.few, c.fewOK = best, true
+	return best, true
+}
+
+// gridCaches reports whether split_grid should replace split_row (or a
+// block per row that reads long rows twice): inputs of at least minBytes
+// that the grid's shared memory caches (prm.GridCacheHalves) or in rows
+// that fit a wave; ragged rows too (nvidia-h200-2026-11-22-ab-s31.txt §4).
+func (c *ctx) gridCaches(minBytes int64) bool {
+	if !c.vec() && !c.ragged() {
+		return false
+	}
+	g, smemMax, err := c.splitGridGrid()
+	in := c.p.Outer * c.p.Axis * c.es * c.nin
+	return err == nil && in >= minBytes && (2*in <= prm.GridCacheHalves*g*smemMax || in/c.p.Outer <= c.splitGridWaveBytes(g, smemMax))
+}
+
+// twoReadBlockRows reports rows a block per row would read twice: no
+// register-cached body, block_smem (two blocks an SM) or pipelined holds.
+func (c *ctx) twoReadBlockRows() bool {
+	switch {
+	case c.p.Axis <= kernels.WarpRow.Info().MaxCols(c.p.Op, c.dt):
+		return false
+	case c.bwd:
+		return !c.regime("block_reg")
+	case c.regime("block_reg") || c.regime("block_hybrid"):
+		return false
+	}
+	if occ, err := c.blockSmemOccupancy(); err == nil && occ >= 2 {
+		return false
+	}
+	_, err := c.pipelined()
+	return c.es != 4 || err != nil
+}
+
+// stridedShortVariant names strided_short's kernel for the axis ("a5", "p9")
+// and its lanes a slice, ok false when it has none for the dtype.
+func (c *ctx) stridedShortVariant() (string, int64, bool) {
+	name, lanes, ok := kernels.StridedShortVariant(c.p.Axis, c.bwd)
+	if !ok {
+		return "", 0, false
+	}
+	v, ok := kernels.StridedShort.Info().Variant(c.bwd, name)
+	return name, lanes, ok && v.Serves(c.dt)
 }

@@ -17,7 +17,7 @@ const ConfigSep = "/"
 
 // Configs lists launch configurations of strategy that can serve p on d,
 // as forced names ("block_reg/t256_p4"), for the autotuner to time beside
-// the rules' own pick: block_reg's and warp_row's, whose kernel shape is a
+// the table's own pick: block_reg's and warp_row's, whose kernel shape is a
 // free choice; other strategies, and one that cannot serve p, have none.
 func Configs(p Problem, d Device, strategy string) ([]string, error) {
 	c, err := newCtx(p, d, nil)
@@ -28,22 +28,19 @@ func Configs(p Problem, d Device, strategy string) ([]string, error) {
 	if err != nil {
 		return nil, fmt.Errorf("plan: %w", err)
 	}
-	if c.check(s) != nil {
-		return nil, nil
-	}
 	list, ok := configLists[s]
-	if !ok {
+	if c.check(s) != nil || !ok {
 		return nil, nil
 	}
-	names := list(c)
-	for i, n := range names {
-		names[i] = string(s) + ConfigSep + n
+	var names []string
+	for _, n := range list(c) {
+		names = append(names, string(s)+ConfigSep+n)
 	}
 	return names, nil
 }
 
-// configLists holds, for each strategy that takes a forced configuration,
-// the function that lists its configurations for a problem.
+// configLists lists, for each strategy that takes a forced configuration,
+// its configurations for a problem.
 var configLists = map[kernels.Strategy]func(*ctx) []string{
 	kernels.BlockReg: (*ctx).blockRegConfigs,
 	kernels.WarpRow:  (*ctx).warpRowConfigs,
@@ -59,30 +56,22 @@ func (c *ctx) noConfig(serve []string) error {
 }
 
 // blockRegServes reports whether block_reg's variant v can run the problem,
-// and at what block size: a forward kernel (not "_tail") that holds the
-// row's packs (its span's for "_shift" twins; blockRegOverhang; "_exact"
-// ones exactly them), or a backward kernel within its launch bound.
+// and at what block size, as blockRegShape sizes its picks.
 func (c *ctx) blockRegServes(v kernels.Variant) (nt int64, ok bool) {
-	in := kernels.BlockReg.Info()
-	packs := c.packs()
 	if c.bwd {
 		return c.blockRegBwdThreads(v)
 	}
-	nt = int64(v.FixedBlock)
+	packs, nt := c.packs(), int64(v.FixedBlock)
 	if c.ragged() && c.es == 2 && blockRegOverhang(v) {
-		// its "_shift" twin holds the span's overhang in thread 0: sized
-		// by the row, as blockRegFixedBlock sizes it
 		packs = ceilDiv(c.p.Axis, c.P)
 	}
 	switch {
 	case v.Tail || !v.Serves(c.dt) || nt*int64(v.Packs) < packs:
 		return 0, false
 	case v.Exact:
-		return nt, !c.bwd && c.wholePacks() && c.es == 2 && nt*int64(v.Packs) == packs
-	case c.shifts(kernels.BlockReg) && !in.HasShiftTwin(v):
-		return 0, false
+		return nt, c.wholePacks() && c.es == 2 && nt*int64(v.Packs) == packs
 	}
-	return nt, true
+	return nt, !c.shifts(kernels.BlockReg) || kernels.BlockReg.Info().HasShiftTwin(v)
 }
 
 // blockRegConfigs names block_reg's configurations for the problem: each
@@ -107,17 +96,15 @@ func (c *ctx) blockRegConfigs() []string {
 	return names
 }
 
-// blockRegConfig returns the forced configuration's kernel and block size;
-// a forward row of whole packs that ends inside the variant's last pack
-// takes its "_tail" kernel where there is one, as the rules' pick does.
+// blockRegConfig returns the forced configuration's kernel and block size,
+// "_tail" where the table's pick would take it (blockRegTail).
 func (c *ctx) blockRegConfig() (kernels.Variant, int64, error) {
-	in := kernels.BlockReg.Info()
-	v, ok := in.Variant(c.bwd, c.config)
-	if !ok {
-		return v, 0, c.noConfig(c.blockRegConfigs())
+	v, ok := kernels.BlockReg.Info().Variant(c.bwd, c.config)
+	nt := int64(0)
+	if ok {
+		nt, ok = c.blockRegServes(v)
 	}
-	nt, serves := c.blockRegServes(v)
-	if !serves {
+	if !ok {
 		return v, 0, c.noConfig(c.blockRegConfigs())
 	}
 	if !c.bwd && !v.Exact {
@@ -126,14 +113,12 @@ func (c *ctx) blockRegConfig() (kernels.Variant, int64, error) {
 	return v, nt, nil
 }
 
-// warpRowConfigs names warp_row's configurations for the problem: for
-// each lane count up to the row's packs (rounded up to a power of two),
-// fewest lanes first, the fewest packs a lane that hold the row.
+// warpRowConfigs names warp_row's configurations: for each lane count up to
+// the row's packs, the fewest packs a lane that hold the row.
 func (c *ctx) warpRowConfigs() []string {
-	packs := ceilDiv(c.warpSpan(), c.P)
 	best := map[int]kernels.Variant{}
 	for _, v := range kernels.WarpRow.Info().Variants(c.bwd) {
-		if !c.warpRowServes(v) || int64(v.Lanes) > nextPow2(packs) {
+		if !c.warpRowServes(v) || int64(v.Lanes) > nextPow2(ceilDiv(c.warpSpan(), c.P)) {
 			continue
 		}
 		if b, ok := best[v.Lanes]; !ok || v.Packs < b.Packs {
@@ -157,10 +142,7 @@ func (c *ctx) warpRowServes(v kernels.Variant) bool {
 // lane.
 func (c *ctx) warpRowConfig() (w, np int64, err error) {
 	v, ok := kernels.WarpRow.Info().Variant(c.bwd, c.config)
-	if !ok {
-		return 0, 0, c.noConfig(c.warpRowConfigs())
-	}
-	if !c.warpRowServes(v) {
+	if !ok || !c.warpRowServes(v) {
 		return 0, 0, c.noConfig(c.warpRowConfigs())
 	}
 	return int64(v.Lanes), int64(v.Packs), nil

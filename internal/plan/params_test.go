@@ -5,21 +5,22 @@ import (
 	"testing"
 )
 
-// TestParamsRead checks that every row of params.tsv is read by the code
-// (a row nothing reads would be a threshold that decides nothing) and has
-// its evidence.
+// TestParamsRead: params.tsv sets every parameter, each row with its
+// evidence; a row for no parameter, or a parameter without a row, is
+// refused.
 func TestParamsRead(t *testing.T) {
-	if len(params) < 10 {
-		t.Fatalf("params.tsv: %d rows", len(params))
+	if prm.GridWaves < 1 || prm.BlockGBs <= 0 {
+		t.Fatalf("params %+v", prm)
 	}
-	for name := range params {
-		if !paramsRead[name] {
-			t.Errorf("params.tsv row %s: no code reads it", name)
-		}
-	}
-	for _, line := range strings.Split(paramsTSV, "\n") {
-		if f := strings.Split(line, "\t"); len(f) == 3 && strings.TrimSpace(f[2]) == "" {
-			t.Errorf("params.tsv row %s: no evidence", f[0])
-		}
+	for _, text := range []string{paramsTSV + "unread\t1\tx\n", strings.Replace(paramsTSV, "gridWaves\t", "# gridWaves\t", 1),
+		strings.Replace(paramsTSV, "\tgrid cap, in waves of resident blocks", "\t", 1)} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("parsed %q", text[len(text)-80:])
+				}
+			}()
+			parseParams(text)
+		}()
 	}
 }

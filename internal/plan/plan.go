@@ -45,10 +45,11 @@
 //	evidence    the measurement: results files under bench/results and
 //	            their sections (TestTablesParse checks that they exist)
 //
-// Named conditions are the few predicates that must compute (conds.go;
-// Conditions lists them); thresholds are their arguments or the row's
-// cells, and the model's numbers are rows of params.tsv. A row whose
-// candidates are one strategy's shapes (strategy/shape, shapeNames) is a
+// Named conditions are the few predicates that must compute (a model, a
+// kernel's shape or occupancy, what the grid can cache; Conditions lists
+// them with what each says); thresholds are their arguments or the row's
+// cells, and the model's and the sizing numbers are rows of params.tsv. A
+// row whose candidates are one strategy's shapes (strategy/shape) is a
 // shape row: the choice of strategy skips it, and that strategy's build
 // asks it for the first shape it has a kernel for (ctx.shape).
 //
@@ -62,33 +63,29 @@ import (
 	"fmt"
 	"math/bits"
 	"strings"
-	"sync"
 
 	"github.com/gofused/softmax/internal/kernels"
 	"github.com/gofused/softmax/internal/spec"
 )
 
 // Device is the part of the device properties the planner uses. Zero
-// values of the optional fields take H100-like defaults (RegsPerSM 65536,
-// MaxBlocksPerSM 32, MaxThreadsPerSM 2048, MaxThreadsPerBlock 1024,
-// MaxClusterSize 8).
+// values of the optional fields take H100-like defaults (withDefaults).
 type Device struct {
 	Name               string
 	Major, Minor       int // compute capability
-	SMs                int // multiprocessors
+	SMs                int
 	L2Bytes            int
-	SmemPerBlock       int  // default dynamic shared memory limit per block (48 KB)
-	SmemOptin          int  // opt-in limit per block (227 KB on Hopper)
-	SmemPerSM          int  // shared memory per SM
-	MaxThreadsPerSM    int  //
-	MaxThreadsPerBlock int  //
-	Cluster            bool // cluster launch supported (CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH)
-	Cooperative        bool // cooperative launch supported (CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH)
+	SmemPerBlock       int // default dynamic shared memory limit per block (48 KB)
+	SmemOptin          int // opt-in limit per block (227 KB on Hopper)
+	SmemPerSM          int
+	MaxThreadsPerSM    int
+	MaxThreadsPerBlock int
+	Cluster            bool // cluster launch supported
+	Cooperative        bool // cooperative launch supported
 	RegsPerSM          int  // optional: 32-bit registers per SM
 	MaxBlocksPerSM     int  // optional: resident blocks per SM
 	// MaxClusterSize is the largest cluster the planner may use: 8 is
-	// portable; 16 needs CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED
-	// (Launch.NonPortable tells the host). 0 means 8.
+	// portable; 16 needs Launch.NonPortable. 0 means 8.
 	MaxClusterSize int
 }
 
@@ -102,10 +99,8 @@ type Problem struct {
 	Aligned bool
 	// Skew, for tensors that are not Aligned, is the number of bytes (1..15,
 	// a whole number of elements) that every pointer lies past a 16-byte
-	// boundary, when they all lie the same distance past one (views at one
-	// element offset into tensors of one layout); 0 when they differ. Rows
-	// of such tensors are read from the pack boundary before each row, as
-	// ragged rows of aligned tensors are (skewedRows).
+	// boundary when they all lie the same distance past one; 0 when they
+	// differ. Their rows are read as ragged rows of aligned tensors are.
 	Skew int
 }
 
@@ -142,30 +137,25 @@ type Plan struct {
 	// with Params.Vec = kernels.VecShift.
 	Shift bool
 	// General: plain softmax launches take the strategy's general build
-	// all the same, not its plain one (kernels.Info.PlainBuild), where
-	// that measured faster (warp_row's 16-bit element-wise rows).
+	// (kernels.Info.PlainBuild), where that measured faster.
 	General bool
 	// Params is the kernel parameter template: layout, Chunk, Split, Vec,
 	// Log set, Scale 1, pointers 0. The host fills X, DY, Y, WS and Scale.
 	Params kernels.Params
-	// Reason says why the strategy was chosen (or forced).
-	Reason string
+	Reason string // why the strategy was chosen (or forced)
 }
 
-// Occupancy returns the max active blocks per SM of a kernel for a block
-// size and dynamic shared memory (cuOccupancyMaxActiveBlocksPerMultiprocessor).
-// file is the module (Plan.File) the symbol lives in.
+// Occupancy returns the max active blocks per SM of a kernel (symbol in
+// module file) for a block size and dynamic shared memory
+// (cuOccupancyMaxActiveBlocksPerMultiprocessor).
 type Occupancy func(file, symbol string, block, smem int) (int, error)
 
-// Clusters returns how many clusters of cluster blocks of a kernel (block
-// threads and smem bytes of dynamic shared memory each) the device holds at
-// once (cuOccupancyMaxActiveClusters): fewer than its blocks per SM × SMs /
-// cluster, since a cluster's blocks must share one GPC.
+// Clusters returns how many clusters of cluster blocks of a kernel the
+// device holds at once (cuOccupancyMaxActiveClusters).
 type Clusters func(file, symbol string, block, smem, cluster int) (int, error)
 
-// Queries are the driver's answers the planner asks for. A nil member, or a
-// query that fails, is estimated: blocks per SM from the per-architecture resource
-// table, clusters from blocks per SM (clusterPackNum).
+// Queries are the driver's answers the planner asks for. A nil member, or
+// a query that fails, is estimated (estimate, residentClusters).
 type Queries struct {
 	Blocks   Occupancy
 	Clusters Clusters
@@ -200,9 +190,6 @@ func Make(p Problem, d Device, occ Occupancy, force string) (Plan, error) {
 func MakeWith(p Problem, d Device, q Queries, force string) (Plan, error) {
 	c, err := newCtx(p, d, q.Blocks)
 	if err != nil {
-		return Plan{}, err
-	}
-	if err := hasKernels(p.DType); err != nil {
 		return Plan{}, err
 	}
 	c.clusters = q.Clusters
@@ -242,22 +229,6 @@ func MakeWith(p Problem, d Device, q Queries, force string) (Plan, error) {
 	return Plan{}, fmt.Errorf("plan: no strategy serves %v %v %d×%d×%d (%s)", p.Op, p.DType, p.Outer, p.Axis, p.Inner, strings.Join(tried, "; "))
 }
 
-// hasKernels refuses a dtype the kernel catalogue has no GPU kernels for
-// (float64 until its kernels land): the catalogue's Source is the one list.
-func hasKernels(dt spec.DType) error {
-	v, ok := dtypeKernels.Load(dt)
-	if !ok {
-		var e struct{ error }
-		if _, _, err := kernels.Source(kernels.WarpRow.Info().File, kernels.DTypeMask(dt), false); err != nil {
-			e.error = fmt.Errorf("plan: the kernel catalogue has no GPU kernels for %v (yet): compute it on the CPU", dt)
-		}
-		v, _ = dtypeKernels.LoadOrStore(dt, e)
-	}
-	return v.(struct{ error }).error
-}
-
-var dtypeKernels sync.Map // spec.DType -> struct{ error } (nil: it has kernels)
-
 // ctx is one planning request with its derived quantities.
 type ctx struct {
 	p        Problem
@@ -266,16 +237,13 @@ type ctx struct {
 	clusters Clusters // nil: estimated (residentClusters)
 	dt       spec.DType
 	bwd      bool
-	es       int64 // element size
-	P        int64 // elements per 16-byte pack
-	nin      int64 // inputs read per element
-	// config is the forced launch configuration (Configs), "" for the
-	// strategy's rules.
-	config string
+	es       int64  // element size
+	P        int64  // elements per 16-byte pack
+	nin      int64  // inputs read per element
+	config   string // the forced launch configuration (Configs), if any
+	waveRows int64  // split_grid's rows a wave (SplitGrid), 0: its own
 
-	// grid is splitGridGrid's result, computed once per plan: the rules and
-	// the build ask for it up to three times, two occupancy queries each.
-	grid *splitGridSize
+	grid *splitGridSize // splitGridGrid's answer, once asked
 
 	// table is the preference table of an automatic choice; shapes its
 	// rows (or the shipped table's, for forced plans) for ctx.shape, which
@@ -291,30 +259,23 @@ type ctx struct {
 }
 
 func newCtx(p Problem, d Device, occ Occupancy) (*ctx, error) {
-	if !p.DType.Valid() {
-		return nil, fmt.Errorf("plan: invalid dtype %v", p.DType)
-	}
-	if !p.Op.Valid() {
-		return nil, fmt.Errorf("plan: invalid op %v", p.Op)
-	}
-	if p.Outer <= 0 || p.Axis <= 0 || p.Inner <= 0 {
-		return nil, fmt.Errorf("plan: empty problem %d×%d×%d (nothing to launch)", p.Outer, p.Axis, p.Inner)
-	}
-	if hi, lo := bits.Mul64(uint64(p.Outer), uint64(p.Axis)); hi != 0 || lo > 1<<62 {
-		return nil, fmt.Errorf("plan: %d×%d×%d elements overflow", p.Outer, p.Axis, p.Inner)
-	} else if hi, lo := bits.Mul64(lo, uint64(p.Inner)); hi != 0 || lo > 1<<62 {
-		return nil, fmt.Errorf("plan: %d×%d×%d elements overflow", p.Outer, p.Axis, p.Inner)
-	}
 	es := int64(p.DType.Size())
-	if p.Skew < 0 || p.Skew > 15 || int64(p.Skew)%es != 0 || p.Aligned && p.Skew != 0 {
+	hi, lo := bits.Mul64(uint64(p.Outer), uint64(p.Axis))
+	hi2, lo := bits.Mul64(lo, uint64(p.Inner))
+	switch {
+	case !p.DType.Valid():
+		return nil, fmt.Errorf("plan: invalid dtype %v", p.DType)
+	case !p.Op.Valid():
+		return nil, fmt.Errorf("plan: invalid op %v", p.Op)
+	case p.Outer <= 0 || p.Axis <= 0 || p.Inner <= 0:
+		return nil, fmt.Errorf("plan: empty problem %d×%d×%d (nothing to launch)", p.Outer, p.Axis, p.Inner)
+	case hi != 0 || hi2 != 0 || lo > 1<<62:
+		return nil, fmt.Errorf("plan: %d×%d×%d elements overflow", p.Outer, p.Axis, p.Inner)
+	case p.Skew < 0 || p.Skew > 15 || int64(p.Skew)%es != 0 || p.Aligned && p.Skew != 0:
 		return nil, fmt.Errorf("plan: skew of %d bytes for %v tensors (aligned %v): want 0, or a whole number of elements under 16 for unaligned ones", p.Skew, p.DType, p.Aligned)
 	}
-	d = withDefaults(d)
-	nin := int64(1)
-	if p.Op.Backward() {
-		nin = 2
-	}
-	return &ctx{p: p, d: d, occ: occ, dt: p.DType, bwd: p.Op.Backward(), es: es, P: 16 / es, nin: nin}, nil
+	nin := int64(kernels.NIn(p.Op))
+	return &ctx{p: p, d: withDefaults(d), occ: occ, dt: p.DType, bwd: p.Op.Backward(), es: es, P: 16 / es, nin: nin}, nil
 }
 
 func withDefaults(d Device) Device {
@@ -345,30 +306,24 @@ func (c *ctx) sym(s kernels.Strategy, variant string) string {
 	return sym
 }
 
-// vec reports whether the 16-byte path applies to rows of cols elements.
+// vec reports whether the 16-byte path applies to the rows.
 func (c *ctx) vec() bool {
 	return c.p.Aligned && c.p.Inner == 1 && (c.p.Axis%c.P == 0 || c.p.Outer == 1)
 }
 
-// ragged reports rows of at least raggedMinPacks packs that start inside a
-// 16-byte pack of aligned tensors (or skewed ones): the strategies with
+// ragged reports raggedRows of at least RaggedMinPacks packs: strategies with
 // twins (kernels.Info.Shift) read them from the pack boundary before each.
 func (c *ctx) ragged() bool {
-	return c.raggedRows() && c.p.Axis >= raggedMinPacks*c.P
+	return c.raggedRows() && c.p.Axis >= prm.RaggedMinPacks*c.P
 }
 
 // raggedRows reports rows of any length that start inside a pack, of
-// aligned tensors or of skewed ones (skewedRows).
+// aligned tensors, or of skewed ones past flat_rows's rows (the twins read
+// them from the pack boundary before each row, inside the allocation:
+// CUDA allocations are 256-byte aligned).
 func (c *ctx) raggedRows() bool {
-	return c.p.Aligned && c.p.Inner == 1 && c.p.Outer > 1 && c.p.Axis%c.P != 0 || c.skewedRows()
-}
-
-// skewedRows reports rows of tensors that all lie Skew bytes past a 16-byte
-// boundary beyond flat_rows's rows: the twins read them from the pack
-// boundary before each row (inside the allocation: CUDA allocations are
-// 256-byte aligned) and mask the elements before it in registers.
-func (c *ctx) skewedRows() bool {
-	return c.unalignedRows() && c.p.Skew != 0 && c.p.Axis > flatRowsMaxCols
+	return c.p.Aligned && c.p.Inner == 1 && c.p.Outer > 1 && c.p.Axis%c.P != 0 ||
+		c.unalignedRows() && c.p.Skew != 0 && c.p.Axis > flatRowsMaxCols
 }
 
 // warpRagged reports ragged rows that warp_row reads through its twins:
@@ -390,20 +345,17 @@ func (c *ctx) warpRagged() bool {
 	return span <= row || c.P == 8 && row >= 16
 }
 
-// shifts reports whether strategy s runs this problem's rows (or, for
-// strided, whose twins serve a ragged Inner and not ragged rows, its
-// slices) through its ragged-row twins.
+// shifts reports whether strategy s runs this problem's rows (strided's:
+// its slices) through its ragged-row twins.
 func (c *ctx) shifts(s kernels.Strategy) bool {
-	if s == kernels.Strided {
+	switch s {
+	case kernels.Strided:
 		return c.stridedTwin()
-	}
-	if s == kernels.StridedShort || s == kernels.StridedReg {
+	case kernels.StridedShort, kernels.StridedReg:
 		return !c.innerPacks()
-	}
-	if s == kernels.StridedNarrow {
+	case kernels.StridedNarrow:
 		return !c.narrowPacks()
-	}
-	if s == kernels.WarpRow {
+	case kernels.WarpRow:
 		return c.warpRagged()
 	}
 	return c.ragged() && s.Info().Shift
@@ -411,26 +363,22 @@ func (c *ctx) shifts(s kernels.Strategy) bool {
 
 // innerPacks reports whether slices along a non-last axis can move in
 // 16-byte packs across Inner: aligned pointers and Inner a multiple of P.
-func (c *ctx) innerPacks() bool {
-	return c.p.Aligned && c.p.Inner%c.P == 0
-}
+func (c *ctx) innerPacks() bool { return c.p.Aligned && c.p.Inner%c.P == 0 }
 
 // narrowPacks reports whether strided_narrow's 16-byte kernels apply:
 // aligned pointers and outer blocks (Axis×Inner) of whole packs.
-func (c *ctx) narrowPacks() bool {
-	return c.p.Aligned && c.p.Axis*c.p.Inner%c.P == 0
-}
+func (c *ctx) narrowPacks() bool { return c.p.Aligned && c.p.Axis*c.p.Inner%c.P == 0 }
 
 // stridedTwin reports a non-last axis that strided's twins take (each
-// thread P slices TX apart, one scalar load each): where the table's
-// strided/twin shape row says (Inner of scalar slices, short axes).
+// thread P slices TX apart, one scalar load each): the table's
+// strided/twin shape row.
 func (c *ctx) stridedTwin() bool {
 	return c.shape(kernels.Strided, 0, func(x string) bool { return x == "twin" }) == "twin"
 }
 
 // span is the most elements a row occupies in the registers of a
-// register-cached body: the row, or for rows read through the twins
-// (ragged; warp_row's: warpRagged) shiftedSpan.
+// register-cached body: the row, or shiftedSpan for rows read through the
+// twins (warp_row's: warpRagged).
 func (c *ctx) span() int64 { return c.spanIf(c.ragged()) }
 
 func (c *ctx) warpSpan() int64 { return c.spanIf(c.warpRagged()) }
@@ -452,9 +400,8 @@ func (c *ctx) shiftedSpan() int64 {
 	return c.p.Axis + c.P - g + int64(c.p.Skew)/c.es%g
 }
 
-// occupancy returns resident blocks per SM for symbol (in file) at block
-// threads and dynamic smem: the injected query when it answers, else the
-// estimate from the register table.
+// occupancy returns resident blocks per SM: the injected query's answer
+// when it gives one, else estimate's.
 func (c *ctx) occupancy(file, symbol string, threads, smem int) int {
 	if c.occ != nil {
 		if n, err := c.occ(file, symbol, threads, smem); err == nil && n > 0 {
@@ -464,22 +411,20 @@ func (c *ctx) occupancy(file, symbol string, threads, smem int) int {
 	return estimate(c.d, symbol, threads, smem)
 }
 
-// residentClusters returns how many clusters of cs blocks of symbol (threads
-// and smem each, perSM of them resident an SM) the device holds at once: the
-// injected query's answer when it gives one, else clusterPackNum/Den of
-// perSM × SMs / cs.
+// residentClusters returns how many clusters of cs blocks the device holds
+// at once: the injected query's answer when it gives one, else
+// prm.ClusterPackNum/Den of perSM × SMs / cs.
 func (c *ctx) residentClusters(file, symbol string, threads, smem int, cs int64, perSM int) int64 {
 	if c.clusters != nil {
 		if n, err := c.clusters(file, symbol, threads, smem, int(cs)); err == nil && n > 0 {
 			return int64(n)
 		}
 	}
-	return int64(perSM) * int64(c.d.SMs) * clusterPackNum / (clusterPackDen * cs)
+	return int64(perSM) * int64(c.d.SMs) * prm.ClusterPackNum / (prm.ClusterPackDen * cs)
 }
 
 // estimate is the CUDA occupancy calculation from the device architecture's
-// resource table (kernels.Resources; 64 registers assumed for unknown
-// symbols).
+// resource table (kernels.Resources; 64 registers for unknown symbols).
 func estimate(d Device, symbol string, threads, smem int) int {
 	d = withDefaults(d)
 	regs, static, ok := resourceTable(d).Kernel(symbol)
@@ -487,26 +432,27 @@ func estimate(d Device, symbol string, threads, smem int) int {
 		regs = 64
 	}
 	warps := (threads + 31) / 32
-	if warps == 0 || threads > d.MaxThreadsPerBlock {
+	if warps == 0 || threads > d.MaxThreadsPerBlock || smem+static > d.SmemOptin {
 		return 0
 	}
 	n := min(d.MaxBlocksPerSM, d.MaxThreadsPerSM/(warps*32))
-	regsPerWarp := (regs*32 + 255) / 256 * 256
-	n = min(n, (d.RegsPerSM/regsPerWarp)/warps)
-	if per := smem + static + 1024; smem+static > 0 {
-		if smem+static > d.SmemOptin {
-			return 0
-		}
-		n = min(n, d.SmemPerSM/per)
+	n = min(n, d.RegsPerSM/((regs*32+255)/256*256)/warps)
+	if smem+static > 0 {
+		n = min(n, d.SmemPerSM/(smem+static+1024))
 	}
 	return max(n, 0)
 }
 
-// capGrid caps a block count at waves of resident blocks (the kernels
-// grid-stride over the rest) and at limit.
-func (c *ctx) capGrid(needed int64, perSM int, waves int64, limit int64) uint32 {
-	resident := int64(max(perSM, 1)) * int64(c.d.SMs) * waves
-	return uint32(max(1, min(needed, resident, limit)))
+// resourceTable is the kernels' resource table for d's architecture
+// (kernels.Resources: the nearest older one; no compute capability: the
+// newest).
+func resourceTable(d Device) *kernels.ResourceTable {
+	arch := ""
+	if d.Major > 0 {
+		arch = fmt.Sprintf("sm_%d%d", d.Major, d.Minor)
+	}
+	t, _ := kernels.Resources(arch) // the embedded tables parse: TestResourceTables
+	return t
 }
 
 func nextPow2(n int64) int64 {
@@ -520,16 +466,9 @@ func ceilDiv(a, b int64) int64 { return (a + b - 1) / b }
 
 func roundUp(n, m int64) int64 { return ceilDiv(n, m) * m }
 
-// plan1 returns a one-launch plan template.
-func (c *ctx) plan1(s kernels.Strategy, vec bool, l Launch, why string) Plan {
-	return c.finish(Plan{Strategy: string(s), File: s.Info().File, Launches: []Launch{l}, Split: 1, Vec: vec, Reason: why})
-}
-
-// finish fills the Params template.
+// finish fills the plan's defaults and its Params template.
 func (c *ctx) finish(pl Plan) Plan {
-	if pl.Split < 1 {
-		pl.Split = 1
-	}
+	pl.Split = max(pl.Split, 1)
 	if c.shifts(kernels.Strategy(pl.Strategy)) {
 		pl.Vec, pl.Shift = true, true
 	}
@@ -537,23 +476,36 @@ func (c *ctx) finish(pl Plan) Plan {
 	if c.p.Op.Log() {
 		pl.Params.Log = 1
 	}
-	if pl.Vec {
-		pl.Params.Vec = kernels.VecOn
-	}
-	if pl.Shift {
+	switch {
+	case pl.Shift:
 		pl.Params.Vec = kernels.VecShift
+	case pl.Vec:
+		pl.Params.Vec = kernels.VecOn
 	}
 	return pl
 }
 
-// resourceTable is the kernels' resource table for d's architecture
-// (kernels.Resources: the nearest older one where d's has none; a device
-// without a compute capability, the newest).
-func resourceTable(d Device) *kernels.ResourceTable {
-	arch := ""
-	if d.Major > 0 {
-		arch = fmt.Sprintf("sm_%d%d", d.Major, d.Minor)
+// candidates lists the table's candidates for the problem: the matching
+// rows in order, each row's candidates in order, each strategy once.
+func (c *ctx) candidates(t Table) []candidate {
+	var out []candidate
+	seen := map[string]bool{}
+	for i := range t.Rows {
+		r := &t.Rows[i]
+		if r.Shape || !c.matches(r) {
+			continue
+		}
+		for _, s := range r.Cands {
+			if !seen[s] {
+				seen[s] = true
+				out = append(out, candidate{s, r})
+			}
+		}
 	}
-	t, _ := kernels.Resources(arch) // the embedded tables parse: TestResourceTables
-	return t
+	return out
+}
+
+type candidate struct {
+	name string // strategy or strategy/config
+	row  *Row
 }

@@ -287,7 +287,7 @@ func checkSplitRow(t *testing.T, where string, p Problem, pl Plan) {
 		t.Fatalf("%s: launches %+v, want two of one shape", where, pl.Launches)
 	}
 	l := pl.Launches[0]
-	if pl.Split < 1 || int64(pl.Split) > maxSplitRow || int64(l.Grid[0]) > int64(pl.Split) || int64(l.Grid[1]) > min(p.Outer, maxGridY) {
+	if pl.Split < 1 || int64(pl.Split) > prm.MaxSplitRow || int64(l.Grid[0]) > int64(pl.Split) || int64(l.Grid[1]) > min(p.Outer, maxGridY) {
 		t.Errorf("%s: split %d with grid %v for %d rows", where, pl.Split, l.Grid, p.Outer)
 	}
 	if int64(pl.Split)*int64(l.Block[0]) > math.MaxInt32 || l.Block[0]%32 != 0 || l.Block[0] > 512 {
@@ -1360,44 +1360,6 @@ func TestStridedRegPairedClusters(t *testing.T) {
 	}
 }
 
-// StridedRegShaped forces strided_reg's tile width and a least cluster
-// size, and refuses shapes the kernel cannot take.
-func TestStridedRegShaped(t *testing.T) {
-	p := prob(1, 4096, 65536, spec.Float32, spec.Softmax)
-	for _, c := range []struct{ k, g, wantK, wantNT int64 }{
-		{0, 0, 8, 512}, {8, 8, 8, 512}, {8, 16, 8, 1024}, {2, 16, 8, 1024}, {4, 8, 4, 1024}, {4, 16, 8, 1024},
-	} {
-		pl, err := StridedRegShaped(p, h100, nil, c.k, c.g)
-		if err != nil {
-			t.Fatalf("K%d G%d: %v", c.k, c.g, err)
-		}
-		l := pl.Launches[0]
-		if int64(pl.Split) != c.wantK || int64(l.Block[0]) != c.wantNT {
-			t.Errorf("K%d G%d: %d blocks of %d threads, want %d of %d", c.k, c.g, pl.Split, l.Block[0], c.wantK, c.wantNT)
-		}
-		if g := c.g; g != 0 && !strings.HasSuffix(l.Symbol, fmt.Sprintf("_g%d", g)) {
-			t.Errorf("K%d G%d: symbol %s", c.k, c.g, l.Symbol)
-		}
-		checkStridedReg(t, fmt.Sprintf("K%d G%d", c.k, c.g), p, pl)
-	}
-	if _, err := StridedRegShaped(prob(1, 8192, 4096, spec.Float32, spec.Softmax), h100, nil, 0, 16); err == nil {
-		t.Error("G16 over 8192 rows (16 blocks of 512 rows) was planned")
-	}
-	if _, err := StridedRegShaped(p, a100, nil, 2, 8); err == nil {
-		t.Error("a 2-block cluster was planned on a GPU without clusters")
-	}
-	// 16-bit g32 tiles (256 columns) keep slots for four blocks' partials.
-	p16 := prob(1, 512, 4096, spec.Float16, spec.Softmax)
-	if pl, err := StridedRegShaped(p16, h100, nil, 4, 32); err != nil || pl.Split != 4 {
-		t.Errorf("f16 G32 K4: split %d, err %v", pl.Split, err)
-	} else {
-		checkStridedReg(t, "f16 G32 K4", p16, pl)
-	}
-	if _, err := StridedRegShaped(prob(1, 1024, 4096, spec.Float16, spec.Softmax), h100, nil, 8, 32); err == nil || !strings.Contains(err.Error(), "exceed the 4") {
-		t.Errorf("f16 G32 K8: err %v, want the slots' limit", err)
-	}
-}
-
 func TestStridedInnerOne(t *testing.T) {
 	// Forced strided on contiguous rows: TX = 1, the block's 256 threads
 	// split the axis (consecutive j, so still coalesced).
@@ -1960,25 +1922,5 @@ func TestFewMidRowsEdge(t *testing.T) {
 		if kernels.Strategy(pl.Strategy) != c.want {
 			t.Errorf("%d×%d %s: %s (%s), want %s", c.rows, c.cols, c.dt, pl.Strategy, pl.Reason, c.want)
 		}
-	}
-}
-
-// TestNoKernelsDType: a dtype the kernel catalogue has no GPU kernels for
-// (float64 until they land) is refused, automatic or forced, with an error
-// naming it; where it has them, it plans.
-func TestNoKernelsDType(t *testing.T) {
-	p := Problem{Outer: 4096, Axis: 4096, Inner: 1, DType: spec.Float64, Op: spec.Softmax, Aligned: true}
-	_, _, srcErr := kernels.Source(kernels.WarpRow.Info().File, kernels.DTypeMask(spec.Float64), false)
-	for _, force := range []string{"", "warp_row", "block_reg"} {
-		pl, err := Make(p, Models["h200"], nil, force)
-		switch {
-		case srcErr != nil && (err == nil || !strings.Contains(err.Error(), "no GPU kernels for f64")):
-			t.Errorf("force %q: f64 without kernels: %v, %v; want the refusal", force, pl.Strategy, err)
-		case srcErr == nil && force == "" && err != nil:
-			t.Errorf("f64 with kernels: %v", err)
-		}
-	}
-	if _, err := Make(Problem{Outer: 4096, Axis: 4096, Inner: 1, DType: spec.Float32, Op: spec.Softmax, Aligned: true}, Models["h200"], nil, ""); err != nil {
-		t.Errorf("f32: %v", err)
 	}
 }

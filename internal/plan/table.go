@@ -4,6 +4,7 @@ import (
 	"embed"
 	"fmt"
 	"io"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -14,41 +15,29 @@ import (
 	"github.com/gofused/softmax/internal/spec"
 )
 
-// The preference table: which strategies the planner tries, in which order,
-// for which problems. The package doc describes the schema.
-
 //go:embed table/*.tsv
 var tableFS embed.FS
 
-// Row is one preference: the regime it matches and the strategies it
-// offers, in order, with the measurement that put them there.
+// Row is one preference of the table (the package doc's schema): the
+// regime it matches and the strategies it offers, in order, with the
+// measurement that put them there.
 type Row struct {
-	ID     string
-	Layout string   // "rows", "strided" or "*"
-	Paths  []string // 16-byte path: rows vec, ragged, skewed, unaligned; strided packs, scalar; nil: any
-	Dir    string   // "fwd", "bwd" or "*" ("ops": Ops)
-	Ops    []spec.Op
-	ESizes []int64 // element sizes in bytes; nil: any (or DTypes)
-	DTypes []spec.DType
-	Rows   Range    // Outer (unit s: SMs)
-	Cols   Range    // Axis (unit p: elements a 16-byte pack)
-	Inner  Range    // Inner
-	Bytes  Range    // a row's input bytes: Axis × element size × inputs (2 backward)
-	When   []Cond   // named conditions, all of which must hold
-	Cands  []string // strategies (or strategy/config), in order
-	// Shape marks a launch-shape row: its candidates are one strategy's
-	// shapes (strategy/shape, shapeNames), which that strategy's build asks
-	// for (ctx.shape); the choice of strategy skips it.
-	Shape bool
-	// Evidence names the measurement: a results file and section under
-	// bench/results, or the rule the row stands for.
+	ID       string
+	Layout   string   // "rows", "strided" or "*"
+	Paths    []string // nil: any
+	Dir      string   // "fwd", "bwd", "*" or "ops" (Ops)
+	Ops      []spec.Op
+	ESizes   []int64 // nil: any (or DTypes)
+	DTypes   []spec.DType
+	Ranges   [4]Range // rows (Outer), cols (Axis), inner, bytes (a row's inputs)
+	When     []Cond
+	Cands    []string
+	Shape    bool // a launch-shape row: the choice of strategy skips it (ctx.shape)
 	Evidence string
-	// cells keeps the row as written, for printing.
-	cells []string
+	cells    []string // as written, for printing
 }
 
-// Cond is a named condition of a row, negated with a leading "!", with
-// integer arguments: "smem_fits(2)".
+// Cond is a named condition of a row: "!smem_fits(2)".
 type Cond struct {
 	Name string
 	Not  bool
@@ -56,12 +45,8 @@ type Cond struct {
 	fn   condFunc
 }
 
-// Range is an inclusive range of a cell; a bound of 0 in Unit "" with Has
-// false is open.
-type Range struct {
-	Lo, Hi       bound
-	HasLo, HasHi bool
-}
+// Range is an inclusive range of a cell; open ends are infinite.
+type Range struct{ Lo, Hi bound }
 
 // bound is a number in a unit resolved per problem: "" (as is), "p"
 // (elements a 16-byte pack) or "s" (the device's SMs).
@@ -81,11 +66,9 @@ func (b bound) resolve(c *ctx) float64 {
 }
 
 func (r Range) has(c *ctx, v int64) bool {
-	x := float64(v)
-	return (!r.HasLo || x >= r.Lo.resolve(c)) && (!r.HasHi || x <= r.Hi.resolve(c))
+	return float64(v) >= r.Lo.resolve(c) && float64(v) <= r.Hi.resolve(c)
 }
 
-// tableColumns are the columns of a table file, in order.
 var tableColumns = []string{"id", "layout", "path", "dir", "esize", "rows", "cols", "inner", "bytes", "when", "candidates", "evidence"}
 
 // Table is the preference table for one device model: the default rows
@@ -95,42 +78,20 @@ type Table struct {
 	Rows  []Row
 }
 
-var tables struct {
-	sync.Once
-	def  []Row
-	over map[string][]Row
-	err  error
-}
-
-// loadTables parses the embedded tables once.
-func loadTables() error {
-	tables.Do(func() {
-		tables.over = map[string][]Row{}
-		entries, err := tableFS.ReadDir("table")
+// loadTables parses the embedded tables once, by file name without ".tsv".
+var loadTables = sync.OnceValues(func() (map[string][]Row, error) {
+	out := map[string][]Row{}
+	entries, _ := tableFS.ReadDir("table") // embedded: it is there
+	for _, e := range entries {
+		b, _ := tableFS.ReadFile("table/" + e.Name())
+		rows, err := ParseTable(string(b))
 		if err != nil {
-			tables.err = err
-			return
+			return nil, fmt.Errorf("plan: table %s: %w", e.Name(), err)
 		}
-		for _, e := range entries {
-			name := strings.TrimSuffix(e.Name(), ".tsv")
-			b, err := tableFS.ReadFile("table/" + e.Name())
-			if err == nil {
-				var rows []Row
-				rows, err = ParseTable(string(b))
-				if name == "default" {
-					tables.def = rows
-				} else {
-					tables.over[name] = rows
-				}
-			}
-			if err != nil {
-				tables.err = fmt.Errorf("plan: table %s: %w", e.Name(), err)
-				return
-			}
-		}
-	})
-	return tables.err
-}
+		out[strings.TrimSuffix(e.Name(), ".tsv")] = rows
+	}
+	return out, nil
+})
 
 // ModelOf returns the Models key of a device, by its name ("NVIDIA H200"
 // is h200), or "" for a model the table has no overlay for.
@@ -148,12 +109,11 @@ func ModelOf(d Device) string {
 // unknown model: the default table, measured on an H200), with user
 // (rows of a user overlay, such as the autotuner's) laid over it.
 func TableFor(model string, user []Row) (Table, error) {
-	if err := loadTables(); err != nil {
+	t, err := loadTables()
+	if err != nil {
 		return Table{}, err
 	}
-	t := Table{Model: model, Rows: overlay(tables.def, tables.over[model])}
-	t.Rows = overlay(t.Rows, user)
-	return t, nil
+	return Table{Model: model, Rows: overlay(overlay(t["default"], t[model]), user)}, nil
 }
 
 // overlay lays rows over base: a row with a base row's id replaces it in
@@ -166,7 +126,7 @@ func overlay(base, over []Row) []Row {
 	for _, r := range over {
 		byID[r.ID] = r
 	}
-	out := make([]Row, 0, len(base)+len(over))
+	var out []Row
 	for _, r := range over {
 		if !slices.ContainsFunc(base, func(b Row) bool { return b.ID == r.ID }) {
 			out = append(out, r)
@@ -181,73 +141,75 @@ func overlay(base, over []Row) []Row {
 	return out
 }
 
-// ParseTable parses a table file: tab-separated columns (tableColumns) under
-// a header line naming them; blank lines and lines starting with # are
-// skipped; "*" or "" is any value.
+// ParseTable parses a table file (the package doc's schema).
 func ParseTable(text string) ([]Row, error) { return parseTable(text, true) }
 
-// ParseOverlay is ParseTable for a user's overlay (the autotuner's): its
-// header is required, and its candidates may name strategies this build
-// does not have (such a row never serves).
-func ParseOverlay(text string) ([]Row, error) {
-	if !slices.Contains(strings.Split(strings.ReplaceAll(text, "\r", ""), "\n"), strings.Join(tableColumns, "\t")) {
-		return nil, fmt.Errorf("no header line (%s)", strings.Join(tableColumns, ", "))
-	}
-	return parseTable(text, false)
-}
+// ParseOverlay is ParseTable for a user's overlay (the autotuner's), whose
+// candidates may name strategies this build does not have (such a row
+// never serves).
+func ParseOverlay(text string) ([]Row, error) { return parseTable(text, false) }
 
 // TableHeader is the header line of a table file.
 func TableHeader() string { return strings.Join(tableColumns, "\t") }
 
 func parseTable(text string, checkCands bool) ([]Row, error) {
 	var rows []Row
+	err := eachRow(text, tableColumns, func(cells []string) error {
+		r, err := parseRow(cells, checkCands)
+		if err == nil && slices.ContainsFunc(rows, func(o Row) bool { return o.ID == r.ID }) {
+			err = fmt.Errorf("row %q twice", r.ID)
+		}
+		rows = append(rows, r)
+		return err
+	})
+	return rows, err
+}
+
+// eachRow calls f with the trimmed cells of each row of a tab-separated
+// file under a header line naming cols; blank and # lines are skipped.
+func eachRow(text string, cols []string, f func(cells []string) error) error {
 	header := false
-	seen := map[string]bool{}
-	for n, line := range strings.Split(text, "\n") {
-		line = strings.TrimRight(line, "\r")
+	for n, line := range strings.Split(strings.ReplaceAll(text, "\r", ""), "\n") {
 		if strings.TrimSpace(line) == "" || strings.HasPrefix(line, "#") {
 			continue
 		}
 		cells := strings.Split(line, "\t")
-		if !header {
-			if strings.Join(cells, "\t") != strings.Join(tableColumns, "\t") {
-				return nil, fmt.Errorf("line %d: header %q, want the columns %s", n+1, line, strings.Join(tableColumns, ", "))
-			}
+		var err error
+		switch {
+		case !header && line != strings.Join(cols, "\t"):
+			err = fmt.Errorf("header %q, want the columns %s", line, strings.Join(cols, ", "))
+		case !header:
 			header = true
-			continue
+		case len(cells) != len(cols):
+			err = fmt.Errorf("%d cells, want %d (%s)", len(cells), len(cols), strings.Join(cols, ", "))
+		default:
+			for i := range cells {
+				cells[i] = strings.TrimSpace(cells[i])
+			}
+			err = f(cells)
 		}
-		r, err := parseRow(cells, checkCands)
 		if err != nil {
-			return nil, fmt.Errorf("line %d: %w", n+1, err)
+			return fmt.Errorf("line %d: %w", n+1, err)
 		}
-		if seen[r.ID] {
-			return nil, fmt.Errorf("line %d: row %q twice", n+1, r.ID)
-		}
-		seen[r.ID] = true
-		rows = append(rows, r)
 	}
-	return rows, nil
+	if !header {
+		return fmt.Errorf("no header line (%s)", strings.Join(cols, ", "))
+	}
+	return nil
 }
 
 // parseRow parses a row's cells; checkCands refuses candidates that name
-// no strategy (an autotuner's overlay may name a retired one: it then
-// never serves).
+// no strategy.
 func parseRow(cells []string, checkCands bool) (Row, error) {
-	if len(cells) != len(tableColumns) {
-		return Row{}, fmt.Errorf("%d cells, want %d (%s)", len(cells), len(tableColumns), strings.Join(tableColumns, ", "))
-	}
-	for i := range cells {
-		cells[i] = strings.TrimSpace(cells[i])
-	}
 	r := Row{ID: cells[0], Layout: cell(cells[1]), Dir: cell(cells[3]), Evidence: cells[11], cells: cells}
+	bad := func(col, v string) (Row, error) { return r, fmt.Errorf("row %s: %s %q", r.ID, col, v) }
 	if r.ID == "" {
 		return r, fmt.Errorf("a row without an id")
 	}
-	bad := func(col, v string) (Row, error) { return r, fmt.Errorf("row %s: %s %q", r.ID, col, v) }
-	if r.Layout != "*" && r.Layout != "rows" && r.Layout != "strided" {
+	if !slices.Contains([]string{"*", "rows", "strided"}, r.Layout) {
 		return bad("layout", r.Layout)
 	}
-	if r.Dir != "*" && r.Dir != "fwd" && r.Dir != "bwd" {
+	if !slices.Contains([]string{"*", "fwd", "bwd"}, r.Dir) {
 		for _, name := range strings.Split(r.Dir, ",") {
 			op, err := spec.ParseOp(name)
 			if err != nil {
@@ -257,41 +219,33 @@ func parseRow(cells []string, checkCands bool) (Row, error) {
 		}
 		r.Dir = "ops"
 	}
-	if cell(cells[2]) != "*" {
-		for _, p := range strings.Split(cells[2], ",") {
-			if !validPath[p] {
-				return bad("path", p)
-			}
-			r.Paths = append(r.Paths, p)
+	for _, p := range list(cells[2], ",") {
+		if !slices.Contains([]string{"vec", "ragged", "skewed", "unaligned", "packs", "scalar"}, p) {
+			return bad("path", p)
 		}
+		r.Paths = append(r.Paths, p)
 	}
-	if cell(cells[4]) != "*" {
-		for _, s := range strings.Split(cells[4], ",") {
-			if dt, err := spec.ParseDType(s); err == nil {
-				r.DTypes = append(r.DTypes, dt)
-				continue
-			}
-			v, err := strconv.ParseInt(s, 10, 64)
-			if err != nil || v <= 0 {
-				return bad("esize", s)
-			}
+	for _, s := range list(cells[4], ",") {
+		if dt, err := spec.ParseDType(s); err == nil {
+			r.DTypes = append(r.DTypes, dt)
+		} else if v, err := strconv.ParseInt(s, 10, 64); err == nil && v > 0 {
 			r.ESizes = append(r.ESizes, v)
+		} else {
+			return bad("esize", s)
 		}
 	}
 	var err error
-	for i, dst := range []*Range{&r.Rows, &r.Cols, &r.Inner, &r.Bytes} {
-		if *dst, err = parseRange(cells[5+i]); err != nil {
+	for i := range r.Ranges {
+		if r.Ranges[i], err = parseRange(cells[5+i]); err != nil {
 			return bad(tableColumns[5+i], cells[5+i]+": "+err.Error())
 		}
 	}
-	if cell(cells[9]) != "*" {
-		for _, f := range strings.Fields(cells[9]) {
-			k, err := parseCond(f)
-			if err != nil {
-				return bad("when", f+": "+err.Error())
-			}
-			r.When = append(r.When, k)
+	for _, f := range list(cells[9], " ") {
+		k, err := parseCond(f)
+		if err != nil {
+			return bad("when", f+": "+err.Error())
 		}
+		r.When = append(r.When, k)
 	}
 	shapes := 0
 	first, _, _ := strings.Cut(cells[10], ConfigSep)
@@ -312,7 +266,7 @@ func parseRow(cells []string, checkCands bool) (Row, error) {
 }
 
 // shapeNames are the launch shapes a strategy's build asks the table's
-// shape rows for (ctx.shape; the package doc).
+// shape rows for (ctx.shape).
 var shapeNames = map[kernels.Strategy][]string{
 	kernels.WarpRow:   {"p1", "p2", "p3"},
 	kernels.BlockReg:  {"few", "wide", "threads"},
@@ -320,8 +274,7 @@ var shapeNames = map[kernels.Strategy][]string{
 	kernels.SplitGrid: {"cached"},
 }
 
-// shapeArg returns the argument of shape x, "name(k)", if it is name's; 0
-// otherwise.
+// shapeArg returns the argument k of shape x if x is "name(k)", else 0.
 func shapeArg(x, name string) int64 {
 	k, ok := strings.CutPrefix(x, name+"(")
 	v, err := strconv.ParseInt(strings.TrimSuffix(k, ")"), 10, 64)
@@ -331,9 +284,8 @@ func shapeArg(x, name string) int64 {
 	return v
 }
 
-// shape returns the first shape that fits (fits) of the shape rows for
-// strategy s that match, in order; "" where none does. packs is the row's
-// 16-byte packs as the lane_packs condition reads them.
+// shape returns the first shape that fits of the matching shape rows for
+// strategy s, in order ("" if none); packs is what lane_packs reads.
 func (c *ctx) shape(s kernels.Strategy, packs int64, fits func(string) bool) string {
 	if c.shapes == nil {
 		t, err := TableFor(ModelOf(c.d), nil) // forced plans: the shipped table
@@ -358,8 +310,6 @@ func (c *ctx) shape(s kernels.Strategy, packs int64, fits func(string) bool) str
 	return ""
 }
 
-var validPath = map[string]bool{"vec": true, "ragged": true, "skewed": true, "unaligned": true, "packs": true, "scalar": true}
-
 func cell(s string) string {
 	if s == "" {
 		return "*"
@@ -367,68 +317,68 @@ func cell(s string) string {
 	return s
 }
 
-// parseRange reads "*", "N", "A..B", "A..", "..B", ">N", ">=N", "<N" or
-// "<=N" (A..B inclusive but for ">A..B" and "A..<B"); N a number with an
-// optional K or M (×1024, ×2^20) and unit p or s.
+// list splits a cell of several values; "*" is none.
+func list(s, sep string) []string {
+	if cell(s) == "*" {
+		return nil
+	}
+	return strings.Split(s, sep)
+}
+
+// parseRange reads a range cell: "*", N, A..B, A.., ..B, >N, >=N, <N or
+// <=N, inclusive but for > and <.
 func parseRange(s string) (Range, error) {
-	var r Range
+	r := Range{bound{V: math.Inf(-1)}, bound{V: math.Inf(1)}}
 	lo, hi, isRange := strings.Cut(s, "..")
 	switch {
 	case cell(s) == "*":
 		return r, nil
 	case isRange:
-	case strings.HasPrefix(s, ">"):
+	case s[0] == '>':
 		lo, hi = s, ""
-	case strings.HasPrefix(s, "<"):
+	case s[0] == '<':
 		lo, hi = "", s
 	default:
 		lo, hi = s, s
 	}
 	var err error
-	if r.Lo, r.HasLo, err = parseEnd(lo, ">", +1); err != nil {
-		return r, err
+	if lo != "" {
+		r.Lo, err = parseEnd(lo, ">", 1)
 	}
-	r.Hi, r.HasHi, err = parseEnd(hi, "<", -1)
+	if hi != "" && err == nil {
+		r.Hi, err = parseEnd(hi, "<", -1)
+	}
 	return r, err
 }
 
-// parseEnd reads one end of a range: "" (open), N, op N (exclusive) or
-// op= N.
-func parseEnd(s, op string, dir float64) (bound, bool, error) {
-	if s == "" {
-		return bound{}, false, nil
-	}
+// parseEnd reads one end of a range: N, op=N, or op N, which it moves just
+// past N (integers are compared with it).
+func parseEnd(s, op string, dir float64) (bound, error) {
 	v, ex := strings.CutPrefix(s, op)
 	if eq, ok := strings.CutPrefix(v, "="); ex && ok {
 		v, ex = eq, false
 	}
 	b, err := parseBound(v)
-	if ex {
-		b = exclusive(b, dir)
-	}
-	return b, true, err
-}
-
-// exclusive moves a bound just past its value: for integers compared with a
-// bound, V ± 1e-9 of its unit's scale excludes the value itself.
-func exclusive(b bound, dir float64) bound {
-	if b.Unit == "" {
+	if ex && b.Unit == "" {
 		b.V += dir
-	} else {
+	} else if ex {
 		b.V += dir * 1e-9
 	}
-	return b
+	return b, err
 }
 
+// parseBound reads a number with an optional K or M (×2^10, ×2^20) and
+// unit p or s.
 func parseBound(s string) (bound, error) {
 	var b bound
 	if n := len(s); n > 0 && (s[n-1] == 'p' || s[n-1] == 's') {
 		b.Unit, s = s[n-1:], s[:n-1]
 	}
 	mult := 1.0
-	if n := len(s); n > 0 && (s[n-1] == 'K' || s[n-1] == 'M') {
-		mult = map[byte]float64{'K': 1 << 10, 'M': 1 << 20}[s[n-1]]
-		s = s[:n-1]
+	for suffix, m := range map[string]float64{"K": 1 << 10, "M": 1 << 20} {
+		if t, ok := strings.CutSuffix(s, suffix); ok {
+			s, mult = t, m
+		}
 	}
 	v, err := strconv.ParseFloat(s, 64)
 	if err != nil {
@@ -440,22 +390,18 @@ func parseBound(s string) (bound, error) {
 
 func parseCond(s string) (Cond, error) {
 	var k Cond
-	if strings.HasPrefix(s, "!") {
-		k.Not, s = true, s[1:]
-	}
-	name, args, hasArgs := strings.Cut(s, "(")
+	k.Name, k.Not = strings.TrimPrefix(s, "!"), strings.HasPrefix(s, "!")
+	name, args, hasArgs := strings.Cut(k.Name, "(")
 	k.Name = name
-	if hasArgs {
-		if !strings.HasSuffix(args, ")") {
-			return k, fmt.Errorf("want name(args)")
+	if hasArgs && !strings.HasSuffix(args, ")") {
+		return k, fmt.Errorf("want name(args)")
+	}
+	for _, a := range list(strings.TrimSuffix(args, ")"), ",") {
+		v, err := strconv.ParseInt(a, 10, 64)
+		if err != nil {
+			return k, fmt.Errorf("argument %q", a)
 		}
-		for _, a := range strings.Split(strings.TrimSuffix(args, ")"), ",") {
-			v, err := strconv.ParseInt(a, 10, 64)
-			if err != nil {
-				return k, fmt.Errorf("argument %q", a)
-			}
-			k.Args = append(k.Args, v)
-		}
+		k.Args = append(k.Args, v)
 	}
 	nc, ok := conditions[name]
 	if !ok {
@@ -472,13 +418,11 @@ func parseCond(s string) (Cond, error) {
 // names it.
 func (c *ctx) path() string {
 	p := c.p
-	if p.Inner > 1 {
-		if c.innerPacks() {
-			return "packs"
-		}
-		return "scalar"
-	}
 	switch {
+	case p.Inner > 1 && c.innerPacks():
+		return "packs"
+	case p.Inner > 1:
+		return "scalar"
 	case c.vec():
 		return "vec"
 	case p.Aligned:
@@ -492,23 +436,19 @@ func (c *ctx) path() string {
 // matches reports whether row r applies to the problem.
 func (c *ctx) matches(r *Row) bool {
 	p := c.p
-	if r.Layout != "*" && (r.Layout == "strided") != (p.Inner > 1) {
+	switch {
+	case r.Layout != "*" && (r.Layout == "strided") != (p.Inner > 1),
+		(r.Dir == "fwd" || r.Dir == "bwd") && (r.Dir == "bwd") != c.bwd,
+		r.Ops != nil && !slices.Contains(r.Ops, p.Op),
+		r.DTypes != nil && !slices.Contains(r.DTypes, c.dt),
+		r.Paths != nil && !slices.Contains(r.Paths, c.path()),
+		r.ESizes != nil && !slices.Contains(r.ESizes, c.es):
 		return false
 	}
-	if (r.Dir == "fwd" || r.Dir == "bwd") && (r.Dir == "bwd") != c.bwd || r.Ops != nil && !slices.Contains(r.Ops, c.p.Op) {
-		return false
-	}
-	if r.DTypes != nil && !slices.Contains(r.DTypes, c.dt) {
-		return false
-	}
-	if r.Paths != nil && !slices.Contains(r.Paths, c.path()) {
-		return false
-	}
-	if r.ESizes != nil && !slices.Contains(r.ESizes, c.es) {
-		return false
-	}
-	if !r.Rows.has(c, p.Outer) || !r.Cols.has(c, p.Axis) || !r.Inner.has(c, p.Inner) || !r.Bytes.has(c, p.Axis*c.es*c.nin) {
-		return false
+	for i, v := range [4]int64{p.Outer, p.Axis, p.Inner, p.Axis * c.es * c.nin} {
+		if !r.Ranges[i].has(c, v) {
+			return false
+		}
 	}
 	for _, k := range r.When {
 		if k.fn(c, k.Args) == k.Not {
@@ -521,7 +461,7 @@ func (c *ctx) matches(r *Row) bool {
 // Print writes the table as aligned columns, one row a line.
 func (t Table) Print(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, strings.Join(tableColumns, "\t"))
+	fmt.Fprintln(tw, TableHeader())
 	for _, r := range t.Rows {
 		fmt.Fprintln(tw, strings.Join(r.cells, "\t"))
 	}
