@@ -200,6 +200,65 @@ __device__ __forceinline__ void xent_zero(typename D::T* gr, long long v) {
   for (long long j = threadIdx.x; j < v; j += NT) gr[j] = D::from_f(0);
 }
 
+// The plain rows' passes (xent_row): whole packs, k*NT + t of a thread, at
+// most npk a row (int: cached rows are far below 2^31 elements).
+template <class D, int NT, int PACKS>
+__device__ __forceinline__ void xent_plain_load(const typename D::T* row, int npk, V16 (&cache)[PACKS]) {
+#pragma unroll
+  for (int k = 0; k < PACKS; ++k)
+    if (k * NT + (int)threadIdx.x < npk) cache[k] = ld16(row + (k * NT + threadIdx.x) * D::P);
+}
+
+template <class D, int NT, int PACKS, class M = typename D::M>
+__device__ __forceinline__ M xent_plain_max(M scale, int npk, const V16 (&cache)[PACKS]) {
+  M m = (M)neg_inf();
+#pragma unroll
+  for (int k = 0; k < PACKS; ++k)
+    if (k * NT + (int)threadIdx.x < npk) {
+      M z[D::P];
+      D::unpack(cache[k], z);
+#pragma unroll
+      for (int e = 0; e < D::P; ++e) m = fmax2(m, z[e] * scale);
+    }
+  return m;
+}
+
+template <class D, int NT, int PACKS, class M = typename D::M>
+__device__ __forceinline__ M xent_plain_sum(M scale, M sm, int npk, const V16 (&cache)[PACKS]) {
+  M d = 0;
+#pragma unroll
+  for (int k = 0; k < PACKS; ++k)
+    if (k * NT + (int)threadIdx.x < npk) {
+      M z[D::P];
+      D::unpack(cache[k], z);
+#pragma unroll
+      for (int e = 0; e < D::P; ++e) d += fexp_nonpos(z[e] * scale - sm);
+    }
+  return d;
+}
+
+// g_j = scale·(A·exp(z_j − lse) − T·[j = t]): xent_grad_pack without the
+// options (z_j − lse <= 0, or NaN).
+template <class D, int NT, int PACKS, class M = typename D::M>
+__device__ __forceinline__ void xent_plain_grad(M scale, M lse, M A, M T, int t, int npk, const V16 (&cache)[PACKS],
+                                                typename D::T* gr) {
+#pragma unroll
+  for (int k = 0; k < PACKS; ++k) {
+    const int q = k * NT + (int)threadIdx.x;
+    if (q < npk) {
+      M z[D::P], g[D::P];
+      D::unpack(cache[k], z);
+#pragma unroll
+      for (int e = 0; e < D::P; ++e) {
+        M o = A * fexp_nonpos(z[e] * scale - lse);
+        if (q * D::P + e == t) o -= T;
+        g[e] = o * scale;
+      }
+      st_cs(gr + q * D::P, D::pack(g));
+    }
+  }
+}
+
 // Packs a thread loads before using them in the streaming kernels.
 constexpr int XU = 4;
 
@@ -234,6 +293,10 @@ __device__ __forceinline__ void xent_row(const XParams& p) {
     const T* base = xr - lead;
     const long long npk = (lead + v + P - 1) / P;
     V16 cache[PACKS > 0 ? PACKS : 1];
+    // Plain rows (no softcap, weights or label smoothing; every row of whole
+    // packs from an aligned start): the cached kernels' passes without the
+    // per-element options, masks and 64-bit column tests (xent_row_plain).
+    const bool plain = PACKS > 0 && o.cap == 0 && !o.w && o.eps == 0 && lead == 0 && v % P == 0 && p.vec;
     if (threadIdx.x == 0) {
       M zt = 0;
       if (!ign) {
@@ -251,41 +314,47 @@ __device__ __forceinline__ void xent_row(const XParams& p) {
       XStat<M> s{(M)neg_inf(), 0, 0};
       M m, dl;  // the row max; the thread's sum of exps against it
       if constexpr (PACKS > 0) {
-        // Cached rows: the thread's max, the block's, then one exp an
-        // element against it (no per-pack rescale of an online sum).
+        if (plain) {
+          xent_plain_load<D, NT, PACKS>(base, (int)npk, cache);
+          m = xblock_max<NT>(xent_plain_max<D, NT, PACKS>(o.scale, (int)npk, cache), sh_a);
+          dl = xent_plain_sum<D, NT, PACKS>(o.scale, safe(m), (int)npk, cache);
+        } else {
+          // Cached rows: the thread's max, the block's, then one exp an
+          // element against it (no per-pack rescale of an online sum).
 #pragma unroll
-        for (int k = 0; k < PACKS; ++k) {
-          const long long q = (long long)k * NT + threadIdx.x;
-          if (q < npk) cache[k] = xent_load<D>(base, q, lead, v);
-        }
-#pragma unroll
-        for (int k = 0; k < PACKS; ++k) {
-          const long long q = (long long)k * NT + threadIdx.x;
-          if (q < npk) {
-            M z[P];
-            bool in[P];
-            xent_unpack<D>(o, cache[k], q * P - lead, v, z, in);
-#pragma unroll
-            for (int e = 0; e < P; ++e) s.m = fmax2(s.m, z[e]);
+          for (int k = 0; k < PACKS; ++k) {
+            const long long q = (long long)k * NT + threadIdx.x;
+            if (q < npk) cache[k] = xent_load<D>(base, q, lead, v);
           }
-        }
-        m = xblock_max<NT>(s.m, sh_a);
-        const M sm = safe(m);
-        dl = 0;
 #pragma unroll
-        for (int k = 0; k < PACKS; ++k) {
-          const long long q = (long long)k * NT + threadIdx.x;
-          if (q < npk) {
-            M z[P];
-            bool in[P];
-            xent_unpack<D>(o, cache[k], q * P - lead, v, z, in);
+          for (int k = 0; k < PACKS; ++k) {
+            const long long q = (long long)k * NT + threadIdx.x;
+            if (q < npk) {
+              M z[P];
+              bool in[P];
+              xent_unpack<D>(o, cache[k], q * P - lead, v, z, in);
 #pragma unroll
-            for (int e = 0; e < P; ++e)
-              if (in[e]) dl += fexp_nonpos(z[e] - sm);
-            if (o.eps != 0) {
+              for (int e = 0; e < P; ++e) s.m = fmax2(s.m, z[e]);
+            }
+          }
+          m = xblock_max<NT>(s.m, sh_a);
+          const M sm = safe(m);
+          dl = 0;
+#pragma unroll
+          for (int k = 0; k < PACKS; ++k) {
+            const long long q = (long long)k * NT + threadIdx.x;
+            if (q < npk) {
+              M z[P];
+              bool in[P];
+              xent_unpack<D>(o, cache[k], q * P - lead, v, z, in);
 #pragma unroll
               for (int e = 0; e < P; ++e)
-                if (in[e]) s.dot += (o.w ? (M)o.w[q * P - lead + e] : (M)1) * z[e];
+                if (in[e]) dl += fexp_nonpos(z[e] - sm);
+              if (o.eps != 0) {
+#pragma unroll
+                for (int e = 0; e < P; ++e)
+                  if (in[e]) s.dot += (o.w ? (M)o.w[q * P - lead + e] : (M)1) * z[e];
+              }
             }
           }
         }
@@ -354,22 +423,27 @@ __device__ __forceinline__ void xent_row(const XParams& p) {
     A *= gs;
     const M Tt = gs * (1 - o.eps) * wt;
     if constexpr (PACKS > 0) {
-      if (lse_in) {  // backward: the row is not cached yet
+      if (plain) {
+        if (lse_in) xent_plain_load<D, NT, PACKS>(base, (int)npk, cache);  // backward: not cached yet
+        xent_plain_grad<D, NT, PACKS>(o.scale, lse, A, Tt, (int)t, (int)npk, cache, gr);
+      } else {
+        if (lse_in) {  // backward: the row is not cached yet
+#pragma unroll
+          for (int k = 0; k < PACKS; ++k) {
+            const long long q = (long long)k * NT + threadIdx.x;
+            if (q < npk) cache[k] = xent_load<D>(base, q, lead, v);
+          }
+        }
 #pragma unroll
         for (int k = 0; k < PACKS; ++k) {
           const long long q = (long long)k * NT + threadIdx.x;
-          if (q < npk) cache[k] = xent_load<D>(base, q, lead, v);
-        }
-      }
-#pragma unroll
-      for (int k = 0; k < PACKS; ++k) {
-        const long long q = (long long)k * NT + threadIdx.x;
-        if (q < npk) {
-          M z[P], g[P];
-          bool in[P];
-          xent_unpack<D>(o, cache[k], q * P - lead, v, z, in);
-          xent_grad_pack<D>(o, z, in, q * P - lead, t, lse, A, C, Tt, g);
-          xent_store<D>(p, gr, q * P - lead, v, g);
+          if (q < npk) {
+            M z[P], g[P];
+            bool in[P];
+            xent_unpack<D>(o, cache[k], q * P - lead, v, z, in);
+            xent_grad_pack<D>(o, z, in, q * P - lead, t, lse, A, C, Tt, g);
+            xent_store<D>(p, gr, q * P - lead, v, g);
+          }
         }
       }
     } else {
