@@ -189,6 +189,7 @@ func main() {
 		g.softcap()
 	}
 	emit64()
+	emitXent()
 	Generate()
 }
 
