@@ -117,13 +117,14 @@ func (c *ceCall) run(i, parts int, s *scratch) {
 }
 
 // ceFlush is a gradient row whose write is deferred to the next row's exp
-// pass (as rowCached's pending): the row at off is e·muls[chunk], then
-// minus tv at the target t. Streaming it while the core computes exps, rather than in
+// pass (as rowCached's pending): the row at off is e·muls[chunk] − c,
+// then minus tv at the target t. Streaming it while the core computes exps, rather than in
 // a burst, keeps memory busy in both directions.
 type ceFlush struct {
 	off, t int
 	e      []float32 // nil: nothing pending
 	muls   []float32 // chunk i's multiplier (scratch lm)
+	c      float32   // label smoothing's offset C (grad32's cw), or 0
 	tv     float32
 }
 
@@ -139,12 +140,18 @@ func (c *ceCall) flush(pend *ceFlush, from int, s *scratch) {
 	}
 	for k := from; k < len(pend.e); k += chunk {
 		hi := min(k+chunk, len(pend.e))
-		vec.NormalizeStream(c.Grad.F32[pend.off+k:pend.off+hi], pend.e[k:hi], pend.muls[k/chunk])
+		vec.LogNormStream(c.Grad.F32[pend.off+k:pend.off+hi], pend.e[k:hi], pend.muls[k/chunk], pend.c, 0)
 	}
 	// The target's value from the exps, stored rather than read back: a
 	// load of a line just written non-temporally waits for memory.
-	c.Grad.F32[pend.off+pend.t] = float32(pend.e[pend.t]*pend.muls[pend.t/chunk]) - pend.tv // rounded as Normalize, not fused
+	c.Grad.F32[pend.off+pend.t] = pend.value() // rounded as LogNorm, not fused
 	pend.e = nil
+}
+
+// value is the pending row's gradient at its target: grad32's e·mul − C,
+// then − T.
+func (pend *ceFlush) value() float32 {
+	return float32(float32(pend.e[pend.t]*pend.muls[pend.t/chunk])-pend.c) - pend.tv
 }
 
 // flushHalf writes elements [k, hi) (inside chunk k/chunk) of a pending
@@ -152,9 +159,9 @@ func (c *ceCall) flush(pend *ceFlush, from int, s *scratch) {
 // included), then rounded.
 func (c *ceCall) flushHalf(pend *ceFlush, k, hi int, s *scratch) {
 	o := grow32(&s.c, hi-k)
-	vec.Normalize(o, pend.e[k:hi], pend.muls[k/chunk])
+	vec.LogNorm(o, pend.e[k:hi], pend.muls[k/chunk], pend.c, 0)
 	if pend.t >= k && pend.t < hi {
-		o[pend.t-k] -= pend.tv
+		o[pend.t-k] = pend.value()
 	}
 	c.Grad.commit(o, pend.off+k)
 }
@@ -253,9 +260,11 @@ func (c *ceCall) row32(r int, more bool, s *scratch, pend *ceFlush) float64 {
 	}
 	if c.HasGrad {
 		g := c.Opt.Grad(lse, wt, c.WSum, v, c.gout(r))
-		if e != nil && more && (c.stream || c.Grad.nt) && g.C == 0 && c.Opt.Softcap == 0 {
+		// Deferred: no softcap (its derivative pass) and label smoothing
+		// only without weights (its C·w_j pass).
+		if e != nil && more && (c.stream || c.Grad.nt) && c.Opt.Softcap == 0 && (g.C == 0 || c.Opt.Weights == nil) {
 			*pend = ceFlush{off: off, t: int(t), e: e, muls: chunkMuls(grow32(&s.lm, (v+chunk-1)/chunk), g.A*c.scale64/d, fk),
-				tv: float32(g.T * c.scale64)}
+				c: float32(g.C * c.scale64), tv: float32(g.T * c.scale64)}
 			return loss
 		}
 		c.grad32(off, int(t), x, e, fk, d, lse, g, s)

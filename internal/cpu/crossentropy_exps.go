@@ -49,7 +49,7 @@ func (c *ceCall) exps1(x, e []float32, off int, more, smooth bool, s *scratch, p
 		if k < hi && c.Grad.DType == spec.Float32 {
 			out, in, mul = c.Grad.F32[pend.off+k:pend.off+hi], pend.e[k:hi], pend.muls[i]
 		}
-		sm, mx := vec.ExpSumMax(e[k:k+cn], x[k:k+cn], next, out, in, c.scale, m, mul)
+		sm, mx := vec.ExpSumMax(e[k:k+cn], x[k:k+cn], next, out, in, c.scale, m, mul, pend.c)
 		if k < hi && c.Grad.DType != spec.Float32 {
 			c.flushHalf(pend, k, hi, s)
 		}
@@ -78,7 +78,7 @@ func (c *ceCall) exps1(x, e []float32, off int, more, smooth bool, s *scratch, p
 			k := i * chunk
 			cn := min(chunk, v-k)
 			mf := float32(rowMax)
-			sm, _ := vec.ExpSumMax(e[k:k+cn], x[k:k+cn], nil, nil, nil, c.scale, mf, 0)
+			sm, _ := vec.ExpSumMax(e[k:k+cn], x[k:k+cn], nil, nil, nil, c.scale, mf, 0, 0)
 			offs[i], sums[i] = float64(mf), float64(sm)
 		}
 	}
@@ -105,6 +105,9 @@ func (c *ceCall) exps2(x, e []float32, off int, more, smooth bool, s *scratch, p
 		if hi := min(k+cn, len(pend.e)); k < hi && c.Grad.DType != spec.Float32 {
 			d += float64(vec.ExpSumAhead(e[k:k+cn], x[k:k+cn], next, c.scale, m))
 			c.flushHalf(pend, k, hi, s)
+		} else if k < hi && pend.c != 0 { // ExpSumFlush has no offset
+			d += float64(vec.ExpSumAhead(e[k:k+cn], x[k:k+cn], next, c.scale, m))
+			vec.LogNormStream(c.Grad.F32[pend.off+k:pend.off+hi], pend.e[k:hi], pend.muls[k/chunk], pend.c, 0)
 		} else if k < hi {
 			d += float64(vec.ExpSumFlush(e[k:k+cn], x[k:k+cn], next, c.scale, m,
 				c.Grad.F32[pend.off+k:pend.off+hi], pend.e[k:hi], pend.muls[k/chunk]))

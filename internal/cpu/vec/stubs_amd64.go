@@ -624,12 +624,12 @@ func logSoftmaxGradLanes64AVX512(dx []float64, y []float64, dy []float64, s []fl
 //go:noescape
 func logLanes64AVX512(dst []float64, d []float64)
 
-// xentExpAVX2 is the cross-entropy row pass: exps against m, their sum, their max exponent, next prefetched, out = in·k.
+// xentExpAVX2 is the cross-entropy row pass: exps against m, their sum, their max exponent, next prefetched, out = in·k − c.
 //
 //go:noescape
-func xentExpAVX2(dst []float32, x []float32, next []float32, out []float32, in []float32, scale float32, m float32, k float32) (s float32, mx float32, done int)
+func xentExpAVX2(dst []float32, x []float32, next []float32, out []float32, in []float32, scale float32, m float32, k float32, c float32) (s float32, mx float32, done int)
 
-// xentExpAVX512 is the cross-entropy row pass: exps against m, their sum, their max exponent, next prefetched, out = in·k.
+// xentExpAVX512 is the cross-entropy row pass: exps against m, their sum, their max exponent, next prefetched, out = in·k − c.
 //
 //go:noescape
-func xentExpAVX512(dst []float32, x []float32, next []float32, out []float32, in []float32, scale float32, m float32, k float32) (s float32, mx float32, done int)
+func xentExpAVX512(dst []float32, x []float32, next []float32, out []float32, in []float32, scale float32, m float32, k float32, c float32) (s float32, mx float32, done int)

@@ -22,25 +22,29 @@ const (
 const ExpSumMaxLimit = 60
 
 // ExpSumMax is the cross-entropy row pass over one chunk: it writes
-// dst[i] = exp(scale·x[i] − m) and returns s = Σ dst[i] and mx, the max of
-// scale·x[i] − m over the elements that are not NaN (−∞ if none), while
-// it prefetches next (the same chunk of the next row) and writes out[i] =
-// in[i]·k (the previous row's gradient chunk; out may be empty) with
+// dst[i] = exp(scale·x[i] − m) (scale·x[i] − m rounded once) and returns
+// s = Σ dst[i] and mx, the max of scale·x[i] − m over the elements that
+// are not NaN (−∞ if none), while it prefetches next (the same chunk of
+// the next row) and writes out[i] = in[i]·k − c, rounded as LogNorm(out,
+// in, k, c, 0) (the previous row's gradient chunk; out may be empty), with
 // non-temporal stores in the assembly sets. The exps are within 2 ulp of
 // exp where mx ≤ ExpSumMaxLimit and unspecified otherwise. One pass over
 // x: the caller takes m from the chunks before, so the row needs no max
 // pass of its own.
-func ExpSumMax(dst, x, next, out, in []float32, scale, m, k float32) (s, mx float32) {
-	return expSumMax(dst, x[:len(dst)], next, out, in[:len(out)], scale, m, k)
+func ExpSumMax(dst, x, next, out, in []float32, scale, m, k, c float32) (s, mx float32) {
+	return expSumMax(dst, x[:len(dst)], next, out, in[:len(out)], scale, m, k, c)
 }
 
 // xentExpGeneric is the twin of the assembly xentExp (all of out written).
-func xentExpGeneric(dst, x, _, out, in []float32, scale, m, k float32) (s, mx float32, done int) {
+func xentExpGeneric(dst, x, _, out, in []float32, scale, m, k, c float32) (s, mx float32, done int) {
 	x = x[:len(dst)]
 	var acc [8]float32
 	mx = NegInf
 	for i := range dst {
-		t := float32(x[i]*scale) - m
+		t := x[i] - m
+		if scale != 1 {
+			t = fma32(x[i], scale, -m)
+		}
 		if t > mx {
 			mx = t
 		}
@@ -48,7 +52,7 @@ func xentExpGeneric(dst, x, _, out, in []float32, scale, m, k float32) (s, mx fl
 		dst[i] = e
 		acc[i%8] += e
 	}
-	normalizeGeneric(out, in, k)
+	logNormGeneric(out, in, k, c, 0)
 	s = ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]))
 	return s, mx, len(out)
 }

@@ -4,9 +4,9 @@ package vec
 
 // expSumMax runs the assembly xentExp of the set in use (the twin for
 // "go"), with out's unaligned head and whatever the kernel's full blocks
-// did not reach written by the plain and streaming normalize.
-func expSumMax(dst, x, next, out, in []float32, scale, m, k float32) (s, mx float32) {
-	var kern func(dst, x, next, out, in []float32, scale, m, k float32) (float32, float32, int)
+// did not reach written by the plain and streaming LogNorm.
+func expSumMax(dst, x, next, out, in []float32, scale, m, k, c float32) (s, mx float32) {
+	var kern func(dst, x, next, out, in []float32, scale, m, k, c float32) (float32, float32, int)
 	align := uintptr(32)
 	switch impl {
 	case "avx512":
@@ -14,13 +14,13 @@ func expSumMax(dst, x, next, out, in []float32, scale, m, k float32) (s, mx floa
 	case "avx2":
 		kern = xentExpAVX2
 	default:
-		s, mx, _ = xentExpGeneric(dst, x, next, out, in, scale, m, k)
+		s, mx, _ = xentExpGeneric(dst, x, next, out, in, scale, m, k, c)
 		return s, mx
 	}
 	h := alignHead(out, align)
-	normalize(out[:h], in[:h], k)
-	s, mx, done := kern(dst, x, next, out[h:], in[h:], scale, m, k)
-	normalizeStream(out[h+done:], in[h+done:], k)
+	logNorm(out[:h], in[:h], k, c, 0)
+	s, mx, done := kern(dst, x, next, out[h:], in[h:], scale, m, k, c)
+	logNormStream(out[h+done:], in[h+done:], k, c, 0)
 	return s, mx
 }
 

@@ -3,8 +3,8 @@
 package vec
 
 // expSumMax is the twin where there is no assembly xentExp.
-func expSumMax(dst, x, next, out, in []float32, scale, m, k float32) (s, mx float32) {
-	s, mx, _ = xentExpGeneric(dst, x, next, out, in, scale, m, k)
+func expSumMax(dst, x, next, out, in []float32, scale, m, k, c float32) (s, mx float32) {
+	s, mx, _ = xentExpGeneric(dst, x, next, out, in, scale, m, k, c)
 	return s, mx
 }
 

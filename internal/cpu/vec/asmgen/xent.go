@@ -75,23 +75,24 @@ func (g *gen) xfma(hoisted map[int]reg.VecVirtual, op, bcst func(...Op), c int, 
 	bcst(xentConsts.Offset(32*c), a, b)
 }
 
-// xentExp emits xentExp: dst[i] = exp(scale·x[i] − m) by the exp above,
+// xentExp emits xentExp: dst[i] = exp(scale·x[i] − m) by the exp above
+// (scale·x[i] − m rounded once),
 // s = Σ dst[i], mx = the max of scale·x[i] − m over the elements that are
 // not NaN (−∞ if none), next prefetched into L2, and, in full blocks while
-// they lie inside out, out[i] = in[i]·k with non-temporal stores (out
+// they lie inside out, out[i] = in[i]·k − c with non-temporal stores (out
 // aligned to the vector width; done is how many leading elements of out
 // were written). There is no upper clamp: an element above 88 gives an
 // unspecified exp, which the caller sees in mx and recomputes.
 func (g *gen) xentExp() {
-	g.text("xentExp", "func(dst, x, next, out, in []float32, scale, m, k float32) (s, mx float32, done int)",
-		"is the cross-entropy row pass: exps against m, their sum, their max exponent, next prefetched, out = in·k.")
+	g.text("xentExp", "func(dst, x, next, out, in []float32, scale, m, k, c float32) (s, mx float32, done int)",
+		"is the cross-entropy row pass: exps against m, their sum, their max exponent, next prefetched, out = in·k − c.")
 	pd, n, px := ptr("dst"), length("dst"), ptr("x")
 	pn, nn := ptr("next"), length("next")
 	pout, pin, lim, done := ptr("out"), ptr("in"), length("out"), GP64()
 	// Blocks at i ≤ len(out) − unroll·w are whole inside out.
 	SUBQ(U32(unroll*g.w), lim)
 	XORQ(done, done)
-	scale, m, kv := g.bcast("scale"), g.bcast("m"), g.bcast("k")
+	scale, m, kv, cv := g.bcast("scale"), g.bcast("m"), g.bcast("k"), g.bcast("c")
 	xh := map[int]reg.VecVirtual{}
 	if g.avx512 {
 		g.hoist(cExpLo, cLog2e, cLn2Hi, cLn2Lo, cOne)
@@ -117,7 +118,7 @@ func (g *gen) xentExp() {
 			g.groupsOf(vs, gs, func(ks []int) {
 				ts := make([]reg.VecVirtual, len(ks))
 				for j, k := range ks {
-					ts[j] = g.scaledMinus(px, k, scale, m, one)
+					ts[j] = g.xentMinus(px, k, scale, m, one)
 					g.xentMax(mx, ts[j])
 				}
 				es := g.xentExpN(xh, ts)
@@ -142,6 +143,7 @@ func (g *gen) xentExp() {
 				for k := 0; k < unroll; k++ {
 					v := g.vec()
 					VMULPS(g.at(pin, k, 4), kv, v)
+					VSUBPS(cv, v, v) // an add-pipe op: LogNorm's roundings, free beside the exps
 					VMOVNTPS(v, g.at(pout, k, 4))
 				}
 				LEAQ(Mem{Base: g.i, Disp: unroll * g.w}, done)
@@ -154,6 +156,18 @@ func (g *gen) xentExp() {
 		Store(done, ReturnIndex(2))
 		g.ret()
 	})
+}
+
+// xentMinus returns scale·x − m for vector k of x at px, rounded once (one
+// FMA, where scaledMinus multiplies and subtracts), or x − m for scale 1.
+func (g *gen) xentMinus(px reg.GPVirtual, k int, scale, m reg.VecVirtual, one bool) reg.VecVirtual {
+	x := g.load(px, k)
+	if one {
+		VSUBPS(m, x, x)
+	} else {
+		VFMSUB213PS(m, scale, x)
+	}
+	return x
 }
 
 // xentMax folds t into the running max mx, NaN lanes (and the tail's
