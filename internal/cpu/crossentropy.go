@@ -297,6 +297,12 @@ func (c *ceCall) dot32(x []float32, k, hi int) float64 {
 func (c *ceCall) grad32(off, t int, x, e []float32, fk []float64, d, lse float64, g xent.RowGrad, s *scratch) {
 	v := c.V
 	o := c.Grad.out(grow32(&s.c, v), off, v)
+	// Softcap's gradient is computed in scratch and written once, with
+	// non-temporal stores, by its last pass (× 1 − tanh²).
+	capStream := c.Opt.Softcap > 0 && c.stream
+	if capStream {
+		o = grow32(&s.c, v)
+	}
 	sc := c.scale64
 	plain := g.C == 0 && c.Opt.Softcap == 0
 	cw := float32(g.C * sc)
@@ -326,19 +332,28 @@ func (c *ceCall) grad32(off, t int, x, e []float32, fk []float64, d, lse float64
 		}
 	}
 	if g.C != 0 && !offset {
+		// o − C·w_j (o − C without weights) by vector kernels with the
+		// roundings of o[j] −= cw·w[j]: MulAdd rounds w·(−C), then adds.
 		if w := c.Opt.Weights; w != nil {
-			for j := range o {
-				o[j] -= cw * w[j]
+			ncw := grow32(&s.slab, min(chunk, v))
+			for j := range ncw {
+				ncw[j] = -cw
+			}
+			for k := 0; k < v; k += chunk {
+				hi := min(k+chunk, v)
+				vec.MulAdd(o[k:hi], w[k:hi], ncw[:hi-k])
 			}
 		} else {
-			for j := range o {
-				o[j] -= cw
-			}
+			vec.LogNorm(o, o, 1, cw, 0)
 		}
 	}
 	o[t] -= float32(g.T * sc)
-	if c.Opt.Softcap > 0 {
-		vec.NormalizeLanes(o, o, s.g[:v]) // × 1 − tanh², softcap32's
+	switch {
+	case capStream:
+		vec.NormalizeLanesStream(c.Grad.F32[off:off+v], o, s.g[:v]) // × 1 − tanh², softcap32's
+		return
+	case c.Opt.Softcap > 0:
+		vec.NormalizeLanes(o, o, s.g[:v])
 	}
 	c.Grad.commit(o, off)
 }
