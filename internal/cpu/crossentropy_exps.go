@@ -83,7 +83,10 @@ func (c *ceCall) exps1(x, e []float32, off int, more, smooth bool, s *scratch, p
 		}
 	}
 	for i, o := range offs {
-		offs[i] = math.Exp(o - rowMax)
+		offs[i] = 1
+		if o != rowMax {
+			offs[i] = math.Exp(o - rowMax)
+		}
 		d += sums[i] * offs[i]
 	}
 	return rowLSE(rowMax, d), d, dot, offs, true
