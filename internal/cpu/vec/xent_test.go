@@ -128,3 +128,51 @@ func TestExpSumMaxAllNegInf(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkExpSumMax times a 32000-element row (L2-resident) in 2048-element
+// chunks: the cross-entropy's old pass (Max, then ExpSum) against ExpSumMax,
+// each also with the previous row's gradient chunk (ExpSumFlush; out
+// L2-resident too, so this is the compute, not the memory traffic).
+func BenchmarkExpSumMax(b *testing.B) {
+	const v, ch = 32000, 2048
+	rng := rand.New(rand.NewPCG(1, 2))
+	x, e, pe, out := make([]float32, v), make([]float32, v), make([]float32, v), make([]float32, v)
+	for i := range x {
+		x[i] = float32(rng.NormFloat64() * 3)
+		pe[i] = float32(rng.Float64())
+	}
+	rows := map[string]func(){
+		"max+expSum": func() {
+			m := Max(x, 1)
+			for k := 0; k < v; k += ch {
+				ExpSum(e[k:min(k+ch, v)], x[k:min(k+ch, v)], 1, m)
+			}
+		},
+		"max+expSumFlush": func() {
+			m := Max(x, 1)
+			for k := 0; k < v; k += ch {
+				ExpSumFlush(e[k:min(k+ch, v)], x[k:min(k+ch, v)], nil, 1, m, out[k:min(k+ch, v)], pe[k:min(k+ch, v)], 0.5)
+			}
+		},
+		"expSumMax": func() {
+			m := Max(x[:ch], 1)
+			for k := 0; k < v; k += ch {
+				ExpSumMax(e[k:min(k+ch, v)], x[k:min(k+ch, v)], nil, nil, nil, 1, m, 0, 0)
+			}
+		},
+		"expSumMax+flush": func() {
+			m := Max(x[:ch], 1)
+			for k := 0; k < v; k += ch {
+				ExpSumMax(e[k:min(k+ch, v)], x[k:min(k+ch, v)], nil, out[k:min(k+ch, v)], pe[k:min(k+ch, v)], 1, m, 0.5, 0)
+			}
+		},
+	}
+	for _, name := range []string{"max+expSum", "expSumMax", "max+expSumFlush", "expSumMax+flush"} {
+		b.Run(name, func(b *testing.B) {
+			b.SetBytes(4 * v)
+			for b.Loop() {
+				rows[name]()
+			}
+		})
+	}
+}
