@@ -560,6 +560,24 @@ func TestCrossEntropyNoAllocs(t *testing.T) {
 	}); n != 0 {
 		t.Errorf("CrossEntropy allocates %v times per call", n)
 	}
+	// 8 MiB of gradient and more: the streamed schedule (gradient rows deferred to the
+	// next row's pass), torch's defaults and label smoothing, float32 and
+	// bfloat16.
+	for _, dt := range []DType{Float32, BFloat16} {
+		big, _ := ceInput(rng, dt, 1040, 4096, false)
+		bigGrad, _ := NewTensor(dt, 1040, 4096)
+		btg := Targets{I64: targetsFor(rng, 1040, 4096, -100)}
+		for _, o := range []CrossEntropyOptions{{}, {LabelSmoothing: 0.1}} {
+			bout := CrossEntropyOutput{Loss: loss, Grad: &bigGrad}
+			if n := testing.AllocsPerRun(3, func() {
+				if err := CrossEntropy(big, btg, o, bout); err != nil {
+					t.Fatal(err)
+				}
+			}); n != 0 {
+				t.Errorf("%v 1040×4096 %+v: CrossEntropy allocates %v times per call", dt, o, n)
+			}
+		}
+	}
 	d := Tensor{Shape: []int{64}, DType: Float32, F32: make([]float32, 64)}
 	if n := testing.AllocsPerRun(5, func() { _ = LogSumExp(d, x, Options{Axis: -1}) }); n != 0 {
 		t.Errorf("LogSumExp allocates %v times per call", n)
