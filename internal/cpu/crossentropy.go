@@ -118,8 +118,11 @@ func (c *ceCall) run(i, parts int, s *scratch) {
 
 // ceFlush is a gradient row whose write is deferred to the next row's exp
 // pass (as rowCached's pending): the row at off is e·muls[chunk] − c,
-// then minus tv at the target t. Streaming it while the core computes exps, rather than in
-// a burst, keeps memory busy in both directions.
+// then minus tv at the target t. Streaming it while the core computes
+// exps, rather than in a burst, keeps memory busy in both directions.
+// (The cross-entropy borrows scratch fields the other ops name for their
+// own use: lm for these multipliers, ld for exps1's chunk offsets and
+// sums, e for grad32's multipliers, slab for −C.)
 type ceFlush struct {
 	off, t int
 	e      []float32 // nil: nothing pending
