@@ -203,6 +203,12 @@ func targetsFor(rng *rand.Rand, rows, v int, ign int64) []int64 {
 func runCE(t *testing.T, rng *rand.Rand, dt DType, rows, v int, opt CrossEntropyOptions, masked bool) {
 	t.Helper()
 	x, xf := ceInput(rng, dt, rows, v, masked)
+	runCEOn(t, rng, x, xf, dt, rows, v, opt)
+}
+
+// runCEOn is runCE on given logits x (xf: their stored values).
+func runCEOn(t *testing.T, rng *rand.Rand, x Tensor, xf []float64, dt DType, rows, v int, opt CrossEntropyOptions) {
+	t.Helper()
 	tg := targetsFor(rng, rows, v, opt.Ignored())
 	ref := refCE(xf, rows, v, tg, opt)
 	nLoss := 1
@@ -554,6 +560,24 @@ func TestCrossEntropyNoAllocs(t *testing.T) {
 	}); n != 0 {
 		t.Errorf("CrossEntropy allocates %v times per call", n)
 	}
+	// 8 MiB of gradient and more: the streamed schedule (gradient rows deferred to the
+	// next row's pass), torch's defaults and label smoothing, float32 and
+	// bfloat16.
+	for _, dt := range []DType{Float32, BFloat16} {
+		big, _ := ceInput(rng, dt, 1040, 4096, false)
+		bigGrad, _ := NewTensor(dt, 1040, 4096)
+		btg := Targets{I64: targetsFor(rng, 1040, 4096, -100)}
+		for _, o := range []CrossEntropyOptions{{}, {LabelSmoothing: 0.1}} {
+			bout := CrossEntropyOutput{Loss: loss, Grad: &bigGrad}
+			if n := testing.AllocsPerRun(3, func() {
+				if err := CrossEntropy(big, btg, o, bout); err != nil {
+					t.Fatal(err)
+				}
+			}); n != 0 {
+				t.Errorf("%v 1040×4096 %+v: CrossEntropy allocates %v times per call", dt, o, n)
+			}
+		}
+	}
 	d := Tensor{Shape: []int{64}, DType: Float32, F32: make([]float32, 64)}
 	if n := testing.AllocsPerRun(5, func() { _ = LogSumExp(d, x, Options{Axis: -1}) }); n != 0 {
 		t.Errorf("LogSumExp allocates %v times per call", n)
@@ -583,6 +607,47 @@ func FuzzCrossEntropy(f *testing.F) {
 			return // the float32 tolerance below is for moderate values
 		}
 		runCE(t, rand.New(rand.NewPCG(seed, 5)), Float32, r, n, opt, seed%2 == 0)
+	})
+}
+
+// FuzzCrossEntropyRows checks every dtype against the reference on rows
+// longer than the CPU's 2048-element chunks, whose logits climb (or fall)
+// by step from chunk to chunk: the one-pass schedule takes each chunk's
+// exps against the max of the chunks before it and recomputes those far
+// below the row's max. Options: label smoothing, weights, an ignore index
+// that some targets hit, and all rows' −∞ pattern.
+func FuzzCrossEntropyRows(f *testing.F) {
+	f.Add(uint64(1), uint8(0), uint8(3), uint16(5000), 100.0, uint8(0))
+	f.Add(uint64(2), uint8(1), uint8(2), uint16(4097), -80.0, uint8(7))
+	f.Add(uint64(3), uint8(3), uint8(1), uint16(6500), 45.0, uint8(2))
+	f.Add(uint64(4), uint8(3), uint8(4), uint16(6200), 0.0, uint8(5))
+	f.Fuzz(func(t *testing.T, seed uint64, dtc, rows uint8, v uint16, step float64, opts uint8) {
+		dt := []DType{Float32, Float64, Float16, BFloat16}[dtc%4]
+		r, n := int(rows%5)+1, int(v%7000)+1
+		if math.IsNaN(step) || math.Abs(step) > 200 || dt == Float16 && math.Abs(step) > 2 {
+			return // float16 logits stop at ±65504; larger steps are the same test
+		}
+		var opt CrossEntropyOptions
+		if opts&1 != 0 {
+			opt.LabelSmoothing = 0.1
+		}
+		if opts&2 != 0 {
+			opt.Weights = weights(n)
+		}
+		if opts&4 != 0 {
+			opt.IgnoreIndex = Ignore(0)
+		}
+		rng := rand.New(rand.NewPCG(seed, 6))
+		x, _ := NewTensor(dt, r, n)
+		xf := make([]float64, r*n)
+		for i := range xf {
+			val := rng.NormFloat64()*3 + step*float64(i%n/2048)
+			if opts&8 != 0 && i%7 == 3 {
+				val = math.Inf(-1)
+			}
+			xf[i] = setElem(x, i, val)
+		}
+		runCEOn(t, rng, x, xf, dt, r, n, opt)
 	})
 }
 

@@ -117,17 +117,22 @@ func (c *ceCall) run(i, parts int, s *scratch) {
 }
 
 // ceFlush is a gradient row whose write is deferred to the next row's exp
-// pass (as rowCached's pending): the row at off is e·mul, then minus tv at
-// the target t. Streaming it while the core computes exps, rather than in
-// a burst, keeps memory busy in both directions.
+// pass (as rowCached's pending): the row at off is e·muls[chunk] − c,
+// then minus tv at the target t. Streaming it while the core computes
+// exps, rather than in a burst, keeps memory busy in both directions.
+// (The cross-entropy borrows scratch fields the other ops name for their
+// own use: lm for these multipliers, ld for exps1's chunk offsets and
+// sums, e for grad32's multipliers, slab for −C.)
 type ceFlush struct {
 	off, t int
 	e      []float32 // nil: nothing pending
-	mul    float32
+	muls   []float32 // chunk i's multiplier (scratch lm)
+	c      float32   // label smoothing's offset C (grad32's cw), or 0
 	tv     float32
 }
 
-// flush writes what is left of pend from element from on.
+// flush writes what is left of pend from element from on (a multiple of
+// chunk).
 func (c *ceCall) flush(pend *ceFlush, from int, s *scratch) {
 	if c.Grad.DType != spec.Float32 {
 		for k := from; k < len(pend.e); k += chunk {
@@ -136,22 +141,30 @@ func (c *ceCall) flush(pend *ceFlush, from int, s *scratch) {
 		pend.e = nil
 		return
 	}
-	if from < len(pend.e) {
-		vec.NormalizeStream(c.Grad.F32[pend.off+from:pend.off+len(pend.e)], pend.e[from:], pend.mul)
+	for k := from; k < len(pend.e); k += chunk {
+		hi := min(k+chunk, len(pend.e))
+		vec.LogNormStream(c.Grad.F32[pend.off+k:pend.off+hi], pend.e[k:hi], pend.muls[k/chunk], pend.c, 0)
 	}
 	// The target's value from the exps, stored rather than read back: a
 	// load of a line just written non-temporally waits for memory.
-	c.Grad.F32[pend.off+pend.t] = float32(pend.e[pend.t]*pend.mul) - pend.tv // rounded as Normalize, not fused
+	c.Grad.F32[pend.off+pend.t] = pend.value() // rounded as LogNorm, not fused
 	pend.e = nil
 }
 
-// flushHalf writes elements [k, hi) of a pending 16-bit gradient row:
-// the float32 values grad32 computes (target included), then rounded.
+// value is the pending row's gradient at its target: grad32's e·mul − C,
+// then − T.
+func (pend *ceFlush) value() float32 {
+	return float32(float32(pend.e[pend.t]*pend.muls[pend.t/chunk])-pend.c) - pend.tv
+}
+
+// flushHalf writes elements [k, hi) (inside chunk k/chunk) of a pending
+// 16-bit gradient row: the float32 values grad32 computes (target
+// included), then rounded.
 func (c *ceCall) flushHalf(pend *ceFlush, k, hi int, s *scratch) {
 	o := grow32(&s.c, hi-k)
-	vec.Normalize(o, pend.e[k:hi], pend.mul)
+	vec.LogNorm(o, pend.e[k:hi], pend.muls[k/chunk], pend.c, 0)
 	if pend.t >= k && pend.t < hi {
-		o[pend.t-k] -= pend.tv
+		o[pend.t-k] = pend.value()
 	}
 	c.Grad.commit(o, pend.off+k)
 }
@@ -213,42 +226,23 @@ func (c *ceCall) row32(r int, more bool, s *scratch, pend *ceFlush) float64 {
 		x = softcap32(grow32(&s.d, v), grow32(&s.g, v), x, float32(c.Opt.Softcap))
 	}
 	var e []float32
+	var fk []float64
 	var d, lse, dot float64
 	smooth := c.LSEIn == nil && !ignored && c.Opt.LabelSmoothing != 0
 	if c.LSEIn != nil {
 		lse = c.LSEIn[r]
 	} else {
-		m := vec.Max(x, c.scale)
 		e = grow32(&s.b, v)
 		if pend.e != nil && &pend.e[0] == &e[0] {
 			e = grow32(&s.f, v) // the other buffer: this one is pending
 		}
-		// Float32 sums of chunks, added in float64; each chunk prefetches
-		// the same chunk of the next row and writes the same chunk of the
-		// pending gradient.
-		for k := 0; k < v; k += chunk {
-			cn := min(chunk, v-k)
-			var next []float32
-			if more {
-				next = c.X.ahead(off+v+k, cn)
-			}
-			if hi := min(k+cn, len(pend.e)); k < hi && c.Grad.DType != spec.Float32 {
-				d += float64(vec.ExpSumAhead(e[k:k+cn], x[k:k+cn], next, c.scale, m))
-				c.flushHalf(pend, k, hi, s)
-			} else if k < hi {
-				d += float64(vec.ExpSumFlush(e[k:k+cn], x[k:k+cn], next, c.scale, m,
-					c.Grad.F32[pend.off+k:pend.off+hi], pend.e[k:hi], pend.mul))
-			} else {
-				d += float64(vec.ExpSumAhead(e[k:k+cn], x[k:k+cn], next, c.scale, m))
-			}
-			if smooth { // while the chunk is in L1
-				dot += c.dot32(x, k, k+cn)
-			}
+		ok := false
+		if vec.ExpSumMaxNative() {
+			lse, d, dot, fk, ok = c.exps1(x, e, off, more, smooth, s, pend)
 		}
-		if pend.e != nil {
-			c.flush(pend, v, s)
+		if !ok {
+			lse, d, dot = c.exps2(x, e, off, more, smooth, s, pend)
 		}
-		lse = rowLSE(float64(m), d)
 		if c.LSE != nil {
 			c.LSE[r] = lse
 		}
@@ -269,11 +263,14 @@ func (c *ceCall) row32(r int, more bool, s *scratch, pend *ceFlush) float64 {
 	}
 	if c.HasGrad {
 		g := c.Opt.Grad(lse, wt, c.WSum, v, c.gout(r))
-		if e != nil && more && (c.stream || c.Grad.nt) && g.C == 0 && c.Opt.Softcap == 0 {
-			*pend = ceFlush{off: off, t: int(t), e: e, mul: float32(g.A * c.scale64 / d), tv: float32(g.T * c.scale64)}
+		// Deferred: no softcap (its derivative pass) and label smoothing
+		// only without weights (its C·w_j pass).
+		if e != nil && more && (c.stream || c.Grad.nt) && c.Opt.Softcap == 0 && (g.C == 0 || c.Opt.Weights == nil) {
+			*pend = ceFlush{off: off, t: int(t), e: e, muls: chunkMuls(grow32(&s.lm, (v+chunk-1)/chunk), g.A*c.scale64/d, fk),
+				c: float32(g.C * c.scale64), tv: float32(g.T * c.scale64)}
 			return loss
 		}
-		c.grad32(off, int(t), x, e, d, lse, g, s)
+		c.grad32(off, int(t), x, e, fk, d, lse, g, s)
 	}
 	return loss
 }
@@ -298,11 +295,17 @@ func (c *ceCall) dot32(x []float32, k, hi int) float64 {
 }
 
 // grad32 writes the row's gradient at off: g = A·p − C·w − T·[j = t]
-// (xent.RowGrad) times d z/d x, with p = e/d from the forward's exps, or
-// exp(z − lse) recomputed from a saved lse (e nil).
-func (c *ceCall) grad32(off, t int, x, e []float32, d, lse float64, g xent.RowGrad, s *scratch) {
+// (xent.RowGrad) times d z/d x, with p = e·fk[chunk]/d from the forward's
+// exps (fk nil: 1), or exp(z − lse) recomputed from a saved lse (e nil).
+func (c *ceCall) grad32(off, t int, x, e []float32, fk []float64, d, lse float64, g xent.RowGrad, s *scratch) {
 	v := c.V
 	o := c.Grad.out(grow32(&s.c, v), off, v)
+	// Softcap's gradient is computed in scratch and written once, with
+	// non-temporal stores, by its last pass (× 1 − tanh²).
+	capStream := c.Opt.Softcap > 0 && c.stream
+	if capStream {
+		o = grow32(&s.c, v)
+	}
 	sc := c.scale64
 	plain := g.C == 0 && c.Opt.Softcap == 0
 	cw := float32(g.C * sc)
@@ -314,29 +317,46 @@ func (c *ceCall) grad32(off, t int, x, e []float32, d, lse float64, g xent.RowGr
 		vec.ExpScaleStream(o, x, c.scale, float32(lse), float32(g.A*sc))
 	case e == nil:
 		vec.ExpScale(o, x, c.scale, float32(lse), float32(g.A*sc))
-	case offset && c.stream && c.Opt.Softcap == 0:
-		vec.LogNormStream(o, e, float32(g.A*sc/d), cw, 0)
-	case offset:
-		vec.LogNorm(o, e, float32(g.A*sc/d), cw, 0)
-	case c.stream && plain:
-		vec.NormalizeStream(o, e, float32(g.A*sc/d))
 	default:
-		vec.Normalize(o, e, float32(g.A*sc/d))
-	}
-	if g.C != 0 && !offset {
-		if w := c.Opt.Weights; w != nil {
-			for j := range o {
-				o[j] -= cw * w[j]
-			}
-		} else {
-			for j := range o {
-				o[j] -= cw
+		stream := c.stream && c.Opt.Softcap == 0 && (offset || plain)
+		muls := chunkMuls(grow32(&s.e, (v+chunk-1)/chunk), g.A*sc/d, fk)
+		for k := 0; k < v; k += chunk {
+			oc, ec, mul := o[k:min(k+chunk, v)], e[k:min(k+chunk, v)], muls[k/chunk]
+			switch {
+			case offset && stream:
+				vec.LogNormStream(oc, ec, mul, cw, 0)
+			case offset:
+				vec.LogNorm(oc, ec, mul, cw, 0)
+			case stream:
+				vec.NormalizeStream(oc, ec, mul)
+			default:
+				vec.Normalize(oc, ec, mul)
 			}
 		}
 	}
+	if g.C != 0 && !offset {
+		// o − C·w_j (o − C without weights) by vector kernels with the
+		// roundings of o[j] −= cw·w[j]: MulAdd rounds w·(−C), then adds.
+		if w := c.Opt.Weights; w != nil {
+			ncw := grow32(&s.slab, min(chunk, v))
+			for j := range ncw {
+				ncw[j] = -cw
+			}
+			for k := 0; k < v; k += chunk {
+				hi := min(k+chunk, v)
+				vec.MulAdd(o[k:hi], w[k:hi], ncw[:hi-k])
+			}
+		} else {
+			vec.LogNorm(o, o, 1, cw, 0)
+		}
+	}
 	o[t] -= float32(g.T * sc)
-	if c.Opt.Softcap > 0 {
-		vec.NormalizeLanes(o, o, s.g[:v]) // × 1 − tanh², softcap32's
+	switch {
+	case capStream:
+		vec.NormalizeLanesStream(c.Grad.F32[off:off+v], o, s.g[:v]) // × 1 − tanh², softcap32's
+		return
+	case c.Opt.Softcap > 0:
+		vec.NormalizeLanes(o, o, s.g[:v])
 	}
 	c.Grad.commit(o, off)
 }

@@ -17480,3 +17480,976 @@ tail9:
 done10:
 	VZEROUPPER
 	RET
+
+DATA xentconsts<>+0(SB)/4, $0x4b400000
+DATA xentconsts<>+4(SB)/4, $0x4b400000
+DATA xentconsts<>+8(SB)/4, $0x4b400000
+DATA xentconsts<>+12(SB)/4, $0x4b400000
+DATA xentconsts<>+16(SB)/4, $0x4b400000
+DATA xentconsts<>+20(SB)/4, $0x4b400000
+DATA xentconsts<>+24(SB)/4, $0x4b400000
+DATA xentconsts<>+28(SB)/4, $0x4b400000
+DATA xentconsts<>+32(SB)/4, $0x3efffffe
+DATA xentconsts<>+36(SB)/4, $0x3efffffe
+DATA xentconsts<>+40(SB)/4, $0x3efffffe
+DATA xentconsts<>+44(SB)/4, $0x3efffffe
+DATA xentconsts<>+48(SB)/4, $0x3efffffe
+DATA xentconsts<>+52(SB)/4, $0x3efffffe
+DATA xentconsts<>+56(SB)/4, $0x3efffffe
+DATA xentconsts<>+60(SB)/4, $0x3efffffe
+DATA xentconsts<>+64(SB)/4, $0x3e2aaa49
+DATA xentconsts<>+68(SB)/4, $0x3e2aaa49
+DATA xentconsts<>+72(SB)/4, $0x3e2aaa49
+DATA xentconsts<>+76(SB)/4, $0x3e2aaa49
+DATA xentconsts<>+80(SB)/4, $0x3e2aaa49
+DATA xentconsts<>+84(SB)/4, $0x3e2aaa49
+DATA xentconsts<>+88(SB)/4, $0x3e2aaa49
+DATA xentconsts<>+92(SB)/4, $0x3e2aaa49
+DATA xentconsts<>+96(SB)/4, $0x3d2aac79
+DATA xentconsts<>+100(SB)/4, $0x3d2aac79
+DATA xentconsts<>+104(SB)/4, $0x3d2aac79
+DATA xentconsts<>+108(SB)/4, $0x3d2aac79
+DATA xentconsts<>+112(SB)/4, $0x3d2aac79
+DATA xentconsts<>+116(SB)/4, $0x3d2aac79
+DATA xentconsts<>+120(SB)/4, $0x3d2aac79
+DATA xentconsts<>+124(SB)/4, $0x3d2aac79
+DATA xentconsts<>+128(SB)/4, $0x3c091cea
+DATA xentconsts<>+132(SB)/4, $0x3c091cea
+DATA xentconsts<>+136(SB)/4, $0x3c091cea
+DATA xentconsts<>+140(SB)/4, $0x3c091cea
+DATA xentconsts<>+144(SB)/4, $0x3c091cea
+DATA xentconsts<>+148(SB)/4, $0x3c091cea
+DATA xentconsts<>+152(SB)/4, $0x3c091cea
+DATA xentconsts<>+156(SB)/4, $0x3c091cea
+DATA xentconsts<>+160(SB)/4, $0x3ab51226
+DATA xentconsts<>+164(SB)/4, $0x3ab51226
+DATA xentconsts<>+168(SB)/4, $0x3ab51226
+DATA xentconsts<>+172(SB)/4, $0x3ab51226
+DATA xentconsts<>+176(SB)/4, $0x3ab51226
+DATA xentconsts<>+180(SB)/4, $0x3ab51226
+DATA xentconsts<>+184(SB)/4, $0x3ab51226
+DATA xentconsts<>+188(SB)/4, $0x3ab51226
+GLOBL xentconsts<>(SB), RODATA|NOPTR, $192
+
+// func xentExpAVX2(dst []float32, x []float32, next []float32, out []float32, in []float32, scale float32, m float32, k float32, c float32) (s float32, mx float32, done int)
+// Requires: AVX, AVX2, FMA3, MMX+
+TEXT ·xentExpAVX2(SB), NOSPLIT, $0-152
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         dst_len+8(FP), CX
+	MOVQ         x_base+24(FP), DX
+	MOVQ         next_base+48(FP), BX
+	MOVQ         next_len+56(FP), SI
+	MOVQ         out_base+72(FP), DI
+	MOVQ         in_base+96(FP), R8
+	MOVQ         out_len+80(FP), R9
+	SUBQ         $0x00000020, R9
+	XORQ         R10, R10
+	VBROADCASTSS scale+120(FP), Y0
+	VBROADCASTSS m+124(FP), Y1
+	VBROADCASTSS k+128(FP), Y2
+	VBROADCASTSS c+132(FP), Y3
+	VUCOMISS     vecconsts<>+416(SB), X0
+	JNE          scaled1
+	JP           scaled1
+	VXORPS       Y0, Y0, Y0
+	VXORPS       Y4, Y4, Y4
+	VXORPS       Y5, Y5, Y5
+	VXORPS       Y6, Y6, Y6
+	VBROADCASTSS vecconsts<>+0(SB), Y7
+	XORQ         R11, R11
+
+loopU2:
+	CMPQ         CX, $0x00000020
+	JB           loop13
+	VMOVUPS      (DX)(R11*4), Y8
+	VSUBPS       Y1, Y8, Y8
+	VMAXPS       Y7, Y8, Y7
+	VMOVUPS      32(DX)(R11*4), Y9
+	VSUBPS       Y1, Y9, Y9
+	VMAXPS       Y7, Y9, Y7
+	VMOVUPS      vecconsts<>+64(SB), Y10
+	VMAXPS       Y8, Y10, Y8
+	VMOVUPS      vecconsts<>+64(SB), Y10
+	VMAXPS       Y9, Y10, Y9
+	VMOVUPS      xentconsts<>+0(SB), Y10
+	VMOVUPS      xentconsts<>+0(SB), Y11
+	VFMADD231PS  vecconsts<>+128(SB), Y8, Y10
+	VFMADD231PS  vecconsts<>+128(SB), Y9, Y11
+	VSUBPS       xentconsts<>+0(SB), Y10, Y10
+	VSUBPS       xentconsts<>+0(SB), Y11, Y11
+	VFNMADD231PS vecconsts<>+160(SB), Y10, Y8
+	VFNMADD231PS vecconsts<>+160(SB), Y11, Y9
+	VFNMADD231PS vecconsts<>+192(SB), Y10, Y8
+	VFNMADD231PS vecconsts<>+192(SB), Y11, Y9
+	VMOVUPS      xentconsts<>+160(SB), Y12
+	VMOVUPS      xentconsts<>+160(SB), Y13
+	VFMADD213PS  xentconsts<>+128(SB), Y8, Y12
+	VFMADD213PS  xentconsts<>+128(SB), Y9, Y13
+	VFMADD213PS  xentconsts<>+96(SB), Y8, Y12
+	VFMADD213PS  xentconsts<>+96(SB), Y9, Y13
+	VFMADD213PS  xentconsts<>+64(SB), Y8, Y12
+	VFMADD213PS  xentconsts<>+64(SB), Y9, Y13
+	VFMADD213PS  xentconsts<>+32(SB), Y8, Y12
+	VFMADD213PS  xentconsts<>+32(SB), Y9, Y13
+	VFMADD213PS  vecconsts<>+416(SB), Y8, Y12
+	VFMADD213PS  vecconsts<>+416(SB), Y9, Y13
+	VFMADD213PS  vecconsts<>+416(SB), Y8, Y12
+	VFMADD213PS  vecconsts<>+416(SB), Y9, Y13
+	VCVTPS2DQ    Y10, Y10
+	VCVTPS2DQ    Y11, Y11
+	VPSRAD       $0x01, Y10, Y8
+	VPSRAD       $0x01, Y11, Y9
+	VPSUBD       Y8, Y10, Y10
+	VPSUBD       Y9, Y11, Y11
+	VPADDD       vecconsts<>+448(SB), Y8, Y8
+	VPSLLD       $0x17, Y8, Y8
+	VPADDD       vecconsts<>+448(SB), Y9, Y9
+	VPSLLD       $0x17, Y9, Y9
+	VPADDD       vecconsts<>+448(SB), Y10, Y10
+	VPSLLD       $0x17, Y10, Y10
+	VPADDD       vecconsts<>+448(SB), Y11, Y11
+	VPSLLD       $0x17, Y11, Y11
+	VMULPS       Y8, Y12, Y12
+	VMULPS       Y9, Y13, Y13
+	VMULPS       Y10, Y12, Y12
+	VMULPS       Y11, Y13, Y13
+	VMOVUPS      Y12, (AX)(R11*4)
+	VADDPS       Y12, Y0, Y0
+	VMOVUPS      Y13, 32(AX)(R11*4)
+	VADDPS       Y13, Y4, Y4
+	VMOVUPS      64(DX)(R11*4), Y8
+	VSUBPS       Y1, Y8, Y8
+	VMAXPS       Y7, Y8, Y7
+	VMOVUPS      96(DX)(R11*4), Y9
+	VSUBPS       Y1, Y9, Y9
+	VMAXPS       Y7, Y9, Y7
+	VMOVUPS      vecconsts<>+64(SB), Y10
+	VMAXPS       Y8, Y10, Y8
+	VMOVUPS      vecconsts<>+64(SB), Y10
+	VMAXPS       Y9, Y10, Y9
+	VMOVUPS      xentconsts<>+0(SB), Y10
+	VMOVUPS      xentconsts<>+0(SB), Y11
+	VFMADD231PS  vecconsts<>+128(SB), Y8, Y10
+	VFMADD231PS  vecconsts<>+128(SB), Y9, Y11
+	VSUBPS       xentconsts<>+0(SB), Y10, Y10
+	VSUBPS       xentconsts<>+0(SB), Y11, Y11
+	VFNMADD231PS vecconsts<>+160(SB), Y10, Y8
+	VFNMADD231PS vecconsts<>+160(SB), Y11, Y9
+	VFNMADD231PS vecconsts<>+192(SB), Y10, Y8
+	VFNMADD231PS vecconsts<>+192(SB), Y11, Y9
+	VMOVUPS      xentconsts<>+160(SB), Y12
+	VMOVUPS      xentconsts<>+160(SB), Y13
+	VFMADD213PS  xentconsts<>+128(SB), Y8, Y12
+	VFMADD213PS  xentconsts<>+128(SB), Y9, Y13
+	VFMADD213PS  xentconsts<>+96(SB), Y8, Y12
+	VFMADD213PS  xentconsts<>+96(SB), Y9, Y13
+	VFMADD213PS  xentconsts<>+64(SB), Y8, Y12
+	VFMADD213PS  xentconsts<>+64(SB), Y9, Y13
+	VFMADD213PS  xentconsts<>+32(SB), Y8, Y12
+	VFMADD213PS  xentconsts<>+32(SB), Y9, Y13
+	VFMADD213PS  vecconsts<>+416(SB), Y8, Y12
+	VFMADD213PS  vecconsts<>+416(SB), Y9, Y13
+	VFMADD213PS  vecconsts<>+416(SB), Y8, Y12
+	VFMADD213PS  vecconsts<>+416(SB), Y9, Y13
+	VCVTPS2DQ    Y10, Y10
+	VCVTPS2DQ    Y11, Y11
+	VPSRAD       $0x01, Y10, Y8
+	VPSRAD       $0x01, Y11, Y9
+	VPSUBD       Y8, Y10, Y10
+	VPSUBD       Y9, Y11, Y11
+	VPADDD       vecconsts<>+448(SB), Y8, Y8
+	VPSLLD       $0x17, Y8, Y8
+	VPADDD       vecconsts<>+448(SB), Y9, Y9
+	VPSLLD       $0x17, Y9, Y9
+	VPADDD       vecconsts<>+448(SB), Y10, Y10
+	VPSLLD       $0x17, Y10, Y10
+	VPADDD       vecconsts<>+448(SB), Y11, Y11
+	VPSLLD       $0x17, Y11, Y11
+	VMULPS       Y8, Y12, Y12
+	VMULPS       Y9, Y13, Y13
+	VMULPS       Y10, Y12, Y12
+	VMULPS       Y11, Y13, Y13
+	VMOVUPS      Y12, 64(AX)(R11*4)
+	VADDPS       Y12, Y5, Y5
+	VMOVUPS      Y13, 96(AX)(R11*4)
+	VADDPS       Y13, Y6, Y6
+	CMPQ         R11, SI
+	JAE          noprefetch6
+	PREFETCHT1   (BX)(R11*4)
+	PREFETCHT1   64(BX)(R11*4)
+
+noprefetch6:
+	CMPQ     R11, R9
+	JG       noflush7
+	VMULPS   (R8)(R11*4), Y2, Y8
+	VSUBPS   Y3, Y8, Y8
+	VMOVNTPS Y8, (DI)(R11*4)
+	VMULPS   32(R8)(R11*4), Y2, Y8
+	VSUBPS   Y3, Y8, Y8
+	VMOVNTPS Y8, 32(DI)(R11*4)
+	VMULPS   64(R8)(R11*4), Y2, Y8
+	VSUBPS   Y3, Y8, Y8
+	VMOVNTPS Y8, 64(DI)(R11*4)
+	VMULPS   96(R8)(R11*4), Y2, Y8
+	VSUBPS   Y3, Y8, Y8
+	VMOVNTPS Y8, 96(DI)(R11*4)
+	LEAQ     32(R11), R10
+
+noflush7:
+	ADDQ $0x00000020, R11
+	SUBQ $0x00000020, CX
+	JMP  loopU2
+
+loop13:
+	CMPQ         CX, $0x00000008
+	JB           tail4
+	VMOVUPS      (DX)(R11*4), Y2
+	VSUBPS       Y1, Y2, Y2
+	VMAXPS       Y7, Y2, Y7
+	VMOVUPS      vecconsts<>+64(SB), Y3
+	VMAXPS       Y2, Y3, Y2
+	VMOVUPS      xentconsts<>+0(SB), Y3
+	VFMADD231PS  vecconsts<>+128(SB), Y2, Y3
+	VSUBPS       xentconsts<>+0(SB), Y3, Y3
+	VFNMADD231PS vecconsts<>+160(SB), Y3, Y2
+	VFNMADD231PS vecconsts<>+192(SB), Y3, Y2
+	VMOVUPS      xentconsts<>+160(SB), Y8
+	VFMADD213PS  xentconsts<>+128(SB), Y2, Y8
+	VFMADD213PS  xentconsts<>+96(SB), Y2, Y8
+	VFMADD213PS  xentconsts<>+64(SB), Y2, Y8
+	VFMADD213PS  xentconsts<>+32(SB), Y2, Y8
+	VFMADD213PS  vecconsts<>+416(SB), Y2, Y8
+	VFMADD213PS  vecconsts<>+416(SB), Y2, Y8
+	VCVTPS2DQ    Y3, Y3
+	VPSRAD       $0x01, Y3, Y2
+	VPSUBD       Y2, Y3, Y3
+	VPADDD       vecconsts<>+448(SB), Y2, Y2
+	VPSLLD       $0x17, Y2, Y2
+	VPADDD       vecconsts<>+448(SB), Y3, Y3
+	VPSLLD       $0x17, Y3, Y3
+	VMULPS       Y2, Y8, Y8
+	VMULPS       Y3, Y8, Y8
+	VMOVUPS      Y8, (AX)(R11*4)
+	VADDPS       Y8, Y0, Y0
+	ADDQ         $0x00000008, R11
+	SUBQ         $0x00000008, CX
+	JMP          loop13
+
+tail4:
+	TESTQ        CX, CX
+	JZ           done5
+	LEAQ         tailmask<>+32(SB), BX
+	NEGQ         CX
+	VMOVDQU      (BX)(CX*4), Y2
+	VMASKMOVPS   (DX)(R11*4), Y2, Y3
+	VSUBPS       Y1, Y3, Y3
+	VMOVUPS      vecconsts<>+0(SB), Y1
+	VBLENDVPS    Y2, Y3, Y1, Y1
+	VMAXPS       Y7, Y1, Y7
+	VMOVUPS      vecconsts<>+64(SB), Y1
+	VMAXPS       Y3, Y1, Y3
+	VMOVUPS      xentconsts<>+0(SB), Y1
+	VFMADD231PS  vecconsts<>+128(SB), Y3, Y1
+	VSUBPS       xentconsts<>+0(SB), Y1, Y1
+	VFNMADD231PS vecconsts<>+160(SB), Y1, Y3
+	VFNMADD231PS vecconsts<>+192(SB), Y1, Y3
+	VMOVUPS      xentconsts<>+160(SB), Y8
+	VFMADD213PS  xentconsts<>+128(SB), Y3, Y8
+	VFMADD213PS  xentconsts<>+96(SB), Y3, Y8
+	VFMADD213PS  xentconsts<>+64(SB), Y3, Y8
+	VFMADD213PS  xentconsts<>+32(SB), Y3, Y8
+	VFMADD213PS  vecconsts<>+416(SB), Y3, Y8
+	VFMADD213PS  vecconsts<>+416(SB), Y3, Y8
+	VCVTPS2DQ    Y1, Y1
+	VPSRAD       $0x01, Y1, Y3
+	VPSUBD       Y3, Y1, Y1
+	VPADDD       vecconsts<>+448(SB), Y3, Y3
+	VPSLLD       $0x17, Y3, Y3
+	VPADDD       vecconsts<>+448(SB), Y1, Y1
+	VPSLLD       $0x17, Y1, Y1
+	VMULPS       Y3, Y8, Y8
+	VMULPS       Y1, Y8, Y8
+	VMASKMOVPS   Y8, Y2, (AX)(R11*4)
+	VANDPS       Y2, Y8, Y8
+	VADDPS       Y8, Y0, Y0
+
+done5:
+	VADDPS     Y4, Y0, Y0
+	VADDPS     Y6, Y5, Y5
+	VADDPS     Y5, Y0, Y0
+	VPERM2F128 $0x01, Y0, Y0, Y1
+	VADDPS     Y1, Y0, Y0
+	VPERMILPS  $0x4e, Y0, Y1
+	VADDPS     Y1, Y0, Y0
+	VPERMILPS  $0xb1, Y0, Y1
+	VADDPS     Y1, Y0, Y0
+	VMOVSS     X0, s+136(FP)
+	VPERM2F128 $0x01, Y7, Y7, Y0
+	VMAXPS     Y0, Y7, Y7
+	VPERMILPS  $0x4e, Y7, Y0
+	VMAXPS     Y0, Y7, Y7
+	VPERMILPS  $0xb1, Y7, Y0
+	VMAXPS     Y0, Y7, Y7
+	VMOVSS     X7, mx+140(FP)
+	MOVQ       R10, done+144(FP)
+	VZEROUPPER
+	RET
+
+scaled1:
+	VXORPS       Y4, Y4, Y4
+	VXORPS       Y5, Y5, Y5
+	VXORPS       Y6, Y6, Y6
+	VXORPS       Y7, Y7, Y7
+	VBROADCASTSS vecconsts<>+0(SB), Y8
+	XORQ         R11, R11
+
+loopU8:
+	CMPQ         CX, $0x00000020
+	JB           loop19
+	VMOVUPS      (DX)(R11*4), Y9
+	VFMSUB213PS  Y1, Y0, Y9
+	VMAXPS       Y8, Y9, Y8
+	VMOVUPS      32(DX)(R11*4), Y10
+	VFMSUB213PS  Y1, Y0, Y10
+	VMAXPS       Y8, Y10, Y8
+	VMOVUPS      vecconsts<>+64(SB), Y11
+	VMAXPS       Y9, Y11, Y9
+	VMOVUPS      vecconsts<>+64(SB), Y11
+	VMAXPS       Y10, Y11, Y10
+	VMOVUPS      xentconsts<>+0(SB), Y11
+	VMOVUPS      xentconsts<>+0(SB), Y12
+	VFMADD231PS  vecconsts<>+128(SB), Y9, Y11
+	VFMADD231PS  vecconsts<>+128(SB), Y10, Y12
+	VSUBPS       xentconsts<>+0(SB), Y11, Y11
+	VSUBPS       xentconsts<>+0(SB), Y12, Y12
+	VFNMADD231PS vecconsts<>+160(SB), Y11, Y9
+	VFNMADD231PS vecconsts<>+160(SB), Y12, Y10
+	VFNMADD231PS vecconsts<>+192(SB), Y11, Y9
+	VFNMADD231PS vecconsts<>+192(SB), Y12, Y10
+	VMOVUPS      xentconsts<>+160(SB), Y13
+	VMOVUPS      xentconsts<>+160(SB), Y14
+	VFMADD213PS  xentconsts<>+128(SB), Y9, Y13
+	VFMADD213PS  xentconsts<>+128(SB), Y10, Y14
+	VFMADD213PS  xentconsts<>+96(SB), Y9, Y13
+	VFMADD213PS  xentconsts<>+96(SB), Y10, Y14
+	VFMADD213PS  xentconsts<>+64(SB), Y9, Y13
+	VFMADD213PS  xentconsts<>+64(SB), Y10, Y14
+	VFMADD213PS  xentconsts<>+32(SB), Y9, Y13
+	VFMADD213PS  xentconsts<>+32(SB), Y10, Y14
+	VFMADD213PS  vecconsts<>+416(SB), Y9, Y13
+	VFMADD213PS  vecconsts<>+416(SB), Y10, Y14
+	VFMADD213PS  vecconsts<>+416(SB), Y9, Y13
+	VFMADD213PS  vecconsts<>+416(SB), Y10, Y14
+	VCVTPS2DQ    Y11, Y11
+	VCVTPS2DQ    Y12, Y12
+	VPSRAD       $0x01, Y11, Y9
+	VPSRAD       $0x01, Y12, Y10
+	VPSUBD       Y9, Y11, Y11
+	VPSUBD       Y10, Y12, Y12
+	VPADDD       vecconsts<>+448(SB), Y9, Y9
+	VPSLLD       $0x17, Y9, Y9
+	VPADDD       vecconsts<>+448(SB), Y10, Y10
+	VPSLLD       $0x17, Y10, Y10
+	VPADDD       vecconsts<>+448(SB), Y11, Y11
+	VPSLLD       $0x17, Y11, Y11
+	VPADDD       vecconsts<>+448(SB), Y12, Y12
+	VPSLLD       $0x17, Y12, Y12
+	VMULPS       Y9, Y13, Y13
+	VMULPS       Y10, Y14, Y14
+	VMULPS       Y11, Y13, Y13
+	VMULPS       Y12, Y14, Y14
+	VMOVUPS      Y13, (AX)(R11*4)
+	VADDPS       Y13, Y4, Y4
+	VMOVUPS      Y14, 32(AX)(R11*4)
+	VADDPS       Y14, Y5, Y5
+	VMOVUPS      64(DX)(R11*4), Y9
+	VFMSUB213PS  Y1, Y0, Y9
+	VMAXPS       Y8, Y9, Y8
+	VMOVUPS      96(DX)(R11*4), Y10
+	VFMSUB213PS  Y1, Y0, Y10
+	VMAXPS       Y8, Y10, Y8
+	VMOVUPS      vecconsts<>+64(SB), Y11
+	VMAXPS       Y9, Y11, Y9
+	VMOVUPS      vecconsts<>+64(SB), Y11
+	VMAXPS       Y10, Y11, Y10
+	VMOVUPS      xentconsts<>+0(SB), Y11
+	VMOVUPS      xentconsts<>+0(SB), Y12
+	VFMADD231PS  vecconsts<>+128(SB), Y9, Y11
+	VFMADD231PS  vecconsts<>+128(SB), Y10, Y12
+	VSUBPS       xentconsts<>+0(SB), Y11, Y11
+	VSUBPS       xentconsts<>+0(SB), Y12, Y12
+	VFNMADD231PS vecconsts<>+160(SB), Y11, Y9
+	VFNMADD231PS vecconsts<>+160(SB), Y12, Y10
+	VFNMADD231PS vecconsts<>+192(SB), Y11, Y9
+	VFNMADD231PS vecconsts<>+192(SB), Y12, Y10
+	VMOVUPS      xentconsts<>+160(SB), Y13
+	VMOVUPS      xentconsts<>+160(SB), Y14
+	VFMADD213PS  xentconsts<>+128(SB), Y9, Y13
+	VFMADD213PS  xentconsts<>+128(SB), Y10, Y14
+	VFMADD213PS  xentconsts<>+96(SB), Y9, Y13
+	VFMADD213PS  xentconsts<>+96(SB), Y10, Y14
+	VFMADD213PS  xentconsts<>+64(SB), Y9, Y13
+	VFMADD213PS  xentconsts<>+64(SB), Y10, Y14
+	VFMADD213PS  xentconsts<>+32(SB), Y9, Y13
+	VFMADD213PS  xentconsts<>+32(SB), Y10, Y14
+	VFMADD213PS  vecconsts<>+416(SB), Y9, Y13
+	VFMADD213PS  vecconsts<>+416(SB), Y10, Y14
+	VFMADD213PS  vecconsts<>+416(SB), Y9, Y13
+	VFMADD213PS  vecconsts<>+416(SB), Y10, Y14
+	VCVTPS2DQ    Y11, Y11
+	VCVTPS2DQ    Y12, Y12
+	VPSRAD       $0x01, Y11, Y9
+	VPSRAD       $0x01, Y12, Y10
+	VPSUBD       Y9, Y11, Y11
+	VPSUBD       Y10, Y12, Y12
+	VPADDD       vecconsts<>+448(SB), Y9, Y9
+	VPSLLD       $0x17, Y9, Y9
+	VPADDD       vecconsts<>+448(SB), Y10, Y10
+	VPSLLD       $0x17, Y10, Y10
+	VPADDD       vecconsts<>+448(SB), Y11, Y11
+	VPSLLD       $0x17, Y11, Y11
+	VPADDD       vecconsts<>+448(SB), Y12, Y12
+	VPSLLD       $0x17, Y12, Y12
+	VMULPS       Y9, Y13, Y13
+	VMULPS       Y10, Y14, Y14
+	VMULPS       Y11, Y13, Y13
+	VMULPS       Y12, Y14, Y14
+	VMOVUPS      Y13, 64(AX)(R11*4)
+	VADDPS       Y13, Y6, Y6
+	VMOVUPS      Y14, 96(AX)(R11*4)
+	VADDPS       Y14, Y7, Y7
+	CMPQ         R11, SI
+	JAE          noprefetch12
+	PREFETCHT1   (BX)(R11*4)
+	PREFETCHT1   64(BX)(R11*4)
+
+noprefetch12:
+	CMPQ     R11, R9
+	JG       noflush13
+	VMULPS   (R8)(R11*4), Y2, Y9
+	VSUBPS   Y3, Y9, Y9
+	VMOVNTPS Y9, (DI)(R11*4)
+	VMULPS   32(R8)(R11*4), Y2, Y9
+	VSUBPS   Y3, Y9, Y9
+	VMOVNTPS Y9, 32(DI)(R11*4)
+	VMULPS   64(R8)(R11*4), Y2, Y9
+	VSUBPS   Y3, Y9, Y9
+	VMOVNTPS Y9, 64(DI)(R11*4)
+	VMULPS   96(R8)(R11*4), Y2, Y9
+	VSUBPS   Y3, Y9, Y9
+	VMOVNTPS Y9, 96(DI)(R11*4)
+	LEAQ     32(R11), R10
+
+noflush13:
+	ADDQ $0x00000020, R11
+	SUBQ $0x00000020, CX
+	JMP  loopU8
+
+loop19:
+	CMPQ         CX, $0x00000008
+	JB           tail10
+	VMOVUPS      (DX)(R11*4), Y2
+	VFMSUB213PS  Y1, Y0, Y2
+	VMAXPS       Y8, Y2, Y8
+	VMOVUPS      vecconsts<>+64(SB), Y3
+	VMAXPS       Y2, Y3, Y2
+	VMOVUPS      xentconsts<>+0(SB), Y3
+	VFMADD231PS  vecconsts<>+128(SB), Y2, Y3
+	VSUBPS       xentconsts<>+0(SB), Y3, Y3
+	VFNMADD231PS vecconsts<>+160(SB), Y3, Y2
+	VFNMADD231PS vecconsts<>+192(SB), Y3, Y2
+	VMOVUPS      xentconsts<>+160(SB), Y9
+	VFMADD213PS  xentconsts<>+128(SB), Y2, Y9
+	VFMADD213PS  xentconsts<>+96(SB), Y2, Y9
+	VFMADD213PS  xentconsts<>+64(SB), Y2, Y9
+	VFMADD213PS  xentconsts<>+32(SB), Y2, Y9
+	VFMADD213PS  vecconsts<>+416(SB), Y2, Y9
+	VFMADD213PS  vecconsts<>+416(SB), Y2, Y9
+	VCVTPS2DQ    Y3, Y3
+	VPSRAD       $0x01, Y3, Y2
+	VPSUBD       Y2, Y3, Y3
+	VPADDD       vecconsts<>+448(SB), Y2, Y2
+	VPSLLD       $0x17, Y2, Y2
+	VPADDD       vecconsts<>+448(SB), Y3, Y3
+	VPSLLD       $0x17, Y3, Y3
+	VMULPS       Y2, Y9, Y9
+	VMULPS       Y3, Y9, Y9
+	VMOVUPS      Y9, (AX)(R11*4)
+	VADDPS       Y9, Y4, Y4
+	ADDQ         $0x00000008, R11
+	SUBQ         $0x00000008, CX
+	JMP          loop19
+
+tail10:
+	TESTQ        CX, CX
+	JZ           done11
+	LEAQ         tailmask<>+32(SB), BX
+	NEGQ         CX
+	VMOVDQU      (BX)(CX*4), Y2
+	VMASKMOVPS   (DX)(R11*4), Y2, Y3
+	VFMSUB213PS  Y1, Y0, Y3
+	VMOVUPS      vecconsts<>+0(SB), Y0
+	VBLENDVPS    Y2, Y3, Y0, Y0
+	VMAXPS       Y8, Y0, Y8
+	VMOVUPS      vecconsts<>+64(SB), Y0
+	VMAXPS       Y3, Y0, Y3
+	VMOVUPS      xentconsts<>+0(SB), Y0
+	VFMADD231PS  vecconsts<>+128(SB), Y3, Y0
+	VSUBPS       xentconsts<>+0(SB), Y0, Y0
+	VFNMADD231PS vecconsts<>+160(SB), Y0, Y3
+	VFNMADD231PS vecconsts<>+192(SB), Y0, Y3
+	VMOVUPS      xentconsts<>+160(SB), Y1
+	VFMADD213PS  xentconsts<>+128(SB), Y3, Y1
+	VFMADD213PS  xentconsts<>+96(SB), Y3, Y1
+	VFMADD213PS  xentconsts<>+64(SB), Y3, Y1
+	VFMADD213PS  xentconsts<>+32(SB), Y3, Y1
+	VFMADD213PS  vecconsts<>+416(SB), Y3, Y1
+	VFMADD213PS  vecconsts<>+416(SB), Y3, Y1
+	VCVTPS2DQ    Y0, Y0
+	VPSRAD       $0x01, Y0, Y3
+	VPSUBD       Y3, Y0, Y0
+	VPADDD       vecconsts<>+448(SB), Y3, Y3
+	VPSLLD       $0x17, Y3, Y3
+	VPADDD       vecconsts<>+448(SB), Y0, Y0
+	VPSLLD       $0x17, Y0, Y0
+	VMULPS       Y3, Y1, Y1
+	VMULPS       Y0, Y1, Y1
+	VMASKMOVPS   Y1, Y2, (AX)(R11*4)
+	VANDPS       Y2, Y1, Y1
+	VADDPS       Y1, Y4, Y4
+
+done11:
+	VADDPS     Y5, Y4, Y4
+	VADDPS     Y7, Y6, Y6
+	VADDPS     Y6, Y4, Y4
+	VPERM2F128 $0x01, Y4, Y4, Y0
+	VADDPS     Y0, Y4, Y4
+	VPERMILPS  $0x4e, Y4, Y0
+	VADDPS     Y0, Y4, Y4
+	VPERMILPS  $0xb1, Y4, Y0
+	VADDPS     Y0, Y4, Y4
+	VMOVSS     X4, s+136(FP)
+	VPERM2F128 $0x01, Y8, Y8, Y0
+	VMAXPS     Y0, Y8, Y8
+	VPERMILPS  $0x4e, Y8, Y0
+	VMAXPS     Y0, Y8, Y8
+	VPERMILPS  $0xb1, Y8, Y0
+	VMAXPS     Y0, Y8, Y8
+	VMOVSS     X8, mx+140(FP)
+	MOVQ       R10, done+144(FP)
+	VZEROUPPER
+	RET
+
+// func xentExpAVX512(dst []float32, x []float32, next []float32, out []float32, in []float32, scale float32, m float32, k float32, c float32) (s float32, mx float32, done int)
+// Requires: AVX, AVX512DQ, AVX512F, BMI2, MMX+
+TEXT ·xentExpAVX512(SB), NOSPLIT, $0-152
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         dst_len+8(FP), CX
+	MOVQ         x_base+24(FP), DX
+	MOVQ         next_base+48(FP), BX
+	MOVQ         next_len+56(FP), SI
+	MOVQ         out_base+72(FP), DI
+	MOVQ         in_base+96(FP), R8
+	MOVQ         out_len+80(FP), R9
+	SUBQ         $0x00000040, R9
+	XORQ         R10, R10
+	VBROADCASTSS scale+120(FP), Z0
+	VBROADCASTSS m+124(FP), Z1
+	VBROADCASTSS k+128(FP), Z2
+	VBROADCASTSS c+132(FP), Z3
+	VBROADCASTSS vecconsts<>+64(SB), Z4
+	VBROADCASTSS vecconsts<>+128(SB), Z5
+	VBROADCASTSS vecconsts<>+160(SB), Z6
+	VBROADCASTSS vecconsts<>+192(SB), Z7
+	VBROADCASTSS vecconsts<>+416(SB), Z8
+	VBROADCASTSS xentconsts<>+0(SB), Z9
+	VBROADCASTSS xentconsts<>+160(SB), Z10
+	VUCOMISS     vecconsts<>+416(SB), X0
+	JNE          scaled1
+	JP           scaled1
+	VXORPS       Z0, Z0, Z0
+	VXORPS       Z11, Z11, Z11
+	VXORPS       Z12, Z12, Z12
+	VXORPS       Z13, Z13, Z13
+	VBROADCASTSS vecconsts<>+0(SB), Z14
+	XORQ         R11, R11
+
+loopU2:
+	CMPQ             CX, $0x00000040
+	JB               loop13
+	VMOVUPS          (DX)(R11*4), Z15
+	VSUBPS           Z1, Z15, Z15
+	VMAXPS           Z14, Z15, Z14
+	VMOVUPS          64(DX)(R11*4), Z16
+	VSUBPS           Z1, Z16, Z16
+	VMAXPS           Z14, Z16, Z14
+	VMOVUPS          128(DX)(R11*4), Z17
+	VSUBPS           Z1, Z17, Z17
+	VMAXPS           Z14, Z17, Z14
+	VMOVUPS          192(DX)(R11*4), Z18
+	VSUBPS           Z1, Z18, Z18
+	VMAXPS           Z14, Z18, Z14
+	VMAXPS           Z15, Z4, Z15
+	VMAXPS           Z16, Z4, Z16
+	VMAXPS           Z17, Z4, Z17
+	VMAXPS           Z18, Z4, Z18
+	VMOVAPS          Z9, Z19
+	VMOVAPS          Z9, Z20
+	VMOVAPS          Z9, Z21
+	VMOVAPS          Z9, Z22
+	VFMADD231PS      Z5, Z15, Z19
+	VFMADD231PS      Z5, Z16, Z20
+	VFMADD231PS      Z5, Z17, Z21
+	VFMADD231PS      Z5, Z18, Z22
+	VSUBPS           Z9, Z19, Z19
+	VSUBPS           Z9, Z20, Z20
+	VSUBPS           Z9, Z21, Z21
+	VSUBPS           Z9, Z22, Z22
+	VFNMADD231PS     Z6, Z19, Z15
+	VFNMADD231PS     Z6, Z20, Z16
+	VFNMADD231PS     Z6, Z21, Z17
+	VFNMADD231PS     Z6, Z22, Z18
+	VFNMADD231PS     Z7, Z19, Z15
+	VFNMADD231PS     Z7, Z20, Z16
+	VFNMADD231PS     Z7, Z21, Z17
+	VFNMADD231PS     Z7, Z22, Z18
+	VMOVAPS          Z10, Z23
+	VMOVAPS          Z10, Z24
+	VMOVAPS          Z10, Z25
+	VMOVAPS          Z10, Z26
+	VFMADD213PS.BCST xentconsts<>+128(SB), Z15, Z23
+	VFMADD213PS.BCST xentconsts<>+128(SB), Z16, Z24
+	VFMADD213PS.BCST xentconsts<>+128(SB), Z17, Z25
+	VFMADD213PS.BCST xentconsts<>+128(SB), Z18, Z26
+	VFMADD213PS.BCST xentconsts<>+96(SB), Z15, Z23
+	VFMADD213PS.BCST xentconsts<>+96(SB), Z16, Z24
+	VFMADD213PS.BCST xentconsts<>+96(SB), Z17, Z25
+	VFMADD213PS.BCST xentconsts<>+96(SB), Z18, Z26
+	VFMADD213PS.BCST xentconsts<>+64(SB), Z15, Z23
+	VFMADD213PS.BCST xentconsts<>+64(SB), Z16, Z24
+	VFMADD213PS.BCST xentconsts<>+64(SB), Z17, Z25
+	VFMADD213PS.BCST xentconsts<>+64(SB), Z18, Z26
+	VFMADD213PS.BCST xentconsts<>+32(SB), Z15, Z23
+	VFMADD213PS.BCST xentconsts<>+32(SB), Z16, Z24
+	VFMADD213PS.BCST xentconsts<>+32(SB), Z17, Z25
+	VFMADD213PS.BCST xentconsts<>+32(SB), Z18, Z26
+	VFMADD213PS      Z8, Z15, Z23
+	VFMADD213PS      Z8, Z16, Z24
+	VFMADD213PS      Z8, Z17, Z25
+	VFMADD213PS      Z8, Z18, Z26
+	VFMADD213PS      Z8, Z15, Z23
+	VFMADD213PS      Z8, Z16, Z24
+	VFMADD213PS      Z8, Z17, Z25
+	VFMADD213PS      Z8, Z18, Z26
+	VSCALEFPS        Z19, Z23, Z23
+	VSCALEFPS        Z20, Z24, Z24
+	VSCALEFPS        Z21, Z25, Z25
+	VSCALEFPS        Z22, Z26, Z26
+	VMOVUPS          Z23, (AX)(R11*4)
+	VADDPS           Z23, Z0, Z0
+	VMOVUPS          Z24, 64(AX)(R11*4)
+	VADDPS           Z24, Z11, Z11
+	VMOVUPS          Z25, 128(AX)(R11*4)
+	VADDPS           Z25, Z12, Z12
+	VMOVUPS          Z26, 192(AX)(R11*4)
+	VADDPS           Z26, Z13, Z13
+	CMPQ             R11, SI
+	JAE              noprefetch6
+	PREFETCHT1       (BX)(R11*4)
+	PREFETCHT1       64(BX)(R11*4)
+	PREFETCHT1       128(BX)(R11*4)
+	PREFETCHT1       192(BX)(R11*4)
+
+noprefetch6:
+	CMPQ     R11, R9
+	JG       noflush7
+	VMULPS   (R8)(R11*4), Z2, Z15
+	VSUBPS   Z3, Z15, Z15
+	VMOVNTPS Z15, (DI)(R11*4)
+	VMULPS   64(R8)(R11*4), Z2, Z15
+	VSUBPS   Z3, Z15, Z15
+	VMOVNTPS Z15, 64(DI)(R11*4)
+	VMULPS   128(R8)(R11*4), Z2, Z15
+	VSUBPS   Z3, Z15, Z15
+	VMOVNTPS Z15, 128(DI)(R11*4)
+	VMULPS   192(R8)(R11*4), Z2, Z15
+	VSUBPS   Z3, Z15, Z15
+	VMOVNTPS Z15, 192(DI)(R11*4)
+	LEAQ     64(R11), R10
+
+noflush7:
+	ADDQ $0x00000040, R11
+	SUBQ $0x00000040, CX
+	JMP  loopU2
+
+loop13:
+	CMPQ             CX, $0x00000010
+	JB               tail4
+	VMOVUPS          (DX)(R11*4), Z2
+	VSUBPS           Z1, Z2, Z2
+	VMAXPS           Z14, Z2, Z14
+	VMAXPS           Z2, Z4, Z2
+	VMOVAPS          Z9, Z3
+	VFMADD231PS      Z5, Z2, Z3
+	VSUBPS           Z9, Z3, Z3
+	VFNMADD231PS     Z6, Z3, Z2
+	VFNMADD231PS     Z7, Z3, Z2
+	VMOVAPS          Z10, Z15
+	VFMADD213PS.BCST xentconsts<>+128(SB), Z2, Z15
+	VFMADD213PS.BCST xentconsts<>+96(SB), Z2, Z15
+	VFMADD213PS.BCST xentconsts<>+64(SB), Z2, Z15
+	VFMADD213PS.BCST xentconsts<>+32(SB), Z2, Z15
+	VFMADD213PS      Z8, Z2, Z15
+	VFMADD213PS      Z8, Z2, Z15
+	VSCALEFPS        Z3, Z15, Z15
+	VMOVUPS          Z15, (AX)(R11*4)
+	VADDPS           Z15, Z0, Z0
+	ADDQ             $0x00000010, R11
+	SUBQ             $0x00000010, CX
+	JMP              loop13
+
+tail4:
+	TESTQ            CX, CX
+	JZ               done5
+	MOVL             $0x0000ffff, BX
+	BZHIL            CX, BX, BX
+	KMOVW            BX, K1
+	VMOVUPS.Z        (DX)(R11*4), K1, Z2
+	VSUBPS           Z1, Z2, Z2
+	VMAXPS           Z14, Z2, K1, Z14
+	VMAXPS           Z2, Z4, Z2
+	VMOVAPS          Z9, Z1
+	VFMADD231PS      Z5, Z2, Z1
+	VSUBPS           Z9, Z1, Z1
+	VFNMADD231PS     Z6, Z1, Z2
+	VFNMADD231PS     Z7, Z1, Z2
+	VMOVAPS          Z10, Z3
+	VFMADD213PS.BCST xentconsts<>+128(SB), Z2, Z3
+	VFMADD213PS.BCST xentconsts<>+96(SB), Z2, Z3
+	VFMADD213PS.BCST xentconsts<>+64(SB), Z2, Z3
+	VFMADD213PS.BCST xentconsts<>+32(SB), Z2, Z3
+	VFMADD213PS      Z8, Z2, Z3
+	VFMADD213PS      Z8, Z2, Z3
+	VSCALEFPS        Z1, Z3, Z3
+	VMOVUPS          Z3, K1, (AX)(R11*4)
+	VADDPS           Z3, Z0, K1, Z0
+
+done5:
+	VADDPS     Z11, Z0, Z0
+	VADDPS     Z13, Z12, Z12
+	VADDPS     Z12, Z0, Z0
+	VSHUFF32X4 $0x4e, Z0, Z0, Z1
+	VADDPS     Z1, Z0, Z0
+	VSHUFF32X4 $0xb1, Z0, Z0, Z1
+	VADDPS     Z1, Z0, Z0
+	VPERMILPS  $0x4e, Z0, Z1
+	VADDPS     Z1, Z0, Z0
+	VPERMILPS  $0xb1, Z0, Z1
+	VADDPS     Z1, Z0, Z0
+	VMOVSS     X0, s+136(FP)
+	VSHUFF32X4 $0x4e, Z14, Z14, Z0
+	VMAXPS     Z0, Z14, Z14
+	VSHUFF32X4 $0xb1, Z14, Z14, Z0
+	VMAXPS     Z0, Z14, Z14
+	VPERMILPS  $0x4e, Z14, Z0
+	VMAXPS     Z0, Z14, Z14
+	VPERMILPS  $0xb1, Z14, Z0
+	VMAXPS     Z0, Z14, Z14
+	VMOVSS     X14, mx+140(FP)
+	MOVQ       R10, done+144(FP)
+	VZEROUPPER
+	RET
+
+scaled1:
+	VXORPS       Z11, Z11, Z11
+	VXORPS       Z12, Z12, Z12
+	VXORPS       Z13, Z13, Z13
+	VXORPS       Z14, Z14, Z14
+	VBROADCASTSS vecconsts<>+0(SB), Z15
+	XORQ         R11, R11
+
+loopU8:
+	CMPQ             CX, $0x00000040
+	JB               loop19
+	VMOVUPS          (DX)(R11*4), Z16
+	VFMSUB213PS      Z1, Z0, Z16
+	VMAXPS           Z15, Z16, Z15
+	VMOVUPS          64(DX)(R11*4), Z17
+	VFMSUB213PS      Z1, Z0, Z17
+	VMAXPS           Z15, Z17, Z15
+	VMOVUPS          128(DX)(R11*4), Z18
+	VFMSUB213PS      Z1, Z0, Z18
+	VMAXPS           Z15, Z18, Z15
+	VMOVUPS          192(DX)(R11*4), Z19
+	VFMSUB213PS      Z1, Z0, Z19
+	VMAXPS           Z15, Z19, Z15
+	VMAXPS           Z16, Z4, Z16
+	VMAXPS           Z17, Z4, Z17
+	VMAXPS           Z18, Z4, Z18
+	VMAXPS           Z19, Z4, Z19
+	VMOVAPS          Z9, Z20
+	VMOVAPS          Z9, Z21
+	VMOVAPS          Z9, Z22
+	VMOVAPS          Z9, Z23
+	VFMADD231PS      Z5, Z16, Z20
+	VFMADD231PS      Z5, Z17, Z21
+	VFMADD231PS      Z5, Z18, Z22
+	VFMADD231PS      Z5, Z19, Z23
+	VSUBPS           Z9, Z20, Z20
+	VSUBPS           Z9, Z21, Z21
+	VSUBPS           Z9, Z22, Z22
+	VSUBPS           Z9, Z23, Z23
+	VFNMADD231PS     Z6, Z20, Z16
+	VFNMADD231PS     Z6, Z21, Z17
+	VFNMADD231PS     Z6, Z22, Z18
+	VFNMADD231PS     Z6, Z23, Z19
+	VFNMADD231PS     Z7, Z20, Z16
+	VFNMADD231PS     Z7, Z21, Z17
+	VFNMADD231PS     Z7, Z22, Z18
+	VFNMADD231PS     Z7, Z23, Z19
+	VMOVAPS          Z10, Z24
+	VMOVAPS          Z10, Z25
+	VMOVAPS          Z10, Z26
+	VMOVAPS          Z10, Z27
+	VFMADD213PS.BCST xentconsts<>+128(SB), Z16, Z24
+	VFMADD213PS.BCST xentconsts<>+128(SB), Z17, Z25
+	VFMADD213PS.BCST xentconsts<>+128(SB), Z18, Z26
+	VFMADD213PS.BCST xentconsts<>+128(SB), Z19, Z27
+	VFMADD213PS.BCST xentconsts<>+96(SB), Z16, Z24
+	VFMADD213PS.BCST xentconsts<>+96(SB), Z17, Z25
+	VFMADD213PS.BCST xentconsts<>+96(SB), Z18, Z26
+	VFMADD213PS.BCST xentconsts<>+96(SB), Z19, Z27
+	VFMADD213PS.BCST xentconsts<>+64(SB), Z16, Z24
+	VFMADD213PS.BCST xentconsts<>+64(SB), Z17, Z25
+	VFMADD213PS.BCST xentconsts<>+64(SB), Z18, Z26
+	VFMADD213PS.BCST xentconsts<>+64(SB), Z19, Z27
+	VFMADD213PS.BCST xentconsts<>+32(SB), Z16, Z24
+	VFMADD213PS.BCST xentconsts<>+32(SB), Z17, Z25
+	VFMADD213PS.BCST xentconsts<>+32(SB), Z18, Z26
+	VFMADD213PS.BCST xentconsts<>+32(SB), Z19, Z27
+	VFMADD213PS      Z8, Z16, Z24
+	VFMADD213PS      Z8, Z17, Z25
+	VFMADD213PS      Z8, Z18, Z26
+	VFMADD213PS      Z8, Z19, Z27
+	VFMADD213PS      Z8, Z16, Z24
+	VFMADD213PS      Z8, Z17, Z25
+	VFMADD213PS      Z8, Z18, Z26
+	VFMADD213PS      Z8, Z19, Z27
+	VSCALEFPS        Z20, Z24, Z24
+	VSCALEFPS        Z21, Z25, Z25
+	VSCALEFPS        Z22, Z26, Z26
+	VSCALEFPS        Z23, Z27, Z27
+	VMOVUPS          Z24, (AX)(R11*4)
+	VADDPS           Z24, Z11, Z11
+	VMOVUPS          Z25, 64(AX)(R11*4)
+	VADDPS           Z25, Z12, Z12
+	VMOVUPS          Z26, 128(AX)(R11*4)
+	VADDPS           Z26, Z13, Z13
+	VMOVUPS          Z27, 192(AX)(R11*4)
+	VADDPS           Z27, Z14, Z14
+	CMPQ             R11, SI
+	JAE              noprefetch12
+	PREFETCHT1       (BX)(R11*4)
+	PREFETCHT1       64(BX)(R11*4)
+	PREFETCHT1       128(BX)(R11*4)
+	PREFETCHT1       192(BX)(R11*4)
+
+noprefetch12:
+	CMPQ     R11, R9
+	JG       noflush13
+	VMULPS   (R8)(R11*4), Z2, Z16
+	VSUBPS   Z3, Z16, Z16
+	VMOVNTPS Z16, (DI)(R11*4)
+	VMULPS   64(R8)(R11*4), Z2, Z16
+	VSUBPS   Z3, Z16, Z16
+	VMOVNTPS Z16, 64(DI)(R11*4)
+	VMULPS   128(R8)(R11*4), Z2, Z16
+	VSUBPS   Z3, Z16, Z16
+	VMOVNTPS Z16, 128(DI)(R11*4)
+	VMULPS   192(R8)(R11*4), Z2, Z16
+	VSUBPS   Z3, Z16, Z16
+	VMOVNTPS Z16, 192(DI)(R11*4)
+	LEAQ     64(R11), R10
+
+noflush13:
+	ADDQ $0x00000040, R11
+	SUBQ $0x00000040, CX
+	JMP  loopU8
+
+loop19:
+	CMPQ             CX, $0x00000010
+	JB               tail10
+	VMOVUPS          (DX)(R11*4), Z2
+	VFMSUB213PS      Z1, Z0, Z2
+	VMAXPS           Z15, Z2, Z15
+	VMAXPS           Z2, Z4, Z2
+	VMOVAPS          Z9, Z3
+	VFMADD231PS      Z5, Z2, Z3
+	VSUBPS           Z9, Z3, Z3
+	VFNMADD231PS     Z6, Z3, Z2
+	VFNMADD231PS     Z7, Z3, Z2
+	VMOVAPS          Z10, Z16
+	VFMADD213PS.BCST xentconsts<>+128(SB), Z2, Z16
+	VFMADD213PS.BCST xentconsts<>+96(SB), Z2, Z16
+	VFMADD213PS.BCST xentconsts<>+64(SB), Z2, Z16
+	VFMADD213PS.BCST xentconsts<>+32(SB), Z2, Z16
+	VFMADD213PS      Z8, Z2, Z16
+	VFMADD213PS      Z8, Z2, Z16
+	VSCALEFPS        Z3, Z16, Z16
+	VMOVUPS          Z16, (AX)(R11*4)
+	VADDPS           Z16, Z11, Z11
+	ADDQ             $0x00000010, R11
+	SUBQ             $0x00000010, CX
+	JMP              loop19
+
+tail10:
+	TESTQ            CX, CX
+	JZ               done11
+	MOVL             $0x0000ffff, BX
+	BZHIL            CX, BX, BX
+	KMOVW            BX, K1
+	VMOVUPS.Z        (DX)(R11*4), K1, Z2
+	VFMSUB213PS      Z1, Z0, Z2
+	VMAXPS           Z15, Z2, K1, Z15
+	VMAXPS           Z2, Z4, Z2
+	VMOVAPS          Z9, Z0
+	VFMADD231PS      Z5, Z2, Z0
+	VSUBPS           Z9, Z0, Z0
+	VFNMADD231PS     Z6, Z0, Z2
+	VFNMADD231PS     Z7, Z0, Z2
+	VMOVAPS          Z10, Z1
+	VFMADD213PS.BCST xentconsts<>+128(SB), Z2, Z1
+	VFMADD213PS.BCST xentconsts<>+96(SB), Z2, Z1
+	VFMADD213PS.BCST xentconsts<>+64(SB), Z2, Z1
+	VFMADD213PS.BCST xentconsts<>+32(SB), Z2, Z1
+	VFMADD213PS      Z8, Z2, Z1
+	VFMADD213PS      Z8, Z2, Z1
+	VSCALEFPS        Z0, Z1, Z1
+	VMOVUPS          Z1, K1, (AX)(R11*4)
+	VADDPS           Z1, Z11, K1, Z11
+
+done11:
+	VADDPS     Z12, Z11, Z11
+	VADDPS     Z14, Z13, Z13
+	VADDPS     Z13, Z11, Z11
+	VSHUFF32X4 $0x4e, Z11, Z11, Z0
+	VADDPS     Z0, Z11, Z11
+	VSHUFF32X4 $0xb1, Z11, Z11, Z0
+	VADDPS     Z0, Z11, Z11
+	VPERMILPS  $0x4e, Z11, Z0
+	VADDPS     Z0, Z11, Z11
+	VPERMILPS  $0xb1, Z11, Z0
+	VADDPS     Z0, Z11, Z11
+	VMOVSS     X11, s+136(FP)
+	VSHUFF32X4 $0x4e, Z15, Z15, Z0
+	VMAXPS     Z0, Z15, Z15
+	VSHUFF32X4 $0xb1, Z15, Z15, Z0
+	VMAXPS     Z0, Z15, Z15
+	VPERMILPS  $0x4e, Z15, Z0
+	VMAXPS     Z0, Z15, Z15
+	VPERMILPS  $0xb1, Z15, Z0
+	VMAXPS     Z0, Z15, Z15
+	VMOVSS     X15, mx+140(FP)
+	MOVQ       R10, done+144(FP)
+	VZEROUPPER
+	RET

@@ -643,3 +643,13 @@ func expAddLanesAVX512(d []float32, x []float32, m []float32, next []float32, sc
 //
 //go:noescape
 func expMulLanesNTAVX512(dst []float32, x []float32, m []float32, mul []float32, next []float32, scale float32)
+
+// xentExpAVX2 is the cross-entropy row pass: exps against m, their sum, their max exponent, next prefetched, out = in·k − c.
+//
+//go:noescape
+func xentExpAVX2(dst []float32, x []float32, next []float32, out []float32, in []float32, scale float32, m float32, k float32, c float32) (s float32, mx float32, done int)
+
+// xentExpAVX512 is the cross-entropy row pass: exps against m, their sum, their max exponent, next prefetched, out = in·k − c.
+//
+//go:noescape
+func xentExpAVX512(dst []float32, x []float32, next []float32, out []float32, in []float32, scale float32, m float32, k float32, c float32) (s float32, mx float32, done int)

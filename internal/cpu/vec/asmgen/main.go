@@ -190,6 +190,7 @@ func main() {
 	}
 	emit64()
 	emitLanes()
+	emitXent()
 	Generate()
 }
 
