@@ -262,6 +262,66 @@ __device__ __forceinline__ void xent_plain_grad(M scale, M lse, M A, M T, int t,
 // Packs a thread loads before using them in the streaming kernels.
 constexpr int XU = 4;
 
+// The plain streamed rows' two passes: online (m, d) over XU packs at a
+// time (one rescale a group), then the gradient from the second read.
+template <class D, int NT, class M = typename D::M>
+__device__ __forceinline__ void xent_plain_stream(M scale, const typename D::T* row, int npk, XStat<M>& s) {
+  constexpr int P = D::P;
+  for (int q0 = threadIdx.x; q0 < npk; q0 += XU * NT) {
+    V16 raw[XU];
+#pragma unroll
+    for (int u = 0; u < XU; ++u) {
+      raw[u].w[0] = raw[u].w[1] = raw[u].w[2] = raw[u].w[3] = 0;  // masked below
+      if (q0 + u * NT < npk) raw[u] = ld16(row + (q0 + u * NT) * P);
+    }
+    M z[XU][P], gm = s.m;
+#pragma unroll
+    for (int u = 0; u < XU; ++u) {
+      D::unpack(raw[u], z[u]);
+#pragma unroll
+      for (int e = 0; e < P; ++e) {
+        z[u][e] = q0 + u * NT < npk ? z[u][e] * scale : (M)neg_inf();
+        gm = fmax2(gm, z[u][e]);
+      }
+    }
+    const M sg = safe(gm);
+    M d = s.d * fexp_nonpos(s.m - sg);
+#pragma unroll
+    for (int u = 0; u < XU; ++u)
+#pragma unroll
+      for (int e = 0; e < P; ++e) d += fexp_nonpos(z[u][e] - sg);
+    s.m = gm;
+    s.d = d;
+  }
+}
+
+template <class D, int NT, class M = typename D::M>
+__device__ __forceinline__ void xent_plain_stream_grad(M scale, M lse, M A, M T, int t, const typename D::T* row,
+                                                       int npk, typename D::T* gr) {
+  constexpr int P = D::P;
+  for (int q0 = threadIdx.x; q0 < npk; q0 += XU * NT) {
+    V16 raw[XU];
+#pragma unroll
+    for (int u = 0; u < XU; ++u)
+      if (q0 + u * NT < npk) raw[u] = ld16(row + (q0 + u * NT) * P);
+#pragma unroll
+    for (int u = 0; u < XU; ++u) {
+      const int q = q0 + u * NT;
+      if (q < npk) {
+        M z[P], g[P];
+        D::unpack(raw[u], z);
+#pragma unroll
+        for (int e = 0; e < P; ++e) {
+          M o = A * fexp_nonpos(z[e] * scale - lse);
+          if (q * P + e == t) o -= T;
+          g[e] = o * scale;
+        }
+        st_cs(gr + q * P, D::pack(g));
+      }
+    }
+  }
+}
+
 // One block a row; PACKS > 0 caches the row in registers (the planner
 // launches it only for rows of at most NT·PACKS packs from their 16-byte
 // boundary), PACKS = 0 streams it.
@@ -296,7 +356,7 @@ __device__ __forceinline__ void xent_row(const XParams& p) {
     // Plain rows (no softcap, weights or label smoothing; every row of whole
     // packs from an aligned start): the cached kernels' passes without the
     // per-element options, masks and 64-bit column tests (xent_row_plain).
-    const bool plain = PACKS > 0 && o.cap == 0 && !o.w && o.eps == 0 && lead == 0 && v % P == 0 && p.vec;
+    const bool plain = o.cap == 0 && !o.w && o.eps == 0 && lead == 0 && v % P == 0 && p.vec && v < (1LL << 30);
     if (threadIdx.x == 0) {
       M zt = 0;
       if (!ign) {
@@ -361,19 +421,23 @@ __device__ __forceinline__ void xent_row(const XParams& p) {
       } else {
         // XU packs a thread in flight: enough bytes for the latency with
         // one 1024-thread block an SM.
-        for (long long q0 = threadIdx.x; q0 < npk; q0 += XU * NT) {
-          V16 raw[XU];
+        if (plain) {
+          xent_plain_stream<D, NT>(o.scale, base, (int)npk, s);
+        } else {
+          for (long long q0 = threadIdx.x; q0 < npk; q0 += XU * NT) {
+            V16 raw[XU];
 #pragma unroll
-          for (int u = 0; u < XU; ++u)
-            if (q0 + u * NT < npk) raw[u] = xent_load<D>(base, q0 + u * NT, lead, v);
+            for (int u = 0; u < XU; ++u)
+              if (q0 + u * NT < npk) raw[u] = xent_load<D>(base, q0 + u * NT, lead, v);
 #pragma unroll
-          for (int u = 0; u < XU; ++u) {
-            const long long q = q0 + u * NT;
-            if (q < npk) {
-              M z[P];
-              bool in[P];
-              xent_unpack<D>(o, raw[u], q * P - lead, v, z, in);
-              xent_acc<D>(o, s, z, in, q * P - lead);
+            for (int u = 0; u < XU; ++u) {
+              const long long q = q0 + u * NT;
+              if (q < npk) {
+                M z[P];
+                bool in[P];
+                xent_unpack<D>(o, raw[u], q * P - lead, v, z, in);
+                xent_acc<D>(o, s, z, in, q * P - lead);
+              }
             }
           }
         }
@@ -448,6 +512,10 @@ __device__ __forceinline__ void xent_row(const XParams& p) {
       }
     } else {
       if (!lse_in) __syncthreads();  // in place: every read of pass one first
+      if (plain) {
+        xent_plain_stream_grad<D, NT>(o.scale, lse, A, Tt, (int)t, base, (int)npk, gr);
+        continue;
+      }
       for (long long q0 = threadIdx.x; q0 < npk; q0 += XU * NT) {
         V16 raw[XU];
 #pragma unroll
