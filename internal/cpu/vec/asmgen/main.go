@@ -471,14 +471,20 @@ func (g *gen) expN(xs []reg.VecVirtual, hi bool) []reg.VecVirtual {
 	})
 	each(func(k int) { VFMADD213PS(xs[k], r2[k], p[k]) })
 	each(func(k int) { VADDPS(g.c(cOne), p[k], p[k]) })
+	return g.ldexpN(p, n, each)
+}
+
+// ldexpN returns p·2^n for each k (n holding integral floats), step by
+// step over the vectors as each orders them: VSCALEFPS on AVX-512, rounded
+// once even when denormal; on AVX2 p·2^(n>>1)·2^(n−n>>1), both factors
+// normal for n in [−151, 128], the first product exact and the second
+// rounding once.
+func (g *gen) ldexpN(p, n []reg.VecVirtual, each func(func(k int))) []reg.VecVirtual {
 	if g.avx512 {
-		// p·2^n, rounded once even when denormal.
 		each(func(k int) { VSCALEFPS(n[k], p[k], p[k]) })
 		return p
 	}
-	// p·2^n as p·2^(n>>1)·2^(n−n>>1): both factors are normal for n in
-	// [−151, 128], the first product is exact and the second rounds once.
-	n1 := make([]reg.VecVirtual, len(xs))
+	n1 := make([]reg.VecVirtual, len(p))
 	each(func(k int) { VCVTPS2DQ(n[k], n[k]) })
 	each(func(k int) {
 		n1[k] = YMM()

@@ -224,27 +224,5 @@ func (g *gen) xentExpN(xh map[int]reg.VecVirtual, ts []reg.VecVirtual) []reg.Vec
 	for range 2 {
 		each(func(k int) { g.fma(VFMADD213PS, VFMADD213PS_BCST, cOne, ts[k], p[k]) })
 	}
-	if g.avx512 {
-		each(func(k int) { VSCALEFPS(n[k], p[k], p[k]) })
-		return p
-	}
-	// p·2^n as exp.go's ldexp: two normal factors for n in [−151, 128].
-	n1 := make([]reg.VecVirtual, len(ts))
-	each(func(k int) { VCVTPS2DQ(n[k], n[k]) })
-	each(func(k int) {
-		n1[k] = YMM()
-		VPSRAD(Imm(1), n[k], n1[k])
-	})
-	each(func(k int) { VPSUBD(n1[k], n[k], n[k]) })
-	each(func(k int) {
-		VPADDD(g.c(cBias), n1[k], n1[k])
-		VPSLLD(Imm(23), n1[k], n1[k])
-	})
-	each(func(k int) {
-		VPADDD(g.c(cBias), n[k], n[k])
-		VPSLLD(Imm(23), n[k], n[k])
-	})
-	each(func(k int) { VMULPS(n1[k], p[k], p[k]) })
-	each(func(k int) { VMULPS(n[k], p[k], p[k]) })
-	return p
+	return g.ldexpN(p, n, each)
 }
