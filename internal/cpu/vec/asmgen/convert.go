@@ -125,34 +125,7 @@ func (g *gen) f32ToBF16(nt bool) {
 	if g.avx512 {
 		g.hoist(cInt1, cInt7FFF, cAbsMask, cInfBits, cQuietBF)
 	}
-	// round returns the bfloat16 bits of vector k in the low half of each
-	// dword: (u + 0x7fff + (u>>16)&1) >> 16, or (u>>16)|0x40 for NaN.
-	round := func(k int) reg.VecVirtual {
-		u := g.load(ps, k)
-		h, t, a := g.vec(), g.vec(), g.vec()
-		if g.avx512 {
-			VPSRLD(Imm(16), u, h)
-			VPANDD(g.c(cInt1), h, t)
-			VPADDD(u, t, t)
-			VPADDD(g.c(cInt7FFF), t, t)
-			VPSRLD(Imm(16), t, t)
-			VPANDD(g.c(cAbsMask), u, a)
-			nan := K()
-			VPCMPGTD(g.c(cInfBits), a, nan)
-			VPORD(g.c(cQuietBF), h, nan, t)
-			return t
-		}
-		VPSRLD(Imm(16), u, h)
-		VPAND(g.c(cInt1), h, t)
-		VPADDD(u, t, t)
-		VPADDD(g.c(cInt7FFF), t, t)
-		VPSRLD(Imm(16), t, t)
-		VPAND(g.c(cAbsMask), u, a)
-		VPCMPGTD(g.c(cInfBits), a, a)
-		VPOR(g.c(cQuietBF), h, h)
-		VPBLENDVB(a, h, t, t)
-		return t
-	}
+	round := func(k int) reg.VecVirtual { return g.roundBF16(g.load(ps, k)) }
 	var tail func(reg.GPVirtual)
 	if !g.avx512 {
 		tail = func(rem reg.GPVirtual) {
@@ -179,45 +152,79 @@ func (g *gen) f32ToBF16(nt bool) {
 			})
 		}
 	}
-	g.loop(n, unroll, func(vs int) {
-		if g.avx512 {
-			for k := 0; k < vs; k++ {
-				t := round(k)
-				h := YMM()
-				VPMOVDW(t, h)
-				switch {
-				case g.tail:
-					VMOVDQU16(h, g.k, g.at(pd, k, 2))
-				case nt:
-					VMOVNTDQ(h, g.at(pd, k, 2))
-				default:
-					VMOVDQU16(h, g.at(pd, k, 2))
-				}
-			}
-			return
-		}
-		k := 0
-		for ; k+1 < vs; k += 2 {
-			t0, t1 := round(k), round(k+1)
-			VPACKUSDW(t1, t0, t0)
-			VPERMQ(Imm(0xd8), t0, t0)
-			if nt {
-				VMOVNTDQ(t0, g.at(pd, k, 2))
-			} else {
-				VMOVDQU(t0, g.at(pd, k, 2))
-			}
-		}
-		if k < vs {
-			t := round(k)
-			hi := XMM()
-			VEXTRACTI128(Imm(1), t, hi)
-			VPACKUSDW(hi, t.AsX(), hi)
-			if nt {
-				VMOVNTDQ(hi, g.at(pd, k, 2))
-			} else {
-				VMOVDQU(hi, g.at(pd, k, 2))
-			}
-		}
-	}, tail)
+	g.loop(n, unroll, func(vs int) { g.storeBF16(vs, round, pd, nt) }, tail)
 	g.ret()
+}
+
+// roundBF16 returns the bfloat16 bits of float32 vector u in the low half
+// of each dword: (u + 0x7fff + (u>>16)&1) >> 16, or (u>>16)|0x40 for NaN.
+// On AVX-512 the constants must be hoisted.
+func (g *gen) roundBF16(u reg.VecVirtual) reg.VecVirtual {
+	h, t, a := g.vec(), g.vec(), g.vec()
+	if g.avx512 {
+		VPSRLD(Imm(16), u, h)
+		VPANDD(g.c(cInt1), h, t)
+		VPADDD(u, t, t)
+		VPADDD(g.c(cInt7FFF), t, t)
+		VPSRLD(Imm(16), t, t)
+		VPANDD(g.c(cAbsMask), u, a)
+		nan := K()
+		VPCMPGTD(g.c(cInfBits), a, nan)
+		VPORD(g.c(cQuietBF), h, nan, t)
+		return t
+	}
+	VPSRLD(Imm(16), u, h)
+	VPAND(g.c(cInt1), h, t)
+	VPADDD(u, t, t)
+	VPADDD(g.c(cInt7FFF), t, t)
+	VPSRLD(Imm(16), t, t)
+	VPAND(g.c(cAbsMask), u, a)
+	VPCMPGTD(g.c(cInfBits), a, a)
+	VPOR(g.c(cQuietBF), h, h)
+	VPBLENDVB(a, h, t, t)
+	return t
+}
+
+// storeBF16 stores vs vectors, each round(k)'s bfloat16 bits, as vectors
+// k of the bfloat16 array at pd (masked in an AVX-512 tail; nt: full
+// blocks non-temporal).
+func (g *gen) storeBF16(vs int, round func(k int) reg.VecVirtual, pd reg.GPVirtual, nt bool) {
+	if g.avx512 {
+		for k := 0; k < vs; k++ {
+			t := round(k)
+			h := YMM()
+			VPMOVDW(t, h)
+			switch {
+			case g.tail:
+				VMOVDQU16(h, g.k, g.at(pd, k, 2))
+			case nt:
+				VMOVNTDQ(h, g.at(pd, k, 2))
+			default:
+				VMOVDQU16(h, g.at(pd, k, 2))
+			}
+		}
+		return
+	}
+	k := 0
+	for ; k+1 < vs; k += 2 {
+		t0, t1 := round(k), round(k+1)
+		VPACKUSDW(t1, t0, t0)
+		VPERMQ(Imm(0xd8), t0, t0)
+		if nt {
+			VMOVNTDQ(t0, g.at(pd, k, 2))
+		} else {
+			VMOVDQU(t0, g.at(pd, k, 2))
+		}
+	}
+	if k < vs {
+		t := round(k)
+		hi := XMM()
+		VEXTRACTI128(Imm(1), t, hi)
+		VPACKUSDW(hi, t.AsX(), hi)
+		if nt {
+			VMOVNTDQ(hi, g.at(pd, k, 2))
+		} else {
+			VMOVDQU(hi, g.at(pd, k, 2))
+		}
+	}
 }

@@ -191,6 +191,7 @@ func main() {
 	emit64()
 	emitLanes()
 	emitXent()
+	emitBwd16()
 	Generate()
 }
 

@@ -1,0 +1,75 @@
+package main
+
+// The bfloat16 softmax_backward row kernels (internal/cpu's gradRow): the
+// dot Σ y·dy straight from the bfloat16 rows, and dx = scale·y·(dy − s)
+// converted on the fly and rounded to bfloat16, so that a row takes two
+// passes over its L1-resident 16-bit data instead of five (two conversions,
+// dot, gradient, conversion back) and no float32 scratch.
+
+import (
+	. "github.com/mmcloughlin/avo/build"
+	. "github.com/mmcloughlin/avo/operand"
+	"github.com/mmcloughlin/avo/reg"
+)
+
+// emitBwd16 emits this file's kernels for both instruction sets, after the
+// others, so that their assembly stays as it was.
+func emitBwd16() {
+	for _, g := range []*gen{{avx512: false, w: 8, suffix: "AVX2"}, {avx512: true, w: 16, suffix: "AVX512"}} {
+		g.dotBF16()
+		g.softmaxGradBF16(false)
+		g.softmaxGradBF16(true)
+	}
+}
+
+// loadBF16 loads bfloat16 vector k of base as float32 (full blocks only).
+func (g *gen) loadBF16(base reg.GPVirtual, k int) reg.VecVirtual {
+	r := g.vec()
+	VPMOVZXWD(g.at(base, k, 2), r)
+	VPSLLD(Imm(16), r, r)
+	return r
+}
+
+// noTail is the scalar tail of kernels whose callers pass whole vectors.
+func noTail(reg.GPVirtual) {}
+
+func (g *gen) dotBF16() {
+	g.text("dotBF16", "func(a, b []uint16) float32",
+		"returns Σ a[i]·b[i] of bfloat16 values in float32; len(a) must be a multiple of 16.")
+	pa, n, pb := ptr("a"), length("a"), ptr("b")
+	acc := make([]reg.VecVirtual, unroll)
+	for k := range acc {
+		acc[k] = g.vec()
+		VXORPS(acc[k], acc[k], acc[k])
+	}
+	g.loop(n, unroll, func(vs int) {
+		for k := 0; k < vs; k++ {
+			a, b := g.loadBF16(pa, k), g.loadBF16(pb, k)
+			VFMADD231PS(b, a, acc[k])
+		}
+	}, noTail)
+	g.reduceSum(acc)
+	g.ret()
+}
+
+func (g *gen) softmaxGradBF16(nt bool) {
+	name, doc := "softmaxGradBF16", "writes dx[i] = bf16(scale·(y[i]·(dy[i] − s))) of bfloat16 values; len(dx) must be a multiple of 16."
+	if nt {
+		name, doc = "softmaxGradBF16NT", "is softmaxGradBF16 with non-temporal stores; dx must be 32-byte aligned."
+	}
+	g.text(name, "func(dx, y, dy []uint16, s, scale float32)", doc)
+	pdx, n, py, pdy := ptr("dx"), length("dx"), ptr("y"), ptr("dy")
+	s, scale := g.bcast("s"), g.bcast("scale")
+	if g.avx512 {
+		g.hoist(cInt1, cInt7FFF, cAbsMask, cInfBits, cQuietBF)
+	}
+	round := func(k int) reg.VecVirtual {
+		t, y := g.loadBF16(pdy, k), g.loadBF16(py, k)
+		VSUBPS(s, t, t)
+		VMULPS(y, t, t)
+		VMULPS(scale, t, t)
+		return g.roundBF16(t)
+	}
+	g.loop(n, unroll, func(vs int) { g.storeBF16(vs, round, pdx, nt) }, noTail)
+	g.ret()
+}

@@ -1,0 +1,53 @@
+package vec
+
+import "math"
+
+// The bfloat16 softmax_backward row kernels: the dot and the gradient read
+// the 16-bit rows directly (asmgen/bwd16.go says why); this file holds the
+// API and the pure-Go twins.
+
+// DotBF16 returns Σ a[i]·b[i] over len(a) of bfloat16 values, in float32:
+// on full vectors the same sum, in the same order, as Dot of the converted
+// values.
+func DotBF16(a, b []uint16) float32 { return dotBF16(a, b[:len(a)]) }
+
+// SoftmaxGradBF16 writes dx[i] = scale·(y[i]·(dy[i] − s)) of bfloat16
+// values, rounded to bfloat16 once: bit for bit SoftmaxGrad on the
+// converted values, a multiplication by scale and F32ToBF16.
+func SoftmaxGradBF16(dx, y, dy []uint16, s, scale float32) {
+	softmaxGradBF16(dx, y[:len(dx)], dy[:len(dx)], s, scale, false)
+}
+
+// SoftmaxGradBF16Stream is SoftmaxGradBF16 with non-temporal stores where
+// the assembly can use them; the caller issues Fence.
+func SoftmaxGradBF16Stream(dx, y, dy []uint16, s, scale float32) {
+	softmaxGradBF16(dx, y[:len(dx)], dy[:len(dx)], s, scale, true)
+}
+
+func bf16(u uint16) float32 { return math.Float32frombits(uint32(u) << 16) }
+
+// dotBF16Generic is the twin of the assembly dotBF16 (dotGeneric's order).
+func dotBF16Generic(a, b []uint16) float32 {
+	b = b[:len(a)]
+	var s [8]float32
+	i := 0
+	for ; i+8 <= len(a); i += 8 {
+		for k := 0; k < 8; k++ {
+			s[k] += bf16(a[i+k]) * bf16(b[i+k])
+		}
+	}
+	for ; i < len(a); i++ {
+		s[0] += bf16(a[i]) * bf16(b[i])
+	}
+	return ((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]))
+}
+
+// softmaxGradBF16Generic is the twin of the assembly softmaxGradBF16.
+func softmaxGradBF16Generic(dx, y, dy []uint16, s, scale float32) {
+	y, dy = y[:len(dx)], dy[:len(dx)]
+	for i := range dx {
+		t := float32(bf16(dy[i]) - s)
+		t = float32(bf16(y[i]) * t)
+		dx[i] = FloatToBF16(float32(t * scale))
+	}
+}

@@ -1,0 +1,47 @@
+//go:build amd64 && !purego
+
+package vec
+
+// dotBF16 runs the assembly dotBF16 of the set in use on whole vectors of
+// 16 and the twin on the rest (the "go" set: the twin on all).
+func dotBF16(a, b []uint16) float32 {
+	var kern func(a, b []uint16) float32
+	switch impl {
+	case "avx512":
+		kern = dotBF16AVX512
+	case "avx2":
+		kern = dotBF16AVX2
+	default:
+		return dotBF16Generic(a, b)
+	}
+	m := len(a) &^ 15
+	return kern(a[:m], b[:m]) + dotBF16Generic(a[m:], b[m:])
+}
+
+// softmaxGradBF16 runs the assembly softmaxGradBF16 (stream: its
+// non-temporal variant from dx's first 32-byte boundary) on whole vectors
+// of 16 and the twin on the unaligned head and the rest.
+func softmaxGradBF16(dx, y, dy []uint16, s, scale float32, stream bool) {
+	var kern func(dx, y, dy []uint16, s, scale float32)
+	switch {
+	case impl == "avx512" && stream:
+		kern = softmaxGradBF16NTAVX512
+	case impl == "avx512":
+		kern = softmaxGradBF16AVX512
+	case impl == "avx2" && stream:
+		kern = softmaxGradBF16NTAVX2
+	case impl == "avx2":
+		kern = softmaxGradBF16AVX2
+	default:
+		softmaxGradBF16Generic(dx, y, dy, s, scale)
+		return
+	}
+	h := 0
+	if stream {
+		h = alignHead(dx, 32)
+	}
+	softmaxGradBF16Generic(dx[:h], y[:h], dy[:h], s, scale)
+	m := h + (len(dx)-h)&^15
+	kern(dx[h:m], y[h:m], dy[h:m], s, scale)
+	softmaxGradBF16Generic(dx[m:], y[m:], dy[m:], s, scale)
+}

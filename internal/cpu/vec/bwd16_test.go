@@ -1,0 +1,99 @@
+package vec
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// randBF16 fills n bfloat16 values ending at a guard page, with NaN, ±∞
+// and huge ones (special).
+func randBF16(t *testing.T, rng *rand.Rand, n int, special bool) []uint16 {
+	v := guardedU16(t, n)
+	for i := range v {
+		v[i] = FloatToBF16(float32(rng.NormFloat64() * 3))
+		if special {
+			switch i % 7 {
+			case 1:
+				v[i] = FloatToBF16(float32(math.NaN()))
+			case 3:
+				v[i] = FloatToBF16(float32(math.Inf(1 - 2*(i/7%2))))
+			case 5:
+				v[i] = FloatToBF16(1e38)
+			}
+		}
+	}
+	return v
+}
+
+// The bfloat16 gradient of every kernel set, plain and streamed to any
+// alignment, bit for bit the twin, and the twin bit for bit the float32
+// path it replaces (conversions, SoftmaxGrad, the scale, F32ToBF16); the
+// dot close to the twin and, on whole vectors without specials, equal to
+// Dot of the converted values.
+func TestBF16Grad(t *testing.T) {
+	rng := rand.New(rand.NewPCG(74, 2))
+	prev, _ := UseImpl(Impls()[len(Impls())-1])
+	defer UseImpl(prev)
+	for _, name := range Impls() {
+		if _, err := UseImpl(name); err != nil {
+			t.Fatal(err)
+		}
+		for _, n := range []int{0, 1, 7, 15, 16, 17, 63, 64, 65, 129, 1024, 1031, 2049} {
+			for _, special := range []bool{false, true} {
+				y, dy := randBF16(t, rng, n, special), randBF16(t, rng, n, special)
+				fy, fdy := make([]float32, n), make([]float32, n)
+				BF16ToF32(fy, y)
+				BF16ToF32(fdy, dy)
+				for _, scale := range []float32{1, 0.7} {
+					s := float32(rng.NormFloat64())
+					want := make([]uint16, n)
+					softmaxGradBF16Generic(want, y, dy, s, scale)
+					f := make([]float32, n)
+					softmaxGradGeneric(f, fy, fdy, s)
+					normalizeGeneric(f, f, scale)
+					chain := make([]uint16, n)
+					f32ToBF16Generic(chain, f)
+					for i := range want {
+						if want[i] != chain[i] {
+							t.Fatalf("twin n=%d: dx[%d] = %#x, float32 path %#x", n, i, want[i], chain[i])
+						}
+					}
+					for _, stream := range []bool{false, true} {
+						buf := make([]uint16, n+32)
+						dx := buf[rng.IntN(16):][:n]
+						for i := range buf {
+							buf[i] = 0xdead
+						}
+						if stream {
+							SoftmaxGradBF16Stream(dx, y, dy, s, scale)
+							Fence()
+						} else {
+							SoftmaxGradBF16(dx, y, dy, s, scale)
+						}
+						for i := range dx {
+							if dx[i] != want[i] {
+								t.Fatalf("%s n=%d stream=%v scale=%g: dx[%d] = %#x, twin %#x", name, n, stream, scale, i, dx[i], want[i])
+							}
+						}
+					}
+				}
+				got, tw := DotBF16(y, dy), dotBF16Generic(y, dy)
+				var mag float64
+				for i := range fy {
+					mag += math.Abs(float64(fy[i]) * float64(fdy[i]))
+				}
+				switch {
+				case special && n > 2:
+					if got == got || tw == tw {
+						t.Fatalf("%s n=%d: dot with NaN = %g, twin %g", name, n, got, tw)
+					}
+				case math.Abs(float64(got-tw)) > float64(n+8)*0x1p-23*mag:
+					t.Fatalf("%s n=%d: dot = %g, twin %g", name, n, got, tw)
+				case n%16 == 0 && name != "go" && got != Dot(fy, fdy):
+					t.Fatalf("%s n=%d: dot = %g, Dot of the converted values %g", name, n, got, Dot(fy, fdy))
+				}
+			}
+		}
+	}
+}
