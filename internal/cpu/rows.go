@@ -192,8 +192,8 @@ func (c *call) writeChunk(x []float32, off int, p pair, s *scratch) {
 }
 
 // gradChunk writes dx for [off, off+n) given the slice's gradient sum.
-// Streamed float32 dx (gradNT) is computed into scratch, still in L1, and
-// copied out scaled with non-temporal stores, so that its lines are not
+// Streamed float32 dx (gradNT) is written scaled with non-temporal stores
+// (vec.SoftmaxGradStream, one pass, no scratch), so that its lines are not
 // first read from memory: a quarter of the traffic of softmax_backward
 // (4096x4096 f32 on 2 cores, best of 4 alternated runs: 6993 to 5898 µs).
 // log_softmax_backward has an exp an element to hide the reads behind and
@@ -207,18 +207,15 @@ func (c *call) gradChunk(off, n int, sum float32, s *scratch) {
 // gradOut writes dx at off from the loaded chunk y, dy and the gradient sum.
 func (c *call) gradOut(off int, y, dy []float32, sum float32, s *scratch) {
 	n := len(y)
-	o := c.dst.out(grow32(&s.c, chunk), off, n)
 	if c.gradNT {
-		o = s.c[:n]
+		vec.SoftmaxGradStream(c.dst.F32[off:off+n], y, dy, sum, c.scale)
+		return
 	}
+	o := c.dst.out(grow32(&s.c, chunk), off, n)
 	if c.op == spec.LogSoftmaxBackward {
 		vec.LogSoftmaxGrad(o, y, dy, sum)
 	} else {
 		vec.SoftmaxGrad(o, y, dy, sum)
-	}
-	if c.gradNT {
-		vec.NormalizeStream(c.dst.F32[off:off+n], o, c.scale)
-		return
 	}
 	c.scaleGrad(o)
 	c.dst.commit(o, off)

@@ -18767,6 +18767,73 @@ done4:
 	VZEROUPPER
 	RET
 
+// func softmaxGradNTAVX2(dx []float32, y []float32, dy []float32, s float32, scale float32)
+// Requires: AVX
+TEXT ·softmaxGradNTAVX2(SB), NOSPLIT, $0-80
+	MOVQ         dx_base+0(FP), AX
+	MOVQ         dx_len+8(FP), CX
+	MOVQ         y_base+24(FP), DX
+	MOVQ         dy_base+48(FP), BX
+	VBROADCASTSS s+72(FP), Y0
+	VBROADCASTSS scale+76(FP), Y1
+	XORQ         SI, SI
+
+loopU1:
+	CMPQ     CX, $0x00000020
+	JB       loop12
+	VMOVUPS  (BX)(SI*4), Y2
+	VSUBPS   Y0, Y2, Y2
+	VMULPS   (DX)(SI*4), Y2, Y2
+	VMULPS   Y1, Y2, Y2
+	VMOVNTPS Y2, (AX)(SI*4)
+	VMOVUPS  32(BX)(SI*4), Y2
+	VSUBPS   Y0, Y2, Y2
+	VMULPS   32(DX)(SI*4), Y2, Y2
+	VMULPS   Y1, Y2, Y2
+	VMOVNTPS Y2, 32(AX)(SI*4)
+	VMOVUPS  64(BX)(SI*4), Y2
+	VSUBPS   Y0, Y2, Y2
+	VMULPS   64(DX)(SI*4), Y2, Y2
+	VMULPS   Y1, Y2, Y2
+	VMOVNTPS Y2, 64(AX)(SI*4)
+	VMOVUPS  96(BX)(SI*4), Y2
+	VSUBPS   Y0, Y2, Y2
+	VMULPS   96(DX)(SI*4), Y2, Y2
+	VMULPS   Y1, Y2, Y2
+	VMOVNTPS Y2, 96(AX)(SI*4)
+	ADDQ     $0x00000020, SI
+	SUBQ     $0x00000020, CX
+	JMP      loopU1
+
+loop12:
+	CMPQ     CX, $0x00000008
+	JB       tail3
+	VMOVUPS  (BX)(SI*4), Y2
+	VSUBPS   Y0, Y2, Y2
+	VMULPS   (DX)(SI*4), Y2, Y2
+	VMULPS   Y1, Y2, Y2
+	VMOVNTPS Y2, (AX)(SI*4)
+	ADDQ     $0x00000008, SI
+	SUBQ     $0x00000008, CX
+	JMP      loop12
+
+tail3:
+	TESTQ      CX, CX
+	JZ         done4
+	LEAQ       tailmask<>+32(SB), DI
+	NEGQ       CX
+	VMOVDQU    (DI)(CX*4), Y2
+	VMASKMOVPS (BX)(SI*4), Y2, Y3
+	VSUBPS     Y0, Y3, Y3
+	VMASKMOVPS (DX)(SI*4), Y2, Y0
+	VMULPS     Y0, Y3, Y3
+	VMULPS     Y1, Y3, Y3
+	VMASKMOVPS Y3, Y2, (AX)(SI*4)
+
+done4:
+	VZEROUPPER
+	RET
+
 // func dotBF16AVX512(a []uint16, b []uint16) float32
 // Requires: AVX, AVX512DQ, AVX512F
 TEXT ·dotBF16AVX512(SB), NOSPLIT, $0-52
@@ -19079,6 +19146,73 @@ loop12:
 tail3:
 	TESTQ CX, CX
 	JZ    done4
+
+done4:
+	VZEROUPPER
+	RET
+
+// func softmaxGradNTAVX512(dx []float32, y []float32, dy []float32, s float32, scale float32)
+// Requires: AVX, AVX512F, BMI2
+TEXT ·softmaxGradNTAVX512(SB), NOSPLIT, $0-80
+	MOVQ         dx_base+0(FP), AX
+	MOVQ         dx_len+8(FP), CX
+	MOVQ         y_base+24(FP), DX
+	MOVQ         dy_base+48(FP), BX
+	VBROADCASTSS s+72(FP), Z0
+	VBROADCASTSS scale+76(FP), Z1
+	XORQ         SI, SI
+
+loopU1:
+	CMPQ     CX, $0x00000040
+	JB       loop12
+	VMOVUPS  (BX)(SI*4), Z2
+	VSUBPS   Z0, Z2, Z2
+	VMULPS   (DX)(SI*4), Z2, Z2
+	VMULPS   Z1, Z2, Z2
+	VMOVNTPS Z2, (AX)(SI*4)
+	VMOVUPS  64(BX)(SI*4), Z2
+	VSUBPS   Z0, Z2, Z2
+	VMULPS   64(DX)(SI*4), Z2, Z2
+	VMULPS   Z1, Z2, Z2
+	VMOVNTPS Z2, 64(AX)(SI*4)
+	VMOVUPS  128(BX)(SI*4), Z2
+	VSUBPS   Z0, Z2, Z2
+	VMULPS   128(DX)(SI*4), Z2, Z2
+	VMULPS   Z1, Z2, Z2
+	VMOVNTPS Z2, 128(AX)(SI*4)
+	VMOVUPS  192(BX)(SI*4), Z2
+	VSUBPS   Z0, Z2, Z2
+	VMULPS   192(DX)(SI*4), Z2, Z2
+	VMULPS   Z1, Z2, Z2
+	VMOVNTPS Z2, 192(AX)(SI*4)
+	ADDQ     $0x00000040, SI
+	SUBQ     $0x00000040, CX
+	JMP      loopU1
+
+loop12:
+	CMPQ     CX, $0x00000010
+	JB       tail3
+	VMOVUPS  (BX)(SI*4), Z2
+	VSUBPS   Z0, Z2, Z2
+	VMULPS   (DX)(SI*4), Z2, Z2
+	VMULPS   Z1, Z2, Z2
+	VMOVNTPS Z2, (AX)(SI*4)
+	ADDQ     $0x00000010, SI
+	SUBQ     $0x00000010, CX
+	JMP      loop12
+
+tail3:
+	TESTQ     CX, CX
+	JZ        done4
+	MOVL      $0x0000ffff, DI
+	BZHIL     CX, DI, DI
+	KMOVW     DI, K1
+	VMOVUPS.Z (BX)(SI*4), K1, Z2
+	VSUBPS    Z0, Z2, Z2
+	VMOVUPS.Z (DX)(SI*4), K1, Z0
+	VMULPS    Z0, Z2, Z2
+	VMULPS    Z1, Z2, Z2
+	VMOVUPS   Z2, K1, (AX)(SI*4)
 
 done4:
 	VZEROUPPER

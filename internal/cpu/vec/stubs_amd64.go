@@ -669,6 +669,11 @@ func softmaxGradBF16AVX2(dx []uint16, y []uint16, dy []uint16, s float32, scale 
 //go:noescape
 func softmaxGradBF16NTAVX2(dx []uint16, y []uint16, dy []uint16, s float32, scale float32)
 
+// softmaxGradNTAVX2 writes dx[i] = (y[i]·(dy[i] − s))·scale with non-temporal stores; dx must be aligned to the vector width.
+//
+//go:noescape
+func softmaxGradNTAVX2(dx []float32, y []float32, dy []float32, s float32, scale float32)
+
 // dotBF16AVX512 returns Σ a[i]·b[i] of bfloat16 values in float32; len(a) must be a multiple of 16.
 //
 //go:noescape
@@ -683,3 +688,8 @@ func softmaxGradBF16AVX512(dx []uint16, y []uint16, dy []uint16, s float32, scal
 //
 //go:noescape
 func softmaxGradBF16NTAVX512(dx []uint16, y []uint16, dy []uint16, s float32, scale float32)
+
+// softmaxGradNTAVX512 writes dx[i] = (y[i]·(dy[i] − s))·scale with non-temporal stores; dx must be aligned to the vector width.
+//
+//go:noescape
+func softmaxGradNTAVX512(dx []float32, y []float32, dy []float32, s float32, scale float32)

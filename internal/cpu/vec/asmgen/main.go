@@ -191,7 +191,7 @@ func main() {
 	emit64()
 	emitLanes()
 	emitXent()
-	emitBwd16()
+	emitBwd()
 	Generate()
 }
 

@@ -2,9 +2,9 @@ package vec
 
 import "math"
 
-// The bfloat16 softmax_backward row kernels: the dot and the gradient read
-// the 16-bit rows directly (asmgen/bwd16.go says why); this file holds the
-// API and the pure-Go twins.
+// The softmax_backward row kernels: bfloat16 dot and gradient reading the
+// 16-bit rows directly, and the streamed float32 gradient in one pass
+// (asmgen/bwd.go says why); this file holds the API and the pure-Go twins.
 
 // DotBF16 returns Σ a[i]·b[i] over len(a) of bfloat16 values, in float32:
 // on full vectors the same sum, in the same order, as Dot of the converted
@@ -50,4 +50,17 @@ func softmaxGradBF16Generic(dx, y, dy []uint16, s, scale float32) {
 		t = float32(bf16(y[i]) * t)
 		dx[i] = FloatToBF16(float32(t * scale))
 	}
+}
+
+// SoftmaxGradStream writes dx[i] = (y[i]·(dy[i] − s))·scale, bit for bit
+// SoftmaxGrad then Normalize by scale, with non-temporal stores where the
+// assembly can use them; the caller issues Fence.
+func SoftmaxGradStream(dx, y, dy []float32, s, scale float32) {
+	softmaxGradStream(dx, y[:len(dx)], dy[:len(dx)], s, scale)
+}
+
+// softmaxGradScaleGeneric is the twin of the assembly softmaxGradNT.
+func softmaxGradScaleGeneric(dx, y, dy []float32, s, scale float32) {
+	softmaxGradGeneric(dx, y, dy, s)
+	normalizeGeneric(dx, dx, scale)
 }

@@ -45,3 +45,22 @@ func softmaxGradBF16(dx, y, dy []uint16, s, scale float32, stream bool) {
 	kern(dx[h:m], y[h:m], dy[h:m], s, scale)
 	softmaxGradBF16Generic(dx[m:], y[m:], dy[m:], s, scale)
 }
+
+// softmaxGradStream runs the assembly softmaxGradNT from dx's first
+// vector-aligned element, the twin before it (and for the "go" set).
+func softmaxGradStream(dx, y, dy []float32, s, scale float32) {
+	var kern func(dx, y, dy []float32, s, scale float32)
+	align := uintptr(32)
+	switch impl {
+	case "avx512":
+		kern, align = softmaxGradNTAVX512, 64
+	case "avx2":
+		kern = softmaxGradNTAVX2
+	default:
+		softmaxGradScaleGeneric(dx, y, dy, s, scale)
+		return
+	}
+	h := alignHead(dx, align)
+	softmaxGradScaleGeneric(dx[:h], y[:h], dy[:h], s, scale)
+	kern(dx[h:], y[h:], dy[h:], s, scale)
+}

@@ -97,3 +97,39 @@ func TestBF16Grad(t *testing.T) {
 		}
 	}
 }
+
+// SoftmaxGradStream of every kernel set, to any alignment, bit for bit the
+// twin (SoftmaxGrad's then Normalize's twins), NaN for NaN.
+func TestSoftmaxGradStream(t *testing.T) {
+	rng := rand.New(rand.NewPCG(74, 3))
+	prev, _ := UseImpl(Impls()[len(Impls())-1])
+	defer UseImpl(prev)
+	for _, name := range Impls() {
+		if _, err := UseImpl(name); err != nil {
+			t.Fatal(err)
+		}
+		for _, n := range []int{0, 1, 7, 15, 16, 17, 63, 64, 65, 129, 2048, 2049} {
+			y, dy := guardedF32(t, n), guardedF32(t, n)
+			for i := range y {
+				y[i], dy[i] = float32(rng.Float64()), float32(rng.NormFloat64())
+				if i%9 == 4 {
+					dy[i] = float32([]float64{math.NaN(), math.Inf(1), -math.MaxFloat32}[i%3])
+				}
+			}
+			for _, scale := range []float32{1, 0.7} {
+				s := float32(rng.NormFloat64())
+				want := make([]float32, n)
+				softmaxGradScaleGeneric(want, y, dy, s, scale)
+				buf := make([]float32, n+32)
+				dx := buf[rng.IntN(16):][:n]
+				SoftmaxGradStream(dx, y, dy, s, scale)
+				Fence()
+				for i := range dx {
+					if math.Float32bits(dx[i]) != math.Float32bits(want[i]) && !(dx[i] != dx[i] && want[i] != want[i]) {
+						t.Fatalf("%s n=%d scale=%g: dx[%d] = %g, twin %g", name, n, scale, i, dx[i], want[i])
+					}
+				}
+			}
+		}
+	}
+}

@@ -1,10 +1,12 @@
 package main
 
-// The bfloat16 softmax_backward row kernels (internal/cpu's gradRow): the
-// dot Σ y·dy straight from the bfloat16 rows, and dx = scale·y·(dy − s)
-// converted on the fly and rounded to bfloat16, so that a row takes two
-// passes over its L1-resident 16-bit data instead of five (two conversions,
-// dot, gradient, conversion back) and no float32 scratch.
+// The softmax_backward row kernels of internal/cpu: for bfloat16 rows
+// (gradRow) the dot Σ y·dy straight from the 16-bit rows, and dx =
+// scale·y·(dy − s) converted on the fly and rounded to bfloat16, so that a
+// row takes two passes over its L1-resident data instead of five (two
+// conversions, dot, gradient, conversion back) and no float32 scratch; for
+// streamed float32 dx (gradOut's gradNT) the scaled gradient stored
+// non-temporally in one pass, not through scratch and a second pass.
 
 import (
 	. "github.com/mmcloughlin/avo/build"
@@ -12,13 +14,14 @@ import (
 	"github.com/mmcloughlin/avo/reg"
 )
 
-// emitBwd16 emits this file's kernels for both instruction sets, after the
+// emitBwd emits this file's kernels for both instruction sets, after the
 // others, so that their assembly stays as it was.
-func emitBwd16() {
+func emitBwd() {
 	for _, g := range []*gen{{avx512: false, w: 8, suffix: "AVX2"}, {avx512: true, w: 16, suffix: "AVX512"}} {
 		g.dotBF16()
 		g.softmaxGradBF16(false)
 		g.softmaxGradBF16(true)
+		g.softmaxGradNT()
 	}
 }
 
@@ -71,5 +74,23 @@ func (g *gen) softmaxGradBF16(nt bool) {
 		return g.roundBF16(t)
 	}
 	g.loop(n, unroll, func(vs int) { g.storeBF16(vs, round, pdx, nt) }, noTail)
+	g.ret()
+}
+
+func (g *gen) softmaxGradNT() {
+	g.text("softmaxGradNT", "func(dx, y, dy []float32, s, scale float32)",
+		"writes dx[i] = (y[i]·(dy[i] − s))·scale with non-temporal stores; dx must be aligned to the vector width.")
+	g.nt = true
+	pdx, n, py, pdy := ptr("dx"), length("dx"), ptr("y"), ptr("dy")
+	s, scale := g.bcast("s"), g.bcast("scale")
+	g.loop(n, unroll, func(vs int) {
+		for k := 0; k < vs; k++ {
+			t := g.load(pdy, k)
+			VSUBPS(s, t, t)
+			VMULPS(g.src(py, k), t, t)
+			VMULPS(scale, t, t)
+			g.store(t, pdx, k)
+		}
+	}, nil)
 	g.ret()
 }
