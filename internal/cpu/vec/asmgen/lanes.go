@@ -38,22 +38,7 @@ func (g *gen) expAddLanes() {
 	g.text("expAddLanes", "func(d, x, m, next []float32, scale float32)",
 		"adds exp(scale·x[i] − m[i]) to d[i] and prefetches next.")
 	pd, n, px, pm := ptr("d"), length("d"), ptr("x"), ptr("m")
-	pn, nn := ptr("next"), length("next")
-	scale := g.bcast("scale")
-	g.hoistExp()
-	g.unitScale(scale, func(one bool) {
-		g.loop(n, unroll, func(vs int) {
-			g.groups(vs, func(ks []int) {
-				es := g.expN(g.lanesMinus(ks, px, pm, scale, one), true)
-				for j, k := range ks {
-					VADDPS(g.src(pd, k), es[j], es[j])
-					g.store(es[j], pd, k)
-				}
-			})
-			g.prefetch(vs, pn, nn)
-		}, nil)
-		g.ret()
-	})
+	g.expLanesInto(pd, n, px, pm, func(e reg.VecVirtual, k int) { VADDPS(g.src(pd, k), e, e) })
 }
 
 func (g *gen) expMulLanesNT() {
@@ -61,6 +46,13 @@ func (g *gen) expMulLanesNT() {
 		"is expScaleLanesNT with a scale-1 path without the multiply by it; dst must be aligned to the vector width.")
 	g.nt = true
 	pd, n, px, pm, pmul := ptr("dst"), length("dst"), ptr("x"), ptr("m"), ptr("mul")
+	g.expLanesInto(pd, n, px, pm, func(e reg.VecVirtual, k int) { VMULPS(g.src(pmul, k), e, e) })
+}
+
+// expLanesInto is the body both kernels share: e = exp(scale·x[k] − m[k]),
+// combined with the lane's other operand, stored to pd, next prefetched,
+// with a scale-1 path (unitScale).
+func (g *gen) expLanesInto(pd, n, px, pm reg.GPVirtual, combine func(e reg.VecVirtual, k int)) {
 	pn, nn := ptr("next"), length("next")
 	scale := g.bcast("scale")
 	g.hoistExp()
@@ -69,7 +61,7 @@ func (g *gen) expMulLanesNT() {
 			g.groups(vs, func(ks []int) {
 				es := g.expN(g.lanesMinus(ks, px, pm, scale, one), true)
 				for j, k := range ks {
-					VMULPS(g.src(pmul, k), es[j], es[j])
+					combine(es[j], k)
 					g.store(es[j], pd, k)
 				}
 			})
