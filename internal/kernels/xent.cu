@@ -237,25 +237,31 @@ __device__ __forceinline__ M xent_plain_sum(M scale, M sm, int npk, const V16 (&
   return d;
 }
 
-// g_j = scale·(A·exp(z_j − lse) − T·[j = t]): xent_grad_pack without the
-// options (z_j − lse <= 0, or NaN).
+// Pack q of a plain row's gradient, g_j = scale·(A·exp(z_j − lse) −
+// T·[j = t]): xent_grad_pack without the options (z_j − lse <= 0, or NaN),
+// stored whole.
+template <class D, class M = typename D::M>
+__device__ __forceinline__ void xent_plain_grad_pack(M scale, M lse, M A, M T, int t, int q, const V16& raw,
+                                                     typename D::T* gr) {
+  M z[D::P], g[D::P];
+  D::unpack(raw, z);
+#pragma unroll
+  for (int e = 0; e < D::P; ++e) {
+    M o = A * fexp_nonpos(z[e] * scale - lse);
+    if (q * D::P + e == t) o -= T;
+    g[e] = o * scale;
+  }
+  st_cs(gr + q * D::P, D::pack(g));
+}
+
+// The plain cached rows' gradient (every thread's packs).
 template <class D, int NT, int PACKS, class M = typename D::M>
 __device__ __forceinline__ void xent_plain_grad(M scale, M lse, M A, M T, int t, int npk, const V16 (&cache)[PACKS],
                                                 typename D::T* gr) {
 #pragma unroll
   for (int k = 0; k < PACKS; ++k) {
     const int q = k * NT + (int)threadIdx.x;
-    if (q < npk) {
-      M z[D::P], g[D::P];
-      D::unpack(cache[k], z);
-#pragma unroll
-      for (int e = 0; e < D::P; ++e) {
-        M o = A * fexp_nonpos(z[e] * scale - lse);
-        if (q * D::P + e == t) o -= T;
-        g[e] = o * scale;
-      }
-      st_cs(gr + q * D::P, D::pack(g));
-    }
+    if (q < npk) xent_plain_grad_pack<D>(scale, lse, A, T, t, q, cache[k], gr);
   }
 }
 
@@ -307,17 +313,7 @@ __device__ __forceinline__ void xent_plain_stream_grad(M scale, M lse, M A, M T,
 #pragma unroll
     for (int u = 0; u < XU; ++u) {
       const int q = q0 + u * NT;
-      if (q < npk) {
-        M z[P], g[P];
-        D::unpack(raw[u], z);
-#pragma unroll
-        for (int e = 0; e < P; ++e) {
-          M o = A * fexp_nonpos(z[e] * scale - lse);
-          if (q * P + e == t) o -= T;
-          g[e] = o * scale;
-        }
-        st_cs(gr + q * P, D::pack(g));
-      }
+      if (q < npk) xent_plain_grad_pack<D>(scale, lse, A, T, t, q, raw[u], gr);
     }
   }
 }
