@@ -329,17 +329,14 @@ func list(s, sep string) []string {
 // <=N, inclusive but for > and <.
 func parseRange(s string) (Range, error) {
 	r := Range{bound{V: math.Inf(-1)}, bound{V: math.Inf(1)}}
-	lo, hi, isRange := strings.Cut(s, "..")
+	lo, hi, isRange := strings.Cut(s, "..") // >N: lo alone
 	switch {
 	case cell(s) == "*":
 		return r, nil
-	case isRange:
-	case s[0] == '>':
-		lo, hi = s, ""
-	case s[0] == '<':
+	case !isRange && s[0] == '<':
 		lo, hi = "", s
-	default:
-		lo, hi = s, s
+	case !isRange && s[0] != '>':
+		hi = s
 	}
 	var err error
 	if lo != "" {
@@ -389,10 +386,9 @@ func parseBound(s string) (bound, error) {
 }
 
 func parseCond(s string) (Cond, error) {
-	var k Cond
-	k.Name, k.Not = strings.TrimPrefix(s, "!"), strings.HasPrefix(s, "!")
-	name, args, hasArgs := strings.Cut(k.Name, "(")
-	k.Name = name
+	rest, not := strings.CutPrefix(s, "!")
+	name, args, hasArgs := strings.Cut(rest, "(")
+	k := Cond{Name: name, Not: not}
 	if hasArgs && !strings.HasSuffix(args, ")") {
 		return k, fmt.Errorf("want name(args)")
 	}
