@@ -3,8 +3,8 @@ package plan
 // warp_row's and flat_rows' builds: lane groups a row.
 
 import (
+	"cmp"
 	"fmt"
-	"math"
 	"slices"
 
 	"github.com/gofused/softmax/internal/kernels"
@@ -118,13 +118,9 @@ func (c *ctx) flatRowsLanes() (w, n int64, ok bool) {
 	if len(cands) == 0 {
 		return 0, 0, false
 	}
-	fewest := slices.MinFunc(cands, func(a, b pick) int { return int(a.slots - b.slots) }).slots
-	best := pick{score: math.MaxInt64}
-	for _, p := range cands {
-		if 4*p.slots <= 5*fewest && (p.score < best.score || p.score == best.score && p.slots < best.slots) {
-			best = p
-		}
-	}
+	fewest := slices.MinFunc(cands, func(a, b pick) int { return cmp.Compare(a.slots, b.slots) }).slots
+	cands = slices.DeleteFunc(cands, func(p pick) bool { return 4*p.slots > 5*fewest })
+	best := slices.MinFunc(cands, func(a, b pick) int { return cmp.Or(cmp.Compare(a.score, b.score), cmp.Compare(a.slots, b.slots)) })
 	return best.w, best.n, true
 }
 
