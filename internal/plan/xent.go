@@ -8,6 +8,7 @@ import (
 
 	"github.com/gofused/softmax/internal/kernels"
 	"github.com/gofused/softmax/internal/spec"
+	"github.com/gofused/softmax/internal/tsv"
 )
 
 // XentProblem is one cross-entropy (or log-sum-exp of rows) call to plan:
@@ -61,7 +62,7 @@ var xentColumns = []string{"esize", "cols", "threads", "packs", "blocks_per_sm",
 // serve any row.
 func ParseXentTable(text string) ([]XentRowTable, error) {
 	var out []XentRowTable
-	err := eachRow(text, xentColumns, func(f []string) error {
+	err := tsv.Rows(text, xentColumns, func(f []string) error {
 		var n [5]int64
 		for i := range n {
 			if v, err := strconv.ParseInt(f[i], 10, 64); err == nil {
