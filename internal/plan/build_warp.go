@@ -36,7 +36,7 @@ func (c *ctx) warpShape() (w, np int64, err error) {
 	if m := kernels.WarpRow.Info().MaxCols(c.p.Op, c.dt); span > m {
 		return 0, 0, fmt.Errorf("rows of %d elements (%d read from the pack boundary before each) exceed its register cache (%d)", c.p.Axis, span, m)
 	}
-	if c.warpPackPath() {
+	if c.wholePacks() || c.shifts(kernels.WarpRow) { // packs a lane; rows read element by element take one
 		if pick := c.warpLanes(packs); pick == "p2" || pick == "p3" {
 			w, np := warpShapeOf(pick, packs)
 			return w, np, nil
@@ -69,10 +69,6 @@ func warpShapeOf(x string, packs int64) (w, np int64) {
 // wholePacks reports rows of whole 16-byte packs on the vector path
 // (vec() also admits a single ragged row).
 func (c *ctx) wholePacks() bool { return c.vec() && c.p.Axis%c.P == 0 }
-
-// warpPackPath reports rows warp_row reads in 16-byte packs (whole, or
-// through its twins); rows read element by element take one pack a lane.
-func (c *ctx) warpPackPath() bool { return c.wholePacks() || c.shifts(kernels.WarpRow) }
 
 // flat_rows: a block a tile of rows staged in shared memory, a group of lanes
 // a row; about FlatRowsTileBytes a tile, two tiles an SM at least.

@@ -220,12 +220,6 @@ func (c *ctx) stridedSmemFits(k int64) bool {
 	return err == nil && int64(occ) >= k
 }
 
-// unalignedRows reports several last-axis rows whose tensors do not all
-// start on a 16-byte boundary (a view into a larger tensor).
-func (c *ctx) unalignedRows() bool {
-	return !c.p.Aligned && c.p.Inner == 1 && c.p.Outer > 1
-}
-
 // fewModel is the few-rows bandwidth model, for rows < SMs (ok false
 // otherwise): a block per row (""), the row split over every SM
 // (split_row) or a cluster per row (split_cluster), whichever it models
