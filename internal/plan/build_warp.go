@@ -33,7 +33,7 @@ func (c *ctx) warpRow() (Plan, error) {
 func (c *ctx) warpShape() (w, np int64, err error) {
 	span := c.warpSpan()
 	packs := ceilDiv(span, c.P)
-	if m := kernels.WarpRow.Info().MaxCols(c.p.Op, c.dt); span > m {
+	if m := c.maxCols(kernels.WarpRow); span > m {
 		return 0, 0, fmt.Errorf("rows of %d elements (%d read from the pack boundary before each) exceed its register cache (%d)", c.p.Axis, span, m)
 	}
 	if c.wholePacks() || c.shifts(kernels.WarpRow) { // packs a lane; rows read element by element take one
