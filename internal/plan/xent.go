@@ -17,6 +17,7 @@ import (
 type XentProblem struct {
 	Rows, V int64
 	DType   spec.DType
+	Plain   bool // the call takes the "_plain" kernels (kernels.XentPlain)
 }
 
 // XentPlan is the row kernel of a call and its launch; xent_prep and
@@ -110,7 +111,7 @@ func PlanXent(p XentProblem, dev Device) (XentPlan, error) {
 			continue
 		}
 		grid := max(min(int64(max(dev.SMs, 1))*int64(r.BlocksPerSM), p.Rows), 1)
-		return XentPlan{Kernel: r.Kernel, Symbol: r.Kernel.Symbol(p.DType), Grid: uint32(grid), Block: uint32(r.Kernel.Threads),
+		return XentPlan{Kernel: r.Kernel, Symbol: r.Kernel.Symbol(p.DType, p.Plain), Grid: uint32(grid), Block: uint32(r.Kernel.Threads),
 			Reason: fmt.Sprintf("xent.tsv row %d (cols %s): %s", i+1, r.cols, r.Evidence)}, nil
 	}
 	return XentPlan{}, fmt.Errorf("plan: no xent.tsv row serves %d classes of %v", p.V, p.DType)
