@@ -214,9 +214,12 @@ __device__ __forceinline__ void xent_plain_load(const typename D::T* row, int np
     if (k * NT + (int)threadIdx.x < npk) cache[k] = ld16(row + (k * NT + threadIdx.x) * D::P);
 }
 
+// The thread holding the target's pack writes z_t to *zt (t < 0: none),
+// so no thread waits on a load of x[t] before its row loads.
 template <class D, int NT, int PACKS, class M = typename D::M>
-__device__ __forceinline__ M xent_plain_max(M scale, int npk, const V16 (&cache)[PACKS]) {
+__device__ __forceinline__ M xent_plain_max(M scale, int npk, const V16 (&cache)[PACKS], int t, M* zt) {
   M m = (M)neg_inf();
+  const int tq = t < 0 ? -1 : t / D::P, te = t - tq * D::P;
 #pragma unroll
   for (int k = 0; k < PACKS; ++k)
     if (k * NT + (int)threadIdx.x < npk) {
@@ -224,6 +227,11 @@ __device__ __forceinline__ M xent_plain_max(M scale, int npk, const V16 (&cache)
       D::unpack(cache[k], z);
 #pragma unroll
       for (int e = 0; e < D::P; ++e) m = fmax2(m, z[e] * scale);
+      if (k * NT + (int)threadIdx.x == tq) {
+#pragma unroll
+        for (int e = 0; e < D::P; ++e)
+          if (e == te) *zt = z[e] * scale;
+      }
     }
   return m;
 }
@@ -375,9 +383,12 @@ __device__ __forceinline__ void xent_row(const XParams& p) {
                  (reinterpret_cast<unsigned long long>(x) & 15) == 0))
     __trap();  // a host bug: the call needs the general kernel
   M Ard = 0;   // A/d for xent_plain_grad_kept
+  // The next row's target loads during this row: the ignore test waits on it.
+  long long t_next = blockIdx.x < p.rows ? xent_target(p, blockIdx.x) : 0;
   for (long long r = blockIdx.x; r < p.rows; r += gridDim.x) {
     __syncthreads();  // the previous row's reads of the shared arrays
-    const long long t = xent_target(p, r);
+    const long long t = t_next;
+    if (r + gridDim.x < p.rows) t_next = xent_target(p, r + gridDim.x);
     const bool ign = t == p.ignore;
     const T* xr = x + r * v;
     T* gr = grad ? grad + r * v : nullptr;
@@ -394,7 +405,9 @@ __device__ __forceinline__ void xent_row(const XParams& p) {
     // packs from an aligned start): the cached kernels' passes without the
     // per-element options, masks and 64-bit column tests (xent_row_plain).
     constexpr bool plain = PLAIN;
-    if (threadIdx.x == 0) {
+    // Plain cached rows take z_t from the register cache (xent_plain_max).
+    const bool zt_cached = plain && PACKS > 0 && !lse_in;
+    if (threadIdx.x == 0 && !zt_cached) {
       M zt = 0;
       if (!ign) {
         M xt = D::to_f(xr[t]);
@@ -413,7 +426,7 @@ __device__ __forceinline__ void xent_row(const XParams& p) {
       if constexpr (PACKS > 0) {
         if (plain) {
           xent_plain_load<D, NT, PACKS>(base, (int)npk, cache);
-          m = xblock_max<NT>(xent_plain_max<D, NT, PACKS>(o.scale, (int)npk, cache), sh_a);
+          m = xblock_max<NT>(xent_plain_max<D, NT, PACKS>(o.scale, (int)npk, cache, ign ? -1 : (int)t, &sh_row[0]), sh_a);
           dl = xent_plain_sum<D, NT, PACKS>(o.scale, safe(m), (int)npk, cache);
         } else {
           // Cached rows: the thread's max, the block's, then one exp an

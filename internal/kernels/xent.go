@@ -58,11 +58,15 @@ func (k XentRow) Cols(dt spec.DType) int64 {
 // "_plain" for its twin that serves only plain calls (XentPlain).
 func (k XentRow) Symbol(dt spec.DType, plain bool) string {
 	s := fmt.Sprintf("xent_row_%v_t%d_p%d", dt, k.Threads, k.Packs)
-	if plain {
+	if plain && k.hasPlain(dt) {
 		s += "_plain"
 	}
 	return s
 }
+
+// hasPlain: f64 streamed rows have no plain twin (the general pass timed
+// 8% faster, nvidia-h200-2026-11-29-s69-c3.txt).
+func (k XentRow) hasPlain(dt spec.DType) bool { return k.Packs > 0 || dt != spec.Float64 }
 
 // XentPlain reports whether a call takes the "_plain" row kernels: no
 // softcap, class weights or label smoothing, and rows of whole 16-byte
@@ -121,6 +125,9 @@ func XentInstances() []Instance {
 	for _, dt := range xentDTypes {
 		for _, k := range XentRows {
 			for _, plain := range []bool{false, true} {
+				if plain && !k.hasPlain(dt) {
+					continue
+				}
 				out = append(out, Instance{Symbol: k.Symbol(dt, plain), Threads: k.Threads,
 					Body: body("smx::xent_row", "smx::"+strings.ToUpper(dt.String()), k.Threads, k.Packs, plain)})
 			}

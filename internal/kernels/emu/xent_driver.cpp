@@ -172,7 +172,8 @@ int main() {
     emu::in_lo[0] = X; emu::in_hi[0] = X + n * es; emu::in_lo[1] = nullptr; emu::bad_reads = 0;
     char sym[64];
     // The "_plain" twins serve the plain calls, the others the rest (kernels.XentPlain).
-    const bool plain = o.cap == 0 && !o.w && o.eps == 0 && V % (16 / es) == 0 && ((uintptr_t)X & 15) == 0 && p.vec;
+    const bool plain = o.cap == 0 && !o.w && o.eps == 0 && V % (16 / es) == 0 && ((uintptr_t)X & 15) == 0 && p.vec &&
+                       (rk.packs > 0 || dt != 3);  // f64 streams have no plain twin
     snprintf(sym, sizeof sym, "xent_row_%s_t%d_p%d%s", dname(dt), rk.threads, rk.packs, plain ? "_plain" : "");
     ++(plain ? nplain : ngeneral);
     launch("xent_prep", 1, 1024, p);
