@@ -382,7 +382,6 @@ __device__ __forceinline__ void xent_row(const XParams& p) {
   if (PLAIN && !(o.cap == 0 && !o.w && o.eps == 0 && v % P == 0 && p.vec && v < (1LL << 30) &&
                  (reinterpret_cast<unsigned long long>(x) & 15) == 0))
     __trap();  // a host bug: the call needs the general kernel
-  M Ard = 0;   // A/d for xent_plain_grad_kept
   // The next row's target loads during this row: the ignore test waits on it.
   long long t_next = blockIdx.x < p.rows ? xent_target(p, blockIdx.x) : 0;
   for (long long r = blockIdx.x; r < p.rows; r += gridDim.x) {
@@ -416,7 +415,7 @@ __device__ __forceinline__ void xent_row(const XParams& p) {
       }
       sh_row[0] = zt;
     }
-    M lse;
+    M lse, Ard = 0;  // Ard: A/d for xent_plain_grad_kept
     if (lse_in) {
       lse = lse_in[r];
       __syncthreads();  // sh_row

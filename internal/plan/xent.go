@@ -96,8 +96,9 @@ func ParseXentTable(text string) ([]XentRowTable, error) {
 
 // PlanXent chooses the row kernel of p on dev from XentTable. A cached
 // kernel must hold the row from its 16-byte boundary: V plus up to a
-// pack's worth of lead elements; a row whose kernel cannot (float64's
-// packs hold half of float32's elements) passes to the next.
+// pack's worth of lead elements (none for a plain call: its rows start
+// on the boundary); a row whose kernel cannot (float64's packs hold half
+// of float32's elements) passes to the next.
 func PlanXent(p XentProblem, dev Device) (XentPlan, error) {
 	if !p.DType.Valid() {
 		return XentPlan{}, fmt.Errorf("plan: cross-entropy kernels for %v: none (f32, f16, bf16, f64)", p.DType)
@@ -106,6 +107,9 @@ func PlanXent(p XentProblem, dev Device) (XentPlan, error) {
 		return XentPlan{}, fmt.Errorf("plan: cross-entropy of %d rows of %d classes", p.Rows, p.V)
 	}
 	need := p.V + int64(kernels.Pack(p.DType)) - 1
+	if p.Plain {
+		need = p.V
+	}
 	for i, r := range XentTable {
 		if r.ESize != 0 && r.ESize != p.DType.Size() || r.Cols != 0 && need > r.Cols || r.Kernel.Packs > 0 && need > r.Kernel.Cols(p.DType) {
 			continue

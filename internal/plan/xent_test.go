@@ -36,6 +36,23 @@ func TestPlanXent(t *testing.T) {
 			t.Errorf("V=%d: launch %+v", c.v, pl)
 		}
 	}
+	// Plain calls' rows start on their 16-byte boundary: a power-of-two
+	// vocabulary fills a kernel exactly, and their symbols are the twins.
+	for _, c := range []struct {
+		v    int64
+		dt   spec.DType
+		want string
+	}{
+		{32768, spec.Float32, "xent_row_f32_t1024_p8_plain"},
+		{8192, spec.BFloat16, "xent_row_bf16_t256_p8_plain"},
+		{32769, spec.Float32, "xent_row_f32_t1024_p0_plain"},
+		{32000, spec.Float64, "xent_row_f64_t1024_p0"}, // f64 streams: no plain twin
+	} {
+		pl, err := PlanXent(XentProblem{Rows: 1000, V: c.v, DType: c.dt, Plain: true}, dev)
+		if err != nil || pl.Symbol != c.want {
+			t.Errorf("plain V=%d %v: %s (%v), want %s", c.v, c.dt, pl.Symbol, err, c.want)
+		}
+	}
 	if pl, _ := PlanXent(XentProblem{Rows: 3, V: 10, DType: spec.Float32}, dev); pl.Grid != 3 {
 		t.Errorf("3 rows: grid %d", pl.Grid)
 	}
