@@ -3,7 +3,10 @@ package cpu
 import (
 	"fmt"
 	"math/rand/v2"
+	"runtime"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/gofused/softmax/internal/cpu/vec"
 	"github.com/gofused/softmax/internal/spec"
@@ -79,6 +82,30 @@ func BenchmarkParallelWake(b *testing.B) {
 			var c call
 			for i := 0; i < b.N; i++ {
 				parallel(nop{}, parts, &c.wg)
+			}
+		})
+	}
+}
+
+// busy is a part whose shares each spin for d.
+type busy struct{ d time.Duration }
+
+func (b busy) run(i, parts int, s *scratch) {
+	for t0 := time.Now(); time.Since(t0) < b.d; {
+	}
+}
+
+// BenchmarkFanOutBusy times calls of 40 µs of work a worker on every
+// thread, cut as fanOut cuts it (sharesPerWorker shares a worker) and as
+// one share a worker: what a call loses to waking the workers, against
+// the ideal 40 µs.
+func BenchmarkFanOutBusy(b *testing.B) {
+	p := runtime.GOMAXPROCS(0)
+	for _, per := range []int{1, sharesPerWorker} {
+		b.Run(fmt.Sprintf("shares=%dx%d", p, per), func(b *testing.B) {
+			var wg sync.WaitGroup
+			for i := 0; i < b.N; i++ {
+				parallelOn(busy{40 * time.Microsecond / time.Duration(per)}, p*per, p, &wg)
 			}
 		})
 	}

@@ -4,6 +4,7 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // part is one share of a parallel step; run is called once for each of
@@ -67,11 +68,36 @@ func (p *pool) ensure(n int) {
 	for ; p.workers < n; p.workers++ {
 		go func() {
 			s := new(scratch)
-			for b := range p.jobs {
+			for {
+				b := p.next()
 				b.work(s)
 				b.release()
 			}
 		}()
+	}
+}
+
+// spinFor is how long a worker polls for the next batch before it parks.
+// A parked worker takes microseconds to wake (an idle virtual CPU longer),
+// and the runtime wakes them one after another, so the last of 15 starts
+// its share late; calls that follow each other find polling workers at
+// once, as torch's OpenMP threads spin before they sleep.
+const spinFor = 50 * time.Microsecond
+
+// next returns the next batch handed to the workers, polling for spinFor
+// before it blocks.
+func (p *pool) next() *batch {
+	deadline := time.Now().Add(spinFor)
+	for {
+		select {
+		case b := <-p.jobs:
+			return b
+		default:
+		}
+		if time.Now().After(deadline) {
+			return <-p.jobs
+		}
+		runtime.Gosched()
 	}
 }
 
