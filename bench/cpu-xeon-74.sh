@@ -7,8 +7,13 @@
 # store kind wins at 2, 4, 8 and 16 threads. Prints the caches, then one
 # table last. Under 150 s on a 16-core host (rounds past its time budget
 # are skipped and said so).
+# With the branch's internal/cpu test binary beside them (.devbin/cpu74.test)
+# it first times BenchmarkFanOutBusy at 16 threads: a call's loss to waking
+# the workers against its ideal 40 µs, one and four shares a worker,
+# polling workers and not.
 #   usage: bench/cpu-xeon-74.sh [MAIN_BIN [BRANCH_BIN [PEERS_PY [OUT_DIR]]]]
-#   (binaries: CGO_ENABLED=0 go build -ldflags="-s -w" -o .devbin/... ./cmd/softmax)
+#   (binaries: CGO_ENABLED=0 go build -ldflags="-s -w" -o .devbin/... ./cmd/softmax;
+#    CGO_ENABLED=0 go test -c -o .devbin/cpu74.test ./internal/cpu on the branch)
 set -euo pipefail
 main=${1:-.devbin/softmax}
 branch=${2:-.devbin/softmax-hx74bwd}
@@ -22,6 +27,14 @@ shapes="4096x4096:f32:-1:softmax_backward,8192x1024:bf16:-1:softmax_backward"
 shapes+=",128x32000:f32:-1:log_softmax_backward,128x32000:f32:-1:log_softmax,4096x4096:f32"
 nproc; lscpu | grep -E 'Model name|L2 cache|L3 cache|NUMA node\(s\)' || true
 uptime
+cputest=${CPU_TEST:-$(dirname "$branch")/cpu74.test}
+if [ -x "$cputest" ]; then
+  for t in 16 2; do
+    GOMAXPROCS=$t "$cputest" -test.run '^$' -test.bench FanOutBusy -test.benchtime 2000x | grep '^Benchmark' || true
+  done
+else
+  echo "no $cputest: BenchmarkFanOutBusy not timed"
+fi
 
 # ours T NAME ROUND [FLAGS...]: one bench run, records in NAME-T-ROUND.json.
 ours() {

@@ -97,16 +97,21 @@ func (b busy) run(i, parts int, s *scratch) {
 
 // BenchmarkFanOutBusy times calls of 40 µs of work a worker on every
 // thread, cut as fanOut cuts it (sharesPerWorker shares a worker) and as
-// one share a worker: what a call loses to waking the workers, against
-// the ideal 40 µs.
+// one share a worker, with workers that poll spinFor for the next call
+// and without: what a call loses to waking the workers, against the ideal
+// 40 µs.
 func BenchmarkFanOutBusy(b *testing.B) {
 	p := runtime.GOMAXPROCS(0)
-	for _, per := range []int{1, sharesPerWorker} {
-		b.Run(fmt.Sprintf("shares=%dx%d", p, per), func(b *testing.B) {
-			var wg sync.WaitGroup
-			for i := 0; i < b.N; i++ {
-				parallelOn(busy{40 * time.Microsecond / time.Duration(per)}, p*per, p, &wg)
-			}
-		})
+	defer spinFor.Store(spinFor.Load())
+	for _, spin := range []time.Duration{0, time.Duration(spinFor.Load())} {
+		for _, per := range []int{1, sharesPerWorker} {
+			b.Run(fmt.Sprintf("shares=%dx%d/spin=%v", p, per, spin), func(b *testing.B) {
+				spinFor.Store(int64(spin))
+				var wg sync.WaitGroup
+				for i := 0; i < b.N; i++ {
+					parallelOn(busy{40 * time.Microsecond / time.Duration(per)}, p*per, p, &wg)
+				}
+			})
+		}
 	}
 }
