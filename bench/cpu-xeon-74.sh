@@ -8,9 +8,11 @@
 # table last. Under 150 s on a 16-core host (rounds past its time budget
 # are skipped and said so).
 # With the branch's internal/cpu test binary beside them (.devbin/cpu74.test)
-# it first times BenchmarkFanOutBusy at 16 threads: a call's loss to waking
-# the workers against its ideal 40 µs, one and four shares a worker,
-# polling workers and not.
+# it first times, at 16 and 2 threads, BenchmarkFanOutBusy (a call's loss to
+# waking the workers against its ideal 40 µs: one and four shares a worker,
+# polling workers and not) and BenchmarkBackwardSkew (the float32 backward
+# rows with dx at y's page offset and off it, plain and non-temporal
+# stores: whether Intel's 4K aliasing is what slows them).
 #   usage: bench/cpu-xeon-74.sh [MAIN_BIN [BRANCH_BIN [PEERS_PY [OUT_DIR]]]]
 #   (binaries: CGO_ENABLED=0 go build -ldflags="-s -w" -o .devbin/... ./cmd/softmax;
 #    CGO_ENABLED=0 go test -c -o .devbin/cpu74.test ./internal/cpu on the branch)
@@ -31,9 +33,10 @@ cputest=${CPU_TEST:-$(dirname "$branch")/cpu74.test}
 if [ -x "$cputest" ]; then
   for t in 16 2; do
     GOMAXPROCS=$t "$cputest" -test.run '^$' -test.bench FanOutBusy -test.benchtime 2000x | grep '^Benchmark' || true
+    GOMAXPROCS=$t "$cputest" -test.run '^$' -test.bench BackwardSkew -test.benchtime 20x | grep '^Benchmark' || true
   done
 else
-  echo "no $cputest: BenchmarkFanOutBusy not timed"
+  echo "no $cputest: BenchmarkFanOutBusy and BenchmarkBackwardSkew not timed"
 fi
 
 # ours T NAME ROUND [FLAGS...]: one bench run, records in NAME-T-ROUND.json.
