@@ -69,11 +69,12 @@ var calls = sync.Pool{New: func() any { return new(call) }}
 // non-temporal stores (a variable for tests and softmax bench's
 // --cpu-stream-workers). A few cores are each limited by the lines they
 // can have in flight, so skipping the read of every output line pays
-// (Xeon, 2 threads: Go's streamed copy 5068 µs against torch's plain
-// 6909 on 128 MB moved); many cores together are not, and plain stores
-// leave the output in the shared last-level cache for whoever reads it
-// next, as non-temporal ones do not (16 threads: 896 against 589 µs;
-// bench/results/cpu-xeon-2026-11-29-s68-peers.txt).
+// (Xeon, 2 threads: Go's streamed copy 5086 µs against torch's plain 6909
+// on 128 MB moved); many cores together are not, and plain stores leave
+// the output in the shared last-level cache, as non-temporal ones do not
+// (16 threads: 896 against 589 µs; cpu-xeon-2026-11-29-s68-ours-16.json
+// and -torch-16.json in bench/results). bench/cpu-xeon-74.sh times both
+// kinds at 2, 4, 8 and 16 threads.
 var streamWorkers = 4
 
 // streams says whether an output of outBytes written by workers
@@ -83,9 +84,8 @@ func streams(outBytes, workers int) bool {
 }
 
 // SetStreamWorkers sets the most workers that write large outputs with
-// non-temporal stores (0: none; the default is streamWorkers' comment's)
-// and returns the previous value. It is meant for benchmarks and must not
-// run concurrently with calls.
+// non-temporal stores (0: none) and returns the previous value. It is
+// meant for benchmarks and must not run concurrently with calls.
 func SetStreamWorkers(n int) (prev int) {
 	prev, streamWorkers = streamWorkers, n
 	return prev

@@ -79,11 +79,11 @@ func (p *pool) ensure(n int) {
 
 // spinFor is how long a worker polls for the next batch before it parks
 // (in nanoseconds; atomic, so that BenchmarkFanOutBusy can change it under
-// running workers). A parked worker takes microseconds
-// to wake (an idle virtual CPU longer), and the runtime wakes them one
-// after another, so the last of 15 starts its share late; calls that
-// follow each other find polling workers at once, as torch's OpenMP
-// threads spin before they sleep.
+// running workers). A parked worker takes microseconds to wake (an idle
+// virtual CPU longer), and the runtime wakes them one after another, so
+// the last of 15 starts its share late; calls that follow each other find
+// polling workers at once, as torch's OpenMP threads spin before they
+// sleep.
 var spinFor atomic.Int64
 
 func init() { spinFor.Store(int64(50 * time.Microsecond)) }
