@@ -2,6 +2,7 @@ package bench
 
 import (
 	"fmt"
+	"github.com/gofused/softmax/internal/kernels"
 	"io"
 	"math/rand/v2"
 
@@ -85,7 +86,8 @@ func lossCaseCUDA(d *cuda.Device, l2 *cuda.L2Flush, timer *cuda.Timer, op string
 	if err != nil {
 		return r, err
 	}
-	r.Chosen, r.IsChosen = pl.Symbol, true
+	// The bench's calls are plain (kernels.XentPlain) where the rows are whole packs.
+	r.Chosen, r.IsChosen = pl.Kernel.Symbol(c.DType, v%kernels.Pack(c.DType) == 0), true
 	var free []func() error
 	defer func() {
 		for _, f := range free {

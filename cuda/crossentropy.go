@@ -402,7 +402,8 @@ func (d *Device) runXent(c *xentCall, s *Stream) error {
 	var err error
 	if c.cols != nil {
 		pl = *c.cols
-	} else if pl, err = d.XentPlan(c.rows, c.v, c.dt); err != nil {
+	} else if pl, err = plan.PlanXent(plan.XentProblem{Rows: int64(c.rows), V: int64(c.v), DType: c.dt,
+		Plain: kernels.XentPlain(&c.p, c.dt, c.weights != nil)}, d.planDevice()); err != nil {
 		return fmt.Errorf("cuda: %w", err)
 	}
 	lossOff, wOff, gOff, total := c.wsLayout()

@@ -38,6 +38,20 @@ func TestCrossEntropySanitize(t *testing.T) {
 			sanitizeOthers(t, d, dt, v)
 		}
 	}
+	// Plain calls (kernels.XentPlain: no softcap, weights or smoothing,
+	// whole packs from aligned starts) take the "_plain" twins.
+	for _, dt := range []softmax.DType{softmax.Float32, softmax.Float16, softmax.BFloat16, softmax.Float64} {
+		for _, v := range xentSanitizeV {
+			v &^= 7
+			pl, err := d.XentPlan(3, v, dt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			seen[pl.Kernel.Symbol(dt, true)] = true
+			ceRun{dt: dt, rows: 4, v: v, opt: softmax.CrossEntropyOptions{Reduction: softmax.ReductionNone, ZLoss: 1e-4, Scale: 1.1}}.check(t, d, uint64(v)+2)
+			ceRun{dt: dt, rows: 4, v: v, inPlace: true}.check(t, d, uint64(v)+3)
+		}
+	}
 	for _, dt := range []softmax.DType{softmax.Float32, softmax.Float16, softmax.BFloat16, softmax.Float64} {
 		for _, k := range rowKernels(dt) {
 			if !seen[k] {
@@ -53,7 +67,7 @@ func TestCrossEntropySanitize(t *testing.T) {
 func rowKernels(dt softmax.DType) []string {
 	var out []string
 	for _, r := range kernels.XentRows {
-		out = append(out, r.Symbol(dt))
+		out = append(out, r.Symbol(dt, false), r.Symbol(dt, true))
 	}
 	return out
 }

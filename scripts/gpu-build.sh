@@ -5,10 +5,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 export CGO_ENABLED=0 GOOS=linux GOARCH=amd64
 mkdir -p .devbin
-# stripped (-s -w): the carry to the device is limited to 64 MiB with the tree
-go build -ldflags="-s -w" -o .devbin/softmax ./cmd/softmax
+go build -o .devbin/softmax ./cmd/softmax
 for p in ./internal/driver ./internal/jit ./cuda ./bench ./cmd/softmax; do
-  go test -c -ldflags="-s -w" -o ".devbin/$(basename "$p").test" "$p"
+  go test -c -o ".devbin/$(basename "$p").test" "$p"
 done
 cp bench/peers/peers.py .devbin/ 2>/dev/null || true
 cp scripts/gpu-run.sh scripts/gpu-tests.sh scripts/gpu-tests-f64.sh .devbin/

@@ -202,6 +202,11 @@ __device__ __forceinline__ void xent_zero(typename D::T* gr, long long v) {
 
 // The plain rows' passes (xent_row): whole packs, k*NT + t of a thread, at
 // most npk a row (int: cached rows are far below 2^31 elements).
+template <class D>
+__device__ __forceinline__ constexpr bool xent_keeps_exps() {
+  return sizeof(typename D::T) == sizeof(typename D::M);
+}
+
 template <class D, int NT, int PACKS>
 __device__ __forceinline__ void xent_plain_load(const typename D::T* row, int npk, V16 (&cache)[PACKS]) {
 #pragma unroll
@@ -209,9 +214,12 @@ __device__ __forceinline__ void xent_plain_load(const typename D::T* row, int np
     if (k * NT + (int)threadIdx.x < npk) cache[k] = ld16(row + (k * NT + threadIdx.x) * D::P);
 }
 
+// The thread holding the target's pack writes z_t to *zt (t < 0: none),
+// so no thread waits on a load of x[t] before its row loads.
 template <class D, int NT, int PACKS, class M = typename D::M>
-__device__ __forceinline__ M xent_plain_max(M scale, int npk, const V16 (&cache)[PACKS]) {
+__device__ __forceinline__ M xent_plain_max(M scale, int npk, const V16 (&cache)[PACKS], int t, M* zt) {
   M m = (M)neg_inf();
+  const int tq = t < 0 ? -1 : t / D::P, te = t - tq * D::P;
 #pragma unroll
   for (int k = 0; k < PACKS; ++k)
     if (k * NT + (int)threadIdx.x < npk) {
@@ -219,12 +227,19 @@ __device__ __forceinline__ M xent_plain_max(M scale, int npk, const V16 (&cache)
       D::unpack(cache[k], z);
 #pragma unroll
       for (int e = 0; e < D::P; ++e) m = fmax2(m, z[e] * scale);
+      if (k * NT + (int)threadIdx.x == tq) {
+#pragma unroll
+        for (int e = 0; e < D::P; ++e)
+          if (e == te) *zt = z[e] * scale;
+      }
     }
   return m;
 }
 
+// Where the storage holds the math type (f32, f64), the exps replace the
+// cached logits, and the gradient pass scales them (xent_plain_grad_kept).
 template <class D, int NT, int PACKS, class M = typename D::M>
-__device__ __forceinline__ M xent_plain_sum(M scale, M sm, int npk, const V16 (&cache)[PACKS]) {
+__device__ __forceinline__ M xent_plain_sum(M scale, M sm, int npk, V16 (&cache)[PACKS]) {
   M d = 0;
 #pragma unroll
   for (int k = 0; k < PACKS; ++k)
@@ -232,7 +247,11 @@ __device__ __forceinline__ M xent_plain_sum(M scale, M sm, int npk, const V16 (&
       M z[D::P];
       D::unpack(cache[k], z);
 #pragma unroll
-      for (int e = 0; e < D::P; ++e) d += fexp_nonpos(z[e] * scale - sm);
+      for (int e = 0; e < D::P; ++e) {
+        z[e] = fexp_nonpos(z[e] * scale - sm);
+        d += z[e];
+      }
+      if constexpr (xent_keeps_exps<D>()) cache[k] = D::pack(z);
     }
   return d;
 }
@@ -252,6 +271,29 @@ __device__ __forceinline__ void xent_plain_grad_pack(M scale, M lse, M A, M T, i
     g[e] = o * scale;
   }
   st_cs(gr + q * D::P, D::pack(g));
+}
+
+// The plain cached rows' gradient from the exps xent_plain_sum kept:
+// A·exp(z_j − lse) = e_j·(A/d), d the row's sum (a row of −inf or with a
+// NaN or +inf: e_j/d is NaN, as exp(z_j − lse) is).
+template <class D, int NT, int PACKS, class M = typename D::M>
+__device__ __forceinline__ void xent_plain_grad_kept(M scale, M Ard, M T, int t, int npk, const V16 (&cache)[PACKS],
+                                                     typename D::T* gr) {
+#pragma unroll
+  for (int k = 0; k < PACKS; ++k) {
+    const int q = k * NT + (int)threadIdx.x;
+    if (q < npk) {
+      M e[D::P];
+      D::unpack(cache[k], e);
+#pragma unroll
+      for (int i = 0; i < D::P; ++i) {
+        M o = e[i] * Ard;
+        if (q * D::P + i == t) o -= T;
+        e[i] = o * scale;
+      }
+      st_cs(gr + q * D::P, D::pack(e));
+    }
+  }
 }
 
 // The plain cached rows' gradient (every thread's packs).
@@ -320,8 +362,11 @@ __device__ __forceinline__ void xent_plain_stream_grad(M scale, M lse, M A, M T,
 
 // One block a row; PACKS > 0 caches the row in registers (the planner
 // launches it only for rows of at most NT·PACKS packs from their 16-byte
-// boundary), PACKS = 0 streams it.
-template <class D, int NT, int PACKS>
+// boundary), PACKS = 0 streams it. PLAIN kernels ("_plain") serve only
+// plain calls (kernels.XentPlain: no softcap, weights or label smoothing,
+// rows of whole packs from aligned starts) and the others none: compiled
+// apart, the plain passes keep the registers the options would take.
+template <class D, int NT, int PACKS, bool PLAIN = false>
 __device__ __forceinline__ void xent_row(const XParams& p) {
   typedef typename D::T T;
   typedef typename D::M M;
@@ -334,9 +379,16 @@ __device__ __forceinline__ void xent_row(const XParams& p) {
   T* grad = static_cast<T*>(p.grad);
   M* loss = static_cast<M*>(p.loss);
   const M* lse_in = static_cast<const M*>(p.lse_in);
+  if (PLAIN && !(o.cap == 0 && !o.w && o.eps == 0 && v % P == 0 && p.vec && v < (1LL << 30) &&
+                 (reinterpret_cast<unsigned long long>(x) & 15) == 0))
+    __trap();  // a host bug: the call needs the general kernel
+  M Ard = 0;   // A/d for xent_plain_grad_kept
+  // The next row's target loads during this row: the ignore test waits on it.
+  long long t_next = blockIdx.x < p.rows ? xent_target(p, blockIdx.x) : 0;
   for (long long r = blockIdx.x; r < p.rows; r += gridDim.x) {
     __syncthreads();  // the previous row's reads of the shared arrays
-    const long long t = xent_target(p, r);
+    const long long t = t_next;
+    if (r + gridDim.x < p.rows) t_next = xent_target(p, r + gridDim.x);
     const bool ign = t == p.ignore;
     const T* xr = x + r * v;
     T* gr = grad ? grad + r * v : nullptr;
@@ -352,8 +404,10 @@ __device__ __forceinline__ void xent_row(const XParams& p) {
     // Plain rows (no softcap, weights or label smoothing; every row of whole
     // packs from an aligned start): the cached kernels' passes without the
     // per-element options, masks and 64-bit column tests (xent_row_plain).
-    const bool plain = o.cap == 0 && !o.w && o.eps == 0 && lead == 0 && v % P == 0 && p.vec && v < (1LL << 30);
-    if (threadIdx.x == 0) {
+    constexpr bool plain = PLAIN;
+    // Plain cached rows take z_t from the register cache (xent_plain_max).
+    const bool zt_cached = plain && PACKS > 0 && !lse_in;
+    if (threadIdx.x == 0 && !zt_cached) {
       M zt = 0;
       if (!ign) {
         M xt = D::to_f(xr[t]);
@@ -372,7 +426,7 @@ __device__ __forceinline__ void xent_row(const XParams& p) {
       if constexpr (PACKS > 0) {
         if (plain) {
           xent_plain_load<D, NT, PACKS>(base, (int)npk, cache);
-          m = xblock_max<NT>(xent_plain_max<D, NT, PACKS>(o.scale, (int)npk, cache), sh_a);
+          m = xblock_max<NT>(xent_plain_max<D, NT, PACKS>(o.scale, (int)npk, cache, ign ? -1 : (int)t, &sh_row[0]), sh_a);
           dl = xent_plain_sum<D, NT, PACKS>(o.scale, safe(m), (int)npk, cache);
         } else {
           // Cached rows: the thread's max, the block's, then one exp an
@@ -441,6 +495,7 @@ __device__ __forceinline__ void xent_row(const XParams& p) {
         dl = s.d * fexp_nonpos(s.m - safe(m));
       }
       const M d = xblock_sum<NT>(dl, sh_b);
+      Ard = 1 / d;
       lse = m == (M)__int_as_float(0x7f800000) ? (M)qnan() : m + flog(d);
       if (o.eps != 0) s.dot = xblock_sum<NT>(s.dot, sh_c);
       if (threadIdx.x == 0) {
@@ -484,8 +539,14 @@ __device__ __forceinline__ void xent_row(const XParams& p) {
     const M Tt = gs * (1 - o.eps) * wt;
     if constexpr (PACKS > 0) {
       if (plain) {
-        if (lse_in) xent_plain_load<D, NT, PACKS>(base, (int)npk, cache);  // backward: not cached yet
-        xent_plain_grad<D, NT, PACKS>(o.scale, lse, A, Tt, (int)t, (int)npk, cache, gr);
+        if (lse_in) {  // backward: not cached yet
+          xent_plain_load<D, NT, PACKS>(base, (int)npk, cache);
+          xent_plain_grad<D, NT, PACKS>(o.scale, lse, A, Tt, (int)t, (int)npk, cache, gr);
+        } else if constexpr (xent_keeps_exps<D>()) {
+          xent_plain_grad_kept<D, NT, PACKS>(o.scale, A * Ard, Tt, (int)t, (int)npk, cache, gr);
+        } else {
+          xent_plain_grad<D, NT, PACKS>(o.scale, lse, A, Tt, (int)t, (int)npk, cache, gr);
+        }
       } else {
         if (lse_in) {  // backward: the row is not cached yet
 #pragma unroll

@@ -54,9 +54,27 @@ func (k XentRow) Cols(dt spec.DType) int64 {
 	return int64(k.Threads*k.Packs) * int64(Pack(dt))
 }
 
-// Symbol is the kernel's name for dt: xent_row_bf16_t512_p8.
-func (k XentRow) Symbol(dt spec.DType) string {
-	return fmt.Sprintf("xent_row_%v_t%d_p%d", dt, k.Threads, k.Packs)
+// Symbol is the kernel's name for dt: xent_row_bf16_t512_p8, with
+// "_plain" for its twin that serves only plain calls (XentPlain).
+func (k XentRow) Symbol(dt spec.DType, plain bool) string {
+	s := fmt.Sprintf("xent_row_%v_t%d_p%d", dt, k.Threads, k.Packs)
+	if plain && k.hasPlain(dt) {
+		s += "_plain"
+	}
+	return s
+}
+
+// hasPlain: f64 streamed rows have no plain twin (the general pass timed
+// 8% faster, nvidia-h200-2026-11-29-s69-c3.txt).
+func (k XentRow) hasPlain(dt spec.DType) bool { return k.Packs > 0 || dt != spec.Float64 }
+
+// XentPlain reports whether a call takes the "_plain" row kernels: no
+// softcap, class weights or label smoothing, and rows of whole 16-byte
+// packs from 16-byte aligned starts, with vector gradient stores (Vec). The
+// plain kernels trap on any other call.
+func XentPlain(p *XParams, dt spec.DType, weights bool) bool {
+	return p.Softcap == 0 && !weights && p.Eps == 0 && p.V%int64(Pack(dt)) == 0 && p.Vec != 0 &&
+		p.V < 1<<30 && p.X%16 == 0
 }
 
 // XentRows are the row kernels the catalogue instantiates for every dtype:
@@ -106,8 +124,13 @@ func XentInstances() []Instance {
 	}
 	for _, dt := range xentDTypes {
 		for _, k := range XentRows {
-			out = append(out, Instance{Symbol: k.Symbol(dt), Threads: k.Threads,
-				Body: body("smx::xent_row", "smx::"+strings.ToUpper(dt.String()), k.Threads, k.Packs)})
+			for _, plain := range []bool{false, true} {
+				if plain && !k.hasPlain(dt) {
+					continue
+				}
+				out = append(out, Instance{Symbol: k.Symbol(dt, plain), Threads: k.Threads,
+					Body: body("smx::xent_row", "smx::"+strings.ToUpper(dt.String()), k.Threads, k.Packs, plain)})
+			}
 		}
 		for _, k := range XentColsKernels {
 			out = append(out, Instance{Symbol: k.Symbol(dt), Threads: k.Threads,

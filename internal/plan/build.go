@@ -28,6 +28,9 @@ func (c *ctx) check(s kernels.Strategy) error {
 	return nil
 }
 
+// maxCols is the longest row strategy s's kernels hold for the op and dtype.
+func (c *ctx) maxCols(s kernels.Strategy) int64 { return s.Info().MaxCols(c.p.Op, c.dt) }
+
 func (c *ctx) direction() string {
 	if c.bwd {
 		return "backward"

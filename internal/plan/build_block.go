@@ -222,7 +222,7 @@ func (c *ctx) blockHybrid() (Plan, error) {
 	if lo := int64(kernels.BlockHybridThreads[0]) * kernels.HybridRegValues(c.dt); v.Name == "" && c.p.Axis <= lo {
 		return Plan{}, fmt.Errorf("rows of %d elements fit its registers alone (%d): block_reg holds them", c.p.Axis, lo)
 	} else if v.Name == "" {
-		return Plan{}, fmt.Errorf("rows of %d elements exceed its cache (%d)", c.p.Axis, kernels.BlockHybrid.Info().MaxCols(c.p.Op, c.dt))
+		return Plan{}, fmt.Errorf("rows of %d elements exceed its cache (%d)", c.p.Axis, c.maxCols(kernels.BlockHybrid))
 	}
 	smem := int64(v.SmemPacks * v.FixedBlock * 16)
 	return c.one(kernels.BlockHybrid, v.Name, int64(v.FixedBlock), smem, c.p.Outer, 0, true,

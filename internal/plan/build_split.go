@@ -29,19 +29,10 @@ func (c *ctx) splitRow() (Plan, error) {
 // splitGridGrid returns split_grid's grid and the shared memory a block may
 // cache, once: conditions and the build ask up to three times.
 func (c *ctx) splitGridGrid() (g, smemMax int64, err error) {
-	if c.grid == nil {
-		g, smemMax, err := c.splitGridGridQuery()
-		c.grid = &splitGridSize{g, smemMax, err}
+	if c.grid != nil {
+		return c.grid.g, c.grid.smemMax, c.grid.err
 	}
-	return c.grid.g, c.grid.smemMax, c.grid.err
-}
-
-type splitGridSize struct {
-	g, smemMax int64
-	err        error
-}
-
-func (c *ctx) splitGridGridQuery() (g, smemMax int64, err error) {
+	defer func() { c.grid = &splitGridSize{g, smemMax, err} }()
 	if !c.d.Cooperative {
 		return 0, 0, fmt.Errorf("the device or driver does not support cooperative launch")
 	}
@@ -58,6 +49,11 @@ func (c *ctx) splitGridGridQuery() (g, smemMax int64, err error) {
 		perSM = min(perSM, n)
 	}
 	return int64(perSM) * int64(c.d.SMs), smemMax, nil
+}
+
+type splitGridSize struct {
+	g, smemMax int64
+	err        error
 }
 
 // splitGridWaveBytes is the most input bytes a split_grid wave takes.

@@ -52,7 +52,7 @@ func (c *ctx) stridedShort() (Plan, error) {
 	name, lanes, ok := c.stridedShortVariant()
 	if !ok {
 		return Plan{}, fmt.Errorf("it has kernels for axes of 2..%d rows (%s %v), not %d",
-			kernels.StridedShort.Info().MaxCols(c.p.Op, c.dt), c.direction(), c.dt, c.p.Axis)
+			c.maxCols(kernels.StridedShort), c.direction(), c.dt, c.p.Axis)
 	}
 	sl := kernels.StridedShortTwinSlices(c.p.Axis, lanes, c.p.Op)
 	threads := ceilDiv(c.p.Outer*c.p.Inner, 32/lanes*sl) * 32

@@ -3,8 +3,8 @@ package plan
 // warp_row's and flat_rows' builds: lane groups a row.
 
 import (
+	"cmp"
 	"fmt"
-	"math"
 	"slices"
 
 	"github.com/gofused/softmax/internal/kernels"
@@ -33,10 +33,10 @@ func (c *ctx) warpRow() (Plan, error) {
 func (c *ctx) warpShape() (w, np int64, err error) {
 	span := c.warpSpan()
 	packs := ceilDiv(span, c.P)
-	if m := kernels.WarpRow.Info().MaxCols(c.p.Op, c.dt); span > m {
+	if m := c.maxCols(kernels.WarpRow); span > m {
 		return 0, 0, fmt.Errorf("rows of %d elements (%d read from the pack boundary before each) exceed its register cache (%d)", c.p.Axis, span, m)
 	}
-	if c.warpPackPath() {
+	if c.wholePacks() || c.shifts(kernels.WarpRow) { // packs a lane; rows read element by element take one
 		if pick := c.warpLanes(packs); pick == "p2" || pick == "p3" {
 			w, np := warpShapeOf(pick, packs)
 			return w, np, nil
@@ -69,10 +69,6 @@ func warpShapeOf(x string, packs int64) (w, np int64) {
 // wholePacks reports rows of whole 16-byte packs on the vector path
 // (vec() also admits a single ragged row).
 func (c *ctx) wholePacks() bool { return c.vec() && c.p.Axis%c.P == 0 }
-
-// warpPackPath reports rows warp_row reads in 16-byte packs (whole, or
-// through its twins); rows read element by element take one pack a lane.
-func (c *ctx) warpPackPath() bool { return c.wholePacks() || c.shifts(kernels.WarpRow) }
 
 // flat_rows: a block a tile of rows staged in shared memory, a group of lanes
 // a row; about FlatRowsTileBytes a tile, two tiles an SM at least.
@@ -118,13 +114,9 @@ func (c *ctx) flatRowsLanes() (w, n int64, ok bool) {
 	if len(cands) == 0 {
 		return 0, 0, false
 	}
-	fewest := slices.MinFunc(cands, func(a, b pick) int { return int(a.slots - b.slots) }).slots
-	best := pick{score: math.MaxInt64}
-	for _, p := range cands {
-		if 4*p.slots <= 5*fewest && (p.score < best.score || p.score == best.score && p.slots < best.slots) {
-			best = p
-		}
-	}
+	fewest := slices.MinFunc(cands, func(a, b pick) int { return cmp.Compare(a.slots, b.slots) }).slots
+	cands = slices.DeleteFunc(cands, func(p pick) bool { return 4*p.slots > 5*fewest })
+	best := slices.MinFunc(cands, func(a, b pick) int { return cmp.Or(cmp.Compare(a.score, b.score), cmp.Compare(a.slots, b.slots)) })
 	return best.w, best.n, true
 }
 

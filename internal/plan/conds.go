@@ -87,9 +87,8 @@ func init() {
 		"block_reg_one_wave": {0, func(c *ctx, _ []int64) bool {
 			return c.ragged() && c.p.Outer == int64(c.d.SMs) && c.regime("block_reg")
 		}, "ragged rows, one an SM, that block_reg's rows take"},
-		"fills_block_reg": {0, func(c *ctx, _ []int64) bool {
-			return c.p.Axis == kernels.BlockReg.Info().MaxCols(c.p.Op, c.dt)
-		}, "the row is exactly the longest block_reg holds"},
+		"fills_block_reg": {0, func(c *ctx, _ []int64) bool { return c.p.Axis == c.maxCols(kernels.BlockReg) },
+			"the row is exactly the longest block_reg holds"},
 		"block_reg_deep": {2, func(c *ctx, a []int64) bool {
 			return c.p.Axis > a[0] && c.p.Outer >= a[1]*int64(c.d.SMs) && c.regime("block_reg")
 		}, "block_reg's rows, over a columns, from b rows an SM"},
@@ -123,18 +122,15 @@ func init() {
 			"the row's span (ragged rows: from the pack boundary before it) is over k bytes"},
 		"span_packs": {1, func(c *ctx, a []int64) bool { return ceilDiv(c.span(), c.P) <= a[0] },
 			"the row's span is at most k 16-byte packs"},
-		"block_reg_holds": {0, func(c *ctx, _ []int64) bool {
-			return c.span() <= kernels.BlockReg.Info().MaxCols(c.p.Op, c.dt)
-		}, "block_reg's register cache holds the row's span"},
-		"warp_holds": {0, func(c *ctx, _ []int64) bool {
-			return c.span() <= kernels.WarpRow.Info().MaxCols(c.p.Op, c.dt)
-		}, "warp_row's register cache holds the row's span"},
+		"block_reg_holds": {0, func(c *ctx, _ []int64) bool { return c.span() <= c.maxCols(kernels.BlockReg) },
+			"block_reg's register cache holds the row's span"},
+		"warp_holds": {0, func(c *ctx, _ []int64) bool { return c.span() <= c.maxCols(kernels.WarpRow) },
+			"warp_row's register cache holds the row's span"},
 		"whole_packs": {0, func(c *ctx, _ []int64) bool { return c.wholePacks() },
 			"rows of whole 16-byte packs on the vector path"},
 		"block_reg_bwd": {0, func(c *ctx, _ []int64) bool {
-			return c.span() > kernels.WarpRow.Info().MaxCols(c.p.Op, c.dt) && c.span() <= kernels.BlockReg.Info().MaxCols(c.p.Op, c.dt)
-		},
-			"backward rows past warp_row's that block_reg's registers hold"},
+			return c.span() > c.maxCols(kernels.WarpRow) && c.span() <= c.maxCols(kernels.BlockReg)
+		}, "backward rows past warp_row's that block_reg's registers hold"},
 		"cluster_size": {0, func(c *ctx, _ []int64) bool { _, ok := c.clusterSize(); return ok },
 			"a cluster of the device's size holds the row (split_cluster)"},
 		"grid_caches": {1, func(c *ctx, a []int64) bool { return c.gridCaches(a[0]) },
@@ -220,12 +216,6 @@ func (c *ctx) stridedSmemFits(k int64) bool {
 	return err == nil && int64(occ) >= k
 }
 
-// unalignedRows reports several last-axis rows whose tensors do not all
-// start on a 16-byte boundary (a view into a larger tensor).
-func (c *ctx) unalignedRows() bool {
-	return !c.p.Aligned && c.p.Inner == 1 && c.p.Outer > 1
-}
-
 // fewModel is the few-rows bandwidth model, for rows < SMs (ok false
 // otherwise): a block per row (""), the row split over every SM
 // (split_row) or a cluster per row (split_cluster), whichever it models
@@ -282,7 +272,7 @@ func (c *ctx) gridCaches(minBytes int64) bool {
 // register-cached body, block_smem (two blocks an SM) or pipelined holds.
 func (c *ctx) twoReadBlockRows() bool {
 	switch {
-	case c.p.Axis <= kernels.WarpRow.Info().MaxCols(c.p.Op, c.dt):
+	case c.p.Axis <= c.maxCols(kernels.WarpRow):
 		return false
 	case c.bwd:
 		return !c.regime("block_reg")

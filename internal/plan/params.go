@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"reflect"
 	"strings"
+
+	"github.com/gofused/softmax/internal/tsv"
 )
 
 //go:embed params.tsv
@@ -29,7 +31,7 @@ type params struct {
 // panics at init.
 func parseParams(text string) (p params) {
 	v, set := reflect.ValueOf(&p).Elem(), map[string]bool{}
-	err := eachRow(text, []string{"name", "value", "evidence"}, func(f []string) error {
+	err := tsv.Rows(text, []string{"name", "value", "evidence"}, func(f []string) error {
 		field := v.FieldByNameFunc(func(n string) bool { return strings.EqualFold(n, f[0]) })
 		b, err := parseBound(f[1])
 		switch {

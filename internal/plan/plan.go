@@ -322,8 +322,7 @@ func (c *ctx) ragged() bool {
 // them from the pack boundary before each row, inside the allocation:
 // CUDA allocations are 256-byte aligned).
 func (c *ctx) raggedRows() bool {
-	return c.p.Aligned && c.p.Inner == 1 && c.p.Outer > 1 && c.p.Axis%c.P != 0 ||
-		c.unalignedRows() && c.p.Skew != 0 && c.p.Axis > flatRowsMaxCols
+	return c.p.Inner == 1 && c.p.Outer > 1 && (c.p.Aligned && c.p.Axis%c.P != 0 || c.p.Skew != 0 && c.p.Axis > flatRowsMaxCols)
 }
 
 // warpRagged reports ragged rows that warp_row reads through its twins:

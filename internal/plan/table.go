@@ -13,6 +13,7 @@ import (
 
 	"github.com/gofused/softmax/internal/kernels"
 	"github.com/gofused/softmax/internal/spec"
+	"github.com/gofused/softmax/internal/tsv"
 )
 
 //go:embed table/*.tsv
@@ -154,7 +155,7 @@ func TableHeader() string { return strings.Join(tableColumns, "\t") }
 
 func parseTable(text string, checkCands bool) ([]Row, error) {
 	var rows []Row
-	err := eachRow(text, tableColumns, func(cells []string) error {
+	err := tsv.Rows(text, tableColumns, func(cells []string) error {
 		r, err := parseRow(cells, checkCands)
 		if err == nil && slices.ContainsFunc(rows, func(o Row) bool { return o.ID == r.ID }) {
 			err = fmt.Errorf("row %q twice", r.ID)
@@ -163,39 +164,6 @@ func parseTable(text string, checkCands bool) ([]Row, error) {
 		return err
 	})
 	return rows, err
-}
-
-// eachRow calls f with the trimmed cells of each row of a tab-separated
-// file under a header line naming cols; blank and # lines are skipped.
-func eachRow(text string, cols []string, f func(cells []string) error) error {
-	header := false
-	for n, line := range strings.Split(strings.ReplaceAll(text, "\r", ""), "\n") {
-		if strings.TrimSpace(line) == "" || strings.HasPrefix(line, "#") {
-			continue
-		}
-		cells := strings.Split(line, "\t")
-		var err error
-		switch {
-		case !header && line != strings.Join(cols, "\t"):
-			err = fmt.Errorf("header %q, want the columns %s", line, strings.Join(cols, ", "))
-		case !header:
-			header = true
-		case len(cells) != len(cols):
-			err = fmt.Errorf("%d cells, want %d (%s)", len(cells), len(cols), strings.Join(cols, ", "))
-		default:
-			for i := range cells {
-				cells[i] = strings.TrimSpace(cells[i])
-			}
-			err = f(cells)
-		}
-		if err != nil {
-			return fmt.Errorf("line %d: %w", n+1, err)
-		}
-	}
-	if !header {
-		return fmt.Errorf("no header line (%s)", strings.Join(cols, ", "))
-	}
-	return nil
 }
 
 // parseRow parses a row's cells; checkCands refuses candidates that name
@@ -329,17 +297,14 @@ func list(s, sep string) []string {
 // <=N, inclusive but for > and <.
 func parseRange(s string) (Range, error) {
 	r := Range{bound{V: math.Inf(-1)}, bound{V: math.Inf(1)}}
-	lo, hi, isRange := strings.Cut(s, "..")
+	lo, hi, isRange := strings.Cut(s, "..") // >N: lo alone
 	switch {
 	case cell(s) == "*":
 		return r, nil
-	case isRange:
-	case s[0] == '>':
-		lo, hi = s, ""
-	case s[0] == '<':
+	case !isRange && s[0] == '<':
 		lo, hi = "", s
-	default:
-		lo, hi = s, s
+	case !isRange && s[0] != '>':
+		hi = s
 	}
 	var err error
 	if lo != "" {
@@ -389,10 +354,9 @@ func parseBound(s string) (bound, error) {
 }
 
 func parseCond(s string) (Cond, error) {
-	var k Cond
-	k.Name, k.Not = strings.TrimPrefix(s, "!"), strings.HasPrefix(s, "!")
-	name, args, hasArgs := strings.Cut(k.Name, "(")
-	k.Name = name
+	rest, not := strings.CutPrefix(s, "!")
+	name, args, hasArgs := strings.Cut(rest, "(")
+	k := Cond{Name: name, Not: not}
 	if hasArgs && !strings.HasSuffix(args, ")") {
 		return k, fmt.Errorf("want name(args)")
 	}

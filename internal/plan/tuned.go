@@ -20,9 +20,6 @@ func TunedRow(id string, p Problem, candidate, evidence string) (Row, error) {
 		layout, rows, inner = "strided", "*", bucket(p.Inner)
 		n := nextPow2(p.Outer * p.Inner)
 		when = fmt.Sprintf("slices(%d,%d)", n/2+1, n)
-		if n == 1 {
-			when = "slices(1,1)"
-		}
 	case path != "vec":
 		path = "ragged,skewed,unaligned"
 	}

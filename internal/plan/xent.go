@@ -3,11 +3,12 @@ package plan
 import (
 	_ "embed"
 	"fmt"
+	"slices"
 	"strconv"
-	"strings"
 
 	"github.com/gofused/softmax/internal/kernels"
 	"github.com/gofused/softmax/internal/spec"
+	"github.com/gofused/softmax/internal/tsv"
 )
 
 // XentProblem is one cross-entropy (or log-sum-exp of rows) call to plan:
@@ -16,6 +17,7 @@ import (
 type XentProblem struct {
 	Rows, V int64
 	DType   spec.DType
+	Plain   bool // the call takes the "_plain" kernels (kernels.XentPlain)
 }
 
 // XentPlan is the row kernel of a call and its launch; xent_prep and
@@ -36,6 +38,7 @@ type XentRowTable struct {
 	Kernel      kernels.XentRow
 	BlocksPerSM int
 	Evidence    string
+	cols        string // as written, for reasons
 }
 
 //go:embed xent.tsv
@@ -52,59 +55,41 @@ func mustXentTable(text string) []XentRowTable {
 	return t
 }
 
-// ParseXentTable parses xent.tsv's format: a header line, then esize,
-// cols, threads, packs, blocks_per_sm, evidence; # lines are comments.
+var xentColumns = []string{"esize", "cols", "threads", "packs", "blocks_per_sm", "evidence"}
+
+// ParseXentTable parses xent.tsv's format: a header line naming
+// xentColumns, then a row a line; # lines are comments; * is any (0).
 // Each row's kernel must be one of kernels.XentRows, and the last row must
 // serve any row.
 func ParseXentTable(text string) ([]XentRowTable, error) {
 	var out []XentRowTable
-	header := false
-	for i, line := range strings.Split(text, "\n") {
-		if line == "" || strings.HasPrefix(line, "#") {
-			continue
-		}
-		f := strings.Split(line, "\t")
-		if !header {
-			header = true
-			continue
-		}
-		if len(f) != 6 {
-			return nil, fmt.Errorf("plan: xent.tsv line %d: %d columns, want 6", i+1, len(f))
-		}
-		var r XentRowTable
-		var err error
-		num := func(s string) int64 {
-			if s == "*" || err != nil {
-				return 0
+	err := tsv.Rows(text, xentColumns, func(f []string) error {
+		var n [5]int64
+		for i := range n {
+			if v, err := strconv.ParseInt(f[i], 10, 64); err == nil {
+				n[i] = v
+			} else if f[i] != "*" {
+				return fmt.Errorf("%s %q", xentColumns[i], f[i])
 			}
-			var n int64
-			n, err = strconv.ParseInt(s, 10, 64)
-			return n
 		}
-		r.ESize, r.Cols = int(num(f[0])), num(f[1])
-		r.Kernel = kernels.XentRow{Threads: int(num(f[2])), Packs: int(num(f[3]))}
-		r.BlocksPerSM, r.Evidence = int(num(f[4])), f[5]
-		if err != nil {
-			return nil, fmt.Errorf("plan: xent.tsv line %d: %w", i+1, err)
+		r := XentRowTable{ESize: int(n[0]), Cols: n[1], Kernel: kernels.XentRow{Threads: int(n[2]), Packs: int(n[3])},
+			BlocksPerSM: int(n[4]), Evidence: f[5], cols: f[1]}
+		if !slices.Contains(kernels.XentRows, r.Kernel) || r.BlocksPerSM < 1 {
+			return fmt.Errorf("kernel t%d_p%d (%d blocks an SM) is not one of kernels.XentRows", r.Kernel.Threads, r.Kernel.Packs, r.BlocksPerSM)
 		}
-		known := false
-		for _, k := range kernels.XentRows {
-			known = known || k == r.Kernel
-		}
-		if !known || r.BlocksPerSM < 1 {
-			return nil, fmt.Errorf("plan: xent.tsv line %d: kernel t%d_p%d (%d blocks an SM) is not one of kernels.XentRows", i+1, r.Kernel.Threads, r.Kernel.Packs, r.BlocksPerSM)
-		}
-		if r.Kernel.Packs > 0 && r.Cols > 0 {
-			for _, dt := range []spec.DType{spec.Float32, spec.Float16, spec.BFloat16} {
-				if (r.ESize == 0 || r.ESize == dt.Size()) && r.Cols > r.Kernel.Cols(dt) {
-					return nil, fmt.Errorf("plan: xent.tsv line %d: %d columns of %v exceed the kernel's %d", i+1, r.Cols, dt, r.Kernel.Cols(dt))
-				}
+		for _, dt := range []spec.DType{spec.Float32, spec.Float16, spec.BFloat16} {
+			if r.Kernel.Packs > 0 && r.Cols > 0 && (r.ESize == 0 || r.ESize == dt.Size()) && r.Cols > r.Kernel.Cols(dt) {
+				return fmt.Errorf("%d columns of %v exceed the kernel's %d", r.Cols, dt, r.Kernel.Cols(dt))
 			}
 		}
 		out = append(out, r)
+		return nil
+	})
+	if err == nil && (len(out) == 0 || out[len(out)-1].Cols != 0 || out[len(out)-1].Kernel.Packs != 0) {
+		err = fmt.Errorf("the last row must stream any row (cols *, packs 0)")
 	}
-	if len(out) == 0 || out[len(out)-1].Cols != 0 || out[len(out)-1].Kernel.Packs != 0 {
-		return nil, fmt.Errorf("plan: xent.tsv: the last row must stream any row (cols *, packs 0)")
+	if err != nil {
+		return nil, fmt.Errorf("plan: xent.tsv: %w", err)
 	}
 	return out, nil
 }
@@ -114,11 +99,6 @@ func ParseXentTable(text string) ([]XentRowTable, error) {
 // pack's worth of lead elements; a row whose kernel cannot (float64's
 // packs hold half of float32's elements) passes to the next.
 func PlanXent(p XentProblem, dev Device) (XentPlan, error) {
-	return PlanXentWith(XentTable, p, dev)
-}
-
-// PlanXentWith is PlanXent over table t (tests).
-func PlanXentWith(t []XentRowTable, p XentProblem, dev Device) (XentPlan, error) {
 	if !p.DType.Valid() {
 		return XentPlan{}, fmt.Errorf("plan: cross-entropy kernels for %v: none (f32, f16, bf16, f64)", p.DType)
 	}
@@ -126,29 +106,15 @@ func PlanXentWith(t []XentRowTable, p XentProblem, dev Device) (XentPlan, error)
 		return XentPlan{}, fmt.Errorf("plan: cross-entropy of %d rows of %d classes", p.Rows, p.V)
 	}
 	need := p.V + int64(kernels.Pack(p.DType)) - 1
-	for i, r := range t {
-		if r.ESize != 0 && r.ESize != p.DType.Size() {
+	for i, r := range XentTable {
+		if r.ESize != 0 && r.ESize != p.DType.Size() || r.Cols != 0 && need > r.Cols || r.Kernel.Packs > 0 && need > r.Kernel.Cols(p.DType) {
 			continue
 		}
-		if r.Cols != 0 && need > r.Cols {
-			continue
-		}
-		if r.Kernel.Packs > 0 && need > r.Kernel.Cols(p.DType) {
-			continue
-		}
-		grid := int64(max(dev.SMs, 1)) * int64(r.BlocksPerSM)
-		grid = max(min(grid, p.Rows), 1)
-		return XentPlan{Kernel: r.Kernel, Symbol: r.Kernel.Symbol(p.DType), Grid: uint32(grid), Block: uint32(r.Kernel.Threads),
-			Reason: fmt.Sprintf("xent.tsv row %d (cols %s): %s", i+1, colsName(r.Cols), r.Evidence)}, nil
+		grid := max(min(int64(max(dev.SMs, 1))*int64(r.BlocksPerSM), p.Rows), 1)
+		return XentPlan{Kernel: r.Kernel, Symbol: r.Kernel.Symbol(p.DType, p.Plain), Grid: uint32(grid), Block: uint32(r.Kernel.Threads),
+			Reason: fmt.Sprintf("xent.tsv row %d (cols %s): %s", i+1, r.cols, r.Evidence)}, nil
 	}
 	return XentPlan{}, fmt.Errorf("plan: no xent.tsv row serves %d classes of %v", p.V, p.DType)
-}
-
-func colsName(c int64) string {
-	if c == 0 {
-		return "*"
-	}
-	return strconv.FormatInt(c, 10)
 }
 
 // XentColsProblem is a log-sum-exp along a non-last axis: Rows × V (the
