@@ -11,13 +11,14 @@ import (
 	"time"
 
 	"github.com/gofused/softmax/bench"
+	"github.com/gofused/softmax/internal/cpu"
 	"github.com/gofused/softmax/internal/memlimit"
 	"github.com/gofused/softmax/internal/safefile"
 	"github.com/gofused/softmax/internal/spec"
 	"github.com/schollz/progressbar/v3"
 )
 
-const benchSynopsis = `softmax bench [--suite NAME | --shapes SPEC,...] [--algo auto|all|NAME,...] [--op OP] [--device D] [--reps N] [--warmup N] [--offset N] [--json FILE] [--plot FILE.png|FILE.svg] [--peers FILE] [--quiet] [--tuned] [--no-flush]
+const benchSynopsis = `softmax bench [--suite NAME | --shapes SPEC,...] [--algo auto|all|NAME,...] [--op OP] [--device D] [--reps N] [--warmup N] [--offset N] [--json FILE] [--plot FILE.png|FILE.svg] [--peers FILE] [--quiet] [--tuned] [--no-flush] [--cpu-stream-workers N]
   softmax bench --list-suite NAME
 
 Times each case (median of --reps after --warmup untimed runs) and, in the
@@ -39,6 +40,9 @@ pick ("auto", "*") prefer the winners cached by 'softmax tune' (GPU).
 --algo all includes the teaching kernels naive and smem_tree, which take
 up to seconds a run on rows of millions of elements (naive on 4x4194304
 f16: 0.6 s on an H200); list the others by name to leave them out.
+--cpu-stream-workers N (CPU) writes large outputs with non-temporal stores
+only in calls of at most N workers (0: never) instead of the library's
+default (internal/cpu's streamWorkers), for timing both store kinds.
 
 On a GPU every timed rep (op and copy alike) starts with the L2 cache
 flushed, by overwriting a buffer of at least 256 MB outside the timed span,
@@ -77,6 +81,7 @@ func runBench(e *env, args []string) error {
 	noFlush := fs.Bool("no-flush", false, "GPU: do not flush the L2 cache before each timed rep")
 	offset := fs.Int("offset", 0, "every tensor starts `N` elements past an aligned allocation (misaligned pointers)")
 	tuned := fs.Bool("tuned", false, "the planner's pick prefers the autotuning cache's winners (softmax tune)")
+	streamWorkers := fs.Int("cpu-stream-workers", -1, "CPU: non-temporal stores only in calls of at most `N` workers (-1: the default)")
 	if err := parseFlags(e, fs, benchSynopsis, args); err != nil {
 		return err
 	}
@@ -121,6 +126,9 @@ func runBench(e *env, args []string) error {
 	}
 	if *algo == "" {
 		return usagef("--algo: empty (want auto, all or NAME,...)")
+	}
+	if *streamWorkers < -1 {
+		return usagef("--cpu-stream-workers %d: want -1 (the default) or at least 0", *streamWorkers)
 	}
 	var cases []bench.Case
 	var err error
@@ -174,6 +182,13 @@ func runBench(e *env, args []string) error {
 		}
 		cases, _ = bench.Suite(name)
 		what = "suite " + name
+	}
+	if *streamWorkers >= 0 {
+		if b.Kind() != "cpu" {
+			return usagef("--cpu-stream-workers is for --device cpu")
+		}
+		defer cpu.SetStreamWorkers(cpu.SetStreamWorkers(*streamWorkers))
+		what += fmt.Sprintf("; non-temporal stores in calls of ≤ %d workers", *streamWorkers)
 	}
 	cases = withOp(cases)
 	if *offset != 0 {

@@ -287,6 +287,7 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"bench", "--shapes", "64x1000:f32", "--algo", "nope"}, "unknown algo"},
 		{[]string{"bench", "--op", "nope"}, "unknown op"},
 		{[]string{"bench", "--shapes", "64x1000:f32", "--offset", "-1"}, "--offset -1"},
+		{[]string{"bench", "--shapes", "64x1000:f32", "--cpu-stream-workers", "-2"}, "--cpu-stream-workers -2"},
 		{[]string{"info", "--kernel"}, "flag provided but not defined"},
 		{[]string{"help", "nope"}, "unknown command"},
 	}
@@ -417,6 +418,16 @@ func readRecords(t *testing.T, path string) []map[string]any {
 		t.Fatalf("JSON: %v", err)
 	}
 	return recs
+}
+
+// TestBenchStreamWorkers: --cpu-stream-workers times the CPU with the
+// store policy it names and says so in the header.
+func TestBenchStreamWorkers(t *testing.T) {
+	r := runCLI(t, "bench", "--device", "cpu", "--shapes", "64x1000:f32:-1:log_softmax_backward", "--reps", "1",
+		"--warmup", "0", "--quiet", "--cpu-stream-workers", "0")
+	if r.code != 0 || !strings.Contains(r.stdout, "non-temporal stores in calls of ≤ 0 workers") {
+		t.Errorf("exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	}
 }
 
 func TestBench(t *testing.T) {

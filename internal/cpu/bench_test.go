@@ -3,7 +3,10 @@ package cpu
 import (
 	"fmt"
 	"math/rand/v2"
+	"runtime"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/gofused/softmax/internal/cpu/vec"
 	"github.com/gofused/softmax/internal/spec"
@@ -81,5 +84,72 @@ func BenchmarkParallelWake(b *testing.B) {
 				parallel(nop{}, parts, &c.wg)
 			}
 		})
+	}
+}
+
+// busy is a part whose shares each spin for d.
+type busy struct{ d time.Duration }
+
+func (b busy) run(i, parts int, s *scratch) {
+	for t0 := time.Now(); time.Since(t0) < b.d; {
+	}
+}
+
+// BenchmarkFanOutBusy times calls of 40 µs of work a worker on every
+// thread, cut as fanOut cuts it (sharesPerWorker shares a worker) and as
+// one share a worker, with workers that poll spinFor for the next call
+// and without: what a call loses to waking the workers, against the ideal
+// 40 µs.
+func BenchmarkFanOutBusy(b *testing.B) {
+	p := runtime.GOMAXPROCS(0)
+	defer spinFor.Store(spinFor.Load())
+	for _, spin := range []time.Duration{0, time.Duration(spinFor.Load())} {
+		for _, per := range []int{1, sharesPerWorker} {
+			b.Run(fmt.Sprintf("shares=%dx%d/spin=%v", p, per, spin), func(b *testing.B) {
+				spinFor.Store(int64(spin))
+				var wg sync.WaitGroup
+				for i := 0; i < b.N; i++ {
+					parallelOn(busy{40 * time.Microsecond / time.Duration(per)}, p*per, p, &wg)
+				}
+			})
+		}
+	}
+}
+
+// BenchmarkBackwardSkew times the float32 backward rows with dx starting
+// 0, 16 and 528 elements past y's and dy's page offsets (Go's large
+// allocations are page-aligned, so by default all three share them, and an
+// Intel core's load can stall behind an older store 4 KB away: "4K
+// aliasing"), with plain and with non-temporal stores, on two rotating
+// buffer sets as softmax bench uses.
+func BenchmarkBackwardSkew(b *testing.B) {
+	defer SetStreamWorkers(SetStreamWorkers(0))
+	for _, c := range []struct {
+		rows, n int
+		op      spec.Op
+	}{{128, 32000, spec.LogSoftmaxBackward}, {4096, 4096, spec.SoftmaxBackward}} {
+		l, err := spec.Decompose([]int{c.rows, c.n}, -1)
+		if err != nil {
+			b.Fatal(err)
+		}
+		n := l.Len()
+		type set struct{ y, dy Buf }
+		sets := []set{{benchBuf(spec.Float32, n), benchBuf(spec.Float32, n)}, {benchBuf(spec.Float32, n), benchBuf(spec.Float32, n)}}
+		for _, skew := range []int{0, 16, 528} {
+			dxs := []Buf{benchBuf(spec.Float32, n+skew), benchBuf(spec.Float32, n+skew)}
+			for k := range dxs {
+				dxs[k].F32 = dxs[k].F32[skew : skew+n]
+			}
+			for _, nt := range []bool{false, true} {
+				b.Run(fmt.Sprintf("%dx%d:%s/skew=%d/nt=%v", c.rows, c.n, c.op, skew, nt), func(b *testing.B) {
+					SetStreamWorkers(map[bool]int{false: 0, true: 1 << 30}[nt])
+					b.SetBytes(int64(3 * 4 * n))
+					for i := 0; i < b.N; i++ {
+						s := sets[i%2]
+						Backward(c.op, l, 1, dxs[i%2], s.y, s.dy)
+					}
+				})
+			}
+		}
 	}
 }

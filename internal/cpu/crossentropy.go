@@ -72,8 +72,6 @@ func CrossEntropy(a CE) float64 {
 	total := a.Rows * a.V
 	es := a.X.DType.Size()
 	wide := a.X.DType == spec.Float32 || a.X.DType == spec.Float64
-	c.stream = a.HasGrad && wide && total*es >= streamBytes
-	c.Grad.nt = a.HasGrad && !wide && total*2 >= streamBytes
 	if a.X.DType == spec.Float64 && a.Opt.Weights != nil {
 		c.w64 = grow64(&c.w64, a.V)
 		for j, w := range a.Opt.Weights {
@@ -87,6 +85,9 @@ func CrossEntropy(a CE) float64 {
 		tensors = 2
 	}
 	parts := min(threads(), a.Rows, max(1, total*es*tensors/minWorkBytes))
+	nt := a.HasGrad && streams(total*a.Grad.DType.Size(), parts)
+	c.stream = wide && nt
+	c.Grad.nt = !wide && nt
 	c.sums = grow64(&c.sums, parts)
 	parallel(c, parts, &c.wg)
 	var sum float64

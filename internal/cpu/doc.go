@@ -15,14 +15,16 @@
 // contiguously, lanes of the inner dimension side by side, so no element is
 // gathered with a stride: from a cached slab when the axis is short, else
 // in the same stats and write passes per lane, split along the axis when
-// there are too few lane blocks for the cores. Large float32 and float64
-// outputs are written with non-temporal stores, a cached slice's write
-// overlapping the next slice's exps. The backward ops take a gradient-sum
-// pass and a write pass, which multiplies each chunk of dx by the scale
-// while it is in L1 (not at all for a scale of 1), from one load of y and
-// dy when the slice is one chunk; large float32 softmax_backward dx is
-// written with non-temporal stores. Every element of y and dy is read
-// before dx is written there, so dx may be either.
+// there are too few lane blocks for the cores. Rows and lane blocks go out
+// in a few shares a worker, claimed as they are finished, and workers poll
+// briefly for the next call before they park. Large outputs of calls on a
+// few workers are written with non-temporal stores (streams), a cached
+// slice's write overlapping the next slice's exps. The backward ops take a
+// gradient-sum pass and a write pass, which multiplies each chunk of dx by
+// the scale while it is in L1 (not at all for a scale of 1), from one load
+// of y and dy when the slice is one chunk; large float32 dx is written
+// scaled in one pass under the same rule. Every element of y and dy is
+// read before dx is written there, so dx may be either.
 //
 // Callers (the public package) validate shapes and buffers; this package
 // assumes its inputs are consistent.

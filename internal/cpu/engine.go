@@ -65,6 +65,32 @@ type call struct {
 
 var calls = sync.Pool{New: func() any { return new(call) }}
 
+// streamWorkers is the most workers whose large outputs are written with
+// non-temporal stores (a variable for tests and softmax bench's
+// --cpu-stream-workers). A few cores are each limited by the lines they
+// can have in flight, so skipping the read of every output line pays
+// (Xeon, 2 threads: Go's streamed copy 5086 µs against torch's plain 6909
+// on 128 MB moved); many cores together are not, and plain stores leave
+// the output in the shared last-level cache, as non-temporal ones do not
+// (16 threads: 896 against 589 µs; cpu-xeon-2026-11-29-s68-ours-16.json
+// and -torch-16.json in bench/results). bench/cpu-xeon-74.sh times both
+// kinds at 2, 4, 8 and 16 threads.
+var streamWorkers = 4
+
+// streams says whether an output of outBytes written by workers
+// goroutines is written with non-temporal stores.
+func streams(outBytes, workers int) bool {
+	return outBytes >= streamBytes && workers <= streamWorkers
+}
+
+// SetStreamWorkers sets the most workers that write large outputs with
+// non-temporal stores (0: none) and returns the previous value. It is
+// meant for benchmarks and must not run concurrently with calls.
+func SetStreamWorkers(n int) (prev int) {
+	prev, streamWorkers = streamWorkers, n
+	return prev
+}
+
 // Forward computes op (Softmax or LogSoftmax) of scale·x into dst.
 // dst may be x itself; the caller has checked shapes, lengths and overlap.
 // Float64 tensors use scale as it is, the others float32(scale).
@@ -107,23 +133,24 @@ func run(req request) {
 	total := c.l.Len()
 	es := c.dst.DType.Size()
 	wide := c.dst.DType == spec.Float32 || c.dst.DType == spec.Float64
-	c.stream = !c.op.Backward() && wide && total*es >= streamBytes
-	c.gradNT = c.op == spec.SoftmaxBackward && c.dst.DType == spec.Float32 && c.l.Inner == 1 && total*4 >= streamBytes
-	// 16-bit outputs of rows are committed in contiguous chunks: large
-	// ones with non-temporal stores too (a strided axis writes partial
-	// lines, which non-temporal stores would flush one by one).
-	c.dst.nt = !wide && c.l.Inner == 1 && total*2 >= streamBytes
 	tensors := 2
 	if c.op.Backward() {
 		tensors = 3
 	}
 	byVolume := max(1, total*es*tensors/minWorkBytes)
+	nt := streams(total*es, min(p, byVolume))
+	c.stream = !c.op.Backward() && wide && nt
+	c.gradNT = c.op.Backward() && c.dst.DType == spec.Float32 && c.l.Inner == 1 && nt
+	// 16-bit outputs of rows are committed in contiguous chunks: large
+	// ones with non-temporal stores too (a strided axis writes partial
+	// lines, which non-temporal stores would flush one by one).
+	c.dst.nt = !wide && c.l.Inner == 1 && nt
 	if c.l.Inner > 1 {
 		c.width, c.blocks, c.slab = laneBlocks(c.l, p, c.op.Backward(), c.x.DType == spec.Float64)
 		tasks := c.l.Outer * c.blocks
 		if c.op.Backward() || c.slab || tasks >= p || c.l.Axis < 2*minAxisPart {
 			c.mode = modeStrided
-			parallel(c, min(p, tasks, byVolume), &c.wg)
+			fanOut(c, tasks, min(p, tasks, byVolume), &c.wg)
 			return
 		}
 		// Too few lane blocks for the cores: split the axis too, as
@@ -148,7 +175,7 @@ func run(req request) {
 	rows, n := c.l.Outer, c.l.Axis
 	if rows >= p || n < splitRow {
 		c.mode = modeRows
-		parallel(c, min(p, rows, byVolume), &c.wg)
+		fanOut(c, rows, min(p, rows, byVolume), &c.wg)
 		return
 	}
 	c.rowParts = max(1, min((p+rows-1)/rows, n/minPiece))

@@ -40,19 +40,20 @@ func engineBackend(c verify.Case, out verify.Host, in []verify.Host) error {
 // withThresholds runs f with the tuning variables set to small values (or
 // the defaults, with small false) and GOMAXPROCS at procs.
 func withThresholds(t *testing.T, small bool, procs int, f func(t *testing.T)) {
-	saved := [...]int{rowCache, streamBytes, slabBytes, blockWidth, blockBytes, minWorkBytes}
+	saved := [...]int{rowCache, streamBytes, slabBytes, blockWidth, blockBytes, minWorkBytes, streamWorkers}
 	defer func() {
 		rowCache, streamBytes, slabBytes, blockWidth, blockBytes = saved[0], saved[1], saved[2], saved[3], saved[4]
-		minWorkBytes = saved[5]
+		minWorkBytes, streamWorkers = saved[5], saved[6]
 	}()
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
 	if small {
 		// Rows over 300 take the two-pass path; every float32 output is
-		// streamed; slabs hold 16 KiB (so axes over 8 steps go blocked,
-		// unless the inner dimension is narrow); lanes go 32 at a time in
-		// blocks of 8 steps; every share goes to its own worker.
+		// streamed, at any thread count; slabs hold 16 KiB (so axes over
+		// 8 steps go blocked, unless the inner dimension is narrow); lanes
+		// go 32 at a time in blocks of 8 steps; every share goes to its
+		// own worker.
 		rowCache, streamBytes, slabBytes, blockWidth, blockBytes = 300, 0, 16<<10, 32, 1<<10
-		minWorkBytes = 1
+		minWorkBytes, streamWorkers = 1, 1<<30
 	}
 	f(t)
 }

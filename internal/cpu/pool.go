@@ -4,6 +4,7 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // part is one share of a parallel step; run is called once for each of
@@ -67,7 +68,8 @@ func (p *pool) ensure(n int) {
 	for ; p.workers < n; p.workers++ {
 		go func() {
 			s := new(scratch)
-			for b := range p.jobs {
+			for {
+				b := p.next()
 				b.work(s)
 				b.release()
 			}
@@ -75,17 +77,66 @@ func (p *pool) ensure(n int) {
 	}
 }
 
+// spinFor is how long a worker polls for the next batch before it parks
+// (in nanoseconds; atomic, so that BenchmarkFanOutBusy can change it under
+// running workers). A parked worker takes microseconds to wake (an idle
+// virtual CPU longer), and the runtime wakes them one after another, so
+// the last of 15 starts its share late; calls that follow each other find
+// polling workers at once, as torch's OpenMP threads spin before they
+// sleep.
+var spinFor atomic.Int64
+
+func init() { spinFor.Store(int64(50 * time.Microsecond)) }
+
+// next returns the next batch handed to the workers, polling for spinFor
+// before it blocks.
+func (p *pool) next() *batch {
+	deadline := time.Now().Add(time.Duration(spinFor.Load()))
+	for {
+		select {
+		case b := <-p.jobs:
+			return b
+		default:
+		}
+		if time.Now().After(deadline) {
+			return <-p.jobs
+		}
+		runtime.Gosched()
+	}
+}
+
 // parallel runs shares 0..parts-1 of pt on the calling goroutine and up to
 // threads()−1 workers, and returns when all are done; wg counts the
 // unfinished shares.
-func parallel(pt part, parts int, wg *sync.WaitGroup) {
+func parallel(pt part, parts int, wg *sync.WaitGroup) { parallelOn(pt, parts, parts, wg) }
+
+// sharesPerWorker is how many shares fanOut cuts a worker's part of a step
+// into. The shares are claimed as they are finished, so a worker that
+// wakes late or is descheduled holds the call up by a quarter of its part,
+// not by all of it (one share a worker, the rest of the call waited for
+// the last one whole).
+const sharesPerWorker = 4
+
+// fanOut runs pt over items (rows, lane-block tasks) on workers goroutines,
+// the calling one included, in up to sharesPerWorker shares each.
+func fanOut(pt part, items, workers int, wg *sync.WaitGroup) {
+	if workers <= 1 {
+		parallelOn(pt, 1, 1, wg)
+		return
+	}
+	parallelOn(pt, min(items, sharesPerWorker*workers), workers, wg)
+}
+
+// parallelOn is parallel on at most most goroutines, the calling one
+// included.
+func parallelOn(pt part, parts, most int, wg *sync.WaitGroup) {
 	s := scratches.Get().(*scratch)
 	defer scratches.Put(s)
 	if parts <= 1 {
 		pt.run(0, parts, s)
 		return
 	}
-	helpers := min(parts, threads()) - 1
+	helpers := min(parts, most, threads()) - 1
 	workers.ensure(helpers)
 	b := batches.Get().(*batch)
 	b.p, b.parts, b.wg = pt, parts, wg

@@ -192,12 +192,14 @@ func (c *call) writeChunk(x []float32, off int, p pair, s *scratch) {
 }
 
 // gradChunk writes dx for [off, off+n) given the slice's gradient sum.
-// Streamed float32 dx (gradNT) is written scaled with non-temporal stores
-// (vec.SoftmaxGradStream, one pass, no scratch), so that its lines are not
-// first read from memory: a quarter of the traffic of softmax_backward
-// (4096x4096 f32 on 2 cores, best of 4 alternated runs: 6993 to 5898 µs).
-// log_softmax_backward has an exp an element to hide the reads behind and
-// lost to it (128x32000: 1176 to 1395 µs).
+// Streamed float32 dx (gradNT, see streams) is written scaled with
+// non-temporal stores in one pass, no scratch (vec.SoftmaxGradStream,
+// vec.LogSoftmaxGradStream), so that its lines are not first read from
+// memory: a quarter of the traffic (softmax_backward 4096x4096 f32 on 2
+// cores, best of 4 alternated runs: 6993 to 5898 µs). A two-pass form for
+// log_softmax_backward (into scratch, then NormalizeStream) had lost on the
+// 2-core machine (128x32000: 1176 to 1395 µs); the one-pass one is in
+// bench/results/cpu-dev-2026-11-29-s69-bwd.txt.
 func (c *call) gradChunk(off, n int, sum float32, s *scratch) {
 	y := c.x.load(grow32(&s.a, chunk), off, n)
 	dy := c.dy.load(grow32(&s.b, chunk), off, n)
@@ -207,7 +209,11 @@ func (c *call) gradChunk(off, n int, sum float32, s *scratch) {
 // gradOut writes dx at off from the loaded chunk y, dy and the gradient sum.
 func (c *call) gradOut(off int, y, dy []float32, sum float32, s *scratch) {
 	n := len(y)
-	if c.gradNT {
+	switch {
+	case c.gradNT && c.op == spec.LogSoftmaxBackward:
+		vec.LogSoftmaxGradStream(c.dst.F32[off:off+n], y, dy, sum, c.scale)
+		return
+	case c.gradNT:
 		vec.SoftmaxGradStream(c.dst.F32[off:off+n], y, dy, sum, c.scale)
 		return
 	}

@@ -64,3 +64,18 @@ func softmaxGradScaleGeneric(dx, y, dy []float32, s, scale float32) {
 	softmaxGradGeneric(dx, y, dy, s)
 	normalizeGeneric(dx, dx, scale)
 }
+
+// LogSoftmaxGradStream writes dx[i] = (dy[i] − exp(y[i])·s)·scale, bit for
+// bit LogSoftmaxGrad then Normalize by scale of the kernel set in use, with
+// non-temporal stores where the assembly can use them (asmgen/bwd74.go);
+// the caller issues Fence.
+func LogSoftmaxGradStream(dx, y, dy []float32, s, scale float32) {
+	logSoftmaxGradStream(dx, y[:len(dx)], dy[:len(dx)], s, scale)
+}
+
+// logSoftmaxGradScale is LogSoftmaxGrad then Normalize by scale with the
+// kernels in use: the twin of logSoftmaxGradNT and its unaligned head.
+func logSoftmaxGradScale(dx, y, dy []float32, s, scale float32) {
+	logSoftmaxGrad(dx, y, dy, s)
+	normalize(dx, dx, scale)
+}

@@ -64,3 +64,23 @@ func softmaxGradStream(dx, y, dy []float32, s, scale float32) {
 	softmaxGradScaleGeneric(dx[:h], y[:h], dy[:h], s, scale)
 	kern(dx[h:], y[h:], dy[h:], s, scale)
 }
+
+// logSoftmaxGradStream runs the assembly logSoftmaxGradNT from dx's first
+// vector-aligned element, the set's plain kernels before it (and for the
+// "go" set), so that every element has the plain path's bits.
+func logSoftmaxGradStream(dx, y, dy []float32, s, scale float32) {
+	var kern func(dx, y, dy []float32, s, scale float32)
+	align := uintptr(32)
+	switch impl {
+	case "avx512":
+		kern, align = logSoftmaxGradNTAVX512, 64
+	case "avx2":
+		kern = logSoftmaxGradNTAVX2
+	default:
+		logSoftmaxGradScale(dx, y, dy, s, scale)
+		return
+	}
+	h := alignHead(dx, align)
+	logSoftmaxGradScale(dx[:h], y[:h], dy[:h], s, scale)
+	kern(dx[h:], y[h:], dy[h:], s, scale)
+}

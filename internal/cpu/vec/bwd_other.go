@@ -12,3 +12,7 @@ func softmaxGradBF16(dx, y, dy []uint16, s, scale float32, _ bool) {
 func softmaxGradStream(dx, y, dy []float32, s, scale float32) {
 	softmaxGradScaleGeneric(dx, y, dy, s, scale)
 }
+
+func logSoftmaxGradStream(dx, y, dy []float32, s, scale float32) {
+	logSoftmaxGradScale(dx, y, dy, s, scale)
+}

@@ -133,3 +133,45 @@ func TestSoftmaxGradStream(t *testing.T) {
 		}
 	}
 }
+
+// LogSoftmaxGradStream of every kernel set, to any alignment, bit for bit
+// the same set's LogSoftmaxGrad then Normalize by scale, NaN for NaN, with
+// y's edge values (−∞, +∞, NaN, beyond the exp's clamps) and dy's.
+func TestLogSoftmaxGradStream(t *testing.T) {
+	rng := rand.New(rand.NewPCG(74, 4))
+	prev, _ := UseImpl(Impls()[len(Impls())-1])
+	defer UseImpl(prev)
+	edges := []float64{math.Inf(-1), math.Inf(1), math.NaN(), -120, 95, 0, -math.MaxFloat32}
+	for _, name := range Impls() {
+		if _, err := UseImpl(name); err != nil {
+			t.Fatal(err)
+		}
+		for _, n := range []int{0, 1, 7, 15, 16, 17, 63, 64, 65, 129, 2048, 2049} {
+			y, dy := guardedF32(t, n), guardedF32(t, n)
+			for i := range y {
+				y[i], dy[i] = float32(-8*rng.Float64()), float32(rng.NormFloat64())
+				switch i % 11 {
+				case 4:
+					y[i] = float32(edges[rng.IntN(len(edges))])
+				case 7:
+					dy[i] = float32(edges[rng.IntN(len(edges))])
+				}
+			}
+			for _, scale := range []float32{1, 0.7} {
+				s := float32(rng.NormFloat64() * 40)
+				want := make([]float32, n)
+				LogSoftmaxGrad(want, y, dy, s)
+				Normalize(want, want, scale)
+				buf := make([]float32, n+32)
+				dx := buf[rng.IntN(16):][:n]
+				LogSoftmaxGradStream(dx, y, dy, s, scale)
+				Fence()
+				for i := range dx {
+					if math.Float32bits(dx[i]) != math.Float32bits(want[i]) && !(dx[i] != dx[i] && want[i] != want[i]) {
+						t.Fatalf("%s n=%d scale=%g: dx[%d] = %g (y %g, dy %g), plain %g", name, n, scale, i, dx[i], y[i], dy[i], want[i])
+					}
+				}
+			}
+		}
+	}
+}

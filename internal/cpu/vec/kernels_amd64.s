@@ -19217,3 +19217,401 @@ tail3:
 done4:
 	VZEROUPPER
 	RET
+
+// func logSoftmaxGradNTAVX2(dx []float32, y []float32, dy []float32, s float32, scale float32)
+// Requires: AVX, AVX2, FMA3
+TEXT ·logSoftmaxGradNTAVX2(SB), NOSPLIT, $0-80
+	MOVQ         dx_base+0(FP), AX
+	MOVQ         dx_len+8(FP), CX
+	MOVQ         y_base+24(FP), DX
+	MOVQ         dy_base+48(FP), BX
+	VBROADCASTSS s+72(FP), Y0
+	VBROADCASTSS scale+76(FP), Y1
+	VBROADCASTSS vecconsts<>+64(SB), Y2
+	VBROADCASTSS vecconsts<>+96(SB), Y3
+	XORQ         SI, SI
+
+loopU1:
+	CMPQ         CX, $0x00000020
+	JB           loop12
+	VMOVUPS      (DX)(SI*4), Y4
+	VMOVUPS      32(DX)(SI*4), Y5
+	VMAXPS       Y4, Y2, Y4
+	VMAXPS       Y5, Y2, Y5
+	VMINPS       Y4, Y3, Y4
+	VMINPS       Y5, Y3, Y5
+	VMULPS       vecconsts<>+128(SB), Y4, Y6
+	VMULPS       vecconsts<>+128(SB), Y5, Y7
+	VROUNDPS     $0x00, Y6, Y6
+	VROUNDPS     $0x00, Y7, Y7
+	VFNMADD231PS vecconsts<>+160(SB), Y6, Y4
+	VFNMADD231PS vecconsts<>+160(SB), Y7, Y5
+	VFNMADD231PS vecconsts<>+192(SB), Y6, Y4
+	VFNMADD231PS vecconsts<>+192(SB), Y7, Y5
+	VMOVUPS      vecconsts<>+224(SB), Y8
+	VMOVUPS      vecconsts<>+224(SB), Y9
+	VFMADD213PS  vecconsts<>+256(SB), Y4, Y8
+	VFMADD213PS  vecconsts<>+256(SB), Y5, Y9
+	VFMADD213PS  vecconsts<>+288(SB), Y4, Y8
+	VFMADD213PS  vecconsts<>+288(SB), Y5, Y9
+	VFMADD213PS  vecconsts<>+320(SB), Y4, Y8
+	VFMADD213PS  vecconsts<>+320(SB), Y5, Y9
+	VFMADD213PS  vecconsts<>+352(SB), Y4, Y8
+	VFMADD213PS  vecconsts<>+352(SB), Y5, Y9
+	VFMADD213PS  vecconsts<>+384(SB), Y4, Y8
+	VFMADD213PS  vecconsts<>+384(SB), Y5, Y9
+	VMULPS       Y4, Y4, Y10
+	VMULPS       Y5, Y5, Y11
+	VFMADD213PS  Y4, Y10, Y8
+	VFMADD213PS  Y5, Y11, Y9
+	VADDPS       vecconsts<>+416(SB), Y8, Y8
+	VADDPS       vecconsts<>+416(SB), Y9, Y9
+	VCVTPS2DQ    Y6, Y6
+	VCVTPS2DQ    Y7, Y7
+	VPSRAD       $0x01, Y6, Y4
+	VPSRAD       $0x01, Y7, Y5
+	VPSUBD       Y4, Y6, Y6
+	VPSUBD       Y5, Y7, Y7
+	VPADDD       vecconsts<>+448(SB), Y4, Y4
+	VPSLLD       $0x17, Y4, Y4
+	VPADDD       vecconsts<>+448(SB), Y5, Y5
+	VPSLLD       $0x17, Y5, Y5
+	VPADDD       vecconsts<>+448(SB), Y6, Y6
+	VPSLLD       $0x17, Y6, Y6
+	VPADDD       vecconsts<>+448(SB), Y7, Y7
+	VPSLLD       $0x17, Y7, Y7
+	VMULPS       Y4, Y8, Y8
+	VMULPS       Y5, Y9, Y9
+	VMULPS       Y6, Y8, Y8
+	VMULPS       Y7, Y9, Y9
+	VMULPS       Y0, Y8, Y8
+	VMOVUPS      (BX)(SI*4), Y4
+	VSUBPS       Y8, Y4, Y4
+	VMULPS       Y1, Y4, Y4
+	VMOVNTPS     Y4, (AX)(SI*4)
+	VMULPS       Y0, Y9, Y9
+	VMOVUPS      32(BX)(SI*4), Y4
+	VSUBPS       Y9, Y4, Y4
+	VMULPS       Y1, Y4, Y4
+	VMOVNTPS     Y4, 32(AX)(SI*4)
+	VMOVUPS      64(DX)(SI*4), Y4
+	VMOVUPS      96(DX)(SI*4), Y5
+	VMAXPS       Y4, Y2, Y4
+	VMAXPS       Y5, Y2, Y5
+	VMINPS       Y4, Y3, Y4
+	VMINPS       Y5, Y3, Y5
+	VMULPS       vecconsts<>+128(SB), Y4, Y6
+	VMULPS       vecconsts<>+128(SB), Y5, Y7
+	VROUNDPS     $0x00, Y6, Y6
+	VROUNDPS     $0x00, Y7, Y7
+	VFNMADD231PS vecconsts<>+160(SB), Y6, Y4
+	VFNMADD231PS vecconsts<>+160(SB), Y7, Y5
+	VFNMADD231PS vecconsts<>+192(SB), Y6, Y4
+	VFNMADD231PS vecconsts<>+192(SB), Y7, Y5
+	VMOVUPS      vecconsts<>+224(SB), Y8
+	VMOVUPS      vecconsts<>+224(SB), Y9
+	VFMADD213PS  vecconsts<>+256(SB), Y4, Y8
+	VFMADD213PS  vecconsts<>+256(SB), Y5, Y9
+	VFMADD213PS  vecconsts<>+288(SB), Y4, Y8
+	VFMADD213PS  vecconsts<>+288(SB), Y5, Y9
+	VFMADD213PS  vecconsts<>+320(SB), Y4, Y8
+	VFMADD213PS  vecconsts<>+320(SB), Y5, Y9
+	VFMADD213PS  vecconsts<>+352(SB), Y4, Y8
+	VFMADD213PS  vecconsts<>+352(SB), Y5, Y9
+	VFMADD213PS  vecconsts<>+384(SB), Y4, Y8
+	VFMADD213PS  vecconsts<>+384(SB), Y5, Y9
+	VMULPS       Y4, Y4, Y10
+	VMULPS       Y5, Y5, Y11
+	VFMADD213PS  Y4, Y10, Y8
+	VFMADD213PS  Y5, Y11, Y9
+	VADDPS       vecconsts<>+416(SB), Y8, Y8
+	VADDPS       vecconsts<>+416(SB), Y9, Y9
+	VCVTPS2DQ    Y6, Y6
+	VCVTPS2DQ    Y7, Y7
+	VPSRAD       $0x01, Y6, Y4
+	VPSRAD       $0x01, Y7, Y5
+	VPSUBD       Y4, Y6, Y6
+	VPSUBD       Y5, Y7, Y7
+	VPADDD       vecconsts<>+448(SB), Y4, Y4
+	VPSLLD       $0x17, Y4, Y4
+	VPADDD       vecconsts<>+448(SB), Y5, Y5
+	VPSLLD       $0x17, Y5, Y5
+	VPADDD       vecconsts<>+448(SB), Y6, Y6
+	VPSLLD       $0x17, Y6, Y6
+	VPADDD       vecconsts<>+448(SB), Y7, Y7
+	VPSLLD       $0x17, Y7, Y7
+	VMULPS       Y4, Y8, Y8
+	VMULPS       Y5, Y9, Y9
+	VMULPS       Y6, Y8, Y8
+	VMULPS       Y7, Y9, Y9
+	VMULPS       Y0, Y8, Y8
+	VMOVUPS      64(BX)(SI*4), Y4
+	VSUBPS       Y8, Y4, Y4
+	VMULPS       Y1, Y4, Y4
+	VMOVNTPS     Y4, 64(AX)(SI*4)
+	VMULPS       Y0, Y9, Y9
+	VMOVUPS      96(BX)(SI*4), Y4
+	VSUBPS       Y9, Y4, Y4
+	VMULPS       Y1, Y4, Y4
+	VMOVNTPS     Y4, 96(AX)(SI*4)
+	ADDQ         $0x00000020, SI
+	SUBQ         $0x00000020, CX
+	JMP          loopU1
+
+loop12:
+	CMPQ         CX, $0x00000008
+	JB           tail3
+	VMOVUPS      (DX)(SI*4), Y4
+	VMAXPS       Y4, Y2, Y4
+	VMINPS       Y4, Y3, Y4
+	VMULPS       vecconsts<>+128(SB), Y4, Y5
+	VROUNDPS     $0x00, Y5, Y5
+	VFNMADD231PS vecconsts<>+160(SB), Y5, Y4
+	VFNMADD231PS vecconsts<>+192(SB), Y5, Y4
+	VMOVUPS      vecconsts<>+224(SB), Y6
+	VFMADD213PS  vecconsts<>+256(SB), Y4, Y6
+	VFMADD213PS  vecconsts<>+288(SB), Y4, Y6
+	VFMADD213PS  vecconsts<>+320(SB), Y4, Y6
+	VFMADD213PS  vecconsts<>+352(SB), Y4, Y6
+	VFMADD213PS  vecconsts<>+384(SB), Y4, Y6
+	VMULPS       Y4, Y4, Y7
+	VFMADD213PS  Y4, Y7, Y6
+	VADDPS       vecconsts<>+416(SB), Y6, Y6
+	VCVTPS2DQ    Y5, Y5
+	VPSRAD       $0x01, Y5, Y4
+	VPSUBD       Y4, Y5, Y5
+	VPADDD       vecconsts<>+448(SB), Y4, Y4
+	VPSLLD       $0x17, Y4, Y4
+	VPADDD       vecconsts<>+448(SB), Y5, Y5
+	VPSLLD       $0x17, Y5, Y5
+	VMULPS       Y4, Y6, Y6
+	VMULPS       Y5, Y6, Y6
+	VMULPS       Y0, Y6, Y6
+	VMOVUPS      (BX)(SI*4), Y4
+	VSUBPS       Y6, Y4, Y4
+	VMULPS       Y1, Y4, Y4
+	VMOVNTPS     Y4, (AX)(SI*4)
+	ADDQ         $0x00000008, SI
+	SUBQ         $0x00000008, CX
+	JMP          loop12
+
+tail3:
+	TESTQ        CX, CX
+	JZ           done4
+	LEAQ         tailmask<>+32(SB), DI
+	NEGQ         CX
+	VMOVDQU      (DI)(CX*4), Y4
+	VMASKMOVPS   (DX)(SI*4), Y4, Y5
+	VMAXPS       Y5, Y2, Y5
+	VMINPS       Y5, Y3, Y5
+	VMULPS       vecconsts<>+128(SB), Y5, Y2
+	VROUNDPS     $0x00, Y2, Y2
+	VFNMADD231PS vecconsts<>+160(SB), Y2, Y5
+	VFNMADD231PS vecconsts<>+192(SB), Y2, Y5
+	VMOVUPS      vecconsts<>+224(SB), Y3
+	VFMADD213PS  vecconsts<>+256(SB), Y5, Y3
+	VFMADD213PS  vecconsts<>+288(SB), Y5, Y3
+	VFMADD213PS  vecconsts<>+320(SB), Y5, Y3
+	VFMADD213PS  vecconsts<>+352(SB), Y5, Y3
+	VFMADD213PS  vecconsts<>+384(SB), Y5, Y3
+	VMULPS       Y5, Y5, Y6
+	VFMADD213PS  Y5, Y6, Y3
+	VADDPS       vecconsts<>+416(SB), Y3, Y3
+	VCVTPS2DQ    Y2, Y2
+	VPSRAD       $0x01, Y2, Y5
+	VPSUBD       Y5, Y2, Y2
+	VPADDD       vecconsts<>+448(SB), Y5, Y5
+	VPSLLD       $0x17, Y5, Y5
+	VPADDD       vecconsts<>+448(SB), Y2, Y2
+	VPSLLD       $0x17, Y2, Y2
+	VMULPS       Y5, Y3, Y3
+	VMULPS       Y2, Y3, Y3
+	VMULPS       Y0, Y3, Y3
+	VMASKMOVPS   (BX)(SI*4), Y4, Y0
+	VSUBPS       Y3, Y0, Y0
+	VMULPS       Y1, Y0, Y0
+	VMASKMOVPS   Y0, Y4, (AX)(SI*4)
+
+done4:
+	VZEROUPPER
+	RET
+
+// func logSoftmaxGradNTAVX512(dx []float32, y []float32, dy []float32, s float32, scale float32)
+// Requires: AVX, AVX512F, BMI2
+TEXT ·logSoftmaxGradNTAVX512(SB), NOSPLIT, $0-80
+	MOVQ         dx_base+0(FP), AX
+	MOVQ         dx_len+8(FP), CX
+	MOVQ         y_base+24(FP), DX
+	MOVQ         dy_base+48(FP), BX
+	VBROADCASTSS s+72(FP), Z0
+	VBROADCASTSS scale+76(FP), Z1
+	VBROADCASTSS vecconsts<>+64(SB), Z2
+	VBROADCASTSS vecconsts<>+96(SB), Z3
+	VBROADCASTSS vecconsts<>+128(SB), Z4
+	VBROADCASTSS vecconsts<>+160(SB), Z5
+	VBROADCASTSS vecconsts<>+192(SB), Z6
+	VBROADCASTSS vecconsts<>+224(SB), Z7
+	VBROADCASTSS vecconsts<>+256(SB), Z8
+	VBROADCASTSS vecconsts<>+288(SB), Z9
+	VBROADCASTSS vecconsts<>+320(SB), Z10
+	VBROADCASTSS vecconsts<>+352(SB), Z11
+	VBROADCASTSS vecconsts<>+384(SB), Z12
+	VBROADCASTSS vecconsts<>+416(SB), Z13
+	XORQ         SI, SI
+
+loopU1:
+	CMPQ         CX, $0x00000040
+	JB           loop12
+	VMOVUPS      (DX)(SI*4), Z14
+	VMOVUPS      64(DX)(SI*4), Z15
+	VMOVUPS      128(DX)(SI*4), Z16
+	VMOVUPS      192(DX)(SI*4), Z17
+	VMAXPS       Z14, Z2, Z14
+	VMAXPS       Z15, Z2, Z15
+	VMAXPS       Z16, Z2, Z16
+	VMAXPS       Z17, Z2, Z17
+	VMINPS       Z14, Z3, Z14
+	VMINPS       Z15, Z3, Z15
+	VMINPS       Z16, Z3, Z16
+	VMINPS       Z17, Z3, Z17
+	VMULPS       Z4, Z14, Z18
+	VMULPS       Z4, Z15, Z19
+	VMULPS       Z4, Z16, Z20
+	VMULPS       Z4, Z17, Z21
+	VRNDSCALEPS  $0x00, Z18, Z18
+	VRNDSCALEPS  $0x00, Z19, Z19
+	VRNDSCALEPS  $0x00, Z20, Z20
+	VRNDSCALEPS  $0x00, Z21, Z21
+	VFNMADD231PS Z5, Z18, Z14
+	VFNMADD231PS Z5, Z19, Z15
+	VFNMADD231PS Z5, Z20, Z16
+	VFNMADD231PS Z5, Z21, Z17
+	VFNMADD231PS Z6, Z18, Z14
+	VFNMADD231PS Z6, Z19, Z15
+	VFNMADD231PS Z6, Z20, Z16
+	VFNMADD231PS Z6, Z21, Z17
+	VMOVAPS      Z7, Z22
+	VMOVAPS      Z7, Z23
+	VMOVAPS      Z7, Z24
+	VMOVAPS      Z7, Z25
+	VFMADD213PS  Z8, Z14, Z22
+	VFMADD213PS  Z8, Z15, Z23
+	VFMADD213PS  Z8, Z16, Z24
+	VFMADD213PS  Z8, Z17, Z25
+	VFMADD213PS  Z9, Z14, Z22
+	VFMADD213PS  Z9, Z15, Z23
+	VFMADD213PS  Z9, Z16, Z24
+	VFMADD213PS  Z9, Z17, Z25
+	VFMADD213PS  Z10, Z14, Z22
+	VFMADD213PS  Z10, Z15, Z23
+	VFMADD213PS  Z10, Z16, Z24
+	VFMADD213PS  Z10, Z17, Z25
+	VFMADD213PS  Z11, Z14, Z22
+	VFMADD213PS  Z11, Z15, Z23
+	VFMADD213PS  Z11, Z16, Z24
+	VFMADD213PS  Z11, Z17, Z25
+	VFMADD213PS  Z12, Z14, Z22
+	VFMADD213PS  Z12, Z15, Z23
+	VFMADD213PS  Z12, Z16, Z24
+	VFMADD213PS  Z12, Z17, Z25
+	VMULPS       Z14, Z14, Z26
+	VMULPS       Z15, Z15, Z27
+	VMULPS       Z16, Z16, Z28
+	VMULPS       Z17, Z17, Z29
+	VFMADD213PS  Z14, Z26, Z22
+	VFMADD213PS  Z15, Z27, Z23
+	VFMADD213PS  Z16, Z28, Z24
+	VFMADD213PS  Z17, Z29, Z25
+	VADDPS       Z13, Z22, Z22
+	VADDPS       Z13, Z23, Z23
+	VADDPS       Z13, Z24, Z24
+	VADDPS       Z13, Z25, Z25
+	VSCALEFPS    Z18, Z22, Z22
+	VSCALEFPS    Z19, Z23, Z23
+	VSCALEFPS    Z20, Z24, Z24
+	VSCALEFPS    Z21, Z25, Z25
+	VMULPS       Z0, Z22, Z22
+	VMOVUPS      (BX)(SI*4), Z14
+	VSUBPS       Z22, Z14, Z14
+	VMULPS       Z1, Z14, Z14
+	VMOVNTPS     Z14, (AX)(SI*4)
+	VMULPS       Z0, Z23, Z23
+	VMOVUPS      64(BX)(SI*4), Z14
+	VSUBPS       Z23, Z14, Z14
+	VMULPS       Z1, Z14, Z14
+	VMOVNTPS     Z14, 64(AX)(SI*4)
+	VMULPS       Z0, Z24, Z24
+	VMOVUPS      128(BX)(SI*4), Z14
+	VSUBPS       Z24, Z14, Z14
+	VMULPS       Z1, Z14, Z14
+	VMOVNTPS     Z14, 128(AX)(SI*4)
+	VMULPS       Z0, Z25, Z25
+	VMOVUPS      192(BX)(SI*4), Z14
+	VSUBPS       Z25, Z14, Z14
+	VMULPS       Z1, Z14, Z14
+	VMOVNTPS     Z14, 192(AX)(SI*4)
+	ADDQ         $0x00000040, SI
+	SUBQ         $0x00000040, CX
+	JMP          loopU1
+
+loop12:
+	CMPQ         CX, $0x00000010
+	JB           tail3
+	VMOVUPS      (DX)(SI*4), Z14
+	VMAXPS       Z14, Z2, Z14
+	VMINPS       Z14, Z3, Z14
+	VMULPS       Z4, Z14, Z15
+	VRNDSCALEPS  $0x00, Z15, Z15
+	VFNMADD231PS Z5, Z15, Z14
+	VFNMADD231PS Z6, Z15, Z14
+	VMOVAPS      Z7, Z16
+	VFMADD213PS  Z8, Z14, Z16
+	VFMADD213PS  Z9, Z14, Z16
+	VFMADD213PS  Z10, Z14, Z16
+	VFMADD213PS  Z11, Z14, Z16
+	VFMADD213PS  Z12, Z14, Z16
+	VMULPS       Z14, Z14, Z17
+	VFMADD213PS  Z14, Z17, Z16
+	VADDPS       Z13, Z16, Z16
+	VSCALEFPS    Z15, Z16, Z16
+	VMULPS       Z0, Z16, Z16
+	VMOVUPS      (BX)(SI*4), Z14
+	VSUBPS       Z16, Z14, Z14
+	VMULPS       Z1, Z14, Z14
+	VMOVNTPS     Z14, (AX)(SI*4)
+	ADDQ         $0x00000010, SI
+	SUBQ         $0x00000010, CX
+	JMP          loop12
+
+tail3:
+	TESTQ        CX, CX
+	JZ           done4
+	MOVL         $0x0000ffff, DI
+	BZHIL        CX, DI, DI
+	KMOVW        DI, K1
+	VMOVUPS.Z    (DX)(SI*4), K1, Z14
+	VMAXPS       Z14, Z2, Z14
+	VMINPS       Z14, Z3, Z14
+	VMULPS       Z4, Z14, Z2
+	VRNDSCALEPS  $0x00, Z2, Z2
+	VFNMADD231PS Z5, Z2, Z14
+	VFNMADD231PS Z6, Z2, Z14
+	VMOVAPS      Z7, Z3
+	VFMADD213PS  Z8, Z14, Z3
+	VFMADD213PS  Z9, Z14, Z3
+	VFMADD213PS  Z10, Z14, Z3
+	VFMADD213PS  Z11, Z14, Z3
+	VFMADD213PS  Z12, Z14, Z3
+	VMULPS       Z14, Z14, Z4
+	VFMADD213PS  Z14, Z4, Z3
+	VADDPS       Z13, Z3, Z3
+	VSCALEFPS    Z2, Z3, Z3
+	VMULPS       Z0, Z3, Z3
+	VMOVUPS.Z    (BX)(SI*4), K1, Z0
+	VSUBPS       Z3, Z0, Z0
+	VMULPS       Z1, Z0, Z0
+	VMOVUPS      Z0, K1, (AX)(SI*4)
+
+done4:
+	VZEROUPPER
+	RET

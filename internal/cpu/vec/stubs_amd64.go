@@ -693,3 +693,13 @@ func softmaxGradBF16NTAVX512(dx []uint16, y []uint16, dy []uint16, s float32, sc
 //
 //go:noescape
 func softmaxGradNTAVX512(dx []float32, y []float32, dy []float32, s float32, scale float32)
+
+// logSoftmaxGradNTAVX2 writes dx[i] = (dy[i] − exp(y[i])·s)·scale with non-temporal stores; dx must be aligned to the vector width.
+//
+//go:noescape
+func logSoftmaxGradNTAVX2(dx []float32, y []float32, dy []float32, s float32, scale float32)
+
+// logSoftmaxGradNTAVX512 writes dx[i] = (dy[i] − exp(y[i])·s)·scale with non-temporal stores; dx must be aligned to the vector width.
+//
+//go:noescape
+func logSoftmaxGradNTAVX512(dx []float32, y []float32, dy []float32, s float32, scale float32)

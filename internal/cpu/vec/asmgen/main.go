@@ -192,6 +192,7 @@ func main() {
 	emitLanes()
 	emitXent()
 	emitBwd()
+	emitBwd74()
 	Generate()
 }
 
