@@ -67,15 +67,11 @@ var calls = sync.Pool{New: func() any { return new(call) }}
 
 // streamWorkers is the most workers whose large outputs are written with
 // non-temporal stores (a variable for tests and softmax bench's
-// --cpu-stream-workers). A few cores are each limited by the lines they
-// can have in flight, so skipping the read of every output line pays
-// (Xeon, 2 threads: Go's streamed copy 5086 µs against torch's plain 6909
-// on 128 MB moved); many cores together are not, and plain stores leave
-// the output in the shared last-level cache, as non-temporal ones do not
-// (16 threads: 896 against 589 µs; cpu-xeon-2026-11-29-s68-ours-16.json
-// and -torch-16.json in bench/results). bench/cpu-xeon-74.sh times both
-// kinds at 2, 4, 8 and 16 threads.
-var streamWorkers = 4
+// --cpu-stream-workers): any number. On the Xeon host, alternated runs of
+// both kinds had non-temporal stores ahead at 16 threads on every case
+// (4096x4096 f32 766 against 1288 µs plain) and at 2 threads on most
+// (bench/results/cpu-xeon-2026-11-29-s69-74.txt, bench/cpu-xeon-74.sh).
+var streamWorkers = 1 << 20
 
 // streams says whether an output of outBytes written by workers
 // goroutines is written with non-temporal stores.

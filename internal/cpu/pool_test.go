@@ -59,12 +59,16 @@ func TestStreams(t *testing.T) {
 		want           bool
 	}{
 		{streamBytes, 1, true}, {streamBytes, 4, true}, {streamBytes - 1, 2, false},
-		{streamBytes, 5, false}, {64 * streamBytes, 16, false},
+		{streamBytes, 5, false}, {64 * streamBytes, 16, false}, // under SetStreamWorkers(4)
 	} {
 		if got := streams(c.bytes, c.workers); got != c.want {
 			t.Errorf("streams(%d bytes, %d workers) = %v, want %v", c.bytes, c.workers, got, c.want)
 		}
 	}
+	if SetStreamWorkers(1 << 20); !streams(streamBytes, 16) { // the default: any worker count
+		t.Errorf("streams(%d bytes, 16 workers) = false under the default", streamBytes)
+	}
+	SetStreamWorkers(4)
 	if prev := SetStreamWorkers(0); prev != 4 || streams(64*streamBytes, 1) {
 		t.Errorf("SetStreamWorkers(0): previous %d (want 4), still streams on one worker", prev)
 	}
