@@ -65,7 +65,7 @@ func (k XentRow) Symbol(dt spec.DType, plain bool) string {
 }
 
 // hasPlain: f64 streamed rows have no plain twin (the general pass timed
-// 8% faster, nvidia-h200-2026-11-29-s69-c3.txt).
+// 8% faster, nvidia-h200-2026-11-29-s69.txt, call 3).
 func (k XentRow) hasPlain(dt spec.DType) bool { return k.Packs > 0 || dt != spec.Float64 }
 
 // XentPlain reports whether a call takes the "_plain" row kernels: no
