@@ -82,12 +82,12 @@ func lossCaseCUDA(d *cuda.Device, l2 *cuda.L2Flush, timer *cuda.Timer, op string
 	for _, n := range c.Shape[:len(c.Shape)-1] {
 		rows *= n
 	}
-	pl, err := d.XentPlan(rows, v, c.DType)
+	// The bench's calls are plain (kernels.XentPlain) where the rows are whole packs.
+	pl, err := d.XentPlan(rows, v, c.DType, v%kernels.Pack(c.DType) == 0)
 	if err != nil {
 		return r, err
 	}
-	// The bench's calls are plain (kernels.XentPlain) where the rows are whole packs.
-	r.Chosen, r.IsChosen = pl.Kernel.Symbol(c.DType, v%kernels.Pack(c.DType) == 0), true
+	r.Chosen, r.IsChosen = pl.Symbol, true
 	var free []func() error
 	defer func() {
 		for _, f := range free {

@@ -369,9 +369,11 @@ func (d *Device) LogSumExp(dst, src Tensor, opt Options, s *Stream) error {
 }
 
 // XentPlan returns the row kernel and launch the cross-entropy ops use for
-// rows × v logits of dt on this device (the planner's table).
-func (d *Device) XentPlan(rows, v int, dt softmax.DType) (plan.XentPlan, error) {
-	return plan.PlanXent(plan.XentProblem{Rows: int64(rows), V: int64(v), DType: dt}, d.planDevice())
+// rows × v logits of dt on this device (the planner's table); plain: for
+// a plain call (kernels.XentPlain: aligned logits and gradient, no
+// softcap, weights or label smoothing, v a multiple of the 16-byte pack).
+func (d *Device) XentPlan(rows, v int, dt softmax.DType, plain bool) (plan.XentPlan, error) {
+	return plan.PlanXent(plan.XentProblem{Rows: int64(rows), V: int64(v), DType: dt, Plain: plain}, d.planDevice())
 }
 
 // xentWS lays out a call's per-row statistics in the stream's workspace:
@@ -446,23 +448,26 @@ func (d *Device) runXent(c *xentCall, s *Stream) error {
 			return fmt.Errorf("cuda: uploading cross-entropy inputs: %w", err)
 		}
 	}
-	launches := []struct {
-		sym         string
-		grid, block uint32
-	}{{kernels.XentPrep, 1, kernels.XentOneBlock}, {pl.Symbol, pl.Grid, pl.Block}}
+	type launch struct {
+		sym               string
+		grid, block, smem uint32
+	}
+	launches := []launch{{kernels.XentPrep, 1, kernels.XentOneBlock, 0}, {pl.Symbol, pl.Grid, pl.Block, pl.Smem}}
 	if c.reduce {
-		launches = append(launches, struct {
-			sym         string
-			grid, block uint32
-		}{kernels.XentFinal, 1, kernels.XentOneBlock})
+		launches = append(launches, launch{kernels.XentFinal, 1, kernels.XentOneBlock, 0})
 	}
 	for _, ln := range launches {
 		f, err := d.xentFunction(ln.sym)
 		if err != nil {
 			return err
 		}
+		if ln.smem > 0 {
+			if err := d.raiseSmem(d.xentModule(ln.sym), f, ln.sym, int(ln.smem)); err != nil {
+				return err
+			}
+		}
 		p := c.p
-		if err := d.ctx.Launch(f, [3]uint32{ln.grid, 1, 1}, [3]uint32{ln.block, 1, 1}, 0, s.handle(), unsafe.Pointer(&p)); err != nil {
+		if err := d.ctx.Launch(f, [3]uint32{ln.grid, 1, 1}, [3]uint32{ln.block, 1, 1}, ln.smem, s.handle(), unsafe.Pointer(&p)); err != nil {
 			return fmt.Errorf("cuda: launching %s grid %d block %d: %w", ln.sym, ln.grid, ln.block, err)
 		}
 	}
@@ -481,17 +486,24 @@ func (d *Device) runXent(c *xentCall, s *Stream) error {
 	return nil
 }
 
-// xentFunction loads (compiling on first use, or from the disk cache) the
-// xent.cu kernel symbol: one module a kernel, as the softmax strategies'.
-func (d *Device) xentFunction(symbol string) (driver.Function, error) {
+// xentModule returns the module entry of one xent.cu kernel (created
+// empty on first use; xentFunction loads it).
+func (d *Device) xentModule(symbol string) *module {
 	key := moduleKey{file: kernels.XentFile, symbol: symbol}
 	d.mu.Lock()
+	defer d.mu.Unlock()
 	m, ok := d.modules[key]
 	if !ok {
 		m = &module{fns: map[string]driver.Function{}, smem: map[string]int{}, maxT: map[string]int{}}
 		d.modules[key] = m
 	}
-	d.mu.Unlock()
+	return m
+}
+
+// xentFunction loads (compiling on first use, or from the disk cache) the
+// xent.cu kernel symbol: one module a kernel, as the softmax strategies'.
+func (d *Device) xentFunction(symbol string) (driver.Function, error) {
+	m := d.xentModule(symbol)
 	m.once.Do(func() { m.err = d.loadXent(m, symbol) })
 	if m.err != nil {
 		return 0, m.err

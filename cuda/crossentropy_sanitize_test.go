@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/gofused/softmax"
@@ -27,7 +28,7 @@ func TestCrossEntropySanitize(t *testing.T) {
 	seen := map[string]bool{}
 	for _, dt := range []softmax.DType{softmax.Float32, softmax.Float16, softmax.BFloat16, softmax.Float64} {
 		for _, v := range xentSanitizeV {
-			pl, err := d.XentPlan(3, v, dt)
+			pl, err := d.XentPlan(3, v, dt, false)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -41,13 +42,14 @@ func TestCrossEntropySanitize(t *testing.T) {
 	// Plain calls (kernels.XentPlain: no softcap, weights or smoothing,
 	// whole packs from aligned starts) take the "_plain" twins.
 	for _, dt := range []softmax.DType{softmax.Float32, softmax.Float16, softmax.BFloat16, softmax.Float64} {
-		for _, v := range xentSanitizeV {
+		// 30000, 40000 and 140000: the stash kernels of f64, f32 and f64, and 16-bit.
+		for _, v := range append(xentSanitizeV, 30000, 40000, 140000) {
 			v &^= 7
-			pl, err := d.XentPlan(3, v, dt)
+			pl, err := d.XentPlan(3, v, dt, true)
 			if err != nil {
 				t.Fatal(err)
 			}
-			seen[pl.Kernel.Symbol(dt, true)] = true
+			seen[pl.Symbol] = true
 			ceRun{dt: dt, rows: 4, v: v, opt: softmax.CrossEntropyOptions{Reduction: softmax.ReductionNone, ZLoss: 1e-4, Scale: 1.1}}.check(t, d, uint64(v)+2)
 			ceRun{dt: dt, rows: 4, v: v, inPlace: true}.check(t, d, uint64(v)+3)
 		}
@@ -66,8 +68,10 @@ func TestCrossEntropySanitize(t *testing.T) {
 // rowKernels are the row kernels the catalogue holds for dt.
 func rowKernels(dt softmax.DType) []string {
 	var out []string
-	for _, r := range kernels.XentRows {
-		out = append(out, r.Symbol(dt, false), r.Symbol(dt, true))
+	for _, in := range kernels.XentInstances() {
+		if strings.HasPrefix(in.Symbol, "xent_row_"+dt.String()+"_") {
+			out = append(out, in.Symbol)
+		}
 	}
 	return out
 }

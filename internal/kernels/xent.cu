@@ -202,11 +202,6 @@ __device__ __forceinline__ void xent_zero(typename D::T* gr, long long v) {
 
 // The plain rows' passes (xent_row): whole packs, k*NT + t of a thread, at
 // most npk a row (int: cached rows are far below 2^31 elements).
-template <class D>
-__device__ __forceinline__ constexpr bool xent_keeps_exps() {
-  return sizeof(typename D::T) == sizeof(typename D::M);
-}
-
 template <class D, int NT, int PACKS>
 __device__ __forceinline__ void xent_plain_load(const typename D::T* row, int npk, V16 (&cache)[PACKS]) {
 #pragma unroll
@@ -214,44 +209,76 @@ __device__ __forceinline__ void xent_plain_load(const typename D::T* row, int np
     if (k * NT + (int)threadIdx.x < npk) cache[k] = ld16(row + (k * NT + threadIdx.x) * D::P);
 }
 
-// The thread holding the target's pack writes z_t to *zt (t < 0: none),
-// so no thread waits on a load of x[t] before its row loads.
-template <class D, int NT, int PACKS, class M = typename D::M>
-__device__ __forceinline__ M xent_plain_max(M scale, int npk, const V16 (&cache)[PACKS], int t, M* zt) {
-  M m = (M)neg_inf();
+// A thread's packs of a plain cached row: N of them, pack k at index
+// (K0 + k)*NT + t of the row, in registers (Regs) or in the shared-memory
+// stash of the "_s" kernels (Stash: slot k*NT + t, only this thread's).
+template <int N>
+struct XRegs {
+  V16 (&c)[N];
+  __device__ __forceinline__ V16& operator[](int k) const { return c[k]; }
+};
+template <int NT>
+struct XStash {
+  V16* s;
+  __device__ __forceinline__ V16& operator[](int k) const { return s[k * NT + threadIdx.x]; }
+};
+
+// The stash's packs, copied by cp.async behind the register loads.
+template <class D, int NT, int K0, int NS>
+__device__ __forceinline__ void xent_stash_load(const typename D::T* row, int npk, V16* stash) {
+#pragma unroll
+  for (int k = 0; k < NS; ++k) {
+    const int q = (K0 + k) * NT + (int)threadIdx.x;
+    if (q < npk) cp_async16(stash + k * NT + threadIdx.x, row + q * D::P);
+  }
+  cp_async_commit();
+}
+
+// The max of z = x·scale over the packs, from m. The thread holding the
+// target's pack writes z_t to *zt (t < 0: none), so no thread waits on a
+// load of x[t] before its row loads.
+template <class D, int NT, int K0, int N, class Packs, class M = typename D::M>
+__device__ __forceinline__ M xent_plain_max(M m, M scale, int npk, const Packs& c, int t, M* zt) {
   const int tq = t < 0 ? -1 : t / D::P, te = t - tq * D::P;
 #pragma unroll
-  for (int k = 0; k < PACKS; ++k)
-    if (k * NT + (int)threadIdx.x < npk) {
+  for (int k = 0; k < N; ++k) {
+    const int q = (K0 + k) * NT + (int)threadIdx.x;
+    if (q < npk) {
       M z[D::P];
-      D::unpack(cache[k], z);
+      D::unpack(c[k], z);
 #pragma unroll
       for (int e = 0; e < D::P; ++e) m = fmax2(m, z[e] * scale);
-      if (k * NT + (int)threadIdx.x == tq) {
+      if (q == tq) {
 #pragma unroll
         for (int e = 0; e < D::P; ++e)
           if (e == te) *zt = z[e] * scale;
       }
     }
+  }
   return m;
 }
 
-// Where the storage holds the math type (f32, f64), the exps replace the
-// cached logits, and the gradient pass scales them (xent_plain_grad_kept).
-template <class D, int NT, int PACKS, class M = typename D::M>
-__device__ __forceinline__ M xent_plain_sum(M scale, M sm, int npk, V16 (&cache)[PACKS]) {
-  M d = 0;
+// The sum of exp(z − sm) over the packs, from d. Where the storage holds
+// the math type (f32, f64), the exps replace the cached logits, and the
+// gradient pass scales them (xent_plain_grad_kept).
+template <class D>
+__device__ __forceinline__ constexpr bool xent_keeps_exps() {
+  return sizeof(typename D::T) == sizeof(typename D::M);
+}
+
+template <class D, int NT, int K0, int N, class Packs, class M = typename D::M>
+__device__ __forceinline__ M xent_plain_sum(M d, M scale, M sm, int npk, const Packs& c) {
 #pragma unroll
-  for (int k = 0; k < PACKS; ++k)
-    if (k * NT + (int)threadIdx.x < npk) {
+  for (int k = 0; k < N; ++k)
+    if ((K0 + k) * NT + (int)threadIdx.x < npk) {
       M z[D::P];
-      D::unpack(cache[k], z);
+      D::unpack(c[k], z);
 #pragma unroll
       for (int e = 0; e < D::P; ++e) {
         z[e] = fexp_nonpos(z[e] * scale - sm);
         d += z[e];
       }
-      if constexpr (xent_keeps_exps<D>()) cache[k] = D::pack(z);
+      if constexpr (xent_keeps_exps<D>()) c[k] = D::pack(z);
     }
   return d;
 }
@@ -276,15 +303,15 @@ __device__ __forceinline__ void xent_plain_grad_pack(M scale, M lse, M A, M T, i
 // The plain cached rows' gradient from the exps xent_plain_sum kept:
 // A·exp(z_j − lse) = e_j·(A/d), d the row's sum (a row of −inf or with a
 // NaN or +inf: e_j/d is NaN, as exp(z_j − lse) is).
-template <class D, int NT, int PACKS, class M = typename D::M>
-__device__ __forceinline__ void xent_plain_grad_kept(M scale, M Ard, M T, int t, int npk, const V16 (&cache)[PACKS],
+template <class D, int NT, int K0, int N, class Packs, class M = typename D::M>
+__device__ __forceinline__ void xent_plain_grad_kept(M scale, M Ard, M T, int t, int npk, const Packs& c,
                                                      typename D::T* gr) {
 #pragma unroll
-  for (int k = 0; k < PACKS; ++k) {
-    const int q = k * NT + (int)threadIdx.x;
+  for (int k = 0; k < N; ++k) {
+    const int q = (K0 + k) * NT + (int)threadIdx.x;
     if (q < npk) {
       M e[D::P];
-      D::unpack(cache[k], e);
+      D::unpack(c[k], e);
 #pragma unroll
       for (int i = 0; i < D::P; ++i) {
         M o = e[i] * Ard;
@@ -296,14 +323,15 @@ __device__ __forceinline__ void xent_plain_grad_kept(M scale, M Ard, M T, int t,
   }
 }
 
-// The plain cached rows' gradient (every thread's packs).
-template <class D, int NT, int PACKS, class M = typename D::M>
-__device__ __forceinline__ void xent_plain_grad(M scale, M lse, M A, M T, int t, int npk, const V16 (&cache)[PACKS],
+// The plain cached rows' gradient from the logits (16-bit rows, and
+// backward from a saved lse).
+template <class D, int NT, int K0, int N, class Packs, class M = typename D::M>
+__device__ __forceinline__ void xent_plain_grad(M scale, M lse, M A, M T, int t, int npk, const Packs& c,
                                                 typename D::T* gr) {
 #pragma unroll
-  for (int k = 0; k < PACKS; ++k) {
-    const int q = k * NT + (int)threadIdx.x;
-    if (q < npk) xent_plain_grad_pack<D>(scale, lse, A, T, t, q, cache[k], gr);
+  for (int k = 0; k < N; ++k) {
+    const int q = (K0 + k) * NT + (int)threadIdx.x;
+    if (q < npk) xent_plain_grad_pack<D>(scale, lse, A, T, t, q, c[k], gr);
   }
 }
 
@@ -366,11 +394,18 @@ __device__ __forceinline__ void xent_plain_stream_grad(M scale, M lse, M A, M T,
 // plain calls (kernels.XentPlain: no softcap, weights or label smoothing,
 // rows of whole packs from aligned starts) and the others none: compiled
 // apart, the plain passes keep the registers the options would take.
-template <class D, int NT, int PACKS, bool PLAIN = false>
+// NS > 0 (plain only, the "_s" kernels): NS more packs a thread in dynamic
+// shared memory (NS·NT·16 bytes), for rows longer than the registers hold.
+template <class D, int NT, int PACKS, bool PLAIN = false, int NS = 0>
 __device__ __forceinline__ void xent_row(const XParams& p) {
   typedef typename D::T T;
   typedef typename D::M M;
   constexpr int P = D::P;
+  static_assert(NS == 0 || (PLAIN && PACKS > 0), "a stash extends a plain register cache");
+  V16* const stash = NS > 0 ? static_cast<V16*>(dyn_smem()) : nullptr;
+  V16 cache[PACKS > 0 ? PACKS : 1];
+  const XRegs<(PACKS > 0 ? PACKS : 1)> regs{cache};
+  const XStash<NT> st{stash};
   __shared__ M sh_a[32], sh_b[32], sh_c[32], sh_row[2];
   if (p.bad[0] >= 0) return;  // a bad target: write nothing
   const XOpt<M> o(p);
@@ -399,7 +434,6 @@ __device__ __forceinline__ void xent_row(const XParams& p) {
     const int lead = (int)((reinterpret_cast<unsigned long long>(xr) & 15) / sizeof(T));
     const T* base = xr - lead;
     const long long npk = (lead + v + P - 1) / P;
-    V16 cache[PACKS > 0 ? PACKS : 1];
     // Plain rows (no softcap, weights or label smoothing; every row of whole
     // packs from an aligned start): the cached kernels' passes without the
     // per-element options, masks and 64-bit column tests (xent_row_plain).
@@ -424,9 +458,17 @@ __device__ __forceinline__ void xent_row(const XParams& p) {
       M m, dl;  // the row max; the thread's sum of exps against it
       if constexpr (PACKS > 0) {
         if (plain) {
+          const int tt = ign ? -1 : (int)t;
           xent_plain_load<D, NT, PACKS>(base, (int)npk, cache);
-          m = xblock_max<NT>(xent_plain_max<D, NT, PACKS>(o.scale, (int)npk, cache, ign ? -1 : (int)t, &sh_row[0]), sh_a);
-          dl = xent_plain_sum<D, NT, PACKS>(o.scale, safe(m), (int)npk, cache);
+          if constexpr (NS > 0) xent_stash_load<D, NT, PACKS, NS>(base, (int)npk, stash);
+          m = xent_plain_max<D, NT, 0, PACKS>((M)neg_inf(), o.scale, (int)npk, regs, tt, &sh_row[0]);
+          if constexpr (NS > 0) {
+            cp_async_wait(0);  // this thread's stash slots (no other thread reads them)
+            m = xent_plain_max<D, NT, PACKS, NS>(m, o.scale, (int)npk, st, tt, &sh_row[0]);
+          }
+          m = xblock_max<NT>(m, sh_a);
+          dl = xent_plain_sum<D, NT, 0, PACKS>((M)0, o.scale, safe(m), (int)npk, regs);
+          if constexpr (NS > 0) dl = xent_plain_sum<D, NT, PACKS, NS>(dl, o.scale, safe(m), (int)npk, st);
         } else {
           // Cached rows: the thread's max, the block's, then one exp an
           // element against it (no per-pack rescale of an online sum).
@@ -540,11 +582,18 @@ __device__ __forceinline__ void xent_row(const XParams& p) {
       if (plain) {
         if (lse_in) {  // backward: not cached yet
           xent_plain_load<D, NT, PACKS>(base, (int)npk, cache);
-          xent_plain_grad<D, NT, PACKS>(o.scale, lse, A, Tt, (int)t, (int)npk, cache, gr);
+          if constexpr (NS > 0) xent_stash_load<D, NT, PACKS, NS>(base, (int)npk, stash);
+          xent_plain_grad<D, NT, 0, PACKS>(o.scale, lse, A, Tt, (int)t, (int)npk, regs, gr);
+          if constexpr (NS > 0) {
+            cp_async_wait(0);
+            xent_plain_grad<D, NT, PACKS, NS>(o.scale, lse, A, Tt, (int)t, (int)npk, st, gr);
+          }
         } else if constexpr (xent_keeps_exps<D>()) {
-          xent_plain_grad_kept<D, NT, PACKS>(o.scale, A * Ard, Tt, (int)t, (int)npk, cache, gr);
+          xent_plain_grad_kept<D, NT, 0, PACKS>(o.scale, A * Ard, Tt, (int)t, (int)npk, regs, gr);
+          if constexpr (NS > 0) xent_plain_grad_kept<D, NT, PACKS, NS>(o.scale, A * Ard, Tt, (int)t, (int)npk, st, gr);
         } else {
-          xent_plain_grad<D, NT, PACKS>(o.scale, lse, A, Tt, (int)t, (int)npk, cache, gr);
+          xent_plain_grad<D, NT, 0, PACKS>(o.scale, lse, A, Tt, (int)t, (int)npk, regs, gr);
+          if constexpr (NS > 0) xent_plain_grad<D, NT, PACKS, NS>(o.scale, lse, A, Tt, (int)t, (int)npk, st, gr);
         }
       } else {
         if (lse_in) {  // backward: the row is not cached yet

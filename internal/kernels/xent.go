@@ -43,21 +43,29 @@ const (
 )
 
 // XentRow is one row kernel of xent.cu: Threads a block, Packs 16-byte
-// packs cached in registers a thread (0: the row is streamed twice).
+// packs cached in registers a thread (0: the row is streamed twice), and
+// Stash more in dynamic shared memory (plain calls only: its kernels are
+// the "_plain" twins alone).
 type XentRow struct {
-	Threads, Packs int
+	Threads, Packs, Stash int
 }
 
 // Cols returns the longest row (elements of dt, counted from the row's
 // 16-byte boundary) the kernel caches, 0 for a streaming kernel (any).
 func (k XentRow) Cols(dt spec.DType) int64 {
-	return int64(k.Threads*k.Packs) * int64(Pack(dt))
+	return int64(k.Threads*(k.Packs+k.Stash)) * int64(Pack(dt))
 }
+
+// SmemBytes is the dynamic shared memory a launch of k takes.
+func (k XentRow) SmemBytes() int { return k.Threads * k.Stash * 16 }
 
 // Symbol is the kernel's name for dt: xent_row_bf16_t512_p8, with
 // "_plain" for its twin that serves only plain calls (XentPlain).
 func (k XentRow) Symbol(dt spec.DType, plain bool) string {
 	s := fmt.Sprintf("xent_row_%v_t%d_p%d", dt, k.Threads, k.Packs)
+	if k.Stash > 0 {
+		s += fmt.Sprintf("_s%d", k.Stash)
+	}
 	if plain && k.hasPlain(dt) {
 		s += "_plain"
 	}
@@ -67,6 +75,9 @@ func (k XentRow) Symbol(dt spec.DType, plain bool) string {
 // hasPlain: f64 streamed rows have no plain twin (the general pass timed
 // 8% faster, nvidia-h200-2026-11-29-s69.txt, call 3).
 func (k XentRow) hasPlain(dt spec.DType) bool { return k.Packs > 0 || dt != spec.Float64 }
+
+// hasGeneral: a stash serves plain calls only.
+func (k XentRow) hasGeneral() bool { return k.Stash == 0 }
 
 // XentPlain reports whether a call takes the "_plain" row kernels: no
 // softcap, class weights or label smoothing, and rows of whole 16-byte
@@ -79,11 +90,11 @@ func XentPlain(p *XParams, dt spec.DType, weights bool) bool {
 
 // XentRows are the row kernels the catalogue instantiates for every dtype:
 // register caches from 2 KB to 128 KB a row (at most 8 packs, 32
-// registers, a thread, as block_reg's), and the streaming kernel for
-// longer rows. The planner's table (internal/plan xent rows) chooses among
-// them.
+// registers, a thread, as block_reg's), the same 128 KB with 128 or 192 KB
+// more in shared memory (plain calls), and the streaming kernel for longer
+// rows. The planner's table (internal/plan xent rows) chooses among them.
 var XentRows = []XentRow{
-	{128, 4}, {256, 4}, {256, 8}, {512, 8}, {1024, 8}, {1024, 0},
+	{128, 4, 0}, {256, 4, 0}, {256, 8, 0}, {512, 8, 0}, {1024, 8, 0}, {1024, 8, 8}, {1024, 8, 12}, {1024, 0, 0},
 }
 
 // XentCols is the kernel of the log-sum-exp along a non-last axis
@@ -125,11 +136,11 @@ func XentInstances() []Instance {
 	for _, dt := range xentDTypes {
 		for _, k := range XentRows {
 			for _, plain := range []bool{false, true} {
-				if plain && !k.hasPlain(dt) {
+				if plain && !k.hasPlain(dt) || !plain && !k.hasGeneral() {
 					continue
 				}
 				out = append(out, Instance{Symbol: k.Symbol(dt, plain), Threads: k.Threads,
-					Body: body("smx::xent_row", "smx::"+strings.ToUpper(dt.String()), k.Threads, k.Packs, plain)})
+					Body: body("smx::xent_row", "smx::"+strings.ToUpper(dt.String()), k.Threads, k.Packs, plain, k.Stash)})
 			}
 		}
 		for _, k := range XentColsKernels {

@@ -28,6 +28,7 @@ type XentPlan struct {
 	Symbol string
 	Grid   uint32
 	Block  uint32
+	Smem   uint32 // dynamic shared memory bytes
 	Reason string // the table row chosen
 }
 
@@ -55,7 +56,7 @@ func mustXentTable(text string) []XentRowTable {
 	return t
 }
 
-var xentColumns = []string{"esize", "cols", "threads", "packs", "blocks_per_sm", "evidence"}
+var xentColumns = []string{"esize", "cols", "threads", "packs", "stash", "blocks_per_sm", "evidence"}
 
 // ParseXentTable parses xent.tsv's format: a header line naming
 // xentColumns, then a row a line; # lines are comments; * is any (0).
@@ -64,7 +65,7 @@ var xentColumns = []string{"esize", "cols", "threads", "packs", "blocks_per_sm",
 func ParseXentTable(text string) ([]XentRowTable, error) {
 	var out []XentRowTable
 	err := tsv.Rows(text, xentColumns, func(f []string) error {
-		var n [5]int64
+		var n [6]int64
 		for i := range n {
 			if v, err := strconv.ParseInt(f[i], 10, 64); err == nil {
 				n[i] = v
@@ -72,10 +73,10 @@ func ParseXentTable(text string) ([]XentRowTable, error) {
 				return fmt.Errorf("%s %q", xentColumns[i], f[i])
 			}
 		}
-		r := XentRowTable{ESize: int(n[0]), Cols: n[1], Kernel: kernels.XentRow{Threads: int(n[2]), Packs: int(n[3])},
-			BlocksPerSM: int(n[4]), Evidence: f[5], cols: f[1]}
+		r := XentRowTable{ESize: int(n[0]), Cols: n[1], Kernel: kernels.XentRow{Threads: int(n[2]), Packs: int(n[3]), Stash: int(n[4])},
+			BlocksPerSM: int(n[5]), Evidence: f[6], cols: f[1]}
 		if !slices.Contains(kernels.XentRows, r.Kernel) || r.BlocksPerSM < 1 {
-			return fmt.Errorf("kernel t%d_p%d (%d blocks an SM) is not one of kernels.XentRows", r.Kernel.Threads, r.Kernel.Packs, r.BlocksPerSM)
+			return fmt.Errorf("kernel t%d_p%d_s%d (%d blocks an SM) is not one of kernels.XentRows", r.Kernel.Threads, r.Kernel.Packs, r.Kernel.Stash, r.BlocksPerSM)
 		}
 		for _, dt := range []spec.DType{spec.Float32, spec.Float16, spec.BFloat16} {
 			if r.Kernel.Packs > 0 && r.Cols > 0 && (r.ESize == 0 || r.ESize == dt.Size()) && r.Cols > r.Kernel.Cols(dt) {
@@ -114,8 +115,12 @@ func PlanXent(p XentProblem, dev Device) (XentPlan, error) {
 		if r.ESize != 0 && r.ESize != p.DType.Size() || r.Cols != 0 && need > r.Cols || r.Kernel.Packs > 0 && need > r.Kernel.Cols(p.DType) {
 			continue
 		}
+		if r.Kernel.Stash > 0 && (!p.Plain || r.Kernel.SmemBytes() > dev.SmemOptin) { // a stash: plain calls, room for it
+			continue
+		}
 		grid := max(min(int64(max(dev.SMs, 1))*int64(r.BlocksPerSM), p.Rows), 1)
 		return XentPlan{Kernel: r.Kernel, Symbol: r.Kernel.Symbol(p.DType, p.Plain), Grid: uint32(grid), Block: uint32(r.Kernel.Threads),
+			Smem:   uint32(r.Kernel.SmemBytes()),
 			Reason: fmt.Sprintf("xent.tsv row %d (cols %s): %s", i+1, r.cols, r.Evidence)}, nil
 	}
 	return XentPlan{}, fmt.Errorf("plan: no xent.tsv row serves %d classes of %v", p.V, p.DType)

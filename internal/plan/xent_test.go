@@ -53,6 +53,31 @@ func TestPlanXent(t *testing.T) {
 			t.Errorf("plain V=%d %v: %s (%v), want %s", c.v, c.dt, pl.Symbol, err, c.want)
 		}
 	}
+	// The stash kernels: plain calls only, where the device has the shared
+	// memory (H200 227 KB; an A100's 163 KB holds the 128 KB stash only).
+	h200, a100 := Device{SMs: 132, SmemOptin: 232448}, Device{SMs: 108, SmemOptin: 166912}
+	for _, c := range []struct {
+		dev   Device
+		v     int64
+		dt    spec.DType
+		plain bool
+		want  string
+		smem  uint32
+	}{
+		{h200, 131072, spec.BFloat16, true, "xent_row_bf16_t1024_p8_s8_plain", 131072},
+		{h200, 151936, spec.BFloat16, true, "xent_row_bf16_t1024_p8_s12_plain", 196608},
+		{h200, 65536, spec.Float32, true, "xent_row_f32_t1024_p8_s8_plain", 131072},
+		{h200, 32000, spec.Float64, true, "xent_row_f64_t1024_p8_s8_plain", 131072},
+		{h200, 131072, spec.BFloat16, false, "xent_row_bf16_t1024_p0", 0},
+		{a100, 151936, spec.BFloat16, true, "xent_row_bf16_t1024_p0_plain", 0},
+		{a100, 131072, spec.BFloat16, true, "xent_row_bf16_t1024_p8_s8_plain", 131072},
+	} {
+		pl, err := PlanXent(XentProblem{Rows: 1000, V: c.v, DType: c.dt, Plain: c.plain}, c.dev)
+		if err != nil || pl.Symbol != c.want || pl.Smem != c.smem {
+			t.Errorf("V=%d %v plain %v (smem limit %d): %s, %d bytes (%v), want %s, %d", c.v, c.dt, c.plain,
+				c.dev.SmemOptin, pl.Symbol, pl.Smem, err, c.want, c.smem)
+		}
+	}
 	if pl, _ := PlanXent(XentProblem{Rows: 3, V: 10, DType: spec.Float32}, dev); pl.Grid != 3 {
 		t.Errorf("3 rows: grid %d", pl.Grid)
 	}

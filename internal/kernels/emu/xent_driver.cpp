@@ -23,12 +23,12 @@ static std::map<std::string, void (*)(const smx::XParams)> table = {
 static void (*g_xfn)(const smx::XParams);
 static smx::XParams g_xp;
 static void tramp(const smx::Params) { g_xfn(g_xp); }
-static void launch(const std::string& sym, unsigned grid, unsigned block, const smx::XParams& p) {
+static void launch(const std::string& sym, unsigned grid, unsigned block, const smx::XParams& p, size_t smem = 0) {
   auto it = table.find(sym);
   if (it == table.end()) { printf("no kernel %s\n", sym.c_str()); exit(2); }
   g_xfn = it->second; g_xp = p;
   smx::Params dummy{};
-  emu::launch(tramp, dim3{grid, 1, 1}, dim3{block, 1, 1}, 0, dummy);
+  emu::launch(tramp, dim3{grid, 1, 1}, dim3{block, 1, 1}, smem, dummy);
 }
 // dt: 0 f32, 1 f16, 2 bf16, 3 f64 (double storage and math).
 static int esize(int dt) { return dt == 0 ? 4 : dt == 3 ? 8 : 2; }
@@ -69,15 +69,23 @@ int main() {
     {"tlp", 0, 0, 6, 0.8, false, false, false, false, false, false, false, true, false, false, -100},
     {"lse", 0, 0, 0, 1, false, false, false, false, false, true, false, false, true, false, -100},
   };
-  const long long Vs[] = {1, 5, 8, 33, 781, 1000};  // 8 and 1000: whole packs (the plain kernels)
-  const struct { int threads, packs; } rowk[] = {{128, 4}, {256, 4}, {256, 8}, {512, 8}, {1024, 8}, {1024, 0}};
+  // 8 and 1000: whole packs (the plain kernels); 30000 and 70000 only for
+  // the stash kernels, whose rows pass their registers' part.
+  const long long Vs[] = {1, 5, 8, 33, 781, 1000, 30000, 70000};
+  const struct { int threads, packs, stash; } rowk[] = {{128, 4, 0}, {256, 4, 0}, {256, 8, 0}, {512, 8, 0}, {1024, 8, 0},
+                                                      {1024, 8, 8}, {1024, 8, 12}, {1024, 0, 0}};
   int ncase = 0, nfail = 0, nplain = 0, ngeneral = 0;
   double worst[4] = {0, 0, 0, 0};
   for (int dt = 0; dt < 4; ++dt)
   for (long long V : Vs)
   for (const Opt& o : opts)
   for (auto rk : rowk) {
-    if (rk.packs > 0 && (long long)rk.threads * rk.packs * (16 / esize(dt)) < V + 16 / esize(dt)) continue;
+    const long long cap = (long long)rk.threads * (rk.packs + rk.stash) * (16 / esize(dt));
+    if (rk.packs > 0 && cap < V + 16 / esize(dt) && !(rk.stash > 0 && cap == V)) continue;
+    const bool big = V >= 30000;
+    if (big != (rk.stash > 0)) continue;
+    const bool plain_opt = o.cap == 0 && !o.w && o.eps == 0 && !o.skew;
+    if (rk.stash > 0 && (!plain_opt || (long long)rk.threads * rk.packs * (16 / esize(dt)) >= V)) continue;
     // Keep the run short: the smallest and largest cached kernels, and the
     // streaming one on two ragged V.
     if (rk.threads == 256 || (rk.threads == 512 && rk.packs == 8)) continue;
@@ -174,10 +182,12 @@ int main() {
     // The "_plain" twins serve the plain calls, the others the rest (kernels.XentPlain).
     const bool plain = o.cap == 0 && !o.w && o.eps == 0 && V % (16 / es) == 0 && ((uintptr_t)X & 15) == 0 && p.vec &&
                        (rk.packs > 0 || dt != 3);  // f64 streams have no plain twin
-    snprintf(sym, sizeof sym, "xent_row_%s_t%d_p%d%s", dname(dt), rk.threads, rk.packs, plain ? "_plain" : "");
+    char st[16] = "";
+    if (rk.stash > 0) snprintf(st, sizeof st, "_s%d", rk.stash);
+    snprintf(sym, sizeof sym, "xent_row_%s_t%d_p%d%s%s", dname(dt), rk.threads, rk.packs, st, plain ? "_plain" : "");
     ++(plain ? nplain : ngeneral);
     launch("xent_prep", 1, 1024, p);
-    launch(sym, 4, rk.threads, p);  // 4 blocks over 9 rows: the grid-stride loop
+    launch(sym, 4, rk.threads, p, (size_t)rk.threads * rk.stash * 16);  // 4 blocks over 9 rows: the grid-stride loop
     bool reduce = !o.lseonly && !o.bwd && !o.tlp && (o.mean || o.sum);
     if (reduce) launch("xent_final", 1, 1024, p);
     bool fail = bad[0] != -1 || emu::bad_reads != 0;
