@@ -87,6 +87,10 @@ func (c *call) flush(pend *pending, lo, hi int) {
 // next slice (whose max pass then finds it in L2) and, for streamed
 // float32 output, writes the previous slice's output (vec.ExpSumFlush).
 func (c *call) rowCached(off, n int, more bool, s *scratch, pend *pending) {
+	if c.half16() {
+		c.rowCached16(off, n, more, s)
+		return
+	}
 	x := c.x.load(grow32(&s.a, n), off, n)
 	m := vec.Max(x, c.scale)
 	// Two exp buffers: one may be pending.
@@ -150,6 +154,34 @@ func (c *call) rowCached(off, n int, more bool, s *scratch, pend *pending) {
 	default:
 		vec.Normalize(c.dst.F32[off:off+n], e, mul)
 	}
+}
+
+// half16 says whether a softmax reads and writes one 16-bit format: then
+// rowCached16 runs its passes on the 16-bit rows.
+func (c *call) half16() bool {
+	return c.op == spec.Softmax && c.x.DType != spec.Float32 && c.x.DType == c.dst.DType
+}
+
+// rowCached16 is rowCached for half16: the max and the exp pass read the
+// 16-bit row, converting in registers, and the normalizing pass rounds to
+// 16 bits as it stores (vec.Max16, vec.ExpSum16Ahead, vec.Normalize16), not
+// through a float32 copy of the row and two more passes; the results are
+// bit for bit rowCached's on rows of whole vectors of 16.
+func (c *call) rowCached16(off, n int, more bool, s *scratch) {
+	bf := c.x.DType == spec.BFloat16
+	x := c.x.U16[off : off+n]
+	m := vec.Max16(x, bf, c.scale)
+	e := grow32(&s.b, n)
+	var d float64
+	for k := 0; k < n; k += chunk {
+		cn := min(chunk, n-k)
+		var nk []float32 // the same chunk of the next slice
+		if more {
+			nk = c.x.ahead(off+n+k, cn)
+		}
+		d += float64(vec.ExpSum16Ahead(e[k:k+cn], x[k:k+cn], bf, nk, c.scale, m))
+	}
+	vec.Normalize16(c.dst.U16[off:off+n], bf, e, float32(1/d), c.dst.nt)
 }
 
 // stats is the first pass over [off, off+n): the online pair (forward) or

@@ -19217,3 +19217,2231 @@ tail3:
 done4:
 	VZEROUPPER
 	RET
+
+// func maxF16AVX2(x []uint16, scale float32) float32
+// Requires: AVX, F16C
+TEXT ·maxF16AVX2(SB), NOSPLIT, $0-36
+	MOVQ         x_base+0(FP), AX
+	MOVQ         x_len+8(FP), CX
+	VBROADCASTSS scale+24(FP), Y0
+	VBROADCASTSS vecconsts<>+0(SB), Y1
+	VBROADCASTSS vecconsts<>+0(SB), Y2
+	VBROADCASTSS vecconsts<>+0(SB), Y3
+	VBROADCASTSS vecconsts<>+0(SB), Y4
+	XORQ         DX, DX
+
+loopU1:
+	CMPQ      CX, $0x00000020
+	JB        loop12
+	VCVTPH2PS (AX)(DX*2), Y5
+	VMULPS    Y5, Y0, Y5
+	VMAXPS    Y1, Y5, Y1
+	VCVTPH2PS 16(AX)(DX*2), Y5
+	VMULPS    Y5, Y0, Y5
+	VMAXPS    Y2, Y5, Y2
+	VCVTPH2PS 32(AX)(DX*2), Y5
+	VMULPS    Y5, Y0, Y5
+	VMAXPS    Y3, Y5, Y3
+	VCVTPH2PS 48(AX)(DX*2), Y5
+	VMULPS    Y5, Y0, Y5
+	VMAXPS    Y4, Y5, Y4
+	ADDQ      $0x00000020, DX
+	SUBQ      $0x00000020, CX
+	JMP       loopU1
+
+loop12:
+	CMPQ      CX, $0x00000008
+	JB        tail3
+	VCVTPH2PS (AX)(DX*2), Y5
+	VMULPS    Y5, Y0, Y5
+	VMAXPS    Y1, Y5, Y1
+	ADDQ      $0x00000008, DX
+	SUBQ      $0x00000008, CX
+	JMP       loop12
+
+tail3:
+	TESTQ CX, CX
+	JZ    done4
+
+done4:
+	VMAXPS     Y2, Y1, Y1
+	VMAXPS     Y4, Y3, Y3
+	VMAXPS     Y3, Y1, Y1
+	VPERM2F128 $0x01, Y1, Y1, Y0
+	VMAXPS     Y0, Y1, Y1
+	VPERMILPS  $0x4e, Y1, Y0
+	VMAXPS     Y0, Y1, Y1
+	VPERMILPS  $0xb1, Y1, Y0
+	VMAXPS     Y0, Y1, Y1
+	VMOVSS     X1, ret+32(FP)
+	VZEROUPPER
+	RET
+
+// func expSumF16AVX2(dst []float32, x []uint16, next []float32, scale float32, m float32) float32
+// Requires: AVX, AVX2, F16C, FMA3, MMX+
+TEXT ·expSumF16AVX2(SB), NOSPLIT, $0-84
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         dst_len+8(FP), CX
+	MOVQ         x_base+24(FP), DX
+	MOVQ         next_base+48(FP), BX
+	MOVQ         next_len+56(FP), SI
+	VBROADCASTSS scale+72(FP), Y0
+	VBROADCASTSS m+76(FP), Y1
+	VBROADCASTSS vecconsts<>+64(SB), Y2
+	VBROADCASTSS vecconsts<>+96(SB), Y3
+	VUCOMISS     vecconsts<>+416(SB), X0
+	JNE          scaled1
+	JP           scaled1
+	VXORPS       Y0, Y0, Y0
+	VXORPS       Y4, Y4, Y4
+	VXORPS       Y5, Y5, Y5
+	VXORPS       Y6, Y6, Y6
+	XORQ         DI, DI
+
+loopU2:
+	CMPQ         CX, $0x00000020
+	JB           loop13
+	VCVTPH2PS    (DX)(DI*2), Y7
+	VSUBPS       Y1, Y7, Y7
+	VCVTPH2PS    16(DX)(DI*2), Y8
+	VSUBPS       Y1, Y8, Y8
+	VMAXPS       Y7, Y2, Y7
+	VMAXPS       Y8, Y2, Y8
+	VMINPS       Y7, Y3, Y7
+	VMINPS       Y8, Y3, Y8
+	VMULPS       vecconsts<>+128(SB), Y7, Y9
+	VMULPS       vecconsts<>+128(SB), Y8, Y10
+	VROUNDPS     $0x00, Y9, Y9
+	VROUNDPS     $0x00, Y10, Y10
+	VFNMADD231PS vecconsts<>+160(SB), Y9, Y7
+	VFNMADD231PS vecconsts<>+160(SB), Y10, Y8
+	VFNMADD231PS vecconsts<>+192(SB), Y9, Y7
+	VFNMADD231PS vecconsts<>+192(SB), Y10, Y8
+	VMOVUPS      vecconsts<>+224(SB), Y11
+	VMOVUPS      vecconsts<>+224(SB), Y12
+	VFMADD213PS  vecconsts<>+256(SB), Y7, Y11
+	VFMADD213PS  vecconsts<>+256(SB), Y8, Y12
+	VFMADD213PS  vecconsts<>+288(SB), Y7, Y11
+	VFMADD213PS  vecconsts<>+288(SB), Y8, Y12
+	VFMADD213PS  vecconsts<>+320(SB), Y7, Y11
+	VFMADD213PS  vecconsts<>+320(SB), Y8, Y12
+	VFMADD213PS  vecconsts<>+352(SB), Y7, Y11
+	VFMADD213PS  vecconsts<>+352(SB), Y8, Y12
+	VFMADD213PS  vecconsts<>+384(SB), Y7, Y11
+	VFMADD213PS  vecconsts<>+384(SB), Y8, Y12
+	VMULPS       Y7, Y7, Y13
+	VMULPS       Y8, Y8, Y14
+	VFMADD213PS  Y7, Y13, Y11
+	VFMADD213PS  Y8, Y14, Y12
+	VADDPS       vecconsts<>+416(SB), Y11, Y11
+	VADDPS       vecconsts<>+416(SB), Y12, Y12
+	VCVTPS2DQ    Y9, Y9
+	VCVTPS2DQ    Y10, Y10
+	VPSRAD       $0x01, Y9, Y7
+	VPSRAD       $0x01, Y10, Y8
+	VPSUBD       Y7, Y9, Y9
+	VPSUBD       Y8, Y10, Y10
+	VPADDD       vecconsts<>+448(SB), Y7, Y7
+	VPSLLD       $0x17, Y7, Y7
+	VPADDD       vecconsts<>+448(SB), Y8, Y8
+	VPSLLD       $0x17, Y8, Y8
+	VPADDD       vecconsts<>+448(SB), Y9, Y9
+	VPSLLD       $0x17, Y9, Y9
+	VPADDD       vecconsts<>+448(SB), Y10, Y10
+	VPSLLD       $0x17, Y10, Y10
+	VMULPS       Y7, Y11, Y11
+	VMULPS       Y8, Y12, Y12
+	VMULPS       Y9, Y11, Y11
+	VMULPS       Y10, Y12, Y12
+	VMOVUPS      Y11, (AX)(DI*4)
+	VADDPS       Y11, Y0, Y0
+	VMOVUPS      Y12, 32(AX)(DI*4)
+	VADDPS       Y12, Y4, Y4
+	VCVTPH2PS    32(DX)(DI*2), Y7
+	VSUBPS       Y1, Y7, Y7
+	VCVTPH2PS    48(DX)(DI*2), Y8
+	VSUBPS       Y1, Y8, Y8
+	VMAXPS       Y7, Y2, Y7
+	VMAXPS       Y8, Y2, Y8
+	VMINPS       Y7, Y3, Y7
+	VMINPS       Y8, Y3, Y8
+	VMULPS       vecconsts<>+128(SB), Y7, Y9
+	VMULPS       vecconsts<>+128(SB), Y8, Y10
+	VROUNDPS     $0x00, Y9, Y9
+	VROUNDPS     $0x00, Y10, Y10
+	VFNMADD231PS vecconsts<>+160(SB), Y9, Y7
+	VFNMADD231PS vecconsts<>+160(SB), Y10, Y8
+	VFNMADD231PS vecconsts<>+192(SB), Y9, Y7
+	VFNMADD231PS vecconsts<>+192(SB), Y10, Y8
+	VMOVUPS      vecconsts<>+224(SB), Y11
+	VMOVUPS      vecconsts<>+224(SB), Y12
+	VFMADD213PS  vecconsts<>+256(SB), Y7, Y11
+	VFMADD213PS  vecconsts<>+256(SB), Y8, Y12
+	VFMADD213PS  vecconsts<>+288(SB), Y7, Y11
+	VFMADD213PS  vecconsts<>+288(SB), Y8, Y12
+	VFMADD213PS  vecconsts<>+320(SB), Y7, Y11
+	VFMADD213PS  vecconsts<>+320(SB), Y8, Y12
+	VFMADD213PS  vecconsts<>+352(SB), Y7, Y11
+	VFMADD213PS  vecconsts<>+352(SB), Y8, Y12
+	VFMADD213PS  vecconsts<>+384(SB), Y7, Y11
+	VFMADD213PS  vecconsts<>+384(SB), Y8, Y12
+	VMULPS       Y7, Y7, Y13
+	VMULPS       Y8, Y8, Y14
+	VFMADD213PS  Y7, Y13, Y11
+	VFMADD213PS  Y8, Y14, Y12
+	VADDPS       vecconsts<>+416(SB), Y11, Y11
+	VADDPS       vecconsts<>+416(SB), Y12, Y12
+	VCVTPS2DQ    Y9, Y9
+	VCVTPS2DQ    Y10, Y10
+	VPSRAD       $0x01, Y9, Y7
+	VPSRAD       $0x01, Y10, Y8
+	VPSUBD       Y7, Y9, Y9
+	VPSUBD       Y8, Y10, Y10
+	VPADDD       vecconsts<>+448(SB), Y7, Y7
+	VPSLLD       $0x17, Y7, Y7
+	VPADDD       vecconsts<>+448(SB), Y8, Y8
+	VPSLLD       $0x17, Y8, Y8
+	VPADDD       vecconsts<>+448(SB), Y9, Y9
+	VPSLLD       $0x17, Y9, Y9
+	VPADDD       vecconsts<>+448(SB), Y10, Y10
+	VPSLLD       $0x17, Y10, Y10
+	VMULPS       Y7, Y11, Y11
+	VMULPS       Y8, Y12, Y12
+	VMULPS       Y9, Y11, Y11
+	VMULPS       Y10, Y12, Y12
+	VMOVUPS      Y11, 64(AX)(DI*4)
+	VADDPS       Y11, Y5, Y5
+	VMOVUPS      Y12, 96(AX)(DI*4)
+	VADDPS       Y12, Y6, Y6
+	CMPQ         DI, SI
+	JAE          noprefetch6
+	PREFETCHT1   (BX)(DI*4)
+	PREFETCHT1   64(BX)(DI*4)
+
+noprefetch6:
+	ADDQ $0x00000020, DI
+	SUBQ $0x00000020, CX
+	JMP  loopU2
+
+loop13:
+	CMPQ         CX, $0x00000008
+	JB           tail4
+	VCVTPH2PS    (DX)(DI*2), Y7
+	VSUBPS       Y1, Y7, Y7
+	VMAXPS       Y7, Y2, Y7
+	VMINPS       Y7, Y3, Y7
+	VMULPS       vecconsts<>+128(SB), Y7, Y8
+	VROUNDPS     $0x00, Y8, Y8
+	VFNMADD231PS vecconsts<>+160(SB), Y8, Y7
+	VFNMADD231PS vecconsts<>+192(SB), Y8, Y7
+	VMOVUPS      vecconsts<>+224(SB), Y9
+	VFMADD213PS  vecconsts<>+256(SB), Y7, Y9
+	VFMADD213PS  vecconsts<>+288(SB), Y7, Y9
+	VFMADD213PS  vecconsts<>+320(SB), Y7, Y9
+	VFMADD213PS  vecconsts<>+352(SB), Y7, Y9
+	VFMADD213PS  vecconsts<>+384(SB), Y7, Y9
+	VMULPS       Y7, Y7, Y10
+	VFMADD213PS  Y7, Y10, Y9
+	VADDPS       vecconsts<>+416(SB), Y9, Y9
+	VCVTPS2DQ    Y8, Y8
+	VPSRAD       $0x01, Y8, Y7
+	VPSUBD       Y7, Y8, Y8
+	VPADDD       vecconsts<>+448(SB), Y7, Y7
+	VPSLLD       $0x17, Y7, Y7
+	VPADDD       vecconsts<>+448(SB), Y8, Y8
+	VPSLLD       $0x17, Y8, Y8
+	VMULPS       Y7, Y9, Y9
+	VMULPS       Y8, Y9, Y9
+	VMOVUPS      Y9, (AX)(DI*4)
+	VADDPS       Y9, Y0, Y0
+	ADDQ         $0x00000008, DI
+	SUBQ         $0x00000008, CX
+	JMP          loop13
+
+tail4:
+	TESTQ CX, CX
+	JZ    done5
+
+done5:
+	VADDPS     Y4, Y0, Y0
+	VADDPS     Y6, Y5, Y5
+	VADDPS     Y5, Y0, Y0
+	VPERM2F128 $0x01, Y0, Y0, Y1
+	VADDPS     Y1, Y0, Y0
+	VPERMILPS  $0x4e, Y0, Y1
+	VADDPS     Y1, Y0, Y0
+	VPERMILPS  $0xb1, Y0, Y1
+	VADDPS     Y1, Y0, Y0
+	VMOVSS     X0, ret+80(FP)
+	VZEROUPPER
+	RET
+
+scaled1:
+	VXORPS Y4, Y4, Y4
+	VXORPS Y5, Y5, Y5
+	VXORPS Y6, Y6, Y6
+	VXORPS Y7, Y7, Y7
+	XORQ   DI, DI
+
+loopU7:
+	CMPQ         CX, $0x00000020
+	JB           loop18
+	VCVTPH2PS    (DX)(DI*2), Y8
+	VMULPS       Y0, Y8, Y8
+	VSUBPS       Y1, Y8, Y8
+	VCVTPH2PS    16(DX)(DI*2), Y9
+	VMULPS       Y0, Y9, Y9
+	VSUBPS       Y1, Y9, Y9
+	VMAXPS       Y8, Y2, Y8
+	VMAXPS       Y9, Y2, Y9
+	VMINPS       Y8, Y3, Y8
+	VMINPS       Y9, Y3, Y9
+	VMULPS       vecconsts<>+128(SB), Y8, Y10
+	VMULPS       vecconsts<>+128(SB), Y9, Y11
+	VROUNDPS     $0x00, Y10, Y10
+	VROUNDPS     $0x00, Y11, Y11
+	VFNMADD231PS vecconsts<>+160(SB), Y10, Y8
+	VFNMADD231PS vecconsts<>+160(SB), Y11, Y9
+	VFNMADD231PS vecconsts<>+192(SB), Y10, Y8
+	VFNMADD231PS vecconsts<>+192(SB), Y11, Y9
+	VMOVUPS      vecconsts<>+224(SB), Y12
+	VMOVUPS      vecconsts<>+224(SB), Y13
+	VFMADD213PS  vecconsts<>+256(SB), Y8, Y12
+	VFMADD213PS  vecconsts<>+256(SB), Y9, Y13
+	VFMADD213PS  vecconsts<>+288(SB), Y8, Y12
+	VFMADD213PS  vecconsts<>+288(SB), Y9, Y13
+	VFMADD213PS  vecconsts<>+320(SB), Y8, Y12
+	VFMADD213PS  vecconsts<>+320(SB), Y9, Y13
+	VFMADD213PS  vecconsts<>+352(SB), Y8, Y12
+	VFMADD213PS  vecconsts<>+352(SB), Y9, Y13
+	VFMADD213PS  vecconsts<>+384(SB), Y8, Y12
+	VFMADD213PS  vecconsts<>+384(SB), Y9, Y13
+	VMULPS       Y8, Y8, Y14
+	VMULPS       Y9, Y9, Y15
+	VFMADD213PS  Y8, Y14, Y12
+	VFMADD213PS  Y9, Y15, Y13
+	VADDPS       vecconsts<>+416(SB), Y12, Y12
+	VADDPS       vecconsts<>+416(SB), Y13, Y13
+	VCVTPS2DQ    Y10, Y10
+	VCVTPS2DQ    Y11, Y11
+	VPSRAD       $0x01, Y10, Y8
+	VPSRAD       $0x01, Y11, Y9
+	VPSUBD       Y8, Y10, Y10
+	VPSUBD       Y9, Y11, Y11
+	VPADDD       vecconsts<>+448(SB), Y8, Y8
+	VPSLLD       $0x17, Y8, Y8
+	VPADDD       vecconsts<>+448(SB), Y9, Y9
+	VPSLLD       $0x17, Y9, Y9
+	VPADDD       vecconsts<>+448(SB), Y10, Y10
+	VPSLLD       $0x17, Y10, Y10
+	VPADDD       vecconsts<>+448(SB), Y11, Y11
+	VPSLLD       $0x17, Y11, Y11
+	VMULPS       Y8, Y12, Y12
+	VMULPS       Y9, Y13, Y13
+	VMULPS       Y10, Y12, Y12
+	VMULPS       Y11, Y13, Y13
+	VMOVUPS      Y12, (AX)(DI*4)
+	VADDPS       Y12, Y4, Y4
+	VMOVUPS      Y13, 32(AX)(DI*4)
+	VADDPS       Y13, Y5, Y5
+	VCVTPH2PS    32(DX)(DI*2), Y8
+	VMULPS       Y0, Y8, Y8
+	VSUBPS       Y1, Y8, Y8
+	VCVTPH2PS    48(DX)(DI*2), Y9
+	VMULPS       Y0, Y9, Y9
+	VSUBPS       Y1, Y9, Y9
+	VMAXPS       Y8, Y2, Y8
+	VMAXPS       Y9, Y2, Y9
+	VMINPS       Y8, Y3, Y8
+	VMINPS       Y9, Y3, Y9
+	VMULPS       vecconsts<>+128(SB), Y8, Y10
+	VMULPS       vecconsts<>+128(SB), Y9, Y11
+	VROUNDPS     $0x00, Y10, Y10
+	VROUNDPS     $0x00, Y11, Y11
+	VFNMADD231PS vecconsts<>+160(SB), Y10, Y8
+	VFNMADD231PS vecconsts<>+160(SB), Y11, Y9
+	VFNMADD231PS vecconsts<>+192(SB), Y10, Y8
+	VFNMADD231PS vecconsts<>+192(SB), Y11, Y9
+	VMOVUPS      vecconsts<>+224(SB), Y12
+	VMOVUPS      vecconsts<>+224(SB), Y13
+	VFMADD213PS  vecconsts<>+256(SB), Y8, Y12
+	VFMADD213PS  vecconsts<>+256(SB), Y9, Y13
+	VFMADD213PS  vecconsts<>+288(SB), Y8, Y12
+	VFMADD213PS  vecconsts<>+288(SB), Y9, Y13
+	VFMADD213PS  vecconsts<>+320(SB), Y8, Y12
+	VFMADD213PS  vecconsts<>+320(SB), Y9, Y13
+	VFMADD213PS  vecconsts<>+352(SB), Y8, Y12
+	VFMADD213PS  vecconsts<>+352(SB), Y9, Y13
+	VFMADD213PS  vecconsts<>+384(SB), Y8, Y12
+	VFMADD213PS  vecconsts<>+384(SB), Y9, Y13
+	VMULPS       Y8, Y8, Y14
+	VMULPS       Y9, Y9, Y15
+	VFMADD213PS  Y8, Y14, Y12
+	VFMADD213PS  Y9, Y15, Y13
+	VADDPS       vecconsts<>+416(SB), Y12, Y12
+	VADDPS       vecconsts<>+416(SB), Y13, Y13
+	VCVTPS2DQ    Y10, Y10
+	VCVTPS2DQ    Y11, Y11
+	VPSRAD       $0x01, Y10, Y8
+	VPSRAD       $0x01, Y11, Y9
+	VPSUBD       Y8, Y10, Y10
+	VPSUBD       Y9, Y11, Y11
+	VPADDD       vecconsts<>+448(SB), Y8, Y8
+	VPSLLD       $0x17, Y8, Y8
+	VPADDD       vecconsts<>+448(SB), Y9, Y9
+	VPSLLD       $0x17, Y9, Y9
+	VPADDD       vecconsts<>+448(SB), Y10, Y10
+	VPSLLD       $0x17, Y10, Y10
+	VPADDD       vecconsts<>+448(SB), Y11, Y11
+	VPSLLD       $0x17, Y11, Y11
+	VMULPS       Y8, Y12, Y12
+	VMULPS       Y9, Y13, Y13
+	VMULPS       Y10, Y12, Y12
+	VMULPS       Y11, Y13, Y13
+	VMOVUPS      Y12, 64(AX)(DI*4)
+	VADDPS       Y12, Y6, Y6
+	VMOVUPS      Y13, 96(AX)(DI*4)
+	VADDPS       Y13, Y7, Y7
+	CMPQ         DI, SI
+	JAE          noprefetch11
+	PREFETCHT1   (BX)(DI*4)
+	PREFETCHT1   64(BX)(DI*4)
+
+noprefetch11:
+	ADDQ $0x00000020, DI
+	SUBQ $0x00000020, CX
+	JMP  loopU7
+
+loop18:
+	CMPQ         CX, $0x00000008
+	JB           tail9
+	VCVTPH2PS    (DX)(DI*2), Y8
+	VMULPS       Y0, Y8, Y8
+	VSUBPS       Y1, Y8, Y8
+	VMAXPS       Y8, Y2, Y8
+	VMINPS       Y8, Y3, Y8
+	VMULPS       vecconsts<>+128(SB), Y8, Y9
+	VROUNDPS     $0x00, Y9, Y9
+	VFNMADD231PS vecconsts<>+160(SB), Y9, Y8
+	VFNMADD231PS vecconsts<>+192(SB), Y9, Y8
+	VMOVUPS      vecconsts<>+224(SB), Y10
+	VFMADD213PS  vecconsts<>+256(SB), Y8, Y10
+	VFMADD213PS  vecconsts<>+288(SB), Y8, Y10
+	VFMADD213PS  vecconsts<>+320(SB), Y8, Y10
+	VFMADD213PS  vecconsts<>+352(SB), Y8, Y10
+	VFMADD213PS  vecconsts<>+384(SB), Y8, Y10
+	VMULPS       Y8, Y8, Y11
+	VFMADD213PS  Y8, Y11, Y10
+	VADDPS       vecconsts<>+416(SB), Y10, Y10
+	VCVTPS2DQ    Y9, Y9
+	VPSRAD       $0x01, Y9, Y8
+	VPSUBD       Y8, Y9, Y9
+	VPADDD       vecconsts<>+448(SB), Y8, Y8
+	VPSLLD       $0x17, Y8, Y8
+	VPADDD       vecconsts<>+448(SB), Y9, Y9
+	VPSLLD       $0x17, Y9, Y9
+	VMULPS       Y8, Y10, Y10
+	VMULPS       Y9, Y10, Y10
+	VMOVUPS      Y10, (AX)(DI*4)
+	VADDPS       Y10, Y4, Y4
+	ADDQ         $0x00000008, DI
+	SUBQ         $0x00000008, CX
+	JMP          loop18
+
+tail9:
+	TESTQ CX, CX
+	JZ    done10
+
+done10:
+	VADDPS     Y5, Y4, Y4
+	VADDPS     Y7, Y6, Y6
+	VADDPS     Y6, Y4, Y4
+	VPERM2F128 $0x01, Y4, Y4, Y0
+	VADDPS     Y0, Y4, Y4
+	VPERMILPS  $0x4e, Y4, Y0
+	VADDPS     Y0, Y4, Y4
+	VPERMILPS  $0xb1, Y4, Y0
+	VADDPS     Y0, Y4, Y4
+	VMOVSS     X4, ret+80(FP)
+	VZEROUPPER
+	RET
+
+// func normalizeF16AVX2(dst []uint16, x []float32, k float32)
+// Requires: AVX, F16C
+TEXT ·normalizeF16AVX2(SB), NOSPLIT, $0-52
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         dst_len+8(FP), CX
+	MOVQ         x_base+24(FP), DX
+	VBROADCASTSS k+48(FP), Y0
+	XORQ         BX, BX
+
+loopU1:
+	CMPQ      CX, $0x00000020
+	JB        loop12
+	VMULPS    (DX)(BX*4), Y0, Y1
+	VCVTPS2PH $0x00, Y1, (AX)(BX*2)
+	VMULPS    32(DX)(BX*4), Y0, Y1
+	VCVTPS2PH $0x00, Y1, 16(AX)(BX*2)
+	VMULPS    64(DX)(BX*4), Y0, Y1
+	VCVTPS2PH $0x00, Y1, 32(AX)(BX*2)
+	VMULPS    96(DX)(BX*4), Y0, Y1
+	VCVTPS2PH $0x00, Y1, 48(AX)(BX*2)
+	ADDQ      $0x00000020, BX
+	SUBQ      $0x00000020, CX
+	JMP       loopU1
+
+loop12:
+	CMPQ      CX, $0x00000008
+	JB        tail3
+	VMULPS    (DX)(BX*4), Y0, Y1
+	VCVTPS2PH $0x00, Y1, (AX)(BX*2)
+	ADDQ      $0x00000008, BX
+	SUBQ      $0x00000008, CX
+	JMP       loop12
+
+tail3:
+	TESTQ CX, CX
+	JZ    done4
+
+done4:
+	VZEROUPPER
+	RET
+
+// func normalizeF16NTAVX2(dst []uint16, x []float32, k float32)
+// Requires: AVX, F16C
+TEXT ·normalizeF16NTAVX2(SB), NOSPLIT, $0-52
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         dst_len+8(FP), CX
+	MOVQ         x_base+24(FP), DX
+	VBROADCASTSS k+48(FP), Y0
+	XORQ         BX, BX
+
+loopU1:
+	CMPQ      CX, $0x00000020
+	JB        loop12
+	VMULPS    (DX)(BX*4), Y0, Y1
+	VCVTPS2PH $0x00, Y1, X1
+	VMOVNTDQ  X1, (AX)(BX*2)
+	VMULPS    32(DX)(BX*4), Y0, Y1
+	VCVTPS2PH $0x00, Y1, X1
+	VMOVNTDQ  X1, 16(AX)(BX*2)
+	VMULPS    64(DX)(BX*4), Y0, Y1
+	VCVTPS2PH $0x00, Y1, X1
+	VMOVNTDQ  X1, 32(AX)(BX*2)
+	VMULPS    96(DX)(BX*4), Y0, Y1
+	VCVTPS2PH $0x00, Y1, X1
+	VMOVNTDQ  X1, 48(AX)(BX*2)
+	ADDQ      $0x00000020, BX
+	SUBQ      $0x00000020, CX
+	JMP       loopU1
+
+loop12:
+	CMPQ      CX, $0x00000008
+	JB        tail3
+	VMULPS    (DX)(BX*4), Y0, Y1
+	VCVTPS2PH $0x00, Y1, X1
+	VMOVNTDQ  X1, (AX)(BX*2)
+	ADDQ      $0x00000008, BX
+	SUBQ      $0x00000008, CX
+	JMP       loop12
+
+tail3:
+	TESTQ CX, CX
+	JZ    done4
+
+done4:
+	VZEROUPPER
+	RET
+
+// func maxBF16AVX2(x []uint16, scale float32) float32
+// Requires: AVX, AVX2
+TEXT ·maxBF16AVX2(SB), NOSPLIT, $0-36
+	MOVQ         x_base+0(FP), AX
+	MOVQ         x_len+8(FP), CX
+	VBROADCASTSS scale+24(FP), Y0
+	VBROADCASTSS vecconsts<>+0(SB), Y1
+	VBROADCASTSS vecconsts<>+0(SB), Y2
+	VBROADCASTSS vecconsts<>+0(SB), Y3
+	VBROADCASTSS vecconsts<>+0(SB), Y4
+	XORQ         DX, DX
+
+loopU1:
+	CMPQ      CX, $0x00000020
+	JB        loop12
+	VPMOVZXWD (AX)(DX*2), Y5
+	VPSLLD    $0x10, Y5, Y5
+	VMULPS    Y5, Y0, Y5
+	VMAXPS    Y1, Y5, Y1
+	VPMOVZXWD 16(AX)(DX*2), Y5
+	VPSLLD    $0x10, Y5, Y5
+	VMULPS    Y5, Y0, Y5
+	VMAXPS    Y2, Y5, Y2
+	VPMOVZXWD 32(AX)(DX*2), Y5
+	VPSLLD    $0x10, Y5, Y5
+	VMULPS    Y5, Y0, Y5
+	VMAXPS    Y3, Y5, Y3
+	VPMOVZXWD 48(AX)(DX*2), Y5
+	VPSLLD    $0x10, Y5, Y5
+	VMULPS    Y5, Y0, Y5
+	VMAXPS    Y4, Y5, Y4
+	ADDQ      $0x00000020, DX
+	SUBQ      $0x00000020, CX
+	JMP       loopU1
+
+loop12:
+	CMPQ      CX, $0x00000008
+	JB        tail3
+	VPMOVZXWD (AX)(DX*2), Y5
+	VPSLLD    $0x10, Y5, Y5
+	VMULPS    Y5, Y0, Y5
+	VMAXPS    Y1, Y5, Y1
+	ADDQ      $0x00000008, DX
+	SUBQ      $0x00000008, CX
+	JMP       loop12
+
+tail3:
+	TESTQ CX, CX
+	JZ    done4
+
+done4:
+	VMAXPS     Y2, Y1, Y1
+	VMAXPS     Y4, Y3, Y3
+	VMAXPS     Y3, Y1, Y1
+	VPERM2F128 $0x01, Y1, Y1, Y0
+	VMAXPS     Y0, Y1, Y1
+	VPERMILPS  $0x4e, Y1, Y0
+	VMAXPS     Y0, Y1, Y1
+	VPERMILPS  $0xb1, Y1, Y0
+	VMAXPS     Y0, Y1, Y1
+	VMOVSS     X1, ret+32(FP)
+	VZEROUPPER
+	RET
+
+// func expSumBF16AVX2(dst []float32, x []uint16, next []float32, scale float32, m float32) float32
+// Requires: AVX, AVX2, FMA3, MMX+
+TEXT ·expSumBF16AVX2(SB), NOSPLIT, $0-84
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         dst_len+8(FP), CX
+	MOVQ         x_base+24(FP), DX
+	MOVQ         next_base+48(FP), BX
+	MOVQ         next_len+56(FP), SI
+	VBROADCASTSS scale+72(FP), Y0
+	VBROADCASTSS m+76(FP), Y1
+	VBROADCASTSS vecconsts<>+64(SB), Y2
+	VBROADCASTSS vecconsts<>+96(SB), Y3
+	VUCOMISS     vecconsts<>+416(SB), X0
+	JNE          scaled1
+	JP           scaled1
+	VXORPS       Y0, Y0, Y0
+	VXORPS       Y4, Y4, Y4
+	VXORPS       Y5, Y5, Y5
+	VXORPS       Y6, Y6, Y6
+	XORQ         DI, DI
+
+loopU2:
+	CMPQ         CX, $0x00000020
+	JB           loop13
+	VPMOVZXWD    (DX)(DI*2), Y7
+	VPSLLD       $0x10, Y7, Y7
+	VSUBPS       Y1, Y7, Y7
+	VPMOVZXWD    16(DX)(DI*2), Y8
+	VPSLLD       $0x10, Y8, Y8
+	VSUBPS       Y1, Y8, Y8
+	VMAXPS       Y7, Y2, Y7
+	VMAXPS       Y8, Y2, Y8
+	VMINPS       Y7, Y3, Y7
+	VMINPS       Y8, Y3, Y8
+	VMULPS       vecconsts<>+128(SB), Y7, Y9
+	VMULPS       vecconsts<>+128(SB), Y8, Y10
+	VROUNDPS     $0x00, Y9, Y9
+	VROUNDPS     $0x00, Y10, Y10
+	VFNMADD231PS vecconsts<>+160(SB), Y9, Y7
+	VFNMADD231PS vecconsts<>+160(SB), Y10, Y8
+	VFNMADD231PS vecconsts<>+192(SB), Y9, Y7
+	VFNMADD231PS vecconsts<>+192(SB), Y10, Y8
+	VMOVUPS      vecconsts<>+224(SB), Y11
+	VMOVUPS      vecconsts<>+224(SB), Y12
+	VFMADD213PS  vecconsts<>+256(SB), Y7, Y11
+	VFMADD213PS  vecconsts<>+256(SB), Y8, Y12
+	VFMADD213PS  vecconsts<>+288(SB), Y7, Y11
+	VFMADD213PS  vecconsts<>+288(SB), Y8, Y12
+	VFMADD213PS  vecconsts<>+320(SB), Y7, Y11
+	VFMADD213PS  vecconsts<>+320(SB), Y8, Y12
+	VFMADD213PS  vecconsts<>+352(SB), Y7, Y11
+	VFMADD213PS  vecconsts<>+352(SB), Y8, Y12
+	VFMADD213PS  vecconsts<>+384(SB), Y7, Y11
+	VFMADD213PS  vecconsts<>+384(SB), Y8, Y12
+	VMULPS       Y7, Y7, Y13
+	VMULPS       Y8, Y8, Y14
+	VFMADD213PS  Y7, Y13, Y11
+	VFMADD213PS  Y8, Y14, Y12
+	VADDPS       vecconsts<>+416(SB), Y11, Y11
+	VADDPS       vecconsts<>+416(SB), Y12, Y12
+	VCVTPS2DQ    Y9, Y9
+	VCVTPS2DQ    Y10, Y10
+	VPSRAD       $0x01, Y9, Y7
+	VPSRAD       $0x01, Y10, Y8
+	VPSUBD       Y7, Y9, Y9
+	VPSUBD       Y8, Y10, Y10
+	VPADDD       vecconsts<>+448(SB), Y7, Y7
+	VPSLLD       $0x17, Y7, Y7
+	VPADDD       vecconsts<>+448(SB), Y8, Y8
+	VPSLLD       $0x17, Y8, Y8
+	VPADDD       vecconsts<>+448(SB), Y9, Y9
+	VPSLLD       $0x17, Y9, Y9
+	VPADDD       vecconsts<>+448(SB), Y10, Y10
+	VPSLLD       $0x17, Y10, Y10
+	VMULPS       Y7, Y11, Y11
+	VMULPS       Y8, Y12, Y12
+	VMULPS       Y9, Y11, Y11
+	VMULPS       Y10, Y12, Y12
+	VMOVUPS      Y11, (AX)(DI*4)
+	VADDPS       Y11, Y0, Y0
+	VMOVUPS      Y12, 32(AX)(DI*4)
+	VADDPS       Y12, Y4, Y4
+	VPMOVZXWD    32(DX)(DI*2), Y7
+	VPSLLD       $0x10, Y7, Y7
+	VSUBPS       Y1, Y7, Y7
+	VPMOVZXWD    48(DX)(DI*2), Y8
+	VPSLLD       $0x10, Y8, Y8
+	VSUBPS       Y1, Y8, Y8
+	VMAXPS       Y7, Y2, Y7
+	VMAXPS       Y8, Y2, Y8
+	VMINPS       Y7, Y3, Y7
+	VMINPS       Y8, Y3, Y8
+	VMULPS       vecconsts<>+128(SB), Y7, Y9
+	VMULPS       vecconsts<>+128(SB), Y8, Y10
+	VROUNDPS     $0x00, Y9, Y9
+	VROUNDPS     $0x00, Y10, Y10
+	VFNMADD231PS vecconsts<>+160(SB), Y9, Y7
+	VFNMADD231PS vecconsts<>+160(SB), Y10, Y8
+	VFNMADD231PS vecconsts<>+192(SB), Y9, Y7
+	VFNMADD231PS vecconsts<>+192(SB), Y10, Y8
+	VMOVUPS      vecconsts<>+224(SB), Y11
+	VMOVUPS      vecconsts<>+224(SB), Y12
+	VFMADD213PS  vecconsts<>+256(SB), Y7, Y11
+	VFMADD213PS  vecconsts<>+256(SB), Y8, Y12
+	VFMADD213PS  vecconsts<>+288(SB), Y7, Y11
+	VFMADD213PS  vecconsts<>+288(SB), Y8, Y12
+	VFMADD213PS  vecconsts<>+320(SB), Y7, Y11
+	VFMADD213PS  vecconsts<>+320(SB), Y8, Y12
+	VFMADD213PS  vecconsts<>+352(SB), Y7, Y11
+	VFMADD213PS  vecconsts<>+352(SB), Y8, Y12
+	VFMADD213PS  vecconsts<>+384(SB), Y7, Y11
+	VFMADD213PS  vecconsts<>+384(SB), Y8, Y12
+	VMULPS       Y7, Y7, Y13
+	VMULPS       Y8, Y8, Y14
+	VFMADD213PS  Y7, Y13, Y11
+	VFMADD213PS  Y8, Y14, Y12
+	VADDPS       vecconsts<>+416(SB), Y11, Y11
+	VADDPS       vecconsts<>+416(SB), Y12, Y12
+	VCVTPS2DQ    Y9, Y9
+	VCVTPS2DQ    Y10, Y10
+	VPSRAD       $0x01, Y9, Y7
+	VPSRAD       $0x01, Y10, Y8
+	VPSUBD       Y7, Y9, Y9
+	VPSUBD       Y8, Y10, Y10
+	VPADDD       vecconsts<>+448(SB), Y7, Y7
+	VPSLLD       $0x17, Y7, Y7
+	VPADDD       vecconsts<>+448(SB), Y8, Y8
+	VPSLLD       $0x17, Y8, Y8
+	VPADDD       vecconsts<>+448(SB), Y9, Y9
+	VPSLLD       $0x17, Y9, Y9
+	VPADDD       vecconsts<>+448(SB), Y10, Y10
+	VPSLLD       $0x17, Y10, Y10
+	VMULPS       Y7, Y11, Y11
+	VMULPS       Y8, Y12, Y12
+	VMULPS       Y9, Y11, Y11
+	VMULPS       Y10, Y12, Y12
+	VMOVUPS      Y11, 64(AX)(DI*4)
+	VADDPS       Y11, Y5, Y5
+	VMOVUPS      Y12, 96(AX)(DI*4)
+	VADDPS       Y12, Y6, Y6
+	CMPQ         DI, SI
+	JAE          noprefetch6
+	PREFETCHT1   (BX)(DI*4)
+	PREFETCHT1   64(BX)(DI*4)
+
+noprefetch6:
+	ADDQ $0x00000020, DI
+	SUBQ $0x00000020, CX
+	JMP  loopU2
+
+loop13:
+	CMPQ         CX, $0x00000008
+	JB           tail4
+	VPMOVZXWD    (DX)(DI*2), Y7
+	VPSLLD       $0x10, Y7, Y7
+	VSUBPS       Y1, Y7, Y7
+	VMAXPS       Y7, Y2, Y7
+	VMINPS       Y7, Y3, Y7
+	VMULPS       vecconsts<>+128(SB), Y7, Y8
+	VROUNDPS     $0x00, Y8, Y8
+	VFNMADD231PS vecconsts<>+160(SB), Y8, Y7
+	VFNMADD231PS vecconsts<>+192(SB), Y8, Y7
+	VMOVUPS      vecconsts<>+224(SB), Y9
+	VFMADD213PS  vecconsts<>+256(SB), Y7, Y9
+	VFMADD213PS  vecconsts<>+288(SB), Y7, Y9
+	VFMADD213PS  vecconsts<>+320(SB), Y7, Y9
+	VFMADD213PS  vecconsts<>+352(SB), Y7, Y9
+	VFMADD213PS  vecconsts<>+384(SB), Y7, Y9
+	VMULPS       Y7, Y7, Y10
+	VFMADD213PS  Y7, Y10, Y9
+	VADDPS       vecconsts<>+416(SB), Y9, Y9
+	VCVTPS2DQ    Y8, Y8
+	VPSRAD       $0x01, Y8, Y7
+	VPSUBD       Y7, Y8, Y8
+	VPADDD       vecconsts<>+448(SB), Y7, Y7
+	VPSLLD       $0x17, Y7, Y7
+	VPADDD       vecconsts<>+448(SB), Y8, Y8
+	VPSLLD       $0x17, Y8, Y8
+	VMULPS       Y7, Y9, Y9
+	VMULPS       Y8, Y9, Y9
+	VMOVUPS      Y9, (AX)(DI*4)
+	VADDPS       Y9, Y0, Y0
+	ADDQ         $0x00000008, DI
+	SUBQ         $0x00000008, CX
+	JMP          loop13
+
+tail4:
+	TESTQ CX, CX
+	JZ    done5
+
+done5:
+	VADDPS     Y4, Y0, Y0
+	VADDPS     Y6, Y5, Y5
+	VADDPS     Y5, Y0, Y0
+	VPERM2F128 $0x01, Y0, Y0, Y1
+	VADDPS     Y1, Y0, Y0
+	VPERMILPS  $0x4e, Y0, Y1
+	VADDPS     Y1, Y0, Y0
+	VPERMILPS  $0xb1, Y0, Y1
+	VADDPS     Y1, Y0, Y0
+	VMOVSS     X0, ret+80(FP)
+	VZEROUPPER
+	RET
+
+scaled1:
+	VXORPS Y4, Y4, Y4
+	VXORPS Y5, Y5, Y5
+	VXORPS Y6, Y6, Y6
+	VXORPS Y7, Y7, Y7
+	XORQ   DI, DI
+
+loopU7:
+	CMPQ         CX, $0x00000020
+	JB           loop18
+	VPMOVZXWD    (DX)(DI*2), Y8
+	VPSLLD       $0x10, Y8, Y8
+	VMULPS       Y0, Y8, Y8
+	VSUBPS       Y1, Y8, Y8
+	VPMOVZXWD    16(DX)(DI*2), Y9
+	VPSLLD       $0x10, Y9, Y9
+	VMULPS       Y0, Y9, Y9
+	VSUBPS       Y1, Y9, Y9
+	VMAXPS       Y8, Y2, Y8
+	VMAXPS       Y9, Y2, Y9
+	VMINPS       Y8, Y3, Y8
+	VMINPS       Y9, Y3, Y9
+	VMULPS       vecconsts<>+128(SB), Y8, Y10
+	VMULPS       vecconsts<>+128(SB), Y9, Y11
+	VROUNDPS     $0x00, Y10, Y10
+	VROUNDPS     $0x00, Y11, Y11
+	VFNMADD231PS vecconsts<>+160(SB), Y10, Y8
+	VFNMADD231PS vecconsts<>+160(SB), Y11, Y9
+	VFNMADD231PS vecconsts<>+192(SB), Y10, Y8
+	VFNMADD231PS vecconsts<>+192(SB), Y11, Y9
+	VMOVUPS      vecconsts<>+224(SB), Y12
+	VMOVUPS      vecconsts<>+224(SB), Y13
+	VFMADD213PS  vecconsts<>+256(SB), Y8, Y12
+	VFMADD213PS  vecconsts<>+256(SB), Y9, Y13
+	VFMADD213PS  vecconsts<>+288(SB), Y8, Y12
+	VFMADD213PS  vecconsts<>+288(SB), Y9, Y13
+	VFMADD213PS  vecconsts<>+320(SB), Y8, Y12
+	VFMADD213PS  vecconsts<>+320(SB), Y9, Y13
+	VFMADD213PS  vecconsts<>+352(SB), Y8, Y12
+	VFMADD213PS  vecconsts<>+352(SB), Y9, Y13
+	VFMADD213PS  vecconsts<>+384(SB), Y8, Y12
+	VFMADD213PS  vecconsts<>+384(SB), Y9, Y13
+	VMULPS       Y8, Y8, Y14
+	VMULPS       Y9, Y9, Y15
+	VFMADD213PS  Y8, Y14, Y12
+	VFMADD213PS  Y9, Y15, Y13
+	VADDPS       vecconsts<>+416(SB), Y12, Y12
+	VADDPS       vecconsts<>+416(SB), Y13, Y13
+	VCVTPS2DQ    Y10, Y10
+	VCVTPS2DQ    Y11, Y11
+	VPSRAD       $0x01, Y10, Y8
+	VPSRAD       $0x01, Y11, Y9
+	VPSUBD       Y8, Y10, Y10
+	VPSUBD       Y9, Y11, Y11
+	VPADDD       vecconsts<>+448(SB), Y8, Y8
+	VPSLLD       $0x17, Y8, Y8
+	VPADDD       vecconsts<>+448(SB), Y9, Y9
+	VPSLLD       $0x17, Y9, Y9
+	VPADDD       vecconsts<>+448(SB), Y10, Y10
+	VPSLLD       $0x17, Y10, Y10
+	VPADDD       vecconsts<>+448(SB), Y11, Y11
+	VPSLLD       $0x17, Y11, Y11
+	VMULPS       Y8, Y12, Y12
+	VMULPS       Y9, Y13, Y13
+	VMULPS       Y10, Y12, Y12
+	VMULPS       Y11, Y13, Y13
+	VMOVUPS      Y12, (AX)(DI*4)
+	VADDPS       Y12, Y4, Y4
+	VMOVUPS      Y13, 32(AX)(DI*4)
+	VADDPS       Y13, Y5, Y5
+	VPMOVZXWD    32(DX)(DI*2), Y8
+	VPSLLD       $0x10, Y8, Y8
+	VMULPS       Y0, Y8, Y8
+	VSUBPS       Y1, Y8, Y8
+	VPMOVZXWD    48(DX)(DI*2), Y9
+	VPSLLD       $0x10, Y9, Y9
+	VMULPS       Y0, Y9, Y9
+	VSUBPS       Y1, Y9, Y9
+	VMAXPS       Y8, Y2, Y8
+	VMAXPS       Y9, Y2, Y9
+	VMINPS       Y8, Y3, Y8
+	VMINPS       Y9, Y3, Y9
+	VMULPS       vecconsts<>+128(SB), Y8, Y10
+	VMULPS       vecconsts<>+128(SB), Y9, Y11
+	VROUNDPS     $0x00, Y10, Y10
+	VROUNDPS     $0x00, Y11, Y11
+	VFNMADD231PS vecconsts<>+160(SB), Y10, Y8
+	VFNMADD231PS vecconsts<>+160(SB), Y11, Y9
+	VFNMADD231PS vecconsts<>+192(SB), Y10, Y8
+	VFNMADD231PS vecconsts<>+192(SB), Y11, Y9
+	VMOVUPS      vecconsts<>+224(SB), Y12
+	VMOVUPS      vecconsts<>+224(SB), Y13
+	VFMADD213PS  vecconsts<>+256(SB), Y8, Y12
+	VFMADD213PS  vecconsts<>+256(SB), Y9, Y13
+	VFMADD213PS  vecconsts<>+288(SB), Y8, Y12
+	VFMADD213PS  vecconsts<>+288(SB), Y9, Y13
+	VFMADD213PS  vecconsts<>+320(SB), Y8, Y12
+	VFMADD213PS  vecconsts<>+320(SB), Y9, Y13
+	VFMADD213PS  vecconsts<>+352(SB), Y8, Y12
+	VFMADD213PS  vecconsts<>+352(SB), Y9, Y13
+	VFMADD213PS  vecconsts<>+384(SB), Y8, Y12
+	VFMADD213PS  vecconsts<>+384(SB), Y9, Y13
+	VMULPS       Y8, Y8, Y14
+	VMULPS       Y9, Y9, Y15
+	VFMADD213PS  Y8, Y14, Y12
+	VFMADD213PS  Y9, Y15, Y13
+	VADDPS       vecconsts<>+416(SB), Y12, Y12
+	VADDPS       vecconsts<>+416(SB), Y13, Y13
+	VCVTPS2DQ    Y10, Y10
+	VCVTPS2DQ    Y11, Y11
+	VPSRAD       $0x01, Y10, Y8
+	VPSRAD       $0x01, Y11, Y9
+	VPSUBD       Y8, Y10, Y10
+	VPSUBD       Y9, Y11, Y11
+	VPADDD       vecconsts<>+448(SB), Y8, Y8
+	VPSLLD       $0x17, Y8, Y8
+	VPADDD       vecconsts<>+448(SB), Y9, Y9
+	VPSLLD       $0x17, Y9, Y9
+	VPADDD       vecconsts<>+448(SB), Y10, Y10
+	VPSLLD       $0x17, Y10, Y10
+	VPADDD       vecconsts<>+448(SB), Y11, Y11
+	VPSLLD       $0x17, Y11, Y11
+	VMULPS       Y8, Y12, Y12
+	VMULPS       Y9, Y13, Y13
+	VMULPS       Y10, Y12, Y12
+	VMULPS       Y11, Y13, Y13
+	VMOVUPS      Y12, 64(AX)(DI*4)
+	VADDPS       Y12, Y6, Y6
+	VMOVUPS      Y13, 96(AX)(DI*4)
+	VADDPS       Y13, Y7, Y7
+	CMPQ         DI, SI
+	JAE          noprefetch11
+	PREFETCHT1   (BX)(DI*4)
+	PREFETCHT1   64(BX)(DI*4)
+
+noprefetch11:
+	ADDQ $0x00000020, DI
+	SUBQ $0x00000020, CX
+	JMP  loopU7
+
+loop18:
+	CMPQ         CX, $0x00000008
+	JB           tail9
+	VPMOVZXWD    (DX)(DI*2), Y8
+	VPSLLD       $0x10, Y8, Y8
+	VMULPS       Y0, Y8, Y8
+	VSUBPS       Y1, Y8, Y8
+	VMAXPS       Y8, Y2, Y8
+	VMINPS       Y8, Y3, Y8
+	VMULPS       vecconsts<>+128(SB), Y8, Y9
+	VROUNDPS     $0x00, Y9, Y9
+	VFNMADD231PS vecconsts<>+160(SB), Y9, Y8
+	VFNMADD231PS vecconsts<>+192(SB), Y9, Y8
+	VMOVUPS      vecconsts<>+224(SB), Y10
+	VFMADD213PS  vecconsts<>+256(SB), Y8, Y10
+	VFMADD213PS  vecconsts<>+288(SB), Y8, Y10
+	VFMADD213PS  vecconsts<>+320(SB), Y8, Y10
+	VFMADD213PS  vecconsts<>+352(SB), Y8, Y10
+	VFMADD213PS  vecconsts<>+384(SB), Y8, Y10
+	VMULPS       Y8, Y8, Y11
+	VFMADD213PS  Y8, Y11, Y10
+	VADDPS       vecconsts<>+416(SB), Y10, Y10
+	VCVTPS2DQ    Y9, Y9
+	VPSRAD       $0x01, Y9, Y8
+	VPSUBD       Y8, Y9, Y9
+	VPADDD       vecconsts<>+448(SB), Y8, Y8
+	VPSLLD       $0x17, Y8, Y8
+	VPADDD       vecconsts<>+448(SB), Y9, Y9
+	VPSLLD       $0x17, Y9, Y9
+	VMULPS       Y8, Y10, Y10
+	VMULPS       Y9, Y10, Y10
+	VMOVUPS      Y10, (AX)(DI*4)
+	VADDPS       Y10, Y4, Y4
+	ADDQ         $0x00000008, DI
+	SUBQ         $0x00000008, CX
+	JMP          loop18
+
+tail9:
+	TESTQ CX, CX
+	JZ    done10
+
+done10:
+	VADDPS     Y5, Y4, Y4
+	VADDPS     Y7, Y6, Y6
+	VADDPS     Y6, Y4, Y4
+	VPERM2F128 $0x01, Y4, Y4, Y0
+	VADDPS     Y0, Y4, Y4
+	VPERMILPS  $0x4e, Y4, Y0
+	VADDPS     Y0, Y4, Y4
+	VPERMILPS  $0xb1, Y4, Y0
+	VADDPS     Y0, Y4, Y4
+	VMOVSS     X4, ret+80(FP)
+	VZEROUPPER
+	RET
+
+// func normalizeBF16AVX2(dst []uint16, x []float32, k float32)
+// Requires: AVX, AVX2
+TEXT ·normalizeBF16AVX2(SB), NOSPLIT, $0-52
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         dst_len+8(FP), CX
+	MOVQ         x_base+24(FP), DX
+	VBROADCASTSS k+48(FP), Y0
+	XORQ         BX, BX
+
+loopU1:
+	CMPQ      CX, $0x00000020
+	JB        loop12
+	VMULPS    (DX)(BX*4), Y0, Y1
+	VPSRLD    $0x10, Y1, Y2
+	VPAND     vecconsts<>+480(SB), Y2, Y3
+	VPADDD    Y1, Y3, Y3
+	VPADDD    vecconsts<>+512(SB), Y3, Y3
+	VPSRLD    $0x10, Y3, Y3
+	VPAND     vecconsts<>+544(SB), Y1, Y1
+	VPCMPGTD  vecconsts<>+576(SB), Y1, Y1
+	VPOR      vecconsts<>+608(SB), Y2, Y2
+	VPBLENDVB Y1, Y2, Y3, Y3
+	VMULPS    32(DX)(BX*4), Y0, Y1
+	VPSRLD    $0x10, Y1, Y2
+	VPAND     vecconsts<>+480(SB), Y2, Y4
+	VPADDD    Y1, Y4, Y4
+	VPADDD    vecconsts<>+512(SB), Y4, Y4
+	VPSRLD    $0x10, Y4, Y4
+	VPAND     vecconsts<>+544(SB), Y1, Y1
+	VPCMPGTD  vecconsts<>+576(SB), Y1, Y1
+	VPOR      vecconsts<>+608(SB), Y2, Y2
+	VPBLENDVB Y1, Y2, Y4, Y4
+	VPACKUSDW Y4, Y3, Y3
+	VPERMQ    $0xd8, Y3, Y3
+	VMOVDQU   Y3, (AX)(BX*2)
+	VMULPS    64(DX)(BX*4), Y0, Y1
+	VPSRLD    $0x10, Y1, Y2
+	VPAND     vecconsts<>+480(SB), Y2, Y3
+	VPADDD    Y1, Y3, Y3
+	VPADDD    vecconsts<>+512(SB), Y3, Y3
+	VPSRLD    $0x10, Y3, Y3
+	VPAND     vecconsts<>+544(SB), Y1, Y1
+	VPCMPGTD  vecconsts<>+576(SB), Y1, Y1
+	VPOR      vecconsts<>+608(SB), Y2, Y2
+	VPBLENDVB Y1, Y2, Y3, Y3
+	VMULPS    96(DX)(BX*4), Y0, Y1
+	VPSRLD    $0x10, Y1, Y2
+	VPAND     vecconsts<>+480(SB), Y2, Y4
+	VPADDD    Y1, Y4, Y4
+	VPADDD    vecconsts<>+512(SB), Y4, Y4
+	VPSRLD    $0x10, Y4, Y4
+	VPAND     vecconsts<>+544(SB), Y1, Y1
+	VPCMPGTD  vecconsts<>+576(SB), Y1, Y1
+	VPOR      vecconsts<>+608(SB), Y2, Y2
+	VPBLENDVB Y1, Y2, Y4, Y4
+	VPACKUSDW Y4, Y3, Y3
+	VPERMQ    $0xd8, Y3, Y3
+	VMOVDQU   Y3, 32(AX)(BX*2)
+	ADDQ      $0x00000020, BX
+	SUBQ      $0x00000020, CX
+	JMP       loopU1
+
+loop12:
+	CMPQ         CX, $0x00000008
+	JB           tail3
+	VMULPS       (DX)(BX*4), Y0, Y1
+	VPSRLD       $0x10, Y1, Y2
+	VPAND        vecconsts<>+480(SB), Y2, Y3
+	VPADDD       Y1, Y3, Y3
+	VPADDD       vecconsts<>+512(SB), Y3, Y3
+	VPSRLD       $0x10, Y3, Y3
+	VPAND        vecconsts<>+544(SB), Y1, Y1
+	VPCMPGTD     vecconsts<>+576(SB), Y1, Y1
+	VPOR         vecconsts<>+608(SB), Y2, Y2
+	VPBLENDVB    Y1, Y2, Y3, Y3
+	VEXTRACTI128 $0x01, Y3, X1
+	VPACKUSDW    X1, X3, X1
+	VMOVDQU      X1, (AX)(BX*2)
+	ADDQ         $0x00000008, BX
+	SUBQ         $0x00000008, CX
+	JMP          loop12
+
+tail3:
+	TESTQ CX, CX
+	JZ    done4
+
+done4:
+	VZEROUPPER
+	RET
+
+// func normalizeBF16NTAVX2(dst []uint16, x []float32, k float32)
+// Requires: AVX, AVX2
+TEXT ·normalizeBF16NTAVX2(SB), NOSPLIT, $0-52
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         dst_len+8(FP), CX
+	MOVQ         x_base+24(FP), DX
+	VBROADCASTSS k+48(FP), Y0
+	XORQ         BX, BX
+
+loopU1:
+	CMPQ      CX, $0x00000020
+	JB        loop12
+	VMULPS    (DX)(BX*4), Y0, Y1
+	VPSRLD    $0x10, Y1, Y2
+	VPAND     vecconsts<>+480(SB), Y2, Y3
+	VPADDD    Y1, Y3, Y3
+	VPADDD    vecconsts<>+512(SB), Y3, Y3
+	VPSRLD    $0x10, Y3, Y3
+	VPAND     vecconsts<>+544(SB), Y1, Y1
+	VPCMPGTD  vecconsts<>+576(SB), Y1, Y1
+	VPOR      vecconsts<>+608(SB), Y2, Y2
+	VPBLENDVB Y1, Y2, Y3, Y3
+	VMULPS    32(DX)(BX*4), Y0, Y1
+	VPSRLD    $0x10, Y1, Y2
+	VPAND     vecconsts<>+480(SB), Y2, Y4
+	VPADDD    Y1, Y4, Y4
+	VPADDD    vecconsts<>+512(SB), Y4, Y4
+	VPSRLD    $0x10, Y4, Y4
+	VPAND     vecconsts<>+544(SB), Y1, Y1
+	VPCMPGTD  vecconsts<>+576(SB), Y1, Y1
+	VPOR      vecconsts<>+608(SB), Y2, Y2
+	VPBLENDVB Y1, Y2, Y4, Y4
+	VPACKUSDW Y4, Y3, Y3
+	VPERMQ    $0xd8, Y3, Y3
+	VMOVNTDQ  Y3, (AX)(BX*2)
+	VMULPS    64(DX)(BX*4), Y0, Y1
+	VPSRLD    $0x10, Y1, Y2
+	VPAND     vecconsts<>+480(SB), Y2, Y3
+	VPADDD    Y1, Y3, Y3
+	VPADDD    vecconsts<>+512(SB), Y3, Y3
+	VPSRLD    $0x10, Y3, Y3
+	VPAND     vecconsts<>+544(SB), Y1, Y1
+	VPCMPGTD  vecconsts<>+576(SB), Y1, Y1
+	VPOR      vecconsts<>+608(SB), Y2, Y2
+	VPBLENDVB Y1, Y2, Y3, Y3
+	VMULPS    96(DX)(BX*4), Y0, Y1
+	VPSRLD    $0x10, Y1, Y2
+	VPAND     vecconsts<>+480(SB), Y2, Y4
+	VPADDD    Y1, Y4, Y4
+	VPADDD    vecconsts<>+512(SB), Y4, Y4
+	VPSRLD    $0x10, Y4, Y4
+	VPAND     vecconsts<>+544(SB), Y1, Y1
+	VPCMPGTD  vecconsts<>+576(SB), Y1, Y1
+	VPOR      vecconsts<>+608(SB), Y2, Y2
+	VPBLENDVB Y1, Y2, Y4, Y4
+	VPACKUSDW Y4, Y3, Y3
+	VPERMQ    $0xd8, Y3, Y3
+	VMOVNTDQ  Y3, 32(AX)(BX*2)
+	ADDQ      $0x00000020, BX
+	SUBQ      $0x00000020, CX
+	JMP       loopU1
+
+loop12:
+	CMPQ         CX, $0x00000008
+	JB           tail3
+	VMULPS       (DX)(BX*4), Y0, Y1
+	VPSRLD       $0x10, Y1, Y2
+	VPAND        vecconsts<>+480(SB), Y2, Y3
+	VPADDD       Y1, Y3, Y3
+	VPADDD       vecconsts<>+512(SB), Y3, Y3
+	VPSRLD       $0x10, Y3, Y3
+	VPAND        vecconsts<>+544(SB), Y1, Y1
+	VPCMPGTD     vecconsts<>+576(SB), Y1, Y1
+	VPOR         vecconsts<>+608(SB), Y2, Y2
+	VPBLENDVB    Y1, Y2, Y3, Y3
+	VEXTRACTI128 $0x01, Y3, X1
+	VPACKUSDW    X1, X3, X1
+	VMOVNTDQ     X1, (AX)(BX*2)
+	ADDQ         $0x00000008, BX
+	SUBQ         $0x00000008, CX
+	JMP          loop12
+
+tail3:
+	TESTQ CX, CX
+	JZ    done4
+
+done4:
+	VZEROUPPER
+	RET
+
+// func maxF16AVX512(x []uint16, scale float32) float32
+// Requires: AVX, AVX512F
+TEXT ·maxF16AVX512(SB), NOSPLIT, $0-36
+	MOVQ         x_base+0(FP), AX
+	MOVQ         x_len+8(FP), CX
+	VBROADCASTSS scale+24(FP), Z0
+	VBROADCASTSS vecconsts<>+0(SB), Z1
+	VBROADCASTSS vecconsts<>+0(SB), Z2
+	VBROADCASTSS vecconsts<>+0(SB), Z3
+	VBROADCASTSS vecconsts<>+0(SB), Z4
+	XORQ         DX, DX
+
+loopU1:
+	CMPQ      CX, $0x00000040
+	JB        loop12
+	VCVTPH2PS (AX)(DX*2), Z5
+	VMULPS    Z5, Z0, Z5
+	VMAXPS    Z1, Z5, Z1
+	VCVTPH2PS 32(AX)(DX*2), Z5
+	VMULPS    Z5, Z0, Z5
+	VMAXPS    Z2, Z5, Z2
+	VCVTPH2PS 64(AX)(DX*2), Z5
+	VMULPS    Z5, Z0, Z5
+	VMAXPS    Z3, Z5, Z3
+	VCVTPH2PS 96(AX)(DX*2), Z5
+	VMULPS    Z5, Z0, Z5
+	VMAXPS    Z4, Z5, Z4
+	ADDQ      $0x00000040, DX
+	SUBQ      $0x00000040, CX
+	JMP       loopU1
+
+loop12:
+	CMPQ      CX, $0x00000010
+	JB        tail3
+	VCVTPH2PS (AX)(DX*2), Z5
+	VMULPS    Z5, Z0, Z5
+	VMAXPS    Z1, Z5, Z1
+	ADDQ      $0x00000010, DX
+	SUBQ      $0x00000010, CX
+	JMP       loop12
+
+tail3:
+	TESTQ CX, CX
+	JZ    done4
+
+done4:
+	VMAXPS     Z2, Z1, Z1
+	VMAXPS     Z4, Z3, Z3
+	VMAXPS     Z3, Z1, Z1
+	VSHUFF32X4 $0x4e, Z1, Z1, Z0
+	VMAXPS     Z0, Z1, Z1
+	VSHUFF32X4 $0xb1, Z1, Z1, Z0
+	VMAXPS     Z0, Z1, Z1
+	VPERMILPS  $0x4e, Z1, Z0
+	VMAXPS     Z0, Z1, Z1
+	VPERMILPS  $0xb1, Z1, Z0
+	VMAXPS     Z0, Z1, Z1
+	VMOVSS     X1, ret+32(FP)
+	VZEROUPPER
+	RET
+
+// func expSumF16AVX512(dst []float32, x []uint16, next []float32, scale float32, m float32) float32
+// Requires: AVX, AVX512DQ, AVX512F, MMX+
+TEXT ·expSumF16AVX512(SB), NOSPLIT, $0-84
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         dst_len+8(FP), CX
+	MOVQ         x_base+24(FP), DX
+	MOVQ         next_base+48(FP), BX
+	MOVQ         next_len+56(FP), SI
+	VBROADCASTSS scale+72(FP), Z0
+	VBROADCASTSS m+76(FP), Z1
+	VBROADCASTSS vecconsts<>+64(SB), Z2
+	VBROADCASTSS vecconsts<>+96(SB), Z3
+	VBROADCASTSS vecconsts<>+128(SB), Z4
+	VBROADCASTSS vecconsts<>+160(SB), Z5
+	VBROADCASTSS vecconsts<>+192(SB), Z6
+	VBROADCASTSS vecconsts<>+224(SB), Z7
+	VBROADCASTSS vecconsts<>+416(SB), Z8
+	VUCOMISS     vecconsts<>+416(SB), X0
+	JNE          scaled1
+	JP           scaled1
+	VXORPS       Z0, Z0, Z0
+	VXORPS       Z9, Z9, Z9
+	VXORPS       Z10, Z10, Z10
+	VXORPS       Z11, Z11, Z11
+	XORQ         DI, DI
+
+loopU2:
+	CMPQ             CX, $0x00000040
+	JB               loop13
+	VCVTPH2PS        (DX)(DI*2), Z12
+	VSUBPS           Z1, Z12, Z12
+	VCVTPH2PS        32(DX)(DI*2), Z13
+	VSUBPS           Z1, Z13, Z13
+	VCVTPH2PS        64(DX)(DI*2), Z14
+	VSUBPS           Z1, Z14, Z14
+	VCVTPH2PS        96(DX)(DI*2), Z15
+	VSUBPS           Z1, Z15, Z15
+	VMAXPS           Z12, Z2, Z12
+	VMAXPS           Z13, Z2, Z13
+	VMAXPS           Z14, Z2, Z14
+	VMAXPS           Z15, Z2, Z15
+	VMINPS           Z12, Z3, Z12
+	VMINPS           Z13, Z3, Z13
+	VMINPS           Z14, Z3, Z14
+	VMINPS           Z15, Z3, Z15
+	VMULPS           Z4, Z12, Z16
+	VMULPS           Z4, Z13, Z17
+	VMULPS           Z4, Z14, Z18
+	VMULPS           Z4, Z15, Z19
+	VRNDSCALEPS      $0x00, Z16, Z16
+	VRNDSCALEPS      $0x00, Z17, Z17
+	VRNDSCALEPS      $0x00, Z18, Z18
+	VRNDSCALEPS      $0x00, Z19, Z19
+	VFNMADD231PS     Z5, Z16, Z12
+	VFNMADD231PS     Z5, Z17, Z13
+	VFNMADD231PS     Z5, Z18, Z14
+	VFNMADD231PS     Z5, Z19, Z15
+	VFNMADD231PS     Z6, Z16, Z12
+	VFNMADD231PS     Z6, Z17, Z13
+	VFNMADD231PS     Z6, Z18, Z14
+	VFNMADD231PS     Z6, Z19, Z15
+	VMOVAPS          Z7, Z20
+	VMOVAPS          Z7, Z21
+	VMOVAPS          Z7, Z22
+	VMOVAPS          Z7, Z23
+	VFMADD213PS.BCST vecconsts<>+256(SB), Z12, Z20
+	VFMADD213PS.BCST vecconsts<>+256(SB), Z13, Z21
+	VFMADD213PS.BCST vecconsts<>+256(SB), Z14, Z22
+	VFMADD213PS.BCST vecconsts<>+256(SB), Z15, Z23
+	VFMADD213PS.BCST vecconsts<>+288(SB), Z12, Z20
+	VFMADD213PS.BCST vecconsts<>+288(SB), Z13, Z21
+	VFMADD213PS.BCST vecconsts<>+288(SB), Z14, Z22
+	VFMADD213PS.BCST vecconsts<>+288(SB), Z15, Z23
+	VFMADD213PS.BCST vecconsts<>+320(SB), Z12, Z20
+	VFMADD213PS.BCST vecconsts<>+320(SB), Z13, Z21
+	VFMADD213PS.BCST vecconsts<>+320(SB), Z14, Z22
+	VFMADD213PS.BCST vecconsts<>+320(SB), Z15, Z23
+	VFMADD213PS.BCST vecconsts<>+352(SB), Z12, Z20
+	VFMADD213PS.BCST vecconsts<>+352(SB), Z13, Z21
+	VFMADD213PS.BCST vecconsts<>+352(SB), Z14, Z22
+	VFMADD213PS.BCST vecconsts<>+352(SB), Z15, Z23
+	VFMADD213PS.BCST vecconsts<>+384(SB), Z12, Z20
+	VFMADD213PS.BCST vecconsts<>+384(SB), Z13, Z21
+	VFMADD213PS.BCST vecconsts<>+384(SB), Z14, Z22
+	VFMADD213PS.BCST vecconsts<>+384(SB), Z15, Z23
+	VMULPS           Z12, Z12, Z24
+	VMULPS           Z13, Z13, Z25
+	VMULPS           Z14, Z14, Z26
+	VMULPS           Z15, Z15, Z27
+	VFMADD213PS      Z12, Z24, Z20
+	VFMADD213PS      Z13, Z25, Z21
+	VFMADD213PS      Z14, Z26, Z22
+	VFMADD213PS      Z15, Z27, Z23
+	VADDPS           Z8, Z20, Z20
+	VADDPS           Z8, Z21, Z21
+	VADDPS           Z8, Z22, Z22
+	VADDPS           Z8, Z23, Z23
+	VSCALEFPS        Z16, Z20, Z20
+	VSCALEFPS        Z17, Z21, Z21
+	VSCALEFPS        Z18, Z22, Z22
+	VSCALEFPS        Z19, Z23, Z23
+	VMOVUPS          Z20, (AX)(DI*4)
+	VADDPS           Z20, Z0, Z0
+	VMOVUPS          Z21, 64(AX)(DI*4)
+	VADDPS           Z21, Z9, Z9
+	VMOVUPS          Z22, 128(AX)(DI*4)
+	VADDPS           Z22, Z10, Z10
+	VMOVUPS          Z23, 192(AX)(DI*4)
+	VADDPS           Z23, Z11, Z11
+	CMPQ             DI, SI
+	JAE              noprefetch6
+	PREFETCHT1       (BX)(DI*4)
+	PREFETCHT1       64(BX)(DI*4)
+	PREFETCHT1       128(BX)(DI*4)
+	PREFETCHT1       192(BX)(DI*4)
+
+noprefetch6:
+	ADDQ $0x00000040, DI
+	SUBQ $0x00000040, CX
+	JMP  loopU2
+
+loop13:
+	CMPQ             CX, $0x00000010
+	JB               tail4
+	VCVTPH2PS        (DX)(DI*2), Z12
+	VSUBPS           Z1, Z12, Z12
+	VMAXPS           Z12, Z2, Z12
+	VMINPS           Z12, Z3, Z12
+	VMULPS           Z4, Z12, Z13
+	VRNDSCALEPS      $0x00, Z13, Z13
+	VFNMADD231PS     Z5, Z13, Z12
+	VFNMADD231PS     Z6, Z13, Z12
+	VMOVAPS          Z7, Z14
+	VFMADD213PS.BCST vecconsts<>+256(SB), Z12, Z14
+	VFMADD213PS.BCST vecconsts<>+288(SB), Z12, Z14
+	VFMADD213PS.BCST vecconsts<>+320(SB), Z12, Z14
+	VFMADD213PS.BCST vecconsts<>+352(SB), Z12, Z14
+	VFMADD213PS.BCST vecconsts<>+384(SB), Z12, Z14
+	VMULPS           Z12, Z12, Z15
+	VFMADD213PS      Z12, Z15, Z14
+	VADDPS           Z8, Z14, Z14
+	VSCALEFPS        Z13, Z14, Z14
+	VMOVUPS          Z14, (AX)(DI*4)
+	VADDPS           Z14, Z0, Z0
+	ADDQ             $0x00000010, DI
+	SUBQ             $0x00000010, CX
+	JMP              loop13
+
+tail4:
+	TESTQ CX, CX
+	JZ    done5
+
+done5:
+	VADDPS     Z9, Z0, Z0
+	VADDPS     Z11, Z10, Z10
+	VADDPS     Z10, Z0, Z0
+	VSHUFF32X4 $0x4e, Z0, Z0, Z1
+	VADDPS     Z1, Z0, Z0
+	VSHUFF32X4 $0xb1, Z0, Z0, Z1
+	VADDPS     Z1, Z0, Z0
+	VPERMILPS  $0x4e, Z0, Z1
+	VADDPS     Z1, Z0, Z0
+	VPERMILPS  $0xb1, Z0, Z1
+	VADDPS     Z1, Z0, Z0
+	VMOVSS     X0, ret+80(FP)
+	VZEROUPPER
+	RET
+
+scaled1:
+	VXORPS Z9, Z9, Z9
+	VXORPS Z10, Z10, Z10
+	VXORPS Z11, Z11, Z11
+	VXORPS Z12, Z12, Z12
+	XORQ   DI, DI
+
+loopU7:
+	CMPQ             CX, $0x00000040
+	JB               loop18
+	VCVTPH2PS        (DX)(DI*2), Z13
+	VMULPS           Z0, Z13, Z13
+	VSUBPS           Z1, Z13, Z13
+	VCVTPH2PS        32(DX)(DI*2), Z14
+	VMULPS           Z0, Z14, Z14
+	VSUBPS           Z1, Z14, Z14
+	VCVTPH2PS        64(DX)(DI*2), Z15
+	VMULPS           Z0, Z15, Z15
+	VSUBPS           Z1, Z15, Z15
+	VCVTPH2PS        96(DX)(DI*2), Z16
+	VMULPS           Z0, Z16, Z16
+	VSUBPS           Z1, Z16, Z16
+	VMAXPS           Z13, Z2, Z13
+	VMAXPS           Z14, Z2, Z14
+	VMAXPS           Z15, Z2, Z15
+	VMAXPS           Z16, Z2, Z16
+	VMINPS           Z13, Z3, Z13
+	VMINPS           Z14, Z3, Z14
+	VMINPS           Z15, Z3, Z15
+	VMINPS           Z16, Z3, Z16
+	VMULPS           Z4, Z13, Z17
+	VMULPS           Z4, Z14, Z18
+	VMULPS           Z4, Z15, Z19
+	VMULPS           Z4, Z16, Z20
+	VRNDSCALEPS      $0x00, Z17, Z17
+	VRNDSCALEPS      $0x00, Z18, Z18
+	VRNDSCALEPS      $0x00, Z19, Z19
+	VRNDSCALEPS      $0x00, Z20, Z20
+	VFNMADD231PS     Z5, Z17, Z13
+	VFNMADD231PS     Z5, Z18, Z14
+	VFNMADD231PS     Z5, Z19, Z15
+	VFNMADD231PS     Z5, Z20, Z16
+	VFNMADD231PS     Z6, Z17, Z13
+	VFNMADD231PS     Z6, Z18, Z14
+	VFNMADD231PS     Z6, Z19, Z15
+	VFNMADD231PS     Z6, Z20, Z16
+	VMOVAPS          Z7, Z21
+	VMOVAPS          Z7, Z22
+	VMOVAPS          Z7, Z23
+	VMOVAPS          Z7, Z24
+	VFMADD213PS.BCST vecconsts<>+256(SB), Z13, Z21
+	VFMADD213PS.BCST vecconsts<>+256(SB), Z14, Z22
+	VFMADD213PS.BCST vecconsts<>+256(SB), Z15, Z23
+	VFMADD213PS.BCST vecconsts<>+256(SB), Z16, Z24
+	VFMADD213PS.BCST vecconsts<>+288(SB), Z13, Z21
+	VFMADD213PS.BCST vecconsts<>+288(SB), Z14, Z22
+	VFMADD213PS.BCST vecconsts<>+288(SB), Z15, Z23
+	VFMADD213PS.BCST vecconsts<>+288(SB), Z16, Z24
+	VFMADD213PS.BCST vecconsts<>+320(SB), Z13, Z21
+	VFMADD213PS.BCST vecconsts<>+320(SB), Z14, Z22
+	VFMADD213PS.BCST vecconsts<>+320(SB), Z15, Z23
+	VFMADD213PS.BCST vecconsts<>+320(SB), Z16, Z24
+	VFMADD213PS.BCST vecconsts<>+352(SB), Z13, Z21
+	VFMADD213PS.BCST vecconsts<>+352(SB), Z14, Z22
+	VFMADD213PS.BCST vecconsts<>+352(SB), Z15, Z23
+	VFMADD213PS.BCST vecconsts<>+352(SB), Z16, Z24
+	VFMADD213PS.BCST vecconsts<>+384(SB), Z13, Z21
+	VFMADD213PS.BCST vecconsts<>+384(SB), Z14, Z22
+	VFMADD213PS.BCST vecconsts<>+384(SB), Z15, Z23
+	VFMADD213PS.BCST vecconsts<>+384(SB), Z16, Z24
+	VMULPS           Z13, Z13, Z25
+	VMULPS           Z14, Z14, Z26
+	VMULPS           Z15, Z15, Z27
+	VMULPS           Z16, Z16, Z28
+	VFMADD213PS      Z13, Z25, Z21
+	VFMADD213PS      Z14, Z26, Z22
+	VFMADD213PS      Z15, Z27, Z23
+	VFMADD213PS      Z16, Z28, Z24
+	VADDPS           Z8, Z21, Z21
+	VADDPS           Z8, Z22, Z22
+	VADDPS           Z8, Z23, Z23
+	VADDPS           Z8, Z24, Z24
+	VSCALEFPS        Z17, Z21, Z21
+	VSCALEFPS        Z18, Z22, Z22
+	VSCALEFPS        Z19, Z23, Z23
+	VSCALEFPS        Z20, Z24, Z24
+	VMOVUPS          Z21, (AX)(DI*4)
+	VADDPS           Z21, Z9, Z9
+	VMOVUPS          Z22, 64(AX)(DI*4)
+	VADDPS           Z22, Z10, Z10
+	VMOVUPS          Z23, 128(AX)(DI*4)
+	VADDPS           Z23, Z11, Z11
+	VMOVUPS          Z24, 192(AX)(DI*4)
+	VADDPS           Z24, Z12, Z12
+	CMPQ             DI, SI
+	JAE              noprefetch11
+	PREFETCHT1       (BX)(DI*4)
+	PREFETCHT1       64(BX)(DI*4)
+	PREFETCHT1       128(BX)(DI*4)
+	PREFETCHT1       192(BX)(DI*4)
+
+noprefetch11:
+	ADDQ $0x00000040, DI
+	SUBQ $0x00000040, CX
+	JMP  loopU7
+
+loop18:
+	CMPQ             CX, $0x00000010
+	JB               tail9
+	VCVTPH2PS        (DX)(DI*2), Z13
+	VMULPS           Z0, Z13, Z13
+	VSUBPS           Z1, Z13, Z13
+	VMAXPS           Z13, Z2, Z13
+	VMINPS           Z13, Z3, Z13
+	VMULPS           Z4, Z13, Z14
+	VRNDSCALEPS      $0x00, Z14, Z14
+	VFNMADD231PS     Z5, Z14, Z13
+	VFNMADD231PS     Z6, Z14, Z13
+	VMOVAPS          Z7, Z15
+	VFMADD213PS.BCST vecconsts<>+256(SB), Z13, Z15
+	VFMADD213PS.BCST vecconsts<>+288(SB), Z13, Z15
+	VFMADD213PS.BCST vecconsts<>+320(SB), Z13, Z15
+	VFMADD213PS.BCST vecconsts<>+352(SB), Z13, Z15
+	VFMADD213PS.BCST vecconsts<>+384(SB), Z13, Z15
+	VMULPS           Z13, Z13, Z16
+	VFMADD213PS      Z13, Z16, Z15
+	VADDPS           Z8, Z15, Z15
+	VSCALEFPS        Z14, Z15, Z15
+	VMOVUPS          Z15, (AX)(DI*4)
+	VADDPS           Z15, Z9, Z9
+	ADDQ             $0x00000010, DI
+	SUBQ             $0x00000010, CX
+	JMP              loop18
+
+tail9:
+	TESTQ CX, CX
+	JZ    done10
+
+done10:
+	VADDPS     Z10, Z9, Z9
+	VADDPS     Z12, Z11, Z11
+	VADDPS     Z11, Z9, Z9
+	VSHUFF32X4 $0x4e, Z9, Z9, Z0
+	VADDPS     Z0, Z9, Z9
+	VSHUFF32X4 $0xb1, Z9, Z9, Z0
+	VADDPS     Z0, Z9, Z9
+	VPERMILPS  $0x4e, Z9, Z0
+	VADDPS     Z0, Z9, Z9
+	VPERMILPS  $0xb1, Z9, Z0
+	VADDPS     Z0, Z9, Z9
+	VMOVSS     X9, ret+80(FP)
+	VZEROUPPER
+	RET
+
+// func normalizeF16AVX512(dst []uint16, x []float32, k float32)
+// Requires: AVX, AVX512F
+TEXT ·normalizeF16AVX512(SB), NOSPLIT, $0-52
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         dst_len+8(FP), CX
+	MOVQ         x_base+24(FP), DX
+	VBROADCASTSS k+48(FP), Z0
+	XORQ         BX, BX
+
+loopU1:
+	CMPQ      CX, $0x00000040
+	JB        loop12
+	VMULPS    (DX)(BX*4), Z0, Z1
+	VCVTPS2PH $0x00, Z1, (AX)(BX*2)
+	VMULPS    64(DX)(BX*4), Z0, Z1
+	VCVTPS2PH $0x00, Z1, 32(AX)(BX*2)
+	VMULPS    128(DX)(BX*4), Z0, Z1
+	VCVTPS2PH $0x00, Z1, 64(AX)(BX*2)
+	VMULPS    192(DX)(BX*4), Z0, Z1
+	VCVTPS2PH $0x00, Z1, 96(AX)(BX*2)
+	ADDQ      $0x00000040, BX
+	SUBQ      $0x00000040, CX
+	JMP       loopU1
+
+loop12:
+	CMPQ      CX, $0x00000010
+	JB        tail3
+	VMULPS    (DX)(BX*4), Z0, Z1
+	VCVTPS2PH $0x00, Z1, (AX)(BX*2)
+	ADDQ      $0x00000010, BX
+	SUBQ      $0x00000010, CX
+	JMP       loop12
+
+tail3:
+	TESTQ CX, CX
+	JZ    done4
+
+done4:
+	VZEROUPPER
+	RET
+
+// func normalizeF16NTAVX512(dst []uint16, x []float32, k float32)
+// Requires: AVX, AVX512F
+TEXT ·normalizeF16NTAVX512(SB), NOSPLIT, $0-52
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         dst_len+8(FP), CX
+	MOVQ         x_base+24(FP), DX
+	VBROADCASTSS k+48(FP), Z0
+	XORQ         BX, BX
+
+loopU1:
+	CMPQ      CX, $0x00000040
+	JB        loop12
+	VMULPS    (DX)(BX*4), Z0, Z1
+	VCVTPS2PH $0x00, Z1, Y1
+	VMOVNTDQ  Y1, (AX)(BX*2)
+	VMULPS    64(DX)(BX*4), Z0, Z1
+	VCVTPS2PH $0x00, Z1, Y1
+	VMOVNTDQ  Y1, 32(AX)(BX*2)
+	VMULPS    128(DX)(BX*4), Z0, Z1
+	VCVTPS2PH $0x00, Z1, Y1
+	VMOVNTDQ  Y1, 64(AX)(BX*2)
+	VMULPS    192(DX)(BX*4), Z0, Z1
+	VCVTPS2PH $0x00, Z1, Y1
+	VMOVNTDQ  Y1, 96(AX)(BX*2)
+	ADDQ      $0x00000040, BX
+	SUBQ      $0x00000040, CX
+	JMP       loopU1
+
+loop12:
+	CMPQ      CX, $0x00000010
+	JB        tail3
+	VMULPS    (DX)(BX*4), Z0, Z1
+	VCVTPS2PH $0x00, Z1, Y1
+	VMOVNTDQ  Y1, (AX)(BX*2)
+	ADDQ      $0x00000010, BX
+	SUBQ      $0x00000010, CX
+	JMP       loop12
+
+tail3:
+	TESTQ CX, CX
+	JZ    done4
+
+done4:
+	VZEROUPPER
+	RET
+
+// func maxBF16AVX512(x []uint16, scale float32) float32
+// Requires: AVX, AVX512F
+TEXT ·maxBF16AVX512(SB), NOSPLIT, $0-36
+	MOVQ         x_base+0(FP), AX
+	MOVQ         x_len+8(FP), CX
+	VBROADCASTSS scale+24(FP), Z0
+	VBROADCASTSS vecconsts<>+0(SB), Z1
+	VBROADCASTSS vecconsts<>+0(SB), Z2
+	VBROADCASTSS vecconsts<>+0(SB), Z3
+	VBROADCASTSS vecconsts<>+0(SB), Z4
+	XORQ         DX, DX
+
+loopU1:
+	CMPQ      CX, $0x00000040
+	JB        loop12
+	VPMOVZXWD (AX)(DX*2), Z5
+	VPSLLD    $0x10, Z5, Z5
+	VMULPS    Z5, Z0, Z5
+	VMAXPS    Z1, Z5, Z1
+	VPMOVZXWD 32(AX)(DX*2), Z5
+	VPSLLD    $0x10, Z5, Z5
+	VMULPS    Z5, Z0, Z5
+	VMAXPS    Z2, Z5, Z2
+	VPMOVZXWD 64(AX)(DX*2), Z5
+	VPSLLD    $0x10, Z5, Z5
+	VMULPS    Z5, Z0, Z5
+	VMAXPS    Z3, Z5, Z3
+	VPMOVZXWD 96(AX)(DX*2), Z5
+	VPSLLD    $0x10, Z5, Z5
+	VMULPS    Z5, Z0, Z5
+	VMAXPS    Z4, Z5, Z4
+	ADDQ      $0x00000040, DX
+	SUBQ      $0x00000040, CX
+	JMP       loopU1
+
+loop12:
+	CMPQ      CX, $0x00000010
+	JB        tail3
+	VPMOVZXWD (AX)(DX*2), Z5
+	VPSLLD    $0x10, Z5, Z5
+	VMULPS    Z5, Z0, Z5
+	VMAXPS    Z1, Z5, Z1
+	ADDQ      $0x00000010, DX
+	SUBQ      $0x00000010, CX
+	JMP       loop12
+
+tail3:
+	TESTQ CX, CX
+	JZ    done4
+
+done4:
+	VMAXPS     Z2, Z1, Z1
+	VMAXPS     Z4, Z3, Z3
+	VMAXPS     Z3, Z1, Z1
+	VSHUFF32X4 $0x4e, Z1, Z1, Z0
+	VMAXPS     Z0, Z1, Z1
+	VSHUFF32X4 $0xb1, Z1, Z1, Z0
+	VMAXPS     Z0, Z1, Z1
+	VPERMILPS  $0x4e, Z1, Z0
+	VMAXPS     Z0, Z1, Z1
+	VPERMILPS  $0xb1, Z1, Z0
+	VMAXPS     Z0, Z1, Z1
+	VMOVSS     X1, ret+32(FP)
+	VZEROUPPER
+	RET
+
+// func expSumBF16AVX512(dst []float32, x []uint16, next []float32, scale float32, m float32) float32
+// Requires: AVX, AVX512DQ, AVX512F, MMX+
+TEXT ·expSumBF16AVX512(SB), NOSPLIT, $0-84
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         dst_len+8(FP), CX
+	MOVQ         x_base+24(FP), DX
+	MOVQ         next_base+48(FP), BX
+	MOVQ         next_len+56(FP), SI
+	VBROADCASTSS scale+72(FP), Z0
+	VBROADCASTSS m+76(FP), Z1
+	VBROADCASTSS vecconsts<>+64(SB), Z2
+	VBROADCASTSS vecconsts<>+96(SB), Z3
+	VBROADCASTSS vecconsts<>+128(SB), Z4
+	VBROADCASTSS vecconsts<>+160(SB), Z5
+	VBROADCASTSS vecconsts<>+192(SB), Z6
+	VBROADCASTSS vecconsts<>+224(SB), Z7
+	VBROADCASTSS vecconsts<>+416(SB), Z8
+	VUCOMISS     vecconsts<>+416(SB), X0
+	JNE          scaled1
+	JP           scaled1
+	VXORPS       Z0, Z0, Z0
+	VXORPS       Z9, Z9, Z9
+	VXORPS       Z10, Z10, Z10
+	VXORPS       Z11, Z11, Z11
+	XORQ         DI, DI
+
+loopU2:
+	CMPQ             CX, $0x00000040
+	JB               loop13
+	VPMOVZXWD        (DX)(DI*2), Z12
+	VPSLLD           $0x10, Z12, Z12
+	VSUBPS           Z1, Z12, Z12
+	VPMOVZXWD        32(DX)(DI*2), Z13
+	VPSLLD           $0x10, Z13, Z13
+	VSUBPS           Z1, Z13, Z13
+	VPMOVZXWD        64(DX)(DI*2), Z14
+	VPSLLD           $0x10, Z14, Z14
+	VSUBPS           Z1, Z14, Z14
+	VPMOVZXWD        96(DX)(DI*2), Z15
+	VPSLLD           $0x10, Z15, Z15
+	VSUBPS           Z1, Z15, Z15
+	VMAXPS           Z12, Z2, Z12
+	VMAXPS           Z13, Z2, Z13
+	VMAXPS           Z14, Z2, Z14
+	VMAXPS           Z15, Z2, Z15
+	VMINPS           Z12, Z3, Z12
+	VMINPS           Z13, Z3, Z13
+	VMINPS           Z14, Z3, Z14
+	VMINPS           Z15, Z3, Z15
+	VMULPS           Z4, Z12, Z16
+	VMULPS           Z4, Z13, Z17
+	VMULPS           Z4, Z14, Z18
+	VMULPS           Z4, Z15, Z19
+	VRNDSCALEPS      $0x00, Z16, Z16
+	VRNDSCALEPS      $0x00, Z17, Z17
+	VRNDSCALEPS      $0x00, Z18, Z18
+	VRNDSCALEPS      $0x00, Z19, Z19
+	VFNMADD231PS     Z5, Z16, Z12
+	VFNMADD231PS     Z5, Z17, Z13
+	VFNMADD231PS     Z5, Z18, Z14
+	VFNMADD231PS     Z5, Z19, Z15
+	VFNMADD231PS     Z6, Z16, Z12
+	VFNMADD231PS     Z6, Z17, Z13
+	VFNMADD231PS     Z6, Z18, Z14
+	VFNMADD231PS     Z6, Z19, Z15
+	VMOVAPS          Z7, Z20
+	VMOVAPS          Z7, Z21
+	VMOVAPS          Z7, Z22
+	VMOVAPS          Z7, Z23
+	VFMADD213PS.BCST vecconsts<>+256(SB), Z12, Z20
+	VFMADD213PS.BCST vecconsts<>+256(SB), Z13, Z21
+	VFMADD213PS.BCST vecconsts<>+256(SB), Z14, Z22
+	VFMADD213PS.BCST vecconsts<>+256(SB), Z15, Z23
+	VFMADD213PS.BCST vecconsts<>+288(SB), Z12, Z20
+	VFMADD213PS.BCST vecconsts<>+288(SB), Z13, Z21
+	VFMADD213PS.BCST vecconsts<>+288(SB), Z14, Z22
+	VFMADD213PS.BCST vecconsts<>+288(SB), Z15, Z23
+	VFMADD213PS.BCST vecconsts<>+320(SB), Z12, Z20
+	VFMADD213PS.BCST vecconsts<>+320(SB), Z13, Z21
+	VFMADD213PS.BCST vecconsts<>+320(SB), Z14, Z22
+	VFMADD213PS.BCST vecconsts<>+320(SB), Z15, Z23
+	VFMADD213PS.BCST vecconsts<>+352(SB), Z12, Z20
+	VFMADD213PS.BCST vecconsts<>+352(SB), Z13, Z21
+	VFMADD213PS.BCST vecconsts<>+352(SB), Z14, Z22
+	VFMADD213PS.BCST vecconsts<>+352(SB), Z15, Z23
+	VFMADD213PS.BCST vecconsts<>+384(SB), Z12, Z20
+	VFMADD213PS.BCST vecconsts<>+384(SB), Z13, Z21
+	VFMADD213PS.BCST vecconsts<>+384(SB), Z14, Z22
+	VFMADD213PS.BCST vecconsts<>+384(SB), Z15, Z23
+	VMULPS           Z12, Z12, Z24
+	VMULPS           Z13, Z13, Z25
+	VMULPS           Z14, Z14, Z26
+	VMULPS           Z15, Z15, Z27
+	VFMADD213PS      Z12, Z24, Z20
+	VFMADD213PS      Z13, Z25, Z21
+	VFMADD213PS      Z14, Z26, Z22
+	VFMADD213PS      Z15, Z27, Z23
+	VADDPS           Z8, Z20, Z20
+	VADDPS           Z8, Z21, Z21
+	VADDPS           Z8, Z22, Z22
+	VADDPS           Z8, Z23, Z23
+	VSCALEFPS        Z16, Z20, Z20
+	VSCALEFPS        Z17, Z21, Z21
+	VSCALEFPS        Z18, Z22, Z22
+	VSCALEFPS        Z19, Z23, Z23
+	VMOVUPS          Z20, (AX)(DI*4)
+	VADDPS           Z20, Z0, Z0
+	VMOVUPS          Z21, 64(AX)(DI*4)
+	VADDPS           Z21, Z9, Z9
+	VMOVUPS          Z22, 128(AX)(DI*4)
+	VADDPS           Z22, Z10, Z10
+	VMOVUPS          Z23, 192(AX)(DI*4)
+	VADDPS           Z23, Z11, Z11
+	CMPQ             DI, SI
+	JAE              noprefetch6
+	PREFETCHT1       (BX)(DI*4)
+	PREFETCHT1       64(BX)(DI*4)
+	PREFETCHT1       128(BX)(DI*4)
+	PREFETCHT1       192(BX)(DI*4)
+
+noprefetch6:
+	ADDQ $0x00000040, DI
+	SUBQ $0x00000040, CX
+	JMP  loopU2
+
+loop13:
+	CMPQ             CX, $0x00000010
+	JB               tail4
+	VPMOVZXWD        (DX)(DI*2), Z12
+	VPSLLD           $0x10, Z12, Z12
+	VSUBPS           Z1, Z12, Z12
+	VMAXPS           Z12, Z2, Z12
+	VMINPS           Z12, Z3, Z12
+	VMULPS           Z4, Z12, Z13
+	VRNDSCALEPS      $0x00, Z13, Z13
+	VFNMADD231PS     Z5, Z13, Z12
+	VFNMADD231PS     Z6, Z13, Z12
+	VMOVAPS          Z7, Z14
+	VFMADD213PS.BCST vecconsts<>+256(SB), Z12, Z14
+	VFMADD213PS.BCST vecconsts<>+288(SB), Z12, Z14
+	VFMADD213PS.BCST vecconsts<>+320(SB), Z12, Z14
+	VFMADD213PS.BCST vecconsts<>+352(SB), Z12, Z14
+	VFMADD213PS.BCST vecconsts<>+384(SB), Z12, Z14
+	VMULPS           Z12, Z12, Z15
+	VFMADD213PS      Z12, Z15, Z14
+	VADDPS           Z8, Z14, Z14
+	VSCALEFPS        Z13, Z14, Z14
+	VMOVUPS          Z14, (AX)(DI*4)
+	VADDPS           Z14, Z0, Z0
+	ADDQ             $0x00000010, DI
+	SUBQ             $0x00000010, CX
+	JMP              loop13
+
+tail4:
+	TESTQ CX, CX
+	JZ    done5
+
+done5:
+	VADDPS     Z9, Z0, Z0
+	VADDPS     Z11, Z10, Z10
+	VADDPS     Z10, Z0, Z0
+	VSHUFF32X4 $0x4e, Z0, Z0, Z1
+	VADDPS     Z1, Z0, Z0
+	VSHUFF32X4 $0xb1, Z0, Z0, Z1
+	VADDPS     Z1, Z0, Z0
+	VPERMILPS  $0x4e, Z0, Z1
+	VADDPS     Z1, Z0, Z0
+	VPERMILPS  $0xb1, Z0, Z1
+	VADDPS     Z1, Z0, Z0
+	VMOVSS     X0, ret+80(FP)
+	VZEROUPPER
+	RET
+
+scaled1:
+	VXORPS Z9, Z9, Z9
+	VXORPS Z10, Z10, Z10
+	VXORPS Z11, Z11, Z11
+	VXORPS Z12, Z12, Z12
+	XORQ   DI, DI
+
+loopU7:
+	CMPQ             CX, $0x00000040
+	JB               loop18
+	VPMOVZXWD        (DX)(DI*2), Z13
+	VPSLLD           $0x10, Z13, Z13
+	VMULPS           Z0, Z13, Z13
+	VSUBPS           Z1, Z13, Z13
+	VPMOVZXWD        32(DX)(DI*2), Z14
+	VPSLLD           $0x10, Z14, Z14
+	VMULPS           Z0, Z14, Z14
+	VSUBPS           Z1, Z14, Z14
+	VPMOVZXWD        64(DX)(DI*2), Z15
+	VPSLLD           $0x10, Z15, Z15
+	VMULPS           Z0, Z15, Z15
+	VSUBPS           Z1, Z15, Z15
+	VPMOVZXWD        96(DX)(DI*2), Z16
+	VPSLLD           $0x10, Z16, Z16
+	VMULPS           Z0, Z16, Z16
+	VSUBPS           Z1, Z16, Z16
+	VMAXPS           Z13, Z2, Z13
+	VMAXPS           Z14, Z2, Z14
+	VMAXPS           Z15, Z2, Z15
+	VMAXPS           Z16, Z2, Z16
+	VMINPS           Z13, Z3, Z13
+	VMINPS           Z14, Z3, Z14
+	VMINPS           Z15, Z3, Z15
+	VMINPS           Z16, Z3, Z16
+	VMULPS           Z4, Z13, Z17
+	VMULPS           Z4, Z14, Z18
+	VMULPS           Z4, Z15, Z19
+	VMULPS           Z4, Z16, Z20
+	VRNDSCALEPS      $0x00, Z17, Z17
+	VRNDSCALEPS      $0x00, Z18, Z18
+	VRNDSCALEPS      $0x00, Z19, Z19
+	VRNDSCALEPS      $0x00, Z20, Z20
+	VFNMADD231PS     Z5, Z17, Z13
+	VFNMADD231PS     Z5, Z18, Z14
+	VFNMADD231PS     Z5, Z19, Z15
+	VFNMADD231PS     Z5, Z20, Z16
+	VFNMADD231PS     Z6, Z17, Z13
+	VFNMADD231PS     Z6, Z18, Z14
+	VFNMADD231PS     Z6, Z19, Z15
+	VFNMADD231PS     Z6, Z20, Z16
+	VMOVAPS          Z7, Z21
+	VMOVAPS          Z7, Z22
+	VMOVAPS          Z7, Z23
+	VMOVAPS          Z7, Z24
+	VFMADD213PS.BCST vecconsts<>+256(SB), Z13, Z21
+	VFMADD213PS.BCST vecconsts<>+256(SB), Z14, Z22
+	VFMADD213PS.BCST vecconsts<>+256(SB), Z15, Z23
+	VFMADD213PS.BCST vecconsts<>+256(SB), Z16, Z24
+	VFMADD213PS.BCST vecconsts<>+288(SB), Z13, Z21
+	VFMADD213PS.BCST vecconsts<>+288(SB), Z14, Z22
+	VFMADD213PS.BCST vecconsts<>+288(SB), Z15, Z23
+	VFMADD213PS.BCST vecconsts<>+288(SB), Z16, Z24
+	VFMADD213PS.BCST vecconsts<>+320(SB), Z13, Z21
+	VFMADD213PS.BCST vecconsts<>+320(SB), Z14, Z22
+	VFMADD213PS.BCST vecconsts<>+320(SB), Z15, Z23
+	VFMADD213PS.BCST vecconsts<>+320(SB), Z16, Z24
+	VFMADD213PS.BCST vecconsts<>+352(SB), Z13, Z21
+	VFMADD213PS.BCST vecconsts<>+352(SB), Z14, Z22
+	VFMADD213PS.BCST vecconsts<>+352(SB), Z15, Z23
+	VFMADD213PS.BCST vecconsts<>+352(SB), Z16, Z24
+	VFMADD213PS.BCST vecconsts<>+384(SB), Z13, Z21
+	VFMADD213PS.BCST vecconsts<>+384(SB), Z14, Z22
+	VFMADD213PS.BCST vecconsts<>+384(SB), Z15, Z23
+	VFMADD213PS.BCST vecconsts<>+384(SB), Z16, Z24
+	VMULPS           Z13, Z13, Z25
+	VMULPS           Z14, Z14, Z26
+	VMULPS           Z15, Z15, Z27
+	VMULPS           Z16, Z16, Z28
+	VFMADD213PS      Z13, Z25, Z21
+	VFMADD213PS      Z14, Z26, Z22
+	VFMADD213PS      Z15, Z27, Z23
+	VFMADD213PS      Z16, Z28, Z24
+	VADDPS           Z8, Z21, Z21
+	VADDPS           Z8, Z22, Z22
+	VADDPS           Z8, Z23, Z23
+	VADDPS           Z8, Z24, Z24
+	VSCALEFPS        Z17, Z21, Z21
+	VSCALEFPS        Z18, Z22, Z22
+	VSCALEFPS        Z19, Z23, Z23
+	VSCALEFPS        Z20, Z24, Z24
+	VMOVUPS          Z21, (AX)(DI*4)
+	VADDPS           Z21, Z9, Z9
+	VMOVUPS          Z22, 64(AX)(DI*4)
+	VADDPS           Z22, Z10, Z10
+	VMOVUPS          Z23, 128(AX)(DI*4)
+	VADDPS           Z23, Z11, Z11
+	VMOVUPS          Z24, 192(AX)(DI*4)
+	VADDPS           Z24, Z12, Z12
+	CMPQ             DI, SI
+	JAE              noprefetch11
+	PREFETCHT1       (BX)(DI*4)
+	PREFETCHT1       64(BX)(DI*4)
+	PREFETCHT1       128(BX)(DI*4)
+	PREFETCHT1       192(BX)(DI*4)
+
+noprefetch11:
+	ADDQ $0x00000040, DI
+	SUBQ $0x00000040, CX
+	JMP  loopU7
+
+loop18:
+	CMPQ             CX, $0x00000010
+	JB               tail9
+	VPMOVZXWD        (DX)(DI*2), Z13
+	VPSLLD           $0x10, Z13, Z13
+	VMULPS           Z0, Z13, Z13
+	VSUBPS           Z1, Z13, Z13
+	VMAXPS           Z13, Z2, Z13
+	VMINPS           Z13, Z3, Z13
+	VMULPS           Z4, Z13, Z14
+	VRNDSCALEPS      $0x00, Z14, Z14
+	VFNMADD231PS     Z5, Z14, Z13
+	VFNMADD231PS     Z6, Z14, Z13
+	VMOVAPS          Z7, Z15
+	VFMADD213PS.BCST vecconsts<>+256(SB), Z13, Z15
+	VFMADD213PS.BCST vecconsts<>+288(SB), Z13, Z15
+	VFMADD213PS.BCST vecconsts<>+320(SB), Z13, Z15
+	VFMADD213PS.BCST vecconsts<>+352(SB), Z13, Z15
+	VFMADD213PS.BCST vecconsts<>+384(SB), Z13, Z15
+	VMULPS           Z13, Z13, Z16
+	VFMADD213PS      Z13, Z16, Z15
+	VADDPS           Z8, Z15, Z15
+	VSCALEFPS        Z14, Z15, Z15
+	VMOVUPS          Z15, (AX)(DI*4)
+	VADDPS           Z15, Z9, Z9
+	ADDQ             $0x00000010, DI
+	SUBQ             $0x00000010, CX
+	JMP              loop18
+
+tail9:
+	TESTQ CX, CX
+	JZ    done10
+
+done10:
+	VADDPS     Z10, Z9, Z9
+	VADDPS     Z12, Z11, Z11
+	VADDPS     Z11, Z9, Z9
+	VSHUFF32X4 $0x4e, Z9, Z9, Z0
+	VADDPS     Z0, Z9, Z9
+	VSHUFF32X4 $0xb1, Z9, Z9, Z0
+	VADDPS     Z0, Z9, Z9
+	VPERMILPS  $0x4e, Z9, Z0
+	VADDPS     Z0, Z9, Z9
+	VPERMILPS  $0xb1, Z9, Z0
+	VADDPS     Z0, Z9, Z9
+	VMOVSS     X9, ret+80(FP)
+	VZEROUPPER
+	RET
+
+// func normalizeBF16AVX512(dst []uint16, x []float32, k float32)
+// Requires: AVX, AVX512BW, AVX512F, AVX512VL
+TEXT ·normalizeBF16AVX512(SB), NOSPLIT, $0-52
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         dst_len+8(FP), CX
+	MOVQ         x_base+24(FP), DX
+	VBROADCASTSS k+48(FP), Z0
+	VBROADCASTSS vecconsts<>+480(SB), Z1
+	VBROADCASTSS vecconsts<>+512(SB), Z2
+	VBROADCASTSS vecconsts<>+544(SB), Z3
+	VBROADCASTSS vecconsts<>+576(SB), Z4
+	VBROADCASTSS vecconsts<>+608(SB), Z5
+	XORQ         BX, BX
+
+loopU1:
+	CMPQ      CX, $0x00000040
+	JB        loop12
+	VMULPS    (DX)(BX*4), Z0, Z6
+	VPSRLD    $0x10, Z6, Z7
+	VPANDD    Z1, Z7, Z8
+	VPADDD    Z6, Z8, Z8
+	VPADDD    Z2, Z8, Z8
+	VPSRLD    $0x10, Z8, Z8
+	VPANDD    Z3, Z6, Z6
+	VPCMPGTD  Z4, Z6, K1
+	VPORD     Z5, Z7, K1, Z8
+	VPMOVDW   Z8, Y6
+	VMOVDQU16 Y6, (AX)(BX*2)
+	VMULPS    64(DX)(BX*4), Z0, Z6
+	VPSRLD    $0x10, Z6, Z7
+	VPANDD    Z1, Z7, Z8
+	VPADDD    Z6, Z8, Z8
+	VPADDD    Z2, Z8, Z8
+	VPSRLD    $0x10, Z8, Z8
+	VPANDD    Z3, Z6, Z6
+	VPCMPGTD  Z4, Z6, K1
+	VPORD     Z5, Z7, K1, Z8
+	VPMOVDW   Z8, Y6
+	VMOVDQU16 Y6, 32(AX)(BX*2)
+	VMULPS    128(DX)(BX*4), Z0, Z6
+	VPSRLD    $0x10, Z6, Z7
+	VPANDD    Z1, Z7, Z8
+	VPADDD    Z6, Z8, Z8
+	VPADDD    Z2, Z8, Z8
+	VPSRLD    $0x10, Z8, Z8
+	VPANDD    Z3, Z6, Z6
+	VPCMPGTD  Z4, Z6, K1
+	VPORD     Z5, Z7, K1, Z8
+	VPMOVDW   Z8, Y6
+	VMOVDQU16 Y6, 64(AX)(BX*2)
+	VMULPS    192(DX)(BX*4), Z0, Z6
+	VPSRLD    $0x10, Z6, Z7
+	VPANDD    Z1, Z7, Z8
+	VPADDD    Z6, Z8, Z8
+	VPADDD    Z2, Z8, Z8
+	VPSRLD    $0x10, Z8, Z8
+	VPANDD    Z3, Z6, Z6
+	VPCMPGTD  Z4, Z6, K1
+	VPORD     Z5, Z7, K1, Z8
+	VPMOVDW   Z8, Y6
+	VMOVDQU16 Y6, 96(AX)(BX*2)
+	ADDQ      $0x00000040, BX
+	SUBQ      $0x00000040, CX
+	JMP       loopU1
+
+loop12:
+	CMPQ      CX, $0x00000010
+	JB        tail3
+	VMULPS    (DX)(BX*4), Z0, Z6
+	VPSRLD    $0x10, Z6, Z7
+	VPANDD    Z1, Z7, Z8
+	VPADDD    Z6, Z8, Z8
+	VPADDD    Z2, Z8, Z8
+	VPSRLD    $0x10, Z8, Z8
+	VPANDD    Z3, Z6, Z6
+	VPCMPGTD  Z4, Z6, K1
+	VPORD     Z5, Z7, K1, Z8
+	VPMOVDW   Z8, Y6
+	VMOVDQU16 Y6, (AX)(BX*2)
+	ADDQ      $0x00000010, BX
+	SUBQ      $0x00000010, CX
+	JMP       loop12
+
+tail3:
+	TESTQ CX, CX
+	JZ    done4
+
+done4:
+	VZEROUPPER
+	RET
+
+// func normalizeBF16NTAVX512(dst []uint16, x []float32, k float32)
+// Requires: AVX, AVX512F
+TEXT ·normalizeBF16NTAVX512(SB), NOSPLIT, $0-52
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         dst_len+8(FP), CX
+	MOVQ         x_base+24(FP), DX
+	VBROADCASTSS k+48(FP), Z0
+	VBROADCASTSS vecconsts<>+480(SB), Z1
+	VBROADCASTSS vecconsts<>+512(SB), Z2
+	VBROADCASTSS vecconsts<>+544(SB), Z3
+	VBROADCASTSS vecconsts<>+576(SB), Z4
+	VBROADCASTSS vecconsts<>+608(SB), Z5
+	XORQ         BX, BX
+
+loopU1:
+	CMPQ     CX, $0x00000040
+	JB       loop12
+	VMULPS   (DX)(BX*4), Z0, Z6
+	VPSRLD   $0x10, Z6, Z7
+	VPANDD   Z1, Z7, Z8
+	VPADDD   Z6, Z8, Z8
+	VPADDD   Z2, Z8, Z8
+	VPSRLD   $0x10, Z8, Z8
+	VPANDD   Z3, Z6, Z6
+	VPCMPGTD Z4, Z6, K1
+	VPORD    Z5, Z7, K1, Z8
+	VPMOVDW  Z8, Y6
+	VMOVNTDQ Y6, (AX)(BX*2)
+	VMULPS   64(DX)(BX*4), Z0, Z6
+	VPSRLD   $0x10, Z6, Z7
+	VPANDD   Z1, Z7, Z8
+	VPADDD   Z6, Z8, Z8
+	VPADDD   Z2, Z8, Z8
+	VPSRLD   $0x10, Z8, Z8
+	VPANDD   Z3, Z6, Z6
+	VPCMPGTD Z4, Z6, K1
+	VPORD    Z5, Z7, K1, Z8
+	VPMOVDW  Z8, Y6
+	VMOVNTDQ Y6, 32(AX)(BX*2)
+	VMULPS   128(DX)(BX*4), Z0, Z6
+	VPSRLD   $0x10, Z6, Z7
+	VPANDD   Z1, Z7, Z8
+	VPADDD   Z6, Z8, Z8
+	VPADDD   Z2, Z8, Z8
+	VPSRLD   $0x10, Z8, Z8
+	VPANDD   Z3, Z6, Z6
+	VPCMPGTD Z4, Z6, K1
+	VPORD    Z5, Z7, K1, Z8
+	VPMOVDW  Z8, Y6
+	VMOVNTDQ Y6, 64(AX)(BX*2)
+	VMULPS   192(DX)(BX*4), Z0, Z6
+	VPSRLD   $0x10, Z6, Z7
+	VPANDD   Z1, Z7, Z8
+	VPADDD   Z6, Z8, Z8
+	VPADDD   Z2, Z8, Z8
+	VPSRLD   $0x10, Z8, Z8
+	VPANDD   Z3, Z6, Z6
+	VPCMPGTD Z4, Z6, K1
+	VPORD    Z5, Z7, K1, Z8
+	VPMOVDW  Z8, Y6
+	VMOVNTDQ Y6, 96(AX)(BX*2)
+	ADDQ     $0x00000040, BX
+	SUBQ     $0x00000040, CX
+	JMP      loopU1
+
+loop12:
+	CMPQ     CX, $0x00000010
+	JB       tail3
+	VMULPS   (DX)(BX*4), Z0, Z6
+	VPSRLD   $0x10, Z6, Z7
+	VPANDD   Z1, Z7, Z8
+	VPADDD   Z6, Z8, Z8
+	VPADDD   Z2, Z8, Z8
+	VPSRLD   $0x10, Z8, Z8
+	VPANDD   Z3, Z6, Z6
+	VPCMPGTD Z4, Z6, K1
+	VPORD    Z5, Z7, K1, Z8
+	VPMOVDW  Z8, Y6
+	VMOVNTDQ Y6, (AX)(BX*2)
+	ADDQ     $0x00000010, BX
+	SUBQ     $0x00000010, CX
+	JMP      loop12
+
+tail3:
+	TESTQ CX, CX
+	JZ    done4
+
+done4:
+	VZEROUPPER
+	RET

@@ -192,6 +192,7 @@ func main() {
 	emitLanes()
 	emitXent()
 	emitBwd()
+	emitFwd74()
 	Generate()
 }
 

@@ -1,0 +1,151 @@
+package main
+
+// The 16-bit forward row kernels of internal/cpu (rowCached16): the max and
+// the exp pass read float16 or bfloat16 rows directly, converting in
+// registers, and the normalizing pass rounds to 16 bits as it stores, so a
+// row takes three passes over its L1-resident data instead of five (a
+// conversion to float32 scratch, max, exp+sum, normalize, a conversion
+// back) and no float32 copy of the input.
+
+import (
+	. "github.com/mmcloughlin/avo/build"
+	. "github.com/mmcloughlin/avo/operand"
+	"github.com/mmcloughlin/avo/reg"
+)
+
+// emitFwd74 emits this file's kernels for both instruction sets, after the
+// others, so that their assembly stays as it was.
+func emitFwd74() {
+	for _, g := range []*gen{{avx512: false, w: 8, suffix: "AVX2"}, {avx512: true, w: 16, suffix: "AVX512"}} {
+		for _, bf := range []bool{false, true} {
+			g.max16(bf)
+			g.expSum16(bf)
+			g.normalize16(bf, false)
+			g.normalize16(bf, true)
+		}
+	}
+}
+
+// name16 is "BF16" or "F16".
+func name16(bf bool) string {
+	if bf {
+		return "BF16"
+	}
+	return "F16"
+}
+
+// load16 loads 16-bit vector k of base (bfloat16 with bf, else float16)
+// as float32 (full blocks only).
+func (g *gen) load16(base reg.GPVirtual, k int, bf bool) reg.VecVirtual {
+	if bf {
+		return g.loadBF16(base, k)
+	}
+	r := g.vec()
+	VCVTPH2PS(g.at(base, k, 2), r)
+	return r
+}
+
+func (g *gen) max16(bf bool) {
+	t := name16(bf)
+	g.text("max"+t, "func(x []uint16, scale float32) float32",
+		"is maxOf of "+t+" values; len(x) must be a multiple of 16.")
+	px, n := ptr("x"), length("x")
+	scale := g.bcast("scale")
+	acc := make([]reg.VecVirtual, unroll)
+	for k := range acc {
+		acc[k] = g.vec()
+		VBROADCASTSS(consts.Offset(32*cNegInf), acc[k])
+	}
+	g.loop(n, unroll, func(vs int) {
+		for k := 0; k < vs; k++ {
+			v := g.load16(px, k, bf)
+			VMULPS(v, scale, v)
+			maxKeepNaN(acc[k], v, acc[k])
+		}
+	}, noTail)
+	m := g.hreduce(foldPairs(acc, vmaxps), vmaxps)
+	VMOVSS(m.AsX(), addr(ReturnIndex(0)))
+	g.ret()
+}
+
+func (g *gen) expSum16(bf bool) {
+	t := name16(bf)
+	g.text("expSum"+t, "func(dst []float32, x []uint16, next []float32, scale, m float32) float32",
+		"is expSum of "+t+" values; len(dst) must be a multiple of 16.")
+	pd, n, px := ptr("dst"), length("dst"), ptr("x")
+	pn, nn := ptr("next"), length("next")
+	scale, m := g.bcast("scale"), g.bcast("m")
+	if g.avx512 {
+		g.hoist(cExpLo, cExpHi, cLog2e, cLn2Hi, cLn2Lo, cP0, cOne)
+	} else {
+		g.hoistExp()
+	}
+	g.unitScale(scale, func(one bool) {
+		acc := make([]reg.VecVirtual, unroll)
+		for k := range acc {
+			acc[k] = g.vec()
+			VXORPS(acc[k], acc[k], acc[k])
+		}
+		g.loop(n, unroll, func(vs int) {
+			g.groups(vs, func(ks []int) {
+				xs := make([]reg.VecVirtual, len(ks))
+				for j, k := range ks {
+					xs[j] = g.load16(px, k, bf)
+					if !one {
+						VMULPS(scale, xs[j], xs[j])
+					}
+					VSUBPS(m, xs[j], xs[j])
+				}
+				es := g.expN(xs, true)
+				for j, k := range ks {
+					g.store(es[j], pd, k)
+					VADDPS(es[j], acc[k], acc[k])
+				}
+			})
+			g.prefetch(vs, pn, nn)
+		}, noTail)
+		g.reduceSum(acc)
+		g.ret()
+	})
+}
+
+func (g *gen) normalize16(bf, nt bool) {
+	t := name16(bf)
+	name, doc := "normalize"+t, "writes dst[i] = "+t+"(x[i]·k); len(dst) must be a multiple of 16."
+	if nt {
+		name, doc = "normalize"+t+"NT", "is normalize"+t+" with non-temporal stores; dst must be 32-byte aligned."
+	}
+	g.text(name, "func(dst []uint16, x []float32, k float32)", doc)
+	pd, n, px := ptr("dst"), length("dst"), ptr("x")
+	kv := g.bcast("k")
+	scaled := func(k int) reg.VecVirtual {
+		v := g.vec()
+		VMULPS(g.at(px, k, 4), kv, v)
+		return v
+	}
+	if bf {
+		if g.avx512 {
+			g.hoist(cInt1, cInt7FFF, cAbsMask, cInfBits, cQuietBF)
+		}
+		round := func(k int) reg.VecVirtual { return g.roundBF16(scaled(k)) }
+		g.loop(n, unroll, func(vs int) { g.storeBF16(vs, round, pd, nt) }, noTail)
+		g.ret()
+		return
+	}
+	g.loop(n, unroll, func(vs int) {
+		for k := 0; k < vs; k++ {
+			v := scaled(k)
+			if !nt {
+				VCVTPS2PH(Imm(0), v, g.at(pd, k, 2))
+				continue
+			}
+			h := XMM()
+			if g.avx512 {
+				h = YMM()
+			}
+			VCVTPS2PH(Imm(0), v, h)
+			VMOVNTDQ(h, g.at(pd, k, 2))
+		}
+	}, noTail)
+	g.ret()
+}
