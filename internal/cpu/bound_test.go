@@ -1,6 +1,7 @@
 package cpu
 
 import (
+	"math"
 	"sync"
 	"testing"
 
@@ -22,7 +23,7 @@ type boundCase struct {
 // (float32 and 16-bit), exps, output and lane vectors.
 type boundScratch struct {
 	x, e, o, m, k []float32
-	u, v          []uint16
+	h, b, v       []uint16 // float16 and bfloat16 inputs, output
 }
 
 func newBoundScratch() *boundScratch {
@@ -30,42 +31,45 @@ func newBoundScratch() *boundScratch {
 	for _, p := range []*[]float32{&t.x, &t.e, &t.o, &t.m, &t.k} {
 		*p = make([]float32, chunk)
 	}
-	t.u, t.v = make([]uint16, chunk), make([]uint16, chunk)
+	t.h, t.b, t.v = make([]uint16, chunk), make([]uint16, chunk), make([]uint16, chunk)
 	for i := range t.x {
 		t.x[i] = float32(i%61)/8 - 4
 		t.m[i], t.k[i] = 4, 1e-3
 	}
-	vec.F32ToBF16(t.u, t.x)
+	vec.F32ToF16(t.h, t.x)
+	vec.F32ToBF16(t.b, t.x)
 	return t
 }
 
-// The passes of one chunk: rowCached's (max, exp+sum, normalize, for 16-bit
-// the conversions around them), the split long row's (max, exp+sum; then
-// exp·k) and lanesBlocked's (lane max, lane exp+sum; then lane exp·k).
+// The passes of one chunk: rowCached's (max, exp+sum, normalize), for
+// 16-bit rows rowCached16's (the same three on the 16-bit data), the split
+// long row's (max, exp+sum; then exp·k) and lanesBlocked's (lane max, lane
+// exp+sum; then lane exp·k).
 func rowPasses(t *boundScratch) {
 	m := vec.Max(t.x, 1)
-	vec.Normalize(t.o, t.e, vec.ExpSum(t.e, t.x, 1, m))
+	vec.Normalize(t.o, t.e, 1/vec.ExpSum(t.e, t.x, 1, m))
 }
 
-func rowPasses16(to32 func([]float32, []uint16), to16 func([]uint16, []float32)) func(*boundScratch) {
+func rowPasses16(bf bool) func(*boundScratch) {
 	return func(t *boundScratch) {
-		to32(t.x, t.u)
-		m := vec.Max(t.x, 1)
-		s := vec.ExpSum(t.e, t.x, 1, m)
-		vec.Normalize(t.o, t.e, s)
-		to16(t.v, t.o)
+		u := t.h
+		if bf {
+			u = t.b
+		}
+		m := vec.Max16(u, bf, 1)
+		vec.Normalize16(t.v, bf, t.e, 1/vec.ExpSum16Ahead(t.e, u, bf, nil, 1, m), false)
 	}
 }
 
 func logPasses(t *boundScratch) {
 	m := vec.Max(t.x, 1)
-	vec.LogNorm(t.o, t.x, 1, m, vec.ExpSum(t.e, t.x, 1, m))
+	vec.LogNorm(t.o, t.x, 1, m, float32(math.Log(float64(vec.ExpSum(t.e, t.x, 1, m)))))
 }
 
 func splitPasses(t *boundScratch) {
 	m := vec.Max(t.x, 1)
 	s := vec.ExpSum(t.e, t.x, 1, m)
-	vec.ExpScale(t.o, t.x, 1, m, s)
+	vec.ExpScale(t.o, t.x, 1, m, 1/s)
 }
 
 func lanePasses(t *boundScratch) {
@@ -81,8 +85,8 @@ var boundCases = []boundCase{
 	{"4096x4096:f32", 4096 * 4096, spec.Float32, 1, rowPasses},
 	{"1x16777216:f32", 1 << 24, spec.Float32, 2, splitPasses},
 	{"4096x4096:f32:0", 4096 * 4096, spec.Float32, 2, lanePasses},
-	{"1024x4096:f16", 1024 * 4096, spec.Float16, 1, rowPasses16(vec.F16ToF32, vec.F32ToF16)},
-	{"8192x1024:bf16", 8192 * 1024, spec.BFloat16, 1, rowPasses16(vec.BF16ToF32, vec.F32ToBF16)},
+	{"1024x4096:f16", 1024 * 4096, spec.Float16, 1, rowPasses16(false)},
+	{"8192x1024:bf16", 8192 * 1024, spec.BFloat16, 1, rowPasses16(true)},
 	{"128x32000:f32:-1:log_softmax", 128 * 32000, spec.Float32, 1, logPasses},
 }
 
