@@ -8,8 +8,10 @@ package vec
 // Max16 returns Max of the converted 16-bit values x.
 func Max16(x []uint16, bf bool, scale float32) float32 { return max16(x, bf, scale) }
 
-// ExpSum16Ahead is ExpSumAhead of the converted 16-bit values x[:len(dst)]:
-// the same exps, summed in the same order on whole vectors of 16.
+// ExpSum16Ahead is ExpSumAhead of the converted 16-bit values x[:len(dst)]
+// with the exp Exp16, which is within 4.5e-7 relative of e^x. m must be at
+// least Max16(x, bf, scale) − 88 (the row max, in softmax), or the results
+// of the elements above m + 88 are undefined.
 func ExpSum16Ahead(dst []float32, x []uint16, bf bool, next []float32, scale, m float32) float32 {
 	return expSum16(dst, x[:len(dst)], bf, next, scale, m)
 }
@@ -46,7 +48,7 @@ func expSum16Generic(dst []float32, x []uint16, bf bool, scale, m float32) float
 	x = x[:len(dst)]
 	var s [8]float32
 	for i, u := range x {
-		e := Exp(float32(to32(u, bf)*scale) - m)
+		e := Exp16(float32(to32(u, bf)*scale) - m)
 		dst[i] = e
 		if i < len(x)&^7 {
 			s[i%8] += e

@@ -41,27 +41,14 @@ func max16(x []uint16, bf bool, scale float32) float32 {
 	return m
 }
 
-// expSum16 runs the assembly on whole vectors of 16 and, on the rest,
-// the set's float32 expSum on the converted values: the exps are those of
-// ExpSumAhead on the converted row, element for element.
+// expSum16 runs the assembly on whole vectors of 16 and the twin on the rest.
 func expSum16(dst []float32, x []uint16, bf bool, next []float32, scale, m float32) float32 {
 	k, ok := fwd16(bf)
 	if !ok {
 		return expSum16Generic(dst, x, bf, scale, m)
 	}
 	n := len(dst) &^ 15
-	s := k.expSum(dst[:n], x[:n], next, scale, m)
-	if n == len(dst) {
-		return s
-	}
-	var t [16]float32
-	r := t[:len(dst)-n]
-	if bf {
-		bf16ToF32(r, x[n:])
-	} else {
-		f16ToF32(r, x[n:])
-	}
-	return s + expSum(dst[n:], r, nil, scale, m)
+	return k.expSum(dst[:n], x[:n], next, scale, m) + expSum16Generic(dst[n:], x[n:], bf, scale, m)
 }
 
 // normalize16 runs the assembly (stream: its non-temporal variant from

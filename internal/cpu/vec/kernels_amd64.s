@@ -276,7 +276,47 @@ DATA vecconsts<>+1072(SB)/4, $0x3f200000
 DATA vecconsts<>+1076(SB)/4, $0x3f200000
 DATA vecconsts<>+1080(SB)/4, $0x3f200000
 DATA vecconsts<>+1084(SB)/4, $0x3f200000
-GLOBL vecconsts<>(SB), RODATA|NOPTR, $1088
+DATA vecconsts<>+1088(SB)/4, $0x3f317218
+DATA vecconsts<>+1092(SB)/4, $0x3f317218
+DATA vecconsts<>+1096(SB)/4, $0x3f317218
+DATA vecconsts<>+1100(SB)/4, $0x3f317218
+DATA vecconsts<>+1104(SB)/4, $0x3f317218
+DATA vecconsts<>+1108(SB)/4, $0x3f317218
+DATA vecconsts<>+1112(SB)/4, $0x3f317218
+DATA vecconsts<>+1116(SB)/4, $0x3f317218
+DATA vecconsts<>+1120(SB)/4, $0x3efffefe
+DATA vecconsts<>+1124(SB)/4, $0x3efffefe
+DATA vecconsts<>+1128(SB)/4, $0x3efffefe
+DATA vecconsts<>+1132(SB)/4, $0x3efffefe
+DATA vecconsts<>+1136(SB)/4, $0x3efffefe
+DATA vecconsts<>+1140(SB)/4, $0x3efffefe
+DATA vecconsts<>+1144(SB)/4, $0x3efffefe
+DATA vecconsts<>+1148(SB)/4, $0x3efffefe
+DATA vecconsts<>+1152(SB)/4, $0x3e2aabd7
+DATA vecconsts<>+1156(SB)/4, $0x3e2aabd7
+DATA vecconsts<>+1160(SB)/4, $0x3e2aabd7
+DATA vecconsts<>+1164(SB)/4, $0x3e2aabd7
+DATA vecconsts<>+1168(SB)/4, $0x3e2aabd7
+DATA vecconsts<>+1172(SB)/4, $0x3e2aabd7
+DATA vecconsts<>+1176(SB)/4, $0x3e2aabd7
+DATA vecconsts<>+1180(SB)/4, $0x3e2aabd7
+DATA vecconsts<>+1184(SB)/4, $0x3d2b94f8
+DATA vecconsts<>+1188(SB)/4, $0x3d2b94f8
+DATA vecconsts<>+1192(SB)/4, $0x3d2b94f8
+DATA vecconsts<>+1196(SB)/4, $0x3d2b94f8
+DATA vecconsts<>+1200(SB)/4, $0x3d2b94f8
+DATA vecconsts<>+1204(SB)/4, $0x3d2b94f8
+DATA vecconsts<>+1208(SB)/4, $0x3d2b94f8
+DATA vecconsts<>+1212(SB)/4, $0x3d2b94f8
+DATA vecconsts<>+1216(SB)/4, $0x3c083142
+DATA vecconsts<>+1220(SB)/4, $0x3c083142
+DATA vecconsts<>+1224(SB)/4, $0x3c083142
+DATA vecconsts<>+1228(SB)/4, $0x3c083142
+DATA vecconsts<>+1232(SB)/4, $0x3c083142
+DATA vecconsts<>+1236(SB)/4, $0x3c083142
+DATA vecconsts<>+1240(SB)/4, $0x3c083142
+DATA vecconsts<>+1244(SB)/4, $0x3c083142
+GLOBL vecconsts<>(SB), RODATA|NOPTR, $1248
 
 DATA tailmask<>+0(SB)/4, $0xffffffff
 DATA tailmask<>+4(SB)/4, $0xffffffff
@@ -19293,48 +19333,200 @@ TEXT ·expSumF16AVX2(SB), NOSPLIT, $0-84
 	JNE          scaled1
 	JP           scaled1
 	VXORPS       Y0, Y0, Y0
+	VXORPS       Y3, Y3, Y3
 	VXORPS       Y4, Y4, Y4
 	VXORPS       Y5, Y5, Y5
-	VXORPS       Y6, Y6, Y6
 	XORQ         DI, DI
 
 loopU2:
 	CMPQ         CX, $0x00000020
 	JB           loop13
+	VCVTPH2PS    (DX)(DI*2), Y6
+	VSUBPS       Y1, Y6, Y6
+	VCVTPH2PS    16(DX)(DI*2), Y7
+	VSUBPS       Y1, Y7, Y7
+	VMAXPS       Y6, Y2, Y6
+	VMAXPS       Y7, Y2, Y7
+	VMULPS       vecconsts<>+128(SB), Y6, Y8
+	VMULPS       vecconsts<>+128(SB), Y7, Y9
+	VROUNDPS     $0x00, Y8, Y8
+	VROUNDPS     $0x00, Y9, Y9
+	VFNMADD231PS vecconsts<>+1088(SB), Y8, Y6
+	VFNMADD231PS vecconsts<>+1088(SB), Y9, Y7
+	VMOVUPS      vecconsts<>+1216(SB), Y10
+	VMOVUPS      vecconsts<>+1216(SB), Y11
+	VFMADD213PS  vecconsts<>+1184(SB), Y6, Y10
+	VFMADD213PS  vecconsts<>+1184(SB), Y7, Y11
+	VFMADD213PS  vecconsts<>+1152(SB), Y6, Y10
+	VFMADD213PS  vecconsts<>+1152(SB), Y7, Y11
+	VFMADD213PS  vecconsts<>+1120(SB), Y6, Y10
+	VFMADD213PS  vecconsts<>+1120(SB), Y7, Y11
+	VFMADD213PS  vecconsts<>+416(SB), Y6, Y10
+	VFMADD213PS  vecconsts<>+416(SB), Y7, Y11
+	VFMADD213PS  vecconsts<>+416(SB), Y6, Y10
+	VFMADD213PS  vecconsts<>+416(SB), Y7, Y11
+	VCVTPS2DQ    Y8, Y8
+	VCVTPS2DQ    Y9, Y9
+	VPSRAD       $0x01, Y8, Y6
+	VPSRAD       $0x01, Y9, Y7
+	VPSUBD       Y6, Y8, Y8
+	VPSUBD       Y7, Y9, Y9
+	VPADDD       vecconsts<>+448(SB), Y6, Y6
+	VPSLLD       $0x17, Y6, Y6
+	VPADDD       vecconsts<>+448(SB), Y7, Y7
+	VPSLLD       $0x17, Y7, Y7
+	VPADDD       vecconsts<>+448(SB), Y8, Y8
+	VPSLLD       $0x17, Y8, Y8
+	VPADDD       vecconsts<>+448(SB), Y9, Y9
+	VPSLLD       $0x17, Y9, Y9
+	VMULPS       Y6, Y10, Y10
+	VMULPS       Y7, Y11, Y11
+	VMULPS       Y8, Y10, Y10
+	VMULPS       Y9, Y11, Y11
+	VMOVUPS      Y10, (AX)(DI*4)
+	VADDPS       Y10, Y0, Y0
+	VMOVUPS      Y11, 32(AX)(DI*4)
+	VADDPS       Y11, Y3, Y3
+	VCVTPH2PS    32(DX)(DI*2), Y6
+	VSUBPS       Y1, Y6, Y6
+	VCVTPH2PS    48(DX)(DI*2), Y7
+	VSUBPS       Y1, Y7, Y7
+	VMAXPS       Y6, Y2, Y6
+	VMAXPS       Y7, Y2, Y7
+	VMULPS       vecconsts<>+128(SB), Y6, Y8
+	VMULPS       vecconsts<>+128(SB), Y7, Y9
+	VROUNDPS     $0x00, Y8, Y8
+	VROUNDPS     $0x00, Y9, Y9
+	VFNMADD231PS vecconsts<>+1088(SB), Y8, Y6
+	VFNMADD231PS vecconsts<>+1088(SB), Y9, Y7
+	VMOVUPS      vecconsts<>+1216(SB), Y10
+	VMOVUPS      vecconsts<>+1216(SB), Y11
+	VFMADD213PS  vecconsts<>+1184(SB), Y6, Y10
+	VFMADD213PS  vecconsts<>+1184(SB), Y7, Y11
+	VFMADD213PS  vecconsts<>+1152(SB), Y6, Y10
+	VFMADD213PS  vecconsts<>+1152(SB), Y7, Y11
+	VFMADD213PS  vecconsts<>+1120(SB), Y6, Y10
+	VFMADD213PS  vecconsts<>+1120(SB), Y7, Y11
+	VFMADD213PS  vecconsts<>+416(SB), Y6, Y10
+	VFMADD213PS  vecconsts<>+416(SB), Y7, Y11
+	VFMADD213PS  vecconsts<>+416(SB), Y6, Y10
+	VFMADD213PS  vecconsts<>+416(SB), Y7, Y11
+	VCVTPS2DQ    Y8, Y8
+	VCVTPS2DQ    Y9, Y9
+	VPSRAD       $0x01, Y8, Y6
+	VPSRAD       $0x01, Y9, Y7
+	VPSUBD       Y6, Y8, Y8
+	VPSUBD       Y7, Y9, Y9
+	VPADDD       vecconsts<>+448(SB), Y6, Y6
+	VPSLLD       $0x17, Y6, Y6
+	VPADDD       vecconsts<>+448(SB), Y7, Y7
+	VPSLLD       $0x17, Y7, Y7
+	VPADDD       vecconsts<>+448(SB), Y8, Y8
+	VPSLLD       $0x17, Y8, Y8
+	VPADDD       vecconsts<>+448(SB), Y9, Y9
+	VPSLLD       $0x17, Y9, Y9
+	VMULPS       Y6, Y10, Y10
+	VMULPS       Y7, Y11, Y11
+	VMULPS       Y8, Y10, Y10
+	VMULPS       Y9, Y11, Y11
+	VMOVUPS      Y10, 64(AX)(DI*4)
+	VADDPS       Y10, Y4, Y4
+	VMOVUPS      Y11, 96(AX)(DI*4)
+	VADDPS       Y11, Y5, Y5
+	CMPQ         DI, SI
+	JAE          noprefetch6
+	PREFETCHT1   (BX)(DI*4)
+	PREFETCHT1   64(BX)(DI*4)
+
+noprefetch6:
+	ADDQ $0x00000020, DI
+	SUBQ $0x00000020, CX
+	JMP  loopU2
+
+loop13:
+	CMPQ         CX, $0x00000008
+	JB           tail4
+	VCVTPH2PS    (DX)(DI*2), Y6
+	VSUBPS       Y1, Y6, Y6
+	VMAXPS       Y6, Y2, Y6
+	VMULPS       vecconsts<>+128(SB), Y6, Y7
+	VROUNDPS     $0x00, Y7, Y7
+	VFNMADD231PS vecconsts<>+1088(SB), Y7, Y6
+	VMOVUPS      vecconsts<>+1216(SB), Y8
+	VFMADD213PS  vecconsts<>+1184(SB), Y6, Y8
+	VFMADD213PS  vecconsts<>+1152(SB), Y6, Y8
+	VFMADD213PS  vecconsts<>+1120(SB), Y6, Y8
+	VFMADD213PS  vecconsts<>+416(SB), Y6, Y8
+	VFMADD213PS  vecconsts<>+416(SB), Y6, Y8
+	VCVTPS2DQ    Y7, Y7
+	VPSRAD       $0x01, Y7, Y6
+	VPSUBD       Y6, Y7, Y7
+	VPADDD       vecconsts<>+448(SB), Y6, Y6
+	VPSLLD       $0x17, Y6, Y6
+	VPADDD       vecconsts<>+448(SB), Y7, Y7
+	VPSLLD       $0x17, Y7, Y7
+	VMULPS       Y6, Y8, Y8
+	VMULPS       Y7, Y8, Y8
+	VMOVUPS      Y8, (AX)(DI*4)
+	VADDPS       Y8, Y0, Y0
+	ADDQ         $0x00000008, DI
+	SUBQ         $0x00000008, CX
+	JMP          loop13
+
+tail4:
+	TESTQ CX, CX
+	JZ    done5
+
+done5:
+	VADDPS     Y3, Y0, Y0
+	VADDPS     Y5, Y4, Y4
+	VADDPS     Y4, Y0, Y0
+	VPERM2F128 $0x01, Y0, Y0, Y1
+	VADDPS     Y1, Y0, Y0
+	VPERMILPS  $0x4e, Y0, Y1
+	VADDPS     Y1, Y0, Y0
+	VPERMILPS  $0xb1, Y0, Y1
+	VADDPS     Y1, Y0, Y0
+	VMOVSS     X0, ret+80(FP)
+	VZEROUPPER
+	RET
+
+scaled1:
+	VXORPS Y3, Y3, Y3
+	VXORPS Y4, Y4, Y4
+	VXORPS Y5, Y5, Y5
+	VXORPS Y6, Y6, Y6
+	XORQ   DI, DI
+
+loopU7:
+	CMPQ         CX, $0x00000020
+	JB           loop18
 	VCVTPH2PS    (DX)(DI*2), Y7
+	VMULPS       Y0, Y7, Y7
 	VSUBPS       Y1, Y7, Y7
 	VCVTPH2PS    16(DX)(DI*2), Y8
+	VMULPS       Y0, Y8, Y8
 	VSUBPS       Y1, Y8, Y8
 	VMAXPS       Y7, Y2, Y7
 	VMAXPS       Y8, Y2, Y8
-	VMINPS       Y7, Y3, Y7
-	VMINPS       Y8, Y3, Y8
 	VMULPS       vecconsts<>+128(SB), Y7, Y9
 	VMULPS       vecconsts<>+128(SB), Y8, Y10
 	VROUNDPS     $0x00, Y9, Y9
 	VROUNDPS     $0x00, Y10, Y10
-	VFNMADD231PS vecconsts<>+160(SB), Y9, Y7
-	VFNMADD231PS vecconsts<>+160(SB), Y10, Y8
-	VFNMADD231PS vecconsts<>+192(SB), Y9, Y7
-	VFNMADD231PS vecconsts<>+192(SB), Y10, Y8
-	VMOVUPS      vecconsts<>+224(SB), Y11
-	VMOVUPS      vecconsts<>+224(SB), Y12
-	VFMADD213PS  vecconsts<>+256(SB), Y7, Y11
-	VFMADD213PS  vecconsts<>+256(SB), Y8, Y12
-	VFMADD213PS  vecconsts<>+288(SB), Y7, Y11
-	VFMADD213PS  vecconsts<>+288(SB), Y8, Y12
-	VFMADD213PS  vecconsts<>+320(SB), Y7, Y11
-	VFMADD213PS  vecconsts<>+320(SB), Y8, Y12
-	VFMADD213PS  vecconsts<>+352(SB), Y7, Y11
-	VFMADD213PS  vecconsts<>+352(SB), Y8, Y12
-	VFMADD213PS  vecconsts<>+384(SB), Y7, Y11
-	VFMADD213PS  vecconsts<>+384(SB), Y8, Y12
-	VMULPS       Y7, Y7, Y13
-	VMULPS       Y8, Y8, Y14
-	VFMADD213PS  Y7, Y13, Y11
-	VFMADD213PS  Y8, Y14, Y12
-	VADDPS       vecconsts<>+416(SB), Y11, Y11
-	VADDPS       vecconsts<>+416(SB), Y12, Y12
+	VFNMADD231PS vecconsts<>+1088(SB), Y9, Y7
+	VFNMADD231PS vecconsts<>+1088(SB), Y10, Y8
+	VMOVUPS      vecconsts<>+1216(SB), Y11
+	VMOVUPS      vecconsts<>+1216(SB), Y12
+	VFMADD213PS  vecconsts<>+1184(SB), Y7, Y11
+	VFMADD213PS  vecconsts<>+1184(SB), Y8, Y12
+	VFMADD213PS  vecconsts<>+1152(SB), Y7, Y11
+	VFMADD213PS  vecconsts<>+1152(SB), Y8, Y12
+	VFMADD213PS  vecconsts<>+1120(SB), Y7, Y11
+	VFMADD213PS  vecconsts<>+1120(SB), Y8, Y12
+	VFMADD213PS  vecconsts<>+416(SB), Y7, Y11
+	VFMADD213PS  vecconsts<>+416(SB), Y8, Y12
+	VFMADD213PS  vecconsts<>+416(SB), Y7, Y11
+	VFMADD213PS  vecconsts<>+416(SB), Y8, Y12
 	VCVTPS2DQ    Y9, Y9
 	VCVTPS2DQ    Y10, Y10
 	VPSRAD       $0x01, Y9, Y7
@@ -19354,43 +19546,35 @@ loopU2:
 	VMULPS       Y9, Y11, Y11
 	VMULPS       Y10, Y12, Y12
 	VMOVUPS      Y11, (AX)(DI*4)
-	VADDPS       Y11, Y0, Y0
+	VADDPS       Y11, Y3, Y3
 	VMOVUPS      Y12, 32(AX)(DI*4)
 	VADDPS       Y12, Y4, Y4
 	VCVTPH2PS    32(DX)(DI*2), Y7
+	VMULPS       Y0, Y7, Y7
 	VSUBPS       Y1, Y7, Y7
 	VCVTPH2PS    48(DX)(DI*2), Y8
+	VMULPS       Y0, Y8, Y8
 	VSUBPS       Y1, Y8, Y8
 	VMAXPS       Y7, Y2, Y7
 	VMAXPS       Y8, Y2, Y8
-	VMINPS       Y7, Y3, Y7
-	VMINPS       Y8, Y3, Y8
 	VMULPS       vecconsts<>+128(SB), Y7, Y9
 	VMULPS       vecconsts<>+128(SB), Y8, Y10
 	VROUNDPS     $0x00, Y9, Y9
 	VROUNDPS     $0x00, Y10, Y10
-	VFNMADD231PS vecconsts<>+160(SB), Y9, Y7
-	VFNMADD231PS vecconsts<>+160(SB), Y10, Y8
-	VFNMADD231PS vecconsts<>+192(SB), Y9, Y7
-	VFNMADD231PS vecconsts<>+192(SB), Y10, Y8
-	VMOVUPS      vecconsts<>+224(SB), Y11
-	VMOVUPS      vecconsts<>+224(SB), Y12
-	VFMADD213PS  vecconsts<>+256(SB), Y7, Y11
-	VFMADD213PS  vecconsts<>+256(SB), Y8, Y12
-	VFMADD213PS  vecconsts<>+288(SB), Y7, Y11
-	VFMADD213PS  vecconsts<>+288(SB), Y8, Y12
-	VFMADD213PS  vecconsts<>+320(SB), Y7, Y11
-	VFMADD213PS  vecconsts<>+320(SB), Y8, Y12
-	VFMADD213PS  vecconsts<>+352(SB), Y7, Y11
-	VFMADD213PS  vecconsts<>+352(SB), Y8, Y12
-	VFMADD213PS  vecconsts<>+384(SB), Y7, Y11
-	VFMADD213PS  vecconsts<>+384(SB), Y8, Y12
-	VMULPS       Y7, Y7, Y13
-	VMULPS       Y8, Y8, Y14
-	VFMADD213PS  Y7, Y13, Y11
-	VFMADD213PS  Y8, Y14, Y12
-	VADDPS       vecconsts<>+416(SB), Y11, Y11
-	VADDPS       vecconsts<>+416(SB), Y12, Y12
+	VFNMADD231PS vecconsts<>+1088(SB), Y9, Y7
+	VFNMADD231PS vecconsts<>+1088(SB), Y10, Y8
+	VMOVUPS      vecconsts<>+1216(SB), Y11
+	VMOVUPS      vecconsts<>+1216(SB), Y12
+	VFMADD213PS  vecconsts<>+1184(SB), Y7, Y11
+	VFMADD213PS  vecconsts<>+1184(SB), Y8, Y12
+	VFMADD213PS  vecconsts<>+1152(SB), Y7, Y11
+	VFMADD213PS  vecconsts<>+1152(SB), Y8, Y12
+	VFMADD213PS  vecconsts<>+1120(SB), Y7, Y11
+	VFMADD213PS  vecconsts<>+1120(SB), Y8, Y12
+	VFMADD213PS  vecconsts<>+416(SB), Y7, Y11
+	VFMADD213PS  vecconsts<>+416(SB), Y8, Y12
+	VFMADD213PS  vecconsts<>+416(SB), Y7, Y11
+	VFMADD213PS  vecconsts<>+416(SB), Y8, Y12
 	VCVTPS2DQ    Y9, Y9
 	VCVTPS2DQ    Y10, Y10
 	VPSRAD       $0x01, Y9, Y7
@@ -19414,195 +19598,6 @@ loopU2:
 	VMOVUPS      Y12, 96(AX)(DI*4)
 	VADDPS       Y12, Y6, Y6
 	CMPQ         DI, SI
-	JAE          noprefetch6
-	PREFETCHT1   (BX)(DI*4)
-	PREFETCHT1   64(BX)(DI*4)
-
-noprefetch6:
-	ADDQ $0x00000020, DI
-	SUBQ $0x00000020, CX
-	JMP  loopU2
-
-loop13:
-	CMPQ         CX, $0x00000008
-	JB           tail4
-	VCVTPH2PS    (DX)(DI*2), Y7
-	VSUBPS       Y1, Y7, Y7
-	VMAXPS       Y7, Y2, Y7
-	VMINPS       Y7, Y3, Y7
-	VMULPS       vecconsts<>+128(SB), Y7, Y8
-	VROUNDPS     $0x00, Y8, Y8
-	VFNMADD231PS vecconsts<>+160(SB), Y8, Y7
-	VFNMADD231PS vecconsts<>+192(SB), Y8, Y7
-	VMOVUPS      vecconsts<>+224(SB), Y9
-	VFMADD213PS  vecconsts<>+256(SB), Y7, Y9
-	VFMADD213PS  vecconsts<>+288(SB), Y7, Y9
-	VFMADD213PS  vecconsts<>+320(SB), Y7, Y9
-	VFMADD213PS  vecconsts<>+352(SB), Y7, Y9
-	VFMADD213PS  vecconsts<>+384(SB), Y7, Y9
-	VMULPS       Y7, Y7, Y10
-	VFMADD213PS  Y7, Y10, Y9
-	VADDPS       vecconsts<>+416(SB), Y9, Y9
-	VCVTPS2DQ    Y8, Y8
-	VPSRAD       $0x01, Y8, Y7
-	VPSUBD       Y7, Y8, Y8
-	VPADDD       vecconsts<>+448(SB), Y7, Y7
-	VPSLLD       $0x17, Y7, Y7
-	VPADDD       vecconsts<>+448(SB), Y8, Y8
-	VPSLLD       $0x17, Y8, Y8
-	VMULPS       Y7, Y9, Y9
-	VMULPS       Y8, Y9, Y9
-	VMOVUPS      Y9, (AX)(DI*4)
-	VADDPS       Y9, Y0, Y0
-	ADDQ         $0x00000008, DI
-	SUBQ         $0x00000008, CX
-	JMP          loop13
-
-tail4:
-	TESTQ CX, CX
-	JZ    done5
-
-done5:
-	VADDPS     Y4, Y0, Y0
-	VADDPS     Y6, Y5, Y5
-	VADDPS     Y5, Y0, Y0
-	VPERM2F128 $0x01, Y0, Y0, Y1
-	VADDPS     Y1, Y0, Y0
-	VPERMILPS  $0x4e, Y0, Y1
-	VADDPS     Y1, Y0, Y0
-	VPERMILPS  $0xb1, Y0, Y1
-	VADDPS     Y1, Y0, Y0
-	VMOVSS     X0, ret+80(FP)
-	VZEROUPPER
-	RET
-
-scaled1:
-	VXORPS Y4, Y4, Y4
-	VXORPS Y5, Y5, Y5
-	VXORPS Y6, Y6, Y6
-	VXORPS Y7, Y7, Y7
-	XORQ   DI, DI
-
-loopU7:
-	CMPQ         CX, $0x00000020
-	JB           loop18
-	VCVTPH2PS    (DX)(DI*2), Y8
-	VMULPS       Y0, Y8, Y8
-	VSUBPS       Y1, Y8, Y8
-	VCVTPH2PS    16(DX)(DI*2), Y9
-	VMULPS       Y0, Y9, Y9
-	VSUBPS       Y1, Y9, Y9
-	VMAXPS       Y8, Y2, Y8
-	VMAXPS       Y9, Y2, Y9
-	VMINPS       Y8, Y3, Y8
-	VMINPS       Y9, Y3, Y9
-	VMULPS       vecconsts<>+128(SB), Y8, Y10
-	VMULPS       vecconsts<>+128(SB), Y9, Y11
-	VROUNDPS     $0x00, Y10, Y10
-	VROUNDPS     $0x00, Y11, Y11
-	VFNMADD231PS vecconsts<>+160(SB), Y10, Y8
-	VFNMADD231PS vecconsts<>+160(SB), Y11, Y9
-	VFNMADD231PS vecconsts<>+192(SB), Y10, Y8
-	VFNMADD231PS vecconsts<>+192(SB), Y11, Y9
-	VMOVUPS      vecconsts<>+224(SB), Y12
-	VMOVUPS      vecconsts<>+224(SB), Y13
-	VFMADD213PS  vecconsts<>+256(SB), Y8, Y12
-	VFMADD213PS  vecconsts<>+256(SB), Y9, Y13
-	VFMADD213PS  vecconsts<>+288(SB), Y8, Y12
-	VFMADD213PS  vecconsts<>+288(SB), Y9, Y13
-	VFMADD213PS  vecconsts<>+320(SB), Y8, Y12
-	VFMADD213PS  vecconsts<>+320(SB), Y9, Y13
-	VFMADD213PS  vecconsts<>+352(SB), Y8, Y12
-	VFMADD213PS  vecconsts<>+352(SB), Y9, Y13
-	VFMADD213PS  vecconsts<>+384(SB), Y8, Y12
-	VFMADD213PS  vecconsts<>+384(SB), Y9, Y13
-	VMULPS       Y8, Y8, Y14
-	VMULPS       Y9, Y9, Y15
-	VFMADD213PS  Y8, Y14, Y12
-	VFMADD213PS  Y9, Y15, Y13
-	VADDPS       vecconsts<>+416(SB), Y12, Y12
-	VADDPS       vecconsts<>+416(SB), Y13, Y13
-	VCVTPS2DQ    Y10, Y10
-	VCVTPS2DQ    Y11, Y11
-	VPSRAD       $0x01, Y10, Y8
-	VPSRAD       $0x01, Y11, Y9
-	VPSUBD       Y8, Y10, Y10
-	VPSUBD       Y9, Y11, Y11
-	VPADDD       vecconsts<>+448(SB), Y8, Y8
-	VPSLLD       $0x17, Y8, Y8
-	VPADDD       vecconsts<>+448(SB), Y9, Y9
-	VPSLLD       $0x17, Y9, Y9
-	VPADDD       vecconsts<>+448(SB), Y10, Y10
-	VPSLLD       $0x17, Y10, Y10
-	VPADDD       vecconsts<>+448(SB), Y11, Y11
-	VPSLLD       $0x17, Y11, Y11
-	VMULPS       Y8, Y12, Y12
-	VMULPS       Y9, Y13, Y13
-	VMULPS       Y10, Y12, Y12
-	VMULPS       Y11, Y13, Y13
-	VMOVUPS      Y12, (AX)(DI*4)
-	VADDPS       Y12, Y4, Y4
-	VMOVUPS      Y13, 32(AX)(DI*4)
-	VADDPS       Y13, Y5, Y5
-	VCVTPH2PS    32(DX)(DI*2), Y8
-	VMULPS       Y0, Y8, Y8
-	VSUBPS       Y1, Y8, Y8
-	VCVTPH2PS    48(DX)(DI*2), Y9
-	VMULPS       Y0, Y9, Y9
-	VSUBPS       Y1, Y9, Y9
-	VMAXPS       Y8, Y2, Y8
-	VMAXPS       Y9, Y2, Y9
-	VMINPS       Y8, Y3, Y8
-	VMINPS       Y9, Y3, Y9
-	VMULPS       vecconsts<>+128(SB), Y8, Y10
-	VMULPS       vecconsts<>+128(SB), Y9, Y11
-	VROUNDPS     $0x00, Y10, Y10
-	VROUNDPS     $0x00, Y11, Y11
-	VFNMADD231PS vecconsts<>+160(SB), Y10, Y8
-	VFNMADD231PS vecconsts<>+160(SB), Y11, Y9
-	VFNMADD231PS vecconsts<>+192(SB), Y10, Y8
-	VFNMADD231PS vecconsts<>+192(SB), Y11, Y9
-	VMOVUPS      vecconsts<>+224(SB), Y12
-	VMOVUPS      vecconsts<>+224(SB), Y13
-	VFMADD213PS  vecconsts<>+256(SB), Y8, Y12
-	VFMADD213PS  vecconsts<>+256(SB), Y9, Y13
-	VFMADD213PS  vecconsts<>+288(SB), Y8, Y12
-	VFMADD213PS  vecconsts<>+288(SB), Y9, Y13
-	VFMADD213PS  vecconsts<>+320(SB), Y8, Y12
-	VFMADD213PS  vecconsts<>+320(SB), Y9, Y13
-	VFMADD213PS  vecconsts<>+352(SB), Y8, Y12
-	VFMADD213PS  vecconsts<>+352(SB), Y9, Y13
-	VFMADD213PS  vecconsts<>+384(SB), Y8, Y12
-	VFMADD213PS  vecconsts<>+384(SB), Y9, Y13
-	VMULPS       Y8, Y8, Y14
-	VMULPS       Y9, Y9, Y15
-	VFMADD213PS  Y8, Y14, Y12
-	VFMADD213PS  Y9, Y15, Y13
-	VADDPS       vecconsts<>+416(SB), Y12, Y12
-	VADDPS       vecconsts<>+416(SB), Y13, Y13
-	VCVTPS2DQ    Y10, Y10
-	VCVTPS2DQ    Y11, Y11
-	VPSRAD       $0x01, Y10, Y8
-	VPSRAD       $0x01, Y11, Y9
-	VPSUBD       Y8, Y10, Y10
-	VPSUBD       Y9, Y11, Y11
-	VPADDD       vecconsts<>+448(SB), Y8, Y8
-	VPSLLD       $0x17, Y8, Y8
-	VPADDD       vecconsts<>+448(SB), Y9, Y9
-	VPSLLD       $0x17, Y9, Y9
-	VPADDD       vecconsts<>+448(SB), Y10, Y10
-	VPSLLD       $0x17, Y10, Y10
-	VPADDD       vecconsts<>+448(SB), Y11, Y11
-	VPSLLD       $0x17, Y11, Y11
-	VMULPS       Y8, Y12, Y12
-	VMULPS       Y9, Y13, Y13
-	VMULPS       Y10, Y12, Y12
-	VMULPS       Y11, Y13, Y13
-	VMOVUPS      Y12, 64(AX)(DI*4)
-	VADDPS       Y12, Y6, Y6
-	VMOVUPS      Y13, 96(AX)(DI*4)
-	VADDPS       Y13, Y7, Y7
-	CMPQ         DI, SI
 	JAE          noprefetch11
 	PREFETCHT1   (BX)(DI*4)
 	PREFETCHT1   64(BX)(DI*4)
@@ -19615,35 +19610,30 @@ noprefetch11:
 loop18:
 	CMPQ         CX, $0x00000008
 	JB           tail9
-	VCVTPH2PS    (DX)(DI*2), Y8
-	VMULPS       Y0, Y8, Y8
-	VSUBPS       Y1, Y8, Y8
-	VMAXPS       Y8, Y2, Y8
-	VMINPS       Y8, Y3, Y8
-	VMULPS       vecconsts<>+128(SB), Y8, Y9
-	VROUNDPS     $0x00, Y9, Y9
-	VFNMADD231PS vecconsts<>+160(SB), Y9, Y8
-	VFNMADD231PS vecconsts<>+192(SB), Y9, Y8
-	VMOVUPS      vecconsts<>+224(SB), Y10
-	VFMADD213PS  vecconsts<>+256(SB), Y8, Y10
-	VFMADD213PS  vecconsts<>+288(SB), Y8, Y10
-	VFMADD213PS  vecconsts<>+320(SB), Y8, Y10
-	VFMADD213PS  vecconsts<>+352(SB), Y8, Y10
-	VFMADD213PS  vecconsts<>+384(SB), Y8, Y10
-	VMULPS       Y8, Y8, Y11
-	VFMADD213PS  Y8, Y11, Y10
-	VADDPS       vecconsts<>+416(SB), Y10, Y10
-	VCVTPS2DQ    Y9, Y9
-	VPSRAD       $0x01, Y9, Y8
-	VPSUBD       Y8, Y9, Y9
+	VCVTPH2PS    (DX)(DI*2), Y7
+	VMULPS       Y0, Y7, Y7
+	VSUBPS       Y1, Y7, Y7
+	VMAXPS       Y7, Y2, Y7
+	VMULPS       vecconsts<>+128(SB), Y7, Y8
+	VROUNDPS     $0x00, Y8, Y8
+	VFNMADD231PS vecconsts<>+1088(SB), Y8, Y7
+	VMOVUPS      vecconsts<>+1216(SB), Y9
+	VFMADD213PS  vecconsts<>+1184(SB), Y7, Y9
+	VFMADD213PS  vecconsts<>+1152(SB), Y7, Y9
+	VFMADD213PS  vecconsts<>+1120(SB), Y7, Y9
+	VFMADD213PS  vecconsts<>+416(SB), Y7, Y9
+	VFMADD213PS  vecconsts<>+416(SB), Y7, Y9
+	VCVTPS2DQ    Y8, Y8
+	VPSRAD       $0x01, Y8, Y7
+	VPSUBD       Y7, Y8, Y8
+	VPADDD       vecconsts<>+448(SB), Y7, Y7
+	VPSLLD       $0x17, Y7, Y7
 	VPADDD       vecconsts<>+448(SB), Y8, Y8
 	VPSLLD       $0x17, Y8, Y8
-	VPADDD       vecconsts<>+448(SB), Y9, Y9
-	VPSLLD       $0x17, Y9, Y9
-	VMULPS       Y8, Y10, Y10
-	VMULPS       Y9, Y10, Y10
-	VMOVUPS      Y10, (AX)(DI*4)
-	VADDPS       Y10, Y4, Y4
+	VMULPS       Y7, Y9, Y9
+	VMULPS       Y8, Y9, Y9
+	VMOVUPS      Y9, (AX)(DI*4)
+	VADDPS       Y9, Y3, Y3
 	ADDQ         $0x00000008, DI
 	SUBQ         $0x00000008, CX
 	JMP          loop18
@@ -19653,16 +19643,16 @@ tail9:
 	JZ    done10
 
 done10:
-	VADDPS     Y5, Y4, Y4
-	VADDPS     Y7, Y6, Y6
-	VADDPS     Y6, Y4, Y4
-	VPERM2F128 $0x01, Y4, Y4, Y0
-	VADDPS     Y0, Y4, Y4
-	VPERMILPS  $0x4e, Y4, Y0
-	VADDPS     Y0, Y4, Y4
-	VPERMILPS  $0xb1, Y4, Y0
-	VADDPS     Y0, Y4, Y4
-	VMOVSS     X4, ret+80(FP)
+	VADDPS     Y4, Y3, Y3
+	VADDPS     Y6, Y5, Y5
+	VADDPS     Y5, Y3, Y3
+	VPERM2F128 $0x01, Y3, Y3, Y0
+	VADDPS     Y0, Y3, Y3
+	VPERMILPS  $0x4e, Y3, Y0
+	VADDPS     Y0, Y3, Y3
+	VPERMILPS  $0xb1, Y3, Y0
+	VADDPS     Y0, Y3, Y3
+	VMOVSS     X3, ret+80(FP)
 	VZEROUPPER
 	RET
 
@@ -19833,50 +19823,207 @@ TEXT ·expSumBF16AVX2(SB), NOSPLIT, $0-84
 	JNE          scaled1
 	JP           scaled1
 	VXORPS       Y0, Y0, Y0
+	VXORPS       Y3, Y3, Y3
 	VXORPS       Y4, Y4, Y4
 	VXORPS       Y5, Y5, Y5
-	VXORPS       Y6, Y6, Y6
 	XORQ         DI, DI
 
 loopU2:
 	CMPQ         CX, $0x00000020
 	JB           loop13
+	VPMOVZXWD    (DX)(DI*2), Y6
+	VPSLLD       $0x10, Y6, Y6
+	VSUBPS       Y1, Y6, Y6
+	VPMOVZXWD    16(DX)(DI*2), Y7
+	VPSLLD       $0x10, Y7, Y7
+	VSUBPS       Y1, Y7, Y7
+	VMAXPS       Y6, Y2, Y6
+	VMAXPS       Y7, Y2, Y7
+	VMULPS       vecconsts<>+128(SB), Y6, Y8
+	VMULPS       vecconsts<>+128(SB), Y7, Y9
+	VROUNDPS     $0x00, Y8, Y8
+	VROUNDPS     $0x00, Y9, Y9
+	VFNMADD231PS vecconsts<>+1088(SB), Y8, Y6
+	VFNMADD231PS vecconsts<>+1088(SB), Y9, Y7
+	VMOVUPS      vecconsts<>+1216(SB), Y10
+	VMOVUPS      vecconsts<>+1216(SB), Y11
+	VFMADD213PS  vecconsts<>+1184(SB), Y6, Y10
+	VFMADD213PS  vecconsts<>+1184(SB), Y7, Y11
+	VFMADD213PS  vecconsts<>+1152(SB), Y6, Y10
+	VFMADD213PS  vecconsts<>+1152(SB), Y7, Y11
+	VFMADD213PS  vecconsts<>+1120(SB), Y6, Y10
+	VFMADD213PS  vecconsts<>+1120(SB), Y7, Y11
+	VFMADD213PS  vecconsts<>+416(SB), Y6, Y10
+	VFMADD213PS  vecconsts<>+416(SB), Y7, Y11
+	VFMADD213PS  vecconsts<>+416(SB), Y6, Y10
+	VFMADD213PS  vecconsts<>+416(SB), Y7, Y11
+	VCVTPS2DQ    Y8, Y8
+	VCVTPS2DQ    Y9, Y9
+	VPSRAD       $0x01, Y8, Y6
+	VPSRAD       $0x01, Y9, Y7
+	VPSUBD       Y6, Y8, Y8
+	VPSUBD       Y7, Y9, Y9
+	VPADDD       vecconsts<>+448(SB), Y6, Y6
+	VPSLLD       $0x17, Y6, Y6
+	VPADDD       vecconsts<>+448(SB), Y7, Y7
+	VPSLLD       $0x17, Y7, Y7
+	VPADDD       vecconsts<>+448(SB), Y8, Y8
+	VPSLLD       $0x17, Y8, Y8
+	VPADDD       vecconsts<>+448(SB), Y9, Y9
+	VPSLLD       $0x17, Y9, Y9
+	VMULPS       Y6, Y10, Y10
+	VMULPS       Y7, Y11, Y11
+	VMULPS       Y8, Y10, Y10
+	VMULPS       Y9, Y11, Y11
+	VMOVUPS      Y10, (AX)(DI*4)
+	VADDPS       Y10, Y0, Y0
+	VMOVUPS      Y11, 32(AX)(DI*4)
+	VADDPS       Y11, Y3, Y3
+	VPMOVZXWD    32(DX)(DI*2), Y6
+	VPSLLD       $0x10, Y6, Y6
+	VSUBPS       Y1, Y6, Y6
+	VPMOVZXWD    48(DX)(DI*2), Y7
+	VPSLLD       $0x10, Y7, Y7
+	VSUBPS       Y1, Y7, Y7
+	VMAXPS       Y6, Y2, Y6
+	VMAXPS       Y7, Y2, Y7
+	VMULPS       vecconsts<>+128(SB), Y6, Y8
+	VMULPS       vecconsts<>+128(SB), Y7, Y9
+	VROUNDPS     $0x00, Y8, Y8
+	VROUNDPS     $0x00, Y9, Y9
+	VFNMADD231PS vecconsts<>+1088(SB), Y8, Y6
+	VFNMADD231PS vecconsts<>+1088(SB), Y9, Y7
+	VMOVUPS      vecconsts<>+1216(SB), Y10
+	VMOVUPS      vecconsts<>+1216(SB), Y11
+	VFMADD213PS  vecconsts<>+1184(SB), Y6, Y10
+	VFMADD213PS  vecconsts<>+1184(SB), Y7, Y11
+	VFMADD213PS  vecconsts<>+1152(SB), Y6, Y10
+	VFMADD213PS  vecconsts<>+1152(SB), Y7, Y11
+	VFMADD213PS  vecconsts<>+1120(SB), Y6, Y10
+	VFMADD213PS  vecconsts<>+1120(SB), Y7, Y11
+	VFMADD213PS  vecconsts<>+416(SB), Y6, Y10
+	VFMADD213PS  vecconsts<>+416(SB), Y7, Y11
+	VFMADD213PS  vecconsts<>+416(SB), Y6, Y10
+	VFMADD213PS  vecconsts<>+416(SB), Y7, Y11
+	VCVTPS2DQ    Y8, Y8
+	VCVTPS2DQ    Y9, Y9
+	VPSRAD       $0x01, Y8, Y6
+	VPSRAD       $0x01, Y9, Y7
+	VPSUBD       Y6, Y8, Y8
+	VPSUBD       Y7, Y9, Y9
+	VPADDD       vecconsts<>+448(SB), Y6, Y6
+	VPSLLD       $0x17, Y6, Y6
+	VPADDD       vecconsts<>+448(SB), Y7, Y7
+	VPSLLD       $0x17, Y7, Y7
+	VPADDD       vecconsts<>+448(SB), Y8, Y8
+	VPSLLD       $0x17, Y8, Y8
+	VPADDD       vecconsts<>+448(SB), Y9, Y9
+	VPSLLD       $0x17, Y9, Y9
+	VMULPS       Y6, Y10, Y10
+	VMULPS       Y7, Y11, Y11
+	VMULPS       Y8, Y10, Y10
+	VMULPS       Y9, Y11, Y11
+	VMOVUPS      Y10, 64(AX)(DI*4)
+	VADDPS       Y10, Y4, Y4
+	VMOVUPS      Y11, 96(AX)(DI*4)
+	VADDPS       Y11, Y5, Y5
+	CMPQ         DI, SI
+	JAE          noprefetch6
+	PREFETCHT1   (BX)(DI*4)
+	PREFETCHT1   64(BX)(DI*4)
+
+noprefetch6:
+	ADDQ $0x00000020, DI
+	SUBQ $0x00000020, CX
+	JMP  loopU2
+
+loop13:
+	CMPQ         CX, $0x00000008
+	JB           tail4
+	VPMOVZXWD    (DX)(DI*2), Y6
+	VPSLLD       $0x10, Y6, Y6
+	VSUBPS       Y1, Y6, Y6
+	VMAXPS       Y6, Y2, Y6
+	VMULPS       vecconsts<>+128(SB), Y6, Y7
+	VROUNDPS     $0x00, Y7, Y7
+	VFNMADD231PS vecconsts<>+1088(SB), Y7, Y6
+	VMOVUPS      vecconsts<>+1216(SB), Y8
+	VFMADD213PS  vecconsts<>+1184(SB), Y6, Y8
+	VFMADD213PS  vecconsts<>+1152(SB), Y6, Y8
+	VFMADD213PS  vecconsts<>+1120(SB), Y6, Y8
+	VFMADD213PS  vecconsts<>+416(SB), Y6, Y8
+	VFMADD213PS  vecconsts<>+416(SB), Y6, Y8
+	VCVTPS2DQ    Y7, Y7
+	VPSRAD       $0x01, Y7, Y6
+	VPSUBD       Y6, Y7, Y7
+	VPADDD       vecconsts<>+448(SB), Y6, Y6
+	VPSLLD       $0x17, Y6, Y6
+	VPADDD       vecconsts<>+448(SB), Y7, Y7
+	VPSLLD       $0x17, Y7, Y7
+	VMULPS       Y6, Y8, Y8
+	VMULPS       Y7, Y8, Y8
+	VMOVUPS      Y8, (AX)(DI*4)
+	VADDPS       Y8, Y0, Y0
+	ADDQ         $0x00000008, DI
+	SUBQ         $0x00000008, CX
+	JMP          loop13
+
+tail4:
+	TESTQ CX, CX
+	JZ    done5
+
+done5:
+	VADDPS     Y3, Y0, Y0
+	VADDPS     Y5, Y4, Y4
+	VADDPS     Y4, Y0, Y0
+	VPERM2F128 $0x01, Y0, Y0, Y1
+	VADDPS     Y1, Y0, Y0
+	VPERMILPS  $0x4e, Y0, Y1
+	VADDPS     Y1, Y0, Y0
+	VPERMILPS  $0xb1, Y0, Y1
+	VADDPS     Y1, Y0, Y0
+	VMOVSS     X0, ret+80(FP)
+	VZEROUPPER
+	RET
+
+scaled1:
+	VXORPS Y3, Y3, Y3
+	VXORPS Y4, Y4, Y4
+	VXORPS Y5, Y5, Y5
+	VXORPS Y6, Y6, Y6
+	XORQ   DI, DI
+
+loopU7:
+	CMPQ         CX, $0x00000020
+	JB           loop18
 	VPMOVZXWD    (DX)(DI*2), Y7
 	VPSLLD       $0x10, Y7, Y7
+	VMULPS       Y0, Y7, Y7
 	VSUBPS       Y1, Y7, Y7
 	VPMOVZXWD    16(DX)(DI*2), Y8
 	VPSLLD       $0x10, Y8, Y8
+	VMULPS       Y0, Y8, Y8
 	VSUBPS       Y1, Y8, Y8
 	VMAXPS       Y7, Y2, Y7
 	VMAXPS       Y8, Y2, Y8
-	VMINPS       Y7, Y3, Y7
-	VMINPS       Y8, Y3, Y8
 	VMULPS       vecconsts<>+128(SB), Y7, Y9
 	VMULPS       vecconsts<>+128(SB), Y8, Y10
 	VROUNDPS     $0x00, Y9, Y9
 	VROUNDPS     $0x00, Y10, Y10
-	VFNMADD231PS vecconsts<>+160(SB), Y9, Y7
-	VFNMADD231PS vecconsts<>+160(SB), Y10, Y8
-	VFNMADD231PS vecconsts<>+192(SB), Y9, Y7
-	VFNMADD231PS vecconsts<>+192(SB), Y10, Y8
-	VMOVUPS      vecconsts<>+224(SB), Y11
-	VMOVUPS      vecconsts<>+224(SB), Y12
-	VFMADD213PS  vecconsts<>+256(SB), Y7, Y11
-	VFMADD213PS  vecconsts<>+256(SB), Y8, Y12
-	VFMADD213PS  vecconsts<>+288(SB), Y7, Y11
-	VFMADD213PS  vecconsts<>+288(SB), Y8, Y12
-	VFMADD213PS  vecconsts<>+320(SB), Y7, Y11
-	VFMADD213PS  vecconsts<>+320(SB), Y8, Y12
-	VFMADD213PS  vecconsts<>+352(SB), Y7, Y11
-	VFMADD213PS  vecconsts<>+352(SB), Y8, Y12
-	VFMADD213PS  vecconsts<>+384(SB), Y7, Y11
-	VFMADD213PS  vecconsts<>+384(SB), Y8, Y12
-	VMULPS       Y7, Y7, Y13
-	VMULPS       Y8, Y8, Y14
-	VFMADD213PS  Y7, Y13, Y11
-	VFMADD213PS  Y8, Y14, Y12
-	VADDPS       vecconsts<>+416(SB), Y11, Y11
-	VADDPS       vecconsts<>+416(SB), Y12, Y12
+	VFNMADD231PS vecconsts<>+1088(SB), Y9, Y7
+	VFNMADD231PS vecconsts<>+1088(SB), Y10, Y8
+	VMOVUPS      vecconsts<>+1216(SB), Y11
+	VMOVUPS      vecconsts<>+1216(SB), Y12
+	VFMADD213PS  vecconsts<>+1184(SB), Y7, Y11
+	VFMADD213PS  vecconsts<>+1184(SB), Y8, Y12
+	VFMADD213PS  vecconsts<>+1152(SB), Y7, Y11
+	VFMADD213PS  vecconsts<>+1152(SB), Y8, Y12
+	VFMADD213PS  vecconsts<>+1120(SB), Y7, Y11
+	VFMADD213PS  vecconsts<>+1120(SB), Y8, Y12
+	VFMADD213PS  vecconsts<>+416(SB), Y7, Y11
+	VFMADD213PS  vecconsts<>+416(SB), Y8, Y12
+	VFMADD213PS  vecconsts<>+416(SB), Y7, Y11
+	VFMADD213PS  vecconsts<>+416(SB), Y8, Y12
 	VCVTPS2DQ    Y9, Y9
 	VCVTPS2DQ    Y10, Y10
 	VPSRAD       $0x01, Y9, Y7
@@ -19896,45 +20043,37 @@ loopU2:
 	VMULPS       Y9, Y11, Y11
 	VMULPS       Y10, Y12, Y12
 	VMOVUPS      Y11, (AX)(DI*4)
-	VADDPS       Y11, Y0, Y0
+	VADDPS       Y11, Y3, Y3
 	VMOVUPS      Y12, 32(AX)(DI*4)
 	VADDPS       Y12, Y4, Y4
 	VPMOVZXWD    32(DX)(DI*2), Y7
 	VPSLLD       $0x10, Y7, Y7
+	VMULPS       Y0, Y7, Y7
 	VSUBPS       Y1, Y7, Y7
 	VPMOVZXWD    48(DX)(DI*2), Y8
 	VPSLLD       $0x10, Y8, Y8
+	VMULPS       Y0, Y8, Y8
 	VSUBPS       Y1, Y8, Y8
 	VMAXPS       Y7, Y2, Y7
 	VMAXPS       Y8, Y2, Y8
-	VMINPS       Y7, Y3, Y7
-	VMINPS       Y8, Y3, Y8
 	VMULPS       vecconsts<>+128(SB), Y7, Y9
 	VMULPS       vecconsts<>+128(SB), Y8, Y10
 	VROUNDPS     $0x00, Y9, Y9
 	VROUNDPS     $0x00, Y10, Y10
-	VFNMADD231PS vecconsts<>+160(SB), Y9, Y7
-	VFNMADD231PS vecconsts<>+160(SB), Y10, Y8
-	VFNMADD231PS vecconsts<>+192(SB), Y9, Y7
-	VFNMADD231PS vecconsts<>+192(SB), Y10, Y8
-	VMOVUPS      vecconsts<>+224(SB), Y11
-	VMOVUPS      vecconsts<>+224(SB), Y12
-	VFMADD213PS  vecconsts<>+256(SB), Y7, Y11
-	VFMADD213PS  vecconsts<>+256(SB), Y8, Y12
-	VFMADD213PS  vecconsts<>+288(SB), Y7, Y11
-	VFMADD213PS  vecconsts<>+288(SB), Y8, Y12
-	VFMADD213PS  vecconsts<>+320(SB), Y7, Y11
-	VFMADD213PS  vecconsts<>+320(SB), Y8, Y12
-	VFMADD213PS  vecconsts<>+352(SB), Y7, Y11
-	VFMADD213PS  vecconsts<>+352(SB), Y8, Y12
-	VFMADD213PS  vecconsts<>+384(SB), Y7, Y11
-	VFMADD213PS  vecconsts<>+384(SB), Y8, Y12
-	VMULPS       Y7, Y7, Y13
-	VMULPS       Y8, Y8, Y14
-	VFMADD213PS  Y7, Y13, Y11
-	VFMADD213PS  Y8, Y14, Y12
-	VADDPS       vecconsts<>+416(SB), Y11, Y11
-	VADDPS       vecconsts<>+416(SB), Y12, Y12
+	VFNMADD231PS vecconsts<>+1088(SB), Y9, Y7
+	VFNMADD231PS vecconsts<>+1088(SB), Y10, Y8
+	VMOVUPS      vecconsts<>+1216(SB), Y11
+	VMOVUPS      vecconsts<>+1216(SB), Y12
+	VFMADD213PS  vecconsts<>+1184(SB), Y7, Y11
+	VFMADD213PS  vecconsts<>+1184(SB), Y8, Y12
+	VFMADD213PS  vecconsts<>+1152(SB), Y7, Y11
+	VFMADD213PS  vecconsts<>+1152(SB), Y8, Y12
+	VFMADD213PS  vecconsts<>+1120(SB), Y7, Y11
+	VFMADD213PS  vecconsts<>+1120(SB), Y8, Y12
+	VFMADD213PS  vecconsts<>+416(SB), Y7, Y11
+	VFMADD213PS  vecconsts<>+416(SB), Y8, Y12
+	VFMADD213PS  vecconsts<>+416(SB), Y7, Y11
+	VFMADD213PS  vecconsts<>+416(SB), Y8, Y12
 	VCVTPS2DQ    Y9, Y9
 	VCVTPS2DQ    Y10, Y10
 	VPSRAD       $0x01, Y9, Y7
@@ -19958,200 +20097,6 @@ loopU2:
 	VMOVUPS      Y12, 96(AX)(DI*4)
 	VADDPS       Y12, Y6, Y6
 	CMPQ         DI, SI
-	JAE          noprefetch6
-	PREFETCHT1   (BX)(DI*4)
-	PREFETCHT1   64(BX)(DI*4)
-
-noprefetch6:
-	ADDQ $0x00000020, DI
-	SUBQ $0x00000020, CX
-	JMP  loopU2
-
-loop13:
-	CMPQ         CX, $0x00000008
-	JB           tail4
-	VPMOVZXWD    (DX)(DI*2), Y7
-	VPSLLD       $0x10, Y7, Y7
-	VSUBPS       Y1, Y7, Y7
-	VMAXPS       Y7, Y2, Y7
-	VMINPS       Y7, Y3, Y7
-	VMULPS       vecconsts<>+128(SB), Y7, Y8
-	VROUNDPS     $0x00, Y8, Y8
-	VFNMADD231PS vecconsts<>+160(SB), Y8, Y7
-	VFNMADD231PS vecconsts<>+192(SB), Y8, Y7
-	VMOVUPS      vecconsts<>+224(SB), Y9
-	VFMADD213PS  vecconsts<>+256(SB), Y7, Y9
-	VFMADD213PS  vecconsts<>+288(SB), Y7, Y9
-	VFMADD213PS  vecconsts<>+320(SB), Y7, Y9
-	VFMADD213PS  vecconsts<>+352(SB), Y7, Y9
-	VFMADD213PS  vecconsts<>+384(SB), Y7, Y9
-	VMULPS       Y7, Y7, Y10
-	VFMADD213PS  Y7, Y10, Y9
-	VADDPS       vecconsts<>+416(SB), Y9, Y9
-	VCVTPS2DQ    Y8, Y8
-	VPSRAD       $0x01, Y8, Y7
-	VPSUBD       Y7, Y8, Y8
-	VPADDD       vecconsts<>+448(SB), Y7, Y7
-	VPSLLD       $0x17, Y7, Y7
-	VPADDD       vecconsts<>+448(SB), Y8, Y8
-	VPSLLD       $0x17, Y8, Y8
-	VMULPS       Y7, Y9, Y9
-	VMULPS       Y8, Y9, Y9
-	VMOVUPS      Y9, (AX)(DI*4)
-	VADDPS       Y9, Y0, Y0
-	ADDQ         $0x00000008, DI
-	SUBQ         $0x00000008, CX
-	JMP          loop13
-
-tail4:
-	TESTQ CX, CX
-	JZ    done5
-
-done5:
-	VADDPS     Y4, Y0, Y0
-	VADDPS     Y6, Y5, Y5
-	VADDPS     Y5, Y0, Y0
-	VPERM2F128 $0x01, Y0, Y0, Y1
-	VADDPS     Y1, Y0, Y0
-	VPERMILPS  $0x4e, Y0, Y1
-	VADDPS     Y1, Y0, Y0
-	VPERMILPS  $0xb1, Y0, Y1
-	VADDPS     Y1, Y0, Y0
-	VMOVSS     X0, ret+80(FP)
-	VZEROUPPER
-	RET
-
-scaled1:
-	VXORPS Y4, Y4, Y4
-	VXORPS Y5, Y5, Y5
-	VXORPS Y6, Y6, Y6
-	VXORPS Y7, Y7, Y7
-	XORQ   DI, DI
-
-loopU7:
-	CMPQ         CX, $0x00000020
-	JB           loop18
-	VPMOVZXWD    (DX)(DI*2), Y8
-	VPSLLD       $0x10, Y8, Y8
-	VMULPS       Y0, Y8, Y8
-	VSUBPS       Y1, Y8, Y8
-	VPMOVZXWD    16(DX)(DI*2), Y9
-	VPSLLD       $0x10, Y9, Y9
-	VMULPS       Y0, Y9, Y9
-	VSUBPS       Y1, Y9, Y9
-	VMAXPS       Y8, Y2, Y8
-	VMAXPS       Y9, Y2, Y9
-	VMINPS       Y8, Y3, Y8
-	VMINPS       Y9, Y3, Y9
-	VMULPS       vecconsts<>+128(SB), Y8, Y10
-	VMULPS       vecconsts<>+128(SB), Y9, Y11
-	VROUNDPS     $0x00, Y10, Y10
-	VROUNDPS     $0x00, Y11, Y11
-	VFNMADD231PS vecconsts<>+160(SB), Y10, Y8
-	VFNMADD231PS vecconsts<>+160(SB), Y11, Y9
-	VFNMADD231PS vecconsts<>+192(SB), Y10, Y8
-	VFNMADD231PS vecconsts<>+192(SB), Y11, Y9
-	VMOVUPS      vecconsts<>+224(SB), Y12
-	VMOVUPS      vecconsts<>+224(SB), Y13
-	VFMADD213PS  vecconsts<>+256(SB), Y8, Y12
-	VFMADD213PS  vecconsts<>+256(SB), Y9, Y13
-	VFMADD213PS  vecconsts<>+288(SB), Y8, Y12
-	VFMADD213PS  vecconsts<>+288(SB), Y9, Y13
-	VFMADD213PS  vecconsts<>+320(SB), Y8, Y12
-	VFMADD213PS  vecconsts<>+320(SB), Y9, Y13
-	VFMADD213PS  vecconsts<>+352(SB), Y8, Y12
-	VFMADD213PS  vecconsts<>+352(SB), Y9, Y13
-	VFMADD213PS  vecconsts<>+384(SB), Y8, Y12
-	VFMADD213PS  vecconsts<>+384(SB), Y9, Y13
-	VMULPS       Y8, Y8, Y14
-	VMULPS       Y9, Y9, Y15
-	VFMADD213PS  Y8, Y14, Y12
-	VFMADD213PS  Y9, Y15, Y13
-	VADDPS       vecconsts<>+416(SB), Y12, Y12
-	VADDPS       vecconsts<>+416(SB), Y13, Y13
-	VCVTPS2DQ    Y10, Y10
-	VCVTPS2DQ    Y11, Y11
-	VPSRAD       $0x01, Y10, Y8
-	VPSRAD       $0x01, Y11, Y9
-	VPSUBD       Y8, Y10, Y10
-	VPSUBD       Y9, Y11, Y11
-	VPADDD       vecconsts<>+448(SB), Y8, Y8
-	VPSLLD       $0x17, Y8, Y8
-	VPADDD       vecconsts<>+448(SB), Y9, Y9
-	VPSLLD       $0x17, Y9, Y9
-	VPADDD       vecconsts<>+448(SB), Y10, Y10
-	VPSLLD       $0x17, Y10, Y10
-	VPADDD       vecconsts<>+448(SB), Y11, Y11
-	VPSLLD       $0x17, Y11, Y11
-	VMULPS       Y8, Y12, Y12
-	VMULPS       Y9, Y13, Y13
-	VMULPS       Y10, Y12, Y12
-	VMULPS       Y11, Y13, Y13
-	VMOVUPS      Y12, (AX)(DI*4)
-	VADDPS       Y12, Y4, Y4
-	VMOVUPS      Y13, 32(AX)(DI*4)
-	VADDPS       Y13, Y5, Y5
-	VPMOVZXWD    32(DX)(DI*2), Y8
-	VPSLLD       $0x10, Y8, Y8
-	VMULPS       Y0, Y8, Y8
-	VSUBPS       Y1, Y8, Y8
-	VPMOVZXWD    48(DX)(DI*2), Y9
-	VPSLLD       $0x10, Y9, Y9
-	VMULPS       Y0, Y9, Y9
-	VSUBPS       Y1, Y9, Y9
-	VMAXPS       Y8, Y2, Y8
-	VMAXPS       Y9, Y2, Y9
-	VMINPS       Y8, Y3, Y8
-	VMINPS       Y9, Y3, Y9
-	VMULPS       vecconsts<>+128(SB), Y8, Y10
-	VMULPS       vecconsts<>+128(SB), Y9, Y11
-	VROUNDPS     $0x00, Y10, Y10
-	VROUNDPS     $0x00, Y11, Y11
-	VFNMADD231PS vecconsts<>+160(SB), Y10, Y8
-	VFNMADD231PS vecconsts<>+160(SB), Y11, Y9
-	VFNMADD231PS vecconsts<>+192(SB), Y10, Y8
-	VFNMADD231PS vecconsts<>+192(SB), Y11, Y9
-	VMOVUPS      vecconsts<>+224(SB), Y12
-	VMOVUPS      vecconsts<>+224(SB), Y13
-	VFMADD213PS  vecconsts<>+256(SB), Y8, Y12
-	VFMADD213PS  vecconsts<>+256(SB), Y9, Y13
-	VFMADD213PS  vecconsts<>+288(SB), Y8, Y12
-	VFMADD213PS  vecconsts<>+288(SB), Y9, Y13
-	VFMADD213PS  vecconsts<>+320(SB), Y8, Y12
-	VFMADD213PS  vecconsts<>+320(SB), Y9, Y13
-	VFMADD213PS  vecconsts<>+352(SB), Y8, Y12
-	VFMADD213PS  vecconsts<>+352(SB), Y9, Y13
-	VFMADD213PS  vecconsts<>+384(SB), Y8, Y12
-	VFMADD213PS  vecconsts<>+384(SB), Y9, Y13
-	VMULPS       Y8, Y8, Y14
-	VMULPS       Y9, Y9, Y15
-	VFMADD213PS  Y8, Y14, Y12
-	VFMADD213PS  Y9, Y15, Y13
-	VADDPS       vecconsts<>+416(SB), Y12, Y12
-	VADDPS       vecconsts<>+416(SB), Y13, Y13
-	VCVTPS2DQ    Y10, Y10
-	VCVTPS2DQ    Y11, Y11
-	VPSRAD       $0x01, Y10, Y8
-	VPSRAD       $0x01, Y11, Y9
-	VPSUBD       Y8, Y10, Y10
-	VPSUBD       Y9, Y11, Y11
-	VPADDD       vecconsts<>+448(SB), Y8, Y8
-	VPSLLD       $0x17, Y8, Y8
-	VPADDD       vecconsts<>+448(SB), Y9, Y9
-	VPSLLD       $0x17, Y9, Y9
-	VPADDD       vecconsts<>+448(SB), Y10, Y10
-	VPSLLD       $0x17, Y10, Y10
-	VPADDD       vecconsts<>+448(SB), Y11, Y11
-	VPSLLD       $0x17, Y11, Y11
-	VMULPS       Y8, Y12, Y12
-	VMULPS       Y9, Y13, Y13
-	VMULPS       Y10, Y12, Y12
-	VMULPS       Y11, Y13, Y13
-	VMOVUPS      Y12, 64(AX)(DI*4)
-	VADDPS       Y12, Y6, Y6
-	VMOVUPS      Y13, 96(AX)(DI*4)
-	VADDPS       Y13, Y7, Y7
-	CMPQ         DI, SI
 	JAE          noprefetch11
 	PREFETCHT1   (BX)(DI*4)
 	PREFETCHT1   64(BX)(DI*4)
@@ -20164,36 +20109,31 @@ noprefetch11:
 loop18:
 	CMPQ         CX, $0x00000008
 	JB           tail9
-	VPMOVZXWD    (DX)(DI*2), Y8
-	VPSLLD       $0x10, Y8, Y8
-	VMULPS       Y0, Y8, Y8
-	VSUBPS       Y1, Y8, Y8
-	VMAXPS       Y8, Y2, Y8
-	VMINPS       Y8, Y3, Y8
-	VMULPS       vecconsts<>+128(SB), Y8, Y9
-	VROUNDPS     $0x00, Y9, Y9
-	VFNMADD231PS vecconsts<>+160(SB), Y9, Y8
-	VFNMADD231PS vecconsts<>+192(SB), Y9, Y8
-	VMOVUPS      vecconsts<>+224(SB), Y10
-	VFMADD213PS  vecconsts<>+256(SB), Y8, Y10
-	VFMADD213PS  vecconsts<>+288(SB), Y8, Y10
-	VFMADD213PS  vecconsts<>+320(SB), Y8, Y10
-	VFMADD213PS  vecconsts<>+352(SB), Y8, Y10
-	VFMADD213PS  vecconsts<>+384(SB), Y8, Y10
-	VMULPS       Y8, Y8, Y11
-	VFMADD213PS  Y8, Y11, Y10
-	VADDPS       vecconsts<>+416(SB), Y10, Y10
-	VCVTPS2DQ    Y9, Y9
-	VPSRAD       $0x01, Y9, Y8
-	VPSUBD       Y8, Y9, Y9
+	VPMOVZXWD    (DX)(DI*2), Y7
+	VPSLLD       $0x10, Y7, Y7
+	VMULPS       Y0, Y7, Y7
+	VSUBPS       Y1, Y7, Y7
+	VMAXPS       Y7, Y2, Y7
+	VMULPS       vecconsts<>+128(SB), Y7, Y8
+	VROUNDPS     $0x00, Y8, Y8
+	VFNMADD231PS vecconsts<>+1088(SB), Y8, Y7
+	VMOVUPS      vecconsts<>+1216(SB), Y9
+	VFMADD213PS  vecconsts<>+1184(SB), Y7, Y9
+	VFMADD213PS  vecconsts<>+1152(SB), Y7, Y9
+	VFMADD213PS  vecconsts<>+1120(SB), Y7, Y9
+	VFMADD213PS  vecconsts<>+416(SB), Y7, Y9
+	VFMADD213PS  vecconsts<>+416(SB), Y7, Y9
+	VCVTPS2DQ    Y8, Y8
+	VPSRAD       $0x01, Y8, Y7
+	VPSUBD       Y7, Y8, Y8
+	VPADDD       vecconsts<>+448(SB), Y7, Y7
+	VPSLLD       $0x17, Y7, Y7
 	VPADDD       vecconsts<>+448(SB), Y8, Y8
 	VPSLLD       $0x17, Y8, Y8
-	VPADDD       vecconsts<>+448(SB), Y9, Y9
-	VPSLLD       $0x17, Y9, Y9
-	VMULPS       Y8, Y10, Y10
-	VMULPS       Y9, Y10, Y10
-	VMOVUPS      Y10, (AX)(DI*4)
-	VADDPS       Y10, Y4, Y4
+	VMULPS       Y7, Y9, Y9
+	VMULPS       Y8, Y9, Y9
+	VMOVUPS      Y9, (AX)(DI*4)
+	VADDPS       Y9, Y3, Y3
 	ADDQ         $0x00000008, DI
 	SUBQ         $0x00000008, CX
 	JMP          loop18
@@ -20203,16 +20143,16 @@ tail9:
 	JZ    done10
 
 done10:
-	VADDPS     Y5, Y4, Y4
-	VADDPS     Y7, Y6, Y6
-	VADDPS     Y6, Y4, Y4
-	VPERM2F128 $0x01, Y4, Y4, Y0
-	VADDPS     Y0, Y4, Y4
-	VPERMILPS  $0x4e, Y4, Y0
-	VADDPS     Y0, Y4, Y4
-	VPERMILPS  $0xb1, Y4, Y0
-	VADDPS     Y0, Y4, Y4
-	VMOVSS     X4, ret+80(FP)
+	VADDPS     Y4, Y3, Y3
+	VADDPS     Y6, Y5, Y5
+	VADDPS     Y5, Y3, Y3
+	VPERM2F128 $0x01, Y3, Y3, Y0
+	VADDPS     Y0, Y3, Y3
+	VPERMILPS  $0x4e, Y3, Y0
+	VADDPS     Y0, Y3, Y3
+	VPERMILPS  $0xb1, Y3, Y0
+	VADDPS     Y0, Y3, Y3
+	VMOVSS     X3, ret+80(FP)
 	VZEROUPPER
 	RET
 
@@ -20469,109 +20409,91 @@ TEXT ·expSumF16AVX512(SB), NOSPLIT, $0-84
 	VBROADCASTSS m+76(FP), Z1
 	VBROADCASTSS vecconsts<>+64(SB), Z2
 	VBROADCASTSS vecconsts<>+96(SB), Z3
-	VBROADCASTSS vecconsts<>+128(SB), Z4
-	VBROADCASTSS vecconsts<>+160(SB), Z5
-	VBROADCASTSS vecconsts<>+192(SB), Z6
-	VBROADCASTSS vecconsts<>+224(SB), Z7
-	VBROADCASTSS vecconsts<>+416(SB), Z8
+	VBROADCASTSS vecconsts<>+128(SB), Z3
+	VBROADCASTSS vecconsts<>+1088(SB), Z4
+	VBROADCASTSS vecconsts<>+1216(SB), Z5
+	VBROADCASTSS vecconsts<>+1184(SB), Z6
+	VBROADCASTSS vecconsts<>+1152(SB), Z7
+	VBROADCASTSS vecconsts<>+1120(SB), Z8
+	VBROADCASTSS vecconsts<>+416(SB), Z9
 	VUCOMISS     vecconsts<>+416(SB), X0
 	JNE          scaled1
 	JP           scaled1
 	VXORPS       Z0, Z0, Z0
-	VXORPS       Z9, Z9, Z9
 	VXORPS       Z10, Z10, Z10
 	VXORPS       Z11, Z11, Z11
+	VXORPS       Z12, Z12, Z12
 	XORQ         DI, DI
 
 loopU2:
-	CMPQ             CX, $0x00000040
-	JB               loop13
-	VCVTPH2PS        (DX)(DI*2), Z12
-	VSUBPS           Z1, Z12, Z12
-	VCVTPH2PS        32(DX)(DI*2), Z13
-	VSUBPS           Z1, Z13, Z13
-	VCVTPH2PS        64(DX)(DI*2), Z14
-	VSUBPS           Z1, Z14, Z14
-	VCVTPH2PS        96(DX)(DI*2), Z15
-	VSUBPS           Z1, Z15, Z15
-	VMAXPS           Z12, Z2, Z12
-	VMAXPS           Z13, Z2, Z13
-	VMAXPS           Z14, Z2, Z14
-	VMAXPS           Z15, Z2, Z15
-	VMINPS           Z12, Z3, Z12
-	VMINPS           Z13, Z3, Z13
-	VMINPS           Z14, Z3, Z14
-	VMINPS           Z15, Z3, Z15
-	VMULPS           Z4, Z12, Z16
-	VMULPS           Z4, Z13, Z17
-	VMULPS           Z4, Z14, Z18
-	VMULPS           Z4, Z15, Z19
-	VRNDSCALEPS      $0x00, Z16, Z16
-	VRNDSCALEPS      $0x00, Z17, Z17
-	VRNDSCALEPS      $0x00, Z18, Z18
-	VRNDSCALEPS      $0x00, Z19, Z19
-	VFNMADD231PS     Z5, Z16, Z12
-	VFNMADD231PS     Z5, Z17, Z13
-	VFNMADD231PS     Z5, Z18, Z14
-	VFNMADD231PS     Z5, Z19, Z15
-	VFNMADD231PS     Z6, Z16, Z12
-	VFNMADD231PS     Z6, Z17, Z13
-	VFNMADD231PS     Z6, Z18, Z14
-	VFNMADD231PS     Z6, Z19, Z15
-	VMOVAPS          Z7, Z20
-	VMOVAPS          Z7, Z21
-	VMOVAPS          Z7, Z22
-	VMOVAPS          Z7, Z23
-	VFMADD213PS.BCST vecconsts<>+256(SB), Z12, Z20
-	VFMADD213PS.BCST vecconsts<>+256(SB), Z13, Z21
-	VFMADD213PS.BCST vecconsts<>+256(SB), Z14, Z22
-	VFMADD213PS.BCST vecconsts<>+256(SB), Z15, Z23
-	VFMADD213PS.BCST vecconsts<>+288(SB), Z12, Z20
-	VFMADD213PS.BCST vecconsts<>+288(SB), Z13, Z21
-	VFMADD213PS.BCST vecconsts<>+288(SB), Z14, Z22
-	VFMADD213PS.BCST vecconsts<>+288(SB), Z15, Z23
-	VFMADD213PS.BCST vecconsts<>+320(SB), Z12, Z20
-	VFMADD213PS.BCST vecconsts<>+320(SB), Z13, Z21
-	VFMADD213PS.BCST vecconsts<>+320(SB), Z14, Z22
-	VFMADD213PS.BCST vecconsts<>+320(SB), Z15, Z23
-	VFMADD213PS.BCST vecconsts<>+352(SB), Z12, Z20
-	VFMADD213PS.BCST vecconsts<>+352(SB), Z13, Z21
-	VFMADD213PS.BCST vecconsts<>+352(SB), Z14, Z22
-	VFMADD213PS.BCST vecconsts<>+352(SB), Z15, Z23
-	VFMADD213PS.BCST vecconsts<>+384(SB), Z12, Z20
-	VFMADD213PS.BCST vecconsts<>+384(SB), Z13, Z21
-	VFMADD213PS.BCST vecconsts<>+384(SB), Z14, Z22
-	VFMADD213PS.BCST vecconsts<>+384(SB), Z15, Z23
-	VMULPS           Z12, Z12, Z24
-	VMULPS           Z13, Z13, Z25
-	VMULPS           Z14, Z14, Z26
-	VMULPS           Z15, Z15, Z27
-	VFMADD213PS      Z12, Z24, Z20
-	VFMADD213PS      Z13, Z25, Z21
-	VFMADD213PS      Z14, Z26, Z22
-	VFMADD213PS      Z15, Z27, Z23
-	VADDPS           Z8, Z20, Z20
-	VADDPS           Z8, Z21, Z21
-	VADDPS           Z8, Z22, Z22
-	VADDPS           Z8, Z23, Z23
-	VSCALEFPS        Z16, Z20, Z20
-	VSCALEFPS        Z17, Z21, Z21
-	VSCALEFPS        Z18, Z22, Z22
-	VSCALEFPS        Z19, Z23, Z23
-	VMOVUPS          Z20, (AX)(DI*4)
-	VADDPS           Z20, Z0, Z0
-	VMOVUPS          Z21, 64(AX)(DI*4)
-	VADDPS           Z21, Z9, Z9
-	VMOVUPS          Z22, 128(AX)(DI*4)
-	VADDPS           Z22, Z10, Z10
-	VMOVUPS          Z23, 192(AX)(DI*4)
-	VADDPS           Z23, Z11, Z11
-	CMPQ             DI, SI
-	JAE              noprefetch6
-	PREFETCHT1       (BX)(DI*4)
-	PREFETCHT1       64(BX)(DI*4)
-	PREFETCHT1       128(BX)(DI*4)
-	PREFETCHT1       192(BX)(DI*4)
+	CMPQ         CX, $0x00000040
+	JB           loop13
+	VCVTPH2PS    (DX)(DI*2), Z13
+	VSUBPS       Z1, Z13, Z13
+	VCVTPH2PS    32(DX)(DI*2), Z14
+	VSUBPS       Z1, Z14, Z14
+	VCVTPH2PS    64(DX)(DI*2), Z15
+	VSUBPS       Z1, Z15, Z15
+	VCVTPH2PS    96(DX)(DI*2), Z16
+	VSUBPS       Z1, Z16, Z16
+	VMAXPS       Z13, Z2, Z13
+	VMAXPS       Z14, Z2, Z14
+	VMAXPS       Z15, Z2, Z15
+	VMAXPS       Z16, Z2, Z16
+	VMULPS       Z3, Z13, Z17
+	VMULPS       Z3, Z14, Z18
+	VMULPS       Z3, Z15, Z19
+	VMULPS       Z3, Z16, Z20
+	VRNDSCALEPS  $0x00, Z17, Z17
+	VRNDSCALEPS  $0x00, Z18, Z18
+	VRNDSCALEPS  $0x00, Z19, Z19
+	VRNDSCALEPS  $0x00, Z20, Z20
+	VFNMADD231PS Z4, Z17, Z13
+	VFNMADD231PS Z4, Z18, Z14
+	VFNMADD231PS Z4, Z19, Z15
+	VFNMADD231PS Z4, Z20, Z16
+	VMOVAPS      Z5, Z21
+	VMOVAPS      Z5, Z22
+	VMOVAPS      Z5, Z23
+	VMOVAPS      Z5, Z24
+	VFMADD213PS  Z6, Z13, Z21
+	VFMADD213PS  Z6, Z14, Z22
+	VFMADD213PS  Z6, Z15, Z23
+	VFMADD213PS  Z6, Z16, Z24
+	VFMADD213PS  Z7, Z13, Z21
+	VFMADD213PS  Z7, Z14, Z22
+	VFMADD213PS  Z7, Z15, Z23
+	VFMADD213PS  Z7, Z16, Z24
+	VFMADD213PS  Z8, Z13, Z21
+	VFMADD213PS  Z8, Z14, Z22
+	VFMADD213PS  Z8, Z15, Z23
+	VFMADD213PS  Z8, Z16, Z24
+	VFMADD213PS  Z9, Z13, Z21
+	VFMADD213PS  Z9, Z14, Z22
+	VFMADD213PS  Z9, Z15, Z23
+	VFMADD213PS  Z9, Z16, Z24
+	VFMADD213PS  Z9, Z13, Z21
+	VFMADD213PS  Z9, Z14, Z22
+	VFMADD213PS  Z9, Z15, Z23
+	VFMADD213PS  Z9, Z16, Z24
+	VSCALEFPS    Z17, Z21, Z21
+	VSCALEFPS    Z18, Z22, Z22
+	VSCALEFPS    Z19, Z23, Z23
+	VSCALEFPS    Z20, Z24, Z24
+	VMOVUPS      Z21, (AX)(DI*4)
+	VADDPS       Z21, Z0, Z0
+	VMOVUPS      Z22, 64(AX)(DI*4)
+	VADDPS       Z22, Z10, Z10
+	VMOVUPS      Z23, 128(AX)(DI*4)
+	VADDPS       Z23, Z11, Z11
+	VMOVUPS      Z24, 192(AX)(DI*4)
+	VADDPS       Z24, Z12, Z12
+	CMPQ         DI, SI
+	JAE          noprefetch6
+	PREFETCHT1   (BX)(DI*4)
+	PREFETCHT1   64(BX)(DI*4)
+	PREFETCHT1   128(BX)(DI*4)
+	PREFETCHT1   192(BX)(DI*4)
 
 noprefetch6:
 	ADDQ $0x00000040, DI
@@ -20579,40 +20501,35 @@ noprefetch6:
 	JMP  loopU2
 
 loop13:
-	CMPQ             CX, $0x00000010
-	JB               tail4
-	VCVTPH2PS        (DX)(DI*2), Z12
-	VSUBPS           Z1, Z12, Z12
-	VMAXPS           Z12, Z2, Z12
-	VMINPS           Z12, Z3, Z12
-	VMULPS           Z4, Z12, Z13
-	VRNDSCALEPS      $0x00, Z13, Z13
-	VFNMADD231PS     Z5, Z13, Z12
-	VFNMADD231PS     Z6, Z13, Z12
-	VMOVAPS          Z7, Z14
-	VFMADD213PS.BCST vecconsts<>+256(SB), Z12, Z14
-	VFMADD213PS.BCST vecconsts<>+288(SB), Z12, Z14
-	VFMADD213PS.BCST vecconsts<>+320(SB), Z12, Z14
-	VFMADD213PS.BCST vecconsts<>+352(SB), Z12, Z14
-	VFMADD213PS.BCST vecconsts<>+384(SB), Z12, Z14
-	VMULPS           Z12, Z12, Z15
-	VFMADD213PS      Z12, Z15, Z14
-	VADDPS           Z8, Z14, Z14
-	VSCALEFPS        Z13, Z14, Z14
-	VMOVUPS          Z14, (AX)(DI*4)
-	VADDPS           Z14, Z0, Z0
-	ADDQ             $0x00000010, DI
-	SUBQ             $0x00000010, CX
-	JMP              loop13
+	CMPQ         CX, $0x00000010
+	JB           tail4
+	VCVTPH2PS    (DX)(DI*2), Z13
+	VSUBPS       Z1, Z13, Z13
+	VMAXPS       Z13, Z2, Z13
+	VMULPS       Z3, Z13, Z14
+	VRNDSCALEPS  $0x00, Z14, Z14
+	VFNMADD231PS Z4, Z14, Z13
+	VMOVAPS      Z5, Z15
+	VFMADD213PS  Z6, Z13, Z15
+	VFMADD213PS  Z7, Z13, Z15
+	VFMADD213PS  Z8, Z13, Z15
+	VFMADD213PS  Z9, Z13, Z15
+	VFMADD213PS  Z9, Z13, Z15
+	VSCALEFPS    Z14, Z15, Z15
+	VMOVUPS      Z15, (AX)(DI*4)
+	VADDPS       Z15, Z0, Z0
+	ADDQ         $0x00000010, DI
+	SUBQ         $0x00000010, CX
+	JMP          loop13
 
 tail4:
 	TESTQ CX, CX
 	JZ    done5
 
 done5:
-	VADDPS     Z9, Z0, Z0
-	VADDPS     Z11, Z10, Z10
 	VADDPS     Z10, Z0, Z0
+	VADDPS     Z12, Z11, Z11
+	VADDPS     Z11, Z0, Z0
 	VSHUFF32X4 $0x4e, Z0, Z0, Z1
 	VADDPS     Z1, Z0, Z0
 	VSHUFF32X4 $0xb1, Z0, Z0, Z1
@@ -20626,105 +20543,85 @@ done5:
 	RET
 
 scaled1:
-	VXORPS Z9, Z9, Z9
 	VXORPS Z10, Z10, Z10
 	VXORPS Z11, Z11, Z11
 	VXORPS Z12, Z12, Z12
+	VXORPS Z13, Z13, Z13
 	XORQ   DI, DI
 
 loopU7:
-	CMPQ             CX, $0x00000040
-	JB               loop18
-	VCVTPH2PS        (DX)(DI*2), Z13
-	VMULPS           Z0, Z13, Z13
-	VSUBPS           Z1, Z13, Z13
-	VCVTPH2PS        32(DX)(DI*2), Z14
-	VMULPS           Z0, Z14, Z14
-	VSUBPS           Z1, Z14, Z14
-	VCVTPH2PS        64(DX)(DI*2), Z15
-	VMULPS           Z0, Z15, Z15
-	VSUBPS           Z1, Z15, Z15
-	VCVTPH2PS        96(DX)(DI*2), Z16
-	VMULPS           Z0, Z16, Z16
-	VSUBPS           Z1, Z16, Z16
-	VMAXPS           Z13, Z2, Z13
-	VMAXPS           Z14, Z2, Z14
-	VMAXPS           Z15, Z2, Z15
-	VMAXPS           Z16, Z2, Z16
-	VMINPS           Z13, Z3, Z13
-	VMINPS           Z14, Z3, Z14
-	VMINPS           Z15, Z3, Z15
-	VMINPS           Z16, Z3, Z16
-	VMULPS           Z4, Z13, Z17
-	VMULPS           Z4, Z14, Z18
-	VMULPS           Z4, Z15, Z19
-	VMULPS           Z4, Z16, Z20
-	VRNDSCALEPS      $0x00, Z17, Z17
-	VRNDSCALEPS      $0x00, Z18, Z18
-	VRNDSCALEPS      $0x00, Z19, Z19
-	VRNDSCALEPS      $0x00, Z20, Z20
-	VFNMADD231PS     Z5, Z17, Z13
-	VFNMADD231PS     Z5, Z18, Z14
-	VFNMADD231PS     Z5, Z19, Z15
-	VFNMADD231PS     Z5, Z20, Z16
-	VFNMADD231PS     Z6, Z17, Z13
-	VFNMADD231PS     Z6, Z18, Z14
-	VFNMADD231PS     Z6, Z19, Z15
-	VFNMADD231PS     Z6, Z20, Z16
-	VMOVAPS          Z7, Z21
-	VMOVAPS          Z7, Z22
-	VMOVAPS          Z7, Z23
-	VMOVAPS          Z7, Z24
-	VFMADD213PS.BCST vecconsts<>+256(SB), Z13, Z21
-	VFMADD213PS.BCST vecconsts<>+256(SB), Z14, Z22
-	VFMADD213PS.BCST vecconsts<>+256(SB), Z15, Z23
-	VFMADD213PS.BCST vecconsts<>+256(SB), Z16, Z24
-	VFMADD213PS.BCST vecconsts<>+288(SB), Z13, Z21
-	VFMADD213PS.BCST vecconsts<>+288(SB), Z14, Z22
-	VFMADD213PS.BCST vecconsts<>+288(SB), Z15, Z23
-	VFMADD213PS.BCST vecconsts<>+288(SB), Z16, Z24
-	VFMADD213PS.BCST vecconsts<>+320(SB), Z13, Z21
-	VFMADD213PS.BCST vecconsts<>+320(SB), Z14, Z22
-	VFMADD213PS.BCST vecconsts<>+320(SB), Z15, Z23
-	VFMADD213PS.BCST vecconsts<>+320(SB), Z16, Z24
-	VFMADD213PS.BCST vecconsts<>+352(SB), Z13, Z21
-	VFMADD213PS.BCST vecconsts<>+352(SB), Z14, Z22
-	VFMADD213PS.BCST vecconsts<>+352(SB), Z15, Z23
-	VFMADD213PS.BCST vecconsts<>+352(SB), Z16, Z24
-	VFMADD213PS.BCST vecconsts<>+384(SB), Z13, Z21
-	VFMADD213PS.BCST vecconsts<>+384(SB), Z14, Z22
-	VFMADD213PS.BCST vecconsts<>+384(SB), Z15, Z23
-	VFMADD213PS.BCST vecconsts<>+384(SB), Z16, Z24
-	VMULPS           Z13, Z13, Z25
-	VMULPS           Z14, Z14, Z26
-	VMULPS           Z15, Z15, Z27
-	VMULPS           Z16, Z16, Z28
-	VFMADD213PS      Z13, Z25, Z21
-	VFMADD213PS      Z14, Z26, Z22
-	VFMADD213PS      Z15, Z27, Z23
-	VFMADD213PS      Z16, Z28, Z24
-	VADDPS           Z8, Z21, Z21
-	VADDPS           Z8, Z22, Z22
-	VADDPS           Z8, Z23, Z23
-	VADDPS           Z8, Z24, Z24
-	VSCALEFPS        Z17, Z21, Z21
-	VSCALEFPS        Z18, Z22, Z22
-	VSCALEFPS        Z19, Z23, Z23
-	VSCALEFPS        Z20, Z24, Z24
-	VMOVUPS          Z21, (AX)(DI*4)
-	VADDPS           Z21, Z9, Z9
-	VMOVUPS          Z22, 64(AX)(DI*4)
-	VADDPS           Z22, Z10, Z10
-	VMOVUPS          Z23, 128(AX)(DI*4)
-	VADDPS           Z23, Z11, Z11
-	VMOVUPS          Z24, 192(AX)(DI*4)
-	VADDPS           Z24, Z12, Z12
-	CMPQ             DI, SI
-	JAE              noprefetch11
-	PREFETCHT1       (BX)(DI*4)
-	PREFETCHT1       64(BX)(DI*4)
-	PREFETCHT1       128(BX)(DI*4)
-	PREFETCHT1       192(BX)(DI*4)
+	CMPQ         CX, $0x00000040
+	JB           loop18
+	VCVTPH2PS    (DX)(DI*2), Z14
+	VMULPS       Z0, Z14, Z14
+	VSUBPS       Z1, Z14, Z14
+	VCVTPH2PS    32(DX)(DI*2), Z15
+	VMULPS       Z0, Z15, Z15
+	VSUBPS       Z1, Z15, Z15
+	VCVTPH2PS    64(DX)(DI*2), Z16
+	VMULPS       Z0, Z16, Z16
+	VSUBPS       Z1, Z16, Z16
+	VCVTPH2PS    96(DX)(DI*2), Z17
+	VMULPS       Z0, Z17, Z17
+	VSUBPS       Z1, Z17, Z17
+	VMAXPS       Z14, Z2, Z14
+	VMAXPS       Z15, Z2, Z15
+	VMAXPS       Z16, Z2, Z16
+	VMAXPS       Z17, Z2, Z17
+	VMULPS       Z3, Z14, Z18
+	VMULPS       Z3, Z15, Z19
+	VMULPS       Z3, Z16, Z20
+	VMULPS       Z3, Z17, Z21
+	VRNDSCALEPS  $0x00, Z18, Z18
+	VRNDSCALEPS  $0x00, Z19, Z19
+	VRNDSCALEPS  $0x00, Z20, Z20
+	VRNDSCALEPS  $0x00, Z21, Z21
+	VFNMADD231PS Z4, Z18, Z14
+	VFNMADD231PS Z4, Z19, Z15
+	VFNMADD231PS Z4, Z20, Z16
+	VFNMADD231PS Z4, Z21, Z17
+	VMOVAPS      Z5, Z22
+	VMOVAPS      Z5, Z23
+	VMOVAPS      Z5, Z24
+	VMOVAPS      Z5, Z25
+	VFMADD213PS  Z6, Z14, Z22
+	VFMADD213PS  Z6, Z15, Z23
+	VFMADD213PS  Z6, Z16, Z24
+	VFMADD213PS  Z6, Z17, Z25
+	VFMADD213PS  Z7, Z14, Z22
+	VFMADD213PS  Z7, Z15, Z23
+	VFMADD213PS  Z7, Z16, Z24
+	VFMADD213PS  Z7, Z17, Z25
+	VFMADD213PS  Z8, Z14, Z22
+	VFMADD213PS  Z8, Z15, Z23
+	VFMADD213PS  Z8, Z16, Z24
+	VFMADD213PS  Z8, Z17, Z25
+	VFMADD213PS  Z9, Z14, Z22
+	VFMADD213PS  Z9, Z15, Z23
+	VFMADD213PS  Z9, Z16, Z24
+	VFMADD213PS  Z9, Z17, Z25
+	VFMADD213PS  Z9, Z14, Z22
+	VFMADD213PS  Z9, Z15, Z23
+	VFMADD213PS  Z9, Z16, Z24
+	VFMADD213PS  Z9, Z17, Z25
+	VSCALEFPS    Z18, Z22, Z22
+	VSCALEFPS    Z19, Z23, Z23
+	VSCALEFPS    Z20, Z24, Z24
+	VSCALEFPS    Z21, Z25, Z25
+	VMOVUPS      Z22, (AX)(DI*4)
+	VADDPS       Z22, Z10, Z10
+	VMOVUPS      Z23, 64(AX)(DI*4)
+	VADDPS       Z23, Z11, Z11
+	VMOVUPS      Z24, 128(AX)(DI*4)
+	VADDPS       Z24, Z12, Z12
+	VMOVUPS      Z25, 192(AX)(DI*4)
+	VADDPS       Z25, Z13, Z13
+	CMPQ         DI, SI
+	JAE          noprefetch11
+	PREFETCHT1   (BX)(DI*4)
+	PREFETCHT1   64(BX)(DI*4)
+	PREFETCHT1   128(BX)(DI*4)
+	PREFETCHT1   192(BX)(DI*4)
 
 noprefetch11:
 	ADDQ $0x00000040, DI
@@ -20732,50 +20629,45 @@ noprefetch11:
 	JMP  loopU7
 
 loop18:
-	CMPQ             CX, $0x00000010
-	JB               tail9
-	VCVTPH2PS        (DX)(DI*2), Z13
-	VMULPS           Z0, Z13, Z13
-	VSUBPS           Z1, Z13, Z13
-	VMAXPS           Z13, Z2, Z13
-	VMINPS           Z13, Z3, Z13
-	VMULPS           Z4, Z13, Z14
-	VRNDSCALEPS      $0x00, Z14, Z14
-	VFNMADD231PS     Z5, Z14, Z13
-	VFNMADD231PS     Z6, Z14, Z13
-	VMOVAPS          Z7, Z15
-	VFMADD213PS.BCST vecconsts<>+256(SB), Z13, Z15
-	VFMADD213PS.BCST vecconsts<>+288(SB), Z13, Z15
-	VFMADD213PS.BCST vecconsts<>+320(SB), Z13, Z15
-	VFMADD213PS.BCST vecconsts<>+352(SB), Z13, Z15
-	VFMADD213PS.BCST vecconsts<>+384(SB), Z13, Z15
-	VMULPS           Z13, Z13, Z16
-	VFMADD213PS      Z13, Z16, Z15
-	VADDPS           Z8, Z15, Z15
-	VSCALEFPS        Z14, Z15, Z15
-	VMOVUPS          Z15, (AX)(DI*4)
-	VADDPS           Z15, Z9, Z9
-	ADDQ             $0x00000010, DI
-	SUBQ             $0x00000010, CX
-	JMP              loop18
+	CMPQ         CX, $0x00000010
+	JB           tail9
+	VCVTPH2PS    (DX)(DI*2), Z14
+	VMULPS       Z0, Z14, Z14
+	VSUBPS       Z1, Z14, Z14
+	VMAXPS       Z14, Z2, Z14
+	VMULPS       Z3, Z14, Z15
+	VRNDSCALEPS  $0x00, Z15, Z15
+	VFNMADD231PS Z4, Z15, Z14
+	VMOVAPS      Z5, Z16
+	VFMADD213PS  Z6, Z14, Z16
+	VFMADD213PS  Z7, Z14, Z16
+	VFMADD213PS  Z8, Z14, Z16
+	VFMADD213PS  Z9, Z14, Z16
+	VFMADD213PS  Z9, Z14, Z16
+	VSCALEFPS    Z15, Z16, Z16
+	VMOVUPS      Z16, (AX)(DI*4)
+	VADDPS       Z16, Z10, Z10
+	ADDQ         $0x00000010, DI
+	SUBQ         $0x00000010, CX
+	JMP          loop18
 
 tail9:
 	TESTQ CX, CX
 	JZ    done10
 
 done10:
-	VADDPS     Z10, Z9, Z9
-	VADDPS     Z12, Z11, Z11
-	VADDPS     Z11, Z9, Z9
-	VSHUFF32X4 $0x4e, Z9, Z9, Z0
-	VADDPS     Z0, Z9, Z9
-	VSHUFF32X4 $0xb1, Z9, Z9, Z0
-	VADDPS     Z0, Z9, Z9
-	VPERMILPS  $0x4e, Z9, Z0
-	VADDPS     Z0, Z9, Z9
-	VPERMILPS  $0xb1, Z9, Z0
-	VADDPS     Z0, Z9, Z9
-	VMOVSS     X9, ret+80(FP)
+	VADDPS     Z11, Z10, Z10
+	VADDPS     Z13, Z12, Z12
+	VADDPS     Z12, Z10, Z10
+	VSHUFF32X4 $0x4e, Z10, Z10, Z0
+	VADDPS     Z0, Z10, Z10
+	VSHUFF32X4 $0xb1, Z10, Z10, Z0
+	VADDPS     Z0, Z10, Z10
+	VPERMILPS  $0x4e, Z10, Z0
+	VADDPS     Z0, Z10, Z10
+	VPERMILPS  $0xb1, Z10, Z0
+	VADDPS     Z0, Z10, Z10
+	VMOVSS     X10, ret+80(FP)
 	VZEROUPPER
 	RET
 
@@ -20944,113 +20836,95 @@ TEXT ·expSumBF16AVX512(SB), NOSPLIT, $0-84
 	VBROADCASTSS m+76(FP), Z1
 	VBROADCASTSS vecconsts<>+64(SB), Z2
 	VBROADCASTSS vecconsts<>+96(SB), Z3
-	VBROADCASTSS vecconsts<>+128(SB), Z4
-	VBROADCASTSS vecconsts<>+160(SB), Z5
-	VBROADCASTSS vecconsts<>+192(SB), Z6
-	VBROADCASTSS vecconsts<>+224(SB), Z7
-	VBROADCASTSS vecconsts<>+416(SB), Z8
+	VBROADCASTSS vecconsts<>+128(SB), Z3
+	VBROADCASTSS vecconsts<>+1088(SB), Z4
+	VBROADCASTSS vecconsts<>+1216(SB), Z5
+	VBROADCASTSS vecconsts<>+1184(SB), Z6
+	VBROADCASTSS vecconsts<>+1152(SB), Z7
+	VBROADCASTSS vecconsts<>+1120(SB), Z8
+	VBROADCASTSS vecconsts<>+416(SB), Z9
 	VUCOMISS     vecconsts<>+416(SB), X0
 	JNE          scaled1
 	JP           scaled1
 	VXORPS       Z0, Z0, Z0
-	VXORPS       Z9, Z9, Z9
 	VXORPS       Z10, Z10, Z10
 	VXORPS       Z11, Z11, Z11
+	VXORPS       Z12, Z12, Z12
 	XORQ         DI, DI
 
 loopU2:
-	CMPQ             CX, $0x00000040
-	JB               loop13
-	VPMOVZXWD        (DX)(DI*2), Z12
-	VPSLLD           $0x10, Z12, Z12
-	VSUBPS           Z1, Z12, Z12
-	VPMOVZXWD        32(DX)(DI*2), Z13
-	VPSLLD           $0x10, Z13, Z13
-	VSUBPS           Z1, Z13, Z13
-	VPMOVZXWD        64(DX)(DI*2), Z14
-	VPSLLD           $0x10, Z14, Z14
-	VSUBPS           Z1, Z14, Z14
-	VPMOVZXWD        96(DX)(DI*2), Z15
-	VPSLLD           $0x10, Z15, Z15
-	VSUBPS           Z1, Z15, Z15
-	VMAXPS           Z12, Z2, Z12
-	VMAXPS           Z13, Z2, Z13
-	VMAXPS           Z14, Z2, Z14
-	VMAXPS           Z15, Z2, Z15
-	VMINPS           Z12, Z3, Z12
-	VMINPS           Z13, Z3, Z13
-	VMINPS           Z14, Z3, Z14
-	VMINPS           Z15, Z3, Z15
-	VMULPS           Z4, Z12, Z16
-	VMULPS           Z4, Z13, Z17
-	VMULPS           Z4, Z14, Z18
-	VMULPS           Z4, Z15, Z19
-	VRNDSCALEPS      $0x00, Z16, Z16
-	VRNDSCALEPS      $0x00, Z17, Z17
-	VRNDSCALEPS      $0x00, Z18, Z18
-	VRNDSCALEPS      $0x00, Z19, Z19
-	VFNMADD231PS     Z5, Z16, Z12
-	VFNMADD231PS     Z5, Z17, Z13
-	VFNMADD231PS     Z5, Z18, Z14
-	VFNMADD231PS     Z5, Z19, Z15
-	VFNMADD231PS     Z6, Z16, Z12
-	VFNMADD231PS     Z6, Z17, Z13
-	VFNMADD231PS     Z6, Z18, Z14
-	VFNMADD231PS     Z6, Z19, Z15
-	VMOVAPS          Z7, Z20
-	VMOVAPS          Z7, Z21
-	VMOVAPS          Z7, Z22
-	VMOVAPS          Z7, Z23
-	VFMADD213PS.BCST vecconsts<>+256(SB), Z12, Z20
-	VFMADD213PS.BCST vecconsts<>+256(SB), Z13, Z21
-	VFMADD213PS.BCST vecconsts<>+256(SB), Z14, Z22
-	VFMADD213PS.BCST vecconsts<>+256(SB), Z15, Z23
-	VFMADD213PS.BCST vecconsts<>+288(SB), Z12, Z20
-	VFMADD213PS.BCST vecconsts<>+288(SB), Z13, Z21
-	VFMADD213PS.BCST vecconsts<>+288(SB), Z14, Z22
-	VFMADD213PS.BCST vecconsts<>+288(SB), Z15, Z23
-	VFMADD213PS.BCST vecconsts<>+320(SB), Z12, Z20
-	VFMADD213PS.BCST vecconsts<>+320(SB), Z13, Z21
-	VFMADD213PS.BCST vecconsts<>+320(SB), Z14, Z22
-	VFMADD213PS.BCST vecconsts<>+320(SB), Z15, Z23
-	VFMADD213PS.BCST vecconsts<>+352(SB), Z12, Z20
-	VFMADD213PS.BCST vecconsts<>+352(SB), Z13, Z21
-	VFMADD213PS.BCST vecconsts<>+352(SB), Z14, Z22
-	VFMADD213PS.BCST vecconsts<>+352(SB), Z15, Z23
-	VFMADD213PS.BCST vecconsts<>+384(SB), Z12, Z20
-	VFMADD213PS.BCST vecconsts<>+384(SB), Z13, Z21
-	VFMADD213PS.BCST vecconsts<>+384(SB), Z14, Z22
-	VFMADD213PS.BCST vecconsts<>+384(SB), Z15, Z23
-	VMULPS           Z12, Z12, Z24
-	VMULPS           Z13, Z13, Z25
-	VMULPS           Z14, Z14, Z26
-	VMULPS           Z15, Z15, Z27
-	VFMADD213PS      Z12, Z24, Z20
-	VFMADD213PS      Z13, Z25, Z21
-	VFMADD213PS      Z14, Z26, Z22
-	VFMADD213PS      Z15, Z27, Z23
-	VADDPS           Z8, Z20, Z20
-	VADDPS           Z8, Z21, Z21
-	VADDPS           Z8, Z22, Z22
-	VADDPS           Z8, Z23, Z23
-	VSCALEFPS        Z16, Z20, Z20
-	VSCALEFPS        Z17, Z21, Z21
-	VSCALEFPS        Z18, Z22, Z22
-	VSCALEFPS        Z19, Z23, Z23
-	VMOVUPS          Z20, (AX)(DI*4)
-	VADDPS           Z20, Z0, Z0
-	VMOVUPS          Z21, 64(AX)(DI*4)
-	VADDPS           Z21, Z9, Z9
-	VMOVUPS          Z22, 128(AX)(DI*4)
-	VADDPS           Z22, Z10, Z10
-	VMOVUPS          Z23, 192(AX)(DI*4)
-	VADDPS           Z23, Z11, Z11
-	CMPQ             DI, SI
-	JAE              noprefetch6
-	PREFETCHT1       (BX)(DI*4)
-	PREFETCHT1       64(BX)(DI*4)
-	PREFETCHT1       128(BX)(DI*4)
-	PREFETCHT1       192(BX)(DI*4)
+	CMPQ         CX, $0x00000040
+	JB           loop13
+	VPMOVZXWD    (DX)(DI*2), Z13
+	VPSLLD       $0x10, Z13, Z13
+	VSUBPS       Z1, Z13, Z13
+	VPMOVZXWD    32(DX)(DI*2), Z14
+	VPSLLD       $0x10, Z14, Z14
+	VSUBPS       Z1, Z14, Z14
+	VPMOVZXWD    64(DX)(DI*2), Z15
+	VPSLLD       $0x10, Z15, Z15
+	VSUBPS       Z1, Z15, Z15
+	VPMOVZXWD    96(DX)(DI*2), Z16
+	VPSLLD       $0x10, Z16, Z16
+	VSUBPS       Z1, Z16, Z16
+	VMAXPS       Z13, Z2, Z13
+	VMAXPS       Z14, Z2, Z14
+	VMAXPS       Z15, Z2, Z15
+	VMAXPS       Z16, Z2, Z16
+	VMULPS       Z3, Z13, Z17
+	VMULPS       Z3, Z14, Z18
+	VMULPS       Z3, Z15, Z19
+	VMULPS       Z3, Z16, Z20
+	VRNDSCALEPS  $0x00, Z17, Z17
+	VRNDSCALEPS  $0x00, Z18, Z18
+	VRNDSCALEPS  $0x00, Z19, Z19
+	VRNDSCALEPS  $0x00, Z20, Z20
+	VFNMADD231PS Z4, Z17, Z13
+	VFNMADD231PS Z4, Z18, Z14
+	VFNMADD231PS Z4, Z19, Z15
+	VFNMADD231PS Z4, Z20, Z16
+	VMOVAPS      Z5, Z21
+	VMOVAPS      Z5, Z22
+	VMOVAPS      Z5, Z23
+	VMOVAPS      Z5, Z24
+	VFMADD213PS  Z6, Z13, Z21
+	VFMADD213PS  Z6, Z14, Z22
+	VFMADD213PS  Z6, Z15, Z23
+	VFMADD213PS  Z6, Z16, Z24
+	VFMADD213PS  Z7, Z13, Z21
+	VFMADD213PS  Z7, Z14, Z22
+	VFMADD213PS  Z7, Z15, Z23
+	VFMADD213PS  Z7, Z16, Z24
+	VFMADD213PS  Z8, Z13, Z21
+	VFMADD213PS  Z8, Z14, Z22
+	VFMADD213PS  Z8, Z15, Z23
+	VFMADD213PS  Z8, Z16, Z24
+	VFMADD213PS  Z9, Z13, Z21
+	VFMADD213PS  Z9, Z14, Z22
+	VFMADD213PS  Z9, Z15, Z23
+	VFMADD213PS  Z9, Z16, Z24
+	VFMADD213PS  Z9, Z13, Z21
+	VFMADD213PS  Z9, Z14, Z22
+	VFMADD213PS  Z9, Z15, Z23
+	VFMADD213PS  Z9, Z16, Z24
+	VSCALEFPS    Z17, Z21, Z21
+	VSCALEFPS    Z18, Z22, Z22
+	VSCALEFPS    Z19, Z23, Z23
+	VSCALEFPS    Z20, Z24, Z24
+	VMOVUPS      Z21, (AX)(DI*4)
+	VADDPS       Z21, Z0, Z0
+	VMOVUPS      Z22, 64(AX)(DI*4)
+	VADDPS       Z22, Z10, Z10
+	VMOVUPS      Z23, 128(AX)(DI*4)
+	VADDPS       Z23, Z11, Z11
+	VMOVUPS      Z24, 192(AX)(DI*4)
+	VADDPS       Z24, Z12, Z12
+	CMPQ         DI, SI
+	JAE          noprefetch6
+	PREFETCHT1   (BX)(DI*4)
+	PREFETCHT1   64(BX)(DI*4)
+	PREFETCHT1   128(BX)(DI*4)
+	PREFETCHT1   192(BX)(DI*4)
 
 noprefetch6:
 	ADDQ $0x00000040, DI
@@ -21058,41 +20932,36 @@ noprefetch6:
 	JMP  loopU2
 
 loop13:
-	CMPQ             CX, $0x00000010
-	JB               tail4
-	VPMOVZXWD        (DX)(DI*2), Z12
-	VPSLLD           $0x10, Z12, Z12
-	VSUBPS           Z1, Z12, Z12
-	VMAXPS           Z12, Z2, Z12
-	VMINPS           Z12, Z3, Z12
-	VMULPS           Z4, Z12, Z13
-	VRNDSCALEPS      $0x00, Z13, Z13
-	VFNMADD231PS     Z5, Z13, Z12
-	VFNMADD231PS     Z6, Z13, Z12
-	VMOVAPS          Z7, Z14
-	VFMADD213PS.BCST vecconsts<>+256(SB), Z12, Z14
-	VFMADD213PS.BCST vecconsts<>+288(SB), Z12, Z14
-	VFMADD213PS.BCST vecconsts<>+320(SB), Z12, Z14
-	VFMADD213PS.BCST vecconsts<>+352(SB), Z12, Z14
-	VFMADD213PS.BCST vecconsts<>+384(SB), Z12, Z14
-	VMULPS           Z12, Z12, Z15
-	VFMADD213PS      Z12, Z15, Z14
-	VADDPS           Z8, Z14, Z14
-	VSCALEFPS        Z13, Z14, Z14
-	VMOVUPS          Z14, (AX)(DI*4)
-	VADDPS           Z14, Z0, Z0
-	ADDQ             $0x00000010, DI
-	SUBQ             $0x00000010, CX
-	JMP              loop13
+	CMPQ         CX, $0x00000010
+	JB           tail4
+	VPMOVZXWD    (DX)(DI*2), Z13
+	VPSLLD       $0x10, Z13, Z13
+	VSUBPS       Z1, Z13, Z13
+	VMAXPS       Z13, Z2, Z13
+	VMULPS       Z3, Z13, Z14
+	VRNDSCALEPS  $0x00, Z14, Z14
+	VFNMADD231PS Z4, Z14, Z13
+	VMOVAPS      Z5, Z15
+	VFMADD213PS  Z6, Z13, Z15
+	VFMADD213PS  Z7, Z13, Z15
+	VFMADD213PS  Z8, Z13, Z15
+	VFMADD213PS  Z9, Z13, Z15
+	VFMADD213PS  Z9, Z13, Z15
+	VSCALEFPS    Z14, Z15, Z15
+	VMOVUPS      Z15, (AX)(DI*4)
+	VADDPS       Z15, Z0, Z0
+	ADDQ         $0x00000010, DI
+	SUBQ         $0x00000010, CX
+	JMP          loop13
 
 tail4:
 	TESTQ CX, CX
 	JZ    done5
 
 done5:
-	VADDPS     Z9, Z0, Z0
-	VADDPS     Z11, Z10, Z10
 	VADDPS     Z10, Z0, Z0
+	VADDPS     Z12, Z11, Z11
+	VADDPS     Z11, Z0, Z0
 	VSHUFF32X4 $0x4e, Z0, Z0, Z1
 	VADDPS     Z1, Z0, Z0
 	VSHUFF32X4 $0xb1, Z0, Z0, Z1
@@ -21106,109 +20975,89 @@ done5:
 	RET
 
 scaled1:
-	VXORPS Z9, Z9, Z9
 	VXORPS Z10, Z10, Z10
 	VXORPS Z11, Z11, Z11
 	VXORPS Z12, Z12, Z12
+	VXORPS Z13, Z13, Z13
 	XORQ   DI, DI
 
 loopU7:
-	CMPQ             CX, $0x00000040
-	JB               loop18
-	VPMOVZXWD        (DX)(DI*2), Z13
-	VPSLLD           $0x10, Z13, Z13
-	VMULPS           Z0, Z13, Z13
-	VSUBPS           Z1, Z13, Z13
-	VPMOVZXWD        32(DX)(DI*2), Z14
-	VPSLLD           $0x10, Z14, Z14
-	VMULPS           Z0, Z14, Z14
-	VSUBPS           Z1, Z14, Z14
-	VPMOVZXWD        64(DX)(DI*2), Z15
-	VPSLLD           $0x10, Z15, Z15
-	VMULPS           Z0, Z15, Z15
-	VSUBPS           Z1, Z15, Z15
-	VPMOVZXWD        96(DX)(DI*2), Z16
-	VPSLLD           $0x10, Z16, Z16
-	VMULPS           Z0, Z16, Z16
-	VSUBPS           Z1, Z16, Z16
-	VMAXPS           Z13, Z2, Z13
-	VMAXPS           Z14, Z2, Z14
-	VMAXPS           Z15, Z2, Z15
-	VMAXPS           Z16, Z2, Z16
-	VMINPS           Z13, Z3, Z13
-	VMINPS           Z14, Z3, Z14
-	VMINPS           Z15, Z3, Z15
-	VMINPS           Z16, Z3, Z16
-	VMULPS           Z4, Z13, Z17
-	VMULPS           Z4, Z14, Z18
-	VMULPS           Z4, Z15, Z19
-	VMULPS           Z4, Z16, Z20
-	VRNDSCALEPS      $0x00, Z17, Z17
-	VRNDSCALEPS      $0x00, Z18, Z18
-	VRNDSCALEPS      $0x00, Z19, Z19
-	VRNDSCALEPS      $0x00, Z20, Z20
-	VFNMADD231PS     Z5, Z17, Z13
-	VFNMADD231PS     Z5, Z18, Z14
-	VFNMADD231PS     Z5, Z19, Z15
-	VFNMADD231PS     Z5, Z20, Z16
-	VFNMADD231PS     Z6, Z17, Z13
-	VFNMADD231PS     Z6, Z18, Z14
-	VFNMADD231PS     Z6, Z19, Z15
-	VFNMADD231PS     Z6, Z20, Z16
-	VMOVAPS          Z7, Z21
-	VMOVAPS          Z7, Z22
-	VMOVAPS          Z7, Z23
-	VMOVAPS          Z7, Z24
-	VFMADD213PS.BCST vecconsts<>+256(SB), Z13, Z21
-	VFMADD213PS.BCST vecconsts<>+256(SB), Z14, Z22
-	VFMADD213PS.BCST vecconsts<>+256(SB), Z15, Z23
-	VFMADD213PS.BCST vecconsts<>+256(SB), Z16, Z24
-	VFMADD213PS.BCST vecconsts<>+288(SB), Z13, Z21
-	VFMADD213PS.BCST vecconsts<>+288(SB), Z14, Z22
-	VFMADD213PS.BCST vecconsts<>+288(SB), Z15, Z23
-	VFMADD213PS.BCST vecconsts<>+288(SB), Z16, Z24
-	VFMADD213PS.BCST vecconsts<>+320(SB), Z13, Z21
-	VFMADD213PS.BCST vecconsts<>+320(SB), Z14, Z22
-	VFMADD213PS.BCST vecconsts<>+320(SB), Z15, Z23
-	VFMADD213PS.BCST vecconsts<>+320(SB), Z16, Z24
-	VFMADD213PS.BCST vecconsts<>+352(SB), Z13, Z21
-	VFMADD213PS.BCST vecconsts<>+352(SB), Z14, Z22
-	VFMADD213PS.BCST vecconsts<>+352(SB), Z15, Z23
-	VFMADD213PS.BCST vecconsts<>+352(SB), Z16, Z24
-	VFMADD213PS.BCST vecconsts<>+384(SB), Z13, Z21
-	VFMADD213PS.BCST vecconsts<>+384(SB), Z14, Z22
-	VFMADD213PS.BCST vecconsts<>+384(SB), Z15, Z23
-	VFMADD213PS.BCST vecconsts<>+384(SB), Z16, Z24
-	VMULPS           Z13, Z13, Z25
-	VMULPS           Z14, Z14, Z26
-	VMULPS           Z15, Z15, Z27
-	VMULPS           Z16, Z16, Z28
-	VFMADD213PS      Z13, Z25, Z21
-	VFMADD213PS      Z14, Z26, Z22
-	VFMADD213PS      Z15, Z27, Z23
-	VFMADD213PS      Z16, Z28, Z24
-	VADDPS           Z8, Z21, Z21
-	VADDPS           Z8, Z22, Z22
-	VADDPS           Z8, Z23, Z23
-	VADDPS           Z8, Z24, Z24
-	VSCALEFPS        Z17, Z21, Z21
-	VSCALEFPS        Z18, Z22, Z22
-	VSCALEFPS        Z19, Z23, Z23
-	VSCALEFPS        Z20, Z24, Z24
-	VMOVUPS          Z21, (AX)(DI*4)
-	VADDPS           Z21, Z9, Z9
-	VMOVUPS          Z22, 64(AX)(DI*4)
-	VADDPS           Z22, Z10, Z10
-	VMOVUPS          Z23, 128(AX)(DI*4)
-	VADDPS           Z23, Z11, Z11
-	VMOVUPS          Z24, 192(AX)(DI*4)
-	VADDPS           Z24, Z12, Z12
-	CMPQ             DI, SI
-	JAE              noprefetch11
-	PREFETCHT1       (BX)(DI*4)
-	PREFETCHT1       64(BX)(DI*4)
-	PREFETCHT1       128(BX)(DI*4)
-	PREFETCHT1       192(BX)(DI*4)
+	CMPQ         CX, $0x00000040
+	JB           loop18
+	VPMOVZXWD    (DX)(DI*2), Z14
+	VPSLLD       $0x10, Z14, Z14
+	VMULPS       Z0, Z14, Z14
+	VSUBPS       Z1, Z14, Z14
+	VPMOVZXWD    32(DX)(DI*2), Z15
+	VPSLLD       $0x10, Z15, Z15
+	VMULPS       Z0, Z15, Z15
+	VSUBPS       Z1, Z15, Z15
+	VPMOVZXWD    64(DX)(DI*2), Z16
+	VPSLLD       $0x10, Z16, Z16
+	VMULPS       Z0, Z16, Z16
+	VSUBPS       Z1, Z16, Z16
+	VPMOVZXWD    96(DX)(DI*2), Z17
+	VPSLLD       $0x10, Z17, Z17
+	VMULPS       Z0, Z17, Z17
+	VSUBPS       Z1, Z17, Z17
+	VMAXPS       Z14, Z2, Z14
+	VMAXPS       Z15, Z2, Z15
+	VMAXPS       Z16, Z2, Z16
+	VMAXPS       Z17, Z2, Z17
+	VMULPS       Z3, Z14, Z18
+	VMULPS       Z3, Z15, Z19
+	VMULPS       Z3, Z16, Z20
+	VMULPS       Z3, Z17, Z21
+	VRNDSCALEPS  $0x00, Z18, Z18
+	VRNDSCALEPS  $0x00, Z19, Z19
+	VRNDSCALEPS  $0x00, Z20, Z20
+	VRNDSCALEPS  $0x00, Z21, Z21
+	VFNMADD231PS Z4, Z18, Z14
+	VFNMADD231PS Z4, Z19, Z15
+	VFNMADD231PS Z4, Z20, Z16
+	VFNMADD231PS Z4, Z21, Z17
+	VMOVAPS      Z5, Z22
+	VMOVAPS      Z5, Z23
+	VMOVAPS      Z5, Z24
+	VMOVAPS      Z5, Z25
+	VFMADD213PS  Z6, Z14, Z22
+	VFMADD213PS  Z6, Z15, Z23
+	VFMADD213PS  Z6, Z16, Z24
+	VFMADD213PS  Z6, Z17, Z25
+	VFMADD213PS  Z7, Z14, Z22
+	VFMADD213PS  Z7, Z15, Z23
+	VFMADD213PS  Z7, Z16, Z24
+	VFMADD213PS  Z7, Z17, Z25
+	VFMADD213PS  Z8, Z14, Z22
+	VFMADD213PS  Z8, Z15, Z23
+	VFMADD213PS  Z8, Z16, Z24
+	VFMADD213PS  Z8, Z17, Z25
+	VFMADD213PS  Z9, Z14, Z22
+	VFMADD213PS  Z9, Z15, Z23
+	VFMADD213PS  Z9, Z16, Z24
+	VFMADD213PS  Z9, Z17, Z25
+	VFMADD213PS  Z9, Z14, Z22
+	VFMADD213PS  Z9, Z15, Z23
+	VFMADD213PS  Z9, Z16, Z24
+	VFMADD213PS  Z9, Z17, Z25
+	VSCALEFPS    Z18, Z22, Z22
+	VSCALEFPS    Z19, Z23, Z23
+	VSCALEFPS    Z20, Z24, Z24
+	VSCALEFPS    Z21, Z25, Z25
+	VMOVUPS      Z22, (AX)(DI*4)
+	VADDPS       Z22, Z10, Z10
+	VMOVUPS      Z23, 64(AX)(DI*4)
+	VADDPS       Z23, Z11, Z11
+	VMOVUPS      Z24, 128(AX)(DI*4)
+	VADDPS       Z24, Z12, Z12
+	VMOVUPS      Z25, 192(AX)(DI*4)
+	VADDPS       Z25, Z13, Z13
+	CMPQ         DI, SI
+	JAE          noprefetch11
+	PREFETCHT1   (BX)(DI*4)
+	PREFETCHT1   64(BX)(DI*4)
+	PREFETCHT1   128(BX)(DI*4)
+	PREFETCHT1   192(BX)(DI*4)
 
 noprefetch11:
 	ADDQ $0x00000040, DI
@@ -21216,51 +21065,46 @@ noprefetch11:
 	JMP  loopU7
 
 loop18:
-	CMPQ             CX, $0x00000010
-	JB               tail9
-	VPMOVZXWD        (DX)(DI*2), Z13
-	VPSLLD           $0x10, Z13, Z13
-	VMULPS           Z0, Z13, Z13
-	VSUBPS           Z1, Z13, Z13
-	VMAXPS           Z13, Z2, Z13
-	VMINPS           Z13, Z3, Z13
-	VMULPS           Z4, Z13, Z14
-	VRNDSCALEPS      $0x00, Z14, Z14
-	VFNMADD231PS     Z5, Z14, Z13
-	VFNMADD231PS     Z6, Z14, Z13
-	VMOVAPS          Z7, Z15
-	VFMADD213PS.BCST vecconsts<>+256(SB), Z13, Z15
-	VFMADD213PS.BCST vecconsts<>+288(SB), Z13, Z15
-	VFMADD213PS.BCST vecconsts<>+320(SB), Z13, Z15
-	VFMADD213PS.BCST vecconsts<>+352(SB), Z13, Z15
-	VFMADD213PS.BCST vecconsts<>+384(SB), Z13, Z15
-	VMULPS           Z13, Z13, Z16
-	VFMADD213PS      Z13, Z16, Z15
-	VADDPS           Z8, Z15, Z15
-	VSCALEFPS        Z14, Z15, Z15
-	VMOVUPS          Z15, (AX)(DI*4)
-	VADDPS           Z15, Z9, Z9
-	ADDQ             $0x00000010, DI
-	SUBQ             $0x00000010, CX
-	JMP              loop18
+	CMPQ         CX, $0x00000010
+	JB           tail9
+	VPMOVZXWD    (DX)(DI*2), Z14
+	VPSLLD       $0x10, Z14, Z14
+	VMULPS       Z0, Z14, Z14
+	VSUBPS       Z1, Z14, Z14
+	VMAXPS       Z14, Z2, Z14
+	VMULPS       Z3, Z14, Z15
+	VRNDSCALEPS  $0x00, Z15, Z15
+	VFNMADD231PS Z4, Z15, Z14
+	VMOVAPS      Z5, Z16
+	VFMADD213PS  Z6, Z14, Z16
+	VFMADD213PS  Z7, Z14, Z16
+	VFMADD213PS  Z8, Z14, Z16
+	VFMADD213PS  Z9, Z14, Z16
+	VFMADD213PS  Z9, Z14, Z16
+	VSCALEFPS    Z15, Z16, Z16
+	VMOVUPS      Z16, (AX)(DI*4)
+	VADDPS       Z16, Z10, Z10
+	ADDQ         $0x00000010, DI
+	SUBQ         $0x00000010, CX
+	JMP          loop18
 
 tail9:
 	TESTQ CX, CX
 	JZ    done10
 
 done10:
-	VADDPS     Z10, Z9, Z9
-	VADDPS     Z12, Z11, Z11
-	VADDPS     Z11, Z9, Z9
-	VSHUFF32X4 $0x4e, Z9, Z9, Z0
-	VADDPS     Z0, Z9, Z9
-	VSHUFF32X4 $0xb1, Z9, Z9, Z0
-	VADDPS     Z0, Z9, Z9
-	VPERMILPS  $0x4e, Z9, Z0
-	VADDPS     Z0, Z9, Z9
-	VPERMILPS  $0xb1, Z9, Z0
-	VADDPS     Z0, Z9, Z9
-	VMOVSS     X9, ret+80(FP)
+	VADDPS     Z11, Z10, Z10
+	VADDPS     Z13, Z12, Z12
+	VADDPS     Z12, Z10, Z10
+	VSHUFF32X4 $0x4e, Z10, Z10, Z0
+	VADDPS     Z0, Z10, Z10
+	VSHUFF32X4 $0xb1, Z10, Z10, Z0
+	VADDPS     Z0, Z10, Z10
+	VPERMILPS  $0x4e, Z10, Z0
+	VADDPS     Z0, Z10, Z10
+	VPERMILPS  $0xb1, Z10, Z0
+	VADDPS     Z0, Z10, Z10
+	VMOVSS     X10, ret+80(FP)
 	VZEROUPPER
 	RET
 
