@@ -52,7 +52,7 @@ func expSum16(dst []float32, x []uint16, bf bool, next []float32, scale, m float
 }
 
 // normalize16 runs the assembly (stream: its non-temporal variant from
-// dst's first 32-byte boundary) on whole vectors of 16 and the twin on the
+// dst's first 64-byte boundary) on whole vectors of 16 and the twin on the
 // unaligned head and the rest.
 func normalize16(dst []uint16, bf bool, x []float32, k float32, stream bool) {
 	ks, ok := fwd16(bf)
@@ -62,7 +62,7 @@ func normalize16(dst []uint16, bf bool, x []float32, k float32, stream bool) {
 	}
 	kern, h := ks.norm, 0
 	if stream {
-		kern, h = ks.normNT, alignHead(dst, 32)
+		kern, h = ks.normNT, alignHead(dst, 64)
 	}
 	normalize16Generic(dst[:h], bf, x[:h], k)
 	n := h + (len(dst)-h)&^15

@@ -316,7 +316,15 @@ DATA vecconsts<>+1232(SB)/4, $0x3c083142
 DATA vecconsts<>+1236(SB)/4, $0x3c083142
 DATA vecconsts<>+1240(SB)/4, $0x3c083142
 DATA vecconsts<>+1244(SB)/4, $0x3c083142
-GLOBL vecconsts<>(SB), RODATA|NOPTR, $1248
+DATA vecconsts<>+1248(SB)/4, $0x00400000
+DATA vecconsts<>+1252(SB)/4, $0x00400000
+DATA vecconsts<>+1256(SB)/4, $0x00400000
+DATA vecconsts<>+1260(SB)/4, $0x00400000
+DATA vecconsts<>+1264(SB)/4, $0x00400000
+DATA vecconsts<>+1268(SB)/4, $0x00400000
+DATA vecconsts<>+1272(SB)/4, $0x00400000
+DATA vecconsts<>+1276(SB)/4, $0x00400000
+GLOBL vecconsts<>(SB), RODATA|NOPTR, $1280
 
 DATA tailmask<>+0(SB)/4, $0xffffffff
 DATA tailmask<>+4(SB)/4, $0xffffffff
@@ -19258,21 +19266,107 @@ done4:
 	VZEROUPPER
 	RET
 
+DATA bf16pack<>+0(SB)/2, $0x0001
+DATA bf16pack<>+2(SB)/2, $0x0003
+DATA bf16pack<>+4(SB)/2, $0x0005
+DATA bf16pack<>+6(SB)/2, $0x0007
+DATA bf16pack<>+8(SB)/2, $0x0009
+DATA bf16pack<>+10(SB)/2, $0x000b
+DATA bf16pack<>+12(SB)/2, $0x000d
+DATA bf16pack<>+14(SB)/2, $0x000f
+DATA bf16pack<>+16(SB)/2, $0x0011
+DATA bf16pack<>+18(SB)/2, $0x0013
+DATA bf16pack<>+20(SB)/2, $0x0015
+DATA bf16pack<>+22(SB)/2, $0x0017
+DATA bf16pack<>+24(SB)/2, $0x0019
+DATA bf16pack<>+26(SB)/2, $0x001b
+DATA bf16pack<>+28(SB)/2, $0x001d
+DATA bf16pack<>+30(SB)/2, $0x001f
+DATA bf16pack<>+32(SB)/2, $0x0021
+DATA bf16pack<>+34(SB)/2, $0x0023
+DATA bf16pack<>+36(SB)/2, $0x0025
+DATA bf16pack<>+38(SB)/2, $0x0027
+DATA bf16pack<>+40(SB)/2, $0x0029
+DATA bf16pack<>+42(SB)/2, $0x002b
+DATA bf16pack<>+44(SB)/2, $0x002d
+DATA bf16pack<>+46(SB)/2, $0x002f
+DATA bf16pack<>+48(SB)/2, $0x0031
+DATA bf16pack<>+50(SB)/2, $0x0033
+DATA bf16pack<>+52(SB)/2, $0x0035
+DATA bf16pack<>+54(SB)/2, $0x0037
+DATA bf16pack<>+56(SB)/2, $0x0039
+DATA bf16pack<>+58(SB)/2, $0x003b
+DATA bf16pack<>+60(SB)/2, $0x003d
+DATA bf16pack<>+62(SB)/2, $0x003f
+GLOBL bf16pack<>(SB), RODATA|NOPTR, $64
+
 // func maxF16AVX2(x []uint16, scale float32) float32
 // Requires: AVX, F16C
 TEXT ·maxF16AVX2(SB), NOSPLIT, $0-36
 	MOVQ         x_base+0(FP), AX
 	MOVQ         x_len+8(FP), CX
 	VBROADCASTSS scale+24(FP), Y0
+	VUCOMISS     vecconsts<>+416(SB), X0
+	JNE          scaled1
+	JP           scaled1
+	VBROADCASTSS vecconsts<>+0(SB), Y0
+	VBROADCASTSS vecconsts<>+0(SB), Y1
+	VBROADCASTSS vecconsts<>+0(SB), Y2
+	VBROADCASTSS vecconsts<>+0(SB), Y3
+	XORQ         DX, DX
+
+loopU2:
+	CMPQ      CX, $0x00000020
+	JB        loop13
+	VCVTPH2PS (AX)(DX*2), Y4
+	VMAXPS    Y0, Y4, Y0
+	VCVTPH2PS 16(AX)(DX*2), Y4
+	VMAXPS    Y1, Y4, Y1
+	VCVTPH2PS 32(AX)(DX*2), Y4
+	VMAXPS    Y2, Y4, Y2
+	VCVTPH2PS 48(AX)(DX*2), Y4
+	VMAXPS    Y3, Y4, Y3
+	ADDQ      $0x00000020, DX
+	SUBQ      $0x00000020, CX
+	JMP       loopU2
+
+loop13:
+	CMPQ      CX, $0x00000008
+	JB        tail4
+	VCVTPH2PS (AX)(DX*2), Y4
+	VMAXPS    Y0, Y4, Y0
+	ADDQ      $0x00000008, DX
+	SUBQ      $0x00000008, CX
+	JMP       loop13
+
+tail4:
+	TESTQ CX, CX
+	JZ    done5
+
+done5:
+	VMAXPS     Y1, Y0, Y0
+	VMAXPS     Y3, Y2, Y2
+	VMAXPS     Y2, Y0, Y0
+	VPERM2F128 $0x01, Y0, Y0, Y1
+	VMAXPS     Y1, Y0, Y0
+	VPERMILPS  $0x4e, Y0, Y1
+	VMAXPS     Y1, Y0, Y0
+	VPERMILPS  $0xb1, Y0, Y1
+	VMAXPS     Y1, Y0, Y0
+	VMOVSS     X0, ret+32(FP)
+	VZEROUPPER
+	RET
+
+scaled1:
 	VBROADCASTSS vecconsts<>+0(SB), Y1
 	VBROADCASTSS vecconsts<>+0(SB), Y2
 	VBROADCASTSS vecconsts<>+0(SB), Y3
 	VBROADCASTSS vecconsts<>+0(SB), Y4
 	XORQ         DX, DX
 
-loopU1:
+loopU6:
 	CMPQ      CX, $0x00000020
-	JB        loop12
+	JB        loop17
 	VCVTPH2PS (AX)(DX*2), Y5
 	VMULPS    Y5, Y0, Y5
 	VMAXPS    Y1, Y5, Y1
@@ -19287,23 +19381,23 @@ loopU1:
 	VMAXPS    Y4, Y5, Y4
 	ADDQ      $0x00000020, DX
 	SUBQ      $0x00000020, CX
-	JMP       loopU1
+	JMP       loopU6
 
-loop12:
+loop17:
 	CMPQ      CX, $0x00000008
-	JB        tail3
+	JB        tail8
 	VCVTPH2PS (AX)(DX*2), Y5
 	VMULPS    Y5, Y0, Y5
 	VMAXPS    Y1, Y5, Y1
 	ADDQ      $0x00000008, DX
 	SUBQ      $0x00000008, CX
-	JMP       loop12
+	JMP       loop17
 
-tail3:
+tail8:
 	TESTQ CX, CX
-	JZ    done4
+	JZ    done9
 
-done4:
+done9:
 	VMAXPS     Y2, Y1, Y1
 	VMAXPS     Y4, Y3, Y3
 	VMAXPS     Y3, Y1, Y1
@@ -19749,15 +19843,72 @@ TEXT ·maxBF16AVX2(SB), NOSPLIT, $0-36
 	MOVQ         x_base+0(FP), AX
 	MOVQ         x_len+8(FP), CX
 	VBROADCASTSS scale+24(FP), Y0
+	VUCOMISS     vecconsts<>+416(SB), X0
+	JNE          scaled1
+	JP           scaled1
+	VBROADCASTSS vecconsts<>+0(SB), Y0
+	VBROADCASTSS vecconsts<>+0(SB), Y1
+	VBROADCASTSS vecconsts<>+0(SB), Y2
+	VBROADCASTSS vecconsts<>+0(SB), Y3
+	XORQ         DX, DX
+
+loopU2:
+	CMPQ      CX, $0x00000020
+	JB        loop13
+	VPMOVZXWD (AX)(DX*2), Y4
+	VPSLLD    $0x10, Y4, Y4
+	VMAXPS    Y0, Y4, Y0
+	VPMOVZXWD 16(AX)(DX*2), Y4
+	VPSLLD    $0x10, Y4, Y4
+	VMAXPS    Y1, Y4, Y1
+	VPMOVZXWD 32(AX)(DX*2), Y4
+	VPSLLD    $0x10, Y4, Y4
+	VMAXPS    Y2, Y4, Y2
+	VPMOVZXWD 48(AX)(DX*2), Y4
+	VPSLLD    $0x10, Y4, Y4
+	VMAXPS    Y3, Y4, Y3
+	ADDQ      $0x00000020, DX
+	SUBQ      $0x00000020, CX
+	JMP       loopU2
+
+loop13:
+	CMPQ      CX, $0x00000008
+	JB        tail4
+	VPMOVZXWD (AX)(DX*2), Y4
+	VPSLLD    $0x10, Y4, Y4
+	VMAXPS    Y0, Y4, Y0
+	ADDQ      $0x00000008, DX
+	SUBQ      $0x00000008, CX
+	JMP       loop13
+
+tail4:
+	TESTQ CX, CX
+	JZ    done5
+
+done5:
+	VMAXPS     Y1, Y0, Y0
+	VMAXPS     Y3, Y2, Y2
+	VMAXPS     Y2, Y0, Y0
+	VPERM2F128 $0x01, Y0, Y0, Y1
+	VMAXPS     Y1, Y0, Y0
+	VPERMILPS  $0x4e, Y0, Y1
+	VMAXPS     Y1, Y0, Y0
+	VPERMILPS  $0xb1, Y0, Y1
+	VMAXPS     Y1, Y0, Y0
+	VMOVSS     X0, ret+32(FP)
+	VZEROUPPER
+	RET
+
+scaled1:
 	VBROADCASTSS vecconsts<>+0(SB), Y1
 	VBROADCASTSS vecconsts<>+0(SB), Y2
 	VBROADCASTSS vecconsts<>+0(SB), Y3
 	VBROADCASTSS vecconsts<>+0(SB), Y4
 	XORQ         DX, DX
 
-loopU1:
+loopU6:
 	CMPQ      CX, $0x00000020
-	JB        loop12
+	JB        loop17
 	VPMOVZXWD (AX)(DX*2), Y5
 	VPSLLD    $0x10, Y5, Y5
 	VMULPS    Y5, Y0, Y5
@@ -19776,24 +19927,24 @@ loopU1:
 	VMAXPS    Y4, Y5, Y4
 	ADDQ      $0x00000020, DX
 	SUBQ      $0x00000020, CX
-	JMP       loopU1
+	JMP       loopU6
 
-loop12:
+loop17:
 	CMPQ      CX, $0x00000008
-	JB        tail3
+	JB        tail8
 	VPMOVZXWD (AX)(DX*2), Y5
 	VPSLLD    $0x10, Y5, Y5
 	VMULPS    Y5, Y0, Y5
 	VMAXPS    Y1, Y5, Y1
 	ADDQ      $0x00000008, DX
 	SUBQ      $0x00000008, CX
-	JMP       loop12
+	JMP       loop17
 
-tail3:
+tail8:
 	TESTQ CX, CX
-	JZ    done4
+	JZ    done9
 
-done4:
+done9:
 	VMAXPS     Y2, Y1, Y1
 	VMAXPS     Y4, Y3, Y3
 	VMAXPS     Y3, Y1, Y1
@@ -20342,15 +20493,69 @@ TEXT ·maxF16AVX512(SB), NOSPLIT, $0-36
 	MOVQ         x_base+0(FP), AX
 	MOVQ         x_len+8(FP), CX
 	VBROADCASTSS scale+24(FP), Z0
+	VUCOMISS     vecconsts<>+416(SB), X0
+	JNE          scaled1
+	JP           scaled1
+	VBROADCASTSS vecconsts<>+0(SB), Z0
+	VBROADCASTSS vecconsts<>+0(SB), Z1
+	VBROADCASTSS vecconsts<>+0(SB), Z2
+	VBROADCASTSS vecconsts<>+0(SB), Z3
+	XORQ         DX, DX
+
+loopU2:
+	CMPQ      CX, $0x00000040
+	JB        loop13
+	VCVTPH2PS (AX)(DX*2), Z4
+	VMAXPS    Z0, Z4, Z0
+	VCVTPH2PS 32(AX)(DX*2), Z4
+	VMAXPS    Z1, Z4, Z1
+	VCVTPH2PS 64(AX)(DX*2), Z4
+	VMAXPS    Z2, Z4, Z2
+	VCVTPH2PS 96(AX)(DX*2), Z4
+	VMAXPS    Z3, Z4, Z3
+	ADDQ      $0x00000040, DX
+	SUBQ      $0x00000040, CX
+	JMP       loopU2
+
+loop13:
+	CMPQ      CX, $0x00000010
+	JB        tail4
+	VCVTPH2PS (AX)(DX*2), Z4
+	VMAXPS    Z0, Z4, Z0
+	ADDQ      $0x00000010, DX
+	SUBQ      $0x00000010, CX
+	JMP       loop13
+
+tail4:
+	TESTQ CX, CX
+	JZ    done5
+
+done5:
+	VMAXPS     Z1, Z0, Z0
+	VMAXPS     Z3, Z2, Z2
+	VMAXPS     Z2, Z0, Z0
+	VSHUFF32X4 $0x4e, Z0, Z0, Z1
+	VMAXPS     Z1, Z0, Z0
+	VSHUFF32X4 $0xb1, Z0, Z0, Z1
+	VMAXPS     Z1, Z0, Z0
+	VPERMILPS  $0x4e, Z0, Z1
+	VMAXPS     Z1, Z0, Z0
+	VPERMILPS  $0xb1, Z0, Z1
+	VMAXPS     Z1, Z0, Z0
+	VMOVSS     X0, ret+32(FP)
+	VZEROUPPER
+	RET
+
+scaled1:
 	VBROADCASTSS vecconsts<>+0(SB), Z1
 	VBROADCASTSS vecconsts<>+0(SB), Z2
 	VBROADCASTSS vecconsts<>+0(SB), Z3
 	VBROADCASTSS vecconsts<>+0(SB), Z4
 	XORQ         DX, DX
 
-loopU1:
+loopU6:
 	CMPQ      CX, $0x00000040
-	JB        loop12
+	JB        loop17
 	VCVTPH2PS (AX)(DX*2), Z5
 	VMULPS    Z5, Z0, Z5
 	VMAXPS    Z1, Z5, Z1
@@ -20365,23 +20570,23 @@ loopU1:
 	VMAXPS    Z4, Z5, Z4
 	ADDQ      $0x00000040, DX
 	SUBQ      $0x00000040, CX
-	JMP       loopU1
+	JMP       loopU6
 
-loop12:
+loop17:
 	CMPQ      CX, $0x00000010
-	JB        tail3
+	JB        tail8
 	VCVTPH2PS (AX)(DX*2), Z5
 	VMULPS    Z5, Z0, Z5
 	VMAXPS    Z1, Z5, Z1
 	ADDQ      $0x00000010, DX
 	SUBQ      $0x00000010, CX
-	JMP       loop12
+	JMP       loop17
 
-tail3:
+tail8:
 	TESTQ CX, CX
-	JZ    done4
+	JZ    done9
 
-done4:
+done9:
 	VMAXPS     Z2, Z1, Z1
 	VMAXPS     Z4, Z3, Z3
 	VMAXPS     Z3, Z1, Z1
@@ -20764,15 +20969,74 @@ TEXT ·maxBF16AVX512(SB), NOSPLIT, $0-36
 	MOVQ         x_base+0(FP), AX
 	MOVQ         x_len+8(FP), CX
 	VBROADCASTSS scale+24(FP), Z0
+	VUCOMISS     vecconsts<>+416(SB), X0
+	JNE          scaled1
+	JP           scaled1
+	VBROADCASTSS vecconsts<>+0(SB), Z0
+	VBROADCASTSS vecconsts<>+0(SB), Z1
+	VBROADCASTSS vecconsts<>+0(SB), Z2
+	VBROADCASTSS vecconsts<>+0(SB), Z3
+	XORQ         DX, DX
+
+loopU2:
+	CMPQ      CX, $0x00000040
+	JB        loop13
+	VPMOVZXWD (AX)(DX*2), Z4
+	VPSLLD    $0x10, Z4, Z4
+	VMAXPS    Z0, Z4, Z0
+	VPMOVZXWD 32(AX)(DX*2), Z4
+	VPSLLD    $0x10, Z4, Z4
+	VMAXPS    Z1, Z4, Z1
+	VPMOVZXWD 64(AX)(DX*2), Z4
+	VPSLLD    $0x10, Z4, Z4
+	VMAXPS    Z2, Z4, Z2
+	VPMOVZXWD 96(AX)(DX*2), Z4
+	VPSLLD    $0x10, Z4, Z4
+	VMAXPS    Z3, Z4, Z3
+	ADDQ      $0x00000040, DX
+	SUBQ      $0x00000040, CX
+	JMP       loopU2
+
+loop13:
+	CMPQ      CX, $0x00000010
+	JB        tail4
+	VPMOVZXWD (AX)(DX*2), Z4
+	VPSLLD    $0x10, Z4, Z4
+	VMAXPS    Z0, Z4, Z0
+	ADDQ      $0x00000010, DX
+	SUBQ      $0x00000010, CX
+	JMP       loop13
+
+tail4:
+	TESTQ CX, CX
+	JZ    done5
+
+done5:
+	VMAXPS     Z1, Z0, Z0
+	VMAXPS     Z3, Z2, Z2
+	VMAXPS     Z2, Z0, Z0
+	VSHUFF32X4 $0x4e, Z0, Z0, Z1
+	VMAXPS     Z1, Z0, Z0
+	VSHUFF32X4 $0xb1, Z0, Z0, Z1
+	VMAXPS     Z1, Z0, Z0
+	VPERMILPS  $0x4e, Z0, Z1
+	VMAXPS     Z1, Z0, Z0
+	VPERMILPS  $0xb1, Z0, Z1
+	VMAXPS     Z1, Z0, Z0
+	VMOVSS     X0, ret+32(FP)
+	VZEROUPPER
+	RET
+
+scaled1:
 	VBROADCASTSS vecconsts<>+0(SB), Z1
 	VBROADCASTSS vecconsts<>+0(SB), Z2
 	VBROADCASTSS vecconsts<>+0(SB), Z3
 	VBROADCASTSS vecconsts<>+0(SB), Z4
 	XORQ         DX, DX
 
-loopU1:
+loopU6:
 	CMPQ      CX, $0x00000040
-	JB        loop12
+	JB        loop17
 	VPMOVZXWD (AX)(DX*2), Z5
 	VPSLLD    $0x10, Z5, Z5
 	VMULPS    Z5, Z0, Z5
@@ -20791,24 +21055,24 @@ loopU1:
 	VMAXPS    Z4, Z5, Z4
 	ADDQ      $0x00000040, DX
 	SUBQ      $0x00000040, CX
-	JMP       loopU1
+	JMP       loopU6
 
-loop12:
+loop17:
 	CMPQ      CX, $0x00000010
-	JB        tail3
+	JB        tail8
 	VPMOVZXWD (AX)(DX*2), Z5
 	VPSLLD    $0x10, Z5, Z5
 	VMULPS    Z5, Z0, Z5
 	VMAXPS    Z1, Z5, Z1
 	ADDQ      $0x00000010, DX
 	SUBQ      $0x00000010, CX
-	JMP       loop12
+	JMP       loop17
 
-tail3:
+tail8:
 	TESTQ CX, CX
-	JZ    done4
+	JZ    done9
 
-done4:
+done9:
 	VMAXPS     Z2, Z1, Z1
 	VMAXPS     Z4, Z3, Z3
 	VMAXPS     Z3, Z1, Z1
@@ -21117,58 +21381,45 @@ TEXT ·normalizeBF16AVX512(SB), NOSPLIT, $0-52
 	VBROADCASTSS k+48(FP), Z0
 	VBROADCASTSS vecconsts<>+480(SB), Z1
 	VBROADCASTSS vecconsts<>+512(SB), Z2
-	VBROADCASTSS vecconsts<>+544(SB), Z3
-	VBROADCASTSS vecconsts<>+576(SB), Z4
-	VBROADCASTSS vecconsts<>+608(SB), Z5
+	VBROADCASTSS vecconsts<>+1248(SB), Z3
+	VMOVDQU32    bf16pack<>+0(SB), Z4
 	XORQ         BX, BX
 
 loopU1:
 	CMPQ      CX, $0x00000040
 	JB        loop12
-	VMULPS    (DX)(BX*4), Z0, Z6
-	VPSRLD    $0x10, Z6, Z7
-	VPANDD    Z1, Z7, Z8
-	VPADDD    Z6, Z8, Z8
-	VPADDD    Z2, Z8, Z8
-	VPSRLD    $0x10, Z8, Z8
-	VPANDD    Z3, Z6, Z6
-	VPCMPGTD  Z4, Z6, K1
-	VPORD     Z5, Z7, K1, Z8
-	VPMOVDW   Z8, Y6
-	VMOVDQU16 Y6, (AX)(BX*2)
-	VMULPS    64(DX)(BX*4), Z0, Z6
-	VPSRLD    $0x10, Z6, Z7
-	VPANDD    Z1, Z7, Z8
-	VPADDD    Z6, Z8, Z8
-	VPADDD    Z2, Z8, Z8
-	VPSRLD    $0x10, Z8, Z8
-	VPANDD    Z3, Z6, Z6
-	VPCMPGTD  Z4, Z6, K1
-	VPORD     Z5, Z7, K1, Z8
-	VPMOVDW   Z8, Y6
-	VMOVDQU16 Y6, 32(AX)(BX*2)
-	VMULPS    128(DX)(BX*4), Z0, Z6
-	VPSRLD    $0x10, Z6, Z7
-	VPANDD    Z1, Z7, Z8
-	VPADDD    Z6, Z8, Z8
-	VPADDD    Z2, Z8, Z8
-	VPSRLD    $0x10, Z8, Z8
-	VPANDD    Z3, Z6, Z6
-	VPCMPGTD  Z4, Z6, K1
-	VPORD     Z5, Z7, K1, Z8
-	VPMOVDW   Z8, Y6
-	VMOVDQU16 Y6, 64(AX)(BX*2)
-	VMULPS    192(DX)(BX*4), Z0, Z6
-	VPSRLD    $0x10, Z6, Z7
-	VPANDD    Z1, Z7, Z8
-	VPADDD    Z6, Z8, Z8
-	VPADDD    Z2, Z8, Z8
-	VPSRLD    $0x10, Z8, Z8
-	VPANDD    Z3, Z6, Z6
-	VPCMPGTD  Z4, Z6, K1
-	VPORD     Z5, Z7, K1, Z8
-	VPMOVDW   Z8, Y6
-	VMOVDQU16 Y6, 96(AX)(BX*2)
+	VMULPS    (DX)(BX*4), Z0, Z5
+	VPSRLD    $0x10, Z5, Z6
+	VPANDD    Z1, Z6, Z6
+	VPADDD    Z5, Z6, Z6
+	VPADDD    Z2, Z6, Z6
+	VCMPPS    $0x03, Z5, Z5, K1
+	VPORD     Z3, Z5, K1, Z6
+	VMULPS    64(DX)(BX*4), Z0, Z5
+	VPSRLD    $0x10, Z5, Z7
+	VPANDD    Z1, Z7, Z7
+	VPADDD    Z5, Z7, Z7
+	VPADDD    Z2, Z7, Z7
+	VCMPPS    $0x03, Z5, Z5, K1
+	VPORD     Z3, Z5, K1, Z7
+	VPERMT2W  Z7, Z4, Z6
+	VMOVDQU16 Z6, (AX)(BX*2)
+	VMULPS    128(DX)(BX*4), Z0, Z5
+	VPSRLD    $0x10, Z5, Z6
+	VPANDD    Z1, Z6, Z6
+	VPADDD    Z5, Z6, Z6
+	VPADDD    Z2, Z6, Z6
+	VCMPPS    $0x03, Z5, Z5, K1
+	VPORD     Z3, Z5, K1, Z6
+	VMULPS    192(DX)(BX*4), Z0, Z5
+	VPSRLD    $0x10, Z5, Z7
+	VPANDD    Z1, Z7, Z7
+	VPADDD    Z5, Z7, Z7
+	VPADDD    Z2, Z7, Z7
+	VCMPPS    $0x03, Z5, Z5, K1
+	VPORD     Z3, Z5, K1, Z7
+	VPERMT2W  Z7, Z4, Z6
+	VMOVDQU16 Z6, 64(AX)(BX*2)
 	ADDQ      $0x00000040, BX
 	SUBQ      $0x00000040, CX
 	JMP       loopU1
@@ -21176,17 +21427,16 @@ loopU1:
 loop12:
 	CMPQ      CX, $0x00000010
 	JB        tail3
-	VMULPS    (DX)(BX*4), Z0, Z6
-	VPSRLD    $0x10, Z6, Z7
-	VPANDD    Z1, Z7, Z8
-	VPADDD    Z6, Z8, Z8
-	VPADDD    Z2, Z8, Z8
-	VPSRLD    $0x10, Z8, Z8
-	VPANDD    Z3, Z6, Z6
-	VPCMPGTD  Z4, Z6, K1
-	VPORD     Z5, Z7, K1, Z8
-	VPMOVDW   Z8, Y6
-	VMOVDQU16 Y6, (AX)(BX*2)
+	VMULPS    (DX)(BX*4), Z0, Z4
+	VPSRLD    $0x10, Z4, Z5
+	VPANDD    Z1, Z5, Z5
+	VPADDD    Z4, Z5, Z5
+	VPADDD    Z2, Z5, Z5
+	VCMPPS    $0x03, Z4, Z4, K1
+	VPORD     Z3, Z4, K1, Z5
+	VPSRLD    $0x10, Z5, Z5
+	VPMOVDW   Z5, Y4
+	VMOVDQU16 Y4, (AX)(BX*2)
 	ADDQ      $0x00000010, BX
 	SUBQ      $0x00000010, CX
 	JMP       loop12
@@ -21200,7 +21450,7 @@ done4:
 	RET
 
 // func normalizeBF16NTAVX512(dst []uint16, x []float32, k float32)
-// Requires: AVX, AVX512F
+// Requires: AVX, AVX512BW, AVX512F, AVX512VL
 TEXT ·normalizeBF16NTAVX512(SB), NOSPLIT, $0-52
 	MOVQ         dst_base+0(FP), AX
 	MOVQ         dst_len+8(FP), CX
@@ -21208,79 +21458,65 @@ TEXT ·normalizeBF16NTAVX512(SB), NOSPLIT, $0-52
 	VBROADCASTSS k+48(FP), Z0
 	VBROADCASTSS vecconsts<>+480(SB), Z1
 	VBROADCASTSS vecconsts<>+512(SB), Z2
-	VBROADCASTSS vecconsts<>+544(SB), Z3
-	VBROADCASTSS vecconsts<>+576(SB), Z4
-	VBROADCASTSS vecconsts<>+608(SB), Z5
+	VBROADCASTSS vecconsts<>+1248(SB), Z3
+	VMOVDQU32    bf16pack<>+0(SB), Z4
 	XORQ         BX, BX
 
 loopU1:
 	CMPQ     CX, $0x00000040
 	JB       loop12
-	VMULPS   (DX)(BX*4), Z0, Z6
-	VPSRLD   $0x10, Z6, Z7
-	VPANDD   Z1, Z7, Z8
-	VPADDD   Z6, Z8, Z8
-	VPADDD   Z2, Z8, Z8
-	VPSRLD   $0x10, Z8, Z8
-	VPANDD   Z3, Z6, Z6
-	VPCMPGTD Z4, Z6, K1
-	VPORD    Z5, Z7, K1, Z8
-	VPMOVDW  Z8, Y6
-	VMOVNTDQ Y6, (AX)(BX*2)
-	VMULPS   64(DX)(BX*4), Z0, Z6
-	VPSRLD   $0x10, Z6, Z7
-	VPANDD   Z1, Z7, Z8
-	VPADDD   Z6, Z8, Z8
-	VPADDD   Z2, Z8, Z8
-	VPSRLD   $0x10, Z8, Z8
-	VPANDD   Z3, Z6, Z6
-	VPCMPGTD Z4, Z6, K1
-	VPORD    Z5, Z7, K1, Z8
-	VPMOVDW  Z8, Y6
-	VMOVNTDQ Y6, 32(AX)(BX*2)
-	VMULPS   128(DX)(BX*4), Z0, Z6
-	VPSRLD   $0x10, Z6, Z7
-	VPANDD   Z1, Z7, Z8
-	VPADDD   Z6, Z8, Z8
-	VPADDD   Z2, Z8, Z8
-	VPSRLD   $0x10, Z8, Z8
-	VPANDD   Z3, Z6, Z6
-	VPCMPGTD Z4, Z6, K1
-	VPORD    Z5, Z7, K1, Z8
-	VPMOVDW  Z8, Y6
-	VMOVNTDQ Y6, 64(AX)(BX*2)
-	VMULPS   192(DX)(BX*4), Z0, Z6
-	VPSRLD   $0x10, Z6, Z7
-	VPANDD   Z1, Z7, Z8
-	VPADDD   Z6, Z8, Z8
-	VPADDD   Z2, Z8, Z8
-	VPSRLD   $0x10, Z8, Z8
-	VPANDD   Z3, Z6, Z6
-	VPCMPGTD Z4, Z6, K1
-	VPORD    Z5, Z7, K1, Z8
-	VPMOVDW  Z8, Y6
-	VMOVNTDQ Y6, 96(AX)(BX*2)
+	VMULPS   (DX)(BX*4), Z0, Z5
+	VPSRLD   $0x10, Z5, Z6
+	VPANDD   Z1, Z6, Z6
+	VPADDD   Z5, Z6, Z6
+	VPADDD   Z2, Z6, Z6
+	VCMPPS   $0x03, Z5, Z5, K1
+	VPORD    Z3, Z5, K1, Z6
+	VMULPS   64(DX)(BX*4), Z0, Z5
+	VPSRLD   $0x10, Z5, Z7
+	VPANDD   Z1, Z7, Z7
+	VPADDD   Z5, Z7, Z7
+	VPADDD   Z2, Z7, Z7
+	VCMPPS   $0x03, Z5, Z5, K1
+	VPORD    Z3, Z5, K1, Z7
+	VPERMT2W Z7, Z4, Z6
+	VMOVNTDQ Z6, (AX)(BX*2)
+	VMULPS   128(DX)(BX*4), Z0, Z5
+	VPSRLD   $0x10, Z5, Z6
+	VPANDD   Z1, Z6, Z6
+	VPADDD   Z5, Z6, Z6
+	VPADDD   Z2, Z6, Z6
+	VCMPPS   $0x03, Z5, Z5, K1
+	VPORD    Z3, Z5, K1, Z6
+	VMULPS   192(DX)(BX*4), Z0, Z5
+	VPSRLD   $0x10, Z5, Z7
+	VPANDD   Z1, Z7, Z7
+	VPADDD   Z5, Z7, Z7
+	VPADDD   Z2, Z7, Z7
+	VCMPPS   $0x03, Z5, Z5, K1
+	VPORD    Z3, Z5, K1, Z7
+	VPERMT2W Z7, Z4, Z6
+	VMOVNTDQ Z6, 64(AX)(BX*2)
 	ADDQ     $0x00000040, BX
 	SUBQ     $0x00000040, CX
 	JMP      loopU1
 
 loop12:
-	CMPQ     CX, $0x00000010
-	JB       tail3
-	VMULPS   (DX)(BX*4), Z0, Z6
-	VPSRLD   $0x10, Z6, Z7
-	VPANDD   Z1, Z7, Z8
-	VPADDD   Z6, Z8, Z8
-	VPADDD   Z2, Z8, Z8
-	VPSRLD   $0x10, Z8, Z8
-	VPANDD   Z3, Z6, Z6
-	VPCMPGTD Z4, Z6, K1
-	VPORD    Z5, Z7, K1, Z8
-	VPMOVDW  Z8, Y6
-	VMOVNTDQ Y6, (AX)(BX*2)
-	ADDQ     $0x00000010, BX
-	SUBQ     $0x00000010, CX
-	JMP      loop12
+	CMPQ      CX, $0x00000010
+	JB        tail3
+	VMULPS    (DX)(BX*4), Z0, Z4
+	VPSRLD    $0x10, Z4, Z5
+	VPANDD    Z1, Z5, Z5
+	VPADDD    Z4, Z5, Z5
+	VPADDD    Z2, Z5, Z5
+	VCMPPS    $0x03, Z4, Z4, K1
+	VPORD     Z3, Z4, K1, Z5
+	VPSRLD    $0x10, Z5, Z5
+	VPMOVDW   Z5, Y4
+	VMOVDQU16 Y4, (AX)(BX*2)
+	ADDQ      $0x00000010, BX
+	SUBQ      $0x00000010, CX
+	JMP       loop12
 
 tail3:
 	TESTQ CX, CX

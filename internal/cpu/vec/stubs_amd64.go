@@ -709,7 +709,7 @@ func expSumF16AVX2(dst []float32, x []uint16, next []float32, scale float32, m f
 //go:noescape
 func normalizeF16AVX2(dst []uint16, x []float32, k float32)
 
-// normalizeF16NTAVX2 is normalizeF16 with non-temporal stores; dst must be 32-byte aligned.
+// normalizeF16NTAVX2 is normalizeF16 with non-temporal stores; dst must be 64-byte aligned.
 //
 //go:noescape
 func normalizeF16NTAVX2(dst []uint16, x []float32, k float32)
@@ -729,7 +729,7 @@ func expSumBF16AVX2(dst []float32, x []uint16, next []float32, scale float32, m 
 //go:noescape
 func normalizeBF16AVX2(dst []uint16, x []float32, k float32)
 
-// normalizeBF16NTAVX2 is normalizeBF16 with non-temporal stores; dst must be 32-byte aligned.
+// normalizeBF16NTAVX2 is normalizeBF16 with non-temporal stores; dst must be 64-byte aligned.
 //
 //go:noescape
 func normalizeBF16NTAVX2(dst []uint16, x []float32, k float32)
@@ -749,7 +749,7 @@ func expSumF16AVX512(dst []float32, x []uint16, next []float32, scale float32, m
 //go:noescape
 func normalizeF16AVX512(dst []uint16, x []float32, k float32)
 
-// normalizeF16NTAVX512 is normalizeF16 with non-temporal stores; dst must be 32-byte aligned.
+// normalizeF16NTAVX512 is normalizeF16 with non-temporal stores; dst must be 64-byte aligned.
 //
 //go:noescape
 func normalizeF16NTAVX512(dst []uint16, x []float32, k float32)
@@ -769,7 +769,7 @@ func expSumBF16AVX512(dst []float32, x []uint16, next []float32, scale float32, 
 //go:noescape
 func normalizeBF16AVX512(dst []uint16, x []float32, k float32)
 
-// normalizeBF16NTAVX512 is normalizeBF16 with non-temporal stores; dst must be 32-byte aligned.
+// normalizeBF16NTAVX512 is normalizeBF16 with non-temporal stores; dst must be 64-byte aligned.
 //
 //go:noescape
 func normalizeBF16NTAVX512(dst []uint16, x []float32, k float32)

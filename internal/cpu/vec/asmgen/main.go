@@ -84,6 +84,7 @@ const (
 	cQ3
 	cQ4
 	cQ5
+	cQuietHi  // int32 0x00400000: a float32 NaN's quiet bit, the high half's 0x40
 	numConsts // count
 )
 
@@ -129,6 +130,7 @@ var constBits = [numConsts]uint32{
 	cQ3:      f32(exp16Q3),
 	cQ4:      f32(exp16Q4),
 	cQ5:      f32(exp16Q5),
+	cQuietHi: 0x00400000,
 }
 
 // expConsts are the constants the exp needs.
