@@ -65,6 +65,8 @@ type pending struct {
 	off     int
 	e       []float32 // nil: nothing pending
 	mul     float32
+	m16     float32 // rowCached16: the max of the slice at off, when has16
+	has16   bool
 	log     bool
 	m, logd float32
 }
@@ -87,6 +89,10 @@ func (c *call) flush(pend *pending, lo, hi int) {
 // next slice (whose max pass then finds it in L2) and, for streamed
 // float32 output, writes the previous slice's output (vec.ExpSumFlush).
 func (c *call) rowCached(off, n int, more bool, s *scratch, pend *pending) {
+	if c.half16() {
+		c.rowCached16(off, n, more, s, pend)
+		return
+	}
 	x := c.x.load(grow32(&s.a, n), off, n)
 	m := vec.Max(x, c.scale)
 	// Two exp buffers: one may be pending.
@@ -150,6 +156,45 @@ func (c *call) rowCached(off, n int, more bool, s *scratch, pend *pending) {
 	default:
 		vec.Normalize(c.dst.F32[off:off+n], e, mul)
 	}
+}
+
+// half16 says whether a softmax reads and writes one 16-bit format: then
+// rowCached16 runs its passes on the 16-bit rows.
+func (c *call) half16() bool {
+	return c.op == spec.Softmax && c.x.DType != spec.Float32 && c.x.DType == c.dst.DType
+}
+
+// rowCached16 is rowCached for half16: the max and the exp pass read the
+// 16-bit row, converting in registers, and the normalizing pass rounds to
+// 16 bits as it stores (vec.Max16, vec.ExpSum16Ahead, vec.Normalize16), not
+// through a float32 copy of the row and two more passes. The next slice's
+// max is taken between this one's exp pass (which prefetched it) and its
+// normalization, so that neither waits on the other's final reduction
+// (bfloat16 rows of 1024 on one core, best of 6 alternated runs: 8192x1024
+// 0.378 -> 0.342 ns/element, 512x1024 in cache 0.350 -> 0.327).
+func (c *call) rowCached16(off, n int, more bool, s *scratch, pend *pending) {
+	bf := c.x.DType == spec.BFloat16
+	x := c.x.U16[off : off+n]
+	m := pend.m16
+	if !pend.has16 || pend.off != off {
+		m = vec.Max16(x, bf, c.scale)
+	}
+	pend.has16 = false
+	e := grow32(&s.b, n)
+	var d float64
+	for k := 0; k < n; k += chunk {
+		cn := min(chunk, n-k)
+		var nk []float32 // the same chunk of the next slice
+		if more {
+			nk = c.x.ahead(off+n+k, cn)
+		}
+		d += float64(vec.ExpSum16Ahead(e[k:k+cn], x[k:k+cn], bf, nk, c.scale, m))
+	}
+	if more {
+		pend.off, pend.has16 = off+n, true
+		pend.m16 = vec.Max16(c.x.U16[off+n:off+2*n], bf, c.scale)
+	}
+	vec.Normalize16(c.dst.U16[off:off+n], bf, e, float32(1/d), c.dst.nt)
 }
 
 // stats is the first pass over [off, off+n): the online pair (forward) or

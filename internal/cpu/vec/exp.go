@@ -59,3 +59,40 @@ func ldexp(p float32, n int32) float32 {
 	}
 	return p * math.Float32frombits(uint32(n+127)<<23)
 }
+
+// Constants of Exp16, which asmgen/fwd74.go says why.
+const (
+	ln2     = 0.693147180559945309
+	exp16Q2 = 0.499992311000824
+	exp16Q3 = 0.16667114198207855
+	exp16Q4 = 0.041890114545822144
+	exp16Q5 = 0.008312525227665901
+)
+
+// Exp16 returns e^x within 4.5e-7 relative (about 4 ulp) for normal
+// results, with Exp's cut-offs: the exp of the 16-bit softmax rows
+// (ExpSum16Ahead), whose outputs keep 8 or 11 significant bits. It is the
+// scalar twin of that vector exp, whose fused multiply-adds it rounds once
+// more (through float64), so the two may differ by an ulp; the vector exp
+// is defined for x ≤ 88.72 (a row minus its max) and NaN only.
+func Exp16(x float32) float32 {
+	if x != x {
+		return x
+	}
+	x = min(max(x, expLo16), expHi16)
+	n := float32(math.RoundToEven(float64(x * log2e)))
+	r := fma32(-n, ln2, x)
+	p := fma32(exp16Q5, r, exp16Q4)
+	p = fma32(p, r, exp16Q3)
+	p = fma32(p, r, exp16Q2)
+	p = fma32(p, r, 1)
+	p = fma32(p, r, 1)
+	return ldexp(p, int32(n))
+}
+
+// The vector exps' clamp bounds (asmgen's clampLo, clampHi): exp(−104)
+// rounds to 0 and exp(89) overflows.
+const (
+	expLo16 = -104
+	expHi16 = 89
+)

@@ -276,7 +276,55 @@ DATA vecconsts<>+1072(SB)/4, $0x3f200000
 DATA vecconsts<>+1076(SB)/4, $0x3f200000
 DATA vecconsts<>+1080(SB)/4, $0x3f200000
 DATA vecconsts<>+1084(SB)/4, $0x3f200000
-GLOBL vecconsts<>(SB), RODATA|NOPTR, $1088
+DATA vecconsts<>+1088(SB)/4, $0x3f317218
+DATA vecconsts<>+1092(SB)/4, $0x3f317218
+DATA vecconsts<>+1096(SB)/4, $0x3f317218
+DATA vecconsts<>+1100(SB)/4, $0x3f317218
+DATA vecconsts<>+1104(SB)/4, $0x3f317218
+DATA vecconsts<>+1108(SB)/4, $0x3f317218
+DATA vecconsts<>+1112(SB)/4, $0x3f317218
+DATA vecconsts<>+1116(SB)/4, $0x3f317218
+DATA vecconsts<>+1120(SB)/4, $0x3efffefe
+DATA vecconsts<>+1124(SB)/4, $0x3efffefe
+DATA vecconsts<>+1128(SB)/4, $0x3efffefe
+DATA vecconsts<>+1132(SB)/4, $0x3efffefe
+DATA vecconsts<>+1136(SB)/4, $0x3efffefe
+DATA vecconsts<>+1140(SB)/4, $0x3efffefe
+DATA vecconsts<>+1144(SB)/4, $0x3efffefe
+DATA vecconsts<>+1148(SB)/4, $0x3efffefe
+DATA vecconsts<>+1152(SB)/4, $0x3e2aabd7
+DATA vecconsts<>+1156(SB)/4, $0x3e2aabd7
+DATA vecconsts<>+1160(SB)/4, $0x3e2aabd7
+DATA vecconsts<>+1164(SB)/4, $0x3e2aabd7
+DATA vecconsts<>+1168(SB)/4, $0x3e2aabd7
+DATA vecconsts<>+1172(SB)/4, $0x3e2aabd7
+DATA vecconsts<>+1176(SB)/4, $0x3e2aabd7
+DATA vecconsts<>+1180(SB)/4, $0x3e2aabd7
+DATA vecconsts<>+1184(SB)/4, $0x3d2b94f8
+DATA vecconsts<>+1188(SB)/4, $0x3d2b94f8
+DATA vecconsts<>+1192(SB)/4, $0x3d2b94f8
+DATA vecconsts<>+1196(SB)/4, $0x3d2b94f8
+DATA vecconsts<>+1200(SB)/4, $0x3d2b94f8
+DATA vecconsts<>+1204(SB)/4, $0x3d2b94f8
+DATA vecconsts<>+1208(SB)/4, $0x3d2b94f8
+DATA vecconsts<>+1212(SB)/4, $0x3d2b94f8
+DATA vecconsts<>+1216(SB)/4, $0x3c083142
+DATA vecconsts<>+1220(SB)/4, $0x3c083142
+DATA vecconsts<>+1224(SB)/4, $0x3c083142
+DATA vecconsts<>+1228(SB)/4, $0x3c083142
+DATA vecconsts<>+1232(SB)/4, $0x3c083142
+DATA vecconsts<>+1236(SB)/4, $0x3c083142
+DATA vecconsts<>+1240(SB)/4, $0x3c083142
+DATA vecconsts<>+1244(SB)/4, $0x3c083142
+DATA vecconsts<>+1248(SB)/4, $0x00400000
+DATA vecconsts<>+1252(SB)/4, $0x00400000
+DATA vecconsts<>+1256(SB)/4, $0x00400000
+DATA vecconsts<>+1260(SB)/4, $0x00400000
+DATA vecconsts<>+1264(SB)/4, $0x00400000
+DATA vecconsts<>+1268(SB)/4, $0x00400000
+DATA vecconsts<>+1272(SB)/4, $0x00400000
+DATA vecconsts<>+1276(SB)/4, $0x00400000
+GLOBL vecconsts<>(SB), RODATA|NOPTR, $1280
 
 DATA tailmask<>+0(SB)/4, $0xffffffff
 DATA tailmask<>+4(SB)/4, $0xffffffff
@@ -19611,6 +19659,2266 @@ tail3:
 	VSUBPS       Z3, Z0, Z0
 	VMULPS       Z1, Z0, Z0
 	VMOVUPS      Z0, K1, (AX)(SI*4)
+
+done4:
+	VZEROUPPER
+	RET
+
+DATA bf16pack<>+0(SB)/2, $0x0001
+DATA bf16pack<>+2(SB)/2, $0x0003
+DATA bf16pack<>+4(SB)/2, $0x0005
+DATA bf16pack<>+6(SB)/2, $0x0007
+DATA bf16pack<>+8(SB)/2, $0x0009
+DATA bf16pack<>+10(SB)/2, $0x000b
+DATA bf16pack<>+12(SB)/2, $0x000d
+DATA bf16pack<>+14(SB)/2, $0x000f
+DATA bf16pack<>+16(SB)/2, $0x0011
+DATA bf16pack<>+18(SB)/2, $0x0013
+DATA bf16pack<>+20(SB)/2, $0x0015
+DATA bf16pack<>+22(SB)/2, $0x0017
+DATA bf16pack<>+24(SB)/2, $0x0019
+DATA bf16pack<>+26(SB)/2, $0x001b
+DATA bf16pack<>+28(SB)/2, $0x001d
+DATA bf16pack<>+30(SB)/2, $0x001f
+DATA bf16pack<>+32(SB)/2, $0x0021
+DATA bf16pack<>+34(SB)/2, $0x0023
+DATA bf16pack<>+36(SB)/2, $0x0025
+DATA bf16pack<>+38(SB)/2, $0x0027
+DATA bf16pack<>+40(SB)/2, $0x0029
+DATA bf16pack<>+42(SB)/2, $0x002b
+DATA bf16pack<>+44(SB)/2, $0x002d
+DATA bf16pack<>+46(SB)/2, $0x002f
+DATA bf16pack<>+48(SB)/2, $0x0031
+DATA bf16pack<>+50(SB)/2, $0x0033
+DATA bf16pack<>+52(SB)/2, $0x0035
+DATA bf16pack<>+54(SB)/2, $0x0037
+DATA bf16pack<>+56(SB)/2, $0x0039
+DATA bf16pack<>+58(SB)/2, $0x003b
+DATA bf16pack<>+60(SB)/2, $0x003d
+DATA bf16pack<>+62(SB)/2, $0x003f
+GLOBL bf16pack<>(SB), RODATA|NOPTR, $64
+
+// func maxF16AVX2(x []uint16, scale float32) float32
+// Requires: AVX, F16C
+TEXT ·maxF16AVX2(SB), NOSPLIT, $0-36
+	MOVQ         x_base+0(FP), AX
+	MOVQ         x_len+8(FP), CX
+	VBROADCASTSS scale+24(FP), Y0
+	VUCOMISS     vecconsts<>+416(SB), X0
+	JNE          scaled1
+	JP           scaled1
+	VBROADCASTSS vecconsts<>+0(SB), Y0
+	VBROADCASTSS vecconsts<>+0(SB), Y1
+	VBROADCASTSS vecconsts<>+0(SB), Y2
+	VBROADCASTSS vecconsts<>+0(SB), Y3
+	XORQ         DX, DX
+
+loopU2:
+	CMPQ      CX, $0x00000020
+	JB        loop13
+	VCVTPH2PS (AX)(DX*2), Y4
+	VMAXPS    Y0, Y4, Y0
+	VCVTPH2PS 16(AX)(DX*2), Y4
+	VMAXPS    Y1, Y4, Y1
+	VCVTPH2PS 32(AX)(DX*2), Y4
+	VMAXPS    Y2, Y4, Y2
+	VCVTPH2PS 48(AX)(DX*2), Y4
+	VMAXPS    Y3, Y4, Y3
+	ADDQ      $0x00000020, DX
+	SUBQ      $0x00000020, CX
+	JMP       loopU2
+
+loop13:
+	CMPQ      CX, $0x00000008
+	JB        tail4
+	VCVTPH2PS (AX)(DX*2), Y4
+	VMAXPS    Y0, Y4, Y0
+	ADDQ      $0x00000008, DX
+	SUBQ      $0x00000008, CX
+	JMP       loop13
+
+tail4:
+	TESTQ CX, CX
+	JZ    done5
+
+done5:
+	VMAXPS     Y1, Y0, Y0
+	VMAXPS     Y3, Y2, Y2
+	VMAXPS     Y2, Y0, Y0
+	VPERM2F128 $0x01, Y0, Y0, Y1
+	VMAXPS     Y1, Y0, Y0
+	VPERMILPS  $0x4e, Y0, Y1
+	VMAXPS     Y1, Y0, Y0
+	VPERMILPS  $0xb1, Y0, Y1
+	VMAXPS     Y1, Y0, Y0
+	VMOVSS     X0, ret+32(FP)
+	VZEROUPPER
+	RET
+
+scaled1:
+	VBROADCASTSS vecconsts<>+0(SB), Y1
+	VBROADCASTSS vecconsts<>+0(SB), Y2
+	VBROADCASTSS vecconsts<>+0(SB), Y3
+	VBROADCASTSS vecconsts<>+0(SB), Y4
+	XORQ         DX, DX
+
+loopU6:
+	CMPQ      CX, $0x00000020
+	JB        loop17
+	VCVTPH2PS (AX)(DX*2), Y5
+	VMULPS    Y5, Y0, Y5
+	VMAXPS    Y1, Y5, Y1
+	VCVTPH2PS 16(AX)(DX*2), Y5
+	VMULPS    Y5, Y0, Y5
+	VMAXPS    Y2, Y5, Y2
+	VCVTPH2PS 32(AX)(DX*2), Y5
+	VMULPS    Y5, Y0, Y5
+	VMAXPS    Y3, Y5, Y3
+	VCVTPH2PS 48(AX)(DX*2), Y5
+	VMULPS    Y5, Y0, Y5
+	VMAXPS    Y4, Y5, Y4
+	ADDQ      $0x00000020, DX
+	SUBQ      $0x00000020, CX
+	JMP       loopU6
+
+loop17:
+	CMPQ      CX, $0x00000008
+	JB        tail8
+	VCVTPH2PS (AX)(DX*2), Y5
+	VMULPS    Y5, Y0, Y5
+	VMAXPS    Y1, Y5, Y1
+	ADDQ      $0x00000008, DX
+	SUBQ      $0x00000008, CX
+	JMP       loop17
+
+tail8:
+	TESTQ CX, CX
+	JZ    done9
+
+done9:
+	VMAXPS     Y2, Y1, Y1
+	VMAXPS     Y4, Y3, Y3
+	VMAXPS     Y3, Y1, Y1
+	VPERM2F128 $0x01, Y1, Y1, Y0
+	VMAXPS     Y0, Y1, Y1
+	VPERMILPS  $0x4e, Y1, Y0
+	VMAXPS     Y0, Y1, Y1
+	VPERMILPS  $0xb1, Y1, Y0
+	VMAXPS     Y0, Y1, Y1
+	VMOVSS     X1, ret+32(FP)
+	VZEROUPPER
+	RET
+
+// func expSumF16AVX2(dst []float32, x []uint16, next []float32, scale float32, m float32) float32
+// Requires: AVX, AVX2, F16C, FMA3, MMX+
+TEXT ·expSumF16AVX2(SB), NOSPLIT, $0-84
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         dst_len+8(FP), CX
+	MOVQ         x_base+24(FP), DX
+	MOVQ         next_base+48(FP), BX
+	MOVQ         next_len+56(FP), SI
+	VBROADCASTSS scale+72(FP), Y0
+	VBROADCASTSS m+76(FP), Y1
+	VBROADCASTSS vecconsts<>+64(SB), Y2
+	VBROADCASTSS vecconsts<>+96(SB), Y3
+	VUCOMISS     vecconsts<>+416(SB), X0
+	JNE          scaled1
+	JP           scaled1
+	VXORPS       Y0, Y0, Y0
+	VXORPS       Y3, Y3, Y3
+	VXORPS       Y4, Y4, Y4
+	VXORPS       Y5, Y5, Y5
+	XORQ         DI, DI
+
+loopU2:
+	CMPQ         CX, $0x00000020
+	JB           loop13
+	VCVTPH2PS    (DX)(DI*2), Y6
+	VSUBPS       Y1, Y6, Y6
+	VCVTPH2PS    16(DX)(DI*2), Y7
+	VSUBPS       Y1, Y7, Y7
+	VMAXPS       Y6, Y2, Y6
+	VMAXPS       Y7, Y2, Y7
+	VMULPS       vecconsts<>+128(SB), Y6, Y8
+	VMULPS       vecconsts<>+128(SB), Y7, Y9
+	VROUNDPS     $0x00, Y8, Y8
+	VROUNDPS     $0x00, Y9, Y9
+	VFNMADD231PS vecconsts<>+1088(SB), Y8, Y6
+	VFNMADD231PS vecconsts<>+1088(SB), Y9, Y7
+	VMOVUPS      vecconsts<>+1216(SB), Y10
+	VMOVUPS      vecconsts<>+1216(SB), Y11
+	VFMADD213PS  vecconsts<>+1184(SB), Y6, Y10
+	VFMADD213PS  vecconsts<>+1184(SB), Y7, Y11
+	VFMADD213PS  vecconsts<>+1152(SB), Y6, Y10
+	VFMADD213PS  vecconsts<>+1152(SB), Y7, Y11
+	VFMADD213PS  vecconsts<>+1120(SB), Y6, Y10
+	VFMADD213PS  vecconsts<>+1120(SB), Y7, Y11
+	VFMADD213PS  vecconsts<>+416(SB), Y6, Y10
+	VFMADD213PS  vecconsts<>+416(SB), Y7, Y11
+	VFMADD213PS  vecconsts<>+416(SB), Y6, Y10
+	VFMADD213PS  vecconsts<>+416(SB), Y7, Y11
+	VCVTPS2DQ    Y8, Y8
+	VCVTPS2DQ    Y9, Y9
+	VPSRAD       $0x01, Y8, Y6
+	VPSRAD       $0x01, Y9, Y7
+	VPSUBD       Y6, Y8, Y8
+	VPSUBD       Y7, Y9, Y9
+	VPADDD       vecconsts<>+448(SB), Y6, Y6
+	VPSLLD       $0x17, Y6, Y6
+	VPADDD       vecconsts<>+448(SB), Y7, Y7
+	VPSLLD       $0x17, Y7, Y7
+	VPADDD       vecconsts<>+448(SB), Y8, Y8
+	VPSLLD       $0x17, Y8, Y8
+	VPADDD       vecconsts<>+448(SB), Y9, Y9
+	VPSLLD       $0x17, Y9, Y9
+	VMULPS       Y6, Y10, Y10
+	VMULPS       Y7, Y11, Y11
+	VMULPS       Y8, Y10, Y10
+	VMULPS       Y9, Y11, Y11
+	VMOVUPS      Y10, (AX)(DI*4)
+	VADDPS       Y10, Y0, Y0
+	VMOVUPS      Y11, 32(AX)(DI*4)
+	VADDPS       Y11, Y3, Y3
+	VCVTPH2PS    32(DX)(DI*2), Y6
+	VSUBPS       Y1, Y6, Y6
+	VCVTPH2PS    48(DX)(DI*2), Y7
+	VSUBPS       Y1, Y7, Y7
+	VMAXPS       Y6, Y2, Y6
+	VMAXPS       Y7, Y2, Y7
+	VMULPS       vecconsts<>+128(SB), Y6, Y8
+	VMULPS       vecconsts<>+128(SB), Y7, Y9
+	VROUNDPS     $0x00, Y8, Y8
+	VROUNDPS     $0x00, Y9, Y9
+	VFNMADD231PS vecconsts<>+1088(SB), Y8, Y6
+	VFNMADD231PS vecconsts<>+1088(SB), Y9, Y7
+	VMOVUPS      vecconsts<>+1216(SB), Y10
+	VMOVUPS      vecconsts<>+1216(SB), Y11
+	VFMADD213PS  vecconsts<>+1184(SB), Y6, Y10
+	VFMADD213PS  vecconsts<>+1184(SB), Y7, Y11
+	VFMADD213PS  vecconsts<>+1152(SB), Y6, Y10
+	VFMADD213PS  vecconsts<>+1152(SB), Y7, Y11
+	VFMADD213PS  vecconsts<>+1120(SB), Y6, Y10
+	VFMADD213PS  vecconsts<>+1120(SB), Y7, Y11
+	VFMADD213PS  vecconsts<>+416(SB), Y6, Y10
+	VFMADD213PS  vecconsts<>+416(SB), Y7, Y11
+	VFMADD213PS  vecconsts<>+416(SB), Y6, Y10
+	VFMADD213PS  vecconsts<>+416(SB), Y7, Y11
+	VCVTPS2DQ    Y8, Y8
+	VCVTPS2DQ    Y9, Y9
+	VPSRAD       $0x01, Y8, Y6
+	VPSRAD       $0x01, Y9, Y7
+	VPSUBD       Y6, Y8, Y8
+	VPSUBD       Y7, Y9, Y9
+	VPADDD       vecconsts<>+448(SB), Y6, Y6
+	VPSLLD       $0x17, Y6, Y6
+	VPADDD       vecconsts<>+448(SB), Y7, Y7
+	VPSLLD       $0x17, Y7, Y7
+	VPADDD       vecconsts<>+448(SB), Y8, Y8
+	VPSLLD       $0x17, Y8, Y8
+	VPADDD       vecconsts<>+448(SB), Y9, Y9
+	VPSLLD       $0x17, Y9, Y9
+	VMULPS       Y6, Y10, Y10
+	VMULPS       Y7, Y11, Y11
+	VMULPS       Y8, Y10, Y10
+	VMULPS       Y9, Y11, Y11
+	VMOVUPS      Y10, 64(AX)(DI*4)
+	VADDPS       Y10, Y4, Y4
+	VMOVUPS      Y11, 96(AX)(DI*4)
+	VADDPS       Y11, Y5, Y5
+	CMPQ         DI, SI
+	JAE          noprefetch6
+	PREFETCHT1   (BX)(DI*4)
+	PREFETCHT1   64(BX)(DI*4)
+
+noprefetch6:
+	ADDQ $0x00000020, DI
+	SUBQ $0x00000020, CX
+	JMP  loopU2
+
+loop13:
+	CMPQ         CX, $0x00000008
+	JB           tail4
+	VCVTPH2PS    (DX)(DI*2), Y6
+	VSUBPS       Y1, Y6, Y6
+	VMAXPS       Y6, Y2, Y6
+	VMULPS       vecconsts<>+128(SB), Y6, Y7
+	VROUNDPS     $0x00, Y7, Y7
+	VFNMADD231PS vecconsts<>+1088(SB), Y7, Y6
+	VMOVUPS      vecconsts<>+1216(SB), Y8
+	VFMADD213PS  vecconsts<>+1184(SB), Y6, Y8
+	VFMADD213PS  vecconsts<>+1152(SB), Y6, Y8
+	VFMADD213PS  vecconsts<>+1120(SB), Y6, Y8
+	VFMADD213PS  vecconsts<>+416(SB), Y6, Y8
+	VFMADD213PS  vecconsts<>+416(SB), Y6, Y8
+	VCVTPS2DQ    Y7, Y7
+	VPSRAD       $0x01, Y7, Y6
+	VPSUBD       Y6, Y7, Y7
+	VPADDD       vecconsts<>+448(SB), Y6, Y6
+	VPSLLD       $0x17, Y6, Y6
+	VPADDD       vecconsts<>+448(SB), Y7, Y7
+	VPSLLD       $0x17, Y7, Y7
+	VMULPS       Y6, Y8, Y8
+	VMULPS       Y7, Y8, Y8
+	VMOVUPS      Y8, (AX)(DI*4)
+	VADDPS       Y8, Y0, Y0
+	ADDQ         $0x00000008, DI
+	SUBQ         $0x00000008, CX
+	JMP          loop13
+
+tail4:
+	TESTQ CX, CX
+	JZ    done5
+
+done5:
+	VADDPS     Y3, Y0, Y0
+	VADDPS     Y5, Y4, Y4
+	VADDPS     Y4, Y0, Y0
+	VPERM2F128 $0x01, Y0, Y0, Y1
+	VADDPS     Y1, Y0, Y0
+	VPERMILPS  $0x4e, Y0, Y1
+	VADDPS     Y1, Y0, Y0
+	VPERMILPS  $0xb1, Y0, Y1
+	VADDPS     Y1, Y0, Y0
+	VMOVSS     X0, ret+80(FP)
+	VZEROUPPER
+	RET
+
+scaled1:
+	VXORPS Y3, Y3, Y3
+	VXORPS Y4, Y4, Y4
+	VXORPS Y5, Y5, Y5
+	VXORPS Y6, Y6, Y6
+	XORQ   DI, DI
+
+loopU7:
+	CMPQ         CX, $0x00000020
+	JB           loop18
+	VCVTPH2PS    (DX)(DI*2), Y7
+	VMULPS       Y0, Y7, Y7
+	VSUBPS       Y1, Y7, Y7
+	VCVTPH2PS    16(DX)(DI*2), Y8
+	VMULPS       Y0, Y8, Y8
+	VSUBPS       Y1, Y8, Y8
+	VMAXPS       Y7, Y2, Y7
+	VMAXPS       Y8, Y2, Y8
+	VMULPS       vecconsts<>+128(SB), Y7, Y9
+	VMULPS       vecconsts<>+128(SB), Y8, Y10
+	VROUNDPS     $0x00, Y9, Y9
+	VROUNDPS     $0x00, Y10, Y10
+	VFNMADD231PS vecconsts<>+1088(SB), Y9, Y7
+	VFNMADD231PS vecconsts<>+1088(SB), Y10, Y8
+	VMOVUPS      vecconsts<>+1216(SB), Y11
+	VMOVUPS      vecconsts<>+1216(SB), Y12
+	VFMADD213PS  vecconsts<>+1184(SB), Y7, Y11
+	VFMADD213PS  vecconsts<>+1184(SB), Y8, Y12
+	VFMADD213PS  vecconsts<>+1152(SB), Y7, Y11
+	VFMADD213PS  vecconsts<>+1152(SB), Y8, Y12
+	VFMADD213PS  vecconsts<>+1120(SB), Y7, Y11
+	VFMADD213PS  vecconsts<>+1120(SB), Y8, Y12
+	VFMADD213PS  vecconsts<>+416(SB), Y7, Y11
+	VFMADD213PS  vecconsts<>+416(SB), Y8, Y12
+	VFMADD213PS  vecconsts<>+416(SB), Y7, Y11
+	VFMADD213PS  vecconsts<>+416(SB), Y8, Y12
+	VCVTPS2DQ    Y9, Y9
+	VCVTPS2DQ    Y10, Y10
+	VPSRAD       $0x01, Y9, Y7
+	VPSRAD       $0x01, Y10, Y8
+	VPSUBD       Y7, Y9, Y9
+	VPSUBD       Y8, Y10, Y10
+	VPADDD       vecconsts<>+448(SB), Y7, Y7
+	VPSLLD       $0x17, Y7, Y7
+	VPADDD       vecconsts<>+448(SB), Y8, Y8
+	VPSLLD       $0x17, Y8, Y8
+	VPADDD       vecconsts<>+448(SB), Y9, Y9
+	VPSLLD       $0x17, Y9, Y9
+	VPADDD       vecconsts<>+448(SB), Y10, Y10
+	VPSLLD       $0x17, Y10, Y10
+	VMULPS       Y7, Y11, Y11
+	VMULPS       Y8, Y12, Y12
+	VMULPS       Y9, Y11, Y11
+	VMULPS       Y10, Y12, Y12
+	VMOVUPS      Y11, (AX)(DI*4)
+	VADDPS       Y11, Y3, Y3
+	VMOVUPS      Y12, 32(AX)(DI*4)
+	VADDPS       Y12, Y4, Y4
+	VCVTPH2PS    32(DX)(DI*2), Y7
+	VMULPS       Y0, Y7, Y7
+	VSUBPS       Y1, Y7, Y7
+	VCVTPH2PS    48(DX)(DI*2), Y8
+	VMULPS       Y0, Y8, Y8
+	VSUBPS       Y1, Y8, Y8
+	VMAXPS       Y7, Y2, Y7
+	VMAXPS       Y8, Y2, Y8
+	VMULPS       vecconsts<>+128(SB), Y7, Y9
+	VMULPS       vecconsts<>+128(SB), Y8, Y10
+	VROUNDPS     $0x00, Y9, Y9
+	VROUNDPS     $0x00, Y10, Y10
+	VFNMADD231PS vecconsts<>+1088(SB), Y9, Y7
+	VFNMADD231PS vecconsts<>+1088(SB), Y10, Y8
+	VMOVUPS      vecconsts<>+1216(SB), Y11
+	VMOVUPS      vecconsts<>+1216(SB), Y12
+	VFMADD213PS  vecconsts<>+1184(SB), Y7, Y11
+	VFMADD213PS  vecconsts<>+1184(SB), Y8, Y12
+	VFMADD213PS  vecconsts<>+1152(SB), Y7, Y11
+	VFMADD213PS  vecconsts<>+1152(SB), Y8, Y12
+	VFMADD213PS  vecconsts<>+1120(SB), Y7, Y11
+	VFMADD213PS  vecconsts<>+1120(SB), Y8, Y12
+	VFMADD213PS  vecconsts<>+416(SB), Y7, Y11
+	VFMADD213PS  vecconsts<>+416(SB), Y8, Y12
+	VFMADD213PS  vecconsts<>+416(SB), Y7, Y11
+	VFMADD213PS  vecconsts<>+416(SB), Y8, Y12
+	VCVTPS2DQ    Y9, Y9
+	VCVTPS2DQ    Y10, Y10
+	VPSRAD       $0x01, Y9, Y7
+	VPSRAD       $0x01, Y10, Y8
+	VPSUBD       Y7, Y9, Y9
+	VPSUBD       Y8, Y10, Y10
+	VPADDD       vecconsts<>+448(SB), Y7, Y7
+	VPSLLD       $0x17, Y7, Y7
+	VPADDD       vecconsts<>+448(SB), Y8, Y8
+	VPSLLD       $0x17, Y8, Y8
+	VPADDD       vecconsts<>+448(SB), Y9, Y9
+	VPSLLD       $0x17, Y9, Y9
+	VPADDD       vecconsts<>+448(SB), Y10, Y10
+	VPSLLD       $0x17, Y10, Y10
+	VMULPS       Y7, Y11, Y11
+	VMULPS       Y8, Y12, Y12
+	VMULPS       Y9, Y11, Y11
+	VMULPS       Y10, Y12, Y12
+	VMOVUPS      Y11, 64(AX)(DI*4)
+	VADDPS       Y11, Y5, Y5
+	VMOVUPS      Y12, 96(AX)(DI*4)
+	VADDPS       Y12, Y6, Y6
+	CMPQ         DI, SI
+	JAE          noprefetch11
+	PREFETCHT1   (BX)(DI*4)
+	PREFETCHT1   64(BX)(DI*4)
+
+noprefetch11:
+	ADDQ $0x00000020, DI
+	SUBQ $0x00000020, CX
+	JMP  loopU7
+
+loop18:
+	CMPQ         CX, $0x00000008
+	JB           tail9
+	VCVTPH2PS    (DX)(DI*2), Y7
+	VMULPS       Y0, Y7, Y7
+	VSUBPS       Y1, Y7, Y7
+	VMAXPS       Y7, Y2, Y7
+	VMULPS       vecconsts<>+128(SB), Y7, Y8
+	VROUNDPS     $0x00, Y8, Y8
+	VFNMADD231PS vecconsts<>+1088(SB), Y8, Y7
+	VMOVUPS      vecconsts<>+1216(SB), Y9
+	VFMADD213PS  vecconsts<>+1184(SB), Y7, Y9
+	VFMADD213PS  vecconsts<>+1152(SB), Y7, Y9
+	VFMADD213PS  vecconsts<>+1120(SB), Y7, Y9
+	VFMADD213PS  vecconsts<>+416(SB), Y7, Y9
+	VFMADD213PS  vecconsts<>+416(SB), Y7, Y9
+	VCVTPS2DQ    Y8, Y8
+	VPSRAD       $0x01, Y8, Y7
+	VPSUBD       Y7, Y8, Y8
+	VPADDD       vecconsts<>+448(SB), Y7, Y7
+	VPSLLD       $0x17, Y7, Y7
+	VPADDD       vecconsts<>+448(SB), Y8, Y8
+	VPSLLD       $0x17, Y8, Y8
+	VMULPS       Y7, Y9, Y9
+	VMULPS       Y8, Y9, Y9
+	VMOVUPS      Y9, (AX)(DI*4)
+	VADDPS       Y9, Y3, Y3
+	ADDQ         $0x00000008, DI
+	SUBQ         $0x00000008, CX
+	JMP          loop18
+
+tail9:
+	TESTQ CX, CX
+	JZ    done10
+
+done10:
+	VADDPS     Y4, Y3, Y3
+	VADDPS     Y6, Y5, Y5
+	VADDPS     Y5, Y3, Y3
+	VPERM2F128 $0x01, Y3, Y3, Y0
+	VADDPS     Y0, Y3, Y3
+	VPERMILPS  $0x4e, Y3, Y0
+	VADDPS     Y0, Y3, Y3
+	VPERMILPS  $0xb1, Y3, Y0
+	VADDPS     Y0, Y3, Y3
+	VMOVSS     X3, ret+80(FP)
+	VZEROUPPER
+	RET
+
+// func normalizeF16AVX2(dst []uint16, x []float32, k float32)
+// Requires: AVX, F16C
+TEXT ·normalizeF16AVX2(SB), NOSPLIT, $0-52
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         dst_len+8(FP), CX
+	MOVQ         x_base+24(FP), DX
+	VBROADCASTSS k+48(FP), Y0
+	XORQ         BX, BX
+
+loopU1:
+	CMPQ      CX, $0x00000020
+	JB        loop12
+	VMULPS    (DX)(BX*4), Y0, Y1
+	VCVTPS2PH $0x00, Y1, (AX)(BX*2)
+	VMULPS    32(DX)(BX*4), Y0, Y1
+	VCVTPS2PH $0x00, Y1, 16(AX)(BX*2)
+	VMULPS    64(DX)(BX*4), Y0, Y1
+	VCVTPS2PH $0x00, Y1, 32(AX)(BX*2)
+	VMULPS    96(DX)(BX*4), Y0, Y1
+	VCVTPS2PH $0x00, Y1, 48(AX)(BX*2)
+	ADDQ      $0x00000020, BX
+	SUBQ      $0x00000020, CX
+	JMP       loopU1
+
+loop12:
+	CMPQ      CX, $0x00000008
+	JB        tail3
+	VMULPS    (DX)(BX*4), Y0, Y1
+	VCVTPS2PH $0x00, Y1, (AX)(BX*2)
+	ADDQ      $0x00000008, BX
+	SUBQ      $0x00000008, CX
+	JMP       loop12
+
+tail3:
+	TESTQ CX, CX
+	JZ    done4
+
+done4:
+	VZEROUPPER
+	RET
+
+// func normalizeF16NTAVX2(dst []uint16, x []float32, k float32)
+// Requires: AVX, F16C
+TEXT ·normalizeF16NTAVX2(SB), NOSPLIT, $0-52
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         dst_len+8(FP), CX
+	MOVQ         x_base+24(FP), DX
+	VBROADCASTSS k+48(FP), Y0
+	XORQ         BX, BX
+
+loopU1:
+	CMPQ      CX, $0x00000020
+	JB        loop12
+	VMULPS    (DX)(BX*4), Y0, Y1
+	VCVTPS2PH $0x00, Y1, X1
+	VMOVNTDQ  X1, (AX)(BX*2)
+	VMULPS    32(DX)(BX*4), Y0, Y1
+	VCVTPS2PH $0x00, Y1, X1
+	VMOVNTDQ  X1, 16(AX)(BX*2)
+	VMULPS    64(DX)(BX*4), Y0, Y1
+	VCVTPS2PH $0x00, Y1, X1
+	VMOVNTDQ  X1, 32(AX)(BX*2)
+	VMULPS    96(DX)(BX*4), Y0, Y1
+	VCVTPS2PH $0x00, Y1, X1
+	VMOVNTDQ  X1, 48(AX)(BX*2)
+	ADDQ      $0x00000020, BX
+	SUBQ      $0x00000020, CX
+	JMP       loopU1
+
+loop12:
+	CMPQ      CX, $0x00000008
+	JB        tail3
+	VMULPS    (DX)(BX*4), Y0, Y1
+	VCVTPS2PH $0x00, Y1, X1
+	VMOVNTDQ  X1, (AX)(BX*2)
+	ADDQ      $0x00000008, BX
+	SUBQ      $0x00000008, CX
+	JMP       loop12
+
+tail3:
+	TESTQ CX, CX
+	JZ    done4
+
+done4:
+	VZEROUPPER
+	RET
+
+// func maxBF16AVX2(x []uint16, scale float32) float32
+// Requires: AVX, AVX2
+TEXT ·maxBF16AVX2(SB), NOSPLIT, $0-36
+	MOVQ         x_base+0(FP), AX
+	MOVQ         x_len+8(FP), CX
+	VBROADCASTSS scale+24(FP), Y0
+	VUCOMISS     vecconsts<>+416(SB), X0
+	JNE          scaled1
+	JP           scaled1
+	VBROADCASTSS vecconsts<>+0(SB), Y0
+	VBROADCASTSS vecconsts<>+0(SB), Y1
+	VBROADCASTSS vecconsts<>+0(SB), Y2
+	VBROADCASTSS vecconsts<>+0(SB), Y3
+	XORQ         DX, DX
+
+loopU2:
+	CMPQ      CX, $0x00000020
+	JB        loop13
+	VPMOVZXWD (AX)(DX*2), Y4
+	VPSLLD    $0x10, Y4, Y4
+	VMAXPS    Y0, Y4, Y0
+	VPMOVZXWD 16(AX)(DX*2), Y4
+	VPSLLD    $0x10, Y4, Y4
+	VMAXPS    Y1, Y4, Y1
+	VPMOVZXWD 32(AX)(DX*2), Y4
+	VPSLLD    $0x10, Y4, Y4
+	VMAXPS    Y2, Y4, Y2
+	VPMOVZXWD 48(AX)(DX*2), Y4
+	VPSLLD    $0x10, Y4, Y4
+	VMAXPS    Y3, Y4, Y3
+	ADDQ      $0x00000020, DX
+	SUBQ      $0x00000020, CX
+	JMP       loopU2
+
+loop13:
+	CMPQ      CX, $0x00000008
+	JB        tail4
+	VPMOVZXWD (AX)(DX*2), Y4
+	VPSLLD    $0x10, Y4, Y4
+	VMAXPS    Y0, Y4, Y0
+	ADDQ      $0x00000008, DX
+	SUBQ      $0x00000008, CX
+	JMP       loop13
+
+tail4:
+	TESTQ CX, CX
+	JZ    done5
+
+done5:
+	VMAXPS     Y1, Y0, Y0
+	VMAXPS     Y3, Y2, Y2
+	VMAXPS     Y2, Y0, Y0
+	VPERM2F128 $0x01, Y0, Y0, Y1
+	VMAXPS     Y1, Y0, Y0
+	VPERMILPS  $0x4e, Y0, Y1
+	VMAXPS     Y1, Y0, Y0
+	VPERMILPS  $0xb1, Y0, Y1
+	VMAXPS     Y1, Y0, Y0
+	VMOVSS     X0, ret+32(FP)
+	VZEROUPPER
+	RET
+
+scaled1:
+	VBROADCASTSS vecconsts<>+0(SB), Y1
+	VBROADCASTSS vecconsts<>+0(SB), Y2
+	VBROADCASTSS vecconsts<>+0(SB), Y3
+	VBROADCASTSS vecconsts<>+0(SB), Y4
+	XORQ         DX, DX
+
+loopU6:
+	CMPQ      CX, $0x00000020
+	JB        loop17
+	VPMOVZXWD (AX)(DX*2), Y5
+	VPSLLD    $0x10, Y5, Y5
+	VMULPS    Y5, Y0, Y5
+	VMAXPS    Y1, Y5, Y1
+	VPMOVZXWD 16(AX)(DX*2), Y5
+	VPSLLD    $0x10, Y5, Y5
+	VMULPS    Y5, Y0, Y5
+	VMAXPS    Y2, Y5, Y2
+	VPMOVZXWD 32(AX)(DX*2), Y5
+	VPSLLD    $0x10, Y5, Y5
+	VMULPS    Y5, Y0, Y5
+	VMAXPS    Y3, Y5, Y3
+	VPMOVZXWD 48(AX)(DX*2), Y5
+	VPSLLD    $0x10, Y5, Y5
+	VMULPS    Y5, Y0, Y5
+	VMAXPS    Y4, Y5, Y4
+	ADDQ      $0x00000020, DX
+	SUBQ      $0x00000020, CX
+	JMP       loopU6
+
+loop17:
+	CMPQ      CX, $0x00000008
+	JB        tail8
+	VPMOVZXWD (AX)(DX*2), Y5
+	VPSLLD    $0x10, Y5, Y5
+	VMULPS    Y5, Y0, Y5
+	VMAXPS    Y1, Y5, Y1
+	ADDQ      $0x00000008, DX
+	SUBQ      $0x00000008, CX
+	JMP       loop17
+
+tail8:
+	TESTQ CX, CX
+	JZ    done9
+
+done9:
+	VMAXPS     Y2, Y1, Y1
+	VMAXPS     Y4, Y3, Y3
+	VMAXPS     Y3, Y1, Y1
+	VPERM2F128 $0x01, Y1, Y1, Y0
+	VMAXPS     Y0, Y1, Y1
+	VPERMILPS  $0x4e, Y1, Y0
+	VMAXPS     Y0, Y1, Y1
+	VPERMILPS  $0xb1, Y1, Y0
+	VMAXPS     Y0, Y1, Y1
+	VMOVSS     X1, ret+32(FP)
+	VZEROUPPER
+	RET
+
+// func expSumBF16AVX2(dst []float32, x []uint16, next []float32, scale float32, m float32) float32
+// Requires: AVX, AVX2, FMA3, MMX+
+TEXT ·expSumBF16AVX2(SB), NOSPLIT, $0-84
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         dst_len+8(FP), CX
+	MOVQ         x_base+24(FP), DX
+	MOVQ         next_base+48(FP), BX
+	MOVQ         next_len+56(FP), SI
+	VBROADCASTSS scale+72(FP), Y0
+	VBROADCASTSS m+76(FP), Y1
+	VBROADCASTSS vecconsts<>+64(SB), Y2
+	VBROADCASTSS vecconsts<>+96(SB), Y3
+	VUCOMISS     vecconsts<>+416(SB), X0
+	JNE          scaled1
+	JP           scaled1
+	VXORPS       Y0, Y0, Y0
+	VXORPS       Y3, Y3, Y3
+	VXORPS       Y4, Y4, Y4
+	VXORPS       Y5, Y5, Y5
+	XORQ         DI, DI
+
+loopU2:
+	CMPQ         CX, $0x00000020
+	JB           loop13
+	VPMOVZXWD    (DX)(DI*2), Y6
+	VPSLLD       $0x10, Y6, Y6
+	VSUBPS       Y1, Y6, Y6
+	VPMOVZXWD    16(DX)(DI*2), Y7
+	VPSLLD       $0x10, Y7, Y7
+	VSUBPS       Y1, Y7, Y7
+	VMAXPS       Y6, Y2, Y6
+	VMAXPS       Y7, Y2, Y7
+	VMULPS       vecconsts<>+128(SB), Y6, Y8
+	VMULPS       vecconsts<>+128(SB), Y7, Y9
+	VROUNDPS     $0x00, Y8, Y8
+	VROUNDPS     $0x00, Y9, Y9
+	VFNMADD231PS vecconsts<>+1088(SB), Y8, Y6
+	VFNMADD231PS vecconsts<>+1088(SB), Y9, Y7
+	VMOVUPS      vecconsts<>+1216(SB), Y10
+	VMOVUPS      vecconsts<>+1216(SB), Y11
+	VFMADD213PS  vecconsts<>+1184(SB), Y6, Y10
+	VFMADD213PS  vecconsts<>+1184(SB), Y7, Y11
+	VFMADD213PS  vecconsts<>+1152(SB), Y6, Y10
+	VFMADD213PS  vecconsts<>+1152(SB), Y7, Y11
+	VFMADD213PS  vecconsts<>+1120(SB), Y6, Y10
+	VFMADD213PS  vecconsts<>+1120(SB), Y7, Y11
+	VFMADD213PS  vecconsts<>+416(SB), Y6, Y10
+	VFMADD213PS  vecconsts<>+416(SB), Y7, Y11
+	VFMADD213PS  vecconsts<>+416(SB), Y6, Y10
+	VFMADD213PS  vecconsts<>+416(SB), Y7, Y11
+	VCVTPS2DQ    Y8, Y8
+	VCVTPS2DQ    Y9, Y9
+	VPSRAD       $0x01, Y8, Y6
+	VPSRAD       $0x01, Y9, Y7
+	VPSUBD       Y6, Y8, Y8
+	VPSUBD       Y7, Y9, Y9
+	VPADDD       vecconsts<>+448(SB), Y6, Y6
+	VPSLLD       $0x17, Y6, Y6
+	VPADDD       vecconsts<>+448(SB), Y7, Y7
+	VPSLLD       $0x17, Y7, Y7
+	VPADDD       vecconsts<>+448(SB), Y8, Y8
+	VPSLLD       $0x17, Y8, Y8
+	VPADDD       vecconsts<>+448(SB), Y9, Y9
+	VPSLLD       $0x17, Y9, Y9
+	VMULPS       Y6, Y10, Y10
+	VMULPS       Y7, Y11, Y11
+	VMULPS       Y8, Y10, Y10
+	VMULPS       Y9, Y11, Y11
+	VMOVUPS      Y10, (AX)(DI*4)
+	VADDPS       Y10, Y0, Y0
+	VMOVUPS      Y11, 32(AX)(DI*4)
+	VADDPS       Y11, Y3, Y3
+	VPMOVZXWD    32(DX)(DI*2), Y6
+	VPSLLD       $0x10, Y6, Y6
+	VSUBPS       Y1, Y6, Y6
+	VPMOVZXWD    48(DX)(DI*2), Y7
+	VPSLLD       $0x10, Y7, Y7
+	VSUBPS       Y1, Y7, Y7
+	VMAXPS       Y6, Y2, Y6
+	VMAXPS       Y7, Y2, Y7
+	VMULPS       vecconsts<>+128(SB), Y6, Y8
+	VMULPS       vecconsts<>+128(SB), Y7, Y9
+	VROUNDPS     $0x00, Y8, Y8
+	VROUNDPS     $0x00, Y9, Y9
+	VFNMADD231PS vecconsts<>+1088(SB), Y8, Y6
+	VFNMADD231PS vecconsts<>+1088(SB), Y9, Y7
+	VMOVUPS      vecconsts<>+1216(SB), Y10
+	VMOVUPS      vecconsts<>+1216(SB), Y11
+	VFMADD213PS  vecconsts<>+1184(SB), Y6, Y10
+	VFMADD213PS  vecconsts<>+1184(SB), Y7, Y11
+	VFMADD213PS  vecconsts<>+1152(SB), Y6, Y10
+	VFMADD213PS  vecconsts<>+1152(SB), Y7, Y11
+	VFMADD213PS  vecconsts<>+1120(SB), Y6, Y10
+	VFMADD213PS  vecconsts<>+1120(SB), Y7, Y11
+	VFMADD213PS  vecconsts<>+416(SB), Y6, Y10
+	VFMADD213PS  vecconsts<>+416(SB), Y7, Y11
+	VFMADD213PS  vecconsts<>+416(SB), Y6, Y10
+	VFMADD213PS  vecconsts<>+416(SB), Y7, Y11
+	VCVTPS2DQ    Y8, Y8
+	VCVTPS2DQ    Y9, Y9
+	VPSRAD       $0x01, Y8, Y6
+	VPSRAD       $0x01, Y9, Y7
+	VPSUBD       Y6, Y8, Y8
+	VPSUBD       Y7, Y9, Y9
+	VPADDD       vecconsts<>+448(SB), Y6, Y6
+	VPSLLD       $0x17, Y6, Y6
+	VPADDD       vecconsts<>+448(SB), Y7, Y7
+	VPSLLD       $0x17, Y7, Y7
+	VPADDD       vecconsts<>+448(SB), Y8, Y8
+	VPSLLD       $0x17, Y8, Y8
+	VPADDD       vecconsts<>+448(SB), Y9, Y9
+	VPSLLD       $0x17, Y9, Y9
+	VMULPS       Y6, Y10, Y10
+	VMULPS       Y7, Y11, Y11
+	VMULPS       Y8, Y10, Y10
+	VMULPS       Y9, Y11, Y11
+	VMOVUPS      Y10, 64(AX)(DI*4)
+	VADDPS       Y10, Y4, Y4
+	VMOVUPS      Y11, 96(AX)(DI*4)
+	VADDPS       Y11, Y5, Y5
+	CMPQ         DI, SI
+	JAE          noprefetch6
+	PREFETCHT1   (BX)(DI*4)
+	PREFETCHT1   64(BX)(DI*4)
+
+noprefetch6:
+	ADDQ $0x00000020, DI
+	SUBQ $0x00000020, CX
+	JMP  loopU2
+
+loop13:
+	CMPQ         CX, $0x00000008
+	JB           tail4
+	VPMOVZXWD    (DX)(DI*2), Y6
+	VPSLLD       $0x10, Y6, Y6
+	VSUBPS       Y1, Y6, Y6
+	VMAXPS       Y6, Y2, Y6
+	VMULPS       vecconsts<>+128(SB), Y6, Y7
+	VROUNDPS     $0x00, Y7, Y7
+	VFNMADD231PS vecconsts<>+1088(SB), Y7, Y6
+	VMOVUPS      vecconsts<>+1216(SB), Y8
+	VFMADD213PS  vecconsts<>+1184(SB), Y6, Y8
+	VFMADD213PS  vecconsts<>+1152(SB), Y6, Y8
+	VFMADD213PS  vecconsts<>+1120(SB), Y6, Y8
+	VFMADD213PS  vecconsts<>+416(SB), Y6, Y8
+	VFMADD213PS  vecconsts<>+416(SB), Y6, Y8
+	VCVTPS2DQ    Y7, Y7
+	VPSRAD       $0x01, Y7, Y6
+	VPSUBD       Y6, Y7, Y7
+	VPADDD       vecconsts<>+448(SB), Y6, Y6
+	VPSLLD       $0x17, Y6, Y6
+	VPADDD       vecconsts<>+448(SB), Y7, Y7
+	VPSLLD       $0x17, Y7, Y7
+	VMULPS       Y6, Y8, Y8
+	VMULPS       Y7, Y8, Y8
+	VMOVUPS      Y8, (AX)(DI*4)
+	VADDPS       Y8, Y0, Y0
+	ADDQ         $0x00000008, DI
+	SUBQ         $0x00000008, CX
+	JMP          loop13
+
+tail4:
+	TESTQ CX, CX
+	JZ    done5
+
+done5:
+	VADDPS     Y3, Y0, Y0
+	VADDPS     Y5, Y4, Y4
+	VADDPS     Y4, Y0, Y0
+	VPERM2F128 $0x01, Y0, Y0, Y1
+	VADDPS     Y1, Y0, Y0
+	VPERMILPS  $0x4e, Y0, Y1
+	VADDPS     Y1, Y0, Y0
+	VPERMILPS  $0xb1, Y0, Y1
+	VADDPS     Y1, Y0, Y0
+	VMOVSS     X0, ret+80(FP)
+	VZEROUPPER
+	RET
+
+scaled1:
+	VXORPS Y3, Y3, Y3
+	VXORPS Y4, Y4, Y4
+	VXORPS Y5, Y5, Y5
+	VXORPS Y6, Y6, Y6
+	XORQ   DI, DI
+
+loopU7:
+	CMPQ         CX, $0x00000020
+	JB           loop18
+	VPMOVZXWD    (DX)(DI*2), Y7
+	VPSLLD       $0x10, Y7, Y7
+	VMULPS       Y0, Y7, Y7
+	VSUBPS       Y1, Y7, Y7
+	VPMOVZXWD    16(DX)(DI*2), Y8
+	VPSLLD       $0x10, Y8, Y8
+	VMULPS       Y0, Y8, Y8
+	VSUBPS       Y1, Y8, Y8
+	VMAXPS       Y7, Y2, Y7
+	VMAXPS       Y8, Y2, Y8
+	VMULPS       vecconsts<>+128(SB), Y7, Y9
+	VMULPS       vecconsts<>+128(SB), Y8, Y10
+	VROUNDPS     $0x00, Y9, Y9
+	VROUNDPS     $0x00, Y10, Y10
+	VFNMADD231PS vecconsts<>+1088(SB), Y9, Y7
+	VFNMADD231PS vecconsts<>+1088(SB), Y10, Y8
+	VMOVUPS      vecconsts<>+1216(SB), Y11
+	VMOVUPS      vecconsts<>+1216(SB), Y12
+	VFMADD213PS  vecconsts<>+1184(SB), Y7, Y11
+	VFMADD213PS  vecconsts<>+1184(SB), Y8, Y12
+	VFMADD213PS  vecconsts<>+1152(SB), Y7, Y11
+	VFMADD213PS  vecconsts<>+1152(SB), Y8, Y12
+	VFMADD213PS  vecconsts<>+1120(SB), Y7, Y11
+	VFMADD213PS  vecconsts<>+1120(SB), Y8, Y12
+	VFMADD213PS  vecconsts<>+416(SB), Y7, Y11
+	VFMADD213PS  vecconsts<>+416(SB), Y8, Y12
+	VFMADD213PS  vecconsts<>+416(SB), Y7, Y11
+	VFMADD213PS  vecconsts<>+416(SB), Y8, Y12
+	VCVTPS2DQ    Y9, Y9
+	VCVTPS2DQ    Y10, Y10
+	VPSRAD       $0x01, Y9, Y7
+	VPSRAD       $0x01, Y10, Y8
+	VPSUBD       Y7, Y9, Y9
+	VPSUBD       Y8, Y10, Y10
+	VPADDD       vecconsts<>+448(SB), Y7, Y7
+	VPSLLD       $0x17, Y7, Y7
+	VPADDD       vecconsts<>+448(SB), Y8, Y8
+	VPSLLD       $0x17, Y8, Y8
+	VPADDD       vecconsts<>+448(SB), Y9, Y9
+	VPSLLD       $0x17, Y9, Y9
+	VPADDD       vecconsts<>+448(SB), Y10, Y10
+	VPSLLD       $0x17, Y10, Y10
+	VMULPS       Y7, Y11, Y11
+	VMULPS       Y8, Y12, Y12
+	VMULPS       Y9, Y11, Y11
+	VMULPS       Y10, Y12, Y12
+	VMOVUPS      Y11, (AX)(DI*4)
+	VADDPS       Y11, Y3, Y3
+	VMOVUPS      Y12, 32(AX)(DI*4)
+	VADDPS       Y12, Y4, Y4
+	VPMOVZXWD    32(DX)(DI*2), Y7
+	VPSLLD       $0x10, Y7, Y7
+	VMULPS       Y0, Y7, Y7
+	VSUBPS       Y1, Y7, Y7
+	VPMOVZXWD    48(DX)(DI*2), Y8
+	VPSLLD       $0x10, Y8, Y8
+	VMULPS       Y0, Y8, Y8
+	VSUBPS       Y1, Y8, Y8
+	VMAXPS       Y7, Y2, Y7
+	VMAXPS       Y8, Y2, Y8
+	VMULPS       vecconsts<>+128(SB), Y7, Y9
+	VMULPS       vecconsts<>+128(SB), Y8, Y10
+	VROUNDPS     $0x00, Y9, Y9
+	VROUNDPS     $0x00, Y10, Y10
+	VFNMADD231PS vecconsts<>+1088(SB), Y9, Y7
+	VFNMADD231PS vecconsts<>+1088(SB), Y10, Y8
+	VMOVUPS      vecconsts<>+1216(SB), Y11
+	VMOVUPS      vecconsts<>+1216(SB), Y12
+	VFMADD213PS  vecconsts<>+1184(SB), Y7, Y11
+	VFMADD213PS  vecconsts<>+1184(SB), Y8, Y12
+	VFMADD213PS  vecconsts<>+1152(SB), Y7, Y11
+	VFMADD213PS  vecconsts<>+1152(SB), Y8, Y12
+	VFMADD213PS  vecconsts<>+1120(SB), Y7, Y11
+	VFMADD213PS  vecconsts<>+1120(SB), Y8, Y12
+	VFMADD213PS  vecconsts<>+416(SB), Y7, Y11
+	VFMADD213PS  vecconsts<>+416(SB), Y8, Y12
+	VFMADD213PS  vecconsts<>+416(SB), Y7, Y11
+	VFMADD213PS  vecconsts<>+416(SB), Y8, Y12
+	VCVTPS2DQ    Y9, Y9
+	VCVTPS2DQ    Y10, Y10
+	VPSRAD       $0x01, Y9, Y7
+	VPSRAD       $0x01, Y10, Y8
+	VPSUBD       Y7, Y9, Y9
+	VPSUBD       Y8, Y10, Y10
+	VPADDD       vecconsts<>+448(SB), Y7, Y7
+	VPSLLD       $0x17, Y7, Y7
+	VPADDD       vecconsts<>+448(SB), Y8, Y8
+	VPSLLD       $0x17, Y8, Y8
+	VPADDD       vecconsts<>+448(SB), Y9, Y9
+	VPSLLD       $0x17, Y9, Y9
+	VPADDD       vecconsts<>+448(SB), Y10, Y10
+	VPSLLD       $0x17, Y10, Y10
+	VMULPS       Y7, Y11, Y11
+	VMULPS       Y8, Y12, Y12
+	VMULPS       Y9, Y11, Y11
+	VMULPS       Y10, Y12, Y12
+	VMOVUPS      Y11, 64(AX)(DI*4)
+	VADDPS       Y11, Y5, Y5
+	VMOVUPS      Y12, 96(AX)(DI*4)
+	VADDPS       Y12, Y6, Y6
+	CMPQ         DI, SI
+	JAE          noprefetch11
+	PREFETCHT1   (BX)(DI*4)
+	PREFETCHT1   64(BX)(DI*4)
+
+noprefetch11:
+	ADDQ $0x00000020, DI
+	SUBQ $0x00000020, CX
+	JMP  loopU7
+
+loop18:
+	CMPQ         CX, $0x00000008
+	JB           tail9
+	VPMOVZXWD    (DX)(DI*2), Y7
+	VPSLLD       $0x10, Y7, Y7
+	VMULPS       Y0, Y7, Y7
+	VSUBPS       Y1, Y7, Y7
+	VMAXPS       Y7, Y2, Y7
+	VMULPS       vecconsts<>+128(SB), Y7, Y8
+	VROUNDPS     $0x00, Y8, Y8
+	VFNMADD231PS vecconsts<>+1088(SB), Y8, Y7
+	VMOVUPS      vecconsts<>+1216(SB), Y9
+	VFMADD213PS  vecconsts<>+1184(SB), Y7, Y9
+	VFMADD213PS  vecconsts<>+1152(SB), Y7, Y9
+	VFMADD213PS  vecconsts<>+1120(SB), Y7, Y9
+	VFMADD213PS  vecconsts<>+416(SB), Y7, Y9
+	VFMADD213PS  vecconsts<>+416(SB), Y7, Y9
+	VCVTPS2DQ    Y8, Y8
+	VPSRAD       $0x01, Y8, Y7
+	VPSUBD       Y7, Y8, Y8
+	VPADDD       vecconsts<>+448(SB), Y7, Y7
+	VPSLLD       $0x17, Y7, Y7
+	VPADDD       vecconsts<>+448(SB), Y8, Y8
+	VPSLLD       $0x17, Y8, Y8
+	VMULPS       Y7, Y9, Y9
+	VMULPS       Y8, Y9, Y9
+	VMOVUPS      Y9, (AX)(DI*4)
+	VADDPS       Y9, Y3, Y3
+	ADDQ         $0x00000008, DI
+	SUBQ         $0x00000008, CX
+	JMP          loop18
+
+tail9:
+	TESTQ CX, CX
+	JZ    done10
+
+done10:
+	VADDPS     Y4, Y3, Y3
+	VADDPS     Y6, Y5, Y5
+	VADDPS     Y5, Y3, Y3
+	VPERM2F128 $0x01, Y3, Y3, Y0
+	VADDPS     Y0, Y3, Y3
+	VPERMILPS  $0x4e, Y3, Y0
+	VADDPS     Y0, Y3, Y3
+	VPERMILPS  $0xb1, Y3, Y0
+	VADDPS     Y0, Y3, Y3
+	VMOVSS     X3, ret+80(FP)
+	VZEROUPPER
+	RET
+
+// func normalizeBF16AVX2(dst []uint16, x []float32, k float32)
+// Requires: AVX, AVX2
+TEXT ·normalizeBF16AVX2(SB), NOSPLIT, $0-52
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         dst_len+8(FP), CX
+	MOVQ         x_base+24(FP), DX
+	VBROADCASTSS k+48(FP), Y0
+	XORQ         BX, BX
+
+loopU1:
+	CMPQ      CX, $0x00000020
+	JB        loop12
+	VMULPS    (DX)(BX*4), Y0, Y1
+	VPSRLD    $0x10, Y1, Y2
+	VPAND     vecconsts<>+480(SB), Y2, Y3
+	VPADDD    Y1, Y3, Y3
+	VPADDD    vecconsts<>+512(SB), Y3, Y3
+	VPSRLD    $0x10, Y3, Y3
+	VPAND     vecconsts<>+544(SB), Y1, Y1
+	VPCMPGTD  vecconsts<>+576(SB), Y1, Y1
+	VPOR      vecconsts<>+608(SB), Y2, Y2
+	VPBLENDVB Y1, Y2, Y3, Y3
+	VMULPS    32(DX)(BX*4), Y0, Y1
+	VPSRLD    $0x10, Y1, Y2
+	VPAND     vecconsts<>+480(SB), Y2, Y4
+	VPADDD    Y1, Y4, Y4
+	VPADDD    vecconsts<>+512(SB), Y4, Y4
+	VPSRLD    $0x10, Y4, Y4
+	VPAND     vecconsts<>+544(SB), Y1, Y1
+	VPCMPGTD  vecconsts<>+576(SB), Y1, Y1
+	VPOR      vecconsts<>+608(SB), Y2, Y2
+	VPBLENDVB Y1, Y2, Y4, Y4
+	VPACKUSDW Y4, Y3, Y3
+	VPERMQ    $0xd8, Y3, Y3
+	VMOVDQU   Y3, (AX)(BX*2)
+	VMULPS    64(DX)(BX*4), Y0, Y1
+	VPSRLD    $0x10, Y1, Y2
+	VPAND     vecconsts<>+480(SB), Y2, Y3
+	VPADDD    Y1, Y3, Y3
+	VPADDD    vecconsts<>+512(SB), Y3, Y3
+	VPSRLD    $0x10, Y3, Y3
+	VPAND     vecconsts<>+544(SB), Y1, Y1
+	VPCMPGTD  vecconsts<>+576(SB), Y1, Y1
+	VPOR      vecconsts<>+608(SB), Y2, Y2
+	VPBLENDVB Y1, Y2, Y3, Y3
+	VMULPS    96(DX)(BX*4), Y0, Y1
+	VPSRLD    $0x10, Y1, Y2
+	VPAND     vecconsts<>+480(SB), Y2, Y4
+	VPADDD    Y1, Y4, Y4
+	VPADDD    vecconsts<>+512(SB), Y4, Y4
+	VPSRLD    $0x10, Y4, Y4
+	VPAND     vecconsts<>+544(SB), Y1, Y1
+	VPCMPGTD  vecconsts<>+576(SB), Y1, Y1
+	VPOR      vecconsts<>+608(SB), Y2, Y2
+	VPBLENDVB Y1, Y2, Y4, Y4
+	VPACKUSDW Y4, Y3, Y3
+	VPERMQ    $0xd8, Y3, Y3
+	VMOVDQU   Y3, 32(AX)(BX*2)
+	ADDQ      $0x00000020, BX
+	SUBQ      $0x00000020, CX
+	JMP       loopU1
+
+loop12:
+	CMPQ         CX, $0x00000008
+	JB           tail3
+	VMULPS       (DX)(BX*4), Y0, Y1
+	VPSRLD       $0x10, Y1, Y2
+	VPAND        vecconsts<>+480(SB), Y2, Y3
+	VPADDD       Y1, Y3, Y3
+	VPADDD       vecconsts<>+512(SB), Y3, Y3
+	VPSRLD       $0x10, Y3, Y3
+	VPAND        vecconsts<>+544(SB), Y1, Y1
+	VPCMPGTD     vecconsts<>+576(SB), Y1, Y1
+	VPOR         vecconsts<>+608(SB), Y2, Y2
+	VPBLENDVB    Y1, Y2, Y3, Y3
+	VEXTRACTI128 $0x01, Y3, X1
+	VPACKUSDW    X1, X3, X1
+	VMOVDQU      X1, (AX)(BX*2)
+	ADDQ         $0x00000008, BX
+	SUBQ         $0x00000008, CX
+	JMP          loop12
+
+tail3:
+	TESTQ CX, CX
+	JZ    done4
+
+done4:
+	VZEROUPPER
+	RET
+
+// func normalizeBF16NTAVX2(dst []uint16, x []float32, k float32)
+// Requires: AVX, AVX2
+TEXT ·normalizeBF16NTAVX2(SB), NOSPLIT, $0-52
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         dst_len+8(FP), CX
+	MOVQ         x_base+24(FP), DX
+	VBROADCASTSS k+48(FP), Y0
+	XORQ         BX, BX
+
+loopU1:
+	CMPQ      CX, $0x00000020
+	JB        loop12
+	VMULPS    (DX)(BX*4), Y0, Y1
+	VPSRLD    $0x10, Y1, Y2
+	VPAND     vecconsts<>+480(SB), Y2, Y3
+	VPADDD    Y1, Y3, Y3
+	VPADDD    vecconsts<>+512(SB), Y3, Y3
+	VPSRLD    $0x10, Y3, Y3
+	VPAND     vecconsts<>+544(SB), Y1, Y1
+	VPCMPGTD  vecconsts<>+576(SB), Y1, Y1
+	VPOR      vecconsts<>+608(SB), Y2, Y2
+	VPBLENDVB Y1, Y2, Y3, Y3
+	VMULPS    32(DX)(BX*4), Y0, Y1
+	VPSRLD    $0x10, Y1, Y2
+	VPAND     vecconsts<>+480(SB), Y2, Y4
+	VPADDD    Y1, Y4, Y4
+	VPADDD    vecconsts<>+512(SB), Y4, Y4
+	VPSRLD    $0x10, Y4, Y4
+	VPAND     vecconsts<>+544(SB), Y1, Y1
+	VPCMPGTD  vecconsts<>+576(SB), Y1, Y1
+	VPOR      vecconsts<>+608(SB), Y2, Y2
+	VPBLENDVB Y1, Y2, Y4, Y4
+	VPACKUSDW Y4, Y3, Y3
+	VPERMQ    $0xd8, Y3, Y3
+	VMOVNTDQ  Y3, (AX)(BX*2)
+	VMULPS    64(DX)(BX*4), Y0, Y1
+	VPSRLD    $0x10, Y1, Y2
+	VPAND     vecconsts<>+480(SB), Y2, Y3
+	VPADDD    Y1, Y3, Y3
+	VPADDD    vecconsts<>+512(SB), Y3, Y3
+	VPSRLD    $0x10, Y3, Y3
+	VPAND     vecconsts<>+544(SB), Y1, Y1
+	VPCMPGTD  vecconsts<>+576(SB), Y1, Y1
+	VPOR      vecconsts<>+608(SB), Y2, Y2
+	VPBLENDVB Y1, Y2, Y3, Y3
+	VMULPS    96(DX)(BX*4), Y0, Y1
+	VPSRLD    $0x10, Y1, Y2
+	VPAND     vecconsts<>+480(SB), Y2, Y4
+	VPADDD    Y1, Y4, Y4
+	VPADDD    vecconsts<>+512(SB), Y4, Y4
+	VPSRLD    $0x10, Y4, Y4
+	VPAND     vecconsts<>+544(SB), Y1, Y1
+	VPCMPGTD  vecconsts<>+576(SB), Y1, Y1
+	VPOR      vecconsts<>+608(SB), Y2, Y2
+	VPBLENDVB Y1, Y2, Y4, Y4
+	VPACKUSDW Y4, Y3, Y3
+	VPERMQ    $0xd8, Y3, Y3
+	VMOVNTDQ  Y3, 32(AX)(BX*2)
+	ADDQ      $0x00000020, BX
+	SUBQ      $0x00000020, CX
+	JMP       loopU1
+
+loop12:
+	CMPQ         CX, $0x00000008
+	JB           tail3
+	VMULPS       (DX)(BX*4), Y0, Y1
+	VPSRLD       $0x10, Y1, Y2
+	VPAND        vecconsts<>+480(SB), Y2, Y3
+	VPADDD       Y1, Y3, Y3
+	VPADDD       vecconsts<>+512(SB), Y3, Y3
+	VPSRLD       $0x10, Y3, Y3
+	VPAND        vecconsts<>+544(SB), Y1, Y1
+	VPCMPGTD     vecconsts<>+576(SB), Y1, Y1
+	VPOR         vecconsts<>+608(SB), Y2, Y2
+	VPBLENDVB    Y1, Y2, Y3, Y3
+	VEXTRACTI128 $0x01, Y3, X1
+	VPACKUSDW    X1, X3, X1
+	VMOVNTDQ     X1, (AX)(BX*2)
+	ADDQ         $0x00000008, BX
+	SUBQ         $0x00000008, CX
+	JMP          loop12
+
+tail3:
+	TESTQ CX, CX
+	JZ    done4
+
+done4:
+	VZEROUPPER
+	RET
+
+// func maxF16AVX512(x []uint16, scale float32) float32
+// Requires: AVX, AVX512F
+TEXT ·maxF16AVX512(SB), NOSPLIT, $0-36
+	MOVQ         x_base+0(FP), AX
+	MOVQ         x_len+8(FP), CX
+	VBROADCASTSS scale+24(FP), Z0
+	VUCOMISS     vecconsts<>+416(SB), X0
+	JNE          scaled1
+	JP           scaled1
+	VBROADCASTSS vecconsts<>+0(SB), Z0
+	VBROADCASTSS vecconsts<>+0(SB), Z1
+	VBROADCASTSS vecconsts<>+0(SB), Z2
+	VBROADCASTSS vecconsts<>+0(SB), Z3
+	XORQ         DX, DX
+
+loopU2:
+	CMPQ      CX, $0x00000040
+	JB        loop13
+	VCVTPH2PS (AX)(DX*2), Z4
+	VMAXPS    Z0, Z4, Z0
+	VCVTPH2PS 32(AX)(DX*2), Z4
+	VMAXPS    Z1, Z4, Z1
+	VCVTPH2PS 64(AX)(DX*2), Z4
+	VMAXPS    Z2, Z4, Z2
+	VCVTPH2PS 96(AX)(DX*2), Z4
+	VMAXPS    Z3, Z4, Z3
+	ADDQ      $0x00000040, DX
+	SUBQ      $0x00000040, CX
+	JMP       loopU2
+
+loop13:
+	CMPQ      CX, $0x00000010
+	JB        tail4
+	VCVTPH2PS (AX)(DX*2), Z4
+	VMAXPS    Z0, Z4, Z0
+	ADDQ      $0x00000010, DX
+	SUBQ      $0x00000010, CX
+	JMP       loop13
+
+tail4:
+	TESTQ CX, CX
+	JZ    done5
+
+done5:
+	VMAXPS     Z1, Z0, Z0
+	VMAXPS     Z3, Z2, Z2
+	VMAXPS     Z2, Z0, Z0
+	VSHUFF32X4 $0x4e, Z0, Z0, Z1
+	VMAXPS     Z1, Z0, Z0
+	VSHUFF32X4 $0xb1, Z0, Z0, Z1
+	VMAXPS     Z1, Z0, Z0
+	VPERMILPS  $0x4e, Z0, Z1
+	VMAXPS     Z1, Z0, Z0
+	VPERMILPS  $0xb1, Z0, Z1
+	VMAXPS     Z1, Z0, Z0
+	VMOVSS     X0, ret+32(FP)
+	VZEROUPPER
+	RET
+
+scaled1:
+	VBROADCASTSS vecconsts<>+0(SB), Z1
+	VBROADCASTSS vecconsts<>+0(SB), Z2
+	VBROADCASTSS vecconsts<>+0(SB), Z3
+	VBROADCASTSS vecconsts<>+0(SB), Z4
+	XORQ         DX, DX
+
+loopU6:
+	CMPQ      CX, $0x00000040
+	JB        loop17
+	VCVTPH2PS (AX)(DX*2), Z5
+	VMULPS    Z5, Z0, Z5
+	VMAXPS    Z1, Z5, Z1
+	VCVTPH2PS 32(AX)(DX*2), Z5
+	VMULPS    Z5, Z0, Z5
+	VMAXPS    Z2, Z5, Z2
+	VCVTPH2PS 64(AX)(DX*2), Z5
+	VMULPS    Z5, Z0, Z5
+	VMAXPS    Z3, Z5, Z3
+	VCVTPH2PS 96(AX)(DX*2), Z5
+	VMULPS    Z5, Z0, Z5
+	VMAXPS    Z4, Z5, Z4
+	ADDQ      $0x00000040, DX
+	SUBQ      $0x00000040, CX
+	JMP       loopU6
+
+loop17:
+	CMPQ      CX, $0x00000010
+	JB        tail8
+	VCVTPH2PS (AX)(DX*2), Z5
+	VMULPS    Z5, Z0, Z5
+	VMAXPS    Z1, Z5, Z1
+	ADDQ      $0x00000010, DX
+	SUBQ      $0x00000010, CX
+	JMP       loop17
+
+tail8:
+	TESTQ CX, CX
+	JZ    done9
+
+done9:
+	VMAXPS     Z2, Z1, Z1
+	VMAXPS     Z4, Z3, Z3
+	VMAXPS     Z3, Z1, Z1
+	VSHUFF32X4 $0x4e, Z1, Z1, Z0
+	VMAXPS     Z0, Z1, Z1
+	VSHUFF32X4 $0xb1, Z1, Z1, Z0
+	VMAXPS     Z0, Z1, Z1
+	VPERMILPS  $0x4e, Z1, Z0
+	VMAXPS     Z0, Z1, Z1
+	VPERMILPS  $0xb1, Z1, Z0
+	VMAXPS     Z0, Z1, Z1
+	VMOVSS     X1, ret+32(FP)
+	VZEROUPPER
+	RET
+
+// func expSumF16AVX512(dst []float32, x []uint16, next []float32, scale float32, m float32) float32
+// Requires: AVX, AVX512DQ, AVX512F, MMX+
+TEXT ·expSumF16AVX512(SB), NOSPLIT, $0-84
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         dst_len+8(FP), CX
+	MOVQ         x_base+24(FP), DX
+	MOVQ         next_base+48(FP), BX
+	MOVQ         next_len+56(FP), SI
+	VBROADCASTSS scale+72(FP), Z0
+	VBROADCASTSS m+76(FP), Z1
+	VBROADCASTSS vecconsts<>+64(SB), Z2
+	VBROADCASTSS vecconsts<>+96(SB), Z3
+	VBROADCASTSS vecconsts<>+128(SB), Z3
+	VBROADCASTSS vecconsts<>+1088(SB), Z4
+	VBROADCASTSS vecconsts<>+1216(SB), Z5
+	VBROADCASTSS vecconsts<>+1184(SB), Z6
+	VBROADCASTSS vecconsts<>+1152(SB), Z7
+	VBROADCASTSS vecconsts<>+1120(SB), Z8
+	VBROADCASTSS vecconsts<>+416(SB), Z9
+	VUCOMISS     vecconsts<>+416(SB), X0
+	JNE          scaled1
+	JP           scaled1
+	VXORPS       Z0, Z0, Z0
+	VXORPS       Z10, Z10, Z10
+	VXORPS       Z11, Z11, Z11
+	VXORPS       Z12, Z12, Z12
+	XORQ         DI, DI
+
+loopU2:
+	CMPQ         CX, $0x00000040
+	JB           loop13
+	VCVTPH2PS    (DX)(DI*2), Z13
+	VSUBPS       Z1, Z13, Z13
+	VCVTPH2PS    32(DX)(DI*2), Z14
+	VSUBPS       Z1, Z14, Z14
+	VCVTPH2PS    64(DX)(DI*2), Z15
+	VSUBPS       Z1, Z15, Z15
+	VCVTPH2PS    96(DX)(DI*2), Z16
+	VSUBPS       Z1, Z16, Z16
+	VMAXPS       Z13, Z2, Z13
+	VMAXPS       Z14, Z2, Z14
+	VMAXPS       Z15, Z2, Z15
+	VMAXPS       Z16, Z2, Z16
+	VMULPS       Z3, Z13, Z17
+	VMULPS       Z3, Z14, Z18
+	VMULPS       Z3, Z15, Z19
+	VMULPS       Z3, Z16, Z20
+	VRNDSCALEPS  $0x00, Z17, Z17
+	VRNDSCALEPS  $0x00, Z18, Z18
+	VRNDSCALEPS  $0x00, Z19, Z19
+	VRNDSCALEPS  $0x00, Z20, Z20
+	VFNMADD231PS Z4, Z17, Z13
+	VFNMADD231PS Z4, Z18, Z14
+	VFNMADD231PS Z4, Z19, Z15
+	VFNMADD231PS Z4, Z20, Z16
+	VMOVAPS      Z5, Z21
+	VMOVAPS      Z5, Z22
+	VMOVAPS      Z5, Z23
+	VMOVAPS      Z5, Z24
+	VFMADD213PS  Z6, Z13, Z21
+	VFMADD213PS  Z6, Z14, Z22
+	VFMADD213PS  Z6, Z15, Z23
+	VFMADD213PS  Z6, Z16, Z24
+	VFMADD213PS  Z7, Z13, Z21
+	VFMADD213PS  Z7, Z14, Z22
+	VFMADD213PS  Z7, Z15, Z23
+	VFMADD213PS  Z7, Z16, Z24
+	VFMADD213PS  Z8, Z13, Z21
+	VFMADD213PS  Z8, Z14, Z22
+	VFMADD213PS  Z8, Z15, Z23
+	VFMADD213PS  Z8, Z16, Z24
+	VFMADD213PS  Z9, Z13, Z21
+	VFMADD213PS  Z9, Z14, Z22
+	VFMADD213PS  Z9, Z15, Z23
+	VFMADD213PS  Z9, Z16, Z24
+	VFMADD213PS  Z9, Z13, Z21
+	VFMADD213PS  Z9, Z14, Z22
+	VFMADD213PS  Z9, Z15, Z23
+	VFMADD213PS  Z9, Z16, Z24
+	VSCALEFPS    Z17, Z21, Z21
+	VSCALEFPS    Z18, Z22, Z22
+	VSCALEFPS    Z19, Z23, Z23
+	VSCALEFPS    Z20, Z24, Z24
+	VMOVUPS      Z21, (AX)(DI*4)
+	VADDPS       Z21, Z0, Z0
+	VMOVUPS      Z22, 64(AX)(DI*4)
+	VADDPS       Z22, Z10, Z10
+	VMOVUPS      Z23, 128(AX)(DI*4)
+	VADDPS       Z23, Z11, Z11
+	VMOVUPS      Z24, 192(AX)(DI*4)
+	VADDPS       Z24, Z12, Z12
+	CMPQ         DI, SI
+	JAE          noprefetch6
+	PREFETCHT1   (BX)(DI*4)
+	PREFETCHT1   64(BX)(DI*4)
+	PREFETCHT1   128(BX)(DI*4)
+	PREFETCHT1   192(BX)(DI*4)
+
+noprefetch6:
+	ADDQ $0x00000040, DI
+	SUBQ $0x00000040, CX
+	JMP  loopU2
+
+loop13:
+	CMPQ         CX, $0x00000010
+	JB           tail4
+	VCVTPH2PS    (DX)(DI*2), Z13
+	VSUBPS       Z1, Z13, Z13
+	VMAXPS       Z13, Z2, Z13
+	VMULPS       Z3, Z13, Z14
+	VRNDSCALEPS  $0x00, Z14, Z14
+	VFNMADD231PS Z4, Z14, Z13
+	VMOVAPS      Z5, Z15
+	VFMADD213PS  Z6, Z13, Z15
+	VFMADD213PS  Z7, Z13, Z15
+	VFMADD213PS  Z8, Z13, Z15
+	VFMADD213PS  Z9, Z13, Z15
+	VFMADD213PS  Z9, Z13, Z15
+	VSCALEFPS    Z14, Z15, Z15
+	VMOVUPS      Z15, (AX)(DI*4)
+	VADDPS       Z15, Z0, Z0
+	ADDQ         $0x00000010, DI
+	SUBQ         $0x00000010, CX
+	JMP          loop13
+
+tail4:
+	TESTQ CX, CX
+	JZ    done5
+
+done5:
+	VADDPS     Z10, Z0, Z0
+	VADDPS     Z12, Z11, Z11
+	VADDPS     Z11, Z0, Z0
+	VSHUFF32X4 $0x4e, Z0, Z0, Z1
+	VADDPS     Z1, Z0, Z0
+	VSHUFF32X4 $0xb1, Z0, Z0, Z1
+	VADDPS     Z1, Z0, Z0
+	VPERMILPS  $0x4e, Z0, Z1
+	VADDPS     Z1, Z0, Z0
+	VPERMILPS  $0xb1, Z0, Z1
+	VADDPS     Z1, Z0, Z0
+	VMOVSS     X0, ret+80(FP)
+	VZEROUPPER
+	RET
+
+scaled1:
+	VXORPS Z10, Z10, Z10
+	VXORPS Z11, Z11, Z11
+	VXORPS Z12, Z12, Z12
+	VXORPS Z13, Z13, Z13
+	XORQ   DI, DI
+
+loopU7:
+	CMPQ         CX, $0x00000040
+	JB           loop18
+	VCVTPH2PS    (DX)(DI*2), Z14
+	VMULPS       Z0, Z14, Z14
+	VSUBPS       Z1, Z14, Z14
+	VCVTPH2PS    32(DX)(DI*2), Z15
+	VMULPS       Z0, Z15, Z15
+	VSUBPS       Z1, Z15, Z15
+	VCVTPH2PS    64(DX)(DI*2), Z16
+	VMULPS       Z0, Z16, Z16
+	VSUBPS       Z1, Z16, Z16
+	VCVTPH2PS    96(DX)(DI*2), Z17
+	VMULPS       Z0, Z17, Z17
+	VSUBPS       Z1, Z17, Z17
+	VMAXPS       Z14, Z2, Z14
+	VMAXPS       Z15, Z2, Z15
+	VMAXPS       Z16, Z2, Z16
+	VMAXPS       Z17, Z2, Z17
+	VMULPS       Z3, Z14, Z18
+	VMULPS       Z3, Z15, Z19
+	VMULPS       Z3, Z16, Z20
+	VMULPS       Z3, Z17, Z21
+	VRNDSCALEPS  $0x00, Z18, Z18
+	VRNDSCALEPS  $0x00, Z19, Z19
+	VRNDSCALEPS  $0x00, Z20, Z20
+	VRNDSCALEPS  $0x00, Z21, Z21
+	VFNMADD231PS Z4, Z18, Z14
+	VFNMADD231PS Z4, Z19, Z15
+	VFNMADD231PS Z4, Z20, Z16
+	VFNMADD231PS Z4, Z21, Z17
+	VMOVAPS      Z5, Z22
+	VMOVAPS      Z5, Z23
+	VMOVAPS      Z5, Z24
+	VMOVAPS      Z5, Z25
+	VFMADD213PS  Z6, Z14, Z22
+	VFMADD213PS  Z6, Z15, Z23
+	VFMADD213PS  Z6, Z16, Z24
+	VFMADD213PS  Z6, Z17, Z25
+	VFMADD213PS  Z7, Z14, Z22
+	VFMADD213PS  Z7, Z15, Z23
+	VFMADD213PS  Z7, Z16, Z24
+	VFMADD213PS  Z7, Z17, Z25
+	VFMADD213PS  Z8, Z14, Z22
+	VFMADD213PS  Z8, Z15, Z23
+	VFMADD213PS  Z8, Z16, Z24
+	VFMADD213PS  Z8, Z17, Z25
+	VFMADD213PS  Z9, Z14, Z22
+	VFMADD213PS  Z9, Z15, Z23
+	VFMADD213PS  Z9, Z16, Z24
+	VFMADD213PS  Z9, Z17, Z25
+	VFMADD213PS  Z9, Z14, Z22
+	VFMADD213PS  Z9, Z15, Z23
+	VFMADD213PS  Z9, Z16, Z24
+	VFMADD213PS  Z9, Z17, Z25
+	VSCALEFPS    Z18, Z22, Z22
+	VSCALEFPS    Z19, Z23, Z23
+	VSCALEFPS    Z20, Z24, Z24
+	VSCALEFPS    Z21, Z25, Z25
+	VMOVUPS      Z22, (AX)(DI*4)
+	VADDPS       Z22, Z10, Z10
+	VMOVUPS      Z23, 64(AX)(DI*4)
+	VADDPS       Z23, Z11, Z11
+	VMOVUPS      Z24, 128(AX)(DI*4)
+	VADDPS       Z24, Z12, Z12
+	VMOVUPS      Z25, 192(AX)(DI*4)
+	VADDPS       Z25, Z13, Z13
+	CMPQ         DI, SI
+	JAE          noprefetch11
+	PREFETCHT1   (BX)(DI*4)
+	PREFETCHT1   64(BX)(DI*4)
+	PREFETCHT1   128(BX)(DI*4)
+	PREFETCHT1   192(BX)(DI*4)
+
+noprefetch11:
+	ADDQ $0x00000040, DI
+	SUBQ $0x00000040, CX
+	JMP  loopU7
+
+loop18:
+	CMPQ         CX, $0x00000010
+	JB           tail9
+	VCVTPH2PS    (DX)(DI*2), Z14
+	VMULPS       Z0, Z14, Z14
+	VSUBPS       Z1, Z14, Z14
+	VMAXPS       Z14, Z2, Z14
+	VMULPS       Z3, Z14, Z15
+	VRNDSCALEPS  $0x00, Z15, Z15
+	VFNMADD231PS Z4, Z15, Z14
+	VMOVAPS      Z5, Z16
+	VFMADD213PS  Z6, Z14, Z16
+	VFMADD213PS  Z7, Z14, Z16
+	VFMADD213PS  Z8, Z14, Z16
+	VFMADD213PS  Z9, Z14, Z16
+	VFMADD213PS  Z9, Z14, Z16
+	VSCALEFPS    Z15, Z16, Z16
+	VMOVUPS      Z16, (AX)(DI*4)
+	VADDPS       Z16, Z10, Z10
+	ADDQ         $0x00000010, DI
+	SUBQ         $0x00000010, CX
+	JMP          loop18
+
+tail9:
+	TESTQ CX, CX
+	JZ    done10
+
+done10:
+	VADDPS     Z11, Z10, Z10
+	VADDPS     Z13, Z12, Z12
+	VADDPS     Z12, Z10, Z10
+	VSHUFF32X4 $0x4e, Z10, Z10, Z0
+	VADDPS     Z0, Z10, Z10
+	VSHUFF32X4 $0xb1, Z10, Z10, Z0
+	VADDPS     Z0, Z10, Z10
+	VPERMILPS  $0x4e, Z10, Z0
+	VADDPS     Z0, Z10, Z10
+	VPERMILPS  $0xb1, Z10, Z0
+	VADDPS     Z0, Z10, Z10
+	VMOVSS     X10, ret+80(FP)
+	VZEROUPPER
+	RET
+
+// func normalizeF16AVX512(dst []uint16, x []float32, k float32)
+// Requires: AVX, AVX512F
+TEXT ·normalizeF16AVX512(SB), NOSPLIT, $0-52
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         dst_len+8(FP), CX
+	MOVQ         x_base+24(FP), DX
+	VBROADCASTSS k+48(FP), Z0
+	XORQ         BX, BX
+
+loopU1:
+	CMPQ      CX, $0x00000040
+	JB        loop12
+	VMULPS    (DX)(BX*4), Z0, Z1
+	VCVTPS2PH $0x00, Z1, (AX)(BX*2)
+	VMULPS    64(DX)(BX*4), Z0, Z1
+	VCVTPS2PH $0x00, Z1, 32(AX)(BX*2)
+	VMULPS    128(DX)(BX*4), Z0, Z1
+	VCVTPS2PH $0x00, Z1, 64(AX)(BX*2)
+	VMULPS    192(DX)(BX*4), Z0, Z1
+	VCVTPS2PH $0x00, Z1, 96(AX)(BX*2)
+	ADDQ      $0x00000040, BX
+	SUBQ      $0x00000040, CX
+	JMP       loopU1
+
+loop12:
+	CMPQ      CX, $0x00000010
+	JB        tail3
+	VMULPS    (DX)(BX*4), Z0, Z1
+	VCVTPS2PH $0x00, Z1, (AX)(BX*2)
+	ADDQ      $0x00000010, BX
+	SUBQ      $0x00000010, CX
+	JMP       loop12
+
+tail3:
+	TESTQ CX, CX
+	JZ    done4
+
+done4:
+	VZEROUPPER
+	RET
+
+// func normalizeF16NTAVX512(dst []uint16, x []float32, k float32)
+// Requires: AVX, AVX512F
+TEXT ·normalizeF16NTAVX512(SB), NOSPLIT, $0-52
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         dst_len+8(FP), CX
+	MOVQ         x_base+24(FP), DX
+	VBROADCASTSS k+48(FP), Z0
+	XORQ         BX, BX
+
+loopU1:
+	CMPQ      CX, $0x00000040
+	JB        loop12
+	VMULPS    (DX)(BX*4), Z0, Z1
+	VCVTPS2PH $0x00, Z1, Y1
+	VMOVNTDQ  Y1, (AX)(BX*2)
+	VMULPS    64(DX)(BX*4), Z0, Z1
+	VCVTPS2PH $0x00, Z1, Y1
+	VMOVNTDQ  Y1, 32(AX)(BX*2)
+	VMULPS    128(DX)(BX*4), Z0, Z1
+	VCVTPS2PH $0x00, Z1, Y1
+	VMOVNTDQ  Y1, 64(AX)(BX*2)
+	VMULPS    192(DX)(BX*4), Z0, Z1
+	VCVTPS2PH $0x00, Z1, Y1
+	VMOVNTDQ  Y1, 96(AX)(BX*2)
+	ADDQ      $0x00000040, BX
+	SUBQ      $0x00000040, CX
+	JMP       loopU1
+
+loop12:
+	CMPQ      CX, $0x00000010
+	JB        tail3
+	VMULPS    (DX)(BX*4), Z0, Z1
+	VCVTPS2PH $0x00, Z1, Y1
+	VMOVNTDQ  Y1, (AX)(BX*2)
+	ADDQ      $0x00000010, BX
+	SUBQ      $0x00000010, CX
+	JMP       loop12
+
+tail3:
+	TESTQ CX, CX
+	JZ    done4
+
+done4:
+	VZEROUPPER
+	RET
+
+// func maxBF16AVX512(x []uint16, scale float32) float32
+// Requires: AVX, AVX512F
+TEXT ·maxBF16AVX512(SB), NOSPLIT, $0-36
+	MOVQ         x_base+0(FP), AX
+	MOVQ         x_len+8(FP), CX
+	VBROADCASTSS scale+24(FP), Z0
+	VUCOMISS     vecconsts<>+416(SB), X0
+	JNE          scaled1
+	JP           scaled1
+	VBROADCASTSS vecconsts<>+0(SB), Z0
+	VBROADCASTSS vecconsts<>+0(SB), Z1
+	VBROADCASTSS vecconsts<>+0(SB), Z2
+	VBROADCASTSS vecconsts<>+0(SB), Z3
+	XORQ         DX, DX
+
+loopU2:
+	CMPQ      CX, $0x00000040
+	JB        loop13
+	VPMOVZXWD (AX)(DX*2), Z4
+	VPSLLD    $0x10, Z4, Z4
+	VMAXPS    Z0, Z4, Z0
+	VPMOVZXWD 32(AX)(DX*2), Z4
+	VPSLLD    $0x10, Z4, Z4
+	VMAXPS    Z1, Z4, Z1
+	VPMOVZXWD 64(AX)(DX*2), Z4
+	VPSLLD    $0x10, Z4, Z4
+	VMAXPS    Z2, Z4, Z2
+	VPMOVZXWD 96(AX)(DX*2), Z4
+	VPSLLD    $0x10, Z4, Z4
+	VMAXPS    Z3, Z4, Z3
+	ADDQ      $0x00000040, DX
+	SUBQ      $0x00000040, CX
+	JMP       loopU2
+
+loop13:
+	CMPQ      CX, $0x00000010
+	JB        tail4
+	VPMOVZXWD (AX)(DX*2), Z4
+	VPSLLD    $0x10, Z4, Z4
+	VMAXPS    Z0, Z4, Z0
+	ADDQ      $0x00000010, DX
+	SUBQ      $0x00000010, CX
+	JMP       loop13
+
+tail4:
+	TESTQ CX, CX
+	JZ    done5
+
+done5:
+	VMAXPS     Z1, Z0, Z0
+	VMAXPS     Z3, Z2, Z2
+	VMAXPS     Z2, Z0, Z0
+	VSHUFF32X4 $0x4e, Z0, Z0, Z1
+	VMAXPS     Z1, Z0, Z0
+	VSHUFF32X4 $0xb1, Z0, Z0, Z1
+	VMAXPS     Z1, Z0, Z0
+	VPERMILPS  $0x4e, Z0, Z1
+	VMAXPS     Z1, Z0, Z0
+	VPERMILPS  $0xb1, Z0, Z1
+	VMAXPS     Z1, Z0, Z0
+	VMOVSS     X0, ret+32(FP)
+	VZEROUPPER
+	RET
+
+scaled1:
+	VBROADCASTSS vecconsts<>+0(SB), Z1
+	VBROADCASTSS vecconsts<>+0(SB), Z2
+	VBROADCASTSS vecconsts<>+0(SB), Z3
+	VBROADCASTSS vecconsts<>+0(SB), Z4
+	XORQ         DX, DX
+
+loopU6:
+	CMPQ      CX, $0x00000040
+	JB        loop17
+	VPMOVZXWD (AX)(DX*2), Z5
+	VPSLLD    $0x10, Z5, Z5
+	VMULPS    Z5, Z0, Z5
+	VMAXPS    Z1, Z5, Z1
+	VPMOVZXWD 32(AX)(DX*2), Z5
+	VPSLLD    $0x10, Z5, Z5
+	VMULPS    Z5, Z0, Z5
+	VMAXPS    Z2, Z5, Z2
+	VPMOVZXWD 64(AX)(DX*2), Z5
+	VPSLLD    $0x10, Z5, Z5
+	VMULPS    Z5, Z0, Z5
+	VMAXPS    Z3, Z5, Z3
+	VPMOVZXWD 96(AX)(DX*2), Z5
+	VPSLLD    $0x10, Z5, Z5
+	VMULPS    Z5, Z0, Z5
+	VMAXPS    Z4, Z5, Z4
+	ADDQ      $0x00000040, DX
+	SUBQ      $0x00000040, CX
+	JMP       loopU6
+
+loop17:
+	CMPQ      CX, $0x00000010
+	JB        tail8
+	VPMOVZXWD (AX)(DX*2), Z5
+	VPSLLD    $0x10, Z5, Z5
+	VMULPS    Z5, Z0, Z5
+	VMAXPS    Z1, Z5, Z1
+	ADDQ      $0x00000010, DX
+	SUBQ      $0x00000010, CX
+	JMP       loop17
+
+tail8:
+	TESTQ CX, CX
+	JZ    done9
+
+done9:
+	VMAXPS     Z2, Z1, Z1
+	VMAXPS     Z4, Z3, Z3
+	VMAXPS     Z3, Z1, Z1
+	VSHUFF32X4 $0x4e, Z1, Z1, Z0
+	VMAXPS     Z0, Z1, Z1
+	VSHUFF32X4 $0xb1, Z1, Z1, Z0
+	VMAXPS     Z0, Z1, Z1
+	VPERMILPS  $0x4e, Z1, Z0
+	VMAXPS     Z0, Z1, Z1
+	VPERMILPS  $0xb1, Z1, Z0
+	VMAXPS     Z0, Z1, Z1
+	VMOVSS     X1, ret+32(FP)
+	VZEROUPPER
+	RET
+
+// func expSumBF16AVX512(dst []float32, x []uint16, next []float32, scale float32, m float32) float32
+// Requires: AVX, AVX512DQ, AVX512F, MMX+
+TEXT ·expSumBF16AVX512(SB), NOSPLIT, $0-84
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         dst_len+8(FP), CX
+	MOVQ         x_base+24(FP), DX
+	MOVQ         next_base+48(FP), BX
+	MOVQ         next_len+56(FP), SI
+	VBROADCASTSS scale+72(FP), Z0
+	VBROADCASTSS m+76(FP), Z1
+	VBROADCASTSS vecconsts<>+64(SB), Z2
+	VBROADCASTSS vecconsts<>+96(SB), Z3
+	VBROADCASTSS vecconsts<>+128(SB), Z3
+	VBROADCASTSS vecconsts<>+1088(SB), Z4
+	VBROADCASTSS vecconsts<>+1216(SB), Z5
+	VBROADCASTSS vecconsts<>+1184(SB), Z6
+	VBROADCASTSS vecconsts<>+1152(SB), Z7
+	VBROADCASTSS vecconsts<>+1120(SB), Z8
+	VBROADCASTSS vecconsts<>+416(SB), Z9
+	VUCOMISS     vecconsts<>+416(SB), X0
+	JNE          scaled1
+	JP           scaled1
+	VXORPS       Z0, Z0, Z0
+	VXORPS       Z10, Z10, Z10
+	VXORPS       Z11, Z11, Z11
+	VXORPS       Z12, Z12, Z12
+	XORQ         DI, DI
+
+loopU2:
+	CMPQ         CX, $0x00000040
+	JB           loop13
+	VPMOVZXWD    (DX)(DI*2), Z13
+	VPSLLD       $0x10, Z13, Z13
+	VSUBPS       Z1, Z13, Z13
+	VPMOVZXWD    32(DX)(DI*2), Z14
+	VPSLLD       $0x10, Z14, Z14
+	VSUBPS       Z1, Z14, Z14
+	VPMOVZXWD    64(DX)(DI*2), Z15
+	VPSLLD       $0x10, Z15, Z15
+	VSUBPS       Z1, Z15, Z15
+	VPMOVZXWD    96(DX)(DI*2), Z16
+	VPSLLD       $0x10, Z16, Z16
+	VSUBPS       Z1, Z16, Z16
+	VMAXPS       Z13, Z2, Z13
+	VMAXPS       Z14, Z2, Z14
+	VMAXPS       Z15, Z2, Z15
+	VMAXPS       Z16, Z2, Z16
+	VMULPS       Z3, Z13, Z17
+	VMULPS       Z3, Z14, Z18
+	VMULPS       Z3, Z15, Z19
+	VMULPS       Z3, Z16, Z20
+	VRNDSCALEPS  $0x00, Z17, Z17
+	VRNDSCALEPS  $0x00, Z18, Z18
+	VRNDSCALEPS  $0x00, Z19, Z19
+	VRNDSCALEPS  $0x00, Z20, Z20
+	VFNMADD231PS Z4, Z17, Z13
+	VFNMADD231PS Z4, Z18, Z14
+	VFNMADD231PS Z4, Z19, Z15
+	VFNMADD231PS Z4, Z20, Z16
+	VMOVAPS      Z5, Z21
+	VMOVAPS      Z5, Z22
+	VMOVAPS      Z5, Z23
+	VMOVAPS      Z5, Z24
+	VFMADD213PS  Z6, Z13, Z21
+	VFMADD213PS  Z6, Z14, Z22
+	VFMADD213PS  Z6, Z15, Z23
+	VFMADD213PS  Z6, Z16, Z24
+	VFMADD213PS  Z7, Z13, Z21
+	VFMADD213PS  Z7, Z14, Z22
+	VFMADD213PS  Z7, Z15, Z23
+	VFMADD213PS  Z7, Z16, Z24
+	VFMADD213PS  Z8, Z13, Z21
+	VFMADD213PS  Z8, Z14, Z22
+	VFMADD213PS  Z8, Z15, Z23
+	VFMADD213PS  Z8, Z16, Z24
+	VFMADD213PS  Z9, Z13, Z21
+	VFMADD213PS  Z9, Z14, Z22
+	VFMADD213PS  Z9, Z15, Z23
+	VFMADD213PS  Z9, Z16, Z24
+	VFMADD213PS  Z9, Z13, Z21
+	VFMADD213PS  Z9, Z14, Z22
+	VFMADD213PS  Z9, Z15, Z23
+	VFMADD213PS  Z9, Z16, Z24
+	VSCALEFPS    Z17, Z21, Z21
+	VSCALEFPS    Z18, Z22, Z22
+	VSCALEFPS    Z19, Z23, Z23
+	VSCALEFPS    Z20, Z24, Z24
+	VMOVUPS      Z21, (AX)(DI*4)
+	VADDPS       Z21, Z0, Z0
+	VMOVUPS      Z22, 64(AX)(DI*4)
+	VADDPS       Z22, Z10, Z10
+	VMOVUPS      Z23, 128(AX)(DI*4)
+	VADDPS       Z23, Z11, Z11
+	VMOVUPS      Z24, 192(AX)(DI*4)
+	VADDPS       Z24, Z12, Z12
+	CMPQ         DI, SI
+	JAE          noprefetch6
+	PREFETCHT1   (BX)(DI*4)
+	PREFETCHT1   64(BX)(DI*4)
+	PREFETCHT1   128(BX)(DI*4)
+	PREFETCHT1   192(BX)(DI*4)
+
+noprefetch6:
+	ADDQ $0x00000040, DI
+	SUBQ $0x00000040, CX
+	JMP  loopU2
+
+loop13:
+	CMPQ         CX, $0x00000010
+	JB           tail4
+	VPMOVZXWD    (DX)(DI*2), Z13
+	VPSLLD       $0x10, Z13, Z13
+	VSUBPS       Z1, Z13, Z13
+	VMAXPS       Z13, Z2, Z13
+	VMULPS       Z3, Z13, Z14
+	VRNDSCALEPS  $0x00, Z14, Z14
+	VFNMADD231PS Z4, Z14, Z13
+	VMOVAPS      Z5, Z15
+	VFMADD213PS  Z6, Z13, Z15
+	VFMADD213PS  Z7, Z13, Z15
+	VFMADD213PS  Z8, Z13, Z15
+	VFMADD213PS  Z9, Z13, Z15
+	VFMADD213PS  Z9, Z13, Z15
+	VSCALEFPS    Z14, Z15, Z15
+	VMOVUPS      Z15, (AX)(DI*4)
+	VADDPS       Z15, Z0, Z0
+	ADDQ         $0x00000010, DI
+	SUBQ         $0x00000010, CX
+	JMP          loop13
+
+tail4:
+	TESTQ CX, CX
+	JZ    done5
+
+done5:
+	VADDPS     Z10, Z0, Z0
+	VADDPS     Z12, Z11, Z11
+	VADDPS     Z11, Z0, Z0
+	VSHUFF32X4 $0x4e, Z0, Z0, Z1
+	VADDPS     Z1, Z0, Z0
+	VSHUFF32X4 $0xb1, Z0, Z0, Z1
+	VADDPS     Z1, Z0, Z0
+	VPERMILPS  $0x4e, Z0, Z1
+	VADDPS     Z1, Z0, Z0
+	VPERMILPS  $0xb1, Z0, Z1
+	VADDPS     Z1, Z0, Z0
+	VMOVSS     X0, ret+80(FP)
+	VZEROUPPER
+	RET
+
+scaled1:
+	VXORPS Z10, Z10, Z10
+	VXORPS Z11, Z11, Z11
+	VXORPS Z12, Z12, Z12
+	VXORPS Z13, Z13, Z13
+	XORQ   DI, DI
+
+loopU7:
+	CMPQ         CX, $0x00000040
+	JB           loop18
+	VPMOVZXWD    (DX)(DI*2), Z14
+	VPSLLD       $0x10, Z14, Z14
+	VMULPS       Z0, Z14, Z14
+	VSUBPS       Z1, Z14, Z14
+	VPMOVZXWD    32(DX)(DI*2), Z15
+	VPSLLD       $0x10, Z15, Z15
+	VMULPS       Z0, Z15, Z15
+	VSUBPS       Z1, Z15, Z15
+	VPMOVZXWD    64(DX)(DI*2), Z16
+	VPSLLD       $0x10, Z16, Z16
+	VMULPS       Z0, Z16, Z16
+	VSUBPS       Z1, Z16, Z16
+	VPMOVZXWD    96(DX)(DI*2), Z17
+	VPSLLD       $0x10, Z17, Z17
+	VMULPS       Z0, Z17, Z17
+	VSUBPS       Z1, Z17, Z17
+	VMAXPS       Z14, Z2, Z14
+	VMAXPS       Z15, Z2, Z15
+	VMAXPS       Z16, Z2, Z16
+	VMAXPS       Z17, Z2, Z17
+	VMULPS       Z3, Z14, Z18
+	VMULPS       Z3, Z15, Z19
+	VMULPS       Z3, Z16, Z20
+	VMULPS       Z3, Z17, Z21
+	VRNDSCALEPS  $0x00, Z18, Z18
+	VRNDSCALEPS  $0x00, Z19, Z19
+	VRNDSCALEPS  $0x00, Z20, Z20
+	VRNDSCALEPS  $0x00, Z21, Z21
+	VFNMADD231PS Z4, Z18, Z14
+	VFNMADD231PS Z4, Z19, Z15
+	VFNMADD231PS Z4, Z20, Z16
+	VFNMADD231PS Z4, Z21, Z17
+	VMOVAPS      Z5, Z22
+	VMOVAPS      Z5, Z23
+	VMOVAPS      Z5, Z24
+	VMOVAPS      Z5, Z25
+	VFMADD213PS  Z6, Z14, Z22
+	VFMADD213PS  Z6, Z15, Z23
+	VFMADD213PS  Z6, Z16, Z24
+	VFMADD213PS  Z6, Z17, Z25
+	VFMADD213PS  Z7, Z14, Z22
+	VFMADD213PS  Z7, Z15, Z23
+	VFMADD213PS  Z7, Z16, Z24
+	VFMADD213PS  Z7, Z17, Z25
+	VFMADD213PS  Z8, Z14, Z22
+	VFMADD213PS  Z8, Z15, Z23
+	VFMADD213PS  Z8, Z16, Z24
+	VFMADD213PS  Z8, Z17, Z25
+	VFMADD213PS  Z9, Z14, Z22
+	VFMADD213PS  Z9, Z15, Z23
+	VFMADD213PS  Z9, Z16, Z24
+	VFMADD213PS  Z9, Z17, Z25
+	VFMADD213PS  Z9, Z14, Z22
+	VFMADD213PS  Z9, Z15, Z23
+	VFMADD213PS  Z9, Z16, Z24
+	VFMADD213PS  Z9, Z17, Z25
+	VSCALEFPS    Z18, Z22, Z22
+	VSCALEFPS    Z19, Z23, Z23
+	VSCALEFPS    Z20, Z24, Z24
+	VSCALEFPS    Z21, Z25, Z25
+	VMOVUPS      Z22, (AX)(DI*4)
+	VADDPS       Z22, Z10, Z10
+	VMOVUPS      Z23, 64(AX)(DI*4)
+	VADDPS       Z23, Z11, Z11
+	VMOVUPS      Z24, 128(AX)(DI*4)
+	VADDPS       Z24, Z12, Z12
+	VMOVUPS      Z25, 192(AX)(DI*4)
+	VADDPS       Z25, Z13, Z13
+	CMPQ         DI, SI
+	JAE          noprefetch11
+	PREFETCHT1   (BX)(DI*4)
+	PREFETCHT1   64(BX)(DI*4)
+	PREFETCHT1   128(BX)(DI*4)
+	PREFETCHT1   192(BX)(DI*4)
+
+noprefetch11:
+	ADDQ $0x00000040, DI
+	SUBQ $0x00000040, CX
+	JMP  loopU7
+
+loop18:
+	CMPQ         CX, $0x00000010
+	JB           tail9
+	VPMOVZXWD    (DX)(DI*2), Z14
+	VPSLLD       $0x10, Z14, Z14
+	VMULPS       Z0, Z14, Z14
+	VSUBPS       Z1, Z14, Z14
+	VMAXPS       Z14, Z2, Z14
+	VMULPS       Z3, Z14, Z15
+	VRNDSCALEPS  $0x00, Z15, Z15
+	VFNMADD231PS Z4, Z15, Z14
+	VMOVAPS      Z5, Z16
+	VFMADD213PS  Z6, Z14, Z16
+	VFMADD213PS  Z7, Z14, Z16
+	VFMADD213PS  Z8, Z14, Z16
+	VFMADD213PS  Z9, Z14, Z16
+	VFMADD213PS  Z9, Z14, Z16
+	VSCALEFPS    Z15, Z16, Z16
+	VMOVUPS      Z16, (AX)(DI*4)
+	VADDPS       Z16, Z10, Z10
+	ADDQ         $0x00000010, DI
+	SUBQ         $0x00000010, CX
+	JMP          loop18
+
+tail9:
+	TESTQ CX, CX
+	JZ    done10
+
+done10:
+	VADDPS     Z11, Z10, Z10
+	VADDPS     Z13, Z12, Z12
+	VADDPS     Z12, Z10, Z10
+	VSHUFF32X4 $0x4e, Z10, Z10, Z0
+	VADDPS     Z0, Z10, Z10
+	VSHUFF32X4 $0xb1, Z10, Z10, Z0
+	VADDPS     Z0, Z10, Z10
+	VPERMILPS  $0x4e, Z10, Z0
+	VADDPS     Z0, Z10, Z10
+	VPERMILPS  $0xb1, Z10, Z0
+	VADDPS     Z0, Z10, Z10
+	VMOVSS     X10, ret+80(FP)
+	VZEROUPPER
+	RET
+
+// func normalizeBF16AVX512(dst []uint16, x []float32, k float32)
+// Requires: AVX, AVX512BW, AVX512F, AVX512VL
+TEXT ·normalizeBF16AVX512(SB), NOSPLIT, $0-52
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         dst_len+8(FP), CX
+	MOVQ         x_base+24(FP), DX
+	VBROADCASTSS k+48(FP), Z0
+	VBROADCASTSS vecconsts<>+480(SB), Z1
+	VBROADCASTSS vecconsts<>+512(SB), Z2
+	VBROADCASTSS vecconsts<>+1248(SB), Z3
+	VMOVDQU32    bf16pack<>+0(SB), Z4
+	XORQ         BX, BX
+
+loopU1:
+	CMPQ      CX, $0x00000040
+	JB        loop12
+	VMULPS    (DX)(BX*4), Z0, Z5
+	VPSRLD    $0x10, Z5, Z6
+	VPANDD    Z1, Z6, Z6
+	VPADDD    Z5, Z6, Z6
+	VPADDD    Z2, Z6, Z6
+	VCMPPS    $0x03, Z5, Z5, K1
+	VPORD     Z3, Z5, K1, Z6
+	VMULPS    64(DX)(BX*4), Z0, Z5
+	VPSRLD    $0x10, Z5, Z7
+	VPANDD    Z1, Z7, Z7
+	VPADDD    Z5, Z7, Z7
+	VPADDD    Z2, Z7, Z7
+	VCMPPS    $0x03, Z5, Z5, K1
+	VPORD     Z3, Z5, K1, Z7
+	VPERMT2W  Z7, Z4, Z6
+	VMOVDQU16 Z6, (AX)(BX*2)
+	VMULPS    128(DX)(BX*4), Z0, Z5
+	VPSRLD    $0x10, Z5, Z6
+	VPANDD    Z1, Z6, Z6
+	VPADDD    Z5, Z6, Z6
+	VPADDD    Z2, Z6, Z6
+	VCMPPS    $0x03, Z5, Z5, K1
+	VPORD     Z3, Z5, K1, Z6
+	VMULPS    192(DX)(BX*4), Z0, Z5
+	VPSRLD    $0x10, Z5, Z7
+	VPANDD    Z1, Z7, Z7
+	VPADDD    Z5, Z7, Z7
+	VPADDD    Z2, Z7, Z7
+	VCMPPS    $0x03, Z5, Z5, K1
+	VPORD     Z3, Z5, K1, Z7
+	VPERMT2W  Z7, Z4, Z6
+	VMOVDQU16 Z6, 64(AX)(BX*2)
+	ADDQ      $0x00000040, BX
+	SUBQ      $0x00000040, CX
+	JMP       loopU1
+
+loop12:
+	CMPQ      CX, $0x00000010
+	JB        tail3
+	VMULPS    (DX)(BX*4), Z0, Z4
+	VPSRLD    $0x10, Z4, Z5
+	VPANDD    Z1, Z5, Z5
+	VPADDD    Z4, Z5, Z5
+	VPADDD    Z2, Z5, Z5
+	VCMPPS    $0x03, Z4, Z4, K1
+	VPORD     Z3, Z4, K1, Z5
+	VPSRLD    $0x10, Z5, Z5
+	VPMOVDW   Z5, Y4
+	VMOVDQU16 Y4, (AX)(BX*2)
+	ADDQ      $0x00000010, BX
+	SUBQ      $0x00000010, CX
+	JMP       loop12
+
+tail3:
+	TESTQ CX, CX
+	JZ    done4
+
+done4:
+	VZEROUPPER
+	RET
+
+// func normalizeBF16NTAVX512(dst []uint16, x []float32, k float32)
+// Requires: AVX, AVX512BW, AVX512F, AVX512VL
+TEXT ·normalizeBF16NTAVX512(SB), NOSPLIT, $0-52
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         dst_len+8(FP), CX
+	MOVQ         x_base+24(FP), DX
+	VBROADCASTSS k+48(FP), Z0
+	VBROADCASTSS vecconsts<>+480(SB), Z1
+	VBROADCASTSS vecconsts<>+512(SB), Z2
+	VBROADCASTSS vecconsts<>+1248(SB), Z3
+	VMOVDQU32    bf16pack<>+0(SB), Z4
+	XORQ         BX, BX
+
+loopU1:
+	CMPQ     CX, $0x00000040
+	JB       loop12
+	VMULPS   (DX)(BX*4), Z0, Z5
+	VPSRLD   $0x10, Z5, Z6
+	VPANDD   Z1, Z6, Z6
+	VPADDD   Z5, Z6, Z6
+	VPADDD   Z2, Z6, Z6
+	VCMPPS   $0x03, Z5, Z5, K1
+	VPORD    Z3, Z5, K1, Z6
+	VMULPS   64(DX)(BX*4), Z0, Z5
+	VPSRLD   $0x10, Z5, Z7
+	VPANDD   Z1, Z7, Z7
+	VPADDD   Z5, Z7, Z7
+	VPADDD   Z2, Z7, Z7
+	VCMPPS   $0x03, Z5, Z5, K1
+	VPORD    Z3, Z5, K1, Z7
+	VPERMT2W Z7, Z4, Z6
+	VMOVNTDQ Z6, (AX)(BX*2)
+	VMULPS   128(DX)(BX*4), Z0, Z5
+	VPSRLD   $0x10, Z5, Z6
+	VPANDD   Z1, Z6, Z6
+	VPADDD   Z5, Z6, Z6
+	VPADDD   Z2, Z6, Z6
+	VCMPPS   $0x03, Z5, Z5, K1
+	VPORD    Z3, Z5, K1, Z6
+	VMULPS   192(DX)(BX*4), Z0, Z5
+	VPSRLD   $0x10, Z5, Z7
+	VPANDD   Z1, Z7, Z7
+	VPADDD   Z5, Z7, Z7
+	VPADDD   Z2, Z7, Z7
+	VCMPPS   $0x03, Z5, Z5, K1
+	VPORD    Z3, Z5, K1, Z7
+	VPERMT2W Z7, Z4, Z6
+	VMOVNTDQ Z6, 64(AX)(BX*2)
+	ADDQ     $0x00000040, BX
+	SUBQ     $0x00000040, CX
+	JMP      loopU1
+
+loop12:
+	CMPQ      CX, $0x00000010
+	JB        tail3
+	VMULPS    (DX)(BX*4), Z0, Z4
+	VPSRLD    $0x10, Z4, Z5
+	VPANDD    Z1, Z5, Z5
+	VPADDD    Z4, Z5, Z5
+	VPADDD    Z2, Z5, Z5
+	VCMPPS    $0x03, Z4, Z4, K1
+	VPORD     Z3, Z4, K1, Z5
+	VPSRLD    $0x10, Z5, Z5
+	VPMOVDW   Z5, Y4
+	VMOVDQU16 Y4, (AX)(BX*2)
+	ADDQ      $0x00000010, BX
+	SUBQ      $0x00000010, CX
+	JMP       loop12
+
+tail3:
+	TESTQ CX, CX
+	JZ    done4
 
 done4:
 	VZEROUPPER

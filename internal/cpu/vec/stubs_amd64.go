@@ -703,3 +703,83 @@ func logSoftmaxGradNTAVX2(dx []float32, y []float32, dy []float32, s float32, sc
 //
 //go:noescape
 func logSoftmaxGradNTAVX512(dx []float32, y []float32, dy []float32, s float32, scale float32)
+
+// maxF16AVX2 is maxOf of F16 values; len(x) must be a multiple of 16.
+//
+//go:noescape
+func maxF16AVX2(x []uint16, scale float32) float32
+
+// expSumF16AVX2 is expSum of F16 values; len(dst) must be a multiple of 16.
+//
+//go:noescape
+func expSumF16AVX2(dst []float32, x []uint16, next []float32, scale float32, m float32) float32
+
+// normalizeF16AVX2 writes dst[i] = F16(x[i]·k); len(dst) must be a multiple of 16.
+//
+//go:noescape
+func normalizeF16AVX2(dst []uint16, x []float32, k float32)
+
+// normalizeF16NTAVX2 is normalizeF16 with non-temporal stores; dst must be 64-byte aligned.
+//
+//go:noescape
+func normalizeF16NTAVX2(dst []uint16, x []float32, k float32)
+
+// maxBF16AVX2 is maxOf of BF16 values; len(x) must be a multiple of 16.
+//
+//go:noescape
+func maxBF16AVX2(x []uint16, scale float32) float32
+
+// expSumBF16AVX2 is expSum of BF16 values; len(dst) must be a multiple of 16.
+//
+//go:noescape
+func expSumBF16AVX2(dst []float32, x []uint16, next []float32, scale float32, m float32) float32
+
+// normalizeBF16AVX2 writes dst[i] = BF16(x[i]·k); len(dst) must be a multiple of 16.
+//
+//go:noescape
+func normalizeBF16AVX2(dst []uint16, x []float32, k float32)
+
+// normalizeBF16NTAVX2 is normalizeBF16 with non-temporal stores; dst must be 64-byte aligned.
+//
+//go:noescape
+func normalizeBF16NTAVX2(dst []uint16, x []float32, k float32)
+
+// maxF16AVX512 is maxOf of F16 values; len(x) must be a multiple of 16.
+//
+//go:noescape
+func maxF16AVX512(x []uint16, scale float32) float32
+
+// expSumF16AVX512 is expSum of F16 values; len(dst) must be a multiple of 16.
+//
+//go:noescape
+func expSumF16AVX512(dst []float32, x []uint16, next []float32, scale float32, m float32) float32
+
+// normalizeF16AVX512 writes dst[i] = F16(x[i]·k); len(dst) must be a multiple of 16.
+//
+//go:noescape
+func normalizeF16AVX512(dst []uint16, x []float32, k float32)
+
+// normalizeF16NTAVX512 is normalizeF16 with non-temporal stores; dst must be 64-byte aligned.
+//
+//go:noescape
+func normalizeF16NTAVX512(dst []uint16, x []float32, k float32)
+
+// maxBF16AVX512 is maxOf of BF16 values; len(x) must be a multiple of 16.
+//
+//go:noescape
+func maxBF16AVX512(x []uint16, scale float32) float32
+
+// expSumBF16AVX512 is expSum of BF16 values; len(dst) must be a multiple of 16.
+//
+//go:noescape
+func expSumBF16AVX512(dst []float32, x []uint16, next []float32, scale float32, m float32) float32
+
+// normalizeBF16AVX512 writes dst[i] = BF16(x[i]·k); len(dst) must be a multiple of 16.
+//
+//go:noescape
+func normalizeBF16AVX512(dst []uint16, x []float32, k float32)
+
+// normalizeBF16NTAVX512 is normalizeBF16 with non-temporal stores; dst must be 64-byte aligned.
+//
+//go:noescape
+func normalizeBF16NTAVX512(dst []uint16, x []float32, k float32)

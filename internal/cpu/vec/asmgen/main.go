@@ -78,7 +78,13 @@ const (
 	cTh2
 	cTh3
 	cTh4
-	cTanhCut  // 0.625: below it (in magnitude) the polynomial
+	cTanhCut // 0.625: below it (in magnitude) the polynomial
+	cLn2     // exp16 (fwd74.go): ln2 and its polynomial
+	cQ2
+	cQ3
+	cQ4
+	cQ5
+	cQuietHi  // int32 0x00400000: a float32 NaN's quiet bit, the high half's 0x40
 	numConsts // count
 )
 
@@ -119,6 +125,12 @@ var constBits = [numConsts]uint32{
 	cTh3:     f32(1.33314422036e-1),
 	cTh4:     f32(3.33332819422e-1),
 	cTanhCut: f32(0.625),
+	cLn2:     f32(ln2),
+	cQ2:      f32(exp16Q2),
+	cQ3:      f32(exp16Q3),
+	cQ4:      f32(exp16Q4),
+	cQ5:      f32(exp16Q5),
+	cQuietHi: 0x00400000,
 }
 
 // expConsts are the constants the exp needs.
@@ -193,6 +205,7 @@ func main() {
 	emitXent()
 	emitBwd()
 	emitBwd74()
+	emitFwd74()
 	Generate()
 }
 

@@ -1,0 +1,71 @@
+//go:build amd64 && !purego
+
+package vec
+
+import "golang.org/x/sys/cpu"
+
+// kernels16 are one set's 16-bit forward kernels for one format.
+type kernels16 struct {
+	max          func(x []uint16, scale float32) float32
+	expSum       func(dst []float32, x []uint16, next []float32, scale, m float32) float32
+	norm, normNT func(dst []uint16, x []float32, k float32)
+}
+
+// fwd16 returns the kernels of the set in use (bf: bfloat16), or false for
+// the "go" set and for float16 without F16C.
+func fwd16(bf bool) (kernels16, bool) {
+	switch {
+	case impl == "avx512" && bf:
+		return kernels16{maxBF16AVX512, expSumBF16AVX512, normalizeBF16AVX512, normalizeBF16NTAVX512}, true
+	case impl == "avx512":
+		return kernels16{maxF16AVX512, expSumF16AVX512, normalizeF16AVX512, normalizeF16NTAVX512}, true
+	case impl == "avx2" && bf:
+		return kernels16{maxBF16AVX2, expSumBF16AVX2, normalizeBF16AVX2, normalizeBF16NTAVX2}, true
+	case impl == "avx2" && cpu.X86.HasF16C:
+		return kernels16{maxF16AVX2, expSumF16AVX2, normalizeF16AVX2, normalizeF16NTAVX2}, true
+	}
+	return kernels16{}, false
+}
+
+// max16 runs the assembly on whole vectors of 16 and the twin on the rest.
+func max16(x []uint16, bf bool, scale float32) float32 {
+	k, ok := fwd16(bf)
+	if !ok {
+		return max16Generic(x, bf, scale)
+	}
+	n := len(x) &^ 15
+	m, r := k.max(x[:n], scale), max16Generic(x[n:], bf, scale)
+	if r > m {
+		return r
+	}
+	return m
+}
+
+// expSum16 runs the assembly on whole vectors of 16 and the twin on the rest.
+func expSum16(dst []float32, x []uint16, bf bool, next []float32, scale, m float32) float32 {
+	k, ok := fwd16(bf)
+	if !ok {
+		return expSum16Generic(dst, x, bf, scale, m)
+	}
+	n := len(dst) &^ 15
+	return k.expSum(dst[:n], x[:n], next, scale, m) + expSum16Generic(dst[n:], x[n:], bf, scale, m)
+}
+
+// normalize16 runs the assembly (stream: its non-temporal variant from
+// dst's first 64-byte boundary) on whole vectors of 16 and the twin on the
+// unaligned head and the rest.
+func normalize16(dst []uint16, bf bool, x []float32, k float32, stream bool) {
+	ks, ok := fwd16(bf)
+	if !ok {
+		normalize16Generic(dst, bf, x, k)
+		return
+	}
+	kern, h := ks.norm, 0
+	if stream {
+		kern, h = ks.normNT, alignHead(dst, 64)
+	}
+	normalize16Generic(dst[:h], bf, x[:h], k)
+	n := h + (len(dst)-h)&^15
+	kern(dst[h:n], x[h:n], k)
+	normalize16Generic(dst[n:], bf, x[n:], k)
+}

@@ -1,0 +1,171 @@
+package vec
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// rand16 fills n 16-bit values (bfloat16 with bf) ending at a guard page,
+// with NaN, ±∞ and huge ones (special).
+func rand16(t *testing.T, rng *rand.Rand, n int, bf, special bool) []uint16 {
+	if bf {
+		return randBF16(t, rng, n, special)
+	}
+	v := guardedU16(t, n)
+	for i := range v {
+		f := float32(rng.NormFloat64() * 3)
+		if special {
+			switch i % 7 {
+			case 1:
+				f = float32(math.NaN())
+			case 3:
+				f = float32(math.Inf(1 - 2*(i/7%2)))
+			case 5:
+				f = 6e4
+			}
+		}
+		v[i] = FloatToHalf(f)
+	}
+	return v
+}
+
+// The 16-bit forward kernels of every set, against their twins and the
+// float32 path they replace (conversion, Max, ExpSum, Normalize, conversion
+// back): max bit for bit, exps within an ulp of Exp16 (which rounds its
+// FMAs twice), the sum close, the 16-bit outputs bit for bit the twin's
+// rounding of the kernel's own exps, plain and streamed to any alignment,
+// and within one 16-bit ulp of the float32 path's (NaNs of either sign).
+func TestFwd16(t *testing.T) {
+	rng := rand.New(rand.NewPCG(74, 16))
+	prev, _ := UseImpl(Impls()[len(Impls())-1])
+	defer UseImpl(prev)
+	for _, name := range Impls() {
+		if _, err := UseImpl(name); err != nil {
+			t.Fatal(err)
+		}
+		for _, bf := range []bool{false, true} {
+			to32, to16 := F16ToF32, F32ToF16
+			if bf {
+				to32, to16 = BF16ToF32, F32ToBF16
+			}
+			for _, n := range []int{0, 1, 15, 16, 17, 64, 65, 127, 1024, 1031, 2048, 4096} {
+				for _, special := range []bool{false, true} {
+					u := rand16(t, rng, n, bf, special)
+					x := make([]float32, n)
+					to32(x, u)
+					for _, scale := range []float32{1, 0.7} {
+						m := Max16(u, bf, scale)
+						if want := maxOfGeneric(x, scale); m != want && !(m != m && want != want) {
+							t.Fatalf("%s bf=%v n=%d: Max16 %v, float32 path %v", name, bf, n, m, want)
+						}
+						e, twin, f32 := make([]float32, n), make([]float32, n), make([]float32, n)
+						s := ExpSum16Ahead(e, u, bf, nil, scale, m)
+						ts := expSum16Generic(twin, u, bf, scale, m)
+						ExpSum(f32, x, scale, m)
+						for i := range e {
+							if ulpsApart(e[i], twin[i]) > 1 {
+								t.Fatalf("%s bf=%v n=%d: exp[%d] = %v, twin %v", name, bf, n, i, e[i], twin[i])
+							}
+						}
+						if !close32(s, ts) {
+							t.Fatalf("%s bf=%v n=%d: sum %v, twin %v", name, bf, n, s, ts)
+						}
+						k := 1 / (s + 1)
+						want, path := make([]uint16, n), make([]uint16, n)
+						normalize16Generic(want, bf, e, k)
+						normalizeGeneric(f32, f32, k)
+						to16(path, f32)
+						for i := range want {
+							if d := int(want[i]) - int(path[i]); (d < -1 || d > 1) && !(nan16(want[i], bf) && nan16(path[i], bf)) {
+								t.Fatalf("%s bf=%v n=%d: out[%d] = %#x, float32 path %#x", name, bf, n, i, want[i], path[i])
+							}
+						}
+						for _, stream := range []bool{false, true} {
+							for _, off := range []int{0, 1, 7} {
+								if off > n {
+									continue
+								}
+								got := make([]uint16, n+8)[off:n]
+								Normalize16(got, bf, e[off:], k, stream)
+								Fence()
+								for i := range got {
+									if got[i] != want[off+i] && !(nan16(got[i], bf) && nan16(want[off+i], bf)) {
+										t.Fatalf("%s bf=%v n=%d stream=%v off=%d: out[%d] = %#x, twin %#x", name, bf, n, stream, off, i, got[i], want[off+i])
+									}
+								}
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestExp16 checks every set's exp16 (through ExpSum16Ahead of every
+// bfloat16 value in [−110, 88], shifted by offsets m) within 4.5e-7
+// relative of float64 for normal results, within an ulp of Exp16, and
+// Exp's 0 and NaN at the edges.
+func TestExp16(t *testing.T) {
+	var u []uint16
+	for b := uint16(0); b < 0x8000; b++ {
+		if v := BF16ToFloat(b); v <= 88 {
+			u = append(u, b)
+		}
+		if v := BF16ToFloat(b | 0x8000); v >= -110 {
+			u = append(u, b|0x8000)
+		}
+	}
+	u = append(u, FloatToBF16(float32(math.Inf(-1))), FloatToBF16(float32(math.NaN())))
+	u = u[:len(u)&^15] // whole vectors: every element through the assembly
+	prev, _ := UseImpl(Impls()[len(Impls())-1])
+	defer UseImpl(prev)
+	for _, name := range Impls() {
+		if _, err := UseImpl(name); err != nil {
+			t.Fatal(err)
+		}
+		e := make([]float32, len(u))
+		for _, m := range []float32{0, 0.3, 0.7071, 1e-3} {
+			ExpSum16Ahead(e, u, true, nil, 1, m)
+			worst := 0.0
+			for i, b := range u {
+				x := BF16ToFloat(b) - m
+				want, twin := math.Exp(float64(x)), Exp16(x)
+				if ulpsApart(e[i], twin) > 1 && !(e[i] != e[i] && twin != twin) {
+					t.Fatalf("%s: exp16(%v) = %v, twin %v", name, x, e[i], twin)
+				}
+				switch {
+				case x != x || x < expLo:
+					if math.Float32bits(e[i]) != math.Float32bits(Exp(x)) {
+						t.Fatalf("%s: exp16(%v) = %v, Exp %v", name, x, e[i], Exp(x))
+					}
+				case want >= 0x1p-126 && want <= math.MaxFloat32:
+					worst = max(worst, math.Abs(float64(e[i])/want-1))
+				}
+			}
+			if worst > 4.5e-7 {
+				t.Fatalf("%s m=%v: exp16 %.3g relative off", name, m, worst)
+			}
+			t.Logf("%s m=%v: worst %.3g relative", name, m, worst)
+		}
+	}
+}
+
+// nan16 says whether u is a NaN of its 16-bit format (whose sign the
+// kernels and twins may set differently).
+func nan16(u uint16, bf bool) bool {
+	if bf {
+		return u&0x7fff > 0x7f80
+	}
+	return u&0x7fff > 0x7c00
+}
+
+// close32 says whether a and b agree to 1e-5 relative, or are both NaN or
+// the same infinity.
+func close32(a, b float32) bool {
+	if a == b || a != a && b != b {
+		return true
+	}
+	return math.Abs(float64(a-b)) <= 1e-5*math.Abs(float64(b))
+}
