@@ -42,8 +42,9 @@ func TestCrossEntropySanitize(t *testing.T) {
 	// Plain calls (kernels.XentPlain: no softcap, weights or smoothing,
 	// whole packs from aligned starts) take the "_plain" twins.
 	for _, dt := range []softmax.DType{softmax.Float32, softmax.Float16, softmax.BFloat16, softmax.Float64} {
-		// 30000, 40000 and 140000: the stash kernels of f64, f32 and f64, and 16-bit.
-		for _, v := range append(xentSanitizeV, 30000, 40000, 140000) {
+		// 30000, 40000 and 140000: the stash kernels of f64, f32 and f64, and
+		// 16-bit; 170000: the 16-bit streaming kernels' plain twins.
+		for _, v := range append(xentSanitizeV, 30000, 40000, 140000, 170000) {
 			v &^= 7
 			pl, err := d.XentPlan(3, v, dt, true)
 			if err != nil {
