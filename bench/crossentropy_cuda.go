@@ -3,6 +3,7 @@ package bench
 import (
 	"fmt"
 	"github.com/gofused/softmax/internal/kernels"
+	"github.com/gofused/softmax/internal/plan"
 	"io"
 	"math/rand/v2"
 
@@ -83,7 +84,8 @@ func lossCaseCUDA(d *cuda.Device, l2 *cuda.L2Flush, timer *cuda.Timer, op string
 		rows *= n
 	}
 	// The bench's calls are plain (kernels.XentPlain) where the rows are whole packs.
-	pl, err := d.XentPlan(rows, v, c.DType, v%kernels.Pack(c.DType) == 0)
+	pl, err := d.XentPlan(plan.XentProblem{Rows: int64(rows), V: int64(v), DType: c.DType,
+		Plain: v%kernels.Pack(c.DType) == 0, LSE: op == OpLogSumExp})
 	if err != nil {
 		return r, err
 	}

@@ -369,11 +369,11 @@ func (d *Device) LogSumExp(dst, src Tensor, opt Options, s *Stream) error {
 }
 
 // XentPlan returns the row kernel and launch the cross-entropy ops use for
-// rows × v logits of dt on this device (the planner's table); plain: for
-// a plain call (kernels.XentPlain: aligned logits and gradient, no
-// softcap, weights or label smoothing, v a multiple of the 16-byte pack).
-func (d *Device) XentPlan(rows, v int, dt softmax.DType, plain bool) (plan.XentPlan, error) {
-	return plan.PlanXent(plan.XentProblem{Rows: int64(rows), V: int64(v), DType: dt, Plain: plain}, d.planDevice())
+// p on this device (the planner's table). A call is Plain when
+// kernels.XentPlain holds (aligned logits and gradient, no softcap, weights
+// or label smoothing, V a multiple of the 16-byte pack).
+func (d *Device) XentPlan(p plan.XentProblem) (plan.XentPlan, error) {
+	return plan.PlanXent(p, d.planDevice())
 }
 
 // xentWS lays out a call's per-row statistics in the stream's workspace:
@@ -404,8 +404,8 @@ func (d *Device) runXent(c *xentCall, s *Stream) error {
 	var err error
 	if c.cols != nil {
 		pl = *c.cols
-	} else if pl, err = plan.PlanXent(plan.XentProblem{Rows: int64(c.rows), V: int64(c.v), DType: c.dt,
-		Plain: kernels.XentPlain(&c.p, c.dt, c.weights != nil)}, d.planDevice()); err != nil {
+	} else if pl, err = d.XentPlan(plan.XentProblem{Rows: int64(c.rows), V: int64(c.v), DType: c.dt,
+		Plain: kernels.XentPlain(&c.p, c.dt, c.weights != nil), LSE: c.p.Flags&kernels.XFlagNoTarget != 0}); err != nil {
 		return fmt.Errorf("cuda: %w", err)
 	}
 	lossOff, wOff, gOff, total := c.wsLayout()

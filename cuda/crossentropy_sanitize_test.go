@@ -2,6 +2,7 @@ package cuda
 
 import (
 	"fmt"
+	"github.com/gofused/softmax/internal/plan"
 	"math"
 	"math/rand/v2"
 	"strings"
@@ -28,7 +29,7 @@ func TestCrossEntropySanitize(t *testing.T) {
 	seen := map[string]bool{}
 	for _, dt := range []softmax.DType{softmax.Float32, softmax.Float16, softmax.BFloat16, softmax.Float64} {
 		for _, v := range xentSanitizeV {
-			pl, err := d.XentPlan(3, v, dt, false)
+			pl, err := d.XentPlan(plan.XentProblem{Rows: 3, V: int64(v), DType: dt})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -46,7 +47,7 @@ func TestCrossEntropySanitize(t *testing.T) {
 		// 16-bit; 170000: the 16-bit streaming kernels' plain twins.
 		for _, v := range append(xentSanitizeV, 30000, 40000, 140000, 170000) {
 			v &^= 7
-			pl, err := d.XentPlan(3, v, dt, true)
+			pl, err := d.XentPlan(plan.XentProblem{Rows: 3, V: int64(v), DType: dt, Plain: true})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -91,10 +91,10 @@ func XentPlain(p *XParams, dt spec.DType, weights bool) bool {
 // XentRows are the row kernels the catalogue instantiates for every dtype:
 // register caches from 2 KB to 128 KB a row (at most 8 packs, 32
 // registers, a thread, as block_reg's), the same 128 KB with 128 or 192 KB
-// more in shared memory (plain calls), and the streaming kernel for longer
-// rows. The planner's table (internal/plan xent rows) chooses among them.
+// more in shared memory (plain calls), and the streaming kernels for longer
+// rows (and for log-sum-exp alone, which reads a row once either way). The planner's table (internal/plan xent rows) chooses among them.
 var XentRows = []XentRow{
-	{128, 4, 0}, {256, 4, 0}, {256, 8, 0}, {512, 8, 0}, {1024, 8, 0}, {1024, 8, 8}, {1024, 8, 12}, {1024, 0, 0},
+	{128, 4, 0}, {256, 4, 0}, {256, 8, 0}, {512, 8, 0}, {1024, 8, 0}, {1024, 8, 8}, {1024, 8, 12}, {1024, 0, 0}, {512, 0, 0},
 }
 
 // XentCols is the kernel of the log-sum-exp along a non-last axis

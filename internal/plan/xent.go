@@ -18,6 +18,7 @@ type XentProblem struct {
 	Rows, V int64
 	DType   spec.DType
 	Plain   bool // the call takes the "_plain" kernels (kernels.XentPlain)
+	LSE     bool // log-sum-exp alone: no targets, loss or gradient
 }
 
 // XentPlan is the row kernel of a call and its launch; xent_prep and
@@ -34,6 +35,7 @@ type XentPlan struct {
 
 // XentRowTable is a parsed row of xent.tsv.
 type XentRowTable struct {
+	LSE         bool  // calls "lse": log-sum-exp calls only
 	ESize       int   // 0: any
 	Cols        int64 // 0: any
 	Kernel      kernels.XentRow
@@ -56,7 +58,7 @@ func mustXentTable(text string) []XentRowTable {
 	return t
 }
 
-var xentColumns = []string{"esize", "cols", "threads", "packs", "stash", "blocks_per_sm", "evidence"}
+var xentColumns = []string{"calls", "esize", "cols", "threads", "packs", "stash", "blocks_per_sm", "evidence"}
 
 // ParseXentTable parses xent.tsv's format: a header line naming
 // xentColumns, then a row a line; # lines are comments; * is any (0).
@@ -65,16 +67,20 @@ var xentColumns = []string{"esize", "cols", "threads", "packs", "stash", "blocks
 func ParseXentTable(text string) ([]XentRowTable, error) {
 	var out []XentRowTable
 	err := tsv.Rows(text, xentColumns, func(f []string) error {
+		if f[0] != "*" && f[0] != "lse" {
+			return fmt.Errorf("calls %q (* or lse)", f[0])
+		}
 		var n [6]int64
 		for i := range n {
-			if v, err := strconv.ParseInt(f[i], 10, 64); err == nil {
+			if v, err := strconv.ParseInt(f[i+1], 10, 64); err == nil {
 				n[i] = v
-			} else if f[i] != "*" {
-				return fmt.Errorf("%s %q", xentColumns[i], f[i])
+			} else if f[i+1] != "*" {
+				return fmt.Errorf("%s %q", xentColumns[i+1], f[i+1])
 			}
 		}
-		r := XentRowTable{ESize: int(n[0]), Cols: n[1], Kernel: kernels.XentRow{Threads: int(n[2]), Packs: int(n[3]), Stash: int(n[4])},
-			BlocksPerSM: int(n[5]), Evidence: f[6], cols: f[1]}
+		r := XentRowTable{LSE: f[0] == "lse", ESize: int(n[0]), Cols: n[1],
+			Kernel:      kernels.XentRow{Threads: int(n[2]), Packs: int(n[3]), Stash: int(n[4])},
+			BlocksPerSM: int(n[5]), Evidence: f[7], cols: f[2]}
 		if !slices.Contains(kernels.XentRows, r.Kernel) || r.BlocksPerSM < 1 {
 			return fmt.Errorf("kernel t%d_p%d_s%d (%d blocks an SM) is not one of kernels.XentRows", r.Kernel.Threads, r.Kernel.Packs, r.Kernel.Stash, r.BlocksPerSM)
 		}
@@ -86,8 +92,8 @@ func ParseXentTable(text string) ([]XentRowTable, error) {
 		out = append(out, r)
 		return nil
 	})
-	if err == nil && (len(out) == 0 || out[len(out)-1].Cols != 0 || out[len(out)-1].Kernel.Packs != 0) {
-		err = fmt.Errorf("the last row must stream any row (cols *, packs 0)")
+	if err == nil && (len(out) == 0 || out[len(out)-1].LSE || out[len(out)-1].Cols != 0 || out[len(out)-1].Kernel.Packs != 0) {
+		err = fmt.Errorf("the last row must stream any row of any call (calls *, cols *, packs 0)")
 	}
 	if err != nil {
 		return nil, fmt.Errorf("plan: xent.tsv: %w", err)
@@ -115,8 +121,8 @@ func PlanXent(p XentProblem, dev Device) (XentPlan, error) {
 		if r.ESize != 0 && r.ESize != p.DType.Size() || r.Cols != 0 && need > r.Cols || r.Kernel.Packs > 0 && need > r.Kernel.Cols(p.DType) {
 			continue
 		}
-		if r.Kernel.Stash > 0 && (!p.Plain || r.Kernel.SmemBytes() > dev.SmemOptin) { // a stash: plain calls, room for it
-			continue
+		if r.Kernel.Stash > 0 && (!p.Plain || r.Kernel.SmemBytes() > dev.SmemOptin) || r.LSE && !p.LSE {
+			continue // a stash: plain calls, room for it; an lse row: log-sum-exp calls
 		}
 		grid := max(min(int64(max(dev.SMs, 1))*int64(r.BlocksPerSM), p.Rows), 1)
 		return XentPlan{Kernel: r.Kernel, Symbol: r.Kernel.Symbol(p.DType, p.Plain), Grid: uint32(grid), Block: uint32(r.Kernel.Threads),

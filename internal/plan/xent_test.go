@@ -78,6 +78,13 @@ func TestPlanXent(t *testing.T) {
 				c.dev.SmemOptin, pl.Symbol, pl.Smem, err, c.want, c.smem)
 		}
 	}
+	// Log-sum-exp alone takes the table's lse row, whatever the row length.
+	for _, v := range []int64{8, 32000, 1 << 20} {
+		pl, err := PlanXent(XentProblem{Rows: 1000, V: v, DType: spec.BFloat16, Plain: true, LSE: true}, h200)
+		if err != nil || pl.Symbol != "xent_row_bf16_t512_p0_plain" || pl.Grid != 264 {
+			t.Errorf("log-sum-exp V=%d: %s, grid %d (%v), want xent_row_bf16_t512_p0_plain, 264", v, pl.Symbol, pl.Grid, err)
+		}
+	}
 	if pl, _ := PlanXent(XentProblem{Rows: 3, V: 10, DType: spec.Float32}, dev); pl.Grid != 3 {
 		t.Errorf("3 rows: grid %d", pl.Grid)
 	}
