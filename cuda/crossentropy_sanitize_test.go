@@ -38,6 +38,7 @@ func TestCrossEntropySanitize(t *testing.T) {
 			ceRun{dt: dt, rows: 4, v: v, opt: opt, gradSkew2: true}.check(t, d, uint64(v))
 			ceRun{dt: dt, rows: 4, v: v, inPlace: true, skew: int64(dt.Size()), opt: softmax.CrossEntropyOptions{Reduction: softmax.ReductionNone}}.check(t, d, uint64(v)+1)
 			sanitizeOthers(t, d, dt, v)
+			sanitizeLSERows(t, d, dt, v, seen)
 		}
 	}
 	// Plain calls (kernels.XentPlain: no softcap, weights or smoothing,
@@ -54,6 +55,7 @@ func TestCrossEntropySanitize(t *testing.T) {
 			seen[pl.Symbol] = true
 			ceRun{dt: dt, rows: 4, v: v, opt: softmax.CrossEntropyOptions{Reduction: softmax.ReductionNone, ZLoss: 1e-4, Scale: 1.1}}.check(t, d, uint64(v)+2)
 			ceRun{dt: dt, rows: 4, v: v, inPlace: true}.check(t, d, uint64(v)+3)
+			sanitizeLSERows(t, d, dt, v, seen)
 		}
 	}
 	for _, dt := range []softmax.DType{softmax.Float32, softmax.Float16, softmax.BFloat16, softmax.Float64} {
@@ -152,6 +154,44 @@ func sanitizeOthers(t *testing.T, d *Device, dt softmax.DType, v int) {
 	for i, g := range toF64(hc).F64 {
 		if !near(g, col.F64[i], ceTol(dt)*(math.Abs(col.F64[i])+1)) {
 			t.Errorf("%s: column lse[%d] = %v, want %v", name, i, g, col.F64[i])
+		}
+	}
+}
+
+// sanitizeLSERows runs the log-sum-exp of rows alone, from a skewed start
+// (the general kernels) and an aligned one (plain where v is whole packs),
+// each checked, and marks the kernels its plans name in seen.
+func sanitizeLSERows(t *testing.T, d *Device, dt softmax.DType, v int, seen map[string]bool) {
+	t.Helper()
+	const rows = 3
+	x, _ := ceHost(rand.New(rand.NewPCG(uint64(v), 5)), dt, rows, v, -100)
+	want, _ := softmax.NewTensor(softmax.Float64, rows)
+	if err := softmax.LogSumExp(want, toF64(x), softmax.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, skew := range []int64{int64(dt.Size()), 0} {
+		pl, err := d.XentPlan(plan.XentProblem{Rows: rows, V: int64(v), DType: dt, LSE: true,
+			Plain: skew == 0 && v%kernels.Pack(dt) == 0})
+		if err != nil {
+			t.Fatal(err)
+		}
+		seen[pl.Symbol] = true
+		dx, _ := d.UploadAt(x, skew)
+		dst, _ := d.NewTensor(dt, rows)
+		err = d.LogSumExp(dst, dx, Options{Axis: -1}, nil)
+		h, _ := softmax.NewTensor(dt, rows)
+		if err == nil {
+			err = dst.CopyTo(h)
+		}
+		dx.Free()
+		dst.Free()
+		if err != nil {
+			t.Fatalf("%v V=%d skew %d: log-sum-exp: %v", dt, v, skew, err)
+		}
+		for i, g := range toF64(h).F64 {
+			if w := want.F64[i]; !near(g, w, ceTol(dt)*(math.Abs(w)+1)) {
+				t.Errorf("%v V=%d skew %d (%s): lse[%d] = %v, want %v", dt, v, skew, pl.Symbol, i, g, w)
+			}
 		}
 	}
 }

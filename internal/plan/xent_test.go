@@ -78,8 +78,11 @@ func TestPlanXent(t *testing.T) {
 				c.dev.SmemOptin, pl.Symbol, pl.Smem, err, c.want, c.smem)
 		}
 	}
-	// Log-sum-exp alone takes the table's lse row, whatever the row length.
-	for _, v := range []int64{8, 32000, 1 << 20} {
+	// Log-sum-exp alone takes the table's lse row past the short cached rows.
+	if pl, _ := PlanXent(XentProblem{Rows: 1000, V: 8192, DType: spec.BFloat16, Plain: true, LSE: true}, h200); pl.Symbol != "xent_row_bf16_t256_p8_plain" {
+		t.Errorf("log-sum-exp V=8192: %s, want the cached xent_row_bf16_t256_p8_plain", pl.Symbol)
+	}
+	for _, v := range []int64{16385, 32000, 1 << 20} {
 		pl, err := PlanXent(XentProblem{Rows: 1000, V: v, DType: spec.BFloat16, Plain: true, LSE: true}, h200)
 		if err != nil || pl.Symbol != "xent_row_bf16_t512_p0_plain" || pl.Grid != 264 {
 			t.Errorf("log-sum-exp V=%d: %s, grid %d (%v), want xent_row_bf16_t512_p0_plain, 264", v, pl.Symbol, pl.Grid, err)
