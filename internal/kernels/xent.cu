@@ -202,6 +202,17 @@ __device__ __forceinline__ void xent_zero(typename D::T* gr, long long v) {
 
 // The plain rows' passes (xent_row): whole packs, k*NT + t of a thread, at
 // most npk a row (int: cached rows are far below 2^31 elements).
+
+// exp of a plain row's exponent (<= 0 but for rounding, or NaN): for 16-bit
+// logits fexp_fast (math.cuh: within 3e-6 relative where a term carries
+// weight; their gradient rounds to 16 bits), fexp_nonpos for f32 and f64.
+template <class D, class M>
+__device__ __forceinline__ M xent_ex(M x) {
+  if constexpr (D::FAST_EXP)
+    return fexp_fast<D::FTZ_EXP>(x);
+  else
+    return fexp_nonpos(x);
+}
 template <class D, int NT, int PACKS>
 __device__ __forceinline__ void xent_plain_load(const typename D::T* row, int npk, V16 (&cache)[PACKS]) {
 #pragma unroll
@@ -275,7 +286,7 @@ __device__ __forceinline__ M xent_plain_sum(M d, M scale, M sm, int npk, const P
       D::unpack(c[k], z);
 #pragma unroll
       for (int e = 0; e < D::P; ++e) {
-        z[e] = fexp_nonpos(z[e] * scale - sm);
+        z[e] = xent_ex<D>(z[e] * scale - sm);
         d += z[e];
       }
       if constexpr (xent_keeps_exps<D>()) c[k] = D::pack(z);
@@ -293,7 +304,7 @@ __device__ __forceinline__ void xent_plain_grad_pack(M scale, M lse, M A, M T, i
   D::unpack(raw, z);
 #pragma unroll
   for (int e = 0; e < D::P; ++e) {
-    M o = A * fexp_nonpos(z[e] * scale - lse);
+    M o = A * xent_ex<D>(z[e] * scale - lse);
     if (q * D::P + e == t) o -= T;
     g[e] = o * scale;
   }
