@@ -100,6 +100,40 @@ __device__ __forceinline__ M xblock_sum(M v, M* sh) {
   return v;
 }
 
+// The block's (max, sum of exps against it) from each thread's (m, d), d
+// its sum of exps against safe(m): a warp's max, its sum moved to it, then
+// warp 0 merges the warps' pairs the same way. Two barriers, as xblock_max
+// and xblock_sum take, but every thread's exps run before the first
+// (LOCAL_FIRST in ops.cuh says why). -inf, NaN and +inf as md_merge.
+template <int NT, class M>
+__device__ __forceinline__ void xblock_md(M& m, M& d, M* sha, M* shb) {
+  constexpr int NW = NT / 32;
+  const int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
+  M wm = m;
+  for (int o = 16; o > 0; o >>= 1) wm = fmax2(wm, __shfl_xor_sync(0xffffffffu, wm, o));
+  M wd = d * fexp_nonpos(m - safe(wm));
+  for (int o = 16; o > 0; o >>= 1) wd += __shfl_xor_sync(0xffffffffu, wd, o);
+  if (lane == 0) {
+    sha[w] = wm;
+    shb[w] = wd;
+  }
+  __syncthreads();
+  if (w == 0) {
+    const M bm = lane < NW ? sha[lane] : (M)neg_inf(), bd = lane < NW ? shb[lane] : (M)0;
+    M mm = bm;
+    for (int o = 16; o > 0; o >>= 1) mm = fmax2(mm, __shfl_xor_sync(0xffffffffu, mm, o));
+    M dd = bd * fexp_nonpos(bm - safe(mm));
+    for (int o = 16; o > 0; o >>= 1) dd += __shfl_xor_sync(0xffffffffu, dd, o);
+    if (lane == 0) {
+      sha[0] = mm;
+      shb[0] = dd;
+    }
+  }
+  __syncthreads();
+  m = sha[0];
+  d = shb[0];
+}
+
 // Loads pack q of a row (from its 16-byte boundary lead elements before
 // the row) as raw storage: 16 bytes at once unless the pack crosses the
 // row's end, which is read element by element (the allocation may end
@@ -460,7 +494,12 @@ __device__ __forceinline__ void xent_row(const XParams& p) {
       }
       sh_row[0] = zt;
     }
-    M lse, Ard = 0;  // Ard: A/d for xent_plain_grad_kept
+    M lse, Ard = 0;  // Ard: w/d for xent_plain_grad_kept (times A there)
+    // Plain cached rows take their exps against each thread's own max and
+    // reduce (max, sum) pairs (xblock_md); w moves a thread's exps to the
+    // row max.
+    constexpr bool local_first = plain && PACKS > 0;
+    M w = 1;
     if (lse_in) {
       lse = lse_in[r];
       __syncthreads();  // sh_row
@@ -472,14 +511,16 @@ __device__ __forceinline__ void xent_row(const XParams& p) {
           const int tt = ign ? -1 : (int)t;
           xent_plain_load<D, NT, PACKS>(base, (int)npk, cache);
           if constexpr (NS > 0) xent_stash_load<D, NT, PACKS, NS>(base, (int)npk, stash);
-          m = xent_plain_max<D, NT, 0, PACKS>((M)neg_inf(), o.scale, (int)npk, regs, tt, &sh_row[0]);
+          M mt = xent_plain_max<D, NT, 0, PACKS>((M)neg_inf(), o.scale, (int)npk, regs, tt, &sh_row[0]);
           if constexpr (NS > 0) {
             cp_async_wait(0);  // this thread's stash slots (no other thread reads them)
-            m = xent_plain_max<D, NT, PACKS, NS>(m, o.scale, (int)npk, st, tt, &sh_row[0]);
+            mt = xent_plain_max<D, NT, PACKS, NS>(mt, o.scale, (int)npk, st, tt, &sh_row[0]);
           }
-          m = xblock_max<NT>(m, sh_a);
-          dl = xent_plain_sum<D, NT, 0, PACKS>((M)0, o.scale, safe(m), (int)npk, regs);
-          if constexpr (NS > 0) dl = xent_plain_sum<D, NT, PACKS, NS>(dl, o.scale, safe(m), (int)npk, st);
+          dl = xent_plain_sum<D, NT, 0, PACKS>((M)0, o.scale, safe(mt), (int)npk, regs);
+          if constexpr (NS > 0) dl = xent_plain_sum<D, NT, PACKS, NS>(dl, o.scale, safe(mt), (int)npk, st);
+          m = mt;
+          xblock_md<NT>(m, dl, sh_a, sh_b);  // m, dl: the row's
+          w = fexp_nonpos(mt - safe(m));
         } else {
           // Cached rows: the thread's max, the block's, then one exp an
           // element against it (no per-pack rescale of an online sum).
@@ -546,8 +587,8 @@ __device__ __forceinline__ void xent_row(const XParams& p) {
         m = xblock_max<NT>(s.m, sh_a);
         dl = s.d * fexp_nonpos(s.m - safe(m));
       }
-      const M d = xblock_sum<NT>(dl, sh_b);
-      Ard = 1 / d;
+      const M d = local_first ? dl : xblock_sum<NT>(dl, sh_b);
+      Ard = w / d;
       lse = m == (M)__int_as_float(0x7f800000) ? (M)qnan() : m + flog(d);
       if (o.eps != 0) s.dot = xblock_sum<NT>(s.dot, sh_c);
       if (threadIdx.x == 0) {
