@@ -43,4 +43,10 @@ enum {
   XF_F64 = 32,        // float64 logits: the per-row buffers and out are double
 };
 
+// Per-thread statistics: online (m, d) and Σ w_j z_j.
+template <class M>
+struct XStat {
+  M m, d, dot;
+};
+
 }  // namespace smx
