@@ -19,15 +19,17 @@ func dotBF16(a, b []uint16) float32 {
 }
 
 // softmaxGradBF16 runs the assembly softmaxGradBF16 (stream: its
-// non-temporal variant from dx's first 32-byte boundary) on whole vectors
-// of 16 and the twin on the unaligned head and the rest.
+// non-temporal variant from dx's first vector-aligned element) on whole
+// blocks and the twin on the unaligned head and the rest: AVX-512's
+// softmaxGradBF16EO on blocks of 32, AVX2's softmaxGradBF16 on 16.
 func softmaxGradBF16(dx, y, dy []uint16, s, scale float32, stream bool) {
 	var kern func(dx, y, dy []uint16, s, scale float32)
+	block, align := 16, uintptr(32)
 	switch {
 	case impl == "avx512" && stream:
-		kern = softmaxGradBF16NTAVX512
+		kern, block, align = softmaxGradBF16EONTAVX512, 32, 64
 	case impl == "avx512":
-		kern = softmaxGradBF16AVX512
+		kern, block = softmaxGradBF16EOAVX512, 32
 	case impl == "avx2" && stream:
 		kern = softmaxGradBF16NTAVX2
 	case impl == "avx2":
@@ -38,10 +40,10 @@ func softmaxGradBF16(dx, y, dy []uint16, s, scale float32, stream bool) {
 	}
 	h := 0
 	if stream {
-		h = alignHead(dx, 32)
+		h = alignHead(dx, align)
 	}
 	softmaxGradBF16Generic(dx[:h], y[:h], dy[:h], s, scale)
-	m := h + (len(dx)-h)&^15
+	m := h + (len(dx)-h)/block*block
 	kern(dx[h:m], y[h:m], dy[h:m], s, scale)
 	softmaxGradBF16Generic(dx[m:], y[m:], dy[m:], s, scale)
 }

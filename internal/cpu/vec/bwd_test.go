@@ -39,7 +39,7 @@ func TestBF16Grad(t *testing.T) {
 		if _, err := UseImpl(name); err != nil {
 			t.Fatal(err)
 		}
-		for _, n := range []int{0, 1, 7, 15, 16, 17, 63, 64, 65, 129, 1024, 1031, 2049} {
+		for _, n := range []int{0, 1, 7, 15, 16, 17, 31, 32, 33, 63, 64, 65, 129, 1024, 1031, 2049} {
 			for _, special := range []bool{false, true} {
 				y, dy := randBF16(t, rng, n, special), randBF16(t, rng, n, special)
 				fy, fdy := make([]float32, n), make([]float32, n)

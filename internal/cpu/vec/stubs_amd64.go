@@ -783,3 +783,13 @@ func normalizeBF16AVX512(dst []uint16, x []float32, k float32)
 //
 //go:noescape
 func normalizeBF16NTAVX512(dst []uint16, x []float32, k float32)
+
+// softmaxGradBF16EOAVX512 is softmaxGradBF16 on blocks of 32 split into even and odd lanes; len(dx) must be a multiple of 32.
+//
+//go:noescape
+func softmaxGradBF16EOAVX512(dx []uint16, y []uint16, dy []uint16, s float32, scale float32)
+
+// softmaxGradBF16EONTAVX512 is softmaxGradBF16EO with non-temporal stores; dx must be 64-byte aligned.
+//
+//go:noescape
+func softmaxGradBF16EONTAVX512(dx []uint16, y []uint16, dy []uint16, s float32, scale float32)
