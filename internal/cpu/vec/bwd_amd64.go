@@ -2,20 +2,19 @@
 
 package vec
 
-// dotBF16 runs the assembly dotBF16 of the set in use on whole vectors of
-// 16 and the twin on the rest (the "go" set: the twin on all).
+// dotBF16 runs the assembly dot of the set in use on whole blocks (AVX-512:
+// dotBF16EO on 32, AVX2: dotBF16 on 16) and the twin on the rest (the "go"
+// set: the twin on all).
 func dotBF16(a, b []uint16) float32 {
-	var kern func(a, b []uint16) float32
 	switch impl {
 	case "avx512":
-		kern = dotBF16AVX512
+		m := len(a) &^ 31
+		return dotBF16EOAVX512(a[:m], b[:m]) + dotBF16Generic(a[m:], b[m:])
 	case "avx2":
-		kern = dotBF16AVX2
-	default:
-		return dotBF16Generic(a, b)
+		m := len(a) &^ 15
+		return dotBF16AVX2(a[:m], b[:m]) + dotBF16Generic(a[m:], b[m:])
 	}
-	m := len(a) &^ 15
-	return kern(a[:m], b[:m]) + dotBF16Generic(a[m:], b[m:])
+	return dotBF16Generic(a, b)
 }
 
 // softmaxGradBF16 runs the assembly softmaxGradBF16 (stream: its

@@ -21924,6 +21924,102 @@ done4:
 	VZEROUPPER
 	RET
 
+// func dotBF16EOAVX512(a []uint16, b []uint16) float32
+// Requires: AVX, AVX512DQ, AVX512F
+TEXT ·dotBF16EOAVX512(SB), NOSPLIT, $0-52
+	MOVQ       a_base+0(FP), AX
+	MOVQ       a_len+8(FP), CX
+	MOVQ       b_base+24(FP), DX
+	VPTERNLOGD $0xff, Z0, Z0, Z0
+	VPSLLD     $0x10, Z0, Z0
+	VXORPS     Z1, Z1, Z1
+	VXORPS     Z2, Z2, Z2
+	VXORPS     Z3, Z3, Z3
+	VXORPS     Z4, Z4, Z4
+	VXORPS     Z5, Z5, Z5
+	VXORPS     Z6, Z6, Z6
+	VXORPS     Z7, Z7, Z7
+	VXORPS     Z8, Z8, Z8
+	XORQ       BX, BX
+
+loopU1:
+	CMPQ        CX, $0x00000080
+	JB          loop12
+	VMOVDQU32   (AX)(BX*2), Z9
+	VMOVDQU32   (DX)(BX*2), Z10
+	VPSLLD      $0x10, Z9, Z11
+	VPSLLD      $0x10, Z10, Z12
+	VPANDD      Z0, Z9, Z9
+	VPANDD      Z0, Z10, Z10
+	VFMADD231PS Z12, Z11, Z1
+	VFMADD231PS Z10, Z9, Z2
+	VMOVDQU32   64(AX)(BX*2), Z9
+	VMOVDQU32   64(DX)(BX*2), Z10
+	VPSLLD      $0x10, Z9, Z11
+	VPSLLD      $0x10, Z10, Z12
+	VPANDD      Z0, Z9, Z9
+	VPANDD      Z0, Z10, Z10
+	VFMADD231PS Z12, Z11, Z3
+	VFMADD231PS Z10, Z9, Z4
+	VMOVDQU32   128(AX)(BX*2), Z9
+	VMOVDQU32   128(DX)(BX*2), Z10
+	VPSLLD      $0x10, Z9, Z11
+	VPSLLD      $0x10, Z10, Z12
+	VPANDD      Z0, Z9, Z9
+	VPANDD      Z0, Z10, Z10
+	VFMADD231PS Z12, Z11, Z5
+	VFMADD231PS Z10, Z9, Z6
+	VMOVDQU32   192(AX)(BX*2), Z9
+	VMOVDQU32   192(DX)(BX*2), Z10
+	VPSLLD      $0x10, Z9, Z11
+	VPSLLD      $0x10, Z10, Z12
+	VPANDD      Z0, Z9, Z9
+	VPANDD      Z0, Z10, Z10
+	VFMADD231PS Z12, Z11, Z7
+	VFMADD231PS Z10, Z9, Z8
+	ADDQ        $0x00000080, BX
+	SUBQ        $0x00000080, CX
+	JMP         loopU1
+
+loop12:
+	CMPQ        CX, $0x00000020
+	JB          tail3
+	VMOVDQU32   (AX)(BX*2), Z9
+	VMOVDQU32   (DX)(BX*2), Z10
+	VPSLLD      $0x10, Z9, Z11
+	VPSLLD      $0x10, Z10, Z12
+	VPANDD      Z0, Z9, Z9
+	VPANDD      Z0, Z10, Z10
+	VFMADD231PS Z12, Z11, Z1
+	VFMADD231PS Z10, Z9, Z2
+	ADDQ        $0x00000020, BX
+	SUBQ        $0x00000020, CX
+	JMP         loop12
+
+tail3:
+	TESTQ CX, CX
+	JZ    done4
+
+done4:
+	VADDPS     Z2, Z1, Z1
+	VADDPS     Z4, Z3, Z3
+	VADDPS     Z6, Z5, Z5
+	VADDPS     Z8, Z7, Z7
+	VADDPS     Z3, Z1, Z1
+	VADDPS     Z7, Z5, Z5
+	VADDPS     Z5, Z1, Z1
+	VSHUFF32X4 $0x4e, Z1, Z1, Z0
+	VADDPS     Z0, Z1, Z1
+	VSHUFF32X4 $0xb1, Z1, Z1, Z0
+	VADDPS     Z0, Z1, Z1
+	VPERMILPS  $0x4e, Z1, Z0
+	VADDPS     Z0, Z1, Z1
+	VPERMILPS  $0xb1, Z1, Z0
+	VADDPS     Z0, Z1, Z1
+	VMOVSS     X1, ret+48(FP)
+	VZEROUPPER
+	RET
+
 // func softmaxGradBF16EOAVX512(dx []uint16, y []uint16, dy []uint16, s float32, scale float32)
 // Requires: AVX, AVX512BW, AVX512F
 TEXT ·softmaxGradBF16EOAVX512(SB), NOSPLIT, $0-80

@@ -784,6 +784,11 @@ func normalizeBF16AVX512(dst []uint16, x []float32, k float32)
 //go:noescape
 func normalizeBF16NTAVX512(dst []uint16, x []float32, k float32)
 
+// dotBF16EOAVX512 returns Σ a[i]·b[i] of bfloat16 values in float32 from even and odd lanes; len(a) must be a multiple of 32.
+//
+//go:noescape
+func dotBF16EOAVX512(a []uint16, b []uint16) float32
+
 // softmaxGradBF16EOAVX512 is softmaxGradBF16 on blocks of 32 split into even and odd lanes; len(dx) must be a multiple of 32.
 //
 //go:noescape

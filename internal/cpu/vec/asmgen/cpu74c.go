@@ -19,8 +19,40 @@ import (
 // assembly stays as it was.
 func emitCPU74c() {
 	g := &gen{avx512: true, w: 32, suffix: "AVX512"} // w: bfloat16 elements a block
+	g.dotBF16EO()
 	g.softmaxGradBF16EO(false)
 	g.softmaxGradBF16EO(true)
+}
+
+// dotBF16EO is dotBF16 from the same even/odd split: block k of an
+// unrolled step adds its even products to acc[2k] and its odd ones to
+// acc[2k+1] (a lone block to acc[0] and acc[1]), folded as dotBF16's
+// accumulators are; dotBF16EOGeneric is its twin.
+func (g *gen) dotBF16EO() {
+	g.text("dotBF16EO", "func(a, b []uint16) float32",
+		"returns Σ a[i]·b[i] of bfloat16 values in float32 from even and odd lanes; len(a) must be a multiple of 32.")
+	pa, n, pb := ptr("a"), length("a"), ptr("b")
+	hi := g.hiWords()
+	acc := make([]reg.VecVirtual, 2*unroll)
+	for k := range acc {
+		acc[k] = g.vec()
+		VXORPS(acc[k], acc[k], acc[k])
+	}
+	g.loop(n, unroll, func(vs int) {
+		for k := 0; k < vs; k++ {
+			a, b, ae, be := g.vec(), g.vec(), g.vec(), g.vec()
+			VMOVDQU32(g.at(pa, k, 2), a)
+			VMOVDQU32(g.at(pb, k, 2), b)
+			VPSLLD(Imm(16), a, ae)
+			VPSLLD(Imm(16), b, be)
+			VPANDD(hi, a, a)
+			VPANDD(hi, b, b)
+			VFMADD231PS(be, ae, acc[2*k])
+			VFMADD231PS(b, a, acc[2*k+1])
+		}
+	}, noTail)
+	g.reduceSum(acc)
+	g.ret()
 }
 
 // hiWords returns a vector of int32 0xffff0000 (no table constant).
