@@ -19,8 +19,8 @@ func dotBF16(a, b []uint16) float32 {
 
 // softmaxGradBF16 runs the assembly softmaxGradBF16 (stream: its
 // non-temporal variant from dx's first vector-aligned element) on whole
-// blocks and the twin on the unaligned head and the rest: AVX-512's
-// softmaxGradBF16EO on blocks of 32, AVX2's softmaxGradBF16 on 16.
+// blocks of softmaxGradBF16EO (AVX-512: 32 elements, AVX2: 16) and the
+// twin on the unaligned head and the rest.
 func softmaxGradBF16(dx, y, dy []uint16, s, scale float32, stream bool) {
 	var kern func(dx, y, dy []uint16, s, scale float32)
 	block, align := 16, uintptr(32)
@@ -30,9 +30,9 @@ func softmaxGradBF16(dx, y, dy []uint16, s, scale float32, stream bool) {
 	case impl == "avx512":
 		kern, block = softmaxGradBF16EOAVX512, 32
 	case impl == "avx2" && stream:
-		kern = softmaxGradBF16NTAVX2
+		kern = softmaxGradBF16EONTAVX2
 	case impl == "avx2":
-		kern = softmaxGradBF16AVX2
+		kern = softmaxGradBF16EOAVX2
 	default:
 		softmaxGradBF16Generic(dx, y, dy, s, scale)
 		return

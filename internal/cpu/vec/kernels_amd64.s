@@ -22369,3 +22369,369 @@ tail3:
 done4:
 	VZEROUPPER
 	RET
+
+// func softmaxGradBF16EOAVX2(dx []uint16, y []uint16, dy []uint16, s float32, scale float32)
+// Requires: AVX, AVX2
+TEXT ·softmaxGradBF16EOAVX2(SB), NOSPLIT, $0-80
+	MOVQ         dx_base+0(FP), AX
+	MOVQ         dx_len+8(FP), CX
+	MOVQ         y_base+24(FP), DX
+	MOVQ         dy_base+48(FP), BX
+	VBROADCASTSS s+72(FP), Y0
+	VBROADCASTSS scale+76(FP), Y1
+	VBROADCASTSS vecconsts<>+480(SB), Y2
+	VBROADCASTSS vecconsts<>+512(SB), Y3
+	VBROADCASTSS vecconsts<>+1248(SB), Y4
+	VPCMPEQD     Y5, Y5, Y5
+	VPSLLD       $0x10, Y5, Y5
+	XORQ         SI, SI
+
+loopU1:
+	CMPQ      CX, $0x00000040
+	JB        loop12
+	VMOVDQU   (DX)(SI*2), Y6
+	VMOVDQU   (BX)(SI*2), Y7
+	VPSLLD    $0x10, Y6, Y8
+	VPSLLD    $0x10, Y7, Y9
+	VSUBPS    Y0, Y9, Y9
+	VMULPS    Y8, Y9, Y9
+	VMULPS    Y1, Y9, Y9
+	VPSRLD    $0x10, Y9, Y8
+	VPAND     Y2, Y8, Y8
+	VPADDD    Y9, Y8, Y8
+	VPADDD    Y3, Y8, Y8
+	VCMPPS    $0x03, Y9, Y9, Y10
+	VPOR      Y4, Y9, Y9
+	VPBLENDVB Y10, Y9, Y8, Y8
+	VPAND     Y5, Y6, Y6
+	VPAND     Y5, Y7, Y7
+	VSUBPS    Y0, Y7, Y7
+	VMULPS    Y6, Y7, Y7
+	VMULPS    Y1, Y7, Y7
+	VPSRLD    $0x10, Y7, Y6
+	VPAND     Y2, Y6, Y6
+	VPADDD    Y7, Y6, Y6
+	VPADDD    Y3, Y6, Y6
+	VCMPPS    $0x03, Y7, Y7, Y9
+	VPOR      Y4, Y7, Y7
+	VPBLENDVB Y9, Y7, Y6, Y6
+	VPSRLD    $0x10, Y8, Y8
+	VPBLENDW  $0xaa, Y6, Y8, Y8
+	VMOVDQU   Y8, (AX)(SI*2)
+	VMOVDQU   32(DX)(SI*2), Y6
+	VMOVDQU   32(BX)(SI*2), Y7
+	VPSLLD    $0x10, Y6, Y8
+	VPSLLD    $0x10, Y7, Y9
+	VSUBPS    Y0, Y9, Y9
+	VMULPS    Y8, Y9, Y9
+	VMULPS    Y1, Y9, Y9
+	VPSRLD    $0x10, Y9, Y8
+	VPAND     Y2, Y8, Y8
+	VPADDD    Y9, Y8, Y8
+	VPADDD    Y3, Y8, Y8
+	VCMPPS    $0x03, Y9, Y9, Y10
+	VPOR      Y4, Y9, Y9
+	VPBLENDVB Y10, Y9, Y8, Y8
+	VPAND     Y5, Y6, Y6
+	VPAND     Y5, Y7, Y7
+	VSUBPS    Y0, Y7, Y7
+	VMULPS    Y6, Y7, Y7
+	VMULPS    Y1, Y7, Y7
+	VPSRLD    $0x10, Y7, Y6
+	VPAND     Y2, Y6, Y6
+	VPADDD    Y7, Y6, Y6
+	VPADDD    Y3, Y6, Y6
+	VCMPPS    $0x03, Y7, Y7, Y9
+	VPOR      Y4, Y7, Y7
+	VPBLENDVB Y9, Y7, Y6, Y6
+	VPSRLD    $0x10, Y8, Y8
+	VPBLENDW  $0xaa, Y6, Y8, Y8
+	VMOVDQU   Y8, 32(AX)(SI*2)
+	VMOVDQU   64(DX)(SI*2), Y6
+	VMOVDQU   64(BX)(SI*2), Y7
+	VPSLLD    $0x10, Y6, Y8
+	VPSLLD    $0x10, Y7, Y9
+	VSUBPS    Y0, Y9, Y9
+	VMULPS    Y8, Y9, Y9
+	VMULPS    Y1, Y9, Y9
+	VPSRLD    $0x10, Y9, Y8
+	VPAND     Y2, Y8, Y8
+	VPADDD    Y9, Y8, Y8
+	VPADDD    Y3, Y8, Y8
+	VCMPPS    $0x03, Y9, Y9, Y10
+	VPOR      Y4, Y9, Y9
+	VPBLENDVB Y10, Y9, Y8, Y8
+	VPAND     Y5, Y6, Y6
+	VPAND     Y5, Y7, Y7
+	VSUBPS    Y0, Y7, Y7
+	VMULPS    Y6, Y7, Y7
+	VMULPS    Y1, Y7, Y7
+	VPSRLD    $0x10, Y7, Y6
+	VPAND     Y2, Y6, Y6
+	VPADDD    Y7, Y6, Y6
+	VPADDD    Y3, Y6, Y6
+	VCMPPS    $0x03, Y7, Y7, Y9
+	VPOR      Y4, Y7, Y7
+	VPBLENDVB Y9, Y7, Y6, Y6
+	VPSRLD    $0x10, Y8, Y8
+	VPBLENDW  $0xaa, Y6, Y8, Y8
+	VMOVDQU   Y8, 64(AX)(SI*2)
+	VMOVDQU   96(DX)(SI*2), Y6
+	VMOVDQU   96(BX)(SI*2), Y7
+	VPSLLD    $0x10, Y6, Y8
+	VPSLLD    $0x10, Y7, Y9
+	VSUBPS    Y0, Y9, Y9
+	VMULPS    Y8, Y9, Y9
+	VMULPS    Y1, Y9, Y9
+	VPSRLD    $0x10, Y9, Y8
+	VPAND     Y2, Y8, Y8
+	VPADDD    Y9, Y8, Y8
+	VPADDD    Y3, Y8, Y8
+	VCMPPS    $0x03, Y9, Y9, Y10
+	VPOR      Y4, Y9, Y9
+	VPBLENDVB Y10, Y9, Y8, Y8
+	VPAND     Y5, Y6, Y6
+	VPAND     Y5, Y7, Y7
+	VSUBPS    Y0, Y7, Y7
+	VMULPS    Y6, Y7, Y7
+	VMULPS    Y1, Y7, Y7
+	VPSRLD    $0x10, Y7, Y6
+	VPAND     Y2, Y6, Y6
+	VPADDD    Y7, Y6, Y6
+	VPADDD    Y3, Y6, Y6
+	VCMPPS    $0x03, Y7, Y7, Y9
+	VPOR      Y4, Y7, Y7
+	VPBLENDVB Y9, Y7, Y6, Y6
+	VPSRLD    $0x10, Y8, Y8
+	VPBLENDW  $0xaa, Y6, Y8, Y8
+	VMOVDQU   Y8, 96(AX)(SI*2)
+	ADDQ      $0x00000040, SI
+	SUBQ      $0x00000040, CX
+	JMP       loopU1
+
+loop12:
+	CMPQ      CX, $0x00000010
+	JB        tail3
+	VMOVDQU   (DX)(SI*2), Y6
+	VMOVDQU   (BX)(SI*2), Y7
+	VPSLLD    $0x10, Y6, Y8
+	VPSLLD    $0x10, Y7, Y9
+	VSUBPS    Y0, Y9, Y9
+	VMULPS    Y8, Y9, Y9
+	VMULPS    Y1, Y9, Y9
+	VPSRLD    $0x10, Y9, Y8
+	VPAND     Y2, Y8, Y8
+	VPADDD    Y9, Y8, Y8
+	VPADDD    Y3, Y8, Y8
+	VCMPPS    $0x03, Y9, Y9, Y10
+	VPOR      Y4, Y9, Y9
+	VPBLENDVB Y10, Y9, Y8, Y8
+	VPAND     Y5, Y6, Y6
+	VPAND     Y5, Y7, Y7
+	VSUBPS    Y0, Y7, Y7
+	VMULPS    Y6, Y7, Y7
+	VMULPS    Y1, Y7, Y7
+	VPSRLD    $0x10, Y7, Y6
+	VPAND     Y2, Y6, Y6
+	VPADDD    Y7, Y6, Y6
+	VPADDD    Y3, Y6, Y6
+	VCMPPS    $0x03, Y7, Y7, Y9
+	VPOR      Y4, Y7, Y7
+	VPBLENDVB Y9, Y7, Y6, Y6
+	VPSRLD    $0x10, Y8, Y8
+	VPBLENDW  $0xaa, Y6, Y8, Y8
+	VMOVDQU   Y8, (AX)(SI*2)
+	ADDQ      $0x00000010, SI
+	SUBQ      $0x00000010, CX
+	JMP       loop12
+
+tail3:
+	TESTQ CX, CX
+	JZ    done4
+
+done4:
+	VZEROUPPER
+	RET
+
+// func softmaxGradBF16EONTAVX2(dx []uint16, y []uint16, dy []uint16, s float32, scale float32)
+// Requires: AVX, AVX2
+TEXT ·softmaxGradBF16EONTAVX2(SB), NOSPLIT, $0-80
+	MOVQ         dx_base+0(FP), AX
+	MOVQ         dx_len+8(FP), CX
+	MOVQ         y_base+24(FP), DX
+	MOVQ         dy_base+48(FP), BX
+	VBROADCASTSS s+72(FP), Y0
+	VBROADCASTSS scale+76(FP), Y1
+	VBROADCASTSS vecconsts<>+480(SB), Y2
+	VBROADCASTSS vecconsts<>+512(SB), Y3
+	VBROADCASTSS vecconsts<>+1248(SB), Y4
+	VPCMPEQD     Y5, Y5, Y5
+	VPSLLD       $0x10, Y5, Y5
+	XORQ         SI, SI
+
+loopU1:
+	CMPQ      CX, $0x00000040
+	JB        loop12
+	VMOVDQU   (DX)(SI*2), Y6
+	VMOVDQU   (BX)(SI*2), Y7
+	VPSLLD    $0x10, Y6, Y8
+	VPSLLD    $0x10, Y7, Y9
+	VSUBPS    Y0, Y9, Y9
+	VMULPS    Y8, Y9, Y9
+	VMULPS    Y1, Y9, Y9
+	VPSRLD    $0x10, Y9, Y8
+	VPAND     Y2, Y8, Y8
+	VPADDD    Y9, Y8, Y8
+	VPADDD    Y3, Y8, Y8
+	VCMPPS    $0x03, Y9, Y9, Y10
+	VPOR      Y4, Y9, Y9
+	VPBLENDVB Y10, Y9, Y8, Y8
+	VPAND     Y5, Y6, Y6
+	VPAND     Y5, Y7, Y7
+	VSUBPS    Y0, Y7, Y7
+	VMULPS    Y6, Y7, Y7
+	VMULPS    Y1, Y7, Y7
+	VPSRLD    $0x10, Y7, Y6
+	VPAND     Y2, Y6, Y6
+	VPADDD    Y7, Y6, Y6
+	VPADDD    Y3, Y6, Y6
+	VCMPPS    $0x03, Y7, Y7, Y9
+	VPOR      Y4, Y7, Y7
+	VPBLENDVB Y9, Y7, Y6, Y6
+	VPSRLD    $0x10, Y8, Y8
+	VPBLENDW  $0xaa, Y6, Y8, Y8
+	VMOVNTDQ  Y8, (AX)(SI*2)
+	VMOVDQU   32(DX)(SI*2), Y6
+	VMOVDQU   32(BX)(SI*2), Y7
+	VPSLLD    $0x10, Y6, Y8
+	VPSLLD    $0x10, Y7, Y9
+	VSUBPS    Y0, Y9, Y9
+	VMULPS    Y8, Y9, Y9
+	VMULPS    Y1, Y9, Y9
+	VPSRLD    $0x10, Y9, Y8
+	VPAND     Y2, Y8, Y8
+	VPADDD    Y9, Y8, Y8
+	VPADDD    Y3, Y8, Y8
+	VCMPPS    $0x03, Y9, Y9, Y10
+	VPOR      Y4, Y9, Y9
+	VPBLENDVB Y10, Y9, Y8, Y8
+	VPAND     Y5, Y6, Y6
+	VPAND     Y5, Y7, Y7
+	VSUBPS    Y0, Y7, Y7
+	VMULPS    Y6, Y7, Y7
+	VMULPS    Y1, Y7, Y7
+	VPSRLD    $0x10, Y7, Y6
+	VPAND     Y2, Y6, Y6
+	VPADDD    Y7, Y6, Y6
+	VPADDD    Y3, Y6, Y6
+	VCMPPS    $0x03, Y7, Y7, Y9
+	VPOR      Y4, Y7, Y7
+	VPBLENDVB Y9, Y7, Y6, Y6
+	VPSRLD    $0x10, Y8, Y8
+	VPBLENDW  $0xaa, Y6, Y8, Y8
+	VMOVNTDQ  Y8, 32(AX)(SI*2)
+	VMOVDQU   64(DX)(SI*2), Y6
+	VMOVDQU   64(BX)(SI*2), Y7
+	VPSLLD    $0x10, Y6, Y8
+	VPSLLD    $0x10, Y7, Y9
+	VSUBPS    Y0, Y9, Y9
+	VMULPS    Y8, Y9, Y9
+	VMULPS    Y1, Y9, Y9
+	VPSRLD    $0x10, Y9, Y8
+	VPAND     Y2, Y8, Y8
+	VPADDD    Y9, Y8, Y8
+	VPADDD    Y3, Y8, Y8
+	VCMPPS    $0x03, Y9, Y9, Y10
+	VPOR      Y4, Y9, Y9
+	VPBLENDVB Y10, Y9, Y8, Y8
+	VPAND     Y5, Y6, Y6
+	VPAND     Y5, Y7, Y7
+	VSUBPS    Y0, Y7, Y7
+	VMULPS    Y6, Y7, Y7
+	VMULPS    Y1, Y7, Y7
+	VPSRLD    $0x10, Y7, Y6
+	VPAND     Y2, Y6, Y6
+	VPADDD    Y7, Y6, Y6
+	VPADDD    Y3, Y6, Y6
+	VCMPPS    $0x03, Y7, Y7, Y9
+	VPOR      Y4, Y7, Y7
+	VPBLENDVB Y9, Y7, Y6, Y6
+	VPSRLD    $0x10, Y8, Y8
+	VPBLENDW  $0xaa, Y6, Y8, Y8
+	VMOVNTDQ  Y8, 64(AX)(SI*2)
+	VMOVDQU   96(DX)(SI*2), Y6
+	VMOVDQU   96(BX)(SI*2), Y7
+	VPSLLD    $0x10, Y6, Y8
+	VPSLLD    $0x10, Y7, Y9
+	VSUBPS    Y0, Y9, Y9
+	VMULPS    Y8, Y9, Y9
+	VMULPS    Y1, Y9, Y9
+	VPSRLD    $0x10, Y9, Y8
+	VPAND     Y2, Y8, Y8
+	VPADDD    Y9, Y8, Y8
+	VPADDD    Y3, Y8, Y8
+	VCMPPS    $0x03, Y9, Y9, Y10
+	VPOR      Y4, Y9, Y9
+	VPBLENDVB Y10, Y9, Y8, Y8
+	VPAND     Y5, Y6, Y6
+	VPAND     Y5, Y7, Y7
+	VSUBPS    Y0, Y7, Y7
+	VMULPS    Y6, Y7, Y7
+	VMULPS    Y1, Y7, Y7
+	VPSRLD    $0x10, Y7, Y6
+	VPAND     Y2, Y6, Y6
+	VPADDD    Y7, Y6, Y6
+	VPADDD    Y3, Y6, Y6
+	VCMPPS    $0x03, Y7, Y7, Y9
+	VPOR      Y4, Y7, Y7
+	VPBLENDVB Y9, Y7, Y6, Y6
+	VPSRLD    $0x10, Y8, Y8
+	VPBLENDW  $0xaa, Y6, Y8, Y8
+	VMOVNTDQ  Y8, 96(AX)(SI*2)
+	ADDQ      $0x00000040, SI
+	SUBQ      $0x00000040, CX
+	JMP       loopU1
+
+loop12:
+	CMPQ      CX, $0x00000010
+	JB        tail3
+	VMOVDQU   (DX)(SI*2), Y6
+	VMOVDQU   (BX)(SI*2), Y7
+	VPSLLD    $0x10, Y6, Y8
+	VPSLLD    $0x10, Y7, Y9
+	VSUBPS    Y0, Y9, Y9
+	VMULPS    Y8, Y9, Y9
+	VMULPS    Y1, Y9, Y9
+	VPSRLD    $0x10, Y9, Y8
+	VPAND     Y2, Y8, Y8
+	VPADDD    Y9, Y8, Y8
+	VPADDD    Y3, Y8, Y8
+	VCMPPS    $0x03, Y9, Y9, Y10
+	VPOR      Y4, Y9, Y9
+	VPBLENDVB Y10, Y9, Y8, Y8
+	VPAND     Y5, Y6, Y6
+	VPAND     Y5, Y7, Y7
+	VSUBPS    Y0, Y7, Y7
+	VMULPS    Y6, Y7, Y7
+	VMULPS    Y1, Y7, Y7
+	VPSRLD    $0x10, Y7, Y6
+	VPAND     Y2, Y6, Y6
+	VPADDD    Y7, Y6, Y6
+	VPADDD    Y3, Y6, Y6
+	VCMPPS    $0x03, Y7, Y7, Y9
+	VPOR      Y4, Y7, Y7
+	VPBLENDVB Y9, Y7, Y6, Y6
+	VPSRLD    $0x10, Y8, Y8
+	VPBLENDW  $0xaa, Y6, Y8, Y8
+	VMOVNTDQ  Y8, (AX)(SI*2)
+	ADDQ      $0x00000010, SI
+	SUBQ      $0x00000010, CX
+	JMP       loop12
+
+tail3:
+	TESTQ CX, CX
+	JZ    done4
+
+done4:
+	VZEROUPPER
+	RET

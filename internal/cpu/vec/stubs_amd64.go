@@ -798,3 +798,13 @@ func softmaxGradBF16EOAVX512(dx []uint16, y []uint16, dy []uint16, s float32, sc
 //
 //go:noescape
 func softmaxGradBF16EONTAVX512(dx []uint16, y []uint16, dy []uint16, s float32, scale float32)
+
+// softmaxGradBF16EOAVX2 is softmaxGradBF16 on blocks of 16 split into even and odd lanes; len(dx) must be a multiple of 16.
+//
+//go:noescape
+func softmaxGradBF16EOAVX2(dx []uint16, y []uint16, dy []uint16, s float32, scale float32)
+
+// softmaxGradBF16EONTAVX2 is softmaxGradBF16EO with non-temporal stores; dx must be 32-byte aligned.
+//
+//go:noescape
+func softmaxGradBF16EONTAVX2(dx []uint16, y []uint16, dy []uint16, s float32, scale float32)

@@ -10,6 +10,8 @@ package main
 // Zen 4 (0.19 ns an element in L1, two thirds of a row's backward).
 
 import (
+	"fmt"
+
 	. "github.com/mmcloughlin/avo/build"
 	. "github.com/mmcloughlin/avo/operand"
 	"github.com/mmcloughlin/avo/reg"
@@ -20,6 +22,9 @@ import (
 func emitCPU74c() {
 	g := &gen{avx512: true, w: 32, suffix: "AVX512"} // w: bfloat16 elements a block
 	g.dotBF16EO()
+	g.softmaxGradBF16EO(false)
+	g.softmaxGradBF16EO(true)
+	g = &gen{avx512: false, w: 16, suffix: "AVX2"}
 	g.softmaxGradBF16EO(false)
 	g.softmaxGradBF16EO(true)
 }
@@ -58,7 +63,11 @@ func (g *gen) dotBF16EO() {
 // hiWords returns a vector of int32 0xffff0000 (no table constant).
 func (g *gen) hiWords() reg.VecVirtual {
 	r := g.vec()
-	VPTERNLOGD(Imm(0xff), r, r, r)
+	if g.avx512 {
+		VPTERNLOGD(Imm(0xff), r, r, r)
+	} else {
+		VPCMPEQD(r, r, r)
+	}
 	VPSLLD(Imm(16), r, r)
 	return r
 }
@@ -77,6 +86,16 @@ func oddWords() reg.OpmaskVirtual {
 func (g *gen) roundHi(v reg.VecVirtual) reg.VecVirtual {
 	t := g.vec()
 	VPSRLD(Imm(16), v, t)
+	if !g.avx512 {
+		VPAND(g.c(cInt1), t, t)
+		VPADDD(v, t, t)
+		VPADDD(g.c(cInt7FFF), t, t)
+		nan, q := g.vec(), g.vec()
+		VCMPPS(Imm(3), v, v, nan)
+		VPOR(g.c(cQuietHi), v, q)
+		VPBLENDVB(nan, q, t, t)
+		return t
+	}
 	VPANDD(g.c(cInt1), t, t)
 	VPADDD(v, t, t)
 	VPADDD(g.c(cInt7FFF), t, t)
@@ -87,29 +106,42 @@ func (g *gen) roundHi(v reg.VecVirtual) reg.VecVirtual {
 }
 
 func (g *gen) softmaxGradBF16EO(nt bool) {
-	name, doc := "softmaxGradBF16EO", "is softmaxGradBF16 on blocks of 32 split into even and odd lanes; len(dx) must be a multiple of 32."
+	name, doc := "softmaxGradBF16EO", fmt.Sprintf("is softmaxGradBF16 on blocks of %d split into even and odd lanes; len(dx) must be a multiple of %[1]d.", g.w)
 	if nt {
-		name, doc = "softmaxGradBF16EONT", "is softmaxGradBF16EO with non-temporal stores; dx must be 64-byte aligned."
+		name, doc = "softmaxGradBF16EONT", fmt.Sprintf("is softmaxGradBF16EO with non-temporal stores; dx must be %d-byte aligned.", 2*g.w)
 	}
 	g.text(name, "func(dx, y, dy []uint16, s, scale float32)", doc)
 	pdx, n, py, pdy := ptr("dx"), length("dx"), ptr("y"), ptr("dy")
 	s, scale := g.bcast("s"), g.bcast("scale")
 	g.hoist(cInt1, cInt7FFF, cQuietHi)
-	hi, odd := g.hiWords(), oddWords()
+	hi := g.hiWords()
+	var odd reg.OpmaskVirtual
+	if g.avx512 {
+		odd = oddWords()
+	}
 	g.loop(n, unroll, func(vs int) {
 		for k := 0; k < vs; k++ {
 			y, dy := g.vec(), g.vec()
-			VMOVDQU32(g.at(py, k, 2), y)
-			VMOVDQU32(g.at(pdy, k, 2), dy)
+			if g.avx512 {
+				VMOVDQU32(g.at(py, k, 2), y)
+				VMOVDQU32(g.at(pdy, k, 2), dy)
+			} else {
+				VMOVDQU(g.at(py, k, 2), y)
+				VMOVDQU(g.at(pdy, k, 2), dy)
+			}
 			var r [2]reg.VecVirtual
 			for j := range r {
 				ty, t := g.vec(), g.vec()
-				if j == 0 {
+				switch {
+				case j == 0:
 					VPSLLD(Imm(16), y, ty)
 					VPSLLD(Imm(16), dy, t)
-				} else {
+				case g.avx512:
 					VPANDD(hi, y, ty)
 					VPANDD(hi, dy, t)
+				default:
+					VPAND(hi, y, ty)
+					VPAND(hi, dy, t)
 				}
 				VSUBPS(s, t, t)
 				VMULPS(ty, t, t)
@@ -117,11 +149,19 @@ func (g *gen) softmaxGradBF16EO(nt bool) {
 				r[j] = g.roundHi(t)
 			}
 			VPSRLD(Imm(16), r[0], r[0])
-			VPBLENDMW(r[1], r[0], odd, r[0])
-			if nt {
+			switch {
+			case g.avx512:
+				VPBLENDMW(r[1], r[0], odd, r[0])
+			default:
+				VPBLENDW(Imm(0xaa), r[1], r[0], r[0])
+			}
+			switch {
+			case nt:
 				VMOVNTDQ(r[0], g.at(pdx, k, 2))
-			} else {
+			case g.avx512:
 				VMOVDQU32(r[0], g.at(pdx, k, 2))
+			default:
+				VMOVDQU(r[0], g.at(pdx, k, 2))
 			}
 		}
 	}, noTail)
