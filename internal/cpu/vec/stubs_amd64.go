@@ -659,35 +659,10 @@ func xentExpAVX512(dst []float32, x []float32, next []float32, out []float32, in
 //go:noescape
 func dotBF16AVX2(a []uint16, b []uint16) float32
 
-// softmaxGradBF16AVX2 writes dx[i] = bf16(scale·(y[i]·(dy[i] − s))) of bfloat16 values; len(dx) must be a multiple of 16.
-//
-//go:noescape
-func softmaxGradBF16AVX2(dx []uint16, y []uint16, dy []uint16, s float32, scale float32)
-
-// softmaxGradBF16NTAVX2 is softmaxGradBF16 with non-temporal stores; dx must be 32-byte aligned.
-//
-//go:noescape
-func softmaxGradBF16NTAVX2(dx []uint16, y []uint16, dy []uint16, s float32, scale float32)
-
 // softmaxGradNTAVX2 writes dx[i] = (y[i]·(dy[i] − s))·scale with non-temporal stores; dx must be aligned to the vector width.
 //
 //go:noescape
 func softmaxGradNTAVX2(dx []float32, y []float32, dy []float32, s float32, scale float32)
-
-// dotBF16AVX512 returns Σ a[i]·b[i] of bfloat16 values in float32; len(a) must be a multiple of 16.
-//
-//go:noescape
-func dotBF16AVX512(a []uint16, b []uint16) float32
-
-// softmaxGradBF16AVX512 writes dx[i] = bf16(scale·(y[i]·(dy[i] − s))) of bfloat16 values; len(dx) must be a multiple of 16.
-//
-//go:noescape
-func softmaxGradBF16AVX512(dx []uint16, y []uint16, dy []uint16, s float32, scale float32)
-
-// softmaxGradBF16NTAVX512 is softmaxGradBF16 with non-temporal stores; dx must be 32-byte aligned.
-//
-//go:noescape
-func softmaxGradBF16NTAVX512(dx []uint16, y []uint16, dy []uint16, s float32, scale float32)
 
 // softmaxGradNTAVX512 writes dx[i] = (y[i]·(dy[i] − s))·scale with non-temporal stores; dx must be aligned to the vector width.
 //
