@@ -1,13 +1,14 @@
 package main
 
-// The bfloat16 softmax_backward gradient on AVX-512 from 64-byte blocks of
-// 32 elements split into even and odd lanes, so that a block is read,
-// widened and written back without shuffles: the even elements widen with
-// a shift left by 16, the odd ones with a mask of their high words, and
-// the rounded results go back with a shift right of the even lanes and a
-// word blend. softmaxGradBF16 widened each 16 elements with VPMOVZXWD and
-// narrowed them with VPMOVDW, about 19 ops a vector, and was ALU-bound on
-// Zen 4 (0.19 ns an element in L1, two thirds of a row's backward).
+// The bfloat16 softmax_backward kernels from blocks split into even and odd
+// lanes (AVX-512: 32 elements in 64 bytes; AVX2: 16 in 32), so that a block
+// is read, widened and written back without shuffles: the even elements
+// widen with a shift left by 16, the odd ones with a mask of their high
+// words, and the rounded results go back with a shift right of the even
+// lanes and a word blend. softmaxGradBF16 (bwd.go) widened each vector with
+// VPMOVZXWD and narrowed it with VPMOVDW, about 19 ops a vector, and was
+// ALU-bound on Zen 4 (0.19 ns an element in L1, two thirds of a row's
+// backward).
 
 import (
 	"fmt"
