@@ -31,10 +31,12 @@ var (
 	// core's L2.
 	slabBytes = 512 << 10
 
-	// blockWidth is the lane block width of lanesBlocked: 4 KiB steps
-	// stream from memory almost as well as whole rows, and its seven lane
-	// arrays still fit L1.
-	blockWidth = 1024
+	// blockWidth is the lane block width of lanesBlocked: 8 KiB steps.
+	// 4096x4096 f32 axis 0 on the 2-core Zen 4, alternated rounds in one
+	// process: 1024 lanes (4 KiB steps) 8.5 ms, 2048 7.8, 4096 (an axis
+	// split) 8.8 (load 1.1); the softmax binaries, 6 pairs, 7.7 -> 7.5
+	// (bench/results/cpu-dev-2026-11-29-s69-c.txt).
+	blockWidth = 2048
 
 	// blockBytes is the size of lanesStats' blocks of steps, which stay in
 	// L2 between the max pass and the exp pass, beside the next block being

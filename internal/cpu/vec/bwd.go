@@ -7,8 +7,8 @@ import "math"
 // (asmgen/bwd.go says why); this file holds the API and the pure-Go twins.
 
 // DotBF16 returns Σ a[i]·b[i] over len(a) of bfloat16 values, in float32:
-// on full vectors the same sum, in the same order, as Dot of the converted
-// values.
+// with AVX2 on full vectors the same sum, in the same order, as Dot of the
+// converted values; with AVX-512 in dotBF16EOGeneric's order.
 func DotBF16(a, b []uint16) float32 { return dotBF16(a, b[:len(a)]) }
 
 // SoftmaxGradBF16 writes dx[i] = scale·(y[i]·(dy[i] − s)) of bfloat16
@@ -40,6 +40,43 @@ func dotBF16Generic(a, b []uint16) float32 {
 		s[0] += bf16(a[i]) * bf16(b[i])
 	}
 	return ((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]))
+}
+
+// dotBF16EOGeneric is the twin of the assembly dotBF16EO (AVX-512) on
+// len(a)&^31 elements, then dotBF16Generic on the rest, as dotBF16 runs
+// them; equal to the kernel where no product underflows (the kernel's FMA
+// does not round the product).
+func dotBF16EOGeneric(a, b []uint16) float32 {
+	const unroll = 4
+	var acc [2 * unroll][16]float32
+	m := len(a) &^ 31
+	blocks := m / 32
+	for blk := 0; blk < blocks; blk++ {
+		k := blk % unroll
+		if blk >= blocks/unroll*unroll {
+			k = 0
+		}
+		for j := 0; j < 16; j++ {
+			i := 32*blk + 2*j
+			acc[2*k][j] += float32(bf16(a[i]) * bf16(b[i]))
+			acc[2*k+1][j] += float32(bf16(a[i+1]) * bf16(b[i+1]))
+		}
+	}
+	for w := 1; w < len(acc); w *= 2 { // foldPairs
+		for k := 0; k+w < len(acc); k += 2 * w {
+			for j := range acc[k] {
+				acc[k][j] += acc[k+w][j]
+			}
+		}
+	}
+	v := acc[0] // hreduce: 256-bit halves, 128-bit quarters, then in-lane
+	for _, d := range []int{8, 4, 2, 1} {
+		t := v
+		for j := range v {
+			v[j] += t[j^d]
+		}
+	}
+	return v[0] + dotBF16Generic(a[m:], b[m:len(a)])
 }
 
 // softmaxGradBF16Generic is the twin of the assembly softmaxGradBF16.

@@ -2,46 +2,47 @@
 
 package vec
 
-// dotBF16 runs the assembly dotBF16 of the set in use on whole vectors of
-// 16 and the twin on the rest (the "go" set: the twin on all).
+// dotBF16 runs the assembly dot of the set in use on whole blocks (AVX-512:
+// dotBF16EO on 32, AVX2: dotBF16 on 16) and the twin on the rest (the "go"
+// set: the twin on all).
 func dotBF16(a, b []uint16) float32 {
-	var kern func(a, b []uint16) float32
 	switch impl {
 	case "avx512":
-		kern = dotBF16AVX512
+		m := len(a) &^ 31
+		return dotBF16EOAVX512(a[:m], b[:m]) + dotBF16Generic(a[m:], b[m:])
 	case "avx2":
-		kern = dotBF16AVX2
-	default:
-		return dotBF16Generic(a, b)
+		m := len(a) &^ 15
+		return dotBF16AVX2(a[:m], b[:m]) + dotBF16Generic(a[m:], b[m:])
 	}
-	m := len(a) &^ 15
-	return kern(a[:m], b[:m]) + dotBF16Generic(a[m:], b[m:])
+	return dotBF16Generic(a, b)
 }
 
 // softmaxGradBF16 runs the assembly softmaxGradBF16 (stream: its
-// non-temporal variant from dx's first 32-byte boundary) on whole vectors
-// of 16 and the twin on the unaligned head and the rest.
+// non-temporal variant from dx's first vector-aligned element) on whole
+// blocks of softmaxGradBF16EO (AVX-512: 32 elements, AVX2: 16) and the
+// twin on the unaligned head and the rest.
 func softmaxGradBF16(dx, y, dy []uint16, s, scale float32, stream bool) {
 	var kern func(dx, y, dy []uint16, s, scale float32)
+	block, align := 16, uintptr(32)
 	switch {
 	case impl == "avx512" && stream:
-		kern = softmaxGradBF16NTAVX512
+		kern, block, align = softmaxGradBF16EONTAVX512, 32, 64
 	case impl == "avx512":
-		kern = softmaxGradBF16AVX512
+		kern, block = softmaxGradBF16EOAVX512, 32
 	case impl == "avx2" && stream:
-		kern = softmaxGradBF16NTAVX2
+		kern = softmaxGradBF16EONTAVX2
 	case impl == "avx2":
-		kern = softmaxGradBF16AVX2
+		kern = softmaxGradBF16EOAVX2
 	default:
 		softmaxGradBF16Generic(dx, y, dy, s, scale)
 		return
 	}
 	h := 0
 	if stream {
-		h = alignHead(dx, 32)
+		h = alignHead(dx, align)
 	}
 	softmaxGradBF16Generic(dx[:h], y[:h], dy[:h], s, scale)
-	m := h + (len(dx)-h)&^15
+	m := h + (len(dx)-h)/block*block
 	kern(dx[h:m], y[h:m], dy[h:m], s, scale)
 	softmaxGradBF16Generic(dx[m:], y[m:], dy[m:], s, scale)
 }

@@ -18571,250 +18571,6 @@ done4:
 	VZEROUPPER
 	RET
 
-// func softmaxGradBF16AVX2(dx []uint16, y []uint16, dy []uint16, s float32, scale float32)
-// Requires: AVX, AVX2
-TEXT ·softmaxGradBF16AVX2(SB), NOSPLIT, $0-80
-	MOVQ         dx_base+0(FP), AX
-	MOVQ         dx_len+8(FP), CX
-	MOVQ         y_base+24(FP), DX
-	MOVQ         dy_base+48(FP), BX
-	VBROADCASTSS s+72(FP), Y0
-	VBROADCASTSS scale+76(FP), Y1
-	XORQ         SI, SI
-
-loopU1:
-	CMPQ      CX, $0x00000020
-	JB        loop12
-	VPMOVZXWD (BX)(SI*2), Y2
-	VPSLLD    $0x10, Y2, Y2
-	VPMOVZXWD (DX)(SI*2), Y3
-	VPSLLD    $0x10, Y3, Y3
-	VSUBPS    Y0, Y2, Y2
-	VMULPS    Y3, Y2, Y2
-	VMULPS    Y1, Y2, Y2
-	VPSRLD    $0x10, Y2, Y3
-	VPAND     vecconsts<>+480(SB), Y3, Y4
-	VPADDD    Y2, Y4, Y4
-	VPADDD    vecconsts<>+512(SB), Y4, Y4
-	VPSRLD    $0x10, Y4, Y4
-	VPAND     vecconsts<>+544(SB), Y2, Y2
-	VPCMPGTD  vecconsts<>+576(SB), Y2, Y2
-	VPOR      vecconsts<>+608(SB), Y3, Y3
-	VPBLENDVB Y2, Y3, Y4, Y4
-	VPMOVZXWD 16(BX)(SI*2), Y2
-	VPSLLD    $0x10, Y2, Y2
-	VPMOVZXWD 16(DX)(SI*2), Y3
-	VPSLLD    $0x10, Y3, Y3
-	VSUBPS    Y0, Y2, Y2
-	VMULPS    Y3, Y2, Y2
-	VMULPS    Y1, Y2, Y2
-	VPSRLD    $0x10, Y2, Y3
-	VPAND     vecconsts<>+480(SB), Y3, Y5
-	VPADDD    Y2, Y5, Y5
-	VPADDD    vecconsts<>+512(SB), Y5, Y5
-	VPSRLD    $0x10, Y5, Y5
-	VPAND     vecconsts<>+544(SB), Y2, Y2
-	VPCMPGTD  vecconsts<>+576(SB), Y2, Y2
-	VPOR      vecconsts<>+608(SB), Y3, Y3
-	VPBLENDVB Y2, Y3, Y5, Y5
-	VPACKUSDW Y5, Y4, Y4
-	VPERMQ    $0xd8, Y4, Y4
-	VMOVDQU   Y4, (AX)(SI*2)
-	VPMOVZXWD 32(BX)(SI*2), Y2
-	VPSLLD    $0x10, Y2, Y2
-	VPMOVZXWD 32(DX)(SI*2), Y3
-	VPSLLD    $0x10, Y3, Y3
-	VSUBPS    Y0, Y2, Y2
-	VMULPS    Y3, Y2, Y2
-	VMULPS    Y1, Y2, Y2
-	VPSRLD    $0x10, Y2, Y3
-	VPAND     vecconsts<>+480(SB), Y3, Y4
-	VPADDD    Y2, Y4, Y4
-	VPADDD    vecconsts<>+512(SB), Y4, Y4
-	VPSRLD    $0x10, Y4, Y4
-	VPAND     vecconsts<>+544(SB), Y2, Y2
-	VPCMPGTD  vecconsts<>+576(SB), Y2, Y2
-	VPOR      vecconsts<>+608(SB), Y3, Y3
-	VPBLENDVB Y2, Y3, Y4, Y4
-	VPMOVZXWD 48(BX)(SI*2), Y2
-	VPSLLD    $0x10, Y2, Y2
-	VPMOVZXWD 48(DX)(SI*2), Y3
-	VPSLLD    $0x10, Y3, Y3
-	VSUBPS    Y0, Y2, Y2
-	VMULPS    Y3, Y2, Y2
-	VMULPS    Y1, Y2, Y2
-	VPSRLD    $0x10, Y2, Y3
-	VPAND     vecconsts<>+480(SB), Y3, Y5
-	VPADDD    Y2, Y5, Y5
-	VPADDD    vecconsts<>+512(SB), Y5, Y5
-	VPSRLD    $0x10, Y5, Y5
-	VPAND     vecconsts<>+544(SB), Y2, Y2
-	VPCMPGTD  vecconsts<>+576(SB), Y2, Y2
-	VPOR      vecconsts<>+608(SB), Y3, Y3
-	VPBLENDVB Y2, Y3, Y5, Y5
-	VPACKUSDW Y5, Y4, Y4
-	VPERMQ    $0xd8, Y4, Y4
-	VMOVDQU   Y4, 32(AX)(SI*2)
-	ADDQ      $0x00000020, SI
-	SUBQ      $0x00000020, CX
-	JMP       loopU1
-
-loop12:
-	CMPQ         CX, $0x00000008
-	JB           tail3
-	VPMOVZXWD    (BX)(SI*2), Y2
-	VPSLLD       $0x10, Y2, Y2
-	VPMOVZXWD    (DX)(SI*2), Y3
-	VPSLLD       $0x10, Y3, Y3
-	VSUBPS       Y0, Y2, Y2
-	VMULPS       Y3, Y2, Y2
-	VMULPS       Y1, Y2, Y2
-	VPSRLD       $0x10, Y2, Y3
-	VPAND        vecconsts<>+480(SB), Y3, Y4
-	VPADDD       Y2, Y4, Y4
-	VPADDD       vecconsts<>+512(SB), Y4, Y4
-	VPSRLD       $0x10, Y4, Y4
-	VPAND        vecconsts<>+544(SB), Y2, Y2
-	VPCMPGTD     vecconsts<>+576(SB), Y2, Y2
-	VPOR         vecconsts<>+608(SB), Y3, Y3
-	VPBLENDVB    Y2, Y3, Y4, Y4
-	VEXTRACTI128 $0x01, Y4, X2
-	VPACKUSDW    X2, X4, X2
-	VMOVDQU      X2, (AX)(SI*2)
-	ADDQ         $0x00000008, SI
-	SUBQ         $0x00000008, CX
-	JMP          loop12
-
-tail3:
-	TESTQ CX, CX
-	JZ    done4
-
-done4:
-	VZEROUPPER
-	RET
-
-// func softmaxGradBF16NTAVX2(dx []uint16, y []uint16, dy []uint16, s float32, scale float32)
-// Requires: AVX, AVX2
-TEXT ·softmaxGradBF16NTAVX2(SB), NOSPLIT, $0-80
-	MOVQ         dx_base+0(FP), AX
-	MOVQ         dx_len+8(FP), CX
-	MOVQ         y_base+24(FP), DX
-	MOVQ         dy_base+48(FP), BX
-	VBROADCASTSS s+72(FP), Y0
-	VBROADCASTSS scale+76(FP), Y1
-	XORQ         SI, SI
-
-loopU1:
-	CMPQ      CX, $0x00000020
-	JB        loop12
-	VPMOVZXWD (BX)(SI*2), Y2
-	VPSLLD    $0x10, Y2, Y2
-	VPMOVZXWD (DX)(SI*2), Y3
-	VPSLLD    $0x10, Y3, Y3
-	VSUBPS    Y0, Y2, Y2
-	VMULPS    Y3, Y2, Y2
-	VMULPS    Y1, Y2, Y2
-	VPSRLD    $0x10, Y2, Y3
-	VPAND     vecconsts<>+480(SB), Y3, Y4
-	VPADDD    Y2, Y4, Y4
-	VPADDD    vecconsts<>+512(SB), Y4, Y4
-	VPSRLD    $0x10, Y4, Y4
-	VPAND     vecconsts<>+544(SB), Y2, Y2
-	VPCMPGTD  vecconsts<>+576(SB), Y2, Y2
-	VPOR      vecconsts<>+608(SB), Y3, Y3
-	VPBLENDVB Y2, Y3, Y4, Y4
-	VPMOVZXWD 16(BX)(SI*2), Y2
-	VPSLLD    $0x10, Y2, Y2
-	VPMOVZXWD 16(DX)(SI*2), Y3
-	VPSLLD    $0x10, Y3, Y3
-	VSUBPS    Y0, Y2, Y2
-	VMULPS    Y3, Y2, Y2
-	VMULPS    Y1, Y2, Y2
-	VPSRLD    $0x10, Y2, Y3
-	VPAND     vecconsts<>+480(SB), Y3, Y5
-	VPADDD    Y2, Y5, Y5
-	VPADDD    vecconsts<>+512(SB), Y5, Y5
-	VPSRLD    $0x10, Y5, Y5
-	VPAND     vecconsts<>+544(SB), Y2, Y2
-	VPCMPGTD  vecconsts<>+576(SB), Y2, Y2
-	VPOR      vecconsts<>+608(SB), Y3, Y3
-	VPBLENDVB Y2, Y3, Y5, Y5
-	VPACKUSDW Y5, Y4, Y4
-	VPERMQ    $0xd8, Y4, Y4
-	VMOVNTDQ  Y4, (AX)(SI*2)
-	VPMOVZXWD 32(BX)(SI*2), Y2
-	VPSLLD    $0x10, Y2, Y2
-	VPMOVZXWD 32(DX)(SI*2), Y3
-	VPSLLD    $0x10, Y3, Y3
-	VSUBPS    Y0, Y2, Y2
-	VMULPS    Y3, Y2, Y2
-	VMULPS    Y1, Y2, Y2
-	VPSRLD    $0x10, Y2, Y3
-	VPAND     vecconsts<>+480(SB), Y3, Y4
-	VPADDD    Y2, Y4, Y4
-	VPADDD    vecconsts<>+512(SB), Y4, Y4
-	VPSRLD    $0x10, Y4, Y4
-	VPAND     vecconsts<>+544(SB), Y2, Y2
-	VPCMPGTD  vecconsts<>+576(SB), Y2, Y2
-	VPOR      vecconsts<>+608(SB), Y3, Y3
-	VPBLENDVB Y2, Y3, Y4, Y4
-	VPMOVZXWD 48(BX)(SI*2), Y2
-	VPSLLD    $0x10, Y2, Y2
-	VPMOVZXWD 48(DX)(SI*2), Y3
-	VPSLLD    $0x10, Y3, Y3
-	VSUBPS    Y0, Y2, Y2
-	VMULPS    Y3, Y2, Y2
-	VMULPS    Y1, Y2, Y2
-	VPSRLD    $0x10, Y2, Y3
-	VPAND     vecconsts<>+480(SB), Y3, Y5
-	VPADDD    Y2, Y5, Y5
-	VPADDD    vecconsts<>+512(SB), Y5, Y5
-	VPSRLD    $0x10, Y5, Y5
-	VPAND     vecconsts<>+544(SB), Y2, Y2
-	VPCMPGTD  vecconsts<>+576(SB), Y2, Y2
-	VPOR      vecconsts<>+608(SB), Y3, Y3
-	VPBLENDVB Y2, Y3, Y5, Y5
-	VPACKUSDW Y5, Y4, Y4
-	VPERMQ    $0xd8, Y4, Y4
-	VMOVNTDQ  Y4, 32(AX)(SI*2)
-	ADDQ      $0x00000020, SI
-	SUBQ      $0x00000020, CX
-	JMP       loopU1
-
-loop12:
-	CMPQ         CX, $0x00000008
-	JB           tail3
-	VPMOVZXWD    (BX)(SI*2), Y2
-	VPSLLD       $0x10, Y2, Y2
-	VPMOVZXWD    (DX)(SI*2), Y3
-	VPSLLD       $0x10, Y3, Y3
-	VSUBPS       Y0, Y2, Y2
-	VMULPS       Y3, Y2, Y2
-	VMULPS       Y1, Y2, Y2
-	VPSRLD       $0x10, Y2, Y3
-	VPAND        vecconsts<>+480(SB), Y3, Y4
-	VPADDD       Y2, Y4, Y4
-	VPADDD       vecconsts<>+512(SB), Y4, Y4
-	VPSRLD       $0x10, Y4, Y4
-	VPAND        vecconsts<>+544(SB), Y2, Y2
-	VPCMPGTD     vecconsts<>+576(SB), Y2, Y2
-	VPOR         vecconsts<>+608(SB), Y3, Y3
-	VPBLENDVB    Y2, Y3, Y4, Y4
-	VEXTRACTI128 $0x01, Y4, X2
-	VPACKUSDW    X2, X4, X2
-	VMOVNTDQ     X2, (AX)(SI*2)
-	ADDQ         $0x00000008, SI
-	SUBQ         $0x00000008, CX
-	JMP          loop12
-
-tail3:
-	TESTQ CX, CX
-	JZ    done4
-
-done4:
-	VZEROUPPER
-	RET
-
 // func softmaxGradNTAVX2(dx []float32, y []float32, dy []float32, s float32, scale float32)
 // Requires: AVX
 TEXT ·softmaxGradNTAVX2(SB), NOSPLIT, $0-80
@@ -18877,323 +18633,6 @@ tail3:
 	VMULPS     Y0, Y3, Y3
 	VMULPS     Y1, Y3, Y3
 	VMASKMOVPS Y3, Y2, (AX)(SI*4)
-
-done4:
-	VZEROUPPER
-	RET
-
-// func dotBF16AVX512(a []uint16, b []uint16) float32
-// Requires: AVX, AVX512DQ, AVX512F
-TEXT ·dotBF16AVX512(SB), NOSPLIT, $0-52
-	MOVQ   a_base+0(FP), AX
-	MOVQ   a_len+8(FP), CX
-	MOVQ   b_base+24(FP), DX
-	VXORPS Z0, Z0, Z0
-	VXORPS Z1, Z1, Z1
-	VXORPS Z2, Z2, Z2
-	VXORPS Z3, Z3, Z3
-	XORQ   BX, BX
-
-loopU1:
-	CMPQ        CX, $0x00000040
-	JB          loop12
-	VPMOVZXWD   (AX)(BX*2), Z4
-	VPSLLD      $0x10, Z4, Z4
-	VPMOVZXWD   (DX)(BX*2), Z5
-	VPSLLD      $0x10, Z5, Z5
-	VFMADD231PS Z5, Z4, Z0
-	VPMOVZXWD   32(AX)(BX*2), Z4
-	VPSLLD      $0x10, Z4, Z4
-	VPMOVZXWD   32(DX)(BX*2), Z5
-	VPSLLD      $0x10, Z5, Z5
-	VFMADD231PS Z5, Z4, Z1
-	VPMOVZXWD   64(AX)(BX*2), Z4
-	VPSLLD      $0x10, Z4, Z4
-	VPMOVZXWD   64(DX)(BX*2), Z5
-	VPSLLD      $0x10, Z5, Z5
-	VFMADD231PS Z5, Z4, Z2
-	VPMOVZXWD   96(AX)(BX*2), Z4
-	VPSLLD      $0x10, Z4, Z4
-	VPMOVZXWD   96(DX)(BX*2), Z5
-	VPSLLD      $0x10, Z5, Z5
-	VFMADD231PS Z5, Z4, Z3
-	ADDQ        $0x00000040, BX
-	SUBQ        $0x00000040, CX
-	JMP         loopU1
-
-loop12:
-	CMPQ        CX, $0x00000010
-	JB          tail3
-	VPMOVZXWD   (AX)(BX*2), Z4
-	VPSLLD      $0x10, Z4, Z4
-	VPMOVZXWD   (DX)(BX*2), Z5
-	VPSLLD      $0x10, Z5, Z5
-	VFMADD231PS Z5, Z4, Z0
-	ADDQ        $0x00000010, BX
-	SUBQ        $0x00000010, CX
-	JMP         loop12
-
-tail3:
-	TESTQ CX, CX
-	JZ    done4
-
-done4:
-	VADDPS     Z1, Z0, Z0
-	VADDPS     Z3, Z2, Z2
-	VADDPS     Z2, Z0, Z0
-	VSHUFF32X4 $0x4e, Z0, Z0, Z1
-	VADDPS     Z1, Z0, Z0
-	VSHUFF32X4 $0xb1, Z0, Z0, Z1
-	VADDPS     Z1, Z0, Z0
-	VPERMILPS  $0x4e, Z0, Z1
-	VADDPS     Z1, Z0, Z0
-	VPERMILPS  $0xb1, Z0, Z1
-	VADDPS     Z1, Z0, Z0
-	VMOVSS     X0, ret+48(FP)
-	VZEROUPPER
-	RET
-
-// func softmaxGradBF16AVX512(dx []uint16, y []uint16, dy []uint16, s float32, scale float32)
-// Requires: AVX, AVX512BW, AVX512F, AVX512VL
-TEXT ·softmaxGradBF16AVX512(SB), NOSPLIT, $0-80
-	MOVQ         dx_base+0(FP), AX
-	MOVQ         dx_len+8(FP), CX
-	MOVQ         y_base+24(FP), DX
-	MOVQ         dy_base+48(FP), BX
-	VBROADCASTSS s+72(FP), Z0
-	VBROADCASTSS scale+76(FP), Z1
-	VBROADCASTSS vecconsts<>+480(SB), Z2
-	VBROADCASTSS vecconsts<>+512(SB), Z3
-	VBROADCASTSS vecconsts<>+544(SB), Z4
-	VBROADCASTSS vecconsts<>+576(SB), Z5
-	VBROADCASTSS vecconsts<>+608(SB), Z6
-	XORQ         SI, SI
-
-loopU1:
-	CMPQ      CX, $0x00000040
-	JB        loop12
-	VPMOVZXWD (BX)(SI*2), Z7
-	VPSLLD    $0x10, Z7, Z7
-	VPMOVZXWD (DX)(SI*2), Z8
-	VPSLLD    $0x10, Z8, Z8
-	VSUBPS    Z0, Z7, Z7
-	VMULPS    Z8, Z7, Z7
-	VMULPS    Z1, Z7, Z7
-	VPSRLD    $0x10, Z7, Z8
-	VPANDD    Z2, Z8, Z9
-	VPADDD    Z7, Z9, Z9
-	VPADDD    Z3, Z9, Z9
-	VPSRLD    $0x10, Z9, Z9
-	VPANDD    Z4, Z7, Z7
-	VPCMPGTD  Z5, Z7, K1
-	VPORD     Z6, Z8, K1, Z9
-	VPMOVDW   Z9, Y7
-	VMOVDQU16 Y7, (AX)(SI*2)
-	VPMOVZXWD 32(BX)(SI*2), Z7
-	VPSLLD    $0x10, Z7, Z7
-	VPMOVZXWD 32(DX)(SI*2), Z8
-	VPSLLD    $0x10, Z8, Z8
-	VSUBPS    Z0, Z7, Z7
-	VMULPS    Z8, Z7, Z7
-	VMULPS    Z1, Z7, Z7
-	VPSRLD    $0x10, Z7, Z8
-	VPANDD    Z2, Z8, Z9
-	VPADDD    Z7, Z9, Z9
-	VPADDD    Z3, Z9, Z9
-	VPSRLD    $0x10, Z9, Z9
-	VPANDD    Z4, Z7, Z7
-	VPCMPGTD  Z5, Z7, K1
-	VPORD     Z6, Z8, K1, Z9
-	VPMOVDW   Z9, Y7
-	VMOVDQU16 Y7, 32(AX)(SI*2)
-	VPMOVZXWD 64(BX)(SI*2), Z7
-	VPSLLD    $0x10, Z7, Z7
-	VPMOVZXWD 64(DX)(SI*2), Z8
-	VPSLLD    $0x10, Z8, Z8
-	VSUBPS    Z0, Z7, Z7
-	VMULPS    Z8, Z7, Z7
-	VMULPS    Z1, Z7, Z7
-	VPSRLD    $0x10, Z7, Z8
-	VPANDD    Z2, Z8, Z9
-	VPADDD    Z7, Z9, Z9
-	VPADDD    Z3, Z9, Z9
-	VPSRLD    $0x10, Z9, Z9
-	VPANDD    Z4, Z7, Z7
-	VPCMPGTD  Z5, Z7, K1
-	VPORD     Z6, Z8, K1, Z9
-	VPMOVDW   Z9, Y7
-	VMOVDQU16 Y7, 64(AX)(SI*2)
-	VPMOVZXWD 96(BX)(SI*2), Z7
-	VPSLLD    $0x10, Z7, Z7
-	VPMOVZXWD 96(DX)(SI*2), Z8
-	VPSLLD    $0x10, Z8, Z8
-	VSUBPS    Z0, Z7, Z7
-	VMULPS    Z8, Z7, Z7
-	VMULPS    Z1, Z7, Z7
-	VPSRLD    $0x10, Z7, Z8
-	VPANDD    Z2, Z8, Z9
-	VPADDD    Z7, Z9, Z9
-	VPADDD    Z3, Z9, Z9
-	VPSRLD    $0x10, Z9, Z9
-	VPANDD    Z4, Z7, Z7
-	VPCMPGTD  Z5, Z7, K1
-	VPORD     Z6, Z8, K1, Z9
-	VPMOVDW   Z9, Y7
-	VMOVDQU16 Y7, 96(AX)(SI*2)
-	ADDQ      $0x00000040, SI
-	SUBQ      $0x00000040, CX
-	JMP       loopU1
-
-loop12:
-	CMPQ      CX, $0x00000010
-	JB        tail3
-	VPMOVZXWD (BX)(SI*2), Z7
-	VPSLLD    $0x10, Z7, Z7
-	VPMOVZXWD (DX)(SI*2), Z8
-	VPSLLD    $0x10, Z8, Z8
-	VSUBPS    Z0, Z7, Z7
-	VMULPS    Z8, Z7, Z7
-	VMULPS    Z1, Z7, Z7
-	VPSRLD    $0x10, Z7, Z8
-	VPANDD    Z2, Z8, Z9
-	VPADDD    Z7, Z9, Z9
-	VPADDD    Z3, Z9, Z9
-	VPSRLD    $0x10, Z9, Z9
-	VPANDD    Z4, Z7, Z7
-	VPCMPGTD  Z5, Z7, K1
-	VPORD     Z6, Z8, K1, Z9
-	VPMOVDW   Z9, Y7
-	VMOVDQU16 Y7, (AX)(SI*2)
-	ADDQ      $0x00000010, SI
-	SUBQ      $0x00000010, CX
-	JMP       loop12
-
-tail3:
-	TESTQ CX, CX
-	JZ    done4
-
-done4:
-	VZEROUPPER
-	RET
-
-// func softmaxGradBF16NTAVX512(dx []uint16, y []uint16, dy []uint16, s float32, scale float32)
-// Requires: AVX, AVX512F
-TEXT ·softmaxGradBF16NTAVX512(SB), NOSPLIT, $0-80
-	MOVQ         dx_base+0(FP), AX
-	MOVQ         dx_len+8(FP), CX
-	MOVQ         y_base+24(FP), DX
-	MOVQ         dy_base+48(FP), BX
-	VBROADCASTSS s+72(FP), Z0
-	VBROADCASTSS scale+76(FP), Z1
-	VBROADCASTSS vecconsts<>+480(SB), Z2
-	VBROADCASTSS vecconsts<>+512(SB), Z3
-	VBROADCASTSS vecconsts<>+544(SB), Z4
-	VBROADCASTSS vecconsts<>+576(SB), Z5
-	VBROADCASTSS vecconsts<>+608(SB), Z6
-	XORQ         SI, SI
-
-loopU1:
-	CMPQ      CX, $0x00000040
-	JB        loop12
-	VPMOVZXWD (BX)(SI*2), Z7
-	VPSLLD    $0x10, Z7, Z7
-	VPMOVZXWD (DX)(SI*2), Z8
-	VPSLLD    $0x10, Z8, Z8
-	VSUBPS    Z0, Z7, Z7
-	VMULPS    Z8, Z7, Z7
-	VMULPS    Z1, Z7, Z7
-	VPSRLD    $0x10, Z7, Z8
-	VPANDD    Z2, Z8, Z9
-	VPADDD    Z7, Z9, Z9
-	VPADDD    Z3, Z9, Z9
-	VPSRLD    $0x10, Z9, Z9
-	VPANDD    Z4, Z7, Z7
-	VPCMPGTD  Z5, Z7, K1
-	VPORD     Z6, Z8, K1, Z9
-	VPMOVDW   Z9, Y7
-	VMOVNTDQ  Y7, (AX)(SI*2)
-	VPMOVZXWD 32(BX)(SI*2), Z7
-	VPSLLD    $0x10, Z7, Z7
-	VPMOVZXWD 32(DX)(SI*2), Z8
-	VPSLLD    $0x10, Z8, Z8
-	VSUBPS    Z0, Z7, Z7
-	VMULPS    Z8, Z7, Z7
-	VMULPS    Z1, Z7, Z7
-	VPSRLD    $0x10, Z7, Z8
-	VPANDD    Z2, Z8, Z9
-	VPADDD    Z7, Z9, Z9
-	VPADDD    Z3, Z9, Z9
-	VPSRLD    $0x10, Z9, Z9
-	VPANDD    Z4, Z7, Z7
-	VPCMPGTD  Z5, Z7, K1
-	VPORD     Z6, Z8, K1, Z9
-	VPMOVDW   Z9, Y7
-	VMOVNTDQ  Y7, 32(AX)(SI*2)
-	VPMOVZXWD 64(BX)(SI*2), Z7
-	VPSLLD    $0x10, Z7, Z7
-	VPMOVZXWD 64(DX)(SI*2), Z8
-	VPSLLD    $0x10, Z8, Z8
-	VSUBPS    Z0, Z7, Z7
-	VMULPS    Z8, Z7, Z7
-	VMULPS    Z1, Z7, Z7
-	VPSRLD    $0x10, Z7, Z8
-	VPANDD    Z2, Z8, Z9
-	VPADDD    Z7, Z9, Z9
-	VPADDD    Z3, Z9, Z9
-	VPSRLD    $0x10, Z9, Z9
-	VPANDD    Z4, Z7, Z7
-	VPCMPGTD  Z5, Z7, K1
-	VPORD     Z6, Z8, K1, Z9
-	VPMOVDW   Z9, Y7
-	VMOVNTDQ  Y7, 64(AX)(SI*2)
-	VPMOVZXWD 96(BX)(SI*2), Z7
-	VPSLLD    $0x10, Z7, Z7
-	VPMOVZXWD 96(DX)(SI*2), Z8
-	VPSLLD    $0x10, Z8, Z8
-	VSUBPS    Z0, Z7, Z7
-	VMULPS    Z8, Z7, Z7
-	VMULPS    Z1, Z7, Z7
-	VPSRLD    $0x10, Z7, Z8
-	VPANDD    Z2, Z8, Z9
-	VPADDD    Z7, Z9, Z9
-	VPADDD    Z3, Z9, Z9
-	VPSRLD    $0x10, Z9, Z9
-	VPANDD    Z4, Z7, Z7
-	VPCMPGTD  Z5, Z7, K1
-	VPORD     Z6, Z8, K1, Z9
-	VPMOVDW   Z9, Y7
-	VMOVNTDQ  Y7, 96(AX)(SI*2)
-	ADDQ      $0x00000040, SI
-	SUBQ      $0x00000040, CX
-	JMP       loopU1
-
-loop12:
-	CMPQ      CX, $0x00000010
-	JB        tail3
-	VPMOVZXWD (BX)(SI*2), Z7
-	VPSLLD    $0x10, Z7, Z7
-	VPMOVZXWD (DX)(SI*2), Z8
-	VPSLLD    $0x10, Z8, Z8
-	VSUBPS    Z0, Z7, Z7
-	VMULPS    Z8, Z7, Z7
-	VMULPS    Z1, Z7, Z7
-	VPSRLD    $0x10, Z7, Z8
-	VPANDD    Z2, Z8, Z9
-	VPADDD    Z7, Z9, Z9
-	VPADDD    Z3, Z9, Z9
-	VPSRLD    $0x10, Z9, Z9
-	VPANDD    Z4, Z7, Z7
-	VPCMPGTD  Z5, Z7, K1
-	VPORD     Z6, Z8, K1, Z9
-	VPMOVDW   Z9, Y7
-	VMOVNTDQ  Y7, (AX)(SI*2)
-	ADDQ      $0x00000010, SI
-	SUBQ      $0x00000010, CX
-	JMP       loop12
-
-tail3:
-	TESTQ CX, CX
-	JZ    done4
 
 done4:
 	VZEROUPPER
@@ -21913,6 +21352,818 @@ loop12:
 	VPMOVDW   Z5, Y4
 	VMOVDQU16 Y4, (AX)(BX*2)
 	ADDQ      $0x00000010, BX
+	SUBQ      $0x00000010, CX
+	JMP       loop12
+
+tail3:
+	TESTQ CX, CX
+	JZ    done4
+
+done4:
+	VZEROUPPER
+	RET
+
+// func dotBF16EOAVX512(a []uint16, b []uint16) float32
+// Requires: AVX, AVX512DQ, AVX512F
+TEXT ·dotBF16EOAVX512(SB), NOSPLIT, $0-52
+	MOVQ       a_base+0(FP), AX
+	MOVQ       a_len+8(FP), CX
+	MOVQ       b_base+24(FP), DX
+	VPTERNLOGD $0xff, Z0, Z0, Z0
+	VPSLLD     $0x10, Z0, Z0
+	VXORPS     Z1, Z1, Z1
+	VXORPS     Z2, Z2, Z2
+	VXORPS     Z3, Z3, Z3
+	VXORPS     Z4, Z4, Z4
+	VXORPS     Z5, Z5, Z5
+	VXORPS     Z6, Z6, Z6
+	VXORPS     Z7, Z7, Z7
+	VXORPS     Z8, Z8, Z8
+	XORQ       BX, BX
+
+loopU1:
+	CMPQ        CX, $0x00000080
+	JB          loop12
+	VMOVDQU32   (AX)(BX*2), Z9
+	VMOVDQU32   (DX)(BX*2), Z10
+	VPSLLD      $0x10, Z9, Z11
+	VPSLLD      $0x10, Z10, Z12
+	VPANDD      Z0, Z9, Z9
+	VPANDD      Z0, Z10, Z10
+	VFMADD231PS Z12, Z11, Z1
+	VFMADD231PS Z10, Z9, Z2
+	VMOVDQU32   64(AX)(BX*2), Z9
+	VMOVDQU32   64(DX)(BX*2), Z10
+	VPSLLD      $0x10, Z9, Z11
+	VPSLLD      $0x10, Z10, Z12
+	VPANDD      Z0, Z9, Z9
+	VPANDD      Z0, Z10, Z10
+	VFMADD231PS Z12, Z11, Z3
+	VFMADD231PS Z10, Z9, Z4
+	VMOVDQU32   128(AX)(BX*2), Z9
+	VMOVDQU32   128(DX)(BX*2), Z10
+	VPSLLD      $0x10, Z9, Z11
+	VPSLLD      $0x10, Z10, Z12
+	VPANDD      Z0, Z9, Z9
+	VPANDD      Z0, Z10, Z10
+	VFMADD231PS Z12, Z11, Z5
+	VFMADD231PS Z10, Z9, Z6
+	VMOVDQU32   192(AX)(BX*2), Z9
+	VMOVDQU32   192(DX)(BX*2), Z10
+	VPSLLD      $0x10, Z9, Z11
+	VPSLLD      $0x10, Z10, Z12
+	VPANDD      Z0, Z9, Z9
+	VPANDD      Z0, Z10, Z10
+	VFMADD231PS Z12, Z11, Z7
+	VFMADD231PS Z10, Z9, Z8
+	ADDQ        $0x00000080, BX
+	SUBQ        $0x00000080, CX
+	JMP         loopU1
+
+loop12:
+	CMPQ        CX, $0x00000020
+	JB          tail3
+	VMOVDQU32   (AX)(BX*2), Z9
+	VMOVDQU32   (DX)(BX*2), Z10
+	VPSLLD      $0x10, Z9, Z11
+	VPSLLD      $0x10, Z10, Z12
+	VPANDD      Z0, Z9, Z9
+	VPANDD      Z0, Z10, Z10
+	VFMADD231PS Z12, Z11, Z1
+	VFMADD231PS Z10, Z9, Z2
+	ADDQ        $0x00000020, BX
+	SUBQ        $0x00000020, CX
+	JMP         loop12
+
+tail3:
+	TESTQ CX, CX
+	JZ    done4
+
+done4:
+	VADDPS     Z2, Z1, Z1
+	VADDPS     Z4, Z3, Z3
+	VADDPS     Z6, Z5, Z5
+	VADDPS     Z8, Z7, Z7
+	VADDPS     Z3, Z1, Z1
+	VADDPS     Z7, Z5, Z5
+	VADDPS     Z5, Z1, Z1
+	VSHUFF32X4 $0x4e, Z1, Z1, Z0
+	VADDPS     Z0, Z1, Z1
+	VSHUFF32X4 $0xb1, Z1, Z1, Z0
+	VADDPS     Z0, Z1, Z1
+	VPERMILPS  $0x4e, Z1, Z0
+	VADDPS     Z0, Z1, Z1
+	VPERMILPS  $0xb1, Z1, Z0
+	VADDPS     Z0, Z1, Z1
+	VMOVSS     X1, ret+48(FP)
+	VZEROUPPER
+	RET
+
+// func softmaxGradBF16EOAVX512(dx []uint16, y []uint16, dy []uint16, s float32, scale float32)
+// Requires: AVX, AVX512BW, AVX512F
+TEXT ·softmaxGradBF16EOAVX512(SB), NOSPLIT, $0-80
+	MOVQ         dx_base+0(FP), AX
+	MOVQ         dx_len+8(FP), CX
+	MOVQ         y_base+24(FP), DX
+	MOVQ         dy_base+48(FP), BX
+	VBROADCASTSS s+72(FP), Z0
+	VBROADCASTSS scale+76(FP), Z1
+	VBROADCASTSS vecconsts<>+480(SB), Z2
+	VBROADCASTSS vecconsts<>+512(SB), Z3
+	VBROADCASTSS vecconsts<>+1248(SB), Z4
+	VPTERNLOGD   $0xff, Z5, Z5, Z5
+	VPSLLD       $0x10, Z5, Z5
+	MOVL         $0xaaaaaaaa, SI
+	KMOVD        SI, K1
+	XORQ         SI, SI
+
+loopU1:
+	CMPQ      CX, $0x00000080
+	JB        loop12
+	VMOVDQU32 (DX)(SI*2), Z6
+	VMOVDQU32 (BX)(SI*2), Z7
+	VPSLLD    $0x10, Z6, Z8
+	VPSLLD    $0x10, Z7, Z9
+	VSUBPS    Z0, Z9, Z9
+	VMULPS    Z8, Z9, Z9
+	VMULPS    Z1, Z9, Z9
+	VPSRLD    $0x10, Z9, Z8
+	VPANDD    Z2, Z8, Z8
+	VPADDD    Z9, Z8, Z8
+	VPADDD    Z3, Z8, Z8
+	VCMPPS    $0x03, Z9, Z9, K2
+	VPORD     Z4, Z9, K2, Z8
+	VPANDD    Z5, Z6, Z6
+	VPANDD    Z5, Z7, Z7
+	VSUBPS    Z0, Z7, Z7
+	VMULPS    Z6, Z7, Z7
+	VMULPS    Z1, Z7, Z7
+	VPSRLD    $0x10, Z7, Z6
+	VPANDD    Z2, Z6, Z6
+	VPADDD    Z7, Z6, Z6
+	VPADDD    Z3, Z6, Z6
+	VCMPPS    $0x03, Z7, Z7, K2
+	VPORD     Z4, Z7, K2, Z6
+	VPSRLD    $0x10, Z8, Z8
+	VPBLENDMW Z6, Z8, K1, Z8
+	VMOVDQU32 Z8, (AX)(SI*2)
+	VMOVDQU32 64(DX)(SI*2), Z6
+	VMOVDQU32 64(BX)(SI*2), Z7
+	VPSLLD    $0x10, Z6, Z8
+	VPSLLD    $0x10, Z7, Z9
+	VSUBPS    Z0, Z9, Z9
+	VMULPS    Z8, Z9, Z9
+	VMULPS    Z1, Z9, Z9
+	VPSRLD    $0x10, Z9, Z8
+	VPANDD    Z2, Z8, Z8
+	VPADDD    Z9, Z8, Z8
+	VPADDD    Z3, Z8, Z8
+	VCMPPS    $0x03, Z9, Z9, K2
+	VPORD     Z4, Z9, K2, Z8
+	VPANDD    Z5, Z6, Z6
+	VPANDD    Z5, Z7, Z7
+	VSUBPS    Z0, Z7, Z7
+	VMULPS    Z6, Z7, Z7
+	VMULPS    Z1, Z7, Z7
+	VPSRLD    $0x10, Z7, Z6
+	VPANDD    Z2, Z6, Z6
+	VPADDD    Z7, Z6, Z6
+	VPADDD    Z3, Z6, Z6
+	VCMPPS    $0x03, Z7, Z7, K2
+	VPORD     Z4, Z7, K2, Z6
+	VPSRLD    $0x10, Z8, Z8
+	VPBLENDMW Z6, Z8, K1, Z8
+	VMOVDQU32 Z8, 64(AX)(SI*2)
+	VMOVDQU32 128(DX)(SI*2), Z6
+	VMOVDQU32 128(BX)(SI*2), Z7
+	VPSLLD    $0x10, Z6, Z8
+	VPSLLD    $0x10, Z7, Z9
+	VSUBPS    Z0, Z9, Z9
+	VMULPS    Z8, Z9, Z9
+	VMULPS    Z1, Z9, Z9
+	VPSRLD    $0x10, Z9, Z8
+	VPANDD    Z2, Z8, Z8
+	VPADDD    Z9, Z8, Z8
+	VPADDD    Z3, Z8, Z8
+	VCMPPS    $0x03, Z9, Z9, K2
+	VPORD     Z4, Z9, K2, Z8
+	VPANDD    Z5, Z6, Z6
+	VPANDD    Z5, Z7, Z7
+	VSUBPS    Z0, Z7, Z7
+	VMULPS    Z6, Z7, Z7
+	VMULPS    Z1, Z7, Z7
+	VPSRLD    $0x10, Z7, Z6
+	VPANDD    Z2, Z6, Z6
+	VPADDD    Z7, Z6, Z6
+	VPADDD    Z3, Z6, Z6
+	VCMPPS    $0x03, Z7, Z7, K2
+	VPORD     Z4, Z7, K2, Z6
+	VPSRLD    $0x10, Z8, Z8
+	VPBLENDMW Z6, Z8, K1, Z8
+	VMOVDQU32 Z8, 128(AX)(SI*2)
+	VMOVDQU32 192(DX)(SI*2), Z6
+	VMOVDQU32 192(BX)(SI*2), Z7
+	VPSLLD    $0x10, Z6, Z8
+	VPSLLD    $0x10, Z7, Z9
+	VSUBPS    Z0, Z9, Z9
+	VMULPS    Z8, Z9, Z9
+	VMULPS    Z1, Z9, Z9
+	VPSRLD    $0x10, Z9, Z8
+	VPANDD    Z2, Z8, Z8
+	VPADDD    Z9, Z8, Z8
+	VPADDD    Z3, Z8, Z8
+	VCMPPS    $0x03, Z9, Z9, K2
+	VPORD     Z4, Z9, K2, Z8
+	VPANDD    Z5, Z6, Z6
+	VPANDD    Z5, Z7, Z7
+	VSUBPS    Z0, Z7, Z7
+	VMULPS    Z6, Z7, Z7
+	VMULPS    Z1, Z7, Z7
+	VPSRLD    $0x10, Z7, Z6
+	VPANDD    Z2, Z6, Z6
+	VPADDD    Z7, Z6, Z6
+	VPADDD    Z3, Z6, Z6
+	VCMPPS    $0x03, Z7, Z7, K2
+	VPORD     Z4, Z7, K2, Z6
+	VPSRLD    $0x10, Z8, Z8
+	VPBLENDMW Z6, Z8, K1, Z8
+	VMOVDQU32 Z8, 192(AX)(SI*2)
+	ADDQ      $0x00000080, SI
+	SUBQ      $0x00000080, CX
+	JMP       loopU1
+
+loop12:
+	CMPQ      CX, $0x00000020
+	JB        tail3
+	VMOVDQU32 (DX)(SI*2), Z6
+	VMOVDQU32 (BX)(SI*2), Z7
+	VPSLLD    $0x10, Z6, Z8
+	VPSLLD    $0x10, Z7, Z9
+	VSUBPS    Z0, Z9, Z9
+	VMULPS    Z8, Z9, Z9
+	VMULPS    Z1, Z9, Z9
+	VPSRLD    $0x10, Z9, Z8
+	VPANDD    Z2, Z8, Z8
+	VPADDD    Z9, Z8, Z8
+	VPADDD    Z3, Z8, Z8
+	VCMPPS    $0x03, Z9, Z9, K2
+	VPORD     Z4, Z9, K2, Z8
+	VPANDD    Z5, Z6, Z6
+	VPANDD    Z5, Z7, Z7
+	VSUBPS    Z0, Z7, Z7
+	VMULPS    Z6, Z7, Z7
+	VMULPS    Z1, Z7, Z7
+	VPSRLD    $0x10, Z7, Z6
+	VPANDD    Z2, Z6, Z6
+	VPADDD    Z7, Z6, Z6
+	VPADDD    Z3, Z6, Z6
+	VCMPPS    $0x03, Z7, Z7, K2
+	VPORD     Z4, Z7, K2, Z6
+	VPSRLD    $0x10, Z8, Z8
+	VPBLENDMW Z6, Z8, K1, Z8
+	VMOVDQU32 Z8, (AX)(SI*2)
+	ADDQ      $0x00000020, SI
+	SUBQ      $0x00000020, CX
+	JMP       loop12
+
+tail3:
+	TESTQ CX, CX
+	JZ    done4
+
+done4:
+	VZEROUPPER
+	RET
+
+// func softmaxGradBF16EONTAVX512(dx []uint16, y []uint16, dy []uint16, s float32, scale float32)
+// Requires: AVX, AVX512BW, AVX512F
+TEXT ·softmaxGradBF16EONTAVX512(SB), NOSPLIT, $0-80
+	MOVQ         dx_base+0(FP), AX
+	MOVQ         dx_len+8(FP), CX
+	MOVQ         y_base+24(FP), DX
+	MOVQ         dy_base+48(FP), BX
+	VBROADCASTSS s+72(FP), Z0
+	VBROADCASTSS scale+76(FP), Z1
+	VBROADCASTSS vecconsts<>+480(SB), Z2
+	VBROADCASTSS vecconsts<>+512(SB), Z3
+	VBROADCASTSS vecconsts<>+1248(SB), Z4
+	VPTERNLOGD   $0xff, Z5, Z5, Z5
+	VPSLLD       $0x10, Z5, Z5
+	MOVL         $0xaaaaaaaa, SI
+	KMOVD        SI, K1
+	XORQ         SI, SI
+
+loopU1:
+	CMPQ      CX, $0x00000080
+	JB        loop12
+	VMOVDQU32 (DX)(SI*2), Z6
+	VMOVDQU32 (BX)(SI*2), Z7
+	VPSLLD    $0x10, Z6, Z8
+	VPSLLD    $0x10, Z7, Z9
+	VSUBPS    Z0, Z9, Z9
+	VMULPS    Z8, Z9, Z9
+	VMULPS    Z1, Z9, Z9
+	VPSRLD    $0x10, Z9, Z8
+	VPANDD    Z2, Z8, Z8
+	VPADDD    Z9, Z8, Z8
+	VPADDD    Z3, Z8, Z8
+	VCMPPS    $0x03, Z9, Z9, K2
+	VPORD     Z4, Z9, K2, Z8
+	VPANDD    Z5, Z6, Z6
+	VPANDD    Z5, Z7, Z7
+	VSUBPS    Z0, Z7, Z7
+	VMULPS    Z6, Z7, Z7
+	VMULPS    Z1, Z7, Z7
+	VPSRLD    $0x10, Z7, Z6
+	VPANDD    Z2, Z6, Z6
+	VPADDD    Z7, Z6, Z6
+	VPADDD    Z3, Z6, Z6
+	VCMPPS    $0x03, Z7, Z7, K2
+	VPORD     Z4, Z7, K2, Z6
+	VPSRLD    $0x10, Z8, Z8
+	VPBLENDMW Z6, Z8, K1, Z8
+	VMOVNTDQ  Z8, (AX)(SI*2)
+	VMOVDQU32 64(DX)(SI*2), Z6
+	VMOVDQU32 64(BX)(SI*2), Z7
+	VPSLLD    $0x10, Z6, Z8
+	VPSLLD    $0x10, Z7, Z9
+	VSUBPS    Z0, Z9, Z9
+	VMULPS    Z8, Z9, Z9
+	VMULPS    Z1, Z9, Z9
+	VPSRLD    $0x10, Z9, Z8
+	VPANDD    Z2, Z8, Z8
+	VPADDD    Z9, Z8, Z8
+	VPADDD    Z3, Z8, Z8
+	VCMPPS    $0x03, Z9, Z9, K2
+	VPORD     Z4, Z9, K2, Z8
+	VPANDD    Z5, Z6, Z6
+	VPANDD    Z5, Z7, Z7
+	VSUBPS    Z0, Z7, Z7
+	VMULPS    Z6, Z7, Z7
+	VMULPS    Z1, Z7, Z7
+	VPSRLD    $0x10, Z7, Z6
+	VPANDD    Z2, Z6, Z6
+	VPADDD    Z7, Z6, Z6
+	VPADDD    Z3, Z6, Z6
+	VCMPPS    $0x03, Z7, Z7, K2
+	VPORD     Z4, Z7, K2, Z6
+	VPSRLD    $0x10, Z8, Z8
+	VPBLENDMW Z6, Z8, K1, Z8
+	VMOVNTDQ  Z8, 64(AX)(SI*2)
+	VMOVDQU32 128(DX)(SI*2), Z6
+	VMOVDQU32 128(BX)(SI*2), Z7
+	VPSLLD    $0x10, Z6, Z8
+	VPSLLD    $0x10, Z7, Z9
+	VSUBPS    Z0, Z9, Z9
+	VMULPS    Z8, Z9, Z9
+	VMULPS    Z1, Z9, Z9
+	VPSRLD    $0x10, Z9, Z8
+	VPANDD    Z2, Z8, Z8
+	VPADDD    Z9, Z8, Z8
+	VPADDD    Z3, Z8, Z8
+	VCMPPS    $0x03, Z9, Z9, K2
+	VPORD     Z4, Z9, K2, Z8
+	VPANDD    Z5, Z6, Z6
+	VPANDD    Z5, Z7, Z7
+	VSUBPS    Z0, Z7, Z7
+	VMULPS    Z6, Z7, Z7
+	VMULPS    Z1, Z7, Z7
+	VPSRLD    $0x10, Z7, Z6
+	VPANDD    Z2, Z6, Z6
+	VPADDD    Z7, Z6, Z6
+	VPADDD    Z3, Z6, Z6
+	VCMPPS    $0x03, Z7, Z7, K2
+	VPORD     Z4, Z7, K2, Z6
+	VPSRLD    $0x10, Z8, Z8
+	VPBLENDMW Z6, Z8, K1, Z8
+	VMOVNTDQ  Z8, 128(AX)(SI*2)
+	VMOVDQU32 192(DX)(SI*2), Z6
+	VMOVDQU32 192(BX)(SI*2), Z7
+	VPSLLD    $0x10, Z6, Z8
+	VPSLLD    $0x10, Z7, Z9
+	VSUBPS    Z0, Z9, Z9
+	VMULPS    Z8, Z9, Z9
+	VMULPS    Z1, Z9, Z9
+	VPSRLD    $0x10, Z9, Z8
+	VPANDD    Z2, Z8, Z8
+	VPADDD    Z9, Z8, Z8
+	VPADDD    Z3, Z8, Z8
+	VCMPPS    $0x03, Z9, Z9, K2
+	VPORD     Z4, Z9, K2, Z8
+	VPANDD    Z5, Z6, Z6
+	VPANDD    Z5, Z7, Z7
+	VSUBPS    Z0, Z7, Z7
+	VMULPS    Z6, Z7, Z7
+	VMULPS    Z1, Z7, Z7
+	VPSRLD    $0x10, Z7, Z6
+	VPANDD    Z2, Z6, Z6
+	VPADDD    Z7, Z6, Z6
+	VPADDD    Z3, Z6, Z6
+	VCMPPS    $0x03, Z7, Z7, K2
+	VPORD     Z4, Z7, K2, Z6
+	VPSRLD    $0x10, Z8, Z8
+	VPBLENDMW Z6, Z8, K1, Z8
+	VMOVNTDQ  Z8, 192(AX)(SI*2)
+	ADDQ      $0x00000080, SI
+	SUBQ      $0x00000080, CX
+	JMP       loopU1
+
+loop12:
+	CMPQ      CX, $0x00000020
+	JB        tail3
+	VMOVDQU32 (DX)(SI*2), Z6
+	VMOVDQU32 (BX)(SI*2), Z7
+	VPSLLD    $0x10, Z6, Z8
+	VPSLLD    $0x10, Z7, Z9
+	VSUBPS    Z0, Z9, Z9
+	VMULPS    Z8, Z9, Z9
+	VMULPS    Z1, Z9, Z9
+	VPSRLD    $0x10, Z9, Z8
+	VPANDD    Z2, Z8, Z8
+	VPADDD    Z9, Z8, Z8
+	VPADDD    Z3, Z8, Z8
+	VCMPPS    $0x03, Z9, Z9, K2
+	VPORD     Z4, Z9, K2, Z8
+	VPANDD    Z5, Z6, Z6
+	VPANDD    Z5, Z7, Z7
+	VSUBPS    Z0, Z7, Z7
+	VMULPS    Z6, Z7, Z7
+	VMULPS    Z1, Z7, Z7
+	VPSRLD    $0x10, Z7, Z6
+	VPANDD    Z2, Z6, Z6
+	VPADDD    Z7, Z6, Z6
+	VPADDD    Z3, Z6, Z6
+	VCMPPS    $0x03, Z7, Z7, K2
+	VPORD     Z4, Z7, K2, Z6
+	VPSRLD    $0x10, Z8, Z8
+	VPBLENDMW Z6, Z8, K1, Z8
+	VMOVNTDQ  Z8, (AX)(SI*2)
+	ADDQ      $0x00000020, SI
+	SUBQ      $0x00000020, CX
+	JMP       loop12
+
+tail3:
+	TESTQ CX, CX
+	JZ    done4
+
+done4:
+	VZEROUPPER
+	RET
+
+// func softmaxGradBF16EOAVX2(dx []uint16, y []uint16, dy []uint16, s float32, scale float32)
+// Requires: AVX, AVX2
+TEXT ·softmaxGradBF16EOAVX2(SB), NOSPLIT, $0-80
+	MOVQ         dx_base+0(FP), AX
+	MOVQ         dx_len+8(FP), CX
+	MOVQ         y_base+24(FP), DX
+	MOVQ         dy_base+48(FP), BX
+	VBROADCASTSS s+72(FP), Y0
+	VBROADCASTSS scale+76(FP), Y1
+	VBROADCASTSS vecconsts<>+480(SB), Y2
+	VBROADCASTSS vecconsts<>+512(SB), Y3
+	VBROADCASTSS vecconsts<>+1248(SB), Y4
+	VPCMPEQD     Y5, Y5, Y5
+	VPSLLD       $0x10, Y5, Y5
+	XORQ         SI, SI
+
+loopU1:
+	CMPQ      CX, $0x00000040
+	JB        loop12
+	VMOVDQU   (DX)(SI*2), Y6
+	VMOVDQU   (BX)(SI*2), Y7
+	VPSLLD    $0x10, Y6, Y8
+	VPSLLD    $0x10, Y7, Y9
+	VSUBPS    Y0, Y9, Y9
+	VMULPS    Y8, Y9, Y9
+	VMULPS    Y1, Y9, Y9
+	VPSRLD    $0x10, Y9, Y8
+	VPAND     Y2, Y8, Y8
+	VPADDD    Y9, Y8, Y8
+	VPADDD    Y3, Y8, Y8
+	VCMPPS    $0x03, Y9, Y9, Y10
+	VPOR      Y4, Y9, Y9
+	VPBLENDVB Y10, Y9, Y8, Y8
+	VPAND     Y5, Y6, Y6
+	VPAND     Y5, Y7, Y7
+	VSUBPS    Y0, Y7, Y7
+	VMULPS    Y6, Y7, Y7
+	VMULPS    Y1, Y7, Y7
+	VPSRLD    $0x10, Y7, Y6
+	VPAND     Y2, Y6, Y6
+	VPADDD    Y7, Y6, Y6
+	VPADDD    Y3, Y6, Y6
+	VCMPPS    $0x03, Y7, Y7, Y9
+	VPOR      Y4, Y7, Y7
+	VPBLENDVB Y9, Y7, Y6, Y6
+	VPSRLD    $0x10, Y8, Y8
+	VPBLENDW  $0xaa, Y6, Y8, Y8
+	VMOVDQU   Y8, (AX)(SI*2)
+	VMOVDQU   32(DX)(SI*2), Y6
+	VMOVDQU   32(BX)(SI*2), Y7
+	VPSLLD    $0x10, Y6, Y8
+	VPSLLD    $0x10, Y7, Y9
+	VSUBPS    Y0, Y9, Y9
+	VMULPS    Y8, Y9, Y9
+	VMULPS    Y1, Y9, Y9
+	VPSRLD    $0x10, Y9, Y8
+	VPAND     Y2, Y8, Y8
+	VPADDD    Y9, Y8, Y8
+	VPADDD    Y3, Y8, Y8
+	VCMPPS    $0x03, Y9, Y9, Y10
+	VPOR      Y4, Y9, Y9
+	VPBLENDVB Y10, Y9, Y8, Y8
+	VPAND     Y5, Y6, Y6
+	VPAND     Y5, Y7, Y7
+	VSUBPS    Y0, Y7, Y7
+	VMULPS    Y6, Y7, Y7
+	VMULPS    Y1, Y7, Y7
+	VPSRLD    $0x10, Y7, Y6
+	VPAND     Y2, Y6, Y6
+	VPADDD    Y7, Y6, Y6
+	VPADDD    Y3, Y6, Y6
+	VCMPPS    $0x03, Y7, Y7, Y9
+	VPOR      Y4, Y7, Y7
+	VPBLENDVB Y9, Y7, Y6, Y6
+	VPSRLD    $0x10, Y8, Y8
+	VPBLENDW  $0xaa, Y6, Y8, Y8
+	VMOVDQU   Y8, 32(AX)(SI*2)
+	VMOVDQU   64(DX)(SI*2), Y6
+	VMOVDQU   64(BX)(SI*2), Y7
+	VPSLLD    $0x10, Y6, Y8
+	VPSLLD    $0x10, Y7, Y9
+	VSUBPS    Y0, Y9, Y9
+	VMULPS    Y8, Y9, Y9
+	VMULPS    Y1, Y9, Y9
+	VPSRLD    $0x10, Y9, Y8
+	VPAND     Y2, Y8, Y8
+	VPADDD    Y9, Y8, Y8
+	VPADDD    Y3, Y8, Y8
+	VCMPPS    $0x03, Y9, Y9, Y10
+	VPOR      Y4, Y9, Y9
+	VPBLENDVB Y10, Y9, Y8, Y8
+	VPAND     Y5, Y6, Y6
+	VPAND     Y5, Y7, Y7
+	VSUBPS    Y0, Y7, Y7
+	VMULPS    Y6, Y7, Y7
+	VMULPS    Y1, Y7, Y7
+	VPSRLD    $0x10, Y7, Y6
+	VPAND     Y2, Y6, Y6
+	VPADDD    Y7, Y6, Y6
+	VPADDD    Y3, Y6, Y6
+	VCMPPS    $0x03, Y7, Y7, Y9
+	VPOR      Y4, Y7, Y7
+	VPBLENDVB Y9, Y7, Y6, Y6
+	VPSRLD    $0x10, Y8, Y8
+	VPBLENDW  $0xaa, Y6, Y8, Y8
+	VMOVDQU   Y8, 64(AX)(SI*2)
+	VMOVDQU   96(DX)(SI*2), Y6
+	VMOVDQU   96(BX)(SI*2), Y7
+	VPSLLD    $0x10, Y6, Y8
+	VPSLLD    $0x10, Y7, Y9
+	VSUBPS    Y0, Y9, Y9
+	VMULPS    Y8, Y9, Y9
+	VMULPS    Y1, Y9, Y9
+	VPSRLD    $0x10, Y9, Y8
+	VPAND     Y2, Y8, Y8
+	VPADDD    Y9, Y8, Y8
+	VPADDD    Y3, Y8, Y8
+	VCMPPS    $0x03, Y9, Y9, Y10
+	VPOR      Y4, Y9, Y9
+	VPBLENDVB Y10, Y9, Y8, Y8
+	VPAND     Y5, Y6, Y6
+	VPAND     Y5, Y7, Y7
+	VSUBPS    Y0, Y7, Y7
+	VMULPS    Y6, Y7, Y7
+	VMULPS    Y1, Y7, Y7
+	VPSRLD    $0x10, Y7, Y6
+	VPAND     Y2, Y6, Y6
+	VPADDD    Y7, Y6, Y6
+	VPADDD    Y3, Y6, Y6
+	VCMPPS    $0x03, Y7, Y7, Y9
+	VPOR      Y4, Y7, Y7
+	VPBLENDVB Y9, Y7, Y6, Y6
+	VPSRLD    $0x10, Y8, Y8
+	VPBLENDW  $0xaa, Y6, Y8, Y8
+	VMOVDQU   Y8, 96(AX)(SI*2)
+	ADDQ      $0x00000040, SI
+	SUBQ      $0x00000040, CX
+	JMP       loopU1
+
+loop12:
+	CMPQ      CX, $0x00000010
+	JB        tail3
+	VMOVDQU   (DX)(SI*2), Y6
+	VMOVDQU   (BX)(SI*2), Y7
+	VPSLLD    $0x10, Y6, Y8
+	VPSLLD    $0x10, Y7, Y9
+	VSUBPS    Y0, Y9, Y9
+	VMULPS    Y8, Y9, Y9
+	VMULPS    Y1, Y9, Y9
+	VPSRLD    $0x10, Y9, Y8
+	VPAND     Y2, Y8, Y8
+	VPADDD    Y9, Y8, Y8
+	VPADDD    Y3, Y8, Y8
+	VCMPPS    $0x03, Y9, Y9, Y10
+	VPOR      Y4, Y9, Y9
+	VPBLENDVB Y10, Y9, Y8, Y8
+	VPAND     Y5, Y6, Y6
+	VPAND     Y5, Y7, Y7
+	VSUBPS    Y0, Y7, Y7
+	VMULPS    Y6, Y7, Y7
+	VMULPS    Y1, Y7, Y7
+	VPSRLD    $0x10, Y7, Y6
+	VPAND     Y2, Y6, Y6
+	VPADDD    Y7, Y6, Y6
+	VPADDD    Y3, Y6, Y6
+	VCMPPS    $0x03, Y7, Y7, Y9
+	VPOR      Y4, Y7, Y7
+	VPBLENDVB Y9, Y7, Y6, Y6
+	VPSRLD    $0x10, Y8, Y8
+	VPBLENDW  $0xaa, Y6, Y8, Y8
+	VMOVDQU   Y8, (AX)(SI*2)
+	ADDQ      $0x00000010, SI
+	SUBQ      $0x00000010, CX
+	JMP       loop12
+
+tail3:
+	TESTQ CX, CX
+	JZ    done4
+
+done4:
+	VZEROUPPER
+	RET
+
+// func softmaxGradBF16EONTAVX2(dx []uint16, y []uint16, dy []uint16, s float32, scale float32)
+// Requires: AVX, AVX2
+TEXT ·softmaxGradBF16EONTAVX2(SB), NOSPLIT, $0-80
+	MOVQ         dx_base+0(FP), AX
+	MOVQ         dx_len+8(FP), CX
+	MOVQ         y_base+24(FP), DX
+	MOVQ         dy_base+48(FP), BX
+	VBROADCASTSS s+72(FP), Y0
+	VBROADCASTSS scale+76(FP), Y1
+	VBROADCASTSS vecconsts<>+480(SB), Y2
+	VBROADCASTSS vecconsts<>+512(SB), Y3
+	VBROADCASTSS vecconsts<>+1248(SB), Y4
+	VPCMPEQD     Y5, Y5, Y5
+	VPSLLD       $0x10, Y5, Y5
+	XORQ         SI, SI
+
+loopU1:
+	CMPQ      CX, $0x00000040
+	JB        loop12
+	VMOVDQU   (DX)(SI*2), Y6
+	VMOVDQU   (BX)(SI*2), Y7
+	VPSLLD    $0x10, Y6, Y8
+	VPSLLD    $0x10, Y7, Y9
+	VSUBPS    Y0, Y9, Y9
+	VMULPS    Y8, Y9, Y9
+	VMULPS    Y1, Y9, Y9
+	VPSRLD    $0x10, Y9, Y8
+	VPAND     Y2, Y8, Y8
+	VPADDD    Y9, Y8, Y8
+	VPADDD    Y3, Y8, Y8
+	VCMPPS    $0x03, Y9, Y9, Y10
+	VPOR      Y4, Y9, Y9
+	VPBLENDVB Y10, Y9, Y8, Y8
+	VPAND     Y5, Y6, Y6
+	VPAND     Y5, Y7, Y7
+	VSUBPS    Y0, Y7, Y7
+	VMULPS    Y6, Y7, Y7
+	VMULPS    Y1, Y7, Y7
+	VPSRLD    $0x10, Y7, Y6
+	VPAND     Y2, Y6, Y6
+	VPADDD    Y7, Y6, Y6
+	VPADDD    Y3, Y6, Y6
+	VCMPPS    $0x03, Y7, Y7, Y9
+	VPOR      Y4, Y7, Y7
+	VPBLENDVB Y9, Y7, Y6, Y6
+	VPSRLD    $0x10, Y8, Y8
+	VPBLENDW  $0xaa, Y6, Y8, Y8
+	VMOVNTDQ  Y8, (AX)(SI*2)
+	VMOVDQU   32(DX)(SI*2), Y6
+	VMOVDQU   32(BX)(SI*2), Y7
+	VPSLLD    $0x10, Y6, Y8
+	VPSLLD    $0x10, Y7, Y9
+	VSUBPS    Y0, Y9, Y9
+	VMULPS    Y8, Y9, Y9
+	VMULPS    Y1, Y9, Y9
+	VPSRLD    $0x10, Y9, Y8
+	VPAND     Y2, Y8, Y8
+	VPADDD    Y9, Y8, Y8
+	VPADDD    Y3, Y8, Y8
+	VCMPPS    $0x03, Y9, Y9, Y10
+	VPOR      Y4, Y9, Y9
+	VPBLENDVB Y10, Y9, Y8, Y8
+	VPAND     Y5, Y6, Y6
+	VPAND     Y5, Y7, Y7
+	VSUBPS    Y0, Y7, Y7
+	VMULPS    Y6, Y7, Y7
+	VMULPS    Y1, Y7, Y7
+	VPSRLD    $0x10, Y7, Y6
+	VPAND     Y2, Y6, Y6
+	VPADDD    Y7, Y6, Y6
+	VPADDD    Y3, Y6, Y6
+	VCMPPS    $0x03, Y7, Y7, Y9
+	VPOR      Y4, Y7, Y7
+	VPBLENDVB Y9, Y7, Y6, Y6
+	VPSRLD    $0x10, Y8, Y8
+	VPBLENDW  $0xaa, Y6, Y8, Y8
+	VMOVNTDQ  Y8, 32(AX)(SI*2)
+	VMOVDQU   64(DX)(SI*2), Y6
+	VMOVDQU   64(BX)(SI*2), Y7
+	VPSLLD    $0x10, Y6, Y8
+	VPSLLD    $0x10, Y7, Y9
+	VSUBPS    Y0, Y9, Y9
+	VMULPS    Y8, Y9, Y9
+	VMULPS    Y1, Y9, Y9
+	VPSRLD    $0x10, Y9, Y8
+	VPAND     Y2, Y8, Y8
+	VPADDD    Y9, Y8, Y8
+	VPADDD    Y3, Y8, Y8
+	VCMPPS    $0x03, Y9, Y9, Y10
+	VPOR      Y4, Y9, Y9
+	VPBLENDVB Y10, Y9, Y8, Y8
+	VPAND     Y5, Y6, Y6
+	VPAND     Y5, Y7, Y7
+	VSUBPS    Y0, Y7, Y7
+	VMULPS    Y6, Y7, Y7
+	VMULPS    Y1, Y7, Y7
+	VPSRLD    $0x10, Y7, Y6
+	VPAND     Y2, Y6, Y6
+	VPADDD    Y7, Y6, Y6
+	VPADDD    Y3, Y6, Y6
+	VCMPPS    $0x03, Y7, Y7, Y9
+	VPOR      Y4, Y7, Y7
+	VPBLENDVB Y9, Y7, Y6, Y6
+	VPSRLD    $0x10, Y8, Y8
+	VPBLENDW  $0xaa, Y6, Y8, Y8
+	VMOVNTDQ  Y8, 64(AX)(SI*2)
+	VMOVDQU   96(DX)(SI*2), Y6
+	VMOVDQU   96(BX)(SI*2), Y7
+	VPSLLD    $0x10, Y6, Y8
+	VPSLLD    $0x10, Y7, Y9
+	VSUBPS    Y0, Y9, Y9
+	VMULPS    Y8, Y9, Y9
+	VMULPS    Y1, Y9, Y9
+	VPSRLD    $0x10, Y9, Y8
+	VPAND     Y2, Y8, Y8
+	VPADDD    Y9, Y8, Y8
+	VPADDD    Y3, Y8, Y8
+	VCMPPS    $0x03, Y9, Y9, Y10
+	VPOR      Y4, Y9, Y9
+	VPBLENDVB Y10, Y9, Y8, Y8
+	VPAND     Y5, Y6, Y6
+	VPAND     Y5, Y7, Y7
+	VSUBPS    Y0, Y7, Y7
+	VMULPS    Y6, Y7, Y7
+	VMULPS    Y1, Y7, Y7
+	VPSRLD    $0x10, Y7, Y6
+	VPAND     Y2, Y6, Y6
+	VPADDD    Y7, Y6, Y6
+	VPADDD    Y3, Y6, Y6
+	VCMPPS    $0x03, Y7, Y7, Y9
+	VPOR      Y4, Y7, Y7
+	VPBLENDVB Y9, Y7, Y6, Y6
+	VPSRLD    $0x10, Y8, Y8
+	VPBLENDW  $0xaa, Y6, Y8, Y8
+	VMOVNTDQ  Y8, 96(AX)(SI*2)
+	ADDQ      $0x00000040, SI
+	SUBQ      $0x00000040, CX
+	JMP       loopU1
+
+loop12:
+	CMPQ      CX, $0x00000010
+	JB        tail3
+	VMOVDQU   (DX)(SI*2), Y6
+	VMOVDQU   (BX)(SI*2), Y7
+	VPSLLD    $0x10, Y6, Y8
+	VPSLLD    $0x10, Y7, Y9
+	VSUBPS    Y0, Y9, Y9
+	VMULPS    Y8, Y9, Y9
+	VMULPS    Y1, Y9, Y9
+	VPSRLD    $0x10, Y9, Y8
+	VPAND     Y2, Y8, Y8
+	VPADDD    Y9, Y8, Y8
+	VPADDD    Y3, Y8, Y8
+	VCMPPS    $0x03, Y9, Y9, Y10
+	VPOR      Y4, Y9, Y9
+	VPBLENDVB Y10, Y9, Y8, Y8
+	VPAND     Y5, Y6, Y6
+	VPAND     Y5, Y7, Y7
+	VSUBPS    Y0, Y7, Y7
+	VMULPS    Y6, Y7, Y7
+	VMULPS    Y1, Y7, Y7
+	VPSRLD    $0x10, Y7, Y6
+	VPAND     Y2, Y6, Y6
+	VPADDD    Y7, Y6, Y6
+	VPADDD    Y3, Y6, Y6
+	VCMPPS    $0x03, Y7, Y7, Y9
+	VPOR      Y4, Y7, Y7
+	VPBLENDVB Y9, Y7, Y6, Y6
+	VPSRLD    $0x10, Y8, Y8
+	VPBLENDW  $0xaa, Y6, Y8, Y8
+	VMOVNTDQ  Y8, (AX)(SI*2)
+	ADDQ      $0x00000010, SI
 	SUBQ      $0x00000010, CX
 	JMP       loop12
 

@@ -659,35 +659,10 @@ func xentExpAVX512(dst []float32, x []float32, next []float32, out []float32, in
 //go:noescape
 func dotBF16AVX2(a []uint16, b []uint16) float32
 
-// softmaxGradBF16AVX2 writes dx[i] = bf16(scale·(y[i]·(dy[i] − s))) of bfloat16 values; len(dx) must be a multiple of 16.
-//
-//go:noescape
-func softmaxGradBF16AVX2(dx []uint16, y []uint16, dy []uint16, s float32, scale float32)
-
-// softmaxGradBF16NTAVX2 is softmaxGradBF16 with non-temporal stores; dx must be 32-byte aligned.
-//
-//go:noescape
-func softmaxGradBF16NTAVX2(dx []uint16, y []uint16, dy []uint16, s float32, scale float32)
-
 // softmaxGradNTAVX2 writes dx[i] = (y[i]·(dy[i] − s))·scale with non-temporal stores; dx must be aligned to the vector width.
 //
 //go:noescape
 func softmaxGradNTAVX2(dx []float32, y []float32, dy []float32, s float32, scale float32)
-
-// dotBF16AVX512 returns Σ a[i]·b[i] of bfloat16 values in float32; len(a) must be a multiple of 16.
-//
-//go:noescape
-func dotBF16AVX512(a []uint16, b []uint16) float32
-
-// softmaxGradBF16AVX512 writes dx[i] = bf16(scale·(y[i]·(dy[i] − s))) of bfloat16 values; len(dx) must be a multiple of 16.
-//
-//go:noescape
-func softmaxGradBF16AVX512(dx []uint16, y []uint16, dy []uint16, s float32, scale float32)
-
-// softmaxGradBF16NTAVX512 is softmaxGradBF16 with non-temporal stores; dx must be 32-byte aligned.
-//
-//go:noescape
-func softmaxGradBF16NTAVX512(dx []uint16, y []uint16, dy []uint16, s float32, scale float32)
 
 // softmaxGradNTAVX512 writes dx[i] = (y[i]·(dy[i] − s))·scale with non-temporal stores; dx must be aligned to the vector width.
 //
@@ -783,3 +758,28 @@ func normalizeBF16AVX512(dst []uint16, x []float32, k float32)
 //
 //go:noescape
 func normalizeBF16NTAVX512(dst []uint16, x []float32, k float32)
+
+// dotBF16EOAVX512 returns Σ a[i]·b[i] of bfloat16 values in float32 from even and odd lanes; len(a) must be a multiple of 32.
+//
+//go:noescape
+func dotBF16EOAVX512(a []uint16, b []uint16) float32
+
+// softmaxGradBF16EOAVX512 is softmaxGradBF16 on blocks of 32 split into even and odd lanes; len(dx) must be a multiple of 32.
+//
+//go:noescape
+func softmaxGradBF16EOAVX512(dx []uint16, y []uint16, dy []uint16, s float32, scale float32)
+
+// softmaxGradBF16EONTAVX512 is softmaxGradBF16EO with non-temporal stores; dx must be 64-byte aligned.
+//
+//go:noescape
+func softmaxGradBF16EONTAVX512(dx []uint16, y []uint16, dy []uint16, s float32, scale float32)
+
+// softmaxGradBF16EOAVX2 is softmaxGradBF16 on blocks of 16 split into even and odd lanes; len(dx) must be a multiple of 16.
+//
+//go:noescape
+func softmaxGradBF16EOAVX2(dx []uint16, y []uint16, dy []uint16, s float32, scale float32)
+
+// softmaxGradBF16EONTAVX2 is softmaxGradBF16EO with non-temporal stores; dx must be 32-byte aligned.
+//
+//go:noescape
+func softmaxGradBF16EONTAVX2(dx []uint16, y []uint16, dy []uint16, s float32, scale float32)

@@ -6,7 +6,9 @@ package main
 // row takes two passes over its L1-resident data instead of five (two
 // conversions, dot, gradient, conversion back) and no float32 scratch; for
 // streamed float32 dx (gradOut's gradNT) the scaled gradient stored
-// non-temporally in one pass, not through scratch and a second pass.
+// non-temporally in one pass, not through scratch and a second pass. The
+// bfloat16 gradient, and AVX-512's dot, are cpu74c.go's even/odd kernels
+// now; AVX2's dot stays here (the order of Dot of the converted values).
 
 import (
 	. "github.com/mmcloughlin/avo/build"
@@ -17,10 +19,12 @@ import (
 // emitBwd emits this file's kernels for both instruction sets, after the
 // others, so that their assembly stays as it was.
 func emitBwd() {
+	// The bfloat16 gradient (both sets) and AVX-512's dot are cpu74c.go's
+	// even/odd kernels now.
 	for _, g := range []*gen{{avx512: false, w: 8, suffix: "AVX2"}, {avx512: true, w: 16, suffix: "AVX512"}} {
-		g.dotBF16()
-		g.softmaxGradBF16(false)
-		g.softmaxGradBF16(true)
+		if !g.avx512 {
+			g.dotBF16()
+		}
 		g.softmaxGradNT()
 	}
 }
@@ -52,28 +56,6 @@ func (g *gen) dotBF16() {
 		}
 	}, noTail)
 	g.reduceSum(acc)
-	g.ret()
-}
-
-func (g *gen) softmaxGradBF16(nt bool) {
-	name, doc := "softmaxGradBF16", "writes dx[i] = bf16(scale·(y[i]·(dy[i] − s))) of bfloat16 values; len(dx) must be a multiple of 16."
-	if nt {
-		name, doc = "softmaxGradBF16NT", "is softmaxGradBF16 with non-temporal stores; dx must be 32-byte aligned."
-	}
-	g.text(name, "func(dx, y, dy []uint16, s, scale float32)", doc)
-	pdx, n, py, pdy := ptr("dx"), length("dx"), ptr("y"), ptr("dy")
-	s, scale := g.bcast("s"), g.bcast("scale")
-	if g.avx512 {
-		g.hoist(cInt1, cInt7FFF, cAbsMask, cInfBits, cQuietBF)
-	}
-	round := func(k int) reg.VecVirtual {
-		t, y := g.loadBF16(pdy, k), g.loadBF16(py, k)
-		VSUBPS(s, t, t)
-		VMULPS(y, t, t)
-		VMULPS(scale, t, t)
-		return g.roundBF16(t)
-	}
-	g.loop(n, unroll, func(vs int) { g.storeBF16(vs, round, pdx, nt) }, noTail)
 	g.ret()
 }
 

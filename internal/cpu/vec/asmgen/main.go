@@ -206,6 +206,7 @@ func main() {
 	emitBwd()
 	emitBwd74()
 	emitFwd74()
+	emitCPU74c()
 	Generate()
 }
 
