@@ -166,7 +166,7 @@ func sanitizeLSERows(t *testing.T, d *Device, dt softmax.DType, v int, seen map[
 	const rows = 3
 	x, _ := ceHost(rand.New(rand.NewPCG(uint64(v), 5)), dt, rows, v, -100)
 	want, _ := softmax.NewTensor(softmax.Float64, rows)
-	if err := softmax.LogSumExp(want, toF64(x), softmax.Options{}); err != nil {
+	if err := softmax.LogSumExp(want, toF64(x), softmax.Options{Axis: -1}); err != nil {
 		t.Fatal(err)
 	}
 	for _, skew := range []int64{int64(dt.Size()), 0} {
