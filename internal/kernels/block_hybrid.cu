@@ -104,11 +104,6 @@ struct StashedPacks {
     return m;
   }
 
-  // f64 softmax writes its exps back over the stash, so out() only scales
-  // them: a double exp is ~16 FP64 instructions, and two an element here
-  // held 4096×32768 f64 at 0.73 of copy (ncu: 29 FP64 operations an element).
-  static constexpr bool KEEP_EXP = sizeof(M) == 8;
-
   __device__ __forceinline__ void sum(M s, M (&ps)[P]) const {
 #pragma unroll
     for (int k = 0; k < NS; ++k) {
@@ -116,12 +111,7 @@ struct StashedPacks {
         M v[1][P];
         vals(k, v);
 #pragma unroll
-        for (int e = 0; e < P; ++e) {
-          v[0][e] = Op::ex(v[0][e] - s);
-          ps[e] += v[0][e];
-        }
-        if constexpr (KEEP_EXP)
-          if (!op.log) stash[k * NT + t] = Op::D::pack(v[0]);
+        for (int e = 0; e < P; ++e) ps[e] += Op::ex(v[0][e] - s);
       }
     }
   }
@@ -131,14 +121,8 @@ struct StashedPacks {
     for (int k = 0; k < NS; ++k) {
       if (live(k)) {
         M v[1][P], o[P];
-        if (KEEP_EXP && !f.log) {  // (constant false but for f64)
-          Op::D::unpack(stash[k * NT + t], o);  // exp(v - s): s is f.m but for a row of -inf, NaN both ways
-#pragma unroll
-          for (int e = 0; e < P; ++e) o[e] *= f.rd;
-        } else {
-          vals(k, v);
-          op.out_vals(v, 0, o, f);
-        }
+        vals(k, v);
+        op.out_vals(v, 0, o, f);
         if (SHIFT && inside(k) < P)
           st_pack_masked<typename Op::Store>(op.dst() + first() + skip(k), 0, 0, inside(k), o);
         else

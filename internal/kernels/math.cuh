@@ -194,38 +194,7 @@ __device__ __forceinline__ double fmin2(double a, double b) {
 #endif  // SMX_EMU
 
 __device__ __forceinline__ double fexp(double x) { return exp(x); }
-
-// exp(x) for x <= 0 (or NaN, -inf) in double, ~12 FP64 instructions where
-// CUDA's exp takes ~16 (f64 softmax is FP64-bound on an H200): x = (8e + j)
-// ln2/8 + r, |r| <= ln2/16, 2^(j/8) from an 8-entry select table, exp(r) by
-// a degree-7 Taylor polynomial (remainder < 4e-16 relative). Results below
-// 2^-1020 (x < -707) are 0, as exp(-inf) is; NaN stays NaN.
-__device__ __forceinline__ double dexp2_8th(int j) {
-  const double a = (j & 1) ? 1.0905077326652577 : 1.0, b = (j & 1) ? 1.2968395546510096 : 1.189207115002721;
-  const double c = (j & 1) ? 1.5422108254079407 : 1.4142135623730951, d = (j & 1) ? 1.8340080864093424 : 1.681792830507429;
-  return (j & 4) ? ((j & 2) ? d : c) : ((j & 2) ? b : a);
-}
-
-__device__ __forceinline__ double fexp_nonpos(double x) {
-  const bool tiny = x < -707.0;
-  const double xc = tiny ? 0.0 : x;
-  const double t = fma(xc, 11.541560327111707, 6755399441055744.0);  // 8x/ln2 rounded in the low word
-  const double kd = t - 6755399441055744.0;
-  const int k = __double2loint(t);
-  double r = fma(kd, -0.08664339754614048, xc);
-  r = fma(kd, -2.3852686615882346e-11, r);
-  double q = 1.0 / 5040;
-  q = fma(q, r, 1.0 / 720);
-  q = fma(q, r, 1.0 / 120);
-  q = fma(q, r, 1.0 / 24);
-  q = fma(q, r, 1.0 / 6);
-  q = fma(q, r, 0.5);
-  q = fma(q, r, 1.0);
-  q = fma(q, r, 1.0);
-  const double tj = dexp2_8th(k & 7);  // times 2^(k >> 3) in its exponent field: finite for x >= -707
-  const double sc = __hiloint2double(__double2hiint(tj) + ((k >> 3) << 20), __double2loint(tj));
-  return tiny ? 0.0 : sc * q;
-}
+__device__ __forceinline__ double fexp_nonpos(double x) { return exp(x); }
 __device__ __forceinline__ double flog(double x) { return log(x); }
 __device__ __forceinline__ double safe(double m) { return m == (double)neg_inf() ? 0. : m; }
 __device__ __forceinline__ double one_or_nan(double v) { return (v - v) + 1.; }
