@@ -72,8 +72,8 @@ func (k XentRow) Symbol(dt spec.DType, plain bool) string {
 	return s
 }
 
-// hasPlain: f64 streamed rows have no plain twin (the general pass timed
-// 8% faster, nvidia-h200-2026-11-29-s69.txt, call 3).
+// hasPlain: f64 streamed rows have no plain twin: they take the general
+// pass in either kernel (the plain streamed pass is float-only, -s68-c7).
 func (k XentRow) hasPlain(dt spec.DType) bool { return k.Packs > 0 || dt != spec.Float64 }
 
 // hasGeneral: a stash serves plain calls only.
