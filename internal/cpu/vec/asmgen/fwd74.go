@@ -32,34 +32,11 @@ const (
 
 // exp16N is expN for exp16: every x must be ≤ expHi (88.72) or NaN.
 func (g *gen) exp16N(xs []reg.VecVirtual) []reg.VecVirtual {
-	each := func(f func(k int)) {
-		for k := range xs {
-			f(k)
-		}
-	}
+	each := stepwise(len(xs))
 	each(func(k int) { maxKeepNaN(xs[k], g.creg(cExpLo), xs[k]) })
-	n := make([]reg.VecVirtual, len(xs))
-	each(func(k int) {
-		n[k] = g.vec()
-		VMULPS(g.c(cLog2e), xs[k], n[k])
-	})
-	each(func(k int) {
-		if g.avx512 {
-			VRNDSCALEPS(Imm(0), n[k], n[k])
-		} else {
-			VROUNDPS(Imm(0), n[k], n[k])
-		}
-	})
+	n := g.roundLog2e(xs, each)
 	each(func(k int) { g.fma(VFNMADD231PS, VFNMADD231PS_BCST, cLn2, n[k], xs[k]) })
-	p := make([]reg.VecVirtual, len(xs))
-	each(func(k int) {
-		p[k] = g.vec()
-		if r, ok := g.hoisted[cQ5]; ok {
-			g.mov(r, p[k])
-		} else {
-			VMOVUPS(g.c(cQ5), p[k])
-		}
-	})
+	p := g.copies(cQ5, len(xs), each)
 	for _, c := range []int{cQ4, cQ3, cQ2, cOne, cOne} {
 		each(func(k int) { g.fma(VFMADD213PS, VFMADD213PS_BCST, c, xs[k], p[k]) })
 	}
