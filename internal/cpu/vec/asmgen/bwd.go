@@ -45,11 +45,7 @@ func (g *gen) dotBF16() {
 	g.text("dotBF16", "func(a, b []uint16) float32",
 		"returns Σ a[i]·b[i] of bfloat16 values in float32; len(a) must be a multiple of 16.")
 	pa, n, pb := ptr("a"), length("a"), ptr("b")
-	acc := make([]reg.VecVirtual, unroll)
-	for k := range acc {
-		acc[k] = g.vec()
-		VXORPS(acc[k], acc[k], acc[k])
-	}
+	acc := g.accs(unroll, false)
 	g.loop(n, unroll, func(vs int) {
 		for k := 0; k < vs; k++ {
 			a, b := g.loadBF16(pa, k), g.loadBF16(pb, k)

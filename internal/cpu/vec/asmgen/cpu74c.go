@@ -39,11 +39,7 @@ func (g *gen) dotBF16EO() {
 		"returns Σ a[i]·b[i] of bfloat16 values in float32 from even and odd lanes; len(a) must be a multiple of 32.")
 	pa, n, pb := ptr("a"), length("a"), ptr("b")
 	hi := g.hiWords()
-	acc := make([]reg.VecVirtual, 2*unroll)
-	for k := range acc {
-		acc[k] = g.vec()
-		VXORPS(acc[k], acc[k], acc[k])
-	}
+	acc := g.accs(2*unroll, false)
 	g.loop(n, unroll, func(vs int) {
 		for k := 0; k < vs; k++ {
 			a, b, ae, be := g.vec(), g.vec(), g.vec(), g.vec()

@@ -90,11 +90,7 @@ func (g *gen) max16(bf bool) {
 	scale := g.bcast("scale")
 	// Scale 1 skips the multiply: x·1 is x, and the pass is a third faster.
 	g.unitScale(scale, func(one bool) {
-		acc := make([]reg.VecVirtual, unroll)
-		for k := range acc {
-			acc[k] = g.vec()
-			VBROADCASTSS(consts.Offset(32*cNegInf), acc[k])
-		}
+		acc := g.accs(unroll, true)
 		g.loop(n, unroll, func(vs int) {
 			for k := 0; k < vs; k++ {
 				v := g.load16(px, k, bf)
@@ -104,8 +100,7 @@ func (g *gen) max16(bf bool) {
 				maxKeepNaN(acc[k], v, acc[k])
 			}
 		}, noTail)
-		m := g.hreduce(foldPairs(acc, vmaxps), vmaxps)
-		VMOVSS(m.AsX(), addr(ReturnIndex(0)))
+		g.reduceMax(acc)
 		g.ret()
 	})
 }
@@ -123,11 +118,7 @@ func (g *gen) expSum16(bf bool) {
 		g.hoist(cExpLo, cExpHi)
 	}
 	g.unitScale(scale, func(one bool) {
-		acc := make([]reg.VecVirtual, unroll)
-		for k := range acc {
-			acc[k] = g.vec()
-			VXORPS(acc[k], acc[k], acc[k])
-		}
+		acc := g.accs(unroll, false)
 		g.loop(n, unroll, func(vs int) {
 			g.groups(vs, func(ks []int) {
 				xs := make([]reg.VecVirtual, len(ks))

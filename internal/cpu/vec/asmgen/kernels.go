@@ -239,14 +239,32 @@ func (g *gen) reduceSum(acc []reg.VecVirtual) {
 	VMOVSS(s.AsX(), addr(ReturnIndex(0)))
 }
 
+// reduceMax takes the max of the accumulators pairwise and then across
+// lanes and stores it to the result.
+func (g *gen) reduceMax(acc []reg.VecVirtual) {
+	m := g.hreduce(foldPairs(acc, vmaxps), vmaxps)
+	VMOVSS(m.AsX(), addr(ReturnIndex(0)))
+}
+
+// accs returns count float32 accumulators: zeros for a sum or, with
+// negInf, −∞ for a max.
+func (g *gen) accs(count int, negInf bool) []reg.VecVirtual {
+	acc := make([]reg.VecVirtual, count)
+	for k := range acc {
+		acc[k] = g.vec()
+		if negInf {
+			VBROADCASTSS(consts.Offset(32*cNegInf), acc[k])
+		} else {
+			VXORPS(acc[k], acc[k], acc[k])
+		}
+	}
+	return acc
+}
+
 func (g *gen) dot() {
 	g.text("dot", "func(a, b []float32) float32", "returns Σ a[i]·b[i].")
 	pa, n, pb := ptr("a"), length("a"), ptr("b")
-	acc := make([]reg.VecVirtual, unroll)
-	for k := range acc {
-		acc[k] = g.vec()
-		VXORPS(acc[k], acc[k], acc[k])
-	}
+	acc := g.accs(unroll, false)
 	g.loop(n, unroll, func(vs int) {
 		for k := 0; k < vs; k++ {
 			a := g.load(pa, k)
@@ -260,11 +278,7 @@ func (g *gen) dot() {
 func (g *gen) sum() {
 	g.text("sum", "func(a []float32) float32", "returns Σ a[i].")
 	pa, n := ptr("a"), length("a")
-	acc := make([]reg.VecVirtual, unroll)
-	for k := range acc {
-		acc[k] = g.vec()
-		VXORPS(acc[k], acc[k], acc[k])
-	}
+	acc := g.accs(unroll, false)
 	g.loop(n, unroll, func(vs int) {
 		for k := 0; k < vs; k++ {
 			VADDPS(g.src(pa, k), acc[k], acc[k])

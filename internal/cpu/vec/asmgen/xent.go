@@ -103,11 +103,7 @@ func (g *gen) xentExp() {
 		}
 	}
 	g.unitScale(scale, func(one bool) {
-		acc := make([]reg.VecVirtual, unroll)
-		for k := range acc {
-			acc[k] = g.vec()
-			VXORPS(acc[k], acc[k], acc[k])
-		}
+		acc := g.accs(unroll, false)
 		mx := g.vec()
 		VBROADCASTSS(consts.Offset(32*cNegInf), mx)
 		gs := expGroupAVX2
