@@ -194,13 +194,10 @@ func (g *gen) storeBF16(vs int, round func(k int) reg.VecVirtual, pd reg.GPVirtu
 			t := round(k)
 			h := YMM()
 			VPMOVDW(t, h)
-			switch {
-			case g.tail:
+			if g.tail {
 				VMOVDQU16(h, g.k, g.at(pd, k, 2))
-			case nt:
-				VMOVNTDQ(h, g.at(pd, k, 2))
-			default:
-				VMOVDQU16(h, g.at(pd, k, 2))
+			} else {
+				g.storeWords(h, g.at(pd, k, 2), nt)
 			}
 		}
 		return
@@ -210,21 +207,26 @@ func (g *gen) storeBF16(vs int, round func(k int) reg.VecVirtual, pd reg.GPVirtu
 		t0, t1 := round(k), round(k+1)
 		VPACKUSDW(t1, t0, t0)
 		VPERMQ(Imm(0xd8), t0, t0)
-		if nt {
-			VMOVNTDQ(t0, g.at(pd, k, 2))
-		} else {
-			VMOVDQU(t0, g.at(pd, k, 2))
-		}
+		g.storeWords(t0, g.at(pd, k, 2), nt)
 	}
 	if k < vs {
 		t := round(k)
 		hi := XMM()
 		VEXTRACTI128(Imm(1), t, hi)
 		VPACKUSDW(hi, t.AsX(), hi)
-		if nt {
-			VMOVNTDQ(hi, g.at(pd, k, 2))
-		} else {
-			VMOVDQU(hi, g.at(pd, k, 2))
-		}
+		g.storeWords(hi, g.at(pd, k, 2), nt)
+	}
+}
+
+// storeWords stores integer vector v to m: non-temporally with nt (m
+// aligned to v's width), else with VMOVDQU16 on AVX-512 or VMOVDQU.
+func (g *gen) storeWords(v reg.VecVirtual, m Mem, nt bool) {
+	switch {
+	case nt:
+		VMOVNTDQ(v, m)
+	case g.avx512:
+		VMOVDQU16(v, m)
+	default:
+		VMOVDQU(v, m)
 	}
 }

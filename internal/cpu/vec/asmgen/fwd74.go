@@ -199,11 +199,7 @@ func (g *gen) normalizeBF16Pairs(pd, n reg.GPVirtual, scaled func(k int) reg.Vec
 		for ; k+1 < vs; k += 2 {
 			t0, t1 := round(k), round(k+1)
 			VPERMT2W(t1, idx, t0)
-			if nt {
-				VMOVNTDQ(t0, g.at(pd, k, 2))
-			} else {
-				VMOVDQU16(t0, g.at(pd, k, 2))
-			}
+			g.storeWords(t0, g.at(pd, k, 2), nt)
 		}
 		if k < vs {
 			t := round(k)
