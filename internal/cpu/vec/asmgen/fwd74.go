@@ -30,6 +30,10 @@ const (
 	exp16Q5 = 0.008312525227665901
 )
 
+// exp16Consts are the constants exp16 needs, and cExpHi, which it does not
+// (no upper clamp) but which expSum16 has always hoisted on both sets.
+var exp16Consts = []int{cExpLo, cExpHi, cLog2e, cLn2, cQ5, cQ4, cQ3, cQ2, cOne}
+
 // exp16N is expN for exp16: every x must be ≤ expHi (88.72) or NaN.
 func (g *gen) exp16N(xs []reg.VecVirtual) []reg.VecVirtual {
 	each := stepwise(len(xs))
@@ -112,11 +116,7 @@ func (g *gen) expSum16(bf bool) {
 	pd, n, px := ptr("dst"), length("dst"), ptr("x")
 	pn, nn := ptr("next"), length("next")
 	scale, m := g.bcast("scale"), g.bcast("m")
-	if g.avx512 {
-		g.hoist(cExpLo, cExpHi, cLog2e, cLn2, cQ5, cQ4, cQ3, cQ2, cOne)
-	} else {
-		g.hoist(cExpLo, cExpHi)
-	}
+	g.hoistExpOf(exp16Consts)
 	g.unitScale(scale, func(one bool) {
 		acc := g.accs(unroll, false)
 		g.loop(n, unroll, func(vs int) {

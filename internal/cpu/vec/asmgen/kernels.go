@@ -176,11 +176,14 @@ func (g *gen) groupsOf(vs, gs int, f func(ks []int)) {
 	}
 }
 
-// hoistExp keeps the exp constants in registers (all on AVX-512, the clamp
-// bounds on AVX2).
-func (g *gen) hoistExp() {
+// hoistExp keeps the exp's constants in registers (hoistExpOf).
+func (g *gen) hoistExp() { g.hoistExpOf(expConsts) }
+
+// hoistExpOf keeps an exp's constants cs in registers: all of them on
+// AVX-512, the clamp bounds on AVX2.
+func (g *gen) hoistExpOf(cs []int) {
 	if g.avx512 {
-		g.hoist(expConsts...)
+		g.hoist(cs...)
 	} else {
 		g.hoist(cExpLo, cExpHi)
 	}
