@@ -62,21 +62,13 @@ func (g *gen) f32ToF16(nt bool) {
 	g.loop(n, unroll, func(vs int) {
 		for k := 0; k < vs; k++ {
 			x := g.load(ps, k)
-			switch {
-			case !g.tail && nt:
-				h := XMM()
-				if g.avx512 {
-					h = YMM()
-				}
-				VCVTPS2PH(Imm(0), x, h)
-				VMOVNTDQ(h, g.at(pd, k, 2))
-			case !g.tail:
-				VCVTPS2PH(Imm(0), x, g.at(pd, k, 2))
-			default:
-				h := YMM()
-				VCVTPS2PH(Imm(0), x, h)
-				VMOVDQU16(h, g.k, g.at(pd, k, 2))
+			if !g.tail {
+				g.storeF16(x, g.at(pd, k, 2), nt)
+				continue
 			}
+			h := YMM()
+			VCVTPS2PH(Imm(0), x, h)
+			VMOVDQU16(h, g.k, g.at(pd, k, 2))
 		}
 	}, tail)
 	g.ret()
@@ -229,4 +221,20 @@ func (g *gen) storeWords(v reg.VecVirtual, m Mem, nt bool) {
 	default:
 		VMOVDQU(v, m)
 	}
+}
+
+// storeF16 stores float32 vector x as binary16 to m (all lanes):
+// VCVTPS2PH straight to memory or, with nt, into a register and then
+// VMOVNTDQ (m aligned to that register's width).
+func (g *gen) storeF16(x reg.VecVirtual, m Mem, nt bool) {
+	if !nt {
+		VCVTPS2PH(Imm(0), x, m)
+		return
+	}
+	h := XMM()
+	if g.avx512 {
+		h = YMM()
+	}
+	VCVTPS2PH(Imm(0), x, h)
+	VMOVNTDQ(h, m)
 }

@@ -168,17 +168,7 @@ func (g *gen) normalize16(bf, nt bool) {
 	}
 	g.loop(n, unroll, func(vs int) {
 		for k := 0; k < vs; k++ {
-			v := scaled(k)
-			if !nt {
-				VCVTPS2PH(Imm(0), v, g.at(pd, k, 2))
-				continue
-			}
-			h := XMM()
-			if g.avx512 {
-				h = YMM()
-			}
-			VCVTPS2PH(Imm(0), v, h)
-			VMOVNTDQ(h, g.at(pd, k, 2))
+			g.storeF16(scaled(k), g.at(pd, k, 2), nt)
 		}
 	}, noTail)
 	g.ret()
