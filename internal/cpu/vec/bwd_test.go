@@ -33,12 +33,7 @@ func randBF16(t *testing.T, rng *rand.Rand, n int, special bool) []uint16 {
 // dotBF16EOGeneric (AVX2: on whole vectors, to Dot of the converted values).
 func TestBF16Grad(t *testing.T) {
 	rng := rand.New(rand.NewPCG(74, 2))
-	prev, _ := UseImpl(Impls()[len(Impls())-1])
-	defer UseImpl(prev)
-	for _, name := range Impls() {
-		if _, err := UseImpl(name); err != nil {
-			t.Fatal(err)
-		}
+	eachImpl(t, func(name string) {
 		for _, n := range []int{0, 1, 7, 15, 16, 17, 31, 32, 33, 63, 64, 65, 129, 1024, 1031, 2049} {
 			for _, special := range []bool{false, true} {
 				y, dy := randBF16(t, rng, n, special), randBF16(t, rng, n, special)
@@ -97,19 +92,14 @@ func TestBF16Grad(t *testing.T) {
 				}
 			}
 		}
-	}
+	})
 }
 
 // SoftmaxGradStream of every kernel set, to any alignment, bit for bit the
 // twin (SoftmaxGrad's then Normalize's twins), NaN for NaN.
 func TestSoftmaxGradStream(t *testing.T) {
 	rng := rand.New(rand.NewPCG(74, 3))
-	prev, _ := UseImpl(Impls()[len(Impls())-1])
-	defer UseImpl(prev)
-	for _, name := range Impls() {
-		if _, err := UseImpl(name); err != nil {
-			t.Fatal(err)
-		}
+	eachImpl(t, func(name string) {
 		for _, n := range []int{0, 1, 7, 15, 16, 17, 63, 64, 65, 129, 2048, 2049} {
 			y, dy := guardedF32(t, n), guardedF32(t, n)
 			for i := range y {
@@ -133,7 +123,7 @@ func TestSoftmaxGradStream(t *testing.T) {
 				}
 			}
 		}
-	}
+	})
 }
 
 // LogSoftmaxGradStream of every kernel set, to any alignment, bit for bit
@@ -141,13 +131,8 @@ func TestSoftmaxGradStream(t *testing.T) {
 // y's edge values (−∞, +∞, NaN, beyond the exp's clamps) and dy's.
 func TestLogSoftmaxGradStream(t *testing.T) {
 	rng := rand.New(rand.NewPCG(74, 4))
-	prev, _ := UseImpl(Impls()[len(Impls())-1])
-	defer UseImpl(prev)
 	edges := []float64{math.Inf(-1), math.Inf(1), math.NaN(), -120, 95, 0, -math.MaxFloat32}
-	for _, name := range Impls() {
-		if _, err := UseImpl(name); err != nil {
-			t.Fatal(err)
-		}
+	eachImpl(t, func(name string) {
 		for _, n := range []int{0, 1, 7, 15, 16, 17, 63, 64, 65, 129, 2048, 2049} {
 			y, dy := guardedF32(t, n), guardedF32(t, n)
 			for i := range y {
@@ -175,5 +160,5 @@ func TestLogSoftmaxGradStream(t *testing.T) {
 				}
 			}
 		}
-	}
+	})
 }

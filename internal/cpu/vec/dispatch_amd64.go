@@ -132,6 +132,19 @@ func alignHead[T float32 | uint16 | float64](dst []T, align uintptr) int {
 	return min(head, len(dst))
 }
 
+// bySet returns the AVX-512 or AVX2 kernel of a pair, whichever set is in
+// use, and that set's vector width in bytes (the alignment of its
+// non-temporal stores); ok is false for the "go" set.
+func bySet[F any](avx512, avx2 F) (kern F, width uintptr, ok bool) {
+	switch impl {
+	case "avx512":
+		return avx512, 64, true
+	case "avx2":
+		return avx2, 32, true
+	}
+	return kern, 0, false
+}
+
 // stream16 runs a 16-bit stream conversion: the elements before dst's first
 // 32-byte boundary through plain, the rest through nt, which stores whole
 // aligned vectors.

@@ -38,12 +38,7 @@ func rand16(t *testing.T, rng *rand.Rand, n int, bf, special bool) []uint16 {
 // and within one 16-bit ulp of the float32 path's (NaNs of either sign).
 func TestFwd16(t *testing.T) {
 	rng := rand.New(rand.NewPCG(74, 16))
-	prev, _ := UseImpl(Impls()[len(Impls())-1])
-	defer UseImpl(prev)
-	for _, name := range Impls() {
-		if _, err := UseImpl(name); err != nil {
-			t.Fatal(err)
-		}
+	eachImpl(t, func(name string) {
 		for _, bf := range []bool{false, true} {
 			to32, to16 := F16ToF32, F32ToF16
 			if bf {
@@ -100,7 +95,7 @@ func TestFwd16(t *testing.T) {
 				}
 			}
 		}
-	}
+	})
 }
 
 // TestExp16 checks every set's exp16 (through ExpSum16Ahead of every
@@ -119,12 +114,7 @@ func TestExp16(t *testing.T) {
 	}
 	u = append(u, FloatToBF16(float32(math.Inf(-1))), FloatToBF16(float32(math.NaN())))
 	u = u[:len(u)&^15] // whole vectors: every element through the assembly
-	prev, _ := UseImpl(Impls()[len(Impls())-1])
-	defer UseImpl(prev)
-	for _, name := range Impls() {
-		if _, err := UseImpl(name); err != nil {
-			t.Fatal(err)
-		}
+	eachImpl(t, func(name string) {
 		e := make([]float32, len(u))
 		for _, m := range []float32{0, 0.3, 0.7071, 1e-3} {
 			ExpSum16Ahead(e, u, true, nil, 1, m)
@@ -149,7 +139,7 @@ func TestExp16(t *testing.T) {
 			}
 			t.Logf("%s m=%v: worst %.3g relative", name, m, worst)
 		}
-	}
+	})
 }
 
 // nan16 says whether u is a NaN of its 16-bit format (whose sign the

@@ -623,6 +623,19 @@ func TestImpls(t *testing.T) {
 	}
 }
 
+// eachImpl runs f with each kernel set of Impls in use in turn, then puts
+// back the set that was in use.
+func eachImpl(t *testing.T, f func(name string)) {
+	t.Helper()
+	defer func(prev string) { _, _ = UseImpl(prev) }(Impl())
+	for _, name := range Impls() {
+		if _, err := UseImpl(name); err != nil {
+			t.Fatal(err)
+		}
+		f(name)
+	}
+}
+
 // TestExportedWrappers checks that every exported function reaches its
 // table entry and reslices inputs like the twins (short inputs panic).
 func TestExportedWrappers(t *testing.T) {

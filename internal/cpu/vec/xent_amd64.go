@@ -6,18 +6,12 @@ package vec
 // "go"), with out's unaligned head and whatever the kernel's full blocks
 // did not reach written by the plain and streaming LogNorm.
 func expSumMax(dst, x, next, out, in []float32, scale, m, k, c float32) (s, mx float32) {
-	var kern func(dst, x, next, out, in []float32, scale, m, k, c float32) (float32, float32, int)
-	align := uintptr(32)
-	switch impl {
-	case "avx512":
-		kern, align = xentExpAVX512, 64
-	case "avx2":
-		kern = xentExpAVX2
-	default:
+	kern, width, ok := bySet(xentExpAVX512, xentExpAVX2)
+	if !ok {
 		s, mx, _ = xentExpGeneric(dst, x, next, out, in, scale, m, k, c)
 		return s, mx
 	}
-	h := alignHead(out, align)
+	h := alignHead(out, width)
 	logNorm(out[:h], in[:h], k, c, 0)
 	s, mx, done := kern(dst, x, next, out[h:], in[h:], scale, m, k, c)
 	logNormStream(out[h+done:], in[h+done:], k, c, 0)

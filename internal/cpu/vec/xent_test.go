@@ -43,12 +43,7 @@ func TestXentExpAccuracy(t *testing.T) {
 // NaN and −∞ elements.
 func TestExpSumMax(t *testing.T) {
 	rng := rand.New(rand.NewPCG(73, 1))
-	prev, _ := UseImpl(Impls()[len(Impls())-1])
-	defer UseImpl(prev)
-	for _, name := range Impls() {
-		if _, err := UseImpl(name); err != nil {
-			t.Fatal(err)
-		}
+	eachImpl(t, func(name string) {
 		for _, n := range []int{1, 7, 15, 16, 17, 63, 64, 65, 129, 2048, 2049} {
 			for _, scale := range []float32{1, 0.7} {
 				for _, special := range []bool{false, true} {
@@ -102,16 +97,13 @@ func TestExpSumMax(t *testing.T) {
 				}
 			}
 		}
-	}
+	})
 }
 
 // An all −∞ chunk: exps 0, sum 0, max −∞ (the caller's safe offset m is
 // finite).
 func TestExpSumMaxAllNegInf(t *testing.T) {
-	prev, _ := UseImpl(Impls()[len(Impls())-1])
-	defer UseImpl(prev)
-	for _, name := range Impls() {
-		UseImpl(name)
+	eachImpl(t, func(name string) {
 		x := make([]float32, 100)
 		for i := range x {
 			x[i] = NegInf
@@ -126,7 +118,7 @@ func TestExpSumMaxAllNegInf(t *testing.T) {
 				t.Fatalf("%s: exp(−∞) = %g", name, e)
 			}
 		}
-	}
+	})
 }
 
 // BenchmarkExpSumMax times a 32000-element row (L2-resident) in 2048-element

@@ -6,9 +6,10 @@ package main
 // row takes two passes over its L1-resident data instead of five (two
 // conversions, dot, gradient, conversion back) and no float32 scratch; for
 // streamed float32 dx (gradOut's gradNT) the scaled gradient stored
-// non-temporally in one pass, not through scratch and a second pass. The
-// bfloat16 gradient, and AVX-512's dot, are cpu74c.go's even/odd kernels
-// now; AVX2's dot stays here (the order of Dot of the converted values).
+// non-temporally in one pass, not through scratch and a second pass
+// (kernels.go's softmaxGrad with nt). The bfloat16 gradient, and AVX-512's
+// dot, are cpu74c.go's even/odd kernels now; AVX2's dot stays here (the
+// order of Dot of the converted values).
 
 import (
 	. "github.com/mmcloughlin/avo/build"
@@ -25,7 +26,7 @@ func emitBwd() {
 		if !g.avx512 {
 			g.dotBF16()
 		}
-		g.softmaxGradNT()
+		g.softmaxGrad(true)
 	}
 }
 
@@ -44,11 +45,7 @@ func (g *gen) dotBF16() {
 	g.text("dotBF16", "func(a, b []uint16) float32",
 		"returns Σ a[i]·b[i] of bfloat16 values in float32; len(a) must be a multiple of 16.")
 	pa, n, pb := ptr("a"), length("a"), ptr("b")
-	acc := make([]reg.VecVirtual, unroll)
-	for k := range acc {
-		acc[k] = g.vec()
-		VXORPS(acc[k], acc[k], acc[k])
-	}
+	acc := g.accs(unroll, false)
 	g.loop(n, unroll, func(vs int) {
 		for k := 0; k < vs; k++ {
 			a, b := g.loadBF16(pa, k), g.loadBF16(pb, k)
@@ -56,23 +53,5 @@ func (g *gen) dotBF16() {
 		}
 	}, noTail)
 	g.reduceSum(acc)
-	g.ret()
-}
-
-func (g *gen) softmaxGradNT() {
-	g.text("softmaxGradNT", "func(dx, y, dy []float32, s, scale float32)",
-		"writes dx[i] = (y[i]·(dy[i] − s))·scale with non-temporal stores; dx must be aligned to the vector width.")
-	g.nt = true
-	pdx, n, py, pdy := ptr("dx"), length("dx"), ptr("y"), ptr("dy")
-	s, scale := g.bcast("s"), g.bcast("scale")
-	g.loop(n, unroll, func(vs int) {
-		for k := 0; k < vs; k++ {
-			t := g.load(pdy, k)
-			VSUBPS(s, t, t)
-			VMULPS(g.src(py, k), t, t)
-			VMULPS(scale, t, t)
-			g.store(t, pdx, k)
-		}
-	}, nil)
 	g.ret()
 }

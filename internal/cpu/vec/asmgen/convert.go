@@ -62,21 +62,13 @@ func (g *gen) f32ToF16(nt bool) {
 	g.loop(n, unroll, func(vs int) {
 		for k := 0; k < vs; k++ {
 			x := g.load(ps, k)
-			switch {
-			case !g.tail && nt:
-				h := XMM()
-				if g.avx512 {
-					h = YMM()
-				}
-				VCVTPS2PH(Imm(0), x, h)
-				VMOVNTDQ(h, g.at(pd, k, 2))
-			case !g.tail:
-				VCVTPS2PH(Imm(0), x, g.at(pd, k, 2))
-			default:
-				h := YMM()
-				VCVTPS2PH(Imm(0), x, h)
-				VMOVDQU16(h, g.k, g.at(pd, k, 2))
+			if !g.tail {
+				g.storeF16(x, g.at(pd, k, 2), nt)
+				continue
 			}
+			h := YMM()
+			VCVTPS2PH(Imm(0), x, h)
+			VMOVDQU16(h, g.k, g.at(pd, k, 2))
 		}
 	}, tail)
 	g.ret()
@@ -194,13 +186,10 @@ func (g *gen) storeBF16(vs int, round func(k int) reg.VecVirtual, pd reg.GPVirtu
 			t := round(k)
 			h := YMM()
 			VPMOVDW(t, h)
-			switch {
-			case g.tail:
+			if g.tail {
 				VMOVDQU16(h, g.k, g.at(pd, k, 2))
-			case nt:
-				VMOVNTDQ(h, g.at(pd, k, 2))
-			default:
-				VMOVDQU16(h, g.at(pd, k, 2))
+			} else {
+				g.storeWords(h, g.at(pd, k, 2), nt)
 			}
 		}
 		return
@@ -210,21 +199,42 @@ func (g *gen) storeBF16(vs int, round func(k int) reg.VecVirtual, pd reg.GPVirtu
 		t0, t1 := round(k), round(k+1)
 		VPACKUSDW(t1, t0, t0)
 		VPERMQ(Imm(0xd8), t0, t0)
-		if nt {
-			VMOVNTDQ(t0, g.at(pd, k, 2))
-		} else {
-			VMOVDQU(t0, g.at(pd, k, 2))
-		}
+		g.storeWords(t0, g.at(pd, k, 2), nt)
 	}
 	if k < vs {
 		t := round(k)
 		hi := XMM()
 		VEXTRACTI128(Imm(1), t, hi)
 		VPACKUSDW(hi, t.AsX(), hi)
-		if nt {
-			VMOVNTDQ(hi, g.at(pd, k, 2))
-		} else {
-			VMOVDQU(hi, g.at(pd, k, 2))
-		}
+		g.storeWords(hi, g.at(pd, k, 2), nt)
 	}
+}
+
+// storeWords stores integer vector v to m: non-temporally with nt (m
+// aligned to v's width), else with VMOVDQU16 on AVX-512 or VMOVDQU.
+func (g *gen) storeWords(v reg.VecVirtual, m Mem, nt bool) {
+	switch {
+	case nt:
+		VMOVNTDQ(v, m)
+	case g.avx512:
+		VMOVDQU16(v, m)
+	default:
+		VMOVDQU(v, m)
+	}
+}
+
+// storeF16 stores float32 vector x as binary16 to m (all lanes):
+// VCVTPS2PH straight to memory or, with nt, into a register and then
+// VMOVNTDQ (m aligned to that register's width).
+func (g *gen) storeF16(x reg.VecVirtual, m Mem, nt bool) {
+	if !nt {
+		VCVTPS2PH(Imm(0), x, m)
+		return
+	}
+	h := XMM()
+	if g.avx512 {
+		h = YMM()
+	}
+	VCVTPS2PH(Imm(0), x, h)
+	VMOVNTDQ(h, m)
 }

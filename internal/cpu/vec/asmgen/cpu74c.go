@@ -39,11 +39,7 @@ func (g *gen) dotBF16EO() {
 		"returns Σ a[i]·b[i] of bfloat16 values in float32 from even and odd lanes; len(a) must be a multiple of 32.")
 	pa, n, pb := ptr("a"), length("a"), ptr("b")
 	hi := g.hiWords()
-	acc := make([]reg.VecVirtual, 2*unroll)
-	for k := range acc {
-		acc[k] = g.vec()
-		VXORPS(acc[k], acc[k], acc[k])
-	}
+	acc := g.accs(2*unroll, false)
 	g.loop(n, unroll, func(vs int) {
 		for k := 0; k < vs; k++ {
 			a, b, ae, be := g.vec(), g.vec(), g.vec(), g.vec()
@@ -87,23 +83,39 @@ func oddWords() reg.OpmaskVirtual {
 func (g *gen) roundHi(v reg.VecVirtual) reg.VecVirtual {
 	t := g.vec()
 	VPSRLD(Imm(16), v, t)
-	if !g.avx512 {
-		VPAND(g.c(cInt1), t, t)
-		VPADDD(v, t, t)
-		VPADDD(g.c(cInt7FFF), t, t)
-		nan, q := g.vec(), g.vec()
-		VCMPPS(Imm(3), v, v, nan)
-		VPOR(g.c(cQuietHi), v, q)
-		VPBLENDVB(nan, q, t, t)
-		return t
-	}
-	VPANDD(g.c(cInt1), t, t)
+	g.pand(g.c(cInt1), t, t)
 	VPADDD(v, t, t)
 	VPADDD(g.c(cInt7FFF), t, t)
-	nan := K()
+	if g.avx512 {
+		nan := K()
+		VCMPPS(Imm(3), v, v, nan)
+		VPORD(g.c(cQuietHi), v, nan, t)
+		return t
+	}
+	nan, q := g.vec(), g.vec()
 	VCMPPS(Imm(3), v, v, nan)
-	VPORD(g.c(cQuietHi), v, nan, t)
+	VPOR(g.c(cQuietHi), v, q)
+	VPBLENDVB(nan, q, t, t)
 	return t
+}
+
+// movdqu moves a whole integer vector: VMOVDQU32 on AVX-512, VMOVDQU on
+// AVX2.
+func (g *gen) movdqu(src, dst Op) {
+	if g.avx512 {
+		VMOVDQU32(src, dst)
+	} else {
+		VMOVDQU(src, dst)
+	}
+}
+
+// pand sets dst = a AND b: VPANDD on AVX-512, VPAND on AVX2.
+func (g *gen) pand(a, b, dst Op) {
+	if g.avx512 {
+		VPANDD(a, b, dst)
+	} else {
+		VPAND(a, b, dst)
+	}
 }
 
 func (g *gen) softmaxGradBF16EO(nt bool) {
@@ -123,26 +135,17 @@ func (g *gen) softmaxGradBF16EO(nt bool) {
 	g.loop(n, unroll, func(vs int) {
 		for k := 0; k < vs; k++ {
 			y, dy := g.vec(), g.vec()
-			if g.avx512 {
-				VMOVDQU32(g.at(py, k, 2), y)
-				VMOVDQU32(g.at(pdy, k, 2), dy)
-			} else {
-				VMOVDQU(g.at(py, k, 2), y)
-				VMOVDQU(g.at(pdy, k, 2), dy)
-			}
+			g.movdqu(g.at(py, k, 2), y)
+			g.movdqu(g.at(pdy, k, 2), dy)
 			var r [2]reg.VecVirtual
 			for j := range r {
 				ty, t := g.vec(), g.vec()
-				switch {
-				case j == 0:
+				if j == 0 {
 					VPSLLD(Imm(16), y, ty)
 					VPSLLD(Imm(16), dy, t)
-				case g.avx512:
-					VPANDD(hi, y, ty)
-					VPANDD(hi, dy, t)
-				default:
-					VPAND(hi, y, ty)
-					VPAND(hi, dy, t)
+				} else {
+					g.pand(hi, y, ty)
+					g.pand(hi, dy, t)
 				}
 				VSUBPS(s, t, t)
 				VMULPS(ty, t, t)
@@ -156,13 +159,10 @@ func (g *gen) softmaxGradBF16EO(nt bool) {
 			default:
 				VPBLENDW(Imm(0xaa), r[1], r[0], r[0])
 			}
-			switch {
-			case nt:
+			if nt {
 				VMOVNTDQ(r[0], g.at(pdx, k, 2))
-			case g.avx512:
-				VMOVDQU32(r[0], g.at(pdx, k, 2))
-			default:
-				VMOVDQU(r[0], g.at(pdx, k, 2))
+			} else {
+				g.movdqu(r[0], g.at(pdx, k, 2))
 			}
 		}
 	}, noTail)

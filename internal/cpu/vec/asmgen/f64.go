@@ -267,11 +267,7 @@ func (g *gen) hoistExpD() {
 // expD computes e^x for several vectors at once, step by step across them
 // (see expN); the xs are clobbered.
 func (g *gen) expD(xs []reg.VecVirtual) []reg.VecVirtual {
-	each := func(f func(k int)) {
-		for k := range xs {
-			f(k)
-		}
-	}
+	each := stepwise(len(xs))
 	each(func(k int) { VMAXPD(xs[k], g.cregD(dExpLo), xs[k]) })
 	each(func(k int) { VMINPD(xs[k], g.cregD(dExpHi), xs[k]) })
 	n := make([]reg.VecVirtual, len(xs))

@@ -30,36 +30,17 @@ const (
 	exp16Q5 = 0.008312525227665901
 )
 
+// exp16Consts are the constants exp16 needs, and cExpHi, which it does not
+// (no upper clamp) but which expSum16 has always hoisted on both sets.
+var exp16Consts = []int{cExpLo, cExpHi, cLog2e, cLn2, cQ5, cQ4, cQ3, cQ2, cOne}
+
 // exp16N is expN for exp16: every x must be ≤ expHi (88.72) or NaN.
 func (g *gen) exp16N(xs []reg.VecVirtual) []reg.VecVirtual {
-	each := func(f func(k int)) {
-		for k := range xs {
-			f(k)
-		}
-	}
+	each := stepwise(len(xs))
 	each(func(k int) { maxKeepNaN(xs[k], g.creg(cExpLo), xs[k]) })
-	n := make([]reg.VecVirtual, len(xs))
-	each(func(k int) {
-		n[k] = g.vec()
-		VMULPS(g.c(cLog2e), xs[k], n[k])
-	})
-	each(func(k int) {
-		if g.avx512 {
-			VRNDSCALEPS(Imm(0), n[k], n[k])
-		} else {
-			VROUNDPS(Imm(0), n[k], n[k])
-		}
-	})
+	n := g.roundLog2e(xs, each)
 	each(func(k int) { g.fma(VFNMADD231PS, VFNMADD231PS_BCST, cLn2, n[k], xs[k]) })
-	p := make([]reg.VecVirtual, len(xs))
-	each(func(k int) {
-		p[k] = g.vec()
-		if r, ok := g.hoisted[cQ5]; ok {
-			g.mov(r, p[k])
-		} else {
-			VMOVUPS(g.c(cQ5), p[k])
-		}
-	})
+	p := g.copies(cQ5, len(xs), each)
 	for _, c := range []int{cQ4, cQ3, cQ2, cOne, cOne} {
 		each(func(k int) { g.fma(VFMADD213PS, VFMADD213PS_BCST, c, xs[k], p[k]) })
 	}
@@ -113,11 +94,7 @@ func (g *gen) max16(bf bool) {
 	scale := g.bcast("scale")
 	// Scale 1 skips the multiply: x·1 is x, and the pass is a third faster.
 	g.unitScale(scale, func(one bool) {
-		acc := make([]reg.VecVirtual, unroll)
-		for k := range acc {
-			acc[k] = g.vec()
-			VBROADCASTSS(consts.Offset(32*cNegInf), acc[k])
-		}
+		acc := g.accs(unroll, true)
 		g.loop(n, unroll, func(vs int) {
 			for k := 0; k < vs; k++ {
 				v := g.load16(px, k, bf)
@@ -127,8 +104,7 @@ func (g *gen) max16(bf bool) {
 				maxKeepNaN(acc[k], v, acc[k])
 			}
 		}, noTail)
-		m := g.hreduce(foldPairs(acc, vmaxps), vmaxps)
-		VMOVSS(m.AsX(), addr(ReturnIndex(0)))
+		g.reduceMax(acc)
 		g.ret()
 	})
 }
@@ -140,17 +116,9 @@ func (g *gen) expSum16(bf bool) {
 	pd, n, px := ptr("dst"), length("dst"), ptr("x")
 	pn, nn := ptr("next"), length("next")
 	scale, m := g.bcast("scale"), g.bcast("m")
-	if g.avx512 {
-		g.hoist(cExpLo, cExpHi, cLog2e, cLn2, cQ5, cQ4, cQ3, cQ2, cOne)
-	} else {
-		g.hoist(cExpLo, cExpHi)
-	}
+	g.hoistExpOf(exp16Consts)
 	g.unitScale(scale, func(one bool) {
-		acc := make([]reg.VecVirtual, unroll)
-		for k := range acc {
-			acc[k] = g.vec()
-			VXORPS(acc[k], acc[k], acc[k])
-		}
+		acc := g.accs(unroll, false)
 		g.loop(n, unroll, func(vs int) {
 			g.groups(vs, func(ks []int) {
 				xs := make([]reg.VecVirtual, len(ks))
@@ -200,24 +168,14 @@ func (g *gen) normalize16(bf, nt bool) {
 	}
 	g.loop(n, unroll, func(vs int) {
 		for k := 0; k < vs; k++ {
-			v := scaled(k)
-			if !nt {
-				VCVTPS2PH(Imm(0), v, g.at(pd, k, 2))
-				continue
-			}
-			h := XMM()
-			if g.avx512 {
-				h = YMM()
-			}
-			VCVTPS2PH(Imm(0), v, h)
-			VMOVNTDQ(h, g.at(pd, k, 2))
+			g.storeF16(scaled(k), g.at(pd, k, 2), nt)
 		}
 	}, noTail)
 	g.ret()
 }
 
-// normalizeBF16Pairs is normalize16's AVX-512 bfloat16 loop: each rounded
-// vector keeps its bfloat16 in the high word of each dword (no shift), and
+// normalizeBF16Pairs is normalize16's AVX-512 bfloat16 loop: each vector
+// rounded by roundHi keeps its bfloat16 in the high word of each dword, and
 // VPERMT2W packs two of them into one 64-byte store, where roundBF16 and
 // VPMOVDW took 11 ops a vector (0.113 ns/element in L1 on Zen 4); the NaN
 // test is one unordered compare. nt needs dst 64-byte aligned.
@@ -225,28 +183,13 @@ func (g *gen) normalizeBF16Pairs(pd, n reg.GPVirtual, scaled func(k int) reg.Vec
 	g.hoist(cInt1, cInt7FFF, cQuietHi)
 	idx := g.vec()
 	VMOVDQU32(bf16Pack, idx)
-	round := func(k int) reg.VecVirtual {
-		v := scaled(k)
-		t := g.vec()
-		VPSRLD(Imm(16), v, t)
-		VPANDD(g.c(cInt1), t, t)
-		VPADDD(v, t, t)
-		VPADDD(g.c(cInt7FFF), t, t)
-		nan := K()
-		VCMPPS(Imm(3), v, v, nan)
-		VPORD(g.c(cQuietHi), v, nan, t)
-		return t
-	}
+	round := func(k int) reg.VecVirtual { return g.roundHi(scaled(k)) }
 	g.loop(n, unroll, func(vs int) {
 		k := 0
 		for ; k+1 < vs; k += 2 {
 			t0, t1 := round(k), round(k+1)
 			VPERMT2W(t1, idx, t0)
-			if nt {
-				VMOVNTDQ(t0, g.at(pd, k, 2))
-			} else {
-				VMOVDQU16(t0, g.at(pd, k, 2))
-			}
+			g.storeWords(t0, g.at(pd, k, 2), nt)
 		}
 		if k < vs {
 			t := round(k)

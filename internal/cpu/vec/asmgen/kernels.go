@@ -176,11 +176,14 @@ func (g *gen) groupsOf(vs, gs int, f func(ks []int)) {
 	}
 }
 
-// hoistExp keeps the exp constants in registers (all on AVX-512, the clamp
-// bounds on AVX2).
-func (g *gen) hoistExp() {
+// hoistExp keeps the exp's constants in registers (hoistExpOf).
+func (g *gen) hoistExp() { g.hoistExpOf(expConsts) }
+
+// hoistExpOf keeps an exp's constants cs in registers: all of them on
+// AVX-512, the clamp bounds on AVX2.
+func (g *gen) hoistExpOf(cs []int) {
 	if g.avx512 {
-		g.hoist(expConsts...)
+		g.hoist(cs...)
 	} else {
 		g.hoist(cExpLo, cExpHi)
 	}
@@ -239,14 +242,32 @@ func (g *gen) reduceSum(acc []reg.VecVirtual) {
 	VMOVSS(s.AsX(), addr(ReturnIndex(0)))
 }
 
+// reduceMax takes the max of the accumulators pairwise and then across
+// lanes and stores it to the result.
+func (g *gen) reduceMax(acc []reg.VecVirtual) {
+	m := g.hreduce(foldPairs(acc, vmaxps), vmaxps)
+	VMOVSS(m.AsX(), addr(ReturnIndex(0)))
+}
+
+// accs returns count float32 accumulators: zeros for a sum or, with
+// negInf, −∞ for a max.
+func (g *gen) accs(count int, negInf bool) []reg.VecVirtual {
+	acc := make([]reg.VecVirtual, count)
+	for k := range acc {
+		acc[k] = g.vec()
+		if negInf {
+			VBROADCASTSS(consts.Offset(32*cNegInf), acc[k])
+		} else {
+			VXORPS(acc[k], acc[k], acc[k])
+		}
+	}
+	return acc
+}
+
 func (g *gen) dot() {
 	g.text("dot", "func(a, b []float32) float32", "returns Σ a[i]·b[i].")
 	pa, n, pb := ptr("a"), length("a"), ptr("b")
-	acc := make([]reg.VecVirtual, unroll)
-	for k := range acc {
-		acc[k] = g.vec()
-		VXORPS(acc[k], acc[k], acc[k])
-	}
+	acc := g.accs(unroll, false)
 	g.loop(n, unroll, func(vs int) {
 		for k := 0; k < vs; k++ {
 			a := g.load(pa, k)
@@ -260,11 +281,7 @@ func (g *gen) dot() {
 func (g *gen) sum() {
 	g.text("sum", "func(a []float32) float32", "returns Σ a[i].")
 	pa, n := ptr("a"), length("a")
-	acc := make([]reg.VecVirtual, unroll)
-	for k := range acc {
-		acc[k] = g.vec()
-		VXORPS(acc[k], acc[k], acc[k])
-	}
+	acc := g.accs(unroll, false)
 	g.loop(n, unroll, func(vs int) {
 		for k := 0; k < vs; k++ {
 			VADDPS(g.src(pa, k), acc[k], acc[k])
@@ -274,27 +291,54 @@ func (g *gen) sum() {
 	g.ret()
 }
 
-func (g *gen) softmaxGrad() {
-	g.text("softmaxGrad", "func(dx, y, dy []float32, s float32)",
-		"writes dx[i] = y[i]·(dy[i] − s).")
-	pdx, n, py, pdy := ptr("dx"), length("dx"), ptr("y"), ptr("dy")
-	s := g.bcast("s")
+// gradArgs starts softmaxGrad's or logSoftmaxGrad's kernel, name with doc
+// or, with nt, name+"NT" with docNT: that variant multiplies by a scale
+// parameter and stores non-temporally. It loads the parameters; scale is
+// nil without nt.
+func (g *gen) gradArgs(name, doc, docNT string, nt bool) (pdx, n, py, pdy reg.GPVirtual, s, scale reg.VecVirtual) {
+	if nt {
+		g.text(name+"NT", "func(dx, y, dy []float32, s, scale float32)", docNT)
+		g.nt = true
+	} else {
+		g.text(name, "func(dx, y, dy []float32, s float32)", doc)
+	}
+	pdx, n, py, pdy = ptr("dx"), length("dx"), ptr("y"), ptr("dy")
+	s = g.bcast("s")
+	if nt {
+		scale = g.bcast("scale")
+	}
+	return pdx, n, py, pdy, s, scale
+}
+
+// storeGrad stores t as vector k of pdx, multiplied by scale unless nil.
+func (g *gen) storeGrad(t, scale reg.VecVirtual, pdx reg.GPVirtual, k int) {
+	if scale != nil {
+		VMULPS(scale, t, t)
+	}
+	g.store(t, pdx, k)
+}
+
+// softmaxGrad emits softmaxGrad or, with nt, softmaxGradNT: the same
+// roundings then a multiplication by scale, stored non-temporally.
+func (g *gen) softmaxGrad(nt bool) {
+	pdx, n, py, pdy, s, scale := g.gradArgs("softmaxGrad", "writes dx[i] = y[i]·(dy[i] − s).",
+		"writes dx[i] = (y[i]·(dy[i] − s))·scale with non-temporal stores; dx must be aligned to the vector width.", nt)
 	g.loop(n, unroll, func(vs int) {
 		for k := 0; k < vs; k++ {
 			t := g.load(pdy, k)
 			VSUBPS(s, t, t)
 			VMULPS(g.src(py, k), t, t)
-			g.store(t, pdx, k)
+			g.storeGrad(t, scale, pdx, k)
 		}
 	}, nil)
 	g.ret()
 }
 
-func (g *gen) logSoftmaxGrad() {
-	g.text("logSoftmaxGrad", "func(dx, y, dy []float32, s float32)",
-		"writes dx[i] = dy[i] − exp(y[i])·s.")
-	pdx, n, py, pdy := ptr("dx"), length("dx"), ptr("y"), ptr("dy")
-	s := g.bcast("s")
+// logSoftmaxGrad emits logSoftmaxGrad or, with nt, logSoftmaxGradNT (see
+// softmaxGrad).
+func (g *gen) logSoftmaxGrad(nt bool) {
+	pdx, n, py, pdy, s, scale := g.gradArgs("logSoftmaxGrad", "writes dx[i] = dy[i] − exp(y[i])·s.",
+		"writes dx[i] = (dy[i] − exp(y[i])·s)·scale with non-temporal stores; dx must be aligned to the vector width.", nt)
 	g.hoistExp()
 	g.loop(n, unroll, func(vs int) {
 		g.groups(vs, func(ks []int) {
@@ -307,7 +351,7 @@ func (g *gen) logSoftmaxGrad() {
 				VMULPS(s, es[j], es[j])
 				t := g.load(pdy, k)
 				VSUBPS(es[j], t, t)
-				g.store(t, pdx, k)
+				g.storeGrad(t, scale, pdx, k)
 			}
 		})
 	}, nil)

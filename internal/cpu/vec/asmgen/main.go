@@ -165,8 +165,8 @@ func main() {
 		g.logOut()
 		g.dot()
 		g.sum()
-		g.softmaxGrad()
-		g.logSoftmaxGrad()
+		g.softmaxGrad(false)
+		g.logSoftmaxGrad(false)
 		g.onlineUpdate()
 		g.expScaleLanes(false)
 		g.logOutLanes()
@@ -441,11 +441,7 @@ func (g *gen) exp(x reg.VecVirtual) reg.VecVirtual {
 // clobbered. Without hi, every x must be ≤ 0 or NaN (the online merge's
 // exp(v − max)), which saves the upper clamp.
 func (g *gen) expN(xs []reg.VecVirtual, hi bool) []reg.VecVirtual {
-	each := func(f func(k int)) {
-		for k := range xs {
-			f(k)
-		}
-	}
+	each := stepwise(len(xs))
 	// Clamp with NaN passing through: exp(−104) rounds to 0 and exp(89)
 	// overflows, as the scalar Exp's cut-offs require.
 	each(func(k int) { maxKeepNaN(xs[k], g.creg(cExpLo), xs[k]) })
@@ -453,6 +449,38 @@ func (g *gen) expN(xs []reg.VecVirtual, hi bool) []reg.VecVirtual {
 		each(func(k int) { minKeepNaN(xs[k], g.creg(cExpHi), xs[k]) })
 	}
 	// n = round(x·log2e), r = x − n·ln2Hi − n·ln2Lo.
+	n := g.roundLog2e(xs, each)
+	each(func(k int) { g.fma(VFNMADD231PS, VFNMADD231PS_BCST, cLn2Hi, n[k], xs[k]) })
+	each(func(k int) { g.fma(VFNMADD231PS, VFNMADD231PS_BCST, cLn2Lo, n[k], xs[k]) })
+	// p = (((((P0·r + P1)·r + P2)·r + P3)·r + P4)·r + P5)·r² + r + 1.
+	p := g.copies(cP0, len(xs), each)
+	for _, c := range []int{cP1, cP2, cP3, cP4, cP5} {
+		each(func(k int) { g.fma(VFMADD213PS, VFMADD213PS_BCST, c, xs[k], p[k]) })
+	}
+	r2 := make([]reg.VecVirtual, len(xs))
+	each(func(k int) {
+		r2[k] = g.vec()
+		VMULPS(xs[k], xs[k], r2[k])
+	})
+	each(func(k int) { VFMADD213PS(xs[k], r2[k], p[k]) })
+	each(func(k int) { VADDPS(g.c(cOne), p[k], p[k]) })
+	return g.ldexpN(p, n, each)
+}
+
+// stepwise returns the each of the N functions (expN and its kind): f(k)
+// for k = 0 … n−1, so that one step is emitted for every vector before
+// the next step.
+func stepwise(n int) func(func(k int)) {
+	return func(f func(k int)) {
+		for k := 0; k < n; k++ {
+			f(k)
+		}
+	}
+}
+
+// roundLog2e returns n = round(x·log2e), ties to even, for each x (each
+// as stepwise's).
+func (g *gen) roundLog2e(xs []reg.VecVirtual, each func(func(k int))) []reg.VecVirtual {
 	n := make([]reg.VecVirtual, len(xs))
 	each(func(k int) {
 		n[k] = g.vec()
@@ -465,29 +493,23 @@ func (g *gen) expN(xs []reg.VecVirtual, hi bool) []reg.VecVirtual {
 			VROUNDPS(Imm(0), n[k], n[k])
 		}
 	})
-	each(func(k int) { g.fma(VFNMADD231PS, VFNMADD231PS_BCST, cLn2Hi, n[k], xs[k]) })
-	each(func(k int) { g.fma(VFNMADD231PS, VFNMADD231PS_BCST, cLn2Lo, n[k], xs[k]) })
-	// p = (((((P0·r + P1)·r + P2)·r + P3)·r + P4)·r + P5)·r² + r + 1.
-	p := make([]reg.VecVirtual, len(xs))
+	return n
+}
+
+// copies returns count fresh registers holding constant c, copied from its
+// hoisted register or loaded from the table: a polynomial's first
+// coefficient, which the first FMA overwrites.
+func (g *gen) copies(c, count int, each func(func(k int))) []reg.VecVirtual {
+	p := make([]reg.VecVirtual, count)
 	each(func(k int) {
 		p[k] = g.vec()
-		if r, ok := g.hoisted[cP0]; ok {
+		if r, ok := g.hoisted[c]; ok {
 			g.mov(r, p[k])
 		} else {
-			VMOVUPS(g.c(cP0), p[k])
+			VMOVUPS(g.c(c), p[k])
 		}
 	})
-	for _, c := range []int{cP1, cP2, cP3, cP4, cP5} {
-		each(func(k int) { g.fma(VFMADD213PS, VFMADD213PS_BCST, c, xs[k], p[k]) })
-	}
-	r2 := make([]reg.VecVirtual, len(xs))
-	each(func(k int) {
-		r2[k] = g.vec()
-		VMULPS(xs[k], xs[k], r2[k])
-	})
-	each(func(k int) { VFMADD213PS(xs[k], r2[k], p[k]) })
-	each(func(k int) { VADDPS(g.c(cOne), p[k], p[k]) })
-	return g.ldexpN(p, n, each)
+	return p
 }
 
 // ldexpN returns p·2^n for each k (n holding integral floats), step by

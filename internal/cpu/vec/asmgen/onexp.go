@@ -19,11 +19,7 @@ func (g *gen) maxOf() {
 		"returns the max of scale·x[i] over the elements that are not NaN (−∞ if none).")
 	px, n := ptr("x"), length("x")
 	scale := g.bcast("scale")
-	acc := make([]reg.VecVirtual, unroll)
-	for k := range acc {
-		acc[k] = g.vec()
-		VBROADCASTSS(consts.Offset(32*cNegInf), acc[k])
-	}
+	acc := g.accs(unroll, true)
 	g.loop(n, unroll, func(vs int) {
 		for k := 0; k < vs; k++ {
 			v := g.vec()
@@ -46,8 +42,7 @@ func (g *gen) maxOf() {
 			maxKeepNaN(acc[k], v, acc[k])
 		}
 	}, nil)
-	m := g.hreduce(foldPairs(acc, vmaxps), vmaxps)
-	VMOVSS(m.AsX(), addr(ReturnIndex(0)))
+	g.reduceMax(acc)
 	g.ret()
 }
 
@@ -92,11 +87,7 @@ func (g *gen) expSum(flush bool) {
 
 // expSumBody is expSum's loop, for scale 1 (one) or any scale.
 func (g *gen) expSumBody(flush, one bool, pd, n, px, pn, nn, pout, pin, lim, done reg.GPVirtual, scale, m, kv reg.VecVirtual) {
-	acc := make([]reg.VecVirtual, unroll)
-	for k := range acc {
-		acc[k] = g.vec()
-		VXORPS(acc[k], acc[k], acc[k])
-	}
+	acc := g.accs(unroll, false)
 	g.loop(n, unroll, func(vs int) {
 		g.groups(vs, func(ks []int) {
 			xs := make([]reg.VecVirtual, len(ks))

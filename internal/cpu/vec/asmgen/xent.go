@@ -103,11 +103,7 @@ func (g *gen) xentExp() {
 		}
 	}
 	g.unitScale(scale, func(one bool) {
-		acc := make([]reg.VecVirtual, unroll)
-		for k := range acc {
-			acc[k] = g.vec()
-			VXORPS(acc[k], acc[k], acc[k])
-		}
+		acc := g.accs(unroll, false)
 		mx := g.vec()
 		VBROADCASTSS(consts.Offset(32*cNegInf), mx)
 		gs := expGroupAVX2
@@ -188,11 +184,7 @@ func (g *gen) xentMax(mx, t reg.VecVirtual) {
 // xentExpN computes the exps of ts (clobbered) step by step across them.
 // −∞ and anything below −104 is clamped (exp 0); NaN passes through.
 func (g *gen) xentExpN(xh map[int]reg.VecVirtual, ts []reg.VecVirtual) []reg.VecVirtual {
-	each := func(f func(k int)) {
-		for k := range ts {
-			f(k)
-		}
-	}
+	each := stepwise(len(ts))
 	each(func(k int) { maxKeepNaN(ts[k], g.creg(cExpLo), ts[k]) })
 	// n = (t·log2e + 1.5·2^23) − 1.5·2^23: t·log2e rounded to an integer.
 	n := make([]reg.VecVirtual, len(ts))
