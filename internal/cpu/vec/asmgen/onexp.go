@@ -97,16 +97,7 @@ func (g *gen) expSumBody(flush, one bool, pd, n, px, pn, nn, pout, pin, lim, don
 			es := g.expN(xs, true)
 			for j, k := range ks {
 				g.store(es[j], pd, k)
-				switch {
-				case !g.tail:
-					VADDPS(es[j], acc[k], acc[k])
-				case g.avx512:
-					// Masked-off lanes hold exp(−m), not 0.
-					VADDPS(es[j], acc[k], g.k, acc[k])
-				default:
-					VANDPS(g.ymask, es[j], es[j])
-					VADDPS(es[j], acc[k], acc[k])
-				}
+				g.addLive(es[j], acc[k])
 			}
 		})
 		g.prefetch(vs, pn, nn)
@@ -455,4 +446,19 @@ func (g *gen) softcap() {
 		}
 	}, nil)
 	g.ret()
+}
+
+// addLive adds e's live lanes into acc: every lane but in a tail, where the
+// masked-off lanes hold exp(−m), not 0 (AVX-512 masks the add, AVX2 zeroes
+// them first, overwriting e).
+func (g *gen) addLive(e, acc reg.VecVirtual) {
+	switch {
+	case !g.tail:
+		VADDPS(e, acc, acc)
+	case g.avx512:
+		VADDPS(e, acc, g.k, acc)
+	default:
+		VANDPS(g.ymask, e, e)
+		VADDPS(e, acc, acc)
+	}
 }

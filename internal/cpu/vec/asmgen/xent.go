@@ -120,15 +120,7 @@ func (g *gen) xentExp() {
 				es := g.xentExpN(xh, ts)
 				for j, k := range ks {
 					g.store(es[j], pd, k)
-					switch {
-					case !g.tail:
-						VADDPS(es[j], acc[k], acc[k])
-					case g.avx512:
-						VADDPS(es[j], acc[k], g.k, acc[k])
-					default:
-						VANDPS(g.ymask, es[j], es[j])
-						VADDPS(es[j], acc[k], acc[k])
-					}
+					g.addLive(es[j], acc[k])
 				}
 			})
 			g.prefetch(vs, pn, nn)
