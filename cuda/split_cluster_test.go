@@ -11,7 +11,7 @@ import (
 // split_cluster's two exchanges against the float64 reference: clusters of
 // one row push their partials (2 to 8 blocks, 16 where the device allows
 // them; ragged chunks), and more rows than the grid's 65535 clusters take
-// the row loop with its two cluster barriers. Every op, f32 and f16, and
+// the row loop with its two cluster barriers. Every op, f32, f16 and f64, and
 // the edge fills on the push.
 func TestSplitClusterPaths(t *testing.T) {
 	d := openClustersOrSkip(t)
@@ -28,7 +28,7 @@ func TestSplitClusterPaths(t *testing.T) {
 	}
 	ops := []spec.Op{spec.Softmax, spec.LogSoftmax, spec.SoftmaxBackward, spec.LogSoftmaxBackward}
 	for _, s := range shapes {
-		for _, dt := range []spec.DType{spec.Float32, spec.Float16} {
+		for _, dt := range []spec.DType{spec.Float32, spec.Float16, spec.Float64} {
 			pl, err := d.Plan(spec.Softmax, dt, s.shape, Options{Axis: -1, Algo: "split_cluster"})
 			if err != nil {
 				t.Errorf("%v %v: %v", s.shape, dt, err)
@@ -39,6 +39,9 @@ func TestSplitClusterPaths(t *testing.T) {
 				t.Errorf("%v %v: grid %v, row loop %v, want %v", s.shape, dt, pl.Launches[0].Grid, loop, want)
 			}
 			for _, op := range ops {
+				if _, err := d.Plan(op, dt, s.shape, Options{Axis: -1, Algo: "split_cluster"}); err != nil && dt == spec.Float64 && op.Backward() {
+					continue // y and dy of 200003 doubles: the largest cluster's shared memory holds neither
+				}
 				for _, f := range s.fills {
 					vc := verify.Case{Shape: s.shape, Axis: -1, DType: dt, Op: op, Fill: f}
 					if r := verify.Run(vc, rng, backend(d, "split_cluster")); !r.OK() {

@@ -221,7 +221,7 @@ var productionCatalogue = []Info{
 	{Strategy: SplitRow, File: "split_row.cu", Summary: "several blocks per row, (m,d) partials in a workspace, two launches",
 		Fwd: phases("phase1", "phase2", 512), Bwd: phases("phase1", "phase2", 512), RowsOnly: true, Workspace: true, F64: true},
 	{Strategy: SplitCluster, File: "split_cluster.cu", Summary: "a thread-block cluster per row, chunks in shared memory, partials over DSMEM",
-		Fwd: one("", 1024), Bwd: one("", 1024), RowsOnly: true, Cluster: true, DynSmem: true, MinMajor: 9},
+		Fwd: one("", 1024), Bwd: one("", 1024), RowsOnly: true, Cluster: true, DynSmem: true, MinMajor: 9, F64: true},
 	{Strategy: SplitGrid, File: "split_grid.cu", Summary: "rows over every SM in one launch, chunks cached in shared memory, partials merged after a barrier of the row's blocks",
 		Fwd: splitGridVariants(), Bwd: splitGridVariants(), RowsOnly: true, Workspace: true, DynSmem: true, Cooperative: true, MinMajor: 7,
 		PlainBuild: true, F64: true},
@@ -475,8 +475,8 @@ func StridedSmemBytes(op spec.Op, dt spec.DType, axis, inner, tile, rg int64) in
 
 // SplitClusterSlotBytes is the tail of split_cluster's dynamic shared
 // memory that a one-row cluster's pushed partials take (an mbarrier and 16
-// float pairs: SplitClusterSlots in split_cluster.cu).
-const SplitClusterSlotBytes = 144
+// workspace pairs, float or double: SplitClusterSlots in split_cluster.cu).
+func SplitClusterSlotBytes(dt spec.DType) int64 { return 16 + 16*WsPairBytes(dt) }
 
 // SmemBytes returns the dynamic shared memory a launch of strategy s needs:
 // the row (block_smem, cols elements) or the chunk (split_cluster, cols =
@@ -488,7 +488,7 @@ func SmemBytes(s Strategy, op spec.Op, dt spec.DType, cols int64, threads int) i
 	case BlockSmem:
 		return int64(NIn(op)) * smemRow(dt, cols)
 	case SplitCluster:
-		return int64(NIn(op))*smemRow(dt, cols) + SplitClusterSlotBytes
+		return int64(NIn(op))*smemRow(dt, cols) + SplitClusterSlotBytes(dt)
 	case SmemTree:
 		return int64(threads) * 8
 	}

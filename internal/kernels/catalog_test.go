@@ -320,7 +320,7 @@ func TestSmemBytes(t *testing.T) {
 	if got := SmemBytes(BlockSmem, spec.SoftmaxBackward, spec.Float32, 1000, 256); got != 8000 {
 		t.Errorf("block_smem bwd f32 1000 cols: %d", got)
 	}
-	if got := SmemBytes(SplitCluster, spec.LogSoftmaxBackward, spec.BFloat16, 1001, 256); got != 2*2016+SplitClusterSlotBytes {
+	if got := SmemBytes(SplitCluster, spec.LogSoftmaxBackward, spec.BFloat16, 1001, 256); got != 2*2016+SplitClusterSlotBytes(spec.BFloat16) {
 		t.Errorf("split_cluster bwd bf16 chunk of 1001: %d", got)
 	}
 	if got := SmemBytes(SmemTree, spec.Softmax, spec.Float32, 1000, 256); got != 2048 {

@@ -36,6 +36,24 @@ __device__ __forceinline__ F2 ld_cluster_f2(u32 a, u32 rank) {
   return v;
 }
 
+// ld_cluster_f2 for a double pair (float64 partials).
+__device__ __forceinline__ D2 ld_cluster_d2(u32 a, u32 rank) {
+  u32 r;
+  D2 v;
+  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(rank));
+  asm volatile("ld.shared::cluster.v2.f64 {%0, %1}, [%2];" : "=d"(v.a), "=d"(v.b) : "r"(r) : "memory");
+  return v;
+}
+
+// The pair of either kind at a, in block rank.
+template <class W>
+__device__ __forceinline__ W ld_cluster_pair(u32 a, u32 rank) {
+  if constexpr (sizeof(W) == sizeof(D2))
+    return ld_cluster_d2(a, rank);
+  else
+    return ld_cluster_f2(a, rank);
+}
+
 // st.async and barrier.cluster.arrive.relaxed need PTX ISA 8.1 (CUDA 12.1);
 // an older NVRTC keeps cluster_sync around remote loads.
 #if defined(__CUDACC_VER_MAJOR__) && (__CUDACC_VER_MAJOR__ > 12 || (__CUDACC_VER_MAJOR__ == 12 && __CUDACC_VER_MINOR__ >= 1))
@@ -90,6 +108,14 @@ struct ClusterPush {
     asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(b) : "r"(bar), "r"(rank));
     asm volatile("st.async.shared::cluster.mbarrier::complete_tx::bytes.v2.f32 [%0], {%1, %2}, [%3];" ::"r"(a), "f"(v.a),
                  "f"(v.b), "r"(b)
+                 : "memory");
+  }
+  __device__ __forceinline__ void push(const D2* slot, u32 rank, D2 v) const {
+    u32 a, b;
+    asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(a) : "r"(smem_addr(slot)), "r"(rank));
+    asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(b) : "r"(bar), "r"(rank));
+    asm volatile("st.async.shared::cluster.mbarrier::complete_tx::bytes.v2.b64 [%0], {%1, %2}, [%3];" ::"r"(a), "d"(v.a),
+                 "d"(v.b), "r"(b)
                  : "memory");
   }
   __device__ __forceinline__ void wait() const {

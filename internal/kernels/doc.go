@@ -86,7 +86,7 @@
 //	               grid (C, ≤ 65535 rows, 1); nt multiple of 32 ≤ 1024;
 //	               Params.Chunk per block (multiple of P), Split = C,
 //	               C·Chunk ≥ cols (traps otherwise); dynamic smem
-//	               NIN·roundup(Chunk·esize, 16) + SplitClusterSlotBytes
+//	               NIN·roundup(Chunk·esize, 16) + SplitClusterSlotBytes(dt)
 //	               (a one-row cluster's pushed partials).
 //	split_grid     split_grid_{fwd,bwd}_{dt}[_waves] (sm_70+); one 1-D launch
 //	               with CU_LAUNCH_ATTRIBUTE_COOPERATIVE (every block

@@ -30,21 +30,22 @@
 //   params  chunk (multiple of the pack), split = C; requires C*chunk >= cols
 //           (the kernel traps otherwise, e.g. when launched without clusters)
 //   ws      none
-//   symbol  split_cluster_{fwd,bwd}_{f32,f16,bf16}
+//   symbol  split_cluster_{fwd,bwd}_{f32,f16,bf16,f64}
 // On architectures below sm_90 the kernels compile to a trap.
 #include "common.cuh"
 
 namespace smx {
 
 // The pushed partials of a one-row cluster, after the chunk copies in
-// dynamic shared memory; 16 slots, the largest cluster. Its 144 bytes
-// (kernels.SplitClusterSlotBytes) are in every launch's dynamic size, so
+// dynamic shared memory; 16 slots, the largest cluster. Its 144 bytes (272
+// with double pairs; kernels.SplitClusterSlotBytes) are in every launch's dynamic size, so
 // the static size in the resource table (resources/<arch>.tsv) stays
 // the kernel's.
+template <class W>
 struct SplitClusterSlots {
   unsigned long long mbar;
   unsigned long long pad;
-  F2 slot[16];
+  W slot[16];
 };
 
 template <class Op>
@@ -58,14 +59,15 @@ __device__ __forceinline__ void split_cluster_kernel(const Params& p) {
   if ((i64)csize * chunk < cols || csize > 16) __trap();
   const i64 stride = pack_round<typename Op::D>(chunk);
   T* const sm = static_cast<T*>(dyn_smem());
-  __shared__ F2 part;
+  typedef typename Op::Ws W;
+  __shared__ W part;
   const u32 part_addr = smem_addr(&part);
   const int lane = threadIdx.x & 31;
 #ifdef SMX_CLUSTER_PUSH
   if (gridDim.y >= rows) {
-    SplitClusterSlots& sl = *reinterpret_cast<SplitClusterSlots*>(sm + Op::NIN * stride);
+    SplitClusterSlots<W>& sl = *reinterpret_cast<SplitClusterSlots<W>*>(sm + Op::NIN * stride);
     ClusterPush push;
-    push.arm(&sl.mbar, csize * (u32)sizeof(F2));
+    push.arm(&sl.mbar, csize * (u32)sizeof(W));
     const i64 row = blockIdx.y;  // the same for the whole cluster
     if (row >= rows) {
       push.ready();  // the arm's arrive wants its wait
@@ -95,7 +97,7 @@ __device__ __forceinline__ void split_cluster_kernel(const Params& p) {
     if (threadIdx.x == 0) part = Op::to_ws(a);
     cluster_sync();
     typename Op::Acc g = Op::identity();
-    if ((u32)lane < csize) g = Op::from_ws(ld_cluster_f2(part_addr, lane));
+    if ((u32)lane < csize) g = Op::from_ws(ld_cluster_pair<W>(part_addr, lane));
     g = group_reduce<Op, 32>(g);
     cluster_sync();
     smem_out(op, off, n, threadIdx.x, blockDim.x, vec, sm, stride, op.finalize(g));

@@ -44,7 +44,7 @@ func (c *ctx) build(s kernels.Strategy) (Plan, error) {
 		return Plan{}, err
 	}
 	if _, ok := configLists[s]; c.config != "" && !ok {
-		return Plan{}, fmt.Errorf("it has no launch configurations to choose from (%q; block_reg and warp_row have)", c.config)
+		return Plan{}, fmt.Errorf("it has no launch configurations to choose from (%q; block_reg, warp_row and split_cluster have)", c.config)
 	}
 	pl, err := builders[s](c)
 	if err != nil {

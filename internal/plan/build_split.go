@@ -6,6 +6,7 @@ import (
 	"cmp"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/gofused/softmax/internal/kernels"
 )
@@ -116,7 +117,12 @@ func (c *ctx) clusterSize() (int64, bool) {
 		return 0, false
 	}
 	cs := int64(2)
-	for cs*2 <= int64(c.d.MaxClusterSize) && ceilDiv(c.p.Axis, cs*2) >= 256 {
+	if c.config != "" {
+		if _, err := fmt.Sscanf(c.config, "c%d", &cs); err != nil || !slices.Contains(c.splitClusterConfigs(), c.config) {
+			return 0, false
+		}
+	}
+	for c.config == "" && cs*2 <= int64(c.d.MaxClusterSize) && ceilDiv(c.p.Axis, cs*2) >= 256 {
 		cs *= 2
 	}
 	smem := kernels.SmemBytes(kernels.SplitCluster, c.p.Op, c.dt, roundUp(ceilDiv(c.p.Axis, cs), c.P), 0)
@@ -134,12 +140,31 @@ func (c *ctx) clusterShape() (cs, chunk, nt, smem int64, ok bool) {
 	return cs, chunk, nt, kernels.SmemBytes(kernels.SplitCluster, c.p.Op, c.dt, chunk, int(nt)), true
 }
 
+// splitClusterConfigs names split_cluster's cluster sizes ("c4": four
+// blocks a row) whose chunks fit a block's shared memory.
+func (c *ctx) splitClusterConfigs() []string {
+	if c.d.Major < 9 || !c.d.Cluster || c.p.Inner != 1 {
+		return nil
+	}
+	var names []string
+	for cs := int64(2); cs <= int64(c.d.MaxClusterSize); cs *= 2 {
+		smem := kernels.SmemBytes(kernels.SplitCluster, c.p.Op, c.dt, roundUp(ceilDiv(c.p.Axis, cs), c.P), 0)
+		if smem+int64(staticSmem(c.d, c.sym(kernels.SplitCluster, ""))) <= int64(c.d.SmemOptin) {
+			names = append(names, fmt.Sprintf("c%d", cs))
+		}
+	}
+	return names
+}
+
 // split_cluster: a cluster of C blocks per row, chunks in shared memory.
 func (c *ctx) splitCluster() (Plan, error) {
 	if !c.d.Cluster {
 		return Plan{}, fmt.Errorf("the device or driver does not support cluster launch")
 	}
 	cs, chunk, nt, smem, ok := c.clusterShape()
+	if !ok && c.config != "" {
+		return Plan{}, c.noConfig(c.splitClusterConfigs())
+	}
 	if !ok {
 		return Plan{}, fmt.Errorf("a row of %d elements does not fit the shared memory of a %d-block cluster (%d bytes per block)",
 			c.p.Axis, c.d.MaxClusterSize, c.d.SmemOptin)

@@ -18,7 +18,8 @@ const ConfigSep = "/"
 // Configs lists launch configurations of strategy that can serve p on d,
 // as forced names ("block_reg/t256_p4"), for the autotuner to time beside
 // the table's own pick: block_reg's and warp_row's, whose kernel shape is a
-// free choice; other strategies, and one that cannot serve p, have none.
+// free choice, and split_cluster's cluster sizes; other strategies, and one
+// that cannot serve p, have none.
 func Configs(p Problem, d Device, strategy string) ([]string, error) {
 	c, err := newCtx(p, d, nil)
 	if err != nil {
@@ -42,8 +43,9 @@ func Configs(p Problem, d Device, strategy string) ([]string, error) {
 // configLists lists, for each strategy that takes a forced configuration,
 // its configurations for a problem.
 var configLists = map[kernels.Strategy]func(*ctx) []string{
-	kernels.BlockReg: (*ctx).blockRegConfigs,
-	kernels.WarpRow:  (*ctx).warpRowConfigs,
+	kernels.BlockReg:     (*ctx).blockRegConfigs,
+	kernels.WarpRow:      (*ctx).warpRowConfigs,
+	kernels.SplitCluster: (*ctx).splitClusterConfigs,
 }
 
 // noConfig says why a forced configuration is refused, naming those that

@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -159,5 +160,36 @@ func TestConfigsChoices(t *testing.T) {
 	}
 	if _, err := Configs(p, h100, "nope"); err == nil {
 		t.Error("an unknown strategy was accepted")
+	}
+}
+
+// split_cluster's configurations are its cluster sizes whose chunks fit a
+// block's shared memory, up to the model's largest cluster; forced, each
+// launches clusters of its size over chunks that cover the row; a size
+// that is not listed is refused with the list.
+func TestSplitClusterConfigs(t *testing.T) {
+	for _, c := range []struct {
+		cols  int64
+		sizes string
+	}{
+		{32768, "c2 c4 c8"}, // 256 KB f64 rows: 128 KB a block from two
+		{65536, "c4 c8"},    // 512 KB: 256 KB blocks do not fit
+	} {
+		p := prob(4096, c.cols, 1, spec.Float64, spec.Softmax)
+		names, err := Configs(p, h100, "split_cluster")
+		if got := strings.ReplaceAll(strings.Join(names, " "), "split_cluster/", ""); err != nil || got != c.sizes {
+			t.Errorf("4096×%d f64: %v, %v; want %s", c.cols, names, err, c.sizes)
+		}
+		for _, name := range names {
+			pl := mustMake(t, p, h100, name)
+			var cs int64
+			fmt.Sscanf(name, "split_cluster/c%d", &cs)
+			if l := pl.Launches[0]; int64(l.Cluster[0]) != cs || int64(l.Grid[0]) != cs || cs*pl.Chunk < p.Axis {
+				t.Errorf("%s: cluster %v grid %v chunk %d", name, l.Cluster, l.Grid, pl.Chunk)
+			}
+		}
+	}
+	if _, err := Make(prob(64, 65536, 1, spec.Float64, spec.Softmax), h100, nil, "split_cluster/c2"); err == nil || !strings.Contains(err.Error(), "c4") {
+		t.Errorf("c2 on 512 KB rows: %v, want a refusal listing c4", err)
 	}
 }

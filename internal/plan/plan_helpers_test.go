@@ -197,7 +197,7 @@ func check(t *testing.T, p Problem, d Device, pl Plan) {
 		if int64(pl.Split)*pl.Chunk < p.Axis || pl.Chunk%P != 0 || pl.Launches[0].Cluster[0] != uint32(pl.Split) {
 			t.Errorf("%s: cluster %d × chunk %d for axis %d", where, pl.Split, pl.Chunk, p.Axis)
 		}
-		if want := nin*roundUp(pl.Chunk*int64(p.DType.Size()), 16) + kernels.SplitClusterSlotBytes; int64(pl.Launches[0].Smem) != want {
+		if want := nin*roundUp(pl.Chunk*int64(p.DType.Size()), 16) + kernels.SplitClusterSlotBytes(p.DType); int64(pl.Launches[0].Smem) != want {
 			t.Errorf("%s: cluster smem %d, want %d", where, pl.Launches[0].Smem, want)
 		}
 	default:
