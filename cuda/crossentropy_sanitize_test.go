@@ -45,7 +45,8 @@ func TestCrossEntropySanitize(t *testing.T) {
 	// whole packs from aligned starts) take the "_plain" twins.
 	for _, dt := range []softmax.DType{softmax.Float32, softmax.Float16, softmax.BFloat16, softmax.Float64} {
 		// 30000, 40000 and 140000: the stash kernels of f64, f32 and f64, and
-		// 16-bit; 170000: the 16-bit streaming kernels' plain twins.
+		// 16-bit; 170000 (16-bit), 140000 (f32, f64): the 192 KB stash's tail
+		// kernels.
 		for _, v := range append(xentSanitizeV, 30000, 40000, 140000, 170000) {
 			v &^= 7
 			pl, err := d.XentPlan(plan.XentProblem{Rows: 3, V: int64(v), DType: dt, Plain: true})
@@ -58,6 +59,27 @@ func TestCrossEntropySanitize(t *testing.T) {
 			sanitizeLSERows(t, d, dt, v, seen)
 		}
 	}
+	// Devices with less shared memory, as the planner sees them: the 128 KB
+	// stash's tail kernels (an A100's 163 KB), and with no room for a stash
+	// the streaming kernels' plain twins (the tail kernels take those rows
+	// where a stash fits).
+	optin := d.props.SharedMemPerBlockOptin
+	defer func() { d.props.SharedMemPerBlockOptin = optin }()
+	for _, lim := range []int{166912, 48 << 10} {
+		d.props.SharedMemPerBlockOptin = min(lim, optin)
+		for _, dt := range []softmax.DType{softmax.Float32, softmax.Float16, softmax.BFloat16, softmax.Float64} {
+			for _, v := range []int{40000, 140000, 170000} {
+				pl, err := d.XentPlan(plan.XentProblem{Rows: 3, V: int64(v), DType: dt, Plain: true})
+				if err != nil {
+					t.Fatal(err)
+				}
+				seen[pl.Symbol] = true
+				ceRun{dt: dt, rows: 4, v: v, opt: softmax.CrossEntropyOptions{Reduction: softmax.ReductionNone, ZLoss: 1e-4}}.check(t, d, uint64(v)+4)
+				ceRun{dt: dt, rows: 4, v: v, inPlace: true}.check(t, d, uint64(v)+5)
+			}
+		}
+	}
+	d.props.SharedMemPerBlockOptin = optin
 	for _, dt := range []softmax.DType{softmax.Float32, softmax.Float16, softmax.BFloat16, softmax.Float64} {
 		for _, k := range rowKernels(dt) {
 			if !seen[k] {

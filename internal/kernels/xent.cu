@@ -18,7 +18,9 @@
 //               row's 16-byte packs are cached in registers (PACKS a
 //               thread), so the logits are read once and the gradient
 //               written once; PACKS = 0 streams the row twice (statistics,
-//               then the gradient), the second read mostly from L2.
+//               then the gradient), the second read mostly from L2; the
+//               "_tail" kernels (plain calls) cache a longer row's first
+//               part and stream only the rest twice.
 //               Nothing is written when prep flagged a bad target.
 //   xent_final  one block: the reduced loss from the per-row losses.
 // LogSumExp along another axis than the last runs xent_prep (no targets)
@@ -237,12 +239,17 @@ __device__ __forceinline__ void xent_zero(typename D::T* gr, long long v) {
 // apart, the plain passes keep the registers the options would take.
 // NS > 0 (plain only, the "_s" kernels): NS more packs a thread in dynamic
 // shared memory (NS·NT·16 bytes), for rows longer than the registers hold.
-template <class D, int NT, int PACKS, bool PLAIN = false, int NS = 0>
+// TAIL (plain only, the "_tail" kernels): the packs past the cache stream
+// twice (xent_tail_stream, xent_tail_grad), so rows of any length keep
+// their first NT·(PACKS + NS) packs on chip.
+template <class D, int NT, int PACKS, bool PLAIN = false, int NS = 0, bool TAIL = false>
 __device__ __forceinline__ void xent_row(const XParams& p) {
   typedef typename D::T T;
   typedef typename D::M M;
   constexpr int P = D::P;
   static_assert(NS == 0 || (PLAIN && PACKS > 0), "a stash extends a plain register cache");
+  static_assert(!TAIL || (PLAIN && PACKS > 0), "a tail follows a plain register cache");
+  constexpr int KT = PACKS + NS;  // a tail kernel's first streamed pack of a thread
   V16* const stash = NS > 0 ? static_cast<V16*>(dyn_smem()) : nullptr;
   V16 cache[PACKS > 0 ? PACKS : 1];
   const XRegs<(PACKS > 0 ? PACKS : 1)> regs{cache};
@@ -307,6 +314,8 @@ __device__ __forceinline__ void xent_row(const XParams& p) {
           const int tt = ign ? -1 : (int)t;
           xent_plain_load<D, NT, PACKS>(base, (int)npk, cache);
           if constexpr (NS > 0) xent_stash_load<D, NT, PACKS, NS>(base, (int)npk, stash);
+          M tm = (M)neg_inf(), td = 0;  // the tail's (m, d), while the cache's loads are in flight
+          if constexpr (TAIL) xent_tail_stream<D, NT, KT>(o.scale, base, (int)npk, tt, &sh_row[0], tm, td);
           M mt = xent_plain_max<D, NT, 0, PACKS>((M)neg_inf(), o.scale, (int)npk, regs, tt, &sh_row[0]);
           if constexpr (NS > 0) {
             cp_async_wait(0);  // this thread's stash slots (no other thread reads them)
@@ -315,6 +324,10 @@ __device__ __forceinline__ void xent_row(const XParams& p) {
           dl = xent_plain_sum<D, NT, 0, PACKS>((M)0, o.scale, safe(mt), (int)npk, regs);
           if constexpr (NS > 0) dl = xent_plain_sum<D, NT, PACKS, NS>(dl, o.scale, safe(mt), (int)npk, st);
           m = mt;
+          if constexpr (TAIL) {  // the thread's (max, sum) over the cache and its tail
+            m = fmax2(mt, tm);
+            dl = dl * fexp_nonpos(mt - safe(m)) + td * fexp_nonpos(tm - safe(m));
+          }
           xblock_md<NT>(m, dl, sh_a, sh_b);  // m, dl: the row's
           w = fexp_nonpos(mt - safe(m));
         } else {
@@ -428,6 +441,9 @@ __device__ __forceinline__ void xent_row(const XParams& p) {
     const M Tt = gs * (1 - o.eps) * wt;
     if constexpr (PACKS > 0) {
       if (plain) {
+        // The tail first (forward): the packs pass one read last are in L2.
+        if constexpr (TAIL)
+          if (!lse_in) xent_tail_grad<D, NT, KT>(o.scale, lse, A, Tt, (int)t, base, (int)npk, gr);
         if (lse_in) {  // backward: not cached yet
           xent_plain_load<D, NT, PACKS>(base, (int)npk, cache);
           if constexpr (NS > 0) xent_stash_load<D, NT, PACKS, NS>(base, (int)npk, stash);
@@ -436,6 +452,7 @@ __device__ __forceinline__ void xent_row(const XParams& p) {
             cp_async_wait(0);
             xent_plain_grad<D, NT, PACKS, NS>(o.scale, lse, A, Tt, (int)t, (int)npk, st, gr);
           }
+          if constexpr (TAIL) xent_tail_grad<D, NT, KT>(o.scale, lse, A, Tt, (int)t, base, (int)npk, gr);
         } else if constexpr (xent_keeps_exps<D>()) {
           xent_plain_grad_kept<D, NT, 0, PACKS>(o.scale, A * Ard, Tt, (int)t, (int)npk, regs, gr);
           if constexpr (NS > 0) xent_plain_grad_kept<D, NT, PACKS, NS>(o.scale, A * Ard, Tt, (int)t, (int)npk, st, gr);

@@ -45,15 +45,26 @@ const (
 // XentRow is one row kernel of xent.cu: Threads a block, Packs 16-byte
 // packs cached in registers a thread (0: the row is streamed twice), and
 // Stash more in dynamic shared memory (plain calls only: its kernels are
-// the "_plain" twins alone).
+// the "_plain" twins alone). Tail (plain calls only): a row longer than
+// the cache keeps its first Cols elements on chip and streams the rest
+// twice, the second read mostly from L2.
 type XentRow struct {
 	Threads, Packs, Stash int
+	Tail                  bool
 }
 
 // Cols returns the longest row (elements of dt, counted from the row's
-// 16-byte boundary) the kernel caches, 0 for a streaming kernel (any).
+// 16-byte boundary) the kernel caches, 0 for a streaming kernel (any). A
+// Tail kernel caches that much of any longer row.
 func (k XentRow) Cols(dt spec.DType) int64 {
 	return int64(k.Threads*(k.Packs+k.Stash)) * int64(Pack(dt))
+}
+
+// Holds reports whether k serves rows of cols elements of dt (from their
+// 16-byte boundary): a streaming or Tail kernel any, a cached one up to
+// Cols.
+func (k XentRow) Holds(cols int64, dt spec.DType) bool {
+	return k.Packs == 0 || k.Tail || cols <= k.Cols(dt)
 }
 
 // SmemBytes is the dynamic shared memory a launch of k takes.
@@ -66,6 +77,9 @@ func (k XentRow) Symbol(dt spec.DType, plain bool) string {
 	if k.Stash > 0 {
 		s += fmt.Sprintf("_s%d", k.Stash)
 	}
+	if k.Tail {
+		s += "_tail"
+	}
 	if plain && k.hasPlain(dt) {
 		s += "_plain"
 	}
@@ -76,8 +90,11 @@ func (k XentRow) Symbol(dt spec.DType, plain bool) string {
 // pass in either kernel (the plain streamed pass is float-only, -s68-c7).
 func (k XentRow) hasPlain(dt spec.DType) bool { return k.Packs > 0 || dt != spec.Float64 }
 
-// hasGeneral: a stash serves plain calls only.
-func (k XentRow) hasGeneral() bool { return k.Stash == 0 }
+// PlainOnly reports a kernel with no general twin: a stash or a tail
+// serves plain calls (XentPlain) only.
+func (k XentRow) PlainOnly() bool { return k.Stash > 0 || k.Tail }
+
+func (k XentRow) hasGeneral() bool { return !k.PlainOnly() }
 
 // XentPlain reports whether a call takes the "_plain" row kernels: no
 // softcap, class weights or label smoothing, and rows of whole 16-byte
@@ -91,10 +108,15 @@ func XentPlain(p *XParams, dt spec.DType, weights bool) bool {
 // XentRows are the row kernels the catalogue instantiates for every dtype:
 // register caches from 2 KB to 128 KB a row (at most 8 packs, 32
 // registers, a thread, as block_reg's), the same 128 KB with 128 or 192 KB
-// more in shared memory (plain calls), and the streaming kernels for longer
-// rows (and for log-sum-exp alone, which reads a row once either way). The planner's table (internal/plan xent rows) chooses among them.
+// more in shared memory (plain calls), the same caches holding the first
+// part of longer plain rows whose rest streams twice (Tail), and the
+// streaming kernels for longer rows (and for log-sum-exp alone, which reads
+// a row once either way). The planner's table (internal/plan xent rows)
+// chooses among them.
 var XentRows = []XentRow{
-	{128, 4, 0}, {256, 4, 0}, {256, 8, 0}, {512, 8, 0}, {1024, 8, 0}, {1024, 8, 8}, {1024, 8, 12}, {1024, 0, 0}, {512, 0, 0},
+	{128, 4, 0, false}, {256, 4, 0, false}, {256, 8, 0, false}, {512, 8, 0, false}, {1024, 8, 0, false},
+	{1024, 8, 8, false}, {1024, 8, 12, false}, {1024, 8, 8, true}, {1024, 8, 12, true},
+	{1024, 0, 0, false}, {512, 0, 0, false},
 }
 
 // XentCols is the kernel of the log-sum-exp along a non-last axis
@@ -139,8 +161,11 @@ func XentInstances() []Instance {
 				if plain && !k.hasPlain(dt) || !plain && !k.hasGeneral() {
 					continue
 				}
-				out = append(out, Instance{Symbol: k.Symbol(dt, plain), Threads: k.Threads,
-					Body: body("smx::xent_row", "smx::"+strings.ToUpper(dt.String()), k.Threads, k.Packs, plain, k.Stash)})
+				args := []any{"smx::" + strings.ToUpper(dt.String()), k.Threads, k.Packs, plain, k.Stash}
+				if k.Tail {
+					args = append(args, true)
+				}
+				out = append(out, Instance{Symbol: k.Symbol(dt, plain), Threads: k.Threads, Body: body("smx::xent_row", args...)})
 			}
 		}
 		for _, k := range XentColsKernels {

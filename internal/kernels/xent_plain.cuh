@@ -206,4 +206,68 @@ __device__ __forceinline__ void xent_plain_stream_grad(M scale, M lse, M A, M T,
   }
 }
 
+// The "_tail" kernels: plain rows longer than the cache, whose packs
+// from K0·NT on (thread t's k·NT + t, k >= K0, as the cache's) stream
+// twice. XT packs a thread in flight beside the cache's registers (the
+// stash's cp.async loads are in flight too).
+constexpr int XT = 2;
+
+// Pass one over the tail: online (m, d), one rescale a group, its exps as
+// the cached part's (xent_ex). The thread holding the target's pack writes
+// z_t to *zt (t < 0: none).
+template <class D, int NT, int K0, class M = typename D::M>
+__device__ __forceinline__ void xent_tail_stream(M scale, const typename D::T* row, int npk, int t, M* zt, M& m,
+                                                 M& d) {
+  constexpr int P = D::P;
+  const int tq = t < 0 ? -1 : t / P, te = t - tq * P;
+  for (int q0 = K0 * NT + (int)threadIdx.x; q0 < npk; q0 += XT * NT) {
+    V16 raw[XT];
+#pragma unroll
+    for (int u = 0; u < XT; ++u) {
+      raw[u].w[0] = raw[u].w[1] = raw[u].w[2] = raw[u].w[3] = 0;  // masked below
+      if (q0 + u * NT < npk) raw[u] = ld16(row + (q0 + u * NT) * P);
+    }
+    M z[XT][P], gm = m;
+#pragma unroll
+    for (int u = 0; u < XT; ++u) {
+      const int q = q0 + u * NT;
+      D::unpack(raw[u], z[u]);
+#pragma unroll
+      for (int e = 0; e < P; ++e) {
+        z[u][e] = q < npk ? z[u][e] * scale : (M)neg_inf();
+        gm = fmax2(gm, z[u][e]);
+        if (q == tq && e == te) *zt = z[u][e];
+      }
+    }
+    const M sg = safe(gm);
+    M dd = d * fexp_nonpos(m - sg);
+#pragma unroll
+    for (int u = 0; u < XT; ++u)
+#pragma unroll
+      for (int e = 0; e < P; ++e) dd += xent_ex<D>(z[u][e] - sg);
+    m = gm;
+    d = dd;
+  }
+}
+
+// Pass two over the tail: its gradient from a second read, last group
+// first, so the packs pass one read last (still in L2) come first.
+template <class D, int NT, int K0, class M = typename D::M>
+__device__ __forceinline__ void xent_tail_grad(M scale, M lse, M A, M T, int t, const typename D::T* row, int npk,
+                                               typename D::T* gr) {
+  constexpr int G = XT * NT, q1 = K0 * NT;
+  if (npk <= q1) return;
+  for (int q0 = q1 + (npk - 1 - q1) / G * G + (int)threadIdx.x; q0 >= q1; q0 -= G) {
+    V16 raw[XT];
+#pragma unroll
+    for (int u = 0; u < XT; ++u)
+      if (q0 + u * NT < npk) raw[u] = ld16(row + (q0 + u * NT) * D::P);
+#pragma unroll
+    for (int u = 0; u < XT; ++u) {
+      const int q = q0 + u * NT;
+      if (q < npk) xent_plain_grad_pack<D>(scale, lse, A, T, t, q, raw[u], gr);
+    }
+  }
+}
+
 }  // namespace smx

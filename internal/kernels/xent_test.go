@@ -56,6 +56,10 @@ func TestXentSource(t *testing.T) {
 	if !seen["xent_row_f64_t128_p4"] || !seen["xent_row_f64_t1024_p0"] || !seen["xent_lse_cols_bf16_t256"] || !seen["xent_lse_cols_f64_t256"] {
 		t.Error("missing float64 kernels")
 	}
+	// The tail kernels serve plain calls only, f64 included.
+	if !seen["xent_row_bf16_t1024_p8_s12_tail_plain"] || !seen["xent_row_f64_t1024_p8_s8_tail_plain"] || seen["xent_row_bf16_t1024_p8_s12_tail"] {
+		t.Error("tail kernels: want the plain twins alone")
+	}
 	if _, _, err := XentSource("xent_row_f64_t1024_p1"); err == nil {
 		t.Error("a kernel the catalogue does not instantiate has a source")
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/gofused/softmax/internal/kernels"
 	"github.com/gofused/softmax/internal/spec"
@@ -58,7 +59,7 @@ func mustXentTable(text string) []XentRowTable {
 	return t
 }
 
-var xentColumns = []string{"calls", "esize", "cols", "threads", "packs", "stash", "blocks_per_sm", "evidence"}
+var xentColumns = []string{"calls", "esize", "cols", "threads", "packs", "stash", "tail", "blocks_per_sm", "evidence"}
 
 // ParseXentTable parses xent.tsv's format: a header line naming
 // xentColumns, then a row a line; # lines are comments; * is any (0).
@@ -70,7 +71,7 @@ func ParseXentTable(text string) ([]XentRowTable, error) {
 		if f[0] != "*" && f[0] != "lse" {
 			return fmt.Errorf("calls %q (* or lse)", f[0])
 		}
-		var n [6]int64
+		var n [7]int64
 		for i := range n {
 			if v, err := strconv.ParseInt(f[i+1], 10, 64); err == nil {
 				n[i] = v
@@ -78,14 +79,17 @@ func ParseXentTable(text string) ([]XentRowTable, error) {
 				return fmt.Errorf("%s %q", xentColumns[i+1], f[i+1])
 			}
 		}
+		if n[5] != 0 && n[5] != 1 {
+			return fmt.Errorf("tail %q (0 or 1)", f[6])
+		}
 		r := XentRowTable{LSE: f[0] == "lse", ESize: int(n[0]), Cols: n[1],
-			Kernel:      kernels.XentRow{Threads: int(n[2]), Packs: int(n[3]), Stash: int(n[4])},
-			BlocksPerSM: int(n[5]), Evidence: f[7], cols: f[2]}
+			Kernel:      kernels.XentRow{Threads: int(n[2]), Packs: int(n[3]), Stash: int(n[4]), Tail: n[5] == 1},
+			BlocksPerSM: int(n[6]), Evidence: f[8], cols: f[2]}
 		if !slices.Contains(kernels.XentRows, r.Kernel) || r.BlocksPerSM < 1 {
-			return fmt.Errorf("kernel t%d_p%d_s%d (%d blocks an SM) is not one of kernels.XentRows", r.Kernel.Threads, r.Kernel.Packs, r.Kernel.Stash, r.BlocksPerSM)
+			return fmt.Errorf("kernel %s (%d blocks an SM) is not one of kernels.XentRows", strings.TrimPrefix(r.Kernel.Symbol(spec.Float32, false), "xent_row_f32_"), r.BlocksPerSM)
 		}
 		for _, dt := range []spec.DType{spec.Float32, spec.Float16, spec.BFloat16} {
-			if r.Kernel.Packs > 0 && r.Cols > 0 && (r.ESize == 0 || r.ESize == dt.Size()) && r.Cols > r.Kernel.Cols(dt) {
+			if r.Cols > 0 && (r.ESize == 0 || r.ESize == dt.Size()) && !r.Kernel.Holds(r.Cols, dt) {
 				return fmt.Errorf("%d columns of %v exceed the kernel's %d", r.Cols, dt, r.Kernel.Cols(dt))
 			}
 		}
@@ -118,11 +122,11 @@ func PlanXent(p XentProblem, dev Device) (XentPlan, error) {
 		need = p.V
 	}
 	for i, r := range XentTable {
-		if r.ESize != 0 && r.ESize != p.DType.Size() || r.Cols != 0 && need > r.Cols || r.Kernel.Packs > 0 && need > r.Kernel.Cols(p.DType) {
+		if r.ESize != 0 && r.ESize != p.DType.Size() || r.Cols != 0 && need > r.Cols || !r.Kernel.Holds(need, p.DType) {
 			continue
 		}
-		if r.Kernel.Stash > 0 && (!p.Plain || r.Kernel.SmemBytes() > dev.SmemOptin) || r.LSE && !p.LSE {
-			continue // a stash: plain calls, room for it; an lse row: log-sum-exp calls
+		if r.Kernel.PlainOnly() && !p.Plain || r.Kernel.SmemBytes() > dev.SmemOptin || r.LSE && !p.LSE {
+			continue // a stash or tail: plain calls; a stash: room for it; an lse row: log-sum-exp calls
 		}
 		grid := max(min(int64(max(dev.SMs, 1))*int64(r.BlocksPerSM), p.Rows), 1)
 		return XentPlan{Kernel: r.Kernel, Symbol: r.Kernel.Symbol(p.DType, p.Plain), Grid: uint32(grid), Block: uint32(r.Kernel.Threads),

@@ -29,7 +29,7 @@ func TestPlanXent(t *testing.T) {
 			t.Errorf("V=%d %v: %s (%v), want %s", c.v, c.dt, pl.Symbol, err, c.want)
 			continue
 		}
-		if k := pl.Kernel; k.Packs > 0 && k.Cols(c.dt) < c.v+int64(16/c.dt.Size())-1 {
+		if k := pl.Kernel; !k.Holds(c.v+int64(16/c.dt.Size())-1, c.dt) {
 			t.Errorf("V=%d %v: %s cannot hold the row", c.v, c.dt, pl.Symbol)
 		}
 		if pl.Grid < 1 || pl.Grid > 1000 || int(pl.Block) != pl.Kernel.Threads || !strings.Contains(pl.Reason, "xent.tsv row") {
@@ -69,8 +69,16 @@ func TestPlanXent(t *testing.T) {
 		{h200, 65536, spec.Float32, true, "xent_row_f32_t1024_p8_s8_plain", 131072},
 		{h200, 32000, spec.Float64, true, "xent_row_f64_t1024_p8_s8_plain", 131072},
 		{h200, 131072, spec.BFloat16, false, "xent_row_bf16_t1024_p0", 0},
-		{a100, 151936, spec.BFloat16, true, "xent_row_bf16_t1024_p0_plain", 0},
 		{a100, 131072, spec.BFloat16, true, "xent_row_bf16_t1024_p8_s8_plain", 131072},
+		// Past the stash the tail kernels keep the cache's part (plain calls),
+		// the 128 KB stash's where 192 KB does not fit.
+		{h200, 262144, spec.BFloat16, true, "xent_row_bf16_t1024_p8_s12_tail_plain", 196608},
+		{h200, 163848, spec.BFloat16, true, "xent_row_bf16_t1024_p8_s12_tail_plain", 196608},
+		{h200, 262144, spec.Float32, true, "xent_row_f32_t1024_p8_s12_tail_plain", 196608},
+		{h200, 65536, spec.Float64, true, "xent_row_f64_t1024_p8_s12_tail_plain", 196608},
+		{h200, 262144, spec.BFloat16, false, "xent_row_bf16_t1024_p0", 0},
+		{a100, 151936, spec.BFloat16, true, "xent_row_bf16_t1024_p8_s8_tail_plain", 131072},
+		{Device{SMs: 132}, 262144, spec.BFloat16, true, "xent_row_bf16_t1024_p0_plain", 0},
 	} {
 		pl, err := PlanXent(XentProblem{Rows: 1000, V: c.v, DType: c.dt, Plain: c.plain}, c.dev)
 		if err != nil || pl.Symbol != c.want || pl.Smem != c.smem {
@@ -113,6 +121,17 @@ func TestParseXentTable(t *testing.T) {
 		head + "*\t*\t1024\t0\t2\n",                            // columns
 	} {
 		if _, err := ParseXentTable(bad); err == nil {
+			t.Errorf("accepted %q", bad)
+		}
+	}
+	// With every column: a tail is 0 or 1, and of a kernel the catalogue has.
+	full := "calls\tesize\tcols\tthreads\tpacks\tstash\ttail\tblocks_per_sm\tevidence\n"
+	last := "*\t*\t*\t1024\t0\t0\t0\t1\tx\n"
+	if _, err := ParseXentTable(full + "*\t*\t*\t1024\t8\t12\t1\t1\tx\n" + last); err != nil {
+		t.Errorf("a tail row: %v", err)
+	}
+	for _, bad := range []string{"*\t*\t*\t1024\t8\t12\t2\t1\tx\n", "*\t*\t*\t512\t8\t0\t1\t1\tx\n"} {
+		if _, err := ParseXentTable(full + bad + last); err == nil {
 			t.Errorf("accepted %q", bad)
 		}
 	}

@@ -5,12 +5,14 @@
 // internal/xent's semantics. See xent_run.sh.
 #include "common.cuh"
 #include "xent.cuh"
+#include "xent_plain.cuh"  // XT
 #include <cmath>
 #include <map>
 #include <string>
 #include <vector>
 #include <random>
 #include <algorithm>
+#include <cstring>
 #define K(s) extern "C" void s(const smx::XParams);
 #include "xtable.inc"
 #undef K
@@ -68,24 +70,42 @@ int main() {
     {"bwd+inplace", 0, 0, 0, 1, false, true, false, false, true, true, true, false, false, false, -100},
     {"tlp", 0, 0, 6, 0.8, false, false, false, false, false, false, false, true, false, false, -100},
     {"lse", 0, 0, 0, 1, false, false, false, false, false, true, false, false, true, false, -100},
+    // Plain twins of the three above (the stash and tail kernels serve plain calls only).
+    {"bwd+inplace+plain", 0, 0, 0, 1, false, true, false, false, true, false, true, false, false, false, -100},
+    {"tlp+plain", 0, 0, 0, 0.8, false, false, false, false, false, false, false, true, false, false, -100},
+    {"lse+plain", 0, 0, 0, 1, false, false, false, false, false, false, false, false, true, false, -100},
   };
   // 8 and 1000: whole packs (the plain kernels); 30000 and 70000 only for
-  // the stash kernels, whose rows pass their registers' part.
+  // the stash and tail kernels, whose rows pass their registers' part.
   const long long Vs[] = {1, 5, 8, 33, 781, 1000, 30000, 70000};
-  const struct { int threads, packs, stash; } rowk[] = {{128, 4, 0}, {256, 4, 0}, {256, 8, 0}, {512, 8, 0}, {1024, 8, 0},
-                                                      {1024, 8, 8}, {1024, 8, 12}, {1024, 0, 0}, {512, 0, 0}};
-  int ncase = 0, nfail = 0, nplain = 0, ngeneral = 0;
+  const struct { int threads, packs, stash; bool tail; } rowk[] = {
+      {128, 4, 0, false}, {256, 4, 0, false}, {256, 8, 0, false}, {512, 8, 0, false}, {1024, 8, 0, false},
+      {1024, 8, 8, false}, {1024, 8, 12, false}, {1024, 8, 8, true}, {1024, 8, 12, true}, {1024, 0, 0, false},
+      {512, 0, 0, false}};
+  int ncase = 0, nfail = 0, nplain = 0, ngeneral = 0, ntail = 0, ntailpast = 0;
   double worst[4] = {0, 0, 0, 0};
-  for (int dt = 0; dt < 4; ++dt)
-  for (long long V : Vs)
+  for (int dt = 0; dt < 4; ++dt) {
+  // Rows past the stash for the tail kernels (tail_lens): a few packs past
+  // either cache, and a tail of two groups of XT packs a thread and a ragged
+  // third past the larger.
+  std::vector<long long> vs(std::begin(Vs), std::end(Vs));
+  const long long P0 = 16 / esize(dt), c8 = 1024LL * 16 * P0, c12 = 1024LL * 20 * P0;
+  const long long tail_lens[] = {c8 + 3 * P0, c12 + 3 * P0, c12 + (2 * smx::XT * 1024 + 37) * P0};
+  vs.insert(vs.end(), std::begin(tail_lens), std::end(tail_lens));
+  for (long long V : vs)
   for (const Opt& o : opts)
   for (auto rk : rowk) {
     const long long cap = (long long)rk.threads * (rk.packs + rk.stash) * (16 / esize(dt));
-    if (rk.packs > 0 && cap < V + 16 / esize(dt) && !(rk.stash > 0 && cap == V)) continue;
+    if (rk.packs > 0 && !rk.tail && cap < V + 16 / esize(dt) && !(rk.stash > 0 && cap == V)) continue;
     const bool big = V >= 30000;
     if (big != (rk.stash > 0)) continue;
     const bool plain_opt = o.cap == 0 && !o.w && o.eps == 0 && !o.skew;
     if (rk.stash > 0 && (!plain_opt || (long long)rk.threads * rk.packs * (16 / esize(dt)) >= V)) continue;
+    // The longest rows: the tail kernels alone, on the options that differ
+    // in their passes (forward, backward in place, loss only, lse only).
+    if (V > 70000 && (!rk.tail || (strcmp(o.name, "plain") && strcmp(o.name, "bwd+inplace+plain") &&
+                                   strcmp(o.name, "tlp+plain") && strcmp(o.name, "lse+plain"))))
+      continue;
     // Keep the run short: the smallest and largest cached kernels, and the
     // streaming one on two ragged V.
     if (rk.threads == 256 || (rk.threads == 512 && rk.packs == 8)) continue;
@@ -118,6 +138,16 @@ int main() {
     if (V > 3 && !o.bwd) st(dt, X, 3 * V + V / 2, NAN);
     if (o.bwd) tg[4] = o.ignore;
     for (long long j = 0; j < V; ++j) if (j != tg[5]) st(dt, X, 5 * V + j, -INFINITY);
+    if (rk.tail && V > cap) {
+      // Targets at either end of the tail and at the cache's last element;
+      // a row whose cached part is all −inf, one whose tail is, a NaN in a tail.
+      tg[0] = V - 1;
+      tg[6] = cap;
+      tg[7] = cap - 1;
+      for (long long j = 0; j < cap; ++j) st(dt, X, 6 * V + j, -INFINITY);
+      for (long long j = cap; j < V; ++j) st(dt, X, 7 * V + j, -INFINITY);
+      if (!o.bwd) st(dt, X, 8 * V + V - 2, NAN);
+    }
     std::vector<double> xs(n);
     for (long long i = 0; i < n; ++i) xs[i] = ld(dt, X, i);
     // Reference.
@@ -184,8 +214,10 @@ int main() {
                        (rk.packs > 0 || dt != 3);  // f64 streams have no plain twin
     char st[16] = "";
     if (rk.stash > 0) snprintf(st, sizeof st, "_s%d", rk.stash);
-    snprintf(sym, sizeof sym, "xent_row_%s_t%d_p%d%s%s", dname(dt), rk.threads, rk.packs, st, plain ? "_plain" : "");
+    snprintf(sym, sizeof sym, "xent_row_%s_t%d_p%d%s%s%s", dname(dt), rk.threads, rk.packs, st, rk.tail ? "_tail" : "",
+             plain ? "_plain" : "");
     ++(plain ? nplain : ngeneral);
+    if (rk.tail) { ++ntail; ntailpast += V > cap; }
     launch("xent_prep", 1, 1024, p);
     launch(sym, 4, rk.threads, p, (size_t)rk.threads * rk.stash * 16);  // 4 blocks over 9 rows: the grid-stride loop
     bool reduce = !o.lseonly && !o.bwd && !o.tlp && (o.mean || o.sum);
@@ -225,6 +257,7 @@ int main() {
       ++nfail;
       printf("FAIL %s %s V=%lld %s: err %.3g at %s (bad %lld, bad reads %lld)\n", sym, o.name, V, dname(dt), e, where.c_str(), bad[0], emu::bad_reads);
     }
+  }
   }
   // Log-sum-exp along a middle axis (xent_lse_cols): rows × V × inner, a
   // NaN and a −inf in the first column, two blocks over more tiles.
@@ -292,7 +325,8 @@ int main() {
     for (float l : loss) written |= l != 7.f;
     if (bad[0] != 3 || bad[1] != 10 || written) { ++nfail; printf("FAIL bad target: flagged row %lld target %lld, written %d\n", bad[0], bad[1], written); }
   }
-  printf("xent emulator: %d row-kernel launches plain, %d general\n", nplain, ngeneral);
+  printf("xent emulator: %d row-kernel launches plain, %d general; %d of a tail kernel, %d of them on rows past its cache\n",
+         nplain, ngeneral, ntail, ntailpast);
   printf("xent emulator: %d cases, %d failed; worst err/tol f32 %.3g f16 %.3g bf16 %.3g f64 %.3g\n", ncase, nfail, worst[0], worst[1], worst[2], worst[3]);
   return nfail ? 1 : 0;
 }
