@@ -164,3 +164,88 @@ __device__ __forceinline__ void block_hybrid_kernel(const Params& p) {
 }
 
 }  // namespace smx
+
+namespace smx {
+
+// block_hybrid's backward: a block per row holding y and dy, RB packs of
+// each a thread in registers (kernels.HybridRegValues(bwd) values) and NS
+// more of each in dynamic shared memory (slot (i*NS + k)*NT + t, copied by
+// cp.async with the register loads), so each is read once and dx written
+// once: rows whose y and dy fit an SM (f32 up to 40960 columns) but not
+// block_reg's registers. Whole packs (vec) only: no "_shift" twins. As in
+// the forward, a thread reads only the slots it copied.
+//   block  (NT, 1, 1) exactly, NT = 1024
+//   rows   RB*NT*P < cols <= (RB+NS)*NT*P, cols % P == 0
+//   smem   dynamic 2*NS*NT*16 bytes
+//   symbol block_hybrid_bwd_{f32,f16,bf16,f64}_t{NT}_s{NS}, NS = 1..6
+template <class Op, int NT, int NS>
+__device__ __forceinline__ void block_hybrid_bwd_kernel(const Params& p) {
+  typedef typename Op::D D;
+  typedef typename Op::M M;
+  constexpr int P = D::P, RB = (sizeof(M) == 8 ? 8 : 16) / P;
+  const Op op(p);
+  const i64 rows = p.outer, cols = p.axis, npk = cols / P;
+  V16* const stash = static_cast<V16*>(dyn_smem());
+  const int t = threadIdx.x;
+  for (i64 row = blockIdx.x; row < rows; row += gridDim.x) {
+    const i64 off = row * cols;
+    V16 raw[2][RB];
+#pragma unroll
+    for (int k = 0; k < RB; ++k)
+#pragma unroll
+      for (int i = 0; i < 2; ++i) raw[i][k] = ld16(op.src(i) + off + (i64)(k * NT + t) * P);
+#pragma unroll
+    for (int k = 0; k < NS; ++k) {
+      const i64 q = (i64)(RB + k) * NT + t;
+      if (q < npk)
+#pragma unroll
+        for (int i = 0; i < 2; ++i) cp_async16(stash + (i * NS + k) * NT + t, op.src(i) + off + q * P);
+    }
+    cp_async_commit();
+    M b[2][RB * P], ps[P];
+#pragma unroll
+    for (int e = 0; e < P; ++e) ps[e] = 0;
+#pragma unroll
+    for (int k = 0; k < RB; ++k) {
+#pragma unroll
+      for (int i = 0; i < 2; ++i) {
+        D::unpack(raw[i][k], &b[i][k * P]);
+#pragma unroll
+        for (int e = 0; e < P; ++e) b[i][k * P + e] = op.conv(i, b[i][k * P + e]);
+      }
+#pragma unroll
+      for (int e = 0; e < P; ++e) ps[e] += op.term(b[0][k * P + e], b[1][k * P + e]);
+    }
+    cp_async_wait(0);
+#pragma unroll
+    for (int k = 0; k < NS; ++k) {
+      if ((i64)(RB + k) * NT + t < npk) {
+        M v[2][P];
+#pragma unroll
+        for (int i = 0; i < 2; ++i) unpack_conv(op, i, stash[(i * NS + k) * NT + t], v[i]);
+#pragma unroll
+        for (int e = 0; e < P; ++e) ps[e] += op.term(v[0][e], v[1][e]);
+      }
+    }
+    const typename Op::Fin f = op.finalize(block_reduce<Op, NT / 32>(pairwise_sum<P>(ps)));
+#pragma unroll
+    for (int k = 0; k < RB; ++k) {
+      M o[P];
+      op.out_vals(b, k * P, o, f);
+      st_cs(op.dst() + off + (i64)(k * NT + t) * P, Op::Store::pack(o));
+    }
+#pragma unroll
+    for (int k = 0; k < NS; ++k) {
+      const i64 q = (i64)(RB + k) * NT + t;
+      if (q < npk) {
+        M v[2][P], o[P];
+#pragma unroll
+        for (int i = 0; i < 2; ++i) unpack_conv(op, i, stash[(i * NS + k) * NT + t], v[i]);
+        op.out_vals(v, 0, o, f);
+        st_cs(op.dst() + off + q * P, Op::Store::pack(o));
+      }
+    }
+  }
+}
+
+}  // namespace smx

@@ -156,6 +156,9 @@ func blockRegShiftBlocks(c kcase) int {
 // an SM or one of 1024.
 func blockHybridInstance(c kcase) (string, int, int) {
 	nt := c.v.FixedBlock
+	if c.backward {
+		return body("smx::block_hybrid_bwd_kernel", c.op(), nt, c.v.SmemPacks), nt, 1
+	}
 	return body("smx::block_hybrid_kernel", withShift(c, c.op(), nt, c.v.SmemPacks)...), nt, 1024 / nt
 }
 

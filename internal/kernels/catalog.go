@@ -70,6 +70,9 @@ type Variant struct {
 	// FixedBlock × Packs packs from aligned pointers, and no other row
 	// (block_reg.cu's "_exact" kernels).
 	Exact bool
+	// NoShift marks a variant without a "_shift" twin in a strategy that
+	// has them (block_hybrid's backward kernels: whole packs only).
+	NoShift bool
 	// SmemPacks is the number of 16-byte packs each thread caches in
 	// dynamic shared memory beside its register packs (block_hybrid, whose
 	// threads hold BlockRegValues values in registers whatever the dtype).
@@ -159,7 +162,7 @@ func (in Info) HasDType(dt spec.DType) bool {
 
 // HasShiftTwin reports whether variant v of the strategy has a ragged-row
 // twin (Shift): the tail and exact kernels serve whole-pack rows only.
-func (in Info) HasShiftTwin(v Variant) bool { return in.Shift && !v.Tail && !v.Exact }
+func (in Info) HasShiftTwin(v Variant) bool { return in.Shift && !v.Tail && !v.Exact && !v.NoShift }
 
 // ShiftSuffix ends the symbol of a ragged-row twin (Info.Shift):
 // block_reg_fwd_f32_t256_p4_shift, online_2pass_fwd_f16_shift.
@@ -213,7 +216,7 @@ var productionCatalogue = []Info{
 	{Strategy: BlockReg, File: "block_reg.cu", Summary: "block per row, row cached in registers, one read",
 		Fwd: blockRegVariants(false), Bwd: blockRegVariants(true), RowsOnly: true, PlainBuild: true, Shift: true, F64: true},
 	{Strategy: BlockHybrid, File: "block_hybrid.cu", Summary: "block per row, row cached in registers and dynamic shared memory (cp.async), one read",
-		Fwd: blockHybridVariants(), RowsOnly: true, DynSmem: true, MinMajor: 8, Shift: true, F64: true},
+		Fwd: blockHybridVariants(), Bwd: blockHybridBwdVariants(), RowsOnly: true, DynSmem: true, MinMajor: 8, Shift: true, F64: true},
 	{Strategy: BlockSmem, File: "block_smem.cu", Summary: "block per row, row cached in dynamic shared memory, one read",
 		Fwd: one("", 512), Bwd: one("", 512), RowsOnly: true, DynSmem: true, Shift: true, F64: true},
 	{Strategy: Online2Pass, File: "online_2pass.cu", Summary: "block per row, online (m,d) then a second read from L2",
@@ -368,7 +371,7 @@ func (in Info) MaxCols(op spec.Op, dt spec.DType) int64 {
 		}
 	case BlockHybrid:
 		for _, v := range in.Variants(op.Backward()) {
-			best = max(best, int64(v.MaxThreads)*(HybridRegValues(dt)+int64(v.SmemPacks)*P))
+			best = max(best, int64(v.MaxThreads)*(HybridRegValues(dt, op.Backward())+int64(v.SmemPacks)*P))
 		}
 	case StridedShort:
 		for _, v := range in.Variants(op.Backward()) {

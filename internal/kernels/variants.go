@@ -81,17 +81,33 @@ func blockHybridVariants() []Variant {
 	return v
 }
 
+// blockHybridBwdVariants: 1024 threads, each with HybridRegValues(dt,
+// true) values of y and of dy in registers and 1..6 packs of each in
+// shared memory (192 KB at 6); whole packs only, no "_shift" twins.
+func blockHybridBwdVariants() []Variant {
+	var v []Variant
+	for ns := 1; ns <= 6; ns++ {
+		v = append(v, Variant{Name: fmt.Sprintf("t1024_s%d", ns), MaxThreads: 1024, FixedBlock: 1024, SmemPacks: ns, NoShift: true})
+	}
+	return v
+}
+
 // BlockHybridThreads are block_hybrid's block sizes, ascending.
 var BlockHybridThreads = []int{512, 1024}
 
-// HybridRegValues is how many values a block_hybrid thread keeps in
-// registers: BlockRegValues, but 16 doubles for f64 (8 packs, f32's
-// registers; R in block_hybrid_kernel).
-func HybridRegValues(dt spec.DType) int64 {
+// HybridRegValues is how many values of each input a block_hybrid thread
+// keeps in registers: BlockRegValues, but 16 doubles for f64 (8 packs,
+// f32's registers; R in block_hybrid_kernel); backward, half of that of
+// each of y and dy (RB in block_hybrid_bwd_kernel).
+func HybridRegValues(dt spec.DType, backward bool) int64 {
+	n := int64(BlockRegValues)
 	if dt.Size() == 8 {
-		return BlockRegValues / 2
+		n /= 2
 	}
-	return BlockRegValues
+	if backward {
+		n /= 2
+	}
+	return n
 }
 
 // BlockRegValues is the most floats a forward block_reg thread caches

@@ -194,7 +194,7 @@ func (c *ctx) blockRegBwdThreads(v kernels.Variant) (int64, bool) {
 // hybridVariant returns the block_hybrid kernel of nt threads whose shared
 // part holds what of the row's span overfills its registers.
 func (c *ctx) hybridVariant(nt int) (kernels.Variant, bool) {
-	regs := int64(nt) * kernels.HybridRegValues(c.dt)
+	regs := int64(nt) * kernels.HybridRegValues(c.dt, false)
 	if c.p.Axis <= regs {
 		return kernels.Variant{}, false
 	}
@@ -210,6 +210,9 @@ func (c *ctx) hybridBlocks(v kernels.Variant) (int, error) {
 // registers and the rest in shared memory: 512 threads (two rows an SM)
 // when they hold the row, else 1024; with fewer rows than SMs, the larger.
 func (c *ctx) blockHybrid() (Plan, error) {
+	if c.bwd {
+		return c.blockHybridBwd()
+	}
 	if !c.wholePacks() && !c.ragged() {
 		return Plan{}, fmt.Errorf("it needs rows of whole 16-byte packs from aligned pointers, or rows its twins read from their pack boundary (cols %d, %d per pack): cp.async copies whole packs", c.p.Axis, c.P)
 	}
@@ -219,14 +222,14 @@ func (c *ctx) blockHybrid() (Plan, error) {
 			v = cand
 		}
 	}
-	if lo := int64(kernels.BlockHybridThreads[0]) * kernels.HybridRegValues(c.dt); v.Name == "" && c.p.Axis <= lo {
+	if lo := int64(kernels.BlockHybridThreads[0]) * kernels.HybridRegValues(c.dt, false); v.Name == "" && c.p.Axis <= lo {
 		return Plan{}, fmt.Errorf("rows of %d elements fit its registers alone (%d): block_reg holds them", c.p.Axis, lo)
 	} else if v.Name == "" {
 		return Plan{}, fmt.Errorf("rows of %d elements exceed its cache (%d)", c.p.Axis, c.maxCols(kernels.BlockHybrid))
 	}
 	smem := int64(v.SmemPacks * v.FixedBlock * 16)
 	return c.one(kernels.BlockHybrid, v.Name, int64(v.FixedBlock), smem, c.p.Outer, 0, true,
-		fmt.Sprintf("%d threads × %d values in registers + %d packs in shared memory per row", v.FixedBlock, kernels.HybridRegValues(c.dt), v.SmemPacks))
+		fmt.Sprintf("%d threads × %d values in registers + %d packs in shared memory per row", v.FixedBlock, kernels.HybridRegValues(c.dt, false), v.SmemPacks))
 }
 
 // block_smem: the row (backward: y and dy) cached in dynamic shared memory.
@@ -250,4 +253,24 @@ func (c *ctx) blockSmemOccupancy() (int, error) {
 func (c *ctx) online2Pass() (Plan, error) {
 	nt := threads(c.packs(), 8, 128, 512, false)
 	return c.one(kernels.Online2Pass, "", nt, 0, c.p.Outer, prm.GridWaves, c.vec(), fmt.Sprintf("%d threads per row", nt))
+}
+
+// block_hybrid backward: 1024 threads holding y and dy, part in registers,
+// the rest in shared memory (2 × SmemPacks packs a thread), whole packs.
+func (c *ctx) blockHybridBwd() (Plan, error) {
+	if !c.wholePacks() {
+		return Plan{}, fmt.Errorf("its backward kernels need rows of whole 16-byte packs from aligned pointers (cols %d, %d per pack)", c.p.Axis, c.P)
+	}
+	const nt = 1024
+	regs := nt * kernels.HybridRegValues(c.dt, true)
+	if c.p.Axis <= regs {
+		return Plan{}, fmt.Errorf("rows of %d elements fit its registers alone (%d): block_reg holds them", c.p.Axis, regs)
+	}
+	v, ok := kernels.BlockHybrid.Info().Variant(true, fmt.Sprintf("t%d_s%d", nt, ceilDiv(c.p.Axis-regs, nt*c.P)))
+	if !ok {
+		return Plan{}, fmt.Errorf("rows of %d elements exceed its cache (%d)", c.p.Axis, c.maxCols(kernels.BlockHybrid))
+	}
+	smem := int64(2 * v.SmemPacks * nt * 16)
+	return c.one(kernels.BlockHybrid, v.Name, nt, smem, c.p.Outer, 0, true,
+		fmt.Sprintf("%d threads × %d values of y and of dy in registers + %d packs of each in shared memory per row", nt, kernels.HybridRegValues(c.dt, true), v.SmemPacks))
 }

@@ -98,7 +98,7 @@ func init() {
 			"one of the table's block_reg rows matches"},
 		"past_hybrid": {1, func(c *ctx, a []int64) bool {
 			_, ok := c.hybridVariant(int(a[0]))
-			return !ok && c.p.Axis > a[0]*kernels.HybridRegValues(c.dt)
+			return !ok && c.p.Axis > a[0]*kernels.HybridRegValues(c.dt, false)
 		}, "the row is past block_hybrid's k-thread blocks"},
 		"hybrid_fill_under": {1, func(c *ctx, a []int64) bool {
 			v, ok := c.hybridVariant(512)

@@ -45,6 +45,14 @@ var intended = []struct {
 			}
 			return force == "" && err == nil && got.Strategy == string(kernels.StridedReg)
 		}},
+	{"issue 72: block_hybrid has backward kernels (y and dy in registers and shared memory, whole packs), and the " +
+		"table's bwd.block_hybrid row offers them from a row an SM (nvidia-h200-2026-11-29-s70.txt call 3)",
+		func(p plan.Problem, force string, got plan.Plan, err error) bool {
+			if !p.Op.Backward() {
+				return false
+			}
+			return force == string(kernels.BlockHybrid) || force == "" && err == nil && got.Strategy == string(kernels.BlockHybrid)
+		}},
 }
 
 // isIntended reports whether a difference is one of intended's.

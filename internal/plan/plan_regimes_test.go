@@ -261,10 +261,10 @@ func TestRegimes(t *testing.T) {
 		{"8192 f32 backward (block_reg's last)", prob(4096, 8192, 1, f32, spec.SoftmaxBackward), h100, kernels.BlockReg, ""},
 		{"8196 f32 backward (past block_reg, under gridBackwardRowBytes)", prob(4096, 8196, 1, f32, spec.SoftmaxBackward), h100, kernels.Online2Pass, ""},
 		{"12288 f32 backward (gridBackwardRowBytes: split_grid)", prob(4096, 12288, 1, f32, spec.SoftmaxBackward), h100, kernels.SplitGrid, ""},
-		{"32768 f32 backward (256 KB rows: split_grid)", prob(4096, 32768, 1, f32, spec.SoftmaxBackward), h100, kernels.SplitGrid, ""},
+		{"32768 f32 backward (256 KB rows: y and dy on chip)", prob(4096, 32768, 1, f32, spec.SoftmaxBackward), h100, kernels.BlockHybrid, "block_hybrid_bwd_f32_t1024_s4"},
 		{"65536 f32 backward (512 KB rows: a cluster a row)", prob(4096, 65536, 1, f32, spec.SoftmaxBackward), h100, kernels.SplitCluster, ""},
 		{"65536 f32 backward without clusters", prob(4096, 65536, 1, f32, spec.SoftmaxBackward), a100, kernels.SplitGrid, ""},
-		{"20480 f16 backward (80 KB rows: online_2pass)", prob(2048, 20480, 1, f16, spec.SoftmaxBackward), h100, kernels.Online2Pass, ""},
+		{"20480 f16 backward (80 KB rows: y and dy on chip)", prob(2048, 20480, 1, f16, spec.SoftmaxBackward), h100, kernels.BlockHybrid, "block_hybrid_bwd_f16_t1024_s1"},
 		{"16384 f32 backward unaligned", Problem{Outer: 4096, Axis: 16384, Inner: 1, DType: f32, Op: spec.SoftmaxBackward}, h100, kernels.Online2Pass, ""},
 		{"2048×8192 f32 (too few rows to widen)", prob(2048, 8192, 1, f32, spec.Softmax), h100, kernels.BlockReg, "block_reg_fwd_f32_t256_p8"},
 		{"4096×8192 f32 (512 threads keep more resident)", prob(4096, 8192, 1, f32, spec.Softmax), h100, kernels.BlockReg, "block_reg_fwd_f32_t512_p4"},
@@ -290,8 +290,8 @@ func TestRegimes(t *testing.T) {
 		{"20480 f16", prob(4096, 20480, 1, f16, spec.Softmax), h100, kernels.BlockHybrid, "block_hybrid_fwd_f16_t512_s1"},
 		{"65536 bf16", prob(1024, 65536, 1, spec.BFloat16, spec.LogSoftmax), h100, kernels.BlockHybrid, "block_hybrid_fwd_bf16_t512_s12"},
 		{"16384 f32 (512 threads' registers)", prob(4096, 16384, 1, f32, spec.Softmax), h100, kernels.BlockReg, "block_reg_fwd_f32_t512_p8"},
-		{"20480 f32 backward", prob(4096, 20480, 1, f32, spec.SoftmaxBackward), h100, kernels.SplitGrid, ""},
-		{"20480 f32 backward without cooperative launch", prob(4096, 20480, 1, f32, spec.SoftmaxBackward), noCoop, kernels.Online2Pass, ""},
+		{"20480 f32 backward", prob(4096, 20480, 1, f32, spec.SoftmaxBackward), h100, kernels.BlockHybrid, "block_hybrid_bwd_f32_t1024_s1"},
+		{"20480 f32 backward without cooperative launch", prob(4096, 20480, 1, f32, spec.SoftmaxBackward), noCoop, kernels.BlockHybrid, ""},
 		// Fewer rows than SMs: every block has an SM to itself, so
 		// block_reg's 1024-thread blocks stay (without clusters; with them
 		// rows past 96 KB go to split_cluster, fewMidRows).
@@ -307,7 +307,7 @@ func TestRegimes(t *testing.T) {
 		{"2048 bf16 many rows", prob(16384, 2048, 1, spec.BFloat16, spec.Softmax), h100, kernels.BlockReg, "block_reg_fwd_bf16_t64_p4_exact"},
 		{"2048 f16 many rows backward", prob(16384, 2048, 1, f16, spec.SoftmaxBackward), h100, kernels.BlockReg, ""},
 		{"16384 f16 backward (block_reg's last)", prob(4096, 16384, 1, f16, spec.SoftmaxBackward), h100, kernels.BlockReg, ""},
-		{"32768 f16 backward (split_grid)", prob(1024, 32768, 1, f16, spec.SoftmaxBackward), h100, kernels.SplitGrid, ""},
+		{"32768 f16 backward (y and dy on chip)", prob(1024, 32768, 1, f16, spec.SoftmaxBackward), h100, kernels.BlockHybrid, "block_hybrid_bwd_f16_t1024_s2"},
 		{"32768 f32 many rows", prob(4096, 32768, 1, f32, spec.Softmax), h100, kernels.BlockReg, ""},
 		{"32768 f32 unaligned", Problem{Outer: 4096, Axis: 32768, Inner: 1, DType: f32, Op: spec.Softmax}, h100, kernels.Online2Pass, ""},
 		{"50000 f32 A100", prob(1000, 50000, 1, f32, spec.Softmax), a100, kernels.BlockHybrid, "block_hybrid_fwd_f32_t1024_s5"},
@@ -434,7 +434,7 @@ func TestRegimes(t *testing.T) {
 		{"133×65536 f16 (one row past an SM each: half of block_hybrid's slots, clusterUnevenRows)", prob(133, 65536, 1, f16, spec.Softmax), h100, kernels.SplitCluster, "split_cluster_fwd_f16"},
 		{"133×40960 f16 (one row past an SM each, 80 KB rows: block_hybrid)", prob(133, 40960, 1, f16, spec.Softmax), h100, kernels.BlockHybrid, "block_hybrid_fwd_f16_t512_s6"},
 		{"132×40960 f32 log_softmax (one row an SM: split_grid)", prob(132, 40960, 1, f32, spec.LogSoftmax), h100, kernels.SplitGrid, "split_grid_fwd_f32"},
-		{"132×40960 f32 backward (forward rule only: split_cluster)", prob(132, 40960, 1, f32, spec.SoftmaxBackward), h100, kernels.SplitCluster, ""},
+		{"132×40960 f32 backward (y and dy on chip, a row an SM)", prob(132, 40960, 1, f32, spec.SoftmaxBackward), h100, kernels.BlockHybrid, "block_hybrid_bwd_f32_t1024_s6"},
 		{"1024×151936 bf16 backward (not this rule)", prob(1024, 151936, 1, spec.BFloat16, spec.SoftmaxBackward), h100, kernels.SplitCluster, ""},
 		// clusterUnevenRows: rows that fill at most 65% of block_hybrid's
 		// 512-thread slots (16-bit rows of 120-128 KB) or of split_grid's
@@ -453,7 +453,7 @@ func TestRegimes(t *testing.T) {
 		{"166×57344 f16 (112 KB rows: block_hybrid)", prob(166, 57344, 1, f16, spec.Softmax), h100, kernels.BlockHybrid, ""},
 		{"166×40960 f32 (f32 rows of block_hybrid's 512 threads: not taken)", prob(166, 40960, 1, f32, spec.Softmax), h100, kernels.BlockHybrid, "block_hybrid_fwd_f32_t512_s12"},
 		{"166×65536 f16 without clusters (block_hybrid)", prob(166, 65536, 1, f16, spec.Softmax), a100, kernels.BlockHybrid, ""},
-		{"166×65536 f16 backward (forward rule only)", prob(166, 65536, 1, f16, spec.SoftmaxBackward), h100, kernels.SplitGrid, ""},
+		{"166×65536 f16 backward (y and dy on chip)", prob(166, 65536, 1, f16, spec.SoftmaxBackward), h100, kernels.BlockHybrid, "block_hybrid_bwd_f16_t1024_s6"},
 		{"166×128256 bf16 (63% of split_grid's one-block rows: clusters)", prob(166, 128256, 1, spec.BFloat16, spec.Softmax), h100, kernels.SplitCluster, "split_cluster_fwd_bf16"},
 		{"166×65536 f32 (63% of split_grid's rows: clusters)", prob(166, 65536, 1, f32, spec.Softmax), h100, kernels.SplitCluster, "split_cluster_fwd_f32"},
 		{"166×196608 f16 (clusterRowBytes: clusters)", prob(166, 196608, 1, f16, spec.Softmax), h100, kernels.SplitCluster, "split_cluster_fwd_f16"},

@@ -117,6 +117,27 @@ func TestBlockHybridShapes(t *testing.T) {
 			t.Errorf("%+v: %s block %v grid %v smem %d vec %v shift %v", tc.p, l.Symbol, l.Block, l.Grid, l.Smem, pl.Vec, pl.Shift)
 		}
 	}
+	// Backward: y and dy, 16 values of each a thread in registers (8
+	// doubles), 1..6 packs of each in shared memory.
+	for _, tc := range []struct {
+		p   Problem
+		sym string
+	}{
+		{prob(4096, 32000, 1, spec.Float32, spec.SoftmaxBackward), "block_hybrid_bwd_f32_t1024_s4"},
+		{prob(4096, 16388, 1, spec.Float32, spec.LogSoftmaxBackward), "block_hybrid_bwd_f32_t1024_s1"},
+		{prob(100, 65536, 1, spec.BFloat16, spec.SoftmaxBackward), "block_hybrid_bwd_bf16_t1024_s6"},
+		{prob(100, 20480, 1, spec.Float64, spec.SoftmaxBackward), "block_hybrid_bwd_f64_t1024_s6"},
+	} {
+		pl, err := Make(tc.p, h100, nil, "block_hybrid")
+		if err != nil {
+			t.Fatalf("%+v: %v", tc.p, err)
+		}
+		check(t, tc.p, h100, pl)
+		ns := int(tc.sym[len(tc.sym)-1] - '0')
+		if l := pl.Launches[0]; l.Symbol != tc.sym || l.Block != [3]uint32{1024, 1, 1} || l.Smem != 2*ns*1024*16 || !pl.Vec {
+			t.Errorf("%+v: %s block %v smem %d vec %v", tc.p, l.Symbol, l.Block, l.Smem, pl.Vec)
+		}
+	}
 	for _, tc := range []struct {
 		p    Problem
 		want string
@@ -127,7 +148,9 @@ func TestBlockHybridShapes(t *testing.T) {
 		{prob(4096, 81919, 1, spec.Float32, spec.Softmax), "exceed its cache (81920)"},
 		{unaligned(prob(4096, 20001, 1, spec.Float32, spec.Softmax)), "whole 16-byte packs"},
 		{Problem{Outer: 4096, Axis: 20480, Inner: 1, DType: spec.Float32, Op: spec.Softmax}, "aligned"},
-		{prob(4096, 20480, 1, spec.Float32, spec.SoftmaxBackward), "no backward kernels"},
+		{prob(4096, 16384, 1, spec.Float32, spec.SoftmaxBackward), "fit its registers alone (16384)"},
+		{prob(4096, 40964, 1, spec.Float32, spec.SoftmaxBackward), "exceed its cache (40960)"},
+		{prob(4096, 20002, 1, spec.Float32, spec.SoftmaxBackward), "whole 16-byte packs"},
 		{prob(64, 20480, 3, spec.Float32, spec.Softmax), "last"},
 	} {
 		if _, err := Make(tc.p, h100, nil, "block_hybrid"); err == nil || !strings.Contains(err.Error(), tc.want) {
