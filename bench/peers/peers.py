@@ -128,8 +128,8 @@ SOFTMAX_OPS = ("softmax", "log_softmax", "softmax_backward", "log_softmax_backwa
 LOSS_OPS = ("cross_entropy", "cross_entropy_forward", "logsumexp")
 OPS = SOFTMAX_OPS + LOSS_OPS
 DTYPES = {"f32": "float32", "float32": "float32", "f16": "float16", "float16": "float16",
-          "half": "float16", "bf16": "bfloat16", "bfloat16": "bfloat16"}
-SHORT = {"float32": "f32", "float16": "f16", "bfloat16": "bf16"}
+          "half": "float16", "bf16": "bfloat16", "bfloat16": "bfloat16", "f64": "float64", "float64": "float64"}
+SHORT = {"float32": "f32", "float16": "f16", "bfloat16": "bf16", "float64": "f64"}
 
 # Largest row (elements) the Triton peer handles in one block.
 TRITON_MAX_BLOCK = 65536
@@ -141,7 +141,7 @@ MAX_ELEMS = 1 << 31
 
 # Relative error ‖peer − reference‖ / ‖reference‖ a new peer must meet on
 # its first call (the reference is the op in float32 by torch).
-CHECK_TOL = {"float32": 1e-4, "float16": 5e-3, "bfloat16": 2e-2}
+CHECK_TOL = {"float32": 1e-4, "float16": 5e-3, "bfloat16": 2e-2, "float64": 1e-4}
 
 
 def note(msg):
@@ -175,7 +175,7 @@ class Case:
         return n
 
     def elem_size(self):
-        return 4 if self.dtype == "float32" else 2
+        return {"float32": 4, "float64": 8}.get(self.dtype, 2)
 
     @property
     def loss(self):
@@ -212,7 +212,7 @@ def parse_spec(s):
         raise ValueError("bad shape spec %r: dimensions must be positive" % s)
     dt = DTYPES.get(fields[1].strip())
     if dt is None:
-        raise ValueError("bad shape spec %r: unknown dtype %r (want f32, f16 or bf16)" % (s, fields[1]))
+        raise ValueError("bad shape spec %r: unknown dtype %r (want f32, f16, bf16 or f64)" % (s, fields[1]))
     axis = int(fields[2]) if len(fields) >= 3 else -1
     if not -len(shape) <= axis < len(shape):
         raise ValueError("bad shape spec %r: axis %d out of range" % (s, axis))

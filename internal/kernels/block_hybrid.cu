@@ -175,9 +175,10 @@ namespace smx {
 // block_reg's registers. Whole packs (vec) only: no "_shift" twins. As in
 // the forward, a thread reads only the slots it copied.
 //   block  (NT, 1, 1) exactly, NT = 1024
-//   rows   RB*NT*P < cols <= (RB+NS)*NT*P, cols % P == 0
+//   rows   RB*NT*P < cols <= (RB+NS)*NT*P, cols % P == 0 (NS = 0: cols
+//          == RB*NT*P, the registers alone)
 //   smem   dynamic 2*NS*NT*16 bytes
-//   symbol block_hybrid_bwd_{f32,f16,bf16,f64}_t{NT}_s{NS}, NS = 1..6
+//   symbol block_hybrid_bwd_{f32,f16,bf16,f64}_t{NT}_s{NS}, NS = 0..6
 template <class Op, int NT, int NS>
 __device__ __forceinline__ void block_hybrid_bwd_kernel(const Params& p) {
   typedef typename Op::D D;

@@ -82,11 +82,12 @@ func blockHybridVariants() []Variant {
 }
 
 // blockHybridBwdVariants: 1024 threads, each with HybridRegValues(dt,
-// true) values of y and of dy in registers and 1..6 packs of each in
-// shared memory (192 KB at 6); whole packs only, no "_shift" twins.
+// true) values of y and of dy in registers and 0..6 packs of each in
+// shared memory (192 KB at 6; s0 for rows that fill the registers
+// exactly); whole packs only, no "_shift" twins.
 func blockHybridBwdVariants() []Variant {
 	var v []Variant
-	for ns := 1; ns <= 6; ns++ {
+	for ns := 0; ns <= 6; ns++ {
 		v = append(v, Variant{Name: fmt.Sprintf("t1024_s%d", ns), MaxThreads: 1024, FixedBlock: 1024, SmemPacks: ns, NoShift: true})
 	}
 	return v

@@ -263,8 +263,8 @@ func (c *ctx) blockHybridBwd() (Plan, error) {
 	}
 	const nt = 1024
 	regs := nt * kernels.HybridRegValues(c.dt, true)
-	if c.p.Axis <= regs {
-		return Plan{}, fmt.Errorf("rows of %d elements fit its registers alone (%d): block_reg holds them", c.p.Axis, regs)
+	if c.p.Axis < regs {
+		return Plan{}, fmt.Errorf("rows of %d elements leave its register part (%d) unfilled", c.p.Axis, regs)
 	}
 	v, ok := kernels.BlockHybrid.Info().Variant(true, fmt.Sprintf("t%d_s%d", nt, ceilDiv(c.p.Axis-regs, nt*c.P)))
 	if !ok {
