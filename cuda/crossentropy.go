@@ -224,8 +224,9 @@ func (d *Device) setGrad(c *xentCall, grad, logits Tensor, g softmax.GradOutput,
 // default stream), with internal/xent's semantics (softmax.CrossEntropy's
 // on the CPU), and writes what out asks for. The gradient is computed in the
 // pass that reads the logits: rows of up to 128 KB (the planner's
-// table, internal/plan/xent.tsv) are read once, longer ones twice, the
-// second read mostly from L2; the gradient is written once.
+// table, internal/plan/xent.tsv; plain calls' rows up to 256-320 KB) are
+// read once; of longer rows the part past that is read twice, the second
+// read mostly from L2; the gradient is written once.
 //
 // The call waits for its kernels: a target outside [0, V) that is not the
 // ignore index is flagged by the kernels, which then write nothing, and
