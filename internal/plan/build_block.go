@@ -75,10 +75,9 @@ func (c *ctx) blockRegTail(v kernels.Variant) kernels.Variant {
 	return v
 }
 
-// blockRegExact trades v for the "_exact" twin of as many packs as the row
-// (16-bit forward rows from aligned pointers that fill v's four packs a
-// thread) when its blocks fill more threads than v's resident blocks hold
-// (nvidia-h200-2026-11-25-ab-s58.txt §2-4).
+// blockRegExact trades v for the "_exact" twin of as many packs as the 16-bit
+// row that fills v's four packs a thread when its blocks fill more threads
+// than v's resident blocks hold (nvidia-h200-2026-11-25-ab-s58.txt §2-4).
 func (c *ctx) blockRegExact(in kernels.Info, v kernels.Variant) (kernels.Variant, bool) {
 	packs := c.packs()
 	if c.bwd || !c.wholePacks() || c.es != 2 || int64(v.FixedBlock*v.Packs) != packs || int64(v.Packs)*c.P != kernels.BlockRegValues {
@@ -112,9 +111,8 @@ func (c *ctx) blockRegFixedFor(in kernels.Info, packs int64) (kernels.Variant, b
 	return small, ok
 }
 
-// blockRegOverhang reports a forward "_shift" twin that holds a ragged
-// row's span past its block in thread 0 (block_reg.cu's OverhangPack), so
-// that it is sized by the row (8192 f16 skewed: 256 × 4 packs, not 512 × 3).
+// blockRegOverhang reports a forward "_shift" twin that holds a ragged row's
+// span past its block in thread 0 (block_reg.cu's OverhangPack): sized by the row.
 func blockRegOverhang(v kernels.Variant) bool {
 	return v.Packs >= 2 && v.Packs <= 5 && !(v.FixedBlock == 1024 && v.Packs == 5)
 }
@@ -199,11 +197,6 @@ func (c *ctx) hybridVariant(nt int) (kernels.Variant, bool) {
 		return kernels.Variant{}, false
 	}
 	return kernels.BlockHybrid.Info().Variant(false, fmt.Sprintf("t%d_s%d", nt, ceilDiv(c.span()-regs, int64(nt)*c.P)))
-}
-
-// hybridBlocks is block_hybrid variant v's resident blocks per SM.
-func (c *ctx) hybridBlocks(v kernels.Variant) (int, error) {
-	return c.fits(kernels.BlockHybrid.Info().File, c.sym(kernels.BlockHybrid, v.Name), v.FixedBlock, int64(v.SmemPacks*v.FixedBlock*16))
 }
 
 // block_hybrid: a block per row, kernels.HybridRegValues a thread in

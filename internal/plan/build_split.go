@@ -111,22 +111,27 @@ func SplitGrid(p Problem, d Device, occ Occupancy, rowsPerWave int64) (Plan, err
 }
 
 // clusterSize is split_cluster's: the largest power of two (2 at least) that
-// leaves a block 256 elements; ok if the chunk fits shared memory.
-func (c *ctx) clusterSize() (int64, bool) {
-	if c.d.Major < 9 || !c.d.Cluster || c.p.Inner != 1 {
+// leaves a block 256 elements, or the forced one; ok if the chunk fits.
+func (c *ctx) clusterSize() (cs int64, ok bool) {
+	if c.config != "" {
+		_, err := fmt.Sscanf(c.config, "c%d", &cs)
+		return cs, err == nil && slices.Contains(c.splitClusterConfigs(), c.config)
+	}
+	if !c.clusterRows() {
 		return 0, false
 	}
-	cs := int64(2)
-	if c.config != "" {
-		if _, err := fmt.Sscanf(c.config, "c%d", &cs); err != nil || !slices.Contains(c.splitClusterConfigs(), c.config) {
-			return 0, false
-		}
+	for cs = 2; cs*2 <= int64(c.d.MaxClusterSize) && ceilDiv(c.p.Axis, cs*2) >= 256; cs *= 2 {
 	}
-	for c.config == "" && cs*2 <= int64(c.d.MaxClusterSize) && ceilDiv(c.p.Axis, cs*2) >= 256 {
-		cs *= 2
-	}
+	return cs, c.clusterFits(cs)
+}
+
+// clusterRows reports whether split_cluster's clusters can run on the device and the layout.
+func (c *ctx) clusterRows() bool { return c.d.Major >= 9 && c.d.Cluster && c.p.Inner == 1 }
+
+// clusterFits reports whether a cs-block cluster's chunks fit a block's shared memory.
+func (c *ctx) clusterFits(cs int64) bool {
 	smem := kernels.SmemBytes(kernels.SplitCluster, c.p.Op, c.dt, roundUp(ceilDiv(c.p.Axis, cs), c.P), 0)
-	return cs, smem+int64(staticSmem(c.d, c.sym(kernels.SplitCluster, ""))) <= int64(c.d.SmemOptin)
+	return smem+int64(staticSmem(c.d, c.sym(kernels.SplitCluster, ""))) <= int64(c.d.SmemOptin)
 }
 
 // clusterShape returns split_cluster's cluster size, a block's chunk of the
@@ -143,13 +148,9 @@ func (c *ctx) clusterShape() (cs, chunk, nt, smem int64, ok bool) {
 // splitClusterConfigs names split_cluster's cluster sizes ("c4": four
 // blocks a row) whose chunks fit a block's shared memory.
 func (c *ctx) splitClusterConfigs() []string {
-	if c.d.Major < 9 || !c.d.Cluster || c.p.Inner != 1 {
-		return nil
-	}
 	var names []string
-	for cs := int64(2); cs <= int64(c.d.MaxClusterSize); cs *= 2 {
-		smem := kernels.SmemBytes(kernels.SplitCluster, c.p.Op, c.dt, roundUp(ceilDiv(c.p.Axis, cs), c.P), 0)
-		if smem+int64(staticSmem(c.d, c.sym(kernels.SplitCluster, ""))) <= int64(c.d.SmemOptin) {
+	for cs := int64(2); c.clusterRows() && cs <= int64(c.d.MaxClusterSize); cs *= 2 {
+		if c.clusterFits(cs) {
 			names = append(names, fmt.Sprintf("c%d", cs))
 		}
 	}

@@ -105,7 +105,7 @@ func init() {
 			if !ok {
 				return false
 			}
-			perSM, err := c.hybridBlocks(v)
+			perSM, err := c.fits(kernels.BlockHybrid.Info().File, c.sym(kernels.BlockHybrid, v.Name), v.FixedBlock, int64(v.SmemPacks*v.FixedBlock*16))
 			return err == nil && fillsUnder(c.p.Outer, int64(perSM)*int64(c.d.SMs), a[0])
 		}, "block_hybrid's 512-thread blocks would fill at most k% of the slots of their waves"},
 		"grid_fill_under": {1, func(c *ctx, a []int64) bool {

@@ -9,17 +9,14 @@ import (
 	"github.com/gofused/softmax/internal/kernels"
 )
 
-// ConfigSep joins a strategy and one of its launch configurations in a
-// forced name (MakeWith's force, cuda.Options.Algo, the autotuning cache):
-// "block_reg/t512_p2" is block_reg run by its kernel of 512 threads holding
-// two packs each.
+// ConfigSep joins a strategy and one of its launch configurations in a forced
+// name (MakeWith's force, cuda.Options.Algo, the autotuning cache): "block_reg/t512_p2".
 const ConfigSep = "/"
 
-// Configs lists launch configurations of strategy that can serve p on d,
-// as forced names ("block_reg/t256_p4"), for the autotuner to time beside
-// the table's own pick: block_reg's and warp_row's, whose kernel shape is a
-// free choice, and split_cluster's cluster sizes; other strategies, and one
-// that cannot serve p, have none.
+// Configs lists the forced names ("block_reg/t256_p4") of strategy's launch
+// configurations that serve p on d, for the autotuner to time beside the
+// table's pick: block_reg's and warp_row's kernel shapes, split_cluster's
+// cluster sizes; other strategies, and one that cannot serve p, have none.
 func Configs(p Problem, d Device, strategy string) ([]string, error) {
 	c, err := newCtx(p, d, nil)
 	if err != nil {
@@ -40,8 +37,7 @@ func Configs(p Problem, d Device, strategy string) ([]string, error) {
 	return names, nil
 }
 
-// configLists lists, for each strategy that takes a forced configuration,
-// its configurations for a problem.
+// configLists lists the configurations for the problem of each strategy that takes one.
 var configLists = map[kernels.Strategy]func(*ctx) []string{
 	kernels.BlockReg:     (*ctx).blockRegConfigs,
 	kernels.WarpRow:      (*ctx).warpRowConfigs,
@@ -76,10 +72,10 @@ func (c *ctx) blockRegServes(v kernels.Variant) (nt int64, ok bool) {
 	return nt, !c.shifts(kernels.BlockReg) || kernels.BlockReg.Info().HasShiftTwin(v)
 }
 
-// blockRegConfigs names block_reg's configurations for the problem: each
-// backward variant whose block fits its bound; forward, for each block size
-// up to the row's packs, the fewest packs a thread that hold the row within
-// kernels.BlockRegValues values, and the "_exact" twin that serves it.
+// blockRegConfigs names block_reg's configurations: backward, each variant
+// whose block fits its bound; forward, for each block size up to the row's
+// packs, the fewest packs a thread that hold the row within BlockRegValues
+// values, and the "_exact" twin that serves it.
 func (c *ctx) blockRegConfigs() []string {
 	var names []string
 	seen := map[int]bool{}
@@ -140,8 +136,7 @@ func (c *ctx) warpRowServes(v kernels.Variant) bool {
 	return v.Serves(c.dt) && int64(v.Lanes*v.Packs)*c.P >= c.warpSpan()
 }
 
-// warpRowConfig returns the forced configuration's lanes a row and packs a
-// lane.
+// warpRowConfig returns the forced configuration's lanes a row and packs a lane.
 func (c *ctx) warpRowConfig() (w, np int64, err error) {
 	v, ok := kernels.WarpRow.Info().Variant(c.bwd, c.config)
 	if !ok || !c.warpRowServes(v) {

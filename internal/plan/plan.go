@@ -29,8 +29,8 @@
 //	            unaligned (anything else); for strided packs (aligned,
 //	            Inner a multiple of the pack) or scalar
 //	dir         fwd or bwd, or op names (softmax, log_softmax_backward, ...)
-//	esize       element sizes in bytes (4 f32, 2 f16/bf16), or dtype names
-//	            (f32, f16, bf16), comma-separated
+//	esize       element sizes in bytes (4 f32, 2 f16/bf16, 8 f64), or dtype
+//	            names (f32, f16, bf16, f64), comma-separated
 //	rows        Outer; cols: Axis; inner: Inner; bytes: a row's input bytes
 //	            (Axis × element size × 2 for backward ops' y and dy).
 //	            A range: N, A..B (inclusive, either side open), <N, <=N,
@@ -97,10 +97,9 @@ type Problem struct {
 	// Aligned reports that every pointer (x, y, and dy for backward) is
 	// 16-byte aligned; the row stride is checked here.
 	Aligned bool
-	// Skew, for tensors that are not Aligned, is the number of bytes (1..15,
-	// a whole number of elements) that every pointer lies past a 16-byte
-	// boundary when they all lie the same distance past one; 0 when they
-	// differ. Their rows are read as ragged rows of aligned tensors are.
+	// Skew, for tensors not Aligned, is the bytes (1..15, whole elements)
+	// every pointer lies past a 16-byte boundary when all lie the same
+	// distance past one, else 0; their rows are read as ragged rows are.
 	Skew int
 }
 
@@ -117,9 +116,8 @@ type Launch struct {
 	// NonPortable: the cluster has more than 8 blocks, so the function needs
 	// CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED = 1.
 	NonPortable bool
-	// Cooperative: the kernel's blocks wait for one another through the
-	// barrier words Params.Bar (Plan.Barriers of them, zeroed, private to
-	// the stream), so it is launched with CU_LAUNCH_ATTRIBUTE_COOPERATIVE.
+	// Cooperative: the blocks wait for one another through Plan.Barriers
+	// zeroed words Params.Bar, so it takes CU_LAUNCH_ATTRIBUTE_COOPERATIVE.
 	Cooperative bool
 }
 
@@ -145,9 +143,8 @@ type Plan struct {
 	Reason string // why the strategy was chosen (or forced)
 }
 
-// Occupancy returns the max active blocks per SM of a kernel (symbol in
-// module file) for a block size and dynamic shared memory
-// (cuOccupancyMaxActiveBlocksPerMultiprocessor).
+// Occupancy returns the max active blocks per SM of a kernel (symbol in module
+// file), block size and dynamic shared memory (cuOccupancyMaxActiveBlocksPerMultiprocessor).
 type Occupancy func(file, symbol string, block, smem int) (int, error)
 
 // Clusters returns how many clusters of cluster blocks of a kernel the
@@ -317,10 +314,9 @@ func (c *ctx) ragged() bool {
 	return c.raggedRows() && c.p.Axis >= prm.RaggedMinPacks*c.P
 }
 
-// raggedRows reports rows of any length that start inside a pack, of
-// aligned tensors, or of skewed ones past flat_rows's rows (the twins read
-// them from the pack boundary before each row, inside the allocation:
-// CUDA allocations are 256-byte aligned).
+// raggedRows reports rows of aligned tensors that start inside a pack, or of
+// skewed ones past flat_rows's: the twins read back to the pack boundary,
+// which lies inside the allocation (CUDA allocations are 256-byte aligned).
 func (c *ctx) raggedRows() bool {
 	return c.p.Inner == 1 && c.p.Outer > 1 && (c.p.Aligned && c.p.Axis%c.P != 0 || c.p.Skew != 0 && c.p.Axis > flatRowsMaxCols)
 }
@@ -336,7 +332,7 @@ func (c *ctx) warpRagged() bool {
 	if !c.raggedRows() || c.p.Axis < 2*c.P {
 		return false
 	}
-	packs := ceilDiv(c.shiftedSpan(), c.P)
+	packs := ceilDiv(c.spanIf(true), c.P)
 	span, row := nextPow2(packs), nextPow2(ceilDiv(c.p.Axis, c.P))
 	if x := c.warpLanes(packs); x == "p3" {
 		span, _ = warpShapeOf(x, packs)
@@ -368,39 +364,32 @@ func (c *ctx) innerPacks() bool { return c.p.Aligned && c.p.Inner%c.P == 0 }
 // aligned pointers and outer blocks (Axis×Inner) of whole packs.
 func (c *ctx) narrowPacks() bool { return c.p.Aligned && c.p.Axis*c.p.Inner%c.P == 0 }
 
-// stridedTwin reports a non-last axis that strided's twins take (each
-// thread P slices TX apart, one scalar load each): the table's
-// strided/twin shape row.
+// stridedTwin reports a non-last axis that strided's twins take (the table's
+// strided/twin shape row): each thread P slices TX apart, a scalar load each.
 func (c *ctx) stridedTwin() bool {
 	return c.shape(kernels.Strided, 0, func(x string) bool { return x == "twin" }) == "twin"
 }
 
 // span is the most elements a row occupies in the registers of a
-// register-cached body: the row, or shiftedSpan for rows read through the
-// twins (warp_row's: warpRagged).
+// register-cached body: the row, or for rows read through the twins (warp_row's:
+// warpRagged) also the elements before it back to its pack boundary.
 func (c *ctx) span() int64 { return c.spanIf(c.ragged()) }
 
 func (c *ctx) warpSpan() int64 { return c.spanIf(c.warpRagged()) }
 
+// spanIf is a twin-read row's span when twins: at most P - g + (skew mod g)
+// more elements, g = gcd(cols mod P, P) (row r starts skew + r·cols past a boundary).
 func (c *ctx) spanIf(twins bool) int64 {
-	if twins {
-		return c.shiftedSpan()
+	if !twins {
+		return c.p.Axis
 	}
-	return c.p.Axis
-}
-
-// shiftedSpan is a ragged row's span: the row and the elements before it
-// back to its pack boundary, at most P - g + (skew mod g) of them, g =
-// gcd(cols mod P, P) (row r starts skew + r·cols elements past a boundary).
-func (c *ctx) shiftedSpan() int64 {
 	g := c.P
 	for r := c.p.Axis % c.P; r != 0; g, r = r, g%r {
 	}
 	return c.p.Axis + c.P - g + int64(c.p.Skew)/c.es%g
 }
 
-// occupancy returns resident blocks per SM: the injected query's answer
-// when it gives one, else estimate's.
+// occupancy is the resident blocks per SM: the query's answer, else estimate's.
 func (c *ctx) occupancy(file, symbol string, threads, smem int) int {
 	if c.occ != nil {
 		if n, err := c.occ(file, symbol, threads, smem); err == nil && n > 0 {
@@ -410,9 +399,8 @@ func (c *ctx) occupancy(file, symbol string, threads, smem int) int {
 	return estimate(c.d, symbol, threads, smem)
 }
 
-// residentClusters returns how many clusters of cs blocks the device holds
-// at once: the injected query's answer when it gives one, else
-// prm.ClusterPackNum/Den of perSM × SMs / cs.
+// residentClusters is how many cs-block clusters the device holds at once: the
+// query's answer when it gives one, else ClusterPackNum/Den of perSM × SMs / cs.
 func (c *ctx) residentClusters(file, symbol string, threads, smem int, cs int64, perSM int) int64 {
 	if c.clusters != nil {
 		if n, err := c.clusters(file, symbol, threads, smem, int(cs)); err == nil && n > 0 {
@@ -442,9 +430,8 @@ func estimate(d Device, symbol string, threads, smem int) int {
 	return max(n, 0)
 }
 
-// resourceTable is the kernels' resource table for d's architecture
-// (kernels.Resources: the nearest older one; no compute capability: the
-// newest).
+// resourceTable is kernels.Resources for d's architecture (the nearest older
+// one; no compute capability: the newest).
 func resourceTable(d Device) *kernels.ResourceTable {
 	arch := ""
 	if d.Major > 0 {

@@ -123,23 +123,15 @@ func overlay(base, over []Row) []Row {
 	if len(over) == 0 {
 		return base
 	}
-	byID := map[string]Row{}
+	out, fresh := slices.Clone(base), []Row(nil)
 	for _, r := range over {
-		byID[r.ID] = r
-	}
-	var out []Row
-	for _, r := range over {
-		if !slices.ContainsFunc(base, func(b Row) bool { return b.ID == r.ID }) {
-			out = append(out, r)
+		if i := slices.IndexFunc(out, func(b Row) bool { return b.ID == r.ID }); i >= 0 {
+			out[i] = r
+		} else {
+			fresh = append(fresh, r)
 		}
 	}
-	for _, r := range base {
-		if o, ok := byID[r.ID]; ok {
-			r = o
-		}
-		out = append(out, r)
-	}
-	return out
+	return append(fresh, out...)
 }
 
 // ParseTable parses a table file (the package doc's schema).
