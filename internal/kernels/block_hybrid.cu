@@ -1,5 +1,7 @@
 // block_hybrid: one block per row, the row cached partly in registers and
-// partly in dynamic shared memory, one global read and one write (forward).
+// partly in dynamic shared memory, one global read and one write (forward;
+// the backward kernels, y and dy cached alike, are block_hybrid_bwd_kernel
+// at the end of this file).
 //
 // block_reg holds a row in registers at up to 32 values a thread, so rows
 // beyond 512 threads' worth (16384 f32) take 1024-thread blocks, and a
@@ -19,7 +21,7 @@
 // 4096 rows f32, µs, same run, block_reg t1024 vs NT = 512: 20480 195.1 vs
 // 171.2, 24576 218.1 vs 203.8, 32768 273.1 vs 269.5.
 //
-// Launch contract (Inner == 1, rows = outer, cols = axis), forward only:
+// Launch contract (Inner == 1, rows = outer, cols = axis), forward:
 //   block  (NT, 1, 1) exactly, NT = 512 or 1024
 //   rows   whole 16-byte packs (vec, cols % P == 0) that fill the register
 //          part: R*NT*P < cols <= (R+NS)*NT*P, R*P = 32

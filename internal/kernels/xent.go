@@ -165,7 +165,8 @@ func XentInstances() []Instance {
 				if k.Tail {
 					args = append(args, true)
 				}
-				out = append(out, Instance{Symbol: k.Symbol(dt, plain), Threads: k.Threads, Body: body("smx::xent_row", args...)})
+				out = append(out, Instance{Symbol: k.Symbol(dt, plain), Threads: k.Threads, MinBlocks: xentMinBlocks(k),
+					Body: body("smx::xent_row", args...)})
 			}
 		}
 		for _, k := range XentColsKernels {
@@ -174,6 +175,18 @@ func XentInstances() []Instance {
 		}
 	}
 	return out
+}
+
+// xentMinBlocks is a row kernel's launch bound on blocks an SM: two for
+// the 512-thread kernels (64 registers a thread), whose table rows ask two
+// an SM or more; unbounded, NVRTC 13 gave the 16-bit streaming ones 89
+// registers and the f32 cached ones 91, one block an SM
+// (TestXentKernelResources, nvidia-h200-2026-11-29-s70.txt call 5).
+func xentMinBlocks(k XentRow) int {
+	if k.Threads == 512 {
+		return 2
+	}
+	return 0
 }
 
 // XentSource is the NVRTC input of one xent.cu kernel: the file followed
