@@ -13,16 +13,23 @@ type kernels16 struct {
 
 // fwd16 returns the kernels of the set in use (bf: bfloat16), or false for
 // the "go" set and for float16 without F16C.
-func fwd16(bf bool) (kernels16, bool) {
+func fwd16(bf bool) (kernels16, bool) { return fwd16Set(impl, bf) }
+
+// fwd16Set is fwd16 for the set named impl.
+func fwd16Set(impl string, bf bool) (kernels16, bool) {
 	switch {
+	case impl == "avx512" && !cpu.X86.HasAVX512DQ:
+		// The exp's VREDUCEPS is AVX-512 DQ: the AVX2 kernels, which give
+		// the same results (every AVX-512 CPU with BW and VL has DQ so far).
+		return fwd16Set("avx2", bf)
 	case impl == "avx512" && bf:
-		return kernels16{maxBF16AVX512, expSumBF16AVX512, normalizeBF16AVX512, normalizeBF16NTAVX512}, true
+		return kernels16{maxBF16AVX512, exp2SumBF16AVX512, normalizeBF16AVX512, normalizeBF16NTAVX512}, true
 	case impl == "avx512":
-		return kernels16{maxF16AVX512, expSumF16AVX512, normalizeF16AVX512, normalizeF16NTAVX512}, true
+		return kernels16{maxF16AVX512, exp2SumF16AVX512, normalizeF16AVX512, normalizeF16NTAVX512}, true
 	case impl == "avx2" && bf:
-		return kernels16{maxBF16AVX2, expSumBF16AVX2, normalizeBF16AVX2, normalizeBF16NTAVX2}, true
+		return kernels16{maxBF16AVX2, exp2SumBF16AVX2, normalizeBF16AVX2, normalizeBF16NTAVX2}, true
 	case impl == "avx2" && cpu.X86.HasF16C:
-		return kernels16{maxF16AVX2, expSumF16AVX2, normalizeF16AVX2, normalizeF16NTAVX2}, true
+		return kernels16{maxF16AVX2, exp2SumF16AVX2, normalizeF16AVX2, normalizeF16NTAVX2}, true
 	}
 	return kernels16{}, false
 }

@@ -1,0 +1,163 @@
+package main
+
+// The exp pass of the 16-bit forward rows (rowCached16) with a base-2 exp:
+// t = (scale·x − m)·log2e, f = t − ⌊t⌋ in one VREDUCEPS, 2^f by a minimax
+// polynomial on [0, 1), scaled by 2^⌊t⌋ with VSCALEFPS (which takes the
+// floor of t itself and flushes t = −∞ to 0), so no clamp, no rounding and
+// no ln2 reduction: 11 vector ops an exp of a bfloat16 row where exp16 took
+// 14. The degree follows the format: 4 for bfloat16 (2.6e-6 relative, an
+// eight-hundredth of its half ulp), 5 for float16 (7.5e-8); t's rounding
+// adds |t|·2^−24 (1e-6 at the smallest normal float16 output). exp.go's
+// exp2Poly16 is the twin; its constants are these.
+
+import (
+	. "github.com/mmcloughlin/avo/build"
+	. "github.com/mmcloughlin/avo/operand"
+	"github.com/mmcloughlin/avo/reg"
+)
+
+// Minimax fits of 2^f on [0, 1) for relative error, lowest degree first
+// (float32 values; exp.go's exp2BF16 and exp2F16 must equal them).
+var (
+	exp2BF16 = []float64{1.0000026226043701, 0.6930038332939148, 0.2414427548646927, 0.052011460065841675, 0.013534167781472206}
+	exp2F16  = []float64{0.9999999403953552, 0.6931530833244324, 0.24015361070632935, 0.05582631751894951, 0.00898933969438076, 0.0018775768112391233}
+)
+
+// s70 is this file's constant table: s70Log2e, s70Lo (the AVX2 clamp of t:
+// below it every result is 0) and the coefficients, each 8 replicated
+// dwords as main.go's table.
+var s70 Mem
+
+const (
+	s70Log2e = iota
+	s70Lo
+	s70BF // exp2BF16's coefficients, then exp2F16's
+)
+
+func s70F16() int { return s70BF + len(exp2BF16) }
+
+// emitFwd16s70 emits this file's kernels for both instruction sets, after
+// the others, so that their assembly stays as it was.
+func emitFwd16s70() {
+	s70 = GLOBL("fwd16s70", RODATA|NOPTR)
+	vals := append([]float64{log2e, -151}, exp2BF16...)
+	vals = append(vals, exp2F16...)
+	for k, v := range vals {
+		for j := 0; j < 8; j++ {
+			DATA(32*k+4*j, U32(f32(v)))
+		}
+	}
+	for _, g := range []*gen{{avx512: false, w: 8, suffix: "AVX2"}, {avx512: true, w: 16, suffix: "AVX512"}} {
+		for _, bf := range []bool{false, true} {
+			g.exp2Sum16(bf)
+		}
+	}
+}
+
+// s70Reg loads constant k of s70 into a register.
+func (g *gen) s70Reg(k int) reg.VecVirtual {
+	r := g.vec()
+	if g.avx512 {
+		VBROADCASTSS(s70.Offset(32*k), r)
+	} else {
+		VMOVUPS(s70.Offset(32*k), r)
+	}
+	return r
+}
+
+// s70Op returns constant k of s70 as a source operand: a register on
+// AVX-512, memory on AVX2 (whose 16 registers would not hold them all).
+func (g *gen) s70Op(k int) Op {
+	if g.avx512 {
+		return g.s70Reg(k)
+	}
+	return s70.Offset(32 * k)
+}
+
+// exp2Poly returns e^s for the vectors s (clobbered: they end as t), with
+// coefficients cs (registers, lowest degree first), step by step across
+// the vectors. Every s must be ≤ 88.72 or NaN.
+func (g *gen) exp2Poly(s []reg.VecVirtual, log2eR Op, lo reg.VecVirtual, cs []Op) []reg.VecVirtual {
+	each := stepwise(len(s))
+	each(func(k int) { VMULPS(log2eR, s[k], s[k]) })
+	f, n := make([]reg.VecVirtual, len(s)), make([]reg.VecVirtual, len(s))
+	if g.avx512 {
+		// imm 0x09: M = 0 fraction bits kept, round down, inexact suppressed.
+		each(func(k int) {
+			f[k] = g.vec()
+			VREDUCEPS(Imm(0x09), s[k], f[k])
+		})
+	} else {
+		each(func(k int) { maxKeepNaN(s[k], lo, s[k]) })
+		each(func(k int) {
+			n[k] = g.vec()
+			VROUNDPS(Imm(0x09), s[k], n[k])
+		})
+		each(func(k int) {
+			f[k] = g.vec()
+			VSUBPS(n[k], s[k], f[k])
+		})
+	}
+	deg := len(cs) - 1
+	p := make([]reg.VecVirtual, len(s))
+	each(func(k int) {
+		p[k] = g.vec()
+		if r, ok := cs[deg].(reg.VecVirtual); ok {
+			g.mov(r, p[k])
+		} else {
+			VMOVUPS(cs[deg], p[k])
+		}
+	})
+	for j := deg - 1; j >= 0; j-- {
+		each(func(k int) { VFMADD213PS(cs[j], f[k], p[k]) })
+	}
+	if g.avx512 {
+		each(func(k int) { VSCALEFPS(s[k], p[k], p[k]) })
+		return p
+	}
+	return g.ldexpN(p, n, each)
+}
+
+func (g *gen) exp2Sum16(bf bool) {
+	t := name16(bf)
+	g.text("exp2Sum"+t, "func(dst []float32, x []uint16, next []float32, scale, m float32) float32",
+		"is expSum"+t+" with the base-2 exp of exp2Poly16; len(dst) must be a multiple of 16.")
+	pd, n, px := ptr("dst"), length("dst"), ptr("x")
+	pn, nn := ptr("next"), length("next")
+	scale, m := g.bcast("scale"), g.bcast("m")
+	first, deg := s70BF, len(exp2BF16)-1
+	if !bf {
+		first, deg = s70F16(), len(exp2F16)-1
+	}
+	log2eR, lo := g.s70Op(s70Log2e), reg.VecVirtual(nil)
+	if !g.avx512 {
+		lo = g.s70Reg(s70Lo)
+	}
+	cs := make([]Op, deg+1)
+	for j := range cs {
+		cs[j] = g.s70Op(first + j)
+	}
+	g.unitScale(scale, func(one bool) {
+		acc := g.accs(unroll, false)
+		g.loop(n, unroll, func(vs int) {
+			g.groups(vs, func(ks []int) {
+				xs := make([]reg.VecVirtual, len(ks))
+				for j, k := range ks {
+					xs[j] = g.load16(px, k, bf)
+					if !one {
+						VMULPS(scale, xs[j], xs[j])
+					}
+					VSUBPS(m, xs[j], xs[j])
+				}
+				es := g.exp2Poly(xs, log2eR, lo, cs)
+				for j, k := range ks {
+					g.store(es[j], pd, k)
+					VADDPS(es[j], acc[k], acc[k])
+				}
+			})
+			g.prefetch(vs, pn, nn)
+		}, noTail)
+		g.reduceSum(acc)
+		g.ret()
+	})
+}
