@@ -22,6 +22,8 @@ func fwd16Set(impl string, bf bool) (kernels16, bool) {
 		// The exp's VREDUCEPS is AVX-512 DQ: the AVX2 kernels, which give
 		// the same results (every AVX-512 CPU with BW and VL has DQ so far).
 		return fwd16Set("avx2", bf)
+	case impl == "avx512" && bf && cpu.X86.HasAVX512BF16:
+		return kernels16{maxBF16AVX512, exp2SumBF16AVX512, normalizeBF16CvtAVX512, normalizeBF16CvtNTAVX512}, true
 	case impl == "avx512" && bf:
 		return kernels16{maxBF16AVX512, exp2SumBF16AVX512, normalizeBF16AVX512, normalizeBF16NTAVX512}, true
 	case impl == "avx512":

@@ -157,6 +157,51 @@ func TestExp16(t *testing.T) {
 	})
 }
 
+// TestNormalize16Edges checks Normalize16 of every set against its twin,
+// bit for bit, on products that are denormal (which VCVTNE2PS2BF16 would
+// read as 0: normalizeBF16Cvt rounds their pairs apart), exact ties, NaNs
+// with payloads, infinities, zeros and huge values, at every position of
+// a vector pair, plain and streamed.
+func TestNormalize16Edges(t *testing.T) {
+	rng := rand.New(rand.NewPCG(70, 16))
+	edges := []float32{1e-39, -3e-40, 0x1p-149, -0x1p-133, 0x1.0001p-126, 0x1p-126, 0x1.ff8p-127,
+		math.Float32frombits(0x3f808000), math.Float32frombits(0x3f818000), math.Float32frombits(0x3f80ffff),
+		math.Float32frombits(0x7fc01234), math.Float32frombits(0xff812345), float32(math.Inf(1)), float32(math.Inf(-1)),
+		0, float32(math.Copysign(0, -1)), math.MaxFloat32, -3e38, 1, 0.5}
+	eachImpl(t, func(name string) {
+		for _, bf := range []bool{true, false} {
+			for _, n := range []int{16, 32, 48, 64, 96, 100} {
+				x := make([]float32, n)
+				for trial := 0; trial < 40; trial++ {
+					for i := range x {
+						x[i] = float32(rng.NormFloat64())
+						if rng.IntN(4) == 0 {
+							x[i] = edges[rng.IntN(len(edges))]
+						}
+					}
+					for _, k := range []float32{1, 0.75, 0x1p-20} {
+						want := make([]uint16, n)
+						normalize16Generic(want, bf, x, k)
+						for _, stream := range []bool{false, true} {
+							got := make([]uint16, n+32)
+							off := alignHead(got, 64)
+							got = got[off : off+n]
+							Normalize16(got, bf, x, k, stream)
+							Fence()
+							for i := range got {
+								if got[i] != want[i] && !(nan16(got[i], bf) && nan16(want[i], bf)) {
+									t.Fatalf("%s bf=%v n=%d k=%v stream=%v: out[%d] = %#x from %v (%#x), twin %#x",
+										name, bf, n, k, stream, i, got[i], x[i]*k, math.Float32bits(x[i]*k), want[i])
+								}
+							}
+						}
+					}
+				}
+			}
+		}
+	})
+}
+
 // nan16 says whether u is a NaN of its 16-bit format (whose sign the
 // kernels and twins may set differently).
 func nan16(u uint16, bf bool) bool {

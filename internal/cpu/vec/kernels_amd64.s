@@ -22213,3 +22213,237 @@ done10:
 	VMOVSS     X8, ret+80(FP)
 	VZEROUPPER
 	RET
+
+// func normalizeBF16CvtAVX512(dst []uint16, x []float32, k float32)
+// Requires: AVX, AVX512BW, AVX512DQ, AVX512F, AVX512VL
+TEXT ·normalizeBF16CvtAVX512(SB), NOSPLIT, $0-52
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         dst_len+8(FP), CX
+	MOVQ         x_base+24(FP), DX
+	VBROADCASTSS k+48(FP), Z0
+	VBROADCASTSS vecconsts<>+480(SB), Z1
+	VBROADCASTSS vecconsts<>+512(SB), Z2
+	VBROADCASTSS vecconsts<>+1248(SB), Z3
+	VMOVDQU32    bf16pack<>+0(SB), Z4
+	XORQ         BX, BX
+
+loopU1:
+	CMPQ        CX, $0x00000040
+	JB          loop12
+	VMULPS      (DX)(BX*4), Z0, Z30
+	VMULPS      64(DX)(BX*4), Z0, Z31
+	VFPCLASSPSZ $0x20, Z30, K1
+	VFPCLASSPSZ $0x20, Z31, K2
+	BYTE        $0x62
+	BYTE        $0x02
+	BYTE        $0x07
+	BYTE        $0x40
+	BYTE        $0x72
+	BYTE        $0xee
+
+	// VCVTNE2PS2BF16 Z30, Z31, Z29 above
+	KORTESTW  K1, K2
+	JNZ       denormal5
+	VMOVDQU16 Z29, (AX)(BX*2)
+
+packed6:
+	VMULPS      128(DX)(BX*4), Z0, Z30
+	VMULPS      192(DX)(BX*4), Z0, Z31
+	VFPCLASSPSZ $0x20, Z30, K1
+	VFPCLASSPSZ $0x20, Z31, K2
+	BYTE        $0x62
+	BYTE        $0x02
+	BYTE        $0x07
+	BYTE        $0x40
+	BYTE        $0x72
+	BYTE        $0xee
+
+	// VCVTNE2PS2BF16 Z30, Z31, Z29 above
+	KORTESTW  K1, K2
+	JNZ       denormal7
+	VMOVDQU16 Z29, 64(AX)(BX*2)
+
+packed8:
+	ADDQ $0x00000040, BX
+	SUBQ $0x00000040, CX
+	JMP  loopU1
+
+loop12:
+	CMPQ      CX, $0x00000010
+	JB        tail3
+	VMULPS    (DX)(BX*4), Z0, Z4
+	VPSRLD    $0x10, Z4, Z5
+	VPANDD    Z1, Z5, Z5
+	VPADDD    Z4, Z5, Z5
+	VPADDD    Z2, Z5, Z5
+	VCMPPS    $0x03, Z4, Z4, K1
+	VPORD     Z3, Z4, K1, Z5
+	VPSRLD    $0x10, Z5, Z5
+	VPMOVDW   Z5, Y4
+	VMOVDQU16 Y4, (AX)(BX*2)
+	ADDQ      $0x00000010, BX
+	SUBQ      $0x00000010, CX
+	JMP       loop12
+
+tail3:
+	TESTQ CX, CX
+	JZ    done4
+
+done4:
+	VZEROUPPER
+	RET
+
+denormal5:
+	VMOVAPS   Z30, Z5
+	VMOVAPS   Z31, Z6
+	VPSRLD    $0x10, Z5, Z7
+	VPANDD    Z1, Z7, Z7
+	VPADDD    Z5, Z7, Z7
+	VPADDD    Z2, Z7, Z7
+	VCMPPS    $0x03, Z5, Z5, K1
+	VPORD     Z3, Z5, K1, Z7
+	VPSRLD    $0x10, Z6, Z5
+	VPANDD    Z1, Z5, Z5
+	VPADDD    Z6, Z5, Z5
+	VPADDD    Z2, Z5, Z5
+	VCMPPS    $0x03, Z6, Z6, K1
+	VPORD     Z3, Z6, K1, Z5
+	VPERMT2W  Z5, Z4, Z7
+	VMOVDQU16 Z7, (AX)(BX*2)
+	JMP       packed6
+
+denormal7:
+	VMOVAPS   Z30, Z5
+	VMOVAPS   Z31, Z6
+	VPSRLD    $0x10, Z5, Z7
+	VPANDD    Z1, Z7, Z7
+	VPADDD    Z5, Z7, Z7
+	VPADDD    Z2, Z7, Z7
+	VCMPPS    $0x03, Z5, Z5, K1
+	VPORD     Z3, Z5, K1, Z7
+	VPSRLD    $0x10, Z6, Z5
+	VPANDD    Z1, Z5, Z5
+	VPADDD    Z6, Z5, Z5
+	VPADDD    Z2, Z5, Z5
+	VCMPPS    $0x03, Z6, Z6, K1
+	VPORD     Z3, Z6, K1, Z5
+	VPERMT2W  Z5, Z4, Z7
+	VMOVDQU16 Z7, 64(AX)(BX*2)
+	JMP       packed8
+
+// func normalizeBF16CvtNTAVX512(dst []uint16, x []float32, k float32)
+// Requires: AVX, AVX512BW, AVX512DQ, AVX512F, AVX512VL
+TEXT ·normalizeBF16CvtNTAVX512(SB), NOSPLIT, $0-52
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         dst_len+8(FP), CX
+	MOVQ         x_base+24(FP), DX
+	VBROADCASTSS k+48(FP), Z0
+	VBROADCASTSS vecconsts<>+480(SB), Z1
+	VBROADCASTSS vecconsts<>+512(SB), Z2
+	VBROADCASTSS vecconsts<>+1248(SB), Z3
+	VMOVDQU32    bf16pack<>+0(SB), Z4
+	XORQ         BX, BX
+
+loopU1:
+	CMPQ        CX, $0x00000040
+	JB          loop12
+	VMULPS      (DX)(BX*4), Z0, Z30
+	VMULPS      64(DX)(BX*4), Z0, Z31
+	VFPCLASSPSZ $0x20, Z30, K1
+	VFPCLASSPSZ $0x20, Z31, K2
+	BYTE        $0x62
+	BYTE        $0x02
+	BYTE        $0x07
+	BYTE        $0x40
+	BYTE        $0x72
+	BYTE        $0xee
+
+	// VCVTNE2PS2BF16 Z30, Z31, Z29 above
+	KORTESTW K1, K2
+	JNZ      denormal5
+	VMOVNTDQ Z29, (AX)(BX*2)
+
+packed6:
+	VMULPS      128(DX)(BX*4), Z0, Z30
+	VMULPS      192(DX)(BX*4), Z0, Z31
+	VFPCLASSPSZ $0x20, Z30, K1
+	VFPCLASSPSZ $0x20, Z31, K2
+	BYTE        $0x62
+	BYTE        $0x02
+	BYTE        $0x07
+	BYTE        $0x40
+	BYTE        $0x72
+	BYTE        $0xee
+
+	// VCVTNE2PS2BF16 Z30, Z31, Z29 above
+	KORTESTW K1, K2
+	JNZ      denormal7
+	VMOVNTDQ Z29, 64(AX)(BX*2)
+
+packed8:
+	ADDQ $0x00000040, BX
+	SUBQ $0x00000040, CX
+	JMP  loopU1
+
+loop12:
+	CMPQ      CX, $0x00000010
+	JB        tail3
+	VMULPS    (DX)(BX*4), Z0, Z4
+	VPSRLD    $0x10, Z4, Z5
+	VPANDD    Z1, Z5, Z5
+	VPADDD    Z4, Z5, Z5
+	VPADDD    Z2, Z5, Z5
+	VCMPPS    $0x03, Z4, Z4, K1
+	VPORD     Z3, Z4, K1, Z5
+	VPSRLD    $0x10, Z5, Z5
+	VPMOVDW   Z5, Y4
+	VMOVDQU16 Y4, (AX)(BX*2)
+	ADDQ      $0x00000010, BX
+	SUBQ      $0x00000010, CX
+	JMP       loop12
+
+tail3:
+	TESTQ CX, CX
+	JZ    done4
+
+done4:
+	VZEROUPPER
+	RET
+
+denormal5:
+	VMOVAPS  Z30, Z5
+	VMOVAPS  Z31, Z6
+	VPSRLD   $0x10, Z5, Z7
+	VPANDD   Z1, Z7, Z7
+	VPADDD   Z5, Z7, Z7
+	VPADDD   Z2, Z7, Z7
+	VCMPPS   $0x03, Z5, Z5, K1
+	VPORD    Z3, Z5, K1, Z7
+	VPSRLD   $0x10, Z6, Z5
+	VPANDD   Z1, Z5, Z5
+	VPADDD   Z6, Z5, Z5
+	VPADDD   Z2, Z5, Z5
+	VCMPPS   $0x03, Z6, Z6, K1
+	VPORD    Z3, Z6, K1, Z5
+	VPERMT2W Z5, Z4, Z7
+	VMOVNTDQ Z7, (AX)(BX*2)
+	JMP      packed6
+
+denormal7:
+	VMOVAPS  Z30, Z5
+	VMOVAPS  Z31, Z6
+	VPSRLD   $0x10, Z5, Z7
+	VPANDD   Z1, Z7, Z7
+	VPADDD   Z5, Z7, Z7
+	VPADDD   Z2, Z7, Z7
+	VCMPPS   $0x03, Z5, Z5, K1
+	VPORD    Z3, Z5, K1, Z7
+	VPSRLD   $0x10, Z6, Z5
+	VPANDD   Z1, Z5, Z5
+	VPADDD   Z6, Z5, Z5
+	VPADDD   Z2, Z5, Z5
+	VCMPPS   $0x03, Z6, Z6, K1
+	VPORD    Z3, Z6, K1, Z5
+	VPERMT2W Z5, Z4, Z7
+	VMOVNTDQ Z7, 64(AX)(BX*2)
+	JMP      packed8

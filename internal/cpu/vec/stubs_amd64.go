@@ -783,3 +783,13 @@ func exp2SumF16AVX512(dst []float32, x []uint16, next []float32, scale float32, 
 //
 //go:noescape
 func exp2SumBF16AVX512(dst []float32, x []uint16, next []float32, scale float32, m float32) float32
+
+// normalizeBF16CvtAVX512 is normalizeBF16 by VCVTNE2PS2BF16 (AVX-512 BF16); len(dst) must be a multiple of 16.
+//
+//go:noescape
+func normalizeBF16CvtAVX512(dst []uint16, x []float32, k float32)
+
+// normalizeBF16CvtNTAVX512 is normalizeBF16Cvt with non-temporal stores; dst must be 64-byte aligned.
+//
+//go:noescape
+func normalizeBF16CvtNTAVX512(dst []uint16, x []float32, k float32)
