@@ -250,8 +250,8 @@ func cvtne2ps2bf16(dst, src1, src2 reg.Register) {
 	d, s1, s2 := int(dst.(reg.Physical).PhysicalIndex()), int(src1.(reg.Physical).PhysicalIndex()), int(src2.(reg.Physical).PhysicalIndex())
 	bit := func(r, b int) byte { return byte(r>>b) & 1 }
 	p0 := (1-bit(d, 3))<<7 | (1-bit(s2, 4))<<6 | (1-bit(s2, 3))<<5 | (1-bit(d, 4))<<4 | 0b10 // R X B R' 00 mm=0F38
-	p1 := byte(^s1&0xf)<<3 | 1<<2 | 0b11                                                      // W=0 vvvv 1 pp=F2
-	p2 := byte(0b10)<<5 | (1-bit(s1, 4))<<3                                                   // z=0 L'L=512 b=0 V' aaa=0
+	p1 := byte(^s1&0xf)<<3 | 1<<2 | 0b11                                                     // W=0 vvvv 1 pp=F2
+	p2 := byte(0b10)<<5 | (1-bit(s1, 4))<<3                                                  // z=0 L'L=512 b=0 V' aaa=0
 	modrm := byte(0xc0) | byte(d&7)<<3 | byte(s2&7)
 	for j, b := range []byte{0x62, p0, p1, p2, 0x72, modrm} {
 		in := &ir.Instruction{Opcode: "BYTE", Operands: []Op{U8(b)}}
