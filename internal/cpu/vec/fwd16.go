@@ -24,6 +24,14 @@ func Normalize16(dst []uint16, bf bool, x []float32, k float32, stream bool) {
 	normalize16(dst, bf, x[:len(dst)], k, stream)
 }
 
+// Normalize16Max is Normalize16 that also returns Max16(next, bf, scale),
+// in one pass where the assembly has it (bfloat16 with AVX-512 BF16): the
+// next row's max taken while this row's output streams out. len(next) must
+// equal len(dst).
+func Normalize16Max(dst []uint16, bf bool, x []float32, k float32, stream bool, next []uint16, scale float32) float32 {
+	return normalize16Max(dst, bf, x[:len(dst)], k, stream, next[:len(dst):len(dst)], scale)
+}
+
 // to32 returns the float32 conversion of 16-bit value u.
 func to32(u uint16, bf bool) float32 {
 	if bf {

@@ -9,6 +9,8 @@ type kernels16 struct {
 	max          func(x []uint16, scale float32) float32
 	expSum       func(dst []float32, x []uint16, next []float32, scale, m float32) float32
 	norm, normNT func(dst []uint16, x []float32, k float32)
+	// normMax, normMaxNT: norm and max of next in one pass (nil: none).
+	normMax, normMaxNT func(dst []uint16, x []float32, k float32, next []uint16, scale float32) float32
 }
 
 // fwd16 returns the kernels of the set in use (bf: bfloat16), or false for
@@ -23,15 +25,16 @@ func fwd16Set(impl string, bf bool) (kernels16, bool) {
 		// the same results (every AVX-512 CPU with BW and VL has DQ so far).
 		return fwd16Set("avx2", bf)
 	case impl == "avx512" && bf && cpu.X86.HasAVX512BF16:
-		return kernels16{maxBF16AVX512, exp2SumBF16AVX512, normalizeBF16CvtAVX512, normalizeBF16CvtNTAVX512}, true
+		return kernels16{maxBF16AVX512, exp2SumBF16AVX512, normalizeBF16CvtAVX512, normalizeBF16CvtNTAVX512,
+			normalizeMaxBF16CvtAVX512, normalizeMaxBF16CvtNTAVX512}, true
 	case impl == "avx512" && bf:
-		return kernels16{maxBF16AVX512, exp2SumBF16AVX512, normalizeBF16AVX512, normalizeBF16NTAVX512}, true
+		return kernels16{maxBF16AVX512, exp2SumBF16AVX512, normalizeBF16AVX512, normalizeBF16NTAVX512, nil, nil}, true
 	case impl == "avx512":
-		return kernels16{maxF16AVX512, exp2SumF16AVX512, normalizeF16AVX512, normalizeF16NTAVX512}, true
+		return kernels16{maxF16AVX512, exp2SumF16AVX512, normalizeF16AVX512, normalizeF16NTAVX512, nil, nil}, true
 	case impl == "avx2" && bf:
-		return kernels16{maxBF16AVX2, exp2SumBF16AVX2, normalizeBF16AVX2, normalizeBF16NTAVX2}, true
+		return kernels16{maxBF16AVX2, exp2SumBF16AVX2, normalizeBF16AVX2, normalizeBF16NTAVX2, nil, nil}, true
 	case impl == "avx2" && cpu.X86.HasF16C:
-		return kernels16{maxF16AVX2, exp2SumF16AVX2, normalizeF16AVX2, normalizeF16NTAVX2}, true
+		return kernels16{maxF16AVX2, exp2SumF16AVX2, normalizeF16AVX2, normalizeF16NTAVX2, nil, nil}, true
 	}
 	return kernels16{}, false
 }
@@ -77,4 +80,29 @@ func normalize16(dst []uint16, bf bool, x []float32, k float32, stream bool) {
 	n := h + (len(dst)-h)&^15
 	kern(dst[h:n], x[h:n], k)
 	normalize16Generic(dst[n:], bf, x[n:], k)
+}
+
+// normalize16Max runs the fused assembly as normalize16 runs its kernel,
+// the twins on the head and the rest, or normalize16 and max16 apart.
+func normalize16Max(dst []uint16, bf bool, x []float32, k float32, stream bool, next []uint16, scale float32) float32 {
+	ks, ok := fwd16(bf)
+	if !ok || ks.normMax == nil {
+		normalize16(dst, bf, x, k, stream)
+		return max16(next, bf, scale)
+	}
+	kern, h := ks.normMax, 0
+	if stream {
+		kern, h = ks.normMaxNT, alignHead(dst, 64)
+	}
+	normalize16Generic(dst[:h], bf, x[:h], k)
+	n := h + (len(dst)-h)&^15
+	ms := [3]float32{max16Generic(next[:h], bf, scale), kern(dst[h:n], x[h:n], k, next[h:n], scale), max16Generic(next[n:], bf, scale)}
+	normalize16Generic(dst[n:], bf, x[n:], k)
+	m := ms[0]
+	for _, v := range ms[1:] {
+		if v > m {
+			m = v
+		}
+	}
+	return m
 }

@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+	"unsafe"
 )
 
 // rand16 fills n 16-bit values (bfloat16 with bf) ending at a guard page,
@@ -87,6 +88,19 @@ func TestFwd16(t *testing.T) {
 								for i := range got {
 									if got[i] != want[off+i] && !(nan16(got[i], bf) && nan16(want[off+i], bf)) {
 										t.Fatalf("%s bf=%v n=%d stream=%v off=%d: out[%d] = %#x, twin %#x", name, bf, n, stream, off, i, got[i], want[off+i])
+									}
+								}
+								// The fused pass: the same outputs and Max16 of another row.
+								next := rand16(t, rng, n-off, bf, special)
+								clear(got)
+								nm := Normalize16Max(got, bf, e[off:], k, stream, next, scale)
+								Fence()
+								if wm := Max16(next, bf, scale); nm != wm && !(nm != nm && wm != wm) {
+									t.Fatalf("%s bf=%v n=%d stream=%v off=%d: Normalize16Max's max %v, Max16 %v", name, bf, n, stream, off, nm, wm)
+								}
+								for i := range got {
+									if got[i] != want[off+i] && !(nan16(got[i], bf) && nan16(want[off+i], bf)) {
+										t.Fatalf("%s bf=%v n=%d stream=%v off=%d: Normalize16Max out[%d] = %#x, twin %#x", name, bf, n, stream, off, i, got[i], want[off+i])
 									}
 								}
 							}
@@ -184,7 +198,7 @@ func TestNormalize16Edges(t *testing.T) {
 						normalize16Generic(want, bf, x, k)
 						for _, stream := range []bool{false, true} {
 							got := make([]uint16, n+32)
-							off := alignHead(got, 64)
+							off := int(64-uintptr(unsafe.Pointer(&got[0]))%64) % 64 / 2 // to a line: whole pairs
 							got = got[off : off+n]
 							Normalize16(got, bf, x, k, stream)
 							Fence()

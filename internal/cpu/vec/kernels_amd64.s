@@ -22447,3 +22447,595 @@ denormal7:
 	VPERMT2W Z5, Z4, Z7
 	VMOVNTDQ Z7, 64(AX)(BX*2)
 	JMP      packed8
+
+// func normalizeMaxBF16CvtAVX512(dst []uint16, x []float32, k float32, next []uint16, scale float32) float32
+// Requires: AVX, AVX512BW, AVX512DQ, AVX512F, AVX512VL
+TEXT ·normalizeMaxBF16CvtAVX512(SB), NOSPLIT, $0-92
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         dst_len+8(FP), CX
+	MOVQ         x_base+24(FP), DX
+	VBROADCASTSS k+48(FP), Z0
+	VBROADCASTSS vecconsts<>+480(SB), Z1
+	VBROADCASTSS vecconsts<>+512(SB), Z2
+	VBROADCASTSS vecconsts<>+1248(SB), Z3
+	VMOVDQU32    bf16pack<>+0(SB), Z4
+	MOVQ         next_base+56(FP), BX
+	VBROADCASTSS scale+80(FP), Z5
+	VUCOMISS     vecconsts<>+416(SB), X5
+	JNE          scaled1
+	JP           scaled1
+	VBROADCASTSS vecconsts<>+0(SB), Z5
+	VBROADCASTSS vecconsts<>+0(SB), Z6
+	VBROADCASTSS vecconsts<>+0(SB), Z7
+	VBROADCASTSS vecconsts<>+0(SB), Z8
+	XORQ         SI, SI
+
+loopU2:
+	CMPQ        CX, $0x00000040
+	JB          loop13
+	VMULPS      (DX)(SI*4), Z0, Z30
+	VMULPS      64(DX)(SI*4), Z0, Z31
+	VFPCLASSPSZ $0x20, Z30, K1
+	VFPCLASSPSZ $0x20, Z31, K2
+	BYTE        $0x62
+	BYTE        $0x02
+	BYTE        $0x07
+	BYTE        $0x40
+	BYTE        $0x72
+	BYTE        $0xee
+
+	// VCVTNE2PS2BF16 Z30, Z31, Z29 above
+	KORTESTW  K1, K2
+	JNZ       denormal6
+	VMOVDQU16 Z29, (AX)(SI*2)
+
+packed7:
+	VMULPS      128(DX)(SI*4), Z0, Z30
+	VMULPS      192(DX)(SI*4), Z0, Z31
+	VFPCLASSPSZ $0x20, Z30, K1
+	VFPCLASSPSZ $0x20, Z31, K2
+	BYTE        $0x62
+	BYTE        $0x02
+	BYTE        $0x07
+	BYTE        $0x40
+	BYTE        $0x72
+	BYTE        $0xee
+
+	// VCVTNE2PS2BF16 Z30, Z31, Z29 above
+	KORTESTW  K1, K2
+	JNZ       denormal8
+	VMOVDQU16 Z29, 64(AX)(SI*2)
+
+packed9:
+	VPMOVZXWD (BX)(SI*2), Z9
+	VPSLLD    $0x10, Z9, Z9
+	VMAXPS    Z5, Z9, Z5
+	VPMOVZXWD 32(BX)(SI*2), Z9
+	VPSLLD    $0x10, Z9, Z9
+	VMAXPS    Z6, Z9, Z6
+	VPMOVZXWD 64(BX)(SI*2), Z9
+	VPSLLD    $0x10, Z9, Z9
+	VMAXPS    Z7, Z9, Z7
+	VPMOVZXWD 96(BX)(SI*2), Z9
+	VPSLLD    $0x10, Z9, Z9
+	VMAXPS    Z8, Z9, Z8
+	ADDQ      $0x00000040, SI
+	SUBQ      $0x00000040, CX
+	JMP       loopU2
+
+loop13:
+	CMPQ      CX, $0x00000010
+	JB        tail4
+	VMULPS    (DX)(SI*4), Z0, Z4
+	VPSRLD    $0x10, Z4, Z9
+	VPANDD    Z1, Z9, Z9
+	VPADDD    Z4, Z9, Z9
+	VPADDD    Z2, Z9, Z9
+	VCMPPS    $0x03, Z4, Z4, K1
+	VPORD     Z3, Z4, K1, Z9
+	VPSRLD    $0x10, Z9, Z9
+	VPMOVDW   Z9, Y4
+	VMOVDQU16 Y4, (AX)(SI*2)
+	VPMOVZXWD (BX)(SI*2), Z4
+	VPSLLD    $0x10, Z4, Z4
+	VMAXPS    Z5, Z4, Z5
+	ADDQ      $0x00000010, SI
+	SUBQ      $0x00000010, CX
+	JMP       loop13
+
+tail4:
+	TESTQ CX, CX
+	JZ    done5
+
+done5:
+	VMAXPS     Z6, Z5, Z5
+	VMAXPS     Z8, Z7, Z7
+	VMAXPS     Z7, Z5, Z5
+	VSHUFF32X4 $0x4e, Z5, Z5, Z0
+	VMAXPS     Z0, Z5, Z5
+	VSHUFF32X4 $0xb1, Z5, Z5, Z0
+	VMAXPS     Z0, Z5, Z5
+	VPERMILPS  $0x4e, Z5, Z0
+	VMAXPS     Z0, Z5, Z5
+	VPERMILPS  $0xb1, Z5, Z0
+	VMAXPS     Z0, Z5, Z5
+	VMOVSS     X5, ret+88(FP)
+	VZEROUPPER
+	RET
+
+denormal6:
+	VMOVAPS   Z30, Z9
+	VMOVAPS   Z31, Z10
+	VPSRLD    $0x10, Z9, Z11
+	VPANDD    Z1, Z11, Z11
+	VPADDD    Z9, Z11, Z11
+	VPADDD    Z2, Z11, Z11
+	VCMPPS    $0x03, Z9, Z9, K1
+	VPORD     Z3, Z9, K1, Z11
+	VPSRLD    $0x10, Z10, Z9
+	VPANDD    Z1, Z9, Z9
+	VPADDD    Z10, Z9, Z9
+	VPADDD    Z2, Z9, Z9
+	VCMPPS    $0x03, Z10, Z10, K1
+	VPORD     Z3, Z10, K1, Z9
+	VPERMT2W  Z9, Z4, Z11
+	VMOVDQU16 Z11, (AX)(SI*2)
+	JMP       packed7
+
+denormal8:
+	VMOVAPS   Z30, Z9
+	VMOVAPS   Z31, Z10
+	VPSRLD    $0x10, Z9, Z11
+	VPANDD    Z1, Z11, Z11
+	VPADDD    Z9, Z11, Z11
+	VPADDD    Z2, Z11, Z11
+	VCMPPS    $0x03, Z9, Z9, K1
+	VPORD     Z3, Z9, K1, Z11
+	VPSRLD    $0x10, Z10, Z9
+	VPANDD    Z1, Z9, Z9
+	VPADDD    Z10, Z9, Z9
+	VPADDD    Z2, Z9, Z9
+	VCMPPS    $0x03, Z10, Z10, K1
+	VPORD     Z3, Z10, K1, Z9
+	VPERMT2W  Z9, Z4, Z11
+	VMOVDQU16 Z11, 64(AX)(SI*2)
+	JMP       packed9
+
+scaled1:
+	VBROADCASTSS vecconsts<>+0(SB), Z6
+	VBROADCASTSS vecconsts<>+0(SB), Z7
+	VBROADCASTSS vecconsts<>+0(SB), Z8
+	VBROADCASTSS vecconsts<>+0(SB), Z9
+	XORQ         SI, SI
+
+loopU10:
+	CMPQ        CX, $0x00000040
+	JB          loop111
+	VMULPS      (DX)(SI*4), Z0, Z30
+	VMULPS      64(DX)(SI*4), Z0, Z31
+	VFPCLASSPSZ $0x20, Z30, K1
+	VFPCLASSPSZ $0x20, Z31, K2
+	BYTE        $0x62
+	BYTE        $0x02
+	BYTE        $0x07
+	BYTE        $0x40
+	BYTE        $0x72
+	BYTE        $0xee
+
+	// VCVTNE2PS2BF16 Z30, Z31, Z29 above
+	KORTESTW  K1, K2
+	JNZ       denormal14
+	VMOVDQU16 Z29, (AX)(SI*2)
+
+packed15:
+	VMULPS      128(DX)(SI*4), Z0, Z30
+	VMULPS      192(DX)(SI*4), Z0, Z31
+	VFPCLASSPSZ $0x20, Z30, K1
+	VFPCLASSPSZ $0x20, Z31, K2
+	BYTE        $0x62
+	BYTE        $0x02
+	BYTE        $0x07
+	BYTE        $0x40
+	BYTE        $0x72
+	BYTE        $0xee
+
+	// VCVTNE2PS2BF16 Z30, Z31, Z29 above
+	KORTESTW  K1, K2
+	JNZ       denormal16
+	VMOVDQU16 Z29, 64(AX)(SI*2)
+
+packed17:
+	VPMOVZXWD (BX)(SI*2), Z10
+	VPSLLD    $0x10, Z10, Z10
+	VMULPS    Z5, Z10, Z10
+	VMAXPS    Z6, Z10, Z6
+	VPMOVZXWD 32(BX)(SI*2), Z10
+	VPSLLD    $0x10, Z10, Z10
+	VMULPS    Z5, Z10, Z10
+	VMAXPS    Z7, Z10, Z7
+	VPMOVZXWD 64(BX)(SI*2), Z10
+	VPSLLD    $0x10, Z10, Z10
+	VMULPS    Z5, Z10, Z10
+	VMAXPS    Z8, Z10, Z8
+	VPMOVZXWD 96(BX)(SI*2), Z10
+	VPSLLD    $0x10, Z10, Z10
+	VMULPS    Z5, Z10, Z10
+	VMAXPS    Z9, Z10, Z9
+	ADDQ      $0x00000040, SI
+	SUBQ      $0x00000040, CX
+	JMP       loopU10
+
+loop111:
+	CMPQ      CX, $0x00000010
+	JB        tail12
+	VMULPS    (DX)(SI*4), Z0, Z4
+	VPSRLD    $0x10, Z4, Z10
+	VPANDD    Z1, Z10, Z10
+	VPADDD    Z4, Z10, Z10
+	VPADDD    Z2, Z10, Z10
+	VCMPPS    $0x03, Z4, Z4, K1
+	VPORD     Z3, Z4, K1, Z10
+	VPSRLD    $0x10, Z10, Z10
+	VPMOVDW   Z10, Y4
+	VMOVDQU16 Y4, (AX)(SI*2)
+	VPMOVZXWD (BX)(SI*2), Z4
+	VPSLLD    $0x10, Z4, Z4
+	VMULPS    Z5, Z4, Z4
+	VMAXPS    Z6, Z4, Z6
+	ADDQ      $0x00000010, SI
+	SUBQ      $0x00000010, CX
+	JMP       loop111
+
+tail12:
+	TESTQ CX, CX
+	JZ    done13
+
+done13:
+	VMAXPS     Z7, Z6, Z6
+	VMAXPS     Z9, Z8, Z8
+	VMAXPS     Z8, Z6, Z6
+	VSHUFF32X4 $0x4e, Z6, Z6, Z0
+	VMAXPS     Z0, Z6, Z6
+	VSHUFF32X4 $0xb1, Z6, Z6, Z0
+	VMAXPS     Z0, Z6, Z6
+	VPERMILPS  $0x4e, Z6, Z0
+	VMAXPS     Z0, Z6, Z6
+	VPERMILPS  $0xb1, Z6, Z0
+	VMAXPS     Z0, Z6, Z6
+	VMOVSS     X6, ret+88(FP)
+	VZEROUPPER
+	RET
+
+denormal14:
+	VMOVAPS   Z30, Z10
+	VMOVAPS   Z31, Z11
+	VPSRLD    $0x10, Z10, Z12
+	VPANDD    Z1, Z12, Z12
+	VPADDD    Z10, Z12, Z12
+	VPADDD    Z2, Z12, Z12
+	VCMPPS    $0x03, Z10, Z10, K1
+	VPORD     Z3, Z10, K1, Z12
+	VPSRLD    $0x10, Z11, Z10
+	VPANDD    Z1, Z10, Z10
+	VPADDD    Z11, Z10, Z10
+	VPADDD    Z2, Z10, Z10
+	VCMPPS    $0x03, Z11, Z11, K1
+	VPORD     Z3, Z11, K1, Z10
+	VPERMT2W  Z10, Z4, Z12
+	VMOVDQU16 Z12, (AX)(SI*2)
+	JMP       packed15
+
+denormal16:
+	VMOVAPS   Z30, Z10
+	VMOVAPS   Z31, Z11
+	VPSRLD    $0x10, Z10, Z12
+	VPANDD    Z1, Z12, Z12
+	VPADDD    Z10, Z12, Z12
+	VPADDD    Z2, Z12, Z12
+	VCMPPS    $0x03, Z10, Z10, K1
+	VPORD     Z3, Z10, K1, Z12
+	VPSRLD    $0x10, Z11, Z10
+	VPANDD    Z1, Z10, Z10
+	VPADDD    Z11, Z10, Z10
+	VPADDD    Z2, Z10, Z10
+	VCMPPS    $0x03, Z11, Z11, K1
+	VPORD     Z3, Z11, K1, Z10
+	VPERMT2W  Z10, Z4, Z12
+	VMOVDQU16 Z12, 64(AX)(SI*2)
+	JMP       packed17
+
+// func normalizeMaxBF16CvtNTAVX512(dst []uint16, x []float32, k float32, next []uint16, scale float32) float32
+// Requires: AVX, AVX512BW, AVX512DQ, AVX512F, AVX512VL
+TEXT ·normalizeMaxBF16CvtNTAVX512(SB), NOSPLIT, $0-92
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         dst_len+8(FP), CX
+	MOVQ         x_base+24(FP), DX
+	VBROADCASTSS k+48(FP), Z0
+	VBROADCASTSS vecconsts<>+480(SB), Z1
+	VBROADCASTSS vecconsts<>+512(SB), Z2
+	VBROADCASTSS vecconsts<>+1248(SB), Z3
+	VMOVDQU32    bf16pack<>+0(SB), Z4
+	MOVQ         next_base+56(FP), BX
+	VBROADCASTSS scale+80(FP), Z5
+	VUCOMISS     vecconsts<>+416(SB), X5
+	JNE          scaled1
+	JP           scaled1
+	VBROADCASTSS vecconsts<>+0(SB), Z5
+	VBROADCASTSS vecconsts<>+0(SB), Z6
+	VBROADCASTSS vecconsts<>+0(SB), Z7
+	VBROADCASTSS vecconsts<>+0(SB), Z8
+	XORQ         SI, SI
+
+loopU2:
+	CMPQ        CX, $0x00000040
+	JB          loop13
+	VMULPS      (DX)(SI*4), Z0, Z30
+	VMULPS      64(DX)(SI*4), Z0, Z31
+	VFPCLASSPSZ $0x20, Z30, K1
+	VFPCLASSPSZ $0x20, Z31, K2
+	BYTE        $0x62
+	BYTE        $0x02
+	BYTE        $0x07
+	BYTE        $0x40
+	BYTE        $0x72
+	BYTE        $0xee
+
+	// VCVTNE2PS2BF16 Z30, Z31, Z29 above
+	KORTESTW K1, K2
+	JNZ      denormal6
+	VMOVNTDQ Z29, (AX)(SI*2)
+
+packed7:
+	VMULPS      128(DX)(SI*4), Z0, Z30
+	VMULPS      192(DX)(SI*4), Z0, Z31
+	VFPCLASSPSZ $0x20, Z30, K1
+	VFPCLASSPSZ $0x20, Z31, K2
+	BYTE        $0x62
+	BYTE        $0x02
+	BYTE        $0x07
+	BYTE        $0x40
+	BYTE        $0x72
+	BYTE        $0xee
+
+	// VCVTNE2PS2BF16 Z30, Z31, Z29 above
+	KORTESTW K1, K2
+	JNZ      denormal8
+	VMOVNTDQ Z29, 64(AX)(SI*2)
+
+packed9:
+	VPMOVZXWD (BX)(SI*2), Z9
+	VPSLLD    $0x10, Z9, Z9
+	VMAXPS    Z5, Z9, Z5
+	VPMOVZXWD 32(BX)(SI*2), Z9
+	VPSLLD    $0x10, Z9, Z9
+	VMAXPS    Z6, Z9, Z6
+	VPMOVZXWD 64(BX)(SI*2), Z9
+	VPSLLD    $0x10, Z9, Z9
+	VMAXPS    Z7, Z9, Z7
+	VPMOVZXWD 96(BX)(SI*2), Z9
+	VPSLLD    $0x10, Z9, Z9
+	VMAXPS    Z8, Z9, Z8
+	ADDQ      $0x00000040, SI
+	SUBQ      $0x00000040, CX
+	JMP       loopU2
+
+loop13:
+	CMPQ      CX, $0x00000010
+	JB        tail4
+	VMULPS    (DX)(SI*4), Z0, Z4
+	VPSRLD    $0x10, Z4, Z9
+	VPANDD    Z1, Z9, Z9
+	VPADDD    Z4, Z9, Z9
+	VPADDD    Z2, Z9, Z9
+	VCMPPS    $0x03, Z4, Z4, K1
+	VPORD     Z3, Z4, K1, Z9
+	VPSRLD    $0x10, Z9, Z9
+	VPMOVDW   Z9, Y4
+	VMOVDQU16 Y4, (AX)(SI*2)
+	VPMOVZXWD (BX)(SI*2), Z4
+	VPSLLD    $0x10, Z4, Z4
+	VMAXPS    Z5, Z4, Z5
+	ADDQ      $0x00000010, SI
+	SUBQ      $0x00000010, CX
+	JMP       loop13
+
+tail4:
+	TESTQ CX, CX
+	JZ    done5
+
+done5:
+	VMAXPS     Z6, Z5, Z5
+	VMAXPS     Z8, Z7, Z7
+	VMAXPS     Z7, Z5, Z5
+	VSHUFF32X4 $0x4e, Z5, Z5, Z0
+	VMAXPS     Z0, Z5, Z5
+	VSHUFF32X4 $0xb1, Z5, Z5, Z0
+	VMAXPS     Z0, Z5, Z5
+	VPERMILPS  $0x4e, Z5, Z0
+	VMAXPS     Z0, Z5, Z5
+	VPERMILPS  $0xb1, Z5, Z0
+	VMAXPS     Z0, Z5, Z5
+	VMOVSS     X5, ret+88(FP)
+	VZEROUPPER
+	RET
+
+denormal6:
+	VMOVAPS  Z30, Z9
+	VMOVAPS  Z31, Z10
+	VPSRLD   $0x10, Z9, Z11
+	VPANDD   Z1, Z11, Z11
+	VPADDD   Z9, Z11, Z11
+	VPADDD   Z2, Z11, Z11
+	VCMPPS   $0x03, Z9, Z9, K1
+	VPORD    Z3, Z9, K1, Z11
+	VPSRLD   $0x10, Z10, Z9
+	VPANDD   Z1, Z9, Z9
+	VPADDD   Z10, Z9, Z9
+	VPADDD   Z2, Z9, Z9
+	VCMPPS   $0x03, Z10, Z10, K1
+	VPORD    Z3, Z10, K1, Z9
+	VPERMT2W Z9, Z4, Z11
+	VMOVNTDQ Z11, (AX)(SI*2)
+	JMP      packed7
+
+denormal8:
+	VMOVAPS  Z30, Z9
+	VMOVAPS  Z31, Z10
+	VPSRLD   $0x10, Z9, Z11
+	VPANDD   Z1, Z11, Z11
+	VPADDD   Z9, Z11, Z11
+	VPADDD   Z2, Z11, Z11
+	VCMPPS   $0x03, Z9, Z9, K1
+	VPORD    Z3, Z9, K1, Z11
+	VPSRLD   $0x10, Z10, Z9
+	VPANDD   Z1, Z9, Z9
+	VPADDD   Z10, Z9, Z9
+	VPADDD   Z2, Z9, Z9
+	VCMPPS   $0x03, Z10, Z10, K1
+	VPORD    Z3, Z10, K1, Z9
+	VPERMT2W Z9, Z4, Z11
+	VMOVNTDQ Z11, 64(AX)(SI*2)
+	JMP      packed9
+
+scaled1:
+	VBROADCASTSS vecconsts<>+0(SB), Z6
+	VBROADCASTSS vecconsts<>+0(SB), Z7
+	VBROADCASTSS vecconsts<>+0(SB), Z8
+	VBROADCASTSS vecconsts<>+0(SB), Z9
+	XORQ         SI, SI
+
+loopU10:
+	CMPQ        CX, $0x00000040
+	JB          loop111
+	VMULPS      (DX)(SI*4), Z0, Z30
+	VMULPS      64(DX)(SI*4), Z0, Z31
+	VFPCLASSPSZ $0x20, Z30, K1
+	VFPCLASSPSZ $0x20, Z31, K2
+	BYTE        $0x62
+	BYTE        $0x02
+	BYTE        $0x07
+	BYTE        $0x40
+	BYTE        $0x72
+	BYTE        $0xee
+
+	// VCVTNE2PS2BF16 Z30, Z31, Z29 above
+	KORTESTW K1, K2
+	JNZ      denormal14
+	VMOVNTDQ Z29, (AX)(SI*2)
+
+packed15:
+	VMULPS      128(DX)(SI*4), Z0, Z30
+	VMULPS      192(DX)(SI*4), Z0, Z31
+	VFPCLASSPSZ $0x20, Z30, K1
+	VFPCLASSPSZ $0x20, Z31, K2
+	BYTE        $0x62
+	BYTE        $0x02
+	BYTE        $0x07
+	BYTE        $0x40
+	BYTE        $0x72
+	BYTE        $0xee
+
+	// VCVTNE2PS2BF16 Z30, Z31, Z29 above
+	KORTESTW K1, K2
+	JNZ      denormal16
+	VMOVNTDQ Z29, 64(AX)(SI*2)
+
+packed17:
+	VPMOVZXWD (BX)(SI*2), Z10
+	VPSLLD    $0x10, Z10, Z10
+	VMULPS    Z5, Z10, Z10
+	VMAXPS    Z6, Z10, Z6
+	VPMOVZXWD 32(BX)(SI*2), Z10
+	VPSLLD    $0x10, Z10, Z10
+	VMULPS    Z5, Z10, Z10
+	VMAXPS    Z7, Z10, Z7
+	VPMOVZXWD 64(BX)(SI*2), Z10
+	VPSLLD    $0x10, Z10, Z10
+	VMULPS    Z5, Z10, Z10
+	VMAXPS    Z8, Z10, Z8
+	VPMOVZXWD 96(BX)(SI*2), Z10
+	VPSLLD    $0x10, Z10, Z10
+	VMULPS    Z5, Z10, Z10
+	VMAXPS    Z9, Z10, Z9
+	ADDQ      $0x00000040, SI
+	SUBQ      $0x00000040, CX
+	JMP       loopU10
+
+loop111:
+	CMPQ      CX, $0x00000010
+	JB        tail12
+	VMULPS    (DX)(SI*4), Z0, Z4
+	VPSRLD    $0x10, Z4, Z10
+	VPANDD    Z1, Z10, Z10
+	VPADDD    Z4, Z10, Z10
+	VPADDD    Z2, Z10, Z10
+	VCMPPS    $0x03, Z4, Z4, K1
+	VPORD     Z3, Z4, K1, Z10
+	VPSRLD    $0x10, Z10, Z10
+	VPMOVDW   Z10, Y4
+	VMOVDQU16 Y4, (AX)(SI*2)
+	VPMOVZXWD (BX)(SI*2), Z4
+	VPSLLD    $0x10, Z4, Z4
+	VMULPS    Z5, Z4, Z4
+	VMAXPS    Z6, Z4, Z6
+	ADDQ      $0x00000010, SI
+	SUBQ      $0x00000010, CX
+	JMP       loop111
+
+tail12:
+	TESTQ CX, CX
+	JZ    done13
+
+done13:
+	VMAXPS     Z7, Z6, Z6
+	VMAXPS     Z9, Z8, Z8
+	VMAXPS     Z8, Z6, Z6
+	VSHUFF32X4 $0x4e, Z6, Z6, Z0
+	VMAXPS     Z0, Z6, Z6
+	VSHUFF32X4 $0xb1, Z6, Z6, Z0
+	VMAXPS     Z0, Z6, Z6
+	VPERMILPS  $0x4e, Z6, Z0
+	VMAXPS     Z0, Z6, Z6
+	VPERMILPS  $0xb1, Z6, Z0
+	VMAXPS     Z0, Z6, Z6
+	VMOVSS     X6, ret+88(FP)
+	VZEROUPPER
+	RET
+
+denormal14:
+	VMOVAPS  Z30, Z10
+	VMOVAPS  Z31, Z11
+	VPSRLD   $0x10, Z10, Z12
+	VPANDD   Z1, Z12, Z12
+	VPADDD   Z10, Z12, Z12
+	VPADDD   Z2, Z12, Z12
+	VCMPPS   $0x03, Z10, Z10, K1
+	VPORD    Z3, Z10, K1, Z12
+	VPSRLD   $0x10, Z11, Z10
+	VPANDD   Z1, Z10, Z10
+	VPADDD   Z11, Z10, Z10
+	VPADDD   Z2, Z10, Z10
+	VCMPPS   $0x03, Z11, Z11, K1
+	VPORD    Z3, Z11, K1, Z10
+	VPERMT2W Z10, Z4, Z12
+	VMOVNTDQ Z12, (AX)(SI*2)
+	JMP      packed15
+
+denormal16:
+	VMOVAPS  Z30, Z10
+	VMOVAPS  Z31, Z11
+	VPSRLD   $0x10, Z10, Z12
+	VPANDD   Z1, Z12, Z12
+	VPADDD   Z10, Z12, Z12
+	VPADDD   Z2, Z12, Z12
+	VCMPPS   $0x03, Z10, Z10, K1
+	VPORD    Z3, Z10, K1, Z12
+	VPSRLD   $0x10, Z11, Z10
+	VPANDD   Z1, Z10, Z10
+	VPADDD   Z11, Z10, Z10
+	VPADDD   Z2, Z10, Z10
+	VCMPPS   $0x03, Z11, Z11, K1
+	VPORD    Z3, Z11, K1, Z10
+	VPERMT2W Z10, Z4, Z12
+	VMOVNTDQ Z12, 64(AX)(SI*2)
+	JMP      packed17

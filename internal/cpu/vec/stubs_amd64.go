@@ -793,3 +793,13 @@ func normalizeBF16CvtAVX512(dst []uint16, x []float32, k float32)
 //
 //go:noescape
 func normalizeBF16CvtNTAVX512(dst []uint16, x []float32, k float32)
+
+// normalizeMaxBF16CvtAVX512 is normalizeBF16Cvt that also returns maxBF16(next, scale); len(next) must be len(dst).
+//
+//go:noescape
+func normalizeMaxBF16CvtAVX512(dst []uint16, x []float32, k float32, next []uint16, scale float32) float32
+
+// normalizeMaxBF16CvtNTAVX512 is normalizeBF16CvtNT that also returns maxBF16(next, scale); len(next) must be len(dst).
+//
+//go:noescape
+func normalizeMaxBF16CvtNTAVX512(dst []uint16, x []float32, k float32, next []uint16, scale float32) float32

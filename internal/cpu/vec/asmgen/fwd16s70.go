@@ -55,8 +55,10 @@ func emitFwd16s70() {
 			g.exp2Sum16(bf)
 		}
 		if g.avx512 {
-			g.normalizeBF16Cvt(false)
-			g.normalizeBF16Cvt(true)
+			for _, withMax := range []bool{false, true} {
+				g.normalizeBF16Cvt(false, withMax)
+				g.normalizeBF16Cvt(true, withMax)
+			}
 		}
 	}
 }
@@ -169,70 +171,104 @@ func (g *gen) exp2Sum16(bf bool) {
 	})
 }
 
-// normalizeBF16Cvt emits normalizeBF16Cvt (nt: its non-temporal variant):
+// normalizeBF16Cvt emits normalizeBF16Cvt (nt: its non-temporal variant;
+// withMax: normalizeMaxBF16Cvt, which also returns the max of next):
 // normalizeBF16 with AVX-512 BF16's VCVTNE2PS2BF16, which rounds two
 // vectors to 32 bfloat16 (nearest even, NaN quieted as F32ToBF16 does) in
 // one op where normalizeBF16Pairs takes 13: the normalizing pass of a
 // bfloat16 row in L1, 4.1 → 2.1 cycles a vector on Zen 4. The instruction
 // reads denormals as 0, so a pair with one (VFPCLASSPS, tested once for
 // both) is rounded by normalizeBF16Pairs' integer code instead, out of line.
-func (g *gen) normalizeBF16Cvt(nt bool) {
+func (g *gen) normalizeBF16Cvt(nt, withMax bool) {
 	name, doc := "normalizeBF16Cvt", "is normalizeBF16 by VCVTNE2PS2BF16 (AVX-512 BF16); len(dst) must be a multiple of 16."
 	if nt {
 		name, doc = "normalizeBF16CvtNT", "is normalizeBF16Cvt with non-temporal stores; dst must be 64-byte aligned."
 	}
-	g.text(name, "func(dst []uint16, x []float32, k float32)", doc)
+	sig := "func(dst []uint16, x []float32, k float32)"
+	if withMax {
+		name, doc = "normalizeMax"+name[len("normalize"):], "is "+name+" that also returns maxBF16(next, scale); len(next) must be len(dst)."
+		sig = "func(dst []uint16, x []float32, k float32, next []uint16, scale float32) float32"
+	}
+	g.text(name, sig, doc)
 	pd, n, px := ptr("dst"), length("dst"), ptr("x")
 	kv := g.bcast("k")
 	g.hoist(cInt1, cInt7FFF, cQuietHi)
 	idx := g.vec()
 	VMOVDQU32(bf16Pack, idx)
-	type slow struct {
-		label, back string
-		k           int
-		i           reg.GPVirtual
-	}
-	var slows []slow
-	g.loop(n, unroll, func(vs int) {
-		k := 0
-		for ; k+1 < vs; k += 2 {
-			lo, hi, out := reg.Z30, reg.Z31, reg.Z29
-			VMULPS(g.at(px, k, 4), kv, lo)
-			VMULPS(g.at(px, k+1, 4), kv, hi)
-			k1, k2 := K(), K()
-			VFPCLASSPSZ(Imm(0x20), lo, k1) // denormal
-			VFPCLASSPSZ(Imm(0x20), hi, k2)
-			cvtne2ps2bf16(out, hi, lo)
-			sl := slow{label: g.label("denormal"), back: g.label("packed"), k: k, i: g.i}
-			slows = append(slows, sl)
-			KORTESTW(k1, k2)
-			JNZ(LabelRef(sl.label))
-			if nt {
-				VMOVNTDQ(out, g.at(pd, k, 2))
-			} else {
-				VMOVDQU16(out, g.at(pd, k, 2))
+	g.withNextMax(withMax, true, func(extra func(vs int), finish func()) {
+		type slow struct {
+			label, back string
+			k           int
+		}
+		var slows []slow
+		g.loop(n, unroll, func(vs int) {
+			k := 0
+			for ; k+1 < vs; k += 2 {
+				lo, hi, out := reg.Z30, reg.Z31, reg.Z29
+				VMULPS(g.at(px, k, 4), kv, lo)
+				VMULPS(g.at(px, k+1, 4), kv, hi)
+				k1, k2 := K(), K()
+				VFPCLASSPSZ(Imm(0x20), lo, k1) // denormal
+				VFPCLASSPSZ(Imm(0x20), hi, k2)
+				cvtne2ps2bf16(out, hi, lo)
+				sl := slow{label: g.label("denormal"), back: g.label("packed"), k: k}
+				slows = append(slows, sl)
+				KORTESTW(k1, k2)
+				JNZ(LabelRef(sl.label))
+				if nt {
+					VMOVNTDQ(out, g.at(pd, k, 2))
+				} else {
+					VMOVDQU16(out, g.at(pd, k, 2))
+				}
+				Label(sl.back)
 			}
-			Label(sl.back)
+			if k < vs {
+				t := g.roundHi(g.mulAt(px, k, kv))
+				VPSRLD(Imm(16), t, t)
+				h := YMM()
+				VPMOVDW(t, h)
+				VMOVDQU16(h, g.at(pd, k, 2))
+			}
+			extra(vs)
+		}, noTail)
+		finish()
+		g.ret()
+		for _, sl := range slows {
+			Label(sl.label)
+			v0, v1 := g.vec(), g.vec()
+			VMOVAPS(reg.Z30, v0)
+			VMOVAPS(reg.Z31, v1)
+			t0, t1 := g.roundHi(v0), g.roundHi(v1)
+			VPERMT2W(t1, idx, t0)
+			g.storeWords(t0, g.at(pd, sl.k, 2), nt)
+			JMP(LabelRef(sl.back))
 		}
-		if k < vs {
-			t := g.roundHi(g.mulAt(px, k, kv))
-			VPSRLD(Imm(16), t, t)
-			h := YMM()
-			VPMOVDW(t, h)
-			VMOVDQU16(h, g.at(pd, k, 2))
-		}
-	}, noTail)
-	g.ret()
-	for _, sl := range slows {
-		Label(sl.label)
-		v0, v1 := g.vec(), g.vec()
-		VMOVAPS(reg.Z30, v0)
-		VMOVAPS(reg.Z31, v1)
-		t0, t1 := g.roundHi(v0), g.roundHi(v1)
-		VPERMT2W(t1, idx, t0)
-		g.storeWords(t0, Mem{Base: pd, Index: sl.i, Scale: 2, Disp: sl.k * g.w * 2}, nt)
-		JMP(LabelRef(sl.back))
+	})
+}
+
+// withNextMax emits a kernel body (emit: its loop runs extra(vs) in each
+// block, then finish, then its return): once as it is or, with withMax,
+// taking the max of the 16-bit array next (bfloat16 with bf) times the
+// parameter scale along, into the result (scale 1 and any other, as
+// unitScale).
+func (g *gen) withNextMax(withMax, bf bool, emit func(extra func(vs int), finish func())) {
+	if !withMax {
+		emit(func(int) {}, func() {})
+		return
 	}
+	pn, scale := ptr("next"), g.bcast("scale")
+	g.unitScale(scale, func(one bool) {
+		acc := g.accs(unroll, true)
+		emit(func(vs int) {
+			for k := 0; k < vs; k++ {
+				v := g.load16(pn, k, bf)
+				if !one {
+					VMULPS(scale, v, v)
+				}
+				maxKeepNaN(acc[k], v, acc[k])
+			}
+		}, func() { g.reduceMax(acc) })
+	})
 }
 
 // mulAt returns float32 vector k of px times kv.
