@@ -68,16 +68,34 @@ var (
 	exp2F16  = [...]float32{0.9999999403953552, 0.6931530833244324, 0.24015361070632935, 0.05582631751894951, 0.00898933969438076, 0.0018775768112391233}
 )
 
-// exp2Poly16 returns e^s, the exp of the 16-bit softmax rows
-// (ExpSum16Ahead; bf: bfloat16's polynomial, else float16's): t = s·log2e
-// rounded to float32, 2^(t−⌊t⌋) by the polynomial, scaled by 2^⌊t⌋ with one
-// rounding. Relative to e^s it is off by the polynomial's error plus
-// |t|·2^−24·ln2 (t's rounding) and as much again (log2e's). It is the scalar twin of that vector exp,
-// whose fused multiply-adds it rounds once more (through float64), so the
-// two may differ by an ulp; s must be ≤ 88.72 or NaN. −∞ and every s
-// below −104.7 give 0.
-func exp2Poly16(s float32, bf bool) float32 {
-	t := s * log2e
+// exp2Args returns L = scale·log2e and M = m·log2e, rounded to float32: the
+// exps of the 16-bit softmax rows (ExpSum16Ahead) are 2^(x·L − M), one
+// fused multiply-add an element, which is e^(x·scale − m) but for M's
+// rounding (a factor common to the row, which its normalization cancels)
+// and t's. wide says M or L overflowed (|m| or |scale| above 2.3e38): then the
+// exps are 2^(float32(x·scale − m)·log2e) instead.
+func exp2Args(scale, m float32) (l, mm float32, wide bool) {
+	l = scale * log2e
+	mm = m * log2e
+	return l, mm, math.IsInf(float64(mm), 0) || math.IsInf(float64(l), 0)
+}
+
+// exp2Arg is t for 16-bit value u (bfloat16 with bf) and exp2Args' results.
+func exp2Arg(u uint16, bf bool, scale, m, l, mm float32, wide bool) float32 {
+	if wide {
+		return (to32(u, bf)*scale - m) * log2e
+	}
+	return fma32Exact(to32(u, bf), l, -mm)
+}
+
+// exp2Poly16 returns 2^t, the exp of the 16-bit softmax rows
+// (ExpSum16Ahead; bf: bfloat16's polynomial, else float16's): 2^(t−⌊t⌋) by
+// the polynomial, scaled by 2^⌊t⌋ with one rounding, within the
+// polynomial's error. It is the scalar twin of that vector exp, whose
+// fused multiply-adds it rounds once more (through float64), so the two
+// may differ by an ulp; t must be ≤ 128 or NaN. −∞ and every t below −151
+// give 0.
+func exp2Poly16(t float32, bf bool) float32 {
 	if t != t {
 		return t
 	}
@@ -95,4 +113,29 @@ func exp2Poly16(s float32, bf bool) float32 {
 		p = fma32(p, f, c[j])
 	}
 	return float32(float64(p) * math.Ldexp(1, int(n)))
+}
+
+// fma32Exact is a·b + c rounded once to float32, as the assembly's FMA:
+// the float64 sum's own rounding, which fma32 may carry into a second one,
+// is undone where it lands on a float32 midpoint.
+func fma32Exact(a, b, c float32) float32 {
+	p := float64(a) * float64(b) // exact
+	s := p + float64(c)
+	r := float32(s)
+	if math.IsInf(s, 0) || float64(r) == s {
+		return r
+	}
+	bb := s - p
+	e := (p - (s - bb)) + (float64(c) - bb) // s + e is a·b + c exactly
+	other := math.Nextafter32(r, float32(math.Inf(1)))
+	if float64(r) > s {
+		other = math.Nextafter32(r, float32(math.Inf(-1)))
+	}
+	if e == 0 || s != (float64(r)+float64(other))/2 {
+		return r
+	}
+	if (e > 0) == (other > r) {
+		return other
+	}
+	return r
 }

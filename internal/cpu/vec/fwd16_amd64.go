@@ -56,7 +56,7 @@ func max16(x []uint16, bf bool, scale float32) float32 {
 // expSum16 runs the assembly on whole vectors of 16 and the twin on the rest.
 func expSum16(dst []float32, x []uint16, bf bool, next []float32, scale, m float32) float32 {
 	k, ok := fwd16(bf)
-	if !ok {
+	if _, _, wide := exp2Args(scale, m); !ok || wide {
 		return expSum16Generic(dst, x, bf, scale, m)
 	}
 	n := len(dst) &^ 15

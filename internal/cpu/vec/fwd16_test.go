@@ -2,6 +2,7 @@ package vec
 
 import (
 	"math"
+	"math/big"
 	"math/rand/v2"
 	"testing"
 	"unsafe"
@@ -115,7 +116,8 @@ func TestFwd16(t *testing.T) {
 // TestExp16 checks every set's 16-bit rows' exp (through ExpSum16Ahead of
 // every bfloat16 value in [−110, 88], shifted by offsets m, read as
 // bfloat16 and, where it is one, as float16) within its polynomial's error
-// plus t's rounding and log2e's (|x|·2^−23) of float64 for normal results,
+// plus t's rounding and log2e's and M's (|x|·2^−23, m·2^−23) of float64 for
+// normal results,
 // within an ulp of exp2Poly16, and Exp's 0 and NaN at the edges.
 func TestExp16(t *testing.T) {
 	var u []uint16
@@ -145,10 +147,11 @@ func TestExp16(t *testing.T) {
 			e := make([]float32, len(in))
 			for _, m := range []float32{0, 0.3, 0.7071, 1e-3} {
 				ExpSum16Ahead(e, in, bf, nil, 1, m)
+				l, mm, _ := exp2Args(1, m)
 				worst := 0.0
 				for i, b := range in {
 					x := to32(b, bf) - m
-					want, twin := math.Exp(float64(x)), exp2Poly16(x, bf)
+					want, twin := math.Exp(float64(x)), exp2Poly16(exp2Arg(b, bf, 1, m, l, mm, false), bf)
 					if ulpsApart(e[i], twin) > 1 && !(e[i] != e[i] && twin != twin) {
 						t.Fatalf("%s bf=%v: exp(%v) = %v, twin %v", name, bf, x, e[i], twin)
 					}
@@ -159,7 +162,7 @@ func TestExp16(t *testing.T) {
 						}
 					case want >= 0x1p-126 && want <= math.MaxFloat32:
 						rel := math.Abs(float64(e[i])/want - 1)
-						if bound := poly + 1.2e-7 + math.Abs(float64(x))*0x1p-23; rel > bound {
+						if bound := poly + 1.2e-7 + (math.Abs(float64(x))+float64(m))*0x1p-23; rel > bound {
 							t.Fatalf("%s bf=%v: exp(%v) = %v, %.3g relative off (bound %.3g)", name, bf, x, e[i], rel, bound)
 						}
 						worst = max(worst, rel)
@@ -214,6 +217,46 @@ func TestNormalize16Edges(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestFma32Exact checks fma32Exact against math/big's single rounding on
+// random operands, on ones whose float64 sum lands on a float32 midpoint
+// (where fma32 can round twice) and on overflow.
+func TestFma32Exact(t *testing.T) {
+	rng := rand.New(rand.NewPCG(70, 32))
+	exact := func(a, b, c float32) float32 {
+		z := new(big.Float).SetPrec(300).SetFloat64(float64(a))
+		z.Mul(z, new(big.Float).SetPrec(300).SetFloat64(float64(b)))
+		z.Add(z, new(big.Float).SetPrec(300).SetFloat64(float64(c)))
+		f, _ := z.Float32()
+		return f
+	}
+	twice := 0
+	for i := 0; i < 200000; i++ {
+		a := float32(rng.NormFloat64() * math.Exp2(float64(rng.IntN(40)-20)))
+		b := float32(rng.NormFloat64())
+		c := float32(rng.NormFloat64() * math.Exp2(float64(rng.IntN(40)-20)))
+		if i%2 == 1 {
+			// a·b is c's half ulp less 2^−46 of it: a float32 midpoint
+			// less a tail below float64's reach.
+			_, e := math.Frexp(float64(c))
+			a = 1 + 0x1p-23
+			b = float32(math.Ldexp(1-0x1p-23, e-25))
+			if rng.IntN(2) == 0 {
+				b = -b
+			}
+		}
+		if got, want := fma32Exact(a, b, c), exact(a, b, c); got != want {
+			t.Fatalf("fma32Exact(%v, %v, %v) = %v, want %v", a, b, c, got, want)
+		}
+		if fma32(a, b, c) != exact(a, b, c) {
+			twice++
+		}
+	}
+	if got := fma32Exact(3e38, 3, -1e38); !math.IsInf(float64(got), 1) {
+		t.Fatalf("fma32Exact(3e38, 3, -1e38) = %v, want +Inf", got)
+	}
+	t.Logf("fma32 rounded twice on %d of 200000", twice)
 }
 
 // nan16 says whether u is a NaN of its 16-bit format (whose sign the
