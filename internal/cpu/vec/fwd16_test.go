@@ -219,6 +219,36 @@ func TestNormalize16Edges(t *testing.T) {
 	})
 }
 
+// TestExpSum16Wide checks the rows whose max times log2e overflows float32
+// (bfloat16 above 2.36e38), which take exp2Args' wide form: exps of 1 at
+// the max, the rest e^(x − m), as the float32 path's, on every set.
+func TestExpSum16Wide(t *testing.T) {
+	eachImpl(t, func(name string) {
+		x := make([]float32, 35)
+		for i := range x {
+			x[i] = 3e38 - float32(i%5)*1e36
+		}
+		x[7], x[20] = 1, float32(math.Inf(-1))
+		u := make([]uint16, len(x))
+		F32ToBF16(u, x)
+		BF16ToF32(x, u)
+		for _, scale := range []float32{1, 0.9} {
+			m := Max16(u, true, scale)
+			e, want := make([]float32, len(x)), make([]float32, len(x))
+			s := ExpSum16Ahead(e, u, true, nil, scale, m)
+			ws := ExpSum(want, x, scale, m)
+			for i := range e {
+				if math.Abs(float64(e[i]-want[i])) > 1e-5*float64(want[i]) {
+					t.Fatalf("%s scale=%v: exp[%d] = %v, float32 path %v", name, scale, i, e[i], want[i])
+				}
+			}
+			if !close32(s, ws) {
+				t.Fatalf("%s scale=%v: sum %v, float32 path %v", name, scale, s, ws)
+			}
+		}
+	})
+}
+
 // TestFma32Exact checks fma32Exact against math/big's single rounding on
 // random operands, on ones whose float64 sum lands on a float32 midpoint
 // (where fma32 can round twice) and on overflow.
