@@ -2,7 +2,11 @@
 
 package vec
 
-import "golang.org/x/sys/cpu"
+import (
+	"sync/atomic"
+
+	"golang.org/x/sys/cpu"
+)
 
 // kernels16 are one set's 16-bit forward kernels for one format.
 type kernels16 struct {
@@ -14,8 +18,33 @@ type kernels16 struct {
 }
 
 // fwd16 returns the kernels of the set in use (bf: bfloat16), or false for
-// the "go" set and for float16 without F16C.
-func fwd16(bf bool) (kernels16, bool) { return fwd16Set(impl, bf) }
+// the "go" set and for float16 without F16C, from a table kept for the set
+// in use: a row of 1024 takes two calls, and fwd16Set's comparisons cost 4%
+// of 8192x1024 bfloat16 on one core.
+func fwd16(bf bool) (*kernels16, bool) {
+	t := fwd16Table.Load()
+	if t == nil || t.impl != impl {
+		t = &table16{impl: impl}
+		for i := range t.k {
+			t.k[i], t.ok[i] = fwd16Set(impl, i == 1)
+		}
+		fwd16Table.Store(t)
+	}
+	i := 0
+	if bf {
+		i = 1
+	}
+	return &t.k[i], t.ok[i]
+}
+
+// table16 is fwd16Set's answers for one set: float16's, then bfloat16's.
+type table16 struct {
+	impl string
+	k    [2]kernels16
+	ok   [2]bool
+}
+
+var fwd16Table atomic.Pointer[table16]
 
 // fwd16Set is fwd16 for the set named impl.
 func fwd16Set(impl string, bf bool) (kernels16, bool) {
