@@ -3,6 +3,7 @@
 package vec
 
 import (
+	"math"
 	"sync/atomic"
 
 	"golang.org/x/sys/cpu"
@@ -15,6 +16,8 @@ type kernels16 struct {
 	norm, normNT func(dst []uint16, x []float32, k float32)
 	// normMax, normMaxNT: norm and max of next in one pass (nil: none).
 	normMax, normMaxNT func(dst []uint16, x []float32, k float32, next []uint16, scale float32) float32
+	// maxBits: the max's bits from packed words (nil: none).
+	maxBits func(x []uint16) uint16
 }
 
 // fwd16 returns the kernels of the set in use (bf: bfloat16), or false for
@@ -55,28 +58,36 @@ func fwd16Set(impl string, bf bool) (kernels16, bool) {
 		return fwd16Set("avx2", bf)
 	case impl == "avx512" && bf && cpu.X86.HasAVX512BF16:
 		return kernels16{maxBF16AVX512, exp2SumBF16AVX512, normalizeBF16CvtAVX512, normalizeBF16CvtNTAVX512,
-			normalizeMaxBF16CvtAVX512, normalizeMaxBF16CvtNTAVX512}, true
+			normalizeMaxBF16CvtAVX512, normalizeMaxBF16CvtNTAVX512, maxBitsBF16AVX512}, true
 	case impl == "avx512" && bf:
-		return kernels16{maxBF16AVX512, exp2SumBF16AVX512, normalizeBF16AVX512, normalizeBF16NTAVX512, nil, nil}, true
+		return kernels16{maxBF16AVX512, exp2SumBF16AVX512, normalizeBF16AVX512, normalizeBF16NTAVX512, nil, nil, maxBitsBF16AVX512}, true
 	case impl == "avx512":
-		return kernels16{maxF16AVX512, exp2SumF16AVX512, normalizeF16AVX512, normalizeF16NTAVX512, nil, nil}, true
+		return kernels16{maxF16AVX512, exp2SumF16AVX512, normalizeF16AVX512, normalizeF16NTAVX512, nil, nil, maxBitsF16AVX512}, true
 	case impl == "avx2" && bf:
-		return kernels16{maxBF16AVX2, exp2SumBF16AVX2, normalizeBF16AVX2, normalizeBF16NTAVX2, nil, nil}, true
+		return kernels16{maxBF16AVX2, exp2SumBF16AVX2, normalizeBF16AVX2, normalizeBF16NTAVX2, nil, nil, nil}, true
 	case impl == "avx2" && cpu.X86.HasF16C:
-		return kernels16{maxF16AVX2, exp2SumF16AVX2, normalizeF16AVX2, normalizeF16NTAVX2, nil, nil}, true
+		return kernels16{maxF16AVX2, exp2SumF16AVX2, normalizeF16AVX2, normalizeF16NTAVX2, nil, nil, nil}, true
 	}
 	return kernels16{}, false
 }
 
-// max16 runs the assembly on whole vectors of 16 and the twin on the rest.
+// max16 runs the assembly on whole vectors of 16 and the twin on the rest:
+// maxBits on vectors of 32 words where it exists and the scale is positive
+// (then the max of scale·x is scale times the max of x, rounded alike).
 func max16(x []uint16, bf bool, scale float32) float32 {
 	k, ok := fwd16(bf)
 	if !ok {
 		return max16Generic(x, bf, scale)
 	}
+	var m float32
 	n := len(x) &^ 15
-	m, r := k.max(x[:n], scale), max16Generic(x[n:], bf, scale)
-	if r > m {
+	if k.maxBits != nil && scale > 0 && scale <= math.MaxFloat32 {
+		n = len(x) &^ 31
+		m = to32(k.maxBits(x[:n]), bf) * scale
+	} else {
+		m = k.max(x[:n], scale)
+	}
+	if r := max16Generic(x[n:], bf, scale); r > m {
 		return r
 	}
 	return m

@@ -249,6 +249,52 @@ func TestExpSum16Wide(t *testing.T) {
 	})
 }
 
+// TestMax16Edges checks Max16 of every set against maxOfGeneric of the
+// converted row (float equality: ±0 either way) on rows of NaNs (either
+// sign, with payloads), infinities, zeros of both signs and ordinary
+// values, at lengths about the vectors of 32 words, with positive, negative
+// and zero scales.
+func TestMax16Edges(t *testing.T) {
+	rng := rand.New(rand.NewPCG(70, 17))
+	eachImpl(t, func(name string) {
+		for _, bf := range []bool{true, false} {
+			to32s := F16ToF32
+			edges := []uint16{0x7c00, 0xfc00, 0x7e00, 0x7c01, 0xfe00, 0xffff, 0x7fff, 0, 0x8000, 0x3c00, 0xbc00, 0x0001, 0x8001, 0x7bff, 0xfbff}
+			if bf {
+				to32s = BF16ToF32
+				edges = []uint16{0x7f80, 0xff80, 0x7fc0, 0x7f81, 0xffc0, 0xffff, 0x7fff, 0, 0x8000, 0x3f80, 0xbf80, 0x0001, 0x8001, 0x7f7f, 0xff7f}
+			}
+			for _, n := range []int{1, 31, 32, 33, 64, 127, 128, 129, 300} {
+				u := make([]uint16, n)
+				x := make([]float32, n)
+				for trial := 0; trial < 60; trial++ {
+					allEdge := trial%3 == 0
+					for i := range u {
+						if f := float32(rng.NormFloat64() * 3); bf {
+							u[i] = FloatToBF16(f)
+						} else {
+							u[i] = FloatToHalf(f)
+						}
+						if allEdge || rng.IntN(5) == 0 {
+							u[i] = edges[rng.IntN(len(edges))]
+						}
+						if trial%10 == 1 {
+							u[i] = edges[2+rng.IntN(4)] // NaNs only, either sign
+						}
+					}
+					to32s(x, u)
+					for _, scale := range []float32{1, 0.7, -0.5, 0, 3e38} {
+						got, want := Max16(u, bf, scale), maxOfGeneric(x, scale)
+						if got != want && !(got != got && want != want) {
+							t.Fatalf("%s bf=%v n=%d scale=%v: Max16 %v, float32 path %v (row %#x)", name, bf, n, scale, got, want, u)
+						}
+					}
+				}
+			}
+		}
+	})
+}
+
 // TestFma32Exact checks fma32Exact against math/big's single rounding on
 // random operands, on ones whose float64 sum lands on a float32 midpoint
 // (where fma32 can round twice) and on overflow.

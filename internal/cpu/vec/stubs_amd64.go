@@ -784,6 +784,16 @@ func exp2SumF16AVX512(dst []float32, x []uint16, next []float32, scale float32, 
 //go:noescape
 func exp2SumBF16AVX512(dst []float32, x []uint16, next []float32, scale float32, m float32) float32
 
+// maxBitsF16AVX512 returns the F16 bits of the max of x's non-NaN values (−∞ if none), as max16; len(x) must be a multiple of 32.
+//
+//go:noescape
+func maxBitsF16AVX512(x []uint16) uint16
+
+// maxBitsBF16AVX512 returns the BF16 bits of the max of x's non-NaN values (−∞ if none), as max16; len(x) must be a multiple of 32.
+//
+//go:noescape
+func maxBitsBF16AVX512(x []uint16) uint16
+
 // normalizeBF16CvtAVX512 is normalizeBF16 by VCVTNE2PS2BF16 (AVX-512 BF16); len(dst) must be a multiple of 16.
 //
 //go:noescape

@@ -36,20 +36,31 @@ var s70 Mem
 const (
 	s70Log2e = iota
 	s70Lo
+	s70Abs16     // words of 0x7fff
+	s70InfF16    // words of float16 +∞ (0x7c00)
+	s70InfBF16   // words of bfloat16 +∞ (0x7f80)
+	s70NegInfF16 // words of float16 −∞ in maxBits order (0xfc00 ^ 0x7fff)
+	s70NegInfBF16
 	s70BF // exp2BF16's coefficients, then exp2F16's
 )
 
 func s70F16() int { return s70BF + len(exp2BF16) }
 
+// s70Words are the word constants, as float64 bit patterns of their dwords.
+var s70Words = []uint32{0x7fff7fff, 0x7c007c00, 0x7f807f80, 0x83ff83ff, 0x807f807f}
+
 // emitFwd16s70 emits this file's kernels for both instruction sets, after
 // the others, so that their assembly stays as it was.
 func emitFwd16s70() {
 	s70 = GLOBL("fwd16s70", RODATA|NOPTR)
-	vals := append([]float64{log2e, -151}, exp2BF16...)
-	vals = append(vals, exp2F16...)
-	for k, v := range vals {
+	bits := []uint32{f32(log2e), f32(-151)}
+	bits = append(bits, s70Words...)
+	for _, v := range append(append([]float64{}, exp2BF16...), exp2F16...) {
+		bits = append(bits, f32(v))
+	}
+	for k, v := range bits {
 		for j := 0; j < 8; j++ {
-			DATA(32*k+4*j, U32(f32(v)))
+			DATA(32*k+4*j, U32(v))
 		}
 	}
 	for _, g := range []*gen{{avx512: false, w: 8, suffix: "AVX2"}, {avx512: true, w: 16, suffix: "AVX512"}} {
@@ -57,6 +68,8 @@ func emitFwd16s70() {
 			g.exp2Sum16(bf)
 		}
 		if g.avx512 {
+			g.maxBits16(false)
+			g.maxBits16(true)
 			for _, withMax := range []bool{false, true} {
 				g.normalizeBF16Cvt(false, withMax)
 				g.normalizeBF16Cvt(true, withMax)
@@ -298,4 +311,64 @@ func cvtne2ps2bf16(dst, src1, src2 reg.Register) {
 		Instruction(in)
 	}
 	Comment(fmt.Sprintf("VCVTNE2PS2BF16 %s, %s, %s above", src2.Asm(), src1.Asm(), dst.Asm()))
+}
+
+// maxBits16 emits maxBitsF16 or maxBitsBF16: the max of a 16-bit row on the
+// packed words, 32 a vector, where max16 converts 16 to float32 and takes
+// their max (float16 rows of 4096 on Zen 4: the max pass was 16% of the
+// row). A word w orders as a signed int as its value does once a negative
+// one's magnitude bits are flipped, w ^ (w>>15 & 0x7fff); NaNs above +∞
+// are left out as max16 leaves them (negative ones order below −∞), so a
+// row of NaNs gives −∞.
+func (g *gen) maxBits16(bf bool) {
+	t := name16(bf)
+	g.text("maxBits"+t, "func(x []uint16) uint16",
+		"returns the "+t+" bits of the max of x's non-NaN values (−∞ if none), as max16; len(x) must be a multiple of 32.")
+	px, n := ptr("x"), length("x")
+	inf, negInf := s70InfF16, s70NegInfF16
+	if bf {
+		inf, negInf = s70InfBF16, s70NegInfBF16
+	}
+	abs, infW := g.vec(), g.vec()
+	VPBROADCASTD(s70.Offset(32*s70Abs16), abs)
+	VPBROADCASTD(s70.Offset(32*inf), infW)
+	acc := make([]reg.VecVirtual, unroll)
+	for k := range acc {
+		acc[k] = g.vec()
+		VPBROADCASTD(s70.Offset(32*negInf), acc[k])
+	}
+	// Blocks of 2·unroll·16 words: each vector of 32 words is one "k".
+	g.w = 32
+	g.loop(n, unroll, func(vs int) {
+		for k := 0; k < vs; k++ {
+			v, sg, ok := g.vec(), g.vec(), K()
+			VMOVDQU16(g.at(px, k, 2), v)
+			VPSRAW(Imm(15), v, sg)
+			VPTERNLOGD(Imm(0x78), abs, sg, v) // v ^ (sg & 0x7fff)
+			VPCMPW(Imm(2), infW, v, ok)       // ≤ +∞: not NaN
+			VPMAXSW(v, acc[k], ok, acc[k])
+		}
+	}, noTail)
+	g.w = 16
+	m := foldPairs(acc, func(ops ...Op) { VPMAXSW(ops...) })
+	y := YMM()
+	VEXTRACTI64X4(Imm(1), m, y)
+	VPMAXSW(y, m.AsY(), y)
+	x := XMM()
+	VEXTRACTI128(Imm(1), y, x)
+	VPMAXSW(x, y.AsX(), x)
+	tx := XMM()
+	VPSHUFD(Imm(0x4e), x, tx)
+	VPMAXSW(tx, x, x)
+	VPSHUFD(Imm(0xb1), x, tx)
+	VPMAXSW(tx, x, x)
+	VPSRLD(Imm(16), x, tx)
+	VPMAXSW(tx, x, x)
+	// Back from the order: flip a negative one's magnitude bits again.
+	VPSRAW(Imm(15), x, tx)
+	VPTERNLOGD(Imm(0x78), abs.AsX(), tx, x)
+	r := GP32()
+	VMOVD(x, r)
+	MOVW(r.As16(), addr(ReturnIndex(0)))
+	g.ret()
 }
