@@ -42,7 +42,8 @@ func newBoundScratch() *boundScratch {
 }
 
 // The passes of one chunk: rowCached's (max, exp+sum, normalize), for
-// 16-bit rows rowCached16's (the same three on the 16-bit data), the split
+// 16-bit rows rowCached16's (the same three on the 16-bit data, the max
+// twice), the split
 // long row's (max, exp+sum; then exp·k) and lanesBlocked's (lane max, lane
 // exp+sum; then lane exp·k).
 func rowPasses(t *boundScratch) {
@@ -50,6 +51,9 @@ func rowPasses(t *boundScratch) {
 	vec.Normalize(t.o, t.e, 1/vec.ExpSum(t.e, t.x, 1, m))
 }
 
+// rowPasses16 is rowCached16 on a chunk: the max, the exp pass and the
+// normalizing pass, which also takes the next slice's max (the same chunk
+// here) as rowCached16's does.
 func rowPasses16(bf bool) func(*boundScratch) {
 	return func(t *boundScratch) {
 		u := t.h
@@ -57,7 +61,7 @@ func rowPasses16(bf bool) func(*boundScratch) {
 			u = t.b
 		}
 		m := vec.Max16(u, bf, 1)
-		vec.Normalize16(t.v, bf, t.e, 1/vec.ExpSum16Ahead(t.e, u, bf, nil, 1, m), false)
+		vec.Normalize16Max(t.v, bf, t.e, 1/vec.ExpSum16Ahead(t.e, u, bf, nil, 1, m), false, u, 1)
 	}
 }
 
