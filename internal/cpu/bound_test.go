@@ -24,6 +24,8 @@ type boundCase struct {
 type boundScratch struct {
 	x, e, o, m, k []float32
 	h, b, v       []uint16 // float16 and bfloat16 inputs, output
+	m16           float32  // rowPasses16: the next chunk's max
+	has16         bool
 }
 
 func newBoundScratch() *boundScratch {
@@ -42,8 +44,7 @@ func newBoundScratch() *boundScratch {
 }
 
 // The passes of one chunk: rowCached's (max, exp+sum, normalize), for
-// 16-bit rows rowCached16's (the same three on the 16-bit data, the max
-// twice), the split
+// 16-bit rows rowCached16's (the same three on the 16-bit data), the split
 // long row's (max, exp+sum; then exp·k) and lanesBlocked's (lane max, lane
 // exp+sum; then lane exp·k).
 func rowPasses(t *boundScratch) {
@@ -51,17 +52,19 @@ func rowPasses(t *boundScratch) {
 	vec.Normalize(t.o, t.e, 1/vec.ExpSum(t.e, t.x, 1, m))
 }
 
-// rowPasses16 is rowCached16 on a chunk: the max, the exp pass and the
-// normalizing pass, which also takes the next slice's max (the same chunk
-// here) as rowCached16's does.
+// rowPasses16 is rowCached16 on a chunk: the exp pass and the normalizing
+// pass, which also takes the next slice's max (the same chunk here) as
+// rowCached16's does.
 func rowPasses16(bf bool) func(*boundScratch) {
 	return func(t *boundScratch) {
 		u := t.h
 		if bf {
 			u = t.b
 		}
-		m := vec.Max16(u, bf, 1)
-		vec.Normalize16Max(t.v, bf, t.e, 1/vec.ExpSum16Ahead(t.e, u, bf, nil, 1, m), false, u, 1)
+		if !t.has16 {
+			t.m16, t.has16 = vec.Max16(u, bf, 1), true
+		}
+		t.m16 = vec.Normalize16Max(t.v, bf, t.e, 1/vec.ExpSum16Ahead(t.e, u, bf, nil, 1, t.m16), false, u, 1)
 	}
 }
 
