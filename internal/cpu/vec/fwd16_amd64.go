@@ -100,7 +100,11 @@ func expSum16(dst []float32, x []uint16, bf bool, next []float32, scale, m float
 		return expSum16Generic(dst, x, bf, scale, m)
 	}
 	n := len(dst) &^ 15
-	return k.expSum(dst[:n], x[:n], next, scale, m) + expSum16Generic(dst[n:], x[n:], bf, scale, m)
+	s := k.expSum(dst[:n], x[:n], next, scale, m)
+	if n < len(dst) {
+		s += expSum16Generic(dst[n:], x[n:], bf, scale, m)
+	}
+	return s
 }
 
 // normalize16 runs the assembly (stream: its non-temporal variant from
@@ -134,8 +138,11 @@ func normalize16Max(dst []uint16, bf bool, x []float32, k float32, stream bool, 
 	if stream {
 		kern, h = ks.normMaxNT, alignHead(dst, 64)
 	}
-	normalize16Generic(dst[:h], bf, x[:h], k)
 	n := h + (len(dst)-h)&^15
+	if h == 0 && n == len(dst) {
+		return kern(dst, x, k, next, scale) // rows of whole vectors at a line
+	}
+	normalize16Generic(dst[:h], bf, x[:h], k)
 	ms := [3]float32{max16Generic(next[:h], bf, scale), kern(dst[h:n], x[h:n], k, next[h:n], scale), max16Generic(next[n:], bf, scale)}
 	normalize16Generic(dst[n:], bf, x[n:], k)
 	m := ms[0]
