@@ -83,7 +83,9 @@ func exp2Args(scale, m float32) (l, mm float32, wide bool) {
 // exp2Arg is t for 16-bit value u (bfloat16 with bf) and exp2Args' results.
 func exp2Arg(u uint16, bf bool, scale, m, l, mm float32, wide bool) float32 {
 	if wide {
-		return (to32(u, bf)*scale - m) * log2e
+		// The conversion keeps the product from fusing with the
+		// subtraction (arm64), as the assembly rounds it.
+		return (float32(to32(u, bf)*scale) - m) * log2e
 	}
 	return fma32Exact(to32(u, bf), l, -mm)
 }
