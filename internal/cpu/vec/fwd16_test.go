@@ -34,7 +34,7 @@ func rand16(t *testing.T, rng *rand.Rand, n int, bf, special bool) []uint16 {
 
 // The 16-bit forward kernels of every set, against their twins and the
 // float32 path they replace (conversion, Max, ExpSum, Normalize, conversion
-// back): max bit for bit, exps within an ulp of Exp16 (which rounds its
+// back): max bit for bit, exps within an ulp of exp2Poly16 (which rounds its
 // FMAs twice), the sum close, the 16-bit outputs bit for bit the twin's
 // rounding of the kernel's own exps, plain and streamed to any alignment,
 // and within one 16-bit ulp of the float32 path's (NaNs of either sign).
