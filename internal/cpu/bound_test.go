@@ -4,6 +4,7 @@ import (
 	"math"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/gofused/softmax/internal/cpu/vec"
 	"github.com/gofused/softmax/internal/spec"
@@ -176,4 +177,25 @@ func onAll(p int, f func(w int)) {
 	}
 	f(0)
 	wg.Wait()
+}
+
+// BenchmarkBoundL1 is the bound files' compute (a): a case's passes over
+// one L1-resident chunk on one thread, the fastest of b.N rounds of 200
+// chunks, in ns per element (the figure that noise from other work on the
+// machine moves least).
+func BenchmarkBoundL1(b *testing.B) {
+	for _, c := range boundCases {
+		b.Run(c.name, func(b *testing.B) {
+			t := newBoundScratch()
+			best := time.Duration(1 << 62)
+			for i := 0; i < b.N; i++ {
+				t0 := time.Now()
+				for j := 0; j < 200; j++ {
+					c.pass(t)
+				}
+				best = min(best, time.Since(t0))
+			}
+			b.ReportMetric(float64(best.Nanoseconds())/float64(200*chunk), "ns/el")
+		})
+	}
 }
