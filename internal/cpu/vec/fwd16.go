@@ -10,8 +10,8 @@ func Max16(x []uint16, bf bool, scale float32) float32 { return max16(x, bf, sca
 
 // ExpSum16Ahead is ExpSumAhead of the converted 16-bit values x[:len(dst)]
 // with the exp 2^(x·L − M) of exp2Args and exp2Poly16: e^(x·scale − m)
-// times a factor common to the call (M's rounding: within |m·scale|·2^−24
-// of 1), within 2.6e-6 (bfloat16) or 7.5e-8 (float16) plus |x·scale −
+// times a factor common to the call (M's rounding: within |m|·2^−24 of
+// 1), within 2.6e-6 (bfloat16) or 7.5e-8 (float16) plus |x·scale −
 // m|·1.2e-7 relative. m must be at least Max16(x, bf, scale) − 88 (the row
 // max, in softmax), or the results of the elements above m + 88 are
 // undefined.
