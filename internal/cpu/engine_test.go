@@ -8,6 +8,7 @@ import (
 	"testing"
 	"unsafe"
 
+	"github.com/gofused/softmax/internal/cpu/vec"
 	"github.com/gofused/softmax/internal/ref"
 	"github.com/gofused/softmax/internal/spec"
 	"github.com/gofused/softmax/internal/verify"
@@ -260,3 +261,65 @@ func TestAheadView(t *testing.T) {
 		t.Error("float32 view is not the storage")
 	}
 }
+
+// TestRows16 checks rowCached16's rows (each one's max taken in the
+// previous one's normalizing pass) bit for bit against the same kernels
+// run a row at a time, for every row count a share can have, rows with NaN
+// and of −∞ among them, at several thread counts.
+func TestRows16(t *testing.T) {
+	rng := rand.New(rand.NewPCG(70, 74))
+	for _, procs := range []int{1, 2, 3} {
+		withThresholds(t, false, procs, func(t *testing.T) {
+			minWorkBytes = 1
+			for _, bf := range []bool{true, false} {
+				dt := spec.Float16
+				if bf {
+					dt = spec.BFloat16
+				}
+				for _, rows := range []int{1, 2, 3, 4, 5, 6, 7, 9, 37} {
+					for _, n := range []int{16, 33, 1024, 3000} {
+						for _, scale := range []float32{1, 0.5, -2} {
+							x, y := benchBuf(dt, rows*n), Buf{DType: dt, U16: make([]uint16, rows*n)}
+							negInf := uint16(0xfc00)
+							if bf {
+								negInf = 0xff80
+							}
+							for r := 0; r < rows; r++ {
+								switch rng.IntN(6) {
+								case 0:
+									x.U16[r*n+rng.IntN(n)] = 0x7fc0 // a NaN in bfloat16 and float16
+								case 1:
+									for i := r * n; i < (r+1)*n; i++ {
+										x.U16[i] = negInf
+									}
+								}
+							}
+							l, _ := spec.Decompose([]int{rows, n}, -1)
+							Forward(spec.Softmax, l, float64(scale), y, x)
+							e := make([]float32, n)
+							want := make([]uint16, n)
+							for r := 0; r < rows; r++ {
+								u := x.U16[r*n : (r+1)*n]
+								m := vec.Max16(u, bf, scale)
+								var d float64 // float32 sums of chunks, as rowCached16's
+								for k := 0; k < n; k += chunk {
+									d += float64(vec.ExpSum16Ahead(e[k:min(k+chunk, n)], u[k:], bf, nil, scale, m))
+								}
+								vec.Normalize16(want, bf, e, float32(1/d), false)
+								for i, w := range want {
+									if g := y.U16[r*n+i]; g != w && !(nan16(g) && nan16(w)) {
+										t.Fatalf("procs=%d %s %dx%d scale=%v: row %d [%d] = %#x, row alone %#x", procs, dt, rows, n, scale, r, i, g, w)
+									}
+								}
+							}
+						}
+					}
+				}
+			}
+		})
+	}
+}
+
+// nan16 says whether u is above 0x7f80 in magnitude: a NaN in bfloat16
+// and in float16 (whose other NaNs, 0x7c01–0x7f80, the tests do not make).
+func nan16(u uint16) bool { return u&0x7fff > 0x7f80 }

@@ -168,10 +168,11 @@ func (c *call) half16() bool {
 // 16-bit row, converting in registers, and the normalizing pass rounds to
 // 16 bits as it stores (vec.Max16, vec.ExpSum16Ahead, vec.Normalize16), not
 // through a float32 copy of the row and two more passes. The next slice's
-// max is taken between this one's exp pass (which prefetched it) and its
-// normalization, so that neither waits on the other's final reduction
-// (bfloat16 rows of 1024 on one core, best of 6 alternated runs: 8192x1024
-// 0.378 -> 0.342 ns/element, 512x1024 in cache 0.350 -> 0.327).
+// max is taken in this one's normalizing pass (vec.Normalize16Max), whose
+// idle pipes its loads and max ops fill, where the assembly has it (bfloat16
+// rows of 1024 on one core, fastest of 300 calls, three runs: 8192x1024
+// 0.307 -> 0.290 ns/element, 512x1024 0.288 -> 0.276; float16's, tried,
+// lost 2% on 1024x4096); the exp pass prefetched that slice.
 func (c *call) rowCached16(off, n int, more bool, s *scratch, pend *pending) {
 	bf := c.x.DType == spec.BFloat16
 	x := c.x.U16[off : off+n]
@@ -190,11 +191,13 @@ func (c *call) rowCached16(off, n int, more bool, s *scratch, pend *pending) {
 		}
 		d += float64(vec.ExpSum16Ahead(e[k:k+cn], x[k:k+cn], bf, nk, c.scale, m))
 	}
-	if more {
-		pend.off, pend.has16 = off+n, true
-		pend.m16 = vec.Max16(c.x.U16[off+n:off+2*n], bf, c.scale)
+	out := c.dst.U16[off : off+n]
+	if !more {
+		vec.Normalize16(out, bf, e, float32(1/d), c.dst.nt)
+		return
 	}
-	vec.Normalize16(c.dst.U16[off:off+n], bf, e, float32(1/d), c.dst.nt)
+	pend.off, pend.has16 = off+n, true
+	pend.m16 = vec.Normalize16Max(out, bf, e, float32(1/d), c.dst.nt, c.x.U16[off+n:off+2*n], c.scale)
 }
 
 // stats is the first pass over [off, off+n): the online pair (forward) or

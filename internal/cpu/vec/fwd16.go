@@ -9,9 +9,12 @@ package vec
 func Max16(x []uint16, bf bool, scale float32) float32 { return max16(x, bf, scale) }
 
 // ExpSum16Ahead is ExpSumAhead of the converted 16-bit values x[:len(dst)]
-// with the exp Exp16, which is within 4.5e-7 relative of e^x. m must be at
-// least Max16(x, bf, scale) − 88 (the row max, in softmax), or the results
-// of the elements above m + 88 are undefined.
+// with the exp 2^(x·L − M) of exp2Args and exp2Poly16: e^(x·scale − m)
+// times a factor common to the call (M's rounding: within |m|·2^−24 of
+// 1), within 2.6e-6 (bfloat16) or 7.5e-8 (float16) plus |x·scale −
+// m|·1.2e-7 relative. m must be at least Max16(x, bf, scale) − 88 (the row
+// max, in softmax), or the results of the elements above m + 88 are
+// undefined.
 func ExpSum16Ahead(dst []float32, x []uint16, bf bool, next []float32, scale, m float32) float32 {
 	return expSum16(dst, x[:len(dst)], bf, next, scale, m)
 }
@@ -21,6 +24,14 @@ func ExpSum16Ahead(dst []float32, x []uint16, bf bool, next []float32, scale, m 
 // non-temporally (the caller issues Fence).
 func Normalize16(dst []uint16, bf bool, x []float32, k float32, stream bool) {
 	normalize16(dst, bf, x[:len(dst)], k, stream)
+}
+
+// Normalize16Max is Normalize16 that also returns Max16(next, bf, scale),
+// in one pass where the assembly has it (bfloat16 with AVX-512 BF16): the
+// next row's max taken while this row's output streams out. len(next) must
+// equal len(dst).
+func Normalize16Max(dst []uint16, bf bool, x []float32, k float32, stream bool, next []uint16, scale float32) float32 {
+	return normalize16Max(dst, bf, x[:len(dst)], k, stream, next[:len(dst):len(dst)], scale)
 }
 
 // to32 returns the float32 conversion of 16-bit value u.
@@ -46,9 +57,10 @@ func max16Generic(x []uint16, bf bool, scale float32) float32 {
 // expSumGeneric's order.
 func expSum16Generic(dst []float32, x []uint16, bf bool, scale, m float32) float32 {
 	x = x[:len(dst)]
+	l, mm, wide := exp2Args(scale, m)
 	var s [8]float32
 	for i, u := range x {
-		e := Exp16(float32(to32(u, bf)*scale) - m)
+		e := exp2Poly16(exp2Arg(u, bf, scale, m, l, mm, wide), bf)
 		dst[i] = e
 		if i < len(x)&^7 {
 			s[i%8] += e

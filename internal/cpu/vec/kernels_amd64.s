@@ -19248,345 +19248,6 @@ done9:
 	VZEROUPPER
 	RET
 
-// func expSumF16AVX2(dst []float32, x []uint16, next []float32, scale float32, m float32) float32
-// Requires: AVX, AVX2, F16C, FMA3, MMX+
-TEXT ·expSumF16AVX2(SB), NOSPLIT, $0-84
-	MOVQ         dst_base+0(FP), AX
-	MOVQ         dst_len+8(FP), CX
-	MOVQ         x_base+24(FP), DX
-	MOVQ         next_base+48(FP), BX
-	MOVQ         next_len+56(FP), SI
-	VBROADCASTSS scale+72(FP), Y0
-	VBROADCASTSS m+76(FP), Y1
-	VBROADCASTSS vecconsts<>+64(SB), Y2
-	VBROADCASTSS vecconsts<>+96(SB), Y3
-	VUCOMISS     vecconsts<>+416(SB), X0
-	JNE          scaled1
-	JP           scaled1
-	VXORPS       Y0, Y0, Y0
-	VXORPS       Y3, Y3, Y3
-	VXORPS       Y4, Y4, Y4
-	VXORPS       Y5, Y5, Y5
-	XORQ         DI, DI
-
-loopU2:
-	CMPQ         CX, $0x00000020
-	JB           loop13
-	VCVTPH2PS    (DX)(DI*2), Y6
-	VSUBPS       Y1, Y6, Y6
-	VCVTPH2PS    16(DX)(DI*2), Y7
-	VSUBPS       Y1, Y7, Y7
-	VMAXPS       Y6, Y2, Y6
-	VMAXPS       Y7, Y2, Y7
-	VMULPS       vecconsts<>+128(SB), Y6, Y8
-	VMULPS       vecconsts<>+128(SB), Y7, Y9
-	VROUNDPS     $0x00, Y8, Y8
-	VROUNDPS     $0x00, Y9, Y9
-	VFNMADD231PS vecconsts<>+1088(SB), Y8, Y6
-	VFNMADD231PS vecconsts<>+1088(SB), Y9, Y7
-	VMOVUPS      vecconsts<>+1216(SB), Y10
-	VMOVUPS      vecconsts<>+1216(SB), Y11
-	VFMADD213PS  vecconsts<>+1184(SB), Y6, Y10
-	VFMADD213PS  vecconsts<>+1184(SB), Y7, Y11
-	VFMADD213PS  vecconsts<>+1152(SB), Y6, Y10
-	VFMADD213PS  vecconsts<>+1152(SB), Y7, Y11
-	VFMADD213PS  vecconsts<>+1120(SB), Y6, Y10
-	VFMADD213PS  vecconsts<>+1120(SB), Y7, Y11
-	VFMADD213PS  vecconsts<>+416(SB), Y6, Y10
-	VFMADD213PS  vecconsts<>+416(SB), Y7, Y11
-	VFMADD213PS  vecconsts<>+416(SB), Y6, Y10
-	VFMADD213PS  vecconsts<>+416(SB), Y7, Y11
-	VCVTPS2DQ    Y8, Y8
-	VCVTPS2DQ    Y9, Y9
-	VPSRAD       $0x01, Y8, Y6
-	VPSRAD       $0x01, Y9, Y7
-	VPSUBD       Y6, Y8, Y8
-	VPSUBD       Y7, Y9, Y9
-	VPADDD       vecconsts<>+448(SB), Y6, Y6
-	VPSLLD       $0x17, Y6, Y6
-	VPADDD       vecconsts<>+448(SB), Y7, Y7
-	VPSLLD       $0x17, Y7, Y7
-	VPADDD       vecconsts<>+448(SB), Y8, Y8
-	VPSLLD       $0x17, Y8, Y8
-	VPADDD       vecconsts<>+448(SB), Y9, Y9
-	VPSLLD       $0x17, Y9, Y9
-	VMULPS       Y6, Y10, Y10
-	VMULPS       Y7, Y11, Y11
-	VMULPS       Y8, Y10, Y10
-	VMULPS       Y9, Y11, Y11
-	VMOVUPS      Y10, (AX)(DI*4)
-	VADDPS       Y10, Y0, Y0
-	VMOVUPS      Y11, 32(AX)(DI*4)
-	VADDPS       Y11, Y3, Y3
-	VCVTPH2PS    32(DX)(DI*2), Y6
-	VSUBPS       Y1, Y6, Y6
-	VCVTPH2PS    48(DX)(DI*2), Y7
-	VSUBPS       Y1, Y7, Y7
-	VMAXPS       Y6, Y2, Y6
-	VMAXPS       Y7, Y2, Y7
-	VMULPS       vecconsts<>+128(SB), Y6, Y8
-	VMULPS       vecconsts<>+128(SB), Y7, Y9
-	VROUNDPS     $0x00, Y8, Y8
-	VROUNDPS     $0x00, Y9, Y9
-	VFNMADD231PS vecconsts<>+1088(SB), Y8, Y6
-	VFNMADD231PS vecconsts<>+1088(SB), Y9, Y7
-	VMOVUPS      vecconsts<>+1216(SB), Y10
-	VMOVUPS      vecconsts<>+1216(SB), Y11
-	VFMADD213PS  vecconsts<>+1184(SB), Y6, Y10
-	VFMADD213PS  vecconsts<>+1184(SB), Y7, Y11
-	VFMADD213PS  vecconsts<>+1152(SB), Y6, Y10
-	VFMADD213PS  vecconsts<>+1152(SB), Y7, Y11
-	VFMADD213PS  vecconsts<>+1120(SB), Y6, Y10
-	VFMADD213PS  vecconsts<>+1120(SB), Y7, Y11
-	VFMADD213PS  vecconsts<>+416(SB), Y6, Y10
-	VFMADD213PS  vecconsts<>+416(SB), Y7, Y11
-	VFMADD213PS  vecconsts<>+416(SB), Y6, Y10
-	VFMADD213PS  vecconsts<>+416(SB), Y7, Y11
-	VCVTPS2DQ    Y8, Y8
-	VCVTPS2DQ    Y9, Y9
-	VPSRAD       $0x01, Y8, Y6
-	VPSRAD       $0x01, Y9, Y7
-	VPSUBD       Y6, Y8, Y8
-	VPSUBD       Y7, Y9, Y9
-	VPADDD       vecconsts<>+448(SB), Y6, Y6
-	VPSLLD       $0x17, Y6, Y6
-	VPADDD       vecconsts<>+448(SB), Y7, Y7
-	VPSLLD       $0x17, Y7, Y7
-	VPADDD       vecconsts<>+448(SB), Y8, Y8
-	VPSLLD       $0x17, Y8, Y8
-	VPADDD       vecconsts<>+448(SB), Y9, Y9
-	VPSLLD       $0x17, Y9, Y9
-	VMULPS       Y6, Y10, Y10
-	VMULPS       Y7, Y11, Y11
-	VMULPS       Y8, Y10, Y10
-	VMULPS       Y9, Y11, Y11
-	VMOVUPS      Y10, 64(AX)(DI*4)
-	VADDPS       Y10, Y4, Y4
-	VMOVUPS      Y11, 96(AX)(DI*4)
-	VADDPS       Y11, Y5, Y5
-	CMPQ         DI, SI
-	JAE          noprefetch6
-	PREFETCHT1   (BX)(DI*4)
-	PREFETCHT1   64(BX)(DI*4)
-
-noprefetch6:
-	ADDQ $0x00000020, DI
-	SUBQ $0x00000020, CX
-	JMP  loopU2
-
-loop13:
-	CMPQ         CX, $0x00000008
-	JB           tail4
-	VCVTPH2PS    (DX)(DI*2), Y6
-	VSUBPS       Y1, Y6, Y6
-	VMAXPS       Y6, Y2, Y6
-	VMULPS       vecconsts<>+128(SB), Y6, Y7
-	VROUNDPS     $0x00, Y7, Y7
-	VFNMADD231PS vecconsts<>+1088(SB), Y7, Y6
-	VMOVUPS      vecconsts<>+1216(SB), Y8
-	VFMADD213PS  vecconsts<>+1184(SB), Y6, Y8
-	VFMADD213PS  vecconsts<>+1152(SB), Y6, Y8
-	VFMADD213PS  vecconsts<>+1120(SB), Y6, Y8
-	VFMADD213PS  vecconsts<>+416(SB), Y6, Y8
-	VFMADD213PS  vecconsts<>+416(SB), Y6, Y8
-	VCVTPS2DQ    Y7, Y7
-	VPSRAD       $0x01, Y7, Y6
-	VPSUBD       Y6, Y7, Y7
-	VPADDD       vecconsts<>+448(SB), Y6, Y6
-	VPSLLD       $0x17, Y6, Y6
-	VPADDD       vecconsts<>+448(SB), Y7, Y7
-	VPSLLD       $0x17, Y7, Y7
-	VMULPS       Y6, Y8, Y8
-	VMULPS       Y7, Y8, Y8
-	VMOVUPS      Y8, (AX)(DI*4)
-	VADDPS       Y8, Y0, Y0
-	ADDQ         $0x00000008, DI
-	SUBQ         $0x00000008, CX
-	JMP          loop13
-
-tail4:
-	TESTQ CX, CX
-	JZ    done5
-
-done5:
-	VADDPS     Y3, Y0, Y0
-	VADDPS     Y5, Y4, Y4
-	VADDPS     Y4, Y0, Y0
-	VPERM2F128 $0x01, Y0, Y0, Y1
-	VADDPS     Y1, Y0, Y0
-	VPERMILPS  $0x4e, Y0, Y1
-	VADDPS     Y1, Y0, Y0
-	VPERMILPS  $0xb1, Y0, Y1
-	VADDPS     Y1, Y0, Y0
-	VMOVSS     X0, ret+80(FP)
-	VZEROUPPER
-	RET
-
-scaled1:
-	VXORPS Y3, Y3, Y3
-	VXORPS Y4, Y4, Y4
-	VXORPS Y5, Y5, Y5
-	VXORPS Y6, Y6, Y6
-	XORQ   DI, DI
-
-loopU7:
-	CMPQ         CX, $0x00000020
-	JB           loop18
-	VCVTPH2PS    (DX)(DI*2), Y7
-	VMULPS       Y0, Y7, Y7
-	VSUBPS       Y1, Y7, Y7
-	VCVTPH2PS    16(DX)(DI*2), Y8
-	VMULPS       Y0, Y8, Y8
-	VSUBPS       Y1, Y8, Y8
-	VMAXPS       Y7, Y2, Y7
-	VMAXPS       Y8, Y2, Y8
-	VMULPS       vecconsts<>+128(SB), Y7, Y9
-	VMULPS       vecconsts<>+128(SB), Y8, Y10
-	VROUNDPS     $0x00, Y9, Y9
-	VROUNDPS     $0x00, Y10, Y10
-	VFNMADD231PS vecconsts<>+1088(SB), Y9, Y7
-	VFNMADD231PS vecconsts<>+1088(SB), Y10, Y8
-	VMOVUPS      vecconsts<>+1216(SB), Y11
-	VMOVUPS      vecconsts<>+1216(SB), Y12
-	VFMADD213PS  vecconsts<>+1184(SB), Y7, Y11
-	VFMADD213PS  vecconsts<>+1184(SB), Y8, Y12
-	VFMADD213PS  vecconsts<>+1152(SB), Y7, Y11
-	VFMADD213PS  vecconsts<>+1152(SB), Y8, Y12
-	VFMADD213PS  vecconsts<>+1120(SB), Y7, Y11
-	VFMADD213PS  vecconsts<>+1120(SB), Y8, Y12
-	VFMADD213PS  vecconsts<>+416(SB), Y7, Y11
-	VFMADD213PS  vecconsts<>+416(SB), Y8, Y12
-	VFMADD213PS  vecconsts<>+416(SB), Y7, Y11
-	VFMADD213PS  vecconsts<>+416(SB), Y8, Y12
-	VCVTPS2DQ    Y9, Y9
-	VCVTPS2DQ    Y10, Y10
-	VPSRAD       $0x01, Y9, Y7
-	VPSRAD       $0x01, Y10, Y8
-	VPSUBD       Y7, Y9, Y9
-	VPSUBD       Y8, Y10, Y10
-	VPADDD       vecconsts<>+448(SB), Y7, Y7
-	VPSLLD       $0x17, Y7, Y7
-	VPADDD       vecconsts<>+448(SB), Y8, Y8
-	VPSLLD       $0x17, Y8, Y8
-	VPADDD       vecconsts<>+448(SB), Y9, Y9
-	VPSLLD       $0x17, Y9, Y9
-	VPADDD       vecconsts<>+448(SB), Y10, Y10
-	VPSLLD       $0x17, Y10, Y10
-	VMULPS       Y7, Y11, Y11
-	VMULPS       Y8, Y12, Y12
-	VMULPS       Y9, Y11, Y11
-	VMULPS       Y10, Y12, Y12
-	VMOVUPS      Y11, (AX)(DI*4)
-	VADDPS       Y11, Y3, Y3
-	VMOVUPS      Y12, 32(AX)(DI*4)
-	VADDPS       Y12, Y4, Y4
-	VCVTPH2PS    32(DX)(DI*2), Y7
-	VMULPS       Y0, Y7, Y7
-	VSUBPS       Y1, Y7, Y7
-	VCVTPH2PS    48(DX)(DI*2), Y8
-	VMULPS       Y0, Y8, Y8
-	VSUBPS       Y1, Y8, Y8
-	VMAXPS       Y7, Y2, Y7
-	VMAXPS       Y8, Y2, Y8
-	VMULPS       vecconsts<>+128(SB), Y7, Y9
-	VMULPS       vecconsts<>+128(SB), Y8, Y10
-	VROUNDPS     $0x00, Y9, Y9
-	VROUNDPS     $0x00, Y10, Y10
-	VFNMADD231PS vecconsts<>+1088(SB), Y9, Y7
-	VFNMADD231PS vecconsts<>+1088(SB), Y10, Y8
-	VMOVUPS      vecconsts<>+1216(SB), Y11
-	VMOVUPS      vecconsts<>+1216(SB), Y12
-	VFMADD213PS  vecconsts<>+1184(SB), Y7, Y11
-	VFMADD213PS  vecconsts<>+1184(SB), Y8, Y12
-	VFMADD213PS  vecconsts<>+1152(SB), Y7, Y11
-	VFMADD213PS  vecconsts<>+1152(SB), Y8, Y12
-	VFMADD213PS  vecconsts<>+1120(SB), Y7, Y11
-	VFMADD213PS  vecconsts<>+1120(SB), Y8, Y12
-	VFMADD213PS  vecconsts<>+416(SB), Y7, Y11
-	VFMADD213PS  vecconsts<>+416(SB), Y8, Y12
-	VFMADD213PS  vecconsts<>+416(SB), Y7, Y11
-	VFMADD213PS  vecconsts<>+416(SB), Y8, Y12
-	VCVTPS2DQ    Y9, Y9
-	VCVTPS2DQ    Y10, Y10
-	VPSRAD       $0x01, Y9, Y7
-	VPSRAD       $0x01, Y10, Y8
-	VPSUBD       Y7, Y9, Y9
-	VPSUBD       Y8, Y10, Y10
-	VPADDD       vecconsts<>+448(SB), Y7, Y7
-	VPSLLD       $0x17, Y7, Y7
-	VPADDD       vecconsts<>+448(SB), Y8, Y8
-	VPSLLD       $0x17, Y8, Y8
-	VPADDD       vecconsts<>+448(SB), Y9, Y9
-	VPSLLD       $0x17, Y9, Y9
-	VPADDD       vecconsts<>+448(SB), Y10, Y10
-	VPSLLD       $0x17, Y10, Y10
-	VMULPS       Y7, Y11, Y11
-	VMULPS       Y8, Y12, Y12
-	VMULPS       Y9, Y11, Y11
-	VMULPS       Y10, Y12, Y12
-	VMOVUPS      Y11, 64(AX)(DI*4)
-	VADDPS       Y11, Y5, Y5
-	VMOVUPS      Y12, 96(AX)(DI*4)
-	VADDPS       Y12, Y6, Y6
-	CMPQ         DI, SI
-	JAE          noprefetch11
-	PREFETCHT1   (BX)(DI*4)
-	PREFETCHT1   64(BX)(DI*4)
-
-noprefetch11:
-	ADDQ $0x00000020, DI
-	SUBQ $0x00000020, CX
-	JMP  loopU7
-
-loop18:
-	CMPQ         CX, $0x00000008
-	JB           tail9
-	VCVTPH2PS    (DX)(DI*2), Y7
-	VMULPS       Y0, Y7, Y7
-	VSUBPS       Y1, Y7, Y7
-	VMAXPS       Y7, Y2, Y7
-	VMULPS       vecconsts<>+128(SB), Y7, Y8
-	VROUNDPS     $0x00, Y8, Y8
-	VFNMADD231PS vecconsts<>+1088(SB), Y8, Y7
-	VMOVUPS      vecconsts<>+1216(SB), Y9
-	VFMADD213PS  vecconsts<>+1184(SB), Y7, Y9
-	VFMADD213PS  vecconsts<>+1152(SB), Y7, Y9
-	VFMADD213PS  vecconsts<>+1120(SB), Y7, Y9
-	VFMADD213PS  vecconsts<>+416(SB), Y7, Y9
-	VFMADD213PS  vecconsts<>+416(SB), Y7, Y9
-	VCVTPS2DQ    Y8, Y8
-	VPSRAD       $0x01, Y8, Y7
-	VPSUBD       Y7, Y8, Y8
-	VPADDD       vecconsts<>+448(SB), Y7, Y7
-	VPSLLD       $0x17, Y7, Y7
-	VPADDD       vecconsts<>+448(SB), Y8, Y8
-	VPSLLD       $0x17, Y8, Y8
-	VMULPS       Y7, Y9, Y9
-	VMULPS       Y8, Y9, Y9
-	VMOVUPS      Y9, (AX)(DI*4)
-	VADDPS       Y9, Y3, Y3
-	ADDQ         $0x00000008, DI
-	SUBQ         $0x00000008, CX
-	JMP          loop18
-
-tail9:
-	TESTQ CX, CX
-	JZ    done10
-
-done10:
-	VADDPS     Y4, Y3, Y3
-	VADDPS     Y6, Y5, Y5
-	VADDPS     Y5, Y3, Y3
-	VPERM2F128 $0x01, Y3, Y3, Y0
-	VADDPS     Y0, Y3, Y3
-	VPERMILPS  $0x4e, Y3, Y0
-	VADDPS     Y0, Y3, Y3
-	VPERMILPS  $0xb1, Y3, Y0
-	VADDPS     Y0, Y3, Y3
-	VMOVSS     X3, ret+80(FP)
-	VZEROUPPER
-	RET
-
 // func normalizeF16AVX2(dst []uint16, x []float32, k float32)
 // Requires: AVX, F16C
 TEXT ·normalizeF16AVX2(SB), NOSPLIT, $0-52
@@ -19792,355 +19453,6 @@ done9:
 	VPERMILPS  $0xb1, Y1, Y0
 	VMAXPS     Y0, Y1, Y1
 	VMOVSS     X1, ret+32(FP)
-	VZEROUPPER
-	RET
-
-// func expSumBF16AVX2(dst []float32, x []uint16, next []float32, scale float32, m float32) float32
-// Requires: AVX, AVX2, FMA3, MMX+
-TEXT ·expSumBF16AVX2(SB), NOSPLIT, $0-84
-	MOVQ         dst_base+0(FP), AX
-	MOVQ         dst_len+8(FP), CX
-	MOVQ         x_base+24(FP), DX
-	MOVQ         next_base+48(FP), BX
-	MOVQ         next_len+56(FP), SI
-	VBROADCASTSS scale+72(FP), Y0
-	VBROADCASTSS m+76(FP), Y1
-	VBROADCASTSS vecconsts<>+64(SB), Y2
-	VBROADCASTSS vecconsts<>+96(SB), Y3
-	VUCOMISS     vecconsts<>+416(SB), X0
-	JNE          scaled1
-	JP           scaled1
-	VXORPS       Y0, Y0, Y0
-	VXORPS       Y3, Y3, Y3
-	VXORPS       Y4, Y4, Y4
-	VXORPS       Y5, Y5, Y5
-	XORQ         DI, DI
-
-loopU2:
-	CMPQ         CX, $0x00000020
-	JB           loop13
-	VPMOVZXWD    (DX)(DI*2), Y6
-	VPSLLD       $0x10, Y6, Y6
-	VSUBPS       Y1, Y6, Y6
-	VPMOVZXWD    16(DX)(DI*2), Y7
-	VPSLLD       $0x10, Y7, Y7
-	VSUBPS       Y1, Y7, Y7
-	VMAXPS       Y6, Y2, Y6
-	VMAXPS       Y7, Y2, Y7
-	VMULPS       vecconsts<>+128(SB), Y6, Y8
-	VMULPS       vecconsts<>+128(SB), Y7, Y9
-	VROUNDPS     $0x00, Y8, Y8
-	VROUNDPS     $0x00, Y9, Y9
-	VFNMADD231PS vecconsts<>+1088(SB), Y8, Y6
-	VFNMADD231PS vecconsts<>+1088(SB), Y9, Y7
-	VMOVUPS      vecconsts<>+1216(SB), Y10
-	VMOVUPS      vecconsts<>+1216(SB), Y11
-	VFMADD213PS  vecconsts<>+1184(SB), Y6, Y10
-	VFMADD213PS  vecconsts<>+1184(SB), Y7, Y11
-	VFMADD213PS  vecconsts<>+1152(SB), Y6, Y10
-	VFMADD213PS  vecconsts<>+1152(SB), Y7, Y11
-	VFMADD213PS  vecconsts<>+1120(SB), Y6, Y10
-	VFMADD213PS  vecconsts<>+1120(SB), Y7, Y11
-	VFMADD213PS  vecconsts<>+416(SB), Y6, Y10
-	VFMADD213PS  vecconsts<>+416(SB), Y7, Y11
-	VFMADD213PS  vecconsts<>+416(SB), Y6, Y10
-	VFMADD213PS  vecconsts<>+416(SB), Y7, Y11
-	VCVTPS2DQ    Y8, Y8
-	VCVTPS2DQ    Y9, Y9
-	VPSRAD       $0x01, Y8, Y6
-	VPSRAD       $0x01, Y9, Y7
-	VPSUBD       Y6, Y8, Y8
-	VPSUBD       Y7, Y9, Y9
-	VPADDD       vecconsts<>+448(SB), Y6, Y6
-	VPSLLD       $0x17, Y6, Y6
-	VPADDD       vecconsts<>+448(SB), Y7, Y7
-	VPSLLD       $0x17, Y7, Y7
-	VPADDD       vecconsts<>+448(SB), Y8, Y8
-	VPSLLD       $0x17, Y8, Y8
-	VPADDD       vecconsts<>+448(SB), Y9, Y9
-	VPSLLD       $0x17, Y9, Y9
-	VMULPS       Y6, Y10, Y10
-	VMULPS       Y7, Y11, Y11
-	VMULPS       Y8, Y10, Y10
-	VMULPS       Y9, Y11, Y11
-	VMOVUPS      Y10, (AX)(DI*4)
-	VADDPS       Y10, Y0, Y0
-	VMOVUPS      Y11, 32(AX)(DI*4)
-	VADDPS       Y11, Y3, Y3
-	VPMOVZXWD    32(DX)(DI*2), Y6
-	VPSLLD       $0x10, Y6, Y6
-	VSUBPS       Y1, Y6, Y6
-	VPMOVZXWD    48(DX)(DI*2), Y7
-	VPSLLD       $0x10, Y7, Y7
-	VSUBPS       Y1, Y7, Y7
-	VMAXPS       Y6, Y2, Y6
-	VMAXPS       Y7, Y2, Y7
-	VMULPS       vecconsts<>+128(SB), Y6, Y8
-	VMULPS       vecconsts<>+128(SB), Y7, Y9
-	VROUNDPS     $0x00, Y8, Y8
-	VROUNDPS     $0x00, Y9, Y9
-	VFNMADD231PS vecconsts<>+1088(SB), Y8, Y6
-	VFNMADD231PS vecconsts<>+1088(SB), Y9, Y7
-	VMOVUPS      vecconsts<>+1216(SB), Y10
-	VMOVUPS      vecconsts<>+1216(SB), Y11
-	VFMADD213PS  vecconsts<>+1184(SB), Y6, Y10
-	VFMADD213PS  vecconsts<>+1184(SB), Y7, Y11
-	VFMADD213PS  vecconsts<>+1152(SB), Y6, Y10
-	VFMADD213PS  vecconsts<>+1152(SB), Y7, Y11
-	VFMADD213PS  vecconsts<>+1120(SB), Y6, Y10
-	VFMADD213PS  vecconsts<>+1120(SB), Y7, Y11
-	VFMADD213PS  vecconsts<>+416(SB), Y6, Y10
-	VFMADD213PS  vecconsts<>+416(SB), Y7, Y11
-	VFMADD213PS  vecconsts<>+416(SB), Y6, Y10
-	VFMADD213PS  vecconsts<>+416(SB), Y7, Y11
-	VCVTPS2DQ    Y8, Y8
-	VCVTPS2DQ    Y9, Y9
-	VPSRAD       $0x01, Y8, Y6
-	VPSRAD       $0x01, Y9, Y7
-	VPSUBD       Y6, Y8, Y8
-	VPSUBD       Y7, Y9, Y9
-	VPADDD       vecconsts<>+448(SB), Y6, Y6
-	VPSLLD       $0x17, Y6, Y6
-	VPADDD       vecconsts<>+448(SB), Y7, Y7
-	VPSLLD       $0x17, Y7, Y7
-	VPADDD       vecconsts<>+448(SB), Y8, Y8
-	VPSLLD       $0x17, Y8, Y8
-	VPADDD       vecconsts<>+448(SB), Y9, Y9
-	VPSLLD       $0x17, Y9, Y9
-	VMULPS       Y6, Y10, Y10
-	VMULPS       Y7, Y11, Y11
-	VMULPS       Y8, Y10, Y10
-	VMULPS       Y9, Y11, Y11
-	VMOVUPS      Y10, 64(AX)(DI*4)
-	VADDPS       Y10, Y4, Y4
-	VMOVUPS      Y11, 96(AX)(DI*4)
-	VADDPS       Y11, Y5, Y5
-	CMPQ         DI, SI
-	JAE          noprefetch6
-	PREFETCHT1   (BX)(DI*4)
-	PREFETCHT1   64(BX)(DI*4)
-
-noprefetch6:
-	ADDQ $0x00000020, DI
-	SUBQ $0x00000020, CX
-	JMP  loopU2
-
-loop13:
-	CMPQ         CX, $0x00000008
-	JB           tail4
-	VPMOVZXWD    (DX)(DI*2), Y6
-	VPSLLD       $0x10, Y6, Y6
-	VSUBPS       Y1, Y6, Y6
-	VMAXPS       Y6, Y2, Y6
-	VMULPS       vecconsts<>+128(SB), Y6, Y7
-	VROUNDPS     $0x00, Y7, Y7
-	VFNMADD231PS vecconsts<>+1088(SB), Y7, Y6
-	VMOVUPS      vecconsts<>+1216(SB), Y8
-	VFMADD213PS  vecconsts<>+1184(SB), Y6, Y8
-	VFMADD213PS  vecconsts<>+1152(SB), Y6, Y8
-	VFMADD213PS  vecconsts<>+1120(SB), Y6, Y8
-	VFMADD213PS  vecconsts<>+416(SB), Y6, Y8
-	VFMADD213PS  vecconsts<>+416(SB), Y6, Y8
-	VCVTPS2DQ    Y7, Y7
-	VPSRAD       $0x01, Y7, Y6
-	VPSUBD       Y6, Y7, Y7
-	VPADDD       vecconsts<>+448(SB), Y6, Y6
-	VPSLLD       $0x17, Y6, Y6
-	VPADDD       vecconsts<>+448(SB), Y7, Y7
-	VPSLLD       $0x17, Y7, Y7
-	VMULPS       Y6, Y8, Y8
-	VMULPS       Y7, Y8, Y8
-	VMOVUPS      Y8, (AX)(DI*4)
-	VADDPS       Y8, Y0, Y0
-	ADDQ         $0x00000008, DI
-	SUBQ         $0x00000008, CX
-	JMP          loop13
-
-tail4:
-	TESTQ CX, CX
-	JZ    done5
-
-done5:
-	VADDPS     Y3, Y0, Y0
-	VADDPS     Y5, Y4, Y4
-	VADDPS     Y4, Y0, Y0
-	VPERM2F128 $0x01, Y0, Y0, Y1
-	VADDPS     Y1, Y0, Y0
-	VPERMILPS  $0x4e, Y0, Y1
-	VADDPS     Y1, Y0, Y0
-	VPERMILPS  $0xb1, Y0, Y1
-	VADDPS     Y1, Y0, Y0
-	VMOVSS     X0, ret+80(FP)
-	VZEROUPPER
-	RET
-
-scaled1:
-	VXORPS Y3, Y3, Y3
-	VXORPS Y4, Y4, Y4
-	VXORPS Y5, Y5, Y5
-	VXORPS Y6, Y6, Y6
-	XORQ   DI, DI
-
-loopU7:
-	CMPQ         CX, $0x00000020
-	JB           loop18
-	VPMOVZXWD    (DX)(DI*2), Y7
-	VPSLLD       $0x10, Y7, Y7
-	VMULPS       Y0, Y7, Y7
-	VSUBPS       Y1, Y7, Y7
-	VPMOVZXWD    16(DX)(DI*2), Y8
-	VPSLLD       $0x10, Y8, Y8
-	VMULPS       Y0, Y8, Y8
-	VSUBPS       Y1, Y8, Y8
-	VMAXPS       Y7, Y2, Y7
-	VMAXPS       Y8, Y2, Y8
-	VMULPS       vecconsts<>+128(SB), Y7, Y9
-	VMULPS       vecconsts<>+128(SB), Y8, Y10
-	VROUNDPS     $0x00, Y9, Y9
-	VROUNDPS     $0x00, Y10, Y10
-	VFNMADD231PS vecconsts<>+1088(SB), Y9, Y7
-	VFNMADD231PS vecconsts<>+1088(SB), Y10, Y8
-	VMOVUPS      vecconsts<>+1216(SB), Y11
-	VMOVUPS      vecconsts<>+1216(SB), Y12
-	VFMADD213PS  vecconsts<>+1184(SB), Y7, Y11
-	VFMADD213PS  vecconsts<>+1184(SB), Y8, Y12
-	VFMADD213PS  vecconsts<>+1152(SB), Y7, Y11
-	VFMADD213PS  vecconsts<>+1152(SB), Y8, Y12
-	VFMADD213PS  vecconsts<>+1120(SB), Y7, Y11
-	VFMADD213PS  vecconsts<>+1120(SB), Y8, Y12
-	VFMADD213PS  vecconsts<>+416(SB), Y7, Y11
-	VFMADD213PS  vecconsts<>+416(SB), Y8, Y12
-	VFMADD213PS  vecconsts<>+416(SB), Y7, Y11
-	VFMADD213PS  vecconsts<>+416(SB), Y8, Y12
-	VCVTPS2DQ    Y9, Y9
-	VCVTPS2DQ    Y10, Y10
-	VPSRAD       $0x01, Y9, Y7
-	VPSRAD       $0x01, Y10, Y8
-	VPSUBD       Y7, Y9, Y9
-	VPSUBD       Y8, Y10, Y10
-	VPADDD       vecconsts<>+448(SB), Y7, Y7
-	VPSLLD       $0x17, Y7, Y7
-	VPADDD       vecconsts<>+448(SB), Y8, Y8
-	VPSLLD       $0x17, Y8, Y8
-	VPADDD       vecconsts<>+448(SB), Y9, Y9
-	VPSLLD       $0x17, Y9, Y9
-	VPADDD       vecconsts<>+448(SB), Y10, Y10
-	VPSLLD       $0x17, Y10, Y10
-	VMULPS       Y7, Y11, Y11
-	VMULPS       Y8, Y12, Y12
-	VMULPS       Y9, Y11, Y11
-	VMULPS       Y10, Y12, Y12
-	VMOVUPS      Y11, (AX)(DI*4)
-	VADDPS       Y11, Y3, Y3
-	VMOVUPS      Y12, 32(AX)(DI*4)
-	VADDPS       Y12, Y4, Y4
-	VPMOVZXWD    32(DX)(DI*2), Y7
-	VPSLLD       $0x10, Y7, Y7
-	VMULPS       Y0, Y7, Y7
-	VSUBPS       Y1, Y7, Y7
-	VPMOVZXWD    48(DX)(DI*2), Y8
-	VPSLLD       $0x10, Y8, Y8
-	VMULPS       Y0, Y8, Y8
-	VSUBPS       Y1, Y8, Y8
-	VMAXPS       Y7, Y2, Y7
-	VMAXPS       Y8, Y2, Y8
-	VMULPS       vecconsts<>+128(SB), Y7, Y9
-	VMULPS       vecconsts<>+128(SB), Y8, Y10
-	VROUNDPS     $0x00, Y9, Y9
-	VROUNDPS     $0x00, Y10, Y10
-	VFNMADD231PS vecconsts<>+1088(SB), Y9, Y7
-	VFNMADD231PS vecconsts<>+1088(SB), Y10, Y8
-	VMOVUPS      vecconsts<>+1216(SB), Y11
-	VMOVUPS      vecconsts<>+1216(SB), Y12
-	VFMADD213PS  vecconsts<>+1184(SB), Y7, Y11
-	VFMADD213PS  vecconsts<>+1184(SB), Y8, Y12
-	VFMADD213PS  vecconsts<>+1152(SB), Y7, Y11
-	VFMADD213PS  vecconsts<>+1152(SB), Y8, Y12
-	VFMADD213PS  vecconsts<>+1120(SB), Y7, Y11
-	VFMADD213PS  vecconsts<>+1120(SB), Y8, Y12
-	VFMADD213PS  vecconsts<>+416(SB), Y7, Y11
-	VFMADD213PS  vecconsts<>+416(SB), Y8, Y12
-	VFMADD213PS  vecconsts<>+416(SB), Y7, Y11
-	VFMADD213PS  vecconsts<>+416(SB), Y8, Y12
-	VCVTPS2DQ    Y9, Y9
-	VCVTPS2DQ    Y10, Y10
-	VPSRAD       $0x01, Y9, Y7
-	VPSRAD       $0x01, Y10, Y8
-	VPSUBD       Y7, Y9, Y9
-	VPSUBD       Y8, Y10, Y10
-	VPADDD       vecconsts<>+448(SB), Y7, Y7
-	VPSLLD       $0x17, Y7, Y7
-	VPADDD       vecconsts<>+448(SB), Y8, Y8
-	VPSLLD       $0x17, Y8, Y8
-	VPADDD       vecconsts<>+448(SB), Y9, Y9
-	VPSLLD       $0x17, Y9, Y9
-	VPADDD       vecconsts<>+448(SB), Y10, Y10
-	VPSLLD       $0x17, Y10, Y10
-	VMULPS       Y7, Y11, Y11
-	VMULPS       Y8, Y12, Y12
-	VMULPS       Y9, Y11, Y11
-	VMULPS       Y10, Y12, Y12
-	VMOVUPS      Y11, 64(AX)(DI*4)
-	VADDPS       Y11, Y5, Y5
-	VMOVUPS      Y12, 96(AX)(DI*4)
-	VADDPS       Y12, Y6, Y6
-	CMPQ         DI, SI
-	JAE          noprefetch11
-	PREFETCHT1   (BX)(DI*4)
-	PREFETCHT1   64(BX)(DI*4)
-
-noprefetch11:
-	ADDQ $0x00000020, DI
-	SUBQ $0x00000020, CX
-	JMP  loopU7
-
-loop18:
-	CMPQ         CX, $0x00000008
-	JB           tail9
-	VPMOVZXWD    (DX)(DI*2), Y7
-	VPSLLD       $0x10, Y7, Y7
-	VMULPS       Y0, Y7, Y7
-	VSUBPS       Y1, Y7, Y7
-	VMAXPS       Y7, Y2, Y7
-	VMULPS       vecconsts<>+128(SB), Y7, Y8
-	VROUNDPS     $0x00, Y8, Y8
-	VFNMADD231PS vecconsts<>+1088(SB), Y8, Y7
-	VMOVUPS      vecconsts<>+1216(SB), Y9
-	VFMADD213PS  vecconsts<>+1184(SB), Y7, Y9
-	VFMADD213PS  vecconsts<>+1152(SB), Y7, Y9
-	VFMADD213PS  vecconsts<>+1120(SB), Y7, Y9
-	VFMADD213PS  vecconsts<>+416(SB), Y7, Y9
-	VFMADD213PS  vecconsts<>+416(SB), Y7, Y9
-	VCVTPS2DQ    Y8, Y8
-	VPSRAD       $0x01, Y8, Y7
-	VPSUBD       Y7, Y8, Y8
-	VPADDD       vecconsts<>+448(SB), Y7, Y7
-	VPSLLD       $0x17, Y7, Y7
-	VPADDD       vecconsts<>+448(SB), Y8, Y8
-	VPSLLD       $0x17, Y8, Y8
-	VMULPS       Y7, Y9, Y9
-	VMULPS       Y8, Y9, Y9
-	VMOVUPS      Y9, (AX)(DI*4)
-	VADDPS       Y9, Y3, Y3
-	ADDQ         $0x00000008, DI
-	SUBQ         $0x00000008, CX
-	JMP          loop18
-
-tail9:
-	TESTQ CX, CX
-	JZ    done10
-
-done10:
-	VADDPS     Y4, Y3, Y3
-	VADDPS     Y6, Y5, Y5
-	VADDPS     Y5, Y3, Y3
-	VPERM2F128 $0x01, Y3, Y3, Y0
-	VADDPS     Y0, Y3, Y3
-	VPERMILPS  $0x4e, Y3, Y0
-	VADDPS     Y0, Y3, Y3
-	VPERMILPS  $0xb1, Y3, Y0
-	VADDPS     Y0, Y3, Y3
-	VMOVSS     X3, ret+80(FP)
 	VZEROUPPER
 	RET
 
@@ -20439,280 +19751,6 @@ done9:
 	VZEROUPPER
 	RET
 
-// func expSumF16AVX512(dst []float32, x []uint16, next []float32, scale float32, m float32) float32
-// Requires: AVX, AVX512DQ, AVX512F, MMX+
-TEXT ·expSumF16AVX512(SB), NOSPLIT, $0-84
-	MOVQ         dst_base+0(FP), AX
-	MOVQ         dst_len+8(FP), CX
-	MOVQ         x_base+24(FP), DX
-	MOVQ         next_base+48(FP), BX
-	MOVQ         next_len+56(FP), SI
-	VBROADCASTSS scale+72(FP), Z0
-	VBROADCASTSS m+76(FP), Z1
-	VBROADCASTSS vecconsts<>+64(SB), Z2
-	VBROADCASTSS vecconsts<>+96(SB), Z3
-	VBROADCASTSS vecconsts<>+128(SB), Z3
-	VBROADCASTSS vecconsts<>+1088(SB), Z4
-	VBROADCASTSS vecconsts<>+1216(SB), Z5
-	VBROADCASTSS vecconsts<>+1184(SB), Z6
-	VBROADCASTSS vecconsts<>+1152(SB), Z7
-	VBROADCASTSS vecconsts<>+1120(SB), Z8
-	VBROADCASTSS vecconsts<>+416(SB), Z9
-	VUCOMISS     vecconsts<>+416(SB), X0
-	JNE          scaled1
-	JP           scaled1
-	VXORPS       Z0, Z0, Z0
-	VXORPS       Z10, Z10, Z10
-	VXORPS       Z11, Z11, Z11
-	VXORPS       Z12, Z12, Z12
-	XORQ         DI, DI
-
-loopU2:
-	CMPQ         CX, $0x00000040
-	JB           loop13
-	VCVTPH2PS    (DX)(DI*2), Z13
-	VSUBPS       Z1, Z13, Z13
-	VCVTPH2PS    32(DX)(DI*2), Z14
-	VSUBPS       Z1, Z14, Z14
-	VCVTPH2PS    64(DX)(DI*2), Z15
-	VSUBPS       Z1, Z15, Z15
-	VCVTPH2PS    96(DX)(DI*2), Z16
-	VSUBPS       Z1, Z16, Z16
-	VMAXPS       Z13, Z2, Z13
-	VMAXPS       Z14, Z2, Z14
-	VMAXPS       Z15, Z2, Z15
-	VMAXPS       Z16, Z2, Z16
-	VMULPS       Z3, Z13, Z17
-	VMULPS       Z3, Z14, Z18
-	VMULPS       Z3, Z15, Z19
-	VMULPS       Z3, Z16, Z20
-	VRNDSCALEPS  $0x00, Z17, Z17
-	VRNDSCALEPS  $0x00, Z18, Z18
-	VRNDSCALEPS  $0x00, Z19, Z19
-	VRNDSCALEPS  $0x00, Z20, Z20
-	VFNMADD231PS Z4, Z17, Z13
-	VFNMADD231PS Z4, Z18, Z14
-	VFNMADD231PS Z4, Z19, Z15
-	VFNMADD231PS Z4, Z20, Z16
-	VMOVAPS      Z5, Z21
-	VMOVAPS      Z5, Z22
-	VMOVAPS      Z5, Z23
-	VMOVAPS      Z5, Z24
-	VFMADD213PS  Z6, Z13, Z21
-	VFMADD213PS  Z6, Z14, Z22
-	VFMADD213PS  Z6, Z15, Z23
-	VFMADD213PS  Z6, Z16, Z24
-	VFMADD213PS  Z7, Z13, Z21
-	VFMADD213PS  Z7, Z14, Z22
-	VFMADD213PS  Z7, Z15, Z23
-	VFMADD213PS  Z7, Z16, Z24
-	VFMADD213PS  Z8, Z13, Z21
-	VFMADD213PS  Z8, Z14, Z22
-	VFMADD213PS  Z8, Z15, Z23
-	VFMADD213PS  Z8, Z16, Z24
-	VFMADD213PS  Z9, Z13, Z21
-	VFMADD213PS  Z9, Z14, Z22
-	VFMADD213PS  Z9, Z15, Z23
-	VFMADD213PS  Z9, Z16, Z24
-	VFMADD213PS  Z9, Z13, Z21
-	VFMADD213PS  Z9, Z14, Z22
-	VFMADD213PS  Z9, Z15, Z23
-	VFMADD213PS  Z9, Z16, Z24
-	VSCALEFPS    Z17, Z21, Z21
-	VSCALEFPS    Z18, Z22, Z22
-	VSCALEFPS    Z19, Z23, Z23
-	VSCALEFPS    Z20, Z24, Z24
-	VMOVUPS      Z21, (AX)(DI*4)
-	VADDPS       Z21, Z0, Z0
-	VMOVUPS      Z22, 64(AX)(DI*4)
-	VADDPS       Z22, Z10, Z10
-	VMOVUPS      Z23, 128(AX)(DI*4)
-	VADDPS       Z23, Z11, Z11
-	VMOVUPS      Z24, 192(AX)(DI*4)
-	VADDPS       Z24, Z12, Z12
-	CMPQ         DI, SI
-	JAE          noprefetch6
-	PREFETCHT1   (BX)(DI*4)
-	PREFETCHT1   64(BX)(DI*4)
-	PREFETCHT1   128(BX)(DI*4)
-	PREFETCHT1   192(BX)(DI*4)
-
-noprefetch6:
-	ADDQ $0x00000040, DI
-	SUBQ $0x00000040, CX
-	JMP  loopU2
-
-loop13:
-	CMPQ         CX, $0x00000010
-	JB           tail4
-	VCVTPH2PS    (DX)(DI*2), Z13
-	VSUBPS       Z1, Z13, Z13
-	VMAXPS       Z13, Z2, Z13
-	VMULPS       Z3, Z13, Z14
-	VRNDSCALEPS  $0x00, Z14, Z14
-	VFNMADD231PS Z4, Z14, Z13
-	VMOVAPS      Z5, Z15
-	VFMADD213PS  Z6, Z13, Z15
-	VFMADD213PS  Z7, Z13, Z15
-	VFMADD213PS  Z8, Z13, Z15
-	VFMADD213PS  Z9, Z13, Z15
-	VFMADD213PS  Z9, Z13, Z15
-	VSCALEFPS    Z14, Z15, Z15
-	VMOVUPS      Z15, (AX)(DI*4)
-	VADDPS       Z15, Z0, Z0
-	ADDQ         $0x00000010, DI
-	SUBQ         $0x00000010, CX
-	JMP          loop13
-
-tail4:
-	TESTQ CX, CX
-	JZ    done5
-
-done5:
-	VADDPS     Z10, Z0, Z0
-	VADDPS     Z12, Z11, Z11
-	VADDPS     Z11, Z0, Z0
-	VSHUFF32X4 $0x4e, Z0, Z0, Z1
-	VADDPS     Z1, Z0, Z0
-	VSHUFF32X4 $0xb1, Z0, Z0, Z1
-	VADDPS     Z1, Z0, Z0
-	VPERMILPS  $0x4e, Z0, Z1
-	VADDPS     Z1, Z0, Z0
-	VPERMILPS  $0xb1, Z0, Z1
-	VADDPS     Z1, Z0, Z0
-	VMOVSS     X0, ret+80(FP)
-	VZEROUPPER
-	RET
-
-scaled1:
-	VXORPS Z10, Z10, Z10
-	VXORPS Z11, Z11, Z11
-	VXORPS Z12, Z12, Z12
-	VXORPS Z13, Z13, Z13
-	XORQ   DI, DI
-
-loopU7:
-	CMPQ         CX, $0x00000040
-	JB           loop18
-	VCVTPH2PS    (DX)(DI*2), Z14
-	VMULPS       Z0, Z14, Z14
-	VSUBPS       Z1, Z14, Z14
-	VCVTPH2PS    32(DX)(DI*2), Z15
-	VMULPS       Z0, Z15, Z15
-	VSUBPS       Z1, Z15, Z15
-	VCVTPH2PS    64(DX)(DI*2), Z16
-	VMULPS       Z0, Z16, Z16
-	VSUBPS       Z1, Z16, Z16
-	VCVTPH2PS    96(DX)(DI*2), Z17
-	VMULPS       Z0, Z17, Z17
-	VSUBPS       Z1, Z17, Z17
-	VMAXPS       Z14, Z2, Z14
-	VMAXPS       Z15, Z2, Z15
-	VMAXPS       Z16, Z2, Z16
-	VMAXPS       Z17, Z2, Z17
-	VMULPS       Z3, Z14, Z18
-	VMULPS       Z3, Z15, Z19
-	VMULPS       Z3, Z16, Z20
-	VMULPS       Z3, Z17, Z21
-	VRNDSCALEPS  $0x00, Z18, Z18
-	VRNDSCALEPS  $0x00, Z19, Z19
-	VRNDSCALEPS  $0x00, Z20, Z20
-	VRNDSCALEPS  $0x00, Z21, Z21
-	VFNMADD231PS Z4, Z18, Z14
-	VFNMADD231PS Z4, Z19, Z15
-	VFNMADD231PS Z4, Z20, Z16
-	VFNMADD231PS Z4, Z21, Z17
-	VMOVAPS      Z5, Z22
-	VMOVAPS      Z5, Z23
-	VMOVAPS      Z5, Z24
-	VMOVAPS      Z5, Z25
-	VFMADD213PS  Z6, Z14, Z22
-	VFMADD213PS  Z6, Z15, Z23
-	VFMADD213PS  Z6, Z16, Z24
-	VFMADD213PS  Z6, Z17, Z25
-	VFMADD213PS  Z7, Z14, Z22
-	VFMADD213PS  Z7, Z15, Z23
-	VFMADD213PS  Z7, Z16, Z24
-	VFMADD213PS  Z7, Z17, Z25
-	VFMADD213PS  Z8, Z14, Z22
-	VFMADD213PS  Z8, Z15, Z23
-	VFMADD213PS  Z8, Z16, Z24
-	VFMADD213PS  Z8, Z17, Z25
-	VFMADD213PS  Z9, Z14, Z22
-	VFMADD213PS  Z9, Z15, Z23
-	VFMADD213PS  Z9, Z16, Z24
-	VFMADD213PS  Z9, Z17, Z25
-	VFMADD213PS  Z9, Z14, Z22
-	VFMADD213PS  Z9, Z15, Z23
-	VFMADD213PS  Z9, Z16, Z24
-	VFMADD213PS  Z9, Z17, Z25
-	VSCALEFPS    Z18, Z22, Z22
-	VSCALEFPS    Z19, Z23, Z23
-	VSCALEFPS    Z20, Z24, Z24
-	VSCALEFPS    Z21, Z25, Z25
-	VMOVUPS      Z22, (AX)(DI*4)
-	VADDPS       Z22, Z10, Z10
-	VMOVUPS      Z23, 64(AX)(DI*4)
-	VADDPS       Z23, Z11, Z11
-	VMOVUPS      Z24, 128(AX)(DI*4)
-	VADDPS       Z24, Z12, Z12
-	VMOVUPS      Z25, 192(AX)(DI*4)
-	VADDPS       Z25, Z13, Z13
-	CMPQ         DI, SI
-	JAE          noprefetch11
-	PREFETCHT1   (BX)(DI*4)
-	PREFETCHT1   64(BX)(DI*4)
-	PREFETCHT1   128(BX)(DI*4)
-	PREFETCHT1   192(BX)(DI*4)
-
-noprefetch11:
-	ADDQ $0x00000040, DI
-	SUBQ $0x00000040, CX
-	JMP  loopU7
-
-loop18:
-	CMPQ         CX, $0x00000010
-	JB           tail9
-	VCVTPH2PS    (DX)(DI*2), Z14
-	VMULPS       Z0, Z14, Z14
-	VSUBPS       Z1, Z14, Z14
-	VMAXPS       Z14, Z2, Z14
-	VMULPS       Z3, Z14, Z15
-	VRNDSCALEPS  $0x00, Z15, Z15
-	VFNMADD231PS Z4, Z15, Z14
-	VMOVAPS      Z5, Z16
-	VFMADD213PS  Z6, Z14, Z16
-	VFMADD213PS  Z7, Z14, Z16
-	VFMADD213PS  Z8, Z14, Z16
-	VFMADD213PS  Z9, Z14, Z16
-	VFMADD213PS  Z9, Z14, Z16
-	VSCALEFPS    Z15, Z16, Z16
-	VMOVUPS      Z16, (AX)(DI*4)
-	VADDPS       Z16, Z10, Z10
-	ADDQ         $0x00000010, DI
-	SUBQ         $0x00000010, CX
-	JMP          loop18
-
-tail9:
-	TESTQ CX, CX
-	JZ    done10
-
-done10:
-	VADDPS     Z11, Z10, Z10
-	VADDPS     Z13, Z12, Z12
-	VADDPS     Z12, Z10, Z10
-	VSHUFF32X4 $0x4e, Z10, Z10, Z0
-	VADDPS     Z0, Z10, Z10
-	VSHUFF32X4 $0xb1, Z10, Z10, Z0
-	VADDPS     Z0, Z10, Z10
-	VPERMILPS  $0x4e, Z10, Z0
-	VADDPS     Z0, Z10, Z10
-	VPERMILPS  $0xb1, Z10, Z0
-	VADDPS     Z0, Z10, Z10
-	VMOVSS     X10, ret+80(FP)
-	VZEROUPPER
-	RET
-
 // func normalizeF16AVX512(dst []uint16, x []float32, k float32)
 // Requires: AVX, AVX512F
 TEXT ·normalizeF16AVX512(SB), NOSPLIT, $0-52
@@ -20922,290 +19960,6 @@ done9:
 	VPERMILPS  $0xb1, Z1, Z0
 	VMAXPS     Z0, Z1, Z1
 	VMOVSS     X1, ret+32(FP)
-	VZEROUPPER
-	RET
-
-// func expSumBF16AVX512(dst []float32, x []uint16, next []float32, scale float32, m float32) float32
-// Requires: AVX, AVX512DQ, AVX512F, MMX+
-TEXT ·expSumBF16AVX512(SB), NOSPLIT, $0-84
-	MOVQ         dst_base+0(FP), AX
-	MOVQ         dst_len+8(FP), CX
-	MOVQ         x_base+24(FP), DX
-	MOVQ         next_base+48(FP), BX
-	MOVQ         next_len+56(FP), SI
-	VBROADCASTSS scale+72(FP), Z0
-	VBROADCASTSS m+76(FP), Z1
-	VBROADCASTSS vecconsts<>+64(SB), Z2
-	VBROADCASTSS vecconsts<>+96(SB), Z3
-	VBROADCASTSS vecconsts<>+128(SB), Z3
-	VBROADCASTSS vecconsts<>+1088(SB), Z4
-	VBROADCASTSS vecconsts<>+1216(SB), Z5
-	VBROADCASTSS vecconsts<>+1184(SB), Z6
-	VBROADCASTSS vecconsts<>+1152(SB), Z7
-	VBROADCASTSS vecconsts<>+1120(SB), Z8
-	VBROADCASTSS vecconsts<>+416(SB), Z9
-	VUCOMISS     vecconsts<>+416(SB), X0
-	JNE          scaled1
-	JP           scaled1
-	VXORPS       Z0, Z0, Z0
-	VXORPS       Z10, Z10, Z10
-	VXORPS       Z11, Z11, Z11
-	VXORPS       Z12, Z12, Z12
-	XORQ         DI, DI
-
-loopU2:
-	CMPQ         CX, $0x00000040
-	JB           loop13
-	VPMOVZXWD    (DX)(DI*2), Z13
-	VPSLLD       $0x10, Z13, Z13
-	VSUBPS       Z1, Z13, Z13
-	VPMOVZXWD    32(DX)(DI*2), Z14
-	VPSLLD       $0x10, Z14, Z14
-	VSUBPS       Z1, Z14, Z14
-	VPMOVZXWD    64(DX)(DI*2), Z15
-	VPSLLD       $0x10, Z15, Z15
-	VSUBPS       Z1, Z15, Z15
-	VPMOVZXWD    96(DX)(DI*2), Z16
-	VPSLLD       $0x10, Z16, Z16
-	VSUBPS       Z1, Z16, Z16
-	VMAXPS       Z13, Z2, Z13
-	VMAXPS       Z14, Z2, Z14
-	VMAXPS       Z15, Z2, Z15
-	VMAXPS       Z16, Z2, Z16
-	VMULPS       Z3, Z13, Z17
-	VMULPS       Z3, Z14, Z18
-	VMULPS       Z3, Z15, Z19
-	VMULPS       Z3, Z16, Z20
-	VRNDSCALEPS  $0x00, Z17, Z17
-	VRNDSCALEPS  $0x00, Z18, Z18
-	VRNDSCALEPS  $0x00, Z19, Z19
-	VRNDSCALEPS  $0x00, Z20, Z20
-	VFNMADD231PS Z4, Z17, Z13
-	VFNMADD231PS Z4, Z18, Z14
-	VFNMADD231PS Z4, Z19, Z15
-	VFNMADD231PS Z4, Z20, Z16
-	VMOVAPS      Z5, Z21
-	VMOVAPS      Z5, Z22
-	VMOVAPS      Z5, Z23
-	VMOVAPS      Z5, Z24
-	VFMADD213PS  Z6, Z13, Z21
-	VFMADD213PS  Z6, Z14, Z22
-	VFMADD213PS  Z6, Z15, Z23
-	VFMADD213PS  Z6, Z16, Z24
-	VFMADD213PS  Z7, Z13, Z21
-	VFMADD213PS  Z7, Z14, Z22
-	VFMADD213PS  Z7, Z15, Z23
-	VFMADD213PS  Z7, Z16, Z24
-	VFMADD213PS  Z8, Z13, Z21
-	VFMADD213PS  Z8, Z14, Z22
-	VFMADD213PS  Z8, Z15, Z23
-	VFMADD213PS  Z8, Z16, Z24
-	VFMADD213PS  Z9, Z13, Z21
-	VFMADD213PS  Z9, Z14, Z22
-	VFMADD213PS  Z9, Z15, Z23
-	VFMADD213PS  Z9, Z16, Z24
-	VFMADD213PS  Z9, Z13, Z21
-	VFMADD213PS  Z9, Z14, Z22
-	VFMADD213PS  Z9, Z15, Z23
-	VFMADD213PS  Z9, Z16, Z24
-	VSCALEFPS    Z17, Z21, Z21
-	VSCALEFPS    Z18, Z22, Z22
-	VSCALEFPS    Z19, Z23, Z23
-	VSCALEFPS    Z20, Z24, Z24
-	VMOVUPS      Z21, (AX)(DI*4)
-	VADDPS       Z21, Z0, Z0
-	VMOVUPS      Z22, 64(AX)(DI*4)
-	VADDPS       Z22, Z10, Z10
-	VMOVUPS      Z23, 128(AX)(DI*4)
-	VADDPS       Z23, Z11, Z11
-	VMOVUPS      Z24, 192(AX)(DI*4)
-	VADDPS       Z24, Z12, Z12
-	CMPQ         DI, SI
-	JAE          noprefetch6
-	PREFETCHT1   (BX)(DI*4)
-	PREFETCHT1   64(BX)(DI*4)
-	PREFETCHT1   128(BX)(DI*4)
-	PREFETCHT1   192(BX)(DI*4)
-
-noprefetch6:
-	ADDQ $0x00000040, DI
-	SUBQ $0x00000040, CX
-	JMP  loopU2
-
-loop13:
-	CMPQ         CX, $0x00000010
-	JB           tail4
-	VPMOVZXWD    (DX)(DI*2), Z13
-	VPSLLD       $0x10, Z13, Z13
-	VSUBPS       Z1, Z13, Z13
-	VMAXPS       Z13, Z2, Z13
-	VMULPS       Z3, Z13, Z14
-	VRNDSCALEPS  $0x00, Z14, Z14
-	VFNMADD231PS Z4, Z14, Z13
-	VMOVAPS      Z5, Z15
-	VFMADD213PS  Z6, Z13, Z15
-	VFMADD213PS  Z7, Z13, Z15
-	VFMADD213PS  Z8, Z13, Z15
-	VFMADD213PS  Z9, Z13, Z15
-	VFMADD213PS  Z9, Z13, Z15
-	VSCALEFPS    Z14, Z15, Z15
-	VMOVUPS      Z15, (AX)(DI*4)
-	VADDPS       Z15, Z0, Z0
-	ADDQ         $0x00000010, DI
-	SUBQ         $0x00000010, CX
-	JMP          loop13
-
-tail4:
-	TESTQ CX, CX
-	JZ    done5
-
-done5:
-	VADDPS     Z10, Z0, Z0
-	VADDPS     Z12, Z11, Z11
-	VADDPS     Z11, Z0, Z0
-	VSHUFF32X4 $0x4e, Z0, Z0, Z1
-	VADDPS     Z1, Z0, Z0
-	VSHUFF32X4 $0xb1, Z0, Z0, Z1
-	VADDPS     Z1, Z0, Z0
-	VPERMILPS  $0x4e, Z0, Z1
-	VADDPS     Z1, Z0, Z0
-	VPERMILPS  $0xb1, Z0, Z1
-	VADDPS     Z1, Z0, Z0
-	VMOVSS     X0, ret+80(FP)
-	VZEROUPPER
-	RET
-
-scaled1:
-	VXORPS Z10, Z10, Z10
-	VXORPS Z11, Z11, Z11
-	VXORPS Z12, Z12, Z12
-	VXORPS Z13, Z13, Z13
-	XORQ   DI, DI
-
-loopU7:
-	CMPQ         CX, $0x00000040
-	JB           loop18
-	VPMOVZXWD    (DX)(DI*2), Z14
-	VPSLLD       $0x10, Z14, Z14
-	VMULPS       Z0, Z14, Z14
-	VSUBPS       Z1, Z14, Z14
-	VPMOVZXWD    32(DX)(DI*2), Z15
-	VPSLLD       $0x10, Z15, Z15
-	VMULPS       Z0, Z15, Z15
-	VSUBPS       Z1, Z15, Z15
-	VPMOVZXWD    64(DX)(DI*2), Z16
-	VPSLLD       $0x10, Z16, Z16
-	VMULPS       Z0, Z16, Z16
-	VSUBPS       Z1, Z16, Z16
-	VPMOVZXWD    96(DX)(DI*2), Z17
-	VPSLLD       $0x10, Z17, Z17
-	VMULPS       Z0, Z17, Z17
-	VSUBPS       Z1, Z17, Z17
-	VMAXPS       Z14, Z2, Z14
-	VMAXPS       Z15, Z2, Z15
-	VMAXPS       Z16, Z2, Z16
-	VMAXPS       Z17, Z2, Z17
-	VMULPS       Z3, Z14, Z18
-	VMULPS       Z3, Z15, Z19
-	VMULPS       Z3, Z16, Z20
-	VMULPS       Z3, Z17, Z21
-	VRNDSCALEPS  $0x00, Z18, Z18
-	VRNDSCALEPS  $0x00, Z19, Z19
-	VRNDSCALEPS  $0x00, Z20, Z20
-	VRNDSCALEPS  $0x00, Z21, Z21
-	VFNMADD231PS Z4, Z18, Z14
-	VFNMADD231PS Z4, Z19, Z15
-	VFNMADD231PS Z4, Z20, Z16
-	VFNMADD231PS Z4, Z21, Z17
-	VMOVAPS      Z5, Z22
-	VMOVAPS      Z5, Z23
-	VMOVAPS      Z5, Z24
-	VMOVAPS      Z5, Z25
-	VFMADD213PS  Z6, Z14, Z22
-	VFMADD213PS  Z6, Z15, Z23
-	VFMADD213PS  Z6, Z16, Z24
-	VFMADD213PS  Z6, Z17, Z25
-	VFMADD213PS  Z7, Z14, Z22
-	VFMADD213PS  Z7, Z15, Z23
-	VFMADD213PS  Z7, Z16, Z24
-	VFMADD213PS  Z7, Z17, Z25
-	VFMADD213PS  Z8, Z14, Z22
-	VFMADD213PS  Z8, Z15, Z23
-	VFMADD213PS  Z8, Z16, Z24
-	VFMADD213PS  Z8, Z17, Z25
-	VFMADD213PS  Z9, Z14, Z22
-	VFMADD213PS  Z9, Z15, Z23
-	VFMADD213PS  Z9, Z16, Z24
-	VFMADD213PS  Z9, Z17, Z25
-	VFMADD213PS  Z9, Z14, Z22
-	VFMADD213PS  Z9, Z15, Z23
-	VFMADD213PS  Z9, Z16, Z24
-	VFMADD213PS  Z9, Z17, Z25
-	VSCALEFPS    Z18, Z22, Z22
-	VSCALEFPS    Z19, Z23, Z23
-	VSCALEFPS    Z20, Z24, Z24
-	VSCALEFPS    Z21, Z25, Z25
-	VMOVUPS      Z22, (AX)(DI*4)
-	VADDPS       Z22, Z10, Z10
-	VMOVUPS      Z23, 64(AX)(DI*4)
-	VADDPS       Z23, Z11, Z11
-	VMOVUPS      Z24, 128(AX)(DI*4)
-	VADDPS       Z24, Z12, Z12
-	VMOVUPS      Z25, 192(AX)(DI*4)
-	VADDPS       Z25, Z13, Z13
-	CMPQ         DI, SI
-	JAE          noprefetch11
-	PREFETCHT1   (BX)(DI*4)
-	PREFETCHT1   64(BX)(DI*4)
-	PREFETCHT1   128(BX)(DI*4)
-	PREFETCHT1   192(BX)(DI*4)
-
-noprefetch11:
-	ADDQ $0x00000040, DI
-	SUBQ $0x00000040, CX
-	JMP  loopU7
-
-loop18:
-	CMPQ         CX, $0x00000010
-	JB           tail9
-	VPMOVZXWD    (DX)(DI*2), Z14
-	VPSLLD       $0x10, Z14, Z14
-	VMULPS       Z0, Z14, Z14
-	VSUBPS       Z1, Z14, Z14
-	VMAXPS       Z14, Z2, Z14
-	VMULPS       Z3, Z14, Z15
-	VRNDSCALEPS  $0x00, Z15, Z15
-	VFNMADD231PS Z4, Z15, Z14
-	VMOVAPS      Z5, Z16
-	VFMADD213PS  Z6, Z14, Z16
-	VFMADD213PS  Z7, Z14, Z16
-	VFMADD213PS  Z8, Z14, Z16
-	VFMADD213PS  Z9, Z14, Z16
-	VFMADD213PS  Z9, Z14, Z16
-	VSCALEFPS    Z15, Z16, Z16
-	VMOVUPS      Z16, (AX)(DI*4)
-	VADDPS       Z16, Z10, Z10
-	ADDQ         $0x00000010, DI
-	SUBQ         $0x00000010, CX
-	JMP          loop18
-
-tail9:
-	TESTQ CX, CX
-	JZ    done10
-
-done10:
-	VADDPS     Z11, Z10, Z10
-	VADDPS     Z13, Z12, Z12
-	VADDPS     Z12, Z10, Z10
-	VSHUFF32X4 $0x4e, Z10, Z10, Z0
-	VADDPS     Z0, Z10, Z10
-	VSHUFF32X4 $0xb1, Z10, Z10, Z0
-	VADDPS     Z0, Z10, Z10
-	VPERMILPS  $0x4e, Z10, Z0
-	VADDPS     Z0, Z10, Z10
-	VPERMILPS  $0xb1, Z10, Z0
-	VADDPS     Z0, Z10, Z10
-	VMOVSS     X10, ret+80(FP)
 	VZEROUPPER
 	RET
 
@@ -22174,3 +20928,1718 @@ tail3:
 done4:
 	VZEROUPPER
 	RET
+
+DATA fwd16s70<>+0(SB)/4, $0x3fb8aa3b
+DATA fwd16s70<>+4(SB)/4, $0x3fb8aa3b
+DATA fwd16s70<>+8(SB)/4, $0x3fb8aa3b
+DATA fwd16s70<>+12(SB)/4, $0x3fb8aa3b
+DATA fwd16s70<>+16(SB)/4, $0x3fb8aa3b
+DATA fwd16s70<>+20(SB)/4, $0x3fb8aa3b
+DATA fwd16s70<>+24(SB)/4, $0x3fb8aa3b
+DATA fwd16s70<>+28(SB)/4, $0x3fb8aa3b
+DATA fwd16s70<>+32(SB)/4, $0xc3170000
+DATA fwd16s70<>+36(SB)/4, $0xc3170000
+DATA fwd16s70<>+40(SB)/4, $0xc3170000
+DATA fwd16s70<>+44(SB)/4, $0xc3170000
+DATA fwd16s70<>+48(SB)/4, $0xc3170000
+DATA fwd16s70<>+52(SB)/4, $0xc3170000
+DATA fwd16s70<>+56(SB)/4, $0xc3170000
+DATA fwd16s70<>+60(SB)/4, $0xc3170000
+DATA fwd16s70<>+64(SB)/4, $0x7fff7fff
+DATA fwd16s70<>+68(SB)/4, $0x7fff7fff
+DATA fwd16s70<>+72(SB)/4, $0x7fff7fff
+DATA fwd16s70<>+76(SB)/4, $0x7fff7fff
+DATA fwd16s70<>+80(SB)/4, $0x7fff7fff
+DATA fwd16s70<>+84(SB)/4, $0x7fff7fff
+DATA fwd16s70<>+88(SB)/4, $0x7fff7fff
+DATA fwd16s70<>+92(SB)/4, $0x7fff7fff
+DATA fwd16s70<>+96(SB)/4, $0x7c007c00
+DATA fwd16s70<>+100(SB)/4, $0x7c007c00
+DATA fwd16s70<>+104(SB)/4, $0x7c007c00
+DATA fwd16s70<>+108(SB)/4, $0x7c007c00
+DATA fwd16s70<>+112(SB)/4, $0x7c007c00
+DATA fwd16s70<>+116(SB)/4, $0x7c007c00
+DATA fwd16s70<>+120(SB)/4, $0x7c007c00
+DATA fwd16s70<>+124(SB)/4, $0x7c007c00
+DATA fwd16s70<>+128(SB)/4, $0x7f807f80
+DATA fwd16s70<>+132(SB)/4, $0x7f807f80
+DATA fwd16s70<>+136(SB)/4, $0x7f807f80
+DATA fwd16s70<>+140(SB)/4, $0x7f807f80
+DATA fwd16s70<>+144(SB)/4, $0x7f807f80
+DATA fwd16s70<>+148(SB)/4, $0x7f807f80
+DATA fwd16s70<>+152(SB)/4, $0x7f807f80
+DATA fwd16s70<>+156(SB)/4, $0x7f807f80
+DATA fwd16s70<>+160(SB)/4, $0x83ff83ff
+DATA fwd16s70<>+164(SB)/4, $0x83ff83ff
+DATA fwd16s70<>+168(SB)/4, $0x83ff83ff
+DATA fwd16s70<>+172(SB)/4, $0x83ff83ff
+DATA fwd16s70<>+176(SB)/4, $0x83ff83ff
+DATA fwd16s70<>+180(SB)/4, $0x83ff83ff
+DATA fwd16s70<>+184(SB)/4, $0x83ff83ff
+DATA fwd16s70<>+188(SB)/4, $0x83ff83ff
+DATA fwd16s70<>+192(SB)/4, $0x807f807f
+DATA fwd16s70<>+196(SB)/4, $0x807f807f
+DATA fwd16s70<>+200(SB)/4, $0x807f807f
+DATA fwd16s70<>+204(SB)/4, $0x807f807f
+DATA fwd16s70<>+208(SB)/4, $0x807f807f
+DATA fwd16s70<>+212(SB)/4, $0x807f807f
+DATA fwd16s70<>+216(SB)/4, $0x807f807f
+DATA fwd16s70<>+220(SB)/4, $0x807f807f
+DATA fwd16s70<>+224(SB)/4, $0x3f800016
+DATA fwd16s70<>+228(SB)/4, $0x3f800016
+DATA fwd16s70<>+232(SB)/4, $0x3f800016
+DATA fwd16s70<>+236(SB)/4, $0x3f800016
+DATA fwd16s70<>+240(SB)/4, $0x3f800016
+DATA fwd16s70<>+244(SB)/4, $0x3f800016
+DATA fwd16s70<>+248(SB)/4, $0x3f800016
+DATA fwd16s70<>+252(SB)/4, $0x3f800016
+DATA fwd16s70<>+256(SB)/4, $0x3f3168b3
+DATA fwd16s70<>+260(SB)/4, $0x3f3168b3
+DATA fwd16s70<>+264(SB)/4, $0x3f3168b3
+DATA fwd16s70<>+268(SB)/4, $0x3f3168b3
+DATA fwd16s70<>+272(SB)/4, $0x3f3168b3
+DATA fwd16s70<>+276(SB)/4, $0x3f3168b3
+DATA fwd16s70<>+280(SB)/4, $0x3f3168b3
+DATA fwd16s70<>+284(SB)/4, $0x3f3168b3
+DATA fwd16s70<>+288(SB)/4, $0x3e773cc5
+DATA fwd16s70<>+292(SB)/4, $0x3e773cc5
+DATA fwd16s70<>+296(SB)/4, $0x3e773cc5
+DATA fwd16s70<>+300(SB)/4, $0x3e773cc5
+DATA fwd16s70<>+304(SB)/4, $0x3e773cc5
+DATA fwd16s70<>+308(SB)/4, $0x3e773cc5
+DATA fwd16s70<>+312(SB)/4, $0x3e773cc5
+DATA fwd16s70<>+316(SB)/4, $0x3e773cc5
+DATA fwd16s70<>+320(SB)/4, $0x3d5509f8
+DATA fwd16s70<>+324(SB)/4, $0x3d5509f8
+DATA fwd16s70<>+328(SB)/4, $0x3d5509f8
+DATA fwd16s70<>+332(SB)/4, $0x3d5509f8
+DATA fwd16s70<>+336(SB)/4, $0x3d5509f8
+DATA fwd16s70<>+340(SB)/4, $0x3d5509f8
+DATA fwd16s70<>+344(SB)/4, $0x3d5509f8
+DATA fwd16s70<>+348(SB)/4, $0x3d5509f8
+DATA fwd16s70<>+352(SB)/4, $0x3c5dbe6a
+DATA fwd16s70<>+356(SB)/4, $0x3c5dbe6a
+DATA fwd16s70<>+360(SB)/4, $0x3c5dbe6a
+DATA fwd16s70<>+364(SB)/4, $0x3c5dbe6a
+DATA fwd16s70<>+368(SB)/4, $0x3c5dbe6a
+DATA fwd16s70<>+372(SB)/4, $0x3c5dbe6a
+DATA fwd16s70<>+376(SB)/4, $0x3c5dbe6a
+DATA fwd16s70<>+380(SB)/4, $0x3c5dbe6a
+DATA fwd16s70<>+384(SB)/4, $0x3f7fffff
+DATA fwd16s70<>+388(SB)/4, $0x3f7fffff
+DATA fwd16s70<>+392(SB)/4, $0x3f7fffff
+DATA fwd16s70<>+396(SB)/4, $0x3f7fffff
+DATA fwd16s70<>+400(SB)/4, $0x3f7fffff
+DATA fwd16s70<>+404(SB)/4, $0x3f7fffff
+DATA fwd16s70<>+408(SB)/4, $0x3f7fffff
+DATA fwd16s70<>+412(SB)/4, $0x3f7fffff
+DATA fwd16s70<>+416(SB)/4, $0x3f31727b
+DATA fwd16s70<>+420(SB)/4, $0x3f31727b
+DATA fwd16s70<>+424(SB)/4, $0x3f31727b
+DATA fwd16s70<>+428(SB)/4, $0x3f31727b
+DATA fwd16s70<>+432(SB)/4, $0x3f31727b
+DATA fwd16s70<>+436(SB)/4, $0x3f31727b
+DATA fwd16s70<>+440(SB)/4, $0x3f31727b
+DATA fwd16s70<>+444(SB)/4, $0x3f31727b
+DATA fwd16s70<>+448(SB)/4, $0x3e75ead4
+DATA fwd16s70<>+452(SB)/4, $0x3e75ead4
+DATA fwd16s70<>+456(SB)/4, $0x3e75ead4
+DATA fwd16s70<>+460(SB)/4, $0x3e75ead4
+DATA fwd16s70<>+464(SB)/4, $0x3e75ead4
+DATA fwd16s70<>+468(SB)/4, $0x3e75ead4
+DATA fwd16s70<>+472(SB)/4, $0x3e75ead4
+DATA fwd16s70<>+476(SB)/4, $0x3e75ead4
+DATA fwd16s70<>+480(SB)/4, $0x3d64aa23
+DATA fwd16s70<>+484(SB)/4, $0x3d64aa23
+DATA fwd16s70<>+488(SB)/4, $0x3d64aa23
+DATA fwd16s70<>+492(SB)/4, $0x3d64aa23
+DATA fwd16s70<>+496(SB)/4, $0x3d64aa23
+DATA fwd16s70<>+500(SB)/4, $0x3d64aa23
+DATA fwd16s70<>+504(SB)/4, $0x3d64aa23
+DATA fwd16s70<>+508(SB)/4, $0x3d64aa23
+DATA fwd16s70<>+512(SB)/4, $0x3c134806
+DATA fwd16s70<>+516(SB)/4, $0x3c134806
+DATA fwd16s70<>+520(SB)/4, $0x3c134806
+DATA fwd16s70<>+524(SB)/4, $0x3c134806
+DATA fwd16s70<>+528(SB)/4, $0x3c134806
+DATA fwd16s70<>+532(SB)/4, $0x3c134806
+DATA fwd16s70<>+536(SB)/4, $0x3c134806
+DATA fwd16s70<>+540(SB)/4, $0x3c134806
+DATA fwd16s70<>+544(SB)/4, $0x3af61906
+DATA fwd16s70<>+548(SB)/4, $0x3af61906
+DATA fwd16s70<>+552(SB)/4, $0x3af61906
+DATA fwd16s70<>+556(SB)/4, $0x3af61906
+DATA fwd16s70<>+560(SB)/4, $0x3af61906
+DATA fwd16s70<>+564(SB)/4, $0x3af61906
+DATA fwd16s70<>+568(SB)/4, $0x3af61906
+DATA fwd16s70<>+572(SB)/4, $0x3af61906
+GLOBL fwd16s70<>(SB), RODATA|NOPTR, $576
+
+// func exp2SumF16AVX2(dst []float32, x []uint16, next []float32, scale float32, m float32) float32
+// Requires: AVX, AVX2, F16C, FMA3, MMX+
+TEXT ·exp2SumF16AVX2(SB), NOSPLIT, $0-84
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         dst_len+8(FP), CX
+	MOVQ         x_base+24(FP), DX
+	MOVQ         next_base+48(FP), BX
+	MOVQ         next_len+56(FP), SI
+	VBROADCASTSS scale+72(FP), Y0
+	VBROADCASTSS m+76(FP), Y1
+	VMOVUPS      fwd16s70<>+32(SB), Y2
+	VMULPS       fwd16s70<>+0(SB), Y0, Y0
+	VMULPS       fwd16s70<>+0(SB), Y1, Y1
+	VXORPS       Y3, Y3, Y3
+	VXORPS       Y4, Y4, Y4
+	VXORPS       Y5, Y5, Y5
+	VXORPS       Y6, Y6, Y6
+	XORQ         DI, DI
+
+loopU1:
+	CMPQ        CX, $0x00000020
+	JB          loop12
+	VCVTPH2PS   (DX)(DI*2), Y7
+	VFMSUB213PS Y1, Y0, Y7
+	VCVTPH2PS   16(DX)(DI*2), Y8
+	VFMSUB213PS Y1, Y0, Y8
+	VMAXPS      Y7, Y2, Y7
+	VMAXPS      Y8, Y2, Y8
+	VROUNDPS    $0x09, Y7, Y9
+	VROUNDPS    $0x09, Y8, Y10
+	VSUBPS      Y9, Y7, Y7
+	VSUBPS      Y10, Y8, Y8
+	VMOVUPS     fwd16s70<>+544(SB), Y11
+	VMOVUPS     fwd16s70<>+544(SB), Y12
+	VFMADD213PS fwd16s70<>+512(SB), Y7, Y11
+	VFMADD213PS fwd16s70<>+512(SB), Y8, Y12
+	VFMADD213PS fwd16s70<>+480(SB), Y7, Y11
+	VFMADD213PS fwd16s70<>+480(SB), Y8, Y12
+	VFMADD213PS fwd16s70<>+448(SB), Y7, Y11
+	VFMADD213PS fwd16s70<>+448(SB), Y8, Y12
+	VFMADD213PS fwd16s70<>+416(SB), Y7, Y11
+	VFMADD213PS fwd16s70<>+416(SB), Y8, Y12
+	VFMADD213PS fwd16s70<>+384(SB), Y7, Y11
+	VFMADD213PS fwd16s70<>+384(SB), Y8, Y12
+	VCVTPS2DQ   Y9, Y9
+	VCVTPS2DQ   Y10, Y10
+	VPSRAD      $0x01, Y9, Y7
+	VPSRAD      $0x01, Y10, Y8
+	VPSUBD      Y7, Y9, Y9
+	VPSUBD      Y8, Y10, Y10
+	VPADDD      vecconsts<>+448(SB), Y7, Y7
+	VPSLLD      $0x17, Y7, Y7
+	VPADDD      vecconsts<>+448(SB), Y8, Y8
+	VPSLLD      $0x17, Y8, Y8
+	VPADDD      vecconsts<>+448(SB), Y9, Y9
+	VPSLLD      $0x17, Y9, Y9
+	VPADDD      vecconsts<>+448(SB), Y10, Y10
+	VPSLLD      $0x17, Y10, Y10
+	VMULPS      Y7, Y11, Y11
+	VMULPS      Y8, Y12, Y12
+	VMULPS      Y9, Y11, Y11
+	VMULPS      Y10, Y12, Y12
+	VMOVUPS     Y11, (AX)(DI*4)
+	VADDPS      Y11, Y3, Y3
+	VMOVUPS     Y12, 32(AX)(DI*4)
+	VADDPS      Y12, Y4, Y4
+	VCVTPH2PS   32(DX)(DI*2), Y7
+	VFMSUB213PS Y1, Y0, Y7
+	VCVTPH2PS   48(DX)(DI*2), Y8
+	VFMSUB213PS Y1, Y0, Y8
+	VMAXPS      Y7, Y2, Y7
+	VMAXPS      Y8, Y2, Y8
+	VROUNDPS    $0x09, Y7, Y9
+	VROUNDPS    $0x09, Y8, Y10
+	VSUBPS      Y9, Y7, Y7
+	VSUBPS      Y10, Y8, Y8
+	VMOVUPS     fwd16s70<>+544(SB), Y11
+	VMOVUPS     fwd16s70<>+544(SB), Y12
+	VFMADD213PS fwd16s70<>+512(SB), Y7, Y11
+	VFMADD213PS fwd16s70<>+512(SB), Y8, Y12
+	VFMADD213PS fwd16s70<>+480(SB), Y7, Y11
+	VFMADD213PS fwd16s70<>+480(SB), Y8, Y12
+	VFMADD213PS fwd16s70<>+448(SB), Y7, Y11
+	VFMADD213PS fwd16s70<>+448(SB), Y8, Y12
+	VFMADD213PS fwd16s70<>+416(SB), Y7, Y11
+	VFMADD213PS fwd16s70<>+416(SB), Y8, Y12
+	VFMADD213PS fwd16s70<>+384(SB), Y7, Y11
+	VFMADD213PS fwd16s70<>+384(SB), Y8, Y12
+	VCVTPS2DQ   Y9, Y9
+	VCVTPS2DQ   Y10, Y10
+	VPSRAD      $0x01, Y9, Y7
+	VPSRAD      $0x01, Y10, Y8
+	VPSUBD      Y7, Y9, Y9
+	VPSUBD      Y8, Y10, Y10
+	VPADDD      vecconsts<>+448(SB), Y7, Y7
+	VPSLLD      $0x17, Y7, Y7
+	VPADDD      vecconsts<>+448(SB), Y8, Y8
+	VPSLLD      $0x17, Y8, Y8
+	VPADDD      vecconsts<>+448(SB), Y9, Y9
+	VPSLLD      $0x17, Y9, Y9
+	VPADDD      vecconsts<>+448(SB), Y10, Y10
+	VPSLLD      $0x17, Y10, Y10
+	VMULPS      Y7, Y11, Y11
+	VMULPS      Y8, Y12, Y12
+	VMULPS      Y9, Y11, Y11
+	VMULPS      Y10, Y12, Y12
+	VMOVUPS     Y11, 64(AX)(DI*4)
+	VADDPS      Y11, Y5, Y5
+	VMOVUPS     Y12, 96(AX)(DI*4)
+	VADDPS      Y12, Y6, Y6
+	CMPQ        DI, SI
+	JAE         noprefetch5
+	PREFETCHT1  (BX)(DI*4)
+	PREFETCHT1  64(BX)(DI*4)
+
+noprefetch5:
+	ADDQ $0x00000020, DI
+	SUBQ $0x00000020, CX
+	JMP  loopU1
+
+loop12:
+	CMPQ        CX, $0x00000008
+	JB          tail3
+	VCVTPH2PS   (DX)(DI*2), Y7
+	VFMSUB213PS Y1, Y0, Y7
+	VMAXPS      Y7, Y2, Y7
+	VROUNDPS    $0x09, Y7, Y8
+	VSUBPS      Y8, Y7, Y7
+	VMOVUPS     fwd16s70<>+544(SB), Y9
+	VFMADD213PS fwd16s70<>+512(SB), Y7, Y9
+	VFMADD213PS fwd16s70<>+480(SB), Y7, Y9
+	VFMADD213PS fwd16s70<>+448(SB), Y7, Y9
+	VFMADD213PS fwd16s70<>+416(SB), Y7, Y9
+	VFMADD213PS fwd16s70<>+384(SB), Y7, Y9
+	VCVTPS2DQ   Y8, Y8
+	VPSRAD      $0x01, Y8, Y7
+	VPSUBD      Y7, Y8, Y8
+	VPADDD      vecconsts<>+448(SB), Y7, Y7
+	VPSLLD      $0x17, Y7, Y7
+	VPADDD      vecconsts<>+448(SB), Y8, Y8
+	VPSLLD      $0x17, Y8, Y8
+	VMULPS      Y7, Y9, Y9
+	VMULPS      Y8, Y9, Y9
+	VMOVUPS     Y9, (AX)(DI*4)
+	VADDPS      Y9, Y3, Y3
+	ADDQ        $0x00000008, DI
+	SUBQ        $0x00000008, CX
+	JMP         loop12
+
+tail3:
+	TESTQ CX, CX
+	JZ    done4
+
+done4:
+	VADDPS     Y4, Y3, Y3
+	VADDPS     Y6, Y5, Y5
+	VADDPS     Y5, Y3, Y3
+	VPERM2F128 $0x01, Y3, Y3, Y0
+	VADDPS     Y0, Y3, Y3
+	VPERMILPS  $0x4e, Y3, Y0
+	VADDPS     Y0, Y3, Y3
+	VPERMILPS  $0xb1, Y3, Y0
+	VADDPS     Y0, Y3, Y3
+	VMOVSS     X3, ret+80(FP)
+	VZEROUPPER
+	RET
+
+// func exp2SumBF16AVX2(dst []float32, x []uint16, next []float32, scale float32, m float32) float32
+// Requires: AVX, AVX2, FMA3, MMX+
+TEXT ·exp2SumBF16AVX2(SB), NOSPLIT, $0-84
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         dst_len+8(FP), CX
+	MOVQ         x_base+24(FP), DX
+	MOVQ         next_base+48(FP), BX
+	MOVQ         next_len+56(FP), SI
+	VBROADCASTSS scale+72(FP), Y0
+	VBROADCASTSS m+76(FP), Y1
+	VMOVUPS      fwd16s70<>+32(SB), Y2
+	VMULPS       fwd16s70<>+0(SB), Y0, Y0
+	VMULPS       fwd16s70<>+0(SB), Y1, Y1
+	VXORPS       Y3, Y3, Y3
+	VXORPS       Y4, Y4, Y4
+	VXORPS       Y5, Y5, Y5
+	VXORPS       Y6, Y6, Y6
+	XORQ         DI, DI
+
+loopU1:
+	CMPQ        CX, $0x00000020
+	JB          loop12
+	VPMOVZXWD   (DX)(DI*2), Y7
+	VPSLLD      $0x10, Y7, Y7
+	VFMSUB213PS Y1, Y0, Y7
+	VPMOVZXWD   16(DX)(DI*2), Y8
+	VPSLLD      $0x10, Y8, Y8
+	VFMSUB213PS Y1, Y0, Y8
+	VMAXPS      Y7, Y2, Y7
+	VMAXPS      Y8, Y2, Y8
+	VROUNDPS    $0x09, Y7, Y9
+	VROUNDPS    $0x09, Y8, Y10
+	VSUBPS      Y9, Y7, Y7
+	VSUBPS      Y10, Y8, Y8
+	VMOVUPS     fwd16s70<>+352(SB), Y11
+	VMOVUPS     fwd16s70<>+352(SB), Y12
+	VFMADD213PS fwd16s70<>+320(SB), Y7, Y11
+	VFMADD213PS fwd16s70<>+320(SB), Y8, Y12
+	VFMADD213PS fwd16s70<>+288(SB), Y7, Y11
+	VFMADD213PS fwd16s70<>+288(SB), Y8, Y12
+	VFMADD213PS fwd16s70<>+256(SB), Y7, Y11
+	VFMADD213PS fwd16s70<>+256(SB), Y8, Y12
+	VFMADD213PS fwd16s70<>+224(SB), Y7, Y11
+	VFMADD213PS fwd16s70<>+224(SB), Y8, Y12
+	VCVTPS2DQ   Y9, Y9
+	VCVTPS2DQ   Y10, Y10
+	VPSRAD      $0x01, Y9, Y7
+	VPSRAD      $0x01, Y10, Y8
+	VPSUBD      Y7, Y9, Y9
+	VPSUBD      Y8, Y10, Y10
+	VPADDD      vecconsts<>+448(SB), Y7, Y7
+	VPSLLD      $0x17, Y7, Y7
+	VPADDD      vecconsts<>+448(SB), Y8, Y8
+	VPSLLD      $0x17, Y8, Y8
+	VPADDD      vecconsts<>+448(SB), Y9, Y9
+	VPSLLD      $0x17, Y9, Y9
+	VPADDD      vecconsts<>+448(SB), Y10, Y10
+	VPSLLD      $0x17, Y10, Y10
+	VMULPS      Y7, Y11, Y11
+	VMULPS      Y8, Y12, Y12
+	VMULPS      Y9, Y11, Y11
+	VMULPS      Y10, Y12, Y12
+	VMOVUPS     Y11, (AX)(DI*4)
+	VADDPS      Y11, Y3, Y3
+	VMOVUPS     Y12, 32(AX)(DI*4)
+	VADDPS      Y12, Y4, Y4
+	VPMOVZXWD   32(DX)(DI*2), Y7
+	VPSLLD      $0x10, Y7, Y7
+	VFMSUB213PS Y1, Y0, Y7
+	VPMOVZXWD   48(DX)(DI*2), Y8
+	VPSLLD      $0x10, Y8, Y8
+	VFMSUB213PS Y1, Y0, Y8
+	VMAXPS      Y7, Y2, Y7
+	VMAXPS      Y8, Y2, Y8
+	VROUNDPS    $0x09, Y7, Y9
+	VROUNDPS    $0x09, Y8, Y10
+	VSUBPS      Y9, Y7, Y7
+	VSUBPS      Y10, Y8, Y8
+	VMOVUPS     fwd16s70<>+352(SB), Y11
+	VMOVUPS     fwd16s70<>+352(SB), Y12
+	VFMADD213PS fwd16s70<>+320(SB), Y7, Y11
+	VFMADD213PS fwd16s70<>+320(SB), Y8, Y12
+	VFMADD213PS fwd16s70<>+288(SB), Y7, Y11
+	VFMADD213PS fwd16s70<>+288(SB), Y8, Y12
+	VFMADD213PS fwd16s70<>+256(SB), Y7, Y11
+	VFMADD213PS fwd16s70<>+256(SB), Y8, Y12
+	VFMADD213PS fwd16s70<>+224(SB), Y7, Y11
+	VFMADD213PS fwd16s70<>+224(SB), Y8, Y12
+	VCVTPS2DQ   Y9, Y9
+	VCVTPS2DQ   Y10, Y10
+	VPSRAD      $0x01, Y9, Y7
+	VPSRAD      $0x01, Y10, Y8
+	VPSUBD      Y7, Y9, Y9
+	VPSUBD      Y8, Y10, Y10
+	VPADDD      vecconsts<>+448(SB), Y7, Y7
+	VPSLLD      $0x17, Y7, Y7
+	VPADDD      vecconsts<>+448(SB), Y8, Y8
+	VPSLLD      $0x17, Y8, Y8
+	VPADDD      vecconsts<>+448(SB), Y9, Y9
+	VPSLLD      $0x17, Y9, Y9
+	VPADDD      vecconsts<>+448(SB), Y10, Y10
+	VPSLLD      $0x17, Y10, Y10
+	VMULPS      Y7, Y11, Y11
+	VMULPS      Y8, Y12, Y12
+	VMULPS      Y9, Y11, Y11
+	VMULPS      Y10, Y12, Y12
+	VMOVUPS     Y11, 64(AX)(DI*4)
+	VADDPS      Y11, Y5, Y5
+	VMOVUPS     Y12, 96(AX)(DI*4)
+	VADDPS      Y12, Y6, Y6
+	CMPQ        DI, SI
+	JAE         noprefetch5
+	PREFETCHT1  (BX)(DI*4)
+	PREFETCHT1  64(BX)(DI*4)
+
+noprefetch5:
+	ADDQ $0x00000020, DI
+	SUBQ $0x00000020, CX
+	JMP  loopU1
+
+loop12:
+	CMPQ        CX, $0x00000008
+	JB          tail3
+	VPMOVZXWD   (DX)(DI*2), Y7
+	VPSLLD      $0x10, Y7, Y7
+	VFMSUB213PS Y1, Y0, Y7
+	VMAXPS      Y7, Y2, Y7
+	VROUNDPS    $0x09, Y7, Y8
+	VSUBPS      Y8, Y7, Y7
+	VMOVUPS     fwd16s70<>+352(SB), Y9
+	VFMADD213PS fwd16s70<>+320(SB), Y7, Y9
+	VFMADD213PS fwd16s70<>+288(SB), Y7, Y9
+	VFMADD213PS fwd16s70<>+256(SB), Y7, Y9
+	VFMADD213PS fwd16s70<>+224(SB), Y7, Y9
+	VCVTPS2DQ   Y8, Y8
+	VPSRAD      $0x01, Y8, Y7
+	VPSUBD      Y7, Y8, Y8
+	VPADDD      vecconsts<>+448(SB), Y7, Y7
+	VPSLLD      $0x17, Y7, Y7
+	VPADDD      vecconsts<>+448(SB), Y8, Y8
+	VPSLLD      $0x17, Y8, Y8
+	VMULPS      Y7, Y9, Y9
+	VMULPS      Y8, Y9, Y9
+	VMOVUPS     Y9, (AX)(DI*4)
+	VADDPS      Y9, Y3, Y3
+	ADDQ        $0x00000008, DI
+	SUBQ        $0x00000008, CX
+	JMP         loop12
+
+tail3:
+	TESTQ CX, CX
+	JZ    done4
+
+done4:
+	VADDPS     Y4, Y3, Y3
+	VADDPS     Y6, Y5, Y5
+	VADDPS     Y5, Y3, Y3
+	VPERM2F128 $0x01, Y3, Y3, Y0
+	VADDPS     Y0, Y3, Y3
+	VPERMILPS  $0x4e, Y3, Y0
+	VADDPS     Y0, Y3, Y3
+	VPERMILPS  $0xb1, Y3, Y0
+	VADDPS     Y0, Y3, Y3
+	VMOVSS     X3, ret+80(FP)
+	VZEROUPPER
+	RET
+
+// func exp2SumF16AVX512(dst []float32, x []uint16, next []float32, scale float32, m float32) float32
+// Requires: AVX, AVX512DQ, AVX512F, MMX+
+TEXT ·exp2SumF16AVX512(SB), NOSPLIT, $0-84
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         dst_len+8(FP), CX
+	MOVQ         x_base+24(FP), DX
+	MOVQ         next_base+48(FP), BX
+	MOVQ         next_len+56(FP), SI
+	VBROADCASTSS scale+72(FP), Z0
+	VBROADCASTSS m+76(FP), Z1
+	VBROADCASTSS fwd16s70<>+384(SB), Z2
+	VBROADCASTSS fwd16s70<>+416(SB), Z3
+	VBROADCASTSS fwd16s70<>+448(SB), Z4
+	VBROADCASTSS fwd16s70<>+480(SB), Z5
+	VBROADCASTSS fwd16s70<>+512(SB), Z6
+	VBROADCASTSS fwd16s70<>+544(SB), Z7
+	VBROADCASTSS fwd16s70<>+0(SB), Z8
+	VMULPS       Z8, Z0, Z0
+	VBROADCASTSS fwd16s70<>+0(SB), Z8
+	VMULPS       Z8, Z1, Z1
+	VXORPS       Z8, Z8, Z8
+	VXORPS       Z9, Z9, Z9
+	VXORPS       Z10, Z10, Z10
+	VXORPS       Z11, Z11, Z11
+	XORQ         DI, DI
+
+loopU1:
+	CMPQ        CX, $0x00000040
+	JB          loop12
+	VCVTPH2PS   (DX)(DI*2), Z12
+	VFMSUB213PS Z1, Z0, Z12
+	VCVTPH2PS   32(DX)(DI*2), Z13
+	VFMSUB213PS Z1, Z0, Z13
+	VCVTPH2PS   64(DX)(DI*2), Z14
+	VFMSUB213PS Z1, Z0, Z14
+	VCVTPH2PS   96(DX)(DI*2), Z15
+	VFMSUB213PS Z1, Z0, Z15
+	VREDUCEPS   $0x09, Z12, Z16
+	VREDUCEPS   $0x09, Z13, Z17
+	VREDUCEPS   $0x09, Z14, Z18
+	VREDUCEPS   $0x09, Z15, Z19
+	VMOVAPS     Z7, Z20
+	VMOVAPS     Z7, Z21
+	VMOVAPS     Z7, Z22
+	VMOVAPS     Z7, Z23
+	VFMADD213PS Z6, Z16, Z20
+	VFMADD213PS Z6, Z17, Z21
+	VFMADD213PS Z6, Z18, Z22
+	VFMADD213PS Z6, Z19, Z23
+	VFMADD213PS Z5, Z16, Z20
+	VFMADD213PS Z5, Z17, Z21
+	VFMADD213PS Z5, Z18, Z22
+	VFMADD213PS Z5, Z19, Z23
+	VFMADD213PS Z4, Z16, Z20
+	VFMADD213PS Z4, Z17, Z21
+	VFMADD213PS Z4, Z18, Z22
+	VFMADD213PS Z4, Z19, Z23
+	VFMADD213PS Z3, Z16, Z20
+	VFMADD213PS Z3, Z17, Z21
+	VFMADD213PS Z3, Z18, Z22
+	VFMADD213PS Z3, Z19, Z23
+	VFMADD213PS Z2, Z16, Z20
+	VFMADD213PS Z2, Z17, Z21
+	VFMADD213PS Z2, Z18, Z22
+	VFMADD213PS Z2, Z19, Z23
+	VSCALEFPS   Z12, Z20, Z20
+	VSCALEFPS   Z13, Z21, Z21
+	VSCALEFPS   Z14, Z22, Z22
+	VSCALEFPS   Z15, Z23, Z23
+	VMOVUPS     Z20, (AX)(DI*4)
+	VADDPS      Z20, Z8, Z8
+	VMOVUPS     Z21, 64(AX)(DI*4)
+	VADDPS      Z21, Z9, Z9
+	VMOVUPS     Z22, 128(AX)(DI*4)
+	VADDPS      Z22, Z10, Z10
+	VMOVUPS     Z23, 192(AX)(DI*4)
+	VADDPS      Z23, Z11, Z11
+	CMPQ        DI, SI
+	JAE         noprefetch5
+	PREFETCHT1  (BX)(DI*4)
+	PREFETCHT1  64(BX)(DI*4)
+	PREFETCHT1  128(BX)(DI*4)
+	PREFETCHT1  192(BX)(DI*4)
+
+noprefetch5:
+	ADDQ $0x00000040, DI
+	SUBQ $0x00000040, CX
+	JMP  loopU1
+
+loop12:
+	CMPQ        CX, $0x00000010
+	JB          tail3
+	VCVTPH2PS   (DX)(DI*2), Z12
+	VFMSUB213PS Z1, Z0, Z12
+	VREDUCEPS   $0x09, Z12, Z13
+	VMOVAPS     Z7, Z14
+	VFMADD213PS Z6, Z13, Z14
+	VFMADD213PS Z5, Z13, Z14
+	VFMADD213PS Z4, Z13, Z14
+	VFMADD213PS Z3, Z13, Z14
+	VFMADD213PS Z2, Z13, Z14
+	VSCALEFPS   Z12, Z14, Z14
+	VMOVUPS     Z14, (AX)(DI*4)
+	VADDPS      Z14, Z8, Z8
+	ADDQ        $0x00000010, DI
+	SUBQ        $0x00000010, CX
+	JMP         loop12
+
+tail3:
+	TESTQ CX, CX
+	JZ    done4
+
+done4:
+	VADDPS     Z9, Z8, Z8
+	VADDPS     Z11, Z10, Z10
+	VADDPS     Z10, Z8, Z8
+	VSHUFF32X4 $0x4e, Z8, Z8, Z0
+	VADDPS     Z0, Z8, Z8
+	VSHUFF32X4 $0xb1, Z8, Z8, Z0
+	VADDPS     Z0, Z8, Z8
+	VPERMILPS  $0x4e, Z8, Z0
+	VADDPS     Z0, Z8, Z8
+	VPERMILPS  $0xb1, Z8, Z0
+	VADDPS     Z0, Z8, Z8
+	VMOVSS     X8, ret+80(FP)
+	VZEROUPPER
+	RET
+
+// func exp2SumBF16AVX512(dst []float32, x []uint16, next []float32, scale float32, m float32) float32
+// Requires: AVX, AVX512DQ, AVX512F, MMX+
+TEXT ·exp2SumBF16AVX512(SB), NOSPLIT, $0-84
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         dst_len+8(FP), CX
+	MOVQ         x_base+24(FP), DX
+	MOVQ         next_base+48(FP), BX
+	MOVQ         next_len+56(FP), SI
+	VBROADCASTSS scale+72(FP), Z0
+	VBROADCASTSS m+76(FP), Z1
+	VBROADCASTSS fwd16s70<>+224(SB), Z2
+	VBROADCASTSS fwd16s70<>+256(SB), Z3
+	VBROADCASTSS fwd16s70<>+288(SB), Z4
+	VBROADCASTSS fwd16s70<>+320(SB), Z5
+	VBROADCASTSS fwd16s70<>+352(SB), Z6
+	VBROADCASTSS fwd16s70<>+0(SB), Z7
+	VMULPS       Z7, Z0, Z0
+	VBROADCASTSS fwd16s70<>+0(SB), Z7
+	VMULPS       Z7, Z1, Z1
+	VXORPS       Z7, Z7, Z7
+	VXORPS       Z8, Z8, Z8
+	VXORPS       Z9, Z9, Z9
+	VXORPS       Z10, Z10, Z10
+	XORQ         DI, DI
+
+loopU1:
+	CMPQ        CX, $0x00000040
+	JB          loop12
+	VPMOVZXWD   (DX)(DI*2), Z11
+	VPSLLD      $0x10, Z11, Z11
+	VFMSUB213PS Z1, Z0, Z11
+	VPMOVZXWD   32(DX)(DI*2), Z12
+	VPSLLD      $0x10, Z12, Z12
+	VFMSUB213PS Z1, Z0, Z12
+	VPMOVZXWD   64(DX)(DI*2), Z13
+	VPSLLD      $0x10, Z13, Z13
+	VFMSUB213PS Z1, Z0, Z13
+	VPMOVZXWD   96(DX)(DI*2), Z14
+	VPSLLD      $0x10, Z14, Z14
+	VFMSUB213PS Z1, Z0, Z14
+	VREDUCEPS   $0x09, Z11, Z15
+	VREDUCEPS   $0x09, Z12, Z16
+	VREDUCEPS   $0x09, Z13, Z17
+	VREDUCEPS   $0x09, Z14, Z18
+	VMOVAPS     Z6, Z19
+	VMOVAPS     Z6, Z20
+	VMOVAPS     Z6, Z21
+	VMOVAPS     Z6, Z22
+	VFMADD213PS Z5, Z15, Z19
+	VFMADD213PS Z5, Z16, Z20
+	VFMADD213PS Z5, Z17, Z21
+	VFMADD213PS Z5, Z18, Z22
+	VFMADD213PS Z4, Z15, Z19
+	VFMADD213PS Z4, Z16, Z20
+	VFMADD213PS Z4, Z17, Z21
+	VFMADD213PS Z4, Z18, Z22
+	VFMADD213PS Z3, Z15, Z19
+	VFMADD213PS Z3, Z16, Z20
+	VFMADD213PS Z3, Z17, Z21
+	VFMADD213PS Z3, Z18, Z22
+	VFMADD213PS Z2, Z15, Z19
+	VFMADD213PS Z2, Z16, Z20
+	VFMADD213PS Z2, Z17, Z21
+	VFMADD213PS Z2, Z18, Z22
+	VSCALEFPS   Z11, Z19, Z19
+	VSCALEFPS   Z12, Z20, Z20
+	VSCALEFPS   Z13, Z21, Z21
+	VSCALEFPS   Z14, Z22, Z22
+	VMOVUPS     Z19, (AX)(DI*4)
+	VADDPS      Z19, Z7, Z7
+	VMOVUPS     Z20, 64(AX)(DI*4)
+	VADDPS      Z20, Z8, Z8
+	VMOVUPS     Z21, 128(AX)(DI*4)
+	VADDPS      Z21, Z9, Z9
+	VMOVUPS     Z22, 192(AX)(DI*4)
+	VADDPS      Z22, Z10, Z10
+	CMPQ        DI, SI
+	JAE         noprefetch5
+	PREFETCHT1  (BX)(DI*4)
+	PREFETCHT1  64(BX)(DI*4)
+	PREFETCHT1  128(BX)(DI*4)
+	PREFETCHT1  192(BX)(DI*4)
+
+noprefetch5:
+	ADDQ $0x00000040, DI
+	SUBQ $0x00000040, CX
+	JMP  loopU1
+
+loop12:
+	CMPQ        CX, $0x00000010
+	JB          tail3
+	VPMOVZXWD   (DX)(DI*2), Z11
+	VPSLLD      $0x10, Z11, Z11
+	VFMSUB213PS Z1, Z0, Z11
+	VREDUCEPS   $0x09, Z11, Z12
+	VMOVAPS     Z6, Z13
+	VFMADD213PS Z5, Z12, Z13
+	VFMADD213PS Z4, Z12, Z13
+	VFMADD213PS Z3, Z12, Z13
+	VFMADD213PS Z2, Z12, Z13
+	VSCALEFPS   Z11, Z13, Z13
+	VMOVUPS     Z13, (AX)(DI*4)
+	VADDPS      Z13, Z7, Z7
+	ADDQ        $0x00000010, DI
+	SUBQ        $0x00000010, CX
+	JMP         loop12
+
+tail3:
+	TESTQ CX, CX
+	JZ    done4
+
+done4:
+	VADDPS     Z8, Z7, Z7
+	VADDPS     Z10, Z9, Z9
+	VADDPS     Z9, Z7, Z7
+	VSHUFF32X4 $0x4e, Z7, Z7, Z0
+	VADDPS     Z0, Z7, Z7
+	VSHUFF32X4 $0xb1, Z7, Z7, Z0
+	VADDPS     Z0, Z7, Z7
+	VPERMILPS  $0x4e, Z7, Z0
+	VADDPS     Z0, Z7, Z7
+	VPERMILPS  $0xb1, Z7, Z0
+	VADDPS     Z0, Z7, Z7
+	VMOVSS     X7, ret+80(FP)
+	VZEROUPPER
+	RET
+
+// func maxBitsF16AVX512(x []uint16) uint16
+// Requires: AVX, AVX2, AVX512BW, AVX512F, AVX512VL
+TEXT ·maxBitsF16AVX512(SB), NOSPLIT, $0-26
+	MOVQ         x_base+0(FP), AX
+	MOVQ         x_len+8(FP), CX
+	VPBROADCASTD fwd16s70<>+64(SB), Z0
+	VPBROADCASTD fwd16s70<>+96(SB), Z1
+	VPBROADCASTD fwd16s70<>+160(SB), Z2
+	VPBROADCASTD fwd16s70<>+160(SB), Z3
+	VPBROADCASTD fwd16s70<>+160(SB), Z4
+	VPBROADCASTD fwd16s70<>+160(SB), Z5
+	XORQ         DX, DX
+
+loopU1:
+	CMPQ       CX, $0x00000080
+	JB         loop12
+	VMOVDQU16  (AX)(DX*2), Z6
+	VPSRAW     $0x0f, Z6, Z7
+	VPTERNLOGD $0x78, Z0, Z7, Z6
+	VPCMPW     $0x02, Z1, Z6, K1
+	VPMAXSW    Z6, Z2, K1, Z2
+	VMOVDQU16  64(AX)(DX*2), Z6
+	VPSRAW     $0x0f, Z6, Z7
+	VPTERNLOGD $0x78, Z0, Z7, Z6
+	VPCMPW     $0x02, Z1, Z6, K1
+	VPMAXSW    Z6, Z3, K1, Z3
+	VMOVDQU16  128(AX)(DX*2), Z6
+	VPSRAW     $0x0f, Z6, Z7
+	VPTERNLOGD $0x78, Z0, Z7, Z6
+	VPCMPW     $0x02, Z1, Z6, K1
+	VPMAXSW    Z6, Z4, K1, Z4
+	VMOVDQU16  192(AX)(DX*2), Z6
+	VPSRAW     $0x0f, Z6, Z7
+	VPTERNLOGD $0x78, Z0, Z7, Z6
+	VPCMPW     $0x02, Z1, Z6, K1
+	VPMAXSW    Z6, Z5, K1, Z5
+	ADDQ       $0x00000080, DX
+	SUBQ       $0x00000080, CX
+	JMP        loopU1
+
+loop12:
+	CMPQ       CX, $0x00000020
+	JB         tail3
+	VMOVDQU16  (AX)(DX*2), Z6
+	VPSRAW     $0x0f, Z6, Z7
+	VPTERNLOGD $0x78, Z0, Z7, Z6
+	VPCMPW     $0x02, Z1, Z6, K1
+	VPMAXSW    Z6, Z2, K1, Z2
+	ADDQ       $0x00000020, DX
+	SUBQ       $0x00000020, CX
+	JMP        loop12
+
+tail3:
+	TESTQ CX, CX
+	JZ    done4
+
+done4:
+	VPMAXSW       Z3, Z2, Z2
+	VPMAXSW       Z5, Z4, Z4
+	VPMAXSW       Z4, Z2, Z2
+	VEXTRACTI64X4 $0x01, Z2, Y1
+	VPMAXSW       Y1, Y2, Y1
+	VEXTRACTI128  $0x01, Y1, X2
+	VPMAXSW       X2, X1, X2
+	VPSHUFD       $0x4e, X2, X1
+	VPMAXSW       X1, X2, X2
+	VPSHUFD       $0xb1, X2, X1
+	VPMAXSW       X1, X2, X2
+	VPSRLD        $0x10, X2, X1
+	VPMAXSW       X1, X2, X2
+	VPSRAW        $0x0f, X2, X1
+	VPTERNLOGD    $0x78, X0, X1, X2
+	VMOVD         X2, AX
+	MOVW          AX, ret+24(FP)
+	VZEROUPPER
+	RET
+
+// func maxBitsBF16AVX512(x []uint16) uint16
+// Requires: AVX, AVX2, AVX512BW, AVX512F, AVX512VL
+TEXT ·maxBitsBF16AVX512(SB), NOSPLIT, $0-26
+	MOVQ         x_base+0(FP), AX
+	MOVQ         x_len+8(FP), CX
+	VPBROADCASTD fwd16s70<>+64(SB), Z0
+	VPBROADCASTD fwd16s70<>+128(SB), Z1
+	VPBROADCASTD fwd16s70<>+192(SB), Z2
+	VPBROADCASTD fwd16s70<>+192(SB), Z3
+	VPBROADCASTD fwd16s70<>+192(SB), Z4
+	VPBROADCASTD fwd16s70<>+192(SB), Z5
+	XORQ         DX, DX
+
+loopU1:
+	CMPQ       CX, $0x00000080
+	JB         loop12
+	VMOVDQU16  (AX)(DX*2), Z6
+	VPSRAW     $0x0f, Z6, Z7
+	VPTERNLOGD $0x78, Z0, Z7, Z6
+	VPCMPW     $0x02, Z1, Z6, K1
+	VPMAXSW    Z6, Z2, K1, Z2
+	VMOVDQU16  64(AX)(DX*2), Z6
+	VPSRAW     $0x0f, Z6, Z7
+	VPTERNLOGD $0x78, Z0, Z7, Z6
+	VPCMPW     $0x02, Z1, Z6, K1
+	VPMAXSW    Z6, Z3, K1, Z3
+	VMOVDQU16  128(AX)(DX*2), Z6
+	VPSRAW     $0x0f, Z6, Z7
+	VPTERNLOGD $0x78, Z0, Z7, Z6
+	VPCMPW     $0x02, Z1, Z6, K1
+	VPMAXSW    Z6, Z4, K1, Z4
+	VMOVDQU16  192(AX)(DX*2), Z6
+	VPSRAW     $0x0f, Z6, Z7
+	VPTERNLOGD $0x78, Z0, Z7, Z6
+	VPCMPW     $0x02, Z1, Z6, K1
+	VPMAXSW    Z6, Z5, K1, Z5
+	ADDQ       $0x00000080, DX
+	SUBQ       $0x00000080, CX
+	JMP        loopU1
+
+loop12:
+	CMPQ       CX, $0x00000020
+	JB         tail3
+	VMOVDQU16  (AX)(DX*2), Z6
+	VPSRAW     $0x0f, Z6, Z7
+	VPTERNLOGD $0x78, Z0, Z7, Z6
+	VPCMPW     $0x02, Z1, Z6, K1
+	VPMAXSW    Z6, Z2, K1, Z2
+	ADDQ       $0x00000020, DX
+	SUBQ       $0x00000020, CX
+	JMP        loop12
+
+tail3:
+	TESTQ CX, CX
+	JZ    done4
+
+done4:
+	VPMAXSW       Z3, Z2, Z2
+	VPMAXSW       Z5, Z4, Z4
+	VPMAXSW       Z4, Z2, Z2
+	VEXTRACTI64X4 $0x01, Z2, Y1
+	VPMAXSW       Y1, Y2, Y1
+	VEXTRACTI128  $0x01, Y1, X2
+	VPMAXSW       X2, X1, X2
+	VPSHUFD       $0x4e, X2, X1
+	VPMAXSW       X1, X2, X2
+	VPSHUFD       $0xb1, X2, X1
+	VPMAXSW       X1, X2, X2
+	VPSRLD        $0x10, X2, X1
+	VPMAXSW       X1, X2, X2
+	VPSRAW        $0x0f, X2, X1
+	VPTERNLOGD    $0x78, X0, X1, X2
+	VMOVD         X2, AX
+	MOVW          AX, ret+24(FP)
+	VZEROUPPER
+	RET
+
+// func normalizeBF16CvtAVX512(dst []uint16, x []float32, k float32)
+// Requires: AVX, AVX512BW, AVX512DQ, AVX512F, AVX512VL
+TEXT ·normalizeBF16CvtAVX512(SB), NOSPLIT, $0-52
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         dst_len+8(FP), CX
+	MOVQ         x_base+24(FP), DX
+	VBROADCASTSS k+48(FP), Z0
+	VBROADCASTSS vecconsts<>+480(SB), Z1
+	VBROADCASTSS vecconsts<>+512(SB), Z2
+	VBROADCASTSS vecconsts<>+1248(SB), Z3
+	VMOVDQU32    bf16pack<>+0(SB), Z4
+	XORQ         BX, BX
+
+loopU1:
+	CMPQ        CX, $0x00000040
+	JB          loop12
+	VMULPS      (DX)(BX*4), Z0, Z30
+	VMULPS      64(DX)(BX*4), Z0, Z31
+	VFPCLASSPSZ $0x20, Z30, K1
+	VFPCLASSPSZ $0x20, Z31, K2
+	BYTE        $0x62
+	BYTE        $0x02
+	BYTE        $0x07
+	BYTE        $0x40
+	BYTE        $0x72
+	BYTE        $0xee
+
+	// VCVTNE2PS2BF16 Z30, Z31, Z29 above
+	KORTESTW  K1, K2
+	JNZ       denormal5
+	VMOVDQU16 Z29, (AX)(BX*2)
+
+packed6:
+	VMULPS      128(DX)(BX*4), Z0, Z30
+	VMULPS      192(DX)(BX*4), Z0, Z31
+	VFPCLASSPSZ $0x20, Z30, K1
+	VFPCLASSPSZ $0x20, Z31, K2
+	BYTE        $0x62
+	BYTE        $0x02
+	BYTE        $0x07
+	BYTE        $0x40
+	BYTE        $0x72
+	BYTE        $0xee
+
+	// VCVTNE2PS2BF16 Z30, Z31, Z29 above
+	KORTESTW  K1, K2
+	JNZ       denormal7
+	VMOVDQU16 Z29, 64(AX)(BX*2)
+
+packed8:
+	ADDQ $0x00000040, BX
+	SUBQ $0x00000040, CX
+	JMP  loopU1
+
+loop12:
+	CMPQ      CX, $0x00000010
+	JB        tail3
+	VMULPS    (DX)(BX*4), Z0, Z4
+	VPSRLD    $0x10, Z4, Z5
+	VPANDD    Z1, Z5, Z5
+	VPADDD    Z4, Z5, Z5
+	VPADDD    Z2, Z5, Z5
+	VCMPPS    $0x03, Z4, Z4, K1
+	VPORD     Z3, Z4, K1, Z5
+	VPSRLD    $0x10, Z5, Z5
+	VPMOVDW   Z5, Y4
+	VMOVDQU16 Y4, (AX)(BX*2)
+	ADDQ      $0x00000010, BX
+	SUBQ      $0x00000010, CX
+	JMP       loop12
+
+tail3:
+	TESTQ CX, CX
+	JZ    done4
+
+done4:
+	VZEROUPPER
+	RET
+
+denormal5:
+	VMOVAPS   Z30, Z5
+	VMOVAPS   Z31, Z6
+	VPSRLD    $0x10, Z5, Z7
+	VPANDD    Z1, Z7, Z7
+	VPADDD    Z5, Z7, Z7
+	VPADDD    Z2, Z7, Z7
+	VCMPPS    $0x03, Z5, Z5, K1
+	VPORD     Z3, Z5, K1, Z7
+	VPSRLD    $0x10, Z6, Z5
+	VPANDD    Z1, Z5, Z5
+	VPADDD    Z6, Z5, Z5
+	VPADDD    Z2, Z5, Z5
+	VCMPPS    $0x03, Z6, Z6, K1
+	VPORD     Z3, Z6, K1, Z5
+	VPERMT2W  Z5, Z4, Z7
+	VMOVDQU16 Z7, (AX)(BX*2)
+	JMP       packed6
+
+denormal7:
+	VMOVAPS   Z30, Z5
+	VMOVAPS   Z31, Z6
+	VPSRLD    $0x10, Z5, Z7
+	VPANDD    Z1, Z7, Z7
+	VPADDD    Z5, Z7, Z7
+	VPADDD    Z2, Z7, Z7
+	VCMPPS    $0x03, Z5, Z5, K1
+	VPORD     Z3, Z5, K1, Z7
+	VPSRLD    $0x10, Z6, Z5
+	VPANDD    Z1, Z5, Z5
+	VPADDD    Z6, Z5, Z5
+	VPADDD    Z2, Z5, Z5
+	VCMPPS    $0x03, Z6, Z6, K1
+	VPORD     Z3, Z6, K1, Z5
+	VPERMT2W  Z5, Z4, Z7
+	VMOVDQU16 Z7, 64(AX)(BX*2)
+	JMP       packed8
+
+// func normalizeBF16CvtNTAVX512(dst []uint16, x []float32, k float32)
+// Requires: AVX, AVX512BW, AVX512DQ, AVX512F, AVX512VL
+TEXT ·normalizeBF16CvtNTAVX512(SB), NOSPLIT, $0-52
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         dst_len+8(FP), CX
+	MOVQ         x_base+24(FP), DX
+	VBROADCASTSS k+48(FP), Z0
+	VBROADCASTSS vecconsts<>+480(SB), Z1
+	VBROADCASTSS vecconsts<>+512(SB), Z2
+	VBROADCASTSS vecconsts<>+1248(SB), Z3
+	VMOVDQU32    bf16pack<>+0(SB), Z4
+	XORQ         BX, BX
+
+loopU1:
+	CMPQ        CX, $0x00000040
+	JB          loop12
+	VMULPS      (DX)(BX*4), Z0, Z30
+	VMULPS      64(DX)(BX*4), Z0, Z31
+	VFPCLASSPSZ $0x20, Z30, K1
+	VFPCLASSPSZ $0x20, Z31, K2
+	BYTE        $0x62
+	BYTE        $0x02
+	BYTE        $0x07
+	BYTE        $0x40
+	BYTE        $0x72
+	BYTE        $0xee
+
+	// VCVTNE2PS2BF16 Z30, Z31, Z29 above
+	KORTESTW K1, K2
+	JNZ      denormal5
+	VMOVNTDQ Z29, (AX)(BX*2)
+
+packed6:
+	VMULPS      128(DX)(BX*4), Z0, Z30
+	VMULPS      192(DX)(BX*4), Z0, Z31
+	VFPCLASSPSZ $0x20, Z30, K1
+	VFPCLASSPSZ $0x20, Z31, K2
+	BYTE        $0x62
+	BYTE        $0x02
+	BYTE        $0x07
+	BYTE        $0x40
+	BYTE        $0x72
+	BYTE        $0xee
+
+	// VCVTNE2PS2BF16 Z30, Z31, Z29 above
+	KORTESTW K1, K2
+	JNZ      denormal7
+	VMOVNTDQ Z29, 64(AX)(BX*2)
+
+packed8:
+	ADDQ $0x00000040, BX
+	SUBQ $0x00000040, CX
+	JMP  loopU1
+
+loop12:
+	CMPQ      CX, $0x00000010
+	JB        tail3
+	VMULPS    (DX)(BX*4), Z0, Z4
+	VPSRLD    $0x10, Z4, Z5
+	VPANDD    Z1, Z5, Z5
+	VPADDD    Z4, Z5, Z5
+	VPADDD    Z2, Z5, Z5
+	VCMPPS    $0x03, Z4, Z4, K1
+	VPORD     Z3, Z4, K1, Z5
+	VPSRLD    $0x10, Z5, Z5
+	VPMOVDW   Z5, Y4
+	VMOVDQU16 Y4, (AX)(BX*2)
+	ADDQ      $0x00000010, BX
+	SUBQ      $0x00000010, CX
+	JMP       loop12
+
+tail3:
+	TESTQ CX, CX
+	JZ    done4
+
+done4:
+	VZEROUPPER
+	RET
+
+denormal5:
+	VMOVAPS  Z30, Z5
+	VMOVAPS  Z31, Z6
+	VPSRLD   $0x10, Z5, Z7
+	VPANDD   Z1, Z7, Z7
+	VPADDD   Z5, Z7, Z7
+	VPADDD   Z2, Z7, Z7
+	VCMPPS   $0x03, Z5, Z5, K1
+	VPORD    Z3, Z5, K1, Z7
+	VPSRLD   $0x10, Z6, Z5
+	VPANDD   Z1, Z5, Z5
+	VPADDD   Z6, Z5, Z5
+	VPADDD   Z2, Z5, Z5
+	VCMPPS   $0x03, Z6, Z6, K1
+	VPORD    Z3, Z6, K1, Z5
+	VPERMT2W Z5, Z4, Z7
+	VMOVNTDQ Z7, (AX)(BX*2)
+	JMP      packed6
+
+denormal7:
+	VMOVAPS  Z30, Z5
+	VMOVAPS  Z31, Z6
+	VPSRLD   $0x10, Z5, Z7
+	VPANDD   Z1, Z7, Z7
+	VPADDD   Z5, Z7, Z7
+	VPADDD   Z2, Z7, Z7
+	VCMPPS   $0x03, Z5, Z5, K1
+	VPORD    Z3, Z5, K1, Z7
+	VPSRLD   $0x10, Z6, Z5
+	VPANDD   Z1, Z5, Z5
+	VPADDD   Z6, Z5, Z5
+	VPADDD   Z2, Z5, Z5
+	VCMPPS   $0x03, Z6, Z6, K1
+	VPORD    Z3, Z6, K1, Z5
+	VPERMT2W Z5, Z4, Z7
+	VMOVNTDQ Z7, 64(AX)(BX*2)
+	JMP      packed8
+
+// func normalizeMaxBF16CvtAVX512(dst []uint16, x []float32, k float32, next []uint16, scale float32) float32
+// Requires: AVX, AVX512BW, AVX512DQ, AVX512F, AVX512VL
+TEXT ·normalizeMaxBF16CvtAVX512(SB), NOSPLIT, $0-92
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         dst_len+8(FP), CX
+	MOVQ         x_base+24(FP), DX
+	VBROADCASTSS k+48(FP), Z0
+	VBROADCASTSS vecconsts<>+480(SB), Z1
+	VBROADCASTSS vecconsts<>+512(SB), Z2
+	VBROADCASTSS vecconsts<>+1248(SB), Z3
+	VMOVDQU32    bf16pack<>+0(SB), Z4
+	MOVQ         next_base+56(FP), BX
+	VBROADCASTSS scale+80(FP), Z5
+	VUCOMISS     vecconsts<>+416(SB), X5
+	JNE          scaled1
+	JP           scaled1
+	VBROADCASTSS vecconsts<>+0(SB), Z5
+	VBROADCASTSS vecconsts<>+0(SB), Z6
+	VBROADCASTSS vecconsts<>+0(SB), Z7
+	VBROADCASTSS vecconsts<>+0(SB), Z8
+	XORQ         SI, SI
+
+loopU2:
+	CMPQ        CX, $0x00000040
+	JB          loop13
+	VMULPS      (DX)(SI*4), Z0, Z30
+	VMULPS      64(DX)(SI*4), Z0, Z31
+	VFPCLASSPSZ $0x20, Z30, K1
+	VFPCLASSPSZ $0x20, Z31, K2
+	BYTE        $0x62
+	BYTE        $0x02
+	BYTE        $0x07
+	BYTE        $0x40
+	BYTE        $0x72
+	BYTE        $0xee
+
+	// VCVTNE2PS2BF16 Z30, Z31, Z29 above
+	KORTESTW  K1, K2
+	JNZ       denormal6
+	VMOVDQU16 Z29, (AX)(SI*2)
+
+packed7:
+	VMULPS      128(DX)(SI*4), Z0, Z30
+	VMULPS      192(DX)(SI*4), Z0, Z31
+	VFPCLASSPSZ $0x20, Z30, K1
+	VFPCLASSPSZ $0x20, Z31, K2
+	BYTE        $0x62
+	BYTE        $0x02
+	BYTE        $0x07
+	BYTE        $0x40
+	BYTE        $0x72
+	BYTE        $0xee
+
+	// VCVTNE2PS2BF16 Z30, Z31, Z29 above
+	KORTESTW  K1, K2
+	JNZ       denormal8
+	VMOVDQU16 Z29, 64(AX)(SI*2)
+
+packed9:
+	VPMOVZXWD (BX)(SI*2), Z9
+	VPSLLD    $0x10, Z9, Z9
+	VMAXPS    Z5, Z9, Z5
+	VPMOVZXWD 32(BX)(SI*2), Z9
+	VPSLLD    $0x10, Z9, Z9
+	VMAXPS    Z6, Z9, Z6
+	VPMOVZXWD 64(BX)(SI*2), Z9
+	VPSLLD    $0x10, Z9, Z9
+	VMAXPS    Z7, Z9, Z7
+	VPMOVZXWD 96(BX)(SI*2), Z9
+	VPSLLD    $0x10, Z9, Z9
+	VMAXPS    Z8, Z9, Z8
+	ADDQ      $0x00000040, SI
+	SUBQ      $0x00000040, CX
+	JMP       loopU2
+
+loop13:
+	CMPQ      CX, $0x00000010
+	JB        tail4
+	VMULPS    (DX)(SI*4), Z0, Z4
+	VPSRLD    $0x10, Z4, Z9
+	VPANDD    Z1, Z9, Z9
+	VPADDD    Z4, Z9, Z9
+	VPADDD    Z2, Z9, Z9
+	VCMPPS    $0x03, Z4, Z4, K1
+	VPORD     Z3, Z4, K1, Z9
+	VPSRLD    $0x10, Z9, Z9
+	VPMOVDW   Z9, Y4
+	VMOVDQU16 Y4, (AX)(SI*2)
+	VPMOVZXWD (BX)(SI*2), Z4
+	VPSLLD    $0x10, Z4, Z4
+	VMAXPS    Z5, Z4, Z5
+	ADDQ      $0x00000010, SI
+	SUBQ      $0x00000010, CX
+	JMP       loop13
+
+tail4:
+	TESTQ CX, CX
+	JZ    done5
+
+done5:
+	VMAXPS     Z6, Z5, Z5
+	VMAXPS     Z8, Z7, Z7
+	VMAXPS     Z7, Z5, Z5
+	VSHUFF32X4 $0x4e, Z5, Z5, Z0
+	VMAXPS     Z0, Z5, Z5
+	VSHUFF32X4 $0xb1, Z5, Z5, Z0
+	VMAXPS     Z0, Z5, Z5
+	VPERMILPS  $0x4e, Z5, Z0
+	VMAXPS     Z0, Z5, Z5
+	VPERMILPS  $0xb1, Z5, Z0
+	VMAXPS     Z0, Z5, Z5
+	VMOVSS     X5, ret+88(FP)
+	VZEROUPPER
+	RET
+
+denormal6:
+	VMOVAPS   Z30, Z9
+	VMOVAPS   Z31, Z10
+	VPSRLD    $0x10, Z9, Z11
+	VPANDD    Z1, Z11, Z11
+	VPADDD    Z9, Z11, Z11
+	VPADDD    Z2, Z11, Z11
+	VCMPPS    $0x03, Z9, Z9, K1
+	VPORD     Z3, Z9, K1, Z11
+	VPSRLD    $0x10, Z10, Z9
+	VPANDD    Z1, Z9, Z9
+	VPADDD    Z10, Z9, Z9
+	VPADDD    Z2, Z9, Z9
+	VCMPPS    $0x03, Z10, Z10, K1
+	VPORD     Z3, Z10, K1, Z9
+	VPERMT2W  Z9, Z4, Z11
+	VMOVDQU16 Z11, (AX)(SI*2)
+	JMP       packed7
+
+denormal8:
+	VMOVAPS   Z30, Z9
+	VMOVAPS   Z31, Z10
+	VPSRLD    $0x10, Z9, Z11
+	VPANDD    Z1, Z11, Z11
+	VPADDD    Z9, Z11, Z11
+	VPADDD    Z2, Z11, Z11
+	VCMPPS    $0x03, Z9, Z9, K1
+	VPORD     Z3, Z9, K1, Z11
+	VPSRLD    $0x10, Z10, Z9
+	VPANDD    Z1, Z9, Z9
+	VPADDD    Z10, Z9, Z9
+	VPADDD    Z2, Z9, Z9
+	VCMPPS    $0x03, Z10, Z10, K1
+	VPORD     Z3, Z10, K1, Z9
+	VPERMT2W  Z9, Z4, Z11
+	VMOVDQU16 Z11, 64(AX)(SI*2)
+	JMP       packed9
+
+scaled1:
+	VBROADCASTSS vecconsts<>+0(SB), Z6
+	VBROADCASTSS vecconsts<>+0(SB), Z7
+	VBROADCASTSS vecconsts<>+0(SB), Z8
+	VBROADCASTSS vecconsts<>+0(SB), Z9
+	XORQ         SI, SI
+
+loopU10:
+	CMPQ        CX, $0x00000040
+	JB          loop111
+	VMULPS      (DX)(SI*4), Z0, Z30
+	VMULPS      64(DX)(SI*4), Z0, Z31
+	VFPCLASSPSZ $0x20, Z30, K1
+	VFPCLASSPSZ $0x20, Z31, K2
+	BYTE        $0x62
+	BYTE        $0x02
+	BYTE        $0x07
+	BYTE        $0x40
+	BYTE        $0x72
+	BYTE        $0xee
+
+	// VCVTNE2PS2BF16 Z30, Z31, Z29 above
+	KORTESTW  K1, K2
+	JNZ       denormal14
+	VMOVDQU16 Z29, (AX)(SI*2)
+
+packed15:
+	VMULPS      128(DX)(SI*4), Z0, Z30
+	VMULPS      192(DX)(SI*4), Z0, Z31
+	VFPCLASSPSZ $0x20, Z30, K1
+	VFPCLASSPSZ $0x20, Z31, K2
+	BYTE        $0x62
+	BYTE        $0x02
+	BYTE        $0x07
+	BYTE        $0x40
+	BYTE        $0x72
+	BYTE        $0xee
+
+	// VCVTNE2PS2BF16 Z30, Z31, Z29 above
+	KORTESTW  K1, K2
+	JNZ       denormal16
+	VMOVDQU16 Z29, 64(AX)(SI*2)
+
+packed17:
+	VPMOVZXWD (BX)(SI*2), Z10
+	VPSLLD    $0x10, Z10, Z10
+	VMULPS    Z5, Z10, Z10
+	VMAXPS    Z6, Z10, Z6
+	VPMOVZXWD 32(BX)(SI*2), Z10
+	VPSLLD    $0x10, Z10, Z10
+	VMULPS    Z5, Z10, Z10
+	VMAXPS    Z7, Z10, Z7
+	VPMOVZXWD 64(BX)(SI*2), Z10
+	VPSLLD    $0x10, Z10, Z10
+	VMULPS    Z5, Z10, Z10
+	VMAXPS    Z8, Z10, Z8
+	VPMOVZXWD 96(BX)(SI*2), Z10
+	VPSLLD    $0x10, Z10, Z10
+	VMULPS    Z5, Z10, Z10
+	VMAXPS    Z9, Z10, Z9
+	ADDQ      $0x00000040, SI
+	SUBQ      $0x00000040, CX
+	JMP       loopU10
+
+loop111:
+	CMPQ      CX, $0x00000010
+	JB        tail12
+	VMULPS    (DX)(SI*4), Z0, Z4
+	VPSRLD    $0x10, Z4, Z10
+	VPANDD    Z1, Z10, Z10
+	VPADDD    Z4, Z10, Z10
+	VPADDD    Z2, Z10, Z10
+	VCMPPS    $0x03, Z4, Z4, K1
+	VPORD     Z3, Z4, K1, Z10
+	VPSRLD    $0x10, Z10, Z10
+	VPMOVDW   Z10, Y4
+	VMOVDQU16 Y4, (AX)(SI*2)
+	VPMOVZXWD (BX)(SI*2), Z4
+	VPSLLD    $0x10, Z4, Z4
+	VMULPS    Z5, Z4, Z4
+	VMAXPS    Z6, Z4, Z6
+	ADDQ      $0x00000010, SI
+	SUBQ      $0x00000010, CX
+	JMP       loop111
+
+tail12:
+	TESTQ CX, CX
+	JZ    done13
+
+done13:
+	VMAXPS     Z7, Z6, Z6
+	VMAXPS     Z9, Z8, Z8
+	VMAXPS     Z8, Z6, Z6
+	VSHUFF32X4 $0x4e, Z6, Z6, Z0
+	VMAXPS     Z0, Z6, Z6
+	VSHUFF32X4 $0xb1, Z6, Z6, Z0
+	VMAXPS     Z0, Z6, Z6
+	VPERMILPS  $0x4e, Z6, Z0
+	VMAXPS     Z0, Z6, Z6
+	VPERMILPS  $0xb1, Z6, Z0
+	VMAXPS     Z0, Z6, Z6
+	VMOVSS     X6, ret+88(FP)
+	VZEROUPPER
+	RET
+
+denormal14:
+	VMOVAPS   Z30, Z10
+	VMOVAPS   Z31, Z11
+	VPSRLD    $0x10, Z10, Z12
+	VPANDD    Z1, Z12, Z12
+	VPADDD    Z10, Z12, Z12
+	VPADDD    Z2, Z12, Z12
+	VCMPPS    $0x03, Z10, Z10, K1
+	VPORD     Z3, Z10, K1, Z12
+	VPSRLD    $0x10, Z11, Z10
+	VPANDD    Z1, Z10, Z10
+	VPADDD    Z11, Z10, Z10
+	VPADDD    Z2, Z10, Z10
+	VCMPPS    $0x03, Z11, Z11, K1
+	VPORD     Z3, Z11, K1, Z10
+	VPERMT2W  Z10, Z4, Z12
+	VMOVDQU16 Z12, (AX)(SI*2)
+	JMP       packed15
+
+denormal16:
+	VMOVAPS   Z30, Z10
+	VMOVAPS   Z31, Z11
+	VPSRLD    $0x10, Z10, Z12
+	VPANDD    Z1, Z12, Z12
+	VPADDD    Z10, Z12, Z12
+	VPADDD    Z2, Z12, Z12
+	VCMPPS    $0x03, Z10, Z10, K1
+	VPORD     Z3, Z10, K1, Z12
+	VPSRLD    $0x10, Z11, Z10
+	VPANDD    Z1, Z10, Z10
+	VPADDD    Z11, Z10, Z10
+	VPADDD    Z2, Z10, Z10
+	VCMPPS    $0x03, Z11, Z11, K1
+	VPORD     Z3, Z11, K1, Z10
+	VPERMT2W  Z10, Z4, Z12
+	VMOVDQU16 Z12, 64(AX)(SI*2)
+	JMP       packed17
+
+// func normalizeMaxBF16CvtNTAVX512(dst []uint16, x []float32, k float32, next []uint16, scale float32) float32
+// Requires: AVX, AVX512BW, AVX512DQ, AVX512F, AVX512VL
+TEXT ·normalizeMaxBF16CvtNTAVX512(SB), NOSPLIT, $0-92
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         dst_len+8(FP), CX
+	MOVQ         x_base+24(FP), DX
+	VBROADCASTSS k+48(FP), Z0
+	VBROADCASTSS vecconsts<>+480(SB), Z1
+	VBROADCASTSS vecconsts<>+512(SB), Z2
+	VBROADCASTSS vecconsts<>+1248(SB), Z3
+	VMOVDQU32    bf16pack<>+0(SB), Z4
+	MOVQ         next_base+56(FP), BX
+	VBROADCASTSS scale+80(FP), Z5
+	VUCOMISS     vecconsts<>+416(SB), X5
+	JNE          scaled1
+	JP           scaled1
+	VBROADCASTSS vecconsts<>+0(SB), Z5
+	VBROADCASTSS vecconsts<>+0(SB), Z6
+	VBROADCASTSS vecconsts<>+0(SB), Z7
+	VBROADCASTSS vecconsts<>+0(SB), Z8
+	XORQ         SI, SI
+
+loopU2:
+	CMPQ        CX, $0x00000040
+	JB          loop13
+	VMULPS      (DX)(SI*4), Z0, Z30
+	VMULPS      64(DX)(SI*4), Z0, Z31
+	VFPCLASSPSZ $0x20, Z30, K1
+	VFPCLASSPSZ $0x20, Z31, K2
+	BYTE        $0x62
+	BYTE        $0x02
+	BYTE        $0x07
+	BYTE        $0x40
+	BYTE        $0x72
+	BYTE        $0xee
+
+	// VCVTNE2PS2BF16 Z30, Z31, Z29 above
+	KORTESTW K1, K2
+	JNZ      denormal6
+	VMOVNTDQ Z29, (AX)(SI*2)
+
+packed7:
+	VMULPS      128(DX)(SI*4), Z0, Z30
+	VMULPS      192(DX)(SI*4), Z0, Z31
+	VFPCLASSPSZ $0x20, Z30, K1
+	VFPCLASSPSZ $0x20, Z31, K2
+	BYTE        $0x62
+	BYTE        $0x02
+	BYTE        $0x07
+	BYTE        $0x40
+	BYTE        $0x72
+	BYTE        $0xee
+
+	// VCVTNE2PS2BF16 Z30, Z31, Z29 above
+	KORTESTW K1, K2
+	JNZ      denormal8
+	VMOVNTDQ Z29, 64(AX)(SI*2)
+
+packed9:
+	VPMOVZXWD (BX)(SI*2), Z9
+	VPSLLD    $0x10, Z9, Z9
+	VMAXPS    Z5, Z9, Z5
+	VPMOVZXWD 32(BX)(SI*2), Z9
+	VPSLLD    $0x10, Z9, Z9
+	VMAXPS    Z6, Z9, Z6
+	VPMOVZXWD 64(BX)(SI*2), Z9
+	VPSLLD    $0x10, Z9, Z9
+	VMAXPS    Z7, Z9, Z7
+	VPMOVZXWD 96(BX)(SI*2), Z9
+	VPSLLD    $0x10, Z9, Z9
+	VMAXPS    Z8, Z9, Z8
+	ADDQ      $0x00000040, SI
+	SUBQ      $0x00000040, CX
+	JMP       loopU2
+
+loop13:
+	CMPQ      CX, $0x00000010
+	JB        tail4
+	VMULPS    (DX)(SI*4), Z0, Z4
+	VPSRLD    $0x10, Z4, Z9
+	VPANDD    Z1, Z9, Z9
+	VPADDD    Z4, Z9, Z9
+	VPADDD    Z2, Z9, Z9
+	VCMPPS    $0x03, Z4, Z4, K1
+	VPORD     Z3, Z4, K1, Z9
+	VPSRLD    $0x10, Z9, Z9
+	VPMOVDW   Z9, Y4
+	VMOVDQU16 Y4, (AX)(SI*2)
+	VPMOVZXWD (BX)(SI*2), Z4
+	VPSLLD    $0x10, Z4, Z4
+	VMAXPS    Z5, Z4, Z5
+	ADDQ      $0x00000010, SI
+	SUBQ      $0x00000010, CX
+	JMP       loop13
+
+tail4:
+	TESTQ CX, CX
+	JZ    done5
+
+done5:
+	VMAXPS     Z6, Z5, Z5
+	VMAXPS     Z8, Z7, Z7
+	VMAXPS     Z7, Z5, Z5
+	VSHUFF32X4 $0x4e, Z5, Z5, Z0
+	VMAXPS     Z0, Z5, Z5
+	VSHUFF32X4 $0xb1, Z5, Z5, Z0
+	VMAXPS     Z0, Z5, Z5
+	VPERMILPS  $0x4e, Z5, Z0
+	VMAXPS     Z0, Z5, Z5
+	VPERMILPS  $0xb1, Z5, Z0
+	VMAXPS     Z0, Z5, Z5
+	VMOVSS     X5, ret+88(FP)
+	VZEROUPPER
+	RET
+
+denormal6:
+	VMOVAPS  Z30, Z9
+	VMOVAPS  Z31, Z10
+	VPSRLD   $0x10, Z9, Z11
+	VPANDD   Z1, Z11, Z11
+	VPADDD   Z9, Z11, Z11
+	VPADDD   Z2, Z11, Z11
+	VCMPPS   $0x03, Z9, Z9, K1
+	VPORD    Z3, Z9, K1, Z11
+	VPSRLD   $0x10, Z10, Z9
+	VPANDD   Z1, Z9, Z9
+	VPADDD   Z10, Z9, Z9
+	VPADDD   Z2, Z9, Z9
+	VCMPPS   $0x03, Z10, Z10, K1
+	VPORD    Z3, Z10, K1, Z9
+	VPERMT2W Z9, Z4, Z11
+	VMOVNTDQ Z11, (AX)(SI*2)
+	JMP      packed7
+
+denormal8:
+	VMOVAPS  Z30, Z9
+	VMOVAPS  Z31, Z10
+	VPSRLD   $0x10, Z9, Z11
+	VPANDD   Z1, Z11, Z11
+	VPADDD   Z9, Z11, Z11
+	VPADDD   Z2, Z11, Z11
+	VCMPPS   $0x03, Z9, Z9, K1
+	VPORD    Z3, Z9, K1, Z11
+	VPSRLD   $0x10, Z10, Z9
+	VPANDD   Z1, Z9, Z9
+	VPADDD   Z10, Z9, Z9
+	VPADDD   Z2, Z9, Z9
+	VCMPPS   $0x03, Z10, Z10, K1
+	VPORD    Z3, Z10, K1, Z9
+	VPERMT2W Z9, Z4, Z11
+	VMOVNTDQ Z11, 64(AX)(SI*2)
+	JMP      packed9
+
+scaled1:
+	VBROADCASTSS vecconsts<>+0(SB), Z6
+	VBROADCASTSS vecconsts<>+0(SB), Z7
+	VBROADCASTSS vecconsts<>+0(SB), Z8
+	VBROADCASTSS vecconsts<>+0(SB), Z9
+	XORQ         SI, SI
+
+loopU10:
+	CMPQ        CX, $0x00000040
+	JB          loop111
+	VMULPS      (DX)(SI*4), Z0, Z30
+	VMULPS      64(DX)(SI*4), Z0, Z31
+	VFPCLASSPSZ $0x20, Z30, K1
+	VFPCLASSPSZ $0x20, Z31, K2
+	BYTE        $0x62
+	BYTE        $0x02
+	BYTE        $0x07
+	BYTE        $0x40
+	BYTE        $0x72
+	BYTE        $0xee
+
+	// VCVTNE2PS2BF16 Z30, Z31, Z29 above
+	KORTESTW K1, K2
+	JNZ      denormal14
+	VMOVNTDQ Z29, (AX)(SI*2)
+
+packed15:
+	VMULPS      128(DX)(SI*4), Z0, Z30
+	VMULPS      192(DX)(SI*4), Z0, Z31
+	VFPCLASSPSZ $0x20, Z30, K1
+	VFPCLASSPSZ $0x20, Z31, K2
+	BYTE        $0x62
+	BYTE        $0x02
+	BYTE        $0x07
+	BYTE        $0x40
+	BYTE        $0x72
+	BYTE        $0xee
+
+	// VCVTNE2PS2BF16 Z30, Z31, Z29 above
+	KORTESTW K1, K2
+	JNZ      denormal16
+	VMOVNTDQ Z29, 64(AX)(SI*2)
+
+packed17:
+	VPMOVZXWD (BX)(SI*2), Z10
+	VPSLLD    $0x10, Z10, Z10
+	VMULPS    Z5, Z10, Z10
+	VMAXPS    Z6, Z10, Z6
+	VPMOVZXWD 32(BX)(SI*2), Z10
+	VPSLLD    $0x10, Z10, Z10
+	VMULPS    Z5, Z10, Z10
+	VMAXPS    Z7, Z10, Z7
+	VPMOVZXWD 64(BX)(SI*2), Z10
+	VPSLLD    $0x10, Z10, Z10
+	VMULPS    Z5, Z10, Z10
+	VMAXPS    Z8, Z10, Z8
+	VPMOVZXWD 96(BX)(SI*2), Z10
+	VPSLLD    $0x10, Z10, Z10
+	VMULPS    Z5, Z10, Z10
+	VMAXPS    Z9, Z10, Z9
+	ADDQ      $0x00000040, SI
+	SUBQ      $0x00000040, CX
+	JMP       loopU10
+
+loop111:
+	CMPQ      CX, $0x00000010
+	JB        tail12
+	VMULPS    (DX)(SI*4), Z0, Z4
+	VPSRLD    $0x10, Z4, Z10
+	VPANDD    Z1, Z10, Z10
+	VPADDD    Z4, Z10, Z10
+	VPADDD    Z2, Z10, Z10
+	VCMPPS    $0x03, Z4, Z4, K1
+	VPORD     Z3, Z4, K1, Z10
+	VPSRLD    $0x10, Z10, Z10
+	VPMOVDW   Z10, Y4
+	VMOVDQU16 Y4, (AX)(SI*2)
+	VPMOVZXWD (BX)(SI*2), Z4
+	VPSLLD    $0x10, Z4, Z4
+	VMULPS    Z5, Z4, Z4
+	VMAXPS    Z6, Z4, Z6
+	ADDQ      $0x00000010, SI
+	SUBQ      $0x00000010, CX
+	JMP       loop111
+
+tail12:
+	TESTQ CX, CX
+	JZ    done13
+
+done13:
+	VMAXPS     Z7, Z6, Z6
+	VMAXPS     Z9, Z8, Z8
+	VMAXPS     Z8, Z6, Z6
+	VSHUFF32X4 $0x4e, Z6, Z6, Z0
+	VMAXPS     Z0, Z6, Z6
+	VSHUFF32X4 $0xb1, Z6, Z6, Z0
+	VMAXPS     Z0, Z6, Z6
+	VPERMILPS  $0x4e, Z6, Z0
+	VMAXPS     Z0, Z6, Z6
+	VPERMILPS  $0xb1, Z6, Z0
+	VMAXPS     Z0, Z6, Z6
+	VMOVSS     X6, ret+88(FP)
+	VZEROUPPER
+	RET
+
+denormal14:
+	VMOVAPS  Z30, Z10
+	VMOVAPS  Z31, Z11
+	VPSRLD   $0x10, Z10, Z12
+	VPANDD   Z1, Z12, Z12
+	VPADDD   Z10, Z12, Z12
+	VPADDD   Z2, Z12, Z12
+	VCMPPS   $0x03, Z10, Z10, K1
+	VPORD    Z3, Z10, K1, Z12
+	VPSRLD   $0x10, Z11, Z10
+	VPANDD   Z1, Z10, Z10
+	VPADDD   Z11, Z10, Z10
+	VPADDD   Z2, Z10, Z10
+	VCMPPS   $0x03, Z11, Z11, K1
+	VPORD    Z3, Z11, K1, Z10
+	VPERMT2W Z10, Z4, Z12
+	VMOVNTDQ Z12, (AX)(SI*2)
+	JMP      packed15
+
+denormal16:
+	VMOVAPS  Z30, Z10
+	VMOVAPS  Z31, Z11
+	VPSRLD   $0x10, Z10, Z12
+	VPANDD   Z1, Z12, Z12
+	VPADDD   Z10, Z12, Z12
+	VPADDD   Z2, Z12, Z12
+	VCMPPS   $0x03, Z10, Z10, K1
+	VPORD    Z3, Z10, K1, Z12
+	VPSRLD   $0x10, Z11, Z10
+	VPANDD   Z1, Z10, Z10
+	VPADDD   Z11, Z10, Z10
+	VPADDD   Z2, Z10, Z10
+	VCMPPS   $0x03, Z11, Z11, K1
+	VPORD    Z3, Z11, K1, Z10
+	VPERMT2W Z10, Z4, Z12
+	VMOVNTDQ Z12, 64(AX)(SI*2)
+	JMP      packed17

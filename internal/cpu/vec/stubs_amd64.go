@@ -684,11 +684,6 @@ func logSoftmaxGradNTAVX512(dx []float32, y []float32, dy []float32, s float32, 
 //go:noescape
 func maxF16AVX2(x []uint16, scale float32) float32
 
-// expSumF16AVX2 is expSum of F16 values; len(dst) must be a multiple of 16.
-//
-//go:noescape
-func expSumF16AVX2(dst []float32, x []uint16, next []float32, scale float32, m float32) float32
-
 // normalizeF16AVX2 writes dst[i] = F16(x[i]·k); len(dst) must be a multiple of 16.
 //
 //go:noescape
@@ -703,11 +698,6 @@ func normalizeF16NTAVX2(dst []uint16, x []float32, k float32)
 //
 //go:noescape
 func maxBF16AVX2(x []uint16, scale float32) float32
-
-// expSumBF16AVX2 is expSum of BF16 values; len(dst) must be a multiple of 16.
-//
-//go:noescape
-func expSumBF16AVX2(dst []float32, x []uint16, next []float32, scale float32, m float32) float32
 
 // normalizeBF16AVX2 writes dst[i] = BF16(x[i]·k); len(dst) must be a multiple of 16.
 //
@@ -724,11 +714,6 @@ func normalizeBF16NTAVX2(dst []uint16, x []float32, k float32)
 //go:noescape
 func maxF16AVX512(x []uint16, scale float32) float32
 
-// expSumF16AVX512 is expSum of F16 values; len(dst) must be a multiple of 16.
-//
-//go:noescape
-func expSumF16AVX512(dst []float32, x []uint16, next []float32, scale float32, m float32) float32
-
 // normalizeF16AVX512 writes dst[i] = F16(x[i]·k); len(dst) must be a multiple of 16.
 //
 //go:noescape
@@ -743,11 +728,6 @@ func normalizeF16NTAVX512(dst []uint16, x []float32, k float32)
 //
 //go:noescape
 func maxBF16AVX512(x []uint16, scale float32) float32
-
-// expSumBF16AVX512 is expSum of BF16 values; len(dst) must be a multiple of 16.
-//
-//go:noescape
-func expSumBF16AVX512(dst []float32, x []uint16, next []float32, scale float32, m float32) float32
 
 // normalizeBF16AVX512 writes dst[i] = BF16(x[i]·k); len(dst) must be a multiple of 16.
 //
@@ -783,3 +763,53 @@ func softmaxGradBF16EOAVX2(dx []uint16, y []uint16, dy []uint16, s float32, scal
 //
 //go:noescape
 func softmaxGradBF16EONTAVX2(dx []uint16, y []uint16, dy []uint16, s float32, scale float32)
+
+// exp2SumF16AVX2 is expSumF16 with the base-2 exp of exp2Poly16; len(dst) must be a multiple of 16.
+//
+//go:noescape
+func exp2SumF16AVX2(dst []float32, x []uint16, next []float32, scale float32, m float32) float32
+
+// exp2SumBF16AVX2 is expSumBF16 with the base-2 exp of exp2Poly16; len(dst) must be a multiple of 16.
+//
+//go:noescape
+func exp2SumBF16AVX2(dst []float32, x []uint16, next []float32, scale float32, m float32) float32
+
+// exp2SumF16AVX512 is expSumF16 with the base-2 exp of exp2Poly16; len(dst) must be a multiple of 16.
+//
+//go:noescape
+func exp2SumF16AVX512(dst []float32, x []uint16, next []float32, scale float32, m float32) float32
+
+// exp2SumBF16AVX512 is expSumBF16 with the base-2 exp of exp2Poly16; len(dst) must be a multiple of 16.
+//
+//go:noescape
+func exp2SumBF16AVX512(dst []float32, x []uint16, next []float32, scale float32, m float32) float32
+
+// maxBitsF16AVX512 returns the F16 bits of the max of x's non-NaN values (−∞ if none), as max16; len(x) must be a multiple of 32.
+//
+//go:noescape
+func maxBitsF16AVX512(x []uint16) uint16
+
+// maxBitsBF16AVX512 returns the BF16 bits of the max of x's non-NaN values (−∞ if none), as max16; len(x) must be a multiple of 32.
+//
+//go:noescape
+func maxBitsBF16AVX512(x []uint16) uint16
+
+// normalizeBF16CvtAVX512 is normalizeBF16 by VCVTNE2PS2BF16 (AVX-512 BF16); len(dst) must be a multiple of 16.
+//
+//go:noescape
+func normalizeBF16CvtAVX512(dst []uint16, x []float32, k float32)
+
+// normalizeBF16CvtNTAVX512 is normalizeBF16Cvt with non-temporal stores; dst must be 64-byte aligned.
+//
+//go:noescape
+func normalizeBF16CvtNTAVX512(dst []uint16, x []float32, k float32)
+
+// normalizeMaxBF16CvtAVX512 is normalizeBF16Cvt that also returns maxBF16(next, scale); len(next) must be len(dst).
+//
+//go:noescape
+func normalizeMaxBF16CvtAVX512(dst []uint16, x []float32, k float32, next []uint16, scale float32) float32
+
+// normalizeMaxBF16CvtNTAVX512 is normalizeBF16CvtNT that also returns maxBF16(next, scale); len(next) must be len(dst).
+//
+//go:noescape
+func normalizeMaxBF16CvtNTAVX512(dst []uint16, x []float32, k float32, next []uint16, scale float32) float32

@@ -6,8 +6,7 @@ package main
 // row takes three passes over its L1-resident data instead of five (a
 // conversion to float32 scratch, max, exp+sum, normalize, a conversion
 // back) and no float32 copy of the input. The exp pass, which bounds these
-// rows on a 2-core machine, uses exp16: outputs of 8 or 11 significant bits
-// need no float32-exact exp.
+// rows on a 2-core machine, is fwd16s70.go's.
 
 import (
 	. "github.com/mmcloughlin/avo/build"
@@ -15,13 +14,8 @@ import (
 	"github.com/mmcloughlin/avo/reg"
 )
 
-// The exp of the 16-bit rows (exp16), whose constants must equal exp.go's:
-// r = x − n·ln2 in one step and 1 + r·(1 + r·(Q2 + r·(Q3 + r·(Q4 +
-// r·Q5)))), a minimax fit of relative error 1.6e-7 on |r| ≤ ln2/2, 4.5e-7
-// with the one-step reduction, far below the half ulp of float16 (2.4e-4)
-// and bfloat16 outputs; and no upper clamp, as a row minus its max is ≤ 0.
-// 15 vector ops an exp where exp takes 18: the exp pass of a bfloat16 row
-// in L1, 0.207 → 0.179 ns/element (AMD EPYC Zen 4, best of 6).
+// The constants of the 16-bit rows' first exp (exp16, since replaced by
+// fwd16s70.go's), which main.go's table keeps.
 const (
 	ln2     = 0.693147180559945309
 	exp16Q2 = 0.499992311000824
@@ -29,23 +23,6 @@ const (
 	exp16Q4 = 0.041890114545822144
 	exp16Q5 = 0.008312525227665901
 )
-
-// exp16Consts are the constants exp16 needs, and cExpHi, which it does not
-// (no upper clamp) but which expSum16 has always hoisted on both sets.
-var exp16Consts = []int{cExpLo, cExpHi, cLog2e, cLn2, cQ5, cQ4, cQ3, cQ2, cOne}
-
-// exp16N is expN for exp16: every x must be ≤ expHi (88.72) or NaN.
-func (g *gen) exp16N(xs []reg.VecVirtual) []reg.VecVirtual {
-	each := stepwise(len(xs))
-	each(func(k int) { maxKeepNaN(xs[k], g.creg(cExpLo), xs[k]) })
-	n := g.roundLog2e(xs, each)
-	each(func(k int) { g.fma(VFNMADD231PS, VFNMADD231PS_BCST, cLn2, n[k], xs[k]) })
-	p := g.copies(cQ5, len(xs), each)
-	for _, c := range []int{cQ4, cQ3, cQ2, cOne, cOne} {
-		each(func(k int) { g.fma(VFMADD213PS, VFMADD213PS_BCST, c, xs[k], p[k]) })
-	}
-	return g.ldexpN(p, n, each)
-}
 
 // emitFwd74 emits this file's kernels for both instruction sets, after the
 // others, so that their assembly stays as it was.
@@ -58,7 +35,6 @@ func emitFwd74() {
 	for _, g := range []*gen{{avx512: false, w: 8, suffix: "AVX2"}, {avx512: true, w: 16, suffix: "AVX512"}} {
 		for _, bf := range []bool{false, true} {
 			g.max16(bf)
-			g.expSum16(bf)
 			g.normalize16(bf, false)
 			g.normalize16(bf, true)
 		}
@@ -105,39 +81,6 @@ func (g *gen) max16(bf bool) {
 			}
 		}, noTail)
 		g.reduceMax(acc)
-		g.ret()
-	})
-}
-
-func (g *gen) expSum16(bf bool) {
-	t := name16(bf)
-	g.text("expSum"+t, "func(dst []float32, x []uint16, next []float32, scale, m float32) float32",
-		"is expSum of "+t+" values; len(dst) must be a multiple of 16.")
-	pd, n, px := ptr("dst"), length("dst"), ptr("x")
-	pn, nn := ptr("next"), length("next")
-	scale, m := g.bcast("scale"), g.bcast("m")
-	g.hoistExpOf(exp16Consts)
-	g.unitScale(scale, func(one bool) {
-		acc := g.accs(unroll, false)
-		g.loop(n, unroll, func(vs int) {
-			g.groups(vs, func(ks []int) {
-				xs := make([]reg.VecVirtual, len(ks))
-				for j, k := range ks {
-					xs[j] = g.load16(px, k, bf)
-					if !one {
-						VMULPS(scale, xs[j], xs[j])
-					}
-					VSUBPS(m, xs[j], xs[j])
-				}
-				es := g.exp16N(xs)
-				for j, k := range ks {
-					g.store(es[j], pd, k)
-					VADDPS(es[j], acc[k], acc[k])
-				}
-			})
-			g.prefetch(vs, pn, nn)
-		}, noTail)
-		g.reduceSum(acc)
 		g.ret()
 	})
 }
