@@ -112,8 +112,8 @@ func TestShareID(t *testing.T) {
 }
 
 // One rank on one GPU, both ways a job starts: ncclCommInitAll over the
-// device, and ncclCommInitRank from an id file. Skips without a driver or
-// NCCL.
+// device, and ncclCommInitRank from an id file; the sharded ops through
+// it against the single-GPU ops. Skips without a driver or NCCL.
 func TestCommOneRank(t *testing.T) {
 	d := openOrSkip(t)
 	if _, err := driver.OpenNCCL(); err != nil {
@@ -126,6 +126,7 @@ func TestCommOneRank(t *testing.T) {
 	if c := cs[0]; c.Rank() != 0 || c.Size() != 1 || c.Device() != d {
 		t.Errorf("OpenComms: rank %d of %d", c.Rank(), c.Size())
 	}
+	checkCommShards(t, []*Device{d}, []exchange{cs[0]}, -1)
 	if err := cs[0].Close(); err != nil {
 		t.Error(err)
 	}
@@ -138,6 +139,7 @@ func TestCommOneRank(t *testing.T) {
 	if c.Rank() != 0 || c.Size() != 1 {
 		t.Errorf("JoinComm: rank %d of %d", c.Rank(), c.Size())
 	}
+	checkCommShards(t, []*Device{d}, []exchange{c}, 0)
 	if err := c.Close(); err != nil {
 		t.Error(err)
 	}

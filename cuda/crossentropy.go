@@ -86,6 +86,12 @@ type xentCall struct {
 
 // checkXentLogits validates logits and options: rows × V, class axis last.
 func (d *Device) checkXentLogits(logits Tensor, opt softmax.CrossEntropyOptions) (xentCall, error) {
+	return d.checkXentLogitsOf(logits, opt, nil)
+}
+
+// checkXentLogitsOf is checkXentLogits for a rank's columns of sh (nil:
+// whole rows): the options are checked against sh.V classes.
+func (d *Device) checkXentLogitsOf(logits Tensor, opt softmax.CrossEntropyOptions, sh *Shard) (xentCall, error) {
 	if err := d.checkOpen(); err != nil {
 		return xentCall{}, err
 	}
@@ -100,7 +106,7 @@ func (d *Device) checkXentLogits(logits Tensor, opt softmax.CrossEntropyOptions)
 	if err != nil {
 		return xentCall{}, fmt.Errorf("cuda: %w", err)
 	}
-	if l.Axis == 0 {
+	if l.Axis == 0 && sh == nil {
 		return xentCall{}, errs.Kind(errs.ErrBadShape, "cuda: cross-entropy over 0 classes is not served on the GPU (the CPU backend is)")
 	}
 	if err := d.checkDeviceTensor("logits", logits); err != nil {
@@ -110,12 +116,22 @@ func (d *Device) checkXentLogits(logits Tensor, opt softmax.CrossEntropyOptions)
 	if dt == softmax.Float64 {
 		f32 = ""
 	}
-	if err := opt.Check("cuda", l.Axis, f32); err != nil {
+	classes := l.Axis
+	if sh != nil {
+		if err := sh.check(l.Axis); err != nil {
+			return xentCall{}, err
+		}
+		classes = sh.V
+	}
+	if err := opt.Check("cuda", classes, f32); err != nil {
 		return xentCall{}, err
 	}
 	c := xentCall{rows: l.Outer, v: l.Axis, dt: dt, weights: opt.Weights}
 	c.p = kernels.XParams{X: logits.Ptr(), Rows: int64(c.rows), V: int64(c.v), Ignore: opt.Ignored(),
 		Scale: opt.ScaleOrOne(), Softcap: opt.Softcap, Eps: opt.LabelSmoothing, ZLoss: opt.ZLoss, GOut: 1, Vec: 1}
+	if sh != nil {
+		c.p.Lo, c.p.VAll, c.p.ShOp = int64(sh.Lo), int64(sh.V), kernels.ShardXent
+	}
 	if opt.Reduction == softmax.ReductionMean {
 		c.p.Flags |= kernels.XFlagMean
 	}
@@ -239,29 +255,35 @@ func (d *Device) CrossEntropy(logits Tensor, targets Targets, opt softmax.CrossE
 	if err := d.setTargets(&c, targets); err != nil {
 		return err
 	}
+	if err := d.setXentOutputs(&c, logits, opt, out); err != nil {
+		return err
+	}
+	return d.runXent(&c, s)
+}
+
+// setXentOutputs checks and sets what CrossEntropy writes.
+func (d *Device) setXentOutputs(c *xentCall, logits Tensor, opt softmax.CrossEntropyOptions, out CrossEntropyOutput) (err error) {
 	if out.LSE != nil {
-		if c.p.LSE, err = d.setStat(&c, "lse", out.LSE, c.rows); err != nil {
+		if c.p.LSE, err = d.setStat(c, "lse", out.LSE, c.rows); err != nil {
 			return err
 		}
 	}
 	if out.Loss != nil {
 		if opt.Reduction == softmax.ReductionNone {
-			if c.p.Loss, err = d.setStat(&c, "loss", out.Loss, c.rows); err != nil {
+			if c.p.Loss, err = d.setStat(c, "loss", out.Loss, c.rows); err != nil {
 				return err
 			}
 		} else {
-			if c.p.Out, err = d.setStat(&c, "loss", out.Loss, 1); err != nil {
+			if c.p.Out, err = d.setStat(c, "loss", out.Loss, 1); err != nil {
 				return err
 			}
 			c.reduce = true
 		}
 	}
 	if out.Grad != nil {
-		if err := d.setGrad(&c, *out.Grad, logits, out.GradOutput, opt); err != nil {
-			return err
-		}
+		return d.setGrad(c, *out.Grad, logits, out.GradOutput, opt)
 	}
-	return d.runXent(&c, s)
+	return nil
 }
 
 // CrossEntropyBackward writes into grad the gradient of CrossEntropy's loss
@@ -389,7 +411,7 @@ func (c *xentCall) wsLayout() (loss, w, grows, total int64) {
 		loss, off = off, off+up(es*int64(c.rows))
 	}
 	if c.weights != nil {
-		w, off = off, off+up(4*int64(c.v))
+		w, off = off, off+up(4*int64(len(c.weights)))
 	}
 	if c.grows != nil {
 		grows, off = off, off+up(es*int64(c.rows))
@@ -409,10 +431,25 @@ func (d *Device) runXent(c *xentCall, s *Stream) error {
 		Plain: kernels.XentPlain(&c.p, c.dt, c.weights != nil), LSE: c.p.Flags&kernels.XFlagNoTarget != 0}); err != nil {
 		return fmt.Errorf("cuda: %w", err)
 	}
-	lossOff, wOff, gOff, total := c.wsLayout()
-	ws, err := d.workspaceFor(s, total)
-	if err != nil {
+	if _, err := d.xentInputs(c, s, 0); err != nil {
 		return err
+	}
+	if err := d.xentLaunch(kernels.XentPrep, 1, kernels.XentOneBlock, 0, c.p, s); err != nil {
+		return err
+	}
+	if err := d.xentLaunch(pl.Symbol, pl.Grid, pl.Block, pl.Smem, c.p, s); err != nil {
+		return err
+	}
+	return d.xentFinish(c, s)
+}
+
+// xentInputs lays out the call's workspace on s with extra bytes after it
+// (returned), points c.p at it and uploads the weights and grad-outputs.
+func (d *Device) xentInputs(c *xentCall, s *Stream, extra int64) (driver.DevicePtr, error) {
+	lossOff, wOff, gOff, total := c.wsLayout()
+	ws, err := d.workspaceFor(s, total+extra)
+	if err != nil {
+		return 0, err
 	}
 	base := uintptr(ws)
 	c.p.Stats, c.p.Bad = base, base+24
@@ -446,35 +483,40 @@ func (d *Device) runXent(c *xentCall, s *Stream) error {
 		if err := d.ctx.Do(func() error {
 			return d.api.MemcpyHtoDAsync(ws+driver.DevicePtr(up.off), unsafe.Pointer(&up.v[0]), uint64(len(up.v)), s.handle())
 		}); err != nil {
-			return fmt.Errorf("cuda: uploading cross-entropy inputs: %w", err)
+			return 0, fmt.Errorf("cuda: uploading cross-entropy inputs: %w", err)
 		}
 	}
-	type launch struct {
-		sym               string
-		grid, block, smem uint32
+	return ws + driver.DevicePtr(total), nil
+}
+
+// xentLaunch launches one xent.cu kernel with p on s.
+func (d *Device) xentLaunch(sym string, grid, block, smem uint32, p kernels.XParams, s *Stream) error {
+	f, err := d.xentFunction(sym)
+	if err != nil {
+		return err
 	}
-	launches := []launch{{kernels.XentPrep, 1, kernels.XentOneBlock, 0}, {pl.Symbol, pl.Grid, pl.Block, pl.Smem}}
-	if c.reduce {
-		launches = append(launches, launch{kernels.XentFinal, 1, kernels.XentOneBlock, 0})
-	}
-	for _, ln := range launches {
-		f, err := d.xentFunction(ln.sym)
-		if err != nil {
+	if smem > 0 {
+		if err := d.raiseSmem(d.xentModule(sym), f, sym, int(smem)); err != nil {
 			return err
 		}
-		if ln.smem > 0 {
-			if err := d.raiseSmem(d.xentModule(ln.sym), f, ln.sym, int(ln.smem)); err != nil {
-				return err
-			}
-		}
-		p := c.p
-		if err := d.ctx.Launch(f, [3]uint32{ln.grid, 1, 1}, [3]uint32{ln.block, 1, 1}, ln.smem, s.handle(), unsafe.Pointer(&p)); err != nil {
-			return fmt.Errorf("cuda: launching %s grid %d block %d: %w", ln.sym, ln.grid, ln.block, err)
+	}
+	if err := d.ctx.Launch(f, [3]uint32{grid, 1, 1}, [3]uint32{block, 1, 1}, smem, s.handle(), unsafe.Pointer(&p)); err != nil {
+		return fmt.Errorf("cuda: launching %s grid %d block %d: %w", sym, grid, block, err)
+	}
+	return nil
+}
+
+// xentFinish launches xent_final for a reduction, waits for s and reports
+// a target xent_prep flagged.
+func (d *Device) xentFinish(c *xentCall, s *Stream) error {
+	if c.reduce {
+		if err := d.xentLaunch(kernels.XentFinal, 1, kernels.XentOneBlock, 0, c.p, s); err != nil {
+			return err
 		}
 	}
 	var bad [2]int64
 	if err := d.ctx.Do(func() error {
-		return d.api.MemcpyDtoHAsync(unsafe.Pointer(&bad[0]), ws+24, 16, s.handle())
+		return d.api.MemcpyDtoHAsync(unsafe.Pointer(&bad[0]), driver.DevicePtr(c.p.Bad), 16, s.handle())
 	}); err != nil {
 		return fmt.Errorf("cuda: reading the target check: %w", err)
 	}
@@ -482,7 +524,11 @@ func (d *Device) runXent(c *xentCall, s *Stream) error {
 		return fmt.Errorf("cuda: cross-entropy kernels: %w", err)
 	}
 	if bad[0] >= 0 {
-		return errs.Kind(errs.ErrBadTarget, "cuda: row %d: target %d outside [0, %d) and not the ignore index %d (nothing written)", bad[0], bad[1], c.v, c.p.Ignore)
+		v := int64(c.v)
+		if c.p.VAll > 0 {
+			v = c.p.VAll
+		}
+		return errs.Kind(errs.ErrBadTarget, "cuda: row %d: target %d outside [0, %d) and not the ignore index %d (nothing written)", bad[0], bad[1], v, c.p.Ignore)
 	}
 	return nil
 }

@@ -210,6 +210,36 @@ __device__ __forceinline__ void xent_grad_pack(const XOpt<M>& op, const M* z, co
   }
 }
 
+// A row's loss (xent.Options.Loss) from its lse, z_t, Σ w_j z_j and the
+// target's weight wt; v is the class count ε/V divides by.
+template <class M>
+__device__ __forceinline__ M xent_loss(const XParams& p, const XOpt<M>& o, M wt, M lse, M zt, M dot, long long v) {
+  M l = (1 - o.eps) * wt * (lse - zt) + o.zloss * lse * lse;
+  if (o.eps != 0) l += o.eps / (M)v * ((M)p.stats[2] * lse - dot);
+  return l;
+}
+
+// A row's gradient constants (xent.Options.Grad): d loss/d z_j =
+// A·p_j − C·w_j − T·[j = t].
+template <class M>
+struct XGrad {
+  M A, C, T;
+};
+
+template <class M>
+__device__ __forceinline__ XGrad<M> xent_grad_consts(const XParams& p, const XOpt<M>& o, long long r, M wt, M lse,
+                                                     long long v) {
+  M gs = (M)p.gout;
+  if (p.flags & XF_MEAN) gs = p.stats[1] > 0 ? (M)(p.gout / p.stats[0]) : (M)0;
+  if (p.grows) gs *= static_cast<const M*>(p.grows)[r];
+  M A = (1 - o.eps) * wt + 2 * o.zloss * lse, C = 0;
+  if (o.eps != 0) {
+    A += o.eps / (M)v * (M)p.stats[2];
+    C = gs * o.eps / (M)v;
+  }
+  return XGrad<M>{A * gs, C, gs * (1 - o.eps) * wt};
+}
+
 // Stores pack q of a gradient row gr (same skew as x when vec: whole packs
 // inside the row go 16 bytes at once).
 template <class D>
@@ -413,9 +443,7 @@ __device__ __forceinline__ void xent_row(const XParams& p) {
           } else if (p.flags & XF_TLP) {
             l = sh_row[0] - lse;
           } else {
-            const M wt = o.w ? (M)o.w[t] : (M)1;
-            l = (1 - o.eps) * wt * (lse - sh_row[0]) + o.zloss * lse * lse;
-            if (o.eps != 0) l += o.eps / (M)v * ((M)p.stats[2] * lse - s.dot);
+            l = xent_loss(p, o, o.w ? (M)o.w[t] : (M)1, lse, sh_row[0], s.dot, v);
           }
           loss[r] = l;
         }
@@ -427,18 +455,8 @@ __device__ __forceinline__ void xent_row(const XParams& p) {
       xent_zero<D, NT>(gr, v);
       continue;
     }
-    // Row constants (xent.Options.Grad).
-    M gs = (M)p.gout;
-    if (p.flags & XF_MEAN) gs = p.stats[1] > 0 ? (M)(p.gout / p.stats[0]) : (M)0;
-    if (p.grows) gs *= static_cast<const M*>(p.grows)[r];
-    const M wt = o.w ? (M)o.w[t] : (M)1;
-    M A = (1 - o.eps) * wt + 2 * o.zloss * lse, C = 0;
-    if (o.eps != 0) {
-      A += o.eps / (M)v * (M)p.stats[2];
-      C = gs * o.eps / (M)v;
-    }
-    A *= gs;
-    const M Tt = gs * (1 - o.eps) * wt;
+    const XGrad<M> k = xent_grad_consts(p, o, r, o.w ? (M)o.w[t] : (M)1, lse, v);
+    const M A = k.A, C = k.C, Tt = k.T;
     if constexpr (PACKS > 0) {
       if (plain) {
         // The tail first (forward): the packs pass one read last are in L2.
@@ -625,3 +643,5 @@ __device__ __forceinline__ void xent_final(const XParams& p) {
 }
 
 }  // namespace smx
+
+#include "shard.cuh"

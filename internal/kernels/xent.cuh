@@ -4,7 +4,7 @@
 
 namespace smx {
 
-// XParams mirrors kernels.XParams in Go (size 168, alignment 8). The
+// XParams mirrors kernels.XParams in Go (size 208, alignment 8). The
 // per-row buffers (loss, lse, lse_in, grows) hold the math type M of the
 // row kernel's dtype: float, double for F64 (XF_F64 tells the dtype-free
 // xent_final); the option scalars are double, rounded to M once a kernel.
@@ -31,8 +31,15 @@ struct XParams {
   int flags;           // 152 XF_*
   int vec;             // 156 1: grad shares x's 16-byte skew (vector stores)
   long long inner;     // 160 xent_lse_cols: elements after the axis (rows × v × inner)
+  // The shard_* kernels (shard.cuh): x holds this rank's columns [lo, lo + v) of vall.
+  void* rec;           // 168 per-row records: this rank's (shard_stats), every rank's (the others)
+  const void* dy;      // 176 shard_bwd: the output gradient (y in x, dx in grad)
+  long long lo;        // 184 the rank's first global column
+  long long vall;      // 192 the global class count
+  int nranks;          // 200 records a row in rec
+  int op;              // 204 SH_* (shard.cuh)
 };
-static_assert(sizeof(XParams) == 168, "XParams layout is mirrored in Go");
+static_assert(sizeof(XParams) == 208, "XParams layout is mirrored in Go");
 
 enum {
   XF_T64 = 1,         // targets are int64

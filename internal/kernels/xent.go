@@ -17,7 +17,8 @@ import (
 const XentFile = "xent.cu"
 
 // XParams mirrors smx::XParams in xent.cu, the single by-value parameter of
-// the cross-entropy kernels (size 168, align 8; TestXParamsLayout).
+// the cross-entropy kernels and of the sharded ones (size 208, align 8;
+// TestXParamsLayout).
 type XParams struct {
 	X, Grad, Tgt, W         uintptr
 	Loss, LSE, LSEIn, GRows uintptr
@@ -27,6 +28,10 @@ type XParams struct {
 	ZLoss, GOut             float64
 	Flags, Vec              int32
 	Inner                   int64
+	// The shard_* kernels: X holds columns [Lo, Lo+V) of VAll.
+	Rec, DY      uintptr
+	Lo, VAll     int64
+	NRanks, ShOp int32
 }
 
 // XParamsSize is sizeof(smx::XParams).
@@ -149,7 +154,8 @@ const (
 var xentDTypes = []spec.DType{spec.Float32, spec.Float16, spec.BFloat16, spec.Float64}
 
 // XentInstances returns every kernel of xent.cu: the one-block kernels
-// (dtype-free) and each row and column kernel for each dtype.
+// (dtype-free), each row and column kernel for each dtype, and the sharded
+// kernels (shard.go).
 func XentInstances() []Instance {
 	out := []Instance{
 		{Symbol: XentPrep, Threads: XentOneBlock, Body: "smx::xent_prep"},
@@ -174,7 +180,7 @@ func XentInstances() []Instance {
 				Body: body("smx::xent_lse_cols", "smx::"+strings.ToUpper(dt.String()), k.Threads)})
 		}
 	}
-	return out
+	return append(out, shardInstances()...)
 }
 
 // xentMinBlocks is a row kernel's launch bound on blocks an SM: two for

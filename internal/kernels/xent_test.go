@@ -22,13 +22,15 @@ func TestXParamsLayout(t *testing.T) {
 		{"rows", unsafe.Offsetof(p.Rows), 88}, {"ignore", unsafe.Offsetof(p.Ignore), 104},
 		{"scale", unsafe.Offsetof(p.Scale), 112}, {"zloss", unsafe.Offsetof(p.ZLoss), 136}, {"gout", unsafe.Offsetof(p.GOut), 144},
 		{"flags", unsafe.Offsetof(p.Flags), 152}, {"vec", unsafe.Offsetof(p.Vec), 156}, {"inner", unsafe.Offsetof(p.Inner), 160},
+		{"rec", unsafe.Offsetof(p.Rec), 168}, {"dy", unsafe.Offsetof(p.DY), 176}, {"lo", unsafe.Offsetof(p.Lo), 184},
+		{"vall", unsafe.Offsetof(p.VAll), 192}, {"nranks", unsafe.Offsetof(p.NRanks), 200}, {"op", unsafe.Offsetof(p.ShOp), 204},
 	} {
 		if w.got != w.off {
 			t.Errorf("XParams.%s at offset %d, C has %d", w.name, w.got, w.off)
 		}
 	}
-	if XParamsSize != 168 || unsafe.Alignof(p) != 8 {
-		t.Errorf("XParams size %d align %d, C has 168 and 8", XParamsSize, unsafe.Alignof(p))
+	if XParamsSize != 208 || unsafe.Alignof(p) != 8 {
+		t.Errorf("XParams size %d align %d, C has 208 and 8", XParamsSize, unsafe.Alignof(p))
 	}
 }
 
@@ -43,7 +45,7 @@ func TestXentSource(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !strings.Contains(src, "XENT_KERNEL("+k.Symbol+", ") || strings.Count(src, "XENT_KERNEL(xent_") != 1 {
+		if !strings.Contains(src, "XENT_KERNEL("+k.Symbol+", ") || strings.Count(src, "XENT_KERNEL(xent_")+strings.Count(src, "XENT_KERNEL(shard_") != 1 {
 			t.Errorf("%s: source does not define exactly its kernel", k.Symbol)
 		}
 		if _, ok := hdrs["common.cuh"]; !ok {
