@@ -179,7 +179,7 @@ func rankTimes(cfg ShardConfig, d *cuda.Device, c *cuda.Comm, rows int, rg shard
 	var run func() error
 	switch cfg.Op {
 	case OpLogSumExp:
-		dst, err := d.NewTensor(cuda.XentStatDType(cfg.DType), rows)
+		dst, err := d.NewTensor(cfg.DType, rows)
 		if err != nil {
 			return nil, err
 		}

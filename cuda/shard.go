@@ -68,13 +68,15 @@ func (c *Comm) allReduce(rec driver.DevicePtr, n int, f64 bool, s *Stream) error
 // float64). Every rank calls it with its shard, collectively, on its own
 // stream s (nil: the default stream); NCCL runs on s. With OpenComms, call
 // each rank from its own goroutine (NCCL blocks until every rank joins).
-// opt.Axis must be −1 or the last axis; opt.Algo is ignored.
+// The class axis is the last: opt.Axis must be 0 (the zero value), −1 or
+// the last axis' index; opt.Algo is ignored.
 func (c *Comm) Softmax(op softmax.Op, dst, src Tensor, sh Shard, opt Options, s *Stream) error {
 	return c.dev.shardSoftmax(c, op, dst, src, sh, opt, s)
 }
 
 // LogSumExp writes each row's log Σ exp(Scale·x) over all ranks' columns
-// into dst (XentStatDType, one per row), on every rank: one all-gather.
+// into dst (src's dtype, one a row, as Device.LogSumExp), on every rank:
+// one all-gather.
 func (c *Comm) LogSumExp(dst, src Tensor, sh Shard, opt Options, s *Stream) error {
 	return c.dev.shardLSE(c, dst, src, sh, opt, s)
 }
@@ -111,7 +113,7 @@ func (d *Device) shardRows(op softmax.Op, opt Options, sh Shard, names []string,
 	if len(ref.Shape) == 0 {
 		return spec.Layout{}, errs.Kind(errs.ErrBadShape, "cuda: a sharded %v needs a class axis, got a scalar", op)
 	}
-	if a := opt.Axis; a != -1 && a != len(ref.Shape)-1 {
+	if a := opt.Axis; a != 0 && a != -1 && a != len(ref.Shape)-1 {
 		return spec.Layout{}, errs.Kind(errs.ErrBadAxis, "cuda: sharded ops split the last axis, not axis %d", a)
 	}
 	opt.Axis = -1
@@ -176,14 +178,15 @@ func (d *Device) shardLSE(ex exchange, dst, src Tensor, sh Shard, opt Options, s
 	if err != nil {
 		return err
 	}
-	if dst.DType != XentStatDType(src.DType) || dst.Len() != l.Outer {
-		return errs.Kind(errs.ErrBadShape, "cuda: lse is %v × %d, want %v × %d (one a row)", dst.DType, dst.Len(), XentStatDType(src.DType), l.Outer)
+	if dst.DType != src.DType || dst.Len() != l.Outer {
+		return errs.Kind(errs.ErrBadShape, "cuda: lse is %v × %d, want %v × %d (one a row)", dst.DType, dst.Len(), src.DType, l.Outer)
 	}
 	if err := d.checkDeviceTensor("lse", dst); err != nil {
 		return err
 	}
 	p := shardParams(l, src.DType, sh, opt, src.Ptr())
 	p.LSE = dst.Ptr()
+	p.Flags |= kernels.XFlagLSENative
 	return d.shardTwoPass(ex, src.DType, p, 0, s)
 }
 

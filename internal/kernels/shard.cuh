@@ -56,6 +56,15 @@ __device__ __forceinline__ XOpt<M> shard_opt(const XParams& p) {
   return o;
 }
 
+// Plain calls (kernels.XentPlain's test: no softcap, weights or label
+// smoothing, rows of whole packs from aligned starts, vector stores) take
+// xent_row's plain streaming passes, float math only as there.
+template <class D>
+__device__ __forceinline__ bool shard_plain(const XParams& p) {
+  return sizeof(typename D::M) == 4 && p.softcap == 0 && !p.w && p.eps == 0 && p.v % D::P == 0 && p.vec &&
+         p.v < (1LL << 30) && (reinterpret_cast<unsigned long long>(p.x) & 15) == 0;
+}
+
 template <class D, int NT>
 __device__ __forceinline__ void shard_stats(const XParams& p) {
   typedef typename D::T T;
@@ -65,6 +74,7 @@ __device__ __forceinline__ void shard_stats(const XParams& p) {
   if (p.bad && p.bad[0] >= 0) return;  // a bad target: write nothing
   const XOpt<M> o = shard_opt<M>(p);
   const long long v = p.v;
+  const bool plain = shard_plain<D>(p);
   M* rec = static_cast<M*>(p.rec);
   for (long long r = blockIdx.x; r < p.rows; r += gridDim.x) {
     __syncthreads();  // the previous row's reads of the shared arrays
@@ -72,12 +82,16 @@ __device__ __forceinline__ void shard_stats(const XParams& p) {
     const int lead = (int)((reinterpret_cast<unsigned long long>(xr) & 15) / sizeof(T));
     const long long npk = (lead + v + P - 1) / P;
     XStat<M> s{(M)neg_inf(), 0, 0};
-    shard_stream<D, NT>(xr - lead, lead, v, npk, [&](long long q, const V16& raw) {
-      M z[P];
-      bool in[P];
-      xent_unpack<D>(o, raw, q * P - lead, v, z, in);
-      xent_acc<D>(o, s, z, in, q * P - lead);
-    });
+    if (plain) {
+      xent_plain_stream<D, NT>(o.scale, xr, (int)npk, s);
+    } else {
+      shard_stream<D, NT>(xr - lead, lead, v, npk, [&](long long q, const V16& raw) {
+        M z[P];
+        bool in[P];
+        xent_unpack<D>(o, raw, q * P - lead, v, z, in);
+        xent_acc<D>(o, s, z, in, q * P - lead);
+      });
+    }
     const M m = xblock_max<NT>(s.m, sh_a);
     const M d = xblock_sum<NT>(s.d * fexp_nonpos(s.m - safe(m)), sh_b);
     const M dot = o.eps != 0 ? xblock_sum<NT>(s.dot, sh_c) : (M)0;
@@ -128,6 +142,7 @@ __device__ __forceinline__ void shard_apply(const XParams& p) {
   if (p.bad && p.bad[0] >= 0) return;
   const XOpt<M> o = shard_opt<M>(p);
   const long long v = p.v;
+  const bool plain = shard_plain<D>(p);
   for (long long r = blockIdx.x; r < p.rows; r += gridDim.x) {
     const ShRow<M> g = shard_merge<M>(p, r);
     const M lse = g.m == (M)__int_as_float(0x7f800000) ? (M)qnan() : g.m + flog(g.d);
@@ -136,11 +151,26 @@ __device__ __forceinline__ void shard_apply(const XParams& p) {
     const int lead = (int)((reinterpret_cast<unsigned long long>(xr) & 15) / sizeof(T));
     const long long npk = (lead + v + P - 1) / P;
     if (p.op != SH_XENT) {
-      if (threadIdx.x == 0 && p.lse) static_cast<M*>(p.lse)[r] = lse;
+      if (threadIdx.x == 0 && p.lse) {
+        if (p.flags & XF_LSE_NATIVE)
+          static_cast<T*>(p.lse)[r] = D::from_f(lse);
+        else
+          static_cast<M*>(p.lse)[r] = lse;
+      }
       if (!yr) continue;
       // Softmax as the single-GPU kernels: exp(z − m)/d.
       const M sm = safe(g.m), inv = (M)1 / g.d;
       const bool lg = p.op == SH_LOG;
+      if (plain) {
+        shard_stream<D, NT>(xr, 0, v, npk, [&](long long q, const V16& raw) {
+          M z[P];
+          D::unpack(raw, z);
+#pragma unroll
+          for (int e = 0; e < P; ++e) z[e] = lg ? z[e] * o.scale - lse : fexp_nonpos(z[e] * o.scale - sm) * inv;
+          st_cs(yr + q * P, D::pack(z));
+        });
+        continue;
+      }
       shard_stream<D, NT>(xr - lead, lead, v, npk, [&](long long q, const V16& raw) {
         M z[P];
         bool in[P];
@@ -166,6 +196,10 @@ __device__ __forceinline__ void shard_apply(const XParams& p) {
     }
     const M l = p.lse_in ? static_cast<const M*>(p.lse_in)[r] : lse;  // the backward's saved lse
     const XGrad<M> k = xent_grad_consts(p, o, r, wt, l, p.vall);
+    if (plain) {
+      xent_plain_stream_grad<D, NT>(o.scale, l, k.A, k.T, t >= 0 && t < v ? (int)t : -1, xr, (int)npk, yr);
+      continue;
+    }
     shard_stream<D, NT>(xr - lead, lead, v, npk, [&](long long q, const V16& raw) {
       M z[P], gr[P];
       bool in[P];
@@ -198,8 +232,10 @@ __device__ __forceinline__ void shard_dot(const XParams& p) {
         M dy[P], y[P];
         D::unpack(raw, dy);
         if (!lg) D::unpack(xent_load<D>(yr - lead, q, lead, v), y);
+        const long long col = q * P - lead;  // a pack's elements outside the row are its neighbours'
 #pragma unroll
-        for (int e = 0; e < P; ++e) s += lg ? dy[e] : dy[e] * y[e];  // outside the row: 0
+        for (int e = 0; e < P; ++e)
+          if (col + e >= 0 && col + e < v) s += lg ? dy[e] : dy[e] * y[e];
       });
     } else {
       for (long long j = threadIdx.x; j < v; j += NT) s += (M)D::to_f(dyr[j]) * (lg ? (M)1 : (M)D::to_f(yr[j]));

@@ -55,10 +55,20 @@ func shardInstances() []Instance {
 	for _, dt := range xentDTypes {
 		for _, kind := range []string{ShardStats, ShardApply, ShardDot, ShardBwd} {
 			for _, nt := range shardThreads {
-				out = append(out, Instance{Symbol: ShardSymbol(kind, dt, nt), Threads: nt,
+				out = append(out, Instance{Symbol: ShardSymbol(kind, dt, nt), Threads: nt, MinBlocks: shardMinBlocks(nt),
 					Body: body("smx::"+kind, "smx::"+strings.ToUpper(dt.String()), nt)})
 			}
 		}
 	}
 	return out
+}
+
+// shardMinBlocks bounds the 512-thread kernels to two blocks an SM (64
+// registers): unbounded, NVRTC 13 gave shard_apply 96, one block an SM, a
+// quarter of the warps (nvidia-h200-2026-11-29-s71.txt call 2).
+func shardMinBlocks(threads int) int {
+	if threads == 512 {
+		return 2
+	}
+	return 0
 }
