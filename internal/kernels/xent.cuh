@@ -50,6 +50,15 @@ enum {
   XF_F64 = 32,        // float64 logits: the per-row buffers and out are double
 };
 
+// XParams.op of the shard_* kernels (shard.cuh).
+enum {
+  SH_SOFTMAX = 0,  // shard_apply: y = softmax; shard_bwd: softmax's gradient
+  SH_LOG = 1,      // log-softmax (either)
+  SH_XENT = 2,     // shard_apply: lse, loss, gradient as xent_row
+};
+
+constexpr int SH_REC = 4;  // values a shard record (m, d, z_t, dot)
+
 // Per-thread statistics: online (m, d) and Σ w_j z_j.
 template <class M>
 struct XStat {

@@ -82,7 +82,7 @@ int main() {
       {128, 4, 0, false}, {256, 4, 0, false}, {256, 8, 0, false}, {512, 8, 0, false}, {1024, 8, 0, false},
       {1024, 8, 8, false}, {1024, 8, 12, false}, {1024, 8, 8, true}, {1024, 8, 12, true}, {1024, 0, 0, false},
       {512, 0, 0, false}};
-  int ncase = 0, nfail = 0, nplain = 0, ngeneral = 0, ntail = 0, ntailpast = 0;
+  int ncase = 0, nfail = 0, nplain = 0, ngeneral = 0, ntail = 0, ntailpast = 0, nshard = 0;
   double worst[4] = {0, 0, 0, 0};
   for (int dt = 0; dt < 4; ++dt) {
   // Rows past the stash for the tail kernels (tail_lens): a few packs past
@@ -257,6 +257,80 @@ int main() {
       ++nfail;
       printf("FAIL %s %s V=%lld %s: err %.3g at %s (bad %lld, bad reads %lld)\n", sym, o.name, V, dname(dt), e, where.c_str(), bad[0], emu::bad_reads);
     }
+    // The same rows split over four ranks (shard.cuh): a third, none, the
+    // rest but one, one (V of whole 8-element packs: cuts at multiples of 8,
+    // so that the plain passes run); each rank's columns in a buffer of the
+    // row's skew.
+    // Every rank's records are in one buffer, so the ranks' all-gather is
+    // the buffer itself; rank 0's loss and lse and every rank's gradient are
+    // checked against the reference.
+    if (rk.packs == 0 && rk.threads == 1024 && !o.tlp && !o.lseonly && V >= 5) {
+      ++ncase; ++nshard;
+      const long long c1 = V % 8 ? V / 3 : V / 2 / 8 * 8, c3 = V % 8 ? V - 1 : V - 8;
+      const long long cut[] = {0, c1, c1, c3, V};
+      const int NR = 4;
+      std::vector<std::vector<char>> xr(NR), gr(NR);
+      std::vector<char*> XR(NR), GRr(NR);
+      std::vector<double> rec(NR * rows * 4, NAN), sloss(rows + 1, NAN), slse(rows + 1, NAN), sout(1, NAN);
+      std::vector<float> rec32(NR * rows * 4, NAN), sloss32(rows + 1, NAN), slse32(rows + 1, NAN), sout32(1, NAN);
+      std::vector<double> sstats(3, NAN);
+      std::vector<long long> sbad(2, 7);
+      for (int k = 0; k < NR; ++k) {
+        const long long w = cut[k + 1] - cut[k];
+        xr[k].assign(rows * w * es + 2 * G + 32, 0);
+        gr[k].assign(rows * w * es + 2 * G + 32, 0x7b);
+        XR[k] = base(xr[k], off);
+        GRr[k] = o.inplace ? XR[k] : base(gr[k], off);
+        for (long long r = 0; r < rows; ++r)
+          for (long long j = 0; j < w; ++j) ::st(dt, XR[k], r * w + j, xs[r * V + cut[k] + j]);
+      }
+      smx::XParams q = p;
+      q.grad = GRr[0]; q.loss = o.bwd ? nullptr : f64 ? (void*)sloss.data() : (void*)sloss32.data();
+      q.lse = o.bwd ? nullptr : f64 ? (void*)slse.data() : (void*)slse32.data();
+      q.out = f64 ? (void*)sout.data() : (void*)sout32.data();
+      q.stats = sstats.data(); q.bad = sbad.data(); q.vall = V; q.op = smx::SH_XENT;
+      q.flags &= ~smx::XF_NOTGT;
+      launch("xent_prep", 1, 1024, q);
+      char ssym[64];
+      for (int pass = o.bwd ? 1 : 0; pass < 2; ++pass)
+        for (int k = 0; k < NR; ++k) {
+          smx::XParams pk = q;
+          pk.x = XR[k]; pk.grad = GRr[k]; pk.v = cut[k + 1] - cut[k]; pk.lo = cut[k];
+          if (k > 0) { pk.loss = nullptr; pk.lse = nullptr; }
+          void* recb = f64 ? (void*)rec.data() : (void*)rec32.data();
+          pk.rec = pass == 0 ? (char*)recb + (size_t)k * rows * 4 * (f64 ? 8 : 4) : recb;
+          pk.nranks = o.bwd ? 0 : NR;
+          emu::in_lo[0] = XR[k]; emu::in_hi[0] = XR[k] + rows * pk.v * es;
+          snprintf(ssym, sizeof ssym, "shard_%s_%s_t128", pass == 0 ? "stats" : "apply", dname(dt));
+          launch(ssym, 2, 128, pk);
+        }
+      if (reduce) launch("xent_final", 1, 1024, q);
+      if (!f64) {
+        for (long long r = 0; r <= rows; ++r) { sloss[r] = sloss32[r]; slse[r] = slse32[r]; }
+        sout[0] = sout32[0];
+      }
+      e = 0;
+      where.clear();
+      for (long long r = 0; r < rows && !o.bwd; ++r) {
+        chk(slse[r], rlse[r], stol, 1, "shard lse", r);
+        if (!reduce) chk(sloss[r], rl[r], stol, 1, "shard loss", r);
+      }
+      if (reduce) chk(sout[0], o.mean ? rsum / wsum : rsum, stol, 1, "shard out", 0);
+      const double atol = dt == 1 ? 6e-8 / tol : 1e-30;
+      for (int k = 0; k < NR; ++k) {
+        const long long w = cut[k + 1] - cut[k];
+        for (long long r = 0; r < rows; ++r)
+          for (long long j = 0; j < w; ++j) {
+            const long long i = r * V + cut[k] + j;
+            chk(ld(dt, GRr[k], r * w + j), rg[i], tol, rc[i] + atol, "shard grad", i);
+          }
+      }
+      worst[dt] = std::max(worst[dt], e);
+      if (e > 1 || sbad[0] != -1 || emu::bad_reads != 0) {
+        ++nfail;
+        printf("FAIL shard %s V=%lld %s: err %.3g at %s (bad %lld, bad reads %lld)\n", o.name, V, dname(dt), e, where.c_str(), sbad[0], emu::bad_reads);
+      }
+    }
   }
   }
   // Log-sum-exp along a middle axis (xent_lse_cols): rows × V × inner, a
@@ -325,8 +399,8 @@ int main() {
     for (float l : loss) written |= l != 7.f;
     if (bad[0] != 3 || bad[1] != 10 || written) { ++nfail; printf("FAIL bad target: flagged row %lld target %lld, written %d\n", bad[0], bad[1], written); }
   }
-  printf("xent emulator: %d row-kernel launches plain, %d general; %d of a tail kernel, %d of them on rows past its cache\n",
-         nplain, ngeneral, ntail, ntailpast);
+  printf("xent emulator: %d row-kernel launches plain, %d general; %d of a tail kernel, %d of them on rows past its cache; %d sharded cases\n",
+         nplain, ngeneral, ntail, ntailpast, nshard);
   printf("xent emulator: %d cases, %d failed; worst err/tol f32 %.3g f16 %.3g bf16 %.3g f64 %.3g\n", ncase, nfail, worst[0], worst[1], worst[2], worst[3]);
   return nfail ? 1 : 0;
 }
