@@ -411,7 +411,8 @@ __device__ __forceinline__ typename Op::Acc pack_acc(const Op& op, i64 off, i64 
 #pragma unroll
     for (int u = 0; u < U; ++u)
 #pragma unroll
-      for (int k = 0; k < NIN; ++k) r[k][u] = ld16(op.src(k) + off + (i + (i64)u * nt) * P);
+      for (int k = 0; k < NIN; ++k)
+        r[k][u] = STASH || op.stat_reads(k) ? ld16(op.src(k) + off + (i + (i64)u * nt) * P) : V16{};
 #pragma unroll
     for (int u = 0; u < U; ++u) fold_pack<STASH>(op, a, comp, r, u, stash, sstride, i + (i64)u * nt);
   }
@@ -419,7 +420,7 @@ __device__ __forceinline__ typename Op::Acc pack_acc(const Op& op, i64 off, i64 
     typename Op::M b[NIN][P];
 #pragma unroll
     for (int k = 0; k < NIN; ++k) {
-      const V16 r = ld16(op.src(k) + off + i * P);
+      const V16 r = STASH || op.stat_reads(k) ? ld16(op.src(k) + off + i * P) : V16{};
       if (STASH) stash[k * sstride + i] = r;
       unpack_conv(op, k, r, b[k]);
     }

@@ -129,6 +129,8 @@ struct Fwd {
   }
 
   __device__ __forceinline__ const T* src(int) const { return x; }
+  // Whether the statistics pass reads input i (Bwd: log_softmax's needs dy alone).
+  __device__ __forceinline__ bool stat_reads(int) const { return true; }
   __device__ __forceinline__ T* dst() const { return y; }
   __device__ __forceinline__ M conv(int i, M v) const { return load(i, v); }
   static __device__ __forceinline__ M fill(int) { return neg_inf(); }
@@ -440,6 +442,9 @@ struct Bwd : private Load_ {
         sc(scale_of<M>(p)) {}
 
   __device__ __forceinline__ const T* src(int i) const { return i == 0 ? yv : dy; }
+  // Σ dy (log_softmax) reads no y: the two-read bodies skip it in their
+  // first read (a fifth of a long row's traffic).
+  __device__ __forceinline__ bool stat_reads(int i) const { return i == 1 || !log; }
   __device__ __forceinline__ T* dst() const { return dx; }
   __device__ __forceinline__ M conv(int i, M v) const { return Load_::operator()(i, v); }
   static __device__ __forceinline__ M fill(int) { return 0.f; }
