@@ -189,7 +189,12 @@ func XentInstances() []Instance {
 // registers and the f32 cached ones 91, one block an SM
 // (TestXentKernelResources, nvidia-h200-2026-11-29-s70.txt call 5).
 func xentMinBlocks(k XentRow) int {
-	if k.Threads == 512 {
+	switch k.Threads {
+	case 128:
+		return 8
+	case 256:
+		return 4
+	case 512:
 		return 2
 	}
 	return 0
