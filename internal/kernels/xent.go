@@ -183,11 +183,14 @@ func XentInstances() []Instance {
 	return append(out, shardInstances()...)
 }
 
-// xentMinBlocks is a row kernel's launch bound on blocks an SM: two for
-// the 512-thread kernels (64 registers a thread), whose table rows ask two
-// an SM or more; unbounded, NVRTC 13 gave the 16-bit streaming ones 89
-// registers and the f32 cached ones 91, one block an SM
-// (TestXentKernelResources, nvidia-h200-2026-11-29-s70.txt call 5).
+// xentMinBlocks is a row kernel's launch bound on blocks an SM: 64
+// registers a thread for the 128-, 256- and 512-thread kernels (8, 4, 2
+// blocks), whose table rows ask that many an SM or more. Unbounded, NVRTC
+// 13 gave them 72-109 registers (the 512-thread 16-bit streaming ones 89,
+// the f32 cached 91: one block an SM; TestXentKernelResources,
+// nvidia-h200-2026-11-29-s70.txt call 5); bounded, 16384×4096 bf16 ran
+// 0.29 -> 0.46 of copy, 4096×2048 bf16 0.24 -> 0.31, f32 rows unchanged
+// (-s71.txt call 6; -s70.txt call 6 for the 512-thread ones).
 func xentMinBlocks(k XentRow) int {
 	switch k.Threads {
 	case 128:
