@@ -6,11 +6,13 @@ import (
 	"math"
 	"math/rand/v2"
 	"sync"
+	"testing"
 	"time"
 	"unsafe"
 
 	softmax "github.com/gofused/softmax"
 	"github.com/gofused/softmax/internal/driver"
+	"github.com/gofused/softmax/internal/errs"
 	"github.com/gofused/softmax/internal/shard"
 )
 
@@ -285,4 +287,21 @@ func gatherCols(parts [][]float64, rs []shard.Range, rows, v int) []float64 {
 		}
 	}
 	return out
+}
+
+// A rank's columns must lie in [0, V): an error names the range.
+func TestShardCheck(t *testing.T) {
+	for _, c := range []struct {
+		sh    Shard
+		width int
+		ok    bool
+	}{
+		{Shard{0, 10}, 10, true}, {Shard{4, 10}, 6, true}, {Shard{10, 10}, 0, true},
+		{Shard{4, 10}, 7, false}, {Shard{-1, 10}, 1, false}, {Shard{0, 0}, 0, false}, {Shard{0, 10}, -1, false},
+	} {
+		err := c.sh.check(c.width)
+		if (err == nil) != c.ok || err != nil && !errors.Is(err, errs.ErrBadShape) {
+			t.Errorf("%+v width %d: %v", c.sh, c.width, err)
+		}
+	}
 }

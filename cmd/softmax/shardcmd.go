@@ -45,6 +45,14 @@ func runBenchShard(e *env, args []string) error {
 	if err != nil {
 		return usagef("--dtype: %v", err)
 	}
+	switch *op {
+	case bench.OpCrossEntropy, bench.OpLogSumExp, "softmax", "log_softmax":
+	default:
+		return usagef("--op %q: want cross_entropy, logsumexp, softmax or log_softmax", *op)
+	}
+	if *reps < 1 || *warmup < 0 {
+		return usagef("--reps %d --warmup %d: want reps ≥ 1, warmup ≥ 0", *reps, *warmup)
+	}
 	n, err := cuda.DeviceCount()
 	if err != nil {
 		return err
