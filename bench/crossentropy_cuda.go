@@ -110,27 +110,10 @@ func lossCaseCUDA(d *cuda.Device, l2 *cuda.L2Flush, timer *cuda.Timer, op string
 		free = append(free, dst.Free)
 		run = func() error { return d.LogSumExp(dst, x, cuda.Options{Axis: -1}, nil) }
 	} else {
-		grad, err := d.NewTensor(c.DType, c.Shape...)
+		out, t, err := ceBuffers(d, c.DType, c.Shape, v, &free)
 		if err != nil {
 			return r, err
 		}
-		free = append(free, grad.Free)
-		loss, err := d.NewTensor(cuda.XentStatDType(c.DType), 1)
-		if err != nil {
-			return r, err
-		}
-		free = append(free, loss.Free)
-		tg := make([]int64, rows)
-		rng := rand.New(rand.NewPCG(3, 4))
-		for i := range tg {
-			tg[i] = int64(rng.IntN(max(1, v)))
-		}
-		t, err := d.UploadTargets(softmax.Targets{I64: tg})
-		if err != nil {
-			return r, err
-		}
-		free = append(free, t.Buf.Free)
-		out := cuda.CrossEntropyOutput{Loss: &loss, Grad: &grad}
 		run = func() error { return d.CrossEntropy(x, t, softmax.CrossEntropyOptions{}, out, nil) }
 	}
 	flush := func() error { return l2.Run(nil) }
@@ -187,4 +170,35 @@ func uploadTiled(d *cuda.Device, dt softmax.DType, shape []int) (cuda.Tensor, er
 		}
 	}
 	return t, d.Synchronize()
+}
+
+// ceBuffers makes a cross-entropy bench call's gradient (shape) and loss
+// (one value) tensors and uploads random targets in [0, v), one a row;
+// their frees go to free.
+func ceBuffers(d *cuda.Device, dt softmax.DType, shape []int, v int, free *[]func() error) (cuda.CrossEntropyOutput, cuda.Targets, error) {
+	grad, err := d.NewTensor(dt, shape...)
+	if err != nil {
+		return cuda.CrossEntropyOutput{}, cuda.Targets{}, err
+	}
+	*free = append(*free, grad.Free)
+	loss, err := d.NewTensor(cuda.XentStatDType(dt), 1)
+	if err != nil {
+		return cuda.CrossEntropyOutput{}, cuda.Targets{}, err
+	}
+	*free = append(*free, loss.Free)
+	rows := 1
+	for _, n := range shape[:len(shape)-1] {
+		rows *= n
+	}
+	tg := make([]int64, rows)
+	rng := rand.New(rand.NewPCG(3, 4))
+	for i := range tg {
+		tg[i] = int64(rng.IntN(max(1, v)))
+	}
+	t, err := d.UploadTargets(softmax.Targets{I64: tg})
+	if err != nil {
+		return cuda.CrossEntropyOutput{}, cuda.Targets{}, err
+	}
+	*free = append(*free, t.Buf.Free)
+	return cuda.CrossEntropyOutput{Loss: &loss, Grad: &grad}, t, nil
 }

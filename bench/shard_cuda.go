@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math/rand/v2"
 	"slices"
 	"sync"
 
@@ -191,27 +190,10 @@ func rankTimes(cfg ShardConfig, d *cuda.Device, c *cuda.Comm, rows int, rg shard
 			return c.LogSumExp(dst, x, sh, cuda.Options{}, s)
 		}
 	case OpCrossEntropy:
-		grad, err := d.NewTensor(cfg.DType, rows, w)
+		out, t, err := ceBuffers(d, cfg.DType, []int{rows, w}, v, &free)
 		if err != nil {
 			return nil, err
 		}
-		free = append(free, grad.Free)
-		loss, err := d.NewTensor(cuda.XentStatDType(cfg.DType), 1)
-		if err != nil {
-			return nil, err
-		}
-		free = append(free, loss.Free)
-		tg := make([]int64, rows)
-		rng := rand.New(rand.NewPCG(3, 4))
-		for i := range tg {
-			tg[i] = int64(rng.IntN(v))
-		}
-		t, err := d.UploadTargets(softmax.Targets{I64: tg})
-		if err != nil {
-			return nil, err
-		}
-		free = append(free, t.Buf.Free)
-		out := cuda.CrossEntropyOutput{Loss: &loss, Grad: &grad}
 		run = func() error {
 			if c == nil {
 				return d.CrossEntropy(x, t, softmax.CrossEntropyOptions{}, out, s)

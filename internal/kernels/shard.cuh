@@ -57,40 +57,6 @@ __device__ __forceinline__ bool shard_plain(const XParams& p) {
          p.v < (1LL << 30) && (reinterpret_cast<unsigned long long>(p.x) & 15) == 0;
 }
 
-// A plain row's online (m, d) over XU packs at a time: xent_plain_stream
-// with xent_ex's exps (fexp_fast for 16-bit logits), which the 16-bit
-// rows need to stream at the memory's speed (-s71 call 5).
-template <class D, int NT, class M = typename D::M>
-__device__ __forceinline__ void shard_plain_stats(M scale, const typename D::T* row, int npk, XStat<M>& s) {
-  constexpr int P = D::P;
-  for (int q0 = threadIdx.x; q0 < npk; q0 += XU * NT) {
-    V16 raw[XU];
-#pragma unroll
-    for (int u = 0; u < XU; ++u) {
-      raw[u].w[0] = raw[u].w[1] = raw[u].w[2] = raw[u].w[3] = 0;  // masked below
-      if (q0 + u * NT < npk) raw[u] = ld16(row + (q0 + u * NT) * P);
-    }
-    M z[XU][P], gm = s.m;
-#pragma unroll
-    for (int u = 0; u < XU; ++u) {
-      D::unpack(raw[u], z[u]);
-#pragma unroll
-      for (int e = 0; e < P; ++e) {
-        z[u][e] = q0 + u * NT < npk ? z[u][e] * scale : (M)neg_inf();
-        gm = fmax2(gm, z[u][e]);
-      }
-    }
-    const M sg = safe(gm);
-    M d = s.d * fexp_nonpos(s.m - sg);
-#pragma unroll
-    for (int u = 0; u < XU; ++u)
-#pragma unroll
-      for (int e = 0; e < P; ++e) d += xent_ex<D>(z[u][e] - sg);
-    s.m = gm;
-    s.d = d;
-  }
-}
-
 template <class D, int NT>
 __device__ __forceinline__ void shard_stats(const XParams& p) {
   typedef typename D::T T;
@@ -109,7 +75,7 @@ __device__ __forceinline__ void shard_stats(const XParams& p) {
     const long long npk = (lead + v + P - 1) / P;
     XStat<M> s{(M)neg_inf(), 0, 0};
     if (plain) {
-      shard_plain_stats<D, NT>(o.scale, xr, (int)npk, s);
+      xent_plain_stream<D, NT, true>(o.scale, xr, (int)npk, s);
     } else {
       shard_stream<D, NT>(xr - lead, lead, v, npk, [&](long long q, const V16& raw) {
         M z[P];

@@ -158,7 +158,9 @@ constexpr int XU = 4;
 
 // The plain streamed rows' two passes: online (m, d) over XU packs at a
 // time (one rescale a group), then the gradient from the second read.
-template <class D, int NT, class M = typename D::M>
+// FAST takes xent_ex's exps (the sharded record pass: 16-bit rows stream
+// at the memory's speed only so, -s71.txt call 5).
+template <class D, int NT, bool FAST = false, class M = typename D::M>
 __device__ __forceinline__ void xent_plain_stream(M scale, const typename D::T* row, int npk, XStat<M>& s) {
   constexpr int P = D::P;
   for (int q0 = threadIdx.x; q0 < npk; q0 += XU * NT) {
@@ -183,7 +185,7 @@ __device__ __forceinline__ void xent_plain_stream(M scale, const typename D::T* 
 #pragma unroll
     for (int u = 0; u < XU; ++u)
 #pragma unroll
-      for (int e = 0; e < P; ++e) d += fexp_nonpos(z[u][e] - sg);
+      for (int e = 0; e < P; ++e) d += FAST ? xent_ex<D>(z[u][e] - sg) : fexp_nonpos(z[u][e] - sg);
     s.m = gm;
     s.d = d;
   }
