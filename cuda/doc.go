@@ -22,4 +22,10 @@
 // Options.Tuned consults the autotuning cache written by `softmax tune`).
 // Plans and the driver's occupancy answers are cached per Device, so only
 // a problem's first call pays for planning.
+//
+// CrossEntropy, CrossEntropyBackward, LogSumExp and TargetLogProbs are the
+// fused losses. A Comm is one rank of an NCCL communicator (OpenComms,
+// JoinComm; libnccl opened at run time too): its methods compute softmax,
+// log-sum-exp, their gradients and cross-entropy over a class axis split
+// across the ranks, one collective a call (docs/multi-gpu.md).
 package cuda
