@@ -8,8 +8,9 @@ import (
 	"github.com/gofused/softmax/internal/kernels"
 )
 
-// The registers and local memory of every xent.cu row kernel as this
-// device's compiler builds them, logged for the planner's table. The
+// The registers and local memory of every xent.cu row kernel and sharded
+// kernel as this device's compiler builds them, logged for the planner's
+// table. The
 // "_tail" kernels hold the 32-register cache while their tail streams
 // (1024 threads: 64 registers) and spill a little with NVRTC 13 on sm_90
 // (16 bytes a thread f32, 40-56 16-bit, 120 f64; still ahead of the
@@ -19,7 +20,7 @@ func TestXentKernelResources(t *testing.T) {
 	d := openOrSkip(t)
 	defer d.Close()
 	for _, in := range kernels.XentInstances() {
-		if !strings.HasPrefix(in.Symbol, "xent_row_") {
+		if !strings.HasPrefix(in.Symbol, "xent_row_") && !strings.HasPrefix(in.Symbol, "shard_") {
 			continue
 		}
 		f, err := d.xentFunction(in.Symbol)
