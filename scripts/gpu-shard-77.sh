@@ -11,11 +11,12 @@ L=$OUT/m1; mkdir -p $L
 N=$(nvidia-smi -L | wc -l); echo "GPUs $N"
 nvidia-smi topo -m > $L/topo.txt 2>&1
 # One GPU's tests beside the multi-GPU ones (correctness only: the benches run after both).
-(timeout 300 ./cuda.test -test.v -test.run 'TestShardLocalRanks|TestCommOneRank' > $L/one.txt 2>&1; echo "one-GPU tests rc $?" > $L/one.rc) &
+(timeout 300 ./cuda.test -test.v -test.run 'TestShardLocalRanks|TestCommOneRank|TestXentKernelResources' > $L/one.txt 2>&1; echo "one-GPU tests rc $?" > $L/one.rc) &
 timeout 300 ./cuda.test -test.v -test.run 'TestCommShards|TestJoinCommShards' > $L/multi.txt 2>&1; echo "multi-GPU tests rc $? at $SECONDS s"
 wait; cat $L/one.rc
 grep -E "^(--- |ok|FAIL|PASS|panic)|^    --- " $L/one.txt $L/multi.txt | head -20
 grep -E "shard_test|shard_ops|comm_test|shard_comm" $L/one.txt $L/multi.txt | head -10
+grep -E " shard_[a-z]+_[a-z0-9]+_t[0-9]+ " $L/one.txt | grep -v " 0 bytes local" | head -8  # spills
 B="--reps 10 --warmup 3"
 timeout 90 ./softmax bench-shard --shape 16384x256000 --op cross_entropy --dtype bf16 $B > $L/ce-strong.txt 2>&1
 timeout 60 ./softmax bench-shard --shape 4096x131072 --op softmax --dtype f32 $B > $L/sm-strong.txt 2>&1
