@@ -2,7 +2,9 @@
 // xent_prep, each row kernel and xent_final on random rows (special values
 // in the first ones) for every dtype and a set of option combinations, and
 // compares loss, lse and gradient with a float64 reference of
-// internal/xent's semantics. See xent_run.sh.
+// internal/xent's semantics; then the sharded kernels (shard.cuh) on the
+// same rows split over four ranks, and the sharded softmax family. See
+// xent_run.sh.
 #include "common.cuh"
 #include "xent.cuh"
 #include "xent_plain.cuh"  // XT
@@ -380,6 +382,158 @@ int main() {
       }
     }
   }
+  // The sharded softmax family (shard.cuh) over four ranks: softmax and
+  // log-softmax (shard_stats, shard_apply), the log-sum-exp in the logits'
+  // dtype, and both gradients (shard_dot, the ranks' sums added as the
+  // all-reduce would, shard_bwd), against a float64 reference; rows skewed
+  // or aligned, a row of −inf in the first rank's columns, a NaN.
+  for (int dt = 0; dt < 4; ++dt)
+    for (long long V : {5LL, 33LL, 781LL, 1000LL})
+      for (int skew = 0; skew < 2; ++skew) {
+        ++ncase; ++nshard;
+        const long long rows = 5;
+        const int es = esize(dt), G = 64;
+        const bool f64 = dt == 3;
+        const double scale = 0.7, tol = dt == 0 ? 2e-5 : dt == 1 ? 2e-3 : dt == 2 ? 1.6e-2 : 1e-12;
+        const long long c1 = V % 8 ? V / 3 : V / 2 / 8 * 8, c3 = V % 8 ? V - 1 : V - 8;
+        const long long cut[] = {0, c1, c1, c3, V};
+        const int NR = 4;
+        std::vector<double> xs(rows * V), dys(rows * V);
+        for (auto& x : xs) x = nd(rng);
+        for (auto& x : dys) x = nd(rng);
+        for (long long j = cut[0]; j < cut[1]; ++j) xs[1 * V + j] = -INFINITY;
+        if (V > 3) xs[3 * V + 2] = NAN;
+        auto base = [&](std::vector<char>& v) { return (char*)((((uintptr_t)v.data() + G + 15) & ~(uintptr_t)15) + skew * es); };
+        std::vector<std::vector<char>> xb(NR), yb(NR), db(NR), lb(NR);
+        std::vector<double> rec(NR * rows * 4), sums(NR * rows);
+        std::vector<float> rec32(NR * rows * 4), sums32(NR * rows);
+        // The stored (rounded) inputs, as the reference reads them.
+        std::vector<double> xr(rows * V), dyr(rows * V);
+        for (int k = 0; k < NR; ++k) {
+          const long long w = cut[k + 1] - cut[k];
+          for (auto* b : {&xb[k], &yb[k], &db[k]}) b->assign(rows * w * es + 2 * G + 32, 0);
+          lb[k].assign(rows * es + 16, 0);
+          for (long long r = 0; r < rows; ++r)
+            for (long long j = 0; j < w; ++j) {
+              ::st(dt, base(xb[k]), r * w + j, xs[r * V + cut[k] + j]);
+              ::st(dt, base(db[k]), r * w + j, dys[r * V + cut[k] + j]);
+              xr[r * V + cut[k] + j] = ld(dt, base(xb[k]), r * w + j);
+              dyr[r * V + cut[k] + j] = ld(dt, base(db[k]), r * w + j);
+            }
+        }
+        double e = 0;
+        std::string where;
+        auto chk = [&](double got, double ref, double t, double mag, const char* what, long long i) {
+          double c = closeness(got, ref, t, mag);
+          if (c > e) { e = c; char b[96]; snprintf(b, sizeof b, "%s[%lld] got %g want %g", what, i, got, ref); where = b; }
+        };
+        for (int op = 0; op < 2; ++op) {  // SH_SOFTMAX, SH_LOG
+          char sym[64];
+          smx::XParams q{};
+          q.rows = rows; q.vall = V; q.scale = scale; q.ignore = -1; q.gout = 1; q.vec = 1; q.op = op;
+          q.flags = smx::XF_NOTGT | smx::XF_LSE_NATIVE | (f64 ? smx::XF_F64 : 0);
+          void* recb = f64 ? (void*)rec.data() : (void*)rec32.data();
+          for (int pass = 0; pass < 2; ++pass)
+            for (int k = 0; k < NR; ++k) {
+              smx::XParams pk = q;
+              pk.v = cut[k + 1] - cut[k]; pk.lo = cut[k];
+              pk.x = base(xb[k]); pk.grad = base(yb[k]); pk.lse = lb[k].data();
+              pk.rec = pass == 0 ? (char*)recb + (size_t)k * rows * 4 * (f64 ? 8 : 4) : recb;
+              pk.nranks = NR;
+              emu::in_lo[0] = base(xb[k]); emu::in_hi[0] = base(xb[k]) + rows * pk.v * es; emu::in_lo[1] = nullptr;
+              snprintf(sym, sizeof sym, "shard_%s_%s_t128", pass == 0 ? "stats" : "apply", dname(dt));
+              launch(sym, 2, 128, pk);
+            }
+          // The gradient of this op from its reference output y (stored) and dy.
+          std::vector<double> yref(rows * V), lse(rows);
+          for (long long r = 0; r < rows; ++r) {
+            double m = -INFINITY, d = 0;
+            bool nan = false;
+            for (long long j = 0; j < V; ++j) { nan |= std::isnan(xr[r * V + j]); m = std::max(m, xr[r * V + j] * scale); }
+            for (long long j = 0; j < V; ++j) d += m == -INFINITY ? 0 : exp(xr[r * V + j] * scale - m);
+            lse[r] = nan ? NAN : m == -INFINITY ? -INFINITY : m + log(d);
+            for (long long j = 0; j < V; ++j) yref[r * V + j] = op ? xr[r * V + j] * scale - lse[r] : exp(xr[r * V + j] * scale - lse[r]);
+          }
+          for (int k = 0; k < NR; ++k) {
+            const long long w = cut[k + 1] - cut[k];
+            for (long long r = 0; r < rows; ++r) {
+              if (k == 0) chk(ld(dt, lb[k].data(), r), lse[r], tol, 1, op ? "log lse" : "lse", r);
+              for (long long j = 0; j < w; ++j) {
+                const long long i = r * V + cut[k] + j;
+                chk(ld(dt, base(yb[k]), r * w + j), yref[i], tol, op ? 1 : 0.01, op ? "log_softmax" : "softmax", i);
+              }
+            }
+          }
+          // Backward from the stored y (the rows without NaN: the gradient
+          // of a NaN row is NaN either way).
+          for (int k = 0; k < NR; ++k) {
+            const long long w = cut[k + 1] - cut[k];
+            for (long long r = 0; r < rows; ++r)
+              for (long long j = 0; j < w; ++j) {
+                const double y = r == 3 || r == 1 ? 0.5 : yref[r * V + cut[k] + j];
+                ::st(dt, base(yb[k]), r * w + j, y);
+              }
+          }
+          std::vector<double> yst(rows * V);
+          for (int k = 0; k < NR; ++k) {
+            const long long w = cut[k + 1] - cut[k];
+            for (long long r = 0; r < rows; ++r)
+              for (long long j = 0; j < w; ++j) yst[r * V + cut[k] + j] = ld(dt, base(yb[k]), r * w + j);
+          }
+          void* sb = f64 ? (void*)sums.data() : (void*)sums32.data();
+          for (int k = 0; k < NR; ++k) {
+            smx::XParams pk = q;
+            pk.v = cut[k + 1] - cut[k]; pk.lo = cut[k];
+            pk.x = base(yb[k]); pk.dy = base(db[k]); pk.grad = base(db[k]);  // dx over dy
+            pk.rec = (char*)sb + (size_t)k * rows * (f64 ? 8 : 4);
+            emu::in_lo[0] = base(yb[k]); emu::in_hi[0] = base(yb[k]) + rows * pk.v * es;
+            emu::in_lo[1] = base(db[k]); emu::in_hi[1] = base(db[k]) + rows * pk.v * es;
+            snprintf(sym, sizeof sym, "shard_dot_%s_t128", dname(dt));
+            launch(sym, 2, 128, pk);
+          }
+          for (long long r = 0; r < rows; ++r) {  // the all-reduce: rank 0's slot holds the sum
+            double a = 0;
+            for (int k = 0; k < NR; ++k) a += f64 ? sums[k * rows + r] : sums32[k * rows + r];
+            if (f64) sums[r] = a; else sums32[r] = (float)a;
+          }
+          for (int k = 0; k < NR; ++k) {
+            smx::XParams pk = q;
+            pk.v = cut[k + 1] - cut[k]; pk.lo = cut[k];
+            pk.x = base(yb[k]); pk.dy = base(db[k]); pk.grad = base(db[k]);
+            pk.rec = sb;
+            emu::in_lo[0] = base(yb[k]); emu::in_hi[0] = base(yb[k]) + rows * pk.v * es;
+            emu::in_lo[1] = base(db[k]); emu::in_hi[1] = base(db[k]) + rows * pk.v * es;
+            snprintf(sym, sizeof sym, "shard_bwd_%s_t128", dname(dt));
+            launch(sym, 2, 128, pk);
+          }
+          for (long long r = 0; r < rows; ++r) {
+            double sm = 0, mag = 0;
+            for (long long j = 0; j < V; ++j) { const double t = op ? dyr[r * V + j] : dyr[r * V + j] * yst[r * V + j]; sm += t; mag += fabs(t); }
+            for (int k = 0; k < NR; ++k) {
+              const long long w = cut[k + 1] - cut[k];
+              for (long long j = 0; j < w; ++j) {
+                const long long i = r * V + cut[k] + j;
+                const double y = yst[i], dy = dyr[i];
+                const double ref = op ? scale * (dy - exp(y) * sm) : scale * y * (dy - sm);
+                const double c = op ? scale * (fabs(dy) + exp(y) * mag) : scale * fabs(y) * (fabs(dy) + mag);
+                const double atol = dt == 1 ? 6e-8 / tol : 1e-6;  // f16 subnormals are 2^-24 apart
+                chk(ld(dt, base(db[k]), r * w + j), ref, tol, c + atol, op ? "log_softmax_backward" : "softmax_backward", i);
+              }
+            }
+          }
+          // dy for the next op: restore it.
+          for (int k = 0; k < NR; ++k) {
+            const long long w = cut[k + 1] - cut[k];
+            for (long long r = 0; r < rows; ++r)
+              for (long long j = 0; j < w; ++j) ::st(dt, base(db[k]), r * w + j, dys[r * V + cut[k] + j]);
+          }
+        }
+        worst[dt] = std::max(worst[dt], e);
+        if (e > 1 || emu::bad_reads != 0) {
+          ++nfail;
+          printf("FAIL shard softmax V=%lld %s skew %d: err %.3g at %s (bad reads %lld)\n", V, dname(dt), skew, e, where.c_str(), emu::bad_reads);
+        }
+      }
   // A target outside [0, V): flagged, nothing written.
   {
     const long long rows = 5, V = 10;

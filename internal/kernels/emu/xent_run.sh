@@ -1,5 +1,6 @@
 #!/bin/sh
-# CPU check of the cross-entropy kernels (xent.cu) without a GPU: writes
+# CPU check of the cross-entropy kernels (xent.cu) and the sharded ones
+# (shard.cuh, split over four ranks) without a GPU: writes
 # xent.cu with every kernel the catalogue generates (TestWriteXentSources),
 # compiles it with the emulator (emu.h, sched.cpp) and xent_driver.cpp, and
 # runs its cases against a float64 reference. Needs g++ >= 12. ~1-3 minutes.
