@@ -11,8 +11,8 @@ import (
 	"github.com/gofused/softmax/internal/kernels"
 )
 
-// split_row: blocks a row streaming it as one virtual block, partials in the
-// workspace, two launches; SplitRowBlocksPerSM an SM, two packs a thread.
+// split_row: blocks a row stream it as one virtual block, partials in the
+// workspace, two launches.
 func (c *ctx) splitRow() (Plan, error) {
 	const nt = 512
 	rows := c.p.Outer
@@ -28,7 +28,7 @@ func (c *ctx) splitRow() (Plan, error) {
 }
 
 // splitGridGrid returns split_grid's grid and the shared memory a block may
-// cache, once: conditions and the build ask up to three times.
+// cache, computed once (conditions ask too).
 func (c *ctx) splitGridGrid() (g, smemMax int64, err error) {
 	if c.grid != nil {
 		return c.grid.g, c.grid.smemMax, c.grid.err
@@ -63,7 +63,7 @@ func (c *ctx) splitGridWaveBytes(g, smemMax int64) int64 {
 }
 
 // split_grid: each block caches a chunk of a row across a barrier of the
-// row's blocks; as few even waves of rows as splitGridWaveBytes allows.
+// row's blocks, in as few even waves of rows as fit.
 func (c *ctx) splitGrid() (Plan, error) {
 	g, smemMax, err := c.splitGridGrid()
 	if err != nil {
@@ -99,8 +99,8 @@ func (c *ctx) splitGrid() (Plan, error) {
 			split, nt, chunk, cached, rw, waves)}, nil
 }
 
-// SplitGrid plans split_grid with waves of rowsPerWave rows, for sweeps of
-// the wave size (cuda's BenchmarkSplitGridWaves) and tests of the wave loop.
+// SplitGrid plans split_grid with waves of rowsPerWave rows, for sweeps and
+// tests of the wave loop.
 func SplitGrid(p Problem, d Device, occ Occupancy, rowsPerWave int64) (Plan, error) {
 	c, err := newCtx(p, d, occ)
 	if err != nil {
@@ -110,8 +110,8 @@ func SplitGrid(p Problem, d Device, occ Occupancy, rowsPerWave int64) (Plan, err
 	return c.build(kernels.SplitGrid)
 }
 
-// clusterSize is split_cluster's: the largest power of two (2 at least) that
-// leaves a block 256 elements, or the forced one; ok if the chunk fits.
+// clusterSize is split_cluster's: the largest power of two leaving a block
+// 256 elements (2 at least), or the forced one; ok if the chunk fits.
 func (c *ctx) clusterSize() (cs int64, ok bool) {
 	if c.config != "" {
 		_, err := fmt.Sscanf(c.config, "c%d", &cs)
@@ -125,7 +125,7 @@ func (c *ctx) clusterSize() (cs int64, ok bool) {
 	return cs, c.clusterFits(cs)
 }
 
-// clusterRows reports whether split_cluster's clusters can run on the device and the layout.
+// clusterRows reports whether split_cluster runs on the device and layout.
 func (c *ctx) clusterRows() bool { return c.d.Major >= 9 && c.d.Cluster && c.p.Inner == 1 }
 
 // clusterFits reports whether a cs-block cluster's chunks fit a block's shared memory.
@@ -145,8 +145,7 @@ func (c *ctx) clusterShape() (cs, chunk, nt, smem int64, ok bool) {
 	return cs, chunk, nt, kernels.SmemBytes(kernels.SplitCluster, c.p.Op, c.dt, chunk, int(nt)), true
 }
 
-// splitClusterConfigs names split_cluster's cluster sizes ("c4": four
-// blocks a row) whose chunks fit a block's shared memory.
+// splitClusterConfigs names the cluster sizes ("c4") whose chunks fit.
 func (c *ctx) splitClusterConfigs() []string {
 	var names []string
 	for cs := int64(2); c.clusterRows() && cs <= int64(c.d.MaxClusterSize); cs *= 2 {

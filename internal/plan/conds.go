@@ -7,8 +7,7 @@ import (
 	"github.com/gofused/softmax/internal/kernels"
 )
 
-// condFunc evaluates a named condition for the problem, with the row's
-// arguments.
+// condFunc evaluates a named condition with the row's arguments.
 type condFunc func(c *ctx, args []int64) bool
 
 type namedCond struct {
@@ -17,8 +16,7 @@ type namedCond struct {
 	doc  string
 }
 
-// conditions are the named conditions a table row may ask for, their
-// thresholds arguments where the table can hold them.
+// conditions are the named conditions a row may ask for (init: they read the table).
 var conditions map[string]namedCond
 
 func init() {
@@ -148,8 +146,7 @@ func init() {
 	}
 }
 
-// Conditions returns the named conditions' names, each with its number of
-// arguments and what it says.
+// Conditions returns each named condition, with its arguments, and what it says.
 func Conditions() map[string]string {
 	out := map[string]string{}
 	for name, nc := range conditions {
@@ -159,8 +156,7 @@ func Conditions() map[string]string {
 	return out
 }
 
-// regime reports whether a row of the table whose id is group, or starts
-// with group and a dot, matches: a regime other conditions ask about.
+// regime reports whether a table row with id group (or group.*) matches.
 func (c *ctx) regime(group string) bool {
 	for i := range c.table.Rows {
 		r := &c.table.Rows[i]
@@ -171,15 +167,13 @@ func (c *ctx) regime(group string) bool {
 	return false
 }
 
-// fillsUnder reports whether rows, in waves of slots, fill at most pct% of
-// the waves' slots.
+// fillsUnder reports whether rows in waves of slots fill at most pct% of them.
 func fillsUnder(rows, slots, pct int64) bool {
 	return slots > 0 && 100*rows <= pct*ceilDiv(rows, slots)*slots
 }
 
-// clustersHoldRows reports whether split_cluster's clusters for the rows
-// are all resident at once and, for span > 0, the rows at most SMs × (row
-// bytes − base) / span: where its small blocks lead a block per row.
+// clustersHoldRows reports all rows' clusters resident at once and, for
+// span > 0, rows ≤ SMs × (row bytes − base) / span.
 func (c *ctx) clustersHoldRows(base, span int64) bool {
 	cs, _, nt, smem, ok := c.clusterShape()
 	if !ok {
@@ -202,8 +196,7 @@ func (c *ctx) narrowWarps() (int64, bool) {
 	return int64(gw), ok
 }
 
-// stridedSmemFits: strided_smem serves, with at least as many tiles as SMs
-// and at least k blocks an SM.
+// stridedSmemFits: strided_smem serves, its tiles fill the SMs, k blocks an SM.
 func (c *ctx) stridedSmemFits(k int64) bool {
 	if err := c.check(kernels.StridedSmem); err != nil {
 		return false
@@ -216,10 +209,8 @@ func (c *ctx) stridedSmemFits(k int64) bool {
 	return err == nil && int64(occ) >= k
 }
 
-// fewModel is the few-rows bandwidth model, for rows < SMs (ok false
-// otherwise): a block per row (""), the row split over every SM
-// (split_row) or a cluster per row (split_cluster), whichever it models
-// cheapest; the model_* conditions read its pick.
+// fewModel is the few-rows bandwidth model (rows < SMs, else ok false): a
+// block per row (""), split_row or split_cluster, whichever it models cheapest.
 func (c *ctx) fewModel() (kernels.Strategy, bool) {
 	if c.fewDone {
 		return c.few, c.fewOK
@@ -234,8 +225,7 @@ func (c *ctx) fewModel() (kernels.Strategy, bool) {
 	// µs = bytes / (GB/s · 1e3)
 	tBlock := rowBytes / (prm.BlockGBs * 1e3)
 	tSplit := prm.LaunchMicros + rows*rowBytes*1.5/(sms*prm.SmGBs*1e3)
-	// A split must clearly win: the model is rough and tiny problems are
-	// dominated by launch latency anyway.
+	// A split must clearly win: the model is rough, tiny problems launch-bound.
 	best, bestT := kernels.Strategy(""), min(tBlock-prm.SwitchMicros, 0.8*tBlock)
 	if rowBytes >= prm.TwoReadSplitBytes && c.p.Outer*2 <= int64(c.d.SMs) && c.twoReadBlockRows() {
 		// The model's block rate is a one-read block's (prm.TwoReadSplitBytes).
@@ -255,10 +245,8 @@ func (c *ctx) fewModel() (kernels.Strategy, bool) {
 	return best, true
 }
 
-// gridCaches reports whether split_grid should replace split_row (or a
-// block per row that reads long rows twice): inputs of at least minBytes
-// that the grid's shared memory caches (prm.GridCacheHalves) or in rows
-// that fit a wave; ragged rows too (nvidia-h200-2026-11-22-ab-s31.txt §4).
+// gridCaches reports inputs of at least minBytes that split_grid's shared
+// memory caches, or in rows that fit a wave (ragged rows too).
 func (c *ctx) gridCaches(minBytes int64) bool {
 	if !c.vec() && !c.ragged() {
 		return false
@@ -268,8 +256,7 @@ func (c *ctx) gridCaches(minBytes int64) bool {
 	return err == nil && in >= minBytes && (2*in <= prm.GridCacheHalves*g*smemMax || in/c.p.Outer <= c.splitGridWaveBytes(g, smemMax))
 }
 
-// twoReadBlockRows reports rows a block per row would read twice: no
-// register-cached body, block_smem (two blocks an SM) or pipelined holds.
+// twoReadBlockRows reports rows no register- or shared-memory-cached block holds.
 func (c *ctx) twoReadBlockRows() bool {
 	switch {
 	case c.p.Axis <= c.maxCols(kernels.WarpRow):
@@ -286,8 +273,7 @@ func (c *ctx) twoReadBlockRows() bool {
 	return c.es != 4 || err != nil
 }
 
-// stridedShortVariant names strided_short's kernel for the axis ("a5", "p9")
-// and its lanes a slice, ok false when it has none for the dtype.
+// stridedShortVariant names strided_short's kernel for the axis and its lanes a slice.
 func (c *ctx) stridedShortVariant() (string, int64, bool) {
 	name, lanes, ok := kernels.StridedShortVariant(c.p.Axis, c.bwd)
 	if !ok {
