@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"cmp"
 	"math"
 	"strings"
 
@@ -47,19 +48,9 @@ func init() {
 		}, "Outer × Inner slices from a to b"},
 
 		// Rows.
-		"model_block": {0, func(c *ctx, _ []int64) bool { s, ok := c.fewModel(); return ok && s == "" },
-			"the few-rows bandwidth model (rows < SMs) keeps a block per row"},
-		"model_split_row": {0, func(c *ctx, _ []int64) bool { s, ok := c.fewModel(); return ok && s == kernels.SplitRow },
-			"the few-rows bandwidth model picks split_row"},
-		"model_split_cluster": {0, func(c *ctx, _ []int64) bool {
-			s, ok := c.fewModel()
-			return ok && s == kernels.SplitCluster
-		}, "the few-rows bandwidth model picks split_cluster"},
 		"few_ragged_block": {1, func(c *ctx, a []int64) bool {
 			return c.ragged() && !c.vec() && 2*c.p.Outer >= int64(c.d.SMs) && c.p.Axis*c.es <= a[0]
 		}, "ragged or skewed rows, at least half as many as SMs, of at most k bytes an input"},
-		"few_grid": {0, func(c *ctx, _ []int64) bool { return c.regime("few.grid") },
-			"one of the table's few.grid rows matches"},
 		"two_read": {0, func(c *ctx, _ []int64) bool { return c.twoReadBlockRows() },
 			"a block per row would read the row twice (no strategy before online_2pass holds it)"},
 		"grid_few_blocks": {2, func(c *ctx, a []int64) bool {
@@ -76,8 +67,6 @@ func init() {
 		}, "split_cluster has a cluster for the row on the device"},
 		"clusters_hold_rows": {2, func(c *ctx, a []int64) bool { return c.clustersHoldRows(a[0], a[1]) },
 			"every row's cluster is resident at once, and rows ≤ SMs × (row bytes − a) / b where b > 0"},
-		"hybrid_first": {0, func(c *ctx, _ []int64) bool { return c.regime("block_hybrid") },
-			"one of the table's block_hybrid rows matches"},
 		"hybrid_holds": {1, func(c *ctx, a []int64) bool { _, ok := c.hybridVariant(int(a[0])); return ok },
 			"block_hybrid has a k-thread kernel for the row"},
 		"packed_rows": {0, func(c *ctx, _ []int64) bool { return c.wholePacks() || c.ragged() },
@@ -90,10 +79,6 @@ func init() {
 		"block_reg_deep": {2, func(c *ctx, a []int64) bool {
 			return c.p.Axis > a[0] && c.p.Outer >= a[1]*int64(c.d.SMs) && c.regime("block_reg")
 		}, "block_reg's rows, over a columns, from b rows an SM"},
-		"grid_many_long_rows": {0, func(c *ctx, _ []int64) bool { return c.regime("grid.many_long") },
-			"the table's grid.many_long row matches"},
-		"block_reg_rows": {0, func(c *ctx, _ []int64) bool { return c.regime("block_reg") },
-			"one of the table's block_reg rows matches"},
 		"past_hybrid": {1, func(c *ctx, a []int64) bool {
 			_, ok := c.hybridVariant(int(a[0]))
 			return !ok && c.p.Axis > a[0]*kernels.HybridRegValues(c.dt, false)
@@ -144,6 +129,13 @@ func init() {
 			return err == nil && int64(occ) >= a[0]
 		}, "block_smem's row copy leaves at least k blocks an SM"},
 	}
+	for name, group := range map[string]string{"few_grid": "few.grid", "hybrid_first": "block_hybrid", "grid_many_long_rows": "grid.many_long", "block_reg_rows": "block_reg"} {
+		conditions[name] = namedCond{0, func(c *ctx, _ []int64) bool { return c.regime(group) }, "one of the table's " + group + " rows matches"}
+	}
+	for name, pick := range map[string]kernels.Strategy{"model_block": "", "model_split_row": kernels.SplitRow, "model_split_cluster": kernels.SplitCluster} {
+		conditions[name] = namedCond{0, func(c *ctx, _ []int64) bool { s, ok := c.fewModel(); return ok && s == pick },
+			"the few-rows bandwidth model (rows < SMs) picks " + cmp.Or(string(pick), "a block per row")}
+	}
 }
 
 // Conditions returns each named condition, with its arguments, and what it says.
@@ -180,9 +172,14 @@ func (c *ctx) clustersHoldRows(base, span int64) bool {
 		return false
 	}
 	file, sym := kernels.SplitCluster.Info().File, c.sym(kernels.SplitCluster, "")
-	limit := int64(0)
+	limit := int64(0) // resident clusters: the query's answer, else an estimate
 	if perSM, err := c.fits(file, sym, int(nt), smem); err == nil {
-		limit = c.residentClusters(file, sym, int(nt), int(smem), cs, perSM)
+		limit = int64(perSM) * int64(c.d.SMs) * prm.ClusterPackNum / (prm.ClusterPackDen * cs)
+		if c.clusters != nil {
+			if n, err := c.clusters(file, sym, int(nt), int(smem), int(cs)); err == nil && n > 0 {
+				limit = int64(n)
+			}
+		}
 	}
 	if span > 0 {
 		limit = min(limit, int64(c.d.SMs)*(c.p.Axis*c.es-base)/span)

@@ -366,17 +366,6 @@ func (c *ctx) occupancy(file, symbol string, threads, smem int) int {
 	return estimate(c.d, symbol, threads, smem)
 }
 
-// residentClusters is how many cs-block clusters the device holds at once:
-// the query's answer, else ClusterPackNum/Den of perSM × SMs / cs.
-func (c *ctx) residentClusters(file, symbol string, threads, smem int, cs int64, perSM int) int64 {
-	if c.clusters != nil {
-		if n, err := c.clusters(file, symbol, threads, smem, int(cs)); err == nil && n > 0 {
-			return int64(n)
-		}
-	}
-	return int64(perSM) * int64(c.d.SMs) * prm.ClusterPackNum / (prm.ClusterPackDen * cs)
-}
-
 // estimate is the CUDA occupancy calculation from the device architecture's
 // resource table (kernels.Resources; 64 registers for unknown symbols).
 func estimate(d Device, symbol string, threads, smem int) int {

@@ -47,15 +47,13 @@ type XentRowTable struct {
 var xentTSV string
 
 // XentTable is the embedded table of the cross-entropy row kernels.
-var XentTable = mustXentTable(xentTSV)
-
-func mustXentTable(text string) []XentRowTable {
-	t, err := ParseXentTable(text)
+var XentTable = func() []XentRowTable {
+	t, err := ParseXentTable(xentTSV)
 	if err != nil {
-		panic(err)
+		panic(err) // a malformed embedded table is a build error
 	}
 	return t
-}
+}()
 
 var xentColumns = []string{"calls", "esize", "cols", "threads", "packs", "stash", "tail", "blocks_per_sm", "evidence"}
 
