@@ -1,7 +1,6 @@
 package plan
 
-// Each strategy's build says whether it serves a problem and how; none
-// asks which is preferred.
+// Each strategy's build says whether it serves a problem and how, never which is preferred.
 
 import (
 	"fmt"
@@ -89,8 +88,7 @@ func block1(n int64) [3]uint32 { return [3]uint32{uint32(n), 1, 1} }
 
 func clamp(v, lo, hi int64) int64 { return max(lo, min(v, hi)) }
 
-// threads is a block of lo to hi threads (whole warps, or a power of two)
-// for n units, about per a thread.
+// threads is lo..hi threads (whole warps, or a power of two) for n units, about per a thread.
 func threads(n, per, lo, hi int64, pow2 bool) int64 {
 	if pow2 {
 		return clamp(nextPow2(ceilDiv(n, per)), lo, hi)

@@ -42,8 +42,7 @@ func (c *ctx) blockRegShape() (v kernels.Variant, nt int64, err error) {
 	return v, nt, nil
 }
 
-// blockRegFixedBlock picks a forward kernel, then its "_exact" or "_tail"
-// twin where one serves.
+// blockRegFixedBlock picks a forward kernel, then its "_exact" or "_tail" twin.
 func (c *ctx) blockRegFixedBlock(in kernels.Info) (kernels.Variant, bool) {
 	v, ok := c.blockRegFixedFor(in, c.packs())
 	if !ok {
@@ -114,8 +113,7 @@ func blockRegOverhang(v kernels.Variant) bool {
 	return v.Packs >= 2 && v.Packs <= 5 && !(v.FixedBlock == 1024 && v.Packs == 5)
 }
 
-// blockRegSmallest is the smallest block holding the row in at most
-// kernels.BlockRegValues values a thread, else the first that holds it.
+// blockRegSmallest is the smallest block holding the row in BlockRegValues a thread, else the first.
 func (c *ctx) blockRegSmallest(in kernels.Info, packs int64) (kernels.Variant, bool) {
 	var spill kernels.Variant
 	for _, v := range in.Variants(false) {
@@ -163,8 +161,7 @@ func (c *ctx) blockRegFewRows(in kernels.Info, packs, maxThreads int64) (kernels
 	return in.Variant(false, fmt.Sprintf("t%d_p%d", nt, np))
 }
 
-// blockRegRuntimeBlock picks a backward kernel: the most packs a thread
-// that leave minThreads threads (else the fewest).
+// blockRegRuntimeBlock picks the most packs a thread that leave minThreads threads (else the fewest).
 func (c *ctx) blockRegRuntimeBlock(vs []kernels.Variant, minThreads int64) (v kernels.Variant, nt int64, ok bool) {
 	for _, cand := range vs { // packs ascending
 		if n, fits := c.blockRegBwdThreads(cand); fits && (!ok || n >= minThreads) {

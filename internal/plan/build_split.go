@@ -11,8 +11,7 @@ import (
 	"github.com/gofused/softmax/internal/kernels"
 )
 
-// split_row: blocks a row stream it as one virtual block, partials in the
-// workspace, two launches.
+// split_row: a row's blocks stream it as one virtual block, partials in the workspace.
 func (c *ctx) splitRow() (Plan, error) {
 	const nt = 512
 	rows := c.p.Outer
@@ -27,8 +26,7 @@ func (c *ctx) splitRow() (Plan, error) {
 		Reason: fmt.Sprintf("%d blocks of %d threads per row, interleaved", split, nt)}, nil
 }
 
-// splitGridGrid returns split_grid's grid and the shared memory a block may
-// cache, computed once (conditions ask too).
+// splitGridGrid returns split_grid's grid and the shared memory a block may cache, once.
 func (c *ctx) splitGridGrid() (g, smemMax int64, err error) {
 	if c.grid != nil {
 		return c.grid.g, c.grid.smemMax, c.grid.err
@@ -99,8 +97,7 @@ func (c *ctx) splitGrid() (Plan, error) {
 			split, nt, chunk, cached, rw, waves)}, nil
 }
 
-// SplitGrid plans split_grid with waves of rowsPerWave rows, for sweeps and
-// tests of the wave loop.
+// SplitGrid plans split_grid with waves of rowsPerWave rows, for sweeps and tests.
 func SplitGrid(p Problem, d Device, occ Occupancy, rowsPerWave int64) (Plan, error) {
 	c, err := newCtx(p, d, occ)
 	if err != nil {
@@ -134,8 +131,7 @@ func (c *ctx) clusterFits(cs int64) bool {
 	return smem+int64(staticSmem(c.d, c.sym(kernels.SplitCluster, ""))) <= int64(c.d.SmemOptin)
 }
 
-// clusterShape returns split_cluster's cluster size, a block's chunk of the
-// row, its threads and dynamic shared memory.
+// clusterShape returns split_cluster's cluster size, and a block's chunk, threads and smem.
 func (c *ctx) clusterShape() (cs, chunk, nt, smem int64, ok bool) {
 	if cs, ok = c.clusterSize(); !ok {
 		return 0, 0, 0, 0, false

@@ -44,8 +44,7 @@ func (c *ctx) strided() (Plan, error) {
 	return pl, nil
 }
 
-// strided_short: slices a thread (or a lane pair) over the whole axis, the
-// kernel compiled for its length.
+// strided_short: slices a thread (or lane pair) over the whole axis, compiled for its length.
 func (c *ctx) stridedShort() (Plan, error) {
 	name, lanes, ok := c.stridedShortVariant()
 	if !ok {
@@ -92,8 +91,7 @@ func (c *ctx) stridedSmem() (Plan, error) {
 	return pl, err
 }
 
-// stridedSmemShape sizes strided_smem's tiles: a thread a column, spare
-// threads as row groups.
+// stridedSmemShape sizes strided_smem's tiles: a thread a column, spare ones as row groups.
 func (c *ctx) stridedSmemShape() (nt, tile, rg, smem int64) {
 	packs := ceilDiv(c.p.Axis*c.p.Inner, c.P)
 	tile = clamp(prm.StridedSmemTilePacks/packs, 1, max(1, c.p.Outer))
@@ -153,8 +151,7 @@ func (c *ctx) pairsStridedReg(k int64) bool {
 	return (k == 3 || k == 4) && c.p.Outer*ceilDiv(c.p.Inner, 8*c.P) <= prm.StridedRegFewTiles
 }
 
-// strided_reg: tiles of G packs × the whole axis in registers, split over a
-// cluster for long axes.
+// strided_reg: tiles of G packs × the whole axis in registers, a cluster for long axes.
 func (c *ctx) stridedReg() (Plan, error) {
 	k, r, g, nt, err := c.stridedRegShape(true)
 	if err != nil {

@@ -49,8 +49,7 @@ func (c *ctx) noConfig(serve []string) error {
 	return fmt.Errorf("no configuration %q for this problem (configurations: %s)", c.config, strings.Join(serve, ", "))
 }
 
-// blockRegServes reports whether block_reg's variant v runs the problem,
-// and its block size.
+// blockRegServes reports whether block_reg's variant v runs the problem, and its block size.
 func (c *ctx) blockRegServes(v kernels.Variant) (nt int64, ok bool) {
 	if c.bwd {
 		return c.blockRegBwdThreads(v)
@@ -88,8 +87,7 @@ func (c *ctx) blockRegConfigs() []string {
 	return names
 }
 
-// blockRegConfig returns the forced configuration's kernel (or its "_tail")
-// and block size.
+// blockRegConfig returns the forced configuration's kernel (or its "_tail") and block size.
 func (c *ctx) blockRegConfig() (kernels.Variant, int64, error) {
 	v, ok := kernels.BlockReg.Info().Variant(c.bwd, c.config)
 	nt := int64(0)

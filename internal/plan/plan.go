@@ -60,8 +60,7 @@ import (
 	"github.com/gofused/softmax/internal/spec"
 )
 
-// Device is the part of the device properties the planner uses; zero
-// optional fields take H100-like defaults.
+// Device is the part of the device properties the planner uses (zero optional fields: defaults).
 type Device struct {
 	Name               string
 	Major, Minor       int // compute capability
@@ -128,8 +127,7 @@ type Plan struct {
 // file) for a block size and dynamic shared memory.
 type Occupancy func(file, symbol string, block, smem int) (int, error)
 
-// Clusters returns how many clusters of cluster blocks of a kernel the
-// device holds at once (cuOccupancyMaxActiveClusters).
+// Clusters returns how many clusters of cluster blocks of a kernel the device holds at once.
 type Clusters func(file, symbol string, block, smem, cluster int) (int, error)
 
 // Queries are the driver's answers the planner asks for; a nil or failing
@@ -309,8 +307,7 @@ func (c *ctx) warpRagged() bool {
 	return span <= row || c.P == 8 && row >= 16
 }
 
-// shifts reports whether strategy s runs this problem's rows (strided's:
-// its slices) through its ragged-row twins.
+// shifts reports whether s reads this problem's rows (strided's: slices) through its twins.
 func (c *ctx) shifts(s kernels.Strategy) bool {
 	switch s {
 	case kernels.Strided:
@@ -325,16 +322,13 @@ func (c *ctx) shifts(s kernels.Strategy) bool {
 	return c.ragged() && s.Info().Shift
 }
 
-// innerPacks reports whether slices along a non-last axis can move in
-// 16-byte packs across Inner: aligned pointers and Inner a multiple of P.
+// innerPacks reports non-last-axis slices in 16-byte packs: aligned, Inner a multiple of P.
 func (c *ctx) innerPacks() bool { return c.p.Aligned && c.p.Inner%c.P == 0 }
 
-// narrowPacks reports whether strided_narrow's 16-byte kernels apply:
-// aligned pointers and outer blocks (Axis×Inner) of whole packs.
+// narrowPacks reports strided_narrow's 16-byte path: aligned, Axis×Inner of whole packs.
 func (c *ctx) narrowPacks() bool { return c.p.Aligned && c.p.Axis*c.p.Inner%c.P == 0 }
 
-// stridedTwin reports a non-last axis the table's strided/twin shape row
-// sends through strided's twins.
+// stridedTwin reports a non-last axis that the table's strided/twin shape row takes.
 func (c *ctx) stridedTwin() bool {
 	return c.shape(kernels.Strided, 0, func(x string) bool { return x == "twin" }) == "twin"
 }
@@ -366,8 +360,7 @@ func (c *ctx) occupancy(file, symbol string, threads, smem int) int {
 	return estimate(c.d, symbol, threads, smem)
 }
 
-// estimate is the CUDA occupancy calculation from the device architecture's
-// resource table (kernels.Resources; 64 registers for unknown symbols).
+// estimate is CUDA's occupancy calculation from the architecture's resource table.
 func estimate(d Device, symbol string, threads, smem int) int {
 	d = withDefaults(d)
 	regs, static, ok := resourceTable(d).Kernel(symbol)

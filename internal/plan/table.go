@@ -111,8 +111,7 @@ func TableFor(model string, user []Row) (Table, error) {
 	return Table{Model: model, Rows: overlay(overlay(t["default"], t[model]), user)}, nil
 }
 
-// overlay lays rows over base: a row with a base row's id replaces it in
-// place; new rows go first.
+// overlay lays rows over base: one with a base row's id in its place, new ones first.
 func overlay(base, over []Row) []Row {
 	if len(over) == 0 {
 		return base
