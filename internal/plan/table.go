@@ -71,8 +71,7 @@ var tableColumns = []string{"id", "layout", "path", "dir", "esize", "rows", "col
 
 // Table is the preference table for one device model, overlays applied.
 type Table struct {
-	Model string // "" for the default table alone
-	Rows  []Row
+	Rows []Row
 }
 
 // loadTables parses the embedded tables once, by file name without ".tsv".
@@ -108,7 +107,7 @@ func TableFor(model string, user []Row) (Table, error) {
 	if err != nil {
 		return Table{}, err
 	}
-	return Table{Model: model, Rows: overlay(overlay(t["default"], t[model]), user)}, nil
+	return Table{Rows: overlay(overlay(t["default"], t[model]), user)}, nil
 }
 
 // overlay lays rows over base: one with a base row's id in its place, new ones first.
