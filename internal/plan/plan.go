@@ -19,12 +19,10 @@
 //	id          unique name; an overlay row with a shipped id replaces that
 //	            row in place, a new id goes ahead of the shipped rows
 //	layout      rows (Inner = 1) or strided (Inner > 1)
-//	path        the 16-byte path, comma-separated: for rows vec (aligned
-//	            rows of whole 16-byte packs, or one row), ragged (aligned
-//	            pointers, rows not of whole packs), skewed (every pointer
-//	            one distance past a 16-byte boundary, Problem.Skew),
-//	            unaligned (anything else); for strided packs (aligned,
-//	            Inner a multiple of the pack) or scalar
+//	path        the 16-byte path, comma-separated: rows vec (aligned, whole
+//	            packs, or one row), ragged (aligned, not whole packs), skewed
+//	            (Problem.Skew) or unaligned; strided packs (aligned, Inner of
+//	            whole packs) or scalar
 //	dir         fwd or bwd, or op names (softmax, log_softmax_backward, ...)
 //	esize       element sizes in bytes (4 f32, 2 f16/bf16, 8 f64), or dtype
 //	            names (f32, f16, bf16, f64), comma-separated
