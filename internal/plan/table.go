@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"cmp"
 	"embed"
 	"fmt"
 	"io"
@@ -151,7 +152,7 @@ func parseTable(text string, checkCands bool) ([]Row, error) {
 
 // parseRow parses a row's cells; checkCands refuses unknown strategies.
 func parseRow(cells []string, checkCands bool) (Row, error) {
-	r := Row{ID: cells[0], Layout: cell(cells[1]), Dir: cell(cells[3]), Evidence: cells[11], cells: cells}
+	r := Row{ID: cells[0], Layout: cmp.Or(cells[1], "*"), Dir: cmp.Or(cells[3], "*"), Evidence: cells[11], cells: cells}
 	bad := func(col, v string) (Row, error) { return r, fmt.Errorf("row %s: %s %q", r.ID, col, v) }
 	if r.ID == "" {
 		return r, fmt.Errorf("a row without an id")
@@ -259,16 +260,9 @@ func (c *ctx) shape(s kernels.Strategy, packs int64, fits func(string) bool) str
 	return ""
 }
 
-func cell(s string) string {
-	if s == "" {
-		return "*"
-	}
-	return s
-}
-
-// list splits a cell of several values; "*" is none.
+// list splits a cell of several values; "*" or "" is none.
 func list(s, sep string) []string {
-	if cell(s) == "*" {
+	if s == "*" || s == "" {
 		return nil
 	}
 	return strings.Split(s, sep)
@@ -279,7 +273,7 @@ func parseRange(s string) (Range, error) {
 	r := Range{bound{V: math.Inf(-1)}, bound{V: math.Inf(1)}}
 	lo, hi, isRange := strings.Cut(s, "..") // >N: lo alone
 	switch {
-	case cell(s) == "*":
+	case s == "*" || s == "":
 		return r, nil
 	case !isRange && s[0] == '<':
 		lo, hi = "", s
