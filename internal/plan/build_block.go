@@ -164,21 +164,11 @@ func (c *ctx) blockRegFewRows(in kernels.Info, packs, maxThreads int64) (kernels
 // blockRegRuntimeBlock picks the most packs a thread that leave minThreads threads (else the fewest).
 func (c *ctx) blockRegRuntimeBlock(vs []kernels.Variant, minThreads int64) (v kernels.Variant, nt int64, ok bool) {
 	for _, cand := range vs { // packs ascending
-		if n, fits := c.blockRegBwdThreads(cand); fits && (!ok || n >= minThreads) {
+		if n, fits := c.blockRegServes(cand); fits && (!ok || n >= minThreads) {
 			v, nt, ok = cand, n, true
 		}
 	}
 	return v, nt, ok
-}
-
-// blockRegBwdThreads is backward variant v's block, ok within its (twin's) bound.
-func (c *ctx) blockRegBwdThreads(v kernels.Variant) (int64, bool) {
-	n := max(roundUp(ceilDiv(c.packs(), int64(v.Packs)), 32), 32)
-	limit := v.MaxThreads
-	if c.shifts(kernels.BlockReg) && v.ShiftMaxThreads > 0 {
-		limit = v.ShiftMaxThreads
-	}
-	return n, n <= int64(limit)
 }
 
 // hybridVariant is the nt-thread block_hybrid kernel for the row's span.

@@ -51,8 +51,12 @@ func (c *ctx) noConfig(serve []string) error {
 
 // blockRegServes reports whether block_reg's variant v runs the problem, and its block size.
 func (c *ctx) blockRegServes(v kernels.Variant) (nt int64, ok bool) {
-	if c.bwd {
-		return c.blockRegBwdThreads(v)
+	if c.bwd { // the block the row takes, within the launch bound (its twin's)
+		n, limit := max(roundUp(ceilDiv(c.packs(), int64(v.Packs)), 32), 32), v.MaxThreads
+		if c.shifts(kernels.BlockReg) && v.ShiftMaxThreads > 0 {
+			limit = v.ShiftMaxThreads
+		}
+		return n, n <= int64(limit)
 	}
 	packs, nt := c.packs(), int64(v.FixedBlock)
 	if c.ragged() && c.es == 2 && blockRegOverhang(v) {
