@@ -197,10 +197,11 @@ func (c *ctx) blockHybrid() (Plan, error) {
 		v, _ = kernels.BlockHybrid.Info().Variant(true, fmt.Sprintf("t1024_s%d", ceilDiv(c.p.Axis-1024*regs, 1024*c.P)))
 	case c.p.Axis <= lo:
 		return Plan{}, fmt.Errorf("rows of %d elements fit its registers alone (%d): block_reg holds them", c.p.Axis, lo)
-	}
-	for _, nt := range kernels.BlockHybridThreads {
-		if cand, ok := c.hybridVariant(nt); ok && !c.bwd && (v.Name == "" || c.p.Outer < int64(c.d.SMs)) {
-			v = cand
+	default:
+		for _, nt := range kernels.BlockHybridThreads {
+			if cand, ok := c.hybridVariant(nt); ok && (v.Name == "" || c.p.Outer < int64(c.d.SMs)) {
+				v = cand
+			}
 		}
 	}
 	if v.Name == "" {
