@@ -1,7 +1,6 @@
 package plan
 
-// Feasibility: each strategy's build says whether it serves a problem and
-// with which launches (build_*.go by family); none asks which is preferred.
+// Each strategy's build says whether it serves a problem and how, never which is preferred.
 
 import (
 	"fmt"
@@ -9,8 +8,7 @@ import (
 	"github.com/gofused/softmax/internal/kernels"
 )
 
-// check says why strategy s cannot serve the problem whatever its
-// configuration.
+// check says why strategy s cannot serve the problem in any configuration.
 func (c *ctx) check(s kernels.Strategy) error {
 	in, ok := kernels.Lookup(string(s))
 	switch {
@@ -63,8 +61,8 @@ var builders = map[kernels.Strategy]func(*ctx) (Plan, error){
 	kernels.FlatRows: (*ctx).flatRows, kernels.Persistent: (*ctx).persistent, kernels.Pipelined: (*ctx).pipelined,
 }
 
-// one plans one launch of s's kernel variant: a block of nt threads and smem
-// bytes for each of items, capped at waves of resident blocks (0: none).
+// one plans one launch of s's variant: nt threads and smem bytes a block
+// for each of items, capped at waves of resident blocks (0: none).
 func (c *ctx) one(s kernels.Strategy, variant string, nt, smem, items, waves int64, vec bool, why string) (Plan, error) {
 	file, sym, occ := s.Info().File, c.sym(s, variant), 0
 	if smem > 0 {
@@ -90,8 +88,7 @@ func block1(n int64) [3]uint32 { return [3]uint32{uint32(n), 1, 1} }
 
 func clamp(v, lo, hi int64) int64 { return max(lo, min(v, hi)) }
 
-// threads is a block for n units at about per a thread, lo to hi threads:
-// whole warps, or a power of two where pow2.
+// threads is lo..hi threads (whole warps, or a power of two) for n units, about per a thread.
 func threads(n, per, lo, hi int64, pow2 bool) int64 {
 	if pow2 {
 		return clamp(nextPow2(ceilDiv(n, per)), lo, hi)
@@ -99,8 +96,7 @@ func threads(n, per, lo, hi int64, pow2 bool) int64 {
 	return clamp(roundUp(ceilDiv(n, per), 32), lo, hi)
 }
 
-// packs is the number of 16-byte packs a row occupies (span: a ragged row
-// read from the pack boundary before it may take one more).
+// packs is the number of 16-byte packs a row's span occupies.
 func (c *ctx) packs() int64 { return ceilDiv(c.span(), c.P) }
 
 // naive: one thread per slice, any layout (teaching baseline).
@@ -129,8 +125,7 @@ func staticSmem(d Device, sym string) int {
 	return 256
 }
 
-// fits checks a dynamic shared memory request against the device and the
-// occupancy query; it returns the resident blocks per SM.
+// fits returns the resident blocks per SM of a shared memory request, or why none.
 func (c *ctx) fits(file, sym string, threads int, smem int64) (int, error) {
 	if smem+int64(staticSmem(c.d, sym)) > int64(c.d.SmemOptin) {
 		return 0, fmt.Errorf("it needs %d bytes of shared memory per block (+%d static), the device allows %d", smem, staticSmem(c.d, sym), c.d.SmemOptin)
@@ -147,12 +142,10 @@ func (c *ctx) fits(file, sym string, threads int, smem int64) (int, error) {
 	return n, nil
 }
 
-// persistentMax is the longest row the persistent register-cached bodies
-// of nt threads hold: 4 packs a thread (2 backward).
+// persistentMax is the longest row persistent's nt-thread bodies hold.
 func (c *ctx) persistentMax(nt int64) int64 { return nt * (4 - 2*(c.nin-1)) * c.P }
 
-// persistent: an occupancy-sized grid looping over rows: a warp a short
-// row, a block a moderate row in registers, the online two-pass body beyond.
+// persistent: an occupancy-sized grid looping over rows (teaching kernel).
 func (c *ctx) persistent() (Plan, error) {
 	cols := c.p.Axis
 	variant, nt, perBlock := "2pass", threads(c.packs(), 8, 128, 512, false), int64(1)
@@ -169,8 +162,8 @@ func (c *ctx) persistent() (Plan, error) {
 	return c.one(kernels.Persistent, variant, nt, 0, ceilDiv(c.p.Outer, perBlock), 1, c.vec(), fmt.Sprintf("%s, %d threads", variant, nt))
 }
 
-// pipelined: workers (a warp a short row, else a block) stage their next rows
-// through a two-slot cp.async ring (4096x4096 f32: 49.6 µs, deeper 52.7).
+// pipelined: workers (a warp or a block a row) stage their next rows
+// through a two-slot cp.async ring (deeper measured slower).
 func (c *ctx) pipelined() (Plan, error) {
 	if !c.p.Aligned || c.p.Axis%c.P != 0 {
 		return Plan{}, fmt.Errorf("it needs 16-byte aligned pointers and rows of whole 16-byte packs (cols %d, %d per pack): cp.async copies whole packs and it has no scalar path", c.p.Axis, c.P)

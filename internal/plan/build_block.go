@@ -8,8 +8,7 @@ import (
 	"github.com/gofused/softmax/internal/kernels"
 )
 
-// block_reg: a block per row holding the row in registers (the kernel
-// grid-strides only past the grid limit).
+// block_reg: a block per row holding it in registers.
 func (c *ctx) blockReg() (Plan, error) {
 	shape := c.blockRegShape
 	if c.config != "" {
@@ -22,8 +21,7 @@ func (c *ctx) blockReg() (Plan, error) {
 	return c.one(kernels.BlockReg, v.Name, nt, 0, c.p.Outer, 0, c.vec(), fmt.Sprintf("%d threads × %d packs per row, a block per row", nt, v.Packs))
 }
 
-// blockRegShape picks block_reg's variant and block size: backward, the
-// table's threads shape (blockRegRuntimeBlock); forward, blockRegFixedBlock.
+// blockRegShape picks block_reg's variant and block size.
 func (c *ctx) blockRegShape() (v kernels.Variant, nt int64, err error) {
 	in := kernels.BlockReg.Info()
 	ok := false
@@ -44,8 +42,7 @@ func (c *ctx) blockRegShape() (v kernels.Variant, nt int64, err error) {
 	return v, nt, nil
 }
 
-// blockRegFixedBlock picks a forward kernel (blockRegFixedFor), then its
-// "_exact" or "_tail" twin where one serves.
+// blockRegFixedBlock picks a forward kernel, then its "_exact" or "_tail" twin.
 func (c *ctx) blockRegFixedBlock(in kernels.Info) (kernels.Variant, bool) {
 	v, ok := c.blockRegFixedFor(in, c.packs())
 	if !ok {
@@ -63,8 +60,8 @@ func (c *ctx) blockRegFixedBlock(in kernels.Info) (kernels.Variant, bool) {
 	return c.blockRegTail(v), true
 }
 
-// blockRegTail returns v's "_tail" kernel for a row of whole packs that ends
-// inside v's last pack a thread, where there is one (0.82 -> 0.93 of copy).
+// blockRegTail returns v's "_tail" kernel for a row of whole packs ending
+// inside v's last pack a thread (0.82 -> 0.93 of copy).
 func (c *ctx) blockRegTail(v kernels.Variant) kernels.Variant {
 	packs, nt := c.packs(), int64(v.FixedBlock)
 	if c.wholePacks() && packs > nt*int64(v.Packs-1) && packs < nt*int64(v.Packs) {
@@ -75,9 +72,8 @@ func (c *ctx) blockRegTail(v kernels.Variant) kernels.Variant {
 	return v
 }
 
-// blockRegExact trades v for the "_exact" twin of as many packs as the 16-bit
-// row that fills v's four packs a thread when its blocks fill more threads
-// than v's resident blocks hold (nvidia-h200-2026-11-25-ab-s58.txt §2-4).
+// blockRegExact trades v for its "_exact" twin on 16-bit rows that fill v
+// when the rows' blocks overfill v's resident threads.
 func (c *ctx) blockRegExact(in kernels.Info, v kernels.Variant) (kernels.Variant, bool) {
 	packs := c.packs()
 	if c.bwd || !c.wholePacks() || c.es != 2 || int64(v.FixedBlock*v.Packs) != packs || int64(v.Packs)*c.P != kernels.BlockRegValues {
@@ -93,7 +89,7 @@ func (c *ctx) blockRegExact(in kernels.Info, v kernels.Variant) (kernels.Variant
 }
 
 // blockRegFixedFor picks a forward kernel for rows of packs: the table's
-// shape rows' (few, wide) that serves, else the smallest that holds them.
+// shape (few, wide) that serves, else the smallest that holds them.
 func (c *ctx) blockRegFixedFor(in kernels.Info, packs int64) (kernels.Variant, bool) {
 	small, ok := c.blockRegSmallest(in, packs)
 	var v kernels.Variant
@@ -111,14 +107,13 @@ func (c *ctx) blockRegFixedFor(in kernels.Info, packs int64) (kernels.Variant, b
 	return small, ok
 }
 
-// blockRegOverhang reports a forward "_shift" twin that holds a ragged row's
-// span past its block in thread 0 (block_reg.cu's OverhangPack): sized by the row.
+// blockRegOverhang reports a forward twin sized by the row: thread 0 holds
+// the span's overhang (block_reg.cu's OverhangPack).
 func blockRegOverhang(v kernels.Variant) bool {
 	return v.Packs >= 2 && v.Packs <= 5 && !(v.FixedBlock == 1024 && v.Packs == 5)
 }
 
-// blockRegSmallest is the smallest block holding the row in at most
-// kernels.BlockRegValues values a thread, else the first that holds it.
+// blockRegSmallest is the smallest block holding the row in BlockRegValues a thread, else the first.
 func (c *ctx) blockRegSmallest(in kernels.Info, packs int64) (kernels.Variant, bool) {
 	var spill kernels.Variant
 	for _, v := range in.Variants(false) {
@@ -135,8 +130,8 @@ func (c *ctx) blockRegSmallest(in kernels.Info, packs int64) (kernels.Variant, b
 	return spill, spill.Name != ""
 }
 
-// blockRegWide trades 256 threads × 6..8 packs for 512 × 3..4 where that
-// keeps more threads resident and the rows make waves waves of them.
+// blockRegWide trades 256 threads × 6..8 packs for 512 × 3..4 where more
+// threads stay resident and the rows make waves waves of them.
 func (c *ctx) blockRegWide(in kernels.Info, v kernels.Variant, waves int64) kernels.Variant {
 	if waves <= 0 || v.FixedBlock != 256 || v.Packs < 6 {
 		return v
@@ -154,8 +149,7 @@ func (c *ctx) blockRegWide(in kernels.Info, v kernels.Variant, waves int64) kern
 	return v
 }
 
-// blockRegFewRows is the forward kernel for rows whose blocks are all
-// resident at once: one pack a thread up to maxThreads.
+// blockRegFewRows: one pack a thread up to maxThreads, all blocks resident.
 func (c *ctx) blockRegFewRows(in kernels.Info, packs, maxThreads int64) (kernels.Variant, bool) {
 	nt, np := max(nextPow2(packs), 64), int64(1)
 	if nt > maxThreads {
@@ -167,30 +161,17 @@ func (c *ctx) blockRegFewRows(in kernels.Info, packs, maxThreads int64) (kernels
 	return in.Variant(false, fmt.Sprintf("t%d_p%d", nt, np))
 }
 
-// blockRegRuntimeBlock picks a backward kernel: the most packs a thread
-// that leave minThreads threads (else the fewest), within its bound.
+// blockRegRuntimeBlock picks the most packs a thread that leave minThreads threads (else the fewest).
 func (c *ctx) blockRegRuntimeBlock(vs []kernels.Variant, minThreads int64) (v kernels.Variant, nt int64, ok bool) {
 	for _, cand := range vs { // packs ascending
-		if n, fits := c.blockRegBwdThreads(cand); fits && (!ok || n >= minThreads) {
+		if n, fits := c.blockRegServes(cand); fits && (!ok || n >= minThreads) {
 			v, nt, ok = cand, n, true
 		}
 	}
 	return v, nt, ok
 }
 
-// blockRegBwdThreads is backward variant v's block for the row, ok within
-// its launch bound (its twin's, for rows read through the twins).
-func (c *ctx) blockRegBwdThreads(v kernels.Variant) (int64, bool) {
-	n := max(roundUp(ceilDiv(c.packs(), int64(v.Packs)), 32), 32)
-	limit := v.MaxThreads
-	if c.shifts(kernels.BlockReg) && v.ShiftMaxThreads > 0 {
-		limit = v.ShiftMaxThreads
-	}
-	return n, n <= int64(limit)
-}
-
-// hybridVariant returns the block_hybrid kernel of nt threads whose shared
-// part holds what of the row's span overfills its registers.
+// hybridVariant is the nt-thread block_hybrid kernel for the row's span.
 func (c *ctx) hybridVariant(nt int) (kernels.Variant, bool) {
 	regs := int64(nt) * kernels.HybridRegValues(c.dt, false)
 	if c.p.Axis <= regs {
@@ -199,30 +180,39 @@ func (c *ctx) hybridVariant(nt int) (kernels.Variant, bool) {
 	return kernels.BlockHybrid.Info().Variant(false, fmt.Sprintf("t%d_s%d", nt, ceilDiv(c.span()-regs, int64(nt)*c.P)))
 }
 
-// block_hybrid: a block per row, kernels.HybridRegValues a thread in
-// registers and the rest in shared memory: 512 threads (two rows an SM)
-// when they hold the row, else 1024; with fewer rows than SMs, the larger.
+// block_hybrid: a block per row, HybridRegValues a thread (backward: of y and
+// of dy) in registers, the rest in shared memory; forward 512 threads where
+// they hold the row (fewer rows than SMs: 1024), backward 1024 on whole packs.
 func (c *ctx) blockHybrid() (Plan, error) {
-	if c.bwd {
-		return c.blockHybridBwd()
-	}
-	if !c.wholePacks() && !c.ragged() {
-		return Plan{}, fmt.Errorf("it needs rows of whole 16-byte packs from aligned pointers, or rows its twins read from their pack boundary (cols %d, %d per pack): cp.async copies whole packs", c.p.Axis, c.P)
-	}
 	var v kernels.Variant
-	for _, nt := range kernels.BlockHybridThreads {
-		if cand, ok := c.hybridVariant(nt); ok && (v.Name == "" || c.p.Outer < int64(c.d.SMs)) {
-			v = cand
+	regs := kernels.HybridRegValues(c.dt, c.bwd)
+	switch lo := int64(kernels.BlockHybridThreads[0]) * regs; {
+	case c.bwd && !c.wholePacks():
+		return Plan{}, fmt.Errorf("its backward kernels need rows of whole 16-byte packs from aligned pointers (cols %d, %d per pack)", c.p.Axis, c.P)
+	case !c.wholePacks() && !c.ragged():
+		return Plan{}, fmt.Errorf("it needs rows of whole 16-byte packs from aligned pointers, or rows its twins read from their pack boundary (cols %d, %d per pack): cp.async copies whole packs", c.p.Axis, c.P)
+	case c.bwd && c.p.Axis < 1024*regs:
+		return Plan{}, fmt.Errorf("rows of %d elements leave its register part (%d) unfilled", c.p.Axis, 1024*regs)
+	case c.bwd:
+		v, _ = kernels.BlockHybrid.Info().Variant(true, fmt.Sprintf("t1024_s%d", ceilDiv(c.p.Axis-1024*regs, 1024*c.P)))
+	case c.p.Axis <= lo:
+		return Plan{}, fmt.Errorf("rows of %d elements fit its registers alone (%d): block_reg holds them", c.p.Axis, lo)
+	default:
+		for _, nt := range kernels.BlockHybridThreads {
+			if cand, ok := c.hybridVariant(nt); ok && (v.Name == "" || c.p.Outer < int64(c.d.SMs)) {
+				v = cand
+			}
 		}
 	}
-	if lo := int64(kernels.BlockHybridThreads[0]) * kernels.HybridRegValues(c.dt, false); v.Name == "" && c.p.Axis <= lo {
-		return Plan{}, fmt.Errorf("rows of %d elements fit its registers alone (%d): block_reg holds them", c.p.Axis, lo)
-	} else if v.Name == "" {
+	if v.Name == "" {
 		return Plan{}, fmt.Errorf("rows of %d elements exceed its cache (%d)", c.p.Axis, c.maxCols(kernels.BlockHybrid))
 	}
-	smem := int64(v.SmemPacks * v.FixedBlock * 16)
-	return c.one(kernels.BlockHybrid, v.Name, int64(v.FixedBlock), smem, c.p.Outer, 0, true,
-		fmt.Sprintf("%d threads × %d values in registers + %d packs in shared memory per row", v.FixedBlock, kernels.HybridRegValues(c.dt, false), v.SmemPacks))
+	of, each := "", ""
+	if c.bwd {
+		of, each = " of y and of dy", " of each"
+	}
+	return c.one(kernels.BlockHybrid, v.Name, int64(v.FixedBlock), int64(v.SmemPacks*v.FixedBlock*16)*c.nin, c.p.Outer, 0, true,
+		fmt.Sprintf("%d threads × %d values%s in registers + %d packs%s in shared memory per row", v.FixedBlock, regs, of, v.SmemPacks, each))
 }
 
 // block_smem: the row (backward: y and dy) cached in dynamic shared memory.
@@ -236,7 +226,7 @@ func (c *ctx) blockSmemShape() (nt, smem int64) {
 	return nt, kernels.SmemBytes(kernels.BlockSmem, c.p.Op, c.dt, c.p.Axis, int(nt))
 }
 
-// blockSmemOccupancy is the resident block_smem blocks per SM for the problem.
+// blockSmemOccupancy is block_smem's resident blocks per SM.
 func (c *ctx) blockSmemOccupancy() (int, error) {
 	nt, smem := c.blockSmemShape()
 	return c.fits(kernels.BlockSmem.Info().File, c.sym(kernels.BlockSmem, ""), int(nt), smem)
@@ -246,24 +236,4 @@ func (c *ctx) blockSmemOccupancy() (int, error) {
 func (c *ctx) online2Pass() (Plan, error) {
 	nt := threads(c.packs(), 8, 128, 512, false)
 	return c.one(kernels.Online2Pass, "", nt, 0, c.p.Outer, prm.GridWaves, c.vec(), fmt.Sprintf("%d threads per row", nt))
-}
-
-// block_hybrid backward: 1024 threads holding y and dy, part in registers,
-// the rest in shared memory (2 × SmemPacks packs a thread), whole packs.
-func (c *ctx) blockHybridBwd() (Plan, error) {
-	if !c.wholePacks() {
-		return Plan{}, fmt.Errorf("its backward kernels need rows of whole 16-byte packs from aligned pointers (cols %d, %d per pack)", c.p.Axis, c.P)
-	}
-	const nt = 1024
-	regs := nt * kernels.HybridRegValues(c.dt, true)
-	if c.p.Axis < regs {
-		return Plan{}, fmt.Errorf("rows of %d elements leave its register part (%d) unfilled", c.p.Axis, regs)
-	}
-	v, ok := kernels.BlockHybrid.Info().Variant(true, fmt.Sprintf("t%d_s%d", nt, ceilDiv(c.p.Axis-regs, nt*c.P)))
-	if !ok {
-		return Plan{}, fmt.Errorf("rows of %d elements exceed its cache (%d)", c.p.Axis, c.maxCols(kernels.BlockHybrid))
-	}
-	smem := int64(2 * v.SmemPacks * nt * 16)
-	return c.one(kernels.BlockHybrid, v.Name, nt, smem, c.p.Outer, 0, true,
-		fmt.Sprintf("%d threads × %d values of y and of dy in registers + %d packs of each in shared memory per row", nt, kernels.HybridRegValues(c.dt, true), v.SmemPacks))
 }

@@ -11,8 +11,7 @@ import (
 	"github.com/gofused/softmax/internal/kernels"
 )
 
-// split_row: blocks a row streaming it as one virtual block, partials in the
-// workspace, two launches; SplitRowBlocksPerSM an SM, two packs a thread.
+// split_row: a row's blocks stream it as one virtual block, partials in the workspace.
 func (c *ctx) splitRow() (Plan, error) {
 	const nt = 512
 	rows := c.p.Outer
@@ -27,8 +26,7 @@ func (c *ctx) splitRow() (Plan, error) {
 		Reason: fmt.Sprintf("%d blocks of %d threads per row, interleaved", split, nt)}, nil
 }
 
-// splitGridGrid returns split_grid's grid and the shared memory a block may
-// cache, once: conditions and the build ask up to three times.
+// splitGridGrid returns split_grid's grid and the shared memory a block may cache, once.
 func (c *ctx) splitGridGrid() (g, smemMax int64, err error) {
 	if c.grid != nil {
 		return c.grid.g, c.grid.smemMax, c.grid.err
@@ -63,7 +61,7 @@ func (c *ctx) splitGridWaveBytes(g, smemMax int64) int64 {
 }
 
 // split_grid: each block caches a chunk of a row across a barrier of the
-// row's blocks; as few even waves of rows as splitGridWaveBytes allows.
+// row's blocks, in as few even waves of rows as fit.
 func (c *ctx) splitGrid() (Plan, error) {
 	g, smemMax, err := c.splitGridGrid()
 	if err != nil {
@@ -99,8 +97,7 @@ func (c *ctx) splitGrid() (Plan, error) {
 			split, nt, chunk, cached, rw, waves)}, nil
 }
 
-// SplitGrid plans split_grid with waves of rowsPerWave rows, for sweeps of
-// the wave size (cuda's BenchmarkSplitGridWaves) and tests of the wave loop.
+// SplitGrid plans split_grid with waves of rowsPerWave rows, for sweeps and tests.
 func SplitGrid(p Problem, d Device, occ Occupancy, rowsPerWave int64) (Plan, error) {
 	c, err := newCtx(p, d, occ)
 	if err != nil {
@@ -110,8 +107,8 @@ func SplitGrid(p Problem, d Device, occ Occupancy, rowsPerWave int64) (Plan, err
 	return c.build(kernels.SplitGrid)
 }
 
-// clusterSize is split_cluster's: the largest power of two (2 at least) that
-// leaves a block 256 elements, or the forced one; ok if the chunk fits.
+// clusterSize is split_cluster's: the largest power of two leaving a block
+// 256 elements (2 at least), or the forced one; ok if the chunk fits.
 func (c *ctx) clusterSize() (cs int64, ok bool) {
 	if c.config != "" {
 		_, err := fmt.Sscanf(c.config, "c%d", &cs)
@@ -125,7 +122,7 @@ func (c *ctx) clusterSize() (cs int64, ok bool) {
 	return cs, c.clusterFits(cs)
 }
 
-// clusterRows reports whether split_cluster's clusters can run on the device and the layout.
+// clusterRows reports whether split_cluster runs on the device and layout.
 func (c *ctx) clusterRows() bool { return c.d.Major >= 9 && c.d.Cluster && c.p.Inner == 1 }
 
 // clusterFits reports whether a cs-block cluster's chunks fit a block's shared memory.
@@ -134,8 +131,7 @@ func (c *ctx) clusterFits(cs int64) bool {
 	return smem+int64(staticSmem(c.d, c.sym(kernels.SplitCluster, ""))) <= int64(c.d.SmemOptin)
 }
 
-// clusterShape returns split_cluster's cluster size, a block's chunk of the
-// row, its threads and dynamic shared memory.
+// clusterShape returns split_cluster's cluster size, and a block's chunk, threads and smem.
 func (c *ctx) clusterShape() (cs, chunk, nt, smem int64, ok bool) {
 	if cs, ok = c.clusterSize(); !ok {
 		return 0, 0, 0, 0, false
@@ -145,8 +141,7 @@ func (c *ctx) clusterShape() (cs, chunk, nt, smem int64, ok bool) {
 	return cs, chunk, nt, kernels.SmemBytes(kernels.SplitCluster, c.p.Op, c.dt, chunk, int(nt)), true
 }
 
-// splitClusterConfigs names split_cluster's cluster sizes ("c4": four
-// blocks a row) whose chunks fit a block's shared memory.
+// splitClusterConfigs names the cluster sizes ("c4") whose chunks fit.
 func (c *ctx) splitClusterConfigs() []string {
 	var names []string
 	for cs := int64(2); c.clusterRows() && cs <= int64(c.d.MaxClusterSize); cs *= 2 {

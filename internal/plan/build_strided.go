@@ -8,9 +8,8 @@ import (
 	"github.com/gofused/softmax/internal/kernels"
 )
 
-// strided: tiles of TX·VW inner indices × TY threads along the axis (VW = P
-// on the 16-byte path or in the twins); split along the axis when the
-// tiles cannot fill the GPU and the axis is long.
+// strided: tiles of TX·VW inner indices × TY threads along the axis, split
+// along a long axis when the tiles cannot fill the GPU.
 func (c *ctx) strided() (Plan, error) {
 	outer, axis, inner := c.p.Outer, c.p.Axis, c.p.Inner
 	vw := int64(1)
@@ -45,9 +44,7 @@ func (c *ctx) strided() (Plan, error) {
 	return pl, nil
 }
 
-// strided_short: slices a thread (or a lane pair, each half the rows) over
-// the whole axis, the kernel compiled for its length; 16-byte packs of
-// inner indices, or the "_shift" twins' 2 or 4 scalar slices.
+// strided_short: slices a thread (or lane pair) over the whole axis, compiled for its length.
 func (c *ctx) stridedShort() (Plan, error) {
 	name, lanes, ok := c.stridedShortVariant()
 	if !ok {
@@ -66,8 +63,7 @@ func (c *ctx) stridedShort() (Plan, error) {
 	return c.one(kernels.StridedShort, name, 256, 0, ceilDiv(threads, 256), prm.GridWaves, c.innerPacks(), fmt.Sprintf("%s, their %d axis rows in registers", how, c.p.Axis))
 }
 
-// strided_narrow: GW warps an outer index (kernels.StridedNarrowShape),
-// its Axis×Inner block read as one run of packs, H a thread.
+// strided_narrow: GW warps an outer index, its Axis×Inner block one run of packs.
 func (c *ctx) stridedNarrow() (Plan, error) {
 	gw, h, ok := kernels.StridedNarrowShape(c.p.Op, c.dt, c.p.Axis, c.p.Inner)
 	if !ok && !kernels.StridedNarrowInner(c.dt, c.p.Inner) {
@@ -83,8 +79,7 @@ func (c *ctx) stridedNarrow() (Plan, error) {
 	return pl, err
 }
 
-// strided_smem: a block a tile of consecutive outer indices, their
-// Axis×Inner blocks staged in dynamic shared memory.
+// strided_smem: a block a tile of outer indices staged in shared memory.
 func (c *ctx) stridedSmem() (Plan, error) {
 	nt, tile, rg, smem := c.stridedSmemShape()
 	if n := tile * c.p.Axis * c.p.Inner; n > 1<<30 { // the kernel's 32-bit tile indices
@@ -96,8 +91,7 @@ func (c *ctx) stridedSmem() (Plan, error) {
 	return pl, err
 }
 
-// stridedSmemShape sizes strided_smem's tiles: about StridedSmemTilePacks, a
-// thread a column, spare threads as row groups (nvidia-h200-2026-11-23-ab-s37.txt §1-3).
+// stridedSmemShape sizes strided_smem's tiles: a thread a column, spare ones as row groups.
 func (c *ctx) stridedSmemShape() (nt, tile, rg, smem int64) {
 	packs := ceilDiv(c.p.Axis*c.p.Inner, c.P)
 	tile = clamp(prm.StridedSmemTilePacks/packs, 1, max(1, c.p.Outer))
@@ -115,9 +109,7 @@ func (c *ctx) stridedSmemVariant(tile int64) string {
 }
 
 // stridedRegShape returns strided_reg's cluster size, axis rows a block,
-// threads across a tile and block size: the fewest blocks that hold the
-// axis, paired where measured faster (nvidia-h200-2026-11-22-ab-s21.txt §2,
-// ab-s28.txt).
+// threads across a tile and block size: the fewest blocks that hold the axis.
 func (c *ctx) stridedRegShape(pairUp bool) (k, r, g, nt int64, err error) {
 	np, maxNT, maxK := int64(kernels.StridedRegPacks), int64(1024), int64(1)
 	if c.bwd {
@@ -159,8 +151,7 @@ func (c *ctx) pairsStridedReg(k int64) bool {
 	return (k == 3 || k == 4) && c.p.Outer*ceilDiv(c.p.Inner, 8*c.P) <= prm.StridedRegFewTiles
 }
 
-// strided_reg: tiles of G packs across inner × the whole axis cached in
-// registers, split over a cluster for long axes.
+// strided_reg: tiles of G packs × the whole axis in registers, a cluster for long axes.
 func (c *ctx) stridedReg() (Plan, error) {
 	k, r, g, nt, err := c.stridedRegShape(true)
 	if err != nil {

@@ -11,8 +11,7 @@ import (
 )
 
 // warp_row: W lanes per row, NP packs per lane, 128-thread blocks; 16-bit
-// rows read element by element over 4 lanes or more take the general build
-// (Plan.General; nvidia-h200-2026-11-24-ab-s40.txt §2-3).
+// rows read element by element over 4+ lanes take the general build.
 func (c *ctx) warpRow() (Plan, error) {
 	shape := c.warpShape
 	if c.config != "" {
@@ -28,8 +27,7 @@ func (c *ctx) warpRow() (Plan, error) {
 	return pl, err
 }
 
-// warpShape returns warp_row's lanes per row and packs per lane for the
-// row's span (a ragged row's twin reads it from the pack boundary before).
+// warpShape returns warp_row's lanes per row and packs per lane for the span.
 func (c *ctx) warpShape() (w, np int64, err error) {
 	span := c.warpSpan()
 	packs := ceilDiv(span, c.P)
@@ -48,8 +46,7 @@ func (c *ctx) warpShape() (w, np int64, err error) {
 	return 32, nextPow2(ceilDiv(packs, 32)), nil
 }
 
-// warpLanes returns the table's warp_row shape (p1, p2, p3) for rows of
-// packs, of those with a kernel that take fewer lanes than a pack less.
+// warpLanes returns the table's warp_row shape (p1, p2, p3) for rows of packs.
 func (c *ctx) warpLanes(packs int64) string {
 	return c.shape(kernels.WarpRow, packs, func(x string) bool {
 		w, np := warpShapeOf(x, packs)
@@ -59,19 +56,16 @@ func (c *ctx) warpLanes(packs int64) string {
 	})
 }
 
-// warpShapeOf returns shape x's packs a lane and the fewest power-of-two
-// lanes that hold packs with them.
+// warpShapeOf returns the lanes and packs a lane of shape x for packs.
 func warpShapeOf(x string, packs int64) (w, np int64) {
 	np = max(int64(x[len(x)-1]-'0'), 1)
 	return nextPow2(ceilDiv(packs, np)), np
 }
 
-// wholePacks reports rows of whole 16-byte packs on the vector path
-// (vec() also admits a single ragged row).
+// wholePacks reports rows of whole 16-byte packs on the vector path.
 func (c *ctx) wholePacks() bool { return c.vec() && c.p.Axis%c.P == 0 }
 
-// flat_rows: a block a tile of rows staged in shared memory, a group of lanes
-// a row; about FlatRowsTileBytes a tile, two tiles an SM at least.
+// flat_rows: a block a tile of rows staged in shared memory, lanes a row.
 func (c *ctx) flatRows() (Plan, error) {
 	w, n, ok := c.flatRowsLanes()
 	if !ok {
@@ -88,14 +82,11 @@ func (c *ctx) flatRows() (Plan, error) {
 	return pl, err
 }
 
-// flatRowsMaxCols is the longest row flat_rows serves (its widest group
-// with the most values a lane).
+// flatRowsMaxCols is the longest row flat_rows serves.
 var flatRowsMaxCols = int64(slices.Max(kernels.FlatRowsLanes) * slices.Max(kernels.FlatRowsValues))
 
-// flatRowsLanes picks flat_rows' kernel, w lanes a row and n values a
-// lane: of the fewest values a lane that hold the row at each width, within
-// 5/4 of the fewest slots, values a lane near 8 and few bank conflicts
-// (flatRowsConflicts; 350785×126 bf16 w8_n16 66.6 µs, 4-way, w16_n8 54.4).
+// flatRowsLanes picks w lanes a row and n values a lane: within 5/4 of the
+// fewest slots, n near 8 and few bank conflicts.
 func (c *ctx) flatRowsLanes() (w, n int64, ok bool) {
 	type pick struct{ slots, score, w, n int64 }
 	var cands []pick
@@ -120,8 +111,7 @@ func (c *ctx) flatRowsLanes() (w, n int64, ok bool) {
 	return best.w, best.n, true
 }
 
-// flatRowsConflicts is the worst bank conflict of a flat_rows read (a warp's
-// 32/w groups on consecutive rows), over both parities of a 16-bit row.
+// flatRowsConflicts is the worst bank conflict of a warp's flat_rows read.
 func flatRowsConflicts(cols, w, es int64) int64 {
 	worst := int64(1)
 	for start := int64(0); start < 4/es; start++ {

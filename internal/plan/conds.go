@@ -1,14 +1,14 @@
 package plan
 
 import (
+	"cmp"
 	"math"
 	"strings"
 
 	"github.com/gofused/softmax/internal/kernels"
 )
 
-// condFunc evaluates a named condition for the problem, with the row's
-// arguments.
+// condFunc evaluates a named condition with the row's arguments.
 type condFunc func(c *ctx, args []int64) bool
 
 type namedCond struct {
@@ -17,8 +17,7 @@ type namedCond struct {
 	doc  string
 }
 
-// conditions are the named conditions a table row may ask for, their
-// thresholds arguments where the table can hold them.
+// conditions are the named conditions a row may ask for (init: they read the table).
 var conditions map[string]namedCond
 
 func init() {
@@ -49,19 +48,9 @@ func init() {
 		}, "Outer × Inner slices from a to b"},
 
 		// Rows.
-		"model_block": {0, func(c *ctx, _ []int64) bool { s, ok := c.fewModel(); return ok && s == "" },
-			"the few-rows bandwidth model (rows < SMs) keeps a block per row"},
-		"model_split_row": {0, func(c *ctx, _ []int64) bool { s, ok := c.fewModel(); return ok && s == kernels.SplitRow },
-			"the few-rows bandwidth model picks split_row"},
-		"model_split_cluster": {0, func(c *ctx, _ []int64) bool {
-			s, ok := c.fewModel()
-			return ok && s == kernels.SplitCluster
-		}, "the few-rows bandwidth model picks split_cluster"},
 		"few_ragged_block": {1, func(c *ctx, a []int64) bool {
 			return c.ragged() && !c.vec() && 2*c.p.Outer >= int64(c.d.SMs) && c.p.Axis*c.es <= a[0]
 		}, "ragged or skewed rows, at least half as many as SMs, of at most k bytes an input"},
-		"few_grid": {0, func(c *ctx, _ []int64) bool { return c.regime("few.grid") },
-			"one of the table's few.grid rows matches"},
 		"two_read": {0, func(c *ctx, _ []int64) bool { return c.twoReadBlockRows() },
 			"a block per row would read the row twice (no strategy before online_2pass holds it)"},
 		"grid_few_blocks": {2, func(c *ctx, a []int64) bool {
@@ -78,8 +67,6 @@ func init() {
 		}, "split_cluster has a cluster for the row on the device"},
 		"clusters_hold_rows": {2, func(c *ctx, a []int64) bool { return c.clustersHoldRows(a[0], a[1]) },
 			"every row's cluster is resident at once, and rows ≤ SMs × (row bytes − a) / b where b > 0"},
-		"hybrid_first": {0, func(c *ctx, _ []int64) bool { return c.regime("block_hybrid") },
-			"one of the table's block_hybrid rows matches"},
 		"hybrid_holds": {1, func(c *ctx, a []int64) bool { _, ok := c.hybridVariant(int(a[0])); return ok },
 			"block_hybrid has a k-thread kernel for the row"},
 		"packed_rows": {0, func(c *ctx, _ []int64) bool { return c.wholePacks() || c.ragged() },
@@ -92,10 +79,6 @@ func init() {
 		"block_reg_deep": {2, func(c *ctx, a []int64) bool {
 			return c.p.Axis > a[0] && c.p.Outer >= a[1]*int64(c.d.SMs) && c.regime("block_reg")
 		}, "block_reg's rows, over a columns, from b rows an SM"},
-		"grid_many_long_rows": {0, func(c *ctx, _ []int64) bool { return c.regime("grid.many_long") },
-			"the table's grid.many_long row matches"},
-		"block_reg_rows": {0, func(c *ctx, _ []int64) bool { return c.regime("block_reg") },
-			"one of the table's block_reg rows matches"},
 		"past_hybrid": {1, func(c *ctx, a []int64) bool {
 			_, ok := c.hybridVariant(int(a[0]))
 			return !ok && c.p.Axis > a[0]*kernels.HybridRegValues(c.dt, false)
@@ -146,10 +129,16 @@ func init() {
 			return err == nil && int64(occ) >= a[0]
 		}, "block_smem's row copy leaves at least k blocks an SM"},
 	}
+	for name, group := range map[string]string{"few_grid": "few.grid", "hybrid_first": "block_hybrid", "grid_many_long_rows": "grid.many_long", "block_reg_rows": "block_reg"} {
+		conditions[name] = namedCond{0, func(c *ctx, _ []int64) bool { return c.regime(group) }, "one of the table's " + group + " rows matches"}
+	}
+	for name, pick := range map[string]kernels.Strategy{"model_block": "", "model_split_row": kernels.SplitRow, "model_split_cluster": kernels.SplitCluster} {
+		conditions[name] = namedCond{0, func(c *ctx, _ []int64) bool { s, ok := c.fewModel(); return ok && s == pick },
+			"the few-rows bandwidth model (rows < SMs) picks " + cmp.Or(string(pick), "a block per row")}
+	}
 }
 
-// Conditions returns the named conditions' names, each with its number of
-// arguments and what it says.
+// Conditions returns each named condition, with its arguments, and what it says.
 func Conditions() map[string]string {
 	out := map[string]string{}
 	for name, nc := range conditions {
@@ -159,8 +148,7 @@ func Conditions() map[string]string {
 	return out
 }
 
-// regime reports whether a row of the table whose id is group, or starts
-// with group and a dot, matches: a regime other conditions ask about.
+// regime reports whether a table row with id group (or group.*) matches.
 func (c *ctx) regime(group string) bool {
 	for i := range c.table.Rows {
 		r := &c.table.Rows[i]
@@ -171,24 +159,27 @@ func (c *ctx) regime(group string) bool {
 	return false
 }
 
-// fillsUnder reports whether rows, in waves of slots, fill at most pct% of
-// the waves' slots.
+// fillsUnder reports whether rows in waves of slots fill at most pct% of them.
 func fillsUnder(rows, slots, pct int64) bool {
 	return slots > 0 && 100*rows <= pct*ceilDiv(rows, slots)*slots
 }
 
-// clustersHoldRows reports whether split_cluster's clusters for the rows
-// are all resident at once and, for span > 0, the rows at most SMs × (row
-// bytes − base) / span: where its small blocks lead a block per row.
+// clustersHoldRows reports all rows' clusters resident at once and, for
+// span > 0, rows ≤ SMs × (row bytes − base) / span.
 func (c *ctx) clustersHoldRows(base, span int64) bool {
 	cs, _, nt, smem, ok := c.clusterShape()
 	if !ok {
 		return false
 	}
 	file, sym := kernels.SplitCluster.Info().File, c.sym(kernels.SplitCluster, "")
-	limit := int64(0)
+	limit := int64(0) // resident clusters: the query's answer, else an estimate
 	if perSM, err := c.fits(file, sym, int(nt), smem); err == nil {
-		limit = c.residentClusters(file, sym, int(nt), int(smem), cs, perSM)
+		limit = int64(perSM) * int64(c.d.SMs) * prm.ClusterPackNum / (prm.ClusterPackDen * cs)
+		if c.clusters != nil {
+			if n, err := c.clusters(file, sym, int(nt), int(smem), int(cs)); err == nil && n > 0 {
+				limit = int64(n)
+			}
+		}
 	}
 	if span > 0 {
 		limit = min(limit, int64(c.d.SMs)*(c.p.Axis*c.es-base)/span)
@@ -202,8 +193,7 @@ func (c *ctx) narrowWarps() (int64, bool) {
 	return int64(gw), ok
 }
 
-// stridedSmemFits: strided_smem serves, with at least as many tiles as SMs
-// and at least k blocks an SM.
+// stridedSmemFits: strided_smem serves, its tiles fill the SMs, k blocks an SM.
 func (c *ctx) stridedSmemFits(k int64) bool {
 	if err := c.check(kernels.StridedSmem); err != nil {
 		return false
@@ -216,10 +206,8 @@ func (c *ctx) stridedSmemFits(k int64) bool {
 	return err == nil && int64(occ) >= k
 }
 
-// fewModel is the few-rows bandwidth model, for rows < SMs (ok false
-// otherwise): a block per row (""), the row split over every SM
-// (split_row) or a cluster per row (split_cluster), whichever it models
-// cheapest; the model_* conditions read its pick.
+// fewModel is the few-rows bandwidth model (rows < SMs, else ok false): a
+// block per row (""), split_row or split_cluster, whichever it models cheapest.
 func (c *ctx) fewModel() (kernels.Strategy, bool) {
 	if c.fewDone {
 		return c.few, c.fewOK
@@ -234,8 +222,7 @@ func (c *ctx) fewModel() (kernels.Strategy, bool) {
 	// µs = bytes / (GB/s · 1e3)
 	tBlock := rowBytes / (prm.BlockGBs * 1e3)
 	tSplit := prm.LaunchMicros + rows*rowBytes*1.5/(sms*prm.SmGBs*1e3)
-	// A split must clearly win: the model is rough and tiny problems are
-	// dominated by launch latency anyway.
+	// A split must clearly win: the model is rough, tiny problems launch-bound.
 	best, bestT := kernels.Strategy(""), min(tBlock-prm.SwitchMicros, 0.8*tBlock)
 	if rowBytes >= prm.TwoReadSplitBytes && c.p.Outer*2 <= int64(c.d.SMs) && c.twoReadBlockRows() {
 		// The model's block rate is a one-read block's (prm.TwoReadSplitBytes).
@@ -255,10 +242,8 @@ func (c *ctx) fewModel() (kernels.Strategy, bool) {
 	return best, true
 }
 
-// gridCaches reports whether split_grid should replace split_row (or a
-// block per row that reads long rows twice): inputs of at least minBytes
-// that the grid's shared memory caches (prm.GridCacheHalves) or in rows
-// that fit a wave; ragged rows too (nvidia-h200-2026-11-22-ab-s31.txt §4).
+// gridCaches reports inputs of at least minBytes that split_grid's shared
+// memory caches, or in rows that fit a wave (ragged rows too).
 func (c *ctx) gridCaches(minBytes int64) bool {
 	if !c.vec() && !c.ragged() {
 		return false
@@ -268,8 +253,7 @@ func (c *ctx) gridCaches(minBytes int64) bool {
 	return err == nil && in >= minBytes && (2*in <= prm.GridCacheHalves*g*smemMax || in/c.p.Outer <= c.splitGridWaveBytes(g, smemMax))
 }
 
-// twoReadBlockRows reports rows a block per row would read twice: no
-// register-cached body, block_smem (two blocks an SM) or pipelined holds.
+// twoReadBlockRows reports rows no register- or shared-memory-cached block holds.
 func (c *ctx) twoReadBlockRows() bool {
 	switch {
 	case c.p.Axis <= c.maxCols(kernels.WarpRow):
@@ -286,8 +270,7 @@ func (c *ctx) twoReadBlockRows() bool {
 	return c.es != 4 || err != nil
 }
 
-// stridedShortVariant names strided_short's kernel for the axis ("a5", "p9")
-// and its lanes a slice, ok false when it has none for the dtype.
+// stridedShortVariant names strided_short's kernel for the axis and its lanes a slice.
 func (c *ctx) stridedShortVariant() (string, int64, bool) {
 	name, lanes, ok := kernels.StridedShortVariant(c.p.Axis, c.bwd)
 	if !ok {

@@ -9,14 +9,11 @@ import (
 	"github.com/gofused/softmax/internal/kernels"
 )
 
-// ConfigSep joins a strategy and one of its launch configurations in a forced
-// name (MakeWith's force, cuda.Options.Algo, the autotuning cache): "block_reg/t512_p2".
+// ConfigSep joins a strategy and a launch configuration: "block_reg/t512_p2".
 const ConfigSep = "/"
 
 // Configs lists the forced names ("block_reg/t256_p4") of strategy's launch
-// configurations that serve p on d, for the autotuner to time beside the
-// table's pick: block_reg's and warp_row's kernel shapes, split_cluster's
-// cluster sizes; other strategies, and one that cannot serve p, have none.
+// configurations that serve p on d, for the autotuner; most strategies have none.
 func Configs(p Problem, d Device, strategy string) ([]string, error) {
 	c, err := newCtx(p, d, nil)
 	if err != nil {
@@ -37,15 +34,14 @@ func Configs(p Problem, d Device, strategy string) ([]string, error) {
 	return names, nil
 }
 
-// configLists lists the configurations for the problem of each strategy that takes one.
+// configLists lists each configurable strategy's configurations for the problem.
 var configLists = map[kernels.Strategy]func(*ctx) []string{
 	kernels.BlockReg:     (*ctx).blockRegConfigs,
 	kernels.WarpRow:      (*ctx).warpRowConfigs,
 	kernels.SplitCluster: (*ctx).splitClusterConfigs,
 }
 
-// noConfig says why a forced configuration is refused, naming those that
-// serve the problem.
+// noConfig refuses a forced configuration, naming those that serve.
 func (c *ctx) noConfig(serve []string) error {
 	if len(serve) == 0 {
 		return fmt.Errorf("no configuration %q: no configuration of it serves this problem", c.config)
@@ -53,11 +49,14 @@ func (c *ctx) noConfig(serve []string) error {
 	return fmt.Errorf("no configuration %q for this problem (configurations: %s)", c.config, strings.Join(serve, ", "))
 }
 
-// blockRegServes reports whether block_reg's variant v can run the problem,
-// and at what block size, as blockRegShape sizes its picks.
+// blockRegServes reports whether block_reg's variant v runs the problem, and its block size.
 func (c *ctx) blockRegServes(v kernels.Variant) (nt int64, ok bool) {
-	if c.bwd {
-		return c.blockRegBwdThreads(v)
+	if c.bwd { // the block the row takes, within the launch bound (its twin's)
+		n, limit := max(roundUp(ceilDiv(c.packs(), int64(v.Packs)), 32), 32), v.MaxThreads
+		if c.shifts(kernels.BlockReg) && v.ShiftMaxThreads > 0 {
+			limit = v.ShiftMaxThreads
+		}
+		return n, n <= int64(limit)
 	}
 	packs, nt := c.packs(), int64(v.FixedBlock)
 	if c.ragged() && c.es == 2 && blockRegOverhang(v) {
@@ -72,10 +71,8 @@ func (c *ctx) blockRegServes(v kernels.Variant) (nt int64, ok bool) {
 	return nt, !c.shifts(kernels.BlockReg) || kernels.BlockReg.Info().HasShiftTwin(v)
 }
 
-// blockRegConfigs names block_reg's configurations: backward, each variant
-// whose block fits its bound; forward, for each block size up to the row's
-// packs, the fewest packs a thread that hold the row within BlockRegValues
-// values, and the "_exact" twin that serves it.
+// blockRegConfigs names block_reg's configurations: backward, each that
+// serves; forward, the fewest packs a thread per block size, and "_exact".
 func (c *ctx) blockRegConfigs() []string {
 	var names []string
 	seen := map[int]bool{}
@@ -94,8 +91,7 @@ func (c *ctx) blockRegConfigs() []string {
 	return names
 }
 
-// blockRegConfig returns the forced configuration's kernel and block size,
-// "_tail" where the table's pick would take it (blockRegTail).
+// blockRegConfig returns the forced configuration's kernel (or its "_tail") and block size.
 func (c *ctx) blockRegConfig() (kernels.Variant, int64, error) {
 	v, ok := kernels.BlockReg.Info().Variant(c.bwd, c.config)
 	nt := int64(0)
@@ -111,8 +107,7 @@ func (c *ctx) blockRegConfig() (kernels.Variant, int64, error) {
 	return v, nt, nil
 }
 
-// warpRowConfigs names warp_row's configurations: for each lane count up to
-// the row's packs, the fewest packs a lane that hold the row.
+// warpRowConfigs names warp_row's fewest packs a lane for each lane count.
 func (c *ctx) warpRowConfigs() []string {
 	best := map[int]kernels.Variant{}
 	for _, v := range kernels.WarpRow.Info().Variants(c.bwd) {
@@ -130,8 +125,7 @@ func (c *ctx) warpRowConfigs() []string {
 	return names
 }
 
-// warpRowServes reports whether warp_row's variant v holds the row (its
-// span, for the ragged rows' twins) and has a kernel for the dtype.
+// warpRowServes reports whether warp_row's variant v holds the row's span.
 func (c *ctx) warpRowServes(v kernels.Variant) bool {
 	return v.Serves(c.dt) && int64(v.Lanes*v.Packs)*c.P >= c.warpSpan()
 }

@@ -5,9 +5,8 @@ import (
 	"slices"
 )
 
-// Models are the device models the planner knows without a GPU, with the
-// properties their driver reports (`softmax plan --model`); occupancy and
-// clusters then come from estimates, so a pick may differ on the GPU.
+// Models are the device models the planner knows without a GPU; occupancy
+// is then estimated, so a pick may differ on the GPU.
 var Models = map[string]Device{
 	"h100": {Name: "H100 SXM", Major: 9, Minor: 0, SMs: 132, L2Bytes: 50 << 20,
 		SmemPerBlock: 48 << 10, SmemOptin: 227 << 10, SmemPerSM: 228 << 10,

@@ -12,8 +12,7 @@ import (
 //go:embed params.tsv
 var paramsTSV string
 
-// prm holds params.tsv's numbers: each row sets the field of its name
-// (case aside), and every field has its row (parseParams).
+// prm holds params.tsv's numbers, a row a field of its name.
 var prm = parseParams(paramsTSV)
 
 type params struct {
@@ -27,8 +26,7 @@ type params struct {
 	FlatRowsThreads, FlatRowsTileBytes, SplitGridThreads                        int64
 }
 
-// parseParams reads params.tsv; a malformed row is a build error, so it
-// panics at init.
+// parseParams reads params.tsv; a malformed row is a build error: panic.
 func parseParams(text string) (p params) {
 	v, set := reflect.ValueOf(&p).Elem(), map[string]bool{}
 	err := tsv.Rows(text, []string{"name", "value", "evidence"}, func(f []string) error {

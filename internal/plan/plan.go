@@ -1,18 +1,15 @@
 // Package plan turns a problem (Outer × Axis × Inner layout, dtype, op,
 // pointer alignment) and the device's properties into a kernel strategy and
-// its launches. It is a pure function of its inputs: the driver's occupancy
-// and cluster queries are injected (and estimated from the per-architecture
-// resource table when absent), so every choice is tested on the CPU with
-// device models (Models). docs/ARCHITECTURE.md tells how a problem flows.
+// its launches. It is pure: the driver's occupancy and cluster queries are
+// injected (else estimated from the per-architecture resource table), so
+// every choice is tested on the CPU with device models (Models).
 //
-// Each strategy has one build function (build*.go) that says whether it can
-// serve the problem and with which launches; a forced strategy (--algo,
-// optionally "block_reg/t512_p2", Configs) goes straight to it. Which one
-// the automatic choice prefers is data: table/default.tsv with an overlay
-// per device model and the caller's (Queries.Overlay, the autotuner's
-// TunedRow). Rows match in order; each offers its candidates in order; the
-// first whose build serves is the plan, its Reason the row's id and
-// evidence. `softmax plan --rules` prints the table.
+// Each strategy's build (build*.go) says whether it serves the problem and
+// with which launches; a forced strategy (--algo, optionally with one of its
+// Configs) goes straight to it. The automatic choice is data: table/*.tsv
+// (default rows, an overlay per device model, the caller's
+// Queries.Overlay). Matching rows offer their candidates in order; the first
+// whose build serves is the plan, its Reason the row's id and evidence.
 //
 // # Schema
 //
@@ -22,12 +19,10 @@
 //	id          unique name; an overlay row with a shipped id replaces that
 //	            row in place, a new id goes ahead of the shipped rows
 //	layout      rows (Inner = 1) or strided (Inner > 1)
-//	path        the 16-byte path, comma-separated: for rows vec (aligned
-//	            rows of whole 16-byte packs, or one row), ragged (aligned
-//	            pointers, rows not of whole packs), skewed (every pointer
-//	            one distance past a 16-byte boundary, Problem.Skew),
-//	            unaligned (anything else); for strided packs (aligned,
-//	            Inner a multiple of the pack) or scalar
+//	path        the 16-byte path, comma-separated: rows vec (aligned, whole
+//	            packs, or one row), ragged (aligned, not whole packs), skewed
+//	            (Problem.Skew) or unaligned; strided packs (aligned, Inner of
+//	            whole packs) or scalar
 //	dir         fwd or bwd, or op names (softmax, log_softmax_backward, ...)
 //	esize       element sizes in bytes (4 f32, 2 f16/bf16, 8 f64), or dtype
 //	            names (f32, f16, bf16, f64), comma-separated
@@ -39,22 +34,17 @@
 //	            device's SMs: <1s is fewer rows than SMs, 0.5s half of them)
 //	when        named conditions, space-separated, all of which must hold;
 //	            !name negates; arguments in parentheses: smem_fits(2)
-//	candidates  strategies, or strategy/config (a launch configuration,
-//	            Configs), or a strategy's shapes (strategy/shape, below),
+//	candidates  strategies, strategy/config (Configs) or strategy/shape,
 //	            comma-separated, in order
 //	evidence    the measurement: results files under bench/results and
 //	            their sections (TestTablesParse checks that they exist)
 //
-// Named conditions are the few predicates that must compute (a model, a
-// kernel's shape or occupancy, what the grid can cache; Conditions lists
-// them with what each says); thresholds are their arguments or the row's
-// cells, and the model's and the sizing numbers are rows of params.tsv. A
-// row whose candidates are one strategy's shapes (strategy/shape) is a
-// shape row: the choice of strategy skips it, and that strategy's build
-// asks it for the first shape it has a kernel for (ctx.shape).
+// Named conditions (Conditions) are the few predicates that must compute: a
+// model, a kernel's shape or occupancy, what the grid can cache; the model's
+// and the sizing numbers are rows of params.tsv. A row whose candidates are
+// one strategy's shapes is a shape row: the choice of strategy skips it and
+// that strategy's build asks it for the first shape it has a kernel for.
 //
-// Blocks grid-stride over rows (or tiles), so grids are capped at waves of
-// resident blocks and at the CUDA limits; all kernel indexing is 64-bit.
 // The planner of commit 750679c is kept as a test-only oracle
 // (testdata/oracle) that TestDifferential compares against.
 package plan
@@ -68,8 +58,7 @@ import (
 	"github.com/gofused/softmax/internal/spec"
 )
 
-// Device is the part of the device properties the planner uses. Zero
-// values of the optional fields take H100-like defaults (withDefaults).
+// Device is the part of the device properties the planner uses (zero optional fields: defaults).
 type Device struct {
 	Name               string
 	Major, Minor       int // compute capability
@@ -84,9 +73,7 @@ type Device struct {
 	Cooperative        bool // cooperative launch supported
 	RegsPerSM          int  // optional: 32-bit registers per SM
 	MaxBlocksPerSM     int  // optional: resident blocks per SM
-	// MaxClusterSize is the largest cluster the planner may use: 8 is
-	// portable; 16 needs Launch.NonPortable. 0 means 8.
-	MaxClusterSize int
+	MaxClusterSize     int  // largest cluster to use: 8 portable, 16 non-portable; 0: 8
 }
 
 // Problem is one operation to plan.
@@ -94,12 +81,10 @@ type Problem struct {
 	Outer, Axis, Inner int64
 	DType              spec.DType
 	Op                 spec.Op
-	// Aligned reports that every pointer (x, y, and dy for backward) is
-	// 16-byte aligned; the row stride is checked here.
+	// Aligned: every pointer (x, y, dy) is 16-byte aligned.
 	Aligned bool
-	// Skew, for tensors not Aligned, is the bytes (1..15, whole elements)
-	// every pointer lies past a 16-byte boundary when all lie the same
-	// distance past one, else 0; their rows are read as ragged rows are.
+	// Skew, for tensors not Aligned: the bytes (whole elements, 1..15)
+	// every pointer lies past a 16-byte boundary when they agree, else 0.
 	Skew int
 }
 
@@ -110,14 +95,11 @@ type Launch struct {
 	Grid   [3]uint32
 	Block  [3]uint32
 	Smem   int // dynamic shared memory, bytes (above 48 KB: raise the function's limit first)
-	// Cluster is the thread-block cluster shape (cuLaunchKernelEx with
-	// CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION); zero: an ordinary launch.
+	// Cluster is the thread-block cluster shape; zero: an ordinary launch.
 	Cluster [3]uint32
-	// NonPortable: the cluster has more than 8 blocks, so the function needs
-	// CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED = 1.
+	// NonPortable: over 8 blocks a cluster, allowed by a function attribute.
 	NonPortable bool
-	// Cooperative: the blocks wait for one another through Plan.Barriers
-	// zeroed words Params.Bar, so it takes CU_LAUNCH_ATTRIBUTE_COOPERATIVE.
+	// Cooperative: the blocks wait for one another on Plan.Barriers words.
 	Cooperative bool
 }
 
@@ -131,34 +113,27 @@ type Plan struct {
 	Split     int   // chunks per slice (split strategies), else 1
 	Chunk     int64 // axis elements per chunk (split strategies), else 0
 	Vec       bool  // 16-byte path enabled
-	// Shift: the launches are ragged-row twins (kernels.Info.Shift), run
-	// with Params.Vec = kernels.VecShift.
-	Shift bool
-	// General: plain softmax launches take the strategy's general build
-	// (kernels.Info.PlainBuild), where that measured faster.
+	Shift     bool  // the launches are ragged-row twins (kernels.Info.Shift)
+	// General: plain softmax takes the general build (kernels.Info.PlainBuild).
 	General bool
-	// Params is the kernel parameter template: layout, Chunk, Split, Vec,
-	// Log set, Scale 1, pointers 0. The host fills X, DY, Y, WS and Scale.
+	// Params is the parameter template; the host fills X, DY, Y, WS and Scale.
 	Params kernels.Params
 	Reason string // why the strategy was chosen (or forced)
 }
 
-// Occupancy returns the max active blocks per SM of a kernel (symbol in module
-// file), block size and dynamic shared memory (cuOccupancyMaxActiveBlocksPerMultiprocessor).
+// Occupancy returns the resident blocks per SM of a kernel (symbol in module
+// file) for a block size and dynamic shared memory.
 type Occupancy func(file, symbol string, block, smem int) (int, error)
 
-// Clusters returns how many clusters of cluster blocks of a kernel the
-// device holds at once (cuOccupancyMaxActiveClusters).
+// Clusters returns how many clusters of cluster blocks of a kernel the device holds at once.
 type Clusters func(file, symbol string, block, smem, cluster int) (int, error)
 
-// Queries are the driver's answers the planner asks for. A nil member, or
-// a query that fails, is estimated (estimate, residentClusters).
+// Queries are the driver's answers the planner asks for; a nil or failing
+// query is estimated. Overlay rows (the autotuner's) lie over the table.
 type Queries struct {
 	Blocks   Occupancy
 	Clusters Clusters
-	// Overlay holds rows laid over the device model's table (ParseTable's
-	// schema), such as the autotuner's; nil: the shipped table alone.
-	Overlay []Row
+	Overlay  []Row
 }
 
 // Strategies lists the strategy names the planner (and --algo) accepts.
@@ -176,9 +151,8 @@ const (
 	maxGridY = 65535
 )
 
-// Make plans p on d. force names a strategy ("" or "auto": the table),
-// optionally with a launch configuration ("block_reg/t256_p4", Configs);
-// occ may be nil (occupancy is then estimated from the resource table).
+// Make plans p on d. force names a strategy, optionally with a launch
+// configuration ("block_reg/t256_p4"); "" or "auto" asks the table.
 func Make(p Problem, d Device, occ Occupancy, force string) (Plan, error) {
 	return MakeWith(p, d, Queries{Blocks: occ}, force)
 }
@@ -231,7 +205,7 @@ type ctx struct {
 	p        Problem
 	d        Device
 	occ      Occupancy
-	clusters Clusters // nil: estimated (residentClusters)
+	clusters Clusters
 	dt       spec.DType
 	bwd      bool
 	es       int64  // element size
@@ -240,18 +214,12 @@ type ctx struct {
 	config   string // the forced launch configuration (Configs), if any
 	waveRows int64  // split_grid's rows a wave (SplitGrid), 0: its own
 
-	grid *splitGridSize // splitGridGrid's answer, once asked
+	grid      *splitGridSize // splitGridGrid's answer, once asked
+	table     Table          // an automatic choice's table (regime)
+	shapes    []Row          // the rows ctx.shape reads
+	lanePacks int64          // what lane_packs reads, set by ctx.shape
 
-	// table is the preference table of an automatic choice; shapes its
-	// rows (or the shipped table's, for forced plans) for ctx.shape, which
-	// sets lanePacks for the lane_packs condition.
-	table     Table
-	shapes    []Row
-	lanePacks int64
-
-	// few is the few-rows model's pick (fewModel), once fewDone; fewOK
-	// false where the model does not apply.
-	few            kernels.Strategy
+	few            kernels.Strategy // fewModel's pick, once fewDone
 	fewDone, fewOK bool
 }
 
@@ -314,17 +282,14 @@ func (c *ctx) ragged() bool {
 	return c.raggedRows() && c.p.Axis >= prm.RaggedMinPacks*c.P
 }
 
-// raggedRows reports rows of aligned tensors that start inside a pack, or of
-// skewed ones past flat_rows's: the twins read back to the pack boundary,
-// which lies inside the allocation (CUDA allocations are 256-byte aligned).
+// raggedRows reports rows starting inside a pack (skewed ones past
+// flat_rows'): the twins read back to the boundary, inside the allocation.
 func (c *ctx) raggedRows() bool {
 	return c.p.Inner == 1 && c.p.Outer > 1 && (c.p.Aligned && c.p.Axis%c.P != 0 || c.p.Skew != 0 && c.p.Axis > flatRowsMaxCols)
 }
 
-// warpRagged reports ragged rows that warp_row reads through its twins:
-// those of ragged, and rows of 2..15 packs whose span needs no more lanes
-// than the row read element by element, or 16-bit rows that would take 16
-// lanes (nvidia-h200-2026-11-24-ab-s40.txt §3-5 §8, s41 §2, s42 §2-4).
+// warpRagged reports ragged rows warp_row reads through its twins: ragged's,
+// and short ones whose span takes no more lanes (or 16-bit ones 16 lanes).
 func (c *ctx) warpRagged() bool {
 	if c.ragged() {
 		return true
@@ -340,8 +305,7 @@ func (c *ctx) warpRagged() bool {
 	return span <= row || c.P == 8 && row >= 16
 }
 
-// shifts reports whether strategy s runs this problem's rows (strided's:
-// its slices) through its ragged-row twins.
+// shifts reports whether s reads this problem's rows (strided's: slices) through its twins.
 func (c *ctx) shifts(s kernels.Strategy) bool {
 	switch s {
 	case kernels.Strided:
@@ -356,29 +320,24 @@ func (c *ctx) shifts(s kernels.Strategy) bool {
 	return c.ragged() && s.Info().Shift
 }
 
-// innerPacks reports whether slices along a non-last axis can move in
-// 16-byte packs across Inner: aligned pointers and Inner a multiple of P.
+// innerPacks reports non-last-axis slices in 16-byte packs: aligned, Inner a multiple of P.
 func (c *ctx) innerPacks() bool { return c.p.Aligned && c.p.Inner%c.P == 0 }
 
-// narrowPacks reports whether strided_narrow's 16-byte kernels apply:
-// aligned pointers and outer blocks (Axis×Inner) of whole packs.
+// narrowPacks reports strided_narrow's 16-byte path: aligned, Axis×Inner of whole packs.
 func (c *ctx) narrowPacks() bool { return c.p.Aligned && c.p.Axis*c.p.Inner%c.P == 0 }
 
-// stridedTwin reports a non-last axis that strided's twins take (the table's
-// strided/twin shape row): each thread P slices TX apart, a scalar load each.
+// stridedTwin reports a non-last axis that the table's strided/twin shape row takes.
 func (c *ctx) stridedTwin() bool {
 	return c.shape(kernels.Strided, 0, func(x string) bool { return x == "twin" }) == "twin"
 }
 
-// span is the most elements a row occupies in the registers of a
-// register-cached body: the row, or for rows read through the twins (warp_row's:
-// warpRagged) also the elements before it back to its pack boundary.
+// span is the most elements a row takes in registers: with the twins, also
+// those back to its pack boundary (warpSpan: warp_row's twins).
 func (c *ctx) span() int64 { return c.spanIf(c.ragged()) }
 
 func (c *ctx) warpSpan() int64 { return c.spanIf(c.warpRagged()) }
 
-// spanIf is a twin-read row's span when twins: at most P - g + (skew mod g)
-// more elements, g = gcd(cols mod P, P) (row r starts skew + r·cols past a boundary).
+// spanIf adds at most P - g + (skew mod g), g = gcd(cols mod P, P), when twins.
 func (c *ctx) spanIf(twins bool) int64 {
 	if !twins {
 		return c.p.Axis
@@ -399,19 +358,7 @@ func (c *ctx) occupancy(file, symbol string, threads, smem int) int {
 	return estimate(c.d, symbol, threads, smem)
 }
 
-// residentClusters is how many cs-block clusters the device holds at once: the
-// query's answer when it gives one, else ClusterPackNum/Den of perSM × SMs / cs.
-func (c *ctx) residentClusters(file, symbol string, threads, smem int, cs int64, perSM int) int64 {
-	if c.clusters != nil {
-		if n, err := c.clusters(file, symbol, threads, smem, int(cs)); err == nil && n > 0 {
-			return int64(n)
-		}
-	}
-	return int64(perSM) * int64(c.d.SMs) * prm.ClusterPackNum / (prm.ClusterPackDen * cs)
-}
-
-// estimate is the CUDA occupancy calculation from the device architecture's
-// resource table (kernels.Resources; 64 registers for unknown symbols).
+// estimate is CUDA's occupancy calculation from the architecture's resource table.
 func estimate(d Device, symbol string, threads, smem int) int {
 	d = withDefaults(d)
 	regs, static, ok := resourceTable(d).Kernel(symbol)
@@ -430,8 +377,7 @@ func estimate(d Device, symbol string, threads, smem int) int {
 	return max(n, 0)
 }
 
-// resourceTable is kernels.Resources for d's architecture (the nearest older
-// one; no compute capability: the newest).
+// resourceTable is kernels.Resources for d's architecture.
 func resourceTable(d Device) *kernels.ResourceTable {
 	arch := ""
 	if d.Major > 0 {
@@ -471,8 +417,7 @@ func (c *ctx) finish(pl Plan) Plan {
 	return pl
 }
 
-// candidates lists the table's candidates for the problem: the matching
-// rows in order, each row's candidates in order, each strategy once.
+// candidates lists the matching rows' candidates in order, each once.
 func (c *ctx) candidates(t Table) []candidate {
 	var out []candidate
 	seen := map[string]bool{}

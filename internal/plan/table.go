@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"cmp"
 	"embed"
 	"fmt"
 	"io"
@@ -19,9 +20,7 @@ import (
 //go:embed table/*.tsv
 var tableFS embed.FS
 
-// Row is one preference of the table (the package doc's schema): the
-// regime it matches and the strategies it offers, in order, with the
-// measurement that put them there.
+// Row is one preference of the table (the package doc's schema).
 type Row struct {
 	ID       string
 	Layout   string   // "rows", "strided" or "*"
@@ -49,8 +48,7 @@ type Cond struct {
 // Range is an inclusive range of a cell; open ends are infinite.
 type Range struct{ Lo, Hi bound }
 
-// bound is a number in a unit resolved per problem: "" (as is), "p"
-// (elements a 16-byte pack) or "s" (the device's SMs).
+// bound is a number in a unit resolved per problem: "", "p" or "s".
 type bound struct {
 	V    float64
 	Unit string
@@ -72,11 +70,9 @@ func (r Range) has(c *ctx, v int64) bool {
 
 var tableColumns = []string{"id", "layout", "path", "dir", "esize", "rows", "cols", "inner", "bytes", "when", "candidates", "evidence"}
 
-// Table is the preference table for one device model: the default rows
-// with the model's overlay laid over them.
+// Table is the preference table for one device model, overlays applied.
 type Table struct {
-	Model string // "" for the default table alone
-	Rows  []Row
+	Rows []Row
 }
 
 // loadTables parses the embedded tables once, by file name without ".tsv".
@@ -94,8 +90,7 @@ var loadTables = sync.OnceValues(func() (map[string][]Row, error) {
 	return out, nil
 })
 
-// ModelOf returns the Models key of a device, by its name ("NVIDIA H200"
-// is h200), or "" for a model the table has no overlay for.
+// ModelOf returns the Models key of a device, by its name, or "" if none.
 func ModelOf(d Device) string {
 	name := strings.ToLower(d.Name)
 	for _, k := range ModelNames() {
@@ -106,19 +101,17 @@ func ModelOf(d Device) string {
 	return ""
 }
 
-// TableFor returns the table for a device model (a Models key; "" or an
-// unknown model: the default table, measured on an H200), with user
-// (rows of a user overlay, such as the autotuner's) laid over it.
+// TableFor returns the table for a device model (a Models key; "": the
+// default table), with user's rows (the autotuner's) laid over it.
 func TableFor(model string, user []Row) (Table, error) {
 	t, err := loadTables()
 	if err != nil {
 		return Table{}, err
 	}
-	return Table{Model: model, Rows: overlay(overlay(t["default"], t[model]), user)}, nil
+	return Table{Rows: overlay(overlay(t["default"], t[model]), user)}, nil
 }
 
-// overlay lays rows over base: a row with a base row's id replaces it in
-// place; new rows go first, in their order.
+// overlay lays rows over base: one with a base row's id in its place, new ones first.
 func overlay(base, over []Row) []Row {
 	if len(over) == 0 {
 		return base
@@ -137,9 +130,8 @@ func overlay(base, over []Row) []Row {
 // ParseTable parses a table file (the package doc's schema).
 func ParseTable(text string) ([]Row, error) { return parseTable(text, true) }
 
-// ParseOverlay is ParseTable for a user's overlay (the autotuner's), whose
-// candidates may name strategies this build does not have (such a row
-// never serves).
+// ParseOverlay is ParseTable for a user's overlay, whose candidates may
+// name strategies this build lacks (such a row never serves).
 func ParseOverlay(text string) ([]Row, error) { return parseTable(text, false) }
 
 // TableHeader is the header line of a table file.
@@ -158,10 +150,9 @@ func parseTable(text string, checkCands bool) ([]Row, error) {
 	return rows, err
 }
 
-// parseRow parses a row's cells; checkCands refuses candidates that name
-// no strategy.
+// parseRow parses a row's cells; checkCands refuses unknown strategies.
 func parseRow(cells []string, checkCands bool) (Row, error) {
-	r := Row{ID: cells[0], Layout: cell(cells[1]), Dir: cell(cells[3]), Evidence: cells[11], cells: cells}
+	r := Row{ID: cells[0], Layout: cmp.Or(cells[1], "*"), Dir: cmp.Or(cells[3], "*"), Evidence: cells[11], cells: cells}
 	bad := func(col, v string) (Row, error) { return r, fmt.Errorf("row %s: %s %q", r.ID, col, v) }
 	if r.ID == "" {
 		return r, fmt.Errorf("a row without an id")
@@ -225,8 +216,7 @@ func parseRow(cells []string, checkCands bool) (Row, error) {
 	return r, nil
 }
 
-// shapeNames are the launch shapes a strategy's build asks the table's
-// shape rows for (ctx.shape).
+// shapeNames are the launch shapes a strategy's build asks the table for.
 var shapeNames = map[kernels.Strategy][]string{
 	kernels.WarpRow:   {"p1", "p2", "p3"},
 	kernels.BlockReg:  {"few", "wide", "threads"},
@@ -244,8 +234,8 @@ func shapeArg(x, name string) int64 {
 	return v
 }
 
-// shape returns the first shape that fits of the matching shape rows for
-// strategy s, in order ("" if none); packs is what lane_packs reads.
+// shape returns the first fitting shape of s's matching shape rows ("" if
+// none); packs is what lane_packs reads.
 func (c *ctx) shape(s kernels.Strategy, packs int64, fits func(string) bool) string {
 	if c.shapes == nil {
 		t, err := TableFor(ModelOf(c.d), nil) // forced plans: the shipped table
@@ -270,28 +260,20 @@ func (c *ctx) shape(s kernels.Strategy, packs int64, fits func(string) bool) str
 	return ""
 }
 
-func cell(s string) string {
-	if s == "" {
-		return "*"
-	}
-	return s
-}
-
-// list splits a cell of several values; "*" is none.
+// list splits a cell of several values; "*" or "" is none.
 func list(s, sep string) []string {
-	if cell(s) == "*" {
+	if s == "*" || s == "" {
 		return nil
 	}
 	return strings.Split(s, sep)
 }
 
-// parseRange reads a range cell: "*", N, A..B, A.., ..B, >N, >=N, <N or
-// <=N, inclusive but for > and <.
+// parseRange reads a range cell: "*", N, A..B, A.., ..B, >N, >=N, <N or <=N.
 func parseRange(s string) (Range, error) {
 	r := Range{bound{V: math.Inf(-1)}, bound{V: math.Inf(1)}}
 	lo, hi, isRange := strings.Cut(s, "..") // >N: lo alone
 	switch {
-	case cell(s) == "*":
+	case s == "*" || s == "":
 		return r, nil
 	case !isRange && s[0] == '<':
 		lo, hi = "", s
@@ -308,8 +290,7 @@ func parseRange(s string) (Range, error) {
 	return r, err
 }
 
-// parseEnd reads one end of a range: N, op=N, or op N, which it moves just
-// past N (integers are compared with it).
+// parseEnd reads one end of a range: N, op=N, or opN (just past N).
 func parseEnd(s, op string, dir float64) (bound, error) {
 	v, ex := strings.CutPrefix(s, op)
 	if eq, ok := strings.CutPrefix(v, "="); ex && ok {
@@ -324,8 +305,7 @@ func parseEnd(s, op string, dir float64) (bound, error) {
 	return b, err
 }
 
-// parseBound reads a number with an optional K or M (×2^10, ×2^20) and
-// unit p or s.
+// parseBound reads a number with an optional K or M and unit p or s.
 func parseBound(s string) (bound, error) {
 	var b bound
 	if n := len(s); n > 0 && (s[n-1] == 'p' || s[n-1] == 's') {
@@ -370,8 +350,7 @@ func parseCond(s string) (Cond, error) {
 	return k, nil
 }
 
-// path classifies the problem's 16-byte path as the table's path column
-// names it.
+// path names the problem's 16-byte path as the table's path column does.
 func (c *ctx) path() string {
 	p := c.p
 	switch {

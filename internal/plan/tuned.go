@@ -5,9 +5,8 @@ import (
 	"strings"
 )
 
-// TunedRow returns the overlay row for an autotuned winner, candidate timed
-// on p: it matches p's dtype, op, 16-byte path and the autotuner's
-// power-of-two shape class, and cites evidence; id names it in reasons.
+// TunedRow returns the overlay row for an autotuned winner, candidate, on
+// p's dtype, op, 16-byte path and power-of-two shape class.
 func TunedRow(id string, p Problem, candidate, evidence string) (Row, error) {
 	c, err := newCtx(p, Device{}, nil)
 	if err != nil {
@@ -27,8 +26,7 @@ func TunedRow(id string, p Problem, candidate, evidence string) (Row, error) {
 	return parseRow(cells, false)
 }
 
-// bucket is the range of the power-of-two bucket holding n: (n'/2, n'] for
-// n' the power of two at or above n.
+// bucket is the range (n'/2, n'] of n, n' the power of two at or above n.
 func bucket(n int64) string {
 	n2 := nextPow2(n)
 	if n2 == 1 {
@@ -37,8 +35,7 @@ func bucket(n int64) string {
 	return fmt.Sprintf("%d..%d", n2/2+1, n2)
 }
 
-// Tuned returns the rows of an overlay (such as TunedRow's) that match p
-// on d, in order: the autotuning cache's lookup.
+// Tuned returns the overlay rows that match p on d: the tune cache's lookup.
 func Tuned(rows []Row, p Problem, d Device) ([]Row, error) {
 	c, err := newCtx(p, d, nil)
 	if err != nil {

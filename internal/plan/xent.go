@@ -13,8 +13,7 @@ import (
 )
 
 // XentProblem is one cross-entropy (or log-sum-exp of rows) call to plan:
-// Rows × V logits of DType, the rows starting Skew bytes past a 16-byte
-// boundary (the first row; later rows shift by V·esize).
+// Rows × V logits of DType.
 type XentProblem struct {
 	Rows, V int64
 	DType   spec.DType
@@ -22,9 +21,8 @@ type XentProblem struct {
 	LSE     bool // log-sum-exp alone: no targets, loss or gradient
 }
 
-// XentPlan is the row kernel of a call and its launch; xent_prep and
-// xent_final run before and after it with one block of
-// kernels.XentOneBlock threads.
+// XentPlan is the row kernel of a call and its launch (xent_prep and
+// xent_final run around it in one block).
 type XentPlan struct {
 	Kernel kernels.XentRow
 	Symbol string
@@ -49,22 +47,18 @@ type XentRowTable struct {
 var xentTSV string
 
 // XentTable is the embedded table of the cross-entropy row kernels.
-var XentTable = mustXentTable(xentTSV)
-
-func mustXentTable(text string) []XentRowTable {
-	t, err := ParseXentTable(text)
+var XentTable = func() []XentRowTable {
+	t, err := ParseXentTable(xentTSV)
 	if err != nil {
-		panic(err)
+		panic(err) // a malformed embedded table is a build error
 	}
 	return t
-}
+}()
 
 var xentColumns = []string{"calls", "esize", "cols", "threads", "packs", "stash", "tail", "blocks_per_sm", "evidence"}
 
-// ParseXentTable parses xent.tsv's format: a header line naming
-// xentColumns, then a row a line; # lines are comments; * is any (0).
-// Each row's kernel must be one of kernels.XentRows, and the last row must
-// serve any row.
+// ParseXentTable parses xent.tsv (columns xentColumns, * any); each row's
+// kernel is one of kernels.XentRows, and the last row serves any row.
 func ParseXentTable(text string) ([]XentRowTable, error) {
 	var out []XentRowTable
 	err := tsv.Rows(text, xentColumns, func(f []string) error {
@@ -105,11 +99,8 @@ func ParseXentTable(text string) ([]XentRowTable, error) {
 	return out, nil
 }
 
-// PlanXent chooses the row kernel of p on dev from XentTable. A cached
-// kernel must hold the row from its 16-byte boundary: V plus up to a
-// pack's worth of lead elements (none for a plain call: its rows start
-// on the boundary); a row whose kernel cannot (float64's packs hold half
-// of float32's elements) passes to the next.
+// PlanXent chooses the row kernel of p on dev from XentTable: the first
+// row whose kernel holds V from the pack boundary before the row.
 func PlanXent(p XentProblem, dev Device) (XentPlan, error) {
 	if !p.DType.Valid() {
 		return XentPlan{}, fmt.Errorf("plan: cross-entropy kernels for %v: none (f32, f16, bf16, f64)", p.DType)
@@ -143,13 +134,12 @@ type XentColsProblem struct {
 	DType          spec.DType
 }
 
-// xentColsBlocksPerSM sizes the column kernel's grid; tiles beyond it loop
-// in each block. Untimed (issue 73): enough 256-thread blocks to fill an
-// SM's 2048 threads.
+// xentColsBlocksPerSM sizes the column kernel's grid (untimed: 256-thread
+// blocks filling an SM's 2048 threads).
 const xentColsBlocksPerSM = 8
 
-// PlanXentCols returns the column kernel (kernels.XentColsKernels, the
-// only one) and its launch for p: a block a tile of 32 columns of a row.
+// PlanXentCols returns the column kernel and its launch for p: a block a
+// tile of 32 columns of a row.
 func PlanXentCols(p XentColsProblem, dev Device) (XentPlan, error) {
 	if !p.DType.Valid() {
 		return XentPlan{}, fmt.Errorf("plan: log-sum-exp kernels for %v: none (f32, f16, bf16, f64)", p.DType)
