@@ -172,7 +172,11 @@ func (c *call) half16() bool {
 // idle pipes its loads and max ops fill, where the assembly has it (bfloat16
 // rows of 1024 on one core, fastest of 300 calls, three runs: 8192x1024
 // 0.307 -> 0.290 ns/element, 512x1024 0.288 -> 0.276; float16's, tried,
-// lost 2% on 1024x4096); the exp pass prefetched that slice.
+// lost 2% on 1024x4096); the exp pass prefetched that slice. The exp pass
+// writing the slice before's output instead, as ExpSumFlush does, lost
+// (session 71, one core, fastest of 8 alternated runs: 8192x1024 bf16 2069
+// -> 2214 µs, 1024x4096 f16 953 -> 979): the passes are bound by vector ops,
+// and the max, free beside the streamed stores, then costs a pass.
 func (c *call) rowCached16(off, n int, more bool, s *scratch, pend *pending) {
 	bf := c.x.DType == spec.BFloat16
 	x := c.x.U16[off : off+n]

@@ -150,6 +150,7 @@ func (g *gen) exp2Sum16(bf bool) {
 	t := name16(bf)
 	g.text("exp2Sum"+t, "func(dst []float32, x []uint16, next []float32, scale, m float32) float32",
 		"is expSum"+t+" with the base-2 exp of exp2Poly16; len(dst) must be a multiple of 16.")
+	pl := g.newPermBF16(g.avx512 && bf)
 	pd, n, px := ptr("dst"), length("dst"), ptr("x")
 	pn, nn := ptr("next"), length("next")
 	scale, m := g.bcast("scale"), g.bcast("m")
@@ -175,7 +176,7 @@ func (g *gen) exp2Sum16(bf bool) {
 		g.groups(vs, func(ks []int) {
 			xs := make([]reg.VecVirtual, len(ks))
 			for j, k := range ks {
-				xs[j] = g.load16(px, k, bf)
+				xs[j] = g.load16P(pl, px, k, bf)
 				VFMSUB213PS(m, l, xs[j])
 			}
 			es := g.exp2Poly(xs, lo, cs)
@@ -209,12 +210,13 @@ func (g *gen) normalizeBF16Cvt(nt, withMax bool) {
 		sig = "func(dst []uint16, x []float32, k float32, next []uint16, scale float32) float32"
 	}
 	g.text(name, sig, doc)
+	pl := g.newPermBF16(withMax)
 	pd, n, px := ptr("dst"), length("dst"), ptr("x")
 	kv := g.bcast("k")
 	g.hoist(cInt1, cInt7FFF, cQuietHi)
 	idx := g.vec()
 	VMOVDQU32(bf16Pack, idx)
-	g.withNextMax(withMax, true, func(extra func(vs int), finish func()) {
+	g.withNextMax(withMax, true, pl, func(extra func(vs int), finish func()) {
 		type slow struct {
 			label, back string
 			k           int
@@ -269,8 +271,8 @@ func (g *gen) normalizeBF16Cvt(nt, withMax bool) {
 // block, then finish, then its return): once as it is or, with withMax,
 // taking the max of the 16-bit array next (bfloat16 with bf) times the
 // parameter scale along, into the result (scale 1 and any other, as
-// unitScale).
-func (g *gen) withNextMax(withMax, bf bool, emit func(extra func(vs int), finish func())) {
+// unitScale), loading by pl where it is not nil.
+func (g *gen) withNextMax(withMax, bf bool, pl *permBF16, emit func(extra func(vs int), finish func())) {
 	if !withMax {
 		emit(func(int) {}, func() {})
 		return
@@ -280,7 +282,7 @@ func (g *gen) withNextMax(withMax, bf bool, emit func(extra func(vs int), finish
 		acc := g.accs(unroll, true)
 		emit(func(vs int) {
 			for k := 0; k < vs; k++ {
-				v := g.load16(pn, k, bf)
+				v := g.load16P(pl, pn, k, bf)
 				if !one {
 					VMULPS(scale, v, v)
 				}

@@ -207,6 +207,7 @@ func main() {
 	emitBwd74()
 	emitFwd74()
 	emitCPU74c()
+	emitFwd16s71()
 	emitFwd16s70()
 	Generate()
 }
