@@ -38,16 +38,11 @@ func SweepLossCUDA(ordinal int, op string, cases []Case, opt SweepOptions) ([]Re
 		return nil, err
 	}
 	defer d.Close()
-	l2, err := d.NewL2Flush()
+	l2, timer, release, err := newTiming(d)
 	if err != nil {
 		return nil, err
 	}
-	defer l2.Free()
-	timer, err := d.NewTimer()
-	if err != nil {
-		return nil, err
-	}
-	defer timer.Destroy()
+	defer release()
 	var recs []Record
 	failed := 0
 	for i, c := range cases {
@@ -201,4 +196,18 @@ func ceBuffers(d *cuda.Device, dt softmax.DType, shape []int, v int, free *[]fun
 	}
 	*free = append(*free, t.Buf.Free)
 	return cuda.CrossEntropyOutput{Loss: &loss, Grad: &grad}, t, nil
+}
+
+// newTiming makes a device's L2 flush and event timer; release frees both.
+func newTiming(d *cuda.Device) (*cuda.L2Flush, *cuda.Timer, func(), error) {
+	l2, err := d.NewL2Flush()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	timer, err := d.NewTimer()
+	if err != nil {
+		l2.Free()
+		return nil, nil, nil, err
+	}
+	return l2, timer, func() { timer.Destroy(); l2.Free() }, nil
 }

@@ -159,16 +159,11 @@ func rankTimes(cfg ShardConfig, d *cuda.Device, c *cuda.Comm, rows int, rg shard
 		return nil, err
 	}
 	defer s.Destroy()
-	l2, err := d.NewL2Flush()
+	l2, timer, release, err := newTiming(d)
 	if err != nil {
 		return nil, err
 	}
-	defer l2.Free()
-	timer, err := d.NewTimer()
-	if err != nil {
-		return nil, err
-	}
-	defer timer.Destroy()
+	defer release()
 	x, err := uploadTiled(d, cfg.DType, []int{rows, w})
 	if err != nil {
 		return nil, err
