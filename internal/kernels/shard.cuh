@@ -22,23 +22,6 @@
 
 namespace smx {
 
-// Streams a row's packs from base (16-byte boundary, lead elements before
-// the row), calling f(q, raw) for each of this thread's packs.
-template <class D, int NT, class F>
-__device__ __forceinline__ void shard_stream(const typename D::T* base, int lead, long long v, long long npk, F f) {
-  for (long long q0 = threadIdx.x; q0 < npk; q0 += XU * NT) {
-    V16 raw[XU];
-#pragma unroll
-    for (int u = 0; u < XU; ++u)
-      if (q0 + u * NT < npk) raw[u] = xent_load<D>(base, q0 + u * NT, lead, v);
-#pragma unroll
-    for (int u = 0; u < XU; ++u) {
-      const long long q = q0 + u * NT;
-      if (q < npk) f(q, raw[u]);
-    }
-  }
-}
-
 // The options with the weights moved to this rank's columns (w[col] is the
 // weight of global column lo + col).
 template <class M>
@@ -77,7 +60,7 @@ __device__ __forceinline__ void shard_stats(const XParams& p) {
     if (plain) {
       xent_plain_stream<D, NT, true>(o.scale, xr, (int)npk, s);
     } else {
-      shard_stream<D, NT>(xr - lead, lead, v, npk, [&](long long q, const V16& raw) {
+      xent_stream<D, NT>(xr - lead, lead, v, npk, [&](long long q, const V16& raw) {
         M z[P];
         bool in[P];
         xent_unpack<D>(o, raw, q * P - lead, v, z, in);
@@ -154,7 +137,7 @@ __device__ __forceinline__ void shard_apply(const XParams& p) {
       const M sm = safe(g.m), inv = (M)1 / g.d;
       const bool lg = p.op == SH_LOG;
       if (plain) {
-        shard_stream<D, NT>(xr, 0, v, npk, [&](long long q, const V16& raw) {
+        xent_stream<D, NT>(xr, 0, v, npk, [&](long long q, const V16& raw) {
           M z[P];
           D::unpack(raw, z);
 #pragma unroll
@@ -163,7 +146,7 @@ __device__ __forceinline__ void shard_apply(const XParams& p) {
         });
         continue;
       }
-      shard_stream<D, NT>(xr - lead, lead, v, npk, [&](long long q, const V16& raw) {
+      xent_stream<D, NT>(xr - lead, lead, v, npk, [&](long long q, const V16& raw) {
         M z[P];
         bool in[P];
         xent_unpack<D>(o, raw, q * P - lead, v, z, in);
@@ -192,7 +175,7 @@ __device__ __forceinline__ void shard_apply(const XParams& p) {
       xent_plain_stream_grad<D, NT>(o.scale, l, k.A, k.T, t >= 0 && t < v ? (int)t : -1, xr, (int)npk, yr);
       continue;
     }
-    shard_stream<D, NT>(xr - lead, lead, v, npk, [&](long long q, const V16& raw) {
+    xent_stream<D, NT>(xr - lead, lead, v, npk, [&](long long q, const V16& raw) {
       M z[P], gr[P];
       bool in[P];
       xent_unpack<D>(o, raw, q * P - lead, v, z, in);
@@ -220,7 +203,7 @@ __device__ __forceinline__ void shard_dot(const XParams& p) {
     if (p.vec) {
       const int lead = (int)((reinterpret_cast<unsigned long long>(yr) & 15) / sizeof(T));
       const long long npk = (lead + v + P - 1) / P;
-      shard_stream<D, NT>(dyr - lead, lead, v, npk, [&](long long q, const V16& raw) {
+      xent_stream<D, NT>(dyr - lead, lead, v, npk, [&](long long q, const V16& raw) {
         M dy[P], y[P];
         D::unpack(raw, dy);
         if (!lg) D::unpack(xent_load<D>(yr - lead, q, lead, v), y);
@@ -254,7 +237,7 @@ __device__ __forceinline__ void shard_bwd(const XParams& p) {
     if (p.vec) {
       const int lead = (int)((reinterpret_cast<unsigned long long>(yr) & 15) / sizeof(T));
       const long long npk = (lead + v + P - 1) / P;
-      shard_stream<D, NT>(yr - lead, lead, v, npk, [&](long long q, const V16& raw) {
+      xent_stream<D, NT>(yr - lead, lead, v, npk, [&](long long q, const V16& raw) {
         M y[P], dy[P];
         D::unpack(raw, y);
         D::unpack(xent_load<D>(dyr - lead, q, lead, v), dy);

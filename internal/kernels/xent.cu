@@ -255,6 +255,24 @@ __device__ __forceinline__ void xent_store(const XParams& p, typename D::T* gr, 
   }
 }
 
+// Streams a row's packs from base (its 16-byte boundary, lead elements
+// before the row), XU a thread in flight, calling f(q, raw) for each of
+// this thread's packs.
+template <class D, int NT, class F>
+__device__ __forceinline__ void xent_stream(const typename D::T* base, int lead, long long v, long long npk, F f) {
+  for (long long q0 = threadIdx.x; q0 < npk; q0 += XU * NT) {
+    V16 raw[XU];
+#pragma unroll
+    for (int u = 0; u < XU; ++u)
+      if (q0 + u * NT < npk) raw[u] = xent_load<D>(base, q0 + u * NT, lead, v);
+#pragma unroll
+    for (int u = 0; u < XU; ++u) {
+      const long long q = q0 + u * NT;
+      if (q < npk) f(q, raw[u]);
+    }
+  }
+}
+
 // Zeroes a gradient row (ignored rows).
 template <class D, int NT>
 __device__ __forceinline__ void xent_zero(typename D::T* gr, long long v) {
@@ -406,22 +424,12 @@ __device__ __forceinline__ void xent_row(const XParams& p) {
         if (plain && sizeof(M) == 4) {  // f64: the general pass measured faster (-s68-c7.txt)
           xent_plain_stream<D, NT>(o.scale, base, (int)npk, s);
         } else {
-          for (long long q0 = threadIdx.x; q0 < npk; q0 += XU * NT) {
-            V16 raw[XU];
-#pragma unroll
-            for (int u = 0; u < XU; ++u)
-              if (q0 + u * NT < npk) raw[u] = xent_load<D>(base, q0 + u * NT, lead, v);
-#pragma unroll
-            for (int u = 0; u < XU; ++u) {
-              const long long q = q0 + u * NT;
-              if (q < npk) {
-                M z[P];
-                bool in[P];
-                xent_unpack<D>(o, raw[u], q * P - lead, v, z, in);
-                xent_acc<D>(o, s, z, in, q * P - lead);
-              }
-            }
-          }
+          xent_stream<D, NT>(base, lead, v, npk, [&](long long q, const V16& raw) {
+            M z[P];
+            bool in[P];
+            xent_unpack<D>(o, raw, q * P - lead, v, z, in);
+            xent_acc<D>(o, s, z, in, q * P - lead);
+          });
         }
         m = xblock_max<NT>(s.m, sh_a);
         dl = s.d * fexp_nonpos(s.m - safe(m));
@@ -504,23 +512,13 @@ __device__ __forceinline__ void xent_row(const XParams& p) {
         xent_plain_stream_grad<D, NT>(o.scale, lse, A, Tt, (int)t, base, (int)npk, gr);
         continue;
       }
-      for (long long q0 = threadIdx.x; q0 < npk; q0 += XU * NT) {
-        V16 raw[XU];
-#pragma unroll
-        for (int u = 0; u < XU; ++u)
-          if (q0 + u * NT < npk) raw[u] = xent_load<D>(base, q0 + u * NT, lead, v);
-#pragma unroll
-        for (int u = 0; u < XU; ++u) {
-          const long long q = q0 + u * NT;
-          if (q < npk) {
-            M z[P], g[P];
-            bool in[P];
-            xent_unpack<D>(o, raw[u], q * P - lead, v, z, in);
-            xent_grad_pack<D>(o, z, in, q * P - lead, t, lse, A, C, Tt, g);
-            xent_store<D>(p, gr, q * P - lead, v, g);
-          }
-        }
-      }
+      xent_stream<D, NT>(base, lead, v, npk, [&](long long q, const V16& raw) {
+        M z[P], g[P];
+        bool in[P];
+        xent_unpack<D>(o, raw, q * P - lead, v, z, in);
+        xent_grad_pack<D>(o, z, in, q * P - lead, t, lse, A, C, Tt, g);
+        xent_store<D>(p, gr, q * P - lead, v, g);
+      });
     }
   }
 }
