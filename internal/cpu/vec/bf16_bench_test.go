@@ -20,3 +20,23 @@ func BenchmarkMaxBF16(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkBwdBF16 times the two passes of a bfloat16 softmax_backward row
+// in L1 (gradRow's bf16Grad path): the dot, then the gradient.
+func BenchmarkBwdBF16(b *testing.B) {
+	for _, n := range []int{1024, 4096} {
+		y, dy, dx := make([]uint16, n), make([]uint16, n), make([]uint16, n)
+		F32ToBF16(y, benchFloats(n, 0, 1))
+		F32ToBF16(dy, benchFloats(n, -1, 1))
+		b.Run(fmt.Sprintf("dot/%d", n), func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				sinkF = DotBF16(y, dy)
+			}
+		})
+		b.Run(fmt.Sprintf("grad/%d", n), func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				SoftmaxGradBF16(dx, y, dy, 0.3, 0.7)
+			}
+		})
+	}
+}
