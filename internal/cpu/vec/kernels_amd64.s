@@ -19103,6 +19103,40 @@ done4:
 	VZEROUPPER
 	RET
 
+DATA permbf16<>+0(SB)/2, $0x0000
+DATA permbf16<>+2(SB)/2, $0x0000
+DATA permbf16<>+4(SB)/2, $0x0001
+DATA permbf16<>+6(SB)/2, $0x0001
+DATA permbf16<>+8(SB)/2, $0x0002
+DATA permbf16<>+10(SB)/2, $0x0002
+DATA permbf16<>+12(SB)/2, $0x0003
+DATA permbf16<>+14(SB)/2, $0x0003
+DATA permbf16<>+16(SB)/2, $0x0004
+DATA permbf16<>+18(SB)/2, $0x0004
+DATA permbf16<>+20(SB)/2, $0x0005
+DATA permbf16<>+22(SB)/2, $0x0005
+DATA permbf16<>+24(SB)/2, $0x0006
+DATA permbf16<>+26(SB)/2, $0x0006
+DATA permbf16<>+28(SB)/2, $0x0007
+DATA permbf16<>+30(SB)/2, $0x0007
+DATA permbf16<>+32(SB)/2, $0x0008
+DATA permbf16<>+34(SB)/2, $0x0008
+DATA permbf16<>+36(SB)/2, $0x0009
+DATA permbf16<>+38(SB)/2, $0x0009
+DATA permbf16<>+40(SB)/2, $0x000a
+DATA permbf16<>+42(SB)/2, $0x000a
+DATA permbf16<>+44(SB)/2, $0x000b
+DATA permbf16<>+46(SB)/2, $0x000b
+DATA permbf16<>+48(SB)/2, $0x000c
+DATA permbf16<>+50(SB)/2, $0x000c
+DATA permbf16<>+52(SB)/2, $0x000d
+DATA permbf16<>+54(SB)/2, $0x000d
+DATA permbf16<>+56(SB)/2, $0x000e
+DATA permbf16<>+58(SB)/2, $0x000e
+DATA permbf16<>+60(SB)/2, $0x000f
+DATA permbf16<>+62(SB)/2, $0x000f
+GLOBL permbf16<>(SB), RODATA|NOPTR, $64
+
 DATA bf16pack<>+0(SB)/2, $0x0001
 DATA bf16pack<>+2(SB)/2, $0x0003
 DATA bf16pack<>+4(SB)/2, $0x0005
@@ -19839,35 +19873,38 @@ done4:
 	RET
 
 // func maxBF16AVX512(x []uint16, scale float32) float32
-// Requires: AVX, AVX512F
+// Requires: AVX, AVX512BW, AVX512F, AVX512VL
 TEXT ·maxBF16AVX512(SB), NOSPLIT, $0-36
 	MOVQ         x_base+0(FP), AX
 	MOVQ         x_len+8(FP), CX
 	VBROADCASTSS scale+24(FP), Z0
+	VMOVDQU16    permbf16<>+0(SB), Z1
+	MOVL         $0xaaaaaaaa, DX
+	KMOVD        DX, K1
 	VUCOMISS     vecconsts<>+416(SB), X0
 	JNE          scaled1
 	JP           scaled1
 	VBROADCASTSS vecconsts<>+0(SB), Z0
-	VBROADCASTSS vecconsts<>+0(SB), Z1
-	VBROADCASTSS vecconsts<>+0(SB), Z2
 	VBROADCASTSS vecconsts<>+0(SB), Z3
+	VBROADCASTSS vecconsts<>+0(SB), Z4
+	VBROADCASTSS vecconsts<>+0(SB), Z5
 	XORQ         DX, DX
 
 loopU2:
 	CMPQ      CX, $0x00000040
 	JB        loop13
-	VPMOVZXWD (AX)(DX*2), Z4
-	VPSLLD    $0x10, Z4, Z4
-	VMAXPS    Z0, Z4, Z0
-	VPMOVZXWD 32(AX)(DX*2), Z4
-	VPSLLD    $0x10, Z4, Z4
-	VMAXPS    Z1, Z4, Z1
-	VPMOVZXWD 64(AX)(DX*2), Z4
-	VPSLLD    $0x10, Z4, Z4
-	VMAXPS    Z2, Z4, Z2
-	VPMOVZXWD 96(AX)(DX*2), Z4
-	VPSLLD    $0x10, Z4, Z4
-	VMAXPS    Z3, Z4, Z3
+	VMOVDQU16 (AX)(DX*2), Y2
+	VPERMW.Z  Z2, Z1, K1, Z6
+	VMAXPS    Z0, Z6, Z0
+	VMOVDQU16 32(AX)(DX*2), Y2
+	VPERMW.Z  Z2, Z1, K1, Z6
+	VMAXPS    Z3, Z6, Z3
+	VMOVDQU16 64(AX)(DX*2), Y2
+	VPERMW.Z  Z2, Z1, K1, Z6
+	VMAXPS    Z4, Z6, Z4
+	VMOVDQU16 96(AX)(DX*2), Y2
+	VPERMW.Z  Z2, Z1, K1, Z6
+	VMAXPS    Z5, Z6, Z5
 	ADDQ      $0x00000040, DX
 	SUBQ      $0x00000040, CX
 	JMP       loopU2
@@ -19875,9 +19912,9 @@ loopU2:
 loop13:
 	CMPQ      CX, $0x00000010
 	JB        tail4
-	VPMOVZXWD (AX)(DX*2), Z4
-	VPSLLD    $0x10, Z4, Z4
-	VMAXPS    Z0, Z4, Z0
+	VMOVDQU16 (AX)(DX*2), Y2
+	VPERMW.Z  Z2, Z1, K1, Z6
+	VMAXPS    Z0, Z6, Z0
 	ADDQ      $0x00000010, DX
 	SUBQ      $0x00000010, CX
 	JMP       loop13
@@ -19887,9 +19924,9 @@ tail4:
 	JZ    done5
 
 done5:
-	VMAXPS     Z1, Z0, Z0
-	VMAXPS     Z3, Z2, Z2
-	VMAXPS     Z2, Z0, Z0
+	VMAXPS     Z3, Z0, Z0
+	VMAXPS     Z5, Z4, Z4
+	VMAXPS     Z4, Z0, Z0
 	VSHUFF32X4 $0x4e, Z0, Z0, Z1
 	VMAXPS     Z1, Z0, Z0
 	VSHUFF32X4 $0xb1, Z0, Z0, Z1
@@ -19903,31 +19940,31 @@ done5:
 	RET
 
 scaled1:
-	VBROADCASTSS vecconsts<>+0(SB), Z1
 	VBROADCASTSS vecconsts<>+0(SB), Z2
 	VBROADCASTSS vecconsts<>+0(SB), Z3
 	VBROADCASTSS vecconsts<>+0(SB), Z4
+	VBROADCASTSS vecconsts<>+0(SB), Z5
 	XORQ         DX, DX
 
 loopU6:
 	CMPQ      CX, $0x00000040
 	JB        loop17
-	VPMOVZXWD (AX)(DX*2), Z5
-	VPSLLD    $0x10, Z5, Z5
-	VMULPS    Z5, Z0, Z5
-	VMAXPS    Z1, Z5, Z1
-	VPMOVZXWD 32(AX)(DX*2), Z5
-	VPSLLD    $0x10, Z5, Z5
-	VMULPS    Z5, Z0, Z5
-	VMAXPS    Z2, Z5, Z2
-	VPMOVZXWD 64(AX)(DX*2), Z5
-	VPSLLD    $0x10, Z5, Z5
-	VMULPS    Z5, Z0, Z5
-	VMAXPS    Z3, Z5, Z3
-	VPMOVZXWD 96(AX)(DX*2), Z5
-	VPSLLD    $0x10, Z5, Z5
-	VMULPS    Z5, Z0, Z5
-	VMAXPS    Z4, Z5, Z4
+	VMOVDQU16 (AX)(DX*2), Y6
+	VPERMW.Z  Z6, Z1, K1, Z7
+	VMULPS    Z7, Z0, Z7
+	VMAXPS    Z2, Z7, Z2
+	VMOVDQU16 32(AX)(DX*2), Y6
+	VPERMW.Z  Z6, Z1, K1, Z7
+	VMULPS    Z7, Z0, Z7
+	VMAXPS    Z3, Z7, Z3
+	VMOVDQU16 64(AX)(DX*2), Y6
+	VPERMW.Z  Z6, Z1, K1, Z7
+	VMULPS    Z7, Z0, Z7
+	VMAXPS    Z4, Z7, Z4
+	VMOVDQU16 96(AX)(DX*2), Y6
+	VPERMW.Z  Z6, Z1, K1, Z7
+	VMULPS    Z7, Z0, Z7
+	VMAXPS    Z5, Z7, Z5
 	ADDQ      $0x00000040, DX
 	SUBQ      $0x00000040, CX
 	JMP       loopU6
@@ -19935,10 +19972,10 @@ loopU6:
 loop17:
 	CMPQ      CX, $0x00000010
 	JB        tail8
-	VPMOVZXWD (AX)(DX*2), Z5
-	VPSLLD    $0x10, Z5, Z5
-	VMULPS    Z5, Z0, Z5
-	VMAXPS    Z1, Z5, Z1
+	VMOVDQU16 (AX)(DX*2), Y6
+	VPERMW.Z  Z6, Z1, K1, Z7
+	VMULPS    Z7, Z0, Z7
+	VMAXPS    Z2, Z7, Z2
 	ADDQ      $0x00000010, DX
 	SUBQ      $0x00000010, CX
 	JMP       loop17
@@ -19948,18 +19985,18 @@ tail8:
 	JZ    done9
 
 done9:
-	VMAXPS     Z2, Z1, Z1
-	VMAXPS     Z4, Z3, Z3
-	VMAXPS     Z3, Z1, Z1
-	VSHUFF32X4 $0x4e, Z1, Z1, Z0
-	VMAXPS     Z0, Z1, Z1
-	VSHUFF32X4 $0xb1, Z1, Z1, Z0
-	VMAXPS     Z0, Z1, Z1
-	VPERMILPS  $0x4e, Z1, Z0
-	VMAXPS     Z0, Z1, Z1
-	VPERMILPS  $0xb1, Z1, Z0
-	VMAXPS     Z0, Z1, Z1
-	VMOVSS     X1, ret+32(FP)
+	VMAXPS     Z3, Z2, Z2
+	VMAXPS     Z5, Z4, Z4
+	VMAXPS     Z4, Z2, Z2
+	VSHUFF32X4 $0x4e, Z2, Z2, Z0
+	VMAXPS     Z0, Z2, Z2
+	VSHUFF32X4 $0xb1, Z2, Z2, Z0
+	VMAXPS     Z0, Z2, Z2
+	VPERMILPS  $0x4e, Z2, Z0
+	VMAXPS     Z0, Z2, Z2
+	VPERMILPS  $0xb1, Z2, Z0
+	VMAXPS     Z0, Z2, Z2
+	VMOVSS     X2, ret+32(FP)
 	VZEROUPPER
 	RET
 
@@ -20928,40 +20965,6 @@ tail3:
 done4:
 	VZEROUPPER
 	RET
-
-DATA permbf16<>+0(SB)/2, $0x0000
-DATA permbf16<>+2(SB)/2, $0x0000
-DATA permbf16<>+4(SB)/2, $0x0001
-DATA permbf16<>+6(SB)/2, $0x0001
-DATA permbf16<>+8(SB)/2, $0x0002
-DATA permbf16<>+10(SB)/2, $0x0002
-DATA permbf16<>+12(SB)/2, $0x0003
-DATA permbf16<>+14(SB)/2, $0x0003
-DATA permbf16<>+16(SB)/2, $0x0004
-DATA permbf16<>+18(SB)/2, $0x0004
-DATA permbf16<>+20(SB)/2, $0x0005
-DATA permbf16<>+22(SB)/2, $0x0005
-DATA permbf16<>+24(SB)/2, $0x0006
-DATA permbf16<>+26(SB)/2, $0x0006
-DATA permbf16<>+28(SB)/2, $0x0007
-DATA permbf16<>+30(SB)/2, $0x0007
-DATA permbf16<>+32(SB)/2, $0x0008
-DATA permbf16<>+34(SB)/2, $0x0008
-DATA permbf16<>+36(SB)/2, $0x0009
-DATA permbf16<>+38(SB)/2, $0x0009
-DATA permbf16<>+40(SB)/2, $0x000a
-DATA permbf16<>+42(SB)/2, $0x000a
-DATA permbf16<>+44(SB)/2, $0x000b
-DATA permbf16<>+46(SB)/2, $0x000b
-DATA permbf16<>+48(SB)/2, $0x000c
-DATA permbf16<>+50(SB)/2, $0x000c
-DATA permbf16<>+52(SB)/2, $0x000d
-DATA permbf16<>+54(SB)/2, $0x000d
-DATA permbf16<>+56(SB)/2, $0x000e
-DATA permbf16<>+58(SB)/2, $0x000e
-DATA permbf16<>+60(SB)/2, $0x000f
-DATA permbf16<>+62(SB)/2, $0x000f
-GLOBL permbf16<>(SB), RODATA|NOPTR, $64
 
 DATA fwd16s70<>+0(SB)/4, $0x3fb8aa3b
 DATA fwd16s70<>+4(SB)/4, $0x3fb8aa3b

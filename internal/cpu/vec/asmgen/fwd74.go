@@ -68,12 +68,13 @@ func (g *gen) max16(bf bool) {
 		"is maxOf of "+t+" values; len(x) must be a multiple of 16.")
 	px, n := ptr("x"), length("x")
 	scale := g.bcast("scale")
+	pl := g.permBF16For(bf) // bf16s71b.go
 	// Scale 1 skips the multiply: x·1 is x, and the pass is a third faster.
 	g.unitScale(scale, func(one bool) {
 		acc := g.accs(unroll, true)
 		g.loop(n, unroll, func(vs int) {
 			for k := 0; k < vs; k++ {
-				v := g.load16(px, k, bf)
+				v := g.load16P(pl, px, k, bf)
 				if !one {
 					VMULPS(v, scale, v)
 				}

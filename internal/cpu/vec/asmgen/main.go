@@ -205,9 +205,9 @@ func main() {
 	emitXent()
 	emitBwd()
 	emitBwd74()
+	emitFwd16s71() // permbf16, before fwd74.go's maxBF16 uses it (bf16s71b.go)
 	emitFwd74()
 	emitCPU74c()
-	emitFwd16s71()
 	emitFwd16s70()
 	Generate()
 }
