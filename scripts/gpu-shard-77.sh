@@ -11,7 +11,7 @@ L=$OUT/m1; mkdir -p $L
 N=$(nvidia-smi -L | wc -l); echo "GPUs $N"
 nvidia-smi topo -m > $L/topo.txt 2>&1
 # One GPU's tests beside the multi-GPU ones (correctness only: the benches run after both).
-(timeout 300 ./cuda.test -test.v -test.run 'TestShardLocalRanks|TestCommOneRank|TestXentKernelResources' > $L/one.txt 2>&1; echo "one-GPU tests rc $?" > $L/one.rc) &
+(timeout 300 ./cuda.test -test.v -test.run 'TestShardLocalRanks|TestCommOneRank|TestXentKernelResources|TestCrossEntropy|TestLogSumExp|TestTargetLogProbs' > $L/one.txt 2>&1; echo "one-GPU tests rc $?" > $L/one.rc) &
 timeout 300 ./cuda.test -test.v -test.run 'TestCommShards|TestJoinCommShards' > $L/multi.txt 2>&1; echo "multi-GPU tests rc $? at $SECONDS s"
 wait; cat $L/one.rc
 grep -E "^(--- |ok|FAIL|PASS|panic)|^    --- " $L/one.txt $L/multi.txt | head -20
