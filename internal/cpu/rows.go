@@ -36,6 +36,12 @@ func (c *call) gradRow(off, n int, s *scratch) {
 		}
 		return
 	}
+	if c.log16Grad() {
+		bf := c.x.DType == spec.BFloat16
+		y, dy, dx := c.x.U16[off:off+n], c.dy.U16[off:off+n], c.dst.U16[off:off+n]
+		vec.LogSoftmaxGrad16(dx, y, dy, bf, vec.Sum16(dy, bf), c.scale)
+		return
+	}
 	y := c.x.load(grow32(&s.a, chunk), off, n)
 	dy := c.dy.load(grow32(&s.b, chunk), off, n)
 	var sum float32
@@ -53,6 +59,16 @@ func (c *call) gradRow(off, n int, s *scratch) {
 func (c *call) bf16Grad() bool {
 	return c.op == spec.SoftmaxBackward && c.x.DType == spec.BFloat16 &&
 		c.dy.DType == spec.BFloat16 && c.dst.DType == spec.BFloat16
+}
+
+// log16Grad says whether log_softmax_backward reads and writes one 16-bit
+// format with assembly to do it: then a row is two passes over its 16-bit
+// data (vec.Sum16 and vec.LogSoftmaxGrad16), not conversions to and from
+// float32 scratch.
+func (c *call) log16Grad() bool {
+	t := c.x.DType
+	return c.op == spec.LogSoftmaxBackward && (t == spec.BFloat16 || t == spec.Float16) &&
+		c.dy.DType == t && c.dst.DType == t && vec.Grad16Fused()
 }
 
 // pending is a float32 slice whose exps e are computed but not yet
@@ -253,6 +269,11 @@ func (c *call) writeChunk(x []float32, off int, p pair, s *scratch) {
 // 2-core machine (128x32000: 1176 to 1395 µs); the one-pass one is in
 // bench/results/cpu-dev-2026-11-29-s69-bwd.txt.
 func (c *call) gradChunk(off, n int, sum float32, s *scratch) {
+	if c.log16Grad() {
+		y, dy, dx := c.x.U16[off:off+n], c.dy.U16[off:off+n], c.dst.U16[off:off+n]
+		vec.LogSoftmaxGrad16(dx, y, dy, c.x.DType == spec.BFloat16, sum, c.scale)
+		return
+	}
 	y := c.x.load(grow32(&s.a, chunk), off, n)
 	dy := c.dy.load(grow32(&s.b, chunk), off, n)
 	c.gradOut(off, y, dy, sum, s)

@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"github.com/gofused/softmax/internal/cpu/vec"
+	"github.com/gofused/softmax/internal/spec"
 )
 
 // chunk is the number of elements a kernel call handles at once: small
@@ -107,11 +108,20 @@ func gradSumChunked(logGrad bool, y, dy Buf, off, n int, s *scratch) float64 {
 	ty, tdy := grow32(&s.a, chunk), grow32(&s.b, chunk)
 	for k := 0; k < n; k += chunk {
 		c := min(chunk, n-k)
-		if logGrad {
+		switch {
+		case logGrad && sum16(dy):
+			total += float64(vec.Sum16(dy.U16[off+k:off+k+c], dy.DType == spec.BFloat16))
+		case logGrad:
 			total += float64(vec.Sum(dy.load(tdy, off+k, c)))
-		} else {
+		default:
 			total += float64(vec.Dot(y.load(ty, off+k, c), dy.load(tdy, off+k, c)))
 		}
 	}
 	return total
+}
+
+// sum16 says whether the sum of 16-bit dy runs on its 16-bit data
+// (vec.Sum16), not on a float32 copy: where the assembly has it.
+func sum16(dy Buf) bool {
+	return (dy.DType == spec.BFloat16 || dy.DType == spec.Float16) && vec.Grad16Fused()
 }

@@ -813,3 +813,43 @@ func normalizeMaxBF16CvtAVX512(dst []uint16, x []float32, k float32, next []uint
 //
 //go:noescape
 func normalizeMaxBF16CvtNTAVX512(dst []uint16, x []float32, k float32, next []uint16, scale float32) float32
+
+// sumF16AVX2 returns Σ a[i] of F16 values in float32; len(a) must be a multiple of 16.
+//
+//go:noescape
+func sumF16AVX2(a []uint16) float32
+
+// logSoftmaxGradF16AVX2 writes dx[i] = F16((dy[i] − exp(y[i])·s)·scale) of F16 values; len(dx) must be a multiple of 16.
+//
+//go:noescape
+func logSoftmaxGradF16AVX2(dx []uint16, y []uint16, dy []uint16, s float32, scale float32)
+
+// sumBF16AVX2 returns Σ a[i] of BF16 values in float32; len(a) must be a multiple of 16.
+//
+//go:noescape
+func sumBF16AVX2(a []uint16) float32
+
+// logSoftmaxGradBF16AVX2 writes dx[i] = BF16((dy[i] − exp(y[i])·s)·scale) of BF16 values; len(dx) must be a multiple of 16.
+//
+//go:noescape
+func logSoftmaxGradBF16AVX2(dx []uint16, y []uint16, dy []uint16, s float32, scale float32)
+
+// sumF16AVX512 returns Σ a[i] of F16 values in float32; len(a) must be a multiple of 16.
+//
+//go:noescape
+func sumF16AVX512(a []uint16) float32
+
+// logSoftmaxGradF16AVX512 writes dx[i] = F16((dy[i] − exp(y[i])·s)·scale) of F16 values; len(dx) must be a multiple of 16.
+//
+//go:noescape
+func logSoftmaxGradF16AVX512(dx []uint16, y []uint16, dy []uint16, s float32, scale float32)
+
+// sumBF16AVX512 returns Σ a[i] of BF16 values in float32; len(a) must be a multiple of 16.
+//
+//go:noescape
+func sumBF16AVX512(a []uint16) float32
+
+// logSoftmaxGradBF16AVX512 writes dx[i] = BF16((dy[i] − exp(y[i])·s)·scale) of BF16 values; len(dx) must be a multiple of 16.
+//
+//go:noescape
+func logSoftmaxGradBF16AVX512(dx []uint16, y []uint16, dy []uint16, s float32, scale float32)

@@ -209,6 +209,7 @@ func main() {
 	emitFwd74()
 	emitCPU74c()
 	emitFwd16s70()
+	emitBwd16s71c()
 	Generate()
 }
 
