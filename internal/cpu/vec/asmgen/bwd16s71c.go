@@ -49,15 +49,21 @@ func (g *gen) logSoftmaxGrad16(bf bool) {
 		"writes dx[i] = "+t+"((dy[i] − exp(y[i])·s)·scale) of "+t+" values; len(dx) must be a multiple of 16.")
 	pdx, n, py, pdy := ptr("dx"), length("dx"), ptr("y"), ptr("dy")
 	s, scale := g.bcast("s"), g.bcast("scale")
-	g.hoistExp()
 	gs := expGroupAVX2
 	if g.avx512 {
 		gs = expGroupAVX512
 	}
+	if !bf || !g.avx512 {
+		g.hoistExp()
+	}
 	if bf && g.avx512 {
-		// roundBF16's constants take the registers of two of the group.
-		g.hoist(cInt1, cInt7FFF, cAbsMask, cInfBits, cQuietBF)
-		gs = 2
+		// The polynomial's constants are broadcast from memory: the
+		// registers go to a group of 4 and roundHi's constants.
+		g.hoist(cExpLo, cExpHi, cLog2e, cLn2Hi, cLn2Lo, cP0, cOne)
+		g.hoist(cInt1, cInt7FFF, cQuietHi)
+		g.pack = g.vec()
+		VMOVDQU32(bf16Pack, g.pack)
+		gs = 4
 	}
 	// Scale 1 skips the multiply: t·1 is t bit for bit.
 	g.unitScale(scale, func(one bool) {
@@ -92,14 +98,23 @@ func (g *gen) logSoftmaxGrad16(bf bool) {
 }
 
 // storeBF16Vecs rounds the float32 vectors v[k] to bfloat16 and stores
-// them as vectors k of the bfloat16 array at pd (storeBF16's packing; the
-// AVX-512 rounding constants must be hoisted).
+// them as vectors k of the bfloat16 array at pd: on AVX-512 roundHi and
+// VPERMT2W by pairs (normalizeBF16Pairs's packing; its constants hoisted
+// and its index in g.pack), on AVX2 storeBF16's packing.
 func (g *gen) storeBF16Vecs(ks []int, v map[int]reg.VecVirtual, pd reg.GPVirtual) {
 	if g.avx512 {
-		for _, k := range ks {
+		j := 0
+		for ; j+1 < len(ks); j += 2 {
+			t0, t1 := g.roundHi(v[ks[j]]), g.roundHi(v[ks[j+1]])
+			VPERMT2W(t1, g.pack, t0)
+			g.storeWords(t0, g.at(pd, ks[j], 2), false)
+		}
+		if j < len(ks) {
+			t := g.roundHi(v[ks[j]])
+			VPSRLD(Imm(16), t, t)
 			h := YMM()
-			VPMOVDW(g.roundBF16(v[k]), h)
-			g.storeWords(h, g.at(pd, k, 2), false)
+			VPMOVDW(t, h)
+			g.storeWords(h, g.at(pd, ks[j], 2), false)
 		}
 		return
 	}
