@@ -16,18 +16,21 @@ func sum16(a []uint16, bf bool) float32 {
 	return kern(a[:m]) + sum16Rest(a[m:], bf)
 }
 
-// logSoftmaxGrad16 runs the assembly logSoftmaxGrad16 of the set in use on
-// whole blocks of 16 and the twin on the rest.
+// logSoftmaxGrad16 runs the assembly gradient of the set in use on whole
+// blocks (float16: logSoftmaxGradF16 on 16; bfloat16: logSoftmaxGradBF16EO
+// on one vector of words, AVX-512 32, AVX2 16) and the twin on the rest.
 func logSoftmaxGrad16(dx, y, dy []uint16, bf bool, s, scale float32) {
-	kern, _, ok := bySet(logSoftmaxGradF16AVX512, logSoftmaxGradF16AVX2)
-	if bf {
-		kern, _, ok = bySet(logSoftmaxGradBF16AVX512, logSoftmaxGradBF16AVX2)
+	kern, width, ok := bySet(logSoftmaxGradBF16EOAVX512, logSoftmaxGradBF16EOAVX2)
+	block := int(width) / 2
+	if !bf {
+		kern, _, ok = bySet(logSoftmaxGradF16AVX512, logSoftmaxGradF16AVX2)
+		block = 16
 	}
 	if !ok {
 		logSoftmaxGrad16Generic(dx, y, dy, bf, s, scale)
 		return
 	}
-	m := len(dx) &^ 15
+	m := len(dx) / block * block
 	kern(dx[:m], y[:m], dy[:m], s, scale)
 	logSoftmaxGrad16Generic(dx[m:], y[m:], dy[m:], bf, s, scale)
 }

@@ -819,37 +819,37 @@ func normalizeMaxBF16CvtNTAVX512(dst []uint16, x []float32, k float32, next []ui
 //go:noescape
 func sumF16AVX2(a []uint16) float32
 
-// logSoftmaxGradF16AVX2 writes dx[i] = F16((dy[i] − exp(y[i])·s)·scale) of F16 values; len(dx) must be a multiple of 16.
-//
-//go:noescape
-func logSoftmaxGradF16AVX2(dx []uint16, y []uint16, dy []uint16, s float32, scale float32)
-
 // sumBF16AVX2 returns Σ a[i] of BF16 values in float32; len(a) must be a multiple of 16.
 //
 //go:noescape
 func sumBF16AVX2(a []uint16) float32
 
-// logSoftmaxGradBF16AVX2 writes dx[i] = BF16((dy[i] − exp(y[i])·s)·scale) of BF16 values; len(dx) must be a multiple of 16.
+// logSoftmaxGradF16AVX2 writes dx[i] = F16((dy[i] − exp(y[i])·s)·scale) of float16 values; len(dx) must be a multiple of 16.
 //
 //go:noescape
-func logSoftmaxGradBF16AVX2(dx []uint16, y []uint16, dy []uint16, s float32, scale float32)
+func logSoftmaxGradF16AVX2(dx []uint16, y []uint16, dy []uint16, s float32, scale float32)
 
 // sumF16AVX512 returns Σ a[i] of F16 values in float32; len(a) must be a multiple of 16.
 //
 //go:noescape
 func sumF16AVX512(a []uint16) float32
 
-// logSoftmaxGradF16AVX512 writes dx[i] = F16((dy[i] − exp(y[i])·s)·scale) of F16 values; len(dx) must be a multiple of 16.
-//
-//go:noescape
-func logSoftmaxGradF16AVX512(dx []uint16, y []uint16, dy []uint16, s float32, scale float32)
-
 // sumBF16AVX512 returns Σ a[i] of BF16 values in float32; len(a) must be a multiple of 16.
 //
 //go:noescape
 func sumBF16AVX512(a []uint16) float32
 
-// logSoftmaxGradBF16AVX512 writes dx[i] = BF16((dy[i] − exp(y[i])·s)·scale) of BF16 values; len(dx) must be a multiple of 16.
+// logSoftmaxGradF16AVX512 writes dx[i] = F16((dy[i] − exp(y[i])·s)·scale) of float16 values; len(dx) must be a multiple of 16.
 //
 //go:noescape
-func logSoftmaxGradBF16AVX512(dx []uint16, y []uint16, dy []uint16, s float32, scale float32)
+func logSoftmaxGradF16AVX512(dx []uint16, y []uint16, dy []uint16, s float32, scale float32)
+
+// logSoftmaxGradBF16EOAVX2 writes dx[i] = BF16((dy[i] − exp(y[i])·s)·scale) of bfloat16 values, on blocks of 16 split into even and odd lanes; len(dx) must be a multiple of 16.
+//
+//go:noescape
+func logSoftmaxGradBF16EOAVX2(dx []uint16, y []uint16, dy []uint16, s float32, scale float32)
+
+// logSoftmaxGradBF16EOAVX512 writes dx[i] = BF16((dy[i] − exp(y[i])·s)·scale) of bfloat16 values, on blocks of 32 split into even and odd lanes; len(dx) must be a multiple of 32.
+//
+//go:noescape
+func logSoftmaxGradBF16EOAVX512(dx []uint16, y []uint16, dy []uint16, s float32, scale float32)

@@ -9,6 +9,8 @@ package main
 // the same order), then the multiplication by scale and the rounding.
 
 import (
+	"fmt"
+
 	. "github.com/mmcloughlin/avo/build"
 	. "github.com/mmcloughlin/avo/operand"
 	"github.com/mmcloughlin/avo/reg"
@@ -20,9 +22,80 @@ func emitBwd16s71c() {
 	for _, g := range []*gen{{avx512: false, w: 8, suffix: "AVX2"}, {avx512: true, w: 16, suffix: "AVX512"}} {
 		for _, bf := range []bool{false, true} {
 			g.sum16(bf)
-			g.logSoftmaxGrad16(bf)
 		}
+		g.logSoftmaxGradF16()
 	}
+	for _, g := range []*gen{{avx512: false, w: 16, suffix: "AVX2"}, {avx512: true, w: 32, suffix: "AVX512"}} {
+		g.logSoftmaxGradBF16EO() // w: bfloat16 elements a block
+	}
+}
+
+// logSoftmaxGradBF16EO is the bfloat16 gradient on blocks of one vector
+// of words split into even and odd lanes (cpu74c.go's widening and
+// narrowing, no shuffles): 2 ops to widen a block and 8 to narrow it where
+// VPMOVZXWD, VPSLLD, roundHi and VPERMT2W took 17.
+func (g *gen) logSoftmaxGradBF16EO() {
+	g.text("logSoftmaxGradBF16EO", "func(dx, y, dy []uint16, s, scale float32)",
+		fmt.Sprintf("writes dx[i] = BF16((dy[i] − exp(y[i])·s)·scale) of bfloat16 values, on blocks of %d split into even and odd lanes; len(dx) must be a multiple of %[1]d.", g.w))
+	pdx, n, py, pdy := ptr("dx"), length("dx"), ptr("y"), ptr("dy")
+	s, scale := g.bcast("s"), g.bcast("scale")
+	blocks := 1 // blocks a group: 2 vectors each
+	if g.avx512 {
+		g.hoist(cExpLo, cExpHi, cLog2e, cLn2Hi, cLn2Lo, cP0, cOne, cInt1, cInt7FFF, cQuietHi)
+		blocks = 2
+	} else {
+		g.hoistExp()
+	}
+	hi := g.hiWords()
+	var odd reg.OpmaskVirtual
+	if g.avx512 {
+		odd = oddWords()
+	}
+	// Scale 1 skips the multiply: t·1 is t bit for bit.
+	g.unitScale(scale, func(one bool) {
+		g.loop(n, unroll, func(vs int) {
+			g.groupsOf(vs, blocks, func(ks []int) {
+				var ys []reg.VecVirtual
+				for _, k := range ks {
+					y := g.vec()
+					g.movdqu(g.at(py, k, 2), y)
+					ev, od := g.vec(), g.vec()
+					VPSLLD(Imm(16), y, ev)
+					g.pand(hi, y, od)
+					ys = append(ys, ev, od)
+				}
+				es := g.expN(ys, true)
+				for b, k := range ks {
+					dy := g.vec()
+					g.movdqu(g.at(pdy, k, 2), dy)
+					var r [2]reg.VecVirtual
+					for j := range r {
+						t := g.vec()
+						if j == 0 {
+							VPSLLD(Imm(16), dy, t)
+						} else {
+							g.pand(hi, dy, t)
+						}
+						e := es[2*b+j]
+						VMULPS(s, e, e)
+						VSUBPS(e, t, t)
+						if !one {
+							VMULPS(scale, t, t)
+						}
+						r[j] = g.roundHi(t)
+					}
+					VPSRLD(Imm(16), r[0], r[0])
+					if g.avx512 {
+						VPBLENDMW(r[1], r[0], odd, r[0])
+					} else {
+						VPBLENDW(Imm(0xaa), r[1], r[0], r[0])
+					}
+					g.movdqu(r[0], g.at(pdx, k, 2))
+				}
+			})
+		}, noTail)
+		g.ret()
+	})
 }
 
 // sum16 emits sumBF16 or sumF16: sum's order (unroll accumulators,
@@ -42,94 +115,34 @@ func (g *gen) sum16(bf bool) {
 	g.ret()
 }
 
-// logSoftmaxGrad16 emits logSoftmaxGradBF16 or logSoftmaxGradF16.
-func (g *gen) logSoftmaxGrad16(bf bool) {
-	t := name16(bf)
-	g.text("logSoftmaxGrad"+t, "func(dx, y, dy []uint16, s, scale float32)",
-		"writes dx[i] = "+t+"((dy[i] − exp(y[i])·s)·scale) of "+t+" values; len(dx) must be a multiple of 16.")
+// logSoftmaxGradF16 emits logSoftmaxGradF16 (the bfloat16 one is
+// logSoftmaxGradBF16EO).
+func (g *gen) logSoftmaxGradF16() {
+	g.text("logSoftmaxGradF16", "func(dx, y, dy []uint16, s, scale float32)",
+		"writes dx[i] = F16((dy[i] − exp(y[i])·s)·scale) of float16 values; len(dx) must be a multiple of 16.")
 	pdx, n, py, pdy := ptr("dx"), length("dx"), ptr("y"), ptr("dy")
 	s, scale := g.bcast("s"), g.bcast("scale")
-	gs := expGroupAVX2
-	if g.avx512 {
-		gs = expGroupAVX512
-	}
-	if !bf || !g.avx512 {
-		g.hoistExp()
-	}
-	if bf && g.avx512 {
-		// The polynomial's constants are broadcast from memory: the
-		// registers go to a group of 4 and roundHi's constants.
-		g.hoist(cExpLo, cExpHi, cLog2e, cLn2Hi, cLn2Lo, cP0, cOne)
-		g.hoist(cInt1, cInt7FFF, cQuietHi)
-		g.pack = g.vec()
-		VMOVDQU32(bf16Pack, g.pack)
-		gs = 4
-	}
+	g.hoistExp()
 	// Scale 1 skips the multiply: t·1 is t bit for bit.
 	g.unitScale(scale, func(one bool) {
 		g.loop(n, unroll, func(vs int) {
-			g.groupsOf(vs, gs, func(ks []int) {
+			g.groups(vs, func(ks []int) {
 				ys := make([]reg.VecVirtual, len(ks))
 				for j, k := range ks {
-					ys[j] = g.load16(py, k, bf)
+					ys[j] = g.load16(py, k, false)
 				}
 				es := g.expN(ys, true)
-				grad := make(map[int]reg.VecVirtual, len(ks))
 				for j, k := range ks {
 					VMULPS(s, es[j], es[j])
-					d := g.load16(pdy, k, bf)
+					d := g.load16(pdy, k, false)
 					VSUBPS(es[j], d, d)
 					if !one {
 						VMULPS(scale, d, d)
 					}
-					grad[k] = d
-				}
-				if bf {
-					g.storeBF16Vecs(ks, grad, pdx)
-					return
-				}
-				for _, k := range ks {
-					g.storeF16(grad[k], g.at(pdx, k, 2), false)
+					g.storeF16(d, g.at(pdx, k, 2), false)
 				}
 			})
 		}, noTail)
 		g.ret()
 	})
-}
-
-// storeBF16Vecs rounds the float32 vectors v[k] to bfloat16 and stores
-// them as vectors k of the bfloat16 array at pd: on AVX-512 roundHi and
-// VPERMT2W by pairs (normalizeBF16Pairs's packing; its constants hoisted
-// and its index in g.pack), on AVX2 storeBF16's packing.
-func (g *gen) storeBF16Vecs(ks []int, v map[int]reg.VecVirtual, pd reg.GPVirtual) {
-	if g.avx512 {
-		j := 0
-		for ; j+1 < len(ks); j += 2 {
-			t0, t1 := g.roundHi(v[ks[j]]), g.roundHi(v[ks[j+1]])
-			VPERMT2W(t1, g.pack, t0)
-			g.storeWords(t0, g.at(pd, ks[j], 2), false)
-		}
-		if j < len(ks) {
-			t := g.roundHi(v[ks[j]])
-			VPSRLD(Imm(16), t, t)
-			h := YMM()
-			VPMOVDW(t, h)
-			g.storeWords(h, g.at(pd, ks[j], 2), false)
-		}
-		return
-	}
-	j := 0
-	for ; j+1 < len(ks); j += 2 {
-		t0, t1 := g.roundBF16(v[ks[j]]), g.roundBF16(v[ks[j+1]])
-		VPACKUSDW(t1, t0, t0)
-		VPERMQ(Imm(0xd8), t0, t0)
-		g.storeWords(t0, g.at(pd, ks[j], 2), false)
-	}
-	if j < len(ks) {
-		t := g.roundBF16(v[ks[j]])
-		hi := XMM()
-		VEXTRACTI128(Imm(1), t, hi)
-		VPACKUSDW(hi, t.AsX(), hi)
-		g.storeWords(hi, g.at(pd, ks[j], 2), false)
-	}
 }

@@ -228,7 +228,6 @@ type gen struct {
 	k       reg.OpmaskVirtual      // AVX-512 tail mask
 	ymask   reg.VecVirtual         // AVX2 tail mask
 	labels  int
-	pack    reg.VecVirtual // bwd16s71c.go: bf16Pack's index, when loaded
 }
 
 // text starts a kernel.
