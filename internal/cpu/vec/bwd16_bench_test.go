@@ -18,6 +18,21 @@ func BenchmarkLogBwd16(b *testing.B) {
 			conv(y, benchFloats(n, -8, 0))
 			conv(dy, benchFloats(n, -1, 1))
 			t := name16(bf)
+			from, to := F16ToF32, F32ToF16
+			if bf {
+				from, to = BF16ToF32, F32ToBF16
+			}
+			fy, fdy, fdx := make([]float32, n), make([]float32, n), make([]float32, n)
+			// The float32 path the two passes replace (gradRow before).
+			b.Run(fmt.Sprintf("%s/f32path/%d", t, n), func(b *testing.B) {
+				for i := 0; i < b.N; i++ {
+					from(fy, y)
+					from(fdy, dy)
+					LogSoftmaxGrad(fdx, fy, fdy, Sum(fdy)*0.3)
+					Normalize(fdx, fdx, 0.7)
+					to(dx, fdx)
+				}
+			})
 			b.Run(fmt.Sprintf("%s/sum/%d", t, n), func(b *testing.B) {
 				for i := 0; i < b.N; i++ {
 					sinkF = Sum16(dy, bf)
