@@ -22810,7 +22810,7 @@ TEXT ·logSoftmaxGradF16AVX2(SB), NOSPLIT, $0-80
 	MOVQ         dy_base+48(FP), BX
 	VBROADCASTSS s+72(FP), Y0
 	VBROADCASTSS scale+76(FP), Y1
-	VBROADCASTSS vecconsts<>+64(SB), Y2
+	VMOVUPS      fwd16s70<>+32(SB), Y2
 	VBROADCASTSS vecconsts<>+96(SB), Y3
 	VUCOMISS     vecconsts<>+416(SB), X1
 	JNE          scaled1
@@ -22818,163 +22818,143 @@ TEXT ·logSoftmaxGradF16AVX2(SB), NOSPLIT, $0-80
 	XORQ         SI, SI
 
 loopU2:
-	CMPQ         CX, $0x00000020
-	JB           loop13
-	VCVTPH2PS    (DX)(SI*2), Y1
-	VCVTPH2PS    16(DX)(SI*2), Y4
-	VMAXPS       Y1, Y2, Y1
-	VMAXPS       Y4, Y2, Y4
-	VMINPS       Y1, Y3, Y1
-	VMINPS       Y4, Y3, Y4
-	VMULPS       vecconsts<>+128(SB), Y1, Y5
-	VMULPS       vecconsts<>+128(SB), Y4, Y6
-	VROUNDPS     $0x00, Y5, Y5
-	VROUNDPS     $0x00, Y6, Y6
-	VFNMADD231PS vecconsts<>+160(SB), Y5, Y1
-	VFNMADD231PS vecconsts<>+160(SB), Y6, Y4
-	VFNMADD231PS vecconsts<>+192(SB), Y5, Y1
-	VFNMADD231PS vecconsts<>+192(SB), Y6, Y4
-	VMOVUPS      vecconsts<>+224(SB), Y7
-	VMOVUPS      vecconsts<>+224(SB), Y8
-	VFMADD213PS  vecconsts<>+256(SB), Y1, Y7
-	VFMADD213PS  vecconsts<>+256(SB), Y4, Y8
-	VFMADD213PS  vecconsts<>+288(SB), Y1, Y7
-	VFMADD213PS  vecconsts<>+288(SB), Y4, Y8
-	VFMADD213PS  vecconsts<>+320(SB), Y1, Y7
-	VFMADD213PS  vecconsts<>+320(SB), Y4, Y8
-	VFMADD213PS  vecconsts<>+352(SB), Y1, Y7
-	VFMADD213PS  vecconsts<>+352(SB), Y4, Y8
-	VFMADD213PS  vecconsts<>+384(SB), Y1, Y7
-	VFMADD213PS  vecconsts<>+384(SB), Y4, Y8
-	VMULPS       Y1, Y1, Y9
-	VMULPS       Y4, Y4, Y10
-	VFMADD213PS  Y1, Y9, Y7
-	VFMADD213PS  Y4, Y10, Y8
-	VADDPS       vecconsts<>+416(SB), Y7, Y7
-	VADDPS       vecconsts<>+416(SB), Y8, Y8
-	VCVTPS2DQ    Y5, Y5
-	VCVTPS2DQ    Y6, Y6
-	VPSRAD       $0x01, Y5, Y1
-	VPSRAD       $0x01, Y6, Y4
-	VPSUBD       Y1, Y5, Y5
-	VPSUBD       Y4, Y6, Y6
-	VPADDD       vecconsts<>+448(SB), Y1, Y1
-	VPSLLD       $0x17, Y1, Y1
-	VPADDD       vecconsts<>+448(SB), Y4, Y4
-	VPSLLD       $0x17, Y4, Y4
-	VPADDD       vecconsts<>+448(SB), Y5, Y5
-	VPSLLD       $0x17, Y5, Y5
-	VPADDD       vecconsts<>+448(SB), Y6, Y6
-	VPSLLD       $0x17, Y6, Y6
-	VMULPS       Y1, Y7, Y7
-	VMULPS       Y4, Y8, Y8
-	VMULPS       Y5, Y7, Y7
-	VMULPS       Y6, Y8, Y8
-	VMULPS       Y0, Y7, Y7
-	VCVTPH2PS    (BX)(SI*2), Y1
-	VSUBPS       Y7, Y1, Y1
-	VCVTPS2PH    $0x00, Y1, (AX)(SI*2)
-	VMULPS       Y0, Y8, Y8
-	VCVTPH2PS    16(BX)(SI*2), Y1
-	VSUBPS       Y8, Y1, Y1
-	VCVTPS2PH    $0x00, Y1, 16(AX)(SI*2)
-	VCVTPH2PS    32(DX)(SI*2), Y1
-	VCVTPH2PS    48(DX)(SI*2), Y4
-	VMAXPS       Y1, Y2, Y1
-	VMAXPS       Y4, Y2, Y4
-	VMINPS       Y1, Y3, Y1
-	VMINPS       Y4, Y3, Y4
-	VMULPS       vecconsts<>+128(SB), Y1, Y5
-	VMULPS       vecconsts<>+128(SB), Y4, Y6
-	VROUNDPS     $0x00, Y5, Y5
-	VROUNDPS     $0x00, Y6, Y6
-	VFNMADD231PS vecconsts<>+160(SB), Y5, Y1
-	VFNMADD231PS vecconsts<>+160(SB), Y6, Y4
-	VFNMADD231PS vecconsts<>+192(SB), Y5, Y1
-	VFNMADD231PS vecconsts<>+192(SB), Y6, Y4
-	VMOVUPS      vecconsts<>+224(SB), Y7
-	VMOVUPS      vecconsts<>+224(SB), Y8
-	VFMADD213PS  vecconsts<>+256(SB), Y1, Y7
-	VFMADD213PS  vecconsts<>+256(SB), Y4, Y8
-	VFMADD213PS  vecconsts<>+288(SB), Y1, Y7
-	VFMADD213PS  vecconsts<>+288(SB), Y4, Y8
-	VFMADD213PS  vecconsts<>+320(SB), Y1, Y7
-	VFMADD213PS  vecconsts<>+320(SB), Y4, Y8
-	VFMADD213PS  vecconsts<>+352(SB), Y1, Y7
-	VFMADD213PS  vecconsts<>+352(SB), Y4, Y8
-	VFMADD213PS  vecconsts<>+384(SB), Y1, Y7
-	VFMADD213PS  vecconsts<>+384(SB), Y4, Y8
-	VMULPS       Y1, Y1, Y9
-	VMULPS       Y4, Y4, Y10
-	VFMADD213PS  Y1, Y9, Y7
-	VFMADD213PS  Y4, Y10, Y8
-	VADDPS       vecconsts<>+416(SB), Y7, Y7
-	VADDPS       vecconsts<>+416(SB), Y8, Y8
-	VCVTPS2DQ    Y5, Y5
-	VCVTPS2DQ    Y6, Y6
-	VPSRAD       $0x01, Y5, Y1
-	VPSRAD       $0x01, Y6, Y4
-	VPSUBD       Y1, Y5, Y5
-	VPSUBD       Y4, Y6, Y6
-	VPADDD       vecconsts<>+448(SB), Y1, Y1
-	VPSLLD       $0x17, Y1, Y1
-	VPADDD       vecconsts<>+448(SB), Y4, Y4
-	VPSLLD       $0x17, Y4, Y4
-	VPADDD       vecconsts<>+448(SB), Y5, Y5
-	VPSLLD       $0x17, Y5, Y5
-	VPADDD       vecconsts<>+448(SB), Y6, Y6
-	VPSLLD       $0x17, Y6, Y6
-	VMULPS       Y1, Y7, Y7
-	VMULPS       Y4, Y8, Y8
-	VMULPS       Y5, Y7, Y7
-	VMULPS       Y6, Y8, Y8
-	VMULPS       Y0, Y7, Y7
-	VCVTPH2PS    32(BX)(SI*2), Y1
-	VSUBPS       Y7, Y1, Y1
-	VCVTPS2PH    $0x00, Y1, 32(AX)(SI*2)
-	VMULPS       Y0, Y8, Y8
-	VCVTPH2PS    48(BX)(SI*2), Y1
-	VSUBPS       Y8, Y1, Y1
-	VCVTPS2PH    $0x00, Y1, 48(AX)(SI*2)
-	ADDQ         $0x00000020, SI
-	SUBQ         $0x00000020, CX
-	JMP          loopU2
+	CMPQ        CX, $0x00000020
+	JB          loop13
+	VCVTPH2PS   (DX)(SI*2), Y1
+	VCVTPH2PS   16(DX)(SI*2), Y4
+	VMINPS      Y1, Y3, Y1
+	VMINPS      Y4, Y3, Y4
+	VMULPS      fwd16s70<>+0(SB), Y1, Y1
+	VMULPS      fwd16s70<>+0(SB), Y4, Y4
+	VMAXPS      Y1, Y2, Y1
+	VMAXPS      Y4, Y2, Y4
+	VROUNDPS    $0x09, Y1, Y5
+	VROUNDPS    $0x09, Y4, Y6
+	VSUBPS      Y5, Y1, Y1
+	VSUBPS      Y6, Y4, Y4
+	VMOVUPS     fwd16s70<>+544(SB), Y7
+	VMOVUPS     fwd16s70<>+544(SB), Y8
+	VFMADD213PS fwd16s70<>+512(SB), Y1, Y7
+	VFMADD213PS fwd16s70<>+512(SB), Y4, Y8
+	VFMADD213PS fwd16s70<>+480(SB), Y1, Y7
+	VFMADD213PS fwd16s70<>+480(SB), Y4, Y8
+	VFMADD213PS fwd16s70<>+448(SB), Y1, Y7
+	VFMADD213PS fwd16s70<>+448(SB), Y4, Y8
+	VFMADD213PS fwd16s70<>+416(SB), Y1, Y7
+	VFMADD213PS fwd16s70<>+416(SB), Y4, Y8
+	VFMADD213PS fwd16s70<>+384(SB), Y1, Y7
+	VFMADD213PS fwd16s70<>+384(SB), Y4, Y8
+	VCVTPS2DQ   Y5, Y5
+	VCVTPS2DQ   Y6, Y6
+	VPSRAD      $0x01, Y5, Y1
+	VPSRAD      $0x01, Y6, Y4
+	VPSUBD      Y1, Y5, Y5
+	VPSUBD      Y4, Y6, Y6
+	VPADDD      vecconsts<>+448(SB), Y1, Y1
+	VPSLLD      $0x17, Y1, Y1
+	VPADDD      vecconsts<>+448(SB), Y4, Y4
+	VPSLLD      $0x17, Y4, Y4
+	VPADDD      vecconsts<>+448(SB), Y5, Y5
+	VPSLLD      $0x17, Y5, Y5
+	VPADDD      vecconsts<>+448(SB), Y6, Y6
+	VPSLLD      $0x17, Y6, Y6
+	VMULPS      Y1, Y7, Y7
+	VMULPS      Y4, Y8, Y8
+	VMULPS      Y5, Y7, Y7
+	VMULPS      Y6, Y8, Y8
+	VMULPS      Y0, Y7, Y7
+	VCVTPH2PS   (BX)(SI*2), Y1
+	VSUBPS      Y7, Y1, Y1
+	VCVTPS2PH   $0x00, Y1, (AX)(SI*2)
+	VMULPS      Y0, Y8, Y8
+	VCVTPH2PS   16(BX)(SI*2), Y1
+	VSUBPS      Y8, Y1, Y1
+	VCVTPS2PH   $0x00, Y1, 16(AX)(SI*2)
+	VCVTPH2PS   32(DX)(SI*2), Y1
+	VCVTPH2PS   48(DX)(SI*2), Y4
+	VMINPS      Y1, Y3, Y1
+	VMINPS      Y4, Y3, Y4
+	VMULPS      fwd16s70<>+0(SB), Y1, Y1
+	VMULPS      fwd16s70<>+0(SB), Y4, Y4
+	VMAXPS      Y1, Y2, Y1
+	VMAXPS      Y4, Y2, Y4
+	VROUNDPS    $0x09, Y1, Y5
+	VROUNDPS    $0x09, Y4, Y6
+	VSUBPS      Y5, Y1, Y1
+	VSUBPS      Y6, Y4, Y4
+	VMOVUPS     fwd16s70<>+544(SB), Y7
+	VMOVUPS     fwd16s70<>+544(SB), Y8
+	VFMADD213PS fwd16s70<>+512(SB), Y1, Y7
+	VFMADD213PS fwd16s70<>+512(SB), Y4, Y8
+	VFMADD213PS fwd16s70<>+480(SB), Y1, Y7
+	VFMADD213PS fwd16s70<>+480(SB), Y4, Y8
+	VFMADD213PS fwd16s70<>+448(SB), Y1, Y7
+	VFMADD213PS fwd16s70<>+448(SB), Y4, Y8
+	VFMADD213PS fwd16s70<>+416(SB), Y1, Y7
+	VFMADD213PS fwd16s70<>+416(SB), Y4, Y8
+	VFMADD213PS fwd16s70<>+384(SB), Y1, Y7
+	VFMADD213PS fwd16s70<>+384(SB), Y4, Y8
+	VCVTPS2DQ   Y5, Y5
+	VCVTPS2DQ   Y6, Y6
+	VPSRAD      $0x01, Y5, Y1
+	VPSRAD      $0x01, Y6, Y4
+	VPSUBD      Y1, Y5, Y5
+	VPSUBD      Y4, Y6, Y6
+	VPADDD      vecconsts<>+448(SB), Y1, Y1
+	VPSLLD      $0x17, Y1, Y1
+	VPADDD      vecconsts<>+448(SB), Y4, Y4
+	VPSLLD      $0x17, Y4, Y4
+	VPADDD      vecconsts<>+448(SB), Y5, Y5
+	VPSLLD      $0x17, Y5, Y5
+	VPADDD      vecconsts<>+448(SB), Y6, Y6
+	VPSLLD      $0x17, Y6, Y6
+	VMULPS      Y1, Y7, Y7
+	VMULPS      Y4, Y8, Y8
+	VMULPS      Y5, Y7, Y7
+	VMULPS      Y6, Y8, Y8
+	VMULPS      Y0, Y7, Y7
+	VCVTPH2PS   32(BX)(SI*2), Y1
+	VSUBPS      Y7, Y1, Y1
+	VCVTPS2PH   $0x00, Y1, 32(AX)(SI*2)
+	VMULPS      Y0, Y8, Y8
+	VCVTPH2PS   48(BX)(SI*2), Y1
+	VSUBPS      Y8, Y1, Y1
+	VCVTPS2PH   $0x00, Y1, 48(AX)(SI*2)
+	ADDQ        $0x00000020, SI
+	SUBQ        $0x00000020, CX
+	JMP         loopU2
 
 loop13:
-	CMPQ         CX, $0x00000008
-	JB           tail4
-	VCVTPH2PS    (DX)(SI*2), Y1
-	VMAXPS       Y1, Y2, Y1
-	VMINPS       Y1, Y3, Y1
-	VMULPS       vecconsts<>+128(SB), Y1, Y4
-	VROUNDPS     $0x00, Y4, Y4
-	VFNMADD231PS vecconsts<>+160(SB), Y4, Y1
-	VFNMADD231PS vecconsts<>+192(SB), Y4, Y1
-	VMOVUPS      vecconsts<>+224(SB), Y5
-	VFMADD213PS  vecconsts<>+256(SB), Y1, Y5
-	VFMADD213PS  vecconsts<>+288(SB), Y1, Y5
-	VFMADD213PS  vecconsts<>+320(SB), Y1, Y5
-	VFMADD213PS  vecconsts<>+352(SB), Y1, Y5
-	VFMADD213PS  vecconsts<>+384(SB), Y1, Y5
-	VMULPS       Y1, Y1, Y6
-	VFMADD213PS  Y1, Y6, Y5
-	VADDPS       vecconsts<>+416(SB), Y5, Y5
-	VCVTPS2DQ    Y4, Y4
-	VPSRAD       $0x01, Y4, Y1
-	VPSUBD       Y1, Y4, Y4
-	VPADDD       vecconsts<>+448(SB), Y1, Y1
-	VPSLLD       $0x17, Y1, Y1
-	VPADDD       vecconsts<>+448(SB), Y4, Y4
-	VPSLLD       $0x17, Y4, Y4
-	VMULPS       Y1, Y5, Y5
-	VMULPS       Y4, Y5, Y5
-	VMULPS       Y0, Y5, Y5
-	VCVTPH2PS    (BX)(SI*2), Y1
-	VSUBPS       Y5, Y1, Y1
-	VCVTPS2PH    $0x00, Y1, (AX)(SI*2)
-	ADDQ         $0x00000008, SI
-	SUBQ         $0x00000008, CX
-	JMP          loop13
+	CMPQ        CX, $0x00000008
+	JB          tail4
+	VCVTPH2PS   (DX)(SI*2), Y1
+	VMINPS      Y1, Y3, Y1
+	VMULPS      fwd16s70<>+0(SB), Y1, Y1
+	VMAXPS      Y1, Y2, Y1
+	VROUNDPS    $0x09, Y1, Y4
+	VSUBPS      Y4, Y1, Y1
+	VMOVUPS     fwd16s70<>+544(SB), Y5
+	VFMADD213PS fwd16s70<>+512(SB), Y1, Y5
+	VFMADD213PS fwd16s70<>+480(SB), Y1, Y5
+	VFMADD213PS fwd16s70<>+448(SB), Y1, Y5
+	VFMADD213PS fwd16s70<>+416(SB), Y1, Y5
+	VFMADD213PS fwd16s70<>+384(SB), Y1, Y5
+	VCVTPS2DQ   Y4, Y4
+	VPSRAD      $0x01, Y4, Y1
+	VPSUBD      Y1, Y4, Y4
+	VPADDD      vecconsts<>+448(SB), Y1, Y1
+	VPSLLD      $0x17, Y1, Y1
+	VPADDD      vecconsts<>+448(SB), Y4, Y4
+	VPSLLD      $0x17, Y4, Y4
+	VMULPS      Y1, Y5, Y5
+	VMULPS      Y4, Y5, Y5
+	VMULPS      Y0, Y5, Y5
+	VCVTPH2PS   (BX)(SI*2), Y1
+	VSUBPS      Y5, Y1, Y1
+	VCVTPS2PH   $0x00, Y1, (AX)(SI*2)
+	ADDQ        $0x00000008, SI
+	SUBQ        $0x00000008, CX
+	JMP         loop13
 
 tail4:
 	TESTQ CX, CX
@@ -22988,168 +22968,148 @@ scaled1:
 	XORQ SI, SI
 
 loopU6:
-	CMPQ         CX, $0x00000020
-	JB           loop17
-	VCVTPH2PS    (DX)(SI*2), Y4
-	VCVTPH2PS    16(DX)(SI*2), Y5
-	VMAXPS       Y4, Y2, Y4
-	VMAXPS       Y5, Y2, Y5
-	VMINPS       Y4, Y3, Y4
-	VMINPS       Y5, Y3, Y5
-	VMULPS       vecconsts<>+128(SB), Y4, Y6
-	VMULPS       vecconsts<>+128(SB), Y5, Y7
-	VROUNDPS     $0x00, Y6, Y6
-	VROUNDPS     $0x00, Y7, Y7
-	VFNMADD231PS vecconsts<>+160(SB), Y6, Y4
-	VFNMADD231PS vecconsts<>+160(SB), Y7, Y5
-	VFNMADD231PS vecconsts<>+192(SB), Y6, Y4
-	VFNMADD231PS vecconsts<>+192(SB), Y7, Y5
-	VMOVUPS      vecconsts<>+224(SB), Y8
-	VMOVUPS      vecconsts<>+224(SB), Y9
-	VFMADD213PS  vecconsts<>+256(SB), Y4, Y8
-	VFMADD213PS  vecconsts<>+256(SB), Y5, Y9
-	VFMADD213PS  vecconsts<>+288(SB), Y4, Y8
-	VFMADD213PS  vecconsts<>+288(SB), Y5, Y9
-	VFMADD213PS  vecconsts<>+320(SB), Y4, Y8
-	VFMADD213PS  vecconsts<>+320(SB), Y5, Y9
-	VFMADD213PS  vecconsts<>+352(SB), Y4, Y8
-	VFMADD213PS  vecconsts<>+352(SB), Y5, Y9
-	VFMADD213PS  vecconsts<>+384(SB), Y4, Y8
-	VFMADD213PS  vecconsts<>+384(SB), Y5, Y9
-	VMULPS       Y4, Y4, Y10
-	VMULPS       Y5, Y5, Y11
-	VFMADD213PS  Y4, Y10, Y8
-	VFMADD213PS  Y5, Y11, Y9
-	VADDPS       vecconsts<>+416(SB), Y8, Y8
-	VADDPS       vecconsts<>+416(SB), Y9, Y9
-	VCVTPS2DQ    Y6, Y6
-	VCVTPS2DQ    Y7, Y7
-	VPSRAD       $0x01, Y6, Y4
-	VPSRAD       $0x01, Y7, Y5
-	VPSUBD       Y4, Y6, Y6
-	VPSUBD       Y5, Y7, Y7
-	VPADDD       vecconsts<>+448(SB), Y4, Y4
-	VPSLLD       $0x17, Y4, Y4
-	VPADDD       vecconsts<>+448(SB), Y5, Y5
-	VPSLLD       $0x17, Y5, Y5
-	VPADDD       vecconsts<>+448(SB), Y6, Y6
-	VPSLLD       $0x17, Y6, Y6
-	VPADDD       vecconsts<>+448(SB), Y7, Y7
-	VPSLLD       $0x17, Y7, Y7
-	VMULPS       Y4, Y8, Y8
-	VMULPS       Y5, Y9, Y9
-	VMULPS       Y6, Y8, Y8
-	VMULPS       Y7, Y9, Y9
-	VMULPS       Y0, Y8, Y8
-	VCVTPH2PS    (BX)(SI*2), Y4
-	VSUBPS       Y8, Y4, Y4
-	VMULPS       Y1, Y4, Y4
-	VCVTPS2PH    $0x00, Y4, (AX)(SI*2)
-	VMULPS       Y0, Y9, Y9
-	VCVTPH2PS    16(BX)(SI*2), Y4
-	VSUBPS       Y9, Y4, Y4
-	VMULPS       Y1, Y4, Y4
-	VCVTPS2PH    $0x00, Y4, 16(AX)(SI*2)
-	VCVTPH2PS    32(DX)(SI*2), Y4
-	VCVTPH2PS    48(DX)(SI*2), Y5
-	VMAXPS       Y4, Y2, Y4
-	VMAXPS       Y5, Y2, Y5
-	VMINPS       Y4, Y3, Y4
-	VMINPS       Y5, Y3, Y5
-	VMULPS       vecconsts<>+128(SB), Y4, Y6
-	VMULPS       vecconsts<>+128(SB), Y5, Y7
-	VROUNDPS     $0x00, Y6, Y6
-	VROUNDPS     $0x00, Y7, Y7
-	VFNMADD231PS vecconsts<>+160(SB), Y6, Y4
-	VFNMADD231PS vecconsts<>+160(SB), Y7, Y5
-	VFNMADD231PS vecconsts<>+192(SB), Y6, Y4
-	VFNMADD231PS vecconsts<>+192(SB), Y7, Y5
-	VMOVUPS      vecconsts<>+224(SB), Y8
-	VMOVUPS      vecconsts<>+224(SB), Y9
-	VFMADD213PS  vecconsts<>+256(SB), Y4, Y8
-	VFMADD213PS  vecconsts<>+256(SB), Y5, Y9
-	VFMADD213PS  vecconsts<>+288(SB), Y4, Y8
-	VFMADD213PS  vecconsts<>+288(SB), Y5, Y9
-	VFMADD213PS  vecconsts<>+320(SB), Y4, Y8
-	VFMADD213PS  vecconsts<>+320(SB), Y5, Y9
-	VFMADD213PS  vecconsts<>+352(SB), Y4, Y8
-	VFMADD213PS  vecconsts<>+352(SB), Y5, Y9
-	VFMADD213PS  vecconsts<>+384(SB), Y4, Y8
-	VFMADD213PS  vecconsts<>+384(SB), Y5, Y9
-	VMULPS       Y4, Y4, Y10
-	VMULPS       Y5, Y5, Y11
-	VFMADD213PS  Y4, Y10, Y8
-	VFMADD213PS  Y5, Y11, Y9
-	VADDPS       vecconsts<>+416(SB), Y8, Y8
-	VADDPS       vecconsts<>+416(SB), Y9, Y9
-	VCVTPS2DQ    Y6, Y6
-	VCVTPS2DQ    Y7, Y7
-	VPSRAD       $0x01, Y6, Y4
-	VPSRAD       $0x01, Y7, Y5
-	VPSUBD       Y4, Y6, Y6
-	VPSUBD       Y5, Y7, Y7
-	VPADDD       vecconsts<>+448(SB), Y4, Y4
-	VPSLLD       $0x17, Y4, Y4
-	VPADDD       vecconsts<>+448(SB), Y5, Y5
-	VPSLLD       $0x17, Y5, Y5
-	VPADDD       vecconsts<>+448(SB), Y6, Y6
-	VPSLLD       $0x17, Y6, Y6
-	VPADDD       vecconsts<>+448(SB), Y7, Y7
-	VPSLLD       $0x17, Y7, Y7
-	VMULPS       Y4, Y8, Y8
-	VMULPS       Y5, Y9, Y9
-	VMULPS       Y6, Y8, Y8
-	VMULPS       Y7, Y9, Y9
-	VMULPS       Y0, Y8, Y8
-	VCVTPH2PS    32(BX)(SI*2), Y4
-	VSUBPS       Y8, Y4, Y4
-	VMULPS       Y1, Y4, Y4
-	VCVTPS2PH    $0x00, Y4, 32(AX)(SI*2)
-	VMULPS       Y0, Y9, Y9
-	VCVTPH2PS    48(BX)(SI*2), Y4
-	VSUBPS       Y9, Y4, Y4
-	VMULPS       Y1, Y4, Y4
-	VCVTPS2PH    $0x00, Y4, 48(AX)(SI*2)
-	ADDQ         $0x00000020, SI
-	SUBQ         $0x00000020, CX
-	JMP          loopU6
+	CMPQ        CX, $0x00000020
+	JB          loop17
+	VCVTPH2PS   (DX)(SI*2), Y4
+	VCVTPH2PS   16(DX)(SI*2), Y5
+	VMINPS      Y4, Y3, Y4
+	VMINPS      Y5, Y3, Y5
+	VMULPS      fwd16s70<>+0(SB), Y4, Y4
+	VMULPS      fwd16s70<>+0(SB), Y5, Y5
+	VMAXPS      Y4, Y2, Y4
+	VMAXPS      Y5, Y2, Y5
+	VROUNDPS    $0x09, Y4, Y6
+	VROUNDPS    $0x09, Y5, Y7
+	VSUBPS      Y6, Y4, Y4
+	VSUBPS      Y7, Y5, Y5
+	VMOVUPS     fwd16s70<>+544(SB), Y8
+	VMOVUPS     fwd16s70<>+544(SB), Y9
+	VFMADD213PS fwd16s70<>+512(SB), Y4, Y8
+	VFMADD213PS fwd16s70<>+512(SB), Y5, Y9
+	VFMADD213PS fwd16s70<>+480(SB), Y4, Y8
+	VFMADD213PS fwd16s70<>+480(SB), Y5, Y9
+	VFMADD213PS fwd16s70<>+448(SB), Y4, Y8
+	VFMADD213PS fwd16s70<>+448(SB), Y5, Y9
+	VFMADD213PS fwd16s70<>+416(SB), Y4, Y8
+	VFMADD213PS fwd16s70<>+416(SB), Y5, Y9
+	VFMADD213PS fwd16s70<>+384(SB), Y4, Y8
+	VFMADD213PS fwd16s70<>+384(SB), Y5, Y9
+	VCVTPS2DQ   Y6, Y6
+	VCVTPS2DQ   Y7, Y7
+	VPSRAD      $0x01, Y6, Y4
+	VPSRAD      $0x01, Y7, Y5
+	VPSUBD      Y4, Y6, Y6
+	VPSUBD      Y5, Y7, Y7
+	VPADDD      vecconsts<>+448(SB), Y4, Y4
+	VPSLLD      $0x17, Y4, Y4
+	VPADDD      vecconsts<>+448(SB), Y5, Y5
+	VPSLLD      $0x17, Y5, Y5
+	VPADDD      vecconsts<>+448(SB), Y6, Y6
+	VPSLLD      $0x17, Y6, Y6
+	VPADDD      vecconsts<>+448(SB), Y7, Y7
+	VPSLLD      $0x17, Y7, Y7
+	VMULPS      Y4, Y8, Y8
+	VMULPS      Y5, Y9, Y9
+	VMULPS      Y6, Y8, Y8
+	VMULPS      Y7, Y9, Y9
+	VMULPS      Y0, Y8, Y8
+	VCVTPH2PS   (BX)(SI*2), Y4
+	VSUBPS      Y8, Y4, Y4
+	VMULPS      Y1, Y4, Y4
+	VCVTPS2PH   $0x00, Y4, (AX)(SI*2)
+	VMULPS      Y0, Y9, Y9
+	VCVTPH2PS   16(BX)(SI*2), Y4
+	VSUBPS      Y9, Y4, Y4
+	VMULPS      Y1, Y4, Y4
+	VCVTPS2PH   $0x00, Y4, 16(AX)(SI*2)
+	VCVTPH2PS   32(DX)(SI*2), Y4
+	VCVTPH2PS   48(DX)(SI*2), Y5
+	VMINPS      Y4, Y3, Y4
+	VMINPS      Y5, Y3, Y5
+	VMULPS      fwd16s70<>+0(SB), Y4, Y4
+	VMULPS      fwd16s70<>+0(SB), Y5, Y5
+	VMAXPS      Y4, Y2, Y4
+	VMAXPS      Y5, Y2, Y5
+	VROUNDPS    $0x09, Y4, Y6
+	VROUNDPS    $0x09, Y5, Y7
+	VSUBPS      Y6, Y4, Y4
+	VSUBPS      Y7, Y5, Y5
+	VMOVUPS     fwd16s70<>+544(SB), Y8
+	VMOVUPS     fwd16s70<>+544(SB), Y9
+	VFMADD213PS fwd16s70<>+512(SB), Y4, Y8
+	VFMADD213PS fwd16s70<>+512(SB), Y5, Y9
+	VFMADD213PS fwd16s70<>+480(SB), Y4, Y8
+	VFMADD213PS fwd16s70<>+480(SB), Y5, Y9
+	VFMADD213PS fwd16s70<>+448(SB), Y4, Y8
+	VFMADD213PS fwd16s70<>+448(SB), Y5, Y9
+	VFMADD213PS fwd16s70<>+416(SB), Y4, Y8
+	VFMADD213PS fwd16s70<>+416(SB), Y5, Y9
+	VFMADD213PS fwd16s70<>+384(SB), Y4, Y8
+	VFMADD213PS fwd16s70<>+384(SB), Y5, Y9
+	VCVTPS2DQ   Y6, Y6
+	VCVTPS2DQ   Y7, Y7
+	VPSRAD      $0x01, Y6, Y4
+	VPSRAD      $0x01, Y7, Y5
+	VPSUBD      Y4, Y6, Y6
+	VPSUBD      Y5, Y7, Y7
+	VPADDD      vecconsts<>+448(SB), Y4, Y4
+	VPSLLD      $0x17, Y4, Y4
+	VPADDD      vecconsts<>+448(SB), Y5, Y5
+	VPSLLD      $0x17, Y5, Y5
+	VPADDD      vecconsts<>+448(SB), Y6, Y6
+	VPSLLD      $0x17, Y6, Y6
+	VPADDD      vecconsts<>+448(SB), Y7, Y7
+	VPSLLD      $0x17, Y7, Y7
+	VMULPS      Y4, Y8, Y8
+	VMULPS      Y5, Y9, Y9
+	VMULPS      Y6, Y8, Y8
+	VMULPS      Y7, Y9, Y9
+	VMULPS      Y0, Y8, Y8
+	VCVTPH2PS   32(BX)(SI*2), Y4
+	VSUBPS      Y8, Y4, Y4
+	VMULPS      Y1, Y4, Y4
+	VCVTPS2PH   $0x00, Y4, 32(AX)(SI*2)
+	VMULPS      Y0, Y9, Y9
+	VCVTPH2PS   48(BX)(SI*2), Y4
+	VSUBPS      Y9, Y4, Y4
+	VMULPS      Y1, Y4, Y4
+	VCVTPS2PH   $0x00, Y4, 48(AX)(SI*2)
+	ADDQ        $0x00000020, SI
+	SUBQ        $0x00000020, CX
+	JMP         loopU6
 
 loop17:
-	CMPQ         CX, $0x00000008
-	JB           tail8
-	VCVTPH2PS    (DX)(SI*2), Y4
-	VMAXPS       Y4, Y2, Y4
-	VMINPS       Y4, Y3, Y4
-	VMULPS       vecconsts<>+128(SB), Y4, Y5
-	VROUNDPS     $0x00, Y5, Y5
-	VFNMADD231PS vecconsts<>+160(SB), Y5, Y4
-	VFNMADD231PS vecconsts<>+192(SB), Y5, Y4
-	VMOVUPS      vecconsts<>+224(SB), Y6
-	VFMADD213PS  vecconsts<>+256(SB), Y4, Y6
-	VFMADD213PS  vecconsts<>+288(SB), Y4, Y6
-	VFMADD213PS  vecconsts<>+320(SB), Y4, Y6
-	VFMADD213PS  vecconsts<>+352(SB), Y4, Y6
-	VFMADD213PS  vecconsts<>+384(SB), Y4, Y6
-	VMULPS       Y4, Y4, Y7
-	VFMADD213PS  Y4, Y7, Y6
-	VADDPS       vecconsts<>+416(SB), Y6, Y6
-	VCVTPS2DQ    Y5, Y5
-	VPSRAD       $0x01, Y5, Y4
-	VPSUBD       Y4, Y5, Y5
-	VPADDD       vecconsts<>+448(SB), Y4, Y4
-	VPSLLD       $0x17, Y4, Y4
-	VPADDD       vecconsts<>+448(SB), Y5, Y5
-	VPSLLD       $0x17, Y5, Y5
-	VMULPS       Y4, Y6, Y6
-	VMULPS       Y5, Y6, Y6
-	VMULPS       Y0, Y6, Y6
-	VCVTPH2PS    (BX)(SI*2), Y4
-	VSUBPS       Y6, Y4, Y4
-	VMULPS       Y1, Y4, Y4
-	VCVTPS2PH    $0x00, Y4, (AX)(SI*2)
-	ADDQ         $0x00000008, SI
-	SUBQ         $0x00000008, CX
-	JMP          loop17
+	CMPQ        CX, $0x00000008
+	JB          tail8
+	VCVTPH2PS   (DX)(SI*2), Y4
+	VMINPS      Y4, Y3, Y4
+	VMULPS      fwd16s70<>+0(SB), Y4, Y4
+	VMAXPS      Y4, Y2, Y4
+	VROUNDPS    $0x09, Y4, Y5
+	VSUBPS      Y5, Y4, Y4
+	VMOVUPS     fwd16s70<>+544(SB), Y6
+	VFMADD213PS fwd16s70<>+512(SB), Y4, Y6
+	VFMADD213PS fwd16s70<>+480(SB), Y4, Y6
+	VFMADD213PS fwd16s70<>+448(SB), Y4, Y6
+	VFMADD213PS fwd16s70<>+416(SB), Y4, Y6
+	VFMADD213PS fwd16s70<>+384(SB), Y4, Y6
+	VCVTPS2DQ   Y5, Y5
+	VPSRAD      $0x01, Y5, Y4
+	VPSUBD      Y4, Y5, Y5
+	VPADDD      vecconsts<>+448(SB), Y4, Y4
+	VPSLLD      $0x17, Y4, Y4
+	VPADDD      vecconsts<>+448(SB), Y5, Y5
+	VPSLLD      $0x17, Y5, Y5
+	VMULPS      Y4, Y6, Y6
+	VMULPS      Y5, Y6, Y6
+	VMULPS      Y0, Y6, Y6
+	VCVTPH2PS   (BX)(SI*2), Y4
+	VSUBPS      Y6, Y4, Y4
+	VMULPS      Y1, Y4, Y4
+	VCVTPS2PH   $0x00, Y4, (AX)(SI*2)
+	ADDQ        $0x00000008, SI
+	SUBQ        $0x00000008, CX
+	JMP         loop17
 
 tail8:
 	TESTQ CX, CX
@@ -23275,7 +23235,7 @@ done4:
 	RET
 
 // func logSoftmaxGradF16AVX512(dx []uint16, y []uint16, dy []uint16, s float32, scale float32)
-// Requires: AVX, AVX512F
+// Requires: AVX, AVX512DQ, AVX512F
 TEXT ·logSoftmaxGradF16AVX512(SB), NOSPLIT, $0-80
 	MOVQ         dx_base+0(FP), AX
 	MOVQ         dx_len+8(FP), CX
@@ -23283,141 +23243,107 @@ TEXT ·logSoftmaxGradF16AVX512(SB), NOSPLIT, $0-80
 	MOVQ         dy_base+48(FP), BX
 	VBROADCASTSS s+72(FP), Z0
 	VBROADCASTSS scale+76(FP), Z1
-	VBROADCASTSS vecconsts<>+64(SB), Z2
-	VBROADCASTSS vecconsts<>+96(SB), Z3
-	VBROADCASTSS vecconsts<>+128(SB), Z4
-	VBROADCASTSS vecconsts<>+160(SB), Z5
-	VBROADCASTSS vecconsts<>+192(SB), Z6
-	VBROADCASTSS vecconsts<>+224(SB), Z7
-	VBROADCASTSS vecconsts<>+256(SB), Z8
-	VBROADCASTSS vecconsts<>+288(SB), Z9
-	VBROADCASTSS vecconsts<>+320(SB), Z10
-	VBROADCASTSS vecconsts<>+352(SB), Z11
-	VBROADCASTSS vecconsts<>+384(SB), Z12
-	VBROADCASTSS vecconsts<>+416(SB), Z13
+	VBROADCASTSS fwd16s70<>+384(SB), Z2
+	VBROADCASTSS fwd16s70<>+416(SB), Z3
+	VBROADCASTSS fwd16s70<>+448(SB), Z4
+	VBROADCASTSS fwd16s70<>+480(SB), Z5
+	VBROADCASTSS fwd16s70<>+512(SB), Z6
+	VBROADCASTSS fwd16s70<>+544(SB), Z7
+	VBROADCASTSS fwd16s70<>+0(SB), Z8
+	VBROADCASTSS vecconsts<>+96(SB), Z9
 	VUCOMISS     vecconsts<>+416(SB), X1
 	JNE          scaled1
 	JP           scaled1
 	XORQ         SI, SI
 
 loopU2:
-	CMPQ         CX, $0x00000040
-	JB           loop13
-	VCVTPH2PS    (DX)(SI*2), Z1
-	VCVTPH2PS    32(DX)(SI*2), Z14
-	VCVTPH2PS    64(DX)(SI*2), Z15
-	VCVTPH2PS    96(DX)(SI*2), Z16
-	VMAXPS       Z1, Z2, Z1
-	VMAXPS       Z14, Z2, Z14
-	VMAXPS       Z15, Z2, Z15
-	VMAXPS       Z16, Z2, Z16
-	VMINPS       Z1, Z3, Z1
-	VMINPS       Z14, Z3, Z14
-	VMINPS       Z15, Z3, Z15
-	VMINPS       Z16, Z3, Z16
-	VMULPS       Z4, Z1, Z17
-	VMULPS       Z4, Z14, Z18
-	VMULPS       Z4, Z15, Z19
-	VMULPS       Z4, Z16, Z20
-	VRNDSCALEPS  $0x00, Z17, Z17
-	VRNDSCALEPS  $0x00, Z18, Z18
-	VRNDSCALEPS  $0x00, Z19, Z19
-	VRNDSCALEPS  $0x00, Z20, Z20
-	VFNMADD231PS Z5, Z17, Z1
-	VFNMADD231PS Z5, Z18, Z14
-	VFNMADD231PS Z5, Z19, Z15
-	VFNMADD231PS Z5, Z20, Z16
-	VFNMADD231PS Z6, Z17, Z1
-	VFNMADD231PS Z6, Z18, Z14
-	VFNMADD231PS Z6, Z19, Z15
-	VFNMADD231PS Z6, Z20, Z16
-	VMOVAPS      Z7, Z21
-	VMOVAPS      Z7, Z22
-	VMOVAPS      Z7, Z23
-	VMOVAPS      Z7, Z24
-	VFMADD213PS  Z8, Z1, Z21
-	VFMADD213PS  Z8, Z14, Z22
-	VFMADD213PS  Z8, Z15, Z23
-	VFMADD213PS  Z8, Z16, Z24
-	VFMADD213PS  Z9, Z1, Z21
-	VFMADD213PS  Z9, Z14, Z22
-	VFMADD213PS  Z9, Z15, Z23
-	VFMADD213PS  Z9, Z16, Z24
-	VFMADD213PS  Z10, Z1, Z21
-	VFMADD213PS  Z10, Z14, Z22
-	VFMADD213PS  Z10, Z15, Z23
-	VFMADD213PS  Z10, Z16, Z24
-	VFMADD213PS  Z11, Z1, Z21
-	VFMADD213PS  Z11, Z14, Z22
-	VFMADD213PS  Z11, Z15, Z23
-	VFMADD213PS  Z11, Z16, Z24
-	VFMADD213PS  Z12, Z1, Z21
-	VFMADD213PS  Z12, Z14, Z22
-	VFMADD213PS  Z12, Z15, Z23
-	VFMADD213PS  Z12, Z16, Z24
-	VMULPS       Z1, Z1, Z25
-	VMULPS       Z14, Z14, Z26
-	VMULPS       Z15, Z15, Z27
-	VMULPS       Z16, Z16, Z28
-	VFMADD213PS  Z1, Z25, Z21
-	VFMADD213PS  Z14, Z26, Z22
-	VFMADD213PS  Z15, Z27, Z23
-	VFMADD213PS  Z16, Z28, Z24
-	VADDPS       Z13, Z21, Z21
-	VADDPS       Z13, Z22, Z22
-	VADDPS       Z13, Z23, Z23
-	VADDPS       Z13, Z24, Z24
-	VSCALEFPS    Z17, Z21, Z21
-	VSCALEFPS    Z18, Z22, Z22
-	VSCALEFPS    Z19, Z23, Z23
-	VSCALEFPS    Z20, Z24, Z24
-	VMULPS       Z0, Z21, Z21
-	VCVTPH2PS    (BX)(SI*2), Z1
-	VSUBPS       Z21, Z1, Z1
-	VCVTPS2PH    $0x00, Z1, (AX)(SI*2)
-	VMULPS       Z0, Z22, Z22
-	VCVTPH2PS    32(BX)(SI*2), Z1
-	VSUBPS       Z22, Z1, Z1
-	VCVTPS2PH    $0x00, Z1, 32(AX)(SI*2)
-	VMULPS       Z0, Z23, Z23
-	VCVTPH2PS    64(BX)(SI*2), Z1
-	VSUBPS       Z23, Z1, Z1
-	VCVTPS2PH    $0x00, Z1, 64(AX)(SI*2)
-	VMULPS       Z0, Z24, Z24
-	VCVTPH2PS    96(BX)(SI*2), Z1
-	VSUBPS       Z24, Z1, Z1
-	VCVTPS2PH    $0x00, Z1, 96(AX)(SI*2)
-	ADDQ         $0x00000040, SI
-	SUBQ         $0x00000040, CX
-	JMP          loopU2
+	CMPQ        CX, $0x00000040
+	JB          loop13
+	VCVTPH2PS   (DX)(SI*2), Z1
+	VCVTPH2PS   32(DX)(SI*2), Z10
+	VCVTPH2PS   64(DX)(SI*2), Z11
+	VCVTPH2PS   96(DX)(SI*2), Z12
+	VMINPS      Z1, Z9, Z1
+	VMINPS      Z10, Z9, Z10
+	VMINPS      Z11, Z9, Z11
+	VMINPS      Z12, Z9, Z12
+	VMULPS      Z8, Z1, Z1
+	VMULPS      Z8, Z10, Z10
+	VMULPS      Z8, Z11, Z11
+	VMULPS      Z8, Z12, Z12
+	VREDUCEPS   $0x09, Z1, Z13
+	VREDUCEPS   $0x09, Z10, Z14
+	VREDUCEPS   $0x09, Z11, Z15
+	VREDUCEPS   $0x09, Z12, Z16
+	VMOVAPS     Z7, Z17
+	VMOVAPS     Z7, Z18
+	VMOVAPS     Z7, Z19
+	VMOVAPS     Z7, Z20
+	VFMADD213PS Z6, Z13, Z17
+	VFMADD213PS Z6, Z14, Z18
+	VFMADD213PS Z6, Z15, Z19
+	VFMADD213PS Z6, Z16, Z20
+	VFMADD213PS Z5, Z13, Z17
+	VFMADD213PS Z5, Z14, Z18
+	VFMADD213PS Z5, Z15, Z19
+	VFMADD213PS Z5, Z16, Z20
+	VFMADD213PS Z4, Z13, Z17
+	VFMADD213PS Z4, Z14, Z18
+	VFMADD213PS Z4, Z15, Z19
+	VFMADD213PS Z4, Z16, Z20
+	VFMADD213PS Z3, Z13, Z17
+	VFMADD213PS Z3, Z14, Z18
+	VFMADD213PS Z3, Z15, Z19
+	VFMADD213PS Z3, Z16, Z20
+	VFMADD213PS Z2, Z13, Z17
+	VFMADD213PS Z2, Z14, Z18
+	VFMADD213PS Z2, Z15, Z19
+	VFMADD213PS Z2, Z16, Z20
+	VSCALEFPS   Z1, Z17, Z17
+	VSCALEFPS   Z10, Z18, Z18
+	VSCALEFPS   Z11, Z19, Z19
+	VSCALEFPS   Z12, Z20, Z20
+	VMULPS      Z0, Z17, Z17
+	VCVTPH2PS   (BX)(SI*2), Z1
+	VSUBPS      Z17, Z1, Z1
+	VCVTPS2PH   $0x00, Z1, (AX)(SI*2)
+	VMULPS      Z0, Z18, Z18
+	VCVTPH2PS   32(BX)(SI*2), Z1
+	VSUBPS      Z18, Z1, Z1
+	VCVTPS2PH   $0x00, Z1, 32(AX)(SI*2)
+	VMULPS      Z0, Z19, Z19
+	VCVTPH2PS   64(BX)(SI*2), Z1
+	VSUBPS      Z19, Z1, Z1
+	VCVTPS2PH   $0x00, Z1, 64(AX)(SI*2)
+	VMULPS      Z0, Z20, Z20
+	VCVTPH2PS   96(BX)(SI*2), Z1
+	VSUBPS      Z20, Z1, Z1
+	VCVTPS2PH   $0x00, Z1, 96(AX)(SI*2)
+	ADDQ        $0x00000040, SI
+	SUBQ        $0x00000040, CX
+	JMP         loopU2
 
 loop13:
-	CMPQ         CX, $0x00000010
-	JB           tail4
-	VCVTPH2PS    (DX)(SI*2), Z1
-	VMAXPS       Z1, Z2, Z1
-	VMINPS       Z1, Z3, Z1
-	VMULPS       Z4, Z1, Z14
-	VRNDSCALEPS  $0x00, Z14, Z14
-	VFNMADD231PS Z5, Z14, Z1
-	VFNMADD231PS Z6, Z14, Z1
-	VMOVAPS      Z7, Z15
-	VFMADD213PS  Z8, Z1, Z15
-	VFMADD213PS  Z9, Z1, Z15
-	VFMADD213PS  Z10, Z1, Z15
-	VFMADD213PS  Z11, Z1, Z15
-	VFMADD213PS  Z12, Z1, Z15
-	VMULPS       Z1, Z1, Z16
-	VFMADD213PS  Z1, Z16, Z15
-	VADDPS       Z13, Z15, Z15
-	VSCALEFPS    Z14, Z15, Z15
-	VMULPS       Z0, Z15, Z15
-	VCVTPH2PS    (BX)(SI*2), Z1
-	VSUBPS       Z15, Z1, Z1
-	VCVTPS2PH    $0x00, Z1, (AX)(SI*2)
-	ADDQ         $0x00000010, SI
-	SUBQ         $0x00000010, CX
-	JMP          loop13
+	CMPQ        CX, $0x00000010
+	JB          tail4
+	VCVTPH2PS   (DX)(SI*2), Z1
+	VMINPS      Z1, Z9, Z1
+	VMULPS      Z8, Z1, Z1
+	VREDUCEPS   $0x09, Z1, Z10
+	VMOVAPS     Z7, Z11
+	VFMADD213PS Z6, Z10, Z11
+	VFMADD213PS Z5, Z10, Z11
+	VFMADD213PS Z4, Z10, Z11
+	VFMADD213PS Z3, Z10, Z11
+	VFMADD213PS Z2, Z10, Z11
+	VSCALEFPS   Z1, Z11, Z11
+	VMULPS      Z0, Z11, Z11
+	VCVTPH2PS   (BX)(SI*2), Z1
+	VSUBPS      Z11, Z1, Z1
+	VCVTPS2PH   $0x00, Z1, (AX)(SI*2)
+	ADDQ        $0x00000010, SI
+	SUBQ        $0x00000010, CX
+	JMP         loop13
 
 tail4:
 	TESTQ CX, CX
@@ -23431,128 +23357,98 @@ scaled1:
 	XORQ SI, SI
 
 loopU6:
-	CMPQ         CX, $0x00000040
-	JB           loop17
-	VCVTPH2PS    (DX)(SI*2), Z14
-	VCVTPH2PS    32(DX)(SI*2), Z15
-	VCVTPH2PS    64(DX)(SI*2), Z16
-	VCVTPH2PS    96(DX)(SI*2), Z17
-	VMAXPS       Z14, Z2, Z14
-	VMAXPS       Z15, Z2, Z15
-	VMAXPS       Z16, Z2, Z16
-	VMAXPS       Z17, Z2, Z17
-	VMINPS       Z14, Z3, Z14
-	VMINPS       Z15, Z3, Z15
-	VMINPS       Z16, Z3, Z16
-	VMINPS       Z17, Z3, Z17
-	VMULPS       Z4, Z14, Z18
-	VMULPS       Z4, Z15, Z19
-	VMULPS       Z4, Z16, Z20
-	VMULPS       Z4, Z17, Z21
-	VRNDSCALEPS  $0x00, Z18, Z18
-	VRNDSCALEPS  $0x00, Z19, Z19
-	VRNDSCALEPS  $0x00, Z20, Z20
-	VRNDSCALEPS  $0x00, Z21, Z21
-	VFNMADD231PS Z5, Z18, Z14
-	VFNMADD231PS Z5, Z19, Z15
-	VFNMADD231PS Z5, Z20, Z16
-	VFNMADD231PS Z5, Z21, Z17
-	VFNMADD231PS Z6, Z18, Z14
-	VFNMADD231PS Z6, Z19, Z15
-	VFNMADD231PS Z6, Z20, Z16
-	VFNMADD231PS Z6, Z21, Z17
-	VMOVAPS      Z7, Z22
-	VMOVAPS      Z7, Z23
-	VMOVAPS      Z7, Z24
-	VMOVAPS      Z7, Z25
-	VFMADD213PS  Z8, Z14, Z22
-	VFMADD213PS  Z8, Z15, Z23
-	VFMADD213PS  Z8, Z16, Z24
-	VFMADD213PS  Z8, Z17, Z25
-	VFMADD213PS  Z9, Z14, Z22
-	VFMADD213PS  Z9, Z15, Z23
-	VFMADD213PS  Z9, Z16, Z24
-	VFMADD213PS  Z9, Z17, Z25
-	VFMADD213PS  Z10, Z14, Z22
-	VFMADD213PS  Z10, Z15, Z23
-	VFMADD213PS  Z10, Z16, Z24
-	VFMADD213PS  Z10, Z17, Z25
-	VFMADD213PS  Z11, Z14, Z22
-	VFMADD213PS  Z11, Z15, Z23
-	VFMADD213PS  Z11, Z16, Z24
-	VFMADD213PS  Z11, Z17, Z25
-	VFMADD213PS  Z12, Z14, Z22
-	VFMADD213PS  Z12, Z15, Z23
-	VFMADD213PS  Z12, Z16, Z24
-	VFMADD213PS  Z12, Z17, Z25
-	VMULPS       Z14, Z14, Z26
-	VMULPS       Z15, Z15, Z27
-	VMULPS       Z16, Z16, Z28
-	VMULPS       Z17, Z17, Z29
-	VFMADD213PS  Z14, Z26, Z22
-	VFMADD213PS  Z15, Z27, Z23
-	VFMADD213PS  Z16, Z28, Z24
-	VFMADD213PS  Z17, Z29, Z25
-	VADDPS       Z13, Z22, Z22
-	VADDPS       Z13, Z23, Z23
-	VADDPS       Z13, Z24, Z24
-	VADDPS       Z13, Z25, Z25
-	VSCALEFPS    Z18, Z22, Z22
-	VSCALEFPS    Z19, Z23, Z23
-	VSCALEFPS    Z20, Z24, Z24
-	VSCALEFPS    Z21, Z25, Z25
-	VMULPS       Z0, Z22, Z22
-	VCVTPH2PS    (BX)(SI*2), Z14
-	VSUBPS       Z22, Z14, Z14
-	VMULPS       Z1, Z14, Z14
-	VCVTPS2PH    $0x00, Z14, (AX)(SI*2)
-	VMULPS       Z0, Z23, Z23
-	VCVTPH2PS    32(BX)(SI*2), Z14
-	VSUBPS       Z23, Z14, Z14
-	VMULPS       Z1, Z14, Z14
-	VCVTPS2PH    $0x00, Z14, 32(AX)(SI*2)
-	VMULPS       Z0, Z24, Z24
-	VCVTPH2PS    64(BX)(SI*2), Z14
-	VSUBPS       Z24, Z14, Z14
-	VMULPS       Z1, Z14, Z14
-	VCVTPS2PH    $0x00, Z14, 64(AX)(SI*2)
-	VMULPS       Z0, Z25, Z25
-	VCVTPH2PS    96(BX)(SI*2), Z14
-	VSUBPS       Z25, Z14, Z14
-	VMULPS       Z1, Z14, Z14
-	VCVTPS2PH    $0x00, Z14, 96(AX)(SI*2)
-	ADDQ         $0x00000040, SI
-	SUBQ         $0x00000040, CX
-	JMP          loopU6
+	CMPQ        CX, $0x00000040
+	JB          loop17
+	VCVTPH2PS   (DX)(SI*2), Z10
+	VCVTPH2PS   32(DX)(SI*2), Z11
+	VCVTPH2PS   64(DX)(SI*2), Z12
+	VCVTPH2PS   96(DX)(SI*2), Z13
+	VMINPS      Z10, Z9, Z10
+	VMINPS      Z11, Z9, Z11
+	VMINPS      Z12, Z9, Z12
+	VMINPS      Z13, Z9, Z13
+	VMULPS      Z8, Z10, Z10
+	VMULPS      Z8, Z11, Z11
+	VMULPS      Z8, Z12, Z12
+	VMULPS      Z8, Z13, Z13
+	VREDUCEPS   $0x09, Z10, Z14
+	VREDUCEPS   $0x09, Z11, Z15
+	VREDUCEPS   $0x09, Z12, Z16
+	VREDUCEPS   $0x09, Z13, Z17
+	VMOVAPS     Z7, Z18
+	VMOVAPS     Z7, Z19
+	VMOVAPS     Z7, Z20
+	VMOVAPS     Z7, Z21
+	VFMADD213PS Z6, Z14, Z18
+	VFMADD213PS Z6, Z15, Z19
+	VFMADD213PS Z6, Z16, Z20
+	VFMADD213PS Z6, Z17, Z21
+	VFMADD213PS Z5, Z14, Z18
+	VFMADD213PS Z5, Z15, Z19
+	VFMADD213PS Z5, Z16, Z20
+	VFMADD213PS Z5, Z17, Z21
+	VFMADD213PS Z4, Z14, Z18
+	VFMADD213PS Z4, Z15, Z19
+	VFMADD213PS Z4, Z16, Z20
+	VFMADD213PS Z4, Z17, Z21
+	VFMADD213PS Z3, Z14, Z18
+	VFMADD213PS Z3, Z15, Z19
+	VFMADD213PS Z3, Z16, Z20
+	VFMADD213PS Z3, Z17, Z21
+	VFMADD213PS Z2, Z14, Z18
+	VFMADD213PS Z2, Z15, Z19
+	VFMADD213PS Z2, Z16, Z20
+	VFMADD213PS Z2, Z17, Z21
+	VSCALEFPS   Z10, Z18, Z18
+	VSCALEFPS   Z11, Z19, Z19
+	VSCALEFPS   Z12, Z20, Z20
+	VSCALEFPS   Z13, Z21, Z21
+	VMULPS      Z0, Z18, Z18
+	VCVTPH2PS   (BX)(SI*2), Z10
+	VSUBPS      Z18, Z10, Z10
+	VMULPS      Z1, Z10, Z10
+	VCVTPS2PH   $0x00, Z10, (AX)(SI*2)
+	VMULPS      Z0, Z19, Z19
+	VCVTPH2PS   32(BX)(SI*2), Z10
+	VSUBPS      Z19, Z10, Z10
+	VMULPS      Z1, Z10, Z10
+	VCVTPS2PH   $0x00, Z10, 32(AX)(SI*2)
+	VMULPS      Z0, Z20, Z20
+	VCVTPH2PS   64(BX)(SI*2), Z10
+	VSUBPS      Z20, Z10, Z10
+	VMULPS      Z1, Z10, Z10
+	VCVTPS2PH   $0x00, Z10, 64(AX)(SI*2)
+	VMULPS      Z0, Z21, Z21
+	VCVTPH2PS   96(BX)(SI*2), Z10
+	VSUBPS      Z21, Z10, Z10
+	VMULPS      Z1, Z10, Z10
+	VCVTPS2PH   $0x00, Z10, 96(AX)(SI*2)
+	ADDQ        $0x00000040, SI
+	SUBQ        $0x00000040, CX
+	JMP         loopU6
 
 loop17:
-	CMPQ         CX, $0x00000010
-	JB           tail8
-	VCVTPH2PS    (DX)(SI*2), Z14
-	VMAXPS       Z14, Z2, Z14
-	VMINPS       Z14, Z3, Z14
-	VMULPS       Z4, Z14, Z15
-	VRNDSCALEPS  $0x00, Z15, Z15
-	VFNMADD231PS Z5, Z15, Z14
-	VFNMADD231PS Z6, Z15, Z14
-	VMOVAPS      Z7, Z16
-	VFMADD213PS  Z8, Z14, Z16
-	VFMADD213PS  Z9, Z14, Z16
-	VFMADD213PS  Z10, Z14, Z16
-	VFMADD213PS  Z11, Z14, Z16
-	VFMADD213PS  Z12, Z14, Z16
-	VMULPS       Z14, Z14, Z17
-	VFMADD213PS  Z14, Z17, Z16
-	VADDPS       Z13, Z16, Z16
-	VSCALEFPS    Z15, Z16, Z16
-	VMULPS       Z0, Z16, Z16
-	VCVTPH2PS    (BX)(SI*2), Z14
-	VSUBPS       Z16, Z14, Z14
-	VMULPS       Z1, Z14, Z14
-	VCVTPS2PH    $0x00, Z14, (AX)(SI*2)
-	ADDQ         $0x00000010, SI
-	SUBQ         $0x00000010, CX
-	JMP          loop17
+	CMPQ        CX, $0x00000010
+	JB          tail8
+	VCVTPH2PS   (DX)(SI*2), Z10
+	VMINPS      Z10, Z9, Z10
+	VMULPS      Z8, Z10, Z10
+	VREDUCEPS   $0x09, Z10, Z11
+	VMOVAPS     Z7, Z12
+	VFMADD213PS Z6, Z11, Z12
+	VFMADD213PS Z5, Z11, Z12
+	VFMADD213PS Z4, Z11, Z12
+	VFMADD213PS Z3, Z11, Z12
+	VFMADD213PS Z2, Z11, Z12
+	VSCALEFPS   Z10, Z12, Z12
+	VMULPS      Z0, Z12, Z12
+	VCVTPH2PS   (BX)(SI*2), Z10
+	VSUBPS      Z12, Z10, Z10
+	VMULPS      Z1, Z10, Z10
+	VCVTPS2PH   $0x00, Z10, (AX)(SI*2)
+	ADDQ        $0x00000010, SI
+	SUBQ        $0x00000010, CX
+	JMP         loop17
 
 tail8:
 	TESTQ CX, CX
@@ -23571,7 +23467,7 @@ TEXT ·logSoftmaxGradBF16EOAVX2(SB), NOSPLIT, $0-80
 	MOVQ         dy_base+48(FP), BX
 	VBROADCASTSS s+72(FP), Y0
 	VBROADCASTSS scale+76(FP), Y1
-	VBROADCASTSS vecconsts<>+64(SB), Y2
+	VMOVUPS      fwd16s70<>+32(SB), Y2
 	VBROADCASTSS vecconsts<>+96(SB), Y3
 	VPCMPEQD     Y4, Y4, Y4
 	VPSLLD       $0x10, Y4, Y4
@@ -23581,393 +23477,343 @@ TEXT ·logSoftmaxGradBF16EOAVX2(SB), NOSPLIT, $0-80
 	XORQ         SI, SI
 
 loopU2:
-	CMPQ         CX, $0x00000040
-	JB           loop13
-	VMOVDQU      (DX)(SI*2), Y1
-	VPSLLD       $0x10, Y1, Y5
-	VPAND        Y4, Y1, Y1
-	VMAXPS       Y5, Y2, Y5
-	VMAXPS       Y1, Y2, Y1
-	VMINPS       Y5, Y3, Y5
-	VMINPS       Y1, Y3, Y1
-	VMULPS       vecconsts<>+128(SB), Y5, Y6
-	VMULPS       vecconsts<>+128(SB), Y1, Y7
-	VROUNDPS     $0x00, Y6, Y6
-	VROUNDPS     $0x00, Y7, Y7
-	VFNMADD231PS vecconsts<>+160(SB), Y6, Y5
-	VFNMADD231PS vecconsts<>+160(SB), Y7, Y1
-	VFNMADD231PS vecconsts<>+192(SB), Y6, Y5
-	VFNMADD231PS vecconsts<>+192(SB), Y7, Y1
-	VMOVUPS      vecconsts<>+224(SB), Y8
-	VMOVUPS      vecconsts<>+224(SB), Y9
-	VFMADD213PS  vecconsts<>+256(SB), Y5, Y8
-	VFMADD213PS  vecconsts<>+256(SB), Y1, Y9
-	VFMADD213PS  vecconsts<>+288(SB), Y5, Y8
-	VFMADD213PS  vecconsts<>+288(SB), Y1, Y9
-	VFMADD213PS  vecconsts<>+320(SB), Y5, Y8
-	VFMADD213PS  vecconsts<>+320(SB), Y1, Y9
-	VFMADD213PS  vecconsts<>+352(SB), Y5, Y8
-	VFMADD213PS  vecconsts<>+352(SB), Y1, Y9
-	VFMADD213PS  vecconsts<>+384(SB), Y5, Y8
-	VFMADD213PS  vecconsts<>+384(SB), Y1, Y9
-	VMULPS       Y5, Y5, Y10
-	VMULPS       Y1, Y1, Y11
-	VFMADD213PS  Y5, Y10, Y8
-	VFMADD213PS  Y1, Y11, Y9
-	VADDPS       vecconsts<>+416(SB), Y8, Y8
-	VADDPS       vecconsts<>+416(SB), Y9, Y9
-	VCVTPS2DQ    Y6, Y6
-	VCVTPS2DQ    Y7, Y7
-	VPSRAD       $0x01, Y6, Y1
-	VPSRAD       $0x01, Y7, Y5
-	VPSUBD       Y1, Y6, Y6
-	VPSUBD       Y5, Y7, Y7
-	VPADDD       vecconsts<>+448(SB), Y1, Y1
-	VPSLLD       $0x17, Y1, Y1
-	VPADDD       vecconsts<>+448(SB), Y5, Y5
-	VPSLLD       $0x17, Y5, Y5
-	VPADDD       vecconsts<>+448(SB), Y6, Y6
-	VPSLLD       $0x17, Y6, Y6
-	VPADDD       vecconsts<>+448(SB), Y7, Y7
-	VPSLLD       $0x17, Y7, Y7
-	VMULPS       Y1, Y8, Y8
-	VMULPS       Y5, Y9, Y9
-	VMULPS       Y6, Y8, Y8
-	VMULPS       Y7, Y9, Y9
-	VMOVDQU      (BX)(SI*2), Y1
-	VPSLLD       $0x10, Y1, Y5
-	VMULPS       Y0, Y8, Y8
-	VSUBPS       Y8, Y5, Y5
-	VPSRLD       $0x10, Y5, Y6
-	VPAND        vecconsts<>+480(SB), Y6, Y6
-	VPADDD       Y5, Y6, Y6
-	VPADDD       vecconsts<>+512(SB), Y6, Y6
-	VCMPPS       $0x03, Y5, Y5, Y7
-	VPOR         vecconsts<>+1248(SB), Y5, Y5
-	VPBLENDVB    Y7, Y5, Y6, Y6
-	VPAND        Y4, Y1, Y1
-	VMULPS       Y0, Y9, Y9
-	VSUBPS       Y9, Y1, Y1
-	VPSRLD       $0x10, Y1, Y5
-	VPAND        vecconsts<>+480(SB), Y5, Y5
-	VPADDD       Y1, Y5, Y5
-	VPADDD       vecconsts<>+512(SB), Y5, Y5
-	VCMPPS       $0x03, Y1, Y1, Y7
-	VPOR         vecconsts<>+1248(SB), Y1, Y1
-	VPBLENDVB    Y7, Y1, Y5, Y5
-	VPSRLD       $0x10, Y6, Y6
-	VPBLENDW     $0xaa, Y5, Y6, Y6
-	VMOVDQU      Y6, (AX)(SI*2)
-	VMOVDQU      32(DX)(SI*2), Y1
-	VPSLLD       $0x10, Y1, Y5
-	VPAND        Y4, Y1, Y1
-	VMAXPS       Y5, Y2, Y5
-	VMAXPS       Y1, Y2, Y1
-	VMINPS       Y5, Y3, Y5
-	VMINPS       Y1, Y3, Y1
-	VMULPS       vecconsts<>+128(SB), Y5, Y6
-	VMULPS       vecconsts<>+128(SB), Y1, Y7
-	VROUNDPS     $0x00, Y6, Y6
-	VROUNDPS     $0x00, Y7, Y7
-	VFNMADD231PS vecconsts<>+160(SB), Y6, Y5
-	VFNMADD231PS vecconsts<>+160(SB), Y7, Y1
-	VFNMADD231PS vecconsts<>+192(SB), Y6, Y5
-	VFNMADD231PS vecconsts<>+192(SB), Y7, Y1
-	VMOVUPS      vecconsts<>+224(SB), Y8
-	VMOVUPS      vecconsts<>+224(SB), Y9
-	VFMADD213PS  vecconsts<>+256(SB), Y5, Y8
-	VFMADD213PS  vecconsts<>+256(SB), Y1, Y9
-	VFMADD213PS  vecconsts<>+288(SB), Y5, Y8
-	VFMADD213PS  vecconsts<>+288(SB), Y1, Y9
-	VFMADD213PS  vecconsts<>+320(SB), Y5, Y8
-	VFMADD213PS  vecconsts<>+320(SB), Y1, Y9
-	VFMADD213PS  vecconsts<>+352(SB), Y5, Y8
-	VFMADD213PS  vecconsts<>+352(SB), Y1, Y9
-	VFMADD213PS  vecconsts<>+384(SB), Y5, Y8
-	VFMADD213PS  vecconsts<>+384(SB), Y1, Y9
-	VMULPS       Y5, Y5, Y10
-	VMULPS       Y1, Y1, Y11
-	VFMADD213PS  Y5, Y10, Y8
-	VFMADD213PS  Y1, Y11, Y9
-	VADDPS       vecconsts<>+416(SB), Y8, Y8
-	VADDPS       vecconsts<>+416(SB), Y9, Y9
-	VCVTPS2DQ    Y6, Y6
-	VCVTPS2DQ    Y7, Y7
-	VPSRAD       $0x01, Y6, Y1
-	VPSRAD       $0x01, Y7, Y5
-	VPSUBD       Y1, Y6, Y6
-	VPSUBD       Y5, Y7, Y7
-	VPADDD       vecconsts<>+448(SB), Y1, Y1
-	VPSLLD       $0x17, Y1, Y1
-	VPADDD       vecconsts<>+448(SB), Y5, Y5
-	VPSLLD       $0x17, Y5, Y5
-	VPADDD       vecconsts<>+448(SB), Y6, Y6
-	VPSLLD       $0x17, Y6, Y6
-	VPADDD       vecconsts<>+448(SB), Y7, Y7
-	VPSLLD       $0x17, Y7, Y7
-	VMULPS       Y1, Y8, Y8
-	VMULPS       Y5, Y9, Y9
-	VMULPS       Y6, Y8, Y8
-	VMULPS       Y7, Y9, Y9
-	VMOVDQU      32(BX)(SI*2), Y1
-	VPSLLD       $0x10, Y1, Y5
-	VMULPS       Y0, Y8, Y8
-	VSUBPS       Y8, Y5, Y5
-	VPSRLD       $0x10, Y5, Y6
-	VPAND        vecconsts<>+480(SB), Y6, Y6
-	VPADDD       Y5, Y6, Y6
-	VPADDD       vecconsts<>+512(SB), Y6, Y6
-	VCMPPS       $0x03, Y5, Y5, Y7
-	VPOR         vecconsts<>+1248(SB), Y5, Y5
-	VPBLENDVB    Y7, Y5, Y6, Y6
-	VPAND        Y4, Y1, Y1
-	VMULPS       Y0, Y9, Y9
-	VSUBPS       Y9, Y1, Y1
-	VPSRLD       $0x10, Y1, Y5
-	VPAND        vecconsts<>+480(SB), Y5, Y5
-	VPADDD       Y1, Y5, Y5
-	VPADDD       vecconsts<>+512(SB), Y5, Y5
-	VCMPPS       $0x03, Y1, Y1, Y7
-	VPOR         vecconsts<>+1248(SB), Y1, Y1
-	VPBLENDVB    Y7, Y1, Y5, Y5
-	VPSRLD       $0x10, Y6, Y6
-	VPBLENDW     $0xaa, Y5, Y6, Y6
-	VMOVDQU      Y6, 32(AX)(SI*2)
-	VMOVDQU      64(DX)(SI*2), Y1
-	VPSLLD       $0x10, Y1, Y5
-	VPAND        Y4, Y1, Y1
-	VMAXPS       Y5, Y2, Y5
-	VMAXPS       Y1, Y2, Y1
-	VMINPS       Y5, Y3, Y5
-	VMINPS       Y1, Y3, Y1
-	VMULPS       vecconsts<>+128(SB), Y5, Y6
-	VMULPS       vecconsts<>+128(SB), Y1, Y7
-	VROUNDPS     $0x00, Y6, Y6
-	VROUNDPS     $0x00, Y7, Y7
-	VFNMADD231PS vecconsts<>+160(SB), Y6, Y5
-	VFNMADD231PS vecconsts<>+160(SB), Y7, Y1
-	VFNMADD231PS vecconsts<>+192(SB), Y6, Y5
-	VFNMADD231PS vecconsts<>+192(SB), Y7, Y1
-	VMOVUPS      vecconsts<>+224(SB), Y8
-	VMOVUPS      vecconsts<>+224(SB), Y9
-	VFMADD213PS  vecconsts<>+256(SB), Y5, Y8
-	VFMADD213PS  vecconsts<>+256(SB), Y1, Y9
-	VFMADD213PS  vecconsts<>+288(SB), Y5, Y8
-	VFMADD213PS  vecconsts<>+288(SB), Y1, Y9
-	VFMADD213PS  vecconsts<>+320(SB), Y5, Y8
-	VFMADD213PS  vecconsts<>+320(SB), Y1, Y9
-	VFMADD213PS  vecconsts<>+352(SB), Y5, Y8
-	VFMADD213PS  vecconsts<>+352(SB), Y1, Y9
-	VFMADD213PS  vecconsts<>+384(SB), Y5, Y8
-	VFMADD213PS  vecconsts<>+384(SB), Y1, Y9
-	VMULPS       Y5, Y5, Y10
-	VMULPS       Y1, Y1, Y11
-	VFMADD213PS  Y5, Y10, Y8
-	VFMADD213PS  Y1, Y11, Y9
-	VADDPS       vecconsts<>+416(SB), Y8, Y8
-	VADDPS       vecconsts<>+416(SB), Y9, Y9
-	VCVTPS2DQ    Y6, Y6
-	VCVTPS2DQ    Y7, Y7
-	VPSRAD       $0x01, Y6, Y1
-	VPSRAD       $0x01, Y7, Y5
-	VPSUBD       Y1, Y6, Y6
-	VPSUBD       Y5, Y7, Y7
-	VPADDD       vecconsts<>+448(SB), Y1, Y1
-	VPSLLD       $0x17, Y1, Y1
-	VPADDD       vecconsts<>+448(SB), Y5, Y5
-	VPSLLD       $0x17, Y5, Y5
-	VPADDD       vecconsts<>+448(SB), Y6, Y6
-	VPSLLD       $0x17, Y6, Y6
-	VPADDD       vecconsts<>+448(SB), Y7, Y7
-	VPSLLD       $0x17, Y7, Y7
-	VMULPS       Y1, Y8, Y8
-	VMULPS       Y5, Y9, Y9
-	VMULPS       Y6, Y8, Y8
-	VMULPS       Y7, Y9, Y9
-	VMOVDQU      64(BX)(SI*2), Y1
-	VPSLLD       $0x10, Y1, Y5
-	VMULPS       Y0, Y8, Y8
-	VSUBPS       Y8, Y5, Y5
-	VPSRLD       $0x10, Y5, Y6
-	VPAND        vecconsts<>+480(SB), Y6, Y6
-	VPADDD       Y5, Y6, Y6
-	VPADDD       vecconsts<>+512(SB), Y6, Y6
-	VCMPPS       $0x03, Y5, Y5, Y7
-	VPOR         vecconsts<>+1248(SB), Y5, Y5
-	VPBLENDVB    Y7, Y5, Y6, Y6
-	VPAND        Y4, Y1, Y1
-	VMULPS       Y0, Y9, Y9
-	VSUBPS       Y9, Y1, Y1
-	VPSRLD       $0x10, Y1, Y5
-	VPAND        vecconsts<>+480(SB), Y5, Y5
-	VPADDD       Y1, Y5, Y5
-	VPADDD       vecconsts<>+512(SB), Y5, Y5
-	VCMPPS       $0x03, Y1, Y1, Y7
-	VPOR         vecconsts<>+1248(SB), Y1, Y1
-	VPBLENDVB    Y7, Y1, Y5, Y5
-	VPSRLD       $0x10, Y6, Y6
-	VPBLENDW     $0xaa, Y5, Y6, Y6
-	VMOVDQU      Y6, 64(AX)(SI*2)
-	VMOVDQU      96(DX)(SI*2), Y1
-	VPSLLD       $0x10, Y1, Y5
-	VPAND        Y4, Y1, Y1
-	VMAXPS       Y5, Y2, Y5
-	VMAXPS       Y1, Y2, Y1
-	VMINPS       Y5, Y3, Y5
-	VMINPS       Y1, Y3, Y1
-	VMULPS       vecconsts<>+128(SB), Y5, Y6
-	VMULPS       vecconsts<>+128(SB), Y1, Y7
-	VROUNDPS     $0x00, Y6, Y6
-	VROUNDPS     $0x00, Y7, Y7
-	VFNMADD231PS vecconsts<>+160(SB), Y6, Y5
-	VFNMADD231PS vecconsts<>+160(SB), Y7, Y1
-	VFNMADD231PS vecconsts<>+192(SB), Y6, Y5
-	VFNMADD231PS vecconsts<>+192(SB), Y7, Y1
-	VMOVUPS      vecconsts<>+224(SB), Y8
-	VMOVUPS      vecconsts<>+224(SB), Y9
-	VFMADD213PS  vecconsts<>+256(SB), Y5, Y8
-	VFMADD213PS  vecconsts<>+256(SB), Y1, Y9
-	VFMADD213PS  vecconsts<>+288(SB), Y5, Y8
-	VFMADD213PS  vecconsts<>+288(SB), Y1, Y9
-	VFMADD213PS  vecconsts<>+320(SB), Y5, Y8
-	VFMADD213PS  vecconsts<>+320(SB), Y1, Y9
-	VFMADD213PS  vecconsts<>+352(SB), Y5, Y8
-	VFMADD213PS  vecconsts<>+352(SB), Y1, Y9
-	VFMADD213PS  vecconsts<>+384(SB), Y5, Y8
-	VFMADD213PS  vecconsts<>+384(SB), Y1, Y9
-	VMULPS       Y5, Y5, Y10
-	VMULPS       Y1, Y1, Y11
-	VFMADD213PS  Y5, Y10, Y8
-	VFMADD213PS  Y1, Y11, Y9
-	VADDPS       vecconsts<>+416(SB), Y8, Y8
-	VADDPS       vecconsts<>+416(SB), Y9, Y9
-	VCVTPS2DQ    Y6, Y6
-	VCVTPS2DQ    Y7, Y7
-	VPSRAD       $0x01, Y6, Y1
-	VPSRAD       $0x01, Y7, Y5
-	VPSUBD       Y1, Y6, Y6
-	VPSUBD       Y5, Y7, Y7
-	VPADDD       vecconsts<>+448(SB), Y1, Y1
-	VPSLLD       $0x17, Y1, Y1
-	VPADDD       vecconsts<>+448(SB), Y5, Y5
-	VPSLLD       $0x17, Y5, Y5
-	VPADDD       vecconsts<>+448(SB), Y6, Y6
-	VPSLLD       $0x17, Y6, Y6
-	VPADDD       vecconsts<>+448(SB), Y7, Y7
-	VPSLLD       $0x17, Y7, Y7
-	VMULPS       Y1, Y8, Y8
-	VMULPS       Y5, Y9, Y9
-	VMULPS       Y6, Y8, Y8
-	VMULPS       Y7, Y9, Y9
-	VMOVDQU      96(BX)(SI*2), Y1
-	VPSLLD       $0x10, Y1, Y5
-	VMULPS       Y0, Y8, Y8
-	VSUBPS       Y8, Y5, Y5
-	VPSRLD       $0x10, Y5, Y6
-	VPAND        vecconsts<>+480(SB), Y6, Y6
-	VPADDD       Y5, Y6, Y6
-	VPADDD       vecconsts<>+512(SB), Y6, Y6
-	VCMPPS       $0x03, Y5, Y5, Y7
-	VPOR         vecconsts<>+1248(SB), Y5, Y5
-	VPBLENDVB    Y7, Y5, Y6, Y6
-	VPAND        Y4, Y1, Y1
-	VMULPS       Y0, Y9, Y9
-	VSUBPS       Y9, Y1, Y1
-	VPSRLD       $0x10, Y1, Y5
-	VPAND        vecconsts<>+480(SB), Y5, Y5
-	VPADDD       Y1, Y5, Y5
-	VPADDD       vecconsts<>+512(SB), Y5, Y5
-	VCMPPS       $0x03, Y1, Y1, Y7
-	VPOR         vecconsts<>+1248(SB), Y1, Y1
-	VPBLENDVB    Y7, Y1, Y5, Y5
-	VPSRLD       $0x10, Y6, Y6
-	VPBLENDW     $0xaa, Y5, Y6, Y6
-	VMOVDQU      Y6, 96(AX)(SI*2)
-	ADDQ         $0x00000040, SI
-	SUBQ         $0x00000040, CX
-	JMP          loopU2
+	CMPQ        CX, $0x00000040
+	JB          loop13
+	VMOVDQU     (DX)(SI*2), Y1
+	VPSLLD      $0x10, Y1, Y5
+	VPAND       Y4, Y1, Y1
+	VMINPS      Y5, Y3, Y5
+	VMINPS      Y1, Y3, Y1
+	VMULPS      fwd16s70<>+0(SB), Y5, Y5
+	VMULPS      fwd16s70<>+0(SB), Y1, Y1
+	VMAXPS      Y5, Y2, Y5
+	VMAXPS      Y1, Y2, Y1
+	VROUNDPS    $0x09, Y5, Y6
+	VROUNDPS    $0x09, Y1, Y7
+	VSUBPS      Y6, Y5, Y5
+	VSUBPS      Y7, Y1, Y1
+	VMOVUPS     fwd16s70<>+352(SB), Y8
+	VMOVUPS     fwd16s70<>+352(SB), Y9
+	VFMADD213PS fwd16s70<>+320(SB), Y5, Y8
+	VFMADD213PS fwd16s70<>+320(SB), Y1, Y9
+	VFMADD213PS fwd16s70<>+288(SB), Y5, Y8
+	VFMADD213PS fwd16s70<>+288(SB), Y1, Y9
+	VFMADD213PS fwd16s70<>+256(SB), Y5, Y8
+	VFMADD213PS fwd16s70<>+256(SB), Y1, Y9
+	VFMADD213PS fwd16s70<>+224(SB), Y5, Y8
+	VFMADD213PS fwd16s70<>+224(SB), Y1, Y9
+	VCVTPS2DQ   Y6, Y6
+	VCVTPS2DQ   Y7, Y7
+	VPSRAD      $0x01, Y6, Y1
+	VPSRAD      $0x01, Y7, Y5
+	VPSUBD      Y1, Y6, Y6
+	VPSUBD      Y5, Y7, Y7
+	VPADDD      vecconsts<>+448(SB), Y1, Y1
+	VPSLLD      $0x17, Y1, Y1
+	VPADDD      vecconsts<>+448(SB), Y5, Y5
+	VPSLLD      $0x17, Y5, Y5
+	VPADDD      vecconsts<>+448(SB), Y6, Y6
+	VPSLLD      $0x17, Y6, Y6
+	VPADDD      vecconsts<>+448(SB), Y7, Y7
+	VPSLLD      $0x17, Y7, Y7
+	VMULPS      Y1, Y8, Y8
+	VMULPS      Y5, Y9, Y9
+	VMULPS      Y6, Y8, Y8
+	VMULPS      Y7, Y9, Y9
+	VMOVDQU     (BX)(SI*2), Y1
+	VPSLLD      $0x10, Y1, Y5
+	VMULPS      Y0, Y8, Y8
+	VSUBPS      Y8, Y5, Y5
+	VPSRLD      $0x10, Y5, Y6
+	VPAND       vecconsts<>+480(SB), Y6, Y6
+	VPADDD      Y5, Y6, Y6
+	VPADDD      vecconsts<>+512(SB), Y6, Y6
+	VCMPPS      $0x03, Y5, Y5, Y7
+	VPOR        vecconsts<>+1248(SB), Y5, Y5
+	VPBLENDVB   Y7, Y5, Y6, Y6
+	VPAND       Y4, Y1, Y1
+	VMULPS      Y0, Y9, Y9
+	VSUBPS      Y9, Y1, Y1
+	VPSRLD      $0x10, Y1, Y5
+	VPAND       vecconsts<>+480(SB), Y5, Y5
+	VPADDD      Y1, Y5, Y5
+	VPADDD      vecconsts<>+512(SB), Y5, Y5
+	VCMPPS      $0x03, Y1, Y1, Y7
+	VPOR        vecconsts<>+1248(SB), Y1, Y1
+	VPBLENDVB   Y7, Y1, Y5, Y5
+	VPSRLD      $0x10, Y6, Y6
+	VPBLENDW    $0xaa, Y5, Y6, Y6
+	VMOVDQU     Y6, (AX)(SI*2)
+	VMOVDQU     32(DX)(SI*2), Y1
+	VPSLLD      $0x10, Y1, Y5
+	VPAND       Y4, Y1, Y1
+	VMINPS      Y5, Y3, Y5
+	VMINPS      Y1, Y3, Y1
+	VMULPS      fwd16s70<>+0(SB), Y5, Y5
+	VMULPS      fwd16s70<>+0(SB), Y1, Y1
+	VMAXPS      Y5, Y2, Y5
+	VMAXPS      Y1, Y2, Y1
+	VROUNDPS    $0x09, Y5, Y6
+	VROUNDPS    $0x09, Y1, Y7
+	VSUBPS      Y6, Y5, Y5
+	VSUBPS      Y7, Y1, Y1
+	VMOVUPS     fwd16s70<>+352(SB), Y8
+	VMOVUPS     fwd16s70<>+352(SB), Y9
+	VFMADD213PS fwd16s70<>+320(SB), Y5, Y8
+	VFMADD213PS fwd16s70<>+320(SB), Y1, Y9
+	VFMADD213PS fwd16s70<>+288(SB), Y5, Y8
+	VFMADD213PS fwd16s70<>+288(SB), Y1, Y9
+	VFMADD213PS fwd16s70<>+256(SB), Y5, Y8
+	VFMADD213PS fwd16s70<>+256(SB), Y1, Y9
+	VFMADD213PS fwd16s70<>+224(SB), Y5, Y8
+	VFMADD213PS fwd16s70<>+224(SB), Y1, Y9
+	VCVTPS2DQ   Y6, Y6
+	VCVTPS2DQ   Y7, Y7
+	VPSRAD      $0x01, Y6, Y1
+	VPSRAD      $0x01, Y7, Y5
+	VPSUBD      Y1, Y6, Y6
+	VPSUBD      Y5, Y7, Y7
+	VPADDD      vecconsts<>+448(SB), Y1, Y1
+	VPSLLD      $0x17, Y1, Y1
+	VPADDD      vecconsts<>+448(SB), Y5, Y5
+	VPSLLD      $0x17, Y5, Y5
+	VPADDD      vecconsts<>+448(SB), Y6, Y6
+	VPSLLD      $0x17, Y6, Y6
+	VPADDD      vecconsts<>+448(SB), Y7, Y7
+	VPSLLD      $0x17, Y7, Y7
+	VMULPS      Y1, Y8, Y8
+	VMULPS      Y5, Y9, Y9
+	VMULPS      Y6, Y8, Y8
+	VMULPS      Y7, Y9, Y9
+	VMOVDQU     32(BX)(SI*2), Y1
+	VPSLLD      $0x10, Y1, Y5
+	VMULPS      Y0, Y8, Y8
+	VSUBPS      Y8, Y5, Y5
+	VPSRLD      $0x10, Y5, Y6
+	VPAND       vecconsts<>+480(SB), Y6, Y6
+	VPADDD      Y5, Y6, Y6
+	VPADDD      vecconsts<>+512(SB), Y6, Y6
+	VCMPPS      $0x03, Y5, Y5, Y7
+	VPOR        vecconsts<>+1248(SB), Y5, Y5
+	VPBLENDVB   Y7, Y5, Y6, Y6
+	VPAND       Y4, Y1, Y1
+	VMULPS      Y0, Y9, Y9
+	VSUBPS      Y9, Y1, Y1
+	VPSRLD      $0x10, Y1, Y5
+	VPAND       vecconsts<>+480(SB), Y5, Y5
+	VPADDD      Y1, Y5, Y5
+	VPADDD      vecconsts<>+512(SB), Y5, Y5
+	VCMPPS      $0x03, Y1, Y1, Y7
+	VPOR        vecconsts<>+1248(SB), Y1, Y1
+	VPBLENDVB   Y7, Y1, Y5, Y5
+	VPSRLD      $0x10, Y6, Y6
+	VPBLENDW    $0xaa, Y5, Y6, Y6
+	VMOVDQU     Y6, 32(AX)(SI*2)
+	VMOVDQU     64(DX)(SI*2), Y1
+	VPSLLD      $0x10, Y1, Y5
+	VPAND       Y4, Y1, Y1
+	VMINPS      Y5, Y3, Y5
+	VMINPS      Y1, Y3, Y1
+	VMULPS      fwd16s70<>+0(SB), Y5, Y5
+	VMULPS      fwd16s70<>+0(SB), Y1, Y1
+	VMAXPS      Y5, Y2, Y5
+	VMAXPS      Y1, Y2, Y1
+	VROUNDPS    $0x09, Y5, Y6
+	VROUNDPS    $0x09, Y1, Y7
+	VSUBPS      Y6, Y5, Y5
+	VSUBPS      Y7, Y1, Y1
+	VMOVUPS     fwd16s70<>+352(SB), Y8
+	VMOVUPS     fwd16s70<>+352(SB), Y9
+	VFMADD213PS fwd16s70<>+320(SB), Y5, Y8
+	VFMADD213PS fwd16s70<>+320(SB), Y1, Y9
+	VFMADD213PS fwd16s70<>+288(SB), Y5, Y8
+	VFMADD213PS fwd16s70<>+288(SB), Y1, Y9
+	VFMADD213PS fwd16s70<>+256(SB), Y5, Y8
+	VFMADD213PS fwd16s70<>+256(SB), Y1, Y9
+	VFMADD213PS fwd16s70<>+224(SB), Y5, Y8
+	VFMADD213PS fwd16s70<>+224(SB), Y1, Y9
+	VCVTPS2DQ   Y6, Y6
+	VCVTPS2DQ   Y7, Y7
+	VPSRAD      $0x01, Y6, Y1
+	VPSRAD      $0x01, Y7, Y5
+	VPSUBD      Y1, Y6, Y6
+	VPSUBD      Y5, Y7, Y7
+	VPADDD      vecconsts<>+448(SB), Y1, Y1
+	VPSLLD      $0x17, Y1, Y1
+	VPADDD      vecconsts<>+448(SB), Y5, Y5
+	VPSLLD      $0x17, Y5, Y5
+	VPADDD      vecconsts<>+448(SB), Y6, Y6
+	VPSLLD      $0x17, Y6, Y6
+	VPADDD      vecconsts<>+448(SB), Y7, Y7
+	VPSLLD      $0x17, Y7, Y7
+	VMULPS      Y1, Y8, Y8
+	VMULPS      Y5, Y9, Y9
+	VMULPS      Y6, Y8, Y8
+	VMULPS      Y7, Y9, Y9
+	VMOVDQU     64(BX)(SI*2), Y1
+	VPSLLD      $0x10, Y1, Y5
+	VMULPS      Y0, Y8, Y8
+	VSUBPS      Y8, Y5, Y5
+	VPSRLD      $0x10, Y5, Y6
+	VPAND       vecconsts<>+480(SB), Y6, Y6
+	VPADDD      Y5, Y6, Y6
+	VPADDD      vecconsts<>+512(SB), Y6, Y6
+	VCMPPS      $0x03, Y5, Y5, Y7
+	VPOR        vecconsts<>+1248(SB), Y5, Y5
+	VPBLENDVB   Y7, Y5, Y6, Y6
+	VPAND       Y4, Y1, Y1
+	VMULPS      Y0, Y9, Y9
+	VSUBPS      Y9, Y1, Y1
+	VPSRLD      $0x10, Y1, Y5
+	VPAND       vecconsts<>+480(SB), Y5, Y5
+	VPADDD      Y1, Y5, Y5
+	VPADDD      vecconsts<>+512(SB), Y5, Y5
+	VCMPPS      $0x03, Y1, Y1, Y7
+	VPOR        vecconsts<>+1248(SB), Y1, Y1
+	VPBLENDVB   Y7, Y1, Y5, Y5
+	VPSRLD      $0x10, Y6, Y6
+	VPBLENDW    $0xaa, Y5, Y6, Y6
+	VMOVDQU     Y6, 64(AX)(SI*2)
+	VMOVDQU     96(DX)(SI*2), Y1
+	VPSLLD      $0x10, Y1, Y5
+	VPAND       Y4, Y1, Y1
+	VMINPS      Y5, Y3, Y5
+	VMINPS      Y1, Y3, Y1
+	VMULPS      fwd16s70<>+0(SB), Y5, Y5
+	VMULPS      fwd16s70<>+0(SB), Y1, Y1
+	VMAXPS      Y5, Y2, Y5
+	VMAXPS      Y1, Y2, Y1
+	VROUNDPS    $0x09, Y5, Y6
+	VROUNDPS    $0x09, Y1, Y7
+	VSUBPS      Y6, Y5, Y5
+	VSUBPS      Y7, Y1, Y1
+	VMOVUPS     fwd16s70<>+352(SB), Y8
+	VMOVUPS     fwd16s70<>+352(SB), Y9
+	VFMADD213PS fwd16s70<>+320(SB), Y5, Y8
+	VFMADD213PS fwd16s70<>+320(SB), Y1, Y9
+	VFMADD213PS fwd16s70<>+288(SB), Y5, Y8
+	VFMADD213PS fwd16s70<>+288(SB), Y1, Y9
+	VFMADD213PS fwd16s70<>+256(SB), Y5, Y8
+	VFMADD213PS fwd16s70<>+256(SB), Y1, Y9
+	VFMADD213PS fwd16s70<>+224(SB), Y5, Y8
+	VFMADD213PS fwd16s70<>+224(SB), Y1, Y9
+	VCVTPS2DQ   Y6, Y6
+	VCVTPS2DQ   Y7, Y7
+	VPSRAD      $0x01, Y6, Y1
+	VPSRAD      $0x01, Y7, Y5
+	VPSUBD      Y1, Y6, Y6
+	VPSUBD      Y5, Y7, Y7
+	VPADDD      vecconsts<>+448(SB), Y1, Y1
+	VPSLLD      $0x17, Y1, Y1
+	VPADDD      vecconsts<>+448(SB), Y5, Y5
+	VPSLLD      $0x17, Y5, Y5
+	VPADDD      vecconsts<>+448(SB), Y6, Y6
+	VPSLLD      $0x17, Y6, Y6
+	VPADDD      vecconsts<>+448(SB), Y7, Y7
+	VPSLLD      $0x17, Y7, Y7
+	VMULPS      Y1, Y8, Y8
+	VMULPS      Y5, Y9, Y9
+	VMULPS      Y6, Y8, Y8
+	VMULPS      Y7, Y9, Y9
+	VMOVDQU     96(BX)(SI*2), Y1
+	VPSLLD      $0x10, Y1, Y5
+	VMULPS      Y0, Y8, Y8
+	VSUBPS      Y8, Y5, Y5
+	VPSRLD      $0x10, Y5, Y6
+	VPAND       vecconsts<>+480(SB), Y6, Y6
+	VPADDD      Y5, Y6, Y6
+	VPADDD      vecconsts<>+512(SB), Y6, Y6
+	VCMPPS      $0x03, Y5, Y5, Y7
+	VPOR        vecconsts<>+1248(SB), Y5, Y5
+	VPBLENDVB   Y7, Y5, Y6, Y6
+	VPAND       Y4, Y1, Y1
+	VMULPS      Y0, Y9, Y9
+	VSUBPS      Y9, Y1, Y1
+	VPSRLD      $0x10, Y1, Y5
+	VPAND       vecconsts<>+480(SB), Y5, Y5
+	VPADDD      Y1, Y5, Y5
+	VPADDD      vecconsts<>+512(SB), Y5, Y5
+	VCMPPS      $0x03, Y1, Y1, Y7
+	VPOR        vecconsts<>+1248(SB), Y1, Y1
+	VPBLENDVB   Y7, Y1, Y5, Y5
+	VPSRLD      $0x10, Y6, Y6
+	VPBLENDW    $0xaa, Y5, Y6, Y6
+	VMOVDQU     Y6, 96(AX)(SI*2)
+	ADDQ        $0x00000040, SI
+	SUBQ        $0x00000040, CX
+	JMP         loopU2
 
 loop13:
-	CMPQ         CX, $0x00000010
-	JB           tail4
-	VMOVDQU      (DX)(SI*2), Y1
-	VPSLLD       $0x10, Y1, Y5
-	VPAND        Y4, Y1, Y1
-	VMAXPS       Y5, Y2, Y5
-	VMAXPS       Y1, Y2, Y1
-	VMINPS       Y5, Y3, Y5
-	VMINPS       Y1, Y3, Y1
-	VMULPS       vecconsts<>+128(SB), Y5, Y6
-	VMULPS       vecconsts<>+128(SB), Y1, Y7
-	VROUNDPS     $0x00, Y6, Y6
-	VROUNDPS     $0x00, Y7, Y7
-	VFNMADD231PS vecconsts<>+160(SB), Y6, Y5
-	VFNMADD231PS vecconsts<>+160(SB), Y7, Y1
-	VFNMADD231PS vecconsts<>+192(SB), Y6, Y5
-	VFNMADD231PS vecconsts<>+192(SB), Y7, Y1
-	VMOVUPS      vecconsts<>+224(SB), Y8
-	VMOVUPS      vecconsts<>+224(SB), Y9
-	VFMADD213PS  vecconsts<>+256(SB), Y5, Y8
-	VFMADD213PS  vecconsts<>+256(SB), Y1, Y9
-	VFMADD213PS  vecconsts<>+288(SB), Y5, Y8
-	VFMADD213PS  vecconsts<>+288(SB), Y1, Y9
-	VFMADD213PS  vecconsts<>+320(SB), Y5, Y8
-	VFMADD213PS  vecconsts<>+320(SB), Y1, Y9
-	VFMADD213PS  vecconsts<>+352(SB), Y5, Y8
-	VFMADD213PS  vecconsts<>+352(SB), Y1, Y9
-	VFMADD213PS  vecconsts<>+384(SB), Y5, Y8
-	VFMADD213PS  vecconsts<>+384(SB), Y1, Y9
-	VMULPS       Y5, Y5, Y10
-	VMULPS       Y1, Y1, Y11
-	VFMADD213PS  Y5, Y10, Y8
-	VFMADD213PS  Y1, Y11, Y9
-	VADDPS       vecconsts<>+416(SB), Y8, Y8
-	VADDPS       vecconsts<>+416(SB), Y9, Y9
-	VCVTPS2DQ    Y6, Y6
-	VCVTPS2DQ    Y7, Y7
-	VPSRAD       $0x01, Y6, Y1
-	VPSRAD       $0x01, Y7, Y5
-	VPSUBD       Y1, Y6, Y6
-	VPSUBD       Y5, Y7, Y7
-	VPADDD       vecconsts<>+448(SB), Y1, Y1
-	VPSLLD       $0x17, Y1, Y1
-	VPADDD       vecconsts<>+448(SB), Y5, Y5
-	VPSLLD       $0x17, Y5, Y5
-	VPADDD       vecconsts<>+448(SB), Y6, Y6
-	VPSLLD       $0x17, Y6, Y6
-	VPADDD       vecconsts<>+448(SB), Y7, Y7
-	VPSLLD       $0x17, Y7, Y7
-	VMULPS       Y1, Y8, Y8
-	VMULPS       Y5, Y9, Y9
-	VMULPS       Y6, Y8, Y8
-	VMULPS       Y7, Y9, Y9
-	VMOVDQU      (BX)(SI*2), Y1
-	VPSLLD       $0x10, Y1, Y5
-	VMULPS       Y0, Y8, Y8
-	VSUBPS       Y8, Y5, Y5
-	VPSRLD       $0x10, Y5, Y6
-	VPAND        vecconsts<>+480(SB), Y6, Y6
-	VPADDD       Y5, Y6, Y6
-	VPADDD       vecconsts<>+512(SB), Y6, Y6
-	VCMPPS       $0x03, Y5, Y5, Y7
-	VPOR         vecconsts<>+1248(SB), Y5, Y5
-	VPBLENDVB    Y7, Y5, Y6, Y6
-	VPAND        Y4, Y1, Y1
-	VMULPS       Y0, Y9, Y9
-	VSUBPS       Y9, Y1, Y1
-	VPSRLD       $0x10, Y1, Y5
-	VPAND        vecconsts<>+480(SB), Y5, Y5
-	VPADDD       Y1, Y5, Y5
-	VPADDD       vecconsts<>+512(SB), Y5, Y5
-	VCMPPS       $0x03, Y1, Y1, Y7
-	VPOR         vecconsts<>+1248(SB), Y1, Y1
-	VPBLENDVB    Y7, Y1, Y5, Y5
-	VPSRLD       $0x10, Y6, Y6
-	VPBLENDW     $0xaa, Y5, Y6, Y6
-	VMOVDQU      Y6, (AX)(SI*2)
-	ADDQ         $0x00000010, SI
-	SUBQ         $0x00000010, CX
-	JMP          loop13
+	CMPQ        CX, $0x00000010
+	JB          tail4
+	VMOVDQU     (DX)(SI*2), Y1
+	VPSLLD      $0x10, Y1, Y5
+	VPAND       Y4, Y1, Y1
+	VMINPS      Y5, Y3, Y5
+	VMINPS      Y1, Y3, Y1
+	VMULPS      fwd16s70<>+0(SB), Y5, Y5
+	VMULPS      fwd16s70<>+0(SB), Y1, Y1
+	VMAXPS      Y5, Y2, Y5
+	VMAXPS      Y1, Y2, Y1
+	VROUNDPS    $0x09, Y5, Y6
+	VROUNDPS    $0x09, Y1, Y7
+	VSUBPS      Y6, Y5, Y5
+	VSUBPS      Y7, Y1, Y1
+	VMOVUPS     fwd16s70<>+352(SB), Y8
+	VMOVUPS     fwd16s70<>+352(SB), Y9
+	VFMADD213PS fwd16s70<>+320(SB), Y5, Y8
+	VFMADD213PS fwd16s70<>+320(SB), Y1, Y9
+	VFMADD213PS fwd16s70<>+288(SB), Y5, Y8
+	VFMADD213PS fwd16s70<>+288(SB), Y1, Y9
+	VFMADD213PS fwd16s70<>+256(SB), Y5, Y8
+	VFMADD213PS fwd16s70<>+256(SB), Y1, Y9
+	VFMADD213PS fwd16s70<>+224(SB), Y5, Y8
+	VFMADD213PS fwd16s70<>+224(SB), Y1, Y9
+	VCVTPS2DQ   Y6, Y6
+	VCVTPS2DQ   Y7, Y7
+	VPSRAD      $0x01, Y6, Y1
+	VPSRAD      $0x01, Y7, Y5
+	VPSUBD      Y1, Y6, Y6
+	VPSUBD      Y5, Y7, Y7
+	VPADDD      vecconsts<>+448(SB), Y1, Y1
+	VPSLLD      $0x17, Y1, Y1
+	VPADDD      vecconsts<>+448(SB), Y5, Y5
+	VPSLLD      $0x17, Y5, Y5
+	VPADDD      vecconsts<>+448(SB), Y6, Y6
+	VPSLLD      $0x17, Y6, Y6
+	VPADDD      vecconsts<>+448(SB), Y7, Y7
+	VPSLLD      $0x17, Y7, Y7
+	VMULPS      Y1, Y8, Y8
+	VMULPS      Y5, Y9, Y9
+	VMULPS      Y6, Y8, Y8
+	VMULPS      Y7, Y9, Y9
+	VMOVDQU     (BX)(SI*2), Y1
+	VPSLLD      $0x10, Y1, Y5
+	VMULPS      Y0, Y8, Y8
+	VSUBPS      Y8, Y5, Y5
+	VPSRLD      $0x10, Y5, Y6
+	VPAND       vecconsts<>+480(SB), Y6, Y6
+	VPADDD      Y5, Y6, Y6
+	VPADDD      vecconsts<>+512(SB), Y6, Y6
+	VCMPPS      $0x03, Y5, Y5, Y7
+	VPOR        vecconsts<>+1248(SB), Y5, Y5
+	VPBLENDVB   Y7, Y5, Y6, Y6
+	VPAND       Y4, Y1, Y1
+	VMULPS      Y0, Y9, Y9
+	VSUBPS      Y9, Y1, Y1
+	VPSRLD      $0x10, Y1, Y5
+	VPAND       vecconsts<>+480(SB), Y5, Y5
+	VPADDD      Y1, Y5, Y5
+	VPADDD      vecconsts<>+512(SB), Y5, Y5
+	VCMPPS      $0x03, Y1, Y1, Y7
+	VPOR        vecconsts<>+1248(SB), Y1, Y1
+	VPBLENDVB   Y7, Y1, Y5, Y5
+	VPSRLD      $0x10, Y6, Y6
+	VPBLENDW    $0xaa, Y5, Y6, Y6
+	VMOVDQU     Y6, (AX)(SI*2)
+	ADDQ        $0x00000010, SI
+	SUBQ        $0x00000010, CX
+	JMP         loop13
 
 tail4:
 	TESTQ CX, CX
@@ -23981,403 +23827,353 @@ scaled1:
 	XORQ SI, SI
 
 loopU6:
-	CMPQ         CX, $0x00000040
-	JB           loop17
-	VMOVDQU      (DX)(SI*2), Y5
-	VPSLLD       $0x10, Y5, Y6
-	VPAND        Y4, Y5, Y5
-	VMAXPS       Y6, Y2, Y6
-	VMAXPS       Y5, Y2, Y5
-	VMINPS       Y6, Y3, Y6
-	VMINPS       Y5, Y3, Y5
-	VMULPS       vecconsts<>+128(SB), Y6, Y7
-	VMULPS       vecconsts<>+128(SB), Y5, Y8
-	VROUNDPS     $0x00, Y7, Y7
-	VROUNDPS     $0x00, Y8, Y8
-	VFNMADD231PS vecconsts<>+160(SB), Y7, Y6
-	VFNMADD231PS vecconsts<>+160(SB), Y8, Y5
-	VFNMADD231PS vecconsts<>+192(SB), Y7, Y6
-	VFNMADD231PS vecconsts<>+192(SB), Y8, Y5
-	VMOVUPS      vecconsts<>+224(SB), Y9
-	VMOVUPS      vecconsts<>+224(SB), Y10
-	VFMADD213PS  vecconsts<>+256(SB), Y6, Y9
-	VFMADD213PS  vecconsts<>+256(SB), Y5, Y10
-	VFMADD213PS  vecconsts<>+288(SB), Y6, Y9
-	VFMADD213PS  vecconsts<>+288(SB), Y5, Y10
-	VFMADD213PS  vecconsts<>+320(SB), Y6, Y9
-	VFMADD213PS  vecconsts<>+320(SB), Y5, Y10
-	VFMADD213PS  vecconsts<>+352(SB), Y6, Y9
-	VFMADD213PS  vecconsts<>+352(SB), Y5, Y10
-	VFMADD213PS  vecconsts<>+384(SB), Y6, Y9
-	VFMADD213PS  vecconsts<>+384(SB), Y5, Y10
-	VMULPS       Y6, Y6, Y11
-	VMULPS       Y5, Y5, Y12
-	VFMADD213PS  Y6, Y11, Y9
-	VFMADD213PS  Y5, Y12, Y10
-	VADDPS       vecconsts<>+416(SB), Y9, Y9
-	VADDPS       vecconsts<>+416(SB), Y10, Y10
-	VCVTPS2DQ    Y7, Y7
-	VCVTPS2DQ    Y8, Y8
-	VPSRAD       $0x01, Y7, Y5
-	VPSRAD       $0x01, Y8, Y6
-	VPSUBD       Y5, Y7, Y7
-	VPSUBD       Y6, Y8, Y8
-	VPADDD       vecconsts<>+448(SB), Y5, Y5
-	VPSLLD       $0x17, Y5, Y5
-	VPADDD       vecconsts<>+448(SB), Y6, Y6
-	VPSLLD       $0x17, Y6, Y6
-	VPADDD       vecconsts<>+448(SB), Y7, Y7
-	VPSLLD       $0x17, Y7, Y7
-	VPADDD       vecconsts<>+448(SB), Y8, Y8
-	VPSLLD       $0x17, Y8, Y8
-	VMULPS       Y5, Y9, Y9
-	VMULPS       Y6, Y10, Y10
-	VMULPS       Y7, Y9, Y9
-	VMULPS       Y8, Y10, Y10
-	VMOVDQU      (BX)(SI*2), Y5
-	VPSLLD       $0x10, Y5, Y6
-	VMULPS       Y0, Y9, Y9
-	VSUBPS       Y9, Y6, Y6
-	VMULPS       Y1, Y6, Y6
-	VPSRLD       $0x10, Y6, Y7
-	VPAND        vecconsts<>+480(SB), Y7, Y7
-	VPADDD       Y6, Y7, Y7
-	VPADDD       vecconsts<>+512(SB), Y7, Y7
-	VCMPPS       $0x03, Y6, Y6, Y8
-	VPOR         vecconsts<>+1248(SB), Y6, Y6
-	VPBLENDVB    Y8, Y6, Y7, Y7
-	VPAND        Y4, Y5, Y5
-	VMULPS       Y0, Y10, Y10
-	VSUBPS       Y10, Y5, Y5
-	VMULPS       Y1, Y5, Y5
-	VPSRLD       $0x10, Y5, Y6
-	VPAND        vecconsts<>+480(SB), Y6, Y6
-	VPADDD       Y5, Y6, Y6
-	VPADDD       vecconsts<>+512(SB), Y6, Y6
-	VCMPPS       $0x03, Y5, Y5, Y8
-	VPOR         vecconsts<>+1248(SB), Y5, Y5
-	VPBLENDVB    Y8, Y5, Y6, Y6
-	VPSRLD       $0x10, Y7, Y7
-	VPBLENDW     $0xaa, Y6, Y7, Y7
-	VMOVDQU      Y7, (AX)(SI*2)
-	VMOVDQU      32(DX)(SI*2), Y5
-	VPSLLD       $0x10, Y5, Y6
-	VPAND        Y4, Y5, Y5
-	VMAXPS       Y6, Y2, Y6
-	VMAXPS       Y5, Y2, Y5
-	VMINPS       Y6, Y3, Y6
-	VMINPS       Y5, Y3, Y5
-	VMULPS       vecconsts<>+128(SB), Y6, Y7
-	VMULPS       vecconsts<>+128(SB), Y5, Y8
-	VROUNDPS     $0x00, Y7, Y7
-	VROUNDPS     $0x00, Y8, Y8
-	VFNMADD231PS vecconsts<>+160(SB), Y7, Y6
-	VFNMADD231PS vecconsts<>+160(SB), Y8, Y5
-	VFNMADD231PS vecconsts<>+192(SB), Y7, Y6
-	VFNMADD231PS vecconsts<>+192(SB), Y8, Y5
-	VMOVUPS      vecconsts<>+224(SB), Y9
-	VMOVUPS      vecconsts<>+224(SB), Y10
-	VFMADD213PS  vecconsts<>+256(SB), Y6, Y9
-	VFMADD213PS  vecconsts<>+256(SB), Y5, Y10
-	VFMADD213PS  vecconsts<>+288(SB), Y6, Y9
-	VFMADD213PS  vecconsts<>+288(SB), Y5, Y10
-	VFMADD213PS  vecconsts<>+320(SB), Y6, Y9
-	VFMADD213PS  vecconsts<>+320(SB), Y5, Y10
-	VFMADD213PS  vecconsts<>+352(SB), Y6, Y9
-	VFMADD213PS  vecconsts<>+352(SB), Y5, Y10
-	VFMADD213PS  vecconsts<>+384(SB), Y6, Y9
-	VFMADD213PS  vecconsts<>+384(SB), Y5, Y10
-	VMULPS       Y6, Y6, Y11
-	VMULPS       Y5, Y5, Y12
-	VFMADD213PS  Y6, Y11, Y9
-	VFMADD213PS  Y5, Y12, Y10
-	VADDPS       vecconsts<>+416(SB), Y9, Y9
-	VADDPS       vecconsts<>+416(SB), Y10, Y10
-	VCVTPS2DQ    Y7, Y7
-	VCVTPS2DQ    Y8, Y8
-	VPSRAD       $0x01, Y7, Y5
-	VPSRAD       $0x01, Y8, Y6
-	VPSUBD       Y5, Y7, Y7
-	VPSUBD       Y6, Y8, Y8
-	VPADDD       vecconsts<>+448(SB), Y5, Y5
-	VPSLLD       $0x17, Y5, Y5
-	VPADDD       vecconsts<>+448(SB), Y6, Y6
-	VPSLLD       $0x17, Y6, Y6
-	VPADDD       vecconsts<>+448(SB), Y7, Y7
-	VPSLLD       $0x17, Y7, Y7
-	VPADDD       vecconsts<>+448(SB), Y8, Y8
-	VPSLLD       $0x17, Y8, Y8
-	VMULPS       Y5, Y9, Y9
-	VMULPS       Y6, Y10, Y10
-	VMULPS       Y7, Y9, Y9
-	VMULPS       Y8, Y10, Y10
-	VMOVDQU      32(BX)(SI*2), Y5
-	VPSLLD       $0x10, Y5, Y6
-	VMULPS       Y0, Y9, Y9
-	VSUBPS       Y9, Y6, Y6
-	VMULPS       Y1, Y6, Y6
-	VPSRLD       $0x10, Y6, Y7
-	VPAND        vecconsts<>+480(SB), Y7, Y7
-	VPADDD       Y6, Y7, Y7
-	VPADDD       vecconsts<>+512(SB), Y7, Y7
-	VCMPPS       $0x03, Y6, Y6, Y8
-	VPOR         vecconsts<>+1248(SB), Y6, Y6
-	VPBLENDVB    Y8, Y6, Y7, Y7
-	VPAND        Y4, Y5, Y5
-	VMULPS       Y0, Y10, Y10
-	VSUBPS       Y10, Y5, Y5
-	VMULPS       Y1, Y5, Y5
-	VPSRLD       $0x10, Y5, Y6
-	VPAND        vecconsts<>+480(SB), Y6, Y6
-	VPADDD       Y5, Y6, Y6
-	VPADDD       vecconsts<>+512(SB), Y6, Y6
-	VCMPPS       $0x03, Y5, Y5, Y8
-	VPOR         vecconsts<>+1248(SB), Y5, Y5
-	VPBLENDVB    Y8, Y5, Y6, Y6
-	VPSRLD       $0x10, Y7, Y7
-	VPBLENDW     $0xaa, Y6, Y7, Y7
-	VMOVDQU      Y7, 32(AX)(SI*2)
-	VMOVDQU      64(DX)(SI*2), Y5
-	VPSLLD       $0x10, Y5, Y6
-	VPAND        Y4, Y5, Y5
-	VMAXPS       Y6, Y2, Y6
-	VMAXPS       Y5, Y2, Y5
-	VMINPS       Y6, Y3, Y6
-	VMINPS       Y5, Y3, Y5
-	VMULPS       vecconsts<>+128(SB), Y6, Y7
-	VMULPS       vecconsts<>+128(SB), Y5, Y8
-	VROUNDPS     $0x00, Y7, Y7
-	VROUNDPS     $0x00, Y8, Y8
-	VFNMADD231PS vecconsts<>+160(SB), Y7, Y6
-	VFNMADD231PS vecconsts<>+160(SB), Y8, Y5
-	VFNMADD231PS vecconsts<>+192(SB), Y7, Y6
-	VFNMADD231PS vecconsts<>+192(SB), Y8, Y5
-	VMOVUPS      vecconsts<>+224(SB), Y9
-	VMOVUPS      vecconsts<>+224(SB), Y10
-	VFMADD213PS  vecconsts<>+256(SB), Y6, Y9
-	VFMADD213PS  vecconsts<>+256(SB), Y5, Y10
-	VFMADD213PS  vecconsts<>+288(SB), Y6, Y9
-	VFMADD213PS  vecconsts<>+288(SB), Y5, Y10
-	VFMADD213PS  vecconsts<>+320(SB), Y6, Y9
-	VFMADD213PS  vecconsts<>+320(SB), Y5, Y10
-	VFMADD213PS  vecconsts<>+352(SB), Y6, Y9
-	VFMADD213PS  vecconsts<>+352(SB), Y5, Y10
-	VFMADD213PS  vecconsts<>+384(SB), Y6, Y9
-	VFMADD213PS  vecconsts<>+384(SB), Y5, Y10
-	VMULPS       Y6, Y6, Y11
-	VMULPS       Y5, Y5, Y12
-	VFMADD213PS  Y6, Y11, Y9
-	VFMADD213PS  Y5, Y12, Y10
-	VADDPS       vecconsts<>+416(SB), Y9, Y9
-	VADDPS       vecconsts<>+416(SB), Y10, Y10
-	VCVTPS2DQ    Y7, Y7
-	VCVTPS2DQ    Y8, Y8
-	VPSRAD       $0x01, Y7, Y5
-	VPSRAD       $0x01, Y8, Y6
-	VPSUBD       Y5, Y7, Y7
-	VPSUBD       Y6, Y8, Y8
-	VPADDD       vecconsts<>+448(SB), Y5, Y5
-	VPSLLD       $0x17, Y5, Y5
-	VPADDD       vecconsts<>+448(SB), Y6, Y6
-	VPSLLD       $0x17, Y6, Y6
-	VPADDD       vecconsts<>+448(SB), Y7, Y7
-	VPSLLD       $0x17, Y7, Y7
-	VPADDD       vecconsts<>+448(SB), Y8, Y8
-	VPSLLD       $0x17, Y8, Y8
-	VMULPS       Y5, Y9, Y9
-	VMULPS       Y6, Y10, Y10
-	VMULPS       Y7, Y9, Y9
-	VMULPS       Y8, Y10, Y10
-	VMOVDQU      64(BX)(SI*2), Y5
-	VPSLLD       $0x10, Y5, Y6
-	VMULPS       Y0, Y9, Y9
-	VSUBPS       Y9, Y6, Y6
-	VMULPS       Y1, Y6, Y6
-	VPSRLD       $0x10, Y6, Y7
-	VPAND        vecconsts<>+480(SB), Y7, Y7
-	VPADDD       Y6, Y7, Y7
-	VPADDD       vecconsts<>+512(SB), Y7, Y7
-	VCMPPS       $0x03, Y6, Y6, Y8
-	VPOR         vecconsts<>+1248(SB), Y6, Y6
-	VPBLENDVB    Y8, Y6, Y7, Y7
-	VPAND        Y4, Y5, Y5
-	VMULPS       Y0, Y10, Y10
-	VSUBPS       Y10, Y5, Y5
-	VMULPS       Y1, Y5, Y5
-	VPSRLD       $0x10, Y5, Y6
-	VPAND        vecconsts<>+480(SB), Y6, Y6
-	VPADDD       Y5, Y6, Y6
-	VPADDD       vecconsts<>+512(SB), Y6, Y6
-	VCMPPS       $0x03, Y5, Y5, Y8
-	VPOR         vecconsts<>+1248(SB), Y5, Y5
-	VPBLENDVB    Y8, Y5, Y6, Y6
-	VPSRLD       $0x10, Y7, Y7
-	VPBLENDW     $0xaa, Y6, Y7, Y7
-	VMOVDQU      Y7, 64(AX)(SI*2)
-	VMOVDQU      96(DX)(SI*2), Y5
-	VPSLLD       $0x10, Y5, Y6
-	VPAND        Y4, Y5, Y5
-	VMAXPS       Y6, Y2, Y6
-	VMAXPS       Y5, Y2, Y5
-	VMINPS       Y6, Y3, Y6
-	VMINPS       Y5, Y3, Y5
-	VMULPS       vecconsts<>+128(SB), Y6, Y7
-	VMULPS       vecconsts<>+128(SB), Y5, Y8
-	VROUNDPS     $0x00, Y7, Y7
-	VROUNDPS     $0x00, Y8, Y8
-	VFNMADD231PS vecconsts<>+160(SB), Y7, Y6
-	VFNMADD231PS vecconsts<>+160(SB), Y8, Y5
-	VFNMADD231PS vecconsts<>+192(SB), Y7, Y6
-	VFNMADD231PS vecconsts<>+192(SB), Y8, Y5
-	VMOVUPS      vecconsts<>+224(SB), Y9
-	VMOVUPS      vecconsts<>+224(SB), Y10
-	VFMADD213PS  vecconsts<>+256(SB), Y6, Y9
-	VFMADD213PS  vecconsts<>+256(SB), Y5, Y10
-	VFMADD213PS  vecconsts<>+288(SB), Y6, Y9
-	VFMADD213PS  vecconsts<>+288(SB), Y5, Y10
-	VFMADD213PS  vecconsts<>+320(SB), Y6, Y9
-	VFMADD213PS  vecconsts<>+320(SB), Y5, Y10
-	VFMADD213PS  vecconsts<>+352(SB), Y6, Y9
-	VFMADD213PS  vecconsts<>+352(SB), Y5, Y10
-	VFMADD213PS  vecconsts<>+384(SB), Y6, Y9
-	VFMADD213PS  vecconsts<>+384(SB), Y5, Y10
-	VMULPS       Y6, Y6, Y11
-	VMULPS       Y5, Y5, Y12
-	VFMADD213PS  Y6, Y11, Y9
-	VFMADD213PS  Y5, Y12, Y10
-	VADDPS       vecconsts<>+416(SB), Y9, Y9
-	VADDPS       vecconsts<>+416(SB), Y10, Y10
-	VCVTPS2DQ    Y7, Y7
-	VCVTPS2DQ    Y8, Y8
-	VPSRAD       $0x01, Y7, Y5
-	VPSRAD       $0x01, Y8, Y6
-	VPSUBD       Y5, Y7, Y7
-	VPSUBD       Y6, Y8, Y8
-	VPADDD       vecconsts<>+448(SB), Y5, Y5
-	VPSLLD       $0x17, Y5, Y5
-	VPADDD       vecconsts<>+448(SB), Y6, Y6
-	VPSLLD       $0x17, Y6, Y6
-	VPADDD       vecconsts<>+448(SB), Y7, Y7
-	VPSLLD       $0x17, Y7, Y7
-	VPADDD       vecconsts<>+448(SB), Y8, Y8
-	VPSLLD       $0x17, Y8, Y8
-	VMULPS       Y5, Y9, Y9
-	VMULPS       Y6, Y10, Y10
-	VMULPS       Y7, Y9, Y9
-	VMULPS       Y8, Y10, Y10
-	VMOVDQU      96(BX)(SI*2), Y5
-	VPSLLD       $0x10, Y5, Y6
-	VMULPS       Y0, Y9, Y9
-	VSUBPS       Y9, Y6, Y6
-	VMULPS       Y1, Y6, Y6
-	VPSRLD       $0x10, Y6, Y7
-	VPAND        vecconsts<>+480(SB), Y7, Y7
-	VPADDD       Y6, Y7, Y7
-	VPADDD       vecconsts<>+512(SB), Y7, Y7
-	VCMPPS       $0x03, Y6, Y6, Y8
-	VPOR         vecconsts<>+1248(SB), Y6, Y6
-	VPBLENDVB    Y8, Y6, Y7, Y7
-	VPAND        Y4, Y5, Y5
-	VMULPS       Y0, Y10, Y10
-	VSUBPS       Y10, Y5, Y5
-	VMULPS       Y1, Y5, Y5
-	VPSRLD       $0x10, Y5, Y6
-	VPAND        vecconsts<>+480(SB), Y6, Y6
-	VPADDD       Y5, Y6, Y6
-	VPADDD       vecconsts<>+512(SB), Y6, Y6
-	VCMPPS       $0x03, Y5, Y5, Y8
-	VPOR         vecconsts<>+1248(SB), Y5, Y5
-	VPBLENDVB    Y8, Y5, Y6, Y6
-	VPSRLD       $0x10, Y7, Y7
-	VPBLENDW     $0xaa, Y6, Y7, Y7
-	VMOVDQU      Y7, 96(AX)(SI*2)
-	ADDQ         $0x00000040, SI
-	SUBQ         $0x00000040, CX
-	JMP          loopU6
+	CMPQ        CX, $0x00000040
+	JB          loop17
+	VMOVDQU     (DX)(SI*2), Y5
+	VPSLLD      $0x10, Y5, Y6
+	VPAND       Y4, Y5, Y5
+	VMINPS      Y6, Y3, Y6
+	VMINPS      Y5, Y3, Y5
+	VMULPS      fwd16s70<>+0(SB), Y6, Y6
+	VMULPS      fwd16s70<>+0(SB), Y5, Y5
+	VMAXPS      Y6, Y2, Y6
+	VMAXPS      Y5, Y2, Y5
+	VROUNDPS    $0x09, Y6, Y7
+	VROUNDPS    $0x09, Y5, Y8
+	VSUBPS      Y7, Y6, Y6
+	VSUBPS      Y8, Y5, Y5
+	VMOVUPS     fwd16s70<>+352(SB), Y9
+	VMOVUPS     fwd16s70<>+352(SB), Y10
+	VFMADD213PS fwd16s70<>+320(SB), Y6, Y9
+	VFMADD213PS fwd16s70<>+320(SB), Y5, Y10
+	VFMADD213PS fwd16s70<>+288(SB), Y6, Y9
+	VFMADD213PS fwd16s70<>+288(SB), Y5, Y10
+	VFMADD213PS fwd16s70<>+256(SB), Y6, Y9
+	VFMADD213PS fwd16s70<>+256(SB), Y5, Y10
+	VFMADD213PS fwd16s70<>+224(SB), Y6, Y9
+	VFMADD213PS fwd16s70<>+224(SB), Y5, Y10
+	VCVTPS2DQ   Y7, Y7
+	VCVTPS2DQ   Y8, Y8
+	VPSRAD      $0x01, Y7, Y5
+	VPSRAD      $0x01, Y8, Y6
+	VPSUBD      Y5, Y7, Y7
+	VPSUBD      Y6, Y8, Y8
+	VPADDD      vecconsts<>+448(SB), Y5, Y5
+	VPSLLD      $0x17, Y5, Y5
+	VPADDD      vecconsts<>+448(SB), Y6, Y6
+	VPSLLD      $0x17, Y6, Y6
+	VPADDD      vecconsts<>+448(SB), Y7, Y7
+	VPSLLD      $0x17, Y7, Y7
+	VPADDD      vecconsts<>+448(SB), Y8, Y8
+	VPSLLD      $0x17, Y8, Y8
+	VMULPS      Y5, Y9, Y9
+	VMULPS      Y6, Y10, Y10
+	VMULPS      Y7, Y9, Y9
+	VMULPS      Y8, Y10, Y10
+	VMOVDQU     (BX)(SI*2), Y5
+	VPSLLD      $0x10, Y5, Y6
+	VMULPS      Y0, Y9, Y9
+	VSUBPS      Y9, Y6, Y6
+	VMULPS      Y1, Y6, Y6
+	VPSRLD      $0x10, Y6, Y7
+	VPAND       vecconsts<>+480(SB), Y7, Y7
+	VPADDD      Y6, Y7, Y7
+	VPADDD      vecconsts<>+512(SB), Y7, Y7
+	VCMPPS      $0x03, Y6, Y6, Y8
+	VPOR        vecconsts<>+1248(SB), Y6, Y6
+	VPBLENDVB   Y8, Y6, Y7, Y7
+	VPAND       Y4, Y5, Y5
+	VMULPS      Y0, Y10, Y10
+	VSUBPS      Y10, Y5, Y5
+	VMULPS      Y1, Y5, Y5
+	VPSRLD      $0x10, Y5, Y6
+	VPAND       vecconsts<>+480(SB), Y6, Y6
+	VPADDD      Y5, Y6, Y6
+	VPADDD      vecconsts<>+512(SB), Y6, Y6
+	VCMPPS      $0x03, Y5, Y5, Y8
+	VPOR        vecconsts<>+1248(SB), Y5, Y5
+	VPBLENDVB   Y8, Y5, Y6, Y6
+	VPSRLD      $0x10, Y7, Y7
+	VPBLENDW    $0xaa, Y6, Y7, Y7
+	VMOVDQU     Y7, (AX)(SI*2)
+	VMOVDQU     32(DX)(SI*2), Y5
+	VPSLLD      $0x10, Y5, Y6
+	VPAND       Y4, Y5, Y5
+	VMINPS      Y6, Y3, Y6
+	VMINPS      Y5, Y3, Y5
+	VMULPS      fwd16s70<>+0(SB), Y6, Y6
+	VMULPS      fwd16s70<>+0(SB), Y5, Y5
+	VMAXPS      Y6, Y2, Y6
+	VMAXPS      Y5, Y2, Y5
+	VROUNDPS    $0x09, Y6, Y7
+	VROUNDPS    $0x09, Y5, Y8
+	VSUBPS      Y7, Y6, Y6
+	VSUBPS      Y8, Y5, Y5
+	VMOVUPS     fwd16s70<>+352(SB), Y9
+	VMOVUPS     fwd16s70<>+352(SB), Y10
+	VFMADD213PS fwd16s70<>+320(SB), Y6, Y9
+	VFMADD213PS fwd16s70<>+320(SB), Y5, Y10
+	VFMADD213PS fwd16s70<>+288(SB), Y6, Y9
+	VFMADD213PS fwd16s70<>+288(SB), Y5, Y10
+	VFMADD213PS fwd16s70<>+256(SB), Y6, Y9
+	VFMADD213PS fwd16s70<>+256(SB), Y5, Y10
+	VFMADD213PS fwd16s70<>+224(SB), Y6, Y9
+	VFMADD213PS fwd16s70<>+224(SB), Y5, Y10
+	VCVTPS2DQ   Y7, Y7
+	VCVTPS2DQ   Y8, Y8
+	VPSRAD      $0x01, Y7, Y5
+	VPSRAD      $0x01, Y8, Y6
+	VPSUBD      Y5, Y7, Y7
+	VPSUBD      Y6, Y8, Y8
+	VPADDD      vecconsts<>+448(SB), Y5, Y5
+	VPSLLD      $0x17, Y5, Y5
+	VPADDD      vecconsts<>+448(SB), Y6, Y6
+	VPSLLD      $0x17, Y6, Y6
+	VPADDD      vecconsts<>+448(SB), Y7, Y7
+	VPSLLD      $0x17, Y7, Y7
+	VPADDD      vecconsts<>+448(SB), Y8, Y8
+	VPSLLD      $0x17, Y8, Y8
+	VMULPS      Y5, Y9, Y9
+	VMULPS      Y6, Y10, Y10
+	VMULPS      Y7, Y9, Y9
+	VMULPS      Y8, Y10, Y10
+	VMOVDQU     32(BX)(SI*2), Y5
+	VPSLLD      $0x10, Y5, Y6
+	VMULPS      Y0, Y9, Y9
+	VSUBPS      Y9, Y6, Y6
+	VMULPS      Y1, Y6, Y6
+	VPSRLD      $0x10, Y6, Y7
+	VPAND       vecconsts<>+480(SB), Y7, Y7
+	VPADDD      Y6, Y7, Y7
+	VPADDD      vecconsts<>+512(SB), Y7, Y7
+	VCMPPS      $0x03, Y6, Y6, Y8
+	VPOR        vecconsts<>+1248(SB), Y6, Y6
+	VPBLENDVB   Y8, Y6, Y7, Y7
+	VPAND       Y4, Y5, Y5
+	VMULPS      Y0, Y10, Y10
+	VSUBPS      Y10, Y5, Y5
+	VMULPS      Y1, Y5, Y5
+	VPSRLD      $0x10, Y5, Y6
+	VPAND       vecconsts<>+480(SB), Y6, Y6
+	VPADDD      Y5, Y6, Y6
+	VPADDD      vecconsts<>+512(SB), Y6, Y6
+	VCMPPS      $0x03, Y5, Y5, Y8
+	VPOR        vecconsts<>+1248(SB), Y5, Y5
+	VPBLENDVB   Y8, Y5, Y6, Y6
+	VPSRLD      $0x10, Y7, Y7
+	VPBLENDW    $0xaa, Y6, Y7, Y7
+	VMOVDQU     Y7, 32(AX)(SI*2)
+	VMOVDQU     64(DX)(SI*2), Y5
+	VPSLLD      $0x10, Y5, Y6
+	VPAND       Y4, Y5, Y5
+	VMINPS      Y6, Y3, Y6
+	VMINPS      Y5, Y3, Y5
+	VMULPS      fwd16s70<>+0(SB), Y6, Y6
+	VMULPS      fwd16s70<>+0(SB), Y5, Y5
+	VMAXPS      Y6, Y2, Y6
+	VMAXPS      Y5, Y2, Y5
+	VROUNDPS    $0x09, Y6, Y7
+	VROUNDPS    $0x09, Y5, Y8
+	VSUBPS      Y7, Y6, Y6
+	VSUBPS      Y8, Y5, Y5
+	VMOVUPS     fwd16s70<>+352(SB), Y9
+	VMOVUPS     fwd16s70<>+352(SB), Y10
+	VFMADD213PS fwd16s70<>+320(SB), Y6, Y9
+	VFMADD213PS fwd16s70<>+320(SB), Y5, Y10
+	VFMADD213PS fwd16s70<>+288(SB), Y6, Y9
+	VFMADD213PS fwd16s70<>+288(SB), Y5, Y10
+	VFMADD213PS fwd16s70<>+256(SB), Y6, Y9
+	VFMADD213PS fwd16s70<>+256(SB), Y5, Y10
+	VFMADD213PS fwd16s70<>+224(SB), Y6, Y9
+	VFMADD213PS fwd16s70<>+224(SB), Y5, Y10
+	VCVTPS2DQ   Y7, Y7
+	VCVTPS2DQ   Y8, Y8
+	VPSRAD      $0x01, Y7, Y5
+	VPSRAD      $0x01, Y8, Y6
+	VPSUBD      Y5, Y7, Y7
+	VPSUBD      Y6, Y8, Y8
+	VPADDD      vecconsts<>+448(SB), Y5, Y5
+	VPSLLD      $0x17, Y5, Y5
+	VPADDD      vecconsts<>+448(SB), Y6, Y6
+	VPSLLD      $0x17, Y6, Y6
+	VPADDD      vecconsts<>+448(SB), Y7, Y7
+	VPSLLD      $0x17, Y7, Y7
+	VPADDD      vecconsts<>+448(SB), Y8, Y8
+	VPSLLD      $0x17, Y8, Y8
+	VMULPS      Y5, Y9, Y9
+	VMULPS      Y6, Y10, Y10
+	VMULPS      Y7, Y9, Y9
+	VMULPS      Y8, Y10, Y10
+	VMOVDQU     64(BX)(SI*2), Y5
+	VPSLLD      $0x10, Y5, Y6
+	VMULPS      Y0, Y9, Y9
+	VSUBPS      Y9, Y6, Y6
+	VMULPS      Y1, Y6, Y6
+	VPSRLD      $0x10, Y6, Y7
+	VPAND       vecconsts<>+480(SB), Y7, Y7
+	VPADDD      Y6, Y7, Y7
+	VPADDD      vecconsts<>+512(SB), Y7, Y7
+	VCMPPS      $0x03, Y6, Y6, Y8
+	VPOR        vecconsts<>+1248(SB), Y6, Y6
+	VPBLENDVB   Y8, Y6, Y7, Y7
+	VPAND       Y4, Y5, Y5
+	VMULPS      Y0, Y10, Y10
+	VSUBPS      Y10, Y5, Y5
+	VMULPS      Y1, Y5, Y5
+	VPSRLD      $0x10, Y5, Y6
+	VPAND       vecconsts<>+480(SB), Y6, Y6
+	VPADDD      Y5, Y6, Y6
+	VPADDD      vecconsts<>+512(SB), Y6, Y6
+	VCMPPS      $0x03, Y5, Y5, Y8
+	VPOR        vecconsts<>+1248(SB), Y5, Y5
+	VPBLENDVB   Y8, Y5, Y6, Y6
+	VPSRLD      $0x10, Y7, Y7
+	VPBLENDW    $0xaa, Y6, Y7, Y7
+	VMOVDQU     Y7, 64(AX)(SI*2)
+	VMOVDQU     96(DX)(SI*2), Y5
+	VPSLLD      $0x10, Y5, Y6
+	VPAND       Y4, Y5, Y5
+	VMINPS      Y6, Y3, Y6
+	VMINPS      Y5, Y3, Y5
+	VMULPS      fwd16s70<>+0(SB), Y6, Y6
+	VMULPS      fwd16s70<>+0(SB), Y5, Y5
+	VMAXPS      Y6, Y2, Y6
+	VMAXPS      Y5, Y2, Y5
+	VROUNDPS    $0x09, Y6, Y7
+	VROUNDPS    $0x09, Y5, Y8
+	VSUBPS      Y7, Y6, Y6
+	VSUBPS      Y8, Y5, Y5
+	VMOVUPS     fwd16s70<>+352(SB), Y9
+	VMOVUPS     fwd16s70<>+352(SB), Y10
+	VFMADD213PS fwd16s70<>+320(SB), Y6, Y9
+	VFMADD213PS fwd16s70<>+320(SB), Y5, Y10
+	VFMADD213PS fwd16s70<>+288(SB), Y6, Y9
+	VFMADD213PS fwd16s70<>+288(SB), Y5, Y10
+	VFMADD213PS fwd16s70<>+256(SB), Y6, Y9
+	VFMADD213PS fwd16s70<>+256(SB), Y5, Y10
+	VFMADD213PS fwd16s70<>+224(SB), Y6, Y9
+	VFMADD213PS fwd16s70<>+224(SB), Y5, Y10
+	VCVTPS2DQ   Y7, Y7
+	VCVTPS2DQ   Y8, Y8
+	VPSRAD      $0x01, Y7, Y5
+	VPSRAD      $0x01, Y8, Y6
+	VPSUBD      Y5, Y7, Y7
+	VPSUBD      Y6, Y8, Y8
+	VPADDD      vecconsts<>+448(SB), Y5, Y5
+	VPSLLD      $0x17, Y5, Y5
+	VPADDD      vecconsts<>+448(SB), Y6, Y6
+	VPSLLD      $0x17, Y6, Y6
+	VPADDD      vecconsts<>+448(SB), Y7, Y7
+	VPSLLD      $0x17, Y7, Y7
+	VPADDD      vecconsts<>+448(SB), Y8, Y8
+	VPSLLD      $0x17, Y8, Y8
+	VMULPS      Y5, Y9, Y9
+	VMULPS      Y6, Y10, Y10
+	VMULPS      Y7, Y9, Y9
+	VMULPS      Y8, Y10, Y10
+	VMOVDQU     96(BX)(SI*2), Y5
+	VPSLLD      $0x10, Y5, Y6
+	VMULPS      Y0, Y9, Y9
+	VSUBPS      Y9, Y6, Y6
+	VMULPS      Y1, Y6, Y6
+	VPSRLD      $0x10, Y6, Y7
+	VPAND       vecconsts<>+480(SB), Y7, Y7
+	VPADDD      Y6, Y7, Y7
+	VPADDD      vecconsts<>+512(SB), Y7, Y7
+	VCMPPS      $0x03, Y6, Y6, Y8
+	VPOR        vecconsts<>+1248(SB), Y6, Y6
+	VPBLENDVB   Y8, Y6, Y7, Y7
+	VPAND       Y4, Y5, Y5
+	VMULPS      Y0, Y10, Y10
+	VSUBPS      Y10, Y5, Y5
+	VMULPS      Y1, Y5, Y5
+	VPSRLD      $0x10, Y5, Y6
+	VPAND       vecconsts<>+480(SB), Y6, Y6
+	VPADDD      Y5, Y6, Y6
+	VPADDD      vecconsts<>+512(SB), Y6, Y6
+	VCMPPS      $0x03, Y5, Y5, Y8
+	VPOR        vecconsts<>+1248(SB), Y5, Y5
+	VPBLENDVB   Y8, Y5, Y6, Y6
+	VPSRLD      $0x10, Y7, Y7
+	VPBLENDW    $0xaa, Y6, Y7, Y7
+	VMOVDQU     Y7, 96(AX)(SI*2)
+	ADDQ        $0x00000040, SI
+	SUBQ        $0x00000040, CX
+	JMP         loopU6
 
 loop17:
-	CMPQ         CX, $0x00000010
-	JB           tail8
-	VMOVDQU      (DX)(SI*2), Y5
-	VPSLLD       $0x10, Y5, Y6
-	VPAND        Y4, Y5, Y5
-	VMAXPS       Y6, Y2, Y6
-	VMAXPS       Y5, Y2, Y5
-	VMINPS       Y6, Y3, Y6
-	VMINPS       Y5, Y3, Y5
-	VMULPS       vecconsts<>+128(SB), Y6, Y7
-	VMULPS       vecconsts<>+128(SB), Y5, Y8
-	VROUNDPS     $0x00, Y7, Y7
-	VROUNDPS     $0x00, Y8, Y8
-	VFNMADD231PS vecconsts<>+160(SB), Y7, Y6
-	VFNMADD231PS vecconsts<>+160(SB), Y8, Y5
-	VFNMADD231PS vecconsts<>+192(SB), Y7, Y6
-	VFNMADD231PS vecconsts<>+192(SB), Y8, Y5
-	VMOVUPS      vecconsts<>+224(SB), Y9
-	VMOVUPS      vecconsts<>+224(SB), Y10
-	VFMADD213PS  vecconsts<>+256(SB), Y6, Y9
-	VFMADD213PS  vecconsts<>+256(SB), Y5, Y10
-	VFMADD213PS  vecconsts<>+288(SB), Y6, Y9
-	VFMADD213PS  vecconsts<>+288(SB), Y5, Y10
-	VFMADD213PS  vecconsts<>+320(SB), Y6, Y9
-	VFMADD213PS  vecconsts<>+320(SB), Y5, Y10
-	VFMADD213PS  vecconsts<>+352(SB), Y6, Y9
-	VFMADD213PS  vecconsts<>+352(SB), Y5, Y10
-	VFMADD213PS  vecconsts<>+384(SB), Y6, Y9
-	VFMADD213PS  vecconsts<>+384(SB), Y5, Y10
-	VMULPS       Y6, Y6, Y11
-	VMULPS       Y5, Y5, Y12
-	VFMADD213PS  Y6, Y11, Y9
-	VFMADD213PS  Y5, Y12, Y10
-	VADDPS       vecconsts<>+416(SB), Y9, Y9
-	VADDPS       vecconsts<>+416(SB), Y10, Y10
-	VCVTPS2DQ    Y7, Y7
-	VCVTPS2DQ    Y8, Y8
-	VPSRAD       $0x01, Y7, Y5
-	VPSRAD       $0x01, Y8, Y6
-	VPSUBD       Y5, Y7, Y7
-	VPSUBD       Y6, Y8, Y8
-	VPADDD       vecconsts<>+448(SB), Y5, Y5
-	VPSLLD       $0x17, Y5, Y5
-	VPADDD       vecconsts<>+448(SB), Y6, Y6
-	VPSLLD       $0x17, Y6, Y6
-	VPADDD       vecconsts<>+448(SB), Y7, Y7
-	VPSLLD       $0x17, Y7, Y7
-	VPADDD       vecconsts<>+448(SB), Y8, Y8
-	VPSLLD       $0x17, Y8, Y8
-	VMULPS       Y5, Y9, Y9
-	VMULPS       Y6, Y10, Y10
-	VMULPS       Y7, Y9, Y9
-	VMULPS       Y8, Y10, Y10
-	VMOVDQU      (BX)(SI*2), Y5
-	VPSLLD       $0x10, Y5, Y6
-	VMULPS       Y0, Y9, Y9
-	VSUBPS       Y9, Y6, Y6
-	VMULPS       Y1, Y6, Y6
-	VPSRLD       $0x10, Y6, Y7
-	VPAND        vecconsts<>+480(SB), Y7, Y7
-	VPADDD       Y6, Y7, Y7
-	VPADDD       vecconsts<>+512(SB), Y7, Y7
-	VCMPPS       $0x03, Y6, Y6, Y8
-	VPOR         vecconsts<>+1248(SB), Y6, Y6
-	VPBLENDVB    Y8, Y6, Y7, Y7
-	VPAND        Y4, Y5, Y5
-	VMULPS       Y0, Y10, Y10
-	VSUBPS       Y10, Y5, Y5
-	VMULPS       Y1, Y5, Y5
-	VPSRLD       $0x10, Y5, Y6
-	VPAND        vecconsts<>+480(SB), Y6, Y6
-	VPADDD       Y5, Y6, Y6
-	VPADDD       vecconsts<>+512(SB), Y6, Y6
-	VCMPPS       $0x03, Y5, Y5, Y8
-	VPOR         vecconsts<>+1248(SB), Y5, Y5
-	VPBLENDVB    Y8, Y5, Y6, Y6
-	VPSRLD       $0x10, Y7, Y7
-	VPBLENDW     $0xaa, Y6, Y7, Y7
-	VMOVDQU      Y7, (AX)(SI*2)
-	ADDQ         $0x00000010, SI
-	SUBQ         $0x00000010, CX
-	JMP          loop17
+	CMPQ        CX, $0x00000010
+	JB          tail8
+	VMOVDQU     (DX)(SI*2), Y5
+	VPSLLD      $0x10, Y5, Y6
+	VPAND       Y4, Y5, Y5
+	VMINPS      Y6, Y3, Y6
+	VMINPS      Y5, Y3, Y5
+	VMULPS      fwd16s70<>+0(SB), Y6, Y6
+	VMULPS      fwd16s70<>+0(SB), Y5, Y5
+	VMAXPS      Y6, Y2, Y6
+	VMAXPS      Y5, Y2, Y5
+	VROUNDPS    $0x09, Y6, Y7
+	VROUNDPS    $0x09, Y5, Y8
+	VSUBPS      Y7, Y6, Y6
+	VSUBPS      Y8, Y5, Y5
+	VMOVUPS     fwd16s70<>+352(SB), Y9
+	VMOVUPS     fwd16s70<>+352(SB), Y10
+	VFMADD213PS fwd16s70<>+320(SB), Y6, Y9
+	VFMADD213PS fwd16s70<>+320(SB), Y5, Y10
+	VFMADD213PS fwd16s70<>+288(SB), Y6, Y9
+	VFMADD213PS fwd16s70<>+288(SB), Y5, Y10
+	VFMADD213PS fwd16s70<>+256(SB), Y6, Y9
+	VFMADD213PS fwd16s70<>+256(SB), Y5, Y10
+	VFMADD213PS fwd16s70<>+224(SB), Y6, Y9
+	VFMADD213PS fwd16s70<>+224(SB), Y5, Y10
+	VCVTPS2DQ   Y7, Y7
+	VCVTPS2DQ   Y8, Y8
+	VPSRAD      $0x01, Y7, Y5
+	VPSRAD      $0x01, Y8, Y6
+	VPSUBD      Y5, Y7, Y7
+	VPSUBD      Y6, Y8, Y8
+	VPADDD      vecconsts<>+448(SB), Y5, Y5
+	VPSLLD      $0x17, Y5, Y5
+	VPADDD      vecconsts<>+448(SB), Y6, Y6
+	VPSLLD      $0x17, Y6, Y6
+	VPADDD      vecconsts<>+448(SB), Y7, Y7
+	VPSLLD      $0x17, Y7, Y7
+	VPADDD      vecconsts<>+448(SB), Y8, Y8
+	VPSLLD      $0x17, Y8, Y8
+	VMULPS      Y5, Y9, Y9
+	VMULPS      Y6, Y10, Y10
+	VMULPS      Y7, Y9, Y9
+	VMULPS      Y8, Y10, Y10
+	VMOVDQU     (BX)(SI*2), Y5
+	VPSLLD      $0x10, Y5, Y6
+	VMULPS      Y0, Y9, Y9
+	VSUBPS      Y9, Y6, Y6
+	VMULPS      Y1, Y6, Y6
+	VPSRLD      $0x10, Y6, Y7
+	VPAND       vecconsts<>+480(SB), Y7, Y7
+	VPADDD      Y6, Y7, Y7
+	VPADDD      vecconsts<>+512(SB), Y7, Y7
+	VCMPPS      $0x03, Y6, Y6, Y8
+	VPOR        vecconsts<>+1248(SB), Y6, Y6
+	VPBLENDVB   Y8, Y6, Y7, Y7
+	VPAND       Y4, Y5, Y5
+	VMULPS      Y0, Y10, Y10
+	VSUBPS      Y10, Y5, Y5
+	VMULPS      Y1, Y5, Y5
+	VPSRLD      $0x10, Y5, Y6
+	VPAND       vecconsts<>+480(SB), Y6, Y6
+	VPADDD      Y5, Y6, Y6
+	VPADDD      vecconsts<>+512(SB), Y6, Y6
+	VCMPPS      $0x03, Y5, Y5, Y8
+	VPOR        vecconsts<>+1248(SB), Y5, Y5
+	VPBLENDVB   Y8, Y5, Y6, Y6
+	VPSRLD      $0x10, Y7, Y7
+	VPBLENDW    $0xaa, Y6, Y7, Y7
+	VMOVDQU     Y7, (AX)(SI*2)
+	ADDQ        $0x00000010, SI
+	SUBQ        $0x00000010, CX
+	JMP         loop17
 
 tail8:
 	TESTQ CX, CX
@@ -24388,7 +24184,7 @@ done9:
 	RET
 
 // func logSoftmaxGradBF16EOAVX512(dx []uint16, y []uint16, dy []uint16, s float32, scale float32)
-// Requires: AVX, AVX512BW, AVX512F
+// Requires: AVX, AVX512BW, AVX512DQ, AVX512F
 TEXT ·logSoftmaxGradBF16EOAVX512(SB), NOSPLIT, $0-80
 	MOVQ         dx_base+0(FP), AX
 	MOVQ         dx_len+8(FP), CX
@@ -24396,16 +24192,16 @@ TEXT ·logSoftmaxGradBF16EOAVX512(SB), NOSPLIT, $0-80
 	MOVQ         dy_base+48(FP), BX
 	VBROADCASTSS s+72(FP), Z0
 	VBROADCASTSS scale+76(FP), Z1
-	VBROADCASTSS vecconsts<>+64(SB), Z2
-	VBROADCASTSS vecconsts<>+96(SB), Z3
-	VBROADCASTSS vecconsts<>+128(SB), Z4
-	VBROADCASTSS vecconsts<>+160(SB), Z5
-	VBROADCASTSS vecconsts<>+192(SB), Z6
-	VBROADCASTSS vecconsts<>+224(SB), Z7
-	VBROADCASTSS vecconsts<>+416(SB), Z8
-	VBROADCASTSS vecconsts<>+480(SB), Z9
-	VBROADCASTSS vecconsts<>+512(SB), Z10
-	VBROADCASTSS vecconsts<>+1248(SB), Z11
+	VBROADCASTSS vecconsts<>+480(SB), Z2
+	VBROADCASTSS vecconsts<>+512(SB), Z3
+	VBROADCASTSS vecconsts<>+1248(SB), Z4
+	VBROADCASTSS fwd16s70<>+224(SB), Z5
+	VBROADCASTSS fwd16s70<>+256(SB), Z6
+	VBROADCASTSS fwd16s70<>+288(SB), Z7
+	VBROADCASTSS fwd16s70<>+320(SB), Z8
+	VBROADCASTSS fwd16s70<>+352(SB), Z9
+	VBROADCASTSS fwd16s70<>+0(SB), Z10
+	VBROADCASTSS vecconsts<>+96(SB), Z11
 	VPTERNLOGD   $0xff, Z12, Z12, Z12
 	VPSLLD       $0x10, Z12, Z12
 	MOVL         $0xaaaaaaaa, SI
@@ -24416,303 +24212,233 @@ TEXT ·logSoftmaxGradBF16EOAVX512(SB), NOSPLIT, $0-80
 	XORQ         SI, SI
 
 loopU2:
-	CMPQ             CX, $0x00000080
-	JB               loop13
-	VMOVDQU32        (DX)(SI*2), Z1
-	VPSLLD           $0x10, Z1, Z13
-	VPANDD           Z12, Z1, Z1
-	VMOVDQU32        64(DX)(SI*2), Z14
-	VPSLLD           $0x10, Z14, Z15
-	VPANDD           Z12, Z14, Z14
-	VMAXPS           Z13, Z2, Z13
-	VMAXPS           Z1, Z2, Z1
-	VMAXPS           Z15, Z2, Z15
-	VMAXPS           Z14, Z2, Z14
-	VMINPS           Z13, Z3, Z13
-	VMINPS           Z1, Z3, Z1
-	VMINPS           Z15, Z3, Z15
-	VMINPS           Z14, Z3, Z14
-	VMULPS           Z4, Z13, Z16
-	VMULPS           Z4, Z1, Z17
-	VMULPS           Z4, Z15, Z18
-	VMULPS           Z4, Z14, Z19
-	VRNDSCALEPS      $0x00, Z16, Z16
-	VRNDSCALEPS      $0x00, Z17, Z17
-	VRNDSCALEPS      $0x00, Z18, Z18
-	VRNDSCALEPS      $0x00, Z19, Z19
-	VFNMADD231PS     Z5, Z16, Z13
-	VFNMADD231PS     Z5, Z17, Z1
-	VFNMADD231PS     Z5, Z18, Z15
-	VFNMADD231PS     Z5, Z19, Z14
-	VFNMADD231PS     Z6, Z16, Z13
-	VFNMADD231PS     Z6, Z17, Z1
-	VFNMADD231PS     Z6, Z18, Z15
-	VFNMADD231PS     Z6, Z19, Z14
-	VMOVAPS          Z7, Z20
-	VMOVAPS          Z7, Z21
-	VMOVAPS          Z7, Z22
-	VMOVAPS          Z7, Z23
-	VFMADD213PS.BCST vecconsts<>+256(SB), Z13, Z20
-	VFMADD213PS.BCST vecconsts<>+256(SB), Z1, Z21
-	VFMADD213PS.BCST vecconsts<>+256(SB), Z15, Z22
-	VFMADD213PS.BCST vecconsts<>+256(SB), Z14, Z23
-	VFMADD213PS.BCST vecconsts<>+288(SB), Z13, Z20
-	VFMADD213PS.BCST vecconsts<>+288(SB), Z1, Z21
-	VFMADD213PS.BCST vecconsts<>+288(SB), Z15, Z22
-	VFMADD213PS.BCST vecconsts<>+288(SB), Z14, Z23
-	VFMADD213PS.BCST vecconsts<>+320(SB), Z13, Z20
-	VFMADD213PS.BCST vecconsts<>+320(SB), Z1, Z21
-	VFMADD213PS.BCST vecconsts<>+320(SB), Z15, Z22
-	VFMADD213PS.BCST vecconsts<>+320(SB), Z14, Z23
-	VFMADD213PS.BCST vecconsts<>+352(SB), Z13, Z20
-	VFMADD213PS.BCST vecconsts<>+352(SB), Z1, Z21
-	VFMADD213PS.BCST vecconsts<>+352(SB), Z15, Z22
-	VFMADD213PS.BCST vecconsts<>+352(SB), Z14, Z23
-	VFMADD213PS.BCST vecconsts<>+384(SB), Z13, Z20
-	VFMADD213PS.BCST vecconsts<>+384(SB), Z1, Z21
-	VFMADD213PS.BCST vecconsts<>+384(SB), Z15, Z22
-	VFMADD213PS.BCST vecconsts<>+384(SB), Z14, Z23
-	VMULPS           Z13, Z13, Z24
-	VMULPS           Z1, Z1, Z25
-	VMULPS           Z15, Z15, Z26
-	VMULPS           Z14, Z14, Z27
-	VFMADD213PS      Z13, Z24, Z20
-	VFMADD213PS      Z1, Z25, Z21
-	VFMADD213PS      Z15, Z26, Z22
-	VFMADD213PS      Z14, Z27, Z23
-	VADDPS           Z8, Z20, Z20
-	VADDPS           Z8, Z21, Z21
-	VADDPS           Z8, Z22, Z22
-	VADDPS           Z8, Z23, Z23
-	VSCALEFPS        Z16, Z20, Z20
-	VSCALEFPS        Z17, Z21, Z21
-	VSCALEFPS        Z18, Z22, Z22
-	VSCALEFPS        Z19, Z23, Z23
-	VMOVDQU32        (BX)(SI*2), Z1
-	VPSLLD           $0x10, Z1, Z13
-	VMULPS           Z0, Z20, Z20
-	VSUBPS           Z20, Z13, Z13
-	VPSRLD           $0x10, Z13, Z14
-	VPANDD           Z9, Z14, Z14
-	VPADDD           Z13, Z14, Z14
-	VPADDD           Z10, Z14, Z14
-	VCMPPS           $0x03, Z13, Z13, K2
-	VPORD            Z11, Z13, K2, Z14
-	VPANDD           Z12, Z1, Z1
-	VMULPS           Z0, Z21, Z21
-	VSUBPS           Z21, Z1, Z1
-	VPSRLD           $0x10, Z1, Z13
-	VPANDD           Z9, Z13, Z13
-	VPADDD           Z1, Z13, Z13
-	VPADDD           Z10, Z13, Z13
-	VCMPPS           $0x03, Z1, Z1, K2
-	VPORD            Z11, Z1, K2, Z13
-	VPSRLD           $0x10, Z14, Z14
-	VPBLENDMW        Z13, Z14, K1, Z14
-	VMOVDQU32        Z14, (AX)(SI*2)
-	VMOVDQU32        64(BX)(SI*2), Z1
-	VPSLLD           $0x10, Z1, Z13
-	VMULPS           Z0, Z22, Z22
-	VSUBPS           Z22, Z13, Z13
-	VPSRLD           $0x10, Z13, Z14
-	VPANDD           Z9, Z14, Z14
-	VPADDD           Z13, Z14, Z14
-	VPADDD           Z10, Z14, Z14
-	VCMPPS           $0x03, Z13, Z13, K2
-	VPORD            Z11, Z13, K2, Z14
-	VPANDD           Z12, Z1, Z1
-	VMULPS           Z0, Z23, Z23
-	VSUBPS           Z23, Z1, Z1
-	VPSRLD           $0x10, Z1, Z13
-	VPANDD           Z9, Z13, Z13
-	VPADDD           Z1, Z13, Z13
-	VPADDD           Z10, Z13, Z13
-	VCMPPS           $0x03, Z1, Z1, K2
-	VPORD            Z11, Z1, K2, Z13
-	VPSRLD           $0x10, Z14, Z14
-	VPBLENDMW        Z13, Z14, K1, Z14
-	VMOVDQU32        Z14, 64(AX)(SI*2)
-	VMOVDQU32        128(DX)(SI*2), Z1
-	VPSLLD           $0x10, Z1, Z13
-	VPANDD           Z12, Z1, Z1
-	VMOVDQU32        192(DX)(SI*2), Z14
-	VPSLLD           $0x10, Z14, Z15
-	VPANDD           Z12, Z14, Z14
-	VMAXPS           Z13, Z2, Z13
-	VMAXPS           Z1, Z2, Z1
-	VMAXPS           Z15, Z2, Z15
-	VMAXPS           Z14, Z2, Z14
-	VMINPS           Z13, Z3, Z13
-	VMINPS           Z1, Z3, Z1
-	VMINPS           Z15, Z3, Z15
-	VMINPS           Z14, Z3, Z14
-	VMULPS           Z4, Z13, Z16
-	VMULPS           Z4, Z1, Z17
-	VMULPS           Z4, Z15, Z18
-	VMULPS           Z4, Z14, Z19
-	VRNDSCALEPS      $0x00, Z16, Z16
-	VRNDSCALEPS      $0x00, Z17, Z17
-	VRNDSCALEPS      $0x00, Z18, Z18
-	VRNDSCALEPS      $0x00, Z19, Z19
-	VFNMADD231PS     Z5, Z16, Z13
-	VFNMADD231PS     Z5, Z17, Z1
-	VFNMADD231PS     Z5, Z18, Z15
-	VFNMADD231PS     Z5, Z19, Z14
-	VFNMADD231PS     Z6, Z16, Z13
-	VFNMADD231PS     Z6, Z17, Z1
-	VFNMADD231PS     Z6, Z18, Z15
-	VFNMADD231PS     Z6, Z19, Z14
-	VMOVAPS          Z7, Z20
-	VMOVAPS          Z7, Z21
-	VMOVAPS          Z7, Z22
-	VMOVAPS          Z7, Z23
-	VFMADD213PS.BCST vecconsts<>+256(SB), Z13, Z20
-	VFMADD213PS.BCST vecconsts<>+256(SB), Z1, Z21
-	VFMADD213PS.BCST vecconsts<>+256(SB), Z15, Z22
-	VFMADD213PS.BCST vecconsts<>+256(SB), Z14, Z23
-	VFMADD213PS.BCST vecconsts<>+288(SB), Z13, Z20
-	VFMADD213PS.BCST vecconsts<>+288(SB), Z1, Z21
-	VFMADD213PS.BCST vecconsts<>+288(SB), Z15, Z22
-	VFMADD213PS.BCST vecconsts<>+288(SB), Z14, Z23
-	VFMADD213PS.BCST vecconsts<>+320(SB), Z13, Z20
-	VFMADD213PS.BCST vecconsts<>+320(SB), Z1, Z21
-	VFMADD213PS.BCST vecconsts<>+320(SB), Z15, Z22
-	VFMADD213PS.BCST vecconsts<>+320(SB), Z14, Z23
-	VFMADD213PS.BCST vecconsts<>+352(SB), Z13, Z20
-	VFMADD213PS.BCST vecconsts<>+352(SB), Z1, Z21
-	VFMADD213PS.BCST vecconsts<>+352(SB), Z15, Z22
-	VFMADD213PS.BCST vecconsts<>+352(SB), Z14, Z23
-	VFMADD213PS.BCST vecconsts<>+384(SB), Z13, Z20
-	VFMADD213PS.BCST vecconsts<>+384(SB), Z1, Z21
-	VFMADD213PS.BCST vecconsts<>+384(SB), Z15, Z22
-	VFMADD213PS.BCST vecconsts<>+384(SB), Z14, Z23
-	VMULPS           Z13, Z13, Z24
-	VMULPS           Z1, Z1, Z25
-	VMULPS           Z15, Z15, Z26
-	VMULPS           Z14, Z14, Z27
-	VFMADD213PS      Z13, Z24, Z20
-	VFMADD213PS      Z1, Z25, Z21
-	VFMADD213PS      Z15, Z26, Z22
-	VFMADD213PS      Z14, Z27, Z23
-	VADDPS           Z8, Z20, Z20
-	VADDPS           Z8, Z21, Z21
-	VADDPS           Z8, Z22, Z22
-	VADDPS           Z8, Z23, Z23
-	VSCALEFPS        Z16, Z20, Z20
-	VSCALEFPS        Z17, Z21, Z21
-	VSCALEFPS        Z18, Z22, Z22
-	VSCALEFPS        Z19, Z23, Z23
-	VMOVDQU32        128(BX)(SI*2), Z1
-	VPSLLD           $0x10, Z1, Z13
-	VMULPS           Z0, Z20, Z20
-	VSUBPS           Z20, Z13, Z13
-	VPSRLD           $0x10, Z13, Z14
-	VPANDD           Z9, Z14, Z14
-	VPADDD           Z13, Z14, Z14
-	VPADDD           Z10, Z14, Z14
-	VCMPPS           $0x03, Z13, Z13, K2
-	VPORD            Z11, Z13, K2, Z14
-	VPANDD           Z12, Z1, Z1
-	VMULPS           Z0, Z21, Z21
-	VSUBPS           Z21, Z1, Z1
-	VPSRLD           $0x10, Z1, Z13
-	VPANDD           Z9, Z13, Z13
-	VPADDD           Z1, Z13, Z13
-	VPADDD           Z10, Z13, Z13
-	VCMPPS           $0x03, Z1, Z1, K2
-	VPORD            Z11, Z1, K2, Z13
-	VPSRLD           $0x10, Z14, Z14
-	VPBLENDMW        Z13, Z14, K1, Z14
-	VMOVDQU32        Z14, 128(AX)(SI*2)
-	VMOVDQU32        192(BX)(SI*2), Z1
-	VPSLLD           $0x10, Z1, Z13
-	VMULPS           Z0, Z22, Z22
-	VSUBPS           Z22, Z13, Z13
-	VPSRLD           $0x10, Z13, Z14
-	VPANDD           Z9, Z14, Z14
-	VPADDD           Z13, Z14, Z14
-	VPADDD           Z10, Z14, Z14
-	VCMPPS           $0x03, Z13, Z13, K2
-	VPORD            Z11, Z13, K2, Z14
-	VPANDD           Z12, Z1, Z1
-	VMULPS           Z0, Z23, Z23
-	VSUBPS           Z23, Z1, Z1
-	VPSRLD           $0x10, Z1, Z13
-	VPANDD           Z9, Z13, Z13
-	VPADDD           Z1, Z13, Z13
-	VPADDD           Z10, Z13, Z13
-	VCMPPS           $0x03, Z1, Z1, K2
-	VPORD            Z11, Z1, K2, Z13
-	VPSRLD           $0x10, Z14, Z14
-	VPBLENDMW        Z13, Z14, K1, Z14
-	VMOVDQU32        Z14, 192(AX)(SI*2)
-	ADDQ             $0x00000080, SI
-	SUBQ             $0x00000080, CX
-	JMP              loopU2
+	CMPQ        CX, $0x00000080
+	JB          loop13
+	VMOVDQU32   (DX)(SI*2), Z1
+	VPSLLD      $0x10, Z1, Z13
+	VPANDD      Z12, Z1, Z1
+	VMOVDQU32   64(DX)(SI*2), Z14
+	VPSLLD      $0x10, Z14, Z15
+	VPANDD      Z12, Z14, Z14
+	VMINPS      Z13, Z11, Z13
+	VMINPS      Z1, Z11, Z1
+	VMINPS      Z15, Z11, Z15
+	VMINPS      Z14, Z11, Z14
+	VMULPS      Z10, Z13, Z13
+	VMULPS      Z10, Z1, Z1
+	VMULPS      Z10, Z15, Z15
+	VMULPS      Z10, Z14, Z14
+	VREDUCEPS   $0x09, Z13, Z16
+	VREDUCEPS   $0x09, Z1, Z17
+	VREDUCEPS   $0x09, Z15, Z18
+	VREDUCEPS   $0x09, Z14, Z19
+	VMOVAPS     Z9, Z20
+	VMOVAPS     Z9, Z21
+	VMOVAPS     Z9, Z22
+	VMOVAPS     Z9, Z23
+	VFMADD213PS Z8, Z16, Z20
+	VFMADD213PS Z8, Z17, Z21
+	VFMADD213PS Z8, Z18, Z22
+	VFMADD213PS Z8, Z19, Z23
+	VFMADD213PS Z7, Z16, Z20
+	VFMADD213PS Z7, Z17, Z21
+	VFMADD213PS Z7, Z18, Z22
+	VFMADD213PS Z7, Z19, Z23
+	VFMADD213PS Z6, Z16, Z20
+	VFMADD213PS Z6, Z17, Z21
+	VFMADD213PS Z6, Z18, Z22
+	VFMADD213PS Z6, Z19, Z23
+	VFMADD213PS Z5, Z16, Z20
+	VFMADD213PS Z5, Z17, Z21
+	VFMADD213PS Z5, Z18, Z22
+	VFMADD213PS Z5, Z19, Z23
+	VSCALEFPS   Z13, Z20, Z20
+	VSCALEFPS   Z1, Z21, Z21
+	VSCALEFPS   Z15, Z22, Z22
+	VSCALEFPS   Z14, Z23, Z23
+	VMOVDQU32   (BX)(SI*2), Z1
+	VPSLLD      $0x10, Z1, Z13
+	VMULPS      Z0, Z20, Z20
+	VSUBPS      Z20, Z13, Z13
+	VPSRLD      $0x10, Z13, Z14
+	VPANDD      Z2, Z14, Z14
+	VPADDD      Z13, Z14, Z14
+	VPADDD      Z3, Z14, Z14
+	VCMPPS      $0x03, Z13, Z13, K2
+	VPORD       Z4, Z13, K2, Z14
+	VPANDD      Z12, Z1, Z1
+	VMULPS      Z0, Z21, Z21
+	VSUBPS      Z21, Z1, Z1
+	VPSRLD      $0x10, Z1, Z13
+	VPANDD      Z2, Z13, Z13
+	VPADDD      Z1, Z13, Z13
+	VPADDD      Z3, Z13, Z13
+	VCMPPS      $0x03, Z1, Z1, K2
+	VPORD       Z4, Z1, K2, Z13
+	VPSRLD      $0x10, Z14, Z14
+	VPBLENDMW   Z13, Z14, K1, Z14
+	VMOVDQU32   Z14, (AX)(SI*2)
+	VMOVDQU32   64(BX)(SI*2), Z1
+	VPSLLD      $0x10, Z1, Z13
+	VMULPS      Z0, Z22, Z22
+	VSUBPS      Z22, Z13, Z13
+	VPSRLD      $0x10, Z13, Z14
+	VPANDD      Z2, Z14, Z14
+	VPADDD      Z13, Z14, Z14
+	VPADDD      Z3, Z14, Z14
+	VCMPPS      $0x03, Z13, Z13, K2
+	VPORD       Z4, Z13, K2, Z14
+	VPANDD      Z12, Z1, Z1
+	VMULPS      Z0, Z23, Z23
+	VSUBPS      Z23, Z1, Z1
+	VPSRLD      $0x10, Z1, Z13
+	VPANDD      Z2, Z13, Z13
+	VPADDD      Z1, Z13, Z13
+	VPADDD      Z3, Z13, Z13
+	VCMPPS      $0x03, Z1, Z1, K2
+	VPORD       Z4, Z1, K2, Z13
+	VPSRLD      $0x10, Z14, Z14
+	VPBLENDMW   Z13, Z14, K1, Z14
+	VMOVDQU32   Z14, 64(AX)(SI*2)
+	VMOVDQU32   128(DX)(SI*2), Z1
+	VPSLLD      $0x10, Z1, Z13
+	VPANDD      Z12, Z1, Z1
+	VMOVDQU32   192(DX)(SI*2), Z14
+	VPSLLD      $0x10, Z14, Z15
+	VPANDD      Z12, Z14, Z14
+	VMINPS      Z13, Z11, Z13
+	VMINPS      Z1, Z11, Z1
+	VMINPS      Z15, Z11, Z15
+	VMINPS      Z14, Z11, Z14
+	VMULPS      Z10, Z13, Z13
+	VMULPS      Z10, Z1, Z1
+	VMULPS      Z10, Z15, Z15
+	VMULPS      Z10, Z14, Z14
+	VREDUCEPS   $0x09, Z13, Z16
+	VREDUCEPS   $0x09, Z1, Z17
+	VREDUCEPS   $0x09, Z15, Z18
+	VREDUCEPS   $0x09, Z14, Z19
+	VMOVAPS     Z9, Z20
+	VMOVAPS     Z9, Z21
+	VMOVAPS     Z9, Z22
+	VMOVAPS     Z9, Z23
+	VFMADD213PS Z8, Z16, Z20
+	VFMADD213PS Z8, Z17, Z21
+	VFMADD213PS Z8, Z18, Z22
+	VFMADD213PS Z8, Z19, Z23
+	VFMADD213PS Z7, Z16, Z20
+	VFMADD213PS Z7, Z17, Z21
+	VFMADD213PS Z7, Z18, Z22
+	VFMADD213PS Z7, Z19, Z23
+	VFMADD213PS Z6, Z16, Z20
+	VFMADD213PS Z6, Z17, Z21
+	VFMADD213PS Z6, Z18, Z22
+	VFMADD213PS Z6, Z19, Z23
+	VFMADD213PS Z5, Z16, Z20
+	VFMADD213PS Z5, Z17, Z21
+	VFMADD213PS Z5, Z18, Z22
+	VFMADD213PS Z5, Z19, Z23
+	VSCALEFPS   Z13, Z20, Z20
+	VSCALEFPS   Z1, Z21, Z21
+	VSCALEFPS   Z15, Z22, Z22
+	VSCALEFPS   Z14, Z23, Z23
+	VMOVDQU32   128(BX)(SI*2), Z1
+	VPSLLD      $0x10, Z1, Z13
+	VMULPS      Z0, Z20, Z20
+	VSUBPS      Z20, Z13, Z13
+	VPSRLD      $0x10, Z13, Z14
+	VPANDD      Z2, Z14, Z14
+	VPADDD      Z13, Z14, Z14
+	VPADDD      Z3, Z14, Z14
+	VCMPPS      $0x03, Z13, Z13, K2
+	VPORD       Z4, Z13, K2, Z14
+	VPANDD      Z12, Z1, Z1
+	VMULPS      Z0, Z21, Z21
+	VSUBPS      Z21, Z1, Z1
+	VPSRLD      $0x10, Z1, Z13
+	VPANDD      Z2, Z13, Z13
+	VPADDD      Z1, Z13, Z13
+	VPADDD      Z3, Z13, Z13
+	VCMPPS      $0x03, Z1, Z1, K2
+	VPORD       Z4, Z1, K2, Z13
+	VPSRLD      $0x10, Z14, Z14
+	VPBLENDMW   Z13, Z14, K1, Z14
+	VMOVDQU32   Z14, 128(AX)(SI*2)
+	VMOVDQU32   192(BX)(SI*2), Z1
+	VPSLLD      $0x10, Z1, Z13
+	VMULPS      Z0, Z22, Z22
+	VSUBPS      Z22, Z13, Z13
+	VPSRLD      $0x10, Z13, Z14
+	VPANDD      Z2, Z14, Z14
+	VPADDD      Z13, Z14, Z14
+	VPADDD      Z3, Z14, Z14
+	VCMPPS      $0x03, Z13, Z13, K2
+	VPORD       Z4, Z13, K2, Z14
+	VPANDD      Z12, Z1, Z1
+	VMULPS      Z0, Z23, Z23
+	VSUBPS      Z23, Z1, Z1
+	VPSRLD      $0x10, Z1, Z13
+	VPANDD      Z2, Z13, Z13
+	VPADDD      Z1, Z13, Z13
+	VPADDD      Z3, Z13, Z13
+	VCMPPS      $0x03, Z1, Z1, K2
+	VPORD       Z4, Z1, K2, Z13
+	VPSRLD      $0x10, Z14, Z14
+	VPBLENDMW   Z13, Z14, K1, Z14
+	VMOVDQU32   Z14, 192(AX)(SI*2)
+	ADDQ        $0x00000080, SI
+	SUBQ        $0x00000080, CX
+	JMP         loopU2
 
 loop13:
-	CMPQ             CX, $0x00000020
-	JB               tail4
-	VMOVDQU32        (DX)(SI*2), Z1
-	VPSLLD           $0x10, Z1, Z13
-	VPANDD           Z12, Z1, Z1
-	VMAXPS           Z13, Z2, Z13
-	VMAXPS           Z1, Z2, Z1
-	VMINPS           Z13, Z3, Z13
-	VMINPS           Z1, Z3, Z1
-	VMULPS           Z4, Z13, Z14
-	VMULPS           Z4, Z1, Z15
-	VRNDSCALEPS      $0x00, Z14, Z14
-	VRNDSCALEPS      $0x00, Z15, Z15
-	VFNMADD231PS     Z5, Z14, Z13
-	VFNMADD231PS     Z5, Z15, Z1
-	VFNMADD231PS     Z6, Z14, Z13
-	VFNMADD231PS     Z6, Z15, Z1
-	VMOVAPS          Z7, Z16
-	VMOVAPS          Z7, Z17
-	VFMADD213PS.BCST vecconsts<>+256(SB), Z13, Z16
-	VFMADD213PS.BCST vecconsts<>+256(SB), Z1, Z17
-	VFMADD213PS.BCST vecconsts<>+288(SB), Z13, Z16
-	VFMADD213PS.BCST vecconsts<>+288(SB), Z1, Z17
-	VFMADD213PS.BCST vecconsts<>+320(SB), Z13, Z16
-	VFMADD213PS.BCST vecconsts<>+320(SB), Z1, Z17
-	VFMADD213PS.BCST vecconsts<>+352(SB), Z13, Z16
-	VFMADD213PS.BCST vecconsts<>+352(SB), Z1, Z17
-	VFMADD213PS.BCST vecconsts<>+384(SB), Z13, Z16
-	VFMADD213PS.BCST vecconsts<>+384(SB), Z1, Z17
-	VMULPS           Z13, Z13, Z18
-	VMULPS           Z1, Z1, Z19
-	VFMADD213PS      Z13, Z18, Z16
-	VFMADD213PS      Z1, Z19, Z17
-	VADDPS           Z8, Z16, Z16
-	VADDPS           Z8, Z17, Z17
-	VSCALEFPS        Z14, Z16, Z16
-	VSCALEFPS        Z15, Z17, Z17
-	VMOVDQU32        (BX)(SI*2), Z1
-	VPSLLD           $0x10, Z1, Z13
-	VMULPS           Z0, Z16, Z16
-	VSUBPS           Z16, Z13, Z13
-	VPSRLD           $0x10, Z13, Z14
-	VPANDD           Z9, Z14, Z14
-	VPADDD           Z13, Z14, Z14
-	VPADDD           Z10, Z14, Z14
-	VCMPPS           $0x03, Z13, Z13, K2
-	VPORD            Z11, Z13, K2, Z14
-	VPANDD           Z12, Z1, Z1
-	VMULPS           Z0, Z17, Z17
-	VSUBPS           Z17, Z1, Z1
-	VPSRLD           $0x10, Z1, Z13
-	VPANDD           Z9, Z13, Z13
-	VPADDD           Z1, Z13, Z13
-	VPADDD           Z10, Z13, Z13
-	VCMPPS           $0x03, Z1, Z1, K2
-	VPORD            Z11, Z1, K2, Z13
-	VPSRLD           $0x10, Z14, Z14
-	VPBLENDMW        Z13, Z14, K1, Z14
-	VMOVDQU32        Z14, (AX)(SI*2)
-	ADDQ             $0x00000020, SI
-	SUBQ             $0x00000020, CX
-	JMP              loop13
+	CMPQ        CX, $0x00000020
+	JB          tail4
+	VMOVDQU32   (DX)(SI*2), Z1
+	VPSLLD      $0x10, Z1, Z13
+	VPANDD      Z12, Z1, Z1
+	VMINPS      Z13, Z11, Z13
+	VMINPS      Z1, Z11, Z1
+	VMULPS      Z10, Z13, Z13
+	VMULPS      Z10, Z1, Z1
+	VREDUCEPS   $0x09, Z13, Z14
+	VREDUCEPS   $0x09, Z1, Z15
+	VMOVAPS     Z9, Z16
+	VMOVAPS     Z9, Z17
+	VFMADD213PS Z8, Z14, Z16
+	VFMADD213PS Z8, Z15, Z17
+	VFMADD213PS Z7, Z14, Z16
+	VFMADD213PS Z7, Z15, Z17
+	VFMADD213PS Z6, Z14, Z16
+	VFMADD213PS Z6, Z15, Z17
+	VFMADD213PS Z5, Z14, Z16
+	VFMADD213PS Z5, Z15, Z17
+	VSCALEFPS   Z13, Z16, Z16
+	VSCALEFPS   Z1, Z17, Z17
+	VMOVDQU32   (BX)(SI*2), Z1
+	VPSLLD      $0x10, Z1, Z13
+	VMULPS      Z0, Z16, Z16
+	VSUBPS      Z16, Z13, Z13
+	VPSRLD      $0x10, Z13, Z14
+	VPANDD      Z2, Z14, Z14
+	VPADDD      Z13, Z14, Z14
+	VPADDD      Z3, Z14, Z14
+	VCMPPS      $0x03, Z13, Z13, K2
+	VPORD       Z4, Z13, K2, Z14
+	VPANDD      Z12, Z1, Z1
+	VMULPS      Z0, Z17, Z17
+	VSUBPS      Z17, Z1, Z1
+	VPSRLD      $0x10, Z1, Z13
+	VPANDD      Z2, Z13, Z13
+	VPADDD      Z1, Z13, Z13
+	VPADDD      Z3, Z13, Z13
+	VCMPPS      $0x03, Z1, Z1, K2
+	VPORD       Z4, Z1, K2, Z13
+	VPSRLD      $0x10, Z14, Z14
+	VPBLENDMW   Z13, Z14, K1, Z14
+	VMOVDQU32   Z14, (AX)(SI*2)
+	ADDQ        $0x00000020, SI
+	SUBQ        $0x00000020, CX
+	JMP         loop13
 
 tail4:
 	TESTQ CX, CX
@@ -24726,313 +24452,243 @@ scaled1:
 	XORQ SI, SI
 
 loopU6:
-	CMPQ             CX, $0x00000080
-	JB               loop17
-	VMOVDQU32        (DX)(SI*2), Z13
-	VPSLLD           $0x10, Z13, Z14
-	VPANDD           Z12, Z13, Z13
-	VMOVDQU32        64(DX)(SI*2), Z15
-	VPSLLD           $0x10, Z15, Z16
-	VPANDD           Z12, Z15, Z15
-	VMAXPS           Z14, Z2, Z14
-	VMAXPS           Z13, Z2, Z13
-	VMAXPS           Z16, Z2, Z16
-	VMAXPS           Z15, Z2, Z15
-	VMINPS           Z14, Z3, Z14
-	VMINPS           Z13, Z3, Z13
-	VMINPS           Z16, Z3, Z16
-	VMINPS           Z15, Z3, Z15
-	VMULPS           Z4, Z14, Z17
-	VMULPS           Z4, Z13, Z18
-	VMULPS           Z4, Z16, Z19
-	VMULPS           Z4, Z15, Z20
-	VRNDSCALEPS      $0x00, Z17, Z17
-	VRNDSCALEPS      $0x00, Z18, Z18
-	VRNDSCALEPS      $0x00, Z19, Z19
-	VRNDSCALEPS      $0x00, Z20, Z20
-	VFNMADD231PS     Z5, Z17, Z14
-	VFNMADD231PS     Z5, Z18, Z13
-	VFNMADD231PS     Z5, Z19, Z16
-	VFNMADD231PS     Z5, Z20, Z15
-	VFNMADD231PS     Z6, Z17, Z14
-	VFNMADD231PS     Z6, Z18, Z13
-	VFNMADD231PS     Z6, Z19, Z16
-	VFNMADD231PS     Z6, Z20, Z15
-	VMOVAPS          Z7, Z21
-	VMOVAPS          Z7, Z22
-	VMOVAPS          Z7, Z23
-	VMOVAPS          Z7, Z24
-	VFMADD213PS.BCST vecconsts<>+256(SB), Z14, Z21
-	VFMADD213PS.BCST vecconsts<>+256(SB), Z13, Z22
-	VFMADD213PS.BCST vecconsts<>+256(SB), Z16, Z23
-	VFMADD213PS.BCST vecconsts<>+256(SB), Z15, Z24
-	VFMADD213PS.BCST vecconsts<>+288(SB), Z14, Z21
-	VFMADD213PS.BCST vecconsts<>+288(SB), Z13, Z22
-	VFMADD213PS.BCST vecconsts<>+288(SB), Z16, Z23
-	VFMADD213PS.BCST vecconsts<>+288(SB), Z15, Z24
-	VFMADD213PS.BCST vecconsts<>+320(SB), Z14, Z21
-	VFMADD213PS.BCST vecconsts<>+320(SB), Z13, Z22
-	VFMADD213PS.BCST vecconsts<>+320(SB), Z16, Z23
-	VFMADD213PS.BCST vecconsts<>+320(SB), Z15, Z24
-	VFMADD213PS.BCST vecconsts<>+352(SB), Z14, Z21
-	VFMADD213PS.BCST vecconsts<>+352(SB), Z13, Z22
-	VFMADD213PS.BCST vecconsts<>+352(SB), Z16, Z23
-	VFMADD213PS.BCST vecconsts<>+352(SB), Z15, Z24
-	VFMADD213PS.BCST vecconsts<>+384(SB), Z14, Z21
-	VFMADD213PS.BCST vecconsts<>+384(SB), Z13, Z22
-	VFMADD213PS.BCST vecconsts<>+384(SB), Z16, Z23
-	VFMADD213PS.BCST vecconsts<>+384(SB), Z15, Z24
-	VMULPS           Z14, Z14, Z25
-	VMULPS           Z13, Z13, Z26
-	VMULPS           Z16, Z16, Z27
-	VMULPS           Z15, Z15, Z28
-	VFMADD213PS      Z14, Z25, Z21
-	VFMADD213PS      Z13, Z26, Z22
-	VFMADD213PS      Z16, Z27, Z23
-	VFMADD213PS      Z15, Z28, Z24
-	VADDPS           Z8, Z21, Z21
-	VADDPS           Z8, Z22, Z22
-	VADDPS           Z8, Z23, Z23
-	VADDPS           Z8, Z24, Z24
-	VSCALEFPS        Z17, Z21, Z21
-	VSCALEFPS        Z18, Z22, Z22
-	VSCALEFPS        Z19, Z23, Z23
-	VSCALEFPS        Z20, Z24, Z24
-	VMOVDQU32        (BX)(SI*2), Z13
-	VPSLLD           $0x10, Z13, Z14
-	VMULPS           Z0, Z21, Z21
-	VSUBPS           Z21, Z14, Z14
-	VMULPS           Z1, Z14, Z14
-	VPSRLD           $0x10, Z14, Z15
-	VPANDD           Z9, Z15, Z15
-	VPADDD           Z14, Z15, Z15
-	VPADDD           Z10, Z15, Z15
-	VCMPPS           $0x03, Z14, Z14, K2
-	VPORD            Z11, Z14, K2, Z15
-	VPANDD           Z12, Z13, Z13
-	VMULPS           Z0, Z22, Z22
-	VSUBPS           Z22, Z13, Z13
-	VMULPS           Z1, Z13, Z13
-	VPSRLD           $0x10, Z13, Z14
-	VPANDD           Z9, Z14, Z14
-	VPADDD           Z13, Z14, Z14
-	VPADDD           Z10, Z14, Z14
-	VCMPPS           $0x03, Z13, Z13, K2
-	VPORD            Z11, Z13, K2, Z14
-	VPSRLD           $0x10, Z15, Z15
-	VPBLENDMW        Z14, Z15, K1, Z15
-	VMOVDQU32        Z15, (AX)(SI*2)
-	VMOVDQU32        64(BX)(SI*2), Z13
-	VPSLLD           $0x10, Z13, Z14
-	VMULPS           Z0, Z23, Z23
-	VSUBPS           Z23, Z14, Z14
-	VMULPS           Z1, Z14, Z14
-	VPSRLD           $0x10, Z14, Z15
-	VPANDD           Z9, Z15, Z15
-	VPADDD           Z14, Z15, Z15
-	VPADDD           Z10, Z15, Z15
-	VCMPPS           $0x03, Z14, Z14, K2
-	VPORD            Z11, Z14, K2, Z15
-	VPANDD           Z12, Z13, Z13
-	VMULPS           Z0, Z24, Z24
-	VSUBPS           Z24, Z13, Z13
-	VMULPS           Z1, Z13, Z13
-	VPSRLD           $0x10, Z13, Z14
-	VPANDD           Z9, Z14, Z14
-	VPADDD           Z13, Z14, Z14
-	VPADDD           Z10, Z14, Z14
-	VCMPPS           $0x03, Z13, Z13, K2
-	VPORD            Z11, Z13, K2, Z14
-	VPSRLD           $0x10, Z15, Z15
-	VPBLENDMW        Z14, Z15, K1, Z15
-	VMOVDQU32        Z15, 64(AX)(SI*2)
-	VMOVDQU32        128(DX)(SI*2), Z13
-	VPSLLD           $0x10, Z13, Z14
-	VPANDD           Z12, Z13, Z13
-	VMOVDQU32        192(DX)(SI*2), Z15
-	VPSLLD           $0x10, Z15, Z16
-	VPANDD           Z12, Z15, Z15
-	VMAXPS           Z14, Z2, Z14
-	VMAXPS           Z13, Z2, Z13
-	VMAXPS           Z16, Z2, Z16
-	VMAXPS           Z15, Z2, Z15
-	VMINPS           Z14, Z3, Z14
-	VMINPS           Z13, Z3, Z13
-	VMINPS           Z16, Z3, Z16
-	VMINPS           Z15, Z3, Z15
-	VMULPS           Z4, Z14, Z17
-	VMULPS           Z4, Z13, Z18
-	VMULPS           Z4, Z16, Z19
-	VMULPS           Z4, Z15, Z20
-	VRNDSCALEPS      $0x00, Z17, Z17
-	VRNDSCALEPS      $0x00, Z18, Z18
-	VRNDSCALEPS      $0x00, Z19, Z19
-	VRNDSCALEPS      $0x00, Z20, Z20
-	VFNMADD231PS     Z5, Z17, Z14
-	VFNMADD231PS     Z5, Z18, Z13
-	VFNMADD231PS     Z5, Z19, Z16
-	VFNMADD231PS     Z5, Z20, Z15
-	VFNMADD231PS     Z6, Z17, Z14
-	VFNMADD231PS     Z6, Z18, Z13
-	VFNMADD231PS     Z6, Z19, Z16
-	VFNMADD231PS     Z6, Z20, Z15
-	VMOVAPS          Z7, Z21
-	VMOVAPS          Z7, Z22
-	VMOVAPS          Z7, Z23
-	VMOVAPS          Z7, Z24
-	VFMADD213PS.BCST vecconsts<>+256(SB), Z14, Z21
-	VFMADD213PS.BCST vecconsts<>+256(SB), Z13, Z22
-	VFMADD213PS.BCST vecconsts<>+256(SB), Z16, Z23
-	VFMADD213PS.BCST vecconsts<>+256(SB), Z15, Z24
-	VFMADD213PS.BCST vecconsts<>+288(SB), Z14, Z21
-	VFMADD213PS.BCST vecconsts<>+288(SB), Z13, Z22
-	VFMADD213PS.BCST vecconsts<>+288(SB), Z16, Z23
-	VFMADD213PS.BCST vecconsts<>+288(SB), Z15, Z24
-	VFMADD213PS.BCST vecconsts<>+320(SB), Z14, Z21
-	VFMADD213PS.BCST vecconsts<>+320(SB), Z13, Z22
-	VFMADD213PS.BCST vecconsts<>+320(SB), Z16, Z23
-	VFMADD213PS.BCST vecconsts<>+320(SB), Z15, Z24
-	VFMADD213PS.BCST vecconsts<>+352(SB), Z14, Z21
-	VFMADD213PS.BCST vecconsts<>+352(SB), Z13, Z22
-	VFMADD213PS.BCST vecconsts<>+352(SB), Z16, Z23
-	VFMADD213PS.BCST vecconsts<>+352(SB), Z15, Z24
-	VFMADD213PS.BCST vecconsts<>+384(SB), Z14, Z21
-	VFMADD213PS.BCST vecconsts<>+384(SB), Z13, Z22
-	VFMADD213PS.BCST vecconsts<>+384(SB), Z16, Z23
-	VFMADD213PS.BCST vecconsts<>+384(SB), Z15, Z24
-	VMULPS           Z14, Z14, Z25
-	VMULPS           Z13, Z13, Z26
-	VMULPS           Z16, Z16, Z27
-	VMULPS           Z15, Z15, Z28
-	VFMADD213PS      Z14, Z25, Z21
-	VFMADD213PS      Z13, Z26, Z22
-	VFMADD213PS      Z16, Z27, Z23
-	VFMADD213PS      Z15, Z28, Z24
-	VADDPS           Z8, Z21, Z21
-	VADDPS           Z8, Z22, Z22
-	VADDPS           Z8, Z23, Z23
-	VADDPS           Z8, Z24, Z24
-	VSCALEFPS        Z17, Z21, Z21
-	VSCALEFPS        Z18, Z22, Z22
-	VSCALEFPS        Z19, Z23, Z23
-	VSCALEFPS        Z20, Z24, Z24
-	VMOVDQU32        128(BX)(SI*2), Z13
-	VPSLLD           $0x10, Z13, Z14
-	VMULPS           Z0, Z21, Z21
-	VSUBPS           Z21, Z14, Z14
-	VMULPS           Z1, Z14, Z14
-	VPSRLD           $0x10, Z14, Z15
-	VPANDD           Z9, Z15, Z15
-	VPADDD           Z14, Z15, Z15
-	VPADDD           Z10, Z15, Z15
-	VCMPPS           $0x03, Z14, Z14, K2
-	VPORD            Z11, Z14, K2, Z15
-	VPANDD           Z12, Z13, Z13
-	VMULPS           Z0, Z22, Z22
-	VSUBPS           Z22, Z13, Z13
-	VMULPS           Z1, Z13, Z13
-	VPSRLD           $0x10, Z13, Z14
-	VPANDD           Z9, Z14, Z14
-	VPADDD           Z13, Z14, Z14
-	VPADDD           Z10, Z14, Z14
-	VCMPPS           $0x03, Z13, Z13, K2
-	VPORD            Z11, Z13, K2, Z14
-	VPSRLD           $0x10, Z15, Z15
-	VPBLENDMW        Z14, Z15, K1, Z15
-	VMOVDQU32        Z15, 128(AX)(SI*2)
-	VMOVDQU32        192(BX)(SI*2), Z13
-	VPSLLD           $0x10, Z13, Z14
-	VMULPS           Z0, Z23, Z23
-	VSUBPS           Z23, Z14, Z14
-	VMULPS           Z1, Z14, Z14
-	VPSRLD           $0x10, Z14, Z15
-	VPANDD           Z9, Z15, Z15
-	VPADDD           Z14, Z15, Z15
-	VPADDD           Z10, Z15, Z15
-	VCMPPS           $0x03, Z14, Z14, K2
-	VPORD            Z11, Z14, K2, Z15
-	VPANDD           Z12, Z13, Z13
-	VMULPS           Z0, Z24, Z24
-	VSUBPS           Z24, Z13, Z13
-	VMULPS           Z1, Z13, Z13
-	VPSRLD           $0x10, Z13, Z14
-	VPANDD           Z9, Z14, Z14
-	VPADDD           Z13, Z14, Z14
-	VPADDD           Z10, Z14, Z14
-	VCMPPS           $0x03, Z13, Z13, K2
-	VPORD            Z11, Z13, K2, Z14
-	VPSRLD           $0x10, Z15, Z15
-	VPBLENDMW        Z14, Z15, K1, Z15
-	VMOVDQU32        Z15, 192(AX)(SI*2)
-	ADDQ             $0x00000080, SI
-	SUBQ             $0x00000080, CX
-	JMP              loopU6
+	CMPQ        CX, $0x00000080
+	JB          loop17
+	VMOVDQU32   (DX)(SI*2), Z13
+	VPSLLD      $0x10, Z13, Z14
+	VPANDD      Z12, Z13, Z13
+	VMOVDQU32   64(DX)(SI*2), Z15
+	VPSLLD      $0x10, Z15, Z16
+	VPANDD      Z12, Z15, Z15
+	VMINPS      Z14, Z11, Z14
+	VMINPS      Z13, Z11, Z13
+	VMINPS      Z16, Z11, Z16
+	VMINPS      Z15, Z11, Z15
+	VMULPS      Z10, Z14, Z14
+	VMULPS      Z10, Z13, Z13
+	VMULPS      Z10, Z16, Z16
+	VMULPS      Z10, Z15, Z15
+	VREDUCEPS   $0x09, Z14, Z17
+	VREDUCEPS   $0x09, Z13, Z18
+	VREDUCEPS   $0x09, Z16, Z19
+	VREDUCEPS   $0x09, Z15, Z20
+	VMOVAPS     Z9, Z21
+	VMOVAPS     Z9, Z22
+	VMOVAPS     Z9, Z23
+	VMOVAPS     Z9, Z24
+	VFMADD213PS Z8, Z17, Z21
+	VFMADD213PS Z8, Z18, Z22
+	VFMADD213PS Z8, Z19, Z23
+	VFMADD213PS Z8, Z20, Z24
+	VFMADD213PS Z7, Z17, Z21
+	VFMADD213PS Z7, Z18, Z22
+	VFMADD213PS Z7, Z19, Z23
+	VFMADD213PS Z7, Z20, Z24
+	VFMADD213PS Z6, Z17, Z21
+	VFMADD213PS Z6, Z18, Z22
+	VFMADD213PS Z6, Z19, Z23
+	VFMADD213PS Z6, Z20, Z24
+	VFMADD213PS Z5, Z17, Z21
+	VFMADD213PS Z5, Z18, Z22
+	VFMADD213PS Z5, Z19, Z23
+	VFMADD213PS Z5, Z20, Z24
+	VSCALEFPS   Z14, Z21, Z21
+	VSCALEFPS   Z13, Z22, Z22
+	VSCALEFPS   Z16, Z23, Z23
+	VSCALEFPS   Z15, Z24, Z24
+	VMOVDQU32   (BX)(SI*2), Z13
+	VPSLLD      $0x10, Z13, Z14
+	VMULPS      Z0, Z21, Z21
+	VSUBPS      Z21, Z14, Z14
+	VMULPS      Z1, Z14, Z14
+	VPSRLD      $0x10, Z14, Z15
+	VPANDD      Z2, Z15, Z15
+	VPADDD      Z14, Z15, Z15
+	VPADDD      Z3, Z15, Z15
+	VCMPPS      $0x03, Z14, Z14, K2
+	VPORD       Z4, Z14, K2, Z15
+	VPANDD      Z12, Z13, Z13
+	VMULPS      Z0, Z22, Z22
+	VSUBPS      Z22, Z13, Z13
+	VMULPS      Z1, Z13, Z13
+	VPSRLD      $0x10, Z13, Z14
+	VPANDD      Z2, Z14, Z14
+	VPADDD      Z13, Z14, Z14
+	VPADDD      Z3, Z14, Z14
+	VCMPPS      $0x03, Z13, Z13, K2
+	VPORD       Z4, Z13, K2, Z14
+	VPSRLD      $0x10, Z15, Z15
+	VPBLENDMW   Z14, Z15, K1, Z15
+	VMOVDQU32   Z15, (AX)(SI*2)
+	VMOVDQU32   64(BX)(SI*2), Z13
+	VPSLLD      $0x10, Z13, Z14
+	VMULPS      Z0, Z23, Z23
+	VSUBPS      Z23, Z14, Z14
+	VMULPS      Z1, Z14, Z14
+	VPSRLD      $0x10, Z14, Z15
+	VPANDD      Z2, Z15, Z15
+	VPADDD      Z14, Z15, Z15
+	VPADDD      Z3, Z15, Z15
+	VCMPPS      $0x03, Z14, Z14, K2
+	VPORD       Z4, Z14, K2, Z15
+	VPANDD      Z12, Z13, Z13
+	VMULPS      Z0, Z24, Z24
+	VSUBPS      Z24, Z13, Z13
+	VMULPS      Z1, Z13, Z13
+	VPSRLD      $0x10, Z13, Z14
+	VPANDD      Z2, Z14, Z14
+	VPADDD      Z13, Z14, Z14
+	VPADDD      Z3, Z14, Z14
+	VCMPPS      $0x03, Z13, Z13, K2
+	VPORD       Z4, Z13, K2, Z14
+	VPSRLD      $0x10, Z15, Z15
+	VPBLENDMW   Z14, Z15, K1, Z15
+	VMOVDQU32   Z15, 64(AX)(SI*2)
+	VMOVDQU32   128(DX)(SI*2), Z13
+	VPSLLD      $0x10, Z13, Z14
+	VPANDD      Z12, Z13, Z13
+	VMOVDQU32   192(DX)(SI*2), Z15
+	VPSLLD      $0x10, Z15, Z16
+	VPANDD      Z12, Z15, Z15
+	VMINPS      Z14, Z11, Z14
+	VMINPS      Z13, Z11, Z13
+	VMINPS      Z16, Z11, Z16
+	VMINPS      Z15, Z11, Z15
+	VMULPS      Z10, Z14, Z14
+	VMULPS      Z10, Z13, Z13
+	VMULPS      Z10, Z16, Z16
+	VMULPS      Z10, Z15, Z15
+	VREDUCEPS   $0x09, Z14, Z17
+	VREDUCEPS   $0x09, Z13, Z18
+	VREDUCEPS   $0x09, Z16, Z19
+	VREDUCEPS   $0x09, Z15, Z20
+	VMOVAPS     Z9, Z21
+	VMOVAPS     Z9, Z22
+	VMOVAPS     Z9, Z23
+	VMOVAPS     Z9, Z24
+	VFMADD213PS Z8, Z17, Z21
+	VFMADD213PS Z8, Z18, Z22
+	VFMADD213PS Z8, Z19, Z23
+	VFMADD213PS Z8, Z20, Z24
+	VFMADD213PS Z7, Z17, Z21
+	VFMADD213PS Z7, Z18, Z22
+	VFMADD213PS Z7, Z19, Z23
+	VFMADD213PS Z7, Z20, Z24
+	VFMADD213PS Z6, Z17, Z21
+	VFMADD213PS Z6, Z18, Z22
+	VFMADD213PS Z6, Z19, Z23
+	VFMADD213PS Z6, Z20, Z24
+	VFMADD213PS Z5, Z17, Z21
+	VFMADD213PS Z5, Z18, Z22
+	VFMADD213PS Z5, Z19, Z23
+	VFMADD213PS Z5, Z20, Z24
+	VSCALEFPS   Z14, Z21, Z21
+	VSCALEFPS   Z13, Z22, Z22
+	VSCALEFPS   Z16, Z23, Z23
+	VSCALEFPS   Z15, Z24, Z24
+	VMOVDQU32   128(BX)(SI*2), Z13
+	VPSLLD      $0x10, Z13, Z14
+	VMULPS      Z0, Z21, Z21
+	VSUBPS      Z21, Z14, Z14
+	VMULPS      Z1, Z14, Z14
+	VPSRLD      $0x10, Z14, Z15
+	VPANDD      Z2, Z15, Z15
+	VPADDD      Z14, Z15, Z15
+	VPADDD      Z3, Z15, Z15
+	VCMPPS      $0x03, Z14, Z14, K2
+	VPORD       Z4, Z14, K2, Z15
+	VPANDD      Z12, Z13, Z13
+	VMULPS      Z0, Z22, Z22
+	VSUBPS      Z22, Z13, Z13
+	VMULPS      Z1, Z13, Z13
+	VPSRLD      $0x10, Z13, Z14
+	VPANDD      Z2, Z14, Z14
+	VPADDD      Z13, Z14, Z14
+	VPADDD      Z3, Z14, Z14
+	VCMPPS      $0x03, Z13, Z13, K2
+	VPORD       Z4, Z13, K2, Z14
+	VPSRLD      $0x10, Z15, Z15
+	VPBLENDMW   Z14, Z15, K1, Z15
+	VMOVDQU32   Z15, 128(AX)(SI*2)
+	VMOVDQU32   192(BX)(SI*2), Z13
+	VPSLLD      $0x10, Z13, Z14
+	VMULPS      Z0, Z23, Z23
+	VSUBPS      Z23, Z14, Z14
+	VMULPS      Z1, Z14, Z14
+	VPSRLD      $0x10, Z14, Z15
+	VPANDD      Z2, Z15, Z15
+	VPADDD      Z14, Z15, Z15
+	VPADDD      Z3, Z15, Z15
+	VCMPPS      $0x03, Z14, Z14, K2
+	VPORD       Z4, Z14, K2, Z15
+	VPANDD      Z12, Z13, Z13
+	VMULPS      Z0, Z24, Z24
+	VSUBPS      Z24, Z13, Z13
+	VMULPS      Z1, Z13, Z13
+	VPSRLD      $0x10, Z13, Z14
+	VPANDD      Z2, Z14, Z14
+	VPADDD      Z13, Z14, Z14
+	VPADDD      Z3, Z14, Z14
+	VCMPPS      $0x03, Z13, Z13, K2
+	VPORD       Z4, Z13, K2, Z14
+	VPSRLD      $0x10, Z15, Z15
+	VPBLENDMW   Z14, Z15, K1, Z15
+	VMOVDQU32   Z15, 192(AX)(SI*2)
+	ADDQ        $0x00000080, SI
+	SUBQ        $0x00000080, CX
+	JMP         loopU6
 
 loop17:
-	CMPQ             CX, $0x00000020
-	JB               tail8
-	VMOVDQU32        (DX)(SI*2), Z13
-	VPSLLD           $0x10, Z13, Z14
-	VPANDD           Z12, Z13, Z13
-	VMAXPS           Z14, Z2, Z14
-	VMAXPS           Z13, Z2, Z13
-	VMINPS           Z14, Z3, Z14
-	VMINPS           Z13, Z3, Z13
-	VMULPS           Z4, Z14, Z15
-	VMULPS           Z4, Z13, Z16
-	VRNDSCALEPS      $0x00, Z15, Z15
-	VRNDSCALEPS      $0x00, Z16, Z16
-	VFNMADD231PS     Z5, Z15, Z14
-	VFNMADD231PS     Z5, Z16, Z13
-	VFNMADD231PS     Z6, Z15, Z14
-	VFNMADD231PS     Z6, Z16, Z13
-	VMOVAPS          Z7, Z17
-	VMOVAPS          Z7, Z18
-	VFMADD213PS.BCST vecconsts<>+256(SB), Z14, Z17
-	VFMADD213PS.BCST vecconsts<>+256(SB), Z13, Z18
-	VFMADD213PS.BCST vecconsts<>+288(SB), Z14, Z17
-	VFMADD213PS.BCST vecconsts<>+288(SB), Z13, Z18
-	VFMADD213PS.BCST vecconsts<>+320(SB), Z14, Z17
-	VFMADD213PS.BCST vecconsts<>+320(SB), Z13, Z18
-	VFMADD213PS.BCST vecconsts<>+352(SB), Z14, Z17
-	VFMADD213PS.BCST vecconsts<>+352(SB), Z13, Z18
-	VFMADD213PS.BCST vecconsts<>+384(SB), Z14, Z17
-	VFMADD213PS.BCST vecconsts<>+384(SB), Z13, Z18
-	VMULPS           Z14, Z14, Z19
-	VMULPS           Z13, Z13, Z20
-	VFMADD213PS      Z14, Z19, Z17
-	VFMADD213PS      Z13, Z20, Z18
-	VADDPS           Z8, Z17, Z17
-	VADDPS           Z8, Z18, Z18
-	VSCALEFPS        Z15, Z17, Z17
-	VSCALEFPS        Z16, Z18, Z18
-	VMOVDQU32        (BX)(SI*2), Z13
-	VPSLLD           $0x10, Z13, Z14
-	VMULPS           Z0, Z17, Z17
-	VSUBPS           Z17, Z14, Z14
-	VMULPS           Z1, Z14, Z14
-	VPSRLD           $0x10, Z14, Z15
-	VPANDD           Z9, Z15, Z15
-	VPADDD           Z14, Z15, Z15
-	VPADDD           Z10, Z15, Z15
-	VCMPPS           $0x03, Z14, Z14, K2
-	VPORD            Z11, Z14, K2, Z15
-	VPANDD           Z12, Z13, Z13
-	VMULPS           Z0, Z18, Z18
-	VSUBPS           Z18, Z13, Z13
-	VMULPS           Z1, Z13, Z13
-	VPSRLD           $0x10, Z13, Z14
-	VPANDD           Z9, Z14, Z14
-	VPADDD           Z13, Z14, Z14
-	VPADDD           Z10, Z14, Z14
-	VCMPPS           $0x03, Z13, Z13, K2
-	VPORD            Z11, Z13, K2, Z14
-	VPSRLD           $0x10, Z15, Z15
-	VPBLENDMW        Z14, Z15, K1, Z15
-	VMOVDQU32        Z15, (AX)(SI*2)
-	ADDQ             $0x00000020, SI
-	SUBQ             $0x00000020, CX
-	JMP              loop17
+	CMPQ        CX, $0x00000020
+	JB          tail8
+	VMOVDQU32   (DX)(SI*2), Z13
+	VPSLLD      $0x10, Z13, Z14
+	VPANDD      Z12, Z13, Z13
+	VMINPS      Z14, Z11, Z14
+	VMINPS      Z13, Z11, Z13
+	VMULPS      Z10, Z14, Z14
+	VMULPS      Z10, Z13, Z13
+	VREDUCEPS   $0x09, Z14, Z15
+	VREDUCEPS   $0x09, Z13, Z16
+	VMOVAPS     Z9, Z17
+	VMOVAPS     Z9, Z18
+	VFMADD213PS Z8, Z15, Z17
+	VFMADD213PS Z8, Z16, Z18
+	VFMADD213PS Z7, Z15, Z17
+	VFMADD213PS Z7, Z16, Z18
+	VFMADD213PS Z6, Z15, Z17
+	VFMADD213PS Z6, Z16, Z18
+	VFMADD213PS Z5, Z15, Z17
+	VFMADD213PS Z5, Z16, Z18
+	VSCALEFPS   Z14, Z17, Z17
+	VSCALEFPS   Z13, Z18, Z18
+	VMOVDQU32   (BX)(SI*2), Z13
+	VPSLLD      $0x10, Z13, Z14
+	VMULPS      Z0, Z17, Z17
+	VSUBPS      Z17, Z14, Z14
+	VMULPS      Z1, Z14, Z14
+	VPSRLD      $0x10, Z14, Z15
+	VPANDD      Z2, Z15, Z15
+	VPADDD      Z14, Z15, Z15
+	VPADDD      Z3, Z15, Z15
+	VCMPPS      $0x03, Z14, Z14, K2
+	VPORD       Z4, Z14, K2, Z15
+	VPANDD      Z12, Z13, Z13
+	VMULPS      Z0, Z18, Z18
+	VSUBPS      Z18, Z13, Z13
+	VMULPS      Z1, Z13, Z13
+	VPSRLD      $0x10, Z13, Z14
+	VPANDD      Z2, Z14, Z14
+	VPADDD      Z13, Z14, Z14
+	VPADDD      Z3, Z14, Z14
+	VCMPPS      $0x03, Z13, Z13, K2
+	VPORD       Z4, Z13, K2, Z14
+	VPSRLD      $0x10, Z15, Z15
+	VPBLENDMW   Z14, Z15, K1, Z15
+	VMOVDQU32   Z15, (AX)(SI*2)
+	ADDQ        $0x00000020, SI
+	SUBQ        $0x00000020, CX
+	JMP         loop17
 
 tail8:
 	TESTQ CX, CX
