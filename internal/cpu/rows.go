@@ -37,9 +37,7 @@ func (c *call) gradRow(off, n int, s *scratch) {
 		return
 	}
 	if c.log16Grad() {
-		bf := c.x.DType == spec.BFloat16
-		y, dy, dx := c.x.U16[off:off+n], c.dy.U16[off:off+n], c.dst.U16[off:off+n]
-		vec.LogSoftmaxGrad16(dx, y, dy, bf, vec.Sum16(dy, bf), c.scale)
+		c.logGrad16(off, n, vec.Sum16(c.dy.U16[off:off+n], c.x.DType == spec.BFloat16))
 		return
 	}
 	y := c.x.load(grow32(&s.a, chunk), off, n)
@@ -69,6 +67,18 @@ func (c *call) log16Grad() bool {
 	t := c.x.DType
 	return c.op == spec.LogSoftmaxBackward && (t == spec.BFloat16 || t == spec.Float16) &&
 		c.dy.DType == t && c.dst.DType == t && vec.Grad16Fused()
+}
+
+// logGrad16 writes the log16Grad dx of [off, off+n) given the gradient
+// sum, non-temporally where dx streams (the engine fences).
+func (c *call) logGrad16(off, n int, sum float32) {
+	y, dy, dx := c.x.U16[off:off+n], c.dy.U16[off:off+n], c.dst.U16[off:off+n]
+	bf := c.x.DType == spec.BFloat16
+	if c.dst.nt {
+		vec.LogSoftmaxGrad16Stream(dx, y, dy, bf, sum, c.scale)
+		return
+	}
+	vec.LogSoftmaxGrad16(dx, y, dy, bf, sum, c.scale)
 }
 
 // pending is a float32 slice whose exps e are computed but not yet
@@ -270,8 +280,7 @@ func (c *call) writeChunk(x []float32, off int, p pair, s *scratch) {
 // bench/results/cpu-dev-2026-11-29-s69-bwd.txt.
 func (c *call) gradChunk(off, n int, sum float32, s *scratch) {
 	if c.log16Grad() {
-		y, dy, dx := c.x.U16[off:off+n], c.dy.U16[off:off+n], c.dst.U16[off:off+n]
-		vec.LogSoftmaxGrad16(dx, y, dy, c.x.DType == spec.BFloat16, sum, c.scale)
+		c.logGrad16(off, n, sum)
 		return
 	}
 	y := c.x.load(grow32(&s.a, chunk), off, n)

@@ -13,7 +13,13 @@ func Sum16(a []uint16, bf bool) float32 { return sum16(a, bf) }
 // forward rows' exp (exp2Poly16: 2.6e-6 relative for bfloat16, 7.5e-8 for
 // float16, far below the output's half ulp).
 func LogSoftmaxGrad16(dx, y, dy []uint16, bf bool, s, scale float32) {
-	logSoftmaxGrad16(dx, y[:len(dx)], dy[:len(dx)], bf, s, scale)
+	logSoftmaxGrad16(dx, y[:len(dx)], dy[:len(dx)], bf, s, scale, false)
+}
+
+// LogSoftmaxGrad16Stream is LogSoftmaxGrad16 with non-temporal stores
+// where the assembly can use them; the caller issues Fence.
+func LogSoftmaxGrad16Stream(dx, y, dy []uint16, bf bool, s, scale float32) {
+	logSoftmaxGrad16(dx, y[:len(dx)], dy[:len(dx)], bf, s, scale, true)
 }
 
 // sum16Lanes is the twin of the assembly sum16 with w float32 lanes a

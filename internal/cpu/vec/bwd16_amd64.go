@@ -16,22 +16,41 @@ func sum16(a []uint16, bf bool) float32 {
 	return kern(a[:m]) + sum16Rest(a[m:], bf)
 }
 
-// logSoftmaxGrad16 runs the assembly gradient of the set in use on whole
+// logSoftmaxGrad16 runs the assembly gradient of the set in use (stream:
+// its non-temporal variant from dx's first aligned element) on whole
 // blocks (float16: logSoftmaxGradF16 on 16; bfloat16: logSoftmaxGradBF16EO
-// on one vector of words, AVX-512 32, AVX2 16) and the twin on the rest.
-func logSoftmaxGrad16(dx, y, dy []uint16, bf bool, s, scale float32) {
-	kern, width, ok := bySet(logSoftmaxGradBF16EOAVX512, logSoftmaxGradBF16EOAVX2)
-	block := int(width) / 2
-	if !bf {
+// on one vector of words, AVX-512 32, AVX2 16) and the twin on the
+// unaligned head and the rest.
+func logSoftmaxGrad16(dx, y, dy []uint16, bf bool, s, scale float32, stream bool) {
+	var kern func(dx, y, dy []uint16, s, scale float32)
+	var width uintptr
+	var ok bool
+	block := 16
+	switch {
+	case bf && stream:
+		kern, width, ok = bySet(logSoftmaxGradBF16EONTAVX512, logSoftmaxGradBF16EONTAVX2)
+		block = int(width) / 2
+	case bf:
+		kern, width, ok = bySet(logSoftmaxGradBF16EOAVX512, logSoftmaxGradBF16EOAVX2)
+		block = int(width) / 2
+	case stream:
+		// A float16 store is half a float32 vector wide.
+		kern, width, ok = bySet(logSoftmaxGradF16NTAVX512, logSoftmaxGradF16NTAVX2)
+		width /= 2
+	default:
 		kern, _, ok = bySet(logSoftmaxGradF16AVX512, logSoftmaxGradF16AVX2)
-		block = 16
 	}
 	if !ok {
 		logSoftmaxGrad16Generic(dx, y, dy, bf, s, scale)
 		return
 	}
-	m := len(dx) / block * block
-	kern(dx[:m], y[:m], dy[:m], s, scale)
+	h := 0
+	if stream {
+		h = alignHead(dx, width)
+	}
+	logSoftmaxGrad16Generic(dx[:h], y[:h], dy[:h], bf, s, scale)
+	m := h + (len(dx)-h)/block*block
+	kern(dx[h:m], y[h:m], dy[h:m], s, scale)
 	logSoftmaxGrad16Generic(dx[m:], y[m:], dy[m:], bf, s, scale)
 }
 

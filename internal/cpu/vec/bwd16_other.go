@@ -5,7 +5,7 @@ package vec
 // sum16 and logSoftmaxGrad16 are the twins where there is no assembly.
 func sum16(a []uint16, bf bool) float32 { return sum16Generic(a, bf) }
 
-func logSoftmaxGrad16(dx, y, dy []uint16, bf bool, s, scale float32) {
+func logSoftmaxGrad16(dx, y, dy []uint16, bf bool, s, scale float32, _ bool) {
 	logSoftmaxGrad16Generic(dx, y, dy, bf, s, scale)
 }
 

@@ -101,12 +101,24 @@ func checkGrad16(t *testing.T, what string, y, dy []uint16, bf bool, s, scale fl
 	}
 	logSoftmaxGradGeneric(f, fy, fdy, s)
 	normalizeGeneric(f, f, scale)
+	for _, stream := range []bool{false, true} {
+		checkGrad16Out(t, fmt.Sprintf("%s stream=%v", what, stream), y, dy, fy, fdy, f, want, bf, s, scale, stream)
+	}
+}
+
+func checkGrad16Out(t *testing.T, what string, y, dy []uint16, fy, fdy, f []float32, want []uint16, bf bool, s, scale float32, stream bool) {
+	n := len(y)
 	buf := make([]uint16, n+32)
 	dx := buf[rng16(n):][:n]
 	for i := range buf {
 		buf[i] = 0xdead
 	}
-	LogSoftmaxGrad16(dx, y, dy, bf, s, scale)
+	if stream {
+		LogSoftmaxGrad16Stream(dx, y, dy, bf, s, scale)
+		Fence()
+	} else {
+		LogSoftmaxGrad16(dx, y, dy, bf, s, scale)
+	}
 	ulp := 0x1p-8
 	if !bf {
 		ulp = 0x1p-11

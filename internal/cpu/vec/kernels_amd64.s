@@ -23119,6 +23119,334 @@ done9:
 	VZEROUPPER
 	RET
 
+// func logSoftmaxGradF16NTAVX2(dx []uint16, y []uint16, dy []uint16, s float32, scale float32)
+// Requires: AVX, AVX2, F16C, FMA3
+TEXT ·logSoftmaxGradF16NTAVX2(SB), NOSPLIT, $0-80
+	MOVQ         dx_base+0(FP), AX
+	MOVQ         dx_len+8(FP), CX
+	MOVQ         y_base+24(FP), DX
+	MOVQ         dy_base+48(FP), BX
+	VBROADCASTSS s+72(FP), Y0
+	VBROADCASTSS scale+76(FP), Y1
+	VMOVUPS      fwd16s70<>+32(SB), Y2
+	VBROADCASTSS vecconsts<>+96(SB), Y3
+	VUCOMISS     vecconsts<>+416(SB), X1
+	JNE          scaled1
+	JP           scaled1
+	XORQ         SI, SI
+
+loopU2:
+	CMPQ        CX, $0x00000020
+	JB          loop13
+	VCVTPH2PS   (DX)(SI*2), Y1
+	VCVTPH2PS   16(DX)(SI*2), Y4
+	VMINPS      Y1, Y3, Y1
+	VMINPS      Y4, Y3, Y4
+	VMULPS      fwd16s70<>+0(SB), Y1, Y1
+	VMULPS      fwd16s70<>+0(SB), Y4, Y4
+	VMAXPS      Y1, Y2, Y1
+	VMAXPS      Y4, Y2, Y4
+	VROUNDPS    $0x09, Y1, Y5
+	VROUNDPS    $0x09, Y4, Y6
+	VSUBPS      Y5, Y1, Y1
+	VSUBPS      Y6, Y4, Y4
+	VMOVUPS     fwd16s70<>+544(SB), Y7
+	VMOVUPS     fwd16s70<>+544(SB), Y8
+	VFMADD213PS fwd16s70<>+512(SB), Y1, Y7
+	VFMADD213PS fwd16s70<>+512(SB), Y4, Y8
+	VFMADD213PS fwd16s70<>+480(SB), Y1, Y7
+	VFMADD213PS fwd16s70<>+480(SB), Y4, Y8
+	VFMADD213PS fwd16s70<>+448(SB), Y1, Y7
+	VFMADD213PS fwd16s70<>+448(SB), Y4, Y8
+	VFMADD213PS fwd16s70<>+416(SB), Y1, Y7
+	VFMADD213PS fwd16s70<>+416(SB), Y4, Y8
+	VFMADD213PS fwd16s70<>+384(SB), Y1, Y7
+	VFMADD213PS fwd16s70<>+384(SB), Y4, Y8
+	VCVTPS2DQ   Y5, Y5
+	VCVTPS2DQ   Y6, Y6
+	VPSRAD      $0x01, Y5, Y1
+	VPSRAD      $0x01, Y6, Y4
+	VPSUBD      Y1, Y5, Y5
+	VPSUBD      Y4, Y6, Y6
+	VPADDD      vecconsts<>+448(SB), Y1, Y1
+	VPSLLD      $0x17, Y1, Y1
+	VPADDD      vecconsts<>+448(SB), Y4, Y4
+	VPSLLD      $0x17, Y4, Y4
+	VPADDD      vecconsts<>+448(SB), Y5, Y5
+	VPSLLD      $0x17, Y5, Y5
+	VPADDD      vecconsts<>+448(SB), Y6, Y6
+	VPSLLD      $0x17, Y6, Y6
+	VMULPS      Y1, Y7, Y7
+	VMULPS      Y4, Y8, Y8
+	VMULPS      Y5, Y7, Y7
+	VMULPS      Y6, Y8, Y8
+	VMULPS      Y0, Y7, Y7
+	VCVTPH2PS   (BX)(SI*2), Y1
+	VSUBPS      Y7, Y1, Y1
+	VCVTPS2PH   $0x00, Y1, X1
+	VMOVNTDQ    X1, (AX)(SI*2)
+	VMULPS      Y0, Y8, Y8
+	VCVTPH2PS   16(BX)(SI*2), Y1
+	VSUBPS      Y8, Y1, Y1
+	VCVTPS2PH   $0x00, Y1, X1
+	VMOVNTDQ    X1, 16(AX)(SI*2)
+	VCVTPH2PS   32(DX)(SI*2), Y1
+	VCVTPH2PS   48(DX)(SI*2), Y4
+	VMINPS      Y1, Y3, Y1
+	VMINPS      Y4, Y3, Y4
+	VMULPS      fwd16s70<>+0(SB), Y1, Y1
+	VMULPS      fwd16s70<>+0(SB), Y4, Y4
+	VMAXPS      Y1, Y2, Y1
+	VMAXPS      Y4, Y2, Y4
+	VROUNDPS    $0x09, Y1, Y5
+	VROUNDPS    $0x09, Y4, Y6
+	VSUBPS      Y5, Y1, Y1
+	VSUBPS      Y6, Y4, Y4
+	VMOVUPS     fwd16s70<>+544(SB), Y7
+	VMOVUPS     fwd16s70<>+544(SB), Y8
+	VFMADD213PS fwd16s70<>+512(SB), Y1, Y7
+	VFMADD213PS fwd16s70<>+512(SB), Y4, Y8
+	VFMADD213PS fwd16s70<>+480(SB), Y1, Y7
+	VFMADD213PS fwd16s70<>+480(SB), Y4, Y8
+	VFMADD213PS fwd16s70<>+448(SB), Y1, Y7
+	VFMADD213PS fwd16s70<>+448(SB), Y4, Y8
+	VFMADD213PS fwd16s70<>+416(SB), Y1, Y7
+	VFMADD213PS fwd16s70<>+416(SB), Y4, Y8
+	VFMADD213PS fwd16s70<>+384(SB), Y1, Y7
+	VFMADD213PS fwd16s70<>+384(SB), Y4, Y8
+	VCVTPS2DQ   Y5, Y5
+	VCVTPS2DQ   Y6, Y6
+	VPSRAD      $0x01, Y5, Y1
+	VPSRAD      $0x01, Y6, Y4
+	VPSUBD      Y1, Y5, Y5
+	VPSUBD      Y4, Y6, Y6
+	VPADDD      vecconsts<>+448(SB), Y1, Y1
+	VPSLLD      $0x17, Y1, Y1
+	VPADDD      vecconsts<>+448(SB), Y4, Y4
+	VPSLLD      $0x17, Y4, Y4
+	VPADDD      vecconsts<>+448(SB), Y5, Y5
+	VPSLLD      $0x17, Y5, Y5
+	VPADDD      vecconsts<>+448(SB), Y6, Y6
+	VPSLLD      $0x17, Y6, Y6
+	VMULPS      Y1, Y7, Y7
+	VMULPS      Y4, Y8, Y8
+	VMULPS      Y5, Y7, Y7
+	VMULPS      Y6, Y8, Y8
+	VMULPS      Y0, Y7, Y7
+	VCVTPH2PS   32(BX)(SI*2), Y1
+	VSUBPS      Y7, Y1, Y1
+	VCVTPS2PH   $0x00, Y1, X1
+	VMOVNTDQ    X1, 32(AX)(SI*2)
+	VMULPS      Y0, Y8, Y8
+	VCVTPH2PS   48(BX)(SI*2), Y1
+	VSUBPS      Y8, Y1, Y1
+	VCVTPS2PH   $0x00, Y1, X1
+	VMOVNTDQ    X1, 48(AX)(SI*2)
+	ADDQ        $0x00000020, SI
+	SUBQ        $0x00000020, CX
+	JMP         loopU2
+
+loop13:
+	CMPQ        CX, $0x00000008
+	JB          tail4
+	VCVTPH2PS   (DX)(SI*2), Y1
+	VMINPS      Y1, Y3, Y1
+	VMULPS      fwd16s70<>+0(SB), Y1, Y1
+	VMAXPS      Y1, Y2, Y1
+	VROUNDPS    $0x09, Y1, Y4
+	VSUBPS      Y4, Y1, Y1
+	VMOVUPS     fwd16s70<>+544(SB), Y5
+	VFMADD213PS fwd16s70<>+512(SB), Y1, Y5
+	VFMADD213PS fwd16s70<>+480(SB), Y1, Y5
+	VFMADD213PS fwd16s70<>+448(SB), Y1, Y5
+	VFMADD213PS fwd16s70<>+416(SB), Y1, Y5
+	VFMADD213PS fwd16s70<>+384(SB), Y1, Y5
+	VCVTPS2DQ   Y4, Y4
+	VPSRAD      $0x01, Y4, Y1
+	VPSUBD      Y1, Y4, Y4
+	VPADDD      vecconsts<>+448(SB), Y1, Y1
+	VPSLLD      $0x17, Y1, Y1
+	VPADDD      vecconsts<>+448(SB), Y4, Y4
+	VPSLLD      $0x17, Y4, Y4
+	VMULPS      Y1, Y5, Y5
+	VMULPS      Y4, Y5, Y5
+	VMULPS      Y0, Y5, Y5
+	VCVTPH2PS   (BX)(SI*2), Y1
+	VSUBPS      Y5, Y1, Y1
+	VCVTPS2PH   $0x00, Y1, X1
+	VMOVNTDQ    X1, (AX)(SI*2)
+	ADDQ        $0x00000008, SI
+	SUBQ        $0x00000008, CX
+	JMP         loop13
+
+tail4:
+	TESTQ CX, CX
+	JZ    done5
+
+done5:
+	VZEROUPPER
+	RET
+
+scaled1:
+	XORQ SI, SI
+
+loopU6:
+	CMPQ        CX, $0x00000020
+	JB          loop17
+	VCVTPH2PS   (DX)(SI*2), Y4
+	VCVTPH2PS   16(DX)(SI*2), Y5
+	VMINPS      Y4, Y3, Y4
+	VMINPS      Y5, Y3, Y5
+	VMULPS      fwd16s70<>+0(SB), Y4, Y4
+	VMULPS      fwd16s70<>+0(SB), Y5, Y5
+	VMAXPS      Y4, Y2, Y4
+	VMAXPS      Y5, Y2, Y5
+	VROUNDPS    $0x09, Y4, Y6
+	VROUNDPS    $0x09, Y5, Y7
+	VSUBPS      Y6, Y4, Y4
+	VSUBPS      Y7, Y5, Y5
+	VMOVUPS     fwd16s70<>+544(SB), Y8
+	VMOVUPS     fwd16s70<>+544(SB), Y9
+	VFMADD213PS fwd16s70<>+512(SB), Y4, Y8
+	VFMADD213PS fwd16s70<>+512(SB), Y5, Y9
+	VFMADD213PS fwd16s70<>+480(SB), Y4, Y8
+	VFMADD213PS fwd16s70<>+480(SB), Y5, Y9
+	VFMADD213PS fwd16s70<>+448(SB), Y4, Y8
+	VFMADD213PS fwd16s70<>+448(SB), Y5, Y9
+	VFMADD213PS fwd16s70<>+416(SB), Y4, Y8
+	VFMADD213PS fwd16s70<>+416(SB), Y5, Y9
+	VFMADD213PS fwd16s70<>+384(SB), Y4, Y8
+	VFMADD213PS fwd16s70<>+384(SB), Y5, Y9
+	VCVTPS2DQ   Y6, Y6
+	VCVTPS2DQ   Y7, Y7
+	VPSRAD      $0x01, Y6, Y4
+	VPSRAD      $0x01, Y7, Y5
+	VPSUBD      Y4, Y6, Y6
+	VPSUBD      Y5, Y7, Y7
+	VPADDD      vecconsts<>+448(SB), Y4, Y4
+	VPSLLD      $0x17, Y4, Y4
+	VPADDD      vecconsts<>+448(SB), Y5, Y5
+	VPSLLD      $0x17, Y5, Y5
+	VPADDD      vecconsts<>+448(SB), Y6, Y6
+	VPSLLD      $0x17, Y6, Y6
+	VPADDD      vecconsts<>+448(SB), Y7, Y7
+	VPSLLD      $0x17, Y7, Y7
+	VMULPS      Y4, Y8, Y8
+	VMULPS      Y5, Y9, Y9
+	VMULPS      Y6, Y8, Y8
+	VMULPS      Y7, Y9, Y9
+	VMULPS      Y0, Y8, Y8
+	VCVTPH2PS   (BX)(SI*2), Y4
+	VSUBPS      Y8, Y4, Y4
+	VMULPS      Y1, Y4, Y4
+	VCVTPS2PH   $0x00, Y4, X4
+	VMOVNTDQ    X4, (AX)(SI*2)
+	VMULPS      Y0, Y9, Y9
+	VCVTPH2PS   16(BX)(SI*2), Y4
+	VSUBPS      Y9, Y4, Y4
+	VMULPS      Y1, Y4, Y4
+	VCVTPS2PH   $0x00, Y4, X4
+	VMOVNTDQ    X4, 16(AX)(SI*2)
+	VCVTPH2PS   32(DX)(SI*2), Y4
+	VCVTPH2PS   48(DX)(SI*2), Y5
+	VMINPS      Y4, Y3, Y4
+	VMINPS      Y5, Y3, Y5
+	VMULPS      fwd16s70<>+0(SB), Y4, Y4
+	VMULPS      fwd16s70<>+0(SB), Y5, Y5
+	VMAXPS      Y4, Y2, Y4
+	VMAXPS      Y5, Y2, Y5
+	VROUNDPS    $0x09, Y4, Y6
+	VROUNDPS    $0x09, Y5, Y7
+	VSUBPS      Y6, Y4, Y4
+	VSUBPS      Y7, Y5, Y5
+	VMOVUPS     fwd16s70<>+544(SB), Y8
+	VMOVUPS     fwd16s70<>+544(SB), Y9
+	VFMADD213PS fwd16s70<>+512(SB), Y4, Y8
+	VFMADD213PS fwd16s70<>+512(SB), Y5, Y9
+	VFMADD213PS fwd16s70<>+480(SB), Y4, Y8
+	VFMADD213PS fwd16s70<>+480(SB), Y5, Y9
+	VFMADD213PS fwd16s70<>+448(SB), Y4, Y8
+	VFMADD213PS fwd16s70<>+448(SB), Y5, Y9
+	VFMADD213PS fwd16s70<>+416(SB), Y4, Y8
+	VFMADD213PS fwd16s70<>+416(SB), Y5, Y9
+	VFMADD213PS fwd16s70<>+384(SB), Y4, Y8
+	VFMADD213PS fwd16s70<>+384(SB), Y5, Y9
+	VCVTPS2DQ   Y6, Y6
+	VCVTPS2DQ   Y7, Y7
+	VPSRAD      $0x01, Y6, Y4
+	VPSRAD      $0x01, Y7, Y5
+	VPSUBD      Y4, Y6, Y6
+	VPSUBD      Y5, Y7, Y7
+	VPADDD      vecconsts<>+448(SB), Y4, Y4
+	VPSLLD      $0x17, Y4, Y4
+	VPADDD      vecconsts<>+448(SB), Y5, Y5
+	VPSLLD      $0x17, Y5, Y5
+	VPADDD      vecconsts<>+448(SB), Y6, Y6
+	VPSLLD      $0x17, Y6, Y6
+	VPADDD      vecconsts<>+448(SB), Y7, Y7
+	VPSLLD      $0x17, Y7, Y7
+	VMULPS      Y4, Y8, Y8
+	VMULPS      Y5, Y9, Y9
+	VMULPS      Y6, Y8, Y8
+	VMULPS      Y7, Y9, Y9
+	VMULPS      Y0, Y8, Y8
+	VCVTPH2PS   32(BX)(SI*2), Y4
+	VSUBPS      Y8, Y4, Y4
+	VMULPS      Y1, Y4, Y4
+	VCVTPS2PH   $0x00, Y4, X4
+	VMOVNTDQ    X4, 32(AX)(SI*2)
+	VMULPS      Y0, Y9, Y9
+	VCVTPH2PS   48(BX)(SI*2), Y4
+	VSUBPS      Y9, Y4, Y4
+	VMULPS      Y1, Y4, Y4
+	VCVTPS2PH   $0x00, Y4, X4
+	VMOVNTDQ    X4, 48(AX)(SI*2)
+	ADDQ        $0x00000020, SI
+	SUBQ        $0x00000020, CX
+	JMP         loopU6
+
+loop17:
+	CMPQ        CX, $0x00000008
+	JB          tail8
+	VCVTPH2PS   (DX)(SI*2), Y4
+	VMINPS      Y4, Y3, Y4
+	VMULPS      fwd16s70<>+0(SB), Y4, Y4
+	VMAXPS      Y4, Y2, Y4
+	VROUNDPS    $0x09, Y4, Y5
+	VSUBPS      Y5, Y4, Y4
+	VMOVUPS     fwd16s70<>+544(SB), Y6
+	VFMADD213PS fwd16s70<>+512(SB), Y4, Y6
+	VFMADD213PS fwd16s70<>+480(SB), Y4, Y6
+	VFMADD213PS fwd16s70<>+448(SB), Y4, Y6
+	VFMADD213PS fwd16s70<>+416(SB), Y4, Y6
+	VFMADD213PS fwd16s70<>+384(SB), Y4, Y6
+	VCVTPS2DQ   Y5, Y5
+	VPSRAD      $0x01, Y5, Y4
+	VPSUBD      Y4, Y5, Y5
+	VPADDD      vecconsts<>+448(SB), Y4, Y4
+	VPSLLD      $0x17, Y4, Y4
+	VPADDD      vecconsts<>+448(SB), Y5, Y5
+	VPSLLD      $0x17, Y5, Y5
+	VMULPS      Y4, Y6, Y6
+	VMULPS      Y5, Y6, Y6
+	VMULPS      Y0, Y6, Y6
+	VCVTPH2PS   (BX)(SI*2), Y4
+	VSUBPS      Y6, Y4, Y4
+	VMULPS      Y1, Y4, Y4
+	VCVTPS2PH   $0x00, Y4, X4
+	VMOVNTDQ    X4, (AX)(SI*2)
+	ADDQ        $0x00000008, SI
+	SUBQ        $0x00000008, CX
+	JMP         loop17
+
+tail8:
+	TESTQ CX, CX
+	JZ    done9
+
+done9:
+	VZEROUPPER
+	RET
+
 // func sumF16AVX512(a []uint16) float32
 // Requires: AVX, AVX512DQ, AVX512F
 TEXT ·sumF16AVX512(SB), NOSPLIT, $0-28
@@ -23446,6 +23774,240 @@ loop17:
 	VSUBPS      Z12, Z10, Z10
 	VMULPS      Z1, Z10, Z10
 	VCVTPS2PH   $0x00, Z10, (AX)(SI*2)
+	ADDQ        $0x00000010, SI
+	SUBQ        $0x00000010, CX
+	JMP         loop17
+
+tail8:
+	TESTQ CX, CX
+	JZ    done9
+
+done9:
+	VZEROUPPER
+	RET
+
+// func logSoftmaxGradF16NTAVX512(dx []uint16, y []uint16, dy []uint16, s float32, scale float32)
+// Requires: AVX, AVX512DQ, AVX512F
+TEXT ·logSoftmaxGradF16NTAVX512(SB), NOSPLIT, $0-80
+	MOVQ         dx_base+0(FP), AX
+	MOVQ         dx_len+8(FP), CX
+	MOVQ         y_base+24(FP), DX
+	MOVQ         dy_base+48(FP), BX
+	VBROADCASTSS s+72(FP), Z0
+	VBROADCASTSS scale+76(FP), Z1
+	VBROADCASTSS fwd16s70<>+384(SB), Z2
+	VBROADCASTSS fwd16s70<>+416(SB), Z3
+	VBROADCASTSS fwd16s70<>+448(SB), Z4
+	VBROADCASTSS fwd16s70<>+480(SB), Z5
+	VBROADCASTSS fwd16s70<>+512(SB), Z6
+	VBROADCASTSS fwd16s70<>+544(SB), Z7
+	VBROADCASTSS fwd16s70<>+0(SB), Z8
+	VBROADCASTSS vecconsts<>+96(SB), Z9
+	VUCOMISS     vecconsts<>+416(SB), X1
+	JNE          scaled1
+	JP           scaled1
+	XORQ         SI, SI
+
+loopU2:
+	CMPQ        CX, $0x00000040
+	JB          loop13
+	VCVTPH2PS   (DX)(SI*2), Z1
+	VCVTPH2PS   32(DX)(SI*2), Z10
+	VCVTPH2PS   64(DX)(SI*2), Z11
+	VCVTPH2PS   96(DX)(SI*2), Z12
+	VMINPS      Z1, Z9, Z1
+	VMINPS      Z10, Z9, Z10
+	VMINPS      Z11, Z9, Z11
+	VMINPS      Z12, Z9, Z12
+	VMULPS      Z8, Z1, Z1
+	VMULPS      Z8, Z10, Z10
+	VMULPS      Z8, Z11, Z11
+	VMULPS      Z8, Z12, Z12
+	VREDUCEPS   $0x09, Z1, Z13
+	VREDUCEPS   $0x09, Z10, Z14
+	VREDUCEPS   $0x09, Z11, Z15
+	VREDUCEPS   $0x09, Z12, Z16
+	VMOVAPS     Z7, Z17
+	VMOVAPS     Z7, Z18
+	VMOVAPS     Z7, Z19
+	VMOVAPS     Z7, Z20
+	VFMADD213PS Z6, Z13, Z17
+	VFMADD213PS Z6, Z14, Z18
+	VFMADD213PS Z6, Z15, Z19
+	VFMADD213PS Z6, Z16, Z20
+	VFMADD213PS Z5, Z13, Z17
+	VFMADD213PS Z5, Z14, Z18
+	VFMADD213PS Z5, Z15, Z19
+	VFMADD213PS Z5, Z16, Z20
+	VFMADD213PS Z4, Z13, Z17
+	VFMADD213PS Z4, Z14, Z18
+	VFMADD213PS Z4, Z15, Z19
+	VFMADD213PS Z4, Z16, Z20
+	VFMADD213PS Z3, Z13, Z17
+	VFMADD213PS Z3, Z14, Z18
+	VFMADD213PS Z3, Z15, Z19
+	VFMADD213PS Z3, Z16, Z20
+	VFMADD213PS Z2, Z13, Z17
+	VFMADD213PS Z2, Z14, Z18
+	VFMADD213PS Z2, Z15, Z19
+	VFMADD213PS Z2, Z16, Z20
+	VSCALEFPS   Z1, Z17, Z17
+	VSCALEFPS   Z10, Z18, Z18
+	VSCALEFPS   Z11, Z19, Z19
+	VSCALEFPS   Z12, Z20, Z20
+	VMULPS      Z0, Z17, Z17
+	VCVTPH2PS   (BX)(SI*2), Z1
+	VSUBPS      Z17, Z1, Z1
+	VCVTPS2PH   $0x00, Z1, Y1
+	VMOVNTDQ    Y1, (AX)(SI*2)
+	VMULPS      Z0, Z18, Z18
+	VCVTPH2PS   32(BX)(SI*2), Z1
+	VSUBPS      Z18, Z1, Z1
+	VCVTPS2PH   $0x00, Z1, Y1
+	VMOVNTDQ    Y1, 32(AX)(SI*2)
+	VMULPS      Z0, Z19, Z19
+	VCVTPH2PS   64(BX)(SI*2), Z1
+	VSUBPS      Z19, Z1, Z1
+	VCVTPS2PH   $0x00, Z1, Y1
+	VMOVNTDQ    Y1, 64(AX)(SI*2)
+	VMULPS      Z0, Z20, Z20
+	VCVTPH2PS   96(BX)(SI*2), Z1
+	VSUBPS      Z20, Z1, Z1
+	VCVTPS2PH   $0x00, Z1, Y1
+	VMOVNTDQ    Y1, 96(AX)(SI*2)
+	ADDQ        $0x00000040, SI
+	SUBQ        $0x00000040, CX
+	JMP         loopU2
+
+loop13:
+	CMPQ        CX, $0x00000010
+	JB          tail4
+	VCVTPH2PS   (DX)(SI*2), Z1
+	VMINPS      Z1, Z9, Z1
+	VMULPS      Z8, Z1, Z1
+	VREDUCEPS   $0x09, Z1, Z10
+	VMOVAPS     Z7, Z11
+	VFMADD213PS Z6, Z10, Z11
+	VFMADD213PS Z5, Z10, Z11
+	VFMADD213PS Z4, Z10, Z11
+	VFMADD213PS Z3, Z10, Z11
+	VFMADD213PS Z2, Z10, Z11
+	VSCALEFPS   Z1, Z11, Z11
+	VMULPS      Z0, Z11, Z11
+	VCVTPH2PS   (BX)(SI*2), Z1
+	VSUBPS      Z11, Z1, Z1
+	VCVTPS2PH   $0x00, Z1, Y1
+	VMOVNTDQ    Y1, (AX)(SI*2)
+	ADDQ        $0x00000010, SI
+	SUBQ        $0x00000010, CX
+	JMP         loop13
+
+tail4:
+	TESTQ CX, CX
+	JZ    done5
+
+done5:
+	VZEROUPPER
+	RET
+
+scaled1:
+	XORQ SI, SI
+
+loopU6:
+	CMPQ        CX, $0x00000040
+	JB          loop17
+	VCVTPH2PS   (DX)(SI*2), Z10
+	VCVTPH2PS   32(DX)(SI*2), Z11
+	VCVTPH2PS   64(DX)(SI*2), Z12
+	VCVTPH2PS   96(DX)(SI*2), Z13
+	VMINPS      Z10, Z9, Z10
+	VMINPS      Z11, Z9, Z11
+	VMINPS      Z12, Z9, Z12
+	VMINPS      Z13, Z9, Z13
+	VMULPS      Z8, Z10, Z10
+	VMULPS      Z8, Z11, Z11
+	VMULPS      Z8, Z12, Z12
+	VMULPS      Z8, Z13, Z13
+	VREDUCEPS   $0x09, Z10, Z14
+	VREDUCEPS   $0x09, Z11, Z15
+	VREDUCEPS   $0x09, Z12, Z16
+	VREDUCEPS   $0x09, Z13, Z17
+	VMOVAPS     Z7, Z18
+	VMOVAPS     Z7, Z19
+	VMOVAPS     Z7, Z20
+	VMOVAPS     Z7, Z21
+	VFMADD213PS Z6, Z14, Z18
+	VFMADD213PS Z6, Z15, Z19
+	VFMADD213PS Z6, Z16, Z20
+	VFMADD213PS Z6, Z17, Z21
+	VFMADD213PS Z5, Z14, Z18
+	VFMADD213PS Z5, Z15, Z19
+	VFMADD213PS Z5, Z16, Z20
+	VFMADD213PS Z5, Z17, Z21
+	VFMADD213PS Z4, Z14, Z18
+	VFMADD213PS Z4, Z15, Z19
+	VFMADD213PS Z4, Z16, Z20
+	VFMADD213PS Z4, Z17, Z21
+	VFMADD213PS Z3, Z14, Z18
+	VFMADD213PS Z3, Z15, Z19
+	VFMADD213PS Z3, Z16, Z20
+	VFMADD213PS Z3, Z17, Z21
+	VFMADD213PS Z2, Z14, Z18
+	VFMADD213PS Z2, Z15, Z19
+	VFMADD213PS Z2, Z16, Z20
+	VFMADD213PS Z2, Z17, Z21
+	VSCALEFPS   Z10, Z18, Z18
+	VSCALEFPS   Z11, Z19, Z19
+	VSCALEFPS   Z12, Z20, Z20
+	VSCALEFPS   Z13, Z21, Z21
+	VMULPS      Z0, Z18, Z18
+	VCVTPH2PS   (BX)(SI*2), Z10
+	VSUBPS      Z18, Z10, Z10
+	VMULPS      Z1, Z10, Z10
+	VCVTPS2PH   $0x00, Z10, Y10
+	VMOVNTDQ    Y10, (AX)(SI*2)
+	VMULPS      Z0, Z19, Z19
+	VCVTPH2PS   32(BX)(SI*2), Z10
+	VSUBPS      Z19, Z10, Z10
+	VMULPS      Z1, Z10, Z10
+	VCVTPS2PH   $0x00, Z10, Y10
+	VMOVNTDQ    Y10, 32(AX)(SI*2)
+	VMULPS      Z0, Z20, Z20
+	VCVTPH2PS   64(BX)(SI*2), Z10
+	VSUBPS      Z20, Z10, Z10
+	VMULPS      Z1, Z10, Z10
+	VCVTPS2PH   $0x00, Z10, Y10
+	VMOVNTDQ    Y10, 64(AX)(SI*2)
+	VMULPS      Z0, Z21, Z21
+	VCVTPH2PS   96(BX)(SI*2), Z10
+	VSUBPS      Z21, Z10, Z10
+	VMULPS      Z1, Z10, Z10
+	VCVTPS2PH   $0x00, Z10, Y10
+	VMOVNTDQ    Y10, 96(AX)(SI*2)
+	ADDQ        $0x00000040, SI
+	SUBQ        $0x00000040, CX
+	JMP         loopU6
+
+loop17:
+	CMPQ        CX, $0x00000010
+	JB          tail8
+	VCVTPH2PS   (DX)(SI*2), Z10
+	VMINPS      Z10, Z9, Z10
+	VMULPS      Z8, Z10, Z10
+	VREDUCEPS   $0x09, Z10, Z11
+	VMOVAPS     Z7, Z12
+	VFMADD213PS Z6, Z11, Z12
+	VFMADD213PS Z5, Z11, Z12
+	VFMADD213PS Z4, Z11, Z12
+	VFMADD213PS Z3, Z11, Z12
+	VFMADD213PS Z2, Z11, Z12
+	VSCALEFPS   Z10, Z12, Z12
+	VMULPS      Z0, Z12, Z12
+	VCVTPH2PS   (BX)(SI*2), Z10
+	VSUBPS      Z12, Z10, Z10
+	VMULPS      Z1, Z10, Z10
+	VCVTPS2PH   $0x00, Z10, Y10
+	VMOVNTDQ    Y10, (AX)(SI*2)
 	ADDQ        $0x00000010, SI
 	SUBQ        $0x00000010, CX
 	JMP         loop17
@@ -24183,6 +24745,731 @@ done9:
 	VZEROUPPER
 	RET
 
+// func logSoftmaxGradBF16EONTAVX2(dx []uint16, y []uint16, dy []uint16, s float32, scale float32)
+// Requires: AVX, AVX2, FMA3
+TEXT ·logSoftmaxGradBF16EONTAVX2(SB), NOSPLIT, $0-80
+	MOVQ         dx_base+0(FP), AX
+	MOVQ         dx_len+8(FP), CX
+	MOVQ         y_base+24(FP), DX
+	MOVQ         dy_base+48(FP), BX
+	VBROADCASTSS s+72(FP), Y0
+	VBROADCASTSS scale+76(FP), Y1
+	VMOVUPS      fwd16s70<>+32(SB), Y2
+	VBROADCASTSS vecconsts<>+96(SB), Y3
+	VPCMPEQD     Y4, Y4, Y4
+	VPSLLD       $0x10, Y4, Y4
+	VUCOMISS     vecconsts<>+416(SB), X1
+	JNE          scaled1
+	JP           scaled1
+	XORQ         SI, SI
+
+loopU2:
+	CMPQ        CX, $0x00000040
+	JB          loop13
+	VMOVDQU     (DX)(SI*2), Y1
+	VPSLLD      $0x10, Y1, Y5
+	VPAND       Y4, Y1, Y1
+	VMINPS      Y5, Y3, Y5
+	VMINPS      Y1, Y3, Y1
+	VMULPS      fwd16s70<>+0(SB), Y5, Y5
+	VMULPS      fwd16s70<>+0(SB), Y1, Y1
+	VMAXPS      Y5, Y2, Y5
+	VMAXPS      Y1, Y2, Y1
+	VROUNDPS    $0x09, Y5, Y6
+	VROUNDPS    $0x09, Y1, Y7
+	VSUBPS      Y6, Y5, Y5
+	VSUBPS      Y7, Y1, Y1
+	VMOVUPS     fwd16s70<>+352(SB), Y8
+	VMOVUPS     fwd16s70<>+352(SB), Y9
+	VFMADD213PS fwd16s70<>+320(SB), Y5, Y8
+	VFMADD213PS fwd16s70<>+320(SB), Y1, Y9
+	VFMADD213PS fwd16s70<>+288(SB), Y5, Y8
+	VFMADD213PS fwd16s70<>+288(SB), Y1, Y9
+	VFMADD213PS fwd16s70<>+256(SB), Y5, Y8
+	VFMADD213PS fwd16s70<>+256(SB), Y1, Y9
+	VFMADD213PS fwd16s70<>+224(SB), Y5, Y8
+	VFMADD213PS fwd16s70<>+224(SB), Y1, Y9
+	VCVTPS2DQ   Y6, Y6
+	VCVTPS2DQ   Y7, Y7
+	VPSRAD      $0x01, Y6, Y1
+	VPSRAD      $0x01, Y7, Y5
+	VPSUBD      Y1, Y6, Y6
+	VPSUBD      Y5, Y7, Y7
+	VPADDD      vecconsts<>+448(SB), Y1, Y1
+	VPSLLD      $0x17, Y1, Y1
+	VPADDD      vecconsts<>+448(SB), Y5, Y5
+	VPSLLD      $0x17, Y5, Y5
+	VPADDD      vecconsts<>+448(SB), Y6, Y6
+	VPSLLD      $0x17, Y6, Y6
+	VPADDD      vecconsts<>+448(SB), Y7, Y7
+	VPSLLD      $0x17, Y7, Y7
+	VMULPS      Y1, Y8, Y8
+	VMULPS      Y5, Y9, Y9
+	VMULPS      Y6, Y8, Y8
+	VMULPS      Y7, Y9, Y9
+	VMOVDQU     (BX)(SI*2), Y1
+	VPSLLD      $0x10, Y1, Y5
+	VMULPS      Y0, Y8, Y8
+	VSUBPS      Y8, Y5, Y5
+	VPSRLD      $0x10, Y5, Y6
+	VPAND       vecconsts<>+480(SB), Y6, Y6
+	VPADDD      Y5, Y6, Y6
+	VPADDD      vecconsts<>+512(SB), Y6, Y6
+	VCMPPS      $0x03, Y5, Y5, Y7
+	VPOR        vecconsts<>+1248(SB), Y5, Y5
+	VPBLENDVB   Y7, Y5, Y6, Y6
+	VPAND       Y4, Y1, Y1
+	VMULPS      Y0, Y9, Y9
+	VSUBPS      Y9, Y1, Y1
+	VPSRLD      $0x10, Y1, Y5
+	VPAND       vecconsts<>+480(SB), Y5, Y5
+	VPADDD      Y1, Y5, Y5
+	VPADDD      vecconsts<>+512(SB), Y5, Y5
+	VCMPPS      $0x03, Y1, Y1, Y7
+	VPOR        vecconsts<>+1248(SB), Y1, Y1
+	VPBLENDVB   Y7, Y1, Y5, Y5
+	VPSRLD      $0x10, Y6, Y6
+	VPBLENDW    $0xaa, Y5, Y6, Y6
+	VMOVNTDQ    Y6, (AX)(SI*2)
+	VMOVDQU     32(DX)(SI*2), Y1
+	VPSLLD      $0x10, Y1, Y5
+	VPAND       Y4, Y1, Y1
+	VMINPS      Y5, Y3, Y5
+	VMINPS      Y1, Y3, Y1
+	VMULPS      fwd16s70<>+0(SB), Y5, Y5
+	VMULPS      fwd16s70<>+0(SB), Y1, Y1
+	VMAXPS      Y5, Y2, Y5
+	VMAXPS      Y1, Y2, Y1
+	VROUNDPS    $0x09, Y5, Y6
+	VROUNDPS    $0x09, Y1, Y7
+	VSUBPS      Y6, Y5, Y5
+	VSUBPS      Y7, Y1, Y1
+	VMOVUPS     fwd16s70<>+352(SB), Y8
+	VMOVUPS     fwd16s70<>+352(SB), Y9
+	VFMADD213PS fwd16s70<>+320(SB), Y5, Y8
+	VFMADD213PS fwd16s70<>+320(SB), Y1, Y9
+	VFMADD213PS fwd16s70<>+288(SB), Y5, Y8
+	VFMADD213PS fwd16s70<>+288(SB), Y1, Y9
+	VFMADD213PS fwd16s70<>+256(SB), Y5, Y8
+	VFMADD213PS fwd16s70<>+256(SB), Y1, Y9
+	VFMADD213PS fwd16s70<>+224(SB), Y5, Y8
+	VFMADD213PS fwd16s70<>+224(SB), Y1, Y9
+	VCVTPS2DQ   Y6, Y6
+	VCVTPS2DQ   Y7, Y7
+	VPSRAD      $0x01, Y6, Y1
+	VPSRAD      $0x01, Y7, Y5
+	VPSUBD      Y1, Y6, Y6
+	VPSUBD      Y5, Y7, Y7
+	VPADDD      vecconsts<>+448(SB), Y1, Y1
+	VPSLLD      $0x17, Y1, Y1
+	VPADDD      vecconsts<>+448(SB), Y5, Y5
+	VPSLLD      $0x17, Y5, Y5
+	VPADDD      vecconsts<>+448(SB), Y6, Y6
+	VPSLLD      $0x17, Y6, Y6
+	VPADDD      vecconsts<>+448(SB), Y7, Y7
+	VPSLLD      $0x17, Y7, Y7
+	VMULPS      Y1, Y8, Y8
+	VMULPS      Y5, Y9, Y9
+	VMULPS      Y6, Y8, Y8
+	VMULPS      Y7, Y9, Y9
+	VMOVDQU     32(BX)(SI*2), Y1
+	VPSLLD      $0x10, Y1, Y5
+	VMULPS      Y0, Y8, Y8
+	VSUBPS      Y8, Y5, Y5
+	VPSRLD      $0x10, Y5, Y6
+	VPAND       vecconsts<>+480(SB), Y6, Y6
+	VPADDD      Y5, Y6, Y6
+	VPADDD      vecconsts<>+512(SB), Y6, Y6
+	VCMPPS      $0x03, Y5, Y5, Y7
+	VPOR        vecconsts<>+1248(SB), Y5, Y5
+	VPBLENDVB   Y7, Y5, Y6, Y6
+	VPAND       Y4, Y1, Y1
+	VMULPS      Y0, Y9, Y9
+	VSUBPS      Y9, Y1, Y1
+	VPSRLD      $0x10, Y1, Y5
+	VPAND       vecconsts<>+480(SB), Y5, Y5
+	VPADDD      Y1, Y5, Y5
+	VPADDD      vecconsts<>+512(SB), Y5, Y5
+	VCMPPS      $0x03, Y1, Y1, Y7
+	VPOR        vecconsts<>+1248(SB), Y1, Y1
+	VPBLENDVB   Y7, Y1, Y5, Y5
+	VPSRLD      $0x10, Y6, Y6
+	VPBLENDW    $0xaa, Y5, Y6, Y6
+	VMOVNTDQ    Y6, 32(AX)(SI*2)
+	VMOVDQU     64(DX)(SI*2), Y1
+	VPSLLD      $0x10, Y1, Y5
+	VPAND       Y4, Y1, Y1
+	VMINPS      Y5, Y3, Y5
+	VMINPS      Y1, Y3, Y1
+	VMULPS      fwd16s70<>+0(SB), Y5, Y5
+	VMULPS      fwd16s70<>+0(SB), Y1, Y1
+	VMAXPS      Y5, Y2, Y5
+	VMAXPS      Y1, Y2, Y1
+	VROUNDPS    $0x09, Y5, Y6
+	VROUNDPS    $0x09, Y1, Y7
+	VSUBPS      Y6, Y5, Y5
+	VSUBPS      Y7, Y1, Y1
+	VMOVUPS     fwd16s70<>+352(SB), Y8
+	VMOVUPS     fwd16s70<>+352(SB), Y9
+	VFMADD213PS fwd16s70<>+320(SB), Y5, Y8
+	VFMADD213PS fwd16s70<>+320(SB), Y1, Y9
+	VFMADD213PS fwd16s70<>+288(SB), Y5, Y8
+	VFMADD213PS fwd16s70<>+288(SB), Y1, Y9
+	VFMADD213PS fwd16s70<>+256(SB), Y5, Y8
+	VFMADD213PS fwd16s70<>+256(SB), Y1, Y9
+	VFMADD213PS fwd16s70<>+224(SB), Y5, Y8
+	VFMADD213PS fwd16s70<>+224(SB), Y1, Y9
+	VCVTPS2DQ   Y6, Y6
+	VCVTPS2DQ   Y7, Y7
+	VPSRAD      $0x01, Y6, Y1
+	VPSRAD      $0x01, Y7, Y5
+	VPSUBD      Y1, Y6, Y6
+	VPSUBD      Y5, Y7, Y7
+	VPADDD      vecconsts<>+448(SB), Y1, Y1
+	VPSLLD      $0x17, Y1, Y1
+	VPADDD      vecconsts<>+448(SB), Y5, Y5
+	VPSLLD      $0x17, Y5, Y5
+	VPADDD      vecconsts<>+448(SB), Y6, Y6
+	VPSLLD      $0x17, Y6, Y6
+	VPADDD      vecconsts<>+448(SB), Y7, Y7
+	VPSLLD      $0x17, Y7, Y7
+	VMULPS      Y1, Y8, Y8
+	VMULPS      Y5, Y9, Y9
+	VMULPS      Y6, Y8, Y8
+	VMULPS      Y7, Y9, Y9
+	VMOVDQU     64(BX)(SI*2), Y1
+	VPSLLD      $0x10, Y1, Y5
+	VMULPS      Y0, Y8, Y8
+	VSUBPS      Y8, Y5, Y5
+	VPSRLD      $0x10, Y5, Y6
+	VPAND       vecconsts<>+480(SB), Y6, Y6
+	VPADDD      Y5, Y6, Y6
+	VPADDD      vecconsts<>+512(SB), Y6, Y6
+	VCMPPS      $0x03, Y5, Y5, Y7
+	VPOR        vecconsts<>+1248(SB), Y5, Y5
+	VPBLENDVB   Y7, Y5, Y6, Y6
+	VPAND       Y4, Y1, Y1
+	VMULPS      Y0, Y9, Y9
+	VSUBPS      Y9, Y1, Y1
+	VPSRLD      $0x10, Y1, Y5
+	VPAND       vecconsts<>+480(SB), Y5, Y5
+	VPADDD      Y1, Y5, Y5
+	VPADDD      vecconsts<>+512(SB), Y5, Y5
+	VCMPPS      $0x03, Y1, Y1, Y7
+	VPOR        vecconsts<>+1248(SB), Y1, Y1
+	VPBLENDVB   Y7, Y1, Y5, Y5
+	VPSRLD      $0x10, Y6, Y6
+	VPBLENDW    $0xaa, Y5, Y6, Y6
+	VMOVNTDQ    Y6, 64(AX)(SI*2)
+	VMOVDQU     96(DX)(SI*2), Y1
+	VPSLLD      $0x10, Y1, Y5
+	VPAND       Y4, Y1, Y1
+	VMINPS      Y5, Y3, Y5
+	VMINPS      Y1, Y3, Y1
+	VMULPS      fwd16s70<>+0(SB), Y5, Y5
+	VMULPS      fwd16s70<>+0(SB), Y1, Y1
+	VMAXPS      Y5, Y2, Y5
+	VMAXPS      Y1, Y2, Y1
+	VROUNDPS    $0x09, Y5, Y6
+	VROUNDPS    $0x09, Y1, Y7
+	VSUBPS      Y6, Y5, Y5
+	VSUBPS      Y7, Y1, Y1
+	VMOVUPS     fwd16s70<>+352(SB), Y8
+	VMOVUPS     fwd16s70<>+352(SB), Y9
+	VFMADD213PS fwd16s70<>+320(SB), Y5, Y8
+	VFMADD213PS fwd16s70<>+320(SB), Y1, Y9
+	VFMADD213PS fwd16s70<>+288(SB), Y5, Y8
+	VFMADD213PS fwd16s70<>+288(SB), Y1, Y9
+	VFMADD213PS fwd16s70<>+256(SB), Y5, Y8
+	VFMADD213PS fwd16s70<>+256(SB), Y1, Y9
+	VFMADD213PS fwd16s70<>+224(SB), Y5, Y8
+	VFMADD213PS fwd16s70<>+224(SB), Y1, Y9
+	VCVTPS2DQ   Y6, Y6
+	VCVTPS2DQ   Y7, Y7
+	VPSRAD      $0x01, Y6, Y1
+	VPSRAD      $0x01, Y7, Y5
+	VPSUBD      Y1, Y6, Y6
+	VPSUBD      Y5, Y7, Y7
+	VPADDD      vecconsts<>+448(SB), Y1, Y1
+	VPSLLD      $0x17, Y1, Y1
+	VPADDD      vecconsts<>+448(SB), Y5, Y5
+	VPSLLD      $0x17, Y5, Y5
+	VPADDD      vecconsts<>+448(SB), Y6, Y6
+	VPSLLD      $0x17, Y6, Y6
+	VPADDD      vecconsts<>+448(SB), Y7, Y7
+	VPSLLD      $0x17, Y7, Y7
+	VMULPS      Y1, Y8, Y8
+	VMULPS      Y5, Y9, Y9
+	VMULPS      Y6, Y8, Y8
+	VMULPS      Y7, Y9, Y9
+	VMOVDQU     96(BX)(SI*2), Y1
+	VPSLLD      $0x10, Y1, Y5
+	VMULPS      Y0, Y8, Y8
+	VSUBPS      Y8, Y5, Y5
+	VPSRLD      $0x10, Y5, Y6
+	VPAND       vecconsts<>+480(SB), Y6, Y6
+	VPADDD      Y5, Y6, Y6
+	VPADDD      vecconsts<>+512(SB), Y6, Y6
+	VCMPPS      $0x03, Y5, Y5, Y7
+	VPOR        vecconsts<>+1248(SB), Y5, Y5
+	VPBLENDVB   Y7, Y5, Y6, Y6
+	VPAND       Y4, Y1, Y1
+	VMULPS      Y0, Y9, Y9
+	VSUBPS      Y9, Y1, Y1
+	VPSRLD      $0x10, Y1, Y5
+	VPAND       vecconsts<>+480(SB), Y5, Y5
+	VPADDD      Y1, Y5, Y5
+	VPADDD      vecconsts<>+512(SB), Y5, Y5
+	VCMPPS      $0x03, Y1, Y1, Y7
+	VPOR        vecconsts<>+1248(SB), Y1, Y1
+	VPBLENDVB   Y7, Y1, Y5, Y5
+	VPSRLD      $0x10, Y6, Y6
+	VPBLENDW    $0xaa, Y5, Y6, Y6
+	VMOVNTDQ    Y6, 96(AX)(SI*2)
+	ADDQ        $0x00000040, SI
+	SUBQ        $0x00000040, CX
+	JMP         loopU2
+
+loop13:
+	CMPQ        CX, $0x00000010
+	JB          tail4
+	VMOVDQU     (DX)(SI*2), Y1
+	VPSLLD      $0x10, Y1, Y5
+	VPAND       Y4, Y1, Y1
+	VMINPS      Y5, Y3, Y5
+	VMINPS      Y1, Y3, Y1
+	VMULPS      fwd16s70<>+0(SB), Y5, Y5
+	VMULPS      fwd16s70<>+0(SB), Y1, Y1
+	VMAXPS      Y5, Y2, Y5
+	VMAXPS      Y1, Y2, Y1
+	VROUNDPS    $0x09, Y5, Y6
+	VROUNDPS    $0x09, Y1, Y7
+	VSUBPS      Y6, Y5, Y5
+	VSUBPS      Y7, Y1, Y1
+	VMOVUPS     fwd16s70<>+352(SB), Y8
+	VMOVUPS     fwd16s70<>+352(SB), Y9
+	VFMADD213PS fwd16s70<>+320(SB), Y5, Y8
+	VFMADD213PS fwd16s70<>+320(SB), Y1, Y9
+	VFMADD213PS fwd16s70<>+288(SB), Y5, Y8
+	VFMADD213PS fwd16s70<>+288(SB), Y1, Y9
+	VFMADD213PS fwd16s70<>+256(SB), Y5, Y8
+	VFMADD213PS fwd16s70<>+256(SB), Y1, Y9
+	VFMADD213PS fwd16s70<>+224(SB), Y5, Y8
+	VFMADD213PS fwd16s70<>+224(SB), Y1, Y9
+	VCVTPS2DQ   Y6, Y6
+	VCVTPS2DQ   Y7, Y7
+	VPSRAD      $0x01, Y6, Y1
+	VPSRAD      $0x01, Y7, Y5
+	VPSUBD      Y1, Y6, Y6
+	VPSUBD      Y5, Y7, Y7
+	VPADDD      vecconsts<>+448(SB), Y1, Y1
+	VPSLLD      $0x17, Y1, Y1
+	VPADDD      vecconsts<>+448(SB), Y5, Y5
+	VPSLLD      $0x17, Y5, Y5
+	VPADDD      vecconsts<>+448(SB), Y6, Y6
+	VPSLLD      $0x17, Y6, Y6
+	VPADDD      vecconsts<>+448(SB), Y7, Y7
+	VPSLLD      $0x17, Y7, Y7
+	VMULPS      Y1, Y8, Y8
+	VMULPS      Y5, Y9, Y9
+	VMULPS      Y6, Y8, Y8
+	VMULPS      Y7, Y9, Y9
+	VMOVDQU     (BX)(SI*2), Y1
+	VPSLLD      $0x10, Y1, Y5
+	VMULPS      Y0, Y8, Y8
+	VSUBPS      Y8, Y5, Y5
+	VPSRLD      $0x10, Y5, Y6
+	VPAND       vecconsts<>+480(SB), Y6, Y6
+	VPADDD      Y5, Y6, Y6
+	VPADDD      vecconsts<>+512(SB), Y6, Y6
+	VCMPPS      $0x03, Y5, Y5, Y7
+	VPOR        vecconsts<>+1248(SB), Y5, Y5
+	VPBLENDVB   Y7, Y5, Y6, Y6
+	VPAND       Y4, Y1, Y1
+	VMULPS      Y0, Y9, Y9
+	VSUBPS      Y9, Y1, Y1
+	VPSRLD      $0x10, Y1, Y5
+	VPAND       vecconsts<>+480(SB), Y5, Y5
+	VPADDD      Y1, Y5, Y5
+	VPADDD      vecconsts<>+512(SB), Y5, Y5
+	VCMPPS      $0x03, Y1, Y1, Y7
+	VPOR        vecconsts<>+1248(SB), Y1, Y1
+	VPBLENDVB   Y7, Y1, Y5, Y5
+	VPSRLD      $0x10, Y6, Y6
+	VPBLENDW    $0xaa, Y5, Y6, Y6
+	VMOVNTDQ    Y6, (AX)(SI*2)
+	ADDQ        $0x00000010, SI
+	SUBQ        $0x00000010, CX
+	JMP         loop13
+
+tail4:
+	TESTQ CX, CX
+	JZ    done5
+
+done5:
+	VZEROUPPER
+	RET
+
+scaled1:
+	XORQ SI, SI
+
+loopU6:
+	CMPQ        CX, $0x00000040
+	JB          loop17
+	VMOVDQU     (DX)(SI*2), Y5
+	VPSLLD      $0x10, Y5, Y6
+	VPAND       Y4, Y5, Y5
+	VMINPS      Y6, Y3, Y6
+	VMINPS      Y5, Y3, Y5
+	VMULPS      fwd16s70<>+0(SB), Y6, Y6
+	VMULPS      fwd16s70<>+0(SB), Y5, Y5
+	VMAXPS      Y6, Y2, Y6
+	VMAXPS      Y5, Y2, Y5
+	VROUNDPS    $0x09, Y6, Y7
+	VROUNDPS    $0x09, Y5, Y8
+	VSUBPS      Y7, Y6, Y6
+	VSUBPS      Y8, Y5, Y5
+	VMOVUPS     fwd16s70<>+352(SB), Y9
+	VMOVUPS     fwd16s70<>+352(SB), Y10
+	VFMADD213PS fwd16s70<>+320(SB), Y6, Y9
+	VFMADD213PS fwd16s70<>+320(SB), Y5, Y10
+	VFMADD213PS fwd16s70<>+288(SB), Y6, Y9
+	VFMADD213PS fwd16s70<>+288(SB), Y5, Y10
+	VFMADD213PS fwd16s70<>+256(SB), Y6, Y9
+	VFMADD213PS fwd16s70<>+256(SB), Y5, Y10
+	VFMADD213PS fwd16s70<>+224(SB), Y6, Y9
+	VFMADD213PS fwd16s70<>+224(SB), Y5, Y10
+	VCVTPS2DQ   Y7, Y7
+	VCVTPS2DQ   Y8, Y8
+	VPSRAD      $0x01, Y7, Y5
+	VPSRAD      $0x01, Y8, Y6
+	VPSUBD      Y5, Y7, Y7
+	VPSUBD      Y6, Y8, Y8
+	VPADDD      vecconsts<>+448(SB), Y5, Y5
+	VPSLLD      $0x17, Y5, Y5
+	VPADDD      vecconsts<>+448(SB), Y6, Y6
+	VPSLLD      $0x17, Y6, Y6
+	VPADDD      vecconsts<>+448(SB), Y7, Y7
+	VPSLLD      $0x17, Y7, Y7
+	VPADDD      vecconsts<>+448(SB), Y8, Y8
+	VPSLLD      $0x17, Y8, Y8
+	VMULPS      Y5, Y9, Y9
+	VMULPS      Y6, Y10, Y10
+	VMULPS      Y7, Y9, Y9
+	VMULPS      Y8, Y10, Y10
+	VMOVDQU     (BX)(SI*2), Y5
+	VPSLLD      $0x10, Y5, Y6
+	VMULPS      Y0, Y9, Y9
+	VSUBPS      Y9, Y6, Y6
+	VMULPS      Y1, Y6, Y6
+	VPSRLD      $0x10, Y6, Y7
+	VPAND       vecconsts<>+480(SB), Y7, Y7
+	VPADDD      Y6, Y7, Y7
+	VPADDD      vecconsts<>+512(SB), Y7, Y7
+	VCMPPS      $0x03, Y6, Y6, Y8
+	VPOR        vecconsts<>+1248(SB), Y6, Y6
+	VPBLENDVB   Y8, Y6, Y7, Y7
+	VPAND       Y4, Y5, Y5
+	VMULPS      Y0, Y10, Y10
+	VSUBPS      Y10, Y5, Y5
+	VMULPS      Y1, Y5, Y5
+	VPSRLD      $0x10, Y5, Y6
+	VPAND       vecconsts<>+480(SB), Y6, Y6
+	VPADDD      Y5, Y6, Y6
+	VPADDD      vecconsts<>+512(SB), Y6, Y6
+	VCMPPS      $0x03, Y5, Y5, Y8
+	VPOR        vecconsts<>+1248(SB), Y5, Y5
+	VPBLENDVB   Y8, Y5, Y6, Y6
+	VPSRLD      $0x10, Y7, Y7
+	VPBLENDW    $0xaa, Y6, Y7, Y7
+	VMOVNTDQ    Y7, (AX)(SI*2)
+	VMOVDQU     32(DX)(SI*2), Y5
+	VPSLLD      $0x10, Y5, Y6
+	VPAND       Y4, Y5, Y5
+	VMINPS      Y6, Y3, Y6
+	VMINPS      Y5, Y3, Y5
+	VMULPS      fwd16s70<>+0(SB), Y6, Y6
+	VMULPS      fwd16s70<>+0(SB), Y5, Y5
+	VMAXPS      Y6, Y2, Y6
+	VMAXPS      Y5, Y2, Y5
+	VROUNDPS    $0x09, Y6, Y7
+	VROUNDPS    $0x09, Y5, Y8
+	VSUBPS      Y7, Y6, Y6
+	VSUBPS      Y8, Y5, Y5
+	VMOVUPS     fwd16s70<>+352(SB), Y9
+	VMOVUPS     fwd16s70<>+352(SB), Y10
+	VFMADD213PS fwd16s70<>+320(SB), Y6, Y9
+	VFMADD213PS fwd16s70<>+320(SB), Y5, Y10
+	VFMADD213PS fwd16s70<>+288(SB), Y6, Y9
+	VFMADD213PS fwd16s70<>+288(SB), Y5, Y10
+	VFMADD213PS fwd16s70<>+256(SB), Y6, Y9
+	VFMADD213PS fwd16s70<>+256(SB), Y5, Y10
+	VFMADD213PS fwd16s70<>+224(SB), Y6, Y9
+	VFMADD213PS fwd16s70<>+224(SB), Y5, Y10
+	VCVTPS2DQ   Y7, Y7
+	VCVTPS2DQ   Y8, Y8
+	VPSRAD      $0x01, Y7, Y5
+	VPSRAD      $0x01, Y8, Y6
+	VPSUBD      Y5, Y7, Y7
+	VPSUBD      Y6, Y8, Y8
+	VPADDD      vecconsts<>+448(SB), Y5, Y5
+	VPSLLD      $0x17, Y5, Y5
+	VPADDD      vecconsts<>+448(SB), Y6, Y6
+	VPSLLD      $0x17, Y6, Y6
+	VPADDD      vecconsts<>+448(SB), Y7, Y7
+	VPSLLD      $0x17, Y7, Y7
+	VPADDD      vecconsts<>+448(SB), Y8, Y8
+	VPSLLD      $0x17, Y8, Y8
+	VMULPS      Y5, Y9, Y9
+	VMULPS      Y6, Y10, Y10
+	VMULPS      Y7, Y9, Y9
+	VMULPS      Y8, Y10, Y10
+	VMOVDQU     32(BX)(SI*2), Y5
+	VPSLLD      $0x10, Y5, Y6
+	VMULPS      Y0, Y9, Y9
+	VSUBPS      Y9, Y6, Y6
+	VMULPS      Y1, Y6, Y6
+	VPSRLD      $0x10, Y6, Y7
+	VPAND       vecconsts<>+480(SB), Y7, Y7
+	VPADDD      Y6, Y7, Y7
+	VPADDD      vecconsts<>+512(SB), Y7, Y7
+	VCMPPS      $0x03, Y6, Y6, Y8
+	VPOR        vecconsts<>+1248(SB), Y6, Y6
+	VPBLENDVB   Y8, Y6, Y7, Y7
+	VPAND       Y4, Y5, Y5
+	VMULPS      Y0, Y10, Y10
+	VSUBPS      Y10, Y5, Y5
+	VMULPS      Y1, Y5, Y5
+	VPSRLD      $0x10, Y5, Y6
+	VPAND       vecconsts<>+480(SB), Y6, Y6
+	VPADDD      Y5, Y6, Y6
+	VPADDD      vecconsts<>+512(SB), Y6, Y6
+	VCMPPS      $0x03, Y5, Y5, Y8
+	VPOR        vecconsts<>+1248(SB), Y5, Y5
+	VPBLENDVB   Y8, Y5, Y6, Y6
+	VPSRLD      $0x10, Y7, Y7
+	VPBLENDW    $0xaa, Y6, Y7, Y7
+	VMOVNTDQ    Y7, 32(AX)(SI*2)
+	VMOVDQU     64(DX)(SI*2), Y5
+	VPSLLD      $0x10, Y5, Y6
+	VPAND       Y4, Y5, Y5
+	VMINPS      Y6, Y3, Y6
+	VMINPS      Y5, Y3, Y5
+	VMULPS      fwd16s70<>+0(SB), Y6, Y6
+	VMULPS      fwd16s70<>+0(SB), Y5, Y5
+	VMAXPS      Y6, Y2, Y6
+	VMAXPS      Y5, Y2, Y5
+	VROUNDPS    $0x09, Y6, Y7
+	VROUNDPS    $0x09, Y5, Y8
+	VSUBPS      Y7, Y6, Y6
+	VSUBPS      Y8, Y5, Y5
+	VMOVUPS     fwd16s70<>+352(SB), Y9
+	VMOVUPS     fwd16s70<>+352(SB), Y10
+	VFMADD213PS fwd16s70<>+320(SB), Y6, Y9
+	VFMADD213PS fwd16s70<>+320(SB), Y5, Y10
+	VFMADD213PS fwd16s70<>+288(SB), Y6, Y9
+	VFMADD213PS fwd16s70<>+288(SB), Y5, Y10
+	VFMADD213PS fwd16s70<>+256(SB), Y6, Y9
+	VFMADD213PS fwd16s70<>+256(SB), Y5, Y10
+	VFMADD213PS fwd16s70<>+224(SB), Y6, Y9
+	VFMADD213PS fwd16s70<>+224(SB), Y5, Y10
+	VCVTPS2DQ   Y7, Y7
+	VCVTPS2DQ   Y8, Y8
+	VPSRAD      $0x01, Y7, Y5
+	VPSRAD      $0x01, Y8, Y6
+	VPSUBD      Y5, Y7, Y7
+	VPSUBD      Y6, Y8, Y8
+	VPADDD      vecconsts<>+448(SB), Y5, Y5
+	VPSLLD      $0x17, Y5, Y5
+	VPADDD      vecconsts<>+448(SB), Y6, Y6
+	VPSLLD      $0x17, Y6, Y6
+	VPADDD      vecconsts<>+448(SB), Y7, Y7
+	VPSLLD      $0x17, Y7, Y7
+	VPADDD      vecconsts<>+448(SB), Y8, Y8
+	VPSLLD      $0x17, Y8, Y8
+	VMULPS      Y5, Y9, Y9
+	VMULPS      Y6, Y10, Y10
+	VMULPS      Y7, Y9, Y9
+	VMULPS      Y8, Y10, Y10
+	VMOVDQU     64(BX)(SI*2), Y5
+	VPSLLD      $0x10, Y5, Y6
+	VMULPS      Y0, Y9, Y9
+	VSUBPS      Y9, Y6, Y6
+	VMULPS      Y1, Y6, Y6
+	VPSRLD      $0x10, Y6, Y7
+	VPAND       vecconsts<>+480(SB), Y7, Y7
+	VPADDD      Y6, Y7, Y7
+	VPADDD      vecconsts<>+512(SB), Y7, Y7
+	VCMPPS      $0x03, Y6, Y6, Y8
+	VPOR        vecconsts<>+1248(SB), Y6, Y6
+	VPBLENDVB   Y8, Y6, Y7, Y7
+	VPAND       Y4, Y5, Y5
+	VMULPS      Y0, Y10, Y10
+	VSUBPS      Y10, Y5, Y5
+	VMULPS      Y1, Y5, Y5
+	VPSRLD      $0x10, Y5, Y6
+	VPAND       vecconsts<>+480(SB), Y6, Y6
+	VPADDD      Y5, Y6, Y6
+	VPADDD      vecconsts<>+512(SB), Y6, Y6
+	VCMPPS      $0x03, Y5, Y5, Y8
+	VPOR        vecconsts<>+1248(SB), Y5, Y5
+	VPBLENDVB   Y8, Y5, Y6, Y6
+	VPSRLD      $0x10, Y7, Y7
+	VPBLENDW    $0xaa, Y6, Y7, Y7
+	VMOVNTDQ    Y7, 64(AX)(SI*2)
+	VMOVDQU     96(DX)(SI*2), Y5
+	VPSLLD      $0x10, Y5, Y6
+	VPAND       Y4, Y5, Y5
+	VMINPS      Y6, Y3, Y6
+	VMINPS      Y5, Y3, Y5
+	VMULPS      fwd16s70<>+0(SB), Y6, Y6
+	VMULPS      fwd16s70<>+0(SB), Y5, Y5
+	VMAXPS      Y6, Y2, Y6
+	VMAXPS      Y5, Y2, Y5
+	VROUNDPS    $0x09, Y6, Y7
+	VROUNDPS    $0x09, Y5, Y8
+	VSUBPS      Y7, Y6, Y6
+	VSUBPS      Y8, Y5, Y5
+	VMOVUPS     fwd16s70<>+352(SB), Y9
+	VMOVUPS     fwd16s70<>+352(SB), Y10
+	VFMADD213PS fwd16s70<>+320(SB), Y6, Y9
+	VFMADD213PS fwd16s70<>+320(SB), Y5, Y10
+	VFMADD213PS fwd16s70<>+288(SB), Y6, Y9
+	VFMADD213PS fwd16s70<>+288(SB), Y5, Y10
+	VFMADD213PS fwd16s70<>+256(SB), Y6, Y9
+	VFMADD213PS fwd16s70<>+256(SB), Y5, Y10
+	VFMADD213PS fwd16s70<>+224(SB), Y6, Y9
+	VFMADD213PS fwd16s70<>+224(SB), Y5, Y10
+	VCVTPS2DQ   Y7, Y7
+	VCVTPS2DQ   Y8, Y8
+	VPSRAD      $0x01, Y7, Y5
+	VPSRAD      $0x01, Y8, Y6
+	VPSUBD      Y5, Y7, Y7
+	VPSUBD      Y6, Y8, Y8
+	VPADDD      vecconsts<>+448(SB), Y5, Y5
+	VPSLLD      $0x17, Y5, Y5
+	VPADDD      vecconsts<>+448(SB), Y6, Y6
+	VPSLLD      $0x17, Y6, Y6
+	VPADDD      vecconsts<>+448(SB), Y7, Y7
+	VPSLLD      $0x17, Y7, Y7
+	VPADDD      vecconsts<>+448(SB), Y8, Y8
+	VPSLLD      $0x17, Y8, Y8
+	VMULPS      Y5, Y9, Y9
+	VMULPS      Y6, Y10, Y10
+	VMULPS      Y7, Y9, Y9
+	VMULPS      Y8, Y10, Y10
+	VMOVDQU     96(BX)(SI*2), Y5
+	VPSLLD      $0x10, Y5, Y6
+	VMULPS      Y0, Y9, Y9
+	VSUBPS      Y9, Y6, Y6
+	VMULPS      Y1, Y6, Y6
+	VPSRLD      $0x10, Y6, Y7
+	VPAND       vecconsts<>+480(SB), Y7, Y7
+	VPADDD      Y6, Y7, Y7
+	VPADDD      vecconsts<>+512(SB), Y7, Y7
+	VCMPPS      $0x03, Y6, Y6, Y8
+	VPOR        vecconsts<>+1248(SB), Y6, Y6
+	VPBLENDVB   Y8, Y6, Y7, Y7
+	VPAND       Y4, Y5, Y5
+	VMULPS      Y0, Y10, Y10
+	VSUBPS      Y10, Y5, Y5
+	VMULPS      Y1, Y5, Y5
+	VPSRLD      $0x10, Y5, Y6
+	VPAND       vecconsts<>+480(SB), Y6, Y6
+	VPADDD      Y5, Y6, Y6
+	VPADDD      vecconsts<>+512(SB), Y6, Y6
+	VCMPPS      $0x03, Y5, Y5, Y8
+	VPOR        vecconsts<>+1248(SB), Y5, Y5
+	VPBLENDVB   Y8, Y5, Y6, Y6
+	VPSRLD      $0x10, Y7, Y7
+	VPBLENDW    $0xaa, Y6, Y7, Y7
+	VMOVNTDQ    Y7, 96(AX)(SI*2)
+	ADDQ        $0x00000040, SI
+	SUBQ        $0x00000040, CX
+	JMP         loopU6
+
+loop17:
+	CMPQ        CX, $0x00000010
+	JB          tail8
+	VMOVDQU     (DX)(SI*2), Y5
+	VPSLLD      $0x10, Y5, Y6
+	VPAND       Y4, Y5, Y5
+	VMINPS      Y6, Y3, Y6
+	VMINPS      Y5, Y3, Y5
+	VMULPS      fwd16s70<>+0(SB), Y6, Y6
+	VMULPS      fwd16s70<>+0(SB), Y5, Y5
+	VMAXPS      Y6, Y2, Y6
+	VMAXPS      Y5, Y2, Y5
+	VROUNDPS    $0x09, Y6, Y7
+	VROUNDPS    $0x09, Y5, Y8
+	VSUBPS      Y7, Y6, Y6
+	VSUBPS      Y8, Y5, Y5
+	VMOVUPS     fwd16s70<>+352(SB), Y9
+	VMOVUPS     fwd16s70<>+352(SB), Y10
+	VFMADD213PS fwd16s70<>+320(SB), Y6, Y9
+	VFMADD213PS fwd16s70<>+320(SB), Y5, Y10
+	VFMADD213PS fwd16s70<>+288(SB), Y6, Y9
+	VFMADD213PS fwd16s70<>+288(SB), Y5, Y10
+	VFMADD213PS fwd16s70<>+256(SB), Y6, Y9
+	VFMADD213PS fwd16s70<>+256(SB), Y5, Y10
+	VFMADD213PS fwd16s70<>+224(SB), Y6, Y9
+	VFMADD213PS fwd16s70<>+224(SB), Y5, Y10
+	VCVTPS2DQ   Y7, Y7
+	VCVTPS2DQ   Y8, Y8
+	VPSRAD      $0x01, Y7, Y5
+	VPSRAD      $0x01, Y8, Y6
+	VPSUBD      Y5, Y7, Y7
+	VPSUBD      Y6, Y8, Y8
+	VPADDD      vecconsts<>+448(SB), Y5, Y5
+	VPSLLD      $0x17, Y5, Y5
+	VPADDD      vecconsts<>+448(SB), Y6, Y6
+	VPSLLD      $0x17, Y6, Y6
+	VPADDD      vecconsts<>+448(SB), Y7, Y7
+	VPSLLD      $0x17, Y7, Y7
+	VPADDD      vecconsts<>+448(SB), Y8, Y8
+	VPSLLD      $0x17, Y8, Y8
+	VMULPS      Y5, Y9, Y9
+	VMULPS      Y6, Y10, Y10
+	VMULPS      Y7, Y9, Y9
+	VMULPS      Y8, Y10, Y10
+	VMOVDQU     (BX)(SI*2), Y5
+	VPSLLD      $0x10, Y5, Y6
+	VMULPS      Y0, Y9, Y9
+	VSUBPS      Y9, Y6, Y6
+	VMULPS      Y1, Y6, Y6
+	VPSRLD      $0x10, Y6, Y7
+	VPAND       vecconsts<>+480(SB), Y7, Y7
+	VPADDD      Y6, Y7, Y7
+	VPADDD      vecconsts<>+512(SB), Y7, Y7
+	VCMPPS      $0x03, Y6, Y6, Y8
+	VPOR        vecconsts<>+1248(SB), Y6, Y6
+	VPBLENDVB   Y8, Y6, Y7, Y7
+	VPAND       Y4, Y5, Y5
+	VMULPS      Y0, Y10, Y10
+	VSUBPS      Y10, Y5, Y5
+	VMULPS      Y1, Y5, Y5
+	VPSRLD      $0x10, Y5, Y6
+	VPAND       vecconsts<>+480(SB), Y6, Y6
+	VPADDD      Y5, Y6, Y6
+	VPADDD      vecconsts<>+512(SB), Y6, Y6
+	VCMPPS      $0x03, Y5, Y5, Y8
+	VPOR        vecconsts<>+1248(SB), Y5, Y5
+	VPBLENDVB   Y8, Y5, Y6, Y6
+	VPSRLD      $0x10, Y7, Y7
+	VPBLENDW    $0xaa, Y6, Y7, Y7
+	VMOVNTDQ    Y7, (AX)(SI*2)
+	ADDQ        $0x00000010, SI
+	SUBQ        $0x00000010, CX
+	JMP         loop17
+
+tail8:
+	TESTQ CX, CX
+	JZ    done9
+
+done9:
+	VZEROUPPER
+	RET
+
 // func logSoftmaxGradBF16EOAVX512(dx []uint16, y []uint16, dy []uint16, s float32, scale float32)
 // Requires: AVX, AVX512BW, AVX512DQ, AVX512F
 TEXT ·logSoftmaxGradBF16EOAVX512(SB), NOSPLIT, $0-80
@@ -24686,6 +25973,521 @@ loop17:
 	VPSRLD      $0x10, Z15, Z15
 	VPBLENDMW   Z14, Z15, K1, Z15
 	VMOVDQU32   Z15, (AX)(SI*2)
+	ADDQ        $0x00000020, SI
+	SUBQ        $0x00000020, CX
+	JMP         loop17
+
+tail8:
+	TESTQ CX, CX
+	JZ    done9
+
+done9:
+	VZEROUPPER
+	RET
+
+// func logSoftmaxGradBF16EONTAVX512(dx []uint16, y []uint16, dy []uint16, s float32, scale float32)
+// Requires: AVX, AVX512BW, AVX512DQ, AVX512F
+TEXT ·logSoftmaxGradBF16EONTAVX512(SB), NOSPLIT, $0-80
+	MOVQ         dx_base+0(FP), AX
+	MOVQ         dx_len+8(FP), CX
+	MOVQ         y_base+24(FP), DX
+	MOVQ         dy_base+48(FP), BX
+	VBROADCASTSS s+72(FP), Z0
+	VBROADCASTSS scale+76(FP), Z1
+	VBROADCASTSS vecconsts<>+480(SB), Z2
+	VBROADCASTSS vecconsts<>+512(SB), Z3
+	VBROADCASTSS vecconsts<>+1248(SB), Z4
+	VBROADCASTSS fwd16s70<>+224(SB), Z5
+	VBROADCASTSS fwd16s70<>+256(SB), Z6
+	VBROADCASTSS fwd16s70<>+288(SB), Z7
+	VBROADCASTSS fwd16s70<>+320(SB), Z8
+	VBROADCASTSS fwd16s70<>+352(SB), Z9
+	VBROADCASTSS fwd16s70<>+0(SB), Z10
+	VBROADCASTSS vecconsts<>+96(SB), Z11
+	VPTERNLOGD   $0xff, Z12, Z12, Z12
+	VPSLLD       $0x10, Z12, Z12
+	MOVL         $0xaaaaaaaa, SI
+	KMOVD        SI, K1
+	VUCOMISS     vecconsts<>+416(SB), X1
+	JNE          scaled1
+	JP           scaled1
+	XORQ         SI, SI
+
+loopU2:
+	CMPQ        CX, $0x00000080
+	JB          loop13
+	VMOVDQU32   (DX)(SI*2), Z1
+	VPSLLD      $0x10, Z1, Z13
+	VPANDD      Z12, Z1, Z1
+	VMOVDQU32   64(DX)(SI*2), Z14
+	VPSLLD      $0x10, Z14, Z15
+	VPANDD      Z12, Z14, Z14
+	VMINPS      Z13, Z11, Z13
+	VMINPS      Z1, Z11, Z1
+	VMINPS      Z15, Z11, Z15
+	VMINPS      Z14, Z11, Z14
+	VMULPS      Z10, Z13, Z13
+	VMULPS      Z10, Z1, Z1
+	VMULPS      Z10, Z15, Z15
+	VMULPS      Z10, Z14, Z14
+	VREDUCEPS   $0x09, Z13, Z16
+	VREDUCEPS   $0x09, Z1, Z17
+	VREDUCEPS   $0x09, Z15, Z18
+	VREDUCEPS   $0x09, Z14, Z19
+	VMOVAPS     Z9, Z20
+	VMOVAPS     Z9, Z21
+	VMOVAPS     Z9, Z22
+	VMOVAPS     Z9, Z23
+	VFMADD213PS Z8, Z16, Z20
+	VFMADD213PS Z8, Z17, Z21
+	VFMADD213PS Z8, Z18, Z22
+	VFMADD213PS Z8, Z19, Z23
+	VFMADD213PS Z7, Z16, Z20
+	VFMADD213PS Z7, Z17, Z21
+	VFMADD213PS Z7, Z18, Z22
+	VFMADD213PS Z7, Z19, Z23
+	VFMADD213PS Z6, Z16, Z20
+	VFMADD213PS Z6, Z17, Z21
+	VFMADD213PS Z6, Z18, Z22
+	VFMADD213PS Z6, Z19, Z23
+	VFMADD213PS Z5, Z16, Z20
+	VFMADD213PS Z5, Z17, Z21
+	VFMADD213PS Z5, Z18, Z22
+	VFMADD213PS Z5, Z19, Z23
+	VSCALEFPS   Z13, Z20, Z20
+	VSCALEFPS   Z1, Z21, Z21
+	VSCALEFPS   Z15, Z22, Z22
+	VSCALEFPS   Z14, Z23, Z23
+	VMOVDQU32   (BX)(SI*2), Z1
+	VPSLLD      $0x10, Z1, Z13
+	VMULPS      Z0, Z20, Z20
+	VSUBPS      Z20, Z13, Z13
+	VPSRLD      $0x10, Z13, Z14
+	VPANDD      Z2, Z14, Z14
+	VPADDD      Z13, Z14, Z14
+	VPADDD      Z3, Z14, Z14
+	VCMPPS      $0x03, Z13, Z13, K2
+	VPORD       Z4, Z13, K2, Z14
+	VPANDD      Z12, Z1, Z1
+	VMULPS      Z0, Z21, Z21
+	VSUBPS      Z21, Z1, Z1
+	VPSRLD      $0x10, Z1, Z13
+	VPANDD      Z2, Z13, Z13
+	VPADDD      Z1, Z13, Z13
+	VPADDD      Z3, Z13, Z13
+	VCMPPS      $0x03, Z1, Z1, K2
+	VPORD       Z4, Z1, K2, Z13
+	VPSRLD      $0x10, Z14, Z14
+	VPBLENDMW   Z13, Z14, K1, Z14
+	VMOVNTDQ    Z14, (AX)(SI*2)
+	VMOVDQU32   64(BX)(SI*2), Z1
+	VPSLLD      $0x10, Z1, Z13
+	VMULPS      Z0, Z22, Z22
+	VSUBPS      Z22, Z13, Z13
+	VPSRLD      $0x10, Z13, Z14
+	VPANDD      Z2, Z14, Z14
+	VPADDD      Z13, Z14, Z14
+	VPADDD      Z3, Z14, Z14
+	VCMPPS      $0x03, Z13, Z13, K2
+	VPORD       Z4, Z13, K2, Z14
+	VPANDD      Z12, Z1, Z1
+	VMULPS      Z0, Z23, Z23
+	VSUBPS      Z23, Z1, Z1
+	VPSRLD      $0x10, Z1, Z13
+	VPANDD      Z2, Z13, Z13
+	VPADDD      Z1, Z13, Z13
+	VPADDD      Z3, Z13, Z13
+	VCMPPS      $0x03, Z1, Z1, K2
+	VPORD       Z4, Z1, K2, Z13
+	VPSRLD      $0x10, Z14, Z14
+	VPBLENDMW   Z13, Z14, K1, Z14
+	VMOVNTDQ    Z14, 64(AX)(SI*2)
+	VMOVDQU32   128(DX)(SI*2), Z1
+	VPSLLD      $0x10, Z1, Z13
+	VPANDD      Z12, Z1, Z1
+	VMOVDQU32   192(DX)(SI*2), Z14
+	VPSLLD      $0x10, Z14, Z15
+	VPANDD      Z12, Z14, Z14
+	VMINPS      Z13, Z11, Z13
+	VMINPS      Z1, Z11, Z1
+	VMINPS      Z15, Z11, Z15
+	VMINPS      Z14, Z11, Z14
+	VMULPS      Z10, Z13, Z13
+	VMULPS      Z10, Z1, Z1
+	VMULPS      Z10, Z15, Z15
+	VMULPS      Z10, Z14, Z14
+	VREDUCEPS   $0x09, Z13, Z16
+	VREDUCEPS   $0x09, Z1, Z17
+	VREDUCEPS   $0x09, Z15, Z18
+	VREDUCEPS   $0x09, Z14, Z19
+	VMOVAPS     Z9, Z20
+	VMOVAPS     Z9, Z21
+	VMOVAPS     Z9, Z22
+	VMOVAPS     Z9, Z23
+	VFMADD213PS Z8, Z16, Z20
+	VFMADD213PS Z8, Z17, Z21
+	VFMADD213PS Z8, Z18, Z22
+	VFMADD213PS Z8, Z19, Z23
+	VFMADD213PS Z7, Z16, Z20
+	VFMADD213PS Z7, Z17, Z21
+	VFMADD213PS Z7, Z18, Z22
+	VFMADD213PS Z7, Z19, Z23
+	VFMADD213PS Z6, Z16, Z20
+	VFMADD213PS Z6, Z17, Z21
+	VFMADD213PS Z6, Z18, Z22
+	VFMADD213PS Z6, Z19, Z23
+	VFMADD213PS Z5, Z16, Z20
+	VFMADD213PS Z5, Z17, Z21
+	VFMADD213PS Z5, Z18, Z22
+	VFMADD213PS Z5, Z19, Z23
+	VSCALEFPS   Z13, Z20, Z20
+	VSCALEFPS   Z1, Z21, Z21
+	VSCALEFPS   Z15, Z22, Z22
+	VSCALEFPS   Z14, Z23, Z23
+	VMOVDQU32   128(BX)(SI*2), Z1
+	VPSLLD      $0x10, Z1, Z13
+	VMULPS      Z0, Z20, Z20
+	VSUBPS      Z20, Z13, Z13
+	VPSRLD      $0x10, Z13, Z14
+	VPANDD      Z2, Z14, Z14
+	VPADDD      Z13, Z14, Z14
+	VPADDD      Z3, Z14, Z14
+	VCMPPS      $0x03, Z13, Z13, K2
+	VPORD       Z4, Z13, K2, Z14
+	VPANDD      Z12, Z1, Z1
+	VMULPS      Z0, Z21, Z21
+	VSUBPS      Z21, Z1, Z1
+	VPSRLD      $0x10, Z1, Z13
+	VPANDD      Z2, Z13, Z13
+	VPADDD      Z1, Z13, Z13
+	VPADDD      Z3, Z13, Z13
+	VCMPPS      $0x03, Z1, Z1, K2
+	VPORD       Z4, Z1, K2, Z13
+	VPSRLD      $0x10, Z14, Z14
+	VPBLENDMW   Z13, Z14, K1, Z14
+	VMOVNTDQ    Z14, 128(AX)(SI*2)
+	VMOVDQU32   192(BX)(SI*2), Z1
+	VPSLLD      $0x10, Z1, Z13
+	VMULPS      Z0, Z22, Z22
+	VSUBPS      Z22, Z13, Z13
+	VPSRLD      $0x10, Z13, Z14
+	VPANDD      Z2, Z14, Z14
+	VPADDD      Z13, Z14, Z14
+	VPADDD      Z3, Z14, Z14
+	VCMPPS      $0x03, Z13, Z13, K2
+	VPORD       Z4, Z13, K2, Z14
+	VPANDD      Z12, Z1, Z1
+	VMULPS      Z0, Z23, Z23
+	VSUBPS      Z23, Z1, Z1
+	VPSRLD      $0x10, Z1, Z13
+	VPANDD      Z2, Z13, Z13
+	VPADDD      Z1, Z13, Z13
+	VPADDD      Z3, Z13, Z13
+	VCMPPS      $0x03, Z1, Z1, K2
+	VPORD       Z4, Z1, K2, Z13
+	VPSRLD      $0x10, Z14, Z14
+	VPBLENDMW   Z13, Z14, K1, Z14
+	VMOVNTDQ    Z14, 192(AX)(SI*2)
+	ADDQ        $0x00000080, SI
+	SUBQ        $0x00000080, CX
+	JMP         loopU2
+
+loop13:
+	CMPQ        CX, $0x00000020
+	JB          tail4
+	VMOVDQU32   (DX)(SI*2), Z1
+	VPSLLD      $0x10, Z1, Z13
+	VPANDD      Z12, Z1, Z1
+	VMINPS      Z13, Z11, Z13
+	VMINPS      Z1, Z11, Z1
+	VMULPS      Z10, Z13, Z13
+	VMULPS      Z10, Z1, Z1
+	VREDUCEPS   $0x09, Z13, Z14
+	VREDUCEPS   $0x09, Z1, Z15
+	VMOVAPS     Z9, Z16
+	VMOVAPS     Z9, Z17
+	VFMADD213PS Z8, Z14, Z16
+	VFMADD213PS Z8, Z15, Z17
+	VFMADD213PS Z7, Z14, Z16
+	VFMADD213PS Z7, Z15, Z17
+	VFMADD213PS Z6, Z14, Z16
+	VFMADD213PS Z6, Z15, Z17
+	VFMADD213PS Z5, Z14, Z16
+	VFMADD213PS Z5, Z15, Z17
+	VSCALEFPS   Z13, Z16, Z16
+	VSCALEFPS   Z1, Z17, Z17
+	VMOVDQU32   (BX)(SI*2), Z1
+	VPSLLD      $0x10, Z1, Z13
+	VMULPS      Z0, Z16, Z16
+	VSUBPS      Z16, Z13, Z13
+	VPSRLD      $0x10, Z13, Z14
+	VPANDD      Z2, Z14, Z14
+	VPADDD      Z13, Z14, Z14
+	VPADDD      Z3, Z14, Z14
+	VCMPPS      $0x03, Z13, Z13, K2
+	VPORD       Z4, Z13, K2, Z14
+	VPANDD      Z12, Z1, Z1
+	VMULPS      Z0, Z17, Z17
+	VSUBPS      Z17, Z1, Z1
+	VPSRLD      $0x10, Z1, Z13
+	VPANDD      Z2, Z13, Z13
+	VPADDD      Z1, Z13, Z13
+	VPADDD      Z3, Z13, Z13
+	VCMPPS      $0x03, Z1, Z1, K2
+	VPORD       Z4, Z1, K2, Z13
+	VPSRLD      $0x10, Z14, Z14
+	VPBLENDMW   Z13, Z14, K1, Z14
+	VMOVNTDQ    Z14, (AX)(SI*2)
+	ADDQ        $0x00000020, SI
+	SUBQ        $0x00000020, CX
+	JMP         loop13
+
+tail4:
+	TESTQ CX, CX
+	JZ    done5
+
+done5:
+	VZEROUPPER
+	RET
+
+scaled1:
+	XORQ SI, SI
+
+loopU6:
+	CMPQ        CX, $0x00000080
+	JB          loop17
+	VMOVDQU32   (DX)(SI*2), Z13
+	VPSLLD      $0x10, Z13, Z14
+	VPANDD      Z12, Z13, Z13
+	VMOVDQU32   64(DX)(SI*2), Z15
+	VPSLLD      $0x10, Z15, Z16
+	VPANDD      Z12, Z15, Z15
+	VMINPS      Z14, Z11, Z14
+	VMINPS      Z13, Z11, Z13
+	VMINPS      Z16, Z11, Z16
+	VMINPS      Z15, Z11, Z15
+	VMULPS      Z10, Z14, Z14
+	VMULPS      Z10, Z13, Z13
+	VMULPS      Z10, Z16, Z16
+	VMULPS      Z10, Z15, Z15
+	VREDUCEPS   $0x09, Z14, Z17
+	VREDUCEPS   $0x09, Z13, Z18
+	VREDUCEPS   $0x09, Z16, Z19
+	VREDUCEPS   $0x09, Z15, Z20
+	VMOVAPS     Z9, Z21
+	VMOVAPS     Z9, Z22
+	VMOVAPS     Z9, Z23
+	VMOVAPS     Z9, Z24
+	VFMADD213PS Z8, Z17, Z21
+	VFMADD213PS Z8, Z18, Z22
+	VFMADD213PS Z8, Z19, Z23
+	VFMADD213PS Z8, Z20, Z24
+	VFMADD213PS Z7, Z17, Z21
+	VFMADD213PS Z7, Z18, Z22
+	VFMADD213PS Z7, Z19, Z23
+	VFMADD213PS Z7, Z20, Z24
+	VFMADD213PS Z6, Z17, Z21
+	VFMADD213PS Z6, Z18, Z22
+	VFMADD213PS Z6, Z19, Z23
+	VFMADD213PS Z6, Z20, Z24
+	VFMADD213PS Z5, Z17, Z21
+	VFMADD213PS Z5, Z18, Z22
+	VFMADD213PS Z5, Z19, Z23
+	VFMADD213PS Z5, Z20, Z24
+	VSCALEFPS   Z14, Z21, Z21
+	VSCALEFPS   Z13, Z22, Z22
+	VSCALEFPS   Z16, Z23, Z23
+	VSCALEFPS   Z15, Z24, Z24
+	VMOVDQU32   (BX)(SI*2), Z13
+	VPSLLD      $0x10, Z13, Z14
+	VMULPS      Z0, Z21, Z21
+	VSUBPS      Z21, Z14, Z14
+	VMULPS      Z1, Z14, Z14
+	VPSRLD      $0x10, Z14, Z15
+	VPANDD      Z2, Z15, Z15
+	VPADDD      Z14, Z15, Z15
+	VPADDD      Z3, Z15, Z15
+	VCMPPS      $0x03, Z14, Z14, K2
+	VPORD       Z4, Z14, K2, Z15
+	VPANDD      Z12, Z13, Z13
+	VMULPS      Z0, Z22, Z22
+	VSUBPS      Z22, Z13, Z13
+	VMULPS      Z1, Z13, Z13
+	VPSRLD      $0x10, Z13, Z14
+	VPANDD      Z2, Z14, Z14
+	VPADDD      Z13, Z14, Z14
+	VPADDD      Z3, Z14, Z14
+	VCMPPS      $0x03, Z13, Z13, K2
+	VPORD       Z4, Z13, K2, Z14
+	VPSRLD      $0x10, Z15, Z15
+	VPBLENDMW   Z14, Z15, K1, Z15
+	VMOVNTDQ    Z15, (AX)(SI*2)
+	VMOVDQU32   64(BX)(SI*2), Z13
+	VPSLLD      $0x10, Z13, Z14
+	VMULPS      Z0, Z23, Z23
+	VSUBPS      Z23, Z14, Z14
+	VMULPS      Z1, Z14, Z14
+	VPSRLD      $0x10, Z14, Z15
+	VPANDD      Z2, Z15, Z15
+	VPADDD      Z14, Z15, Z15
+	VPADDD      Z3, Z15, Z15
+	VCMPPS      $0x03, Z14, Z14, K2
+	VPORD       Z4, Z14, K2, Z15
+	VPANDD      Z12, Z13, Z13
+	VMULPS      Z0, Z24, Z24
+	VSUBPS      Z24, Z13, Z13
+	VMULPS      Z1, Z13, Z13
+	VPSRLD      $0x10, Z13, Z14
+	VPANDD      Z2, Z14, Z14
+	VPADDD      Z13, Z14, Z14
+	VPADDD      Z3, Z14, Z14
+	VCMPPS      $0x03, Z13, Z13, K2
+	VPORD       Z4, Z13, K2, Z14
+	VPSRLD      $0x10, Z15, Z15
+	VPBLENDMW   Z14, Z15, K1, Z15
+	VMOVNTDQ    Z15, 64(AX)(SI*2)
+	VMOVDQU32   128(DX)(SI*2), Z13
+	VPSLLD      $0x10, Z13, Z14
+	VPANDD      Z12, Z13, Z13
+	VMOVDQU32   192(DX)(SI*2), Z15
+	VPSLLD      $0x10, Z15, Z16
+	VPANDD      Z12, Z15, Z15
+	VMINPS      Z14, Z11, Z14
+	VMINPS      Z13, Z11, Z13
+	VMINPS      Z16, Z11, Z16
+	VMINPS      Z15, Z11, Z15
+	VMULPS      Z10, Z14, Z14
+	VMULPS      Z10, Z13, Z13
+	VMULPS      Z10, Z16, Z16
+	VMULPS      Z10, Z15, Z15
+	VREDUCEPS   $0x09, Z14, Z17
+	VREDUCEPS   $0x09, Z13, Z18
+	VREDUCEPS   $0x09, Z16, Z19
+	VREDUCEPS   $0x09, Z15, Z20
+	VMOVAPS     Z9, Z21
+	VMOVAPS     Z9, Z22
+	VMOVAPS     Z9, Z23
+	VMOVAPS     Z9, Z24
+	VFMADD213PS Z8, Z17, Z21
+	VFMADD213PS Z8, Z18, Z22
+	VFMADD213PS Z8, Z19, Z23
+	VFMADD213PS Z8, Z20, Z24
+	VFMADD213PS Z7, Z17, Z21
+	VFMADD213PS Z7, Z18, Z22
+	VFMADD213PS Z7, Z19, Z23
+	VFMADD213PS Z7, Z20, Z24
+	VFMADD213PS Z6, Z17, Z21
+	VFMADD213PS Z6, Z18, Z22
+	VFMADD213PS Z6, Z19, Z23
+	VFMADD213PS Z6, Z20, Z24
+	VFMADD213PS Z5, Z17, Z21
+	VFMADD213PS Z5, Z18, Z22
+	VFMADD213PS Z5, Z19, Z23
+	VFMADD213PS Z5, Z20, Z24
+	VSCALEFPS   Z14, Z21, Z21
+	VSCALEFPS   Z13, Z22, Z22
+	VSCALEFPS   Z16, Z23, Z23
+	VSCALEFPS   Z15, Z24, Z24
+	VMOVDQU32   128(BX)(SI*2), Z13
+	VPSLLD      $0x10, Z13, Z14
+	VMULPS      Z0, Z21, Z21
+	VSUBPS      Z21, Z14, Z14
+	VMULPS      Z1, Z14, Z14
+	VPSRLD      $0x10, Z14, Z15
+	VPANDD      Z2, Z15, Z15
+	VPADDD      Z14, Z15, Z15
+	VPADDD      Z3, Z15, Z15
+	VCMPPS      $0x03, Z14, Z14, K2
+	VPORD       Z4, Z14, K2, Z15
+	VPANDD      Z12, Z13, Z13
+	VMULPS      Z0, Z22, Z22
+	VSUBPS      Z22, Z13, Z13
+	VMULPS      Z1, Z13, Z13
+	VPSRLD      $0x10, Z13, Z14
+	VPANDD      Z2, Z14, Z14
+	VPADDD      Z13, Z14, Z14
+	VPADDD      Z3, Z14, Z14
+	VCMPPS      $0x03, Z13, Z13, K2
+	VPORD       Z4, Z13, K2, Z14
+	VPSRLD      $0x10, Z15, Z15
+	VPBLENDMW   Z14, Z15, K1, Z15
+	VMOVNTDQ    Z15, 128(AX)(SI*2)
+	VMOVDQU32   192(BX)(SI*2), Z13
+	VPSLLD      $0x10, Z13, Z14
+	VMULPS      Z0, Z23, Z23
+	VSUBPS      Z23, Z14, Z14
+	VMULPS      Z1, Z14, Z14
+	VPSRLD      $0x10, Z14, Z15
+	VPANDD      Z2, Z15, Z15
+	VPADDD      Z14, Z15, Z15
+	VPADDD      Z3, Z15, Z15
+	VCMPPS      $0x03, Z14, Z14, K2
+	VPORD       Z4, Z14, K2, Z15
+	VPANDD      Z12, Z13, Z13
+	VMULPS      Z0, Z24, Z24
+	VSUBPS      Z24, Z13, Z13
+	VMULPS      Z1, Z13, Z13
+	VPSRLD      $0x10, Z13, Z14
+	VPANDD      Z2, Z14, Z14
+	VPADDD      Z13, Z14, Z14
+	VPADDD      Z3, Z14, Z14
+	VCMPPS      $0x03, Z13, Z13, K2
+	VPORD       Z4, Z13, K2, Z14
+	VPSRLD      $0x10, Z15, Z15
+	VPBLENDMW   Z14, Z15, K1, Z15
+	VMOVNTDQ    Z15, 192(AX)(SI*2)
+	ADDQ        $0x00000080, SI
+	SUBQ        $0x00000080, CX
+	JMP         loopU6
+
+loop17:
+	CMPQ        CX, $0x00000020
+	JB          tail8
+	VMOVDQU32   (DX)(SI*2), Z13
+	VPSLLD      $0x10, Z13, Z14
+	VPANDD      Z12, Z13, Z13
+	VMINPS      Z14, Z11, Z14
+	VMINPS      Z13, Z11, Z13
+	VMULPS      Z10, Z14, Z14
+	VMULPS      Z10, Z13, Z13
+	VREDUCEPS   $0x09, Z14, Z15
+	VREDUCEPS   $0x09, Z13, Z16
+	VMOVAPS     Z9, Z17
+	VMOVAPS     Z9, Z18
+	VFMADD213PS Z8, Z15, Z17
+	VFMADD213PS Z8, Z16, Z18
+	VFMADD213PS Z7, Z15, Z17
+	VFMADD213PS Z7, Z16, Z18
+	VFMADD213PS Z6, Z15, Z17
+	VFMADD213PS Z6, Z16, Z18
+	VFMADD213PS Z5, Z15, Z17
+	VFMADD213PS Z5, Z16, Z18
+	VSCALEFPS   Z14, Z17, Z17
+	VSCALEFPS   Z13, Z18, Z18
+	VMOVDQU32   (BX)(SI*2), Z13
+	VPSLLD      $0x10, Z13, Z14
+	VMULPS      Z0, Z17, Z17
+	VSUBPS      Z17, Z14, Z14
+	VMULPS      Z1, Z14, Z14
+	VPSRLD      $0x10, Z14, Z15
+	VPANDD      Z2, Z15, Z15
+	VPADDD      Z14, Z15, Z15
+	VPADDD      Z3, Z15, Z15
+	VCMPPS      $0x03, Z14, Z14, K2
+	VPORD       Z4, Z14, K2, Z15
+	VPANDD      Z12, Z13, Z13
+	VMULPS      Z0, Z18, Z18
+	VSUBPS      Z18, Z13, Z13
+	VMULPS      Z1, Z13, Z13
+	VPSRLD      $0x10, Z13, Z14
+	VPANDD      Z2, Z14, Z14
+	VPADDD      Z13, Z14, Z14
+	VPADDD      Z3, Z14, Z14
+	VCMPPS      $0x03, Z13, Z13, K2
+	VPORD       Z4, Z13, K2, Z14
+	VPSRLD      $0x10, Z15, Z15
+	VPBLENDMW   Z14, Z15, K1, Z15
+	VMOVNTDQ    Z15, (AX)(SI*2)
 	ADDQ        $0x00000020, SI
 	SUBQ        $0x00000020, CX
 	JMP         loop17

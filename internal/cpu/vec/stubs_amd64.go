@@ -829,6 +829,11 @@ func sumBF16AVX2(a []uint16) float32
 //go:noescape
 func logSoftmaxGradF16AVX2(dx []uint16, y []uint16, dy []uint16, s float32, scale float32)
 
+// logSoftmaxGradF16NTAVX2 is logSoftmaxGradF16 with non-temporal stores; dx must be 16-byte aligned.
+//
+//go:noescape
+func logSoftmaxGradF16NTAVX2(dx []uint16, y []uint16, dy []uint16, s float32, scale float32)
+
 // sumF16AVX512 returns Σ a[i] of F16 values in float32; len(a) must be a multiple of 16.
 //
 //go:noescape
@@ -844,12 +849,27 @@ func sumBF16AVX512(a []uint16) float32
 //go:noescape
 func logSoftmaxGradF16AVX512(dx []uint16, y []uint16, dy []uint16, s float32, scale float32)
 
+// logSoftmaxGradF16NTAVX512 is logSoftmaxGradF16 with non-temporal stores; dx must be 32-byte aligned.
+//
+//go:noescape
+func logSoftmaxGradF16NTAVX512(dx []uint16, y []uint16, dy []uint16, s float32, scale float32)
+
 // logSoftmaxGradBF16EOAVX2 writes dx[i] = BF16((dy[i] − exp(y[i])·s)·scale) of bfloat16 values, on blocks of 16 split into even and odd lanes; len(dx) must be a multiple of 16.
 //
 //go:noescape
 func logSoftmaxGradBF16EOAVX2(dx []uint16, y []uint16, dy []uint16, s float32, scale float32)
 
+// logSoftmaxGradBF16EONTAVX2 is logSoftmaxGradBF16EO with non-temporal stores; dx must be 32-byte aligned.
+//
+//go:noescape
+func logSoftmaxGradBF16EONTAVX2(dx []uint16, y []uint16, dy []uint16, s float32, scale float32)
+
 // logSoftmaxGradBF16EOAVX512 writes dx[i] = BF16((dy[i] − exp(y[i])·s)·scale) of bfloat16 values, on blocks of 32 split into even and odd lanes; len(dx) must be a multiple of 32.
 //
 //go:noescape
 func logSoftmaxGradBF16EOAVX512(dx []uint16, y []uint16, dy []uint16, s float32, scale float32)
+
+// logSoftmaxGradBF16EONTAVX512 is logSoftmaxGradBF16EO with non-temporal stores; dx must be 64-byte aligned.
+//
+//go:noescape
+func logSoftmaxGradBF16EONTAVX512(dx []uint16, y []uint16, dy []uint16, s float32, scale float32)

@@ -24,10 +24,12 @@ func emitBwd16s71c() {
 		for _, bf := range []bool{false, true} {
 			g.sum16(bf)
 		}
-		g.logSoftmaxGradF16()
+		g.logSoftmaxGradF16(false)
+		g.logSoftmaxGradF16(true)
 	}
 	for _, g := range []*gen{{avx512: false, w: 16, suffix: "AVX2"}, {avx512: true, w: 32, suffix: "AVX512"}} {
-		g.logSoftmaxGradBF16EO() // w: bfloat16 elements a block
+		g.logSoftmaxGradBF16EO(false) // w: bfloat16 elements a block
+		g.logSoftmaxGradBF16EO(true)
 	}
 }
 
@@ -35,9 +37,13 @@ func emitBwd16s71c() {
 // of words split into even and odd lanes (cpu74c.go's widening and
 // narrowing, no shuffles): 2 ops to widen a block and 8 to narrow it where
 // VPMOVZXWD, VPSLLD, roundHi and VPERMT2W took 17.
-func (g *gen) logSoftmaxGradBF16EO() {
-	g.text("logSoftmaxGradBF16EO", "func(dx, y, dy []uint16, s, scale float32)",
-		fmt.Sprintf("writes dx[i] = BF16((dy[i] − exp(y[i])·s)·scale) of bfloat16 values, on blocks of %d split into even and odd lanes; len(dx) must be a multiple of %[1]d.", g.w))
+// With nt it emits logSoftmaxGradBF16EONT, its non-temporal variant.
+func (g *gen) logSoftmaxGradBF16EO(nt bool) {
+	name, doc := "logSoftmaxGradBF16EO", fmt.Sprintf("writes dx[i] = BF16((dy[i] − exp(y[i])·s)·scale) of bfloat16 values, on blocks of %d split into even and odd lanes; len(dx) must be a multiple of %[1]d.", g.w)
+	if nt {
+		name, doc = name+"NT", fmt.Sprintf("is logSoftmaxGradBF16EO with non-temporal stores; dx must be %d-byte aligned.", 2*g.w)
+	}
+	g.text(name, "func(dx, y, dy []uint16, s, scale float32)", doc)
 	pdx, n, py, pdy := ptr("dx"), length("dx"), ptr("y"), ptr("dy")
 	s, scale := g.bcast("s"), g.bcast("scale")
 	blocks := 1 // blocks a group: 2 vectors each
@@ -90,7 +96,11 @@ func (g *gen) logSoftmaxGradBF16EO() {
 					} else {
 						VPBLENDW(Imm(0xaa), r[1], r[0], r[0])
 					}
-					g.movdqu(r[0], g.at(pdx, k, 2))
+					if nt {
+						VMOVNTDQ(r[0], g.at(pdx, k, 2))
+					} else {
+						g.movdqu(r[0], g.at(pdx, k, 2))
+					}
 				}
 			})
 		}, noTail)
@@ -115,11 +125,14 @@ func (g *gen) sum16(bf bool) {
 	g.ret()
 }
 
-// logSoftmaxGradF16 emits logSoftmaxGradF16 (the bfloat16 one is
-// logSoftmaxGradBF16EO).
-func (g *gen) logSoftmaxGradF16() {
-	g.text("logSoftmaxGradF16", "func(dx, y, dy []uint16, s, scale float32)",
-		"writes dx[i] = F16((dy[i] − exp(y[i])·s)·scale) of float16 values; len(dx) must be a multiple of 16.")
+// logSoftmaxGradF16 emits logSoftmaxGradF16 or, with nt, its
+// non-temporal variant (the bfloat16 one is logSoftmaxGradBF16EO).
+func (g *gen) logSoftmaxGradF16(nt bool) {
+	name, doc := "logSoftmaxGradF16", "writes dx[i] = F16((dy[i] − exp(y[i])·s)·scale) of float16 values; len(dx) must be a multiple of 16."
+	if nt {
+		name, doc = name+"NT", fmt.Sprintf("is logSoftmaxGradF16 with non-temporal stores; dx must be %d-byte aligned.", 2*g.w)
+	}
+	g.text(name, "func(dx, y, dy []uint16, s, scale float32)", doc)
 	pdx, n, py, pdy := ptr("dx"), length("dx"), ptr("y"), ptr("dy")
 	s, scale := g.bcast("s"), g.bcast("scale")
 	ex := g.exp2Of(false)
@@ -139,7 +152,7 @@ func (g *gen) logSoftmaxGradF16() {
 					if !one {
 						VMULPS(scale, d, d)
 					}
-					g.storeF16(d, g.at(pdx, k, 2), false)
+					g.storeF16(d, g.at(pdx, k, 2), nt)
 				}
 			})
 		}, noTail)
