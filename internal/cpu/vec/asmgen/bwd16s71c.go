@@ -90,17 +90,7 @@ func (g *gen) logSoftmaxGradBF16EO(nt bool) {
 						}
 						r[j] = g.roundHi(t)
 					}
-					VPSRLD(Imm(16), r[0], r[0])
-					if g.avx512 {
-						VPBLENDMW(r[1], r[0], odd, r[0])
-					} else {
-						VPBLENDW(Imm(0xaa), r[1], r[0], r[0])
-					}
-					if nt {
-						VMOVNTDQ(r[0], g.at(pdx, k, 2))
-					} else {
-						g.movdqu(r[0], g.at(pdx, k, 2))
-					}
+					g.storeEvenOdd(r, odd, nt, g.at(pdx, k, 2))
 				}
 			})
 		}, noTail)

@@ -152,19 +152,25 @@ func (g *gen) softmaxGradBF16EO(nt bool) {
 				VMULPS(scale, t, t)
 				r[j] = g.roundHi(t)
 			}
-			VPSRLD(Imm(16), r[0], r[0])
-			switch {
-			case g.avx512:
-				VPBLENDMW(r[1], r[0], odd, r[0])
-			default:
-				VPBLENDW(Imm(0xaa), r[1], r[0], r[0])
-			}
-			if nt {
-				VMOVNTDQ(r[0], g.at(pdx, k, 2))
-			} else {
-				g.movdqu(r[0], g.at(pdx, k, 2))
-			}
+			g.storeEvenOdd(r, odd, nt, g.at(pdx, k, 2))
 		}
 	}, noTail)
 	g.ret()
+}
+
+// storeEvenOdd packs the rounded even-lane (r[0], in the high words) and
+// odd-lane (r[1]) bfloat16 halves into one vector and stores it at dst,
+// non-temporally with nt; odd is the odd-words mask (AVX-512).
+func (g *gen) storeEvenOdd(r [2]reg.VecVirtual, odd reg.OpmaskVirtual, nt bool, dst Mem) {
+	VPSRLD(Imm(16), r[0], r[0])
+	if g.avx512 {
+		VPBLENDMW(r[1], r[0], odd, r[0])
+	} else {
+		VPBLENDW(Imm(0xaa), r[1], r[0], r[0])
+	}
+	if nt {
+		VMOVNTDQ(r[0], dst)
+	} else {
+		g.movdqu(r[0], dst)
+	}
 }
