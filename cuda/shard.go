@@ -45,12 +45,9 @@ func ncclType(f64 bool) driver.NCCLDataType {
 }
 
 func (c *Comm) allGather(rec driver.DevicePtr, n int, f64 bool, s *Stream) error {
-	es := driver.DevicePtr(4)
-	if f64 {
-		es = 8
-	}
+	off := driver.DevicePtr(uintptr(c.rank*n) * recSize(f64))
 	return c.dev.ctx.Do(func() error {
-		return c.nccl.AllGather(rec+driver.DevicePtr(c.rank)*driver.DevicePtr(n)*es, rec, n, ncclType(f64), c.comm, s.handle())
+		return c.nccl.AllGather(rec+off, rec, n, ncclType(f64), c.comm, s.handle())
 	})
 }
 
@@ -142,11 +139,7 @@ func shardParams(l spec.Layout, dt spec.DType, sh Shard, opt Options, x uintptr)
 // shardRec returns room for size ranks' records of rows on s: nv values a
 // row a rank, of the call's math type, after skip bytes of the workspace.
 func (d *Device) shardRec(s *Stream, skip int64, rows, nv, size int, f64 bool) (driver.DevicePtr, error) {
-	es := int64(4)
-	if f64 {
-		es = 8
-	}
-	ws, err := d.workspaceFor(s, skip+es*int64(nv*rows*size))
+	ws, err := d.workspaceFor(s, skip+int64(recSize(f64))*int64(nv*rows*size))
 	if err != nil {
 		return 0, err
 	}
